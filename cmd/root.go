@@ -1,0 +1,149 @@
+// Package cmd wires the qvs command line: flags, configs and output
+// formatting only. Every algorithm lives under internal/.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// Exit codes of the qvs command (documented in README.md).
+const (
+	ExitOK      = 0 // success
+	ExitRuntime = 1 // the command ran but failed (bad file contents, numerical failure, I/O)
+	ExitUsage   = 2 // the command line itself is wrong (unknown flag, bad flag value)
+)
+
+// Version is the qvs version; overridden at build time with
+// -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=...".
+var Version = "0.1.0-dev"
+
+// GlobalOptions are the flags every subcommand shares.
+type GlobalOptions struct {
+	Config  string // YAML config file (read with viper)
+	DataDir string // third-party data directory; env QVS_DATA_DIR
+	Seed    uint64 // master seed
+	Workers int    // parallel workers; default runtime.NumCPU()
+	Quiet   bool   // no progress bars, no chatter on stderr
+	seedSet bool
+}
+
+// SeedSet reports whether --seed was given on the command line.
+func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
+
+// usageError marks errors in how the command was invoked (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usageErrorf returns an error that makes qvs exit with ExitUsage.
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// subcommands registered by the files of this package (one file per command).
+var subcommands []func(g *GlobalOptions) *cobra.Command
+
+func register(f func(g *GlobalOptions) *cobra.Command) { subcommands = append(subcommands, f) }
+
+// NewRootCommand builds the qvs command tree writing to stdout and stderr.
+func NewRootCommand(stdout, stderr io.Writer) (*cobra.Command, *GlobalOptions) {
+	g := &GlobalOptions{}
+	root := &cobra.Command{
+		Use:   "qvs",
+		Short: "Quality-weighted Vendi scores and diverse experimental design",
+		Long: `qvs computes Vendi scores (VS) and quality-weighted Vendi scores (qVS) and
+runs the diverse active-search and Bayesian-optimisation campaigns of
+Nguyen & Dieng, "Quality-Weighted Vendi Scores and Their Application to
+Diverse Experimental Design" (ICML 2024).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			g.seedSet = c.Flags().Changed("seed")
+			if g.DataDir == "" {
+				g.DataDir = os.Getenv("QVS_DATA_DIR")
+			}
+			if g.Workers < 1 {
+				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
+			}
+			return nil
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.Config, "config", "", "YAML config file")
+	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR)")
+	pf.Uint64Var(&g.Seed, "seed", 0, "master random seed")
+	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
+	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages")
+
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the qvs version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(c.OutOrStdout(), "qvs %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	})
+	for _, f := range subcommands {
+		root.AddCommand(f(g))
+	}
+	return root, g
+}
+
+// Main runs qvs with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root, _ := NewRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "qvs: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsageError(err) {
+		return ExitUsage
+	}
+	return ExitRuntime
+}
+
+// isCobraUsageError recognises the argument errors cobra creates itself.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "if any flags in the group"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
+// struct with `mapstructure` tags. Unknown keys are errors naming the key.
+// Flags the user set explicitly are applied by the caller afterwards.
+func loadConfig(path string, out any) error {
+	if path == "" {
+		return nil
+	}
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := v.UnmarshalExact(out); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package datasets
+
+// Pool is an active-search pool: n items with a binary target, their
+// features, and a sparse k-nearest-neighbour similarity graph.
+//
+// The graph is directed as computed: Neighbors[i] lists the k nearest
+// neighbours of item i (never i itself) and Weights[i] their similarity
+// weights in (0, 1]. Self-similarity is 1 by convention and not stored. The
+// kNN model of internal/search uses the directed graph; the diversity kernel is
+// its symmetrisation (W + W^T)/2 with unit diagonal (reference notes §2).
+type Pool struct {
+	Name   string
+	IDs    []string // optional item identifiers (nil: use the 0-based index)
+	Labels []bool   // true = positive (the rare, valuable class)
+
+	// Features: exactly one of Dense or Bits is set.
+	Dense [][]float64 // n x d real features
+	Bits  [][]uint64  // n fingerprints, each ceil(nbits/64) words
+
+	Neighbors [][]int32   // kNN graph: row i = i's neighbours, nearest first
+	Weights   [][]float64 // matching weights
+
+	// Metric names the feature-space distance used by the "maximum pairwise
+	// distance" metric: "euclidean", "cosine" (1 - cosine similarity) or
+	// "tanimoto" (1 - Tanimoto similarity of bit vectors).
+	Metric string
+}
+
+// Len is the number of items.
+func (p *Pool) Len() int { return len(p.Labels) }

@@ -1,0 +1,5 @@
+// Package fileio reads numeric matrices and vectors from CSV and .npy files
+// with errors that name the file, row and problem, and writes result files
+// atomically (temp file in the same directory, fsync, rename) so a killed
+// process never leaves a half-written result over a good one.
+package fileio

@@ -1,0 +1,185 @@
+package fileio
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Table is a numeric table read from a file: Rows x Cols values in row-major
+// order, the header if the file had one, and the file name for messages.
+type Table struct {
+	Path   string
+	Header []string // nil when the file had no header row
+	Rows   int
+	Cols   int
+	Data   []float64
+}
+
+// At returns the value at row i, column j.
+func (t *Table) At(i, j int) float64 { return t.Data[i*t.Cols+j] }
+
+// Dense returns the table as a gonum matrix sharing the data.
+func (t *Table) Dense() *mat.Dense { return mat.NewDense(t.Rows, t.Cols, t.Data) }
+
+// Column returns column j as a new slice.
+func (t *Table) Column(j int) []float64 {
+	out := make([]float64, t.Rows)
+	for i := range out {
+		out[i] = t.At(i, j)
+	}
+	return out
+}
+
+// ReadTable reads a numeric matrix from a .npy file (1-D arrays become one
+// column) or from a CSV file: numbers separated by commas, with an optional
+// header row (a first row in which some cell is not a number). Every value
+// must be finite unless allowNonFinite; errors name the file, the 1-based line
+// and column and what was expected. An empty file, ragged rows and non-numeric
+// cells are errors.
+func ReadTable(path string, allowNonFinite bool) (*Table, error) {
+	var t *Table
+	var err error
+	if strings.HasSuffix(strings.ToLower(path), ".npy") {
+		t, err = readNPY(path)
+	} else {
+		t, err = readCSV(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !allowNonFinite {
+		for k, v := range t.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", path, k/t.Cols+1, k%t.Cols+1, v)
+			}
+		}
+	}
+	return t, nil
+}
+
+func readNPY(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := npyio.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid .npy file: %w", path, err)
+	}
+	shape := r.Header.Descr.Shape
+	var rows, cols int
+	switch len(shape) {
+	case 1:
+		rows, cols = shape[0], 1
+	case 2:
+		rows, cols = shape[0], shape[1]
+	default:
+		return nil, fmt.Errorf("%s: expected a 1-D or 2-D array, got shape %v", path, shape)
+	}
+	if rows == 0 || cols == 0 {
+		return nil, fmt.Errorf("%s: array is empty (shape %v)", path, shape)
+	}
+	var data []float64
+	if err := r.Read(&data); err != nil {
+		return nil, fmt.Errorf("%s: reading array of dtype %s: %w", path, r.Header.Descr.Type, err)
+	}
+	if r.Header.Descr.Fortran && cols > 1 {
+		t := make([]float64, len(data))
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				t[i*cols+j] = data[j*rows+i]
+			}
+		}
+		data = t
+	}
+	return &Table{Path: path, Rows: rows, Cols: cols, Data: data}, nil
+}
+
+func readCSV(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	t := &Table{Path: path}
+	line := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // blank line
+		}
+		vals := make([]float64, len(rec))
+		bad := -1
+		for j, cell := range rec {
+			v, err := parseNumber(cell)
+			if err != nil {
+				bad = j
+				break
+			}
+			vals[j] = v
+		}
+		if bad >= 0 {
+			if t.Header == nil && t.Rows == 0 && line == 1 {
+				t.Header = rec
+				t.Cols = len(rec)
+				continue
+			}
+			return nil, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, line, bad+1, rec[bad])
+		}
+		if t.Cols == 0 {
+			t.Cols = len(rec)
+		} else if len(rec) != t.Cols {
+			return nil, fmt.Errorf("%s: line %d has %d values, expected %d like the first row", path, line, len(rec), t.Cols)
+		}
+		t.Data = append(t.Data, vals...)
+		t.Rows++
+	}
+	if t.Rows == 0 {
+		return nil, fmt.Errorf("%s: no numeric rows (empty file?)", path)
+	}
+	return t, nil
+}
+
+// parseNumber parses a CSV cell as a float; "inf", "-inf" and "nan" (any case)
+// are accepted so that ReadTable can reject them with a precise message.
+func parseNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("empty cell")
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+// ReadVector reads a vector: a .npy array with one dimension (or one column),
+// or a CSV with one value per row (optional header). With a multi-column CSV it
+// is an error.
+func ReadVector(path string) ([]float64, error) {
+	t, err := ReadTable(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if t.Cols != 1 {
+		return nil, fmt.Errorf("%s: expected one value per row, got %d columns", path, t.Cols)
+	}
+	return t.Data, nil
+}

@@ -27,13 +27,21 @@ var Version = "0.1.0-dev"
 
 // GlobalOptions are the flags every subcommand shares.
 type GlobalOptions struct {
-	Config  string // YAML config file (read with viper)
-	DataDir string // third-party data directory; env QVS_DATA_DIR
-	Seed    uint64 // master seed
-	Workers int    // parallel workers; default runtime.NumCPU()
-	Quiet   bool   // no progress bars, no chatter on stderr
-	seedSet bool
+	Config   string // YAML config file (read with viper)
+	DataDir  string // third-party data directory; env QVS_DATA_DIR
+	Seed     uint64 // master seed
+	Workers  int    // parallel workers; default runtime.NumCPU()
+	Quiet    bool   // no progress bars, no chatter on stderr
+	CacheDir string // computed caches (kNN graphs, embeddings); env QVS_CACHE_DIR; git-ignored
+	seedSet  bool
 }
+
+// DefaultDataDir is used when neither --data-dir nor $QVS_DATA_DIR is set:
+// the shared data folder beside a checkout of this repository.
+const DefaultDataDir = "../shared/data"
+
+// DefaultCacheDir is used when neither --cache-dir nor $QVS_CACHE_DIR is set.
+const DefaultCacheDir = ".cache"
 
 // SeedSet reports whether --seed was given on the command line.
 func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
@@ -71,6 +79,15 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.DataDir == "" {
 				g.DataDir = os.Getenv("QVS_DATA_DIR")
 			}
+			if g.DataDir == "" {
+				g.DataDir = DefaultDataDir
+			}
+			if g.CacheDir == "" {
+				g.CacheDir = os.Getenv("QVS_CACHE_DIR")
+			}
+			if g.CacheDir == "" {
+				g.CacheDir = DefaultCacheDir
+			}
 			if g.Workers < 1 {
 				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
 			}
@@ -86,6 +103,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.Uint64Var(&g.Seed, "seed", 0, "master random seed")
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages")
+	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
 
 	root.AddCommand(&cobra.Command{
 		Use:   "version",

@@ -1,0 +1,436 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// Run identifies one run of a campaign.
+type Run struct {
+	Key    string // unique and file-name safe, e.g. "qvs-q1-r03"
+	Method string
+	Q      string // the order q as written in tables ("" when not applicable)
+	Params string // other hyperparameters, e.g. "beta=0.5 lambda=0.1"
+	Repeat int
+}
+
+// Field is one named value of a run's summary row.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// F formats a float summary field with full precision ("inf", "nan" allowed).
+func F(name string, v float64) Field {
+	return Field{name, strconv.FormatFloat(v, 'g', -1, 64)}
+}
+
+// I formats an integer summary field.
+func I(name string, v int) Field { return Field{name, strconv.Itoa(v)} }
+
+// S is a string summary field.
+func S(name, v string) Field { return Field{name, v} }
+
+// Shard selects every Count-th run starting at Index. Count <= 1 selects all.
+type Shard struct{ Index, Count int }
+
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: expected i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+func (s Shard) selects(pos int) bool { return s.Count <= 1 || pos%s.Count == s.Index }
+
+// Spec describes a campaign.
+type Spec struct {
+	Dir     string   // results directory
+	Header  []string // header of every run's record CSV
+	Runs    []Run
+	Steps   int // records one run makes when complete (progress bar total)
+	Workers int // runs executed in parallel (>= 1)
+	Shard   Shard
+	Quiet   bool
+	// Progress receives the progress bar; bars are drawn only when it is a
+	// terminal and Quiet is false.
+	Progress io.Writer
+	// Config is the resolved configuration, written to DIR/config.yaml. It
+	// must hold everything that determines the results (seed included) and
+	// nothing that does not (workers, quiet, shard): a rerun with a different
+	// config into the same directory is refused.
+	Config  any
+	Version string // qvs version, recorded in config.yaml
+}
+
+// RunFunc executes one run. rec.Rows() holds the records of an interrupted
+// earlier attempt (nil on a fresh start); the function replays them, appends
+// the remaining records with rec.Append and returns the summary row.
+type RunFunc func(ctx context.Context, run Run, rec *Recorder) ([]Field, error)
+
+// Report tells what Execute did.
+type Report struct {
+	Ran, Resumed, Skipped int      // runs executed (fresh), continued, already done
+	Failed                []string // "KEY: error" for each failed run
+	Seconds               float64
+}
+
+// Recorder is a run's durable record log and its extra files.
+type Recorder struct {
+	path   string
+	dir    string
+	key    string
+	header []string
+	prior  [][]string
+	rows   [][]string
+	bar    *progressbar.ProgressBar
+	mu     *sync.Mutex
+}
+
+// Rows returns the records of an interrupted earlier attempt, or nil.
+func (r *Recorder) Rows() [][]string { return r.prior }
+
+// Append durably adds records: once it returns, they survive a kill.
+func (r *Recorder) Append(rows ...[]string) error {
+	r.rows = append(r.rows, rows...)
+	if err := fileio.WriteCSVAtomic(r.path, r.header, r.rows); err != nil {
+		return err
+	}
+	r.progress(len(rows))
+	return nil
+}
+
+func (r *Recorder) progress(n int) {
+	if r.bar != nil && n > 0 {
+		r.mu.Lock()
+		_ = r.bar.Add(n)
+		r.mu.Unlock()
+	}
+}
+
+// WriteFile atomically writes an extra CSV for this run: DIR/runs/KEY.NAME.csv.
+func (r *Recorder) WriteFile(name string, header []string, rows [][]string) error {
+	return fileio.WriteCSVAtomic(filepath.Join(r.dir, r.key+"."+name+".csv"), header, rows)
+}
+
+// Key is the run's key.
+func (r *Recorder) Key() string { return r.key }
+
+var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.=+-]*$`)
+
+// Execute runs every selected run not yet finished, in parallel, then
+// rewrites DIR/summary.csv from all finished runs in the directory.
+// A failed run does not stop the others; its error is in the report and in
+// the returned error. Cancelling ctx stops starting new runs; runs in flight
+// see ctx and should return promptly (their records so far are kept).
+func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
+	start := time.Now()
+	var rep Report
+	if spec.Workers < 1 {
+		spec.Workers = 1
+	}
+	seen := map[string]bool{}
+	for _, r := range spec.Runs {
+		if !keyRE.MatchString(r.Key) || strings.HasSuffix(r.Key, ".summary") {
+			return rep, fmt.Errorf("campaign: run key %q is not file-name safe", r.Key)
+		}
+		if seen[r.Key] {
+			return rep, fmt.Errorf("campaign: duplicate run key %q", r.Key)
+		}
+		seen[r.Key] = true
+	}
+	runsDir := filepath.Join(spec.Dir, "runs")
+	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+		return rep, err
+	}
+	if err := writeConfig(spec); err != nil {
+		return rep, err
+	}
+
+	type job struct {
+		run   Run
+		prior [][]string
+	}
+	var jobs []job
+	priorRecords := 0
+	for pos, r := range spec.Runs {
+		if !spec.Shard.selects(pos) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(runsDir, r.Key+".summary.csv")); err == nil {
+			rep.Skipped++
+			continue
+		}
+		prior, err := readRecords(filepath.Join(runsDir, r.Key+".csv"), spec.Header)
+		if err != nil {
+			return rep, err
+		}
+		if prior != nil {
+			rep.Resumed++
+			priorRecords += len(prior)
+		} else {
+			rep.Ran++
+		}
+		jobs = append(jobs, job{r, prior})
+	}
+
+	var bar *progressbar.ProgressBar
+	if !spec.Quiet && isTerminal(spec.Progress) && len(jobs) > 0 {
+		bar = progressbar.NewOptions(len(jobs)*spec.Steps,
+			progressbar.OptionSetWriter(spec.Progress),
+			progressbar.OptionSetDescription(filepath.Base(spec.Dir)),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+		_ = bar.Add(priorRecords)
+	}
+	var mu sync.Mutex
+	var failed []string
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < spec.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				rec := &Recorder{
+					path: filepath.Join(runsDir, j.run.Key+".csv"), dir: runsDir, key: j.run.Key,
+					header: spec.Header, prior: j.prior, bar: bar, mu: &mu,
+				}
+				rec.rows = append(rec.rows, j.prior...)
+				err := runOne(ctx, j.run, rec, fn)
+				if err != nil {
+					mu.Lock()
+					failed = append(failed, j.run.Key+": "+err.Error())
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	sort.Strings(failed)
+	rep.Failed = failed
+	if err := WriteSummary(spec.Dir, spec.Runs); err != nil {
+		return rep, err
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if ctx.Err() != nil {
+		return rep, fmt.Errorf("campaign %s interrupted: rerun the same command to resume: %w", spec.Dir, ctx.Err())
+	}
+	if len(failed) > 0 {
+		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(failed), strings.Join(failed, "\n  "))
+	}
+	return rep, nil
+}
+
+func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	t0 := time.Now()
+	fields, err := fn(ctx, run, rec)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	head := []Field{S("key", run.Key), S("method", run.Method), S("q", run.Q), S("params", run.Params), I("repeat", run.Repeat)}
+	hasSeconds := false
+	for _, f := range fields {
+		if f.Name == "seconds" {
+			hasSeconds = true
+		}
+	}
+	all := append(head, fields...)
+	if !hasSeconds {
+		all = append(all, F("seconds", time.Since(t0).Seconds()))
+	}
+	h := make([]string, len(all))
+	v := make([]string, len(all))
+	for i, f := range all {
+		h[i], v[i] = f.Name, f.Value
+	}
+	return fileio.WriteCSVAtomic(filepath.Join(rec.dir, run.Key+".summary.csv"), h, [][]string{v})
+}
+
+// readRecords reads a run's record CSV; nil if absent. The header must match.
+func readRecords(path string, header []string) ([][]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot resume from a damaged record file (%v); delete it to restart this run", path, err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	if strings.Join(rows[0], ",") != strings.Join(header, ",") {
+		return nil, fmt.Errorf("%s: header %v differs from this version's %v; use a fresh --out directory", path, rows[0], header)
+	}
+	if len(rows) == 1 {
+		return nil, nil
+	}
+	return rows[1:], nil
+}
+
+func writeConfig(spec Spec) error {
+	body, err := yaml.Marshal(spec.Config)
+	if err != nil {
+		return fmt.Errorf("campaign: cannot record config: %w", err)
+	}
+	path := filepath.Join(spec.Dir, "config.yaml")
+	if old, err := os.ReadFile(path); err == nil {
+		// Compare without the version comment line.
+		if stripComments(old) != stripComments(body) {
+			return fmt.Errorf("%s holds a different config than this command resolves to; "+
+				"results would mix: use another --out directory or delete %s", path, spec.Dir)
+		}
+		return nil
+	}
+	head := fmt.Sprintf("# resolved config written by qvs %s; rerun with --config %s to reproduce\n", spec.Version, path)
+	return fileio.WriteAtomic(path, append([]byte(head), body...))
+}
+
+func stripComments(b []byte) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// WriteSummary rewrites DIR/summary.csv from every DIR/runs/*.summary.csv:
+// runs listed in order first, then any others found (other shards' runs),
+// sorted by key. Columns are the union in first-seen order.
+func WriteSummary(dir string, order []Run) error {
+	files, err := filepath.Glob(filepath.Join(dir, "runs", "*.summary.csv"))
+	if err != nil {
+		return err
+	}
+	byKey := map[string][]string{}
+	var keys []string
+	for _, f := range files {
+		keys = append(keys, strings.TrimSuffix(filepath.Base(f), ".summary.csv"))
+		byKey[keys[len(keys)-1]] = []string{f}
+	}
+	sort.Strings(keys)
+	pos := map[string]int{}
+	for i, r := range order {
+		pos[r.Key] = i
+	}
+	sort.SliceStable(keys, func(a, b int) bool {
+		pa, oka := pos[keys[a]]
+		pb, okb := pos[keys[b]]
+		switch {
+		case oka && okb:
+			return pa < pb
+		case oka != okb:
+			return oka
+		}
+		return keys[a] < keys[b]
+	})
+	var header []string
+	col := map[string]int{}
+	var rows []map[string]string
+	for _, k := range keys {
+		b, err := os.ReadFile(byKey[k][0])
+		if err != nil {
+			return err
+		}
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(recs) != 2 || len(recs[0]) != len(recs[1]) {
+			return fmt.Errorf("%s: damaged run summary; delete it to rerun run %s", byKey[k][0], k)
+		}
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			if _, ok := col[h]; !ok {
+				col[h] = len(header)
+				header = append(header, h)
+			}
+			m[h] = recs[1][i]
+		}
+		rows = append(rows, m)
+	}
+	out := make([][]string, len(rows))
+	for i, m := range rows {
+		out[i] = make([]string, len(header))
+		for j, h := range header {
+			out[i][j] = m[h]
+		}
+	}
+	if header == nil {
+		header = []string{"key", "method", "q", "params", "repeat", "seconds"}
+	}
+	return fileio.WriteCSVAtomic(filepath.Join(dir, "summary.csv"), header, out)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Seed derives a 64-bit seed from a master seed and any labels (run key,
+// iteration, ...) by FNV-1a hashing; equal inputs give equal seeds.
+func Seed(master uint64, labels ...any) uint64 {
+	h := fnv.New64a()
+	fmt.Fprint(h, master)
+	for _, l := range labels {
+		fmt.Fprintf(h, "\x00%v", l)
+	}
+	return h.Sum64()
+}
+
+// RNG returns a PCG generator seeded from Seed(master, labels...).
+func RNG(master uint64, labels ...any) *rand.Rand {
+	s := Seed(master, labels...)
+	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
+}

@@ -1,0 +1,23 @@
+// Package campaign runs a set of repeated experiment runs (one per method,
+// hyperparameter setting and repeat) into a results directory with the
+// output contract shared by `qvs as` and `qvs bayesopt`:
+//
+//	DIR/config.yaml             resolved config (with qvs version and seed)
+//	DIR/summary.csv             one row per finished run
+//	DIR/runs/KEY.csv            every record (query / evaluation) of run KEY
+//	DIR/runs/KEY.summary.csv    the run's summary row; its presence = done
+//	DIR/runs/KEY.NAME.csv       extra per-run files (curves, solutions)
+//
+// Durability: every file is written atomically (temp + fsync + rename), so a
+// run killed at any instant leaves either the previous or the new version of
+// each file. Rerunning the same campaign skips finished runs and hands an
+// unfinished run the records it had made, which it replays to continue.
+//
+// Determinism: a run must derive every random draw from (seed, run key,
+// iteration), e.g. with RNG, never from a stream that lives across
+// iterations; then a resumed run produces exactly the records of an
+// uninterrupted one.
+//
+// Sharding: Shard{Index: i, Count: n} runs only runs whose position p in
+// Spec.Runs has p mod n == i, so n machines can fill one results folder.
+package campaign

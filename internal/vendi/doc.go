@@ -1,0 +1,42 @@
+// Package vendi computes Vendi scores (VS) of any order q, their
+// quality-weighted form (qVS), and greedy sequential maximisation of qVS
+// (Nguyen & Dieng, ICML 2024, §2).
+//
+// # Conventions
+//
+// Given a kernel matrix K (symmetric, similarity k(x, x) = 1 on the diagonal),
+// let λ_1..λ_n be its eigenvalues, clipped at 0 (kernels such as symmetrised
+// kNN graphs may be indefinite; the negative part is discarded) and divided by
+// their sum, so that the normalised eigenvalues λ̄ sum to 1. With a unit
+// diagonal this is the spectrum of K/n. Then (paper eq. 1 and 3):
+//
+//	VS_q = (Σ λ̄^q)^(1/(1-q))         0 < q, q ≠ 1
+//	VS_1 = exp(-Σ λ̄ log λ̄)           the limit q → 1 (0 log 0 = 0)
+//	VS_0 = #{i : λ̄_i > ZeroTol}       the limit q → 0: the numerical rank
+//	VS_∞ = 1 / max λ̄                  the limit q → ∞
+//	VS_2 = (tr K)² / ‖K‖_F²            no eigendecomposition; equal to the
+//	                                   eigenvalue form whenever K is PSD
+//
+// ZeroTol (1e-10) is relative to the sum of the eigenvalues: a normalised
+// eigenvalue at or below it is numerical noise from a duplicate or a linear
+// dependence, not a new effective item, and counts as 0 for every q (raised
+// to a small q, rounding noise of 1e-16 would otherwise add 0.03 per
+// eigenvalue at q = 0.1). This keeps VS_q continuous as q → 0. VS of an empty set is 0 and of a
+// single item 1. Orders are float64 with math.Inf(1) for q = ∞.
+//
+// The quality-weighted score (eq. 2) is qVS_q(X) = (Σ s(x_i) / n) VS_q(X),
+// with qualities s finite and >= 0 (negative objectives must be mapped to a
+// non-negative scale first).
+//
+// # Greedy maximisation
+//
+// Greedy implements eq. 5 with an optional fixed prefix (items that count
+// in the score but are already chosen, such as the observed positives of
+// active search, Algorithm 2). It never eigendecomposes from scratch per
+// candidate: it keeps the eigendecomposition of each connected block of the
+// chosen set's kernel and gets the spectrum with a candidate added from the
+// secular equation of the bordered (arrowhead) matrix, whose new eigenvalues
+// interlace the old ones: O(r²) per candidate for a touched block of size r.
+// Candidates with no similarity to the chosen set share one VS value,
+// computed once. See Greedy for the tie rule.
+package vendi

@@ -1,0 +1,574 @@
+package vendi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TieTol is the relative tolerance of Greedy's tie rule: candidates whose
+// qVS is within TieTol·|best| of the best are tied, and the lowest item index
+// among them is picked. The tolerance makes the choice independent of
+// rounding (the fast and the brute-force evaluations agree to ~1e-13).
+const TieTol = 1e-10
+
+// GreedyProblem is the input of Greedy.
+type GreedyProblem struct {
+	Kernel     Kernel
+	Quality    []float64 // quality of every item (len = Kernel.Len()), finite and >= 0
+	Prefix     []int     // already-chosen items: count in the score, never picked
+	Candidates []int     // eligible items (nil = every item not in Prefix)
+	K          int       // number of picks
+	Q          float64   // order q (math.Inf(1) for ∞)
+	Workers    int       // goroutines scoring candidates (<= 1: serial)
+}
+
+// GreedyResult holds the picks in order and Scores[i] = qVS(Prefix ∪ Picks[:i+1]).
+type GreedyResult struct {
+	Picks  []int
+	Scores []float64
+}
+
+// Greedy sequentially picks K candidates, each maximising the qVS of the
+// prefix, the picks so far and the candidate (paper eq. 5; Algorithm 2 with a
+// prefix of observed positives). It is exact: the spectrum of each candidate
+// set is obtained from the secular equation of a bordered matrix (see the
+// package documentation), never from a per-candidate eigendecomposition.
+//
+// Ties: see TieTol; the lowest index wins. K larger than the number of
+// candidates is an error.
+func Greedy(p GreedyProblem) (GreedyResult, error) {
+	g, err := newGreedyState(p)
+	if err != nil {
+		return GreedyResult{}, err
+	}
+	var res GreedyResult
+	for t := 0; t < p.K; t++ {
+		c, v := g.best()
+		if c < 0 {
+			return res, errors.New("vendi: no candidate left")
+		}
+		g.add(c)
+		res.Picks = append(res.Picks, c)
+		res.Scores = append(res.Scores, v)
+	}
+	return res, nil
+}
+
+type touch struct {
+	member int32
+	v      float64
+}
+
+type vblock struct {
+	members []int32   // member ids
+	eig     []float64 // eigenvalues (unclipped), ascending
+	vecs    []float64 // r x r: vecs[local*r+k] = member local's entry of eigenvector k
+	pos     float64   // Σ max(λ, 0)
+	suf     []float64 // suf[k] = Σ_{i >= k, λ_i > 0} φ(λ_i); len r+1
+	alive   bool
+}
+
+// above returns the φ-sum and the count of the block's eigenvalues > thr.
+func (b *vblock) above(thr float64) (float64, int) {
+	k := sort.SearchFloat64s(b.eig, math.Nextafter(thr, math.Inf(1)))
+	return b.suf[k], len(b.eig) - k
+}
+
+type greedyState struct {
+	p           GreedyProblem
+	n           int
+	sparse      SparseKernel
+	eligible    []bool
+	memberItem  []int
+	memberBlock []int32
+	memberLocal []int32
+	itemMember  []int32
+	blocks      []*vblock
+	sumQ        float64
+	totPos      float64
+	// every eigenvalue of the alive blocks, ascending, with its block and
+	// suffix sums of φ: rebuilt once per pick.
+	all         vblock
+	allBlock    []int32
+	trace, frob float64 // for q = 2
+	ws          []*secularWork
+}
+
+func newGreedyState(p GreedyProblem) (*greedyState, error) {
+	if p.Kernel == nil {
+		return nil, errors.New("vendi: greedy needs a kernel")
+	}
+	if err := CheckOrder(p.Q); err != nil {
+		return nil, err
+	}
+	n := p.Kernel.Len()
+	if len(p.Quality) != n {
+		return nil, fmt.Errorf("vendi: %d qualities for %d items", len(p.Quality), n)
+	}
+	if err := CheckQuality(p.Quality); err != nil {
+		return nil, err
+	}
+	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n)}
+	if sk, ok := p.Kernel.(SparseKernel); ok {
+		g.sparse = sk
+	}
+	for i := range g.itemMember {
+		g.itemMember[i] = -1
+	}
+	inPrefix := make([]bool, n)
+	for _, i := range p.Prefix {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("vendi: prefix item %d out of range [0, %d)", i, n)
+		}
+		if inPrefix[i] {
+			return nil, fmt.Errorf("vendi: prefix item %d listed twice", i)
+		}
+		inPrefix[i] = true
+	}
+	count := 0
+	if p.Candidates == nil {
+		for i := 0; i < n; i++ {
+			if !inPrefix[i] {
+				g.eligible[i] = true
+				count++
+			}
+		}
+	} else {
+		for _, i := range p.Candidates {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("vendi: candidate %d out of range [0, %d)", i, n)
+			}
+			if inPrefix[i] {
+				return nil, fmt.Errorf("vendi: candidate %d is also in the prefix", i)
+			}
+			if g.eligible[i] {
+				return nil, fmt.Errorf("vendi: candidate %d listed twice", i)
+			}
+			g.eligible[i] = true
+			count++
+		}
+	}
+	if p.K < 0 || p.K > count {
+		return nil, fmt.Errorf("vendi: cannot pick %d items from %d candidates", p.K, count)
+	}
+	workers := max(p.Workers, 1)
+	for w := 0; w < workers; w++ {
+		g.ws = append(g.ws, &secularWork{})
+	}
+	for _, i := range p.Prefix {
+		if err := g.addMember(i); err != nil {
+			return nil, err
+		}
+	}
+	g.rebuildAll()
+	return g, nil
+}
+
+// phi is the raw per-eigenvalue term whose sum defines VS_q: λ log λ at
+// q = 1, λ^q otherwise (0 for λ <= 0; unused at q ∈ {0, 2, ∞}).
+func (g *greedyState) phi(l float64) float64 {
+	if l <= 0 {
+		return 0
+	}
+	switch q := g.p.Q; {
+	case q == 1:
+		return l * math.Log(l)
+	case q == 0 || math.IsInf(q, 1):
+		return 0
+	default:
+		return math.Pow(l, q)
+	}
+}
+
+// vsFrom finishes VS_q from the positive total, the raw φ-sum of the
+// eigenvalues above ZeroTol·total, their count and the largest eigenvalue.
+func (g *greedyState) vsFrom(total, f, maxEig float64, rank int) float64 {
+	q := g.p.Q
+	switch {
+	case total <= 0 || rank == 0:
+		return 0
+	case q == 0:
+		return float64(rank)
+	case q == 1:
+		return math.Exp(math.Log(total) - f/total)
+	case math.IsInf(q, 1):
+		return total / maxEig
+	default:
+		return math.Pow(f/math.Pow(total, q), 1/(1-q))
+	}
+}
+
+// members returns the number of chosen items.
+func (g *greedyState) members() int { return len(g.memberItem) }
+
+// touches lists, for each item similar to some member, its similarities.
+// For sparse kernels only rows of members are scanned.
+func (g *greedyState) touchLists() (cands []int, lists [][]touch) {
+	if g.sparse == nil {
+		return nil, nil
+	}
+	type triple struct {
+		c int32
+		t touch
+	}
+	var trip []triple
+	for m, item := range g.memberItem {
+		cols, vals := g.sparse.Row(item)
+		for k, c := range cols {
+			if g.eligible[c] && vals[k] != 0 {
+				trip = append(trip, triple{c, touch{int32(m), vals[k]}})
+			}
+		}
+	}
+	sort.Slice(trip, func(a, b int) bool {
+		if trip[a].c != trip[b].c {
+			return trip[a].c < trip[b].c
+		}
+		return trip[a].t.member < trip[b].t.member
+	})
+	for k := 0; k < len(trip); {
+		c := trip[k].c
+		var l []touch
+		for ; k < len(trip) && trip[k].c == c; k++ {
+			l = append(l, trip[k].t)
+		}
+		cands = append(cands, int(c))
+		lists = append(lists, l)
+	}
+	return cands, lists
+}
+
+// denseTouches lists candidate c's nonzero similarities to the members.
+func (g *greedyState) denseTouches(c int, buf []touch) []touch {
+	buf = buf[:0]
+	for m, item := range g.memberItem {
+		if v := g.p.Kernel.At(c, item); v != 0 {
+			buf = append(buf, touch{int32(m), v})
+		}
+	}
+	return buf
+}
+
+// score returns the VS_q of members ∪ {c} given c's similarities t.
+func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, stamp int32) float64 {
+	a := g.p.Kernel.At(c, c)
+	if g.p.Q == 2 {
+		fro := g.frob + a*a
+		for _, e := range t {
+			fro += 2 * e.v * e.v
+		}
+		tr := g.trace + a
+		if tr <= 0 || fro == 0 {
+			return 0
+		}
+		return tr * tr / fro
+	}
+	// Touched blocks.
+	var tb []int32
+	for _, e := range t {
+		b := g.memberBlock[e.member]
+		if mark[b] != stamp {
+			mark[b] = stamp
+			tb = append(tb, b)
+		}
+	}
+	total := g.totPos
+	r := 0
+	for _, b := range tb {
+		total -= g.blocks[b].pos
+		r += len(g.blocks[b].eig)
+	}
+	if cap(ws.dbuf) < r {
+		ws.dbuf = make([]float64, r)
+		ws.zbuf = make([]float64, r)
+	}
+	d, z := ws.dbuf[:r], ws.zbuf[:r]
+	off := 0
+	for _, b := range tb {
+		blk := g.blocks[b]
+		copy(d[off:], blk.eig)
+		for k := range blk.eig {
+			z[off+k] = 0
+		}
+		off += len(blk.eig)
+	}
+	// z = Uᵀ k_c over touched blocks.
+	off = 0
+	for _, b := range tb {
+		blk := g.blocks[b]
+		rb := len(blk.eig)
+		for _, e := range t {
+			if g.memberBlock[e.member] != b {
+				continue
+			}
+			row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
+			zz := z[off : off+rb]
+			for k, u := range row {
+				zz[k] += e.v * u
+			}
+		}
+		off += rb
+	}
+	ws.mus = ws.mus[:0]
+	arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
+	for _, mu := range ws.mus {
+		if mu > 0 {
+			total += mu
+		}
+	}
+	// Cancellation in total can leave a tiny negative value.
+	total = math.Max(total, 0)
+	thr := ZeroTol * total
+	f, rank := g.all.above(thr)
+	for _, b := range tb {
+		fb, cb := g.blocks[b].above(thr)
+		f -= fb
+		rank -= cb
+	}
+	var maxEig float64
+	for _, mu := range ws.mus {
+		if mu > thr {
+			f += g.phi(mu)
+			rank++
+			maxEig = math.Max(maxEig, mu)
+		}
+	}
+	// Largest eigenvalue outside the touched blocks.
+	for k := len(g.all.eig) - 1; k >= 0; k-- {
+		if mark[g.allBlock[k]] != stamp {
+			maxEig = math.Max(maxEig, g.all.eig[k])
+			break
+		}
+	}
+	return g.vsFrom(total, f, maxEig, rank)
+}
+
+// best returns the candidate maximising qVS(members ∪ {c}) and its qVS.
+func (g *greedyState) best() (int, float64) {
+	m := g.members()
+	cands, lists := g.touchLists()
+	if g.sparse == nil {
+		for c := 0; c < g.n; c++ {
+			if g.eligible[c] {
+				cands = append(cands, c)
+			}
+		}
+	}
+	vals := make([]float64, len(cands))
+	isolated := make([]bool, len(cands))
+	workers := len(g.ws)
+	var wg sync.WaitGroup
+	chunk := (len(cands) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(ws *secularWork, lo, hi int) {
+			defer wg.Done()
+			mark := make([]int32, len(g.blocks))
+			var buf []touch
+			for k := lo; k < hi; k++ {
+				c := cands[k]
+				var t []touch
+				if lists != nil {
+					t = lists[k]
+				} else {
+					buf = g.denseTouches(c, buf)
+					t = buf
+				}
+				if len(t) == 0 && g.p.Q != 2 {
+					isolated[k] = true
+					continue
+				}
+				vs := g.score(c, t, ws, mark, int32(k+1))
+				vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
+			}
+		}(g.ws[w], lo, hi)
+	}
+	wg.Wait()
+	// Isolated candidates (no similarity to the chosen set) share one VS per
+	// self-similarity value: computed once.
+	iso := map[float64]float64{}
+	isoVS := func(c int) float64 {
+		a := g.p.Kernel.At(c, c)
+		if v, ok := iso[a]; ok {
+			return v
+		}
+		v := g.score(c, nil, g.ws[0], make([]int32, len(g.blocks)), 1)
+		iso[a] = v
+		return v
+	}
+	bestVal := math.Inf(-1)
+	for k, c := range cands {
+		if isolated[k] {
+			vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * isoVS(c)
+		}
+		bestVal = math.Max(bestVal, vals[k])
+	}
+	if g.sparse != nil {
+		// Candidates not in any member's row are isolated too.
+		touched := make(map[int]bool, len(cands))
+		for _, c := range cands {
+			touched[c] = true
+		}
+		for c := 0; c < g.n; c++ {
+			if g.eligible[c] && !touched[c] {
+				var v float64
+				if g.p.Q == 2 {
+					v = (g.sumQ + g.p.Quality[c]) / float64(m+1) * g.score(c, nil, g.ws[0], nil, 0)
+				} else {
+					v = (g.sumQ + g.p.Quality[c]) / float64(m+1) * isoVS(c)
+				}
+				cands = append(cands, c)
+				vals = append(vals, v)
+				bestVal = math.Max(bestVal, v)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return -1, 0
+	}
+	return pickTied(cands, vals, bestVal)
+}
+
+// pickTied applies the tie rule: the lowest index whose value is within
+// TieTol·|best| of best.
+func pickTied(cands []int, vals []float64, bestVal float64) (int, float64) {
+	thr := bestVal - TieTol*math.Abs(bestVal)
+	win, wv := -1, 0.0
+	for k, c := range cands {
+		if vals[k] >= thr && (win < 0 || c < win) {
+			win, wv = c, vals[k]
+		}
+	}
+	return win, wv
+}
+
+// add makes candidate c a member (a pick).
+func (g *greedyState) add(c int) {
+	g.eligible[c] = false
+	if err := g.addMember(c); err != nil {
+		panic(err) // eigendecomposition failure of a small symmetric block
+	}
+}
+
+// addMember adds item i to the chosen set: its block merges every block it
+// touches and is re-eigendecomposed (once per pick, not per candidate).
+func (g *greedyState) addMember(i int) error {
+	var t []touch
+	if g.sparse != nil {
+		cols, vals := g.sparse.Row(i)
+		for k, j := range cols {
+			if m := g.itemMember[j]; m >= 0 && vals[k] != 0 {
+				t = append(t, touch{m, vals[k]})
+			}
+		}
+	} else {
+		t = g.denseTouches(i, nil)
+	}
+	a := g.p.Kernel.At(i, i)
+	g.trace += a
+	g.frob += a * a
+	for _, e := range t {
+		g.frob += 2 * e.v * e.v
+	}
+	m := int32(len(g.memberItem))
+	g.memberItem = append(g.memberItem, i)
+	g.itemMember[i] = m
+	g.sumQ += g.p.Quality[i]
+	members := []int32{}
+	seen := map[int32]bool{}
+	for _, e := range t {
+		b := g.memberBlock[e.member]
+		if !seen[b] {
+			seen[b] = true
+			blk := g.blocks[b]
+			blk.alive = false
+			g.totPos -= blk.pos
+			members = append(members, blk.members...)
+		}
+	}
+	members = append(members, m)
+	r := len(members)
+	blk := &vblock{members: members, alive: true}
+	nb := int32(len(g.blocks))
+	g.memberBlock = append(g.memberBlock, 0)
+	g.memberLocal = append(g.memberLocal, 0)
+	for loc, mm := range members {
+		g.memberBlock[mm] = nb
+		g.memberLocal[mm] = int32(loc)
+	}
+	if r == 1 {
+		blk.eig = []float64{a}
+		blk.vecs = []float64{1}
+	} else {
+		K := mat.NewSymDense(r, nil)
+		for x := 0; x < r; x++ {
+			for y := x; y < r; y++ {
+				K.SetSym(x, y, g.p.Kernel.At(g.memberItem[members[x]], g.memberItem[members[y]]))
+			}
+		}
+		var es mat.EigenSym
+		if !es.Factorize(K, true) {
+			return errors.New("vendi: eigendecomposition of a chosen block did not converge")
+		}
+		blk.eig = es.Values(nil)
+		var V mat.Dense
+		es.VectorsTo(&V)
+		blk.vecs = make([]float64, r*r)
+		for x := 0; x < r; x++ {
+			for k := 0; k < r; k++ {
+				blk.vecs[x*r+k] = V.At(x, k)
+			}
+		}
+	}
+	g.finishBlock(blk)
+	g.blocks = append(g.blocks, blk)
+	g.totPos += blk.pos
+	g.rebuildAll()
+	return nil
+}
+
+// finishBlock sorts nothing (EigenSym returns ascending values) and fills
+// the positive total and the φ suffix sums.
+func (g *greedyState) finishBlock(b *vblock) {
+	r := len(b.eig)
+	b.suf = make([]float64, r+1)
+	for k := r - 1; k >= 0; k-- {
+		b.suf[k] = b.suf[k+1] + g.phi(b.eig[k])
+		if b.eig[k] > 0 {
+			b.pos += b.eig[k]
+		}
+	}
+}
+
+// rebuildAll merges the spectra of the alive blocks into g.all.
+func (g *greedyState) rebuildAll() {
+	type ev struct {
+		l float64
+		b int32
+	}
+	var evs []ev
+	for bi, b := range g.blocks {
+		if b.alive {
+			for _, l := range b.eig {
+				evs = append(evs, ev{l, int32(bi)})
+			}
+		}
+	}
+	sort.Slice(evs, func(x, y int) bool { return evs[x].l < evs[y].l })
+	g.all = vblock{eig: make([]float64, len(evs))}
+	g.allBlock = make([]int32, len(evs))
+	for k, e := range evs {
+		g.all.eig[k] = e.l
+		g.allBlock[k] = e.b
+	}
+	g.finishBlock(&g.all)
+}

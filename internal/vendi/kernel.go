@@ -1,0 +1,144 @@
+package vendi
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Kernel is a similarity between the items 0..Len()-1 of a pool. It must be
+// symmetric (At(i, j) == At(j, i)) and At(i, i) is the item's
+// self-similarity (1 for a normalised kernel). Implementations used by
+// Greedy with Workers > 1 must be safe for concurrent reads.
+type Kernel interface {
+	Len() int
+	At(i, j int) float64
+}
+
+// SparseKernel is a Kernel that can list the nonzero off-diagonal entries of
+// a row, so Greedy touches only candidates similar to the chosen set.
+type SparseKernel interface {
+	Kernel
+	// Row returns the columns (ascending, never i) and values of the nonzero
+	// off-diagonal entries of row i. The slices must not be modified.
+	Row(i int) (cols []int32, vals []float64)
+}
+
+type funcKernel struct {
+	n int
+	f func(i, j int) float64
+}
+
+func (k funcKernel) Len() int             { return k.n }
+func (k funcKernel) At(i, j int) float64  { return k.f(i, j) }
+func (k denseKernel) Len() int            { return k.K.SymmetricDim() }
+func (k denseKernel) At(i, j int) float64 { return k.K.At(i, j) }
+
+type denseKernel struct{ K mat.Symmetric }
+
+// FuncKernel wraps a similarity function over n items. f must be symmetric.
+func FuncKernel(n int, f func(i, j int) float64) Kernel { return funcKernel{n, f} }
+
+// DenseKernel wraps a kernel matrix.
+func DenseKernel(K mat.Symmetric) Kernel { return denseKernel{K} }
+
+// Sparse is a symmetric sparse kernel in compressed-row form with a unit
+// diagonal: row i's off-diagonal nonzeros are Cols[Ptr[i]:Ptr[i+1]]
+// (ascending) with values Vals[...]. It implements SparseKernel.
+type Sparse struct {
+	N    int
+	Ptr  []int
+	Cols []int32
+	Vals []float64
+}
+
+// Len is the number of items.
+func (s *Sparse) Len() int { return s.N }
+
+// Row returns row i's off-diagonal nonzeros.
+func (s *Sparse) Row(i int) ([]int32, []float64) {
+	a, b := s.Ptr[i], s.Ptr[i+1]
+	return s.Cols[a:b], s.Vals[a:b]
+}
+
+// At returns entry (i, j): 1 on the diagonal, else the stored value or 0.
+func (s *Sparse) At(i, j int) float64 {
+	if i == j {
+		return 1
+	}
+	cols, vals := s.Row(i)
+	k := sort.Search(len(cols), func(k int) bool { return int(cols[k]) >= j })
+	if k < len(cols) && int(cols[k]) == j {
+		return vals[k]
+	}
+	return 0
+}
+
+// Submatrix returns the dense kernel of the items idx (in that order).
+func (s *Sparse) Submatrix(idx []int) *mat.SymDense {
+	return Submatrix(s, idx)
+}
+
+// Submatrix returns the dense kernel matrix of the items idx of k.
+func Submatrix(k Kernel, idx []int) *mat.SymDense {
+	m := len(idx)
+	K := mat.NewSymDense(m, nil)
+	for a := 0; a < m; a++ {
+		for b := a; b < m; b++ {
+			K.SetSym(a, b, k.At(idx[a], idx[b]))
+		}
+	}
+	return K
+}
+
+// SymmetrizeKNN builds the diversity kernel of a kNN graph (reference notes
+// §2): (W + Wᵀ)/2 with unit diagonal, where row i of W holds i's neighbours
+// nbr[i] with weights w[i]. Self-loops are ignored (self-similarity is 1);
+// duplicate neighbours are summed. It returns an error for an out-of-range
+// neighbour or a weight that is not finite.
+func SymmetrizeKNN(n int, nbr [][]int32, w [][]float64) (*Sparse, error) {
+	if len(nbr) != n || len(w) != n {
+		return nil, fmt.Errorf("vendi: kNN graph has %d neighbour rows and %d weight rows for %d items", len(nbr), len(w), n)
+	}
+	type entry struct {
+		j int32
+		v float64
+	}
+	rows := make([][]entry, n)
+	for i := 0; i < n; i++ {
+		if len(nbr[i]) != len(w[i]) {
+			return nil, fmt.Errorf("vendi: kNN row %d has %d neighbours and %d weights", i, len(nbr[i]), len(w[i]))
+		}
+		for k, j := range nbr[i] {
+			if j < 0 || int(j) >= n {
+				return nil, fmt.Errorf("vendi: kNN row %d: neighbour %d out of range [0, %d)", i, j, n)
+			}
+			v := w[i][k]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("vendi: kNN row %d: weight %v is not finite", i, v)
+			}
+			if int(j) == i || v == 0 {
+				continue
+			}
+			rows[i] = append(rows[i], entry{j, v / 2})
+			rows[j] = append(rows[j], entry{int32(i), v / 2})
+		}
+	}
+	s := &Sparse{N: n, Ptr: make([]int, n+1)}
+	for i, r := range rows {
+		sort.Slice(r, func(a, b int) bool { return r[a].j < r[b].j })
+		for k := 0; k < len(r); k++ {
+			if k > 0 && r[k].j == r[k-1].j {
+				s.Vals[len(s.Vals)-1] += r[k].v
+				continue
+			}
+			s.Cols = append(s.Cols, r[k].j)
+			s.Vals = append(s.Vals, r[k].v)
+		}
+		s.Ptr[i+1] = len(s.Cols)
+		rows[i] = nil
+	}
+	return s, nil
+}

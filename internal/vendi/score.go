@@ -1,0 +1,371 @@
+package vendi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ZeroTol is the threshold below which a normalised eigenvalue is treated as
+// zero by VS_0 (see the package documentation).
+const ZeroTol = 1e-10
+
+// ScoreFromEigenvalues returns VS_q of the spectrum eig (eigenvalues of a
+// kernel matrix, any scale). Negative values are clipped to 0 and the rest
+// normalised to sum 1. It returns 0 when no eigenvalue is positive.
+func ScoreFromEigenvalues(eig []float64, q float64) float64 {
+	var total float64
+	for _, l := range eig {
+		if l > 0 {
+			total += l
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return scoreFromSums(eig, total, q)
+}
+
+// scoreFromSums evaluates VS_q given the positive total of eig. Normalised
+// eigenvalues at or below ZeroTol count as zero for every q, so rounding noise
+// of a rank-deficient kernel (≈1e-16, which raised to a small q is not small)
+// never counts as diversity.
+func scoreFromSums(eig []float64, total, q float64) float64 {
+	thr := ZeroTol * total
+	var n int
+	var s, m float64
+	for _, l := range eig {
+		if l <= thr {
+			continue
+		}
+		n++
+		m = math.Max(m, l)
+		s += orderTerm(l/total, q)
+	}
+	return finishOrder(q, s, m/total, n)
+}
+
+// orderTerm is the per-eigenvalue term of VS_q for a normalised eigenvalue
+// p > 0: p log p at q = 1, p^q otherwise (unused at q = 0 and ∞).
+func orderTerm(p, q float64) float64 {
+	switch {
+	case q == 0 || math.IsInf(q, 1):
+		return 0
+	case q == 1:
+		return p * math.Log(p)
+	}
+	return math.Pow(p, q)
+}
+
+// finishOrder turns the sum of orderTerm, the largest normalised eigenvalue
+// and the count of nonzero eigenvalues into VS_q.
+func finishOrder(q, s, maxP float64, n int) float64 {
+	switch {
+	case n == 0:
+		return 0
+	case q == 0:
+		return float64(n)
+	case q == 1:
+		return math.Exp(-s)
+	case math.IsInf(q, 1):
+		return 1 / maxP
+	}
+	return math.Pow(s, 1/(1-q))
+}
+
+// CheckOrder returns an error unless q is a valid order: q >= 0 (q = +Inf allowed).
+func CheckOrder(q float64) error {
+	if math.IsNaN(q) || q < 0 {
+		return fmt.Errorf("order q = %v: must be >= 0 or inf", q)
+	}
+	return nil
+}
+
+// Eigenvalues returns the eigenvalues of the symmetric matrix K in ascending order.
+func Eigenvalues(K mat.Symmetric) ([]float64, error) {
+	n := K.SymmetricDim()
+	if n == 0 {
+		return nil, nil
+	}
+	var es mat.EigenSym
+	if !es.Factorize(K, false) {
+		return nil, errors.New("vendi: eigendecomposition did not converge")
+	}
+	return es.Values(nil), nil
+}
+
+// Score returns VS_q of the kernel matrix K (see the package conventions).
+// K must be finite; an empty K scores 0.
+func Score(K mat.Symmetric, q float64) (float64, error) {
+	if err := CheckOrder(q); err != nil {
+		return 0, err
+	}
+	n := K.SymmetricDim()
+	if n == 0 {
+		return 0, nil
+	}
+	if err := checkFinite(K); err != nil {
+		return 0, err
+	}
+	if q == 2 {
+		return scoreOrder2(K)
+	}
+	eig, err := Eigenvalues(K)
+	if err != nil {
+		return 0, err
+	}
+	v := ScoreFromEigenvalues(eig, q)
+	if v == 0 {
+		return 0, errors.New("vendi: kernel has no positive eigenvalue (zero matrix?)")
+	}
+	return v, nil
+}
+
+// scoreOrder2 is VS_2 = (tr K)^2 / ||K||_F^2, which equals (Σλ)²/Σλ² for any
+// symmetric K (no clipping: identical to the eigenvalue form when K is PSD).
+func scoreOrder2(K mat.Symmetric) (float64, error) {
+	n := K.SymmetricDim()
+	var tr, fro float64
+	for i := 0; i < n; i++ {
+		tr += K.At(i, i)
+		for j := 0; j < n; j++ {
+			v := K.At(i, j)
+			fro += v * v
+		}
+	}
+	if tr <= 0 || fro == 0 {
+		return 0, errors.New("vendi: kernel has non-positive trace")
+	}
+	return tr * tr / fro, nil
+}
+
+func checkFinite(K mat.Symmetric) error {
+	n := K.SymmetricDim()
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := K.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("vendi: kernel entry (%d, %d) = %v is not finite", i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckQuality returns an error unless every quality is finite and >= 0.
+func CheckQuality(quality []float64) error {
+	for i, s := range quality {
+		if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+			return fmt.Errorf("quality of item %d is %v: qualities must be finite and >= 0", i, s)
+		}
+	}
+	return nil
+}
+
+// MeanQuality is Σ s_i / n (0 for an empty slice).
+func MeanQuality(quality []float64) float64 {
+	if len(quality) == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range quality {
+		s += v
+	}
+	return s / float64(len(quality))
+}
+
+// QualityWeighted returns qVS_q = mean(quality) × VS_q(K) (paper eq. 2).
+func QualityWeighted(K mat.Symmetric, quality []float64, q float64) (float64, error) {
+	if len(quality) != K.SymmetricDim() {
+		return 0, fmt.Errorf("vendi: %d qualities for a %d x %d kernel", len(quality), K.SymmetricDim(), K.SymmetricDim())
+	}
+	if err := CheckQuality(quality); err != nil {
+		return 0, err
+	}
+	vs, err := Score(K, q)
+	if err != nil {
+		return 0, err
+	}
+	return MeanQuality(quality) * vs, nil
+}
+
+// Normalize returns the kernel with unit diagonal: K_ij / sqrt(K_ii K_jj).
+// Every diagonal entry must be positive.
+func Normalize(K mat.Symmetric) (*mat.SymDense, error) {
+	n := K.SymmetricDim()
+	d := make([]float64, n)
+	for i := range d {
+		v := K.At(i, i)
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("vendi: cannot normalise: diagonal entry %d is %v (must be positive)", i, v)
+		}
+		d[i] = math.Sqrt(v)
+	}
+	out := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			out.SetSym(i, j, K.At(i, j)/(d[i]*d[j]))
+		}
+	}
+	return out, nil
+}
+
+// WeightedScore returns VS_q with probability weights p on the items: the
+// eigenvalues are those of diag(√p) K diag(√p) (vendi_score's `p`). p must be
+// finite, >= 0 and not all zero; it is normalised to sum 1. Uniform p gives
+// Score(K, q) for a unit-diagonal K.
+func WeightedScore(K mat.Symmetric, p []float64, q float64) (float64, error) {
+	n := K.SymmetricDim()
+	if len(p) != n {
+		return 0, fmt.Errorf("vendi: %d weights for a %d x %d kernel", len(p), n, n)
+	}
+	var sum float64
+	for i, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return 0, fmt.Errorf("vendi: weight %d is %v: weights must be finite and >= 0", i, v)
+		}
+		sum += v
+	}
+	if sum == 0 {
+		return 0, errors.New("vendi: weights are all zero")
+	}
+	s := make([]float64, n)
+	for i, v := range p {
+		s[i] = math.Sqrt(v / sum)
+	}
+	W := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			W.SetSym(i, j, s[i]*K.At(i, j)*s[j])
+		}
+	}
+	return Score(W, q)
+}
+
+// ScoreSamples returns VS_q of samples under the similarity function k
+// (k(x, x) should be 1).
+func ScoreSamples[T any](xs []T, k func(a, b T) float64, q float64) (float64, error) {
+	return Score(SampleKernel(xs, k), q)
+}
+
+// SampleKernel builds the kernel matrix of samples under k.
+func SampleKernel[T any](xs []T, k func(a, b T) float64) *mat.SymDense {
+	n := len(xs)
+	K := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			K.SetSym(i, j, k(xs[i], xs[j]))
+		}
+	}
+	return K
+}
+
+// EmbeddingKernel selects the kernel used on embeddings.
+type EmbeddingKernel int
+
+const (
+	// Cosine: rows are scaled to unit norm, K = X Xᵀ (unit diagonal). Default.
+	Cosine EmbeddingKernel = iota
+	// Linear: K = X Xᵀ as given (normalised by its trace).
+	Linear
+)
+
+// ScoreEmbeddings returns VS_q of the rows of X (n x d) under the cosine (or
+// linear) kernel. The nonzero eigenvalues of X Xᵀ equal those of Xᵀ X, so the
+// d x d matrix is used when d < n: O(n d² + d³) instead of O(n³).
+func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, error) {
+	if err := CheckOrder(q); err != nil {
+		return 0, err
+	}
+	n, d := X.Dims()
+	if n == 0 {
+		return 0, nil
+	}
+	Y := mat.DenseCopyOf(X)
+	for i := 0; i < n; i++ {
+		row := Y.RawRowView(i)
+		var ss float64
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("vendi: embedding row %d, column %d is %v", i, j, v)
+			}
+			ss += v * v
+		}
+		if kernel == Cosine {
+			if ss == 0 {
+				return 0, fmt.Errorf("vendi: embedding row %d is all zeros: cosine similarity undefined", i)
+			}
+			inv := 1 / math.Sqrt(ss)
+			for j := range row {
+				row[j] *= inv
+			}
+		}
+	}
+	var G mat.SymDense
+	if d < n {
+		G.SymOuterK(1, Y.T())
+	} else {
+		G.SymOuterK(1, Y)
+	}
+	if q == 2 {
+		return scoreOrder2(&G)
+	}
+	eig, err := Eigenvalues(&G)
+	if err != nil {
+		return 0, err
+	}
+	if v := ScoreFromEigenvalues(eig, q); v > 0 {
+		return v, nil
+	}
+	return 0, errors.New("vendi: embeddings are all zero")
+}
+
+// ParseOrders parses a comma-separated list of orders: numbers >= 0 and
+// "inf" (also "Inf", "∞"). Duplicates are kept in the given order.
+func ParseOrders(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		q, err := ParseOrder(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no orders in %q", s)
+	}
+	return out, nil
+}
+
+// ParseOrder parses one order q ("inf" allowed).
+func ParseOrder(f string) (float64, error) {
+	switch strings.ToLower(strings.TrimSpace(f)) {
+	case "inf", "+inf", "infinity", "∞":
+		return math.Inf(1), nil
+	}
+	q, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+	if err != nil || math.IsInf(q, 0) {
+		return 0, fmt.Errorf("order %q: expected a number >= 0 or inf", f)
+	}
+	if err := CheckOrder(q); err != nil {
+		return 0, err
+	}
+	return q, nil
+}
+
+// FormatOrder writes q as in the paper's tables: "inf" for ∞, else the
+// shortest decimal ("0.1", "2").
+func FormatOrder(q float64) string {
+	if math.IsInf(q, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(q, 'g', -1, 64)
+}

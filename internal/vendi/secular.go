@@ -1,0 +1,170 @@
+package vendi
+
+import (
+	"math"
+	"sort"
+)
+
+// arrowhead computes the eigenvalues of the symmetric arrowhead matrix
+//
+//	[ diag(d)  z ]
+//	[ zᵀ       a ]
+//
+// (the bordered matrix of a block's eigendecomposition plus one new item) and
+// calls emit for each of its len(d)+1 eigenvalues. It uses the workspace ws.
+//
+// Method: sort the poles d; deflate entries with negligible z (their d is an
+// eigenvalue) and merge poles closer than a relative 1e-13 (one copy stays an
+// eigenvalue, the weights z² add up); the remaining s distinct poles p with
+// weights w = z² > 0 give s+1 eigenvalues, one in each interval of
+// (lo, p_1, ..., p_s, hi), roots of the strictly decreasing secular function
+//
+//	φ(μ) = a - μ + Σ_k w_k / (μ - p_k).
+//
+// Each root is found by Newton's method safeguarded by bisection, in a
+// variable shifted to the nearer pole so that roots close to a pole keep full
+// relative accuracy. Cost O(s) per iteration, O(s²) in all.
+func arrowhead(d, z []float64, a float64, ws *secularWork, emit func(mu float64)) {
+	r := len(d)
+	ws.grow(r)
+	idx := ws.idx[:r]
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(x, y int) bool { return d[idx[x]] < d[idx[y]] })
+	scale := math.Abs(a)
+	var znorm2 float64
+	for i := 0; i < r; i++ {
+		scale = math.Max(scale, math.Abs(d[i]))
+		znorm2 += z[i] * z[i]
+	}
+	scale = math.Max(scale, math.Sqrt(znorm2))
+	if scale == 0 {
+		for i := 0; i <= r; i++ {
+			emit(0)
+		}
+		return
+	}
+	ztol := 1e-15 * scale
+	dtol := 1e-13 * scale
+	p := ws.p[:0]
+	w := ws.w[:0]
+	for _, i := range idx {
+		zi := z[i]
+		if math.Abs(zi) <= ztol {
+			emit(d[i]) // deflated: eigenvector unchanged
+			continue
+		}
+		if n := len(p); n > 0 && d[i]-p[n-1] <= dtol {
+			// Merge with the previous pole: a rotation in the plane of the two
+			// leaves one eigenvalue at the pole and one combined weight.
+			emit(d[i])
+			w[n-1] += zi * zi
+			continue
+		}
+		p = append(p, d[i])
+		w = append(w, zi*zi)
+	}
+	s := len(p)
+	if s == 0 {
+		emit(a)
+		return
+	}
+	zn := math.Sqrt(znorm2)
+	lo := math.Min(p[0], a) - zn - ztol
+	hi := math.Max(p[s-1], a) + zn + ztol
+	diff := ws.diff[:s]
+	for j := 0; j <= s; j++ {
+		// Interval (left, right) between consecutive poles (or a bound).
+		var left, right float64
+		if j == 0 {
+			left = lo
+		} else {
+			left = p[j-1]
+		}
+		if j == s {
+			right = hi
+		} else {
+			right = p[j]
+		}
+		// Choose the origin: the pole nearer the root.
+		var origin float64
+		var blo, bhi float64 // bracket for δ = μ - origin
+		switch {
+		case j == 0:
+			origin, blo, bhi = p[0], lo-p[0], 0
+		case j == s:
+			origin, blo, bhi = p[s-1], 0, hi-p[s-1]
+		default:
+			mid := 0.5 * (left + right)
+			if secular(a, p, w, mid) > 0 { // root in (mid, right)
+				origin, blo, bhi = right, mid-right, 0
+			} else {
+				origin, blo, bhi = left, 0, mid-left
+			}
+		}
+		for k := 0; k < s; k++ {
+			diff[k] = origin - p[k]
+		}
+		emit(origin + solveShifted(a-origin, diff, w, blo, bhi))
+	}
+}
+
+// secular evaluates φ(μ) directly (used only to pick the origin).
+func secular(a float64, p, w []float64, mu float64) float64 {
+	f := a - mu
+	for k := range p {
+		f += w[k] / (mu - p[k])
+	}
+	return f
+}
+
+// solveShifted finds δ in (blo, bhi) with ψ(δ) = a0 - δ + Σ w_k/(δ + diff_k) = 0,
+// where ψ is strictly decreasing on the bracket (a pole may sit at an end).
+func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
+	x := 0.5 * (blo + bhi)
+	for it := 0; it < 300; it++ {
+		f := a0 - x
+		df := -1.0
+		for k, dk := range diff {
+			t := 1 / (x + dk)
+			f += w[k] * t
+			df -= w[k] * t * t
+		}
+		if f == 0 {
+			return x
+		}
+		if f > 0 {
+			blo = x
+		} else {
+			bhi = x
+		}
+		nx := x - f/df
+		if !(nx > blo && nx < bhi) || math.IsNaN(nx) {
+			nx = 0.5 * (blo + bhi)
+		}
+		if math.Abs(nx-x) <= 4e-16*math.Abs(nx) || nx == blo || nx == bhi || bhi-blo <= 4e-16*math.Max(math.Abs(blo), math.Abs(bhi)) {
+			return nx
+		}
+		x = nx
+	}
+	return x
+}
+
+// secularWork holds reusable buffers of one worker.
+type secularWork struct {
+	idx  []int
+	p, w []float64
+	diff []float64
+	// buffers of the greedy scorer
+	dbuf, zbuf, mus []float64
+}
+
+func (ws *secularWork) grow(r int) {
+	if cap(ws.idx) < r {
+		ws.idx = make([]int, r)
+		ws.p = make([]float64, 0, r)
+		ws.w = make([]float64, 0, r)
+		ws.diff = make([]float64, r)
+	}
+}

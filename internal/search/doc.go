@@ -1,0 +1,37 @@
+// Package search implements diverse active search (Nguyen & Dieng, ICML
+// 2024, Section 3.1 and 4.1): a pool of items with hidden binary labels, a
+// budget of label queries made in batches, and policies that choose each
+// batch from a probabilistic model.
+//
+// The model is the k-nearest-neighbour model of Garnett et al. (2012) on the
+// pool's DIRECTED kNN graph (reference notes §2): Model keeps, per item, the
+// summed weight to observed positives and negatives among its own
+// neighbours, updated in O(in-degree) per observation through reverse
+// neighbour lists.
+//
+// Policies (all deterministic, ties to the lowest item index, except random):
+//
+//	Random    uniform queries
+//	OneStep   top-b probabilities (qVS-AS with q = 0)
+//	ECI       expected coverage improvement (Malkomes et al. 2021)
+//	SELECT    UCB with a variance bonus (Vanchinathan et al. 2015)
+//	ENS       efficient nonmyopic search (Jiang et al. 2017), budget-aware
+//	QVS       qVS-AS, Algorithm 2: greedy maximisation of eq. 7 with the
+//	          observed positives as a fixed prefix of quality 1 and
+//	          candidates of quality Pr(y = 1 | D)
+//
+// ECI, SELECT and ENS build a batch by fantasising each pick's label
+// (pessimistic: negative, or optimistic: positive). Every fast path (ENS's
+// prefix sums, qVS-AS's secular equation in package vendi) is exact: it never
+// changes a pick relative to evaluating the definition.
+//
+// Run executes one search run (start, budget, batch size) and replays the
+// queries of an interrupted attempt; Measure computes the paper's metrics of
+// the collected positives (VS_q for q in {0, 0.1, 0.5, 1, 2, ∞} on the
+// symmetrised graph kernel, maximum pairwise feature distance, kernel
+// determinant).
+//
+//	m, _ := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
+//	m.Observe(start, true)
+//	batch, _ := search.ECI{Threshold: 0.5}.Batch(&search.State{Model: m, Remaining: 200, Workers: 1}, 5)
+package search

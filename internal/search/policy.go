@@ -1,0 +1,192 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+)
+
+// State is what a policy sees when it chooses the next batch.
+type State struct {
+	// Model is the kNN model conditioned on every label observed so far.
+	// Policies must not modify it (they fantasise on a Clone).
+	Model *Model
+	// Remaining is the number of queries left in the budget, this batch
+	// included (ENS looks ahead over it).
+	Remaining int
+	// RNG is the randomness of this iteration only (random search), derived
+	// from (seed, run, iteration) so that a resumed run draws the same.
+	RNG *rand.Rand
+	// Workers bounds the goroutines a policy may use for scoring (>= 1).
+	Workers int
+}
+
+// Policy chooses a batch of unlabelled items to query.
+type Policy interface {
+	// Name is the method name used in results ("random", "eci", ...).
+	Name() string
+	// Params describes the hyperparameters ("threshold=0.25 fantasy=pessimistic"),
+	// "" when there are none.
+	Params() string
+	// Batch returns b distinct unlabelled items in the order chosen
+	// (b <= the number of unlabelled items).
+	Batch(st *State, b int) ([]int, error)
+}
+
+// Random queries b unlabelled items uniformly at random without replacement.
+type Random struct{}
+
+func (Random) Name() string   { return "random" }
+func (Random) Params() string { return "" }
+
+// Batch draws by a partial Fisher–Yates shuffle of the unlabelled items.
+func (Random) Batch(st *State, b int) ([]int, error) {
+	cand := st.Model.Unobserved()
+	if err := checkBatch(b, len(cand)); err != nil {
+		return nil, err
+	}
+	if st.RNG == nil {
+		return nil, fmt.Errorf("search: random policy needs State.RNG")
+	}
+	for i := 0; i < b; i++ {
+		j := i + st.RNG.IntN(len(cand)-i)
+		cand[i], cand[j] = cand[j], cand[i]
+	}
+	return append([]int(nil), cand[:b]...), nil
+}
+
+// OneStep is the one-step (greedy) policy of Garnett et al. 2012: the b
+// unlabelled items of highest probability, ties to the lowest index. It is
+// also qVS-AS with q = 0 (Section 3.1: VS_0 is the count).
+type OneStep struct{}
+
+func (OneStep) Name() string   { return "one-step" }
+func (OneStep) Params() string { return "" }
+
+func (OneStep) Batch(st *State, b int) ([]int, error) {
+	return topProbabilities(st.Model, b)
+}
+
+func topProbabilities(m *Model, b int) ([]int, error) {
+	n := m.Len()
+	if err := checkBatch(b, n-m.NumObserved()); err != nil {
+		return nil, err
+	}
+	p := m.Probabilities(nil)
+	for i := range p {
+		if m.Observed(i) {
+			p[i] = math.Inf(-1)
+		}
+	}
+	return topScores(p, m, b)
+}
+
+func checkBatch(b, unlabelled int) error {
+	if b < 1 {
+		return fmt.Errorf("search: batch size %d must be at least 1", b)
+	}
+	if b > unlabelled {
+		return fmt.Errorf("search: batch size %d exceeds the %d unlabelled items", b, unlabelled)
+	}
+	return nil
+}
+
+// topScores returns the b unobserved items of largest score, best first,
+// ties broken towards the lowest index. NaN scores are an error.
+func topScores(score []float64, m *Model, b int) ([]int, error) {
+	top := make([]int, 0, b+1)
+	better := func(i, j int) bool { // i ranks above j
+		return score[i] > score[j] || (score[i] == score[j] && i < j)
+	}
+	for i, s := range score {
+		if m.Observed(i) {
+			continue
+		}
+		if math.IsNaN(s) {
+			return nil, fmt.Errorf("search: score of item %d is NaN", i)
+		}
+		if len(top) == b && !better(i, top[b-1]) {
+			continue
+		}
+		// Insert keeping top sorted best first; scanning in increasing index
+		// order makes an equal score rank below the earlier item.
+		k := sort.Search(len(top), func(t int) bool { return better(i, top[t]) })
+		top = append(top, 0)
+		copy(top[k+1:], top[k:])
+		top[k] = i
+		if len(top) > b {
+			top = top[:b]
+		}
+	}
+	if len(top) < b {
+		return nil, fmt.Errorf("search: only %d of %d items could be chosen", len(top), b)
+	}
+	return top, nil
+}
+
+// argmaxUnobserved returns the unobserved item of largest score, lowest index
+// on ties.
+func argmaxUnobserved(score []float64, m *Model) (int, error) {
+	t, err := topScores(score, m, 1)
+	if err != nil {
+		return -1, err
+	}
+	return t[0], nil
+}
+
+// parallelFor runs body over [0, n) split into contiguous chunks on up to
+// workers goroutines.
+func parallelFor(n, workers int, body func(lo, hi int)) {
+	if workers < 1 {
+		workers = 1
+	}
+	const minChunk = 2048 // below this, goroutine start-up outweighs the work
+	if workers > 1 && n/workers < minChunk {
+		workers = max(1, n/minChunk)
+	}
+	if workers == 1 {
+		body(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// Fantasy is how batch policies label a pick before choosing the next one
+// (Section 3.1 baselines; authors' code): pessimistic = negative, optimistic
+// = positive.
+type Fantasy bool
+
+const (
+	Pessimistic Fantasy = false
+	Optimistic  Fantasy = true
+)
+
+func (f Fantasy) String() string {
+	if f {
+		return "optimistic"
+	}
+	return "pessimistic"
+}
+
+// ParseFantasy parses "pessimistic" or "optimistic".
+func ParseFantasy(s string) (Fantasy, error) {
+	switch s {
+	case "pessimistic", "":
+		return Pessimistic, nil
+	case "optimistic":
+		return Optimistic, nil
+	}
+	return Pessimistic, fmt.Errorf("fantasy %q: expected pessimistic or optimistic", s)
+}

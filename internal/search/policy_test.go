@@ -1,0 +1,295 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// scoreTol bounds the difference between a policy's scores and the direct
+// implementation: both sum at most a few hundred terms of order 1 in
+// different orders, so they agree to ~1e-14; 1e-12 leaves margin.
+const scoreTol = 1e-12
+
+// directECI is ECI from its definition (reference notes §2): the summed
+// probability of the unlabelled, uncovered items of x's neighbourhood, where
+// a neighbourhood is the item plus its neighbours with similarity >= thr and
+// covered = inside the neighbourhood of a labelled item.
+func directECI(m *Model, thr float64, x int) float64 {
+	hood := func(i int) []int {
+		out := []int{i}
+		nbr, w := m.Neighbors(i)
+		for t, j := range nbr {
+			if w[t] >= thr {
+				out = append(out, int(j))
+			}
+		}
+		return out
+	}
+	covered := map[int]bool{}
+	for l := 0; l < m.Len(); l++ {
+		if m.Observed(l) {
+			for _, j := range hood(l) {
+				covered[j] = true
+			}
+		}
+	}
+	s := 0.0
+	for _, j := range hood(x) {
+		if !m.Observed(j) && !covered[j] {
+			s += directProbability(m, j)
+		}
+	}
+	return s
+}
+
+// directSELECT is SELECT's formula (Vanchinathan et al. 2015 as in reference notes §2).
+func directSELECT(m *Model, beta, lambda float64, x int) float64 {
+	p := directProbability(m, x)
+	v := p * (1 - p)
+	return (1-lambda)*(p+beta*math.Sqrt(v)) + lambda/2*math.Log(1+v)
+}
+
+// directENS is ENS from its definition: fantasise each label of x on a copy
+// of the model, recompute every probability from scratch, sort and sum the
+// k largest.
+func directENS(m *Model, k, x int) float64 {
+	p := directProbability(m, x)
+	var T [2]float64
+	for y := 0; y < 2; y++ {
+		c := m.Clone()
+		c.Observe(x, y == 1)
+		var vals []float64
+		for j := 0; j < c.Len(); j++ {
+			if !c.Observed(j) {
+				vals = append(vals, directProbability(c, j))
+			}
+		}
+		sort.Sort(sort.Reverse(sort.Float64Slice(vals)))
+		for _, v := range vals[:min(k, len(vals))] {
+			T[y] += v
+		}
+	}
+	return p*(1+T[1]) + (1-p)*T[0]
+}
+
+// directBatch builds a batch greedily from a direct score with fantasised labels.
+func directBatch(m *Model, b int, fantasy Fantasy, score func(c *Model, x int) float64) []int {
+	c := m.Clone()
+	var picks []int
+	for len(picks) < b {
+		x := directArgmax(c, func(x int) float64 { return score(c, x) })
+		picks = append(picks, x)
+		c.Observe(x, bool(fantasy))
+	}
+	return picks
+}
+
+func TestECIScoresAndBatchMatchDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 40; trial++ {
+		coarse := trial%2 == 0
+		m := randomModel(t, rng, 40, 5, 1+rng.IntN(10), coarse)
+		thr := []float64{0.25, 0.5, 0.75, 1.01}[trial%4]
+		e := ECI{Threshold: thr, Fantasy: Fantasy(trial%3 == 0)}
+		score := e.Scores(m, 1)
+		for x := 0; x < m.Len(); x++ {
+			if m.Observed(x) {
+				if !math.IsInf(score[x], -1) {
+					t.Fatalf("trial %d: labelled item %d scored %g", trial, x, score[x])
+				}
+				continue
+			}
+			if want := directECI(m, thr, x); math.Abs(score[x]-want) > scoreTol {
+				t.Fatalf("trial %d: ECI(%d) = %.17g, definition %.17g", trial, x, score[x], want)
+			}
+		}
+		if !coarse {
+			continue // picks compared where sums are exact (coarse weights), ties included
+		}
+		got, err := e.Batch(&State{Model: m, Workers: 1}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := directBatch(m, 5, e.Fantasy, func(c *Model, x int) float64 { return directECI(c, thr, x) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%s): batch %v, direct %v", trial, e.Params(), got, want)
+		}
+	}
+}
+
+func TestSELECTScoresAndBatchMatchDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 24; trial++ {
+		m := randomModel(t, rng, 40, 5, 1+rng.IntN(10), true)
+		s := SELECT{Beta: []float64{0.1, 0.3, 1, 3}[trial%4], Lambda: []float64{0.25, 0.5, 0.75}[trial%3], Fantasy: Fantasy(trial%2 == 0)}
+		score := s.Scores(m)
+		for x := 0; x < m.Len(); x++ {
+			if m.Observed(x) {
+				continue
+			}
+			if want := directSELECT(m, s.Beta, s.Lambda, x); math.Abs(score[x]-want) > scoreTol {
+				t.Fatalf("trial %d: SELECT(%d) = %.17g, definition %.17g", trial, x, score[x], want)
+			}
+		}
+		got, err := s.Batch(&State{Model: m, Workers: 1}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := directBatch(m, 5, s.Fantasy, func(c *Model, x int) float64 { return directSELECT(c, s.Beta, s.Lambda, x) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%s): batch %v, direct %v", trial, s.Params(), got, want)
+		}
+	}
+}
+
+func TestENSScoresAndBatchMatchDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 30; trial++ {
+		coarse := trial%2 == 0
+		n := 30 + rng.IntN(20)
+		m := randomModel(t, rng, n, 1+rng.IntN(6), 1+rng.IntN(8), coarse)
+		// Lookaheads from 0 (ENS = p) past the number of unlabelled items.
+		k := []int{0, 1, 3, 10, 100}[trial%5]
+		e := ENS{Fantasy: Fantasy(trial%3 == 0)}
+		score := e.Scores(m, k, 1+trial%2)
+		for x := 0; x < m.Len(); x++ {
+			if m.Observed(x) {
+				continue
+			}
+			if want := directENS(m, k, x); math.Abs(score[x]-want) > scoreTol {
+				t.Fatalf("trial %d k=%d: ENS(%d) = %.17g, definition %.17g", trial, k, x, score[x], want)
+			}
+		}
+		if !coarse {
+			continue
+		}
+		// With weights in quarters every sum is exact, so the contenders'
+		// scores, rescored by the definition, must be bitwise equal to it.
+		best := math.Inf(-1)
+		for x, v := range score {
+			if !m.Observed(x) {
+				best = max(best, v)
+			}
+		}
+		for x, v := range score {
+			if !m.Observed(x) && v >= best-1e-9 && v != directENS(m, k, x) {
+				t.Fatalf("trial %d k=%d: contender %d scored %.17g, definition %.17g", trial, k, x, v, directENS(m, k, x))
+			}
+		}
+		const b = 4
+		remaining := k + b + 1 // Horizon(remaining, b) = k
+		got, err := e.Batch(&State{Model: m, Remaining: remaining, Workers: 1}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := directBatch(m, b, e.Fantasy, func(c *Model, x int) float64 { return directENS(c, k, x) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d k=%d: batch %v, direct %v", trial, k, got, want)
+		}
+	}
+}
+
+func TestENSLastBatchIsOneStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randomModel(t, rng, 60, 4, 6, true)
+	want, err := OneStep{}.Batch(&State{Model: m}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remaining := range []int{5, 3} {
+		got, err := ENS{}.Batch(&State{Model: m, Remaining: remaining, Workers: 1}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("remaining %d: ENS batch %v, one-step %v", remaining, got, want)
+		}
+	}
+}
+
+func TestOneStepTopProbabilitiesLowestIndexOnTies(t *testing.T) {
+	// Items 0..9, no edges: all probabilities are the prior, so the lowest
+	// unlabelled indices win; then item 7 gets a positive neighbour.
+	nbr := make([][]int32, 10)
+	w := make([][]float64, 10)
+	nbr[7], w[7] = []int32{9}, []float64{1}
+	m, err := NewModel(nbr, w, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(1, false)
+	got, err := OneStep{}.Batch(&State{Model: m}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 2, 3}; !slices.Equal(got, want) {
+		t.Fatalf("one-step on ties = %v, want %v", got, want)
+	}
+	m.Observe(9, true)
+	got, _ = OneStep{}.Batch(&State{Model: m}, 3)
+	if want := []int{7, 0, 2}; !slices.Equal(got, want) {
+		t.Fatalf("one-step = %v, want %v", got, want)
+	}
+}
+
+func TestRandomPolicy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randomModel(t, rng, 13, 3, 3, false)
+	counts := make([]int, m.Len())
+	const draws, b = 3000, 3
+	for d := 0; d < draws; d++ {
+		got, err := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(uint64(d), 7))}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]bool{}
+		for _, x := range got {
+			if m.Observed(x) || seen[x] {
+				t.Fatalf("draw %d: batch %v repeats or includes a labelled item", d, got)
+			}
+			seen[x] = true
+			counts[x]++
+		}
+	}
+	// Each of the 10 unlabelled items is drawn with probability 3/10 per
+	// batch: mean 900, sd sqrt(3000*0.3*0.7) ~ 25; allow 5 sd.
+	for x, c := range counts {
+		if !m.Observed(x) && math.Abs(float64(c)-900) > 5*25 {
+			t.Errorf("item %d drawn %d times, expected about 900", x, c)
+		}
+	}
+	a, _ := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
+	c, _ := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
+	if !slices.Equal(a, c) {
+		t.Fatalf("same generator gave %v and %v", a, c)
+	}
+}
+
+func TestBatchSizeErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randomModel(t, rng, 8, 2, 5, false)
+	for _, p := range []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}} {
+		for _, b := range []int{0, 4} { // 3 items are unlabelled
+			st := &State{Model: m, Remaining: 50, RNG: rand.New(rand.NewPCG(1, 2)), Workers: 1}
+			if _, err := p.Batch(st, b); err == nil {
+				t.Errorf("%s: batch of %d from 3 unlabelled items accepted", p.Name(), b)
+			}
+		}
+		st := &State{Model: m, Remaining: 50, RNG: rand.New(rand.NewPCG(1, 2)), Workers: 1}
+		got, err := p.Batch(st, 3)
+		if err != nil || len(got) != 3 {
+			t.Errorf("%s: batch of all 3 unlabelled items: %v, %v", p.Name(), got, err)
+		}
+	}
+}
+
+func ExampleSELECT_Score() {
+	s := SELECT{Beta: 1, Lambda: 0.5}
+	fmt.Printf("%.4f\n", s.Score(0.5))
+	// (1-0.5)(0.5 + 1*0.5) + 0.25 log(1.25)
+	// Output: 0.5558
+}

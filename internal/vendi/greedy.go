@@ -97,6 +97,17 @@ type greedyState struct {
 	allBlock    []int32
 	trace, frob float64 // for q = 2
 	ws          []*secularWork
+	// cache[c] keeps the arrowhead eigenvalues of candidate c with the ids of
+	// the blocks it touched. Block ids are never reused (a merge makes a new
+	// block), so if c touches exactly the same ids at the next pick, its
+	// similarities and the touched spectra are unchanged and the roots are
+	// reused: only candidates near the last pick are re-solved.
+	cache []cachedRoots
+}
+
+type cachedRoots struct {
+	blocks []int32
+	mus    []float64
 }
 
 func newGreedyState(p GreedyProblem) (*greedyState, error) {
@@ -113,7 +124,7 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	if err := CheckQuality(p.Quality); err != nil {
 		return nil, err
 	}
-	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n)}
+	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n), cache: make([]cachedRoots, n)}
 	if sk, ok := p.Kernel.(SparseKernel); ok {
 		g.sparse = sk
 	}
@@ -283,39 +294,47 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		total -= g.blocks[b].pos
 		r += len(g.blocks[b].eig)
 	}
-	if cap(ws.dbuf) < r {
-		ws.dbuf = make([]float64, r)
-		ws.zbuf = make([]float64, r)
-	}
-	d, z := ws.dbuf[:r], ws.zbuf[:r]
-	off := 0
-	for _, b := range tb {
-		blk := g.blocks[b]
-		copy(d[off:], blk.eig)
-		for k := range blk.eig {
-			z[off+k] = 0
+	if cc := &g.cache[c]; mark != nil && sameBlocks(cc.blocks, tb) {
+		ws.mus = append(ws.mus[:0], cc.mus...)
+	} else {
+		if cap(ws.dbuf) < r {
+			ws.dbuf = make([]float64, r)
+			ws.zbuf = make([]float64, r)
 		}
-		off += len(blk.eig)
-	}
-	// z = Uᵀ k_c over touched blocks.
-	off = 0
-	for _, b := range tb {
-		blk := g.blocks[b]
-		rb := len(blk.eig)
-		for _, e := range t {
-			if g.memberBlock[e.member] != b {
-				continue
+		d, z := ws.dbuf[:r], ws.zbuf[:r]
+		off := 0
+		for _, b := range tb {
+			blk := g.blocks[b]
+			copy(d[off:], blk.eig)
+			for k := range blk.eig {
+				z[off+k] = 0
 			}
-			row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
-			zz := z[off : off+rb]
-			for k, u := range row {
-				zz[k] += e.v * u
-			}
+			off += len(blk.eig)
 		}
-		off += rb
+		// z = Uᵀ k_c over touched blocks.
+		off = 0
+		for _, b := range tb {
+			blk := g.blocks[b]
+			rb := len(blk.eig)
+			for _, e := range t {
+				if g.memberBlock[e.member] != b {
+					continue
+				}
+				row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
+				zz := z[off : off+rb]
+				for k, u := range row {
+					zz[k] += e.v * u
+				}
+			}
+			off += rb
+		}
+		ws.mus = ws.mus[:0]
+		arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
+		if mark != nil {
+			cc.blocks = append(cc.blocks[:0], tb...)
+			cc.mus = append(cc.mus[:0], ws.mus...)
+		}
 	}
-	ws.mus = ws.mus[:0]
-	arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
 	for _, mu := range ws.mus {
 		if mu > 0 {
 			total += mu
@@ -571,4 +590,19 @@ func (g *greedyState) rebuildAll() {
 		g.allBlock[k] = e.b
 	}
 	g.finishBlock(&g.all)
+}
+
+// sameBlocks reports whether two short lists of block ids hold the same ids
+// (a candidate's touched blocks are listed in the order of its similarities,
+// which is fixed, so an order-sensitive comparison suffices).
+func sameBlocks(a, b []int32) bool {
+	if len(a) != len(b) || a == nil {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -7,4 +7,4 @@ import (
 )
 
 func symFrom(n int, data []float64) *mat.SymDense { return mat.NewSymDense(n, data) }
-func sortFloats(x []float64)                        { sort.Float64s(x) }
+func sortFloats(x []float64)                      { sort.Float64s(x) }

@@ -120,17 +120,37 @@ func secular(a float64, p, w []float64, mu float64) float64 {
 }
 
 // solveShifted finds δ in (blo, bhi) with ψ(δ) = a0 - δ + Σ w_k/(δ + diff_k) = 0,
-// where ψ is strictly decreasing on the bracket (a pole may sit at an end).
+// where ψ is strictly decreasing on the bracket and diff[k0] = 0 is the pole
+// at the origin (an end of the bracket).
+//
+// Iteration (a "fixed weight" rational method): keep the origin pole term
+// w0/δ exact and replace the rest R(δ) by its tangent at the current iterate;
+// the model a0 - δ + w0/δ + R(x) + R'(x)(δ - x) = 0 is a quadratic in δ with
+// exactly one root of the bracket's sign. This converges quadratically even
+// next to the pole, where plain Newton overshoots; every step is safeguarded
+// by the bracket (bisection when the model root leaves it).
 func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
-	x := 0.5 * (blo + bhi)
-	for it := 0; it < 300; it++ {
-		f := a0 - x
-		df := -1.0
-		for k, dk := range diff {
-			t := 1 / (x + dk)
-			f += w[k] * t
-			df -= w[k] * t * t
+	k0 := -1
+	for k, dk := range diff {
+		if dk == 0 {
+			k0 = k
+			break
 		}
+	}
+	w0 := w[k0]
+	positive := bhi > 0 // root on the right of the origin pole
+	x := 0.5 * (blo + bhi)
+	for it := 0; it < 200; it++ {
+		var R, dR float64
+		for k, dk := range diff {
+			if k == k0 {
+				continue
+			}
+			t := 1 / (x + dk)
+			R += w[k] * t
+			dR -= w[k] * t * t
+		}
+		f := a0 - x + w0/x + R
 		if f == 0 {
 			return x
 		}
@@ -139,11 +159,21 @@ func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
 		} else {
 			bhi = x
 		}
-		nx := x - f/df
+		// Quadratic model A δ² + B δ + C = 0.
+		A := dR - 1
+		B := a0 + R - dR*x
+		C := w0
+		disc := math.Sqrt(B*B - 4*A*C)
+		qq := -0.5 * (B + math.Copysign(disc, B))
+		r1, r2 := qq/A, C/qq
+		nx := r1
+		if (r1 > 0) != positive {
+			nx = r2
+		}
 		if !(nx > blo && nx < bhi) || math.IsNaN(nx) {
 			nx = 0.5 * (blo + bhi)
 		}
-		if math.Abs(nx-x) <= 4e-16*math.Abs(nx) || nx == blo || nx == bhi || bhi-blo <= 4e-16*math.Max(math.Abs(blo), math.Abs(bhi)) {
+		if math.Abs(nx-x) <= 2e-16*math.Abs(nx) || bhi-blo <= 2e-16*math.Max(math.Abs(blo), math.Abs(bhi)) {
 			return nx
 		}
 		x = nx

@@ -1,0 +1,152 @@
+package vendi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func BenchmarkScore(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{50, 200, 1000} {
+		K := randomPSD(rng, n, 20)
+		for _, q := range []float64{1, 2} {
+			b.Run(fmt.Sprintf("n=%d/q=%v", n, q), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := Score(K, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// syntheticKNN builds a random kNN-like sparse kernel over n items with k
+// neighbours per row drawn from a local window (clustered structure), fast
+// enough to create 100,000 items in a benchmark.
+func syntheticKNN(rng *rand.Rand, n, k int) *Sparse {
+	nbr := make([][]int32, n)
+	w := make([][]float64, n)
+	for i := 0; i < n; i++ {
+		seen := map[int32]bool{}
+		for len(nbr[i]) < k {
+			j := int32((i + 1 + rng.IntN(4*k)) % n)
+			if seen[j] || int(j) == i {
+				continue
+			}
+			seen[j] = true
+			nbr[i] = append(nbr[i], j)
+			w[i] = append(w[i], 0.2+0.8*rng.Float64())
+		}
+	}
+	s, err := SymmetrizeKNN(n, nbr, w)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// BenchmarkGreedySparse: 10 picks from 100,000 items, kNN kernel k = 50,
+// 150-item prefix (the active-search setting of issue 2 / issue 3).
+func BenchmarkGreedySparse(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	const n = 100000
+	K := syntheticKNN(rng, n, 50)
+	quality := make([]float64, n)
+	for i := range quality {
+		quality[i] = rng.Float64()
+	}
+	// Prefix: 150 positives clustered in 5 regions, as active search finds them.
+	var prefix []int
+	seen := map[int]bool{}
+	for len(prefix) < 150 {
+		c := (len(prefix) % 5) * 20000
+		i := c + rng.IntN(400)
+		if !seen[i] {
+			seen[i] = true
+			prefix = append(prefix, i)
+			quality[i] = 1
+		}
+	}
+	for _, q := range []float64{0.1, 1, math.Inf(1)} {
+		b.Run(fmt.Sprintf("q=%v", q), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Greedy(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 10, Q: q, Workers: runtime.NumCPU()}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func embeddingKernel(rng *rand.Rand, n, d int) (Kernel, []float64) {
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		row := X.RawRowView(i)
+		var ss float64
+		for j := range row {
+			row[j] = rng.NormFloat64()
+			ss += row[j] * row[j]
+		}
+		for j := range row {
+			row[j] /= math.Sqrt(ss)
+		}
+	}
+	quality := make([]float64, n)
+	for i := range quality {
+		quality[i] = rng.Float64()
+	}
+	return FuncKernel(n, func(i, j int) float64 {
+		return mat.Dot(X.RowView(i), X.RowView(j))
+	}), quality
+}
+
+// BenchmarkGreedyEmbeddings: 25 picks from 4,000 embeddings, d = 16, cosine kernel.
+func BenchmarkGreedyEmbeddings(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	K, quality := embeddingKernel(rng, 4000, 16)
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Greedy(GreedyProblem{Kernel: K, Quality: quality, K: 25, Q: 1, Workers: runtime.NumCPU()}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bruteforce", func(b *testing.B) {
+		for b.Loop() {
+			bruteForceGreedyBench(K, quality, 25, 1)
+		}
+	})
+}
+
+// bruteForceGreedyBench is the per-candidate eigendecomposition baseline
+// (what the original Python does), for the speed-up figure.
+func bruteForceGreedyBench(K Kernel, quality []float64, k int, q float64) []int {
+	var chosen []int
+	used := make([]bool, K.Len())
+	for step := 0; step < k; step++ {
+		best, bv := -1, math.Inf(-1)
+		for c := 0; c < K.Len(); c++ {
+			if used[c] {
+				continue
+			}
+			set := append(append([]int(nil), chosen...), c)
+			qual := make([]float64, len(set))
+			for i, s := range set {
+				qual[i] = quality[s]
+			}
+			v, _ := QualityWeighted(Submatrix(K, set), qual, q)
+			if v > bv {
+				best, bv = c, v
+			}
+		}
+		used[best] = true
+		chosen = append(chosen, best)
+	}
+	return chosen
+}

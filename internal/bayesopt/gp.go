@@ -1,0 +1,540 @@
+package bayesopt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Matern52 is the Matérn-5/2 correlation at scaled distance r >= 0:
+// (1 + √5 r + 5r²/3) exp(-√5 r).
+func Matern52(r float64) float64 {
+	s := math.Sqrt(5) * r
+	return (1 + s + s*s/3) * math.Exp(-s)
+}
+
+// GPHyper are the hyperparameters of the Gaussian-process prior
+// f ~ GP(Mean, SignalVariance * Matern52(|(x - x') / Lengthscales|)) with
+// Gaussian observation noise of variance NoiseVariance. Mean, SignalVariance
+// and NoiseVariance are in units of the standardised targets.
+type GPHyper struct {
+	Lengthscales   []float64 // one per input dimension (ARD)
+	SignalVariance float64
+	NoiseVariance  float64
+	Mean           float64
+}
+
+// GPBounds bound the hyperparameters during fitting. The constant mean is
+// unbounded.
+type GPBounds struct {
+	Lengthscale, SignalVariance, NoiseVariance [2]float64
+}
+
+// DefaultGPBounds are TuRBO's constraints (Eriksson et al. 2019, reference
+// implementation) for inputs in the unit cube and standardised targets.
+var DefaultGPBounds = GPBounds{
+	Lengthscale:    [2]float64{0.005, 2},
+	SignalVariance: [2]float64{0.05, 20},
+	NoiseVariance:  [2]float64{5e-4, 0.2},
+}
+
+// GPFitOptions control FitGP.
+type GPFitOptions struct {
+	Bounds GPBounds
+	// Init is the starting point of the optimisation (nil lengthscales:
+	// 0.5 in every dimension, signal variance 1, noise variance 0.005, mean 0).
+	Init GPHyper
+	// MaxIterations caps the L-BFGS iterations (0: 50).
+	MaxIterations int
+}
+
+// GP is a Gaussian-process regression model conditioned on training data.
+// Targets are standardised internally (z = (y - loc) / scale with the sample
+// mean and standard deviation); every method takes and returns values in the
+// original units unless it says otherwise.
+type GP struct {
+	x          *mat.Dense // n x d training inputs
+	z          []float64  // standardised targets
+	loc, scale float64
+	hyper      GPHyper
+	chol       mat.Cholesky // of K = SignalVariance*M + (NoiseVariance + jitter) I
+	alpha      []float64    // K^{-1} (z - Mean)
+	jitter     float64
+}
+
+// ErrNotPositiveDefinite is returned when a covariance matrix stays
+// indefinite after the largest jitter.
+var ErrNotPositiveDefinite = errors.New("bayesopt: covariance matrix not positive definite even with jitter")
+
+// standardize returns (y - mean) / sd, mean and sd (sd = 1 when n < 2 or the
+// values are all equal, so a constant target stays finite).
+func standardize(y []float64) (z []float64, loc, scale float64) {
+	n := float64(len(y))
+	for _, v := range y {
+		loc += v
+	}
+	loc /= n
+	ss := 0.0
+	for _, v := range y {
+		ss += (v - loc) * (v - loc)
+	}
+	scale = 1
+	if len(y) > 1 && ss > 0 {
+		scale = math.Sqrt(ss / (n - 1))
+	}
+	z = make([]float64, len(y))
+	for i, v := range y {
+		z[i] = (v - loc) / scale
+	}
+	return z, loc, scale
+}
+
+// scaledRows returns the rows of x divided by the lengthscales.
+func scaledRows(x mat.Matrix, ls []float64) [][]float64 {
+	n, d := x.Dims()
+	buf := make([]float64, n*d)
+	out := make([][]float64, n)
+	for i := 0; i < n; i++ {
+		r := buf[i*d : (i+1)*d : (i+1)*d]
+		for j := 0; j < d; j++ {
+			r[j] = x.At(i, j) / ls[j]
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// choleskyJitter factorises a + jitter*I, trying jitter = 0 and then
+// 1e-10, 1e-9, ..., 1e-3 times the mean diagonal (a is not modified).
+func choleskyJitter(chol *mat.Cholesky, a *mat.SymDense) (float64, error) {
+	if chol.Factorize(a) {
+		return 0, nil
+	}
+	n := a.SymmetricDim()
+	mean := 0.0
+	for i := 0; i < n; i++ {
+		mean += a.At(i, i)
+	}
+	mean /= float64(n)
+	if !(mean > 0) || math.IsInf(mean, 0) {
+		return 0, ErrNotPositiveDefinite
+	}
+	b := mat.NewSymDense(n, nil)
+	for e := -10; e <= -3; e++ {
+		jit := mean * math.Pow(10, float64(e))
+		b.CopySym(a)
+		for i := 0; i < n; i++ {
+			b.SetSym(i, i, a.At(i, i)+jit)
+		}
+		if chol.Factorize(b) {
+			return jit, nil
+		}
+	}
+	return 0, ErrNotPositiveDefinite
+}
+
+// NewGP conditions a GP with fixed hyperparameters on inputs x (n x d, one
+// row per point) and targets y.
+func NewGP(x *mat.Dense, y []float64, h GPHyper) (*GP, error) {
+	n, d := x.Dims()
+	if n == 0 || len(y) != n || len(h.Lengthscales) != d {
+		return nil, fmt.Errorf("bayesopt: NewGP with %d inputs, %d targets, %d lengthscales for %d dimensions", n, len(y), len(h.Lengthscales), d)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("bayesopt: GP target %d is %v", i, v)
+		}
+	}
+	g := &GP{x: mat.DenseCopyOf(x), hyper: cloneHyper(h)}
+	g.z, g.loc, g.scale = standardize(y)
+	K := g.trainCov(scaledRows(x, h.Lengthscales))
+	jit, err := choleskyJitter(&g.chol, K)
+	if err != nil {
+		return nil, err
+	}
+	g.jitter = jit
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = g.z[i] - h.Mean
+	}
+	a := mat.NewVecDense(n, nil)
+	if err := g.chol.SolveVecTo(a, mat.NewVecDense(n, r)); err != nil {
+		return nil, err
+	}
+	g.alpha = a.RawVector().Data
+	return g, nil
+}
+
+func cloneHyper(h GPHyper) GPHyper {
+	h.Lengthscales = append([]float64(nil), h.Lengthscales...)
+	return h
+}
+
+// trainCov is SignalVariance * M(Z) + NoiseVariance * I.
+func (g *GP) trainCov(zr [][]float64) *mat.SymDense {
+	n := len(zr)
+	K := mat.NewSymDense(n, nil)
+	raw := K.RawSymmetric()
+	for a := 0; a < n; a++ {
+		raw.Data[a*raw.Stride+a] = g.hyper.SignalVariance + g.hyper.NoiseVariance
+		for b := a + 1; b < n; b++ {
+			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * Matern52(dist(zr[a], zr[b]))
+		}
+	}
+	return K
+}
+
+// Hyper returns the hyperparameters.
+func (g *GP) Hyper() GPHyper { return cloneHyper(g.hyper) }
+
+// Jitter is the diagonal jitter the training covariance needed (0 if none).
+func (g *GP) Jitter() float64 { return g.jitter }
+
+// LogMarginalLikelihood is log p(z | X, hyperparameters) of the standardised
+// targets z (add -n log(scale) for the original units).
+func (g *GP) LogMarginalLikelihood() float64 {
+	n := len(g.z)
+	quad := 0.0
+	for i, a := range g.alpha {
+		quad += (g.z[i] - g.hyper.Mean) * a
+	}
+	return -0.5*quad - 0.5*g.chol.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+}
+
+// crossCov returns the n x m matrix SignalVariance * M between training rows
+// and the rows of xs, and the scaled rows of xs.
+func (g *GP) crossCov(xs mat.Matrix) (*mat.Dense, [][]float64) {
+	zt := scaledRows(g.x, g.hyper.Lengthscales)
+	zs := scaledRows(xs, g.hyper.Lengthscales)
+	Ks := mat.NewDense(len(zt), len(zs), nil)
+	raw := Ks.RawMatrix()
+	for a := range zt {
+		row := raw.Data[a*raw.Stride : a*raw.Stride+len(zs)]
+		for b := range zs {
+			row[b] = g.hyper.SignalVariance * Matern52(dist(zt[a], zs[b]))
+		}
+	}
+	return Ks, zs
+}
+
+// halfSolve overwrites B with L^{-1} B where K = L L^T.
+func (g *GP) halfSolve(B *mat.Dense) {
+	var L mat.TriDense
+	g.chol.LTo(&L)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, L.RawTriangular(), B.RawMatrix())
+}
+
+// Predict returns the posterior mean and variance of the latent f (without
+// observation noise) at the rows of xs, in original units.
+func (g *GP) Predict(xs mat.Matrix) (mean, variance []float64) {
+	Ks, _ := g.crossCov(xs)
+	n, m := Ks.Dims()
+	mean = make([]float64, m)
+	for b := 0; b < m; b++ {
+		mu := g.hyper.Mean
+		for a := 0; a < n; a++ {
+			mu += Ks.At(a, b) * g.alpha[a]
+		}
+		mean[b] = g.loc + g.scale*mu
+	}
+	g.halfSolve(Ks)
+	variance = make([]float64, m)
+	for b := 0; b < m; b++ {
+		v := g.hyper.SignalVariance
+		for a := 0; a < n; a++ {
+			v -= Ks.At(a, b) * Ks.At(a, b)
+		}
+		variance[b] = g.scale * g.scale * math.Max(v, 0)
+	}
+	return mean, variance
+}
+
+// PosteriorCovariance returns the joint posterior mean and covariance of the
+// latent f at the rows of xs, in original units.
+func (g *GP) PosteriorCovariance(xs mat.Matrix) ([]float64, *mat.SymDense) {
+	Ks, zs := g.crossCov(xs)
+	n, m := Ks.Dims()
+	mean := make([]float64, m)
+	for b := 0; b < m; b++ {
+		mu := g.hyper.Mean
+		for a := 0; a < n; a++ {
+			mu += Ks.At(a, b) * g.alpha[a]
+		}
+		mean[b] = mu
+	}
+	g.halfSolve(Ks) // V = L^{-1} K(X, xs)
+	prior := mat.NewSymDense(m, nil)
+	raw := prior.RawSymmetric()
+	for a := 0; a < m; a++ {
+		raw.Data[a*raw.Stride+a] = g.hyper.SignalVariance
+		for b := a + 1; b < m; b++ {
+			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * Matern52(dist(zs[a], zs[b]))
+		}
+	}
+	cov := mat.NewSymDense(m, nil)
+	cov.SymRankK(prior, -1, Ks.T()) // prior - V^T V
+	s2 := g.scale * g.scale
+	for a := 0; a < m; a++ {
+		mean[a] = g.loc + g.scale*mean[a]
+		for b := a; b < m; b++ {
+			cov.SetSym(a, b, s2*cov.At(a, b))
+		}
+	}
+	return mean, cov
+}
+
+// JointSamples draws k joint samples of the latent f at the rows of xs from
+// the exact posterior (Cholesky of the posterior covariance with jitter as
+// needed), in original units: samples[s][i] is sample s at row i.
+func (g *GP) JointSamples(xs mat.Matrix, k int, rng *rand.Rand) ([][]float64, error) {
+	mean, cov := g.PosteriorCovariance(xs)
+	m := len(mean)
+	var chol mat.Cholesky
+	if _, err := choleskyJitter(&chol, cov); err != nil {
+		// A posterior that has collapsed to (numerically) zero variance:
+		// fall back to a tiny diagonal so samples equal the mean.
+		for i := 0; i < m; i++ {
+			cov.SetSym(i, i, cov.At(i, i)+1e-12*g.scale*g.scale+1e-300)
+		}
+		if _, err := choleskyJitter(&chol, cov); err != nil {
+			return nil, err
+		}
+	}
+	var L mat.TriDense
+	chol.LTo(&L)
+	Z := mat.NewDense(m, k, nil)
+	zr := Z.RawMatrix()
+	// Draw sample by sample so sample s does not depend on k.
+	for s := 0; s < k; s++ {
+		for i := 0; i < m; i++ {
+			zr.Data[i*zr.Stride+s] = rng.NormFloat64()
+		}
+	}
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, L.RawTriangular(), zr)
+	out := make([][]float64, k)
+	for s := 0; s < k; s++ {
+		out[s] = make([]float64, m)
+		for i := 0; i < m; i++ {
+			out[s][i] = mean[i] + zr.Data[i*zr.Stride+s]
+		}
+	}
+	return out, nil
+}
+
+// boundedLog maps an unconstrained u to log p in [log lo, log hi] by a
+// logistic curve; its derivative is (log hi - log lo) σ(u)(1 - σ(u)).
+func boundedLog(u float64, b [2]float64) (logp, dlogp float64) {
+	lo, hi := math.Log(b[0]), math.Log(b[1])
+	s := 1 / (1 + math.Exp(-u))
+	return lo + (hi-lo)*s, (hi - lo) * s * (1 - s)
+}
+
+// unboundedLog inverts boundedLog, clamping p strictly inside the bounds.
+func unboundedLog(p float64, b [2]float64) float64 {
+	lo, hi := math.Log(b[0]), math.Log(b[1])
+	s := (math.Log(p) - lo) / (hi - lo)
+	s = math.Min(math.Max(s, 1e-6), 1-1e-6)
+	return math.Log(s / (1 - s))
+}
+
+// hyperFromU maps the optimisation vector u = (lengthscale u's, signal u,
+// noise u, mean) to hyperparameters and d(log p)/du for the bounded ones.
+func hyperFromU(u []float64, d int, b GPBounds) (GPHyper, []float64) {
+	h := GPHyper{Lengthscales: make([]float64, d)}
+	jac := make([]float64, d+2)
+	for i := 0; i < d; i++ {
+		lp, dl := boundedLog(u[i], b.Lengthscale)
+		h.Lengthscales[i], jac[i] = math.Exp(lp), dl
+	}
+	lp, dl := boundedLog(u[d], b.SignalVariance)
+	h.SignalVariance, jac[d] = math.Exp(lp), dl
+	lp, dl = boundedLog(u[d+1], b.NoiseVariance)
+	h.NoiseVariance, jac[d+1] = math.Exp(lp), dl
+	h.Mean = u[d+2]
+	return h, jac
+}
+
+// lmlGrad returns the log marginal likelihood of standardised targets z and
+// its gradient with respect to (log lengthscales, log signal variance, log
+// noise variance, mean):
+//
+//	LML = -½ rᵀα - ½ log|K| - n/2 log 2π,  r = z - mean, α = K⁻¹r,
+//	∂LML/∂θ = ½ tr((ααᵀ - K⁻¹) ∂K/∂θ),  ∂LML/∂mean = Σ α,
+//
+// with ∂K_ab/∂log ℓ_i = s² (5/3)(1 + √5 ρ) e^{-√5 ρ} (x_ai - x_bi)²/ℓ_i²
+// (ρ the scaled distance), ∂K/∂log s² = s² M and ∂K/∂log σ² = σ² I.
+func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
+	n, d := x.Dims()
+	zr := scaledRows(x, h.Lengthscales)
+	g := &GP{hyper: h}
+	K := g.trainCov(zr)
+	var chol mat.Cholesky
+	if _, err := choleskyJitter(&chol, K); err != nil {
+		return 0, nil, err
+	}
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = z[i] - h.Mean
+	}
+	av := mat.NewVecDense(n, nil)
+	if err := chol.SolveVecTo(av, mat.NewVecDense(n, r)); err != nil {
+		return 0, nil, err
+	}
+	alpha := av.RawVector().Data
+	quad := 0.0
+	for i := range r {
+		quad += r[i] * alpha[i]
+	}
+	lml := -0.5*quad - 0.5*chol.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+
+	var Kinv mat.SymDense
+	if err := chol.InverseTo(&Kinv); err != nil {
+		return 0, nil, err
+	}
+	kr := Kinv.RawSymmetric()
+	grad := make([]float64, d+3)
+	gl := grad[:d]
+	s2 := h.SignalVariance
+	sq5 := math.Sqrt(5)
+	diff := make([]float64, d)
+	sumWK, trW := 0.0, 0.0
+	for a := 0; a < n; a++ {
+		waa := alpha[a]*alpha[a] - kr.Data[a*kr.Stride+a]
+		trW += waa
+		sumWK += waa * s2
+		za := zr[a]
+		for b := a + 1; b < n; b++ {
+			w := alpha[a]*alpha[b] - kr.Data[a*kr.Stride+b]
+			zb := zr[b]
+			r2 := 0.0
+			for k := 0; k < d; k++ {
+				dd := za[k] - zb[k]
+				dd *= dd
+				diff[k] = dd
+				r2 += dd
+			}
+			rho := math.Sqrt(r2)
+			e := math.Exp(-sq5 * rho)
+			sumWK += 2 * w * s2 * (1 + sq5*rho + 5*r2/3) * e
+			// Pairs (a,b) and (b,a) each carry ½: the ½ cancels the 2.
+			c := w * s2 * (5.0 / 3) * (1 + sq5*rho) * e
+			for k := 0; k < d; k++ {
+				gl[k] += c * diff[k]
+			}
+		}
+	}
+	grad[d] = 0.5 * sumWK
+	grad[d+1] = 0.5 * h.NoiseVariance * trW
+	for _, a := range alpha {
+		grad[d+2] += a
+	}
+	return lml, grad, nil
+}
+
+// FitGP fits the hyperparameters by maximising the log marginal likelihood
+// of the standardised targets with L-BFGS (gonum/optimize) and analytic
+// gradients, then conditions on the data. Bounded hyperparameters are
+// optimised through a logistic transform of their logarithm (boundedLog),
+// so the optimiser is unconstrained and every iterate is within the bounds.
+// If the optimiser stops early (line-search failure, iteration cap) the best
+// point it visited is used; if the likelihood cannot be evaluated anywhere,
+// Init is used.
+func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
+	n, d := x.Dims()
+	if n == 0 || len(y) != n {
+		return nil, fmt.Errorf("bayesopt: FitGP with %d inputs and %d targets", n, len(y))
+	}
+	b := opt.Bounds
+	if b.Lengthscale[1] == 0 {
+		b = DefaultGPBounds
+	}
+	init := cloneHyper(opt.Init)
+	if init.Lengthscales == nil {
+		init = GPHyper{Lengthscales: make([]float64, d), SignalVariance: 1, NoiseVariance: 0.005}
+		for i := range init.Lengthscales {
+			init.Lengthscales[i] = 0.5
+		}
+	}
+	z, _, _ := standardize(y)
+	u0 := make([]float64, d+3)
+	for i := 0; i < d; i++ {
+		u0[i] = unboundedLog(init.Lengthscales[i], b.Lengthscale)
+	}
+	u0[d] = unboundedLog(init.SignalVariance, b.SignalVariance)
+	u0[d+1] = unboundedLog(init.NoiseVariance, b.NoiseVariance)
+	u0[d+2] = init.Mean
+	nf := float64(n)
+
+	// Cache the last gradient so Func and Grad at the same point share work.
+	var lastU, lastG []float64
+	var lastF float64
+	eval := func(u []float64) (float64, []float64) {
+		if lastU != nil && equalSlices(u, lastU) {
+			return lastF, lastG
+		}
+		h, jac := hyperFromU(u, d, b)
+		lml, g, err := lmlGrad(x, z, h)
+		f := -lml / nf
+		gu := make([]float64, len(u))
+		if err != nil || math.IsNaN(f) {
+			f = math.Inf(1)
+		} else {
+			for i := 0; i < d+2; i++ {
+				gu[i] = -g[i] * jac[i] / nf
+			}
+			gu[d+2] = -g[d+2] / nf
+		}
+		lastU, lastF, lastG = append(lastU[:0], u...), f, gu
+		return f, gu
+	}
+	f0, _ := eval(u0)
+	best := u0
+	if !math.IsInf(f0, 1) {
+		maxIter := opt.MaxIterations
+		if maxIter <= 0 {
+			maxIter = 50
+		}
+		p := optimize.Problem{
+			Func: func(u []float64) float64 { f, _ := eval(u); return f },
+			Grad: func(grad, u []float64) { _, g := eval(u); copy(grad, g) },
+		}
+		settings := &optimize.Settings{
+			MajorIterations:   maxIter,
+			GradientThreshold: 1e-5,
+			Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Relative: 1e-7, Iterations: 10},
+		}
+		res, _ := optimize.Minimize(p, u0, settings, &optimize.LBFGS{})
+		if res != nil && res.F < f0 && !math.IsNaN(res.F) {
+			best = res.X
+		}
+	}
+	h, _ := hyperFromU(best, d, b)
+	return NewGP(x, y, h)
+}
+
+func equalSlices(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,178 @@
+package search
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// denseSymmetrized builds (W + Wᵀ)/2 with unit diagonal directly from the
+// graph (reference notes §2), independently of vendi.SymmetrizeKNN.
+func denseSymmetrized(nbr [][]int32, w [][]float64) *mat.SymDense {
+	n := len(nbr)
+	W := mat.NewDense(n, n, nil)
+	for i, row := range nbr {
+		for t, j := range row {
+			W.Set(i, int(j), W.At(i, int(j))+w[i][t])
+		}
+	}
+	K := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		K.SetSym(i, i, 1)
+		for j := i + 1; j < n; j++ {
+			K.SetSym(i, j, (W.At(i, j)+W.At(j, i))/2)
+		}
+	}
+	return K
+}
+
+// bruteQVS is eq. 7 evaluated from scratch: mean quality times VS_q of the
+// kernel restricted to items.
+func bruteQVS(t *testing.T, K *mat.SymDense, items []int, quality []float64, q float64) float64 {
+	sub := mat.NewSymDense(len(items), nil)
+	for a, i := range items {
+		for b, j := range items {
+			if b >= a {
+				sub.SetSym(a, b, K.At(i, j))
+			}
+		}
+	}
+	vs, err := vendi.Score(sub, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := 0.0
+	for _, v := range quality {
+		s += v
+	}
+	return s / float64(len(items)) * vs
+}
+
+// bruteGreedy is Algorithm 2 by brute force: every step scores every
+// unlabelled candidate by bruteQVS of positives ∪ picks ∪ {c} and keeps the
+// best, treating values within vendi.TieTol (relative) as tied and taking
+// the lowest index among them (vendi.Greedy's documented tie rule).
+func bruteGreedy(t *testing.T, K *mat.SymDense, m *Model, b int, q float64) ([]int, []float64) {
+	var items []int
+	var quality []float64
+	for i := 0; i < m.Len(); i++ {
+		if m.Observed(i) && m.Positive(i) {
+			items = append(items, i)
+			quality = append(quality, 1)
+		}
+	}
+	chosen := map[int]bool{}
+	var picks []int
+	var values []float64
+	for len(picks) < b {
+		vals := map[int]float64{}
+		best := math.Inf(-1)
+		for c := 0; c < m.Len(); c++ {
+			if m.Observed(c) || chosen[c] {
+				continue
+			}
+			v := bruteQVS(t, K, append(slices.Clone(items), c), append(slices.Clone(quality), m.Probability(c)), q)
+			vals[c] = v
+			best = max(best, v)
+		}
+		arg := -1
+		for c := 0; c < m.Len(); c++ {
+			if v, ok := vals[c]; ok && v >= best-vendi.TieTol*math.Abs(best) {
+				arg = c
+				break
+			}
+		}
+		picks = append(picks, arg)
+		values = append(values, vals[arg])
+		chosen[arg] = true
+		items = append(items, arg)
+		quality = append(quality, m.Probability(arg))
+	}
+	return picks, values
+}
+
+func TestQVSMatchesBruteForceGreedy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	orders := []float64{0.1, 0.5, 1, 2, math.Inf(1)}
+	const valueTol = 1e-9 // secular-equation vs dense eigenvalues, relative
+	for trial := 0; trial < 15; trial++ {
+		n := 25 + rng.IntN(15)
+		nbr, w := randomGraph(rng, n, 1+rng.IntN(4), trial%3 == 0)
+		m, err := NewModel(nbr, w, 0.8, 0.2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range rng.Perm(n)[:2+rng.IntN(8)] {
+			m.Observe(i, rng.IntN(2) == 0)
+		}
+		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		K := denseSymmetrized(nbr, w)
+		q := orders[trial%len(orders)]
+		v := QVS{Q: q, Kernel: kernel}
+		res, err := v.batch(&State{Model: m, Workers: 1 + trial%2}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantVals := bruteGreedy(t, K, m, 4, q)
+		if !slices.Equal(res.Picks, want) {
+			t.Fatalf("trial %d q=%g: qVS-AS picks %v, brute-force greedy %v (values %v)", trial, q, res.Picks, want, wantVals)
+		}
+		for i := range wantVals {
+			if math.Abs(res.Scores[i]-wantVals[i]) > valueTol*max(1, wantVals[i]) {
+				t.Errorf("trial %d q=%g: qVS after pick %d = %.15g, brute force %.15g", trial, q, i, res.Scores[i], wantVals[i])
+			}
+		}
+		// BatchValues (used by `qvs as suggest` for every policy) agrees too.
+		bv, err := BatchValues(kernel, m, res.Picks, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range bv {
+			if math.Abs(bv[i]-wantVals[i]) > valueTol*max(1, wantVals[i]) {
+				t.Errorf("trial %d q=%g: BatchValues[%d] = %g, brute force %g", trial, q, i, bv[i], wantVals[i])
+			}
+		}
+	}
+}
+
+func TestQVSOrderZeroIsTopProbabilities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randomModel(t, rng, 50, 4, 8, false)
+	got, err := QVS{Q: 0}.Batch(&State{Model: m}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := OneStep{}.Batch(&State{Model: m}, 5)
+	if !slices.Equal(got, want) {
+		t.Fatalf("qVS-AS q=0 = %v, one-step %v", got, want)
+	}
+}
+
+func TestQVSNeedsMatchingKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randomModel(t, rng, 10, 2, 2, false)
+	small := vendi.FuncKernel(5, func(i, j int) float64 { return b2f(i == j) })
+	for _, k := range []vendi.Kernel{nil, small} {
+		if _, err := (QVS{Q: 1, Kernel: k}).Batch(&State{Model: m}, 2); err == nil {
+			t.Errorf("kernel %v accepted for a 10-item pool", k)
+		}
+	}
+	if _, err := (QVS{Q: -1, Kernel: small}).Batch(&State{Model: m}, 2); err == nil {
+		t.Error("order -1 accepted")
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

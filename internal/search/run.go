@@ -1,0 +1,246 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+)
+
+// Query is one labelled item of a run.
+type Query struct {
+	Iteration int  // query number, 1..budget; 0 for the start
+	Batch     int  // batch number, 1..; 0 for the start
+	Index     int  // item index in the pool
+	Positive  bool // the oracle's label
+	// Probability is Pr(y = 1 | D) under the kNN model when the batch was
+	// chosen (before any fantasy); NaN for the start.
+	Probability float64
+	// Seconds is the wall time the policy took to choose the batch (the
+	// same for every query of a batch; 0 for the start).
+	Seconds float64
+}
+
+// RunConfig describes one search run.
+type RunConfig struct {
+	Prior  *Model // the kNN model with no observations (cloned, not modified)
+	Labels []bool // the hidden labels (the oracle)
+	Policy Policy
+	Start  int // the initial labelled item (a positive in the paper's setting)
+	Budget int // queries after the start
+	Batch  int // batch size b; the last batch is smaller if b does not divide the budget
+	// Randomness of batch t (1-based) comes from campaign.RNG(Seed, Key, t)
+	// alone, so a resumed run draws exactly as an uninterrupted one.
+	Seed    uint64
+	Key     string
+	Workers int
+}
+
+// StartPositive draws repeat r's starting item: a uniformly random positive,
+// from (seed, r) alone so that every method of a repeat shares it.
+func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
+	var pos []int
+	for i, y := range labels {
+		if y {
+			pos = append(pos, i)
+		}
+	}
+	if len(pos) == 0 {
+		return -1, fmt.Errorf("the pool has no positive item to start from")
+	}
+	return pos[campaign.RNG(seed, "start", repeat).IntN(len(pos))], nil
+}
+
+// Run executes a search run. prior holds the queries of an interrupted
+// attempt (nil on a fresh start), which are replayed without calling the
+// policy; emit receives each batch of new queries (the start is emitted as
+// its own batch 0) and must make them durable. Run returns every query,
+// replayed and new. It stops early with ctx's error when ctx is cancelled
+// between batches, and when the pool runs out of unlabelled items.
+func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) error) ([]Query, error) {
+	if cfg.Prior == nil || cfg.Policy == nil {
+		return nil, fmt.Errorf("search: run needs a model and a policy")
+	}
+	n := cfg.Prior.Len()
+	if len(cfg.Labels) != n {
+		return nil, fmt.Errorf("search: %d labels for a %d-item model", len(cfg.Labels), n)
+	}
+	if cfg.Prior.NumObserved() != 0 {
+		return nil, fmt.Errorf("search: the prior model already has observations")
+	}
+	if cfg.Start < 0 || cfg.Start >= n {
+		return nil, fmt.Errorf("search: start item %d out of range [0, %d)", cfg.Start, n)
+	}
+	if cfg.Budget < 0 || cfg.Batch < 1 {
+		return nil, fmt.Errorf("search: budget %d must be >= 0 and batch %d >= 1", cfg.Budget, cfg.Batch)
+	}
+	m := cfg.Prior.Clone()
+	var all []Query
+	if len(prior) == 0 {
+		q := Query{Index: cfg.Start, Positive: cfg.Labels[cfg.Start], Probability: math.NaN()}
+		m.Observe(q.Index, q.Positive)
+		all = append(all, q)
+		if err := emit([]Query{q}); err != nil {
+			return all, err
+		}
+	} else {
+		if err := replay(m, cfg, prior); err != nil {
+			return nil, err
+		}
+		all = append(all, prior...)
+	}
+	done := len(all) - 1
+	batchNo := all[len(all)-1].Batch
+	for done < cfg.Budget {
+		if err := ctx.Err(); err != nil {
+			return all, err
+		}
+		b := min(cfg.Batch, cfg.Budget-done, n-m.NumObserved())
+		if b == 0 {
+			break // every item is labelled
+		}
+		batchNo++
+		st := &State{
+			Model: m, Remaining: cfg.Budget - done,
+			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1),
+		}
+		t0 := time.Now()
+		picks, err := cfg.Policy.Batch(st, b)
+		if err != nil {
+			return all, fmt.Errorf("batch %d: %w", batchNo, err)
+		}
+		secs := time.Since(t0).Seconds()
+		if err := checkPicks(m, picks, b); err != nil {
+			return all, fmt.Errorf("batch %d: policy %s: %w", batchNo, cfg.Policy.Name(), err)
+		}
+		batch := make([]Query, len(picks))
+		for t, x := range picks {
+			batch[t] = Query{Iteration: done + t + 1, Batch: batchNo, Index: x, Probability: m.Probability(x), Seconds: secs}
+		}
+		for t, x := range picks {
+			batch[t].Positive = cfg.Labels[x]
+			m.Observe(x, cfg.Labels[x])
+		}
+		all = append(all, batch...)
+		done += len(batch)
+		if err := emit(batch); err != nil {
+			return all, err
+		}
+	}
+	return all, nil
+}
+
+func checkPicks(m *Model, picks []int, b int) error {
+	if len(picks) != b {
+		return fmt.Errorf("returned %d items for a batch of %d", len(picks), b)
+	}
+	seen := map[int]bool{}
+	for _, x := range picks {
+		if x < 0 || x >= m.Len() || m.Observed(x) || seen[x] {
+			return fmt.Errorf("returned item %d, which is out of range, labelled or repeated", x)
+		}
+		seen[x] = true
+	}
+	return nil
+}
+
+// replay re-observes the queries of an interrupted attempt, checking that
+// they belong to this run.
+func replay(m *Model, cfg RunConfig, prior []Query) error {
+	for k, q := range prior {
+		where := fmt.Sprintf("query %d (iteration %d)", k, q.Iteration)
+		if q.Iteration != k {
+			return fmt.Errorf("%s: iterations must run 0, 1, 2, ... in order", where)
+		}
+		if k == 0 && q.Index != cfg.Start {
+			return fmt.Errorf("%s: the start is item %d but this run starts at item %d (different seed or pool?)", where, q.Index, cfg.Start)
+		}
+		if k > 0 && (q.Batch < prior[k-1].Batch || q.Batch > prior[k-1].Batch+1 || q.Batch < 1) {
+			return fmt.Errorf("%s: batch number %d does not follow %d", where, q.Batch, prior[k-1].Batch)
+		}
+		if q.Index < 0 || q.Index >= m.Len() {
+			return fmt.Errorf("%s: item %d out of range [0, %d)", where, q.Index, m.Len())
+		}
+		if m.Observed(q.Index) {
+			return fmt.Errorf("%s: item %d queried twice", where, q.Index)
+		}
+		if q.Positive != cfg.Labels[q.Index] {
+			return fmt.Errorf("%s: item %d is recorded with label %v but the pool says %v (the pool changed?)", where, q.Index, q.Positive, cfg.Labels[q.Index])
+		}
+		m.Observe(q.Index, q.Positive)
+	}
+	if len(prior)-1 > cfg.Budget {
+		return fmt.Errorf("%d recorded queries exceed the budget of %d", len(prior)-1, cfg.Budget)
+	}
+	return nil
+}
+
+// RecordHeader is the header of a run's query CSV.
+var RecordHeader = []string{"iteration", "batch", "index", "id", "label", "probability", "seconds"}
+
+// Record formats q as a CSV row under RecordHeader (id: the item's
+// identifier, or its index when ids is nil). The start's probability is empty.
+func (q Query) Record(ids []string) []string {
+	id := strconv.Itoa(q.Index)
+	if ids != nil {
+		id = ids[q.Index]
+	}
+	label := "0"
+	if q.Positive {
+		label = "1"
+	}
+	prob := ""
+	if !math.IsNaN(q.Probability) {
+		prob = strconv.FormatFloat(q.Probability, 'g', -1, 64)
+	}
+	return []string{
+		strconv.Itoa(q.Iteration), strconv.Itoa(q.Batch), strconv.Itoa(q.Index), id, label, prob,
+		strconv.FormatFloat(q.Seconds, 'g', -1, 64),
+	}
+}
+
+// ParseRecords reads rows written by Record (without the header). name is
+// used in errors.
+func ParseRecords(name string, rows [][]string) ([]Query, error) {
+	out := make([]Query, len(rows))
+	for r, row := range rows {
+		where := fmt.Sprintf("%s: record %d", name, r+1)
+		if len(row) != len(RecordHeader) {
+			return nil, fmt.Errorf("%s: %d fields, expected %d (%v)", where, len(row), len(RecordHeader), RecordHeader)
+		}
+		var q Query
+		var err error
+		ints := []*int{&q.Iteration, &q.Batch, &q.Index}
+		for c, dst := range ints {
+			if *dst, err = strconv.Atoi(row[c]); err != nil {
+				return nil, fmt.Errorf("%s: %s %q is not an integer", where, RecordHeader[c], row[c])
+			}
+		}
+		switch row[4] {
+		case "1":
+			q.Positive = true
+		case "0":
+		default:
+			return nil, fmt.Errorf("%s: label %q, expected 0 or 1", where, row[4])
+		}
+		q.Probability = math.NaN()
+		if row[5] != "" {
+			if q.Probability, err = strconv.ParseFloat(row[5], 64); err != nil {
+				return nil, fmt.Errorf("%s: probability %q is not a number", where, row[5])
+			}
+		}
+		if q.Seconds, err = strconv.ParseFloat(row[6], 64); err != nil {
+			return nil, fmt.Errorf("%s: seconds %q is not a number", where, row[6])
+		}
+		out[r] = q
+	}
+	return out, nil
+}
+
+// RNGFor returns the generator of batch t of a run (exposed for tests and
+// for `qvs as suggest`, which has no run key).
+func RNGFor(seed uint64, key string, batch int) *rand.Rand { return campaign.RNG(seed, key, batch) }

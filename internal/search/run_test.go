@@ -1,0 +1,278 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+func TestMeasureClosedForms(t *testing.T) {
+	// Items 0, 1 with similarity s = 0.6, item 2 unrelated: the kernel of
+	// {0, 1, 2} has eigenvalues 1+s, 1-s, 1 (sum 3).
+	const s = 0.6
+	kernel := vendi.DenseKernel(mat.NewSymDense(3, []float64{1, s, 0, s, 1, 0, 0, 0, 1}))
+	pts := [][]float64{{0, 0}, {3, 4}, {1, 1}}
+	dist := func(i, j int) float64 { return math.Hypot(pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]) }
+	m, err := Measure(kernel, []int{0, 1, 2}, dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lam := []float64{1.6 / 3, 0.4 / 3, 1.0 / 3}
+	h, sq, sh, sp := 0.0, 0.0, 0.0, 0.0
+	for _, l := range lam {
+		h -= l * math.Log(l)
+		sq += l * l
+		sh += math.Sqrt(l)
+		sp += math.Pow(l, 0.1)
+	}
+	want := []float64{3, math.Pow(sp, 1/0.9), sh * sh, math.Exp(h), 1 / sq, 3 / 1.6}
+	const tol = 1e-12 // 3x3 eigenproblem, values of order 1
+	for i, q := range MetricOrders {
+		if math.Abs(m.VS[i]-want[i]) > tol {
+			t.Errorf("VS_%s = %.15g, want %.15g", vendi.FormatOrder(q), m.VS[i], want[i])
+		}
+	}
+	if m.Positives != 3 || m.MaxPairwiseDistance != 5 {
+		t.Errorf("positives %d, max distance %g; want 3, 5", m.Positives, m.MaxPairwiseDistance)
+	}
+	if math.Abs(m.KernelDet-(1-s*s)) > tol || math.Abs(m.KernelLogDet-math.Log(1-s*s)) > tol {
+		t.Errorf("det %g, logdet %g; want %g, %g", m.KernelDet, m.KernelLogDet, 1-s*s, math.Log(1-s*s))
+	}
+
+	// Duplicates: det 0, VS_0 = rank 1.
+	dup := vendi.FuncKernel(2, func(i, j int) float64 { return 1 })
+	m, err = Measure(dup, []int{0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.VS[0] != 1 || m.KernelDet != 0 || !math.IsInf(m.KernelLogDet, -1) {
+		t.Errorf("duplicates: VS_0 %g, det %g, logdet %g; want 1, 0, -Inf", m.VS[0], m.KernelDet, m.KernelLogDet)
+	}
+	// One positive: every VS is 1, det 1, distance 0.
+	m, err = Measure(kernel, []int{2}, dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range m.VS {
+		if v != 1 {
+			t.Errorf("single positive: VS_%s = %g, want 1", vendi.FormatOrder(MetricOrders[i]), v)
+		}
+	}
+	if m.KernelDet != 1 || m.MaxPairwiseDistance != 0 {
+		t.Errorf("single positive: det %g, distance %g; want 1, 0", m.KernelDet, m.MaxPairwiseDistance)
+	}
+	// A NaN distance is an error, not a silent maximum.
+	if _, err := Measure(kernel, []int{0, 1}, func(i, j int) float64 { return math.NaN() }); err == nil {
+		t.Error("NaN distance accepted")
+	}
+}
+
+// testRun builds a random pool (labels with ~20% positives) and its pieces.
+func testRun(t *testing.T, seed uint64, n int) (*Model, []bool, *vendi.Sparse) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	nbr, w := randomGraph(rng, n, 6, false)
+	labels := make([]bool, n)
+	for i := range labels {
+		labels[i] = rng.IntN(5) == 0
+	}
+	m, err := NewModel(nbr, w, 0.8, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := vendi.SymmetrizeKNN(n, nbr, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, labels, k
+}
+
+func noSeconds(qs []Query) []Query {
+	out := slices.Clone(qs)
+	for i := range out {
+		out[i].Seconds = 0
+	}
+	return out
+}
+
+func equalQueries(a, b []Query) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Iteration != y.Iteration || x.Batch != y.Batch || x.Index != y.Index || x.Positive != y.Positive ||
+			!(x.Probability == y.Probability || math.IsNaN(x.Probability) && math.IsNaN(y.Probability)) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRunResumeEqualsUninterrupted(t *testing.T) {
+	prior, labels, kernel := testRun(t, 3, 300)
+	start, err := StartPositive(labels, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies := []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}, QVS{Q: 1, Kernel: kernel}}
+	for _, p := range policies {
+		cfg := RunConfig{Prior: prior, Labels: labels, Policy: p, Start: start, Budget: 23, Batch: 5, Seed: 7, Key: p.Name() + "-r00", Workers: 1}
+		var emitted [][]Query
+		full, err := Run(context.Background(), cfg, nil, func(b []Query) error { emitted = append(emitted, b); return nil })
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name(), err)
+		}
+		// 1 start + 23 queries in batches 5,5,5,5,3.
+		if len(full) != 24 || len(emitted) != 6 || len(emitted[5]) != 3 || full[23].Iteration != 23 || full[23].Batch != 5 {
+			t.Fatalf("%s: %d queries in %d batches (last %d, iteration %d, batch %d)", p.Name(), len(full), len(emitted), len(emitted[len(emitted)-1]), full[23].Iteration, full[23].Batch)
+		}
+		if full[0].Index != start || !full[0].Positive {
+			t.Fatalf("%s: first query %+v is not the start %d", p.Name(), full[0], start)
+		}
+		// Resume from every batch boundary: the result is the same.
+		cut := 0
+		for _, b := range emitted[:len(emitted)-1] {
+			cut += len(b)
+			resumed, err := Run(context.Background(), cfg, full[:cut], func([]Query) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalQueries(resumed, full) {
+				t.Fatalf("%s: resumed after %d queries:\n%v\nuninterrupted:\n%v", p.Name(), cut, noSeconds(resumed), noSeconds(full))
+			}
+		}
+	}
+}
+
+func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
+	prior, labels, _ := testRun(t, 4, 40)
+	start, _ := StartPositive(labels, 1, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	batches := 0
+	cfg := RunConfig{Prior: prior, Labels: labels, Policy: OneStep{}, Start: start, Budget: 30, Batch: 5, Key: "k"}
+	got, err := Run(ctx, cfg, nil, func([]Query) error {
+		batches++
+		if batches == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || len(got) != 11 {
+		t.Fatalf("cancelled after 3 emits: %d queries, err %v; want 11, context.Canceled", len(got), err)
+	}
+	cfg.Budget = 100 // more than the 39 unlabelled items
+	got, err = Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	if err != nil || len(got) != 40 {
+		t.Fatalf("exhausting the pool: %d queries, err %v; want 40, nil", len(got), err)
+	}
+}
+
+func TestReplayRejectsForeignRecords(t *testing.T) {
+	prior, labels, _ := testRun(t, 5, 60)
+	start, _ := StartPositive(labels, 1, 0)
+	cfg := RunConfig{Prior: prior, Labels: labels, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
+	full, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutate := map[string]func(q []Query){
+		"label":     func(q []Query) { q[3].Positive = !q[3].Positive },
+		"start":     func(q []Query) { q[0].Index = (start + 1) % 60 },
+		"repeat":    func(q []Query) { q[4].Index = q[2].Index },
+		"iteration": func(q []Query) { q[2].Iteration = 7 },
+		"range":     func(q []Query) { q[2].Index = 60 },
+	}
+	for name, f := range mutate {
+		bad := slices.Clone(full[:8])
+		f(bad)
+		if _, err := Run(context.Background(), cfg, bad, func([]Query) error { return nil }); err == nil {
+			t.Errorf("%s: corrupted record accepted", name)
+		}
+	}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	qs := []Query{
+		{Index: 4, Positive: true, Probability: math.NaN()},
+		{Iteration: 1, Batch: 1, Index: 9, Probability: 0.1234567890123456789, Seconds: 0.25},
+	}
+	var rows [][]string
+	for _, q := range qs {
+		rows = append(rows, q.Record([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}))
+	}
+	if rows[1][3] != "j" || rows[0][5] != "" || rows[0][4] != "1" {
+		t.Fatalf("records %v", rows)
+	}
+	got, err := ParseRecords("x.csv", rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalQueries(got, qs) || got[1].Seconds != 0.25 {
+		t.Fatalf("round trip %+v, want %+v", got, qs)
+	}
+	for _, bad := range [][]string{
+		{"1", "1", "9", "j", "2", "0.5", "0"},
+		{"1", "1", "nine", "j", "1", "0.5", "0"},
+		{"1", "1", "9", "j", "1", "half", "0"},
+		{"1", "1", "9", "j", "1"},
+	} {
+		if _, err := ParseRecords("x.csv", [][]string{bad}); err == nil || !strings.Contains(err.Error(), "x.csv: record 1") {
+			t.Errorf("record %v: error %v, want one naming x.csv record 1", bad, err)
+		}
+	}
+}
+
+func TestStartPositive(t *testing.T) {
+	labels := make([]bool, 100)
+	for i := 0; i < 100; i += 7 {
+		labels[i] = true
+	}
+	seen := map[int]bool{}
+	for r := 0; r < 20; r++ {
+		a, err := StartPositive(labels, 42, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := StartPositive(labels, 42, r)
+		if a != b || !labels[a] {
+			t.Fatalf("repeat %d: starts %d, %d (positive %v)", r, a, b, labels[a])
+		}
+		seen[a] = true
+	}
+	if len(seen) < 5 { // 20 draws from 15 positives
+		t.Errorf("only %d distinct starts over 20 repeats", len(seen))
+	}
+	if _, err := StartPositive(make([]bool, 5), 1, 0); err == nil {
+		t.Error("a pool without positives gave a start")
+	}
+}
+
+func TestCurve(t *testing.T) {
+	kernel := vendi.FuncKernel(10, func(i, j int) float64 { return b2f(i == j) }) // identity: VS_1 = count
+	qs := []Query{
+		{Index: 0, Positive: true},
+		{Iteration: 1, Batch: 1, Index: 1, Positive: true}, {Iteration: 2, Batch: 1, Index: 2},
+		{Iteration: 3, Batch: 2, Index: 3}, {Iteration: 4, Batch: 2, Index: 4, Positive: true},
+	}
+	got, err := Curve(kernel, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CurvePoint{{0, 0, 1, 1}, {1, 2, 2, 2}, {2, 4, 3, 3}}
+	if len(got) != len(want) {
+		t.Fatalf("curve %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Batch != want[i].Batch || got[i].Queries != want[i].Queries || got[i].Positives != want[i].Positives || math.Abs(got[i].VS1-want[i].VS1) > 1e-12 {
+			t.Errorf("curve[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

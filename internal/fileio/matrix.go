@@ -183,3 +183,81 @@ func ReadVector(path string) ([]float64, error) {
 	}
 	return t.Data, nil
 }
+
+// ReadStrings reads one string per line from a text/CSV file (the first
+// column; an optional header named "id" is skipped). Empty files are errors.
+func ReadStrings(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	var out []string
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		v := strings.TrimSpace(rec[0])
+		if line == 1 && strings.EqualFold(v, "id") {
+			continue
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no ids (empty file?)", path)
+	}
+	return out, nil
+}
+
+// SplitIDColumn removes the column named idColumn (by header) from a CSV file
+// and returns the remaining numeric table and the ids. The file must have a
+// header row.
+func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.TrimLeadingSpace = true
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 {
+		return nil, nil, fmt.Errorf("%s: expected a header row and at least one data row", path)
+	}
+	col := -1
+	for j, h := range recs[0] {
+		if strings.TrimSpace(h) == idColumn {
+			col = j
+		}
+	}
+	if col < 0 {
+		return nil, nil, fmt.Errorf("%s: no column named %q in header %v", path, idColumn, recs[0])
+	}
+	t := &Table{Path: path, Cols: len(recs[0]) - 1}
+	var ids []string
+	for i, rec := range recs[1:] {
+		for j, cell := range rec {
+			if j == col {
+				ids = append(ids, strings.TrimSpace(cell))
+				continue
+			}
+			v, err := parseNumber(cell)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, fmt.Errorf("%s: line %d, column %d (%s): %q is not a finite number", path, i+2, j+1, recs[0][j], cell)
+			}
+			t.Data = append(t.Data, v)
+		}
+		t.Rows++
+	}
+	t.Header = append(append([]string{}, recs[0][:col]...), recs[0][col+1:]...)
+	return t, ids, nil
+}

@@ -1,0 +1,26 @@
+# qvs build, test and benchmark targets. `make test` is what CI runs (.ci/run).
+GO      ?= go
+BENCH   ?= .
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: build test bench lint reproduce clean
+
+build:
+	$(GO) build -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
+
+# Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR).
+test:
+	$(GO) test -count=1 -timeout 20m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+reproduce: build
+	scripts/reproduce.sh
+
+clean:
+	rm -f qvs

@@ -1,0 +1,172 @@
+package cmd
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sbinet/npyio"
+)
+
+func runQVS(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The issue-2 hand-checked kernel: VS_1 = 2.1573004833739833.
+const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
+
+func TestScoreCSV(t *testing.T) {
+	dir := t.TempDir()
+	k := writeFile(t, dir, "K.csv", "a,b,c\n"+kernel3) // optional header row
+	s := writeFile(t, dir, "s.csv", "0.5\n1\n0.25\n")
+	code, out, errs := runQVS(t, "score", "--kernel", k, "--quality", s, "--q", "1,inf,0", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "q,vs,qvs" || len(lines) != 4 {
+		t.Fatalf("output:\n%s", out)
+	}
+	f := strings.Split(lines[1], ",")
+	vs, _ := strconv.ParseFloat(f[1], 64)
+	qvs, _ := strconv.ParseFloat(f[2], 64)
+	if f[0] != "1" || !closeTo(vs, 2.1573004833739833) || !closeTo(qvs, 2.1573004833739833*1.75/3) {
+		t.Errorf("q=1 row %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "inf,") || !strings.HasPrefix(lines[3], "0,3,") {
+		t.Errorf("rows in asked order with inf written 'inf': %q %q", lines[2], lines[3])
+	}
+	// Without quality: no qvs column. JSON and table formats work.
+	if code, out, _ := runQVS(t, "score", "--kernel", k, "--q", "2", "--format", "csv"); code != 0 || !strings.HasPrefix(out, "q,vs\n2,") {
+		t.Errorf("no-quality csv: %d %q", code, out)
+	}
+	if code, out, _ := runQVS(t, "score", "--kernel", k, "--format", "json"); code != 0 || !strings.Contains(out, `"q": "inf"`) {
+		t.Errorf("json: %d %q", code, out)
+	}
+	if code, out, _ := runQVS(t, "score", "--kernel", k); code != 0 || !strings.Contains(out, "2.157300") {
+		t.Errorf("table: %d %q", code, out)
+	}
+}
+
+func closeTo(a, b float64) bool {
+	d := a - b
+	return d < 1e-12*b && d > -1e-12*b
+}
+
+func TestScoreEmbeddingsNPY(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "X.npy")
+	f, _ := os.Create(p)
+	// Two identical directions and one orthogonal: cosine kernel
+	// [[1,1,0],[1,1,0],[0,0,1]], VS_inf = 3/2.
+	if err := npyio.Write(f, []float64{1, 0, 2, 0, 0, 3}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	// npyio.Write of a flat slice gives a 1-D array: reshape via a 2-D matrix file instead.
+	csvp := writeFile(t, dir, "X.csv", "1,0\n2,0\n0,3\n")
+	code, out, errs := runQVS(t, "score", "--embeddings", csvp, "--q", "inf,0", "--format", "csv")
+	if code != 0 || out != "q,vs\ninf,1.5\n0,2\n" {
+		t.Errorf("exit %d, out %q, err %s", code, out, errs)
+	}
+	// A 1-D .npy is one column: 6 items with 1-D embeddings; cosine of
+	// non-zero scalars is +-1, zero rows are an error.
+	if code, _, errs := runQVS(t, "score", "--embeddings", p); code != 1 || !strings.Contains(errs, "row 2 is all zeros") {
+		t.Errorf("zero row in npy: exit %d, %s", code, errs)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	dir := t.TempDir()
+	// Issue 2: samples [0,0,2,2,4,4], k = exp(-|a-b|), quality exp(-|a-2|):
+	// greedy picks values [2, 0, 2] (rows 2, 0, 3) with final qVS_1 1.3338057427881422.
+	xs := []float64{0, 0, 2, 2, 4, 4}
+	var kb, qb strings.Builder
+	for _, a := range xs {
+		for j, b := range xs {
+			if j > 0 {
+				kb.WriteString(",")
+			}
+			d := a - b
+			if d < 0 {
+				d = -d
+			}
+			kb.WriteString(strconv.FormatFloat(math.Exp(-d), 'g', -1, 64))
+		}
+		kb.WriteString("\n")
+		d := a - 2
+		if d < 0 {
+			d = -d
+		}
+		qb.WriteString(strconv.FormatFloat(math.Exp(-d), 'g', -1, 64) + "\n")
+	}
+	k := writeFile(t, dir, "K.csv", kb.String())
+	s := writeFile(t, dir, "s.csv", qb.String())
+	ids := writeFile(t, dir, "ids.txt", "id\na\nb\nc\nd\ne\nf\n")
+	code, out, errs := runQVS(t, "select", "--kernel", k, "--quality", s, "--k", "3", "--q", "1", "--ids", ids, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "rank,index,id,qvs" || len(lines) != 4 {
+		t.Fatalf("output %q", out)
+	}
+	if !strings.HasPrefix(lines[1], "1,2,c,") || !strings.HasPrefix(lines[2], "2,0,a,") || !strings.HasPrefix(lines[3], "3,3,d,") {
+		t.Errorf("picks %q", out)
+	}
+	last, _ := strconv.ParseFloat(strings.Split(lines[3], ",")[3], 64)
+	if !closeTo(last, 1.3338057427881422) {
+		t.Errorf("final qVS %v, want 1.3338057427881422", last)
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "K.csv", kernel3)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		errHas string
+	}{
+		{"non-square", []string{"score", "--kernel", writeFile(t, dir, "ns.csv", "1,0\n0,1\n0,0\n")}, 1, "must be square"},
+		{"non-symmetric", []string{"score", "--kernel", writeFile(t, dir, "asym.csv", "1,0.5\n0.2,1\n")}, 1, "row 1, column 2"},
+		{"NaN", []string{"score", "--kernel", writeFile(t, dir, "nan.csv", "1,nan\nnan,1\n")}, 1, "not a finite number"},
+		{"Inf", []string{"score", "--kernel", writeFile(t, dir, "inf.csv", "1,0\n0,inf\n")}, 1, "row 2, column 2"},
+		{"ragged", []string{"score", "--kernel", writeFile(t, dir, "rag.csv", "1,0\n0\n")}, 1, "line 2"},
+		{"empty", []string{"score", "--kernel", writeFile(t, dir, "empty.csv", "")}, 1, "no numeric rows"},
+		{"text cell", []string{"score", "--kernel", writeFile(t, dir, "txt.csv", "1,0\n0,x\n")}, 1, `line 2, column 2: "x"`},
+		{"negative quality", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "neg.csv", "1\n-1\n1\n")}, 1, "row 2: quality -1 is negative"},
+		{"quality length", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "short.csv", "1\n1\n")}, 1, "2 qualities for 3 items"},
+		{"ids length", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "ids.csv", "a\n")}, 1, "1 ids for 3 items"},
+		{"q < 0", []string{"score", "--kernel", good, "--q", "-1"}, 2, "--q"},
+		{"k too large", []string{"select", "--kernel", good, "--k", "4"}, 2, "only 3 items"},
+		{"k missing", []string{"select", "--kernel", good}, 2, "--k"},
+		{"both inputs", []string{"score", "--kernel", good, "--embeddings", good}, 2, "exactly one"},
+		{"missing file", []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
+		{"unknown flag", []string{"score", "--bogus"}, 2, "unknown flag"},
+		{"bad format", []string{"score", "--kernel", good, "--format", "xml"}, 2, "--format"},
+	}
+	for _, c := range cases {
+		code, out, errs := runQVS(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.errHas) || out != "" {
+			t.Errorf("%s: exit %d (want %d), stderr %q (want %q), stdout %q (want empty)", c.name, code, c.code, errs, c.errHas, out)
+		}
+	}
+}

@@ -333,7 +333,7 @@ func writeConfig(spec Spec) error {
 		}
 		return nil
 	}
-	head := fmt.Sprintf("# resolved config written by qvs %s; rerun with --config %s to reproduce\n", spec.Version, path)
+	head := fmt.Sprintf("# resolved config of this campaign, written by qvs %s\n", spec.Version)
 	return fileio.WriteAtomic(path, append([]byte(head), body...))
 }
 

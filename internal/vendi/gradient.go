@@ -8,52 +8,51 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// GradientFloor is the smallest normalised eigenvalue used when
-// differentiating VS_q for q < 1. The derivative of sum_i p_i^q contains
-// p_i^(q-1), which is unbounded as p_i -> 0: VS_q for q < 1 is not Lipschitz
-// at rank-deficient kernels, and the gradient of an exactly zero (or clipped
-// negative) eigenvalue is +inf. For the derivative only, normalised
-// eigenvalues below GradientFloor are raised to it; the score itself always
-// uses the unfloored eigenvalues. 1e-12 sits four orders of magnitude above
-// the rounding noise of a symmetric eigensolver on a unit-diagonal matrix
-// (about n * 2.2e-16 after normalisation by n), so every eigenvalue that is
-// numerically meaningful keeps its exact derivative.
-const GradientFloor = 1e-12
-
 // maxTieTol is the relative gap below which eigenvalues count as tied for
 // the largest one when differentiating VS_inf (see ScoreEigenGradient).
 const maxTieTol = 1e-10
 
 // ScoreEigenGradient returns VS_q of the raw eigenvalues eig of a kernel
-// matrix K and writes dVS_q/dmu_j, the derivative with respect to each raw
-// eigenvalue mu_j, into dst (len(dst) == len(eig), else it panics).
+// matrix K (exactly ScoreFromEigenvalues) and writes dVS_q/dmu_j, the
+// derivative with respect to each raw eigenvalue mu_j, into dst
+// (len(dst) == len(eig), else it panics).
 //
 // Conventions are those of ScoreFromEigenvalues: p_j = max(mu_j, 0) / S with
-// S = sum_j max(mu_j, 0) (the eigenvalues of K/n for unit-diagonal K, clipped
-// at 0 and renormalised). Writing f(p) = VS_q, the chain rule through the
-// normalisation (dp_i/dmu_j = (delta_ij - p_i) / S) gives, for mu_j > 0,
-//
-//	dVS/dmu_j = (df/dp_j - sum_i p_i df/dp_i) / S
-//
-// which is, with P = sum_i p_i^q and H the Shannon entropy of p (eq. 3, 1):
+// S = sum_j max(mu_j, 0), and normalised eigenvalues p_j <= ZeroTol are
+// dropped from the sums (set A = {j : p_j > ZeroTol}). Writing f(p) = VS_q,
+// the chain rule through the normalisation (dp_i/dmu_j = (delta_ij - p_i)/S)
+// gives dVS/dmu_j = (df/dp_j - sum_i p_i df/dp_i) / S, which is, with
+// P = sum_A p_i^q, H = -sum_A p_i log p_i and P_A = sum_A p_i (eqs. 1, 3):
 //
 //	q not in {0, 1, inf}: q VS / ((1-q) S) * (p_j^(q-1) / P - 1)
-//	q = 1:                VS / S * (-log p_j - H)
+//	q = 1:                VS / S * (-log p_j - 1 + P_A - H)
 //	q = inf:              (VS - VS^2 [j is the largest]) / S
 //
-// Clipped eigenvalues (mu_j <= 0) get the one-sided derivative from the
-// right for q >= 1 (which is the formula above with p_j = 0: finite) and use
-// GradientFloor for q < 1. For q = inf, if the largest eigenvalue is tied
-// (relative gap below 1e-10) the -VS^2 term is shared equally among the tied
-// ones: the average of the one-sided derivatives, a Clarke subgradient that
-// gives equal eigenvalues equal derivatives (needed by ScoreGradient).
-// q = 0: VS_0 counts eigenvalues and is piecewise constant, so its
-// derivative is 0 wherever it exists; dst is zeroed.
+// Small eigenvalues (the documented floor). The derivative of sum p^q
+// contains p^(q-1), unbounded as p -> 0 for q < 1 (and -log p for q = 1):
+// VS_q is not Lipschitz at rank-deficient kernels, and at an exactly zero
+// eigenvalue its derivative is +inf. The score drops eigenvalues with
+// p_j <= ZeroTol as noise, which would make their derivative the wrong sign
+// (raising a dropped eigenvalue only grows S). For q <= 1 the derivative
+// term of a dropped (or clipped negative) eigenvalue is therefore evaluated
+// at the floor p_j = ZeroTol: finite (ZeroTol^(q-1) <= 1e10, -log ZeroTol
+// ~ 23) and pointing the way VS_q grows once the eigenvalue clears the
+// threshold, so near-duplicate items are pushed apart. For q > 1 the term
+// p^(q-1) tends to 0 and is 0. So for q > 1 the result is the exact
+// derivative of ScoreFromEigenvalues everywhere but at the threshold; for
+// q <= 1 it is exact whenever no eigenvalue is at or below ZeroTol.
+//
+// For q = inf with a tied largest eigenvalue (relative gap below 1e-10) the
+// -VS^2 term is shared equally among the tied ones: the average of the
+// one-sided derivatives, a Clarke subgradient that gives equal eigenvalues
+// equal derivatives (needed by ScoreGradient). q = 0: VS_0 counts
+// eigenvalues and is piecewise constant, so its derivative is 0 wherever it
+// exists; dst is zeroed.
 func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error) {
 	if len(dst) != len(eig) {
 		panic(fmt.Sprintf("vendi: ScoreEigenGradient dst has length %d, want %d", len(dst), len(eig)))
 	}
-	if err := gradCheckOrder(q); err != nil {
+	if err := CheckOrder(q); err != nil {
 		return 0, err
 	}
 	if len(eig) == 0 {
@@ -69,27 +68,29 @@ func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error
 			top = math.Max(top, v)
 		}
 	}
-	if s == 0 {
+	vs := ScoreFromEigenvalues(eig, q)
+	if s == 0 || vs == 0 {
 		return 0, errors.New("vendi: all eigenvalues are <= 0 (zero kernel matrix)")
 	}
-	vs := gradScore(eig, q)
 	for i := range dst {
 		dst[i] = 0
 	}
-	p := func(v float64) float64 { return math.Max(v, 0) / s }
+	kept := func(v float64) bool { return v > ZeroTol*s }
 	switch {
 	case q == 0:
 		// Piecewise constant: zero derivative.
 	case q == 1:
-		var h float64
+		var h, pa float64
 		for _, v := range eig {
-			if pv := p(v); pv > 0 {
-				h -= pv * math.Log(pv)
+			if kept(v) {
+				p := v / s
+				h -= p * math.Log(p)
+				pa += p
 			}
 		}
 		for i, v := range eig {
-			pv := math.Max(p(v), GradientFloor)
-			dst[i] = vs / s * (-math.Log(pv) - h)
+			p := math.Max(v/s, ZeroTol) // the floor, see above
+			dst[i] = vs / s * (-math.Log(p) - 1 + pa - h)
 		}
 	case math.IsInf(q, 1):
 		var ties int
@@ -107,19 +108,18 @@ func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error
 	default:
 		var sum float64
 		for _, v := range eig {
-			if pv := p(v); pv > 0 {
-				sum += math.Pow(pv, q)
+			if kept(v) {
+				sum += math.Pow(v/s, q)
 			}
 		}
 		c := q * vs / ((1 - q) * s)
 		for i, v := range eig {
-			pv := p(v)
-			if q < 1 {
-				pv = math.Max(pv, GradientFloor)
-			}
-			var pw float64 // p^(q-1); 0 for p = 0 when q > 1
-			if pv > 0 {
-				pw = math.Pow(pv, q-1)
+			var pw float64 // p^(q-1); dropped eigenvalues: floor for q < 1, limit 0 for q > 1
+			switch {
+			case kept(v):
+				pw = math.Pow(v/s, q-1)
+			case q < 1:
+				pw = math.Pow(ZeroTol, q-1)
 			}
 			dst[i] = c * (pw/sum - 1)
 		}
@@ -194,23 +194,16 @@ func ScoreGradient(K *mat.SymDense, q float64, dst *mat.SymDense) (float64, erro
 // with the order-q score of eq. 4) and its gradients: dK (n x n or empty,
 // same convention as ScoreGradient) receives mean(quality) * dVS_q/dK, and
 // dQuality (length n, else it panics) receives dqVS/ds_i = VS_q / n.
-// Quality must be finite; it should be >= 0 for qVS to read as an effective
-// number of high-quality items, but the derivative does not need it.
+// Qualities must be finite and >= 0 (CheckQuality), as for QualityWeighted.
 func QualityWeightedGradient(K *mat.SymDense, quality []float64, q float64, dK *mat.SymDense, dQuality []float64) (float64, error) {
 	n := K.SymmetricDim()
 	if len(quality) != n || len(dQuality) != n {
 		panic(fmt.Sprintf("vendi: QualityWeightedGradient got %d qualities and %d quality gradients for a %d x %d kernel", len(quality), len(dQuality), n, n))
 	}
-	var mean float64
-	for i, s := range quality {
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return 0, fmt.Errorf("vendi: quality %d is %v", i, s)
-		}
-		mean += s
+	if err := CheckQuality(quality); err != nil {
+		return 0, err
 	}
-	if n > 0 {
-		mean /= float64(n)
-	}
+	mean := MeanQuality(quality)
 	vs, err := ScoreGradient(K, q, dK)
 	if err != nil {
 		return 0, err
@@ -220,50 +213,4 @@ func QualityWeightedGradient(K *mat.SymDense, quality []float64, q float64, dK *
 		dQuality[i] = vs / float64(n)
 	}
 	return mean * vs, nil
-}
-
-// gradCheckOrder and gradScore stand in for the vendi core until it lands.
-// TODO(h6): switch to ScoreFromEigenvalues.
-func gradCheckOrder(q float64) error {
-	if math.IsNaN(q) || q < 0 {
-		return fmt.Errorf("vendi: order q must be >= 0 (or inf), got %v", q)
-	}
-	return nil
-}
-
-func gradScore(eig []float64, q float64) float64 {
-	var s, top float64
-	for _, v := range eig {
-		if v > 0 {
-			s += v
-			top = math.Max(top, v)
-		}
-	}
-	switch {
-	case q == 0:
-		var c int
-		for _, v := range eig {
-			if v > 1e-10*top {
-				c++
-			}
-		}
-		return float64(c)
-	case q == 1:
-		var h float64
-		for _, v := range eig {
-			if v > 0 {
-				h -= v / s * math.Log(v/s)
-			}
-		}
-		return math.Exp(h)
-	case math.IsInf(q, 1):
-		return s / top
-	}
-	var sum float64
-	for _, v := range eig {
-		if v > 0 {
-			sum += math.Pow(v/s, q)
-		}
-	}
-	return math.Pow(sum, 1/(1-q))
 }

@@ -44,15 +44,15 @@ func gaussianKernel(rng *rand.Rand, n, d int, scale float64) *mat.SymDense {
 	return K
 }
 
-// scoreOf evaluates VS_q of K through its eigenvalues, independently of the
-// gradient code path.
+// scoreOf evaluates VS_q of K with Score, independently of the gradient
+// code path (q = 2 even avoids the eigendecomposition).
 func scoreOf(t *testing.T, K mat.Symmetric, q float64) float64 {
 	t.Helper()
-	var e mat.EigenSym
-	if !e.Factorize(K, false) {
-		t.Fatal("eigendecomposition failed")
+	v, err := Score(K, q)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return gradScore(e.Values(nil), q)
+	return v
 }
 
 // randomSymmetric returns a random symmetric direction with entries in [-1, 1].
@@ -95,7 +95,7 @@ func TestScoreEigenGradientFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := gradScore(eig, q); math.Abs(vs-want) > 1e-12*want {
+			if want := ScoreFromEigenvalues(eig, q); math.Abs(vs-want) > 1e-12*want {
 				t.Errorf("q=%v: value %v, want %v", q, vs, want)
 			}
 			for j := range eig {
@@ -103,11 +103,53 @@ func TestScoreEigenGradientFiniteDifferences(t *testing.T) {
 				dn := append([]float64(nil), eig...)
 				up[j] += fdStep
 				dn[j] -= fdStep
-				fd := (gradScore(up, q) - gradScore(dn, q)) / (2 * fdStep)
+				fd := (ScoreFromEigenvalues(up, q) - ScoreFromEigenvalues(dn, q)) / (2 * fdStep)
 				if math.Abs(fd-g[j]) > fdTol*math.Max(1, math.Abs(fd)) {
 					t.Errorf("q=%v n=%d: dVS/dmu_%d = %.10g, finite difference %.10g", q, n, j, g[j], fd)
 				}
 			}
+		}
+	}
+}
+
+// TestScoreEigenGradientDroppedEigenvalues pins the small-eigenvalue
+// convention. For q > 1 an exactly zero eigenvalue has the exact derivative
+// (only through the normalisation S, since p^q is flat at 0): a one-sided
+// finite difference from 0 must match. For q <= 1 the derivative is taken
+// at the floor p = ZeroTol and must be the closed form there, positive.
+func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
+	eig := []float64{2, 1, 0}
+	const S = 3.0
+	for _, q := range []float64{2, 5} {
+		g := make([]float64, 3)
+		if _, err := ScoreEigenGradient(eig, q, g); err != nil {
+			t.Fatal(err)
+		}
+		// step well above ZeroTol*S so the raised eigenvalue counts; its
+		// p^q term is (h/S)^q ~ 1e-9 or less of the score, negligible.
+		const h = 1e-4
+		fd := (ScoreFromEigenvalues([]float64{2, 1, h}, q) - ScoreFromEigenvalues(eig, q)) / h
+		if math.Abs(fd-g[2]) > 1e-3*math.Abs(fd) { // one-sided difference: O(h) error
+			t.Errorf("q=%v: dVS/dmu at a zero eigenvalue = %v, one-sided difference %v", q, g[2], fd)
+		}
+	}
+	for _, q := range []float64{0.1, 0.5, 1} {
+		g := make([]float64, 3)
+		vs, err := ScoreEigenGradient(eig, q, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p1, p2 := 2/S, 1/S
+		var want float64
+		if q == 1 {
+			h := -p1*math.Log(p1) - p2*math.Log(p2)
+			want = vs / S * (-math.Log(ZeroTol) - 1 + 1 - h)
+		} else {
+			P := math.Pow(p1, q) + math.Pow(p2, q)
+			want = q * vs / ((1 - q) * S) * (math.Pow(ZeroTol, q-1)/P - 1)
+		}
+		if math.Abs(g[2]-want) > 1e-12*want || !(g[2] > 0) {
+			t.Errorf("q=%v: dVS/dmu at a zero eigenvalue = %v, want floor value %v > 0", q, g[2], want)
 		}
 	}
 }
@@ -118,7 +160,7 @@ func TestScoreGradientFiniteDifferences(t *testing.T) {
 		for _, n := range []int{2, 5, 10} {
 			t.Run(fmt.Sprintf("q=%v/n=%d", q, n), func(t *testing.T) {
 				// scale 1.5: points spread enough that the smallest
-				// eigenvalue stays far from GradientFloor.
+				// normalised eigenvalue stays far above ZeroTol.
 				K := gaussianKernel(rng, n, 3, 1.5)
 				var G mat.SymDense
 				vs, err := ScoreGradient(K, q, &G)
@@ -247,8 +289,8 @@ func TestScoreGradientEdgeCases(t *testing.T) {
 	})
 	t.Run("rank one stays finite for q<1", func(t *testing.T) {
 		// All-ones kernel: eigenvalues n, 0, ..., 0. The true derivative of
-		// VS_q (q < 1) along the zero eigenvalues is +inf; the floor keeps
-		// it finite and large.
+		// VS_q (q <= 1) along the zero eigenvalues is +inf; the ZeroTol
+		// floor keeps it finite, large and of the right sign.
 		ones := mat.NewSymDense(3, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
 		for _, q := range []float64{0.1, 0.5, 1, 2, math.Inf(1)} {
 			var G mat.SymDense

@@ -1,0 +1,183 @@
+package toy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Defaults of Figure 1 (paper section 2.4).
+var DefaultOrders = []float64{0, 0.1, 1, 5, math.Inf(1)}
+
+const (
+	DefaultN       = 10   // points per batch, "a batch X_* of size n = 10"
+	DefaultStarts  = 48   // random starts per panel (the paper does not say)
+	DefaultMaxIter = 2000 // projected-gradient iterations per start
+	DefaultTol     = 1e-9 // stop when the projected gradient step is this small
+)
+
+// Config describes a multi-start maximisation.
+type Config struct {
+	N       int     // points per batch
+	Starts  int     // random starts; the best local maximum is kept
+	Workers int     // starts run in parallel on this many goroutines
+	Seed    uint64  // master seed: start i of a panel draws from campaign.RNG(Seed, "toy", row, q, N, i)
+	MaxIter int     // iterations per start (0: DefaultMaxIter)
+	Tol     float64 // projected-gradient stopping tolerance (0: DefaultTol)
+}
+
+func (c Config) check() error {
+	switch {
+	case c.N < 1:
+		return fmt.Errorf("toy: batch size n must be at least 1, got %d", c.N)
+	case c.Starts < 1:
+		return fmt.Errorf("toy: starts must be at least 1, got %d", c.Starts)
+	case c.Workers < 1:
+		return fmt.Errorf("toy: workers must be at least 1, got %d", c.Workers)
+	case c.MaxIter < 0:
+		return fmt.Errorf("toy: max iterations must be >= 0, got %d", c.MaxIter)
+	case c.Tol < 0:
+		return fmt.Errorf("toy: tolerance must be >= 0, got %v", c.Tol)
+	}
+	return nil
+}
+
+// Panel is one cell of Figure 1: the best batch found for a row (TargetVS or
+// TargetQVS) and an order q.
+type Panel struct {
+	Row       Target  // TargetVS (top row) or TargetQVS (bottom row)
+	Q         float64 // order q of the column
+	Maximised Target  // the function actually ascended (see Note)
+	Empty     bool    // nothing to maximise: the VS_0 panel
+	Points    []Point // the best batch; nil when Empty
+	VS, QVS   float64 // VS_q and qVS_q of Points (vendi.Score)
+	Starts    int     // random starts run
+	BestStart int     // index of the start that found Points
+	Evals     int     // objective evaluations over all starts
+	Note      string  // why a q = 0 panel looks the way it does
+}
+
+// Maximize runs cfg.Starts projected-gradient ascents of the target of
+// panel (row, q) from uniform random batches in [-1, 1]^2 and returns the
+// best local maximum (ties: lowest start index, so the result does not
+// depend on scheduling). For q = 0 it follows the paper's reading of VS_0 as
+// a count: VS_0 is piecewise constant with zero gradient, so the VS panel is
+// left empty and the qVS panel ascends the mean quality (the only term with
+// a gradient), which puts every point at the centre.
+func Maximize(ctx context.Context, row Target, q float64, cfg Config) (Panel, error) {
+	if err := cfg.check(); err != nil {
+		return Panel{}, err
+	}
+	if err := vendi.CheckOrder(q); err != nil {
+		return Panel{}, err
+	}
+	if row != TargetVS && row != TargetQVS {
+		return Panel{}, fmt.Errorf("toy: row must be VS or qVS, got %v", row)
+	}
+	if cfg.MaxIter == 0 {
+		cfg.MaxIter = DefaultMaxIter
+	}
+	if cfg.Tol == 0 {
+		cfg.Tol = DefaultTol
+	}
+	p := Panel{Row: row, Q: q, Maximised: row, Starts: cfg.Starts, BestStart: -1}
+	if q == 0 {
+		if row == TargetVS {
+			p.Empty = true
+			p.Note = "VS_0 counts distinct points: its gradient is zero everywhere, nothing to ascend, panel left empty as in the paper"
+			return p, nil
+		}
+		p.Maximised = TargetMeanQuality
+		p.Note = "qVS_0 = mean quality x VS_0 and VS_0 is piecewise constant, so gradient ascent maximises the mean quality: all points at the centre (coinciding points have VS_0 = 1)"
+	}
+
+	type result struct {
+		res ascendResult
+		err error
+	}
+	results := make([]result, cfg.Starts)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < min(cfg.Workers, cfg.Starts); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := newObjective(p.Maximised, q, cfg.N)
+			for s := range jobs {
+				rng := campaign.RNG(cfg.Seed, "toy", row.String(), vendi.FormatOrder(q), cfg.N, s)
+				z0 := make([]float64, 2*cfg.N)
+				for i := range z0 {
+					z0[i] = Lo + (Hi-Lo)*rng.Float64()
+				}
+				r, err := ascend(ctx, o, z0, cfg.MaxIter, cfg.Tol)
+				results[s] = result{r, err}
+				if err != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for s := 0; s < cfg.Starts; s++ {
+		select {
+		case jobs <- s:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	for s, r := range results {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
+			return Panel{}, fmt.Errorf("toy: %v q=%s start %d: %w", row, vendi.FormatOrder(q), s, r.err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Panel{}, err
+	}
+
+	best := -1
+	for s, r := range results {
+		p.Evals += r.res.evals
+		if best < 0 || r.res.value > results[best].res.value {
+			best = s
+		}
+	}
+	p.BestStart = best
+	z := results[best].res.z
+	p.Points = make([]Point, cfg.N)
+	for i := range p.Points {
+		p.Points[i] = Point{z[2*i], z[2*i+1]}
+	}
+	var err error
+	if p.VS, p.QVS, err = Scores(p.Points, q); err != nil {
+		return Panel{}, err
+	}
+	return p, nil
+}
+
+// Figure1 maximises every panel of Figure 1: the VS row then the qVS row,
+// one column per order.
+func Figure1(ctx context.Context, orders []float64, cfg Config) ([]Panel, error) {
+	if len(orders) == 0 {
+		return nil, errors.New("toy: no orders")
+	}
+	var panels []Panel
+	for _, row := range []Target{TargetVS, TargetQVS} {
+		for _, q := range orders {
+			p, err := Maximize(ctx, row, q, cfg)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, p)
+		}
+	}
+	return panels, nil
+}

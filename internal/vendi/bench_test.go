@@ -150,3 +150,19 @@ func bruteForceGreedyBench(K Kernel, quality []float64, k int, q float64) []int 
 	}
 	return chosen
 }
+
+// BenchmarkBruteForceCandidate times what the brute-force greedy pays for
+// ONE candidate of the sparse benchmark (an eigendecomposition of the
+// 151 x 151 kernel of the prefix plus the candidate); the fast greedy pays
+// an arrowhead solve only for candidates near the chosen set and reuses
+// roots across picks. Multiply by the candidates per pick for the
+// brute-force cost of BenchmarkGreedySparse.
+func BenchmarkBruteForceCandidate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	K := randomPSD(rng, 151, 40)
+	for b.Loop() {
+		if _, err := Score(K, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package vendi
+
+import "fmt"
+
+// ScoreSet returns VS_q of the items idx of a pool under kernel k. With a
+// SparseKernel the chosen items' kernel is split into connected blocks that
+// are eigendecomposed separately (the spectrum of a block-diagonal matrix is
+// the union of the blocks' spectra), so the VS of hundreds of items on a kNN
+// graph costs the cube of the largest block, not of the whole set.
+// Duplicate items in idx are an error.
+func ScoreSet(k Kernel, idx []int, q float64) (float64, error) {
+	if len(idx) == 0 {
+		if err := CheckOrder(q); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	ones := make([]float64, k.Len())
+	for i := range ones {
+		ones[i] = 1
+	}
+	g, err := newGreedyState(GreedyProblem{Kernel: k, Quality: ones, Prefix: idx, Candidates: []int{}, Q: q, Workers: 1})
+	if err != nil {
+		return 0, err
+	}
+	return g.setScore(), nil
+}
+
+// QualityWeightedSet returns qVS_q of the items idx of a pool: the mean of
+// quality over idx times ScoreSet. quality has one entry per pool item.
+func QualityWeightedSet(k Kernel, quality []float64, idx []int, q float64) (float64, error) {
+	if len(quality) != k.Len() {
+		return 0, fmt.Errorf("vendi: %d qualities for %d items", len(quality), k.Len())
+	}
+	sub := make([]float64, len(idx))
+	for j, i := range idx {
+		if i < 0 || i >= len(quality) {
+			return 0, fmt.Errorf("vendi: item %d out of range [0, %d)", i, len(quality))
+		}
+		sub[j] = quality[i]
+	}
+	if err := CheckQuality(sub); err != nil {
+		return 0, err
+	}
+	vs, err := ScoreSet(k, idx, q)
+	if err != nil {
+		return 0, err
+	}
+	return MeanQuality(sub) * vs, nil
+}
+
+// setScore is VS_q of the current members.
+func (g *greedyState) setScore() float64 {
+	if g.p.Q == 2 {
+		if g.trace <= 0 || g.frob == 0 {
+			return 0
+		}
+		return g.trace * g.trace / g.frob
+	}
+	total := g.totPos
+	thr := ZeroTol * total
+	f, rank := g.all.above(thr)
+	var maxEig float64
+	if n := len(g.all.eig); n > 0 {
+		maxEig = g.all.eig[n-1]
+	}
+	return g.vsFrom(total, f, maxEig, rank)
+}

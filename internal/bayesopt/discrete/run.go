@@ -1,0 +1,159 @@
+package discrete
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// RecordHeader is the header of runs/KEY.csv: one row per query.
+// iteration 0 holds the initial points; pick is the position in the batch.
+var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
+
+// CurveHeader is the header of runs/KEY.curve.csv.
+var CurveHeader = []string{"iteration", "evaluations", "best_value"}
+
+// RunKey names a run: "random-r03", "ucb-r03", "qvs-q0.5-r03", "qvs-qinf-r03".
+func RunKey(method string, q float64, repeat int) string {
+	if method == MethodQVS {
+		return fmt.Sprintf("%s-q%s-r%02d", method, vendi.FormatOrder(q), repeat)
+	}
+	return fmt.Sprintf("%s-r%02d", method, repeat)
+}
+
+// Runs lists the runs of a campaign, ordered by method, then q (qvs only,
+// one run per order), then repeat. Run.Q is the order as written in tables
+// for qvs and empty for random and ucb.
+func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
+	var runs []campaign.Run
+	for _, m := range methods {
+		switch m {
+		case MethodRandom, MethodUCB:
+			for r := 0; r < repeats; r++ {
+				runs = append(runs, campaign.Run{Key: RunKey(m, 0, r), Method: m, Repeat: r})
+			}
+		case MethodQVS:
+			if len(qs) == 0 {
+				return nil, fmt.Errorf("method qvs needs at least one order q")
+			}
+			for _, q := range qs {
+				for r := 0; r < repeats; r++ {
+					runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: vendi.FormatOrder(q), Repeat: r})
+				}
+			}
+		default:
+			return nil, fmt.Errorf("unknown method %q: expected one of random, ucb, qvs", m)
+		}
+	}
+	return runs, nil
+}
+
+// unsafeField matches characters not allowed in summary column names.
+var unsafeField = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// MetricField names the summary column holding metric m of the best item:
+// "best_" + m with runs of other characters than [A-Za-z0-9_] replaced by "_".
+func MetricField(m string) string {
+	return "best_" + strings.Trim(unsafeField.ReplaceAllString(m, "_"), "_")
+}
+
+// RunFunc returns the campaign function that runs one search with base
+// settings completed by the run's method, order and repeat. It replays the
+// records of an interrupted attempt, appends one record per query (each
+// batch durably, in one write), writes runs/KEY.curve.csv and returns the
+// summary: best_value, edc, good_found, evaluations, best_id, best_index and
+// best_<metric> for every extra metric of the candidate set.
+func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
+	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
+		s := base
+		s.Method = run.Method
+		s.Repeat = run.Repeat
+		s.Q = 0
+		if run.Q != "" {
+			q, err := vendi.ParseOrder(run.Q)
+			if err != nil {
+				return nil, err
+			}
+			s.Q = q
+		}
+		prior, err := p.parseRecords(rec.Key(), rec.Rows())
+		if err != nil {
+			return nil, err
+		}
+		iters, err := p.Search(ctx, s, prior, func(t int, batch []int) error {
+			rows := make([][]string, len(batch))
+			for k, i := range batch {
+				rows[k] = []string{strconv.Itoa(t), strconv.Itoa(k), strconv.Itoa(i), p.Set.IDs[i], formatFloat(p.Set.Objective[i])}
+			}
+			return rec.Append(rows...)
+		})
+		if err != nil {
+			return nil, err
+		}
+		o, err := p.Evaluate(iters)
+		if err != nil {
+			return nil, err
+		}
+		curve := make([][]string, len(o.Curve))
+		for k, c := range o.Curve {
+			curve[k] = []string{strconv.Itoa(c.Iteration), strconv.Itoa(c.Evaluations), formatFloat(c.Best)}
+		}
+		if err := rec.WriteFile("curve", CurveHeader, curve); err != nil {
+			return nil, err
+		}
+		fields := []campaign.Field{
+			campaign.F("best_value", o.BestValue),
+			campaign.F("edc", o.EDC),
+			campaign.I("good_found", o.Good),
+			campaign.I("evaluations", len(o.Queried)),
+			campaign.S("best_id", p.Set.IDs[o.BestIndex]),
+			campaign.I("best_index", o.BestIndex),
+		}
+		for j, m := range p.Set.MetricNames {
+			fields = append(fields, campaign.F(MetricField(m), p.Set.Metrics[j][o.BestIndex]))
+		}
+		return fields, nil
+	}
+}
+
+// parseRecords turns the record rows of an interrupted attempt into batches
+// per iteration, checking each row against the candidate set.
+func (p *Problem) parseRecords(key string, rows [][]string) ([][]int, error) {
+	var iters [][]int
+	for r, row := range rows {
+		bad := func(what string) error {
+			return fmt.Errorf("run %s: record %d %v: %s; the record file belongs to another candidate set or is damaged: delete runs/%s.csv to restart this run",
+				key, r+1, row, what, key)
+		}
+		if len(row) != len(RecordHeader) {
+			return nil, bad(fmt.Sprintf("expected %d fields", len(RecordHeader)))
+		}
+		t, err1 := strconv.Atoi(row[0])
+		k, err2 := strconv.Atoi(row[1])
+		i, err3 := strconv.Atoi(row[2])
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, bad("iteration, pick and index must be integers")
+		}
+		if t != len(iters) && t != len(iters)-1 {
+			return nil, bad("iterations must be consecutive from 0")
+		}
+		if t == len(iters) {
+			iters = append(iters, nil)
+		}
+		if k != len(iters[t]) {
+			return nil, bad("picks must be consecutive from 0")
+		}
+		if i < 0 || i >= p.Set.Len() || p.Set.IDs[i] != row[3] || formatFloat(p.Set.Objective[i]) != row[4] {
+			return nil, bad("index, id and value do not match the candidate set")
+		}
+		iters[t] = append(iters[t], i)
+	}
+	return iters, nil
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,798 @@
+package bayesopt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Method names (paper §4.2 and reference notes §3).
+const (
+	MethodRandom = "random" // uniform random points
+	MethodTuRBO  = "turbo"  // TuRBO-M: centres = top-M points
+	MethodROBOT  = "robot"  // rank-ordered centres at distance >= Tau
+	MethodQVS    = "qvs"    // qVS-BayesOpt (Algorithm 1)
+)
+
+// Methods lists the method names in the order of the paper's figures.
+var Methods = []string{MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS}
+
+// Settings configure one optimisation run.
+type Settings struct {
+	Method  string
+	Q       float64 // order of the qVS (qvs; random's final solutions use q = 1)
+	Budget  int     // total evaluations, initial design included
+	Init    int     // uniform random initial points (iteration 0)
+	Batch   int     // evaluations per iteration (the last may be smaller)
+	Regions int     // M: trust regions, and the number of final solutions
+	Tau     float64 // ROBOT's diversity threshold on the task's distance
+	// Candidates is the number of Thompson-sampling candidates per region
+	// (default 1000).
+	Candidates int
+	// MaxTrain caps each region's GP training set: the MaxTrain evaluated
+	// points nearest the region's centre in the unit cube (default 300).
+	MaxTrain int
+	// FitIterations caps the L-BFGS iterations of each GP fit (default 50).
+	FitIterations int
+	// Workers fit region models and evaluate batch points in parallel
+	// (default 1). Results do not depend on it.
+	Workers int
+}
+
+func (s *Settings) defaults() {
+	if s.Candidates == 0 {
+		s.Candidates = 1000
+	}
+	if s.MaxTrain == 0 {
+		s.MaxTrain = 300
+	}
+	if s.FitIterations == 0 {
+		s.FitIterations = 50
+	}
+	if s.Workers < 1 {
+		s.Workers = 1
+	}
+}
+
+// Validate reports the first invalid setting by its config key.
+func (s Settings) Validate() error {
+	s.defaults()
+	switch s.Method {
+	case MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS:
+	default:
+		return fmt.Errorf("method %q: expected one of %v", s.Method, Methods)
+	}
+	switch {
+	case s.Init < 1:
+		return fmt.Errorf("init = %d: need at least 1 initial point", s.Init)
+	case s.Budget < s.Init:
+		return fmt.Errorf("budget = %d: must be at least init = %d", s.Budget, s.Init)
+	case s.Batch < 1:
+		return fmt.Errorf("batch = %d: must be at least 1", s.Batch)
+	case s.Regions < 1:
+		return fmt.Errorf("regions = %d: must be at least 1", s.Regions)
+	case s.Method != MethodRandom && s.Init < s.Regions:
+		return fmt.Errorf("init = %d: %s needs at least regions = %d initial points to place its centres", s.Init, s.Method, s.Regions)
+	case s.Tau < 0 || math.IsNaN(s.Tau):
+		return fmt.Errorf("tau = %v: must be >= 0", s.Tau)
+	case s.Candidates < s.Batch:
+		return fmt.Errorf("candidates = %d: must be at least batch = %d", s.Candidates, s.Batch)
+	case s.MaxTrain < 1:
+		return fmt.Errorf("max_train = %d: must be at least 1", s.MaxTrain)
+	case s.Method == MethodQVS:
+		if err := vendi.CheckOrder(s.Q); err != nil {
+			return fmt.Errorf("q: %w", err)
+		}
+	}
+	return nil
+}
+
+// RunID seeds a run: the initial design is drawn from
+// campaign.RNG(Seed, "init", Repeat), shared by every method of a repeat so
+// they start from the same points; iteration t >= 1 draws from
+// campaign.RNG(Seed, Key, t, ...), never from a stream that outlives it.
+type RunID struct {
+	Seed   uint64
+	Key    string
+	Repeat int
+}
+
+// Evaluation is one evaluated point. Region is the trust region (rank 0..M-1)
+// that proposed it, or -1 for initial and random points.
+type Evaluation struct {
+	Iteration int
+	Region    int
+	X         []float64
+	Value     float64
+	Seconds   float64
+}
+
+// Solution is one of the final M solutions.
+type Solution struct {
+	Index int // into Result.Evaluations
+	X     []float64
+	Value float64
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Evaluations []Evaluation
+	Solutions   []Solution  // in rank (selection) order
+	Distances   [][]float64 // task distance between solutions i and j
+	BestValue   float64
+	// SolutionsMeanValue is the mean value of the solutions;
+	// SolutionsMeanDistance the mean pairwise task distance (0 for fewer
+	// than two); SolutionsVS the Vendi score of order 1 of the solutions
+	// under the similarity exp(-d²/2).
+	SolutionsMeanValue, SolutionsMeanDistance, SolutionsVS float64
+	Restarts                                               int // trust-region restarts during the run
+	// TrustRegions are the final trust-region states (nil for random).
+	TrustRegions []TrustRegion
+}
+
+// BestSoFar returns the best value after each evaluation.
+func (r *Result) BestSoFar() []float64 {
+	out := make([]float64, len(r.Evaluations))
+	best := math.Inf(-1)
+	for i, e := range r.Evaluations {
+		best = math.Max(best, e.Value)
+		out[i] = best
+	}
+	return out
+}
+
+// centre is a trust region's centre for one iteration.
+type centre struct {
+	index int       // into the evaluations, or -1 for an unevaluated random centre
+	u     []float64 // unit-cube coordinates
+	value float64   // -Inf when unevaluated
+}
+
+type runner struct {
+	obj    Objective
+	s      Settings
+	id     RunID
+	d      int
+	lo, hi []float64
+	H      []Evaluation
+	U      [][]float64 // unit-cube coordinates of H
+	trs    []TrustRegion
+	dcache map[[2]int]float64 // task distances between evaluated points
+}
+
+// Optimize runs one optimisation of obj (maximisation) with settings s.
+// prior holds the evaluations of an interrupted earlier attempt (records of
+// whole iterations, in order): they are replayed without re-evaluating the
+// objective, the state (trust regions, which are a deterministic function of
+// the evaluation history) is rebuilt from them, and the run continues; the
+// result equals that of an uninterrupted run. record is called with each
+// new iteration's evaluations before the next iteration starts.
+func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []Evaluation, record func([]Evaluation) error) (*Result, error) {
+	s.defaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(obj, s, id)
+	if err != nil {
+		return nil, err
+	}
+	next := 0 // position in prior
+	take := func(it int) []Evaluation {
+		j := next
+		for j < len(prior) && prior[j].Iteration == it {
+			j++
+		}
+		out := prior[next:j]
+		next = j
+		return out
+	}
+
+	// Iteration 0: the initial design.
+	init := r.initialDesign()
+	if rows := take(0); len(rows) > 0 {
+		if len(rows) != len(init) {
+			return nil, fmt.Errorf("recorded run has %d initial points, this configuration draws %d: use a fresh output directory", len(rows), len(init))
+		}
+		for i, e := range rows {
+			for j, u := range init[i] {
+				if e.X[j] != r.fromUnit(u, j) {
+					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+				}
+			}
+		}
+		r.add(rows)
+	} else {
+		evs, err := r.evaluate(ctx, 0, init, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := record(evs); err != nil {
+			return nil, err
+		}
+		r.add(evs)
+	}
+
+	for it := 1; len(r.H) < s.Budget; it++ {
+		if rows := take(it); len(rows) > 0 {
+			if r.s.Method != MethodRandom {
+				cs := r.centres(it, true)
+				r.updateRegions(cs, rows)
+			}
+			r.add(rows)
+			continue
+		}
+		if next < len(prior) {
+			return nil, fmt.Errorf("recorded evaluations jump from iteration %d to %d", it-1, prior[next].Iteration)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b := min(s.Batch, s.Budget-len(r.H))
+		var props [][]float64
+		var regions []int
+		var cs []centre
+		if s.Method == MethodRandom {
+			rng := campaign.RNG(id.Seed, id.Key, it)
+			props = uniformPoints(rng, b, r.d)
+		} else {
+			cs = r.centres(it, true)
+			props, regions, err = r.propose(ctx, it, cs, b)
+			if err != nil {
+				return nil, fmt.Errorf("iteration %d: %w", it, err)
+			}
+		}
+		evs, err := r.evaluate(ctx, it, props, regions)
+		if err != nil {
+			return nil, err
+		}
+		if err := record(evs); err != nil {
+			return nil, err
+		}
+		if s.Method != MethodRandom {
+			r.updateRegions(cs, evs)
+		}
+		r.add(evs)
+	}
+	if next < len(prior) {
+		return nil, fmt.Errorf("recorded run has %d evaluations, more than budget = %d: use a fresh output directory", len(prior), s.Budget)
+	}
+	return r.result()
+}
+
+func newRunner(obj Objective, s Settings, id RunID) (*runner, error) {
+	d := obj.Dim()
+	lo, hi := obj.Bounds()
+	if d < 1 || len(lo) != d || len(hi) != d {
+		return nil, fmt.Errorf("objective %s: dimension %d with bounds of length %d and %d", obj.Name(), d, len(lo), len(hi))
+	}
+	for i := range lo {
+		if !(hi[i] > lo[i]) || math.IsInf(hi[i]-lo[i], 0) {
+			return nil, fmt.Errorf("objective %s: bound %d is [%v, %v], need finite lower < upper", obj.Name(), i, lo[i], hi[i])
+		}
+	}
+	if d > MaxSobolDim && s.Method != MethodRandom {
+		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", obj.Name(), d, MaxSobolDim)
+	}
+	per := float64(s.Batch) / float64(s.Regions)
+	trs := make([]TrustRegion, s.Regions)
+	for m := range trs {
+		trs[m] = NewTrustRegion(DefaultTrustRegionRules(d, per))
+	}
+	return &runner{obj: obj, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}, nil
+}
+
+func uniformPoints(rng *rand.Rand, n, d int) [][]float64 {
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, d)
+		for j := range out[i] {
+			out[i][j] = rng.Float64()
+		}
+	}
+	return out
+}
+
+func (r *runner) initialDesign() [][]float64 {
+	return uniformPoints(campaign.RNG(r.id.Seed, "init", r.id.Repeat), r.s.Init, r.d)
+}
+
+// fromUnit maps unit-cube coordinate u of dimension j into the box; the
+// result is clamped so rounding never leaves the box.
+func (r *runner) fromUnit(u float64, j int) float64 {
+	return math.Min(math.Max(r.lo[j]+u*(r.hi[j]-r.lo[j]), r.lo[j]), r.hi[j])
+}
+
+func (r *runner) toUnit(x []float64) []float64 {
+	u := make([]float64, len(x))
+	for j, v := range x {
+		u[j] = (v - r.lo[j]) / (r.hi[j] - r.lo[j])
+	}
+	return u
+}
+
+func (r *runner) add(evs []Evaluation) {
+	for _, e := range evs {
+		r.H = append(r.H, e)
+		r.U = append(r.U, r.toUnit(e.X))
+	}
+}
+
+// evaluate evaluates the unit-cube points us (proposed by regions, nil for
+// -1) with r.s.Workers goroutines.
+func (r *runner) evaluate(ctx context.Context, it int, us [][]float64, regions []int) ([]Evaluation, error) {
+	evs := make([]Evaluation, len(us))
+	for i, u := range us {
+		x := make([]float64, r.d)
+		for j := range x {
+			x[j] = r.fromUnit(u[j], j)
+		}
+		reg := -1
+		if regions != nil {
+			reg = regions[i]
+		}
+		evs[i] = Evaluation{Iteration: it, Region: reg, X: x}
+	}
+	err := parallel(ctx, len(evs), r.s.Workers, func(i int) error {
+		t0 := time.Now()
+		v := r.obj.Evaluate(evs[i].X)
+		evs[i].Seconds = time.Since(t0).Seconds()
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("objective %s returned %v at iteration %d, point %d", r.obj.Name(), v, it, i)
+		}
+		evs[i].Value = v
+		return nil
+	})
+	return evs, err
+}
+
+// parallel runs f(0..n-1) on up to workers goroutines and returns the first
+// error (by index); it stops starting work once ctx is done.
+func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	ch := make(chan int)
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				errs[i] = f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- i
+	}
+	close(ch)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// distance is the task distance between evaluated points i and j, cached.
+func (r *runner) distance(i, j int) float64 {
+	if i == j {
+		return 0
+	}
+	k := [2]int{min(i, j), max(i, j)}
+	if v, ok := r.dcache[k]; ok {
+		return v
+	}
+	v := r.obj.Distance(r.H[i].X, r.H[j].X)
+	r.dcache[k] = v
+	return v
+}
+
+// similarity is the diversity kernel exp(-d²/2) of the paper's BayesOpt
+// experiments (reference notes §3), d the task's distance.
+func similarity(d float64) float64 { return math.Exp(-d * d / 2) }
+
+// minMaxQuality maps values to [0, 1] by (v - min) / (max - min) over the
+// values themselves (all 1 when they are equal). This is the quality of
+// qVS-BayesOpt: the objective is often negative (rover, lunar), and qVS
+// needs non-negative quality (reference notes §1).
+func minMaxQuality(v []float64) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		if hi > lo {
+			out[i] = (x - lo) / (hi - lo)
+		} else {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// rankByValue returns evaluation indices by decreasing value (ties: earlier first).
+func (r *runner) rankByValue() []int {
+	v := make([]float64, len(r.H))
+	for i, e := range r.H {
+		v[i] = e.Value
+	}
+	return descending(v)
+}
+
+// centres selects the M trust-region centres from the evaluations so far.
+// During the run (live = true) ROBOT may need a random centre when fewer than
+// M evaluated points are feasible; for the final solutions it does not.
+func (r *runner) centres(it int, live bool) []centre {
+	var idx []int
+	M := r.s.Regions
+	switch r.s.Method {
+	case MethodTuRBO:
+		idx = r.rankByValue()[:min(M, len(r.H))]
+	case MethodROBOT:
+		for _, i := range r.rankByValue() {
+			if len(idx) == M {
+				break
+			}
+			if r.feasible(i, idx) {
+				idx = append(idx, i)
+			}
+		}
+	case MethodQVS:
+		idx = r.qvsGreedy(r.s.Q, M)
+	case MethodRandom:
+		idx = r.qvsGreedy(1, M)
+	}
+	cs := make([]centre, 0, M)
+	for _, i := range idx {
+		cs = append(cs, centre{index: i, u: r.U[i], value: r.H[i].Value})
+	}
+	if live && len(cs) < M {
+		cs = append(cs, r.randomCentres(it, cs, M-len(cs))...)
+	}
+	return cs
+}
+
+// feasible: evaluated point i is at task distance >= Tau from every point in chosen.
+func (r *runner) feasible(i int, chosen []int) bool {
+	for _, c := range chosen {
+		if r.distance(i, c) < r.s.Tau {
+			return false
+		}
+	}
+	return true
+}
+
+// randomCentres draws k unevaluated ROBOT centres uniformly, each at
+// distance >= Tau from the centres so far (1000 tries each; the last draw is
+// kept if none is feasible). ROBOT's code evaluates such a point; we use it
+// as a centre without spending budget on it.
+func (r *runner) randomCentres(it int, have []centre, k int) []centre {
+	rng := campaign.RNG(r.id.Seed, r.id.Key, it, "centres")
+	var xs [][]float64
+	for _, c := range have {
+		x := make([]float64, r.d)
+		for j := range x {
+			x[j] = r.fromUnit(c.u[j], j)
+		}
+		xs = append(xs, x)
+	}
+	var out []centre
+	for n := 0; n < k; n++ {
+		var u, x []float64
+		for try := 0; try < 1000; try++ {
+			u = uniformPoints(rng, 1, r.d)[0]
+			x = make([]float64, r.d)
+			for j := range x {
+				x[j] = r.fromUnit(u[j], j)
+			}
+			ok := true
+			for _, y := range xs {
+				if r.obj.Distance(x, y) < r.s.Tau {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				break
+			}
+		}
+		xs = append(xs, x)
+		out = append(out, centre{index: -1, u: u, value: math.Inf(-1)})
+	}
+	return out
+}
+
+// qvsGreedy returns the greedy qVS_q maximiser of size k over all evaluated
+// points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
+// similarity exp(-d²/2).
+func (r *runner) qvsGreedy(q float64, k int) []int {
+	n := len(r.H)
+	k = min(k, n)
+	v := make([]float64, n)
+	for i, e := range r.H {
+		v[i] = e.Value
+	}
+	res, err := vendi.Greedy(vendi.GreedyProblem{
+		Kernel:  vendi.FuncKernel(n, func(i, j int) float64 { return similarity(r.distance(i, j)) }),
+		Quality: minMaxQuality(v),
+		K:       k,
+		Q:       q,
+		Workers: 1, // the distance cache is not safe for concurrent use
+	})
+	if err != nil { // only on invalid input, which Validate excludes
+		panic(fmt.Sprintf("bayesopt: qVS greedy: %v", err))
+	}
+	return res.Picks
+}
+
+// updateRegions recentres every region and applies the values its proposals
+// earned this iteration (regions without proposals are left unchanged).
+func (r *runner) updateRegions(cs []centre, evs []Evaluation) {
+	vals := make([][]float64, len(r.trs))
+	for _, e := range evs {
+		if e.Region >= 0 && e.Region < len(r.trs) {
+			vals[e.Region] = append(vals[e.Region], e.Value)
+		}
+	}
+	for m := range r.trs {
+		if m < len(cs) {
+			r.trs[m].Recenter(cs[m].value)
+		}
+		r.trs[m].Update(vals[m])
+	}
+}
+
+// regionModel is one region's Thompson-sampling state for an iteration.
+type regionModel struct {
+	cand    *mat.Dense  // candidates (unit cube), one per row
+	samples [][]float64 // joint posterior samples over the candidates
+}
+
+// trainingSet returns the indices of the MaxTrain evaluated points nearest to
+// u in the unit cube (ties: earlier first).
+func (r *runner) trainingSet(u []float64) []int {
+	n := len(r.H)
+	if n <= r.s.MaxTrain {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	d2 := make([]float64, n)
+	for i, p := range r.U {
+		s := 0.0
+		for j := range p {
+			s += (p[j] - u[j]) * (p[j] - u[j])
+		}
+		d2[i] = -s // descending() sorts by decreasing value
+	}
+	idx := descending(d2)[:r.s.MaxTrain]
+	sort.Ints(idx)
+	return idx
+}
+
+// model fits region m's GP on its training set and draws k joint samples
+// over fresh candidates; every draw comes from campaign.RNG(seed, key, it, m).
+func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
+	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
+	idx := r.trainingSet(c.u)
+	X := mat.NewDense(len(idx), r.d, nil)
+	y := make([]float64, len(idx))
+	for a, i := range idx {
+		X.SetRow(a, r.U[i])
+		y[a] = r.H[i].Value
+	}
+	gp, err := FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
+	if err != nil {
+		return regionModel{}, fmt.Errorf("region %d: GP fit: %w", m, err)
+	}
+	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
+	if err != nil {
+		return regionModel{}, err
+	}
+	samples, err := gp.JointSamples(cand, k, rng)
+	if err != nil {
+		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
+	}
+	return regionModel{cand: cand, samples: samples}, nil
+}
+
+// splitBatch gives region m (rank order) b/M proposals, the remainder going
+// to the best-ranked regions.
+func splitBatch(b, M int) []int {
+	out := make([]int, M)
+	for m := range out {
+		out[m] = b / M
+		if m < b%M {
+			out[m]++
+		}
+	}
+	return out
+}
+
+// propose returns this iteration's batch (unit cube) and each point's region.
+//
+// TuRBO and ROBOT: region m (rank order) draws splitBatch(b, M)[m] joint
+// Thompson samples over its candidates and takes the argmax of each, without
+// replacement. ROBOT processes regions in rank order and drops candidates
+// within Tau (task distance) of the points regions 1..m-1 picked this
+// iteration, so a region may propose fewer points.
+//
+// qVS-BayesOpt (Algorithm 1): every region draws one joint sample f̄ over
+// its candidates; the candidates of all regions are merged and the batch is
+// the greedy qVS_q maximiser over them with quality = f̄ min-max scaled over
+// all merged candidates and similarity exp(-d²/2). For speed the greedy runs
+// over each region's top-b candidates by f̄ (a candidate outside them can
+// only win through diversity against b better-sampled points of its own,
+// mutually similar, region).
+func (r *runner) propose(ctx context.Context, it int, cs []centre, b int) ([][]float64, []int, error) {
+	M := r.s.Regions
+	counts := splitBatch(b, M)
+	if r.s.Method == MethodQVS {
+		for m := range counts {
+			counts[m] = 1
+		}
+	}
+	models := make([]regionModel, M)
+	err := parallel(ctx, M, r.s.Workers, func(m int) error {
+		if counts[m] == 0 {
+			return nil
+		}
+		var err error
+		models[m], err = r.model(it, m, cs[m], counts[m])
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var props [][]float64
+	var regions []int
+	if r.s.Method == MethodQVS {
+		return r.proposeQVS(models, b)
+	}
+	for m := 0; m < M; m++ {
+		if counts[m] == 0 {
+			continue
+		}
+		mod := models[m]
+		var allowed func(i int) bool
+		if r.s.Method == MethodROBOT && len(props) > 0 {
+			earlier := make([][]float64, len(props))
+			for a, u := range props {
+				earlier[a] = r.unitToX(u)
+			}
+			allowed = func(i int) bool {
+				x := r.unitToX(mod.cand.RawRowView(i))
+				for _, y := range earlier {
+					if r.obj.Distance(x, y) < r.s.Tau {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		for _, i := range ThompsonPicks(mod.samples, allowed) {
+			props = append(props, append([]float64(nil), mod.cand.RawRowView(i)...))
+			regions = append(regions, m)
+		}
+	}
+	return props, regions, nil
+}
+
+func (r *runner) unitToX(u []float64) []float64 {
+	x := make([]float64, r.d)
+	for j := range x {
+		x[j] = r.fromUnit(u[j], j)
+	}
+	return x
+}
+
+func (r *runner) proposeQVS(models []regionModel, b int) ([][]float64, []int, error) {
+	type item struct {
+		m, i int
+		f    float64
+	}
+	var all []float64
+	var pool []item
+	for m, mod := range models {
+		s := mod.samples[0]
+		all = append(all, s...)
+		for _, i := range descending(s)[:min(b, len(s))] {
+			pool = append(pool, item{m, i, s[i]})
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range all {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	quality := make([]float64, len(pool))
+	xs := make([][]float64, len(pool))
+	for p, it := range pool {
+		quality[p] = 1
+		if hi > lo {
+			quality[p] = (it.f - lo) / (hi - lo)
+		}
+		xs[p] = r.unitToX(models[it.m].cand.RawRowView(it.i))
+	}
+	cache := map[[2]int]float64{}
+	kern := vendi.FuncKernel(len(pool), func(i, j int) float64 {
+		if i == j {
+			return 1
+		}
+		k := [2]int{min(i, j), max(i, j)}
+		if v, ok := cache[k]; ok {
+			return v
+		}
+		v := similarity(r.obj.Distance(xs[i], xs[j]))
+		cache[k] = v
+		return v
+	})
+	res, err := vendi.Greedy(vendi.GreedyProblem{Kernel: kern, Quality: quality, K: min(b, len(pool)), Q: r.s.Q, Workers: 1})
+	if err != nil {
+		return nil, nil, fmt.Errorf("qVS batch: %w", err)
+	}
+	props := make([][]float64, len(res.Picks))
+	regions := make([]int, len(res.Picks))
+	for a, p := range res.Picks {
+		props[a] = append([]float64(nil), models[pool[p].m].cand.RawRowView(pool[p].i)...)
+		regions[a] = pool[p].m
+	}
+	return props, regions, nil
+}
+
+// result selects the final M solutions (the method's centres on all
+// evaluations; for random the qVS_1 greedy) and summarises the run.
+func (r *runner) result() (*Result, error) {
+	res := &Result{Evaluations: r.H, BestValue: math.Inf(-1)}
+	for _, e := range r.H {
+		res.BestValue = math.Max(res.BestValue, e.Value)
+	}
+	if r.s.Method != MethodRandom {
+		res.TrustRegions = append([]TrustRegion(nil), r.trs...)
+	}
+	for _, tr := range res.TrustRegions {
+		res.Restarts += tr.Restarts
+	}
+	cs := r.centres(-1, false)
+	for _, c := range cs {
+		res.Solutions = append(res.Solutions, Solution{Index: c.index, X: r.H[c.index].X, Value: c.value})
+	}
+	n := len(cs)
+	res.Distances = make([][]float64, n)
+	K := mat.NewSymDense(max(n, 1), nil)
+	pairs := 0
+	for i := 0; i < n; i++ {
+		res.Distances[i] = make([]float64, n)
+		res.SolutionsMeanValue += cs[i].value / float64(n)
+		K.SetSym(i, i, 1)
+		for j := 0; j < i; j++ {
+			d := r.distance(cs[i].index, cs[j].index)
+			res.Distances[i][j], res.Distances[j][i] = d, d
+			res.SolutionsMeanDistance += d
+			pairs++
+			K.SetSym(i, j, similarity(d))
+		}
+	}
+	if pairs > 0 {
+		res.SolutionsMeanDistance /= float64(pairs)
+	}
+	vs, err := vendi.Score(K, 1)
+	if err != nil {
+		return nil, fmt.Errorf("Vendi score of the solutions: %w", err)
+	}
+	res.SolutionsVS = vs
+	return res, nil
+}

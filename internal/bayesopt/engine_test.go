@@ -1,0 +1,460 @@
+package bayesopt
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// bumps is a cheap multimodal test objective on [-1, 2]^d: three Gaussian
+// bumps of heights 3, 2.5 and 2 at distinct corners, minus 1 (so values are
+// negative far from the bumps, as in rover and lunar); Euclidean distance.
+type bumps struct {
+	d     int
+	calls atomic.Int64
+}
+
+func (b *bumps) Name() string { return "bumps" }
+func (b *bumps) Dim() int     { return b.d }
+func (b *bumps) Bounds() ([]float64, []float64) {
+	lo, hi := make([]float64, b.d), make([]float64, b.d)
+	for i := range lo {
+		lo[i], hi[i] = -1, 2
+	}
+	return lo, hi
+}
+
+func (b *bumps) Evaluate(x []float64) float64 {
+	b.calls.Add(1)
+	centres := [][2]float64{{0, 1}, {1, 0}, {0.2, 0.2}}
+	heights := []float64{3, 2.5, 2}
+	f := -1.0
+	for k, c := range centres {
+		s := 0.0
+		for i, v := range x {
+			t := c[i%2]
+			s += (v - t) * (v - t)
+		}
+		f += heights[k] * math.Exp(-s/0.3)
+	}
+	return f
+}
+
+func (b *bumps) Distance(p, q []float64) float64 { return dist(p, q) }
+
+func smallSettings(method string) Settings {
+	return Settings{Method: method, Q: 1, Budget: 46, Init: 10, Batch: 8, Regions: 3, Tau: 0.5,
+		Candidates: 200, MaxTrain: 40, FitIterations: 20}
+}
+
+func runAll(t *testing.T, obj Objective, s Settings, id RunID, prior []Evaluation) (*Result, [][]Evaluation) {
+	t.Helper()
+	var recorded [][]Evaluation
+	res, err := Optimize(context.Background(), obj, s, id, prior, func(e []Evaluation) error {
+		recorded = append(recorded, e)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recorded
+}
+
+func TestOptimizeMethods(t *testing.T) {
+	for _, method := range Methods {
+		t.Run(method, func(t *testing.T) {
+			obj := &bumps{d: 3}
+			s := smallSettings(method)
+			res, recorded := runAll(t, obj, s, RunID{Seed: 7, Key: method, Repeat: 0}, nil)
+			if len(res.Evaluations) != s.Budget || obj.calls.Load() != int64(s.Budget) {
+				t.Fatalf("%d evaluations, %d calls, want %d", len(res.Evaluations), obj.calls.Load(), s.Budget)
+			}
+			n := 0
+			for it, evs := range recorded {
+				for _, e := range evs {
+					if e.Iteration != it || !reflect.DeepEqual(e, res.Evaluations[n]) {
+						t.Fatalf("record %d of iteration %d: %+v", n, it, e)
+					}
+					n++
+					for _, v := range e.X {
+						if v < -1 || v > 2 {
+							t.Fatalf("point outside the box: %v", e.X)
+						}
+					}
+					wantRegion := e.Region >= 0 && e.Region < s.Regions
+					if method == MethodRandom || it == 0 {
+						wantRegion = e.Region == -1
+					}
+					if !wantRegion {
+						t.Fatalf("iteration %d region %d", it, e.Region)
+					}
+				}
+			}
+			// Iteration sizes: init, then batches (ROBOT may drop points).
+			if len(recorded[0]) != s.Init {
+				t.Errorf("initial design of %d points", len(recorded[0]))
+			}
+			for it := 1; it < len(recorded); it++ {
+				if len(recorded[it]) > s.Batch || (method != MethodROBOT && it < len(recorded)-1 && len(recorded[it]) != s.Batch) {
+					t.Errorf("iteration %d has %d points", it, len(recorded[it]))
+				}
+			}
+			best := math.Inf(-1)
+			for _, e := range res.Evaluations {
+				best = math.Max(best, e.Value)
+			}
+			if res.BestValue != best || res.BestSoFar()[len(res.Evaluations)-1] != best {
+				t.Errorf("best %v, BestSoFar %v, want %v", res.BestValue, res.BestSoFar(), best)
+			}
+			if len(res.Solutions) != s.Regions {
+				t.Fatalf("%d solutions", len(res.Solutions))
+			}
+			mean, md, pairs := 0.0, 0.0, 0
+			for i, sol := range res.Solutions {
+				if res.Evaluations[sol.Index].Value != sol.Value {
+					t.Errorf("solution %d value mismatch", i)
+				}
+				mean += sol.Value / float64(len(res.Solutions))
+				for j := 0; j < i; j++ {
+					d := dist(sol.X, res.Solutions[j].X)
+					if math.Abs(res.Distances[i][j]-d) > 1e-12 {
+						t.Errorf("distance %d,%d: %v want %v", i, j, res.Distances[i][j], d)
+					}
+					md += d
+					pairs++
+				}
+			}
+			if math.Abs(mean-res.SolutionsMeanValue) > 1e-12 || math.Abs(md/float64(pairs)-res.SolutionsMeanDistance) > 1e-12 {
+				t.Errorf("summary %v %v, want %v %v", res.SolutionsMeanValue, res.SolutionsMeanDistance, mean, md/float64(pairs))
+			}
+			if res.SolutionsVS < 1 || res.SolutionsVS > float64(s.Regions)+1e-9 {
+				t.Errorf("solutions VS %v outside [1, M]", res.SolutionsVS)
+			}
+			switch method {
+			case MethodTuRBO: // top-M values
+				top := descending(valuesOf(res.Evaluations))[:s.Regions]
+				for i, sol := range res.Solutions {
+					if sol.Index != top[i] {
+						t.Errorf("turbo solution %d is evaluation %d, want top %d", i, sol.Index, top[i])
+					}
+				}
+			case MethodROBOT: // rank-ordered and tau apart
+				for i := range res.Solutions {
+					for j := 0; j < i; j++ {
+						if res.Distances[i][j] < s.Tau {
+							t.Errorf("robot solutions %d,%d only %v apart (tau %v)", i, j, res.Distances[i][j], s.Tau)
+						}
+					}
+				}
+				if res.Solutions[0].Value != best {
+					t.Errorf("robot's first solution %v is not the best %v", res.Solutions[0].Value, best)
+				}
+			}
+		})
+	}
+}
+
+func valuesOf(evs []Evaluation) []float64 {
+	v := make([]float64, len(evs))
+	for i, e := range evs {
+		v[i] = e.Value
+	}
+	return v
+}
+
+// TestROBOTSameIterationFilter: within an iteration, a point proposed by
+// region m is at least tau from every point of regions < m.
+func TestROBOTSameIterationFilter(t *testing.T) {
+	obj := &bumps{d: 3}
+	s := smallSettings(MethodROBOT)
+	s.Tau = 0.8
+	res, _ := runAll(t, obj, s, RunID{Seed: 3, Key: "robot"}, nil)
+	for a, ea := range res.Evaluations {
+		for _, eb := range res.Evaluations[:a] {
+			if ea.Iteration == eb.Iteration && ea.Iteration > 0 && eb.Region < ea.Region && dist(ea.X, eb.X) < s.Tau {
+				t.Fatalf("iteration %d: region %d point within tau of region %d's", ea.Iteration, ea.Region, eb.Region)
+			}
+		}
+	}
+}
+
+// TestOptimizeDeterministicAndResume: the same seed gives the same run; a run
+// resumed from the records of its first iterations (through the CSV
+// formatting) equals the uninterrupted run and does not re-evaluate them.
+func TestOptimizeDeterministicAndResume(t *testing.T) {
+	for _, method := range Methods {
+		t.Run(method, func(t *testing.T) {
+			s := smallSettings(method)
+			s.Workers = 2
+			id := RunID{Seed: 11, Key: method + "-r0", Repeat: 0}
+			full, recorded := runAll(t, &bumps{d: 3}, s, id, nil)
+			s.Workers = 1
+			again, _ := runAll(t, &bumps{d: 3}, s, id, nil)
+			if !sameRun(full, again) {
+				t.Fatal("two runs with the same seed differ (or Workers changes the result)")
+			}
+			for _, cut := range []int{1, 3} {
+				var rows [][]string
+				replayed := 0
+				for _, evs := range recorded[:cut] {
+					for _, e := range evs {
+						rows = append(rows, FormatRecord(e))
+						replayed++
+					}
+				}
+				prior, err := ParseRecords(rows, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				obj := &bumps{d: 3}
+				resumed, rec2 := runAll(t, obj, s, id, prior)
+				if !sameRun(full, resumed) {
+					t.Fatalf("resume after %d iterations differs from the uninterrupted run", cut)
+				}
+				if got := obj.calls.Load(); got != int64(s.Budget-replayed) {
+					t.Errorf("resume evaluated %d points, want %d", got, s.Budget-replayed)
+				}
+				if len(rec2) != len(recorded)-cut {
+					t.Errorf("resume recorded %d iterations, want %d", len(rec2), len(recorded)-cut)
+				}
+			}
+		})
+	}
+}
+
+func sameRun(a, b *Result) bool {
+	if len(a.Evaluations) != len(b.Evaluations) || len(a.Solutions) != len(b.Solutions) {
+		return false
+	}
+	for i := range a.Evaluations {
+		ea, eb := a.Evaluations[i], b.Evaluations[i]
+		if ea.Iteration != eb.Iteration || ea.Region != eb.Region || ea.Value != eb.Value || !reflect.DeepEqual(ea.X, eb.X) {
+			return false
+		}
+	}
+	for i := range a.Solutions {
+		if a.Solutions[i].Index != b.Solutions[i].Index {
+			return false
+		}
+	}
+	return reflect.DeepEqual(a.TrustRegions, b.TrustRegions) && a.SolutionsVS == b.SolutionsVS
+}
+
+func TestInitialDesignSharedAcrossMethods(t *testing.T) {
+	a, _ := runAll(t, &bumps{d: 3}, smallSettings(MethodTuRBO), RunID{Seed: 5, Key: "turbo-r2", Repeat: 2}, nil)
+	b, _ := runAll(t, &bumps{d: 3}, smallSettings(MethodQVS), RunID{Seed: 5, Key: "qvs-q1-r2", Repeat: 2}, nil)
+	for i := 0; i < 10; i++ {
+		if !reflect.DeepEqual(a.Evaluations[i].X, b.Evaluations[i].X) {
+			t.Fatal("initial designs of one repeat differ between methods")
+		}
+	}
+	if reflect.DeepEqual(a.Evaluations[10].X, b.Evaluations[10].X) {
+		t.Error("methods proposed the same first point after the initial design")
+	}
+}
+
+// TestTuRBOBeatsRandom: on a smooth function the model-based search must find
+// a better optimum than random search with the same budget (deterministic:
+// fixed seeds).
+func TestTuRBOBeatsRandom(t *testing.T) {
+	s := smallSettings(MethodTuRBO)
+	s.Regions, s.Budget = 1, 70
+	tb, _ := runAll(t, &bumps{d: 3}, s, RunID{Seed: 1, Key: "t"}, nil)
+	s.Method = MethodRandom
+	rb, _ := runAll(t, &bumps{d: 3}, s, RunID{Seed: 1, Key: "r"}, nil)
+	if tb.BestValue <= rb.BestValue || tb.BestValue < 1.9 { // global max is 2 (height 3 minus 1)
+		t.Errorf("turbo best %v, random best %v", tb.BestValue, rb.BestValue)
+	}
+}
+
+func TestOptimizeResumeMismatch(t *testing.T) {
+	s := smallSettings(MethodTuRBO)
+	_, recorded := runAll(t, &bumps{d: 3}, s, RunID{Seed: 1, Key: "a"}, nil)
+	// Records from another seed are refused.
+	_, err := Optimize(context.Background(), &bumps{d: 3}, s, RunID{Seed: 2, Key: "a"}, recorded[0], func([]Evaluation) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "initial design") {
+		t.Errorf("mismatched initial design: %v", err)
+	}
+	// More records than the budget are refused.
+	var all []Evaluation
+	for _, r := range recorded {
+		all = append(all, r...)
+	}
+	s2 := s
+	s2.Budget = 20
+	if _, err := Optimize(context.Background(), &bumps{d: 3}, s2, RunID{Seed: 1, Key: "a"}, all, func([]Evaluation) error { return nil }); err == nil {
+		t.Error("records beyond the budget: no error")
+	}
+}
+
+func TestOptimizeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err := Optimize(ctx, &bumps{d: 3}, smallSettings(MethodTuRBO), RunID{Seed: 1, Key: "c"}, nil, func([]Evaluation) error {
+		n++
+		if n == 2 {
+			cancel()
+		}
+		return nil
+	})
+	if err == nil || n != 2 {
+		t.Errorf("cancelled run: err %v after %d iterations", err, n)
+	}
+}
+
+type nanObjective struct{ bumps }
+
+func (o *nanObjective) Evaluate(x []float64) float64 { return math.NaN() }
+
+func TestOptimizeErrors(t *testing.T) {
+	_, err := Optimize(context.Background(), &nanObjective{bumps{d: 2}}, smallSettings(MethodRandom), RunID{}, nil, func([]Evaluation) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("NaN objective: %v", err)
+	}
+	for _, c := range []struct {
+		mod  func(*Settings)
+		want string
+	}{
+		{func(s *Settings) { s.Method = "bogus" }, "method"},
+		{func(s *Settings) { s.Init = 0 }, "init"},
+		{func(s *Settings) { s.Budget = 5 }, "budget"},
+		{func(s *Settings) { s.Batch = 0 }, "batch"},
+		{func(s *Settings) { s.Regions = 0 }, "regions"},
+		{func(s *Settings) { s.Regions = 11 }, "init"},
+		{func(s *Settings) { s.Tau = -1 }, "tau"},
+		{func(s *Settings) { s.Candidates = 4 }, "candidates"},
+		{func(s *Settings) { s.Method, s.Q = MethodQVS, -1 }, "q"},
+	} {
+		s := smallSettings(MethodTuRBO)
+		c.mod(&s)
+		if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one about %s", s, err, c.want)
+		}
+	}
+}
+
+func TestTrustRegionCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, d := range []int{1, 3, 60} {
+		centre := make([]float64, d)
+		for i := range centre {
+			centre[i] = 0.9 * rng.Float64()
+		}
+		const n, length = 2000, 0.4
+		c, err := TrustRegionCandidates(centre, length, n, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perturbed := 0
+		for r := 0; r < n; r++ {
+			row := c.RawRowView(r)
+			k := 0
+			for i, v := range row {
+				if v < math.Max(centre[i]-length/2, 0) || v > math.Min(centre[i]+length/2, 1) {
+					t.Fatalf("d=%d: candidate coordinate %v outside the region around %v", d, v, centre[i])
+				}
+				if v != centre[i] {
+					k++
+				}
+			}
+			if k == 0 {
+				t.Fatalf("d=%d: candidate %d equals the centre", d, r)
+			}
+			perturbed += k
+		}
+		// Expected perturbed coordinates: d p with p = min(20/d, 1), plus the
+		// forced one when none is drawn ((1-p)^d of the time).
+		p := math.Min(20/float64(d), 1)
+		want := float64(d)*p + math.Pow(1-p, float64(d))
+		got := float64(perturbed) / n
+		if math.Abs(got-want) > 0.05*want { // binomial SE at d=60 is ~0.08 of 20
+			t.Errorf("d=%d: %v perturbed coordinates per candidate, want %v", d, got, want)
+		}
+	}
+}
+
+func TestThompsonPicks(t *testing.T) {
+	samples := [][]float64{
+		{1, 5, 3, 4},
+		{1, 5, 3, 4}, // same argmax: without replacement, the runner-up
+		{9, 0, 0, 0},
+		{9, 0, 0, 0},
+	}
+	if got := ThompsonPicks(samples, nil); !reflect.DeepEqual(got, []int{1, 3, 0, 2}) {
+		t.Errorf("picks %v", got)
+	}
+	var asked []int
+	allowed := func(i int) bool { asked = append(asked, i); return i != 1 }
+	if got := ThompsonPicks(samples[:2], allowed); !reflect.DeepEqual(got, []int{3, 2}) {
+		t.Errorf("filtered picks %v", got)
+	}
+	if !reflect.DeepEqual(asked, []int{1, 3, 2}) { // lazily, once per candidate
+		t.Errorf("allowed asked about %v", asked)
+	}
+	// Nothing eligible: fewer picks.
+	if got := ThompsonPicks(samples, func(int) bool { return false }); len(got) != 0 {
+		t.Errorf("picks %v with nothing allowed", got)
+	}
+}
+
+func TestSplitBatch(t *testing.T) {
+	for _, c := range []struct {
+		b, M int
+		want []int
+	}{
+		{32, 3, []int{11, 11, 10}},
+		{32, 20, []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1}},
+		{2, 3, []int{1, 1, 0}},
+		{6, 3, []int{2, 2, 2}},
+	} {
+		if got := splitBatch(c.b, c.M); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("splitBatch(%d, %d) = %v", c.b, c.M, got)
+		}
+	}
+}
+
+func TestMinMaxQuality(t *testing.T) {
+	for _, c := range []struct{ in, want []float64 }{
+		{[]float64{-3, -1, 1}, []float64{0, 0.5, 1}},
+		{[]float64{2, 2}, []float64{1, 1}},
+		{[]float64{-5}, []float64{1}},
+	} {
+		if got := minMaxQuality(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("minMaxQuality(%v) = %v", c.in, got)
+		}
+	}
+}
+
+func TestRecords(t *testing.T) {
+	e := Evaluation{Iteration: 3, Region: 1, X: []float64{0.1, -1.0 / 3}, Value: -81.25, Seconds: 0.002}
+	rows := [][]string{FormatRecord(e)}
+	if h := RecordHeader(2); strings.Join(h, ",") != "iteration,region,x0,x1,value,seconds" {
+		t.Errorf("header %v", h)
+	}
+	got, err := ParseRecords(rows, 2)
+	if err != nil || !reflect.DeepEqual(got[0], e) {
+		t.Fatalf("round trip %+v %v", got, err)
+	}
+	for _, c := range []struct {
+		row  []string
+		want string
+	}{
+		{[]string{"1", "0", "0.1", "0.2", "3"}, "5 fields"},
+		{[]string{"x", "0", "0.1", "0.2", "3", "0"}, "column iteration"},
+		{[]string{"1", "-2", "0.1", "0.2", "3", "0"}, "column region"},
+		{[]string{"1", "0", "0.1", "NaN", "3", "0"}, "column x1"},
+		{[]string{"1", "0", "0.1", "0.2", "", "0"}, "column value"},
+	} {
+		_, err := ParseRecords([][]string{c.row}, 2)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "row 1") {
+			t.Errorf("%v: %v, want %q", c.row, err, c.want)
+		}
+	}
+	if _, err := ParseRecords([][]string{{"2", "0", "0", "0", "0", "0"}, {"1", "0", "0", "0", "0", "0"}}, 2); err == nil {
+		t.Error("decreasing iterations: no error")
+	}
+}

@@ -1,0 +1,65 @@
+package bayesopt
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// RecordHeader is the header of a run's evaluation CSV for a d-dimensional
+// task: iteration, region, x0 .. x{d-1} (one column per coordinate), value,
+// seconds. Region -1 marks initial-design and random-search points.
+func RecordHeader(d int) []string {
+	h := []string{"iteration", "region"}
+	for j := 0; j < d; j++ {
+		h = append(h, "x"+strconv.Itoa(j))
+	}
+	return append(h, "value", "seconds")
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// FormatRecord renders an evaluation as a CSV row; floats are written with
+// the shortest representation that parses back to the same bits, so a
+// replayed run continues exactly.
+func FormatRecord(e Evaluation) []string {
+	row := []string{strconv.Itoa(e.Iteration), strconv.Itoa(e.Region)}
+	for _, x := range e.X {
+		row = append(row, formatFloat(x))
+	}
+	return append(row, formatFloat(e.Value), formatFloat(e.Seconds))
+}
+
+// ParseRecords parses evaluation rows (without header) of a d-dimensional
+// task. Errors name the row (1 = first data row) and column.
+func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
+	out := make([]Evaluation, 0, len(rows))
+	head := RecordHeader(d)
+	prevIt := 0
+	for r, row := range rows {
+		if len(row) != d+4 {
+			return nil, fmt.Errorf("record row %d: %d fields, expected %d (%s ... seconds)", r+1, len(row), d+4, head[0])
+		}
+		var e Evaluation
+		var err error
+		if e.Iteration, err = strconv.Atoi(row[0]); err != nil || e.Iteration < prevIt {
+			return nil, fmt.Errorf("record row %d, column iteration: %q is not an integer >= the previous row's %d", r+1, row[0], prevIt)
+		}
+		prevIt = e.Iteration
+		if e.Region, err = strconv.Atoi(row[1]); err != nil || e.Region < -1 {
+			return nil, fmt.Errorf("record row %d, column region: %q is not an integer >= -1", r+1, row[1])
+		}
+		nums := make([]float64, d+2)
+		for j := range nums {
+			v, err := strconv.ParseFloat(row[j+2], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("record row %d, column %s: %q is not a finite number", r+1, head[j+2], row[j+2])
+			}
+			nums[j] = v
+		}
+		e.X = nums[:d:d]
+		e.Value, e.Seconds = nums[d], nums[d+1]
+		out = append(out, e)
+	}
+	return out, nil
+}

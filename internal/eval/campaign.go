@@ -1,0 +1,293 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Kind is the kind of campaign a results folder holds, told by the columns
+// of its summary.csv.
+type Kind int
+
+const (
+	KindUnknown      Kind = iota
+	KindActiveSearch      // `qvs as`: vs_q0, ..., kernel_det (Tables 1-3)
+	KindDiscreteBO        // `qvs bayesopt` on a kernel set: edc (Table 4)
+	KindContinuousBO      // `qvs bayesopt` rover / lunar / ...: solutions_vs
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindActiveSearch:
+		return "active search"
+	case KindDiscreteBO:
+		return "discrete BayesOpt"
+	case KindContinuousBO:
+		return "BayesOpt"
+	}
+	return "unknown"
+}
+
+// Campaign is one results folder: its summary, resolved config and the state
+// of its runs.
+type Campaign struct {
+	Dir    string
+	Name   string // task name: config "task"/"name", else the folder name
+	Kind   Kind
+	Header []string            // summary.csv columns, in file order
+	Runs   []map[string]string // summary.csv rows by column
+	Config map[string]any      // config.yaml (nil if absent or unreadable)
+	// Unfinished lists runs with a record file but no summary (interrupted
+	// or still running): the campaign is partial.
+	Unfinished []string
+	Problems   []string // non-fatal defects found while reading
+}
+
+// Discover finds every campaign under root (root itself included): each
+// directory holding a summary.csv. Folders it cannot read are reported in
+// skipped, not fatal. Campaigns are sorted by directory.
+func Discover(root string) (found []*Campaign, skipped []string, err error) {
+	if _, err := os.Stat(root); err != nil {
+		return nil, nil, fmt.Errorf("results folder %s: %w", root, err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", path, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if d.Name() == "runs" || (path != root && strings.HasPrefix(d.Name(), ".")) {
+			return fs.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(path, "summary.csv")); err != nil {
+			return nil
+		}
+		c, err := LoadCampaign(path)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			return nil
+		}
+		found = append(found, c)
+		return nil
+	})
+	sort.Slice(found, func(a, b int) bool { return found[a].Dir < found[b].Dir })
+	return found, skipped, err
+}
+
+// LoadCampaign reads dir/summary.csv and dir/config.yaml.
+func LoadCampaign(dir string) (*Campaign, error) {
+	c := &Campaign{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
+	path := filepath.Join(dir, "summary.csv")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
+	}
+	c.Header = recs[0]
+	for i, r := range recs[1:] {
+		m := make(map[string]string, len(r))
+		for j, h := range c.Header {
+			m[h] = r[j]
+		}
+		if m["method"] == "" {
+			return nil, fmt.Errorf("%s: row %d has no method", path, i+2)
+		}
+		c.Runs = append(c.Runs, m)
+	}
+	has := map[string]bool{}
+	for _, h := range c.Header {
+		has[h] = true
+	}
+	switch {
+	case has["vs_q0"]:
+		c.Kind = KindActiveSearch
+	case has["edc"]:
+		c.Kind = KindDiscreteBO
+	case has["solutions_vs"] || has["best_value"]:
+		c.Kind = KindContinuousBO
+	}
+	if !has["method"] && len(c.Header) > 0 {
+		return nil, fmt.Errorf("%s: no method column (header %v): not a qvs campaign summary", path, c.Header)
+	}
+	cfgPath := filepath.Join(dir, "config.yaml")
+	if cb, err := os.ReadFile(cfgPath); err == nil {
+		var m map[string]any
+		if err := yaml.Unmarshal(cb, &m); err != nil {
+			c.Problems = append(c.Problems, fmt.Sprintf("%s: %v", cfgPath, err))
+		} else {
+			c.Config = m
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		c.Problems = append(c.Problems, err.Error())
+	} else {
+		c.Problems = append(c.Problems, cfgPath+" is missing")
+	}
+	for _, k := range []string{"task", "name"} {
+		if s, ok := c.Config[k].(string); ok && s != "" {
+			c.Name = s
+			break
+		}
+	}
+	c.Unfinished = unfinishedRuns(dir, c.Runs)
+	return c, nil
+}
+
+// unfinishedRuns lists runs/KEY.csv record files of runs absent from the
+// summary. Extra per-run files are KEY.NAME.csv of a finished KEY.
+func unfinishedRuns(dir string, runs []map[string]string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "runs", "*.csv"))
+	done := map[string]bool{}
+	for _, r := range runs {
+		done[r["key"]] = true
+	}
+	var out []string
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".csv")
+		if strings.HasSuffix(name, ".summary") || done[name] {
+			continue
+		}
+		extra := false
+		for k := range done {
+			if strings.HasPrefix(name, k+".") {
+				extra = true
+				break
+			}
+		}
+		if !extra {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Has reports whether the summary has column col.
+func (c *Campaign) Has(col string) bool {
+	for _, h := range c.Header {
+		if h == col {
+			return true
+		}
+	}
+	return false
+}
+
+// Group is the runs of one method setting (method, q, params): its repeats.
+type Group struct {
+	Method, Q, Params string
+	Runs              []map[string]string
+}
+
+// Label is "method q=Q params" for messages.
+func (g *Group) Label() string {
+	s := g.Method
+	if g.Q != "" {
+		s += " q=" + g.Q
+	}
+	if g.Params != "" {
+		s += " " + g.Params
+	}
+	return s
+}
+
+// Values returns column col of every repeat as numbers; unparsable or empty
+// entries are NaN (Summarize drops them).
+func (g *Group) Values(col string) []float64 {
+	out := make([]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		out[i] = parseFloat(r[col])
+	}
+	return out
+}
+
+// Stat summarises column col over the group's repeats.
+func (g *Group) Stat(col string) Stat { return Summarize(g.Values(col)) }
+
+func parseFloat(s string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// Groups splits the runs by (method, q, params), in first-seen order.
+func (c *Campaign) Groups() []*Group {
+	var out []*Group
+	idx := map[[3]string]int{}
+	for _, r := range c.Runs {
+		k := [3]string{r["method"], r["q"], r["params"]}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, &Group{Method: k[0], Q: k[1], Params: k[2]})
+		}
+		out[i].Runs = append(out[i].Runs, r)
+	}
+	return out
+}
+
+// ExpectedRepeats is the config's "repeats" when it has one, else the most
+// repeats any group has.
+func (c *Campaign) ExpectedRepeats() int {
+	if v, ok := c.Config["repeats"].(int); ok && v > 0 {
+		return v
+	}
+	n := 0
+	for _, g := range c.Groups() {
+		n = max(n, len(g.Runs))
+	}
+	return n
+}
+
+// Partial describes how the campaign falls short of complete: unfinished
+// runs and groups with fewer repeats than expected. Empty when complete.
+func (c *Campaign) Partial() []string {
+	var out []string
+	if len(c.Runs) == 0 {
+		out = append(out, "no finished run")
+	}
+	if n := len(c.Unfinished); n > 0 {
+		out = append(out, fmt.Sprintf("%d unfinished run(s) (%s)", n, abbreviate(c.Unfinished, 4)))
+	}
+	want := c.ExpectedRepeats()
+	var short []string
+	for _, g := range c.Groups() {
+		if len(g.Runs) < want {
+			short = append(short, fmt.Sprintf("%s: %d of %d repeats", g.Label(), len(g.Runs), want))
+		}
+	}
+	if len(short) > 0 {
+		out = append(out, "fewer repeats than expected: "+abbreviate(short, 6))
+	}
+	return out
+}
+
+func abbreviate(s []string, n int) string {
+	if len(s) <= n {
+		return strings.Join(s, ", ")
+	}
+	return strings.Join(s[:n], ", ") + fmt.Sprintf(", ... (%d more)", len(s)-n)
+}

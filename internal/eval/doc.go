@@ -1,0 +1,31 @@
+// Package eval turns the results folders of qvs campaigns into the paper's
+// tables and figures (Nguyen & Dieng, ICML 2024): `qvs eval results/`.
+//
+// A campaign is a folder with a summary.csv (one row per run) and the
+// resolved config.yaml, as written by internal/campaign. Its kind is told by
+// the summary's columns:
+//
+//	vs_q0, ..., kernel_det   active search (`qvs as`)       -> Tables 1-3, Figure 2
+//	edc                      discrete BayesOpt (kernel set)  -> Table 4, Figure 5
+//	solutions_vs             continuous BayesOpt (rover...)  -> summary table, Figures 3-4
+//
+// Tables. Runs are grouped by (method, q, params); a cell is the mean over
+// the repeats and its standard error s/sqrt(n) (sample standard deviation,
+// n - 1 denominator), printed "mean (SE)" with two decimals. A row whose
+// method ran several hyperparameter settings (ECI thresholds, SELECT beta
+// and lambda) is starred and takes, per column, the setting with the best
+// mean, as the paper's ECI* and SELECT* rows; the notes say which. Bold
+// marks the best printed mean per column, ties at two decimals included.
+// Every table is written as Markdown, LaTeX (booktabs) and CSV (one line per
+// cell, full precision).
+//
+// Figures (gonum/plot, PNG and SVG): best value so far against evaluations,
+// mean with a standard-error band per method (Figure 3); the rover's final
+// trajectories on the obstacle map (Figure 4); the queries of one-step and
+// qVS-AS on a 2-D PCA of the pool and VS_1 of the positives against queries
+// (Figure 2); the MDS embedding of a discrete candidate set with each
+// method's picks (Figure 5).
+//
+// Missing or partial campaigns are not errors: Evaluate makes what it can
+// and its Report lists what it could not make and why.
+package eval

@@ -1,0 +1,323 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// methodStyle says how a method's runs appear in a table.
+type methodStyle struct {
+	label, tex string // row label (plain, LaTeX); the star of a tuned row is added automatically
+	section    int    // rule-separated block of the table
+	order      int    // position within the section
+	byQ        bool   // one row per q, labelled "q = Q" under the method label
+	qAlias     string // q to sort and label this method by when its own q is empty (UCB is q = 0)
+	qSuffix    string // appended to the setting label, e.g. " (UCB)"
+}
+
+// styleOf returns the style of method under the table's known methods;
+// unknown methods come last, in a section of their own, one row per q.
+func styleOf(known map[string]methodStyle, method string) methodStyle {
+	if s, ok := known[strings.ToLower(method)]; ok {
+		return s
+	}
+	return methodStyle{label: method, tex: texEscape(method), section: 9, order: 100, byQ: true}
+}
+
+// asMethods are the rows of Tables 1-3: random, ECI*, SELECT* above the
+// rule, qVS-AS per q below it (the paper's layout), then the baselines the
+// paper ran but did not tabulate (one-step = qVS-AS with q = 0; ENS).
+var asMethods = map[string]methodStyle{
+	"random":   {label: "random search", tex: "random search", section: 0, order: 0},
+	"eci":      {label: "ECI", tex: "ECI", section: 0, order: 1},
+	"select":   {label: "SELECT", tex: "SELECT", section: 0, order: 2},
+	"qvs":      {label: "qVS-AS", tex: "qVS-AS", section: 1, byQ: true},
+	"qvs-as":   {label: "qVS-AS", tex: "qVS-AS", section: 1, byQ: true},
+	"one-step": {label: "one-step", tex: "one-step", section: 2, order: 0},
+	"ens":      {label: "ENS", tex: "ENS", section: 2, order: 1},
+}
+
+// boMethods are the rows of the continuous BayesOpt summary (Figure 3's methods).
+var boMethods = map[string]methodStyle{
+	"random": {label: "random search", tex: "random search", section: 0, order: 0},
+	"turbo":  {label: "TuRBO", tex: "TuRBO", section: 0, order: 1},
+	"robot":  {label: "ROBOT", tex: "ROBOT", section: 0, order: 2},
+	"qvs":    {label: "qVS-BayesOpt", tex: "qVS-BayesOpt", section: 1, byQ: true},
+}
+
+// discreteMethods are the rows of Table 4: q = 0 is UCB (regular BayesOpt).
+var discreteMethods = map[string]methodStyle{
+	"random": {label: "random search", tex: "random search", section: 0, order: 0},
+	"ucb":    {label: "qVS-BayesOpt", tex: "qVS-BayesOpt", section: 1, byQ: true, qAlias: "0", qSuffix: " (UCB)"},
+	"qvs":    {label: "qVS-BayesOpt", tex: "qVS-BayesOpt", section: 1, byQ: true},
+}
+
+// ActiveSearchColumns are the columns of Tables 1-3.
+var ActiveSearchColumns = []Column{
+	{Key: "vs_q0", Name: "VS q=0", Group: "Vendi Score", TeX: "$q = 0$", Better: 1},
+	{Key: "vs_q0.1", Name: "VS q=0.1", Group: "Vendi Score", TeX: "$q = 0.1$", Better: 1},
+	{Key: "vs_q0.5", Name: "VS q=0.5", Group: "Vendi Score", TeX: "$q = 0.5$", Better: 1},
+	{Key: "vs_q1", Name: "VS q=1", Group: "Vendi Score", TeX: "$q = 1$", Better: 1},
+	{Key: "vs_q2", Name: "VS q=2", Group: "Vendi Score", TeX: "$q = 2$", Better: 1},
+	{Key: "vs_qinf", Name: "VS q=inf", Group: "Vendi Score", TeX: "$q = \\infty$", Better: 1},
+	{Key: "max_pairwise_distance", Name: "max. pairwise dist.", TeX: "max.\\ pairwise dist.", Better: 1},
+	{Key: "kernel_det", Name: "kernel matrix det.", TeX: "kernel matrix det.", Better: 1},
+}
+
+// BayesOptColumns are the columns of the continuous BayesOpt summary: the
+// best value found and the spread of the final M solutions.
+var BayesOptColumns = []Column{
+	{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
+	{Key: "solutions_mean_value", Name: "solutions' mean value", TeX: "solutions' mean value", Better: 1},
+	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1},
+	{Key: "solutions_vs", Name: "solutions' VS", TeX: "solutions' VS", Better: 1},
+}
+
+// discreteKnown are summary columns of a discrete BayesOpt campaign that are
+// not extra metrics of the best item.
+var discreteKnown = map[string]bool{"key": true, "method": true, "q": true, "params": true, "repeat": true, "seconds": true, "best_value": true, "edc": true}
+
+// DiscreteColumns are Table 4's column (best value) plus EDC and every other
+// numeric summary column (the extra metrics of the best item, e.g. the
+// energy penalty of the paper's Figure 6), unranked since their direction
+// is unknown.
+func DiscreteColumns(c *Campaign) []Column {
+	cols := []Column{
+		{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
+		{Key: "edc", Name: "EDC", TeX: "EDC", Better: 1},
+	}
+	for _, h := range c.Header {
+		if discreteKnown[h] || !numericColumn(c, h) {
+			continue
+		}
+		name := strings.ReplaceAll(h, "_", " ")
+		cols = append(cols, Column{Key: h, Name: name, TeX: texEscape(name)})
+	}
+	return cols
+}
+
+// numericColumn reports whether every non-empty entry of col parses as a
+// number (and at least one does).
+func numericColumn(c *Campaign, col string) bool {
+	seen := false
+	for _, r := range c.Runs {
+		s := strings.TrimSpace(r[col])
+		if s == "" {
+			continue
+		}
+		if math.IsNaN(parseFloat(s)) && !strings.EqualFold(s, "nan") {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+// ActiveSearchTable builds a Table 1-3 of an active-search campaign.
+func ActiveSearchTable(c *Campaign) *Table {
+	t := buildTable(c, ActiveSearchColumns, asMethods)
+	t.Name = c.Name + "-as-table"
+	t.Label = "tab:" + c.Name + "-as"
+	t.Title = fmt.Sprintf("Vendi scores of the positives collected in the %s active-search campaign, mean (standard error) over %s; "+
+		"the best in each column in bold (ties at two decimals included); a star marks a row that takes the best hyperparameter setting per column.",
+		c.Name, repeatsText(c))
+	return t
+}
+
+// DiscreteTable builds the Table 4 layout of a discrete BayesOpt campaign.
+func DiscreteTable(c *Campaign) *Table {
+	t := buildTable(c, DiscreteColumns(c), discreteMethods)
+	t.Name = c.Name + "-table4"
+	t.Label = "tab:" + c.Name + "-table4"
+	t.Title = fmt.Sprintf("Best objective value found and EDC (VS of the good items found) in the %s discrete BayesOpt campaign, "+
+		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); extra columns are metrics of the best item.", c.Name, repeatsText(c))
+	return t
+}
+
+// BayesOptTable builds the summary of a continuous BayesOpt campaign.
+func BayesOptTable(c *Campaign) *Table {
+	t := buildTable(c, BayesOptColumns, boMethods)
+	t.Name = c.Name + "-bo-table"
+	t.Label = "tab:" + c.Name + "-bo"
+	t.Title = fmt.Sprintf("Best value and the final solutions' value and diversity in the %s BayesOpt campaign, mean (standard error) over %s.",
+		c.Name, repeatsText(c))
+	return t
+}
+
+func repeatsText(c *Campaign) string {
+	lo, hi := math.MaxInt, 0
+	for _, g := range c.Groups() {
+		lo, hi = min(lo, len(g.Runs)), max(hi, len(g.Runs))
+	}
+	switch {
+	case hi == 0:
+		return "no repeats"
+	case lo == hi && hi == 1:
+		return "1 repeat"
+	case lo == hi:
+		return fmt.Sprintf("%d repeats", hi)
+	}
+	return fmt.Sprintf("%d to %d repeats", lo, hi)
+}
+
+// rowKey identifies a table row: a method and (for per-q methods) an order.
+type rowKey struct {
+	style  methodStyle
+	method string
+	q      string
+	groups []*Group // one per hyperparameter setting
+}
+
+// QValue parses an order as written in summaries ("inf" = +Inf); "" is NaN.
+func QValue(s string) float64 {
+	if strings.EqualFold(strings.TrimSpace(s), "inf") {
+		return math.Inf(1)
+	}
+	return parseFloat(s)
+}
+
+// texQ renders an order for LaTeX ("inf" -> \infty).
+func texQ(q string) string {
+	if strings.EqualFold(q, "inf") {
+		return "\\infty"
+	}
+	return q
+}
+
+// buildTable lays out one row per (method, q) and a cell per column. A row
+// with several hyperparameter settings (params) is starred and takes, per
+// column, the setting with the best mean (ties: more repeats, then smaller
+// standard error, then the first setting in params order); the settings
+// taken are listed in the notes. Bold marks the best per column.
+func buildTable(c *Campaign, cols []Column, known map[string]methodStyle) *Table {
+	var keys []*rowKey
+	index := map[string]*rowKey{}
+	for _, g := range c.Groups() {
+		st := styleOf(known, g.Method)
+		q := ""
+		if st.byQ {
+			q = g.Q
+			if q == "" {
+				q = st.qAlias
+			}
+		}
+		id := st.label + "\x00" + q + "\x00" + strings.ToLower(g.Method)
+		rk := index[id]
+		if rk == nil {
+			rk = &rowKey{style: st, method: g.Method, q: q}
+			index[id] = rk
+			keys = append(keys, rk)
+		}
+		rk.groups = append(rk.groups, g)
+	}
+	sort.SliceStable(keys, func(a, b int) bool {
+		x, y := keys[a], keys[b]
+		if x.style.section != y.style.section {
+			return x.style.section < y.style.section
+		}
+		if x.style.order != y.style.order {
+			return x.style.order < y.style.order
+		}
+		if x.style.label != y.style.label {
+			return x.style.label < y.style.label
+		}
+		qx, qy := QValue(x.q), QValue(y.q)
+		if qx != qy {
+			return qx < qy || math.IsNaN(qy)
+		}
+		return strings.ToLower(x.method) > strings.ToLower(y.method) // "ucb" before "qvs" at q = 0
+	})
+	t := &Table{Columns: cols}
+	for _, rk := range keys {
+		st := rk.style
+		r := Row{Method: st.label, TeXMethod: st.tex, Section: st.section}
+		if st.byQ && rk.q != "" {
+			r.Setting = "q = " + rk.q + st.qSuffix
+			r.TeXSetting = "$q = " + texQ(rk.q) + "$" + texEscape(st.qSuffix)
+		}
+		starred := len(rk.groups) > 1
+		if starred {
+			if r.Setting != "" {
+				r.Setting += "*"
+				r.TeXSetting += "$^*$"
+			} else {
+				r.Method += "*"
+				r.TeXMethod += "$^*$"
+			}
+			sort.SliceStable(rk.groups, func(a, b int) bool { return rk.groups[a].Params < rk.groups[b].Params })
+		}
+		for _, col := range cols {
+			r.Cells = append(r.Cells, bestSetting(rk.groups, col))
+		}
+		if starred {
+			t.Notes = append(t.Notes, starNote(r, cols))
+		} else if p := rk.groups[0].Params; p != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s.", r.Label(), p))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	t.MarkBest()
+	return t
+}
+
+// bestSetting summarises col for each setting and returns the best one's
+// cell (the only one's when there is a single setting).
+func bestSetting(groups []*Group, col Column) Cell {
+	var best Cell
+	found := false
+	for _, g := range groups {
+		s := g.Stat(col.Key)
+		cell := Cell{Stat: s}
+		if len(groups) > 1 {
+			cell.Params = g.Params
+		}
+		if !found || better(cell.Stat, best.Stat, col.Better) {
+			best, found = cell, true
+		}
+	}
+	return best
+}
+
+// better reports whether a beats b in a column ranked by dir (0 counts as
+// higher-is-better when choosing a setting).
+func better(a, b Stat, dir int) bool {
+	if a.N == 0 {
+		return false
+	}
+	if b.N == 0 {
+		return true
+	}
+	if dir == 0 {
+		dir = 1
+	}
+	if a.Mean != b.Mean {
+		return float64(dir)*(a.Mean-b.Mean) > 0
+	}
+	if a.N != b.N {
+		return a.N > b.N
+	}
+	return a.SE < b.SE
+}
+
+// starNote lists the setting a starred row took per column, grouped:
+// "ECI*: threshold=0.5 for VS q=0, VS q=0.1; threshold=0.7 for ...".
+func starNote(r Row, cols []Column) string {
+	var order []string
+	by := map[string][]string{}
+	for j, c := range r.Cells {
+		if c.N == 0 {
+			continue
+		}
+		if _, ok := by[c.Params]; !ok {
+			order = append(order, c.Params)
+		}
+		by[c.Params] = append(by[c.Params], cols[j].Name)
+	}
+	parts := make([]string, len(order))
+	for i, p := range order {
+		parts[i] = p + " for " + strings.Join(by[p], ", ")
+	}
+	return r.Label() + ": best setting per column: " + strings.Join(parts, "; ") + "."
+}

@@ -181,3 +181,37 @@ func Figure1(ctx context.Context, orders []float64, cfg Config) ([]Panel, error)
 	}
 	return panels, nil
 }
+
+// StackTol is the distance below which two points of a batch are drawn and
+// counted as one location. VS maximisers for large q pile several points
+// onto the same corner (coinciding points add one effective item between
+// them, but sit as far as possible from the rest); the optimiser leaves
+// them equal to rounding, far below this.
+const StackTol = 1e-6
+
+// Stack is a location of a batch and how many points sit on it.
+type Stack struct {
+	At    Point
+	Count int
+}
+
+// Stacks groups the points of x that lie within StackTol of each other
+// (single linkage in input order: each point joins the first stack whose
+// location is within StackTol).
+func Stacks(x []Point) []Stack {
+	var out []Stack
+	for _, p := range x {
+		found := false
+		for i := range out {
+			if math.Hypot(p[0]-out[i].At[0], p[1]-out[i].At[1]) <= StackTol {
+				out[i].Count++
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, Stack{At: p, Count: 1})
+		}
+	}
+	return out
+}

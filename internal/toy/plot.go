@@ -1,0 +1,253 @@
+package toy
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"math"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/vendi"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure geometry: each panel is about 2.2 x 2.3 inches, so the 2 x 5 grid
+// of Figure 1 is 11.5 x 5 inches; at 100 dpi the PNG stays small.
+const (
+	panelWidth  = 2.3 * vg.Inch
+	panelHeight = 2.5 * vg.Inch
+	figureDPI   = 100
+	heatPixels  = 160 // heat-map raster resolution per side
+)
+
+// qualityPalette maps the quality range [exp(-1), 1] of the domain to light
+// (low) through dark blue (high), the ColorBrewer "Blues" ramp, so the red
+// crosses stand out everywhere.
+func qualityPalette() (palette.ColorMap, error) {
+	// NewLuminance wants increasing luminance: list dark to light, reverse.
+	dark, err := moreland.NewLuminance([]color.Color{
+		color.NRGBA{0x08, 0x45, 0x94, 0xff},
+		color.NRGBA{0x42, 0x92, 0xc6, 0xff},
+		color.NRGBA{0x9e, 0xca, 0xe1, 0xff},
+		color.NRGBA{0xf7, 0xfb, 0xff, 0xff},
+	})
+	if err != nil {
+		return nil, err
+	}
+	cm := palette.Reverse(dark)
+	cm.SetMin(math.Exp(-1)) // quality at the corners (+-1, +-1)
+	cm.SetMax(1)            // quality at the centre
+	return cm, nil
+}
+
+// qualityImage rasterises Quality over [-1, 1]^2 (image row 0 is y = 1).
+func qualityImage(cm palette.ColorMap) (image.Image, error) {
+	img := image.NewRGBA(image.Rect(0, 0, heatPixels, heatPixels))
+	step := (Hi - Lo) / heatPixels
+	for r := 0; r < heatPixels; r++ {
+		for c := 0; c < heatPixels; c++ {
+			x := Point{Lo + (float64(c)+0.5)*step, Hi - (float64(r)+0.5)*step}
+			col, err := cm.At(math.Min(1, math.Max(math.Exp(-1), Quality(x))))
+			if err != nil {
+				return nil, err
+			}
+			img.Set(c, r, col)
+		}
+	}
+	return img, nil
+}
+
+// boldCross is a red "x" drawn with a visible stroke (draw.CrossGlyph uses a
+// hairline that vanishes on the heat map at 100 dpi).
+type boldCross struct{}
+
+func (boldCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.6)})
+	r := sty.Radius * math.Sqrt2 / 2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r})
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y - r})
+	c.Stroke(p)
+}
+
+// layout checks that panels are the VS row then the qVS row over the same
+// orders, and returns the orders.
+func layout(panels []Panel) ([]float64, error) {
+	if len(panels) == 0 || len(panels)%2 != 0 {
+		return nil, fmt.Errorf("toy: figure needs a VS row and a qVS row of equal length, got %d panels", len(panels))
+	}
+	m := len(panels) / 2
+	orders := make([]float64, m)
+	for j := 0; j < m; j++ {
+		top, bottom := panels[j], panels[m+j]
+		if top.Row != TargetVS || bottom.Row != TargetQVS || top.Q != bottom.Q {
+			return nil, fmt.Errorf("toy: panel %d and %d are (%v, q=%v) and (%v, q=%v), want VS and qVS at one order", j, m+j, top.Row, top.Q, bottom.Row, bottom.Q)
+		}
+		orders[j] = top.Q
+	}
+	return orders, nil
+}
+
+// FigurePlots builds one plot per panel in the grid of Figure 1: the VS row
+// on top, the qVS row below, one column per order with "q = ..." under the
+// bottom row. Empty panels (VS_0) are nil: the grid leaves them blank, as
+// the paper does.
+func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
+	orders, err := layout(panels)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := qualityPalette()
+	if err != nil {
+		return nil, err
+	}
+	heat, err := qualityImage(cm)
+	if err != nil {
+		return nil, err
+	}
+	m := len(orders)
+	grid := [][]*plot.Plot{make([]*plot.Plot, m), make([]*plot.Plot, m)}
+	ticks := plot.ConstantTicks([]plot.Tick{{Value: -1, Label: "-1"}, {Value: 0, Label: "0"}, {Value: 1, Label: "1"}})
+	for k, pn := range panels {
+		row, col := k/m, k%m
+		if pn.Empty {
+			continue
+		}
+		p := plot.New()
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = Lo, Hi, Lo, Hi
+		p.X.Tick.Marker, p.Y.Tick.Marker = ticks, ticks
+		p.Add(plotter.NewImage(heat, Lo, Lo, Hi, Hi))
+		xy := make(plotter.XYs, len(pn.Points))
+		for i, x := range pn.Points {
+			xy[i].X, xy[i].Y = x[0], x[1]
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Shape: boldCross{}, Color: color.NRGBA{0xe0, 0x10, 0x10, 0xff}, Radius: vg.Points(4.5)}
+		p.Add(sc)
+		// Coinciding points would hide each other: label each stack with
+		// its multiplicity, beside the cross on the side facing the centre.
+		for _, st := range Stacks(pn.Points) {
+			if st.Count < 2 {
+				continue
+			}
+			l, err := plotter.NewLabels(plotter.XYLabels{
+				XYs:    plotter.XYs{{X: st.At[0], Y: st.At[1]}},
+				Labels: []string{fmt.Sprintf("×%d", st.Count)},
+			})
+			if err != nil {
+				return nil, err
+			}
+			ts := &l.TextStyle[0]
+			ts.Font.Size = vg.Points(10)
+			ts.Color = color.Black
+			if Quality(st.At) > 0.8 { // dark blue background
+				ts.Color = color.White
+			}
+			const gap = 6 // points between the cross and its label
+			ts.XAlign, ts.YAlign = draw.XLeft, draw.YBottom
+			l.Offset = vg.Point{X: vg.Points(gap), Y: vg.Points(gap)}
+			if st.At[0] > 0 {
+				ts.XAlign, l.Offset.X = draw.XRight, -l.Offset.X
+			}
+			if st.At[1] > 0 {
+				ts.YAlign, l.Offset.Y = draw.YTop, -l.Offset.Y
+			}
+			p.Add(l)
+		}
+		q := vendi.FormatOrder(pn.Q)
+		if pn.Row == TargetVS {
+			p.Title.Text = fmt.Sprintf("VS = %.3f", pn.VS)
+		} else {
+			p.Title.Text = fmt.Sprintf("qVS = %.3f", pn.QVS)
+		}
+		p.Title.TextStyle.Font.Size = vg.Points(9)
+		if row == 1 {
+			p.X.Label.Text = "q = " + q
+			p.X.Label.TextStyle.Font.Size = vg.Points(12)
+		}
+		if col == 0 {
+			p.Y.Label.Text = pn.Row.String()
+			p.Y.Label.TextStyle.Font.Size = vg.Points(12)
+		}
+		grid[row][col] = p
+	}
+	// A column whose bottom panel exists but whose first column is empty
+	// still needs the row label: put it on the first drawn plot of the row.
+	for r := range grid {
+		for _, p := range grid[r] {
+			if p != nil {
+				if p.Y.Label.Text == "" {
+					p.Y.Label.Text = []string{"VS", "qVS"}[r]
+					p.Y.Label.TextStyle.Font.Size = vg.Points(12)
+				}
+				break
+			}
+		}
+	}
+	return grid, nil
+}
+
+// DrawFigure renders panels (from Figure1) in format "png" or "svg" to w.
+func DrawFigure(w io.Writer, format string, panels []Panel) error {
+	grid, err := FigurePlots(panels)
+	if err != nil {
+		return err
+	}
+	cols := len(grid[0])
+	width, height := vg.Length(cols)*panelWidth, 2*panelHeight
+	var (
+		canvas vg.CanvasWriterTo
+		c      draw.Canvas
+	)
+	switch format {
+	case "png":
+		img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(figureDPI))
+		canvas = vgimg.PngCanvas{Canvas: img}
+		c = draw.New(img)
+	case "svg":
+		svg := vgsvg.New(width, height)
+		canvas = svg
+		c = draw.New(svg)
+	default:
+		return fmt.Errorf("toy: figure format %q: want png or svg", format)
+	}
+	// White background: vgimg starts transparent.
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	tiles := draw.Tiles{Rows: 2, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6),
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(6)}
+	canvases := plot.Align(grid, tiles, c)
+	for r := range grid {
+		for j, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][j])
+			}
+		}
+	}
+	_, err = canvas.WriteTo(w)
+	return err
+}
+
+// WriteFigure writes the figure to path atomically (see DrawFigure).
+func WriteFigure(path, format string, panels []Panel) error {
+	if _, err := layout(panels); err != nil {
+		return err
+	}
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("toy: figure format %q: want png or svg", format)
+	}
+	return fileio.WriteAtomicFunc(path, func(w io.Writer) error { return DrawFigure(w, format, panels) })
+}

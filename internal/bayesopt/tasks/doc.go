@@ -1,0 +1,18 @@
+// Package tasks holds the black-box objectives of the paper's diverse
+// Bayesian optimisation experiments (section 4.2) behind the
+// bayesopt.Objective interface, looked up by name:
+//
+//   - "rover" (60-d): trajectory planning through obstacles (package rover),
+//     distance = one-way distance between trajectories;
+//   - "lunar" (12-d): a heuristic lunar-lander controller, mean return over 50
+//     fixed-seed episodes (package lunar), distance = Euclidean;
+//   - "synthetic" (6-d) or "synthetic-<d>": four Gaussian bumps of different
+//     heights on [0, 1]^d, a cheap multi-modal function for fast tests of the
+//     optimisers, distance = Euclidean.
+//
+// Every task is deterministic and safe for concurrent use.
+//
+//	obj, err := tasks.Lookup("rover")
+//	lo, hi := obj.Bounds()
+//	f := obj.Evaluate(x)
+package tasks

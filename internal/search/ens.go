@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"slices"
-	"sort"
 )
 
 // ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
@@ -21,12 +20,15 @@ import (
 //
 // Computation: only x and its reverse neighbours change when x is observed,
 // so T_y(x) merges the presorted probabilities of the other items with the
-// few changed ones in O(in-degree + log) time from prefix sums. Because
-// prefix sums round differently from a plain sum, every candidate whose fast
-// score is within a relative 1e-9 of the best is rescored exactly by summing
-// the t - 1 values in descending order — the definition — and the pick is
-// the argmax of those exact scores (ties to the lowest index). So the fast
-// path never changes a pick.
+// few changed ones in O(in-degree log in-degree) time from prefix sums.
+// Candidates are visited in decreasing order of a cheap upper bound on their
+// score (see upperBound) and the scan stops once the bound falls below the
+// best score found, so most of a large pool is never scored. Because prefix
+// sums round differently from a plain sum, every candidate whose fast score
+// is within a relative 1e-9 of the best is rescored exactly by summing the
+// t - 1 values in descending order — the definition — and the pick is the
+// argmax of those exact scores (ties to the lowest index). So neither the
+// bound nor the prefix sums ever change a pick.
 type ENS struct {
 	Fantasy Fantasy
 }
@@ -51,11 +53,7 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 	fm := m.Clone()
 	picks := make([]int, 0, b)
 	for len(picks) < b {
-		score := e.scores(fm, k, st.Workers)
-		x, err := argmaxUnobserved(score, fm)
-		if err != nil {
-			return nil, err
-		}
+		x := e.argmax(fm, k, st.Workers)
 		picks = append(picks, x)
 		fm.Observe(x, bool(e.Fantasy))
 	}
@@ -109,36 +107,57 @@ func newENSTable(m *Model) *ensTable {
 
 // scratch holds per-goroutine buffers.
 type ensScratch struct {
-	removed []int32   // ranks of x and its changed neighbours, ascending
-	newVals []float64 // fantasised probabilities of the changed neighbours, descending
+	removed []int32      // ranks of x and its changed neighbours, ascending
+	newVals [2][]float64 // fantasised probabilities of the changed neighbours under y = 0, 1, descending
 	newPref []float64
 }
 
 // changed collects the ranks of x and its unlabelled reverse neighbours and
-// those neighbours' probabilities after observing x with label y.
-func (t *ensTable) changed(x int, y bool, s *ensScratch) {
+// those neighbours' probabilities after observing x with either label.
+func (t *ensTable) changed(x int, s *ensScratch) {
 	s.removed = append(s.removed[:0], t.rank[x])
-	s.newVals = s.newVals[:0]
+	s.newVals[0], s.newVals[1] = s.newVals[0][:0], s.newVals[1][:0]
 	rev, revW := t.m.Influenced(x)
 	for u, j := range rev {
 		if t.m.Observed(int(j)) {
 			continue
 		}
 		s.removed = append(s.removed, t.rank[j])
-		s.newVals = append(s.newVals, t.m.FantasyProbability(int(j), revW[u], y))
+		s.newVals[0] = append(s.newVals[0], t.m.FantasyProbability(int(j), revW[u], false))
+		s.newVals[1] = append(s.newVals[1], t.m.FantasyProbability(int(j), revW[u], true))
 	}
 	slices.Sort(s.removed)
-	sort.Sort(sort.Reverse(sort.Float64Slice(s.newVals)))
+	for _, v := range s.newVals {
+		slices.Sort(v)
+		slices.Reverse(v)
+	}
+}
+
+// upperBound bounds ENS(x) from above without sorting: observing x removes
+// x from the pool and, with y = 0, lowers its reverse neighbours'
+// probabilities, so T_0(x) <= top_k(all); with y = 1 it raises them by
+// δ_j >= 0, and raising one value by δ raises a top-k sum by at most δ, so
+// T_1(x) <= top_k(all) + Σ δ_j. Hence ENS(x) <= p + top_k(all) + p Σ δ_j.
+func (t *ensTable) upperBound(x int, topAll float64) float64 {
+	gain := 0.0
+	rev, revW := t.m.Influenced(x)
+	for u, j := range rev {
+		if !t.m.Observed(int(j)) {
+			gain += t.m.FantasyProbability(int(j), revW[u], true) - t.p[j]
+		}
+	}
+	p := t.p[x]
+	return p + topAll + p*gain
 }
 
 // fastTop is the sum of the k largest values of (sorted minus removed) ∪
 // newVals from prefix sums: the max over j of top_{k-j}(rest) + top_j(new),
 // which is exact in real arithmetic because all values are >= 0.
-func (t *ensTable) fastTop(k int, s *ensScratch) float64 {
-	J := min(len(s.newVals), k)
+func (t *ensTable) fastTop(k int, newVals []float64, s *ensScratch) float64 {
+	J := min(len(newVals), k)
 	s.newPref = append(s.newPref[:0], 0)
 	for j := 0; j < J; j++ {
-		s.newPref = append(s.newPref, s.newPref[j]+s.newVals[j])
+		s.newPref = append(s.newPref, s.newPref[j]+newVals[j])
 	}
 	n := len(t.sorted)
 	idx, sub := 0, 0.0
@@ -161,7 +180,7 @@ func (t *ensTable) fastTop(k int, s *ensScratch) float64 {
 
 // exactTop sums the k largest values of (sorted minus removed) ∪ newVals in
 // descending order, the definition.
-func (t *ensTable) exactTop(k int, s *ensScratch) float64 {
+func (t *ensTable) exactTop(k int, newVals []float64, s *ensScratch) float64 {
 	sum := 0.0
 	r, ri, v := 0, 0, 0
 	n := len(t.sorted)
@@ -171,11 +190,11 @@ func (t *ensTable) exactTop(k int, s *ensScratch) float64 {
 			ri++
 		}
 		switch {
-		case r < n && (v >= len(s.newVals) || t.sorted[r] >= s.newVals[v]):
+		case r < n && (v >= len(newVals) || t.sorted[r] >= newVals[v]):
 			sum += t.sorted[r]
 			r++
-		case v < len(s.newVals):
-			sum += s.newVals[v]
+		case v < len(newVals):
+			sum += newVals[v]
 			v++
 		default:
 			return sum
@@ -191,10 +210,9 @@ func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) fl
 	}
 	var t1, t0 float64
 	if k > 0 {
-		t.changed(x, true, s)
-		t1 = top(k, s)
-		t.changed(x, false, s)
-		t0 = top(k, s)
+		t.changed(x, s)
+		t1 = top(k, s.newVals[1], s)
+		t0 = top(k, s.newVals[0], s)
 	}
 	p := t.p[x]
 	return p*(1+t1) + (1-p)*t0
@@ -221,8 +239,7 @@ func (e ENS) scores(m *Model, k, workers int) []float64 {
 	}
 	// Rescore the contenders exactly; fast scores differ from exact ones by
 	// rounding only (~1e-15 relative), far below this margin.
-	const margin = 1e-9
-	cut := best - margin*(1+math.Abs(best))
+	cut := best - ensMargin*(1+math.Abs(best))
 	var s ensScratch
 	for x, v := range score {
 		if !m.Observed(x) && v >= cut {
@@ -230,4 +247,71 @@ func (e ENS) scores(m *Model, k, workers int) []float64 {
 		}
 	}
 	return score
+}
+
+// ensMargin is the relative distance to the best fast score within which
+// candidates are rescored exactly; rounding differences are ~1e-15.
+const ensMargin = 1e-9
+
+// argmax returns the pick of one ENS step: the unobserved item of largest
+// exact score, lowest index on ties, scoring candidates in decreasing order
+// of their upper bound until no unscored one can come within ensMargin.
+func (e ENS) argmax(m *Model, k, workers int) int {
+	t := newENSTable(m)
+	topAll := t.prefix[min(k, len(t.sorted))]
+	n := m.Len()
+	ub := make([]float64, n)
+	parallelFor(n, workers, func(lo, hi int) {
+		for x := lo; x < hi; x++ {
+			if !m.Observed(x) {
+				ub[x] = t.upperBound(x, topAll)
+			}
+		}
+	})
+	order := slices.Clone(t.order)
+	slices.SortFunc(order, func(a, b int32) int {
+		switch {
+		case ub[a] > ub[b]:
+			return -1
+		case ub[a] < ub[b]:
+			return 1
+		}
+		return int(a - b)
+	})
+	fast := make([]float64, len(order))
+	best := math.Inf(-1)
+	scored := 0
+	const chunk = 4096 // candidates scored between checks of the bound
+	for scored < len(order) {
+		// The bound and the fast score are both within rounding of their
+		// exact values; two margins keep every possible contender.
+		if ub[order[scored]] < best-2*ensMargin*(1+math.Abs(best)) {
+			break
+		}
+		lo, hi := scored, min(scored+chunk, len(order))
+		parallelFor(hi-lo, workers, func(a, b int) {
+			var s ensScratch
+			for i := lo + a; i < lo+b; i++ {
+				fast[i] = e.candidateScore(t, int(order[i]), k, &s, false)
+			}
+		})
+		for i := lo; i < hi; i++ {
+			best = math.Max(best, fast[i])
+		}
+		scored = hi
+	}
+	cut := best - ensMargin*(1+math.Abs(best))
+	var s ensScratch
+	arg, argScore := -1, math.Inf(-1)
+	for i := 0; i < scored; i++ {
+		if fast[i] < cut {
+			continue
+		}
+		x := int(order[i])
+		v := e.candidateScore(t, x, k, &s, true)
+		if v > argScore || (v == argScore && x < arg) {
+			arg, argScore = x, v
+		}
+	}
+	return arg
 }

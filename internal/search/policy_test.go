@@ -293,3 +293,31 @@ func ExampleSELECT_Score() {
 	// (1-0.5)(0.5 + 1*0.5) + 0.25 log(1.25)
 	// Output: 0.5558
 }
+
+// TestENSPruningKeepsPicks compares the bounded scan of Batch with scoring
+// every candidate (Scores) on pools large enough for the bound to prune.
+func TestENSPruningKeepsPicks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 4; trial++ {
+		m := randomModel(t, rng, 3000, 8, 40, trial%2 == 0)
+		e := ENS{Fantasy: Fantasy(trial%2 == 1)}
+		const b, k = 5, 60
+		got, err := e.Batch(&State{Model: m, Remaining: k + b + 1, Workers: 2}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Clone()
+		var want []int
+		for len(want) < b {
+			x, err := argmaxUnobserved(e.Scores(c, k, 1), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, x)
+			c.Observe(x, bool(e.Fantasy))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: pruned batch %v, full scoring %v", trial, got, want)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// benchPool builds an n-item pool with k neighbours per item and 150
+// observed positives plus 150 observed negatives (the state late in a
+// 200-query campaign). "chain": item i's neighbours are its k nearest on a
+// ring, weight exp(-d/10), and the positives sit in 15 runs of 10 nearby
+// items, so their kernel blocks are large (the hard case for the greedy);
+// "random": k random neighbours with uniform weights.
+func benchPool(b *testing.B, n, k int, layout string) (*Model, vendi.Kernel) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	nbr := make([][]int32, n)
+	w := make([][]float64, n)
+	switch layout {
+	case "chain":
+		for i := range nbr {
+			for d := 1; d <= k/2; d++ {
+				for _, j := range []int{(i + d) % n, (i - d + n) % n} {
+					nbr[i] = append(nbr[i], int32(j))
+					w[i] = append(w[i], math.Exp(-float64(d)/10))
+				}
+			}
+		}
+	default:
+		nbr, w = randomGraph(rng, n, k, false)
+	}
+	m, err := NewModel(nbr, w, 0.96, 0.04)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for c := 0; c < 15; c++ {
+		base := rng.IntN(n - 40)
+		for t := 0; t < 10; t++ {
+			if i := base + 3*t; !m.Observed(i) {
+				m.Observe(i, true)
+			}
+		}
+	}
+	for m.NumObserved() < 300 {
+		if i := rng.IntN(n); !m.Observed(i) {
+			m.Observe(i, false)
+		}
+	}
+	kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, kernel
+}
+
+// BenchmarkQVSBatch is one qVS-AS batch (b = 5) on a 100,000-item pool with
+// k = 50 and 150 observed positives (target: under 1 s on 2 cores).
+func BenchmarkQVSBatch(b *testing.B) {
+	for _, layout := range []string{"chain", "random"} {
+		m, kernel := benchPool(b, 100_000, 50, layout)
+		for _, q := range []float64{0.1, 1, 2, math.Inf(1)} {
+			b.Run(fmt.Sprintf("n=100000/k=50/%s/q=%s", layout, vendi.FormatOrder(q)), func(b *testing.B) {
+				st := &State{Model: m, Remaining: 100, Workers: runtime.GOMAXPROCS(0)}
+				for b.Loop() {
+					if _, err := (QVS{Q: q, Kernel: kernel}).Batch(st, 5); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBaselineBatch times the baselines' batch (b = 5) on the same pool.
+func BenchmarkBaselineBatch(b *testing.B) {
+	m, _ := benchPool(b, 100_000, 50, "chain")
+	for _, p := range []Policy{OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}} {
+		b.Run("n=100000/k=50/"+p.Name(), func(b *testing.B) {
+			st := &State{Model: m, Remaining: 100, Workers: runtime.GOMAXPROCS(0)}
+			for b.Loop() {
+				if _, err := p.Batch(st, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,345 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Discrete BayesOpt tasks (paper §4.2, Algorithm 3), run by `qvs bayesopt
+// --task mof|photoswitch-bo` or a config whose task: key names one of them.
+const (
+	taskMOF         = "mof"
+	taskPhotoswitch = "photoswitch-bo"
+)
+
+// discreteData locates a task's candidate set. Relative paths are taken
+// from the data directory (--data-dir).
+type discreteData struct {
+	// Format: "kernel" (a kernel matrix file plus a CSV table, the MOF
+	// format) or "photoswitch" (the photoswitch CSV; Tanimoto kernel).
+	Format          string   `mapstructure:"format" yaml:"format"`
+	Kernel          string   `mapstructure:"kernel" yaml:"kernel,omitempty"`
+	Table           string   `mapstructure:"table" yaml:"table,omitempty"`
+	IDColumn        string   `mapstructure:"id_column" yaml:"id_column,omitempty"`
+	ObjectiveColumn string   `mapstructure:"objective_column" yaml:"objective_column,omitempty"`
+	MetricColumns   []string `mapstructure:"metric_columns" yaml:"metric_columns,omitempty"`
+	Photoswitch     string   `mapstructure:"photoswitch" yaml:"photoswitch,omitempty"`
+	// Note is shown when the data files are missing (where to get them).
+	Note string `mapstructure:"note" yaml:"-"`
+}
+
+// discreteConfig is the YAML config of a discrete task (configs/mof.yaml,
+// configs/photoswitch-bo.yaml). Flags the user sets override its keys.
+type discreteConfig struct {
+	Task          string       `mapstructure:"task" yaml:"task"`
+	Out           string       `mapstructure:"out" yaml:"-"`
+	Seed          uint64       `mapstructure:"seed" yaml:"seed"`
+	Methods       []string     `mapstructure:"methods" yaml:"methods"`
+	Q             []string     `mapstructure:"q" yaml:"q"`
+	Repeats       int          `mapstructure:"repeats" yaml:"repeats"`
+	Budget        int          `mapstructure:"budget" yaml:"budget"`
+	Init          int          `mapstructure:"init" yaml:"init"`
+	Batch         int          `mapstructure:"batch" yaml:"batch"`
+	Beta          float64      `mapstructure:"beta" yaml:"beta"`
+	GoodThreshold float64      `mapstructure:"good_threshold" yaml:"good_threshold"`
+	Data          discreteData `mapstructure:"data" yaml:"data"`
+}
+
+// mofNote is appended to the error when the MOF files are missing.
+const mofNote = `The 1,000-MOF data of Liu et al. 2024 (Chem. Sci., doi:10.1039/D4SC03609C; code github.com/vertaix/VBO)
+is not public. Export the kernel restricted to the labelled MOFs (n x n, row order = the table's) and a
+table of the same MOFs, put them at the paths above (relative paths are under --data-dir), or point
+data.kernel / data.table in configs/mof.yaml at your files.`
+
+// defaultDiscreteConfig holds the authors' settings (reference notes §4).
+func defaultDiscreteConfig(task string) discreteConfig {
+	c := discreteConfig{
+		Task: task, Out: filepath.Join("results", task),
+		Methods: []string{discrete.MethodRandom, discrete.MethodUCB, discrete.MethodQVS},
+		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
+		Repeats: 10, Budget: 100, Init: 2, Batch: 5, Beta: 2,
+	}
+	switch task {
+	case taskMOF:
+		c.GoodThreshold = 15 // storage capacity >= 15 (paper §4.2)
+		c.Data = discreteData{Format: "kernel", Kernel: "mof/kernel.npy", Table: "mof/mofs.csv", IDColumn: "id",
+			ObjectiveColumn: "storage", MetricColumns: []string{"energy_penalty"}, Note: mofNote}
+	case taskPhotoswitch:
+		c.GoodThreshold = 450 // visible-light absorption, lambda-max >= 450 nm
+		c.Data = discreteData{Format: "photoswitch", Photoswitch: "photoswitch/UMAP-AllHits.csv"}
+	}
+	return c
+}
+
+// discreteBayesOptTask reports whether task is run by runDiscreteBayesOpt.
+func discreteBayesOptTask(task string) bool { return task == taskMOF || task == taskPhotoswitch }
+
+// configTask peeks at the task: key of a config file ("" if none).
+func configTask(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		return "", fmt.Errorf("config %s: %w", path, err)
+	}
+	return v.GetString("task"), nil
+}
+
+// runDiscreteBayesOpt runs the discrete tasks for `qvs bayesopt`: it
+// returns handled = false (and does nothing) for other tasks. task comes
+// from --task or the config's task: key; the shared flags (--methods, --q,
+// --repeats, --budget, --init, --batch, --out, --shard) are read from
+// c.Flags() and override the config when set.
+func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task, configPath string) (bool, error) {
+	if task == "" {
+		t, err := configTask(configPath)
+		if err != nil {
+			return false, err
+		}
+		task = t
+	}
+	if !discreteBayesOptTask(task) {
+		return false, nil
+	}
+	cfg := defaultDiscreteConfig(task)
+	if err := loadConfig(configPath, &cfg); err != nil {
+		return true, err
+	}
+	if cfg.Task != task {
+		return true, usageErrorf("--task %s but config %s has task: %s", task, configPath, cfg.Task)
+	}
+	shard, err := applyDiscreteFlags(c.Flags(), g, &cfg)
+	if err != nil {
+		return true, err
+	}
+	return true, executeDiscrete(c, g, cfg, shard)
+}
+
+// applyDiscreteFlags overrides config keys with the flags the user set.
+func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig) (campaign.Shard, error) {
+	changed := func(name string) (string, bool) {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			return "", false
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			return strings.Join(sv.GetSlice(), ","), true
+		}
+		return f.Value.String(), true
+	}
+	list := func(s string) []string {
+		var out []string
+		for _, f := range strings.Split(s, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if v, ok := changed("methods"); ok {
+		cfg.Methods = list(v)
+	}
+	if v, ok := changed("q"); ok {
+		cfg.Q = list(v)
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"repeats", &cfg.Repeats}, {"budget", &cfg.Budget}, {"init", &cfg.Init}, {"batch", &cfg.Batch}} {
+		if v, ok := changed(p.name); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return campaign.Shard{}, usageErrorf("--%s %q: expected an integer", p.name, v)
+			}
+			*p.dst = n
+		}
+	}
+	if v, ok := changed("out"); ok {
+		cfg.Out = v
+	}
+	if g.SeedSet() {
+		cfg.Seed = g.Seed
+	}
+	var shard campaign.Shard
+	if v, ok := changed("shard"); ok {
+		s, err := campaign.ParseShard(v)
+		if err != nil {
+			return shard, usageErrorf("%v", err)
+		}
+		shard = s
+	}
+	return shard, nil
+}
+
+// normalise validates the resolved config and writes orders canonically.
+func (cfg *discreteConfig) normalise() ([]float64, error) {
+	if cfg.Repeats < 1 {
+		return nil, usageErrorf("repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	if len(cfg.Methods) == 0 {
+		return nil, usageErrorf("no methods: expected some of random, ucb, qvs")
+	}
+	for _, m := range cfg.Methods {
+		if m != discrete.MethodRandom && m != discrete.MethodUCB && m != discrete.MethodQVS {
+			return nil, usageErrorf("method %q: the discrete task %s runs random, ucb and qvs", m, cfg.Task)
+		}
+	}
+	var qs []float64
+	for k, s := range cfg.Q {
+		q, err := vendi.ParseOrder(s)
+		if err != nil {
+			return nil, usageErrorf("q: %v", err)
+		}
+		qs = append(qs, q)
+		cfg.Q[k] = vendi.FormatOrder(q)
+	}
+	if cfg.Out == "" {
+		return nil, usageErrorf("no output directory: set --out or out: in the config")
+	}
+	if math.IsNaN(cfg.GoodThreshold) || math.IsInf(cfg.GoodThreshold, 0) {
+		return nil, usageErrorf("good_threshold = %v: must be a finite number", cfg.GoodThreshold)
+	}
+	return qs, nil
+}
+
+// loadDiscreteSet reads the task's candidate set.
+func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet, error) {
+	at := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(g.DataDir, p)
+	}
+	d := cfg.Data
+	switch d.Format {
+	case "kernel":
+		set, err := datasets.ReadKernelSet(cfg.Task, datasets.KernelSetFiles{
+			Kernel: at(d.Kernel), Table: at(d.Table), IDColumn: d.IDColumn,
+			ObjectiveColumn: d.ObjectiveColumn, MetricColumns: d.MetricColumns, Note: d.Note,
+		})
+		return set, err
+	case "photoswitch":
+		path := at(d.Photoswitch)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, &datasets.MissingDataError{Task: cfg.Task, Missing: []string{path +
+				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: d.Note}
+		}
+		set, err := datasets.PhotoswitchKernelSet(path)
+		if set != nil {
+			set.Name = cfg.Task
+		}
+		return set, err
+	default:
+		return nil, usageErrorf("data.format %q: expected kernel (kernel matrix + table) or photoswitch", d.Format)
+	}
+}
+
+func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, shard campaign.Shard) error {
+	qs, err := cfg.normalise()
+	if err != nil {
+		return err
+	}
+	methods := cfg.Methods
+	hasQVS := false
+	for _, m := range methods {
+		hasQVS = hasQVS || m == discrete.MethodQVS
+	}
+	if !hasQVS {
+		qs, cfg.Q = nil, nil
+	}
+	runs, err := discrete.Runs(methods, qs, cfg.Repeats)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	set, err := loadDiscreteSet(g, cfg)
+	if err != nil {
+		return err
+	}
+	p, err := discrete.NewProblem(set, cfg.GoodThreshold)
+	if err != nil {
+		return err
+	}
+	base := discrete.DefaultSettings()
+	base.Init, base.Budget, base.Batch, base.Beta, base.Seed = cfg.Init, cfg.Budget, cfg.Batch, cfg.Beta, cfg.Seed
+	base.Method = discrete.MethodUCB
+	if err := base.Validate(set.Len()); err != nil {
+		return usageErrorf("%v", err)
+	}
+	// Runs go in parallel; the greedy step gets the cores left over when
+	// there are fewer runs than workers.
+	base.Workers = max(1, g.Workers/max(1, min(g.Workers, len(runs))))
+	chatter := func(format string, args ...any) {
+		if !g.Quiet {
+			fmt.Fprintf(c.ErrOrStderr(), format, args...)
+		}
+	}
+	chatter("%s: %d candidates, %d good (objective >= %g); %d runs into %s\n",
+		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), cfg.GoodThreshold, len(runs), cfg.Out)
+
+	// The MDS embedding of Figure 5, once per kernel (cached), beside the runs.
+	xy, err := discrete.CachedMDS(g.CacheDir, cfg.Task, set.Kernel)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return err
+	}
+	if err := discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(contextOf(c), os.Interrupt)
+	defer stop()
+	rep, err := campaign.Execute(ctx, campaign.Spec{
+		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Init + cfg.Budget,
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
+		Config: cfg, Version: Version,
+	}, p.RunFunc(base))
+	chatter("%s: %d ran, %d resumed, %d already done in %.1f s\n", cfg.Task, rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+	if err != nil {
+		return err
+	}
+	tab, err := discrete.ReadTable(filepath.Join(cfg.Out, "summary.csv"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s: best %s found (mean (standard error) over repeats); EDC = VS_1 of items with %s >= %g\n\n",
+		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold)
+	return tab.WriteMarkdown(c.OutOrStdout())
+}
+
+func contextOf(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+func countAtLeast(v []float64, t float64) int {
+	n := 0
+	for _, x := range v {
+		if x >= t {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,259 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+// runDiscreteCLI runs runDiscreteBayesOpt under a root command with the
+// global flags and the shared flags of `qvs bayesopt`, in process.
+func runDiscreteCLI(t *testing.T, args ...string) (handled bool, err error, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root, g := NewRootCommand(&out, &errb)
+	var task string
+	sub := &cobra.Command{
+		Use: "bayesopt-discrete",
+		RunE: func(c *cobra.Command, _ []string) error {
+			var err error
+			handled, err = runDiscreteBayesOpt(c, g, task, g.Config)
+			return err
+		},
+	}
+	f := sub.Flags()
+	f.StringVar(&task, "task", "", "")
+	f.String("methods", "", "")
+	f.String("q", "", "")
+	f.Int("repeats", 0, "")
+	f.Int("budget", 0, "")
+	f.Int("init", 0, "")
+	f.Int("batch", 0, "")
+	f.String("out", "", "")
+	f.String("shard", "", "")
+	root.AddCommand(sub)
+	root.SetArgs(append([]string{"bayesopt-discrete"}, args...))
+	err = root.Execute()
+	return handled, err, out.String(), errb.String()
+}
+
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// writeToyMOF writes an n-item candidate set in the MOF format under
+// dir/mof: a Gaussian kernel of random points in the unit square and a
+// table with the objective and an energy penalty.
+func writeToyMOF(t *testing.T, dir string, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := make([][2]float64, n)
+	for i := range x {
+		x[i] = [2]float64{rng.Float64(), rng.Float64()}
+	}
+	var kb, tb strings.Builder
+	tb.WriteString("id,storage,energy_penalty\n")
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			d := (x[i][0]-x[j][0])*(x[i][0]-x[j][0]) + (x[i][1]-x[j][1])*(x[i][1]-x[j][1])
+			if j > 0 {
+				kb.WriteString(",")
+			}
+			fmt.Fprintf(&kb, "%.17g", math.Exp(-d/(2*0.25*0.25)))
+		}
+		kb.WriteString("\n")
+		fmt.Fprintf(&tb, "MOF-%02d,%.6f,%.4f\n", i, 20*math.Exp(-((x[i][0]-0.7)*(x[i][0]-0.7)+(x[i][1]-0.2)*(x[i][1]-0.2))/0.05), x[i][1])
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "mof"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mof", "kernel.csv"), []byte(kb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mof", "mofs.csv"), []byte(tb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const toyMOFConfig = `task: mof
+seed: 4
+methods: [random, ucb, qvs]
+q: [1, inf]
+repeats: 2
+budget: 6
+init: 2
+batch: 3
+beta: 2
+good_threshold: 15
+data:
+  format: kernel
+  kernel: mof/kernel.csv
+  table: mof/mofs.csv
+  id_column: id
+  objective_column: storage
+  metric_columns: [energy_penalty]
+`
+
+func TestDiscreteMOFCampaign(t *testing.T) {
+	dir := t.TempDir()
+	writeToyMOF(t, dir, 30)
+	cfgPath := filepath.Join(dir, "mof.yaml")
+	if err := os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", out, "--workers", "2"}
+	handled, err, stdout, stderr := runDiscreteCLI(t, args...)
+	if !handled || err != nil {
+		t.Fatalf("handled %v, err %v\nstderr: %s", handled, err, stderr)
+	}
+	// 2 repeats x (random, ucb, qvs q=1, qvs q=inf).
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	if len(sum) != 1+8 {
+		t.Fatalf("summary has %d runs, want 8", len(sum)-1)
+	}
+	if h := strings.Join(sum[0], ","); !strings.HasPrefix(h, "key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,best_energy_penalty") {
+		t.Errorf("summary header %s", h)
+	}
+	for _, want := range []string{"| random | - | 2 |", "| ucb | (0) | 2 |", "| qvs | 1 | 2 |", "| qvs | inf | 2 |", "best_energy_penalty"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	mds := readCSVFile(t, filepath.Join(out, "mds.csv"))
+	if len(mds) != 31 || strings.Join(mds[0], ",") != "index,id,x,y,objective" || mds[5][1] != "MOF-04" {
+		t.Errorf("mds.csv: %d rows, header %v, row 5 %v", len(mds), mds[0], mds[5])
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "cache", "mds", "mof-*.csv")); len(files) != 1 {
+		t.Errorf("MDS cache files %v", files)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(out, "config.yaml"))
+	for _, want := range []string{"task: mof", "seed: 4", "- inf", "good_threshold: 15", "kernel: mof/kernel.csv"} {
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
+		}
+	}
+	// Rerun: everything is already done.
+	_, err, _, stderr = runDiscreteCLI(t, args...)
+	if err != nil || !strings.Contains(stderr, "0 ran, 0 resumed, 8 already done") {
+		t.Errorf("rerun: err %v, stderr %s", err, stderr)
+	}
+	// A changed setting into the same directory is refused.
+	_, err, _, _ = runDiscreteCLI(t, append(args, "--budget", "3")...)
+	if err == nil || !strings.Contains(err.Error(), "different config") {
+		t.Errorf("changed config: err %v", err)
+	}
+	// Flags override the config: one qvs run, sharded 0/1.
+	out2 := filepath.Join(dir, "out2")
+	_, err, stdout, _ = runDiscreteCLI(t, "--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"),
+		"--out", out2, "--methods", "qvs", "--q", "0.5", "--repeats", "1", "--budget", "4", "--batch", "4", "--seed", "9", "--shard", "0/1", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum = readCSVFile(t, filepath.Join(out2, "summary.csv"))
+	if len(sum) != 2 || sum[1][0] != "qvs-q0.5-r00" || sum[1][8] != "6" {
+		t.Errorf("overridden run summary %v", sum)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(out2, "config.yaml")); !strings.Contains(string(cfg), "seed: 9") {
+		t.Errorf("--seed not recorded:\n%s", cfg)
+	}
+}
+
+func TestDiscreteMissingMOFData(t *testing.T) {
+	dir := t.TempDir()
+	handled, err, _, _ := runDiscreteCLI(t, "--task", "mof", "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
+	if !handled || err == nil {
+		t.Fatalf("handled %v err %v", handled, err)
+	}
+	for _, want := range []string{filepath.Join(dir, "mof", "kernel.npy"), filepath.Join(dir, "mof", "mofs.csv"),
+		`"storage"`, `"energy_penalty"`, "not public", "configs/mof.yaml"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		t.Error("missing data is a runtime error, not a usage error")
+	}
+}
+
+func TestDiscreteUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeToyMOF(t, dir, 12)
+	cfgPath := filepath.Join(dir, "mof.yaml")
+	os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644)
+	base := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"method", []string{"--methods", "turbo"}, `method "turbo"`},
+		{"q", []string{"--q", "-1"}, "order"},
+		{"repeats", []string{"--repeats", "0"}, "repeats"},
+		{"budget", []string{"--budget", "20"}, "exceeds the 12 candidates"},
+		{"shard", []string{"--shard", "3/2"}, "--shard"},
+		{"task", []string{"--task", "photoswitch-bo"}, "config"},
+	} {
+		_, err, _, _ := runDiscreteCLI(t, append(append([]string{}, base...), append(c.args, "--out", filepath.Join(dir, c.name))...)...)
+		var ue usageError
+		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want a usage error containing %q", c.name, err, c.want)
+		}
+	}
+	// Unknown config keys name the key.
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("task: mof\nbudgte: 5\n"), 0o644)
+	_, err, _, _ := runDiscreteCLI(t, "--config", bad, "--data-dir", dir, "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "budgte") {
+		t.Errorf("unknown key: %v", err)
+	}
+	// Other tasks are not handled.
+	handled, err, _, _ := runDiscreteCLI(t, "--task", "rover")
+	if handled || err != nil {
+		t.Errorf("rover: handled %v err %v", handled, err)
+	}
+}
+
+// TestDiscretePhotoswitchSmoke runs one short qVS search on the real
+// photoswitch set (1,919 molecules; the MDS embedding is part of the cost).
+func TestDiscretePhotoswitchSmoke(t *testing.T) {
+	data := testutil.DataDir(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	_, err, stdout, stderr := runDiscreteCLI(t, "--task", "photoswitch-bo", "--data-dir", data, "--cache-dir", filepath.Join(dir, "cache"),
+		"--out", out, "--methods", "qvs", "--q", "1", "--repeats", "1", "--budget", "10", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	if len(sum) != 2 || sum[1][8] != "12" {
+		t.Fatalf("summary %v", sum)
+	}
+	if !strings.Contains(stdout, "lambda_max_nm >= 450") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	if mds := readCSVFile(t, filepath.Join(out, "mds.csv")); len(mds) != 1920 {
+		t.Errorf("mds.csv has %d rows", len(mds))
+	}
+}

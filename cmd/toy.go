@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/toy"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+func init() { register(newToyCmd) }
+
+// toyOptions are the settings of `qvs toy`; the mapstructure tags are the
+// keys of its YAML config.
+type toyOptions struct {
+	N      int    `mapstructure:"n" yaml:"n"`
+	Orders string `mapstructure:"q" yaml:"q"`
+	Starts int    `mapstructure:"starts" yaml:"starts"`
+	Out    string `mapstructure:"out" yaml:"out"`
+	Format string `mapstructure:"format" yaml:"format"`
+}
+
+func newToyCmd(g *GlobalOptions) *cobra.Command {
+	o := &toyOptions{}
+	c := &cobra.Command{
+		Use:   "toy [--n 10] [--q 0,0.1,1,5,inf] [--starts N] [--out DIR] [--format png|svg]",
+		Short: "Figure 1: batches in [-1,1]^2 maximising VS_q and qVS_q (multi-start gradient ascent)",
+		Long: `Reproduces Figure 1 of the paper (section 2.4): for each order q, the batch of
+n points in [-1, 1]^2 maximising VS_q (top row) and qVS_q (bottom row), with
+kernel k(x, y) = exp(-|x - y|^2 / 2) and quality s(x) = exp(-|x|^2 / 2) (the
+heat map). Each panel runs --starts projected-gradient ascents from uniform
+random batches (seeded by --seed) and keeps the best.
+
+q = 0: VS_0 counts distinct points, so its gradient is zero: the VS panel is
+left empty as in the paper, and the qVS panel maximises the mean quality (all
+points at the centre, where VS_0 = 1).
+
+Writes DIR/toy.png (or .svg), DIR/toy.csv (row,q,point,x,y,vs,qvs: every
+point of every panel, with the panel's VS_q and qVS_q) and DIR/config.yaml,
+and prints one line per panel. Points that coincide are drawn once with
+their multiplicity.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runToy(c, g, o) },
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", toy.DefaultN, "points per batch")
+	f.StringVar(&o.Orders, "q", "0,0.1,1,5,inf", "comma-separated orders q, one column each")
+	f.IntVar(&o.Starts, "starts", toy.DefaultStarts, "random starts per panel (the best is kept)")
+	f.StringVar(&o.Out, "out", "results/toy", "output directory")
+	f.StringVar(&o.Format, "format", "png", "figure format: png or svg")
+	return c
+}
+
+// resolveToyOptions applies the config file, then the flags set explicitly.
+func resolveToyOptions(c *cobra.Command, g *GlobalOptions, flags *toyOptions) (toyOptions, error) {
+	o := toyOptions{N: toy.DefaultN, Orders: "0,0.1,1,5,inf", Starts: toy.DefaultStarts, Out: "results/toy", Format: "png"}
+	if err := loadConfig(g.Config, &o); err != nil {
+		return o, err
+	}
+	fs := c.Flags()
+	if fs.Changed("n") {
+		o.N = flags.N
+	}
+	if fs.Changed("q") {
+		o.Orders = flags.Orders
+	}
+	if fs.Changed("starts") {
+		o.Starts = flags.Starts
+	}
+	if fs.Changed("out") {
+		o.Out = flags.Out
+	}
+	if fs.Changed("format") {
+		o.Format = flags.Format
+	}
+	switch {
+	case o.N < 1:
+		return o, usageErrorf("--n (n) must be at least 1, got %d", o.N)
+	case o.Starts < 1:
+		return o, usageErrorf("--starts (starts) must be at least 1, got %d", o.Starts)
+	case o.Format != "png" && o.Format != "svg":
+		return o, usageErrorf("--format (format) %q: expected png or svg", o.Format)
+	case o.Out == "":
+		return o, usageErrorf("--out (out) must name a directory")
+	}
+	return o, nil
+}
+
+func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
+	o, err := resolveToyOptions(c, g, flags)
+	if err != nil {
+		return err
+	}
+	orders, err := vendi.ParseOrders(o.Orders)
+	if err != nil {
+		return usageErrorf("--q (q): %v", err)
+	}
+	ctx, stop := signal.NotifyContext(toyContext(c), os.Interrupt)
+	defer stop()
+
+	stderr := c.ErrOrStderr()
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "toy: n=%d, %d orders, %d starts per panel, %d workers, seed %d\n", o.N, len(orders), o.Starts, g.Workers, g.Seed)
+	}
+	start := time.Now()
+	panels, err := toy.Figure1(ctx, orders, toy.Config{N: o.N, Starts: o.Starts, Workers: g.Workers, Seed: g.Seed})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+
+	// Plain files first, figure last; each is written atomically.
+	rows := make([][]string, 0, len(panels)*o.N)
+	for _, p := range panels {
+		for i, x := range p.Points {
+			rows = append(rows, []string{p.Row.String(), vendi.FormatOrder(p.Q), strconv.Itoa(i),
+				formatFloat(x[0]), formatFloat(x[1]), formatFloat(p.VS), formatFloat(p.QVS)})
+		}
+	}
+	csvPath := filepath.Join(o.Out, "toy.csv")
+	if err := fileio.WriteCSVAtomic(csvPath, []string{"row", "q", "point", "x", "y", "vs", "qvs"}, rows); err != nil {
+		return err
+	}
+	resolved := struct {
+		toyOptions `yaml:",inline"`
+		Seed       uint64 `yaml:"seed"`
+		Version    string `yaml:"qvs_version"`
+	}{o, g.Seed, Version}
+	cfgYAML, err := yaml.Marshal(resolved)
+	if err != nil {
+		return err
+	}
+	if err := fileio.WriteAtomic(filepath.Join(o.Out, "config.yaml"), cfgYAML); err != nil {
+		return err
+	}
+	figPath := filepath.Join(o.Out, "toy."+o.Format)
+	if err := toy.WriteFigure(figPath, o.Format, panels); err != nil {
+		return err
+	}
+
+	out := c.OutOrStdout()
+	for _, p := range panels {
+		fmt.Fprintln(out, toyPanelLine(p))
+	}
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "toy: %.1fs; wrote %s, %s\n", elapsed.Seconds(), figPath, csvPath)
+	}
+	return nil
+}
+
+// toyPanelLine summarises one panel: its scores, how far its points are from
+// the centre, how many distinct locations they occupy, and any q = 0 note.
+func toyPanelLine(p toy.Panel) string {
+	head := fmt.Sprintf("%-3s q=%-4s", p.Row, vendi.FormatOrder(p.Q))
+	if p.Empty {
+		return head + "  empty: " + p.Note
+	}
+	var dist float64
+	for _, x := range p.Points {
+		dist += math.Hypot(x[0], x[1])
+	}
+	dist /= float64(len(p.Points))
+	line := fmt.Sprintf("%s  VS=%.6f  qVS=%.6f  mean|x|=%.4f  locations=%d  best start %d/%d",
+		head, p.VS, p.QVS, dist, len(toy.Stacks(p.Points)), p.BestStart+1, p.Starts)
+	if p.Note != "" {
+		line += "  note: " + p.Note
+	}
+	return line
+}
+
+// toyContext returns the command's context, or Background when run without one.
+func toyContext(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -77,7 +77,9 @@ var BayesOptColumns = []Column{
 
 // discreteKnown are summary columns of a discrete BayesOpt campaign that are
 // not extra metrics of the best item.
-var discreteKnown = map[string]bool{"key": true, "method": true, "q": true, "params": true, "repeat": true, "seconds": true, "best_value": true, "edc": true}
+// (evaluations is the budget; best_index and best_id name the best item).
+var discreteKnown = map[string]bool{"key": true, "method": true, "q": true, "params": true, "repeat": true, "seconds": true,
+	"best_value": true, "edc": true, "evaluations": true, "best_index": true, "best_id": true}
 
 // DiscreteColumns are Table 4's column (best value) plus EDC and every other
 // numeric summary column (the extra metrics of the best item, e.g. the

@@ -1,0 +1,149 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/eval"
+)
+
+func init() { register(newEvalCmd) }
+
+// evalConfig holds the keys `qvs eval` reads from --config; flags the user
+// sets override them.
+type evalConfig struct {
+	Out     string   `mapstructure:"out"`
+	Format  []string `mapstructure:"format"`
+	Figures []string `mapstructure:"figures"`
+}
+
+type evalOptions struct {
+	out, format, figures string
+}
+
+func newEvalCmd(g *GlobalOptions) *cobra.Command {
+	o := &evalOptions{}
+	c := &cobra.Command{
+		Use:   "eval DIR [--out DIR] [--format md,tex,csv] [--figures png,svg|none]",
+		Short: "Regenerate the paper's tables and figures from campaign results",
+		Long: `Finds every campaign under DIR (each folder with a summary.csv and the
+resolved config.yaml written by qvs as / qvs bayesopt) and writes:
+
+  OUT/tables/TASK-as-table.*    Tables 1-3 layout (active search): VS at
+                                q = 0, 0.1, 0.5, 1, 2, inf, max. pairwise
+                                distance, kernel det., per method
+  OUT/tables/TASK-table4.*      Table 4 layout (discrete BayesOpt): best value,
+                                EDC and the extra metrics of the best item
+  OUT/tables/TASK-bo-table.*    BayesOpt summary: best value and the final
+                                solutions' value and diversity per method
+  OUT/figures/TASK-*.png|svg    best value so far (Fig. 3), rover trajectories
+                                (Fig. 4), active-search PCA scatter and VS_1
+                                curves (Fig. 2), MDS scatter (Fig. 5)
+  OUT/README.md                 every table, figure links, and what could
+                                not be made
+
+Cells are mean (standard error) over repeats with two decimals; the best per
+column is bold (ties at two decimals included); starred rows (ECI*, SELECT*)
+take the best hyperparameter setting per column. Missing or partial
+campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.out, "out", "", "output folder (default DIR/eval)")
+	f.StringVar(&o.format, "format", "md,tex,csv", "table formats: comma-separated md, tex, csv")
+	f.StringVar(&o.figures, "figures", "png,svg", "figure formats: comma-separated png, svg, or none")
+	return c
+}
+
+func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) error {
+	cfg := evalConfig{Format: eval.TableFormats, Figures: eval.FigureFormats}
+	if err := loadConfig(g.Config, &cfg); err != nil {
+		return err
+	}
+	if c.Flags().Changed("out") || cfg.Out == "" {
+		cfg.Out = o.out
+	}
+	if c.Flags().Changed("format") {
+		cfg.Format = evalList(o.format)
+	}
+	if c.Flags().Changed("figures") {
+		cfg.Figures = evalList(o.figures)
+	}
+	if len(cfg.Figures) == 1 && cfg.Figures[0] == "none" {
+		cfg.Figures = nil
+	}
+	for _, f := range cfg.Format {
+		if !evalHas(eval.TableFormats, f) {
+			return usageErrorf("--format %q: expected comma-separated md, tex, csv", f)
+		}
+	}
+	if len(cfg.Format) == 0 {
+		return usageErrorf("--format: give at least one of md, tex, csv")
+	}
+	for _, f := range cfg.Figures {
+		if !evalHas(eval.FigureFormats, f) {
+			return usageErrorf("--figures %q: expected comma-separated png, svg, or none", f)
+		}
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join(dir, "eval")
+	}
+	var log io.Writer
+	if !g.Quiet {
+		log = c.ErrOrStderr()
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	defer stop()
+	rep, err := eval.Evaluate(ctx, eval.Options{
+		Dir: dir, Out: cfg.Out, Formats: cfg.Format, FigureFormats: cfg.Figures,
+		DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Log: log,
+	})
+	if rep != nil {
+		printEvalReport(c.OutOrStdout(), rep)
+	}
+	return err
+}
+
+// printEvalReport prints one line per campaign, the files written and what
+// was not made.
+func printEvalReport(w io.Writer, rep *eval.Report) {
+	for _, c := range rep.Campaigns {
+		status := "complete"
+		if len(c.Partial) > 0 {
+			status = "PARTIAL: " + strings.Join(c.Partial, "; ")
+		}
+		fmt.Fprintf(w, "campaign %s (%s, %s): %d finished runs, %s\n", c.Name, c.Kind, c.Dir, c.Runs, status)
+	}
+	for _, f := range rep.Files {
+		fmt.Fprintf(w, "wrote %s\n", f)
+	}
+	for _, s := range rep.NotMade {
+		fmt.Fprintf(w, "not made: %s\n", s)
+	}
+}
+
+func evalList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func evalHas(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,278 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// Options configure Evaluate.
+type Options struct {
+	Dir           string   // results folder to search for campaigns
+	Out           string   // output folder (tables/, figures/, README.md)
+	Formats       []string // table formats: any of "md", "tex", "csv"
+	FigureFormats []string // "png", "svg"; empty = no figures
+	DataDir       string   // third-party data (to reload an active-search pool for Figure 2)
+	CacheDir      string   // computed caches (kNN graphs, PCA)
+	Workers       int
+	Log           io.Writer // progress messages; nil = none
+}
+
+// TableFormats are the table formats Evaluate can write.
+var TableFormats = []string{"md", "tex", "csv"}
+
+// CampaignReport is what Evaluate found in one campaign.
+type CampaignReport struct {
+	Dir, Name string
+	Kind      Kind
+	Runs      int
+	Partial   []string // why the campaign is incomplete; empty when complete
+}
+
+// Report lists what Evaluate made and what it could not.
+type Report struct {
+	Campaigns []CampaignReport
+	Tables    []*Table
+	Files     []string // every file written
+	// NotMade lists tables, figures and whole campaigns that could not be
+	// made, each with the reason.
+	NotMade []string
+}
+
+func (r *Report) notMade(format string, args ...any) {
+	r.NotMade = append(r.NotMade, fmt.Sprintf(format, args...))
+}
+
+// Evaluate finds every campaign under opts.Dir and writes its tables and
+// figures under opts.Out. Missing or partial campaigns and figures that
+// cannot be drawn are listed in the report, not errors; the error is for an
+// unusable results folder (absent, or holding no campaign) and for output
+// that cannot be written.
+func Evaluate(ctx context.Context, opts Options) (*Report, error) {
+	rep := &Report{}
+	for _, f := range opts.Formats {
+		if !contains(TableFormats, f) {
+			return rep, fmt.Errorf("table format %q: expected some of %s", f, strings.Join(TableFormats, ", "))
+		}
+	}
+	for _, f := range opts.FigureFormats {
+		if !contains(FigureFormats, f) {
+			return rep, fmt.Errorf("figure format %q: expected some of %s", f, strings.Join(FigureFormats, ", "))
+		}
+	}
+	camps, skipped, err := Discover(opts.Dir)
+	if err != nil {
+		return rep, err
+	}
+	for _, s := range skipped {
+		rep.notMade("unreadable campaign: %s", s)
+	}
+	if len(camps) == 0 {
+		return rep, fmt.Errorf("%s holds no campaign (no summary.csv in it or below it): run `qvs as` / `qvs bayesopt` first, or give the results folder", opts.Dir)
+	}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	tablesDir := filepath.Join(opts.Out, "tables")
+	figDir := filepath.Join(opts.Out, "figures")
+	var figures []figureRef
+	for _, c := range camps {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		cr := CampaignReport{Dir: c.Dir, Name: c.Name, Kind: c.Kind, Runs: len(c.Runs), Partial: c.Partial()}
+		rep.Campaigns = append(rep.Campaigns, cr)
+		for _, p := range c.Problems {
+			rep.notMade("%s: %s", c.Name, p)
+		}
+		if len(c.Runs) == 0 {
+			rep.notMade("%s (%s): no finished run yet: no table or figure", c.Name, c.Dir)
+			continue
+		}
+		logf("%s: %s campaign, %d finished runs", c.Dir, c.Kind, len(c.Runs))
+		var t *Table
+		switch c.Kind {
+		case KindActiveSearch:
+			t = ActiveSearchTable(c)
+		case KindDiscreteBO:
+			t = DiscreteTable(c)
+		case KindContinuousBO:
+			t = BayesOptTable(c)
+		default:
+			rep.notMade("%s (%s): unknown campaign kind (summary columns %v): no table", c.Name, c.Dir, c.Header)
+			continue
+		}
+		if len(cr.Partial) > 0 {
+			t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(cr.Partial, "; ")+".")
+		}
+		rep.Tables = append(rep.Tables, t)
+		files, err := WriteTable(t, tablesDir, opts.Formats)
+		rep.Files = append(rep.Files, files...)
+		if err != nil {
+			return rep, err
+		}
+		if len(opts.FigureFormats) > 0 {
+			refs := makeFigures(ctx, c, figDir, opts, rep)
+			figures = append(figures, refs...)
+		}
+	}
+	checkPaperCoverage(camps, rep)
+	index := filepath.Join(opts.Out, "README.md")
+	if err := fileio.WriteAtomicFunc(index, func(w io.Writer) error { return writeIndex(w, opts.Out, rep, figures) }); err != nil {
+		return rep, err
+	}
+	rep.Files = append(rep.Files, index)
+	return rep, nil
+}
+
+// WriteTable writes t as dir/NAME.md, .tex, .csv for each format.
+func WriteTable(t *Table, dir string, formats []string) ([]string, error) {
+	var files []string
+	for _, f := range formats {
+		path := filepath.Join(dir, t.Name+"."+f)
+		var err error
+		switch f {
+		case "md":
+			err = fileio.WriteAtomicFunc(path, t.WriteMarkdown)
+		case "tex":
+			err = fileio.WriteAtomicFunc(path, t.WriteLaTeX)
+		case "csv":
+			err = fileio.WriteCSVAtomic(path, CSVHeader, t.CSVRows())
+		default:
+			err = fmt.Errorf("table format %q: expected md, tex or csv", f)
+		}
+		if err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// figureRef is a figure written, for the index.
+type figureRef struct {
+	Campaign, Title string
+	Paths           []string
+}
+
+// paperTasks are the campaigns behind the paper's tables and figures, by
+// kind, for the coverage check (any one of several names will do).
+var paperTasks = []struct {
+	kind  Kind
+	names []string
+	what  string
+}{
+	{KindActiveSearch, []string{"photoswitch"}, "Table 1 (photoswitch active search)"},
+	{KindActiveSearch, []string{"bmg"}, "Table 2 and Figure 2 (bulk metallic glass active search)"},
+	{KindActiveSearch, []string{"fashion"}, "Table 3 (Fashion-MNIST active search)"},
+	{KindContinuousBO, []string{"rover"}, "Figures 3 and 4 (rover BayesOpt)"},
+	{KindContinuousBO, []string{"lunar"}, "Figure 3 (lunar lander BayesOpt)"},
+	{KindDiscreteBO, []string{"mof", "photoswitch-bo"}, "Table 4 and Figure 5 (discrete BayesOpt: MOF or the photoswitch stand-in)"},
+}
+
+// checkPaperCoverage reports the paper's artefacts with no campaign.
+func checkPaperCoverage(camps []*Campaign, rep *Report) {
+	for _, p := range paperTasks {
+		found := false
+		for _, c := range camps {
+			if c.Kind == p.kind && len(c.Runs) > 0 && contains(p.names, c.Name) {
+				found = true
+			}
+		}
+		if !found {
+			rep.notMade("%s: no %s campaign named %s found", p.what, p.kind, strings.Join(p.names, " or "))
+		}
+	}
+}
+
+// writeIndex writes OUT/README.md: every table in Markdown, links to the
+// figures and the list of what was not made.
+func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
+	var b bytes.Buffer
+	b.WriteString("# Evaluation of the campaigns (written by `qvs eval`)\n\n")
+	b.WriteString("Cells are mean (standard error) over repeats, two decimals; bold = best per column (ties at two decimals included); ")
+	b.WriteString("a starred row takes the best hyperparameter setting per column (see the notes under each table).\n\n")
+	b.WriteString("| campaign | kind | finished runs | status |\n| --- | --- | ---: | --- |\n")
+	for _, c := range rep.Campaigns {
+		status := "complete"
+		if len(c.Partial) > 0 {
+			status = "partial: " + strings.Join(c.Partial, "; ")
+		}
+		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d | %s |\n", c.Name, c.Dir, c.Kind, c.Runs, mdEscape(status))
+	}
+	for _, t := range rep.Tables {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", t.Name, t.Title)
+		if err := t.WriteMarkdown(&b); err != nil {
+			return err
+		}
+		for _, f := range figs {
+			if strings.HasPrefix(t.Name, f.Campaign+"-") {
+				for _, p := range f.Paths {
+					if strings.HasSuffix(p, ".png") {
+						rel, err := filepath.Rel(out, p)
+						if err != nil {
+							rel = p
+						}
+						fmt.Fprintf(&b, "\n![%s](%s)\n", f.Title, filepath.ToSlash(rel))
+					}
+				}
+			}
+		}
+	}
+	if len(rep.NotMade) > 0 {
+		b.WriteString("\n## Not made\n\n")
+		for _, s := range rep.NotMade {
+			b.WriteString("- " + s + "\n")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// runFile is the path of a run's per-run file: runs/KEY.csv (name "") or
+// runs/KEY.NAME.csv.
+func runFile(c *Campaign, key, name string) string {
+	if name == "" {
+		return filepath.Join(c.Dir, "runs", key+".csv")
+	}
+	return filepath.Join(c.Dir, "runs", key+"."+name+".csv")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// sortedGroups orders a campaign's groups like the table rows.
+func sortedGroups(c *Campaign, known map[string]methodStyle) []*Group {
+	gs := c.Groups()
+	sort.SliceStable(gs, func(a, b int) bool {
+		x, y := styleOf(known, gs[a].Method), styleOf(known, gs[b].Method)
+		if x.section != y.section {
+			return x.section < y.section
+		}
+		if x.order != y.order {
+			return x.order < y.order
+		}
+		return QValue(gs[a].Q) < QValue(gs[b].Q)
+	})
+	return gs
+}

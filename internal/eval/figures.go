@@ -1,0 +1,179 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// makeFigures draws the figures of one campaign (what its kind supports)
+// into dir and records what it could not draw in rep.
+func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep *Report) []figureRef {
+	var refs []figureRef
+	add := func(title string, paths []string, err error) {
+		rep.Files = append(rep.Files, paths...)
+		if err != nil {
+			rep.notMade("%s: %s: %v", c.Name, title, err)
+		}
+		if len(paths) > 0 {
+			refs = append(refs, figureRef{Campaign: c.Name, Title: title, Paths: paths})
+		}
+	}
+	base := func(fig string) string { return filepath.Join(dir, c.Name+"-"+fig) }
+	switch c.Kind {
+	case KindContinuousBO, KindDiscreteBO:
+		known := boMethods
+		if c.Kind == KindDiscreteBO {
+			known = discreteMethods
+		}
+		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
+		add("best value so far (Figure 3)", paths, err)
+	}
+	return refs
+}
+
+// seriesOf groups a campaign's runs into plotted series: one per table row
+// (method and q), all hyperparameter settings of a method pooled.
+type series struct {
+	label string
+	qi    int // index among the method's orders (colour shade)
+	runs  []map[string]string
+}
+
+func seriesOf(c *Campaign, known map[string]methodStyle) []series {
+	var out []series
+	idx := map[string]int{}
+	qCount := map[string]int{}
+	for _, g := range sortedGroups(c, known) {
+		st := styleOf(known, g.Method)
+		label := st.label
+		q := g.Q
+		if q == "" {
+			q = st.qAlias
+		}
+		if st.byQ && q != "" {
+			label += " q=" + q + st.qSuffix
+		}
+		i, ok := idx[label]
+		if !ok {
+			i = len(out)
+			idx[label] = i
+			out = append(out, series{label: label, qi: qCount[st.label]})
+			qCount[st.label]++
+		}
+		out[i].runs = append(out[i].runs, g.Runs...)
+	}
+	return out
+}
+
+// bestSoFarCurve reads a run's best-value-so-far curve: runs/KEY.curve.csv
+// (columns evaluations, best_value) when present, else the running maximum
+// of the value column of its record file runs/KEY.csv.
+func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
+	if p := runFile(c, key, "curve"); exists(p) {
+		cv, err := ReadCurve(p, "evaluations", "best_value")
+		if err == nil {
+			return cv, nil
+		}
+		if !exists(runFile(c, key, "")) {
+			return Curve{}, err
+		}
+	}
+	return runningMax(runFile(c, key, ""), "value")
+}
+
+// runningMax reads column col of a record CSV and returns the best value so
+// far against the number of records (evaluations).
+func runningMax(path, col string) (Curve, error) {
+	recs, err := readCSV(path)
+	if err != nil {
+		return Curve{}, err
+	}
+	j := indexOf(recs[0], col)
+	if j < 0 {
+		return Curve{}, fmt.Errorf("%s: header %v has no %q column", path, recs[0], col)
+	}
+	var cv Curve
+	best := math.Inf(-1)
+	for i, r := range recs[1:] {
+		v, err := strconv.ParseFloat(strings.TrimSpace(r[j]), 64)
+		if err != nil {
+			return Curve{}, fmt.Errorf("%s: row %d: %s=%q is not a number", path, i+2, col, r[j])
+		}
+		best = math.Max(best, v)
+		cv.X = append(cv.X, float64(i+1))
+		cv.Y = append(cv.Y, best)
+	}
+	return cv, nil
+}
+
+// readCSV reads a CSV with a header line.
+func readCSV(path string) ([][]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
+	}
+	return recs, nil
+}
+
+func indexOf(h []string, col string) int {
+	for j, x := range h {
+		if x == col {
+			return j
+		}
+	}
+	return -1
+}
+
+// BestSoFarFigure draws the best value found so far against evaluations,
+// the mean over repeats with a +- standard-error band, one line per method
+// and q (the paper's Figure 3), to base.png / base.svg.
+func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
+	p := newPlot(c.Name+": best value found", "evaluations", "best value so far")
+	p.Legend.Top, p.Legend.Left = false, false
+	var missing []string
+	drawn := 0
+	for _, s := range seriesOf(c, known) {
+		var curves []Curve
+		for _, r := range s.runs {
+			cv, err := bestSoFarCurve(c, r["key"])
+			if err != nil {
+				missing = append(missing, r["key"])
+				continue
+			}
+			curves = append(curves, cv)
+		}
+		if len(curves) == 0 {
+			continue
+		}
+		if err := addBand(p, AggregateCurves(curves), fmt.Sprintf("%s (%d)", s.label, len(curves)), methodColor(s.label, s.qi), false); err != nil {
+			return nil, err
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, fmt.Errorf("no run has a curve or record file (runs %s)", abbreviate(missing, 4))
+	}
+	paths, err := saveFigure(base, formats, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}})
+	if err == nil && len(missing) > 0 {
+		err = fmt.Errorf("drawn without %d run(s) lacking curve and record files (%s)", len(missing), abbreviate(missing, 4))
+	}
+	return paths, err
+}

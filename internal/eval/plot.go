@@ -1,0 +1,241 @@
+package eval
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// figureDPI keeps committed PNGs small (a 7 x 4.5 in figure is 672 x 432).
+const figureDPI = 96
+
+// FigureFormats are the image formats figures are written in.
+var FigureFormats = []string{"png", "svg"}
+
+// saveFigure draws a grid of plots (rows x cols, nil entries left blank)
+// onto a w x h canvas and writes base.png / base.svg atomically for each
+// format. It returns the paths written.
+func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Plot) ([]string, error) {
+	var paths []string
+	for _, f := range formats {
+		var c vg.CanvasWriterTo
+		switch f {
+		case "png":
+			img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figureDPI), vgimg.UseBackgroundColor(color.White))
+			c = vgimg.PngCanvas{Canvas: img}
+		case "svg":
+			c = vgsvg.New(w, h)
+		default:
+			return paths, fmt.Errorf("figure format %q: expected png or svg", f)
+		}
+		dc := draw.New(c)
+		if f == "svg" {
+			dc.SetColor(color.White)
+			dc.Fill(dc.Rectangle.Path())
+		}
+		drawGrid(dc, grid)
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return paths, fmt.Errorf("render %s.%s: %w", base, f, err)
+		}
+		path := base + "." + f
+		if err := fileio.WriteAtomic(path, buf.Bytes()); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// drawGrid aligns the plots' axes across the grid (plot.Align) and draws
+// them; a nil plot leaves its tile empty.
+func drawGrid(dc draw.Canvas, grid [][]*plot.Plot) {
+	rows := len(grid)
+	cols := 0
+	for _, r := range grid {
+		cols = max(cols, len(r))
+	}
+	full := make([][]*plot.Plot, rows)
+	for i := range full {
+		full[i] = make([]*plot.Plot, cols)
+		copy(full[i], grid[i])
+		for j := range full[i] {
+			if full[i][j] == nil {
+				full[i][j] = blankPlot()
+			}
+		}
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(8),
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+	canvases := plot.Align(full, tiles, dc)
+	for i := range full {
+		for j := range full[i] {
+			if j < len(grid[i]) && grid[i][j] != nil {
+				full[i][j].Draw(canvases[i][j])
+			}
+		}
+	}
+}
+
+func blankPlot() *plot.Plot {
+	p := plot.New()
+	p.HideAxes()
+	return p
+}
+
+// newPlot returns a plot with a title, axis labels and a light grid.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = false
+	return p
+}
+
+// methodColor gives a method label a stable colour: qVS variants in reds
+// (the paper draws its method in red), baselines in fixed cool colours.
+func methodColor(label string, qIndex int) color.Color {
+	l := strings.ToLower(label)
+	switch {
+	case strings.HasPrefix(l, "qvs"):
+		reds := []color.RGBA{{214, 39, 40, 255}, {255, 127, 14, 255}, {140, 20, 75, 255}, {227, 119, 194, 255}, {188, 189, 34, 255}, {140, 86, 75, 255}}
+		return reds[qIndex%len(reds)]
+	case strings.HasPrefix(l, "random"):
+		return color.RGBA{127, 127, 127, 255}
+	case strings.HasPrefix(l, "turbo"), strings.HasPrefix(l, "one-step"), strings.HasPrefix(l, "ucb"):
+		return color.RGBA{31, 119, 180, 255}
+	case strings.HasPrefix(l, "robot"), strings.HasPrefix(l, "eci"):
+		return color.RGBA{44, 160, 44, 255}
+	case strings.HasPrefix(l, "select"):
+		return color.RGBA{148, 103, 189, 255}
+	case strings.HasPrefix(l, "ens"):
+		return color.RGBA{23, 190, 207, 255}
+	}
+	return color.RGBA{0, 0, 0, 255}
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	// Premultiplied colour for image/color: scale the channels by alpha.
+	return color.RGBA{uint8(uint32(r>>8) * uint32(a) / 255), uint8(uint32(g>>8) * uint32(a) / 255), uint8(uint32(b>>8) * uint32(a) / 255), a}
+}
+
+// addBand adds a mean line with a mean +- SE band of b to p, labelled in
+// the legend. Points with fewer than one value are skipped; where the SE is
+// undefined (one run) the band has zero width.
+func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) error {
+	var line, upper, lower plotter.XYs
+	for i, s := range b.Stat {
+		if s.N == 0 || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
+			continue
+		}
+		se := s.SE
+		if math.IsNaN(se) {
+			se = 0
+		}
+		line = append(line, plotter.XY{X: b.X[i], Y: s.Mean})
+		upper = append(upper, plotter.XY{X: b.X[i], Y: s.Mean + se})
+		lower = append(lower, plotter.XY{X: b.X[i], Y: s.Mean - se})
+	}
+	if len(line) == 0 {
+		return fmt.Errorf("%s: no finite values to plot", label)
+	}
+	ring := append(plotter.XYs{}, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		ring = append(ring, lower[i])
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return err
+	}
+	poly.Color = withAlpha(c, 50)
+	poly.LineStyle.Width = 0
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return err
+	}
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	p.Add(poly, l)
+	p.Legend.Add(label, l)
+	return nil
+}
+
+// scatter returns a scatter plotter of points with glyph shape, size and colour.
+func scatter(pts plotter.XYs, shape draw.GlyphDrawer, radius vg.Length, c color.Color) (*plotter.Scatter, error) {
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: radius, Shape: shape}
+	return s, nil
+}
+
+// ColorScale maps values to colours on a light-to-dark ramp (for objective
+// values on an embedding, as the paper's Figure 5).
+type ColorScale struct{ Min, Max float64 }
+
+// NewColorScale spans the finite values of v (a constant v gets a unit span).
+func NewColorScale(v []float64) ColorScale {
+	s := ColorScale{Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
+		}
+	}
+	if s.Min > s.Max {
+		s.Min, s.Max = 0, 1
+	}
+	if s.Max == s.Min {
+		s.Max = s.Min + 1
+	}
+	return s
+}
+
+// At returns the colour of x: pale yellow (low) through orange to dark
+// purple (high), a viridis-like ramp readable in grey scale.
+func (s ColorScale) At(x float64) color.Color {
+	t := (x - s.Min) / (s.Max - s.Min)
+	if math.IsNaN(t) {
+		return color.RGBA{200, 200, 200, 255}
+	}
+	t = math.Max(0, math.Min(1, t))
+	stops := []color.RGBA{{253, 231, 37, 255}, {94, 201, 98, 255}, {33, 145, 140, 255}, {59, 82, 139, 255}, {68, 1, 84, 255}}
+	f := t * float64(len(stops)-1)
+	i := int(f)
+	if i >= len(stops)-1 {
+		return stops[len(stops)-1]
+	}
+	a, b, u := stops[i], stops[i+1], f-float64(i)
+	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x)*(1-u) + float64(y)*u)) }
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+

@@ -257,3 +257,29 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 		t.Errorf("mds.csv has %d rows", len(mds))
 	}
 }
+
+// TestDiscreteShippedConfigs checks that configs/mof.yaml and
+// configs/photoswitch-bo.yaml parse, hold the authors' settings and run.
+func TestDiscreteShippedConfigs(t *testing.T) {
+	root := testutil.RepoRoot()
+	for _, task := range []string{taskMOF, taskPhotoswitch} {
+		cfg := defaultDiscreteConfig(task)
+		if err := loadConfig(filepath.Join(root, "configs", task+".yaml"), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Task != task || cfg.Repeats != 10 || cfg.Budget != 100 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
+			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
+			t.Errorf("%s: config %+v", task, cfg)
+		}
+	}
+	dir := t.TempDir()
+	_, err, _, _ := runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "mof.yaml"), "--data-dir", dir, "--out", filepath.Join(dir, "mof"), "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "not public") || !strings.Contains(err.Error(), "data.kernel") {
+		t.Errorf("mof without data: %v", err)
+	}
+	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t),
+		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "5", "--quiet")
+	if err != nil {
+		t.Errorf("photoswitch-bo config: %v", err)
+	}
+}

@@ -21,6 +21,17 @@ func BenchmarkDistance(b *testing.B) {
 			task.Distance(x1, x2)
 		}
 	})
+	b.Run("cached-near", func(b *testing.B) {
+		// A pair as a trust region produces: x2 = x1 perturbed by 2% of the box.
+		task := New()
+		x3 := append([]float64(nil), x1...)
+		for i := range x3 {
+			x3[i] = min(Upper, max(Lower, x3[i]+0.02*(Upper-Lower)*rng.NormFloat64()))
+		}
+		for b.Loop() {
+			task.Distance(x1, x3)
+		}
+	})
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
 			New().Distance(x1, x2)

@@ -20,10 +20,14 @@ const leafSize = 8
 type bbox struct{ lo, hi [2]float64 }
 
 func (b *bbox) add(p [2]float64) {
-	b.lo[0] = math.Min(b.lo[0], p[0])
-	b.lo[1] = math.Min(b.lo[1], p[1])
-	b.hi[0] = math.Max(b.hi[0], p[0])
-	b.hi[1] = math.Max(b.hi[1], p[1])
+	for k := 0; k < 2; k++ {
+		if p[k] < b.lo[k] {
+			b.lo[k] = p[k]
+		}
+		if p[k] > b.hi[k] {
+			b.hi[k] = p[k]
+		}
+	}
 }
 
 func (b *bbox) merge(c bbox) {
@@ -61,10 +65,18 @@ func newCurveIndex(pts [][2]float64) *curveIndex {
 }
 
 // boxDistSq is the squared distance between two boxes (0 if they overlap).
+// Plain comparisons rather than math.Max: this is the innermost test of the
+// search and math.Max's NaN and signed-zero handling costs a third of it.
 func boxDistSq(a, b *bbox) float64 {
-	dx := math.Max(0, math.Max(b.lo[0]-a.hi[0], a.lo[0]-b.hi[0]))
-	dy := math.Max(0, math.Max(b.lo[1]-a.hi[1], a.lo[1]-b.hi[1]))
-	return dx*dx + dy*dy
+	var d [2]float64
+	for k := 0; k < 2; k++ {
+		if b.lo[k] > a.hi[k] {
+			d[k] = b.lo[k] - a.hi[k]
+		} else if a.lo[k] > b.hi[k] {
+			d[k] = a.lo[k] - b.hi[k]
+		}
+	}
+	return d[0]*d[0] + d[1]*d[1]
 }
 
 // meanMinDistance is mean_{a in A} min_{b in B} |a - b|, exact. It walks
@@ -90,7 +102,9 @@ func meanMinDistance(ia, ib *curveIndex) float64 {
 			q := bp[prev]
 			dx, dy := a[k][0]-q[0], a[k][1]-q[1]
 			best[k-lo], arg[k-lo] = dx*dx+dy*dy, prev
-			bound = math.Max(bound, best[k-lo])
+			if best[k-lo] > bound {
+				bound = best[k-lo]
+			}
 		}
 		sp := 0
 		stack[sp] = [2]int{top, 0}
@@ -114,7 +128,9 @@ func meanMinDistance(ia, ib *curveIndex) float64 {
 						}
 					}
 					best[k-lo], arg[k-lo] = bk, ak
-					bound = math.Max(bound, bk)
+					if bk > bound {
+						bound = bk
+					}
 				}
 				continue
 			}

@@ -38,6 +38,10 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3)", paths, err)
 	}
+	if c.Kind == KindDiscreteBO {
+		paths, err := MDSFigure(c, base("mds"), opts.FigureFormats)
+		add("MDS embedding with each method's queries (Figure 5)", paths, err)
+	}
 	return refs
 }
 

@@ -1,0 +1,170 @@
+package eval
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Embedding is a 2-D embedding of a candidate set (MDS of the kernel, or a
+// PCA of the pool) with one value per item for colouring.
+type Embedding struct {
+	X, Y  []float64
+	Value []float64 // objective (MDS), or 1 for a positive and 0 otherwise (PCA)
+}
+
+// ReadMDS reads DIR/mds.csv of a discrete BayesOpt campaign: columns index,
+// id, x, y, objective, with index running 0..n-1.
+func ReadMDS(path string) (*Embedding, error) {
+	recs, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	cols := map[string]int{}
+	for _, name := range []string{"index", "x", "y", "objective"} {
+		j := indexOf(recs[0], name)
+		if j < 0 {
+			return nil, fmt.Errorf("%s: header %v lacks column %q (expected index,id,x,y,objective)", path, recs[0], name)
+		}
+		cols[name] = j
+	}
+	e := &Embedding{}
+	for i, r := range recs[1:] {
+		idx, err := strconv.Atoi(r[cols["index"]])
+		if err != nil || idx != i {
+			return nil, fmt.Errorf("%s: row %d: index %q, expected %d (rows in item order)", path, i+2, r[cols["index"]], i)
+		}
+		var v [3]float64
+		for k, name := range []string{"x", "y", "objective"} {
+			v[k] = parseFloat(r[cols[name]])
+			if v[k] != v[k] {
+				return nil, fmt.Errorf("%s: row %d: %s=%q is not a number", path, i+2, name, r[cols[name]])
+			}
+		}
+		e.X, e.Y, e.Value = append(e.X, v[0]), append(e.Y, v[1]), append(e.Value, v[2])
+	}
+	if len(e.X) == 0 {
+		return nil, fmt.Errorf("%s: no items", path)
+	}
+	return e, nil
+}
+
+// readPicks returns the item indices a run queried (its record file's
+// index column), leaving out records with iteration below minIteration
+// (the shared initial design is iteration 0).
+func readPicks(path string, n, minIteration int) ([]int, error) {
+	recs, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	ii, it := indexOf(recs[0], "index"), indexOf(recs[0], "iteration")
+	if ii < 0 {
+		return nil, fmt.Errorf("%s: header %v has no index column", path, recs[0])
+	}
+	var out []int
+	for r, rec := range recs[1:] {
+		if it >= 0 {
+			if t, err := strconv.Atoi(rec[it]); err == nil && t < minIteration {
+				continue
+			}
+		}
+		i, err := strconv.Atoi(rec[ii])
+		if err != nil || i < 0 || i >= n {
+			return nil, fmt.Errorf("%s: row %d: index %q is not an item in [0, %d)", path, r+2, rec[ii], n)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+var pickRed = color.RGBA{214, 39, 40, 255}
+
+// embeddingPanel plots every item of e as a small dot, coloured by value
+// (scale) or in light grey (scale nil).
+func embeddingPanel(e *Embedding, title string, scale *ColorScale) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Tick.Label.Font.Size = vg.Points(7)
+	p.Y.Tick.Label.Font.Size = vg.Points(7)
+	pts := make(plotter.XYs, len(e.X))
+	for i := range pts {
+		pts[i] = plotter.XY{X: e.X[i], Y: e.Y[i]}
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(1.2), Color: color.RGBA{205, 205, 205, 255}}
+	if scale != nil {
+		s.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+			return draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(1.4), Color: scale.At(e.Value[i])}
+		}
+	}
+	p.Add(s)
+	return p, nil
+}
+
+// MDSFigure draws the paper's Figure 5 for a discrete BayesOpt campaign:
+// the MDS embedding of the kernel coloured by objective (first panel, dark =
+// high), then one panel per method and q with every item its runs queried
+// after the initial design, over all repeats, as red crosses.
+func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
+	mdsPath := filepath.Join(c.Dir, "mds.csv")
+	if !exists(mdsPath) {
+		return nil, fmt.Errorf("%s is missing (qvs bayesopt writes it for discrete tasks)", mdsPath)
+	}
+	e, err := ReadMDS(mdsPath)
+	if err != nil {
+		return nil, err
+	}
+	scale := NewColorScale(e.Value)
+	first, err := embeddingPanel(e, fmt.Sprintf("all %d items (objective %.3g to %.3g)", len(e.X), scale.Min, scale.Max), &scale)
+	if err != nil {
+		return nil, err
+	}
+	panels := []*plot.Plot{first}
+	var problems []string
+	for _, s := range seriesOf(c, discreteMethods) {
+		var pts plotter.XYs
+		for _, r := range s.runs {
+			picks, err := readPicks(runFile(c, r["key"], ""), len(e.X), 1)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			for _, i := range picks {
+				pts = append(pts, plotter.XY{X: e.X[i], Y: e.Y[i]})
+			}
+		}
+		p, err := embeddingPanel(e, fmt.Sprintf("%s (%d runs)", s.label, len(s.runs)), nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(pts) > 0 {
+			sc, err := scatter(pts, draw.CrossGlyph{}, vg.Points(2), pickRed)
+			if err != nil {
+				return nil, err
+			}
+			p.Add(sc)
+		}
+		panels = append(panels, p)
+	}
+	cols := min(4, len(panels))
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i, p := range panels {
+		grid[i/cols] = append(grid[i/cols], p)
+	}
+	paths, err := saveFigure(base, formats, vg.Length(cols)*2.6*vg.Inch, vg.Length(rows)*2.5*vg.Inch, grid)
+	if err == nil && len(problems) > 0 {
+		err = fmt.Errorf("drawn without some runs: %s", abbreviate(problems, 3))
+	}
+	return paths, err
+}
+

@@ -42,7 +42,7 @@ type Settings struct {
 	// MaxTrain caps each region's GP training set: the MaxTrain evaluated
 	// points nearest the region's centre in the unit cube (default 300).
 	MaxTrain int
-	// FitIterations caps the L-BFGS iterations of each GP fit (default 50).
+	// FitIterations caps the L-BFGS iterations of each GP fit (default 30).
 	FitIterations int
 	// Workers fit region models and evaluate batch points in parallel
 	// (default 1). Results do not depend on it.
@@ -57,7 +57,7 @@ func (s *Settings) defaults() {
 		s.MaxTrain = 300
 	}
 	if s.FitIterations == 0 {
-		s.FitIterations = 50
+		s.FitIterations = 30
 	}
 	if s.Workers < 1 {
 		s.Workers = 1

@@ -1,0 +1,94 @@
+package bayesopt
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkGPFitThompsonStep is one region's work per iteration: fit the GP
+// hyperparameters (L-BFGS, at most 30 iterations) on n training points and
+// draw one joint posterior sample over c trust-region candidates.
+func BenchmarkGPFitThompsonStep(b *testing.B) {
+	for _, c := range []struct{ n, cands, d int }{
+		{300, 1000, 12},  // lunar-sized region at the default training cap
+		{300, 1000, 60},  // rover-sized region at the default training cap
+		{1000, 2000, 12}, // the benchmark size
+	} {
+		b.Run(fmt.Sprintf("n=%d/cand=%d/d=%d", c.n, c.cands, c.d), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			X := mat.NewDense(c.n, c.d, nil)
+			y := make([]float64, c.n)
+			for i := 0; i < c.n; i++ {
+				s := 0.0
+				for j := 0; j < c.d; j++ {
+					v := rng.Float64()
+					X.Set(i, j, v)
+					s += math.Sin(5*v + float64(j))
+				}
+				y[i] = s
+			}
+			centre := X.RawRowView(0)
+			b.ResetTimer()
+			for it := 0; it < b.N; it++ {
+				gp, err := FitGP(X, y, GPFitOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cand, err := TrustRegionCandidates(centre, 0.4, c.cands, rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := gp.JointSamples(cand, 1, rng); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGPFit and BenchmarkJointSamples split the step above.
+func BenchmarkGPFit(b *testing.B) {
+	for _, n := range []int{100, 300} {
+		b.Run(fmt.Sprintf("n=%d/d=60", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			X, y := randomProblem(rng, n, 60)
+			for it := 0; it < b.N; it++ {
+				if _, err := FitGP(X, y, GPFitOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkJointSamples(b *testing.B) {
+	for _, m := range []int{1000, 2000} {
+		b.Run(fmt.Sprintf("n=300/cand=%d/d=60", m), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			X, y := randomProblem(rng, 300, 60)
+			gp, err := NewGP(X, y, GPHyper{Lengthscales: constant(60, 0.8), SignalVariance: 1, NoiseVariance: 0.01})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cand, _ := TrustRegionCandidates(X.RawRowView(0), 0.4, m, rng)
+			b.ResetTimer()
+			for it := 0; it < b.N; it++ {
+				if _, err := gp.JointSamples(cand, 1, rng); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func constant(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}

@@ -8,15 +8,16 @@ import (
 
 // Task is the rover objective as a bayesopt.Objective. It caches the
 // trajectories (and their search indexes) of recently seen x so that the
-// O(n^2) distance computations of a campaign do not refit splines; the cache
-// is bounded by CacheSize entries (about 40 KB each). Safe for concurrent use.
+// O(n^2) distance computations of a campaign do not refit splines (a fit
+// costs about a tenth of a distance); the cache holds at most CacheSize
+// entries of about 25 KB each. Safe for concurrent use.
 type Task struct {
 	mu    sync.Mutex
 	cache map[string]*prepared
 }
 
 // CacheSize bounds the number of cached trajectories per Task.
-const CacheSize = 4096
+const CacheSize = 2048
 
 type prepared struct {
 	traj  [][2]float64

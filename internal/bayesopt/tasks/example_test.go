@@ -1,0 +1,22 @@
+package tasks_test
+
+import (
+	"fmt"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
+)
+
+// The rover heading straight for the goal (every step 0.03) crosses four
+// obstacles: one of the reference notes' golden values.
+func ExampleLookup() {
+	obj, err := tasks.Lookup("rover")
+	if err != nil {
+		panic(err)
+	}
+	x := make([]float64, obj.Dim())
+	for i := range x {
+		x[i] = 0.03
+	}
+	fmt.Printf("%s: d = %d, f = %.6f\n", obj.Name(), obj.Dim(), obj.Evaluate(x))
+	// Output: rover: d = 60, f = -6.377348
+}

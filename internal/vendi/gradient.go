@@ -177,14 +177,18 @@ func ScoreGradient(K *mat.SymDense, q float64, dst *mat.SymDense) (float64, erro
 	}
 	var u mat.Dense
 	eig.VectorsTo(&u)
-	// dst = U diag(g) U^T, accumulated on the upper triangle.
+	// dst = U diag(g) U^T: scale the columns of a copy of U by g, then one
+	// matrix product (BLAS) instead of an element loop.
+	var ug, full mat.Dense
+	ug.CloneFrom(&u)
+	for j := 0; j < n; j++ {
+		col := ug.ColView(j).(*mat.VecDense)
+		col.ScaleVec(g[j], col)
+	}
+	full.Mul(&ug, u.T())
 	for a := 0; a < n; a++ {
 		for b := a; b < n; b++ {
-			var v float64
-			for j := 0; j < n; j++ {
-				v += g[j] * u.At(a, j) * u.At(b, j)
-			}
-			dst.SetSym(a, b, v)
+			dst.SetSym(a, b, full.At(a, b))
 		}
 	}
 	return vs, nil

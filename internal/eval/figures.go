@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,10 +49,13 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 // seriesOf groups a campaign's runs into plotted series: one per table row
 // (method and q), all hyperparameter settings of a method pooled.
 type series struct {
-	label string
-	qi    int // index among the method's orders (colour shade)
-	runs  []map[string]string
+	label     string
+	method, q string // summary method name and order (q = the style's alias when empty)
+	qi        int    // index among the method's orders (colour of an unusual q)
+	runs      []map[string]string
 }
+
+func (s series) color() color.Color { return methodColor(s.method, s.q, s.qi) }
 
 func seriesOf(c *Campaign, known map[string]methodStyle) []series {
 	var out []series
@@ -71,8 +75,8 @@ func seriesOf(c *Campaign, known map[string]methodStyle) []series {
 		if !ok {
 			i = len(out)
 			idx[label] = i
-			out = append(out, series{label: label, qi: qCount[st.label]})
-			qCount[st.label]++
+			out = append(out, series{label: label, method: g.Method, q: q, qi: qCount[g.Method]})
+			qCount[g.Method]++
 		}
 		out[i].runs = append(out[i].runs, g.Runs...)
 	}
@@ -167,7 +171,7 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 		if len(curves) == 0 {
 			continue
 		}
-		if err := addBand(p, AggregateCurves(curves), fmt.Sprintf("%s (%d)", s.label, len(curves)), methodColor(s.label, s.qi), false); err != nil {
+		if err := addBand(p, AggregateCurves(curves), fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), false); err != nil {
 			return nil, err
 		}
 		drawn++

@@ -107,23 +107,38 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// methodColor gives a method label a stable colour: qVS variants in reds
-// (the paper draws its method in red), baselines in fixed cool colours.
-func methodColor(label string, qIndex int) color.Color {
-	l := strings.ToLower(label)
-	switch {
+// qColors are the colours of the qVS methods by order q, the same in every
+// figure; q = 1 (the paper's default) gets the red the paper draws its
+// method in.
+var qColors = map[string]color.RGBA{
+	"0":   {23, 60, 140, 255},
+	"0.1": {227, 119, 194, 255},
+	"0.5": {255, 127, 14, 255},
+	"1":   {214, 39, 40, 255},
+	"1.5": {140, 86, 75, 255},
+	"2":   {140, 20, 75, 255},
+	"inf": {110, 110, 20, 255},
+}
+
+// methodColor gives a method (summary name) and order q a stable colour:
+// qVS variants by q, baselines in fixed colours.
+func methodColor(method, q string, qIndex int) color.Color {
+	switch l := strings.ToLower(method); {
 	case strings.HasPrefix(l, "qvs"):
-		reds := []color.RGBA{{214, 39, 40, 255}, {255, 127, 14, 255}, {140, 20, 75, 255}, {227, 119, 194, 255}, {188, 189, 34, 255}, {140, 86, 75, 255}}
-		return reds[qIndex%len(reds)]
-	case strings.HasPrefix(l, "random"):
+		if c, ok := qColors[strings.ToLower(q)]; ok {
+			return c
+		}
+		extra := []color.RGBA{{188, 189, 34, 255}, {255, 152, 150, 255}, {197, 176, 213, 255}}
+		return extra[qIndex%len(extra)]
+	case l == "random":
 		return color.RGBA{127, 127, 127, 255}
-	case strings.HasPrefix(l, "turbo"), strings.HasPrefix(l, "one-step"), strings.HasPrefix(l, "ucb"):
+	case l == "turbo", l == "one-step", l == "ucb":
 		return color.RGBA{31, 119, 180, 255}
-	case strings.HasPrefix(l, "robot"), strings.HasPrefix(l, "eci"):
+	case l == "robot", l == "eci":
 		return color.RGBA{44, 160, 44, 255}
-	case strings.HasPrefix(l, "select"):
+	case l == "select":
 		return color.RGBA{148, 103, 189, 255}
-	case strings.HasPrefix(l, "ens"):
+	case l == "ens":
 		return color.RGBA{23, 190, 207, 255}
 	}
 	return color.RGBA{0, 0, 0, 255}
@@ -238,4 +253,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-

@@ -124,7 +124,7 @@ func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 		return nil, err
 	}
 	scale := NewColorScale(e.Value)
-	first, err := embeddingPanel(e, fmt.Sprintf("all %d items (objective %.3g to %.3g)", len(e.X), scale.Min, scale.Max), &scale)
+	first, err := embeddingPanel(e, fmt.Sprintf("all %d items (dark = high objective)", len(e.X)), &scale)
 	if err != nil {
 		return nil, err
 	}
@@ -167,4 +167,3 @@ func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	}
 	return paths, err
 }
-

@@ -152,14 +152,22 @@ func mdEscape(s string) string {
 func (t *Table) WriteLaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("% written by qvs eval; needs \\usepackage{booktabs,multirow}\n")
-	b.WriteString("\\begin{table*}[t]\n\\centering\n")
+	wide := len(t.Columns) > 4
+	env := "table"
+	if wide {
+		env = "table*"
+	}
+	b.WriteString("\\begin{" + env + "}[t]\n\\centering\n")
 	if t.Title != "" {
 		b.WriteString("\\caption{" + texEscape(t.Title) + "}\n")
 	}
 	if t.Label != "" {
 		b.WriteString("\\label{" + t.Label + "}\n")
 	}
-	b.WriteString("\\resizebox{\\textwidth}{!}{\\begin{tabular}{cl" + strings.Repeat("c", len(t.Columns)) + "}\n\\toprule\n")
+	if wide {
+		b.WriteString("\\resizebox{\\textwidth}{!}{")
+	}
+	b.WriteString("\\begin{tabular}{cl" + strings.Repeat("c", len(t.Columns)) + "}\n\\toprule\n")
 	groups := columnGroups(t.Columns)
 	twoLevel := false
 	for _, g := range groups {
@@ -232,14 +240,17 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		}
 		b.WriteString(" \\\\\n")
 	}
-	b.WriteString("\\bottomrule\n\\end{tabular}\n}\n")
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	if wide {
+		b.WriteString("}\n")
+	}
 	if len(t.Notes) > 0 {
 		b.WriteString("\\par\\smallskip\\footnotesize\n")
 		for _, n := range t.Notes {
 			b.WriteString(texEscape(n) + "\\\\\n")
 		}
 	}
-	b.WriteString("\\end{table*}\n")
+	b.WriteString("\\end{" + env + "}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

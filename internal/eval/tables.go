@@ -134,7 +134,7 @@ func DiscreteTable(c *Campaign) *Table {
 	t.Name = c.Name + "-table4"
 	t.Label = "tab:" + c.Name + "-table4"
 	t.Title = fmt.Sprintf("Best objective value found and EDC (VS of the good items found) in the %s discrete BayesOpt campaign, "+
-		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); extra columns are metrics of the best item.", c.Name, repeatsText(c))
+		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); further columns: good items found and metrics of the best item.", c.Name, repeatsText(c))
 	return t
 }
 

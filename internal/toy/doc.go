@@ -38,5 +38,5 @@
 // Typical use:
 //
 //	panels, err := toy.Figure1(ctx, toy.DefaultOrders, toy.Config{N: 10, Starts: 64, Workers: 2})
-//	err = toy.WriteFigure("toy.png", panels, 10)
+//	err = toy.WriteFigure("results/toy/toy.png", "png", panels)
 package toy

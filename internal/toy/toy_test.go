@@ -377,3 +377,18 @@ func BenchmarkMaximize(b *testing.B) {
 		})
 	}
 }
+
+// Four points on the corners of the square: the top eigenvalue of K belongs
+// to the all-ones vector, 1 + 2 exp(-2) + exp(-4), so VS_inf = 4 / that =
+// 3.1032; every point has quality exp(-1) = 0.3679.
+func ExampleScores() {
+	corners := []Point{{-1, -1}, {-1, 1}, {1, -1}, {1, 1}}
+	vs, qvs, err := Scores(corners, math.Inf(1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("VS_inf = %.4f, qVS_inf = %.4f\n", vs, qvs)
+	// Output:
+	// VS_inf = 3.1032, qVS_inf = 1.1416
+}

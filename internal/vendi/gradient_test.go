@@ -386,3 +386,19 @@ func BenchmarkScoreGradient(b *testing.B) {
 		})
 	}
 }
+
+// The 2 x 2 kernel [[1, a], [a, 1]] at a = 0.5 has VS_2 = 2 / (1 + a^2) = 1.6
+// and dVS_2/da = -4a / (1 + a^2)^2 = -1.28, split over the two off-diagonal
+// entries of the gradient.
+func ExampleScoreGradient() {
+	K := mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})
+	var G mat.SymDense
+	vs, err := ScoreGradient(K, 2, &G)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("VS_2 = %.4f, dVS_2/dK_01 = %.4f\n", vs, G.At(0, 1))
+	// Output:
+	// VS_2 = 1.6000, dVS_2/dK_01 = -0.6400
+}

@@ -1,0 +1,526 @@
+package datasets
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Metric names: the feature-space distances a Pool can use.
+const (
+	MetricEuclidean = "euclidean" // |a - b|
+	MetricCosine    = "cosine"    // 1 - a.b / (|a| |b|)
+	MetricTanimoto  = "tanimoto"  // 1 - Tanimoto(a, b) of bit vectors
+)
+
+// KNNGraph is an exact directed k-nearest-neighbour graph: row i lists the K
+// items nearest to item i in the metric (never i itself), nearest first, ties
+// broken by the lower index. Distances are those of Pool.Distance, computed
+// directly from the features, so they agree with it bit for bit.
+type KNNGraph struct {
+	N, K     int
+	Metric   string
+	Index    []int32   // N*K neighbour indices, row-major
+	Distance []float64 // N*K matching distances
+}
+
+// Neighbors returns row i of the graph (a view, not a copy).
+func (g *KNNGraph) Neighbors(i int) []int32 { return g.Index[i*g.K : (i+1)*g.K] }
+
+// Distances returns the distances of row i (a view, not a copy).
+func (g *KNNGraph) Distances(i int) []float64 { return g.Distance[i*g.K : (i+1)*g.K] }
+
+func defaultWorkers(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
+}
+
+func checkK(n, k int) error {
+	if n < 2 {
+		return fmt.Errorf("kNN graph needs at least 2 items, got %d", n)
+	}
+	if k < 1 || k >= n {
+		return fmt.Errorf("kNN graph: k = %d must be between 1 and the number of items minus one (%d)", k, n-1)
+	}
+	return nil
+}
+
+// leafSize bounds the number of items in a leaf of the spatial partition.
+// Tiles are leafSize x leafSize, small enough that gonum's Dgemm runs them
+// serially (so Workers alone sets the parallelism) and fine enough for the
+// bounding-box test to skip far tiles.
+const leafSize = 64
+
+// DenseKNN computes the exact kNN graph of the rows of x under the Euclidean
+// or cosine metric, with workers goroutines (<= 0: GOMAXPROCS).
+//
+// Method: the rows are ordered by a k-d partition into leaves of at most
+// leafSize items. For each query leaf, the other leaves are visited in order
+// of the distance between bounding boxes, and a leaf is skipped once that
+// lower bound exceeds every query's current k-th distance. Inside a tile the
+// squared distances |a|^2 + |b|^2 - 2 a.b come from one Dgemm call (data
+// centred first for accuracy; for cosine, unit rows, whose squared distance
+// is twice the cosine distance). That formula is not exact, so each row keeps
+// every candidate within a rounding bound of its k-th value and the final
+// choice re-ranks those candidates by the distance computed directly: the
+// result is the exact graph, with ties going to the lower index.
+//
+// Rows must have one length d >= 1 and finite values; for cosine, no row may
+// be all zeros (its cosine similarity is undefined).
+func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, error) {
+	n := len(x)
+	if err := checkK(n, k); err != nil {
+		return nil, err
+	}
+	if metric != MetricEuclidean && metric != MetricCosine {
+		return nil, fmt.Errorf("kNN graph: metric %q is not one of %q, %q for dense features", metric, MetricEuclidean, MetricCosine)
+	}
+	d := len(x[0])
+	if d == 0 {
+		return nil, fmt.Errorf("kNN graph: feature vectors are empty")
+	}
+	for i, row := range x {
+		if len(row) != d {
+			return nil, fmt.Errorf("kNN graph: item %d has %d features, expected %d like item 0", i, len(row), d)
+		}
+		for c, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("kNN graph: item %d, feature %d is %v, expected a finite number", i, c, v)
+			}
+		}
+	}
+	// Working copy: centred (Euclidean distances are translation invariant,
+	// and smaller norms mean smaller rounding in |a|^2 + |b|^2 - 2 a.b) or
+	// scaled to unit length (cosine).
+	w := make([]float64, n*d)
+	if metric == MetricEuclidean {
+		mean := make([]float64, d)
+		for _, row := range x {
+			for c, v := range row {
+				mean[c] += v
+			}
+		}
+		for c := range mean {
+			mean[c] /= float64(n)
+		}
+		for i, row := range x {
+			for c, v := range row {
+				w[i*d+c] = v - mean[c]
+			}
+		}
+	} else {
+		for i, row := range x {
+			var s float64
+			for _, v := range row {
+				s += v * v
+			}
+			if s == 0 {
+				return nil, fmt.Errorf("kNN graph: item %d is the zero vector: its cosine similarity is undefined", i)
+			}
+			s = math.Sqrt(s)
+			for c, v := range row {
+				w[i*d+c] = v / s
+			}
+		}
+	}
+	var exact func(i, j int) float64
+	if metric == MetricEuclidean {
+		exact = func(i, j int) float64 { return euclidean(x[i], x[j]) }
+	} else {
+		exact = func(i, j int) float64 { return cosineDistance(x[i], x[j]) }
+	}
+	t := newTiling(w, n, d)
+	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	t.run(k, defaultWorkers(workers), exact, g)
+	return g, nil
+}
+
+func euclidean(a, b []float64) float64 {
+	var s float64
+	for c, v := range a {
+		e := v - b[c]
+		s += e * e
+	}
+	return math.Sqrt(s)
+}
+
+// cosineDistance is 1 - a.b/(|a||b|), clamped to [0, 2] against rounding.
+// Zero vectors have distance 1 to everything except another zero vector.
+func cosineDistance(a, b []float64) float64 {
+	var ab, aa, bb float64
+	for c, v := range a {
+		ab += v * b[c]
+		aa += v * v
+		bb += b[c] * b[c]
+	}
+	if aa == 0 || bb == 0 {
+		if aa == bb {
+			return 0
+		}
+		return 1
+	}
+	return min(max(1-ab/(math.Sqrt(aa)*math.Sqrt(bb)), 0), 2)
+}
+
+// tiling is the leaf partition of the working rows.
+type tiling struct {
+	n, d    int
+	perm    []int32   // perm[p] = original index of permuted row p
+	x       []float64 // permuted working rows, n*d
+	x32     []float32 // the same rounded to float32, for the tile products
+	norm2   []float64 // squared norms of permuted rows
+	leaves  [][2]int  // [start, end) in permuted order
+	lo, hi  []float64 // bounding boxes, len(leaves)*d
+	maxNorm float64   // largest squared norm
+}
+
+func newTiling(w []float64, n, d int) *tiling {
+	t := &tiling{n: n, d: d, perm: make([]int32, n)}
+	for i := range t.perm {
+		t.perm[i] = int32(i)
+	}
+	t.split(w, 0, n)
+	t.x = make([]float64, n*d)
+	t.x32 = make([]float32, n*d)
+	t.norm2 = make([]float64, n)
+	for p, i := range t.perm {
+		copy(t.x[p*d:(p+1)*d], w[int(i)*d:(int(i)+1)*d])
+		var s float64
+		for c, v := range t.x[p*d : (p+1)*d] {
+			f := float32(v)
+			t.x32[p*d+c] = f
+			s += float64(f) * float64(f)
+		}
+		t.norm2[p] = s
+		t.maxNorm = max(t.maxNorm, s)
+	}
+	t.lo = make([]float64, len(t.leaves)*d)
+	t.hi = make([]float64, len(t.leaves)*d)
+	for l, lf := range t.leaves {
+		lo, hi := t.lo[l*d:(l+1)*d], t.hi[l*d:(l+1)*d]
+		copy(lo, t.x[lf[0]*d:(lf[0]+1)*d])
+		copy(hi, lo)
+		for p := lf[0] + 1; p < lf[1]; p++ {
+			for c, v := range t.x[p*d : (p+1)*d] {
+				lo[c] = min(lo[c], v)
+				hi[c] = max(hi[c], v)
+			}
+		}
+	}
+	return t
+}
+
+// split partitions perm[a:b] at the median of its widest coordinate until
+// the parts have at most leafSize items.
+func (t *tiling) split(w []float64, a, b int) {
+	if b-a <= leafSize {
+		t.leaves = append(t.leaves, [2]int{a, b})
+		return
+	}
+	d := t.d
+	best, bestRange := 0, -1.0
+	for c := 0; c < d; c++ {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, i := range t.perm[a:b] {
+			v := w[int(i)*d+c]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if hi-lo > bestRange {
+			best, bestRange = c, hi-lo
+		}
+	}
+	if bestRange > 0 {
+		slices.SortFunc(t.perm[a:b], func(i, j int32) int {
+			if c := cmp.Compare(w[int(i)*d+best], w[int(j)*d+best]); c != 0 {
+				return c
+			}
+			return cmp.Compare(i, j)
+		})
+	}
+	m := a + (b-a)/2
+	t.split(w, a, m)
+	t.split(w, m, b)
+}
+
+type candidate struct {
+	v float64 // approximate squared distance, then the exact distance
+	j int32   // permuted index, then the original index
+}
+
+func byDistanceThenIndex(a, b candidate) int {
+	if s := cmp.Compare(a.v, b.v); s != 0 {
+		return s
+	}
+	return cmp.Compare(a.j, b.j)
+}
+
+// knnRow collects the candidates of one query row: a max-heap of the k
+// smallest approximate values, and the "near" ones that lie within slack of
+// the heap's top (they may still belong to the exact top k). tau is the
+// acceptance threshold: +Inf until k values are in, then top + slack.
+type knnRow struct {
+	heap  []candidate
+	near  []candidate
+	slack float64
+	tau   float64
+}
+
+func (r *knnRow) reset(slack float64) {
+	r.heap, r.near, r.slack, r.tau = r.heap[:0], r.near[:0], slack, math.Inf(1)
+}
+
+// add offers a candidate with v <= r.tau.
+func (r *knnRow) add(v float64, j int32, k int) {
+	h := r.heap
+	if len(h) < k {
+		h = append(h, candidate{v, j})
+		for c := len(h) - 1; c > 0; { // sift up
+			p := (c - 1) / 2
+			if h[p].v >= h[c].v {
+				break
+			}
+			h[p], h[c] = h[c], h[p]
+			c = p
+		}
+		r.heap = h
+		if len(h) == k {
+			r.tau = h[0].v + r.slack
+		}
+		return
+	}
+	if v >= h[0].v {
+		r.near = append(r.near, candidate{v, j})
+	} else {
+		evicted := h[0]
+		h[0] = candidate{v, j}
+		for p := 0; ; { // sift down
+			c := 2*p + 1
+			if c >= len(h) {
+				break
+			}
+			if c+1 < len(h) && h[c+1].v > h[c].v {
+				c++
+			}
+			if h[p].v >= h[c].v {
+				break
+			}
+			h[p], h[c] = h[c], h[p]
+			p = c
+		}
+		r.tau = h[0].v + r.slack
+		if evicted.v <= r.tau {
+			r.near = append(r.near, evicted)
+		}
+	}
+	if len(r.near) > 64 {
+		m := 0
+		for _, c := range r.near {
+			if c.v <= r.tau {
+				r.near[m] = c
+				m++
+			}
+		}
+		r.near = r.near[:m]
+	}
+}
+
+// kept appends to dst every candidate still within tau.
+func (r *knnRow) kept(dst []candidate) []candidate {
+	dst = append(dst, r.heap...)
+	for _, c := range r.near {
+		if c.v <= r.tau {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// run fills g using workers goroutines, each taking whole query leaves.
+func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) {
+	// Rounding bound of the approximate squared distance
+	// |a'|^2 + |b'|^2 - 2 a'.b' where a', b' are the rows rounded to float32
+	// (relative error u = 2^-24 per entry) and a'.b' is a float32 dot
+	// product. Rounding the rows moves |a - b|^2 by at most about
+	// 4u(|a| + |b|)^2 <= 8u(|a|^2 + |b|^2); the dot product errs by at most
+	// about d*u*|a||b| (Higham, Accuracy and Stability, eq. 3.5), doubled by
+	// the factor 2. Two values are compared (a candidate and the k-th), and we
+	// use 2^-23 = 2u as the unit for a further factor 2 of safety.
+	const eps32 = 0x1p-23
+	slack := func(p int) float64 { return 2 * float64(t.d+9) * eps32 * (t.norm2[p] + t.maxNorm) }
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(t.leaves)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			impl := gonum.Implementation{}
+			d := t.d
+			nl := len(t.leaves)
+			gram := make([]float32, leafSize*leafSize)
+			lb := make([]float64, nl)
+			order := make([]int32, nl)
+			rows := make([]knnRow, leafSize)
+			for r := range rows {
+				rows[r].heap = make([]candidate, 0, k)
+			}
+			var final []candidate
+			for {
+				q := int(next.Add(1) - 1)
+				if q >= nl {
+					return
+				}
+				q0, q1 := t.leaves[q][0], t.leaves[q][1]
+				mq := q1 - q0
+				for r := 0; r < mq; r++ {
+					rows[r].reset(slack(q0 + r))
+				}
+				qlo, qhi := t.lo[q*d:(q+1)*d], t.hi[q*d:(q+1)*d]
+				for l := 0; l < nl; l++ {
+					var s float64
+					llo, lhi := t.lo[l*d:(l+1)*d], t.hi[l*d:(l+1)*d]
+					for c := 0; c < d; c++ {
+						gap := max(llo[c]-qhi[c], qlo[c]-lhi[c], 0)
+						s += gap * gap
+					}
+					lb[l] = s
+					order[l] = int32(l)
+				}
+				slices.SortFunc(order, func(a, b int32) int {
+					if c := cmp.Compare(lb[a], lb[b]); c != 0 {
+						return c
+					}
+					return cmp.Compare(a, b)
+				})
+				maxTau := math.Inf(1)
+				for _, l := range order {
+					// Box-to-box bound first (sorted: once it fails, all
+					// later leaves fail too); then the bound of each query
+					// point to the box. The bounds are exact up to rounding
+					// of order eps*bound, hence the factor.
+					const shrink = 1 - 1e-12
+					if lb[l]*shrink > maxTau {
+						break
+					}
+					llo, lhi := t.lo[int(l)*d:(int(l)+1)*d], t.hi[int(l)*d:(int(l)+1)*d]
+					useful := false
+					for r := 0; r < mq && !useful; r++ {
+						xr := t.x[(q0+r)*d : (q0+r+1)*d]
+						var s float64
+						for c, v := range xr {
+							gap := max(llo[c]-v, v-lhi[c], 0)
+							s += gap * gap
+						}
+						useful = s*shrink <= rows[r].tau
+					}
+					if !useful {
+						continue
+					}
+					j0, j1 := t.leaves[l][0], t.leaves[l][1]
+					mj := j1 - j0
+					impl.Sgemm(blas.NoTrans, blas.Trans, mq, mj, d, 1, t.x32[q0*d:q1*d], d, t.x32[j0*d:j1*d], d, 0, gram, mj)
+					maxTau = math.Inf(-1)
+					for r := 0; r < mq; r++ {
+						p := q0 + r
+						np := t.norm2[p]
+						row := &rows[r]
+						norm2 := t.norm2[j0:j1]
+						for c, gv := range gram[r*mj : (r+1)*mj] {
+							v := np + norm2[c] - 2*float64(gv)
+							if v <= row.tau && j0+c != p {
+								row.add(v, int32(j0+c), k)
+							}
+						}
+						maxTau = max(maxTau, row.tau)
+					}
+				}
+				for r := 0; r < mq; r++ {
+					i := int(t.perm[q0+r])
+					final = rows[r].kept(final[:0])
+					for m := range final {
+						j := t.perm[final[m].j]
+						final[m] = candidate{exact(i, int(j)), j}
+					}
+					slices.SortFunc(final, byDistanceThenIndex)
+					for m := 0; m < k; m++ {
+						g.Index[i*k+m] = final[m].j
+						g.Distance[i*k+m] = final[m].v
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BitsKNN computes the exact kNN graph of fingerprints under the Tanimoto
+// distance 1 - Tanimoto(a, b), with workers goroutines (<= 0: GOMAXPROCS).
+// Similarities are ratios of popcounts, so equal similarities compare equal
+// and ties go to the lower index. Every fingerprint must have the same number
+// of words.
+func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
+	n := len(b)
+	if err := checkK(n, k); err != nil {
+		return nil, err
+	}
+	for i, row := range b {
+		if len(row) != len(b[0]) {
+			return nil, fmt.Errorf("kNN graph: fingerprint %d has %d words, expected %d like fingerprint 0", i, len(row), len(b[0]))
+		}
+	}
+	g := &KNNGraph{N: n, K: k, Metric: MetricTanimoto, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(defaultWorkers(workers), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			byDist := func(a, b candidate) int {
+				if s := cmp.Compare(a.v, b.v); s != 0 {
+					return s
+				}
+				return cmp.Compare(a.j, b.j)
+			}
+			capacity := 2*k + 32
+			c := make([]candidate, 0, capacity+1)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				c = c[:0]
+				tau := math.Inf(1)
+				for j := range n {
+					if j == i {
+						continue
+					}
+					v := 1 - Tanimoto(b[i], b[j])
+					if v > tau {
+						continue
+					}
+					c = append(c, candidate{v, int32(j)})
+					if len(c) > capacity {
+						slices.SortFunc(c, byDist)
+						c = c[:k]
+						tau = c[k-1].v
+					}
+				}
+				slices.SortFunc(c, byDist)
+				for m := 0; m < k; m++ {
+					g.Index[i*k+m] = c[m].j
+					g.Distance[i*k+m] = c[m].v
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return g, nil
+}

@@ -319,7 +319,10 @@ func TestWriteFigure(t *testing.T) {
 		t.Errorf("PNG is %v, want 1150 x 500", r)
 	}
 	// The empty VS_0 cell (top left) is plain white; a drawn panel is not.
-	white := func(x, y int) bool { r, g, b, _ := img.At(x, y).RGBA(); return r == 0xffff && g == 0xffff && b == 0xffff }
+	white := func(x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return r == 0xffff && g == 0xffff && b == 0xffff
+	}
 	if !white(100, 120) {
 		t.Error("VS_0 cell is not empty")
 	}

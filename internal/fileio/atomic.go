@@ -37,6 +37,10 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
+	// CreateTemp makes the file 0600; results are plain files for people to read.
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

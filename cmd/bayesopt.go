@@ -1,0 +1,482 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// discreteBayesOpt runs discrete tasks (set by cmd/bayesopt_discrete.go); handled=false if task is not discrete.
+var discreteBayesOpt func(c *cobra.Command, g *GlobalOptions, task, configPath string) (handled bool, err error)
+
+// bayesoptSubcommands are added under `qvs bayesopt` (e.g. `evaluate`).
+var bayesoptSubcommands []func(g *GlobalOptions) *cobra.Command
+
+func init() { register(newBayesoptCmd) }
+
+// bayesoptConfig is the resolved configuration of a continuous BayesOpt
+// campaign (configs/rover.yaml, configs/lunar.yaml, configs/synthetic-bo.yaml).
+// It is recorded in DIR/config.yaml: every key that changes results is here;
+// out, workers and shard are not.
+type bayesoptConfig struct {
+	Task          string   `mapstructure:"task" yaml:"task"`
+	Out           string   `mapstructure:"out" yaml:"-"`
+	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
+	Methods       []string `mapstructure:"methods" yaml:"methods"`
+	Q             []string `mapstructure:"q" yaml:"q"`
+	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
+	Budget        int      `mapstructure:"budget" yaml:"budget"`
+	Init          int      `mapstructure:"init" yaml:"init"`
+	Batch         int      `mapstructure:"batch" yaml:"batch"`
+	Regions       int      `mapstructure:"regions" yaml:"regions"`
+	Tau           float64  `mapstructure:"tau" yaml:"tau"`
+	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
+	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
+	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
+}
+
+// defaultBayesoptConfig returns the built-in settings for a task: the
+// paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
+// settings, reference notes §3) with the budgets of configs/TASK.yaml.
+func defaultBayesoptConfig(task string) bayesoptConfig {
+	c := bayesoptConfig{
+		Task: task, Out: filepath.Join("results", task),
+		Methods: append([]string(nil), bayesopt.Methods...),
+		Q:       []string{"0.5", "1", "1.5"},
+		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: 0.5,
+		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
+	}
+	switch task {
+	case "rover":
+		c.Regions, c.Tau = 3, 0.15
+		c.Budget, c.Init, c.Batch = 600, 60, 30
+	case "lunar":
+		c.Regions, c.Tau = 20, 0.6
+		c.Budget, c.Init, c.Batch = 300, 60, 40
+	}
+	return c
+}
+
+type bayesoptFlags struct {
+	task, methods, q, out, shard                      string
+	repeats, budget, init, batch, regions, candidates int
+	maxTrain                                          int
+	tau                                               float64
+}
+
+func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
+	f := &bayesoptFlags{}
+	c := &cobra.Command{
+		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml) [flags]",
+		Short: "Diverse Bayesian optimisation campaigns: random, TuRBO, ROBOT, qVS-BayesOpt (paper §4.2)",
+		Long: `Runs repeated diverse Bayesian-optimisation campaigns (paper §3.2 and §4.2,
+Algorithm 1) on a continuous task and writes them to --out (default
+results/TASK) with the shared campaign contract:
+
+  DIR/config.yaml                      resolved config (rerun with --config to reproduce)
+  DIR/summary.csv                      one row per run: method, q, repeat, best_value,
+                                       solutions_mean_value, solutions_mean_distance,
+                                       solutions_min_distance, solutions_vs, restarts, seconds
+  DIR/runs/KEY.csv                     every evaluation: iteration,region,x0..x{d-1},value,seconds
+                                       (region -1: initial design and random search)
+  DIR/runs/KEY.curve.csv               evaluations,best_so_far
+  DIR/runs/KEY.solutions.csv           the final M solutions: rank,index,value,x0..x{d-1}
+  DIR/runs/KEY.distances.csv           their pairwise task distances: rank_a,rank_b,distance
+
+Methods: random (uniform points), turbo (M trust regions centred on the top-M
+points), robot (rank-ordered centres at task distance >= tau, candidates of a
+region dropped within tau of points picked this iteration by better-ranked
+regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
+batch = greedy qVS_q maximiser over the merged Thompson candidates of all
+regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
+solutions are the method's centres on all evaluations (random: greedy qVS_1).
+
+Every random draw derives from --seed, the run key and the iteration, so a
+rerun of the same command into the same directory skips finished runs and
+continues interrupted ones exactly (Ctrl-C is safe). Runs execute in
+parallel (--workers); --shard i/n runs every n-th run for multi-machine use.
+
+Tasks: ` + strings.Join(tasks.Names(), ", ") + ` (or synthetic-<d>); discrete tasks
+(mof, photoswitch-bo) are handed to the discrete engine. Flags override the
+config's keys.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
+	}
+	fs := c.Flags()
+	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
+	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
+	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs, e.g. 0.5,1,1.5 (inf allowed)")
+	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
+	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
+	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
+	fs.IntVar(&f.batch, "batch", 0, "evaluations per iteration")
+	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
+	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold")
+	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
+	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
+	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n)")
+	for _, sub := range bayesoptSubcommands {
+		c.AddCommand(sub(g))
+	}
+	return c
+}
+
+// boPeekTask reads the top-level task: key of a YAML config ("" if absent).
+func boPeekTask(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("config %s: %w", path, err)
+	}
+	var head struct {
+		Task string `yaml:"task"`
+	}
+	if err := yaml.Unmarshal(b, &head); err != nil {
+		return "", fmt.Errorf("config %s: %w", path, err)
+	}
+	return head.Task, nil
+}
+
+func boSplitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// resolveBayesoptConfig merges built-in defaults, the config file and the
+// flags the user set, and validates the result.
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []float64, error) {
+	cfg := defaultBayesoptConfig(task)
+	if err := loadConfig(g.Config, &cfg); err != nil {
+		return cfg, nil, err
+	}
+	if cfg.Task != task {
+		return cfg, nil, usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
+	}
+	ch := c.Flags().Changed
+	if ch("methods") {
+		cfg.Methods = boSplitList(f.methods)
+	}
+	if ch("q") {
+		cfg.Q = boSplitList(f.q)
+	}
+	ints := []struct {
+		name string
+		src  int
+		dst  *int
+	}{{"repeats", f.repeats, &cfg.Repeats}, {"budget", f.budget, &cfg.Budget}, {"init", f.init, &cfg.Init},
+		{"batch", f.batch, &cfg.Batch}, {"regions", f.regions, &cfg.Regions}, {"candidates", f.candidates, &cfg.Candidates},
+		{"max-train", f.maxTrain, &cfg.MaxTrain}}
+	for _, p := range ints {
+		if ch(p.name) {
+			*p.dst = p.src
+		}
+	}
+	if ch("tau") {
+		cfg.Tau = f.tau
+	}
+	if ch("out") {
+		cfg.Out = f.out
+	}
+	if g.SeedSet() {
+		cfg.Seed = g.Seed
+	}
+	if cfg.Repeats < 1 {
+		return cfg, nil, usageErrorf("repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	if len(cfg.Methods) == 0 {
+		return cfg, nil, usageErrorf("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
+	}
+	seen := map[string]bool{}
+	hasQVS := false
+	for _, m := range cfg.Methods {
+		if seen[m] {
+			return cfg, nil, usageErrorf("method %q listed twice", m)
+		}
+		seen[m] = true
+		hasQVS = hasQVS || m == bayesopt.MethodQVS
+	}
+	var qs []float64
+	for k, s := range cfg.Q {
+		q, err := vendi.ParseOrder(s)
+		if err != nil {
+			return cfg, nil, usageErrorf("q: %v", err)
+		}
+		qs = append(qs, q)
+		cfg.Q[k] = vendi.FormatOrder(q)
+	}
+	if hasQVS && len(qs) == 0 {
+		return cfg, nil, usageErrorf("method qvs needs at least one order: set --q or q: in the config")
+	}
+	if cfg.Out == "" {
+		return cfg, nil, usageErrorf("no output directory: set --out or out: in the config")
+	}
+	for _, m := range cfg.Methods {
+		s := cfg.settings(m, 1)
+		if err := s.Validate(); err != nil {
+			return cfg, nil, usageErrorf("%v", err)
+		}
+	}
+	return cfg, qs, nil
+}
+
+func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
+	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
+		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
+		FitIterations: cfg.FitIterations}
+}
+
+// bayesoptRun is one planned run with its settings.
+type bayesoptRun struct {
+	run      campaign.Run
+	settings bayesopt.Settings
+}
+
+// planBayesoptRuns lists the runs repeat by repeat, so a partial campaign
+// has every method for its first repeats.
+func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
+	var out []bayesoptRun
+	for r := 0; r < cfg.Repeats; r++ {
+		for _, m := range cfg.Methods {
+			if m == bayesopt.MethodQVS {
+				for k, q := range qs {
+					key := fmt.Sprintf("qvs-q%s-r%02d", cfg.Q[k], r)
+					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Repeat: r}, cfg.settings(m, q)})
+				}
+				continue
+			}
+			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", m, r), Method: m, Repeat: r}
+			if m == bayesopt.MethodROBOT {
+				run.Params = "tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
+			}
+			out = append(out, bayesoptRun{run, cfg.settings(m, 1)})
+		}
+	}
+	return out
+}
+
+func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
+	task := f.task
+	if task == "" {
+		t, err := boPeekTask(g.Config)
+		if err != nil {
+			return err
+		}
+		task = t
+	}
+	if task == "" {
+		return usageErrorf("--task is required (or a config with a task: key); tasks: %s", strings.Join(tasks.Names(), ", "))
+	}
+	if discreteBayesOpt != nil {
+		if handled, err := discreteBayesOpt(c, g, task, g.Config); handled {
+			return err
+		}
+	}
+	obj, err := tasks.Lookup(task)
+	if err != nil {
+		return usageErrorf("--task: %v", err)
+	}
+	cfg, qs, err := resolveBayesoptConfig(c, g, f, task)
+	if err != nil {
+		return err
+	}
+	shard, err := campaign.ParseShard(f.shard)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	plan := planBayesoptRuns(cfg, qs)
+	runs := make([]campaign.Run, len(plan))
+	settings := map[string]bayesopt.Settings{}
+	for i, p := range plan {
+		runs[i] = p.run
+		settings[p.run.Key] = p.settings
+	}
+	// Parallel runs first; spare workers go to each run's regions and batch.
+	inner := max(1, g.Workers/max(1, len(runs)))
+	d := obj.Dim()
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	defer stop()
+	stderr := c.ErrOrStderr()
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", task, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
+	}
+	rep, err := campaign.Execute(ctx, campaign.Spec{
+		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget,
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Version: Version,
+	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
+		s := settings[run.Key]
+		s.Workers = inner
+		prior, err := bayesopt.ParseRecords(rec.Rows(), d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
+		}
+		res, err := bayesopt.Optimize(ctx, obj, s, bayesopt.RunID{Seed: cfg.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
+			func(evs []bayesopt.Evaluation) error {
+				rows := make([][]string, len(evs))
+				for i, e := range evs {
+					rows[i] = bayesopt.FormatRecord(e)
+				}
+				return rec.Append(rows...)
+			})
+		if err != nil {
+			return nil, err
+		}
+		return writeBayesoptRunFiles(rec, res, d)
+	})
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "qvs bayesopt: %d run(s) ran, %d resumed, %d already done in %.1fs\n", rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+	}
+	if err != nil {
+		return err
+	}
+	return printBayesoptSummary(c, cfg.Out)
+}
+
+func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// writeBayesoptRunFiles writes the curve, solutions and distances files and
+// returns the run's summary fields.
+func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int) ([]campaign.Field, error) {
+	best := res.BestSoFar()
+	curve := make([][]string, len(best))
+	for i, v := range best {
+		curve[i] = []string{strconv.Itoa(i + 1), boFloat(v)}
+	}
+	if err := rec.WriteFile("curve", []string{"evaluations", "best_so_far"}, curve); err != nil {
+		return nil, err
+	}
+	head := []string{"rank", "index", "value"}
+	for j := 0; j < d; j++ {
+		head = append(head, "x"+strconv.Itoa(j))
+	}
+	var sols, dists [][]string
+	minDist := math.Inf(1)
+	for i, s := range res.Solutions {
+		row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(s.Value)}
+		for _, x := range s.X {
+			row = append(row, boFloat(x))
+		}
+		sols = append(sols, row)
+		for j := i + 1; j < len(res.Solutions); j++ {
+			dists = append(dists, []string{strconv.Itoa(i + 1), strconv.Itoa(j + 1), boFloat(res.Distances[i][j])})
+			minDist = math.Min(minDist, res.Distances[i][j])
+		}
+	}
+	if math.IsInf(minDist, 1) {
+		minDist = 0
+	}
+	if err := rec.WriteFile("solutions", head, sols); err != nil {
+		return nil, err
+	}
+	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
+		return nil, err
+	}
+	return []campaign.Field{
+		campaign.F("best_value", res.BestValue),
+		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
+		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
+		campaign.F("solutions_min_distance", minDist),
+		campaign.F("solutions_vs", res.SolutionsVS),
+		campaign.I("evaluations", len(res.Evaluations)),
+		campaign.I("restarts", res.Restarts),
+	}, nil
+}
+
+// printBayesoptSummary prints, per method and q, the mean and standard error
+// of the summary columns over the finished runs in DIR/summary.csv, as a
+// Markdown table.
+func printBayesoptSummary(c *cobra.Command, dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		return err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		return fmt.Errorf("%s/summary.csv: %v", dir, err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	metrics := []string{"best_value", "solutions_mean_value", "solutions_mean_distance", "solutions_vs", "seconds"}
+	for _, m := range append([]string{"method", "q"}, metrics...) {
+		if _, ok := col[m]; !ok {
+			return fmt.Errorf("%s/summary.csv: no column %s", dir, m)
+		}
+	}
+	type group struct {
+		name string
+		vals [][]float64
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	for _, r := range recs[1:] {
+		name := r[col["method"]]
+		if q := r[col["q"]]; q != "" {
+			name += " q=" + q
+		}
+		gr := byName[name]
+		if gr == nil {
+			gr = &group{name: name, vals: make([][]float64, len(metrics))}
+			byName[name] = gr
+			groups = append(groups, gr)
+		}
+		for k, m := range metrics {
+			v, err := strconv.ParseFloat(r[col[m]], 64)
+			if err != nil {
+				return fmt.Errorf("%s/summary.csv: column %s: %q is not a number", dir, m, r[col[m]])
+			}
+			gr.vals[k] = append(gr.vals[k], v)
+		}
+	}
+	w := c.OutOrStdout()
+	fmt.Fprintf(w, "| method | runs | %s |\n|---|---|%s\n", strings.Join(metrics, " | "), strings.Repeat("---|", len(metrics)))
+	for _, gr := range groups {
+		cells := make([]string, len(metrics))
+		for k, vs := range gr.vals {
+			mean, se := boMeanSE(vs)
+			cells[k] = fmt.Sprintf("%.4g (%.2g)", mean, se)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s |\n", gr.name, len(gr.vals[0]), strings.Join(cells, " | "))
+	}
+	return nil
+}
+
+// boMeanSE returns the mean and the standard error of the mean (0 for n < 2).
+func boMeanSE(v []float64) (float64, float64) {
+	n := float64(len(v))
+	mean := 0.0
+	for _, x := range v {
+		mean += x / n
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / (n - 1) / n)
+}

@@ -1,5 +1,3 @@
-//go:build qvs_pending_bayesopt
-
 package cmd
 
 import (

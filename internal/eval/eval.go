@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	CacheDir      string   // computed caches (kNN graphs, PCA)
 	Workers       int
 	Log           io.Writer // progress messages; nil = none
+	// Pool loads an active-search campaign's pool for the PCA scatter of
+	// Figure 2; nil = LoadPool (the pool: section of its config.yaml).
+	Pool func(c *Campaign, opts Options) (*datasets.Pool, error)
 }
 
 // TableFormats are the table formats Evaluate can write.

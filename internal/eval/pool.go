@@ -1,0 +1,75 @@
+package eval
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// LoadPool reloads an active-search campaign's pool from the pool: section
+// of its config.yaml.
+func LoadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
+	return nil, fmt.Errorf("reloading pools is not available yet")
+}
+
+// queryScatter loads the pool (through opts.Pool), its cached PCA, and draws
+// QueryScatterFigure.
+func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
+	load := opts.Pool
+	if load == nil {
+		load = LoadPool
+	}
+	pool, err := load(c, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reload the pool: %w", err)
+	}
+	e, err := cachedPoolEmbedding(c, pool, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return QueryScatterFigure(c, e, base, opts.FigureFormats)
+}
+
+// cachedPoolEmbedding returns the pool's PCA embedding, cached under
+// CACHE/eval/pca-HASH.csv with HASH of the campaign's pool config and the
+// pool's size and labels (empty cacheDir: no cache).
+func cachedPoolEmbedding(c *Campaign, pool *datasets.Pool, cacheDir string) (*Embedding, error) {
+	h := fnv.New64a()
+	cfg, _ := yaml.Marshal(c.Config["pool"])
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", pool.Name, cfg, pool.Len())
+	for _, l := range pool.Labels {
+		if l {
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+	}
+	var path string
+	if cacheDir != "" {
+		path = filepath.Join(cacheDir, "eval", fmt.Sprintf("pca-%016x.csv", h.Sum64()))
+		if exists(path) {
+			if e, err := ReadMDS(path); err == nil && len(e.X) == pool.Len() {
+				return e, nil
+			}
+		}
+	}
+	e, err := PoolEmbedding(pool)
+	if err != nil {
+		return nil, err
+	}
+	if path != "" {
+		rows := make([][]string, len(e.X))
+		for i := range rows {
+			rows[i] = []string{fmt.Sprint(i), "", fullFloat(e.X[i]), fullFloat(e.Y[i]), fullFloat(e.Value[i])}
+		}
+		if err := fileio.WriteCSVAtomic(path, []string{"index", "id", "x", "y", "objective"}, rows); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}

@@ -262,4 +262,3 @@ func commonRepeat(a, b *Group) string {
 	sort.Ints(both)
 	return strconv.Itoa(both[0])
 }
-

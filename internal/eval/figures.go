@@ -34,12 +34,12 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 	case KindContinuousBO, KindDiscreteBO:
 		known := boMethods
 		if c.Kind == KindActiveSearch {
-		paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
-		add("VS_1 of the positives against queries (Figure 2, right)", paths, err)
-		paths, err = queryScatter(c, base("pca-queries"), opts)
-		add("queries on a PCA of the pool (Figure 2)", paths, err)
-	}
-	if c.Kind == KindDiscreteBO {
+			paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
+			add("VS_1 of the positives against queries (Figure 2, right)", paths, err)
+			paths, err = queryScatter(c, base("pca-queries"), opts)
+			add("queries on a PCA of the pool (Figure 2)", paths, err)
+		}
+		if c.Kind == KindDiscreteBO {
 			known = discreteMethods
 		}
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)

@@ -45,6 +45,10 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3)", paths, err)
 	}
+	if c.Kind == KindContinuousBO && c.Name == "rover" {
+		paths, err := RoverFigure(c, base("trajectories"), opts.FigureFormats)
+		add("rover trajectories of the final solutions (Figure 4)", paths, err)
+	}
 	if c.Kind == KindActiveSearch {
 		paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
 		add("VS_1 of the positives against queries (Figure 2, right)", paths, err)
@@ -100,7 +104,11 @@ func seriesOf(c *Campaign, known map[string]methodStyle) []series {
 // of the value column of its record file runs/KEY.csv.
 func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
 	if p := runFile(c, key, "curve"); exists(p) {
-		cv, err := ReadCurve(p, "evaluations", "best_value")
+		// Continuous tasks write best_so_far, discrete ones best_value.
+		cv, err := ReadCurve(p, "evaluations", "best_so_far")
+		if err != nil {
+			cv, err = ReadCurve(p, "evaluations", "best_value")
+		}
 		if err == nil {
 			return cv, nil
 		}

@@ -72,6 +72,7 @@ var BayesOptColumns = []Column{
 	{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
 	{Key: "solutions_mean_value", Name: "solutions' mean value", TeX: "solutions' mean value", Better: 1},
 	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1},
+	{Key: "solutions_min_distance", Name: "solutions' min. distance", TeX: "solutions' min.\\ distance", Better: 1},
 	{Key: "solutions_vs", Name: "solutions' VS", TeX: "solutions' VS", Better: 1},
 }
 

@@ -1,0 +1,181 @@
+package eval
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks/rover"
+)
+
+// Solution is one of a BayesOpt run's final solutions.
+type Solution struct {
+	Rank  int
+	Value float64
+	X     []float64
+}
+
+// ReadSolutions reads runs/KEY.solutions.csv: columns rank, index, value,
+// x0 .. x{d-1}.
+func ReadSolutions(path string) ([]Solution, error) {
+	recs, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	ri, vi := indexOf(recs[0], "rank"), indexOf(recs[0], "value")
+	if ri < 0 || vi < 0 {
+		return nil, fmt.Errorf("%s: header %v lacks rank or value", path, recs[0])
+	}
+	var xi []int
+	for d := 0; ; d++ {
+		j := indexOf(recs[0], "x"+strconv.Itoa(d))
+		if j < 0 {
+			break
+		}
+		xi = append(xi, j)
+	}
+	var out []Solution
+	for r, rec := range recs[1:] {
+		s := Solution{X: make([]float64, len(xi))}
+		var err error
+		if s.Rank, err = strconv.Atoi(rec[ri]); err != nil {
+			return nil, fmt.Errorf("%s: row %d: rank %q is not an integer", path, r+2, rec[ri])
+		}
+		s.Value = parseFloat(rec[vi])
+		for k, j := range xi {
+			if s.X[k] = parseFloat(rec[j]); s.X[k] != s.X[k] {
+				return nil, fmt.Errorf("%s: row %d: x%d=%q is not a number", path, r+2, k, rec[j])
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// roverPathColors tell the M trajectories of a panel apart.
+var roverPathColors = []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
+
+// RoverFigure draws the paper's Figure 4: the final solutions' trajectories
+// on the obstacle map for TuRBO and qVS-BayesOpt with q = 0.5, 1, 1.5, all
+// from the same repeat (the smallest one every panel ran, so they share the
+// initial data). Panels whose method did not run are left out.
+func RoverFigure(c *Campaign, base string, formats []string) ([]string, error) {
+	type panel struct {
+		title string
+		g     *Group
+	}
+	var panels []panel
+	want := []struct{ method, q, title string }{
+		{"turbo", "", "TuRBO"}, {"qvs", "0.5", "qVS-BayesOpt q=0.5"}, {"qvs", "1", "qVS-BayesOpt q=1"}, {"qvs", "1.5", "qVS-BayesOpt q=1.5"},
+	}
+	for _, w := range want {
+		for _, g := range c.Groups() {
+			if g.Method == w.method && (w.q == "" || QValue(g.Q) == QValue(w.q)) {
+				panels = append(panels, panel{w.title, g})
+				break
+			}
+		}
+	}
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("no turbo or qvs q=0.5/1/1.5 runs")
+	}
+	repeat := ""
+	for r := 0; repeat == "" && r < 1000; r++ {
+		rs := strconv.Itoa(r)
+		all := true
+		for _, p := range panels {
+			if runOfRepeat(p.g, rs) == nil {
+				all = false
+			}
+		}
+		if all {
+			repeat = rs
+		}
+	}
+	if repeat == "" {
+		return nil, fmt.Errorf("the methods share no repeat")
+	}
+	var plots []*plot.Plot
+	for _, pn := range panels {
+		run := runOfRepeat(pn.g, repeat)
+		sols, err := ReadSolutions(runFile(c, run["key"], "solutions"))
+		if err != nil {
+			return nil, err
+		}
+		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, Round(parseFloat(run["solutions_mean_distance"]))), sols)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", run["key"], err)
+		}
+		plots = append(plots, p)
+	}
+	grid := [][]*plot.Plot{plots[:min(2, len(plots))]}
+	if len(plots) > 2 {
+		grid = append(grid, plots[2:])
+	}
+	return saveFigure(base, formats, 8*vg.Inch, vg.Length(len(grid))*4*vg.Inch, grid)
+}
+
+func runOfRepeat(g *Group, repeat string) map[string]string {
+	for _, r := range g.Runs {
+		if r["repeat"] == repeat {
+			return r
+		}
+	}
+	return nil
+}
+
+// roverPanel draws the obstacles (grey squares), start (circle) and goal
+// (star), and each solution's trajectory labelled with its value.
+func roverPanel(title string, sols []Solution) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	for _, o := range rover.Obstacles() {
+		sq, err := plotter.NewPolygon(plotter.XYs{{X: o.Low[0], Y: o.Low[1]}, {X: o.High[0], Y: o.Low[1]}, {X: o.High[0], Y: o.High[1]}, {X: o.Low[0], Y: o.High[1]}})
+		if err != nil {
+			return nil, err
+		}
+		sq.Color = color.RGBA{170, 170, 170, 255}
+		sq.LineStyle.Width = 0
+		p.Add(sq)
+	}
+	for k, s := range sols {
+		if len(s.X) != rover.Dim {
+			return nil, fmt.Errorf("solution %d has %d coordinates, expected the rover's %d", s.Rank, len(s.X), rover.Dim)
+		}
+		traj := rover.Trajectory(s.X)
+		pts := make(plotter.XYs, len(traj))
+		for i, q := range traj {
+			pts[i] = plotter.XY{X: q[0], Y: q[1]}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = roverPathColors[k%len(roverPathColors)]
+		l.Width = vg.Points(1.6)
+		if k > 0 {
+			l.Dashes = []vg.Length{vg.Points(5 - float64(k%3)), vg.Points(2)}
+		}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("#%d f = %s", s.Rank, Round(s.Value)), l)
+	}
+	ends, err := scatter(plotter.XYs{{X: rover.Start[0], Y: rover.Start[1]}}, draw.CircleGlyph{}, vg.Points(4), color.Black)
+	if err != nil {
+		return nil, err
+	}
+	goal, err := scatter(plotter.XYs{{X: rover.Goal[0], Y: rover.Goal[1]}}, draw.PyramidGlyph{}, vg.Points(5), color.Black)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(ends, goal)
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	return p, nil
+}

@@ -64,10 +64,10 @@ func defaultBayesoptConfig(task string) bayesoptConfig {
 	switch task {
 	case "rover":
 		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 600, 60, 30
+		c.Budget, c.Init, c.Batch = 1000, 50, 30
 	case "lunar":
 		c.Regions, c.Tau = 20, 0.6
-		c.Budget, c.Init, c.Batch = 300, 60, 40
+		c.Budget, c.Init, c.Batch = 150, 30, 20
 	}
 	return c
 }

@@ -1,0 +1,235 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+func boRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code := Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func boReadCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+// smallBO is a fast campaign on the 6-d synthetic task.
+var smallBO = []string{"bayesopt", "--task", "synthetic", "--repeats", "1", "--budget", "30", "--init", "10",
+	"--batch", "5", "--candidates", "60", "--q", "1", "--seed", "4", "--quiet"}
+
+func TestBayesoptCampaignOutputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	code, out, errs := boRun(t, append(smallBO, "--out", dir)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sum := boReadCSV(t, filepath.Join(dir, "summary.csv"))
+	col := map[string]int{}
+	for i, h := range sum[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"method", "q", "repeat", "best_value", "solutions_mean_value", "solutions_mean_distance", "solutions_vs", "seconds"} {
+		if _, ok := col[h]; !ok {
+			t.Errorf("summary.csv lacks %s: %v", h, sum[0])
+		}
+	}
+	var methods []string
+	for _, r := range sum[1:] {
+		methods = append(methods, r[col["method"]]+r[col["q"]])
+	}
+	if !reflect.DeepEqual(methods, []string{"random", "turbo", "robot", "qvs1"}) {
+		t.Errorf("runs %v", methods)
+	}
+	for _, r := range sum[1:] {
+		key := r[col["key"]]
+		recs := boReadCSV(t, filepath.Join(dir, "runs", key+".csv"))
+		if strings.Join(recs[0], ",") != "iteration,region,x0,x1,x2,x3,x4,x5,value,seconds" || len(recs) != 31 {
+			t.Errorf("%s: header %v, %d rows", key, recs[0], len(recs)-1)
+		}
+		best, _ := strconv.ParseFloat(r[col["best_value"]], 64)
+		curve := boReadCSV(t, filepath.Join(dir, "runs", key+".curve.csv"))
+		last, _ := strconv.ParseFloat(curve[len(curve)-1][1], 64)
+		if len(curve) != 31 || last != best {
+			t.Errorf("%s: curve has %d rows ending at %v, best %v", key, len(curve)-1, last, best)
+		}
+		sols := boReadCSV(t, filepath.Join(dir, "runs", key+".solutions.csv"))
+		dists := boReadCSV(t, filepath.Join(dir, "runs", key+".distances.csv"))
+		if len(sols) != 4 || len(dists) != 4 { // M = 3 solutions, 3 pairs
+			t.Errorf("%s: %d solutions, %d distances", key, len(sols)-1, len(dists)-1)
+		}
+	}
+	if !strings.Contains(out, "| qvs q=1 | 1 |") || !strings.Contains(out, "| turbo | 1 |") {
+		t.Errorf("stdout table:\n%s", out)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil || !strings.Contains(string(cfg), "budget: 30") || !strings.Contains(string(cfg), "seed: 4") {
+		t.Errorf("config.yaml: %v\n%s", err, cfg)
+	}
+}
+
+// TestBayesoptResume cuts a finished run back to its first iterations (as a
+// kill would leave it) and checks the rerun reproduces the same evaluations.
+func TestBayesoptResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	args := append(smallBO, "--out", dir, "--methods", "qvs,robot")
+	if code, _, errs := boRun(t, args...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, key := range []string{"qvs-q1-r00", "robot-r00"} {
+		path := filepath.Join(dir, "runs", key+".csv")
+		full := boReadCSV(t, path)
+		// Keep the initial design and the first iteration (10 + 5 rows).
+		var cut bytes.Buffer
+		w := csv.NewWriter(&cut)
+		_ = w.WriteAll(full[:1+15])
+		if err := os.WriteFile(path, cut.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, "runs", key+".summary.csv")); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := boRun(t, append(args, "--workers", "1")...)
+		if code != ExitOK {
+			t.Fatalf("resume exit %d: %s", code, errs)
+		}
+		again := boReadCSV(t, path)
+		if len(again) != len(full) {
+			t.Fatalf("%s: %d rows after resume, want %d", key, len(again), len(full))
+		}
+		for i := range full {
+			n := len(full[i]) - 1 // all but the seconds column
+			if !reflect.DeepEqual(full[i][:n], again[i][:n]) {
+				t.Fatalf("%s row %d differs after resume:\n%v\n%v", key, i, full[i], again[i])
+			}
+		}
+	}
+	// A different config into the same directory is refused.
+	if code, _, errs := boRun(t, append(args, "--budget", "35")...); code != ExitRuntime || !strings.Contains(errs, "different config") {
+		t.Errorf("changed config: exit %d: %s", code, errs)
+	}
+}
+
+func TestBayesoptShard(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	if code, _, errs := boRun(t, append(smallBO, "--out", dir, "--methods", "random,turbo", "--repeats", "2", "--shard", "1/2")...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sum := boReadCSV(t, filepath.Join(dir, "summary.csv"))
+	var keys []string
+	for _, r := range sum[1:] {
+		keys = append(keys, r[0])
+	}
+	if !reflect.DeepEqual(keys, []string{"turbo-r00", "turbo-r01"}) { // positions 1 and 3
+		t.Errorf("shard 1/2 ran %v", keys)
+	}
+}
+
+func TestBayesoptUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte("task: synthetic\nbudget: 40\nregions: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("task: synthetic\nbudgte: 40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bayesopt"}, ExitUsage, "--task is required"},
+		{[]string{"bayesopt", "--task", "nosuch"}, ExitUsage, "unknown task"},
+		{[]string{"bayesopt", "--task", "synthetic", "--methods", "turbo,bogus"}, ExitUsage, "bogus"},
+		{[]string{"bayesopt", "--task", "synthetic", "--q", "-1"}, ExitUsage, "q"},
+		{[]string{"bayesopt", "--task", "synthetic", "--methods", "qvs", "--q", ""}, ExitUsage, "needs at least one order"},
+		{[]string{"bayesopt", "--task", "synthetic", "--budget", "5"}, ExitUsage, "budget"},
+		{[]string{"bayesopt", "--task", "synthetic", "--regions", "30"}, ExitUsage, "init"},
+		{[]string{"bayesopt", "--task", "synthetic", "--shard", "3/2"}, ExitUsage, "shard"},
+		{[]string{"bayesopt", "--task", "rover", "--config", cfg}, ExitUsage, "task: synthetic"},
+		{[]string{"bayesopt", "--config", bad}, ExitRuntime, "budgte"},
+		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitRuntime, "missing.yaml"},
+	} {
+		code, _, errs := boRun(t, append(c.args, "--out", filepath.Join(dir, "out"), "--quiet")...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestBayesoptConfigsMatchDefaults: `--task rover` and `--config
+// configs/rover.yaml` resolve to the same campaign (likewise lunar), and
+// every shipped config parses.
+func TestBayesoptConfigsMatchDefaults(t *testing.T) {
+	root := testutil.RepoRoot()
+	for _, task := range []string{"rover", "lunar", "synthetic"} {
+		name := task + ".yaml"
+		if task == "synthetic" {
+			name = "synthetic-bo.yaml"
+		}
+		g := &GlobalOptions{Config: filepath.Join(root, "configs", name)}
+		c := &cobra.Command{}
+		f := &bayesoptFlags{}
+		c.Flags().StringVar(&f.methods, "methods", "", "")
+		got, _, err := resolveBayesoptConfig(c, g, f, task)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if task == "synthetic" {
+			continue
+		}
+		want := defaultBayesoptConfig(task)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s resolves to %+v, built-in defaults are %+v", name, got, want)
+		}
+	}
+}
+
+// TestBayesoptDiscreteHook: the task is peeked from the config and handed to
+// discreteBayesOpt first.
+func TestBayesoptDiscreteHook(t *testing.T) {
+	old := discreteBayesOpt
+	defer func() { discreteBayesOpt = old }()
+	var seen []string
+	discreteBayesOpt = func(c *cobra.Command, g *GlobalOptions, task, configPath string) (bool, error) {
+		seen = append(seen, task+"|"+configPath)
+		return task == "mof", nil
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(cfg, []byte("task: mof\nanything: goes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := boRun(t, "bayesopt", "--config", cfg, "--quiet"); code != ExitOK {
+		t.Fatalf("discrete task: exit %d %s", code, errs)
+	}
+	if code, _, _ := boRun(t, "bayesopt", "--task", "nosuch", "--quiet"); code != ExitUsage {
+		t.Errorf("non-discrete unknown task: exit %d", code)
+	}
+	if !reflect.DeepEqual(seen, []string{"mof|" + cfg, "nosuch|"}) {
+		t.Errorf("hook saw %v", seen)
+	}
+}

@@ -3,7 +3,9 @@ package datasets
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -139,4 +141,88 @@ func ReadFashionMNIST(dir string) (*Images, []uint8, error) {
 		labels = append(labels, lab...)
 	}
 	return all, labels, nil
+}
+
+// pcaCacheVersion is part of the PCA cache key; bump it when PCA changes.
+const pcaCacheVersion = "qvs-pca-v1"
+
+// LoadFashion builds the Fashion-MNIST pool: the 60,000 training images then
+// the 10,000 test images; positive = class in cfg.Classes; features = the
+// top cfg.Components principal components of the pixels scaled to [0, 1];
+// metric euclidean; the exact Euclidean kNN graph with cfg.K neighbours and
+// cfg.Similarity weights. PCA scores and the graph are cached in cacheDir
+// under keys of the pixel bytes and the parameters.
+func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+	if err := checkPositive("pool.fashion.components", cfg.Components); err != nil {
+		return nil, err
+	}
+	if err := checkPositive("pool.fashion.k", cfg.K); err != nil {
+		return nil, err
+	}
+	if len(cfg.Classes) == 0 {
+		return nil, fmt.Errorf("pool.fashion.classes: empty, expected the positive class ids (0-9)")
+	}
+	dir := dataPath(dataDir, cfg.Dir)
+	im, labels, err := ReadFashionMNIST(dir)
+	if err != nil {
+		return nil, err
+	}
+	size := im.Size()
+	if cfg.Components > size {
+		return nil, fmt.Errorf("pool.fashion.components: %d, expected at most the %d pixels of an image", cfg.Components, size)
+	}
+	if cfg.K >= im.N {
+		return nil, fmt.Errorf("pool.fashion.k: %d, expected less than the %d images", cfg.K, im.N)
+	}
+	positive := map[uint8]bool{}
+	for _, c := range cfg.Classes {
+		if c < 0 || c > 255 {
+			return nil, fmt.Errorf("pool.fashion.classes: %d is not a class id (0-9 for Fashion-MNIST)", c)
+		}
+		positive[uint8(c)] = true
+	}
+	p := &Pool{Name: KindFashion, Labels: make([]bool, im.N), Metric: MetricEuclidean}
+	for i, l := range labels {
+		p.Labels[i] = positive[l]
+	}
+	if p.PositiveCount() == 0 {
+		return nil, fmt.Errorf("pool.fashion.classes: no image of %s has a class in %v", dir, cfg.Classes)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00components=%d\x00%d x %d x %d\x00", pcaCacheVersion, cfg.Components, im.N, im.Rows, im.Cols)
+	h.Write(im.Pixels)
+	key := hex.EncodeToString(h.Sum(nil))
+	m := cfg.Components
+	scores, _, err := cachedFloats(cacheDir, "pca", key, im.N*m, func() ([]float64, error) {
+		res, err := PCA(im.N, size, m, func(i int, dst []float64) {
+			for c, v := range im.Pixels[i*size : (i+1)*size] {
+				dst[c] = float64(v) / 255
+			}
+		}, workers)
+		if err != nil {
+			return nil, err
+		}
+		flat := make([]float64, 0, im.N*m)
+		for _, row := range res.Scores {
+			flat = append(flat, row...)
+		}
+		return flat, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pool fashion: %w", err)
+	}
+	p.Dense = make([][]float64, im.N)
+	for i := range p.Dense {
+		p.Dense[i] = scores[i*m : (i+1)*m : (i+1)*m]
+	}
+	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, MetricEuclidean, workers)
+	if err != nil {
+		return nil, err
+	}
+	w, err := EdgeWeights(g, cfg.Similarity)
+	if err != nil {
+		return nil, fmt.Errorf("pool.fashion.similarity: %w", err)
+	}
+	p.SetGraph(g, w)
+	return p, nil
 }

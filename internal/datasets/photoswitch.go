@@ -150,3 +150,41 @@ func Tanimoto(a, b []uint64) float64 {
 	}
 	return float64(and) / float64(or)
 }
+
+// LoadPhotoswitch builds the photoswitch pool: one item per molecule (ID =
+// SMILES), positive when lambda-max >= cfg.Threshold nm, Morgan fingerprints
+// as bit features, metric tanimoto, and the Tanimoto kNN graph with cfg.K
+// neighbours (self excluded) weighted by the Tanimoto similarity.
+func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+	if math.IsNaN(cfg.Threshold) || math.IsInf(cfg.Threshold, 0) {
+		return nil, fmt.Errorf("pool.photoswitch.threshold: %v, expected a finite wavelength in nm", cfg.Threshold)
+	}
+	if err := checkPositive("pool.photoswitch.k", cfg.K); err != nil {
+		return nil, err
+	}
+	path := dataPath(dataDir, cfg.File)
+	t, err := ReadPhotoswitch(path)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.K >= t.Len() {
+		return nil, fmt.Errorf("pool.photoswitch.k: %d, expected less than the %d molecules of %s", cfg.K, t.Len(), path)
+	}
+	p := &Pool{Name: KindPhotoswitch, IDs: t.Smiles, Labels: make([]bool, t.Len()), Bits: t.Bits, Metric: MetricTanimoto}
+	for i, l := range t.LambdaMax {
+		p.Labels[i] = l >= cfg.Threshold
+	}
+	if p.PositiveCount() == 0 {
+		return nil, fmt.Errorf("pool.photoswitch.threshold: no molecule of %s has lambda-max >= %v nm", path, cfg.Threshold)
+	}
+	g, _, err := CachedKNN(cacheDir, nil, t.Bits, cfg.K, MetricTanimoto, workers)
+	if err != nil {
+		return nil, err
+	}
+	w, err := EdgeWeights(g, SimilarityNative)
+	if err != nil {
+		return nil, err
+	}
+	p.SetGraph(g, w)
+	return p, nil
+}

@@ -1,0 +1,91 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Similarity names: how a kNN edge's distance d becomes its weight.
+const (
+	// SimilarityGaussian: exp(-d^2 / h^2) with the bandwidth h^2 = the median
+	// squared distance over all edges of the graph, so a typical edge weighs
+	// about 1/e and the nearest neighbours close to 1, whatever the units.
+	SimilarityGaussian = "gaussian"
+	// SimilarityUnweighted: weight 1 on every edge (the authors' BMG graph).
+	SimilarityUnweighted = "unweighted"
+	// SimilarityNative: the metric's own similarity 1 - d, i.e. the cosine
+	// similarity or the Tanimoto similarity (not defined for Euclidean).
+	SimilarityNative = "native"
+)
+
+// EdgeWeights converts the distances of g to weights in [0, 1] under the
+// named similarity (see the Similarity constants), in g's layout.
+func EdgeWeights(g *KNNGraph, similarity string) ([]float64, error) {
+	w := make([]float64, len(g.Distance))
+	switch similarity {
+	case SimilarityUnweighted:
+		for e := range w {
+			w[e] = 1
+		}
+	case SimilarityNative:
+		if g.Metric != MetricCosine && g.Metric != MetricTanimoto {
+			return nil, fmt.Errorf("similarity %q needs metric %q or %q, not %q", similarity, MetricCosine, MetricTanimoto, g.Metric)
+		}
+		for e, d := range g.Distance {
+			w[e] = min(max(1-d, 0), 1)
+		}
+	case SimilarityGaussian:
+		h2 := GaussianBandwidth(g)
+		for e, d := range g.Distance {
+			w[e] = math.Exp(-d * d / h2)
+		}
+	default:
+		return nil, fmt.Errorf("similarity %q is not one of %q, %q, %q", similarity, SimilarityGaussian, SimilarityUnweighted, SimilarityNative)
+	}
+	return w, nil
+}
+
+// GaussianBandwidth is h^2 of SimilarityGaussian: the median squared edge
+// distance of g (the lower median for an even count). If it is 0 (most
+// edges join duplicates) it is the smallest positive squared distance, and 1
+// if every distance is 0.
+func GaussianBandwidth(g *KNNGraph) float64 {
+	d2 := make([]float64, len(g.Distance))
+	for e, d := range g.Distance {
+		d2[e] = d * d
+	}
+	slices.Sort(d2)
+	h2 := d2[(len(d2)-1)/2]
+	if h2 > 0 {
+		return h2
+	}
+	for _, v := range d2 {
+		if v > 0 {
+			return v
+		}
+	}
+	return 1
+}
+
+// SetGraph stores g in the pool as Neighbors and Weights, row i nearest
+// first, keeping only edges of positive weight (an edge of weight 0 adds
+// nothing to the kNN model or the kernel, and the Pool promises weights in
+// (0, 1]). Rows may therefore hold fewer than g.K neighbours.
+func (p *Pool) SetGraph(g *KNNGraph, weights []float64) {
+	if g.N != p.Len() || len(weights) != len(g.Index) {
+		panic(fmt.Sprintf("datasets: graph of %d items (%d weights) for a pool of %d", g.N, len(weights), p.Len()))
+	}
+	p.Neighbors = make([][]int32, g.N)
+	p.Weights = make([][]float64, g.N)
+	for i := range g.N {
+		nb, ws := make([]int32, 0, g.K), make([]float64, 0, g.K)
+		for m := i * g.K; m < (i+1)*g.K; m++ {
+			if weights[m] > 0 {
+				nb = append(nb, g.Index[m])
+				ws = append(ws, weights[m])
+			}
+		}
+		p.Neighbors[i], p.Weights[i] = nb, ws
+	}
+}

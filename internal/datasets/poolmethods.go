@@ -1,0 +1,112 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+)
+
+// Distance is the feature-space distance between items i and j under the
+// pool's Metric: Euclidean |x_i - x_j|, cosine 1 - cos(x_i, x_j) (clamped to
+// [0, 2]; zero vectors are at distance 1 from non-zero ones) or Tanimoto
+// 1 - Tanimoto(b_i, b_j). These are the distances the kNN graphs are built
+// from, bit for bit. It panics on an unknown metric (Validate reports it).
+func (p *Pool) Distance(i, j int) float64 {
+	switch p.Metric {
+	case MetricEuclidean:
+		return euclidean(p.Dense[i], p.Dense[j])
+	case MetricCosine:
+		return cosineDistance(p.Dense[i], p.Dense[j])
+	case MetricTanimoto:
+		return 1 - Tanimoto(p.Bits[i], p.Bits[j])
+	}
+	panic(fmt.Sprintf("datasets: pool %q has unknown metric %q", p.Name, p.Metric))
+}
+
+// PositiveCount is the number of positive items.
+func (p *Pool) PositiveCount() int {
+	n := 0
+	for _, l := range p.Labels {
+		if l {
+			n++
+		}
+	}
+	return n
+}
+
+// Prevalence is the fraction of positive items (0 for an empty pool).
+func (p *Pool) Prevalence() float64 {
+	if p.Len() == 0 {
+		return 0
+	}
+	return float64(p.PositiveCount()) / float64(p.Len())
+}
+
+// Validate checks the pool's invariants: at least two items; IDs (if any),
+// features and graph rows one per item; exactly one of Dense and Bits, of
+// consistent width and finite; a metric that fits the features; neighbour
+// indices in range, never the item itself, not repeated within a row; weights
+// finite and in (0, 1]. Errors name the pool, the item and the problem.
+func (p *Pool) Validate() error {
+	n := p.Len()
+	if n < 2 {
+		return fmt.Errorf("pool %q has %d items, expected at least 2", p.Name, n)
+	}
+	if p.IDs != nil && len(p.IDs) != n {
+		return fmt.Errorf("pool %q has %d IDs for %d items", p.Name, len(p.IDs), n)
+	}
+	switch {
+	case p.Dense != nil && p.Bits != nil:
+		return fmt.Errorf("pool %q has both dense and bit features", p.Name)
+	case p.Dense != nil:
+		if p.Metric != MetricEuclidean && p.Metric != MetricCosine {
+			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, MetricEuclidean, MetricCosine)
+		}
+		if len(p.Dense) != n {
+			return fmt.Errorf("pool %q has %d feature rows for %d items", p.Name, len(p.Dense), n)
+		}
+		for i, row := range p.Dense {
+			if len(row) != len(p.Dense[0]) || len(row) == 0 {
+				return fmt.Errorf("pool %q: item %d has %d features, expected %d", p.Name, i, len(row), len(p.Dense[0]))
+			}
+			for c, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("pool %q: item %d feature %d is %v", p.Name, i, c, v)
+				}
+			}
+		}
+	case p.Bits != nil:
+		if p.Metric != MetricTanimoto {
+			return fmt.Errorf("pool %q: metric %q does not apply to bit features (use %q)", p.Name, p.Metric, MetricTanimoto)
+		}
+		if len(p.Bits) != n {
+			return fmt.Errorf("pool %q has %d fingerprints for %d items", p.Name, len(p.Bits), n)
+		}
+		for i, row := range p.Bits {
+			if len(row) != len(p.Bits[0]) {
+				return fmt.Errorf("pool %q: fingerprint %d has %d words, expected %d", p.Name, i, len(row), len(p.Bits[0]))
+			}
+		}
+	default:
+		return fmt.Errorf("pool %q has no features", p.Name)
+	}
+	if len(p.Neighbors) != n || len(p.Weights) != n {
+		return fmt.Errorf("pool %q has %d neighbour rows and %d weight rows for %d items", p.Name, len(p.Neighbors), len(p.Weights), n)
+	}
+	seen := make(map[int32]bool)
+	for i, nb := range p.Neighbors {
+		if len(p.Weights[i]) != len(nb) {
+			return fmt.Errorf("pool %q: item %d has %d neighbours but %d weights", p.Name, i, len(nb), len(p.Weights[i]))
+		}
+		clear(seen)
+		for m, j := range nb {
+			if j < 0 || int(j) >= n || int(j) == i || seen[j] {
+				return fmt.Errorf("pool %q: item %d has neighbour %d: expected a distinct index in 0..%d other than itself", p.Name, i, j, n-1)
+			}
+			seen[j] = true
+			if w := p.Weights[i][m]; !(w > 0 && w <= 1) {
+				return fmt.Errorf("pool %q: edge %d -> %d has weight %v, expected a value in (0, 1]", p.Name, i, j, w)
+			}
+		}
+	}
+	return nil
+}

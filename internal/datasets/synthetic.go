@@ -1,0 +1,80 @@
+package datasets
+
+import (
+	"fmt"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+)
+
+// LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
+// with centres drawn from N(0, Separation^2 I) in cfg.Dim dimensions; each
+// item picks a cluster uniformly and lies at centre + N(0, Spread^2 I). The
+// first cfg.PositiveClusters clusters are positive-rich: an item there is
+// positive with probability PositiveRate, elsewhere with BackgroundRate. The
+// graph is the Euclidean kNN graph with cfg.K neighbours and cfg.Similarity
+// weights. Every draw comes from campaign.RNG(cfg.Seed, "synthetic pool"), so
+// the pool is a function of cfg alone. A pool without positives is an error.
+func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, error) {
+	if err := validateSynthetic(cfg); err != nil {
+		return nil, err
+	}
+	rng := campaign.RNG(cfg.Seed, "synthetic pool")
+	centres := make([][]float64, cfg.Clusters)
+	for c := range centres {
+		centres[c] = make([]float64, cfg.Dim)
+		for j := range centres[c] {
+			centres[c][j] = cfg.Separation * rng.NormFloat64()
+		}
+	}
+	p := &Pool{Name: KindSynthetic, Metric: MetricEuclidean, Labels: make([]bool, cfg.N), Dense: make([][]float64, cfg.N)}
+	for i := range cfg.N {
+		c := rng.IntN(cfg.Clusters)
+		x := make([]float64, cfg.Dim)
+		for j := range x {
+			x[j] = centres[c][j] + cfg.Spread*rng.NormFloat64()
+		}
+		p.Dense[i] = x
+		rate := cfg.BackgroundRate
+		if c < cfg.PositiveClusters {
+			rate = cfg.PositiveRate
+		}
+		p.Labels[i] = rng.Float64() < rate
+	}
+	if p.PositiveCount() == 0 {
+		return nil, fmt.Errorf("pool.synthetic: the generated pool has no positive item; raise positive_rate, positive_clusters or n")
+	}
+	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, MetricEuclidean, workers)
+	if err != nil {
+		return nil, fmt.Errorf("pool.synthetic: %w", err)
+	}
+	w, err := EdgeWeights(g, cfg.Similarity)
+	if err != nil {
+		return nil, fmt.Errorf("pool.synthetic.similarity: %w", err)
+	}
+	p.SetGraph(g, w)
+	return p, nil
+}
+
+func validateSynthetic(cfg SyntheticConfig) error {
+	switch {
+	case cfg.N < 2:
+		return fmt.Errorf("pool.synthetic.n: %d, expected at least 2", cfg.N)
+	case cfg.Dim < 1:
+		return fmt.Errorf("pool.synthetic.dim: %d, expected at least 1", cfg.Dim)
+	case cfg.Clusters < 1:
+		return fmt.Errorf("pool.synthetic.clusters: %d, expected at least 1", cfg.Clusters)
+	case cfg.PositiveClusters < 0 || cfg.PositiveClusters > cfg.Clusters:
+		return fmt.Errorf("pool.synthetic.positive_clusters: %d, expected 0 to clusters = %d", cfg.PositiveClusters, cfg.Clusters)
+	case !(cfg.PositiveRate >= 0 && cfg.PositiveRate <= 1):
+		return fmt.Errorf("pool.synthetic.positive_rate: %v, expected a probability in [0, 1]", cfg.PositiveRate)
+	case !(cfg.BackgroundRate >= 0 && cfg.BackgroundRate <= 1):
+		return fmt.Errorf("pool.synthetic.background_rate: %v, expected a probability in [0, 1]", cfg.BackgroundRate)
+	case !(cfg.Separation >= 0) || cfg.Separation > 1e6:
+		return fmt.Errorf("pool.synthetic.separation: %v, expected a finite number >= 0", cfg.Separation)
+	case !(cfg.Spread > 0) || cfg.Spread > 1e6:
+		return fmt.Errorf("pool.synthetic.spread: %v, expected a finite number > 0", cfg.Spread)
+	case cfg.K < 1 || cfg.K >= cfg.N:
+		return fmt.Errorf("pool.synthetic.k: %d, expected 1 to n-1 = %d", cfg.K, cfg.N-1)
+	}
+	return nil
+}

@@ -84,12 +84,25 @@ func TestLMLGradient(t *testing.T) {
 		step = 1e-5
 		tol  = 1e-6 // central differences: O(step^2) truncation + O(eps/step) rounding, relative to |grad|+1
 	)
-	for _, c := range []struct{ n, d int }{{1, 1}, {5, 2}, {30, 4}} {
+	for _, c := range []struct {
+		n, d    int
+		cluster bool // two tight clusters and short lengthscales: tests the BLAS distance expansion
+	}{{1, 1, false}, {5, 2, false}, {30, 4, false}, {20, 3, true}} {
 		x, y := randomProblem(rng, c.n, c.d)
 		z, _, _ := standardize(y)
 		h := GPHyper{Lengthscales: make([]float64, c.d), SignalVariance: 0.8, NoiseVariance: 0.03, Mean: 0.1}
 		for i := range h.Lengthscales {
 			h.Lengthscales[i] = 0.2 + 0.3*rng.Float64()
+			if c.cluster {
+				h.Lengthscales[i] = 0.02
+			}
+		}
+		if c.cluster {
+			for i := 0; i < c.n; i++ {
+				for j := 0; j < c.d; j++ {
+					x.Set(i, j, 0.3+0.4*float64(i%2)+0.02*rng.Float64())
+				}
+			}
 		}
 		_, grad, err := lmlGrad(x, z, h)
 		if err != nil {

@@ -25,7 +25,7 @@ func ExampleTrustRegion() {
 	tr := bayesopt.NewTrustRegion(bayesopt.DefaultTrustRegionRules(12, 2))
 	tr.Recenter(100)
 	fmt.Println(tr.Update([]float64{100.05}), tr.Length) // +0.05 < 1e-3 * 100: not enough
-	fmt.Println(tr.Update([]float64{101}), tr.Length) // > 100.05 * (1 + 1e-3)
+	fmt.Println(tr.Update([]float64{101}), tr.Length)    // > 100.05 * (1 + 1e-3)
 	for i := 0; i < 5; i++ {
 		tr.Update([]float64{0})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
@@ -14,7 +15,29 @@ import (
 // LoadPool reloads an active-search campaign's pool from the pool: section
 // of its config.yaml.
 func LoadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
-	return nil, fmt.Errorf("reloading pools is not available yet")
+	section, ok := c.Config["pool"]
+	if !ok {
+		return nil, fmt.Errorf("%s has no pool: section", filepath.Join(c.Dir, "config.yaml"))
+	}
+	b, err := yaml.Marshal(section)
+	if err != nil {
+		return nil, err
+	}
+	var cfg datasets.Config
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: pool: section: %w", filepath.Join(c.Dir, "config.yaml"), err)
+	}
+	pool, err := datasets.Load(cfg, opts.DataDir, opts.CacheDir, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	// The queries index the pool the campaign ran on: check it is the same.
+	for _, r := range c.Runs {
+		if p, err := strconv.Atoi(r["positives"]); err == nil && p > pool.PositiveCount() {
+			return nil, fmt.Errorf("run %s found %d positives but the reloaded pool has %d: not the campaign's pool", r["key"], p, pool.PositiveCount())
+		}
+	}
+	return pool, nil
 }
 
 // queryScatter loads the pool (through opts.Pool), its cached PCA, and draws

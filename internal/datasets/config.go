@@ -90,15 +90,15 @@ type BMGConfig struct {
 
 // CSVConfig: any table with a header row.
 type CSVConfig struct {
-	File           string   `mapstructure:"file" yaml:"file"`                       // the CSV
-	LabelColumn    string   `mapstructure:"label_column" yaml:"label_column"`       // (label)
-	Positive       []string `mapstructure:"positive" yaml:"positive"`               // positive label values; empty: number > 0
-	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`             // optional identifiers
-	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns"` // empty: every other column
-	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`         // z-score features (false)
-	Metric         string   `mapstructure:"metric" yaml:"metric"`                   // euclidean or cosine (euclidean)
-	K              int      `mapstructure:"k" yaml:"k"`                             // neighbours (20)
-	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`           // edge weights (gaussian)
+	File           string   `mapstructure:"file" yaml:"file"`                                 // the CSV
+	LabelColumn    string   `mapstructure:"label_column" yaml:"label_column"`                 // (label)
+	Positive       []string `mapstructure:"positive" yaml:"positive,omitempty"`               // positive label values; empty: number > 0
+	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
+	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
+	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features (false)
+	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
+	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
+	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`                     // edge weights (gaussian)
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is

@@ -204,4 +204,3 @@ func standardizeColumns(x [][]float64) {
 		}
 	}
 }
-

@@ -1,0 +1,116 @@
+package datasets
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestEdgeWeights(t *testing.T) {
+	// 3 items, k = 2; distances chosen so the median squared distance is 4.
+	g := &KNNGraph{N: 3, K: 2, Metric: MetricCosine,
+		Index:    []int32{1, 2, 0, 2, 0, 1},
+		Distance: []float64{1, 2, 1, 3, 2, 3}}
+	w, err := EdgeWeights(g, SimilarityGaussian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// squared distances sorted: 1 1 4 4 9 9 -> lower median 4.
+	if h := GaussianBandwidth(g); h != 4 {
+		t.Errorf("bandwidth %v, want 4", h)
+	}
+	for e, d := range g.Distance {
+		if want := math.Exp(-d * d / 4); math.Abs(w[e]-want) > 1e-15 {
+			t.Errorf("gaussian weight %d = %v, want %v", e, w[e], want)
+		}
+	}
+	w, _ = EdgeWeights(g, SimilarityNative) // cosine distances >= 1: similarity clipped at 0
+	if !slices.Equal(w, []float64{0, 0, 0, 0, 0, 0}) {
+		t.Errorf("native weights %v", w)
+	}
+	w, _ = EdgeWeights(g, SimilarityUnweighted)
+	if !slices.Equal(w, []float64{1, 1, 1, 1, 1, 1}) {
+		t.Errorf("unweighted %v", w)
+	}
+	g.Metric = MetricEuclidean
+	if _, err := EdgeWeights(g, SimilarityNative); err == nil {
+		t.Error("native similarity accepted for euclidean")
+	}
+	if _, err := EdgeWeights(g, "rbf"); err == nil || !strings.Contains(err.Error(), "rbf") {
+		t.Errorf("unknown similarity: %v", err)
+	}
+	// All duplicates: bandwidth falls back to 1.
+	if h := GaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0}}); h != 1 {
+		t.Errorf("all-zero bandwidth %v, want 1", h)
+	}
+	if h := GaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0, 3}}); h != 9 {
+		t.Errorf("mostly-zero bandwidth %v, want 9", h)
+	}
+}
+
+func TestSetGraphDropsZeroWeights(t *testing.T) {
+	p := &Pool{Labels: make([]bool, 3), Dense: [][]float64{{0}, {1}, {5}}, Metric: MetricEuclidean}
+	g := &KNNGraph{N: 3, K: 2, Index: []int32{1, 2, 0, 2, 1, 0}, Distance: []float64{1, 5, 1, 4, 4, 5}}
+	p.SetGraph(g, []float64{0.5, 0, 0.5, 0.1, 0.1, 0})
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Neighbors[0]) != 1 || p.Neighbors[0][0] != 1 || len(p.Neighbors[2]) != 1 || p.Weights[1][1] != 0.1 {
+		t.Errorf("graph %v %v", p.Neighbors, p.Weights)
+	}
+}
+
+func TestPoolMethods(t *testing.T) {
+	p := &Pool{Name: "t", Labels: []bool{true, false, false, true}, Dense: [][]float64{{0, 0}, {3, 4}, {1, 0}, {0, 2}}, Metric: MetricEuclidean,
+		Neighbors: [][]int32{{2}, {3}, {0}, {0}}, Weights: [][]float64{{1}, {0.5}, {0.5}, {0.25}}}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.PositiveCount() != 2 || p.Prevalence() != 0.5 {
+		t.Errorf("positives %d prevalence %v", p.PositiveCount(), p.Prevalence())
+	}
+	if d := p.Distance(0, 1); d != 5 {
+		t.Errorf("euclidean %v", d)
+	}
+	p.Metric = MetricCosine
+	// (3,4) vs (1,0): cos = 3/5.
+	if d := p.Distance(1, 2); math.Abs(d-0.4) > 1e-15 {
+		t.Errorf("cosine %v, want 0.4", d)
+	}
+	if d := p.Distance(2, 3); d != 1 {
+		t.Errorf("orthogonal cosine %v, want 1", d)
+	}
+	if (&Pool{}).Prevalence() != 0 {
+		t.Error("empty prevalence")
+	}
+	bad := []struct {
+		name   string
+		modify func(q *Pool)
+		want   string
+	}{
+		{"self loop", func(q *Pool) { q.Neighbors[1] = []int32{1} }, "other than itself"},
+		{"out of range", func(q *Pool) { q.Neighbors[1] = []int32{4} }, "0..3"},
+		{"repeat", func(q *Pool) { q.Neighbors[1] = []int32{0, 0}; q.Weights[1] = []float64{1, 1} }, "distinct"},
+		{"zero weight", func(q *Pool) { q.Weights[1] = []float64{0} }, "(0, 1]"},
+		{"big weight", func(q *Pool) { q.Weights[1] = []float64{1.5} }, "(0, 1]"},
+		{"nan weight", func(q *Pool) { q.Weights[1] = []float64{math.NaN()} }, "(0, 1]"},
+		{"tanimoto on dense", func(q *Pool) { q.Metric = MetricTanimoto }, "does not apply"},
+		{"both features", func(q *Pool) { q.Bits = make([][]uint64, 4) }, "both"},
+		{"ids", func(q *Pool) { q.IDs = []string{"a"} }, "IDs"},
+		{"nan feature", func(q *Pool) { q.Dense[2] = []float64{math.NaN(), 0} }, "NaN"},
+		{"ragged", func(q *Pool) { q.Dense[2] = []float64{1} }, "features"},
+		{"missing rows", func(q *Pool) { q.Weights = q.Weights[:3] }, "weight rows"},
+	}
+	for _, tc := range bad {
+		q := *p
+		q.Metric = MetricEuclidean
+		q.Neighbors = slices.Clone(p.Neighbors)
+		q.Weights = slices.Clone(p.Weights)
+		q.Dense = slices.Clone(p.Dense)
+		tc.modify(&q)
+		if err := q.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package datasets
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestCachedKNNHitAndRecovery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := randomPoints(rng, 200, 3, 0)
+	cache := t.TempDir()
+	want, err := DenseKNN(x, 7, MetricEuclidean, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(name string, g *KNNGraph) {
+		t.Helper()
+		if !slices.Equal(g.Index, want.Index) || !slices.Equal(g.Distance, want.Distance) || g.N != 200 || g.K != 7 || g.Metric != MetricEuclidean {
+			t.Fatalf("%s: graph differs from the direct computation", name)
+		}
+	}
+	g, st, err := CachedKNN(cache, x, nil, 7, MetricEuclidean, 2)
+	if err != nil || st != CacheMiss {
+		t.Fatalf("first call: status %v, err %v; want miss", st, err)
+	}
+	same("miss", g)
+	path := filepath.Join(cache, "knn", KNNCacheKey(x, nil, 7, MetricEuclidean)+".bin")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("cache file not written: %v", err)
+	}
+	g, st, err = CachedKNN(cache, x, nil, 7, MetricEuclidean, 2)
+	if err != nil || st != CacheHit {
+		t.Fatalf("second call: status %v, err %v; want hit", st, err)
+	}
+	same("hit", g)
+
+	data, _ := os.ReadFile(path)
+	corruptions := map[string][]byte{
+		"flipped byte": func() []byte { c := slices.Clone(data); c[len(c)/2] ^= 0x40; return c }(),
+		"truncated":    data[:len(data)-100],
+		"empty":        {},
+		"extended":     append(slices.Clone(data), 0),
+	}
+	for name, bad := range corruptions {
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g, st, err := CachedKNN(cache, x, nil, 7, MetricEuclidean, 2)
+		if err != nil || st != CacheRecovered {
+			t.Fatalf("%s: status %v, err %v; want recovered", name, st, err)
+		}
+		same(name, g)
+		if fixed, _ := os.ReadFile(path); !slices.Equal(fixed, data) {
+			t.Fatalf("%s: cache file not rewritten", name)
+		}
+	}
+	// Different parameters or inputs use different files.
+	keys := map[string]bool{
+		KNNCacheKey(x, nil, 7, MetricEuclidean):     true,
+		KNNCacheKey(x, nil, 8, MetricEuclidean):     true,
+		KNNCacheKey(x, nil, 7, MetricCosine):        true,
+		KNNCacheKey(x[1:], nil, 7, MetricEuclidean): true,
+	}
+	y := make([][]float64, len(x))
+	for i := range x {
+		y[i] = slices.Clone(x[i])
+	}
+	y[3][1] = 1e-300 // a tiny change must change the key
+	keys[KNNCacheKey(y, nil, 7, MetricEuclidean)] = true
+	if len(keys) != 5 {
+		t.Errorf("cache keys collide: %d distinct of 5", len(keys))
+	}
+	// No cache dir: computed, nothing written.
+	if _, st, err := CachedKNN("", x, nil, 7, MetricEuclidean, 1); err != nil || st != CacheOff {
+		t.Errorf("no cache: status %v, err %v", st, err)
+	}
+}
+
+func TestCachedFloats(t *testing.T) {
+	cache := t.TempDir()
+	calls := 0
+	compute := func() ([]float64, error) { calls++; return []float64{1, 2.5, -3}, nil }
+	for i, want := range []CacheStatus{CacheMiss, CacheHit} {
+		v, st, err := cachedFloats(cache, "pca", "k", 3, compute)
+		if err != nil || st != want || !slices.Equal(v, []float64{1, 2.5, -3}) {
+			t.Fatalf("call %d: %v %v %v", i, v, st, err)
+		}
+	}
+	path := filepath.Join(cache, "pca", "k.bin")
+	data, _ := os.ReadFile(path)
+	data[20] ^= 1
+	os.WriteFile(path, data, 0o644)
+	if _, st, _ := cachedFloats(cache, "pca", "k", 3, compute); st != CacheRecovered || calls != 2 {
+		t.Errorf("corrupt: status %v after %d computations, want recovered after 2", st, calls)
+	}
+	// A stored array of another length is not accepted.
+	if _, st, _ := cachedFloats(cache, "pca", "k", 4, func() ([]float64, error) { return make([]float64, 4), nil }); st != CacheRecovered {
+		t.Errorf("wrong length: status %v, want recovered", st)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"math"
 	"os"
 	"path/filepath"
@@ -301,6 +302,27 @@ func TestFashionErrors(t *testing.T) {
 		mod(&c)
 		if _, err := LoadFashion(c, "", "", 1); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v", key, err)
+		}
+	}
+}
+
+func TestReadFashionMNISTReal(t *testing.T) {
+	im, labels, err := ReadFashionMNIST(filepath.Join(testutil.DataDir(t), "fashion-mnist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fashion-mnist/PROVENANCE.md: 60,000 + 10,000 images of 28x28, 7,000
+	// per class; the test labels follow the training labels.
+	if im.N != 70000 || im.Rows != 28 || im.Cols != 28 || len(labels) != 70000 {
+		t.Fatalf("%d images of %dx%d, %d labels", im.N, im.Rows, im.Cols, len(labels))
+	}
+	count := make([]int, 10)
+	for _, l := range labels {
+		count[l]++
+	}
+	for c, n := range count {
+		if n != 7000 {
+			t.Errorf("class %d has %d images, want 7000", c, n)
 		}
 	}
 }

@@ -181,9 +181,11 @@ func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers in
 	if err != nil {
 		return nil, err
 	}
-	w, err := EdgeWeights(g, SimilarityNative)
-	if err != nil {
-		return nil, err
+	// Weight = the Tanimoto similarity itself, recomputed rather than taken
+	// as 1 - distance so that it equals Tanimoto(b_i, b_j) bit for bit.
+	w := make([]float64, len(g.Index))
+	for e, j := range g.Index {
+		w[e] = Tanimoto(t.Bits[e/g.K], t.Bits[j])
 	}
 	p.SetGraph(g, w)
 	return p, nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,48 @@ func TestReadPhotoswitchReal(t *testing.T) {
 	}
 	if lo < 300 || hi > 602 {
 		t.Errorf("lambda-max range [%v, %v], want within [300, 602]", lo, hi)
+	}
+}
+
+func TestLoadPhotoswitchReal(t *testing.T) {
+	cache := t.TempDir()
+	p, err := Load(DefaultConfig(KindPhotoswitch), testutil.DataDir(t), cache, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// photoswitch/PROVENANCE.md: 718 of 1,919 have lambda-max >= 450 nm.
+	if p.Name != KindPhotoswitch || p.Len() != 1919 || p.PositiveCount() != 718 || p.Metric != MetricTanimoto {
+		t.Fatalf("pool %q: %d items, %d positives, metric %q", p.Name, p.Len(), p.PositiveCount(), p.Metric)
+	}
+	// Brute-force check of a few rows: the 20 most Tanimoto-similar others,
+	// ties to the lower index, weight = similarity.
+	for _, i := range []int{0, 1, 500, 1918} {
+		var c []candidate
+		for j := range p.Len() {
+			if j != i {
+				c = append(c, candidate{-Tanimoto(p.Bits[i], p.Bits[j]), int32(j)})
+			}
+		}
+		slices.SortFunc(c, byDistanceThenIndex)
+		for m := 0; m < 20; m++ {
+			if p.Neighbors[i][m] != c[m].j || p.Weights[i][m] != -c[m].v {
+				t.Fatalf("row %d, rank %d: got %d (%v), want %d (%v)", i, m, p.Neighbors[i][m], p.Weights[i][m], c[m].j, -c[m].v)
+			}
+		}
+	}
+	// Distance is 1 - Tanimoto; colliding fingerprints (26 rows) are at 0.
+	zero := 0
+	for i := range p.Len() {
+		if p.Weights[i][0] == 1 {
+			zero++
+		}
+	}
+	if zero == 0 {
+		t.Error("no row has an identical-fingerprint neighbour; PROVENANCE.md lists 26 collisions")
+	}
+	cfg := DefaultConfig(KindPhotoswitch)
+	cfg.Photoswitch.Threshold = 700
+	if _, err := Load(cfg, testutil.DataDir(t), "", 1); err == nil || !strings.Contains(err.Error(), "threshold") {
+		t.Errorf("no positives: %v", err)
 	}
 }

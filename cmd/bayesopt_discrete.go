@@ -28,6 +28,8 @@ const (
 	taskPhotoswitch = "photoswitch-bo"
 )
 
+func init() { discreteBayesOpt = runDiscreteBayesOpt }
+
 // discreteData locates a task's candidate set. Relative paths are taken
 // from the data directory (--data-dir).
 type discreteData struct {
@@ -73,7 +75,7 @@ func defaultDiscreteConfig(task string) discreteConfig {
 		Task: task, Out: filepath.Join("results", task),
 		Methods: []string{discrete.MethodRandom, discrete.MethodUCB, discrete.MethodQVS},
 		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
-		Repeats: 10, Budget: 100, Init: 2, Batch: 5, Beta: 2,
+		Repeats: 10, Budget: 102, Init: 2, Batch: 5, Beta: 2, // 2 initial points + 100 queries
 	}
 	switch task {
 	case taskMOF:
@@ -310,7 +312,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	ctx, stop := signal.NotifyContext(contextOf(c), os.Interrupt)
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Init + cfg.Budget,
+		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget,
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Version: Version,
 	}, p.RunFunc(base))

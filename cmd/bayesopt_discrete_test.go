@@ -12,40 +12,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// runDiscreteCLI runs runDiscreteBayesOpt under a root command with the
-// global flags and the shared flags of `qvs bayesopt`, in process.
-func runDiscreteCLI(t *testing.T, args ...string) (handled bool, err error, stdout, stderr string) {
+// runDiscreteCLI runs `qvs bayesopt ARGS` in process; err is non-nil (the
+// message Main printed) when the exit code is not 0, and usage reports
+// exit code 2.
+func runDiscreteCLI(t *testing.T, args ...string) (usage bool, err error, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	root, g := NewRootCommand(&out, &errb)
-	var task string
-	sub := &cobra.Command{
-		Use: "bayesopt-discrete",
-		RunE: func(c *cobra.Command, _ []string) error {
-			var err error
-			handled, err = runDiscreteBayesOpt(c, g, task, g.Config)
-			return err
-		},
+	code := Main(append([]string{"bayesopt"}, args...), &out, &errb)
+	if code != ExitOK {
+		err = errors.New(errb.String())
 	}
-	f := sub.Flags()
-	f.StringVar(&task, "task", "", "")
-	f.String("methods", "", "")
-	f.String("q", "", "")
-	f.Int("repeats", 0, "")
-	f.Int("budget", 0, "")
-	f.Int("init", 0, "")
-	f.Int("batch", 0, "")
-	f.String("out", "", "")
-	f.String("shard", "", "")
-	root.AddCommand(sub)
-	root.SetArgs(append([]string{"bayesopt-discrete"}, args...))
-	err = root.Execute()
-	return handled, err, out.String(), errb.String()
+	return code == ExitUsage, err, out.String(), errb.String()
 }
 
 func readCSVFile(t *testing.T, path string) [][]string {
@@ -100,7 +80,7 @@ seed: 4
 methods: [random, ucb, qvs]
 q: [1, inf]
 repeats: 2
-budget: 6
+budget: 8
 init: 2
 batch: 3
 beta: 2
@@ -123,9 +103,9 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	args := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", out, "--workers", "2"}
-	handled, err, stdout, stderr := runDiscreteCLI(t, args...)
-	if !handled || err != nil {
-		t.Fatalf("handled %v, err %v\nstderr: %s", handled, err, stderr)
+	_, err, stdout, stderr := runDiscreteCLI(t, args...)
+	if err != nil {
+		t.Fatalf("err %v\nstderr: %s", err, stderr)
 	}
 	// 2 repeats x (random, ucb, qvs q=1, qvs q=inf).
 	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
@@ -159,14 +139,14 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 		t.Errorf("rerun: err %v, stderr %s", err, stderr)
 	}
 	// A changed setting into the same directory is refused.
-	_, err, _, _ = runDiscreteCLI(t, append(args, "--budget", "3")...)
+	_, err, _, _ = runDiscreteCLI(t, append(args, "--budget", "5")...)
 	if err == nil || !strings.Contains(err.Error(), "different config") {
 		t.Errorf("changed config: err %v", err)
 	}
 	// Flags override the config: one qvs run, sharded 0/1.
 	out2 := filepath.Join(dir, "out2")
 	_, err, stdout, _ = runDiscreteCLI(t, "--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"),
-		"--out", out2, "--methods", "qvs", "--q", "0.5", "--repeats", "1", "--budget", "4", "--batch", "4", "--seed", "9", "--shard", "0/1", "--quiet")
+		"--out", out2, "--methods", "qvs", "--q", "0.5", "--repeats", "1", "--budget", "6", "--batch", "4", "--seed", "9", "--shard", "0/1", "--quiet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +161,9 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 
 func TestDiscreteMissingMOFData(t *testing.T) {
 	dir := t.TempDir()
-	handled, err, _, _ := runDiscreteCLI(t, "--task", "mof", "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
-	if !handled || err == nil {
-		t.Fatalf("handled %v err %v", handled, err)
+	usage, err, _, _ := runDiscreteCLI(t, "--task", "mof", "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
+	if err == nil {
+		t.Fatal("no error")
 	}
 	for _, want := range []string{filepath.Join(dir, "mof", "kernel.npy"), filepath.Join(dir, "mof", "mofs.csv"),
 		`"storage"`, `"energy_penalty"`, "not public", "configs/mof.yaml"} {
@@ -191,9 +171,8 @@ func TestDiscreteMissingMOFData(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		t.Error("missing data is a runtime error, not a usage error")
+	if usage {
+		t.Error("missing data is a runtime error (exit 1), not a usage error")
 	}
 }
 
@@ -215,9 +194,8 @@ func TestDiscreteUsageErrors(t *testing.T) {
 		{"shard", []string{"--shard", "3/2"}, "--shard"},
 		{"task", []string{"--task", "photoswitch-bo"}, "config"},
 	} {
-		_, err, _, _ := runDiscreteCLI(t, append(append([]string{}, base...), append(c.args, "--out", filepath.Join(dir, c.name))...)...)
-		var ue usageError
-		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+		usage, err, _, _ := runDiscreteCLI(t, append(append([]string{}, base...), append(c.args, "--out", filepath.Join(dir, c.name))...)...)
+		if err == nil || !usage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want a usage error containing %q", c.name, err, c.want)
 		}
 	}
@@ -229,7 +207,7 @@ func TestDiscreteUsageErrors(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 	// Other tasks are not handled.
-	handled, err, _, _ := runDiscreteCLI(t, "--task", "rover")
+	handled, err := runDiscreteBayesOpt(nil, &GlobalOptions{}, "rover", "")
 	if handled || err != nil {
 		t.Errorf("rover: handled %v err %v", handled, err)
 	}
@@ -242,7 +220,7 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	_, err, stdout, stderr := runDiscreteCLI(t, "--task", "photoswitch-bo", "--data-dir", data, "--cache-dir", filepath.Join(dir, "cache"),
-		"--out", out, "--methods", "qvs", "--q", "1", "--repeats", "1", "--budget", "10", "--quiet")
+		"--out", out, "--methods", "qvs", "--q", "1", "--repeats", "1", "--budget", "12", "--quiet")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -267,7 +245,7 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 		if err := loadConfig(filepath.Join(root, "configs", task+".yaml"), &cfg); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Task != task || cfg.Repeats != 10 || cfg.Budget != 100 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
+		if cfg.Task != task || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
 			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
 			t.Errorf("%s: config %+v", task, cfg)
 		}
@@ -278,7 +256,7 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 		t.Errorf("mof without data: %v", err)
 	}
 	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t),
-		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "5", "--quiet")
+		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "7", "--quiet")
 	if err != nil {
 		t.Errorf("photoswitch-bo config: %v", err)
 	}

@@ -30,8 +30,10 @@
 //     candidates (QualityFromUCB). q = 0 gives the ucb batch, since VS_0 is
 //     the count (paper §2.3).
 //
-// Every run of a repeat starts from the same Init random points. Defaults:
-// 2 initial points, 100 queries in batches of 5, 10 repeats.
+// Every run of a repeat starts from the same Init random points. The budget
+// counts every evaluation, initial points included (as for the continuous
+// tasks of `qvs bayesopt`). Defaults, the authors': 2 initial points, then
+// 100 queries in batches of 5 (budget 102), 10 repeats.
 //
 // # Metrics
 //

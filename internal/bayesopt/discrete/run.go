@@ -26,28 +26,38 @@ func RunKey(method string, q float64, repeat int) string {
 	return fmt.Sprintf("%s-r%02d", method, repeat)
 }
 
-// Runs lists the runs of a campaign, ordered by method, then q (qvs only,
-// one run per order), then repeat. Run.Q is the order as written in tables
-// for qvs and empty for random and ucb.
+// Runs lists the runs of a campaign repeat by repeat (so a partial
+// campaign has every method for its first repeats, as `qvs bayesopt` does
+// for the continuous tasks), within a repeat by method and then q (qvs
+// only, one run per order). Run.Q is the order as written in tables for
+// qvs and empty for random and ucb.
 func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
-	var runs []campaign.Run
+	seen := map[string]bool{}
 	for _, m := range methods {
 		switch m {
 		case MethodRandom, MethodUCB:
-			for r := 0; r < repeats; r++ {
-				runs = append(runs, campaign.Run{Key: RunKey(m, 0, r), Method: m, Repeat: r})
-			}
 		case MethodQVS:
 			if len(qs) == 0 {
 				return nil, fmt.Errorf("method qvs needs at least one order q")
 			}
-			for _, q := range qs {
-				for r := 0; r < repeats; r++ {
-					runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: vendi.FormatOrder(q), Repeat: r})
-				}
-			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected one of random, ucb, qvs", m)
+		}
+		if seen[m] {
+			return nil, fmt.Errorf("method %q listed twice", m)
+		}
+		seen[m] = true
+	}
+	var runs []campaign.Run
+	for r := 0; r < repeats; r++ {
+		for _, m := range methods {
+			if m != MethodQVS {
+				runs = append(runs, campaign.Run{Key: RunKey(m, 0, r), Method: m, Repeat: r})
+				continue
+			}
+			for _, q := range qs {
+				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: vendi.FormatOrder(q), Repeat: r})
+			}
 		}
 	}
 	return runs, nil

@@ -47,7 +47,7 @@ func TestRunsAndKeys(t *testing.T) {
 	for _, r := range runs {
 		keys = append(keys, r.Key+"/"+r.Q)
 	}
-	want := "random-r00/ random-r01/ ucb-r00/ ucb-r01/ qvs-q0.1-r00/0.1 qvs-q0.1-r01/0.1 qvs-qinf-r00/inf qvs-qinf-r01/inf"
+	want := "random-r00/ ucb-r00/ qvs-q0.1-r00/0.1 qvs-qinf-r00/inf random-r01/ ucb-r01/ qvs-q0.1-r01/0.1 qvs-qinf-r01/inf"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("runs %s, want %s", got, want)
 	}
@@ -56,6 +56,9 @@ func TestRunsAndKeys(t *testing.T) {
 	}
 	if _, err := Runs([]string{"qvs"}, nil, 1); err == nil {
 		t.Error("qvs without orders: no error")
+	}
+	if _, err := Runs([]string{"ucb", "ucb"}, nil, 1); err == nil {
+		t.Error("method listed twice: no error")
 	}
 	if got := MetricField("penalty %"); got != "best_penalty" {
 		t.Errorf("MetricField = %q", got)
@@ -68,13 +71,13 @@ func TestRunsAndKeys(t *testing.T) {
 func TestRunFuncCampaign(t *testing.T) {
 	p := toyProblem(t, 40, 5)
 	base := DefaultSettings()
-	base.Budget, base.Batch, base.Seed = 10, 4, 3
+	base.Budget, base.Batch, base.Seed = 12, 4, 3 // 2 initial points, then batches of 4, 4, 2
 	runs, err := Runs([]string{"random", "ucb", "qvs"}, []float64{1}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	spec := campaign.Spec{Dir: dir, Header: RecordHeader, Runs: runs, Steps: base.Init + base.Budget, Workers: 2,
+	spec := campaign.Spec{Dir: dir, Header: RecordHeader, Runs: runs, Steps: base.Budget, Workers: 2,
 		Quiet: true, Config: map[string]any{"seed": 3}, Version: "test"}
 	if _, err := campaign.Execute(context.Background(), spec, p.RunFunc(base)); err != nil {
 		t.Fatal(err)

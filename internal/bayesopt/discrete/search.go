@@ -29,7 +29,7 @@ type Settings struct {
 	Method  string
 	Q       float64 // order of qVS (MethodQVS only); math.Inf(1) = ∞
 	Init    int     // initial points drawn uniformly at random (same for every method of a repeat)
-	Budget  int     // queries after the initial points
+	Budget  int     // evaluations per run, initial points included (as `qvs bayesopt --budget`)
 	Batch   int     // queries per iteration
 	Beta    float64 // UCB = mu + sqrt(Beta) sd
 	Seed    uint64  // master seed
@@ -37,9 +37,10 @@ type Settings struct {
 	Workers int     // goroutines of the greedy qVS step (<= 1: serial)
 }
 
-// DefaultSettings: 2 initial points, 100 queries in batches of 5, beta = 2.
+// DefaultSettings: 2 initial points then 100 queries in batches of 5
+// (budget 102 evaluations), beta = 2.
 func DefaultSettings() Settings {
-	return Settings{Init: 2, Budget: 100, Batch: 5, Beta: 2}
+	return Settings{Init: 2, Budget: 102, Batch: 5, Beta: 2}
 }
 
 // Validate checks the settings against a candidate set of n items.
@@ -55,12 +56,12 @@ func (s Settings) Validate(n int) error {
 	switch {
 	case s.Init < 1:
 		return fmt.Errorf("init = %d: at least one initial point is needed to fit the GP", s.Init)
-	case s.Budget < 0:
-		return fmt.Errorf("budget = %d: must be >= 0", s.Budget)
+	case s.Budget < s.Init:
+		return fmt.Errorf("budget = %d: must be at least init = %d (the budget counts every evaluation, initial points included)", s.Budget, s.Init)
 	case s.Batch < 1:
 		return fmt.Errorf("batch = %d: must be >= 1", s.Batch)
-	case s.Init+s.Budget > n:
-		return fmt.Errorf("init + budget = %d exceeds the %d candidates", s.Init+s.Budget, n)
+	case s.Budget > n:
+		return fmt.Errorf("budget = %d exceeds the %d candidates", s.Budget, n)
 	case math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) || s.Beta < 0:
 		return fmt.Errorf("beta = %v: must be finite and >= 0", s.Beta)
 	}
@@ -242,13 +243,14 @@ func TopK(score []float64, cand []int, k int) []int {
 	return c[:k]
 }
 
-// batchSize is the number of queries of iteration t >= 1.
+// batchSize is the number of queries of iteration t >= 1 (the last batch
+// may be smaller so that the run makes exactly Budget evaluations).
 func (s Settings) batchSize(t int) int {
-	return min(s.Batch, s.Budget-(t-1)*s.Batch)
+	return min(s.Batch, s.Budget-s.Init-(t-1)*s.Batch)
 }
 
 // Iterations is the number of query batches after the initial design.
-func (s Settings) Iterations() int { return (s.Budget + s.Batch - 1) / s.Batch }
+func (s Settings) Iterations() int { return (s.Budget - s.Init + s.Batch - 1) / s.Batch }
 
 // Search runs the campaign of one repeat and returns the queried items per
 // iteration (iteration 0 = the initial design). prior holds the batches of

@@ -262,7 +262,7 @@ func TestRandomBatch(t *testing.T) {
 func TestSearchResume(t *testing.T) {
 	p := toyProblem(t, 40, 4)
 	for _, s := range []Settings{settings(MethodRandom, 0), settings(MethodUCB, 0), settings(MethodQVS, 1)} {
-		s.Budget, s.Batch = 12, 5 // iterations of 5, 5, 2
+		s.Budget, s.Batch = 14, 5 // 2 initial points, then iterations of 5, 5, 2
 		var calls []int
 		full, err := p.Search(context.Background(), s, nil, func(t int, b []int) error {
 			calls = append(calls, t)
@@ -358,6 +358,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"init", func(s *Settings) { s.Init = 0 }},
 		{"batch", func(s *Settings) { s.Batch = 0 }},
 		{"budget", func(s *Settings) { s.Budget = 200 }},
+		{"budget below init", func(s *Settings) { s.Budget = 1 }},
 		{"beta", func(s *Settings) { s.Beta = math.NaN() }},
 	} {
 		s := settings(MethodQVS, 1)

@@ -326,3 +326,24 @@ func TestReadFashionMNISTReal(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigTags checks that every field of Config and its sections carries
+// the same mapstructure (viper) and yaml key, in snake case, so a resolved
+// config written as YAML reads back through viper.
+func TestConfigTags(t *testing.T) {
+	var check func(rt reflect.Type, path string)
+	check = func(rt reflect.Type, path string) {
+		for i := 0; i < rt.NumField(); i++ {
+			f := rt.Field(i)
+			ms := f.Tag.Get("mapstructure")
+			ym, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if ms == "" || ms != ym || strings.ToLower(ms) != ms {
+				t.Errorf("%s.%s: mapstructure %q, yaml %q", path, f.Name, ms, ym)
+			}
+			if f.Type.Kind() == reflect.Struct {
+				check(f.Type, path+"."+ms)
+			}
+		}
+	}
+	check(reflect.TypeOf(Config{}), "pool")
+}

@@ -1,0 +1,52 @@
+// Package datasets builds the pools of diverse active search (paper section
+// 3.1 and 4.1, Tables 1-3): n items with a binary target, feature vectors,
+// and a sparse k-nearest-neighbour similarity graph.
+//
+// The graph is what the active-search model and the diversity kernel see.
+// Row i of the directed graph lists i's k nearest neighbours (never i), each
+// with a weight in (0, 1]; the kNN model of internal/search uses it as is,
+// and the Vendi kernel of a set of items is its symmetrisation (W + W^T)/2
+// with unit diagonal (reference notes §2). The features serve the "maximum
+// pairwise distance" column of the tables through Pool.Distance.
+//
+// # Pools
+//
+// Load(Config, dataDir, cacheDir, workers) builds one of:
+//   - synthetic (the default; needs no data): Gaussian clusters, a few rich
+//     in positives, determined by the config and its seed;
+//   - folder: the authors' format (features.npy, labels.npy, csr_weights.npz
+//     written by scipy.sparse.save_npz, or nearest_neighbors.npy plus
+//     similarities.npy), read with github.com/sbinet/npyio, so a user who has
+//     the paper's preprocessed data runs the exact tasks;
+//   - photoswitch: 1,919 molecules, target lambda-max >= 450 nm, Morgan
+//     fingerprints, Tanimoto kNN (k = 20) weighted by the similarity;
+//   - fashion: Fashion-MNIST train then test (70,000 images), target class 0,
+//     PCA of the pixels (50 components), Euclidean kNN (k = 50) with Gaussian
+//     weights exp(-d^2/h^2), h^2 the median squared edge length;
+//   - bmg: the authors' folder if present, else the Landolt ternary alloys
+//     with Magpie-style composition features (element fractions and
+//     fraction-weighted mean, average deviation, min, max, range of 22
+//     elemental properties), zero-variance columns dropped, z-scored,
+//     Euclidean kNN (k = 50) with unweighted edges as the authors built it;
+//   - csv: any table with feature columns, a label column and an optional id
+//     column.
+//
+// DefaultConfig documents every default and the reason for it.
+//
+// # Exact kNN graphs
+//
+// DenseKNN (Euclidean, cosine) and BitsKNN (Tanimoto) compute exact graphs on
+// all cores with ties broken by the lower index. DenseKNN partitions the
+// points into k-d leaves, skips leaf pairs whose bounding boxes are provably
+// too far apart, computes squared distances of the remaining tiles with one
+// float32 matrix product each, keeps every candidate within a proven rounding
+// bound of the running k-th value, and re-ranks the survivors by the distance
+// computed directly in float64; so the graph equals the brute-force
+// definition exactly. CachedKNN stores graphs under cacheDir/knn/<key>.bin,
+// keyed by a SHA-256 of the features and parameters and protected by a
+// SHA-256 trailer: a damaged file is detected and recomputed, and writes are
+// atomic.
+//
+//	p, err := datasets.Load(datasets.DefaultConfig("photoswitch"), dataDir, ".cache", 0)
+//	// p.Len() == 1919, p.PositiveCount() == 718, p.Neighbors[i] has 20 items
+package datasets

@@ -153,7 +153,7 @@ func TestBitsKNNMatchesBruteForce(t *testing.T) {
 }
 
 func BenchmarkDenseKNN(b *testing.B) {
-	for _, sz := range []struct{ n, d, k int }{{10000, 50, 50}, {70000, 50, 50}, {70000, 20, 50}} {
+	for _, sz := range []struct{ n, d, k int }{{10000, 50, 50}, {70000, 20, 50}, {70000, 50, 50}} {
 		rng := rand.New(rand.NewPCG(1, 1))
 		x := randomPoints(rng, sz.n, sz.d, 0)
 		b.Run(fmt.Sprintf("n=%d,d=%d,k=%d", sz.n, sz.d, sz.k), func(b *testing.B) {
@@ -167,3 +167,25 @@ func BenchmarkDenseKNN(b *testing.B) {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+// BenchmarkBitsKNN: Tanimoto graphs of random sparse 2048-bit fingerprints
+// (the photoswitch size, and larger).
+func BenchmarkBitsKNN(b *testing.B) {
+	for _, n := range []int{1919, 10000} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		bits := make([][]uint64, n)
+		for i := range bits {
+			bits[i] = make([]uint64, 32)
+			for w := range bits[i] {
+				bits[i][w] = rng.Uint64() & rng.Uint64() & rng.Uint64() & rng.Uint64()
+			}
+		}
+		b.Run(fmt.Sprintf("n=%d,k=20", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := BitsKNN(bits, 20, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -347,3 +347,46 @@ func TestConfigTags(t *testing.T) {
 	}
 	check(reflect.TypeOf(Config{}), "pool")
 }
+
+// BenchmarkFashion times the real Fashion-MNIST pipeline without caches:
+// reading the IDX files, PCA of the 70,000 x 784 pixels to 50 components,
+// and the exact kNN graph (k = 50) on the scores.
+func BenchmarkFashion(b *testing.B) {
+	dir := filepath.Join(testutil.DataDir(b), "fashion-mnist")
+	im, _, err := ReadFashionMNIST(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := im.Size()
+	row := func(i int, dst []float64) {
+		for c, v := range im.Pixels[i*size : (i+1)*size] {
+			dst[c] = float64(v) / 255
+		}
+	}
+	var res *PCAResult
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := ReadFashionMNIST(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pca=50", func(b *testing.B) {
+		for b.Loop() {
+			if res, err = PCA(im.N, size, 50, row, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(res.Explained, "explained")
+	})
+	if res == nil {
+		res, _ = PCA(im.N, size, 50, row, 0)
+	}
+	b.Run("knn,d=50,k=50", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := DenseKNN(res.Scores, 50, MetricEuclidean, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

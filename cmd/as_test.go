@@ -1,0 +1,535 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// tinyASConfig is a small campaign over every method: 8 settings x 2
+// repeats on a 300-item synthetic pool; budget 13 in batches of 4 ends with
+// a batch of 1.
+const tinyASConfig = `task: tiny
+seed: 3
+methods: [random, one-step, eci, select, ens, qvs]
+q: [0, 1, inf]
+repeats: 2
+budget: 13
+batch: 4
+eci: {thresholds: [0.5], fantasy: pessimistic}
+select: {betas: [1], lambdas: [0.5], fantasy: optimistic}
+ens: {fantasy: pessimistic}
+pool:
+  kind: synthetic
+  synthetic: {n: 300, clusters: 6, positive_clusters: 2, k: 8}
+`
+
+func asWriteFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func asMain(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func asReadCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+func TestASCampaignOutputs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	out := filepath.Join(dir, "res")
+	code, stdout, stderr := asMain(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum := asReadCSV(t, filepath.Join(out, "summary.csv"))
+	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "seconds"}
+	for _, c := range wantCols {
+		if !slices.Contains(sum[0], c) {
+			t.Errorf("summary.csv lacks column %q (header %v)", c, sum[0])
+		}
+	}
+	if len(sum) != 1+16 {
+		t.Fatalf("summary.csv has %d runs, want 16", len(sum)-1)
+	}
+	col := func(name string) int { return slices.Index(sum[0], name) }
+	methods := map[string]int{}
+	for _, r := range sum[1:] {
+		methods[r[col("method")]]++
+		pos, _ := strconv.Atoi(r[col("positives")])
+		vs0, _ := strconv.ParseFloat(r[col("vs_q0")], 64)
+		vsInf, _ := strconv.ParseFloat(r[col("vs_qinf")], 64)
+		if pos < 1 || vs0 > float64(pos) || vsInf > vs0+1e-9 {
+			t.Errorf("run %s: positives %d, VS_0 %g, VS_inf %g (want 1 <= VS_inf <= VS_0 <= positives)", r[0], pos, vs0, vsInf)
+		}
+	}
+	if want := map[string]int{"random": 2, "one-step": 2, "eci": 2, "select": 2, "ens": 2, "qvs": 6}; !reflect.DeepEqual(methods, want) {
+		t.Errorf("runs per method %v, want %v", methods, want)
+	}
+	// One query file per run: the start plus 13 queries, batches 4,4,4,1.
+	recs := asReadCSV(t, filepath.Join(out, "runs", "qvs-q1-r01.csv"))
+	if strings.Join(recs[0], ",") != "iteration,batch,index,id,label,probability,seconds" {
+		t.Fatalf("query header %v", recs[0])
+	}
+	if len(recs) != 1+14 || recs[1][0] != "0" || recs[1][4] != "1" || recs[14][0] != "13" || recs[14][1] != "4" {
+		t.Fatalf("query file rows: %d, first %v, last %v", len(recs)-1, recs[1], recs[len(recs)-1])
+	}
+	// Repeat r's start is shared by every method.
+	for _, key := range []string{"random-r01", "eci-t0.5-pessimistic-r01", "qvs-qinf-r01"} {
+		other := asReadCSV(t, filepath.Join(out, "runs", key+".csv"))
+		if other[1][2] != recs[1][2] {
+			t.Errorf("%s starts at item %s, qvs-q1-r01 at %s", key, other[1][2], recs[1][2])
+		}
+	}
+	curve := asReadCSV(t, filepath.Join(out, "runs", "qvs-q1-r01.curve.csv"))
+	if strings.Join(curve[0], ",") != "batch,queries,positives,vs_q1" || len(curve) != 1+5 || curve[5][1] != "13" {
+		t.Fatalf("curve file %v", curve)
+	}
+	cfgBody, err := os.ReadFile(filepath.Join(out, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"seed: 3", "qvs " + Version, "budget: 13", "kind: synthetic"} {
+		if !strings.Contains(string(cfgBody), want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, cfgBody)
+		}
+	}
+	if !strings.Contains(stdout, "| qVS-AS q=inf |") || !strings.Contains(stdout, "| ECI* |") {
+		t.Errorf("stdout lacks the results table:\n%s", stdout)
+	}
+	// `qvs as table DIR` prints the same table.
+	code, again, stderr := asMain(t, "as", "table", out)
+	if code != 0 || again != stdout {
+		t.Errorf("as table: exit %d, %s\n%s\nvs\n%s", code, stderr, again, stdout)
+	}
+}
+
+// sameResults compares every file of two campaign directories, with the
+// wall-time columns ("seconds") blanked: they are the only legitimately
+// different values. Temporary files of interrupted atomic writes are ignored.
+func sameResults(t *testing.T, a, b string) {
+	t.Helper()
+	list := func(root string) map[string]string {
+		files := map[string]string{}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.Contains(d.Name(), ".tmp-") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			files[rel] = p
+			return nil
+		})
+		return files
+	}
+	fa, fb := list(a), list(b)
+	if len(fa) != len(fb) {
+		var na, nb []string
+		for k := range fa {
+			na = append(na, k)
+		}
+		for k := range fb {
+			nb = append(nb, k)
+		}
+		slices.Sort(na)
+		slices.Sort(nb)
+		t.Fatalf("file sets differ:\n%v\n%v", na, nb)
+	}
+	for rel, pa := range fa {
+		pb, ok := fb[rel]
+		if !ok {
+			t.Fatalf("%s missing from %s", rel, b)
+		}
+		ba, _ := os.ReadFile(pa)
+		bb, _ := os.ReadFile(pb)
+		if strings.HasSuffix(rel, ".csv") {
+			ba, bb = blankSeconds(t, ba), blankSeconds(t, bb)
+		}
+		if !bytes.Equal(ba, bb) {
+			t.Errorf("%s differs:\n%s\n---\n%s", rel, ba, bb)
+		}
+	}
+}
+
+func blankSeconds(t *testing.T, b []byte) []byte {
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("corrupt CSV: %v\n%s", err, b)
+	}
+	if len(recs) == 0 {
+		return b
+	}
+	if c := slices.Index(recs[0], "seconds"); c >= 0 {
+		for _, r := range recs[1:] {
+			r[c] = ""
+		}
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.WriteAll(recs)
+	return buf.Bytes()
+}
+
+// TestASResumeAfterSimulatedKill reproduces what a kill leaves (finished
+// runs, run files cut at a batch boundary, no summary for unfinished runs,
+// a stale summary.csv) and checks that rerunning gives the files of an
+// uninterrupted campaign.
+func TestASResumeAfterSimulatedKill(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cache := filepath.Join(dir, "cache")
+	full, part := filepath.Join(dir, "full"), filepath.Join(dir, "part")
+	if code, _, stderr := asMain(t, "as", "--config", cfg, "--out", full, "--cache-dir", cache, "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
+		t.Fatal(err)
+	}
+	for i, key := range []string{"random-r00", "eci-t0.5-pessimistic-r01", "ens-pessimistic-r00", "qvs-q1-r00", "qvs-qinf-r01", "select-b1-l0.5-optimistic-r00"} {
+		os.Remove(filepath.Join(part, "runs", key+".summary.csv"))
+		os.Remove(filepath.Join(part, "runs", key+".curve.csv"))
+		p := filepath.Join(part, "runs", key+".csv")
+		recs := asReadCSV(t, p)
+		keep := 1 + 1 + 4*(i%3) // header, start, 0-2 whole batches
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		w.WriteAll(recs[:keep])
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(part, "runs", "one-step-r01.csv")) // killed before its first record
+	os.Remove(filepath.Join(part, "runs", "one-step-r01.summary.csv"))
+	os.Remove(filepath.Join(part, "runs", "one-step-r01.curve.csv"))
+	code, _, stderr := asMain(t, "as", "--config", cfg, "--out", part, "--cache-dir", cache, "--workers", "2")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stderr, "1 run(s) ran, 6 resumed, 9 already done") {
+		t.Errorf("resume report: %s", stderr)
+	}
+	sameResults(t, full, part)
+}
+
+// TestASResumeAfterKill9 kills a built qvs binary mid-campaign with SIGKILL,
+// resumes it, and compares every file with an uninterrupted campaign.
+func TestASResumeAfterKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the qvs binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "qvs")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = testutil.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// 24 runs of 30 batches on a 1,500-item pool: a few seconds of work.
+	body := strings.NewReplacer("n: 300", "n: 1500", "budget: 13", "budget: 60", "batch: 4", "batch: 2", "repeats: 2", "repeats: 3").Replace(tinyASConfig)
+	cfg := asWriteFile(t, dir, "kill.yaml", body)
+	cache := filepath.Join(dir, "cache")
+	full, killed := filepath.Join(dir, "full"), filepath.Join(dir, "killed")
+	args := []string{"as", "--config", cfg, "--cache-dir", cache, "--workers", "2", "--quiet"}
+	if code, _, stderr := asMain(t, append(args, "--out", full)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Kill once some runs are finished and another has records but no summary.
+	killedMid := false
+poll:
+	for {
+		select {
+		case <-done:
+			break poll
+		case <-time.After(5 * time.Millisecond):
+		}
+		sums, _ := filepath.Glob(filepath.Join(killed, "runs", "*.summary.csv"))
+		recs, _ := filepath.Glob(filepath.Join(killed, "runs", "*-r0?.csv"))
+		if len(sums) >= 3 && len(recs) > len(sums) {
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			killedMid = true
+			break
+		}
+	}
+	if !killedMid {
+		t.Fatal("the campaign finished before it could be killed; enlarge it")
+	}
+	sums, _ := filepath.Glob(filepath.Join(killed, "runs", "*.summary.csv"))
+	t.Logf("killed with %d of 24 runs finished", len(sums))
+	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
+	if out, err := resume.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	sameResults(t, full, killed)
+}
+
+func TestASConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		body, want string
+		code       int
+	}{
+		"unknown key":      {tinyASConfig + "budgte: 5\n", "budgte", 1},
+		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", 1},
+		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, 1},
+		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", 1},
+		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", 1},
+		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", 1},
+		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", 1},
+	} {
+		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
+		code, _, stderr := asMain(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d (want %d), stderr %q (want it to mention %q)", name, code, tc.code, stderr, tc.want)
+		}
+	}
+	// Bad flags are usage errors (exit 2).
+	cfg := asWriteFile(t, dir, "ok.yaml", tinyASConfig)
+	for _, args := range [][]string{
+		{"--methods", "random,bogus"},
+		{"--q", "0,x"},
+		{"--shard", "2/2"},
+		{"--budget", "zero"},
+	} {
+		code, _, stderr := asMain(t, append([]string{"as", "--config", cfg, "--out", filepath.Join(dir, "flags"), "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}, args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	// A different config into an existing results directory is refused.
+	out := filepath.Join(dir, "mix")
+	base := []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random", "--repeats", "1"}
+	if code, _, stderr := asMain(t, base...); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := asMain(t, append(base, "--seed", "99")...); code != 1 || !strings.Contains(stderr, "different config") {
+		t.Errorf("different seed into the same directory: exit %d, %s", code, stderr)
+	}
+}
+
+func TestASFlagsOverrideConfigAndShards(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cache := filepath.Join(dir, "cache")
+	common := []string{"as", "--config", cfg, "--cache-dir", cache, "--quiet", "--methods", "random,qvs", "--q", "0.5", "--repeats", "3", "--budget", "6", "--batch", "3", "--seed", "11"}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := asMain(t, append(common, "--out", whole)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	sum := asReadCSV(t, filepath.Join(whole, "summary.csv"))
+	if len(sum) != 1+6 || sum[1][1] != "random" || sum[4][1] != "qvs" || sum[4][2] != "0.5" {
+		t.Fatalf("summary %v", sum)
+	}
+	if recs := asReadCSV(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
+		t.Errorf("budget 6: %d records, want 7", len(recs)-1)
+	}
+	if b, _ := os.ReadFile(filepath.Join(whole, "config.yaml")); !strings.Contains(string(b), "seed: 11") {
+		t.Errorf("--seed not recorded:\n%s", b)
+	}
+	sharded := filepath.Join(dir, "sharded")
+	for _, s := range []string{"0/2", "1/2"} {
+		if code, _, stderr := asMain(t, append(common, "--out", sharded, "--shard", s)...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	sameResults(t, whole, sharded)
+}
+
+func TestASDefaultIsSyntheticConfigFile(t *testing.T) {
+	// configs/synthetic.yaml spells out the no-argument default.
+	c, g := newTestASCommand(t, filepath.Join(testutil.RepoRoot(), "configs", "synthetic.yaml"))
+	fromFile, err := resolveASConfig(c, g, &asOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, g = newTestASCommand(t, "")
+	def, err := resolveASConfig(c, g, &asOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromFile, def) {
+		t.Errorf("configs/synthetic.yaml resolves to\n%+v\nthe default is\n%+v", fromFile, def)
+	}
+	if def.Out != filepath.Join("results", "synthetic") {
+		t.Errorf("default output %q, want results/synthetic", def.Out)
+	}
+	// The paper configs resolve, plan 24 settings x 10 repeats, and name their pool.
+	for _, task := range []string{"photoswitch", "bmg", "fashion"} {
+		c, g := newTestASCommand(t, filepath.Join(testutil.RepoRoot(), "configs", task+".yaml"))
+		cfg, err := resolveASConfig(c, g, &asOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", task, err)
+		}
+		plan, err := planAS(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", task, err)
+		}
+		if len(plan) != 240 || cfg.Pool.Kind != task || cfg.Budget != 200 || cfg.Batch != 5 || cfg.Out != filepath.Join("results", task) {
+			t.Errorf("%s: %d runs, kind %s, budget %d, batch %d, out %s", task, len(plan), cfg.Pool.Kind, cfg.Budget, cfg.Batch, cfg.Out)
+		}
+	}
+}
+
+func newTestASCommand(t *testing.T, config string) (*cobra.Command, *GlobalOptions) {
+	t.Helper()
+	root, g := NewRootCommand(&bytes.Buffer{}, &bytes.Buffer{})
+	as, _, err := root.Find([]string{"as"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Config = config
+	return as, g
+}
+
+func TestASSuggest(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cache := filepath.Join(dir, "cache")
+	poolCfg := datasets.DefaultConfig("synthetic")
+	poolCfg.Synthetic.N, poolCfg.Synthetic.Clusters, poolCfg.Synthetic.PositiveClusters, poolCfg.Synthetic.K = 300, 6, 2, 8
+	pool, err := datasets.Load(poolCfg, "", cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Observe two positives and three negatives.
+	var obs []int
+	var lines []string
+	for i, y := range pool.Labels {
+		if y && len(obs) < 2 || !y && len(obs) >= 2 && len(obs) < 5 {
+			obs = append(obs, i)
+			lines = append(lines, strconv.Itoa(i)+","+map[bool]string{true: "1", false: "0"}[y])
+		}
+	}
+	observed := asWriteFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
+	code, stdout, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
+		"--observed", observed, "--batch", "4", "--method", "qvs", "--q", "1", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 5 || strings.Join(recs[0], ",") != "rank,index,id,probability,qvs" {
+		t.Fatalf("output %q (%v)", stdout, err)
+	}
+	// Independent expectation: the model on the observed labels and the
+	// brute-force eq. 7 value of positives + picks so far.
+	a0, a1 := search.PriorFromPrevalence(pool.Prevalence())
+	m, err := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range obs {
+		m.Observe(i, pool.Labels[i])
+	}
+	kernel, _ := vendi.SymmetrizeKNN(pool.Len(), pool.Neighbors, pool.Weights)
+	items := []int{obs[0], obs[1]}
+	quality := []float64{1, 1}
+	const tol = 1e-9 // printed with full precision; eigenvalue rounding
+	for r, rec := range recs[1:] {
+		idx, _ := strconv.Atoi(rec[1])
+		if rec[0] != strconv.Itoa(r+1) || rec[2] != rec[1] || slices.Contains(obs, idx) {
+			t.Fatalf("row %v", rec)
+		}
+		p, _ := strconv.ParseFloat(rec[3], 64)
+		if math.Abs(p-m.Probability(idx)) > tol {
+			t.Errorf("pick %d: probability %g, model %g", idx, p, m.Probability(idx))
+		}
+		items = append(items, idx)
+		quality = append(quality, m.Probability(idx))
+		want, err := vendi.QualityWeighted(vendi.Submatrix(kernel, items), quality, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := strconv.ParseFloat(rec[4], 64); math.Abs(v-want) > tol*max(1, want) {
+			t.Errorf("rank %d: qvs %g, eq. 7 %g", r+1, v, want)
+		}
+	}
+	picks, err := search.QVS{Q: 1, Kernel: kernel}.Batch(&search.State{Model: m, Workers: 1}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, x := range picks {
+		if recs[r+1][1] != strconv.Itoa(x) {
+			t.Errorf("rank %d: item %s, qVS-AS picks %v", r+1, recs[r+1][1], picks)
+		}
+	}
+
+	// id,label works the same (ids default to the index); table format too.
+	byID := asWriteFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
+	for _, method := range []string{"one-step", "eci", "select", "ens", "random"} {
+		code, out, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
+			"--observed", byID, "--batch", "3", "--method", method)
+		if code != 0 || !strings.HasPrefix(out, "rank") || strings.Count(out, "\n") != 4 {
+			t.Errorf("%s: exit %d, %s\n%s", method, code, stderr, out)
+		}
+	}
+
+	for name, tc := range map[string]struct {
+		body, want string
+	}{
+		"bad label": {"index,label\n3,maybe\n", "line 2: label"},
+		"twice":     {"index,label\n3,1\n3,0\n", "line 3: item 3"},
+		"range":     {"index,label\n300,1\n", "line 2: index"},
+		"unknown":   {"id,label\nnone,1\n", `id "none"`},
+		"header":    {"item,label\n3,1\n", "header"},
+	} {
+		bad := asWriteFile(t, dir, "bad.csv", tc.body)
+		code, _, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
+		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "bad.csv") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and a message naming bad.csv and %q", name, code, stderr, tc.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--batch", "2"}, // no --observed
+		{"--observed", observed, "--method", "best"},
+		{"--observed", observed, "--format", "xml"},
+	} {
+		code, _, stderr := asMain(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -477,6 +478,15 @@ func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
 		}
 	}
 	g := &KNNGraph{N: n, K: k, Metric: MetricTanimoto, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	// |a OR b| = |a| + |b| - |a AND b|: with the counts precomputed, one
+	// popcount per word pair suffices, and the integers (hence the ratio)
+	// are those of Tanimoto.
+	count := make([]int, n)
+	for i, row := range b {
+		for _, x := range row {
+			count[i] += bits.OnesCount64(x)
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(defaultWorkers(workers), n) {
@@ -498,11 +508,19 @@ func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
 				}
 				c = c[:0]
 				tau := math.Inf(1)
+				bi := b[i]
 				for j := range n {
 					if j == i {
 						continue
 					}
-					v := 1 - Tanimoto(b[i], b[j])
+					and := 0
+					for w, x := range bi {
+						and += bits.OnesCount64(x & b[j][w])
+					}
+					v := 0.0 // two empty fingerprints: similarity 1
+					if or := count[i] + count[j] - and; or > 0 {
+						v = 1 - float64(and)/float64(or)
+					}
 					if v > tau {
 						continue
 					}

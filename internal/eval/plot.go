@@ -104,6 +104,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = false
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	return p
 }
 
@@ -178,7 +179,7 @@ func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) err
 	if err != nil {
 		return err
 	}
-	poly.Color = withAlpha(c, 50)
+	poly.Color = withAlpha(c, 35)
 	poly.LineStyle.Width = 0
 	l, err := plotter.NewLine(line)
 	if err != nil {

@@ -133,7 +133,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	if len(t.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range t.Notes {
-			b.WriteString("- " + n + "\n")
+			b.WriteString("- " + strings.ReplaceAll(n, "*", `\*`) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

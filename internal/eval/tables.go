@@ -322,5 +322,5 @@ func starNote(r Row, cols []Column) string {
 	for i, p := range order {
 		parts[i] = p + " for " + strings.Join(by[p], ", ")
 	}
-	return r.Label() + ": best setting per column: " + strings.Join(parts, "; ") + "."
+	return strings.TrimSuffix(r.Label()+": best setting per column: "+strings.Join(parts, "; "), ".") + "."
 }

@@ -155,25 +155,33 @@ func LoadCampaign(dir string) (*Campaign, error) {
 }
 
 // unfinishedRuns lists runs/KEY.csv record files of runs absent from the
-// summary. Extra per-run files are KEY.NAME.csv of a finished KEY.
+// summary. Extra per-run files are KEY.NAME.csv, where KEY is a finished run
+// or another record file present (a run killed after writing an extra file);
+// keys may contain dots themselves (qvs-q0.5-r00).
 func unfinishedRuns(dir string, runs []map[string]string) []string {
 	files, _ := filepath.Glob(filepath.Join(dir, "runs", "*.csv"))
-	done := map[string]bool{}
+	known := map[string]bool{}
 	for _, r := range runs {
-		done[r["key"]] = true
+		known[r["key"]] = true
+	}
+	names := map[string]bool{}
+	for _, f := range files {
+		names[strings.TrimSuffix(filepath.Base(f), ".csv")] = true
 	}
 	var out []string
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".csv")
-		if strings.HasSuffix(name, ".summary") || done[name] {
+	for name := range names {
+		if strings.HasSuffix(name, ".summary") || known[name] {
 			continue
 		}
 		extra := false
-		for k := range done {
-			if strings.HasPrefix(name, k+".") {
-				extra = true
+		for i := strings.IndexByte(name, '.'); i >= 0 && !extra; {
+			p := name[:i]
+			extra = known[p] || names[p]
+			j := strings.IndexByte(name[i+1:], '.')
+			if j < 0 {
 				break
 			}
+			i += 1 + j
 		}
 		if !extra {
 			out = append(out, name)

@@ -219,7 +219,7 @@ func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 			return err
 		}
 		for _, f := range figs {
-			if strings.HasPrefix(t.Name, f.Campaign+"-") {
+			if f.Campaign == t.Campaign {
 				for _, p := range f.Paths {
 					if strings.HasSuffix(p, ".png") {
 						rel, err := filepath.Rel(out, p)

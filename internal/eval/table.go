@@ -55,12 +55,13 @@ func (r Row) Label() string {
 
 // Table is a results table in the layout of the paper's Tables 1-4.
 type Table struct {
-	Name    string // file stem, e.g. "photoswitch-as"
-	Title   string // caption
-	Label   string // LaTeX label, e.g. "tab:photoswitch-as"
-	Columns []Column
-	Rows    []Row
-	Notes   []string // printed under the table (which setting each starred cell took, ...)
+	Name     string // file stem, e.g. "photoswitch-as-table"
+	Campaign string // name of the campaign it summarises
+	Title    string // caption
+	Label    string // LaTeX label, e.g. "tab:photoswitch-as"
+	Columns  []Column
+	Rows     []Row
+	Notes    []string // printed under the table (which setting each starred cell took, ...)
 }
 
 // MarkBest applies the bold rule of the paper's tables: in every ranked

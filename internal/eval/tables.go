@@ -122,6 +122,7 @@ func numericColumn(c *Campaign, col string) bool {
 func ActiveSearchTable(c *Campaign) *Table {
 	t := buildTable(c, ActiveSearchColumns, asMethods)
 	t.Name = c.Name + "-as-table"
+	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-as"
 	t.Title = fmt.Sprintf("Vendi scores of the positives collected in the %s active-search campaign, mean (standard error) over %s; "+
 		"the best in each column in bold (ties at two decimals included); a star marks a row that takes the best hyperparameter setting per column.",
@@ -133,6 +134,7 @@ func ActiveSearchTable(c *Campaign) *Table {
 func DiscreteTable(c *Campaign) *Table {
 	t := buildTable(c, DiscreteColumns(c), discreteMethods)
 	t.Name = c.Name + "-table4"
+	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-table4"
 	t.Title = fmt.Sprintf("Best objective value found and EDC (VS of the good items found) in the %s discrete BayesOpt campaign, "+
 		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); further columns: good items found and metrics of the best item.", c.Name, repeatsText(c))
@@ -143,6 +145,7 @@ func DiscreteTable(c *Campaign) *Table {
 func BayesOptTable(c *Campaign) *Table {
 	t := buildTable(c, BayesOptColumns, boMethods)
 	t.Name = c.Name + "-bo-table"
+	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-bo"
 	t.Title = fmt.Sprintf("Best value and the final solutions' value and diversity in the %s BayesOpt campaign, mean (standard error) over %s.",
 		c.Name, repeatsText(c))

@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// evalFixture is the results folder of internal/eval's golden tests: short
+// real runs of qvs as and qvs bayesopt (see testdata/eval/README.md).
+var evalFixture = filepath.Join("..", "testdata", "eval", "results")
+
+func TestEvalUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no folder", []string{"eval"}, ExitUsage, "accepts 1 arg"},
+		{"two folders", []string{"eval", dir, dir}, ExitUsage, "accepts 1 arg"},
+		{"bad table format", []string{"eval", dir, "--format", "md,html"}, ExitUsage, `--format "html"`},
+		{"no table format", []string{"eval", dir, "--format", ","}, ExitUsage, "at least one"},
+		{"bad figure format", []string{"eval", dir, "--figures", "pdf"}, ExitUsage, `--figures "pdf"`},
+		{"absent folder", []string{"eval", filepath.Join(dir, "nope")}, ExitRuntime, "nope"},
+		{"empty folder", []string{"eval", dir}, ExitRuntime, "holds no campaign"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runQVS(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// TestEvalFixture runs qvs eval on the fixture: every campaign is found,
+// every table written in the asked formats, no figure with --figures none,
+// and the paper's campaigns the fixture lacks are listed as not made.
+func TestEvalFixture(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runQVS(t, "eval", evalFixture, "--out", out, "--format", "md,csv", "--figures", "none", "--quiet")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("--quiet but stderr %q", stderr)
+	}
+	for _, want := range []string{
+		"campaign synthetic (active search", "campaign synthetic-2 (BayesOpt", "campaign rover (BayesOpt", "campaign mof (discrete BayesOpt",
+		"not made: Table 1 (photoswitch active search)", "not made: Figure 3 (lunar lander BayesOpt)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"synthetic-as-table.md", "synthetic-as-table.csv", "mof-table4.md", "rover-bo-table.csv", "synthetic-2-bo-table.md"} {
+		if _, err := os.Stat(filepath.Join(out, "tables", f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*.tex")); len(m) != 0 {
+		t.Errorf("--format md,csv wrote LaTeX: %v", m)
+	}
+	if _, err := os.Stat(filepath.Join(out, "figures")); err == nil {
+		t.Error("--figures none wrote figures")
+	}
+	if _, err := os.Stat(filepath.Join(out, "README.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// copyDir copies a results folder (small files) for tests that damage it.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEvalPartialAndBroken: a campaign with an unfinished run (record file,
+// no summary) is evaluated and reported partial; a campaign whose
+// summary.csv is damaged is reported and skipped; the others still work.
+func TestEvalPartialAndBroken(t *testing.T) {
+	res := t.TempDir()
+	copyDir(t, filepath.Join(evalFixture, "mof"), filepath.Join(res, "mof"))
+	copyDir(t, filepath.Join(evalFixture, "synthetic-2"), filepath.Join(res, "broken"))
+	// Make run qvs-q1-r02 of mof unfinished: drop its summary file and row.
+	key := "qvs-q1-r02"
+	if err := os.Remove(filepath.Join(res, "mof", "runs", key+".summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	sum := filepath.Join(res, "mof", "summary.csv")
+	f, err := os.Open(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept [][]string
+	for _, r := range rows {
+		if r[0] != key {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) != len(rows)-1 {
+		t.Fatalf("fixture has no run %s", key)
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	_ = w.WriteAll(kept)
+	if err := os.WriteFile(sum, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(res, "broken", "summary.csv"), []byte("key,method\n\"unterminated\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "none", "--quiet")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"PARTIAL: 1 unfinished run(s) (" + key + ")",
+		"qvs q=1: 2 of 3 repeats",
+		"not made: unreadable campaign: " + filepath.Join(res, "broken", "summary.csv"),
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "tables", "mof-table4.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Partial campaign") {
+		t.Errorf("table lacks the partial note:\n%s", md)
+	}
+}

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,7 +53,8 @@ type Campaign struct {
 }
 
 // Discover finds every campaign under root (root itself included): each
-// directory holding a summary.csv. Folders it cannot read are reported in
+// directory holding a summary.csv, or finished runs (runs/*.summary.csv) of
+// a campaign still running or interrupted before it wrote summary.csv. Folders it cannot read are reported in
 // skipped, not fatal. Campaigns are sorted by directory.
 func Discover(root string) (found []*Campaign, skipped []string, err error) {
 	if _, err := os.Stat(root); err != nil {
@@ -75,7 +74,7 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 		if d.Name() == "runs" || (path != root && strings.HasPrefix(d.Name(), ".")) {
 			return fs.SkipDir
 		}
-		if _, err := os.Stat(filepath.Join(path, "summary.csv")); err != nil {
+		if !isCampaignDir(path) {
 			return nil
 		}
 		c, err := LoadCampaign(path)
@@ -90,31 +89,86 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 	return found, skipped, err
 }
 
-// LoadCampaign reads dir/summary.csv and dir/config.yaml.
+// isCampaignDir reports whether dir holds a summary.csv or finished runs.
+func isCampaignDir(dir string) bool {
+	if exists(filepath.Join(dir, "summary.csv")) {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "runs", "*.summary.csv"))
+	return len(m) > 0
+}
+
+// LoadCampaign reads dir/summary.csv and dir/config.yaml. Finished runs whose
+// runs/KEY.summary.csv is not (yet) in summary.csv, as in a campaign still
+// running or interrupted, are added from those files and noted in Problems.
 func LoadCampaign(dir string) (*Campaign, error) {
 	c := &Campaign{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
 	path := filepath.Join(dir, "summary.csv")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	seen := map[string]bool{}
+	addHeader := func(h []string) {
+		have := map[string]bool{}
+		for _, x := range c.Header {
+			have[x] = true
+		}
+		for _, x := range h {
+			if !have[x] {
+				c.Header = append(c.Header, x)
+			}
+		}
 	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	addRows := func(file string, recs [][]string, firstRow int) error {
+		addHeader(recs[0])
+		for i, r := range recs[1:] {
+			if len(r) != len(recs[0]) {
+				return fmt.Errorf("%s: row %d has %d fields, the header %d", file, i+firstRow, len(r), len(recs[0]))
+			}
+			m := make(map[string]string, len(r))
+			for j, h := range recs[0] {
+				m[h] = r[j]
+			}
+			if m["method"] == "" {
+				return fmt.Errorf("%s: row %d has no method", file, i+firstRow)
+			}
+			if seen[m["key"]] && m["key"] != "" {
+				continue
+			}
+			seen[m["key"]] = true
+			c.Runs = append(c.Runs, m)
+		}
+		return nil
 	}
-	if len(recs) == 0 {
+	if exists(path) {
+		recs, err := readCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := addRows(path, recs, 2); err != nil {
+			return nil, err
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "runs", "*.summary.csv"))
+	sort.Strings(files)
+	late := 0
+	for _, f := range files {
+		if seen[strings.TrimSuffix(filepath.Base(f), ".summary.csv")] {
+			continue
+		}
+		recs, err := readCSV(f)
+		if err != nil || len(recs) != 2 {
+			c.Problems = append(c.Problems, fmt.Sprintf("%s: damaged run summary, run ignored", f))
+			continue
+		}
+		if err := addRows(f, recs, 2); err != nil {
+			c.Problems = append(c.Problems, err.Error()+", run ignored")
+			continue
+		}
+		late++
+	}
+	if late > 0 {
+		c.Problems = append(c.Problems, fmt.Sprintf("%d finished run(s) read from runs/*.summary.csv are not in %s (campaign running or interrupted)", late, path))
+	}
+	if c.Header == nil {
 		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
-	}
-	c.Header = recs[0]
-	for i, r := range recs[1:] {
-		m := make(map[string]string, len(r))
-		for j, h := range c.Header {
-			m[h] = r[j]
-		}
-		if m["method"] == "" {
-			return nil, fmt.Errorf("%s: row %d has no method", path, i+2)
-		}
-		c.Runs = append(c.Runs, m)
 	}
 	has := map[string]bool{}
 	for _, h := range c.Header {

@@ -24,16 +24,8 @@ func TestTablesAgainstDirectComputation(t *testing.T) {
 		t.Fatal("no fixture campaign")
 	}
 	for _, c := range camps {
-		var tab *Table
-		known := map[string]methodStyle{}
-		switch c.Kind {
-		case KindActiveSearch:
-			tab, known = ActiveSearchTable(c), asMethods
-		case KindDiscreteBO:
-			tab, known = DiscreteTable(c), discreteMethods
-		case KindContinuousBO:
-			tab, known = BayesOptTable(c), boMethods
-		}
+		tab := TableOf(c)
+		known := map[Kind]map[string]methodStyle{KindActiveSearch: asMethods, KindDiscreteBO: discreteMethods, KindContinuousBO: boMethods}[c.Kind]
 		// The raw rows, read without LoadCampaign.
 		f, err := os.Open(filepath.Join(c.Dir, "summary.csv"))
 		if err != nil {

@@ -103,15 +103,8 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 			continue
 		}
 		logf("%s: %s campaign, %d finished runs", c.Dir, c.Kind, len(c.Runs))
-		var t *Table
-		switch c.Kind {
-		case KindActiveSearch:
-			t = ActiveSearchTable(c)
-		case KindDiscreteBO:
-			t = DiscreteTable(c)
-		case KindContinuousBO:
-			t = BayesOptTable(c)
-		default:
+		t := TableOf(c)
+		if t == nil {
 			rep.notMade("%s (%s): unknown campaign kind (summary columns %v): no table", c.Name, c.Dir, c.Header)
 			continue
 		}

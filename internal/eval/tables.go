@@ -118,6 +118,19 @@ func numericColumn(c *Campaign, col string) bool {
 	return seen
 }
 
+// TableOf builds the table of c's kind; nil for an unknown kind.
+func TableOf(c *Campaign) *Table {
+	switch c.Kind {
+	case KindActiveSearch:
+		return ActiveSearchTable(c)
+	case KindDiscreteBO:
+		return DiscreteTable(c)
+	case KindContinuousBO:
+		return BayesOptTable(c)
+	}
+	return nil
+}
+
 // ActiveSearchTable builds a Table 1-3 of an active-search campaign.
 func ActiveSearchTable(c *Campaign) *Table {
 	t := buildTable(c, ActiveSearchColumns, asMethods)

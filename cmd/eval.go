@@ -124,6 +124,9 @@ func printEvalReport(w io.Writer, rep *eval.Report) {
 	for _, f := range rep.Files {
 		fmt.Fprintf(w, "wrote %s\n", f)
 	}
+	for _, s := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", s)
+	}
 	for _, s := range rep.NotMade {
 		fmt.Fprintf(w, "not made: %s\n", s)
 	}

@@ -48,6 +48,9 @@ type Report struct {
 	// NotMade lists tables, figures and whole campaigns that could not be
 	// made, each with the reason.
 	NotMade []string
+	// Notes are defects found that did not stop anything (a campaign still
+	// running, a damaged run summary skipped, a missing config.yaml).
+	Notes []string
 }
 
 func (r *Report) notMade(format string, args ...any) {
@@ -96,7 +99,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 		cr := CampaignReport{Dir: c.Dir, Name: c.Name, Kind: c.Kind, Runs: len(c.Runs), Partial: c.Partial()}
 		rep.Campaigns = append(rep.Campaigns, cr)
 		for _, p := range c.Problems {
-			rep.notMade("%s: %s", c.Name, p)
+			rep.Notes = append(rep.Notes, c.Name+": "+p)
 		}
 		if len(c.Runs) == 0 {
 			rep.notMade("%s (%s): no finished run yet: no table or figure", c.Name, c.Dir)
@@ -223,6 +226,12 @@ func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 					}
 				}
 			}
+		}
+	}
+	if len(rep.Notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, s := range rep.Notes {
+			b.WriteString("- " + s + "\n")
 		}
 	}
 	if len(rep.NotMade) > 0 {

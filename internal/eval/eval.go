@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -267,6 +268,19 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// sortQ is a group's order for sorting: its q, the style's alias when it
+// has none (UCB is q = 0), and -Inf for methods without an order.
+func sortQ(q string, st methodStyle) float64 {
+	if q == "" {
+		q = st.qAlias
+	}
+	v := QValue(q)
+	if math.IsNaN(v) {
+		return math.Inf(-1)
+	}
+	return v
+}
+
 // sortedGroups orders a campaign's groups like the table rows.
 func sortedGroups(c *Campaign, known map[string]methodStyle) []*Group {
 	gs := c.Groups()
@@ -278,7 +292,7 @@ func sortedGroups(c *Campaign, known map[string]methodStyle) []*Group {
 		if x.order != y.order {
 			return x.order < y.order
 		}
-		return QValue(gs[a].Q) < QValue(gs[b].Q)
+		return sortQ(gs[a].Q, x) < sortQ(gs[b].Q, y)
 	})
 	return gs
 }

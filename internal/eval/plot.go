@@ -3,7 +3,10 @@ package eval
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -34,7 +37,7 @@ func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Pl
 		switch f {
 		case "png":
 			img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figureDPI), vgimg.UseBackgroundColor(color.White))
-			c = vgimg.PngCanvas{Canvas: img}
+			c = compactPNG{img}
 		case "svg":
 			c = vgsvg.New(w, h)
 		default:
@@ -61,6 +64,73 @@ func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Pl
 
 // drawGrid aligns the plots' axes across the grid (plot.Align) and draws
 // them; a nil plot leaves its tile empty.
+// compactPNG writes a vgimg canvas as a paletted, best-compression PNG so
+// committed figures stay small (a third of vgimg.PngCanvas's RGBA file).
+type compactPNG struct{ *vgimg.Canvas }
+
+func (c compactPNG) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(cw, paletted(c.Image()))
+	return cw.n, err
+}
+
+// paletted maps img onto its 256 most frequent colours, every other colour
+// (anti-aliased edges) to the nearest of them in RGB: plots have few flat
+// colours, so the picture is unchanged to the eye.
+func paletted(img image.Image) *image.Paletted {
+	b := img.Bounds()
+	count := map[color.RGBA]int{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			count[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+		}
+	}
+	cols := make([]color.RGBA, 0, len(count))
+	for c := range count {
+		cols = append(cols, c)
+	}
+	sort.Slice(cols, func(i, j int) bool {
+		if count[cols[i]] != count[cols[j]] {
+			return count[cols[i]] > count[cols[j]]
+		}
+		a, b := cols[i], cols[j]
+		return uint32(a.R)<<24|uint32(a.G)<<16|uint32(a.B)<<8|uint32(a.A) < uint32(b.R)<<24|uint32(b.G)<<16|uint32(b.B)<<8|uint32(b.A)
+	})
+	if len(cols) > 256 {
+		cols = cols[:256]
+	}
+	pal := make(color.Palette, len(cols))
+	index := map[color.RGBA]uint8{}
+	for i, c := range cols {
+		pal[i] = c
+		index[c] = uint8(i)
+	}
+	out := image.NewPaletted(b, pal)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			i, ok := index[c]
+			if !ok {
+				i = uint8(pal.Index(c))
+				index[c] = i
+			}
+			out.SetColorIndex(x, y, i)
+		}
+	}
+	return out
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 func drawGrid(dc draw.Canvas, grid [][]*plot.Plot) {
 	rows := len(grid)
 	cols := 0

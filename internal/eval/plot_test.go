@@ -1,0 +1,46 @@
+package eval
+
+import (
+	"image"
+	"image/color"
+	"testing"
+)
+
+func TestPaletted(t *testing.T) {
+	// Few colours: exact.
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	cs := []color.RGBA{{255, 255, 255, 255}, {214, 39, 40, 255}, {0, 0, 0, 255}}
+	for y := 0; y < 3; y++ {
+		for x := 0; x < 4; x++ {
+			img.SetRGBA(x, y, cs[(x+y)%3])
+		}
+	}
+	p := paletted(img)
+	for y := 0; y < 3; y++ {
+		for x := 0; x < 4; x++ {
+			if got := color.RGBAModel.Convert(p.At(x, y)); got != cs[(x+y)%3] {
+				t.Fatalf("(%d,%d) = %v, want %v", x, y, got, cs[(x+y)%3])
+			}
+		}
+	}
+	// 300 grey levels (one pixel each) plus a dominant white: the palette
+	// keeps 256 colours and every pixel moves by at most the gap between
+	// kept levels.
+	img = image.NewRGBA(image.Rect(0, 0, 400, 2))
+	for x := 0; x < 400; x++ {
+		img.SetRGBA(x, 1, color.RGBA{255, 255, 255, 255})
+		v := uint8(x * 255 / 399)
+		img.SetRGBA(x, 0, color.RGBA{v, v, v, 255})
+	}
+	p = paletted(img)
+	if len(p.Palette) != 256 {
+		t.Fatalf("palette of %d colours, want 256", len(p.Palette))
+	}
+	for x := 0; x < 400; x++ {
+		want := img.RGBAAt(x, 0)
+		got := color.RGBAModel.Convert(p.At(x, 0)).(color.RGBA)
+		if d := int(got.R) - int(want.R); d < -3 || d > 3 {
+			t.Fatalf("pixel %d: %v, want about %v", x, got, want)
+		}
+	}
+}

@@ -159,3 +159,29 @@ func TestEvalPartialAndBroken(t *testing.T) {
 		t.Errorf("table lacks the partial note:\n%s", md)
 	}
 }
+
+// TestEvalConfig: out, format and figures come from --config; a flag the
+// user sets overrides its key; unknown keys are errors naming the key.
+func TestEvalConfig(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "from-config")
+	cfg := writeFile(t, dir, "eval.yaml", "out: "+out+"\nformat: [tex]\nfigures: [none]\n")
+	code, _, stderr := runQVS(t, "eval", evalFixture, "--config", cfg, "--quiet")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*")); len(m) != 4 || !strings.HasSuffix(m[0], ".tex") {
+		t.Errorf("config format [tex]: wrote %v", m)
+	}
+	if _, err := os.Stat(filepath.Join(out, "figures")); err == nil {
+		t.Error("config figures [none] but figures written")
+	}
+	code, _, stderr = runQVS(t, "eval", evalFixture, "--config", cfg, "--format", "csv", "--quiet")
+	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*.csv")); code != ExitOK || len(m) != 4 {
+		t.Errorf("--format csv over the config: exit %d (%s), csv files %v", code, stderr, m)
+	}
+	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
+	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitRuntime || !strings.Contains(stderr, "outt") {
+		t.Errorf("unknown key: exit %d, %q", code, stderr)
+	}
+}

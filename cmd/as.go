@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -40,6 +41,10 @@ type asConfig struct {
 	ECI     asECIConfig     `mapstructure:"eci" yaml:"eci"`
 	SELECT  asSELECTConfig  `mapstructure:"select" yaml:"select"`
 	ENS     asENSConfig     `mapstructure:"ens" yaml:"ens"`
+	// Ties is how exact ties between candidates are broken: "random" (each
+	// repeat relabels the pool in a random order drawn from the seed, like
+	// the authors' random tie-breaking) or "index" (lowest pool index).
+	Ties string `mapstructure:"ties" yaml:"ties"`
 	// Out is the results directory (default results/TASK); not recorded.
 	Out string `mapstructure:"out" yaml:"out,omitempty"`
 }
@@ -76,6 +81,7 @@ func defaultASConfig(kind string) asConfig {
 		ECI:    asECIConfig{Thresholds: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
 		SELECT: asSELECTConfig{Betas: []float64{0.1, 0.3, 1, 3}, Lambdas: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
 		ENS:    asENSConfig{Fantasy: "pessimistic"},
+		Ties:   "random",
 	}
 }
 
@@ -111,6 +117,12 @@ Without --config the built-in synthetic pool runs (5 repeats, budget 100).
 configs/photoswitch.yaml, configs/bmg.yaml and configs/fashion.yaml hold the
 paper's protocol (10 repeats, budget 200, batch 5, the authors' grids).
 --pool-dir DIR runs on a pool in the authors' folder format.
+
+Every policy is deterministic with ties to the lowest index; with
+ties: random (the default) each repeat first relabels the pool in a random
+order drawn from the seed, so exact ties (common among unexplored items)
+fall to a random item, as in the authors' code, instead of the first rows
+of the data file.
 
 Output (default results/TASK/): runs/KEY.csv (every query: iteration, batch,
 index, id, label, probability, seconds), runs/KEY.curve.csv (VS_1 of the
@@ -216,6 +228,9 @@ func planAS(cfg asConfig) ([]asRun, error) {
 	if len(cfg.Methods) == 0 {
 		return nil, fmt.Errorf("no methods: expected some of %s", strings.Join(asMethods, ","))
 	}
+	if cfg.Ties != "random" && cfg.Ties != "index" {
+		return nil, fmt.Errorf("ties: %q, expected random or index", cfg.Ties)
+	}
 	type setting struct {
 		method, key, q, params string
 		policy                 func(vendi.Kernel) search.Policy
@@ -291,9 +306,11 @@ func planAS(cfg asConfig) ([]asRun, error) {
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(asMethods, ","))
 		}
 	}
+	// Repeat-major order: runs of one repeat share its search space, so few
+	// spaces are alive at a time.
 	var runs []asRun
-	for _, s := range settings {
-		for r := 0; r < cfg.Repeats; r++ {
+	for r := 0; r < cfg.Repeats; r++ {
+		for _, s := range settings {
 			runs = append(runs, asRun{
 				run:    campaign.Run{Key: fmt.Sprintf("%s-r%02d", s.key, r), Method: s.method, Q: s.q, Params: s.params, Repeat: r},
 				policy: s.policy,
@@ -308,8 +325,55 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // asPool is a loaded pool with the pieces every run shares.
 type asPool struct {
 	pool   *datasets.Pool
-	prior  *search.Model
-	kernel *vendi.Sparse
+	a0, a1 float64       // kNN model pseudo-counts
+	kernel *vendi.Sparse // diversity kernel in pool indices (metrics)
+}
+
+// space builds the search space of a run: the pool in the given order
+// (nil: pool order).
+func (ap *asPool) space(order []int) (*search.Space, error) {
+	sp, err := search.NewSpace(ap.pool.Neighbors, ap.pool.Weights, ap.pool.Labels, ap.a0, ap.a1, order)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: %w", ap.pool.Name, err)
+	}
+	return sp, nil
+}
+
+// spaceCache builds each repeat's search space once and drops it when no
+// run uses it and more than max are kept (runs are repeat-major, so a few
+// spaces suffice).
+type spaceCache struct {
+	mu      sync.Mutex
+	build   func(repeat int) (*search.Space, error)
+	max     int
+	entries map[int]*spaceEntry
+}
+
+type spaceEntry struct {
+	once sync.Once
+	sp   *search.Space
+	err  error
+	refs int
+}
+
+func (c *spaceCache) get(repeat int) (*search.Space, func(), error) {
+	c.mu.Lock()
+	e := c.entries[repeat]
+	if e == nil {
+		e = &spaceEntry{}
+		c.entries[repeat] = e
+	}
+	e.refs++
+	c.mu.Unlock()
+	e.once.Do(func() { e.sp, e.err = c.build(repeat) })
+	release := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e.refs--; e.refs == 0 && len(c.entries) > c.max {
+			delete(c.entries, repeat)
+		}
+	}
+	return e.sp, release, e.err
 }
 
 func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*asPool, error) {
@@ -320,21 +384,12 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*asPoo
 	if err != nil {
 		return nil, err
 	}
-	npos := 0
-	for _, y := range pool.Labels {
-		if y {
-			npos++
-		}
-	}
+	npos := pool.PositiveCount()
 	if npos == 0 {
 		return nil, fmt.Errorf("pool %s has no positive item", pool.Name)
 	}
 	// The authors' prior: the pool's true prevalence rounded to 3 decimals.
-	a0, a1 := search.PriorFromPrevalence(float64(npos) / float64(pool.Len()))
-	prior, err := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
-	if err != nil {
-		return nil, fmt.Errorf("pool %s: %w", pool.Name, err)
-	}
+	a0, a1 := search.PriorFromPrevalence(pool.Prevalence())
 	kernel, err := vendi.SymmetrizeKNN(pool.Len(), pool.Neighbors, pool.Weights)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", pool.Name, err)
@@ -342,7 +397,7 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*asPoo
 	if !g.Quiet {
 		fmt.Fprintf(stderr, "pool %s: %d items, %d positives (prior a1 = %g)\n", pool.Name, pool.Len(), npos, a1)
 	}
-	return &asPool{pool: pool, prior: prior, kernel: kernel}, nil
+	return &asPool{pool: pool, a0: a0, a1: a1, kernel: kernel}, nil
 }
 
 // asSummaryColumns are the metric columns of summary.csv after
@@ -408,11 +463,17 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		}
 	}
 	runs := make([]campaign.Run, len(plan))
-	policies := map[string]search.Policy{}
+	policies := map[string]func(vendi.Kernel) search.Policy{}
 	for i, p := range plan {
 		runs[i] = p.run
-		policies[p.run.Key] = p.policy(ap.kernel)
+		policies[p.run.Key] = p.policy
 	}
+	spaces := &spaceCache{max: g.Workers + 1, entries: map[int]*spaceEntry{}, build: func(r int) (*search.Space, error) {
+		if cfg.Ties == "index" {
+			return ap.space(nil)
+		}
+		return ap.space(search.RandomOrder(ap.pool.Len(), campaign.RNG(cfg.Seed, "order", r)))
+	}}
 	recorded := cfg
 	recorded.Out = ""
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
@@ -423,7 +484,12 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Config: recorded, Version: Version,
 	}
 	rep, err := campaign.Execute(ctx, spec, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
-		return asOneRun(ctx, ap, cfg, run, rec, policies[run.Key], starts[run.Repeat])
+		sp, release, err := spaces.get(run.Repeat)
+		defer release()
+		if err != nil {
+			return nil, err
+		}
+		return asOneRun(ctx, ap, sp, cfg, run, rec, policies[run.Key](sp.Kernel), starts[run.Repeat])
 	})
 	if !g.Quiet {
 		fmt.Fprintf(stderr, "%s: %d run(s) ran, %d resumed, %d already done, %d failed in %.1f s\n",
@@ -435,14 +501,14 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	return printASTable(c.OutOrStdout(), cfg.Out)
 }
 
-func asOneRun(ctx context.Context, ap *asPool, cfg asConfig, run campaign.Run, rec *campaign.Recorder, policy search.Policy, start int) ([]campaign.Field, error) {
+func asOneRun(ctx context.Context, ap *asPool, sp *search.Space, cfg asConfig, run campaign.Run, rec *campaign.Recorder, policy search.Policy, start int) ([]campaign.Field, error) {
 	prior, err := search.ParseRecords(filepath.Join(cfg.Out, "runs", run.Key+".csv"), rec.Rows())
 	if err != nil {
 		return nil, err
 	}
 	ids := ap.pool.IDs
 	all, err := search.Run(ctx, search.RunConfig{
-		Prior: ap.prior, Labels: ap.pool.Labels, Policy: policy, Start: start,
+		Space: sp, Policy: policy, Start: start,
 		Budget: cfg.Budget, Batch: cfg.Batch, Seed: cfg.Seed, Key: run.Key, Workers: 1,
 	}, prior, func(batch []search.Query) error {
 		rows := make([][]string, len(batch))
@@ -603,6 +669,12 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return err
 	}
+	// Pool order: ties go to the lowest pool index, so a suggestion is
+	// reproducible without a seed.
+	sp, err := ap.space(nil)
+	if err != nil {
+		return err
+	}
 	var policy search.Policy
 	switch o.method {
 	case "random":
@@ -616,11 +688,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	case "ens":
 		policy = search.ENS{Fantasy: fan}
 	case "qvs":
-		policy = search.QVS{Q: q, Kernel: ap.kernel}
+		policy = search.QVS{Q: q, Kernel: sp.Kernel}
 	default:
 		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(asMethods, ", "))
 	}
-	m := ap.prior.Clone()
+	m := sp.Prior.Clone()
 	if err := readObserved(o.observed, ap.pool, m); err != nil {
 		return err
 	}

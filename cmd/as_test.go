@@ -320,6 +320,7 @@ func TestASConfigErrors(t *testing.T) {
 		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", 1},
 		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", 1},
 		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", 1},
+		"bad ties":         {tinyASConfig + "ties: first\n", "ties", 1},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
 		code, _, stderr := asMain(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
@@ -361,8 +362,8 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	sum := asReadCSV(t, filepath.Join(whole, "summary.csv"))
-	if len(sum) != 1+6 || sum[1][1] != "random" || sum[4][1] != "qvs" || sum[4][2] != "0.5" {
-		t.Fatalf("summary %v", sum)
+	if len(sum) != 1+6 || sum[1][1] != "random" || sum[2][1] != "qvs" || sum[2][2] != "0.5" || sum[3][4] != "1" {
+		t.Fatalf("summary (repeat-major) %v", sum)
 	}
 	if recs := asReadCSV(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
 		t.Errorf("budget 6: %d records, want 7", len(recs)-1)

@@ -27,8 +27,12 @@ type Query struct {
 
 // RunConfig describes one search run.
 type RunConfig struct {
-	Prior  *Model // the kNN model with no observations (cloned, not modified)
-	Labels []bool // the hidden labels (the oracle)
+	// Space is the pool as this run sees it (its model is cloned, never
+	// modified). Items are relabelled inside the space; Start and every
+	// Query use the pool's original indices.
+	Space *Space
+	// Policy chooses batches in view indices (a QVS policy must use
+	// Space.Kernel).
 	Policy Policy
 	Start  int // the initial labelled item (a positive in the paper's setting)
 	Budget int // queries after the start
@@ -62,14 +66,12 @@ func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
 // replayed and new. It stops early with ctx's error when ctx is cancelled
 // between batches, and when the pool runs out of unlabelled items.
 func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) error) ([]Query, error) {
-	if cfg.Prior == nil || cfg.Policy == nil {
-		return nil, fmt.Errorf("search: run needs a model and a policy")
+	if cfg.Space == nil || cfg.Policy == nil {
+		return nil, fmt.Errorf("search: run needs a search space and a policy")
 	}
-	n := cfg.Prior.Len()
-	if len(cfg.Labels) != n {
-		return nil, fmt.Errorf("search: %d labels for a %d-item model", len(cfg.Labels), n)
-	}
-	if cfg.Prior.NumObserved() != 0 {
+	sp := cfg.Space
+	n := sp.Len()
+	if sp.Prior.NumObserved() != 0 {
 		return nil, fmt.Errorf("search: the prior model already has observations")
 	}
 	if cfg.Start < 0 || cfg.Start >= n {
@@ -78,11 +80,12 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 	if cfg.Budget < 0 || cfg.Batch < 1 {
 		return nil, fmt.Errorf("search: budget %d must be >= 0 and batch %d >= 1", cfg.Budget, cfg.Batch)
 	}
-	m := cfg.Prior.Clone()
+	m := sp.Prior.Clone()
 	var all []Query
 	if len(prior) == 0 {
-		q := Query{Index: cfg.Start, Positive: cfg.Labels[cfg.Start], Probability: math.NaN()}
-		m.Observe(q.Index, q.Positive)
+		v := sp.View(cfg.Start)
+		q := Query{Index: cfg.Start, Positive: sp.Labels[v], Probability: math.NaN()}
+		m.Observe(v, q.Positive)
 		all = append(all, q)
 		if err := emit([]Query{q}); err != nil {
 			return all, err
@@ -119,11 +122,11 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		}
 		batch := make([]Query, len(picks))
 		for t, x := range picks {
-			batch[t] = Query{Iteration: done + t + 1, Batch: batchNo, Index: x, Probability: m.Probability(x), Seconds: secs}
+			batch[t] = Query{Iteration: done + t + 1, Batch: batchNo, Index: sp.Orig(x), Probability: m.Probability(x), Seconds: secs}
 		}
 		for t, x := range picks {
-			batch[t].Positive = cfg.Labels[x]
-			m.Observe(x, cfg.Labels[x])
+			batch[t].Positive = sp.Labels[x]
+			m.Observe(x, sp.Labels[x])
 		}
 		all = append(all, batch...)
 		done += len(batch)
@@ -148,9 +151,10 @@ func checkPicks(m *Model, picks []int, b int) error {
 	return nil
 }
 
-// replay re-observes the queries of an interrupted attempt, checking that
-// they belong to this run.
+// replay re-observes the queries of an interrupted attempt (original
+// indices), checking that they belong to this run.
 func replay(m *Model, cfg RunConfig, prior []Query) error {
+	sp := cfg.Space
 	for k, q := range prior {
 		where := fmt.Sprintf("query %d (iteration %d)", k, q.Iteration)
 		if q.Iteration != k {
@@ -165,13 +169,14 @@ func replay(m *Model, cfg RunConfig, prior []Query) error {
 		if q.Index < 0 || q.Index >= m.Len() {
 			return fmt.Errorf("%s: item %d out of range [0, %d)", where, q.Index, m.Len())
 		}
-		if m.Observed(q.Index) {
+		v := sp.View(q.Index)
+		if m.Observed(v) {
 			return fmt.Errorf("%s: item %d queried twice", where, q.Index)
 		}
-		if q.Positive != cfg.Labels[q.Index] {
-			return fmt.Errorf("%s: item %d is recorded with label %v but the pool says %v (the pool changed?)", where, q.Index, q.Positive, cfg.Labels[q.Index])
+		if q.Positive != sp.Labels[v] {
+			return fmt.Errorf("%s: item %d is recorded with label %v but the pool says %v (the pool changed?)", where, q.Index, q.Positive, sp.Labels[v])
 		}
-		m.Observe(q.Index, q.Positive)
+		m.Observe(v, q.Positive)
 	}
 	if len(prior)-1 > cfg.Budget {
 		return fmt.Errorf("%d recorded queries exceed the budget of %d", len(prior)-1, cfg.Budget)

@@ -75,23 +75,25 @@ func TestMeasureClosedForms(t *testing.T) {
 	}
 }
 
-// testRun builds a random pool (labels with ~20% positives) and its pieces.
-func testRun(t *testing.T, seed uint64, n int) (*Model, []bool, *vendi.Sparse) {
+// testPool builds a random pool with ~20% positives.
+func testPool(seed uint64, n int) ([][]int32, [][]float64, []bool) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	nbr, w := randomGraph(rng, n, 6, false)
 	labels := make([]bool, n)
 	for i := range labels {
 		labels[i] = rng.IntN(5) == 0
 	}
-	m, err := NewModel(nbr, w, 0.8, 0.2)
+	return nbr, w, labels
+}
+
+// testRun builds the identity search space of a random pool.
+func testRun(t *testing.T, seed uint64, n int) (*Space, []bool) {
+	nbr, w, labels := testPool(seed, n)
+	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := vendi.SymmetrizeKNN(n, nbr, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, labels, k
+	return sp, labels
 }
 
 func noSeconds(qs []Query) []Query {
@@ -117,14 +119,19 @@ func equalQueries(a, b []Query) bool {
 }
 
 func TestRunResumeEqualsUninterrupted(t *testing.T) {
-	prior, labels, kernel := testRun(t, 3, 300)
+	nbr, w, labels := testPool(3, 300)
 	start, err := StartPositive(labels, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	policies := []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}, QVS{Q: 1, Kernel: kernel}}
+	order := RandomOrder(300, rand.New(rand.NewPCG(9, 9)))
+	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies := []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}, QVS{Q: 1, Kernel: sp.Kernel}}
 	for _, p := range policies {
-		cfg := RunConfig{Prior: prior, Labels: labels, Policy: p, Start: start, Budget: 23, Batch: 5, Seed: 7, Key: p.Name() + "-r00", Workers: 1}
+		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 23, Batch: 5, Seed: 7, Key: p.Name() + "-r00", Workers: 1}
 		var emitted [][]Query
 		full, err := Run(context.Background(), cfg, nil, func(b []Query) error { emitted = append(emitted, b); return nil })
 		if err != nil {
@@ -153,11 +160,11 @@ func TestRunResumeEqualsUninterrupted(t *testing.T) {
 }
 
 func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
-	prior, labels, _ := testRun(t, 4, 40)
+	sp, labels := testRun(t, 4, 40)
 	start, _ := StartPositive(labels, 1, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	batches := 0
-	cfg := RunConfig{Prior: prior, Labels: labels, Policy: OneStep{}, Start: start, Budget: 30, Batch: 5, Key: "k"}
+	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 30, Batch: 5, Key: "k"}
 	got, err := Run(ctx, cfg, nil, func([]Query) error {
 		batches++
 		if batches == 3 {
@@ -176,9 +183,9 @@ func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
 }
 
 func TestReplayRejectsForeignRecords(t *testing.T) {
-	prior, labels, _ := testRun(t, 5, 60)
+	sp, labels := testRun(t, 5, 60)
 	start, _ := StartPositive(labels, 1, 0)
-	cfg := RunConfig{Prior: prior, Labels: labels, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
+	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
 	full, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -276,3 +283,78 @@ func TestCurve(t *testing.T) {
 		}
 	}
 }
+
+// TestSpaceRelabelling checks a relabelled space against a pool physically
+// permuted by hand: the runs make the same queries (in original indices),
+// and the permutation decides ties.
+func TestSpaceRelabelling(t *testing.T) {
+	nbr, w, labels := testPool(6, 200)
+	n := len(labels)
+	order := RandomOrder(n, rand.New(rand.NewPCG(2, 2)))
+	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hand-permuted pool: item v is original item order[v].
+	pos := make([]int, n)
+	for v, i := range order {
+		pos[i] = v
+	}
+	pn := make([][]int32, n)
+	pw := make([][]float64, n)
+	pl := make([]bool, n)
+	for v, i := range order {
+		for t, j := range nbr[i] {
+			pn[v] = append(pn[v], int32(pos[j]))
+			pw[v] = append(pw[v], w[i][t])
+		}
+		pl[v] = labels[i]
+	}
+	hand, err := NewSpace(pn, pw, pl, 0.8, 0.2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := StartPositive(labels, 3, 0)
+	for _, mk := range []func(*Space) Policy{
+		func(*Space) Policy { return OneStep{} },
+		func(*Space) Policy { return ENS{} },
+		func(s *Space) Policy { return QVS{Q: 0.5, Kernel: s.Kernel} },
+	} {
+		a, err := Run(context.Background(), RunConfig{Space: sp, Policy: mk(sp), Start: start, Budget: 20, Batch: 5, Key: "k"}, nil, func([]Query) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Run(context.Background(), RunConfig{Space: hand, Policy: mk(hand), Start: pos[start], Budget: 20, Batch: 5, Key: "k"}, nil, func([]Query) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range b {
+			b[i].Index = order[b[i].Index]
+		}
+		if !equalQueries(a, b) {
+			t.Fatalf("%s: relabelled space %v, hand-permuted pool %v", mk(sp).Name(), noSeconds(a), noSeconds(b))
+		}
+	}
+	// On a pool without edges every probability ties: the first batch is
+	// the lowest view indices, i.e. order[1..] (order[0] being the start).
+	empty := make([][]int32, 10)
+	ew := make([][]float64, 10)
+	lab := make([]bool, 10)
+	lab[order10[0]] = true
+	esp, err := NewSpace(empty, ew, lab, 0.8, 0.2, order10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(context.Background(), RunConfig{Space: esp, Policy: OneStep{}, Start: order10[0], Budget: 3, Batch: 3, Key: "k"}, nil, func([]Query) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[1].Index != order10[1] || got[2].Index != order10[2] || got[3].Index != order10[3] {
+		t.Errorf("ties went to %v, want the order %v", got, order10[1:4])
+	}
+	if _, err := NewSpace(empty, ew, lab, 0.8, 0.2, []int{0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); err == nil {
+		t.Error("a non-permutation order was accepted")
+	}
+}
+
+var order10 = []int{7, 3, 9, 0, 5, 1, 8, 2, 6, 4}

@@ -1,0 +1,98 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Space is the search space one run sees: the pool's directed kNN graph,
+// labels and diversity kernel with the items relabelled by a permutation.
+//
+// Why relabel: every policy breaks ties towards the lowest index, which
+// makes a run deterministic and testable. But ties are common — every
+// unexplored item far from the labelled ones has the prior probability and
+// adds the same Vendi score — and a pool file is often sorted (the BMG table
+// alphabetically by formula), so "lowest index" would mean "first in the
+// file" in every repeat. The authors break ties uniformly at random
+// (tiebreak_max); a campaign gets the same effect reproducibly by giving
+// each repeat its own random order (RandomOrder), in which the lowest view
+// index is a uniformly random item. Every Vendi score, probability and
+// metric is invariant under relabelling; only the tie choice changes.
+type Space struct {
+	Prior  *Model        // the kNN model with no observations, in view indices
+	Kernel *vendi.Sparse // (W + Wᵀ)/2 with unit diagonal, in view indices
+	Labels []bool        // the hidden labels, in view indices
+
+	toOrig   []int32 // toOrig[v] = original item at view index v
+	fromOrig []int32 // fromOrig[i] = view index of original item i
+}
+
+// RandomOrder is a uniformly random order of n items drawn from rng.
+func RandomOrder(n int, rng *rand.Rand) []int { return rng.Perm(n) }
+
+// NewSpace relabels the pool so that view index v holds original item
+// order[v] (order nil: the identity) and builds the kNN model with
+// pseudo-counts a0, a1 and the diversity kernel on it.
+func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order []int) (*Space, error) {
+	n := len(labels)
+	if len(nbr) != n || len(w) != n {
+		return nil, fmt.Errorf("search: %d labels but %d neighbour rows and %d weight rows", n, len(nbr), len(w))
+	}
+	s := &Space{toOrig: make([]int32, n), fromOrig: make([]int32, n)}
+	if order == nil {
+		for i := range s.toOrig {
+			s.toOrig[i], s.fromOrig[i] = int32(i), int32(i)
+		}
+	} else {
+		if len(order) != n {
+			return nil, fmt.Errorf("search: order of %d items for a pool of %d", len(order), n)
+		}
+		for i := range s.fromOrig {
+			s.fromOrig[i] = -1
+		}
+		for v, i := range order {
+			if i < 0 || i >= n || s.fromOrig[i] >= 0 {
+				return nil, fmt.Errorf("search: order is not a permutation of 0..%d (item %d)", n-1, i)
+			}
+			s.toOrig[v], s.fromOrig[i] = int32(i), int32(v)
+		}
+	}
+	vn := nbr
+	vw := w
+	s.Labels = labels
+	if order != nil {
+		vn = make([][]int32, n)
+		vw = make([][]float64, n)
+		s.Labels = make([]bool, n)
+		for v, i := range s.toOrig {
+			row := make([]int32, len(nbr[i]))
+			for t, j := range nbr[i] {
+				if j < 0 || int(j) >= n {
+					return nil, fmt.Errorf("search: kNN graph row %d: neighbour %d out of range [0, %d)", i, j, n)
+				}
+				row[t] = s.fromOrig[j]
+			}
+			vn[v], vw[v] = row, w[i] // weights keep their order; shared, never modified
+			s.Labels[v] = labels[i]
+		}
+	}
+	var err error
+	if s.Prior, err = NewModel(vn, vw, a0, a1); err != nil {
+		return nil, err
+	}
+	if s.Kernel, err = vendi.SymmetrizeKNN(n, vn, vw); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Len is the number of items.
+func (s *Space) Len() int { return len(s.Labels) }
+
+// Orig is the original index of view item v.
+func (s *Space) Orig(v int) int { return int(s.toOrig[v]) }
+
+// View is the view index of original item i.
+func (s *Space) View(i int) int { return int(s.fromOrig[i]) }

@@ -173,9 +173,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 	if fl.Changed("pool-dir") {
 		cfg.Pool = datasets.DefaultConfig("folder")
 		cfg.Pool.Dir = o.poolDir
-		if !fl.Changed("out") && cfg.Out == "" {
-			cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
-		}
+		cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
 	}
 	if fl.Changed("methods") {
 		cfg.Methods = splitList(o.methods)

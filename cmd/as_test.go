@@ -534,3 +534,105 @@ func TestASSuggest(t *testing.T) {
 		}
 	}
 }
+
+// writeNPY writes a little-endian .npy file (format 1.0) of float64 ('<f8')
+// or int64 ('<i8') values.
+func writeNPY(t *testing.T, path, descr string, shape []int, vals []float64) {
+	t.Helper()
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	sh := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
+	for (10+len(header)+1)%64 != 0 {
+		header += " "
+	}
+	header += "\n"
+	var buf bytes.Buffer
+	buf.WriteString("\x93NUMPY\x01\x00")
+	buf.WriteByte(byte(len(header)))
+	buf.WriteByte(byte(len(header) >> 8))
+	buf.WriteString(header)
+	for _, v := range vals {
+		var u uint64
+		if descr == "<i8" {
+			u = uint64(int64(v))
+		} else {
+			u = math.Float64bits(v)
+		}
+		for b := 0; b < 8; b++ {
+			buf.WriteByte(byte(u >> (8 * b)))
+		}
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestASPoolDir runs a campaign and a suggestion on a pool in the authors'
+// folder format (features.npy, labels.npy, nearest_neighbors.npy,
+// similarities.npy) written here: 60 points on a line, every 4th positive.
+func TestASPoolDir(t *testing.T) {
+	dir := t.TempDir()
+	pool := filepath.Join(dir, "line60")
+	if err := os.Mkdir(pool, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n, k = 60, 4
+	var feat, lab, nn, sim []float64
+	for i := 0; i < n; i++ {
+		feat = append(feat, float64(i), 0)
+		lab = append(lab, b2f(i%4 == 0))
+		for _, d := range []int{-2, -1, 1, 2} { // the 4 nearest on the line (wrapping at the ends)
+			j := (i + d + n) % n
+			nn = append(nn, float64(j))
+			sim = append(sim, 1/float64(1+abs(d)))
+		}
+	}
+	writeNPY(t, filepath.Join(pool, "features.npy"), "<f8", []int{n, 2}, feat)
+	writeNPY(t, filepath.Join(pool, "labels.npy"), "<i8", []int{n}, lab)
+	writeNPY(t, filepath.Join(pool, "nearest_neighbors.npy"), "<i8", []int{n, k}, nn)
+	writeNPY(t, filepath.Join(pool, "similarities.npy"), "<f8", []int{n, k}, sim)
+	out := filepath.Join(dir, "res")
+	code, stdout, stderr := asMain(t, "as", "--pool-dir", pool, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
+		"--methods", "one-step,qvs", "--q", "1", "--repeats", "2", "--budget", "8", "--batch", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum := asReadCSV(t, filepath.Join(out, "summary.csv"))
+	if len(sum) != 1+4 || !strings.Contains(stdout, "qVS-AS q=1") {
+		t.Fatalf("summary %v\n%s", sum, stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "config.yaml")); !strings.Contains(string(b), "task: line60") || !strings.Contains(string(b), "kind: folder") {
+		t.Errorf("config.yaml does not record the folder pool:\n%s", b)
+	}
+	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	code, stdout, stderr = asMain(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
+		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv")
+	// Hand computation: prevalence 15/60, so a1 = 0.25, a0 = 0.75. Item 58
+	// lists 56, 57, 59 and 0 (positive, weight 1/3):
+	// p = (0.25 + 1/3)/(0.75 + 0.25 + 1/3) = 0.4375. Item 59 lists 0 (positive,
+	// 1/2) and 1 (negative, 1/3): p = 0.75/(0.75 + 1/3 + 0.75) = 9/22. Item 2
+	// lists 0 and 1 with weight 1/2 each: p = 0.375. So 58, then 59.
+	if code != 0 || !strings.HasPrefix(stdout, "rank,index,id,probability,qvs\n1,58,58,0.4374999999999999") || !strings.Contains(stdout, "\n2,59,59,0.409090909090909") {
+		t.Errorf("suggest on a folder pool: exit %d, %s\n%s", code, stderr, stdout)
+	}
+}
+
+func abs(d int) int {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -14,16 +14,17 @@
 # discrete BayesOpt with 2 initial points, 100 queries in batches of 5,
 # 10 repeats; Figure 1 with 10 points per panel. Scaled where the paper's are
 # out of reach on a 2-core CPU: rover and lunar run 10 repeats of every
-# method with the budgets of configs/rover.yaml and configs/lunar.yaml (a few
-# hundred evaluations per run) instead of the paper's 100,000 evaluations on
-# GPUs, with an exact GP on a capped local training set instead of a
-# deep-kernel GP. The MOF task runs only when its (non-public) data is in the
+# method (random, TuRBO, ROBOT, qVS q = 0.5, 1, 1.5) with ROBOT's M and tau
+# but 1,000 (rover) and 150 (lunar) evaluations per run, as
+# configs/rover.yaml and configs/lunar.yaml set, instead of the paper's
+# 100,000 on GPUs, with an exact GP on a capped local training set instead of
+# a deep-kernel GP. The MOF task runs only when its (non-public) data is in the
 # data folder; the photoswitch stand-in (photoswitch-bo) always runs.
 #
 # Every campaign resumes: rerunning this script skips finished runs, so an
 # interrupted reproduction continues where it stopped. Expected times are
-# wall-clock minutes measured on the 2-core development machine (see
-# docs/results.md); they scale roughly with 2 / number of cores.
+# wall-clock minutes on the 2-core development machine (docs/results.md
+# records the measured campaign times); they scale roughly with 2 / cores.
 set -u
 
 QVS=${QVS:-./qvs}
@@ -36,7 +37,7 @@ for a in "$@"; do
 	case "$a" in
 	--dry-run | -n) DRY=1 ;;
 	-h | --help)
-		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Metric names: the feature-space distances a Pool can use.
@@ -56,24 +57,38 @@ func checkK(n, k int) error {
 }
 
 // leafSize bounds the number of items in a leaf of the spatial partition.
-// Tiles are leafSize x leafSize, small enough that gonum's Dgemm runs them
-// serially (so Workers alone sets the parallelism) and fine enough for the
-// bounding-box test to skip far tiles.
+// Tiles are at most leafSize x leafSize, small enough that gonum's Sgemm runs
+// them serially (so Workers alone sets the parallelism) and fine enough for
+// the bounding-box tests to skip far tiles.
 const leafSize = 64
+
+// maxRotateDim: above this dimension the features are not rotated to their
+// principal axes (the d x d covariance would cost more than it saves).
+const maxRotateDim = 256
+
+// prefixDims is the number of leading principal coordinates whose partial
+// squared distance filters the pairs of a tile (a lower bound of the full
+// squared distance). A third of the dimensions, at least 8: on PCA-like data
+// the leading axes carry most of the spread, so the bound is tight.
+func prefixDims(d int) int { return min(d, max(8, d/3)) }
 
 // DenseKNN computes the exact kNN graph of the rows of x under the Euclidean
 // or cosine metric, with workers goroutines (<= 0: GOMAXPROCS).
 //
-// Method: the rows are ordered by a k-d partition into leaves of at most
-// leafSize items. For each query leaf, the other leaves are visited in order
-// of the distance between bounding boxes, and a leaf is skipped once that
-// lower bound exceeds every query's current k-th distance. Inside a tile the
-// squared distances |a|^2 + |b|^2 - 2 a.b come from one Dgemm call (data
-// centred first for accuracy; for cosine, unit rows, whose squared distance
-// is twice the cosine distance). That formula is not exact, so each row keeps
-// every candidate within a rounding bound of its k-th value and the final
-// choice re-ranks those candidates by the distance computed directly: the
-// result is the exact graph, with ties going to the lower index.
+// Method. The rows are centred (Euclidean) or scaled to unit length (cosine:
+// the squared Euclidean distance of unit vectors is twice the cosine
+// distance) and rotated to their principal axes, which changes no distance.
+// A k-d partition groups them into leaves of at most leafSize items. For each
+// query leaf, the other leaves are visited by increasing distance between
+// bounding boxes; a leaf is skipped when that bound, or every query's own
+// distance to the box, exceeds the query's current k-th squared distance.
+// In a visited tile one float32 Sgemm over the leading prefixDims axes gives
+// the partial squared distances |a'|^2 + |b'|^2 - 2 a'.b', lower bounds of
+// the full ones up to a proven rounding slack; only pairs that pass are
+// measured in full, directly in float64. Each row keeps every candidate
+// within a rounding bound of its k-th value, and the final choice re-ranks
+// those by the distance computed from the original features. The result is
+// the exact graph, ties going to the lower index.
 //
 // Rows must have one length d >= 1 and finite values; for cosine, no row may
 // be all zeros (its cosine similarity is undefined).
@@ -99,9 +114,6 @@ func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, erro
 			}
 		}
 	}
-	// Working copy: centred (Euclidean distances are translation invariant,
-	// and smaller norms mean smaller rounding in |a|^2 + |b|^2 - 2 a.b) or
-	// scaled to unit length (cosine).
 	w := make([]float64, n*d)
 	if metric == MetricEuclidean {
 		mean := make([]float64, d)
@@ -133,16 +145,53 @@ func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, erro
 			}
 		}
 	}
+	w = rotateToPrincipalAxes(w, n, d)
 	var exact func(i, j int) float64
 	if metric == MetricEuclidean {
 		exact = func(i, j int) float64 { return euclidean(x[i], x[j]) }
 	} else {
 		exact = func(i, j int) float64 { return cosineDistance(x[i], x[j]) }
 	}
-	t := newTiling(w, n, d)
+	t := newTiling(w, n, d, prefixDims(d))
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
 	t.run(k, defaultWorkers(workers), exact, g)
 	return g, nil
+}
+
+// rotateToPrincipalAxes returns w (n x d, row-major) times the eigenvectors
+// of w^T w, ordered by decreasing eigenvalue, so that the leading coordinates
+// carry the most spread. A rotation preserves every distance; the rounding it
+// adds is covered by the slack in tiling.run. It returns w unchanged when
+// d == 1, d > maxRotateDim, or the eigendecomposition fails.
+func rotateToPrincipalAxes(w []float64, n, d int) []float64 {
+	if d == 1 || d > maxRotateDim {
+		return w
+	}
+	impl := gonum.Implementation{}
+	gram := make([]float64, d*d)
+	impl.Dsyrk(blas.Upper, blas.Trans, d, n, 1, w, d, 0, gram, d)
+	sym := mat.NewSymDense(d, nil)
+	for a := 0; a < d; a++ {
+		for b := a; b < d; b++ {
+			sym.SetSym(a, b, gram[a*d+b])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		return w
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	// Eigenvalues come ascending: reverse the columns.
+	rot := make([]float64, d*d)
+	for a := 0; a < d; a++ {
+		for c := 0; c < d; c++ {
+			rot[a*d+c] = vecs.At(a, d-1-c)
+		}
+	}
+	out := make([]float64, n*d)
+	impl.Dgemm(blas.NoTrans, blas.NoTrans, n, d, d, 1, w, d, rot, d, 0, out, d)
+	return out
 }
 
 func euclidean(a, b []float64) float64 {
@@ -172,37 +221,46 @@ func cosineDistance(a, b []float64) float64 {
 	return min(max(1-ab/(math.Sqrt(aa)*math.Sqrt(bb)), 0), 2)
 }
 
-// tiling is the leaf partition of the working rows.
+// tiling is the leaf partition of the working (centred or unit, rotated)
+// rows.
 type tiling struct {
-	n, d    int
-	perm    []int32   // perm[p] = original index of permuted row p
-	x       []float64 // permuted working rows, n*d
-	x32     []float32 // the same rounded to float32, for the tile products
-	norm2   []float64 // squared norms of permuted rows
-	leaves  [][2]int  // [start, end) in permuted order
-	lo, hi  []float64 // bounding boxes, len(leaves)*d
-	maxNorm float64   // largest squared norm
+	n, d, m  int       // items, dimensions, prefix dimensions
+	perm     []int32   // perm[p] = original index of permuted row p
+	x        []float64 // permuted working rows, n*d
+	x32      []float32 // their first m coordinates rounded to float32, n*m
+	norm2    []float64 // squared norms of the rows of x (all d coordinates)
+	pnorm2   []float64 // squared norms of the rows of x32
+	leaves   [][2]int  // [start, end) in permuted order
+	lo, hi   []float64 // bounding boxes, len(leaves)*d
+	maxNorm  float64   // largest norm2
+	maxPNorm float64   // largest pnorm2
 }
 
-func newTiling(w []float64, n, d int) *tiling {
-	t := &tiling{n: n, d: d, perm: make([]int32, n)}
+func newTiling(w []float64, n, d, m int) *tiling {
+	t := &tiling{n: n, d: d, m: m, perm: make([]int32, n)}
 	for i := range t.perm {
 		t.perm[i] = int32(i)
 	}
 	t.split(w, 0, n)
 	t.x = make([]float64, n*d)
-	t.x32 = make([]float32, n*d)
+	t.x32 = make([]float32, n*m)
 	t.norm2 = make([]float64, n)
+	t.pnorm2 = make([]float64, n)
 	for p, i := range t.perm {
-		copy(t.x[p*d:(p+1)*d], w[int(i)*d:(int(i)+1)*d])
-		var s float64
-		for c, v := range t.x[p*d : (p+1)*d] {
-			f := float32(v)
-			t.x32[p*d+c] = f
-			s += float64(f) * float64(f)
+		row := t.x[p*d : (p+1)*d]
+		copy(row, w[int(i)*d:(int(i)+1)*d])
+		var s, ps float64
+		for c, v := range row {
+			s += v * v
+			if c < m {
+				f := float32(v)
+				t.x32[p*m+c] = f
+				ps += float64(f) * float64(f)
+			}
 		}
-		t.norm2[p] = s
+		t.norm2[p], t.pnorm2[p] = s, ps
 		t.maxNorm = max(t.maxNorm, s)
+		t.maxPNorm = max(t.maxPNorm, ps)
 	}
 	t.lo = make([]float64, len(t.leaves)*d)
 	t.hi = make([]float64, len(t.leaves)*d)
@@ -347,16 +405,21 @@ func (r *knnRow) kept(dst []candidate) []candidate {
 
 // run fills g using workers goroutines, each taking whole query leaves.
 func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) {
-	// Rounding bound of the approximate squared distance
-	// |a'|^2 + |b'|^2 - 2 a'.b' where a', b' are the rows rounded to float32
-	// (relative error u = 2^-24 per entry) and a'.b' is a float32 dot
-	// product. Rounding the rows moves |a - b|^2 by at most about
-	// 4u(|a| + |b|)^2 <= 8u(|a|^2 + |b|^2); the dot product errs by at most
-	// about d*u*|a||b| (Higham, Accuracy and Stability, eq. 3.5), doubled by
-	// the factor 2. Two values are compared (a candidate and the k-th), and we
-	// use 2^-23 = 2u as the unit for a further factor 2 of safety.
-	const eps32 = 0x1p-23
-	slack := func(p int) float64 { return 2 * float64(t.d+9) * eps32 * (t.norm2[p] + t.maxNorm) }
+	// Rounding slacks (Higham, Accuracy and Stability, eq. 3.5: a dot product
+	// of length d errs by at most about d*u*|a||b|, u the unit roundoff).
+	//  - The full squared distance sum (a_c - b_c)^2 in float64 on rotated
+	//    rows: the rotation moves each row by about d*u*|row|, hence the
+	//    squared distance by about 4*d*u*(|a|^2 + |b|^2); the sum itself
+	//    errs by d*u times it. slack64 is 4x that sum of bounds (two values
+	//    compared, and a factor 2 of safety), with u = 2^-53.
+	//  - The partial squared distance |a'|^2 + |b'|^2 - 2 a'.b' from float32
+	//    prefixes: rounding the rows to float32 moves it by at most about
+	//    8u(|a|^2 + |b|^2), and the float32 dot product errs by m*u*|a||b|,
+	//    doubled by the factor 2. slack32 uses 2^-23 = 2u for safety.
+	const eps64, eps32 = 0x1p-53, 0x1p-23
+	d, m := t.d, t.m
+	slack64 := func(p int) float64 { return 4 * float64(5*d+8) * eps64 * (t.norm2[p] + t.maxNorm) }
+	slack32 := func(p int) float64 { return 2 * float64(m+9) * eps32 * (t.pnorm2[p] + t.maxPNorm) }
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(workers, len(t.leaves)) {
@@ -364,12 +427,12 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 		go func() {
 			defer wg.Done()
 			impl := gonum.Implementation{}
-			d := t.d
 			nl := len(t.leaves)
 			gram := make([]float32, leafSize*leafSize)
 			lb := make([]float64, nl)
 			order := make([]int32, nl)
 			rows := make([]knnRow, leafSize)
+			s32 := make([]float64, leafSize)
 			for r := range rows {
 				rows[r].heap = make([]candidate, 0, k)
 			}
@@ -382,7 +445,8 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 				q0, q1 := t.leaves[q][0], t.leaves[q][1]
 				mq := q1 - q0
 				for r := 0; r < mq; r++ {
-					rows[r].reset(slack(q0 + r))
+					rows[r].reset(slack64(q0 + r))
+					s32[r] = slack32(q0+r) + slack64(q0+r) // see the filter below
 				}
 				qlo, qhi := t.lo[q*d:(q+1)*d], t.hi[q*d:(q+1)*d]
 				for l := 0; l < nl; l++ {
@@ -405,8 +469,10 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 				for _, l := range order {
 					// Box-to-box bound first (sorted: once it fails, all
 					// later leaves fail too); then the bound of each query
-					// point to the box. The bounds are exact up to rounding
-					// of order eps*bound, hence the factor.
+					// point to the box over the leading m axes (the tail
+					// axes add little to it and would cost d/m times more).
+					// Both are exact up to rounding of order eps*bound,
+					// hence the factor.
 					const shrink = 1 - 1e-12
 					if lb[l]*shrink > maxTau {
 						break
@@ -414,9 +480,8 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 					llo, lhi := t.lo[int(l)*d:(int(l)+1)*d], t.hi[int(l)*d:(int(l)+1)*d]
 					useful := false
 					for r := 0; r < mq && !useful; r++ {
-						xr := t.x[(q0+r)*d : (q0+r+1)*d]
 						var s float64
-						for c, v := range xr {
+						for c, v := range t.x[(q0+r)*d : (q0+r)*d+m] {
 							gap := max(llo[c]-v, v-lhi[c], 0)
 							s += gap * gap
 						}
@@ -427,16 +492,27 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 					}
 					j0, j1 := t.leaves[l][0], t.leaves[l][1]
 					mj := j1 - j0
-					impl.Sgemm(blas.NoTrans, blas.Trans, mq, mj, d, 1, t.x32[q0*d:q1*d], d, t.x32[j0*d:j1*d], d, 0, gram, mj)
+					impl.Sgemm(blas.NoTrans, blas.Trans, mq, mj, m, 1, t.x32[q0*m:q1*m], m, t.x32[j0*m:j1*m], m, 0, gram, mj)
 					maxTau = math.Inf(-1)
+					pnorm2 := t.pnorm2[j0:j1]
 					for r := 0; r < mq; r++ {
 						p := q0 + r
-						np := t.norm2[p]
 						row := &rows[r]
-						norm2 := t.norm2[j0:j1]
+						np := t.pnorm2[p]
+						xp := t.x[p*d : (p+1)*d]
 						for c, gv := range gram[r*mj : (r+1)*mj] {
-							v := np + norm2[c] - 2*float64(gv)
-							if v <= row.tau && j0+c != p {
+							// The partial distance is a lower bound of the
+							// full one; it may err by slack32, the full one
+							// by slack64.
+							if np+pnorm2[c]-2*float64(gv) > row.tau+s32[r] || j0+c == p {
+								continue
+							}
+							var v float64
+							for e, y := range t.x[(j0+c)*d : (j0+c+1)*d] {
+								diff := xp[e] - y
+								v += diff * diff
+							}
+							if v <= row.tau {
 								row.add(v, int32(j0+c), k)
 							}
 						}

@@ -84,6 +84,9 @@ func TestDenseKNNMatchesBruteForce(t *testing.T) {
 		{400, 1, 3, MetricEuclidean, 0, 1},  // one dimension: many ties
 		{300, 5, 8, MetricCosine, 0, 2},
 		{300, 5, 8, MetricCosine, 3, 2},
+		{600, 30, 10, MetricEuclidean, 0, 2},  // prefix filter: 10 of 30 axes
+		{400, 60, 25, MetricEuclidean, 50, 2}, // 20 of 60 axes, off-centre
+		{400, 24, 6, MetricCosine, 1, 2},
 	}
 	for _, tc := range tests {
 		name := fmt.Sprintf("n=%d,d=%d,k=%d,%s,offset=%g", tc.n, tc.d, tc.k, tc.metric, tc.offset)

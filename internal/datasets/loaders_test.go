@@ -390,3 +390,13 @@ func BenchmarkFashion(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLoadSynthetic: the default pool of `qvs as` with no config,
+// without a cache.
+func BenchmarkLoadSynthetic(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load(DefaultConfig(""), "", "", 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

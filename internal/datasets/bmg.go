@@ -356,7 +356,8 @@ func ReadBMGTable(path string) ([]BMGRecord, error) {
 // paper's exact pool). Otherwise the Landolt substitute cfg.File is used:
 // formulas parsed; features = ComputeCompositionFeatures with cfg.Properties
 // from cfg.ElementsDir, zero-variance columns dropped, z-scored; positive =
-// identifier in cfg.Targets; IDs = formulas (repeats kept); the Euclidean kNN
+// identifier in cfg.Targets; IDs = formulas, repeats kept as items of their
+// own with IDs "formula#2", "formula#3", ...; the Euclidean kNN
 // graph with cfg.K neighbours and unweighted edges, as the authors built
 // theirs.
 func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
@@ -395,9 +396,16 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 	}
 	comps := make([]Composition, len(recs))
 	p := &Pool{Name: KindBMG, Metric: MetricEuclidean, IDs: make([]string, len(recs)), Labels: make([]bool, len(recs))}
+	seen := map[string]int{}
 	for i, r := range recs {
 		comps[i] = r.Composition
+		// IDs must identify items (e.g. in an observed-labels file), so the
+		// k-th repeat of a formula (k >= 2) gets the suffix "#k".
+		seen[r.Formula]++
 		p.IDs[i] = r.Formula
+		if c := seen[r.Formula]; c > 1 {
+			p.IDs[i] = fmt.Sprintf("%s#%d", r.Formula, c)
+		}
 		p.Labels[i] = slices.Contains(cfg.Targets, r.Identifier)
 	}
 	if p.PositiveCount() == 0 {

@@ -167,7 +167,7 @@ func TestLoadBMGTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pool.Name != KindBMG || pool.Len() != 6 || fmt.Sprint(pool.Labels) != "[true false false true false true]" || pool.IDs[1] != "Fe80B20" {
+	if pool.Name != KindBMG || pool.Len() != 6 || fmt.Sprint(pool.Labels) != "[true false false true false true]" || pool.IDs[0] != "Fe80B20" || pool.IDs[1] != "Fe80B20#2" {
 		t.Fatalf("pool %q %d %v %v", pool.Name, pool.Len(), pool.Labels, pool.IDs)
 	}
 	// Repeated formulas are kept; they are duplicates in feature space.
@@ -215,6 +215,13 @@ func TestLoadBMGReal(t *testing.T) {
 	// Counts from bmg/PROVENANCE.md: 6,836 rows, 4,868 AM.
 	if p.Len() != 6836 || p.PositiveCount() != 4868 {
 		t.Errorf("%d alloys, %d AM; want 6836, 4868", p.Len(), p.PositiveCount())
+	}
+	ids := map[string]bool{}
+	for _, id := range p.IDs {
+		ids[id] = true
+	}
+	if len(ids) != p.Len() {
+		t.Errorf("%d distinct IDs for %d alloys", len(ids), p.Len())
 	}
 	for i, nb := range p.Neighbors {
 		if len(nb) != 50 {

@@ -144,7 +144,7 @@ func ReadFashionMNIST(dir string) (*Images, []uint8, error) {
 }
 
 // pcaCacheVersion is part of the PCA cache key; bump it when PCA changes.
-const pcaCacheVersion = "qvs-pca-v1"
+const pcaCacheVersion = "qvs-pca-v2"
 
 // LoadFashion builds the Fashion-MNIST pool: the 60,000 training images then
 // the 10,000 test images; positive = class in cfg.Classes; features = the

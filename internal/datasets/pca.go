@@ -1,11 +1,10 @@
 package datasets
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -16,6 +15,10 @@ import (
 // enough for efficient BLAS calls, small enough (256 x 784 x 8 bytes = 1.6 MB)
 // that the centred data never exists in full.
 const pcaChunk = 256
+
+// pcaSlots is the number of partial covariance matrices (and so the maximum
+// parallelism of PCA): 8 x 784 x 784 x 8 bytes = 39 MB for Fashion-MNIST.
+const pcaSlots = 8
 
 // PCAResult holds principal components of an n x d data set.
 type PCAResult struct {
@@ -30,7 +33,8 @@ type PCAResult struct {
 // row(i, dst) writes row i into dst, using workers goroutines.
 //
 // The covariance (1/(n-1)) sum (x - mean)(x - mean)^T is accumulated in
-// chunks of centred rows, one partial d x d matrix per worker (Dsyrk), then
+// chunks of centred rows into a fixed number of partial d x d matrices
+// (Dsyrk), so that the result does not depend on workers, then
 // eigendecomposed (symmetric QR, gonum EigenSym). Eigenvector signs are fixed
 // so that the largest-magnitude entry is positive (the first such entry on
 // ties), making the scores a deterministic function of the data.
@@ -41,43 +45,60 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 	if m < 1 || m > d {
 		return nil, fmt.Errorf("PCA: %d components requested, expected 1 to %d (the number of columns)", m, d)
 	}
-	workers = min(defaultWorkers(workers), (n+pcaChunk-1)/pcaChunk)
 	chunks := (n + pcaChunk - 1) / pcaChunk
-	// forChunks runs f(worker, lo, hi) over row chunks on the workers; each
-	// worker owns a buffer of pcaChunk rows.
-	forChunks := func(f func(w, lo, hi int, buf []float64)) {
+	// Chunk c belongs to slot c mod slots; each slot accumulates its own
+	// partial sums in chunk order and the slots are added in order, so the
+	// result is the same for any number of workers.
+	slots := min(pcaSlots, chunks)
+	workers = min(defaultWorkers(workers), slots)
+	// forChunks runs f(slot, lo, hi, buf) over the row chunks [lo, hi),
+	// each slot on one worker; buf holds the chunk's rows.
+	forChunks := func(f func(slot, lo, hi int, buf []float64)) {
 		var wg sync.WaitGroup
-		for w := range workers {
+		var next atomic.Int64
+		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				buf := make([]float64, pcaChunk*d)
-				for c := w; c < chunks; c += workers {
-					lo, hi := c*pcaChunk, min((c+1)*pcaChunk, n)
-					for i := lo; i < hi; i++ {
-						row(i, buf[(i-lo)*d:(i-lo+1)*d])
+				for {
+					slot := int(next.Add(1) - 1)
+					if slot >= slots {
+						return
 					}
-					f(w, lo, hi, buf)
+					for c := slot; c < chunks; c += slots {
+						lo, hi := c*pcaChunk, min((c+1)*pcaChunk, n)
+						for i := lo; i < hi; i++ {
+							row(i, buf[(i-lo)*d:(i-lo+1)*d])
+						}
+						f(slot, lo, hi, buf)
+					}
 				}
 			}()
 		}
 		wg.Wait()
 	}
-	// Pass 1: column sums per worker, added in worker order (deterministic).
-	sums := make([][]float64, workers)
-	for w := range sums {
-		sums[w] = make([]float64, d)
+	// Pass 1: column sums.
+	sums := make([][]float64, slots)
+	for s := range sums {
+		sums[s] = make([]float64, d)
 	}
-	forChunks(func(w, lo, hi int, buf []float64) {
+	bad := make([]error, slots) // first non-finite value seen in each slot
+	forChunks(func(slot, lo, hi int, buf []float64) {
 		for r := 0; r < hi-lo; r++ {
 			for c, v := range buf[r*d : (r+1)*d] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					panic(fmt.Sprintf("datasets: PCA input row %d column %d is %v", lo+r, c, v))
+				if (math.IsNaN(v) || math.IsInf(v, 0)) && bad[slot] == nil {
+					bad[slot] = fmt.Errorf("PCA: row %d, column %d is %v, expected a finite number", lo+r, c, v)
 				}
-				sums[w][c] += v
+				sums[slot][c] += v
 			}
 		}
 	})
+	for _, err := range bad {
+		if err != nil {
+			return nil, err
+		}
+	}
 	mean := make([]float64, d)
 	for _, s := range sums {
 		for c, v := range s {
@@ -89,18 +110,18 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 	}
 	// Pass 2: covariance of centred rows.
 	impl := gonum.Implementation{}
-	parts := make([][]float64, workers)
-	for w := range parts {
-		parts[w] = make([]float64, d*d)
+	parts := make([][]float64, slots)
+	for s := range parts {
+		parts[s] = make([]float64, d*d)
 	}
-	forChunks(func(w, lo, hi int, buf []float64) {
+	forChunks(func(slot, lo, hi int, buf []float64) {
 		rows := hi - lo
 		for r := 0; r < rows; r++ {
 			for c := range d {
 				buf[r*d+c] -= mean[c]
 			}
 		}
-		impl.Dsyrk(blas.Upper, blas.Trans, d, rows, 1, buf[:rows*d], d, 1, parts[w], d)
+		impl.Dsyrk(blas.Upper, blas.Trans, d, rows, 1, buf[:rows*d], d, 1, parts[slot], d)
 	})
 	cov := mat.NewSymDense(d, nil)
 	var total float64
@@ -147,7 +168,7 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 	// Pass 3: scores = centred rows x components.
 	comp := res.Components.RawMatrix()
 	flat := make([]float64, n*m)
-	forChunks(func(w, lo, hi int, buf []float64) {
+	forChunks(func(slot, lo, hi int, buf []float64) {
 		rows := hi - lo
 		for r := 0; r < rows; r++ {
 			for c := range d {
@@ -161,11 +182,4 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 		res.Scores[i] = flat[i*m : (i+1)*m : (i+1)*m]
 	}
 	return res, nil
-}
-
-// sortedCopy is a helper for tests and medians.
-func sortedCopy(x []float64) []float64 {
-	y := slices.Clone(x)
-	slices.SortFunc(y, cmp.Compare)
-	return y
 }

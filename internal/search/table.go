@@ -200,5 +200,24 @@ func Markdown(rows []TableRow) string {
 		}
 		b.WriteString("\n")
 	}
+	// Say which setting each starred column comes from.
+	for _, r := range rows {
+		if !strings.HasSuffix(r.Label, "*") {
+			continue
+		}
+		var order []string
+		cols := map[string][]string{}
+		for c, cell := range r.Cells {
+			if _, ok := cols[cell.Params]; !ok {
+				order = append(order, cell.Params)
+			}
+			cols[cell.Params] = append(cols[cell.Params], TableColumns[c].Heading)
+		}
+		var parts []string
+		for _, p := range order {
+			parts = append(parts, p+" ("+strings.Join(cols[p], ", ")+")")
+		}
+		b.WriteString("\n" + r.Label + ": " + strings.Join(parts, "; ") + ".\n")
+	}
 	return b.String()
 }

@@ -458,3 +458,31 @@ func TestRecords(t *testing.T) {
 		t.Error("decreasing iterations: no error")
 	}
 }
+
+// TestROBOTInfeasibleCentres: with tau larger than the box's diameter only
+// one evaluated point can be a centre; the other regions get unevaluated
+// random centres during the run, and the final solutions hold one point.
+func TestROBOTInfeasibleCentres(t *testing.T) {
+	s := smallSettings(MethodROBOT)
+	s.Tau = 100
+	obj := &bumps{d: 3}
+	res, recorded := runAll(t, obj, s, RunID{Seed: 9, Key: "robot"}, nil)
+	if len(res.Evaluations) != s.Budget {
+		t.Fatalf("%d evaluations", len(res.Evaluations))
+	}
+	// Only region 0 can propose: every other region's candidates are
+	// within tau of region 0's picks.
+	for _, evs := range recorded[1:] {
+		for _, e := range evs {
+			if e.Region != 0 {
+				t.Fatalf("region %d proposed a point although tau = 100", e.Region)
+			}
+		}
+	}
+	if len(res.Solutions) != 1 || res.SolutionsMeanDistance != 0 || math.Abs(res.SolutionsVS-1) > 1e-12 {
+		t.Errorf("solutions %d, mean distance %v, VS %v; want 1, 0, 1", len(res.Solutions), res.SolutionsMeanDistance, res.SolutionsVS)
+	}
+	if res.Solutions[0].Value != res.BestValue {
+		t.Errorf("the single solution %v is not the best %v", res.Solutions[0].Value, res.BestValue)
+	}
+}

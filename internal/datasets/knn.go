@@ -433,6 +433,8 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 			order := make([]int32, nl)
 			rows := make([]knnRow, leafSize)
 			s32 := make([]float64, leafSize)
+			active := make([]int, 0, leafSize)
+			qbuf := make([]float32, leafSize*m)
 			for r := range rows {
 				rows[r].heap = make([]candidate, 0, k)
 			}
@@ -478,29 +480,38 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 						break
 					}
 					llo, lhi := t.lo[int(l)*d:(int(l)+1)*d], t.hi[int(l)*d:(int(l)+1)*d]
-					useful := false
-					for r := 0; r < mq && !useful; r++ {
+					// Only the rows the box may still serve enter the product.
+					active = active[:0]
+					for r := 0; r < mq; r++ {
 						var s float64
 						for c, v := range t.x[(q0+r)*d : (q0+r)*d+m] {
 							gap := max(llo[c]-v, v-lhi[c], 0)
 							s += gap * gap
 						}
-						useful = s*shrink <= rows[r].tau
+						if s*shrink <= rows[r].tau {
+							active = append(active, r)
+						}
 					}
-					if !useful {
+					if len(active) == 0 {
 						continue
+					}
+					a := t.x32[q0*m : q1*m]
+					if len(active) < mq {
+						for ai, r := range active {
+							copy(qbuf[ai*m:(ai+1)*m], t.x32[(q0+r)*m:(q0+r+1)*m])
+						}
+						a = qbuf[:len(active)*m]
 					}
 					j0, j1 := t.leaves[l][0], t.leaves[l][1]
 					mj := j1 - j0
-					impl.Sgemm(blas.NoTrans, blas.Trans, mq, mj, m, 1, t.x32[q0*m:q1*m], m, t.x32[j0*m:j1*m], m, 0, gram, mj)
-					maxTau = math.Inf(-1)
+					impl.Sgemm(blas.NoTrans, blas.Trans, len(active), mj, m, 1, a, m, t.x32[j0*m:j1*m], m, 0, gram, mj)
 					pnorm2 := t.pnorm2[j0:j1]
-					for r := 0; r < mq; r++ {
+					for ai, r := range active {
 						p := q0 + r
 						row := &rows[r]
 						np := t.pnorm2[p]
 						xp := t.x[p*d : (p+1)*d]
-						for c, gv := range gram[r*mj : (r+1)*mj] {
+						for c, gv := range gram[ai*mj : (ai+1)*mj] {
 							// The partial distance is a lower bound of the
 							// full one; it may err by slack32, the full one
 							// by slack64.
@@ -516,7 +527,10 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 								row.add(v, int32(j0+c), k)
 							}
 						}
-						maxTau = max(maxTau, row.tau)
+					}
+					maxTau = math.Inf(-1)
+					for r := 0; r < mq; r++ {
+						maxTau = max(maxTau, rows[r].tau)
 					}
 				}
 				for r := 0; r < mq; r++ {

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -88,4 +91,56 @@ func BenchmarkBaselineBatch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkQVSBatchFashion is the same measurement on the real Fashion-MNIST
+// pool (70,000 items, k = 50, configs/fashion.yaml's graph) in the state a
+// diversity-blind search reaches: one-step batches of 5 from a random
+// positive until 150 positives are observed. Those positives form large
+// linked blocks, the expensive case for the greedy. Needs the data folder;
+// the pool's PCA and kNN graph are cached under the repository's .cache.
+func BenchmarkQVSBatchFashion(b *testing.B) {
+	pool, err := datasets.Load(datasets.DefaultConfig("fashion"), testutil.DataDir(b), filepath.Join(testutil.RepoRoot(), ".cache"), runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a0, a1 := PriorFromPrevalence(pool.Prevalence())
+	sp, err := NewSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start, _ := StartPositive(pool.Labels, 0, 0)
+	m := sp.Prior.Clone()
+	m.Observe(start, true)
+	positives := 1
+	for positives < 150 {
+		batch, err := OneStep{}.Batch(&State{Model: m}, 5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, x := range batch {
+			m.Observe(x, pool.Labels[x])
+			if pool.Labels[x] {
+				positives++
+			}
+		}
+	}
+	for _, q := range []float64{0.1, 1, math.Inf(1)} {
+		b.Run(fmt.Sprintf("n=70000/k=50/positives=%d/q=%s", positives, vendi.FormatOrder(q)), func(b *testing.B) {
+			st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
+			for b.Loop() {
+				if _, err := (QVS{Q: q, Kernel: sp.Kernel}).Batch(st, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run(fmt.Sprintf("n=70000/k=50/positives=%d/ens", positives), func(b *testing.B) {
+		st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
+		for b.Loop() {
+			if _, err := (ENS{}).Batch(st, 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -133,21 +133,30 @@ func (t *ensTable) changed(x int, s *ensScratch) {
 	}
 }
 
-// upperBound bounds ENS(x) from above without sorting: observing x removes
-// x from the pool and, with y = 0, lowers its reverse neighbours'
-// probabilities, so T_0(x) <= top_k(all); with y = 1 it raises them by
-// δ_j >= 0, and raising one value by δ raises a top-k sum by at most δ, so
-// T_1(x) <= top_k(all) + Σ δ_j. Hence ENS(x) <= p + top_k(all) + p Σ δ_j.
-func (t *ensTable) upperBound(x int, topAll float64) float64 {
+// upperBound bounds ENS(x) from above without sorting. Let s_k be the
+// (k+1)-th largest probability (0 if there are at most k) and top the sum of
+// the k largest. Removing x leaves top_k = top - (p_x - s_k) if x is among
+// the k largest, else top (call it topMinus). With y = 0, x's reverse
+// neighbours only lose probability, so T_0(x) <= topMinus. With y = 1 they
+// rise from p_j to p'_j, and raising values of a vector v raises its top-k
+// sum by at most Σ_j max(0, p'_j - max(p_j, t)), t its k-th largest value
+// (each raised value either was in the top k and adds its rise, or enters it
+// above t); here t >= s_k, so T_1(x) <= topMinus + G with
+// G = Σ_j max(0, p'_j - max(p_j, s_k)). Hence ENS(x) <= p + topMinus + p G.
+func (t *ensTable) upperBound(x, k int, top, sk float64) float64 {
 	gain := 0.0
 	rev, revW := t.m.Influenced(x)
 	for u, j := range rev {
 		if !t.m.Observed(int(j)) {
-			gain += t.m.FantasyProbability(int(j), revW[u], true) - t.p[j]
+			gain += max(0, t.m.FantasyProbability(int(j), revW[u], true)-max(t.p[j], sk))
 		}
 	}
 	p := t.p[x]
-	return p + topAll + p*gain
+	topMinus := top
+	if int(t.rank[x]) < k {
+		topMinus = top - (p - sk)
+	}
+	return p + topMinus + p*gain
 }
 
 // fastTop is the sum of the k largest values of (sorted minus removed) ∪
@@ -258,13 +267,17 @@ const ensMargin = 1e-9
 // of their upper bound until no unscored one can come within ensMargin.
 func (e ENS) argmax(m *Model, k, workers int) int {
 	t := newENSTable(m)
-	topAll := t.prefix[min(k, len(t.sorted))]
+	top := t.prefix[min(k, len(t.sorted))]
+	sk := 0.0
+	if k < len(t.sorted) {
+		sk = t.sorted[k]
+	}
 	n := m.Len()
 	ub := make([]float64, n)
 	parallelFor(n, workers, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
 			if !m.Observed(x) {
-				ub[x] = t.upperBound(x, topAll)
+				ub[x] = t.upperBound(x, k, top, sk)
 			}
 		}
 	})

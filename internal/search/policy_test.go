@@ -321,3 +321,29 @@ func TestENSPruningKeepsPicks(t *testing.T) {
 		}
 	}
 }
+
+// TestENSUpperBound checks the pruning bound against the definition on
+// random pools, including lookaheads beyond the pool and coarse weights
+// (many ties at the top-k boundary).
+func TestENSUpperBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const tol = 1e-12 // rounding of sums of order 1
+	for trial := 0; trial < 40; trial++ {
+		m := randomModel(t, rng, 30+rng.IntN(20), 1+rng.IntN(6), 1+rng.IntN(10), trial%2 == 0)
+		k := []int{0, 1, 2, 5, 12, 100}[trial%6]
+		tab := newENSTable(m)
+		top := tab.prefix[min(k, len(tab.sorted))]
+		sk := 0.0
+		if k < len(tab.sorted) {
+			sk = tab.sorted[k]
+		}
+		for x := 0; x < m.Len(); x++ {
+			if m.Observed(x) {
+				continue
+			}
+			if ub, v := tab.upperBound(x, k, top, sk), directENS(m, k, x); ub < v-tol {
+				t.Fatalf("trial %d k=%d: bound %.17g below ENS(%d) = %.17g", trial, k, ub, x, v)
+			}
+		}
+	}
+}

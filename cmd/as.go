@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -474,7 +475,8 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}}
 	recorded := cfg
 	recorded.Out = ""
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	// SIGTERM too: batch schedulers (Slurm, Kubernetes) send it at a time limit.
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: runs, Steps: cfg.Budget + 1,

@@ -36,16 +36,20 @@
 // # Exact kNN graphs
 //
 // DenseKNN (Euclidean, cosine) and BitsKNN (Tanimoto) compute exact graphs on
-// all cores with ties broken by the lower index. DenseKNN partitions the
-// points into k-d leaves, skips leaf pairs whose bounding boxes are provably
-// too far apart, computes squared distances of the remaining tiles with one
-// float32 matrix product each, keeps every candidate within a proven rounding
-// bound of the running k-th value, and re-ranks the survivors by the distance
-// computed directly in float64; so the graph equals the brute-force
-// definition exactly. CachedKNN stores graphs under cacheDir/knn/<key>.bin,
-// keyed by a SHA-256 of the features and parameters and protected by a
-// SHA-256 trailer: a damaged file is detected and recomputed, and writes are
-// atomic.
+// all cores with ties broken by the lower index. DenseKNN rotates the points
+// to their principal axes (distances unchanged), partitions them into k-d
+// leaves, and for each query leaf visits the other leaves nearest first,
+// skipping a leaf for every query whose distance to its bounding box exceeds
+// the query's running k-th distance. For the rest, one float32 matrix
+// product over the leading axes gives partial squared distances (lower
+// bounds); only pairs that pass are measured in full in float64. Every
+// candidate within a proven rounding bound of the k-th value is kept, and the
+// survivors are re-ranked by the distance computed directly from the
+// original features, so the graph equals the brute-force definition exactly
+// (Fashion-MNIST, 70,000 x 50, k = 50: about 14 CPU-seconds). CachedKNN
+// stores graphs under cacheDir/knn/<key>.bin, keyed by a SHA-256 of the
+// features and parameters and protected by a SHA-256 trailer: a damaged file
+// is detected and recomputed, and writes are atomic.
 //
 //	p, err := datasets.Load(datasets.DefaultConfig("photoswitch"), dataDir, ".cache", 0)
 //	// p.Len() == 1919, p.PositiveCount() == 718, p.Neighbors[i] has 20 items

@@ -80,10 +80,10 @@ func prefixDims(d int) int { return min(d, max(8, d/3)) }
 // distance) and rotated to their principal axes, which changes no distance.
 // A k-d partition groups them into leaves of at most leafSize items. For each
 // query leaf, the other leaves are visited by increasing distance between
-// bounding boxes; a leaf is skipped when that bound, or every query's own
-// distance to the box, exceeds the query's current k-th squared distance.
-// In a visited tile one float32 Sgemm over the leading prefixDims axes gives
-// the partial squared distances |a'|^2 + |b'|^2 - 2 a'.b', lower bounds of
+// bounding boxes (stopping once that bound exceeds every query's current k-th
+// squared distance); a query whose own distance to a leaf's box exceeds its
+// k-th value skips that leaf. For the remaining queries one float32 Sgemm
+// over the leading prefixDims axes gives the partial squared distances |a'|^2 + |b'|^2 - 2 a'.b', lower bounds of
 // the full ones up to a proven rounding slack; only pairs that pass are
 // measured in full, directly in float64. Each row keeps every candidate
 // within a rounding bound of its k-th value, and the final choice re-ranks

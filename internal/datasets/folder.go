@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"github.com/qvs-dev/qvs/internal/fileio"
+
 	"cmp"
 	"fmt"
 	"math"
@@ -60,7 +62,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 	}
 	p := &Pool{Name: filepath.Base(abs), Metric: metric}
 	fpath := filepath.Join(dir, FolderFeatures)
-	feat, err := readNPYFile(fpath)
+	feat, err := fileio.ReadNPYFile(fpath)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +104,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		}
 	}
 	lpath := filepath.Join(dir, FolderLabels)
-	lab, err := readNPYFile(lpath)
+	lab, err := fileio.ReadNPYFile(lpath)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +139,11 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		return p, nil
 	}
 	npath, spath := filepath.Join(dir, FolderNeighbors), filepath.Join(dir, FolderSimilarity)
-	nn, err := readNPYFile(npath)
+	nn, err := fileio.ReadNPYFile(npath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: no %s and no readable neighbour list: %w", dir, FolderCSRWeights, err)
 	}
-	sim, err := readNPYFile(spath)
+	sim, err := fileio.ReadNPYFile(spath)
 	if err != nil {
 		return nil, err
 	}

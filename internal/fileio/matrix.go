@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,42 +66,23 @@ func ReadTable(path string, allowNonFinite bool) (*Table, error) {
 }
 
 func readNPY(path string) (*Table, error) {
-	f, err := os.Open(path)
+	a, err := ReadNPYFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r, err := npyio.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid .npy file: %w", path, err)
-	}
-	shape := r.Header.Descr.Shape
 	var rows, cols int
-	switch len(shape) {
+	switch len(a.Shape) {
 	case 1:
-		rows, cols = shape[0], 1
+		rows, cols = a.Shape[0], 1
 	case 2:
-		rows, cols = shape[0], shape[1]
+		rows, cols = a.Shape[0], a.Shape[1]
 	default:
-		return nil, fmt.Errorf("%s: expected a 1-D or 2-D array, got shape %v", path, shape)
+		return nil, fmt.Errorf("%s: expected a 1-D or 2-D array, got shape %v", path, a.Shape)
 	}
 	if rows == 0 || cols == 0 {
-		return nil, fmt.Errorf("%s: array is empty (shape %v)", path, shape)
+		return nil, fmt.Errorf("%s: array is empty (shape %v)", path, a.Shape)
 	}
-	var data []float64
-	if err := r.Read(&data); err != nil {
-		return nil, fmt.Errorf("%s: reading array of dtype %s: %w", path, r.Header.Descr.Type, err)
-	}
-	if r.Header.Descr.Fortran && cols > 1 {
-		t := make([]float64, len(data))
-		for i := 0; i < rows; i++ {
-			for j := 0; j < cols; j++ {
-				t[i*cols+j] = data[j*rows+i]
-			}
-		}
-		data = t
-	}
-	return &Table{Path: path, Rows: rows, Cols: cols, Data: data}, nil
+	return &Table{Path: path, Rows: rows, Cols: cols, Data: a.Data}, nil
 }
 
 func readCSV(path string) (*Table, error) {

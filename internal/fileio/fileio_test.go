@@ -1,0 +1,114 @@
+package fileio
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestReadTableCSV(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.csv")
+	os.WriteFile(p, []byte("x,y\n1, 2\n\n3,4.5\n"), 0o644)
+	tb, err := ReadTable(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Rows != 2 || tb.Cols != 2 || tb.At(1, 1) != 4.5 || strings.Join(tb.Header, ",") != "x,y" {
+		t.Errorf("table %+v", tb)
+	}
+	// A header-less file: the first row is data.
+	os.WriteFile(p, []byte("1,2\n3,4\n"), 0o644)
+	if tb, _ := ReadTable(p, false); tb.Rows != 2 || tb.Header != nil {
+		t.Errorf("no header: %+v", tb)
+	}
+	// Non-finite values: allowed only on request.
+	os.WriteFile(p, []byte("1,nan\n"), 0o644)
+	if _, err := ReadTable(p, false); err == nil || !strings.Contains(err.Error(), "row 1, column 2") {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := ReadTable(p, true); err != nil {
+		t.Errorf("NaN allowed: %v", err)
+	}
+}
+
+func TestReadTableNPY(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.npy")
+	f, _ := os.Create(p)
+	m := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
+	if err := npyio.Write(f, m); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tb, err := ReadTable(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Rows != 2 || tb.Cols != 3 || tb.At(1, 0) != 4 || tb.At(0, 2) != 3 {
+		t.Errorf("npy table %+v", tb)
+	}
+	// int32 1-D arrays become one float column.
+	p1 := filepath.Join(dir, "v.npy")
+	f, _ = os.Create(p1)
+	npyio.Write(f, []int32{3, -1, 7})
+	f.Close()
+	v, err := ReadVector(p1)
+	if err != nil || len(v) != 3 || v[1] != -1 {
+		t.Errorf("vector %v %v", v, err)
+	}
+	os.WriteFile(p, []byte("not numpy"), 0o644)
+	if _, err := ReadTable(p, false); err == nil || !strings.Contains(err.Error(), "m.npy") {
+		t.Errorf("bad npy: %v", err)
+	}
+}
+
+func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.csv")
+	if err := WriteCSVAtomic(p, []string{"a"}, [][]string{{"1"}}); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteAtomicFunc(p, func(w io.Writer) error {
+		w.Write([]byte("half a resu"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("want the writer's error, got %v", err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "a\n1\n" {
+		t.Errorf("old file damaged: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp file left behind: %v", entries)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+func TestSplitIDColumnAndStrings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.csv")
+	os.WriteFile(p, []byte("f1,name,f2\n1,a,2\n3,b,4\n"), 0o644)
+	tb, ids, err := SplitIDColumn(p, "name")
+	if err != nil || tb.Rows != 2 || tb.Cols != 2 || tb.At(1, 1) != 4 || ids[1] != "b" {
+		t.Errorf("%+v %v %v", tb, ids, err)
+	}
+	if _, _, err := SplitIDColumn(p, "nope"); err == nil {
+		t.Error("missing id column: want error")
+	}
+	os.WriteFile(p, []byte("id\nx\ny\n"), 0o644)
+	if s, err := ReadStrings(p); err != nil || len(s) != 2 || s[0] != "x" {
+		t.Errorf("ReadStrings %v %v", s, err)
+	}
+}

@@ -1,14 +1,14 @@
 package datasets
 
 import (
-	"github.com/qvs-dev/qvs/internal/fileio"
-
 	"cmp"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Files of the authors' folder format.

@@ -399,8 +399,9 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*asPoo
 	return &asPool{pool: pool, a0: a0, a1: a1, kernel: kernel}, nil
 }
 
-// asSummaryColumns are the metric columns of summary.csv after
-// key, method, q, params, repeat.
+// asSummary is a run's summary row after key, method, q, params, repeat:
+// the metrics and seconds = the time the policy spent choosing queries
+// (summed over batches, so a resumed run counts its earlier attempts).
 func asSummary(m search.Metrics, seconds float64) []campaign.Field {
 	f := []campaign.Field{campaign.I("positives", m.Positives)}
 	for i, q := range search.MetricOrders {

@@ -64,20 +64,37 @@ func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Pl
 
 // drawGrid aligns the plots' axes across the grid (plot.Align) and draws
 // them; a nil plot leaves its tile empty.
-// compactPNG writes a vgimg canvas as a paletted, best-compression PNG so
-// committed figures stay small (a third of vgimg.PngCanvas's RGBA file).
+// compactPNG writes a vgimg canvas as a best-compression PNG, paletted when
+// 256 colours render it faithfully (committed figures stay small: about a
+// third of vgimg.PngCanvas's RGBA file), RGBA otherwise.
 type compactPNG struct{ *vgimg.Canvas }
 
 func (c compactPNG) WriteTo(w io.Writer) (int64, error) {
 	cw := &countingWriter{w: w}
-	err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(cw, paletted(c.Image()))
+	var img image.Image = c.Image()
+	if p, ok := paletted(img); ok {
+		img = p
+	}
+	err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(cw, img)
 	return cw.n, err
 }
 
+// Limits of a faithful palette: a colour moved by more than paletteMaxShift
+// (Euclidean RGB distance) is recoloured. Anti-aliased edge shades (each a
+// handful of pixels) may be; shades of at least paletteAreaPixels pixels
+// (a filled area, a marker colour) may cover at most paletteMaxArea of the
+// image, else the palette would repaint part of the figure.
+const (
+	paletteMaxShift   = 24
+	paletteAreaPixels = 20
+	paletteMaxArea    = 0.002
+)
+
 // paletted maps img onto its 256 most frequent colours, every other colour
-// (anti-aliased edges) to the nearest of them in RGB: plots have few flat
-// colours, so the picture is unchanged to the eye.
-func paletted(img image.Image) *image.Paletted {
+// (anti-aliased edges) to the nearest of them in RGB. ok is false when that
+// visibly recolours more than a few pixels (a colour ramp with more than
+// 256 shades), and the caller keeps the RGBA image.
+func paletted(img image.Image) (out *image.Paletted, ok bool) {
 	b := img.Bounds()
 	count := map[color.RGBA]int{}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -105,19 +122,29 @@ func paletted(img image.Image) *image.Paletted {
 		pal[i] = c
 		index[c] = uint8(i)
 	}
-	out := image.NewPaletted(b, pal)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			i, ok := index[c]
-			if !ok {
-				i = uint8(pal.Index(c))
-				index[c] = i
-			}
-			out.SetColorIndex(x, y, i)
+	shifted := 0
+	for c, n := range count {
+		if _, ok := index[c]; ok {
+			continue
+		}
+		i := uint8(pal.Index(c))
+		index[c] = i
+		p := cols[i]
+		dr, dg, db := float64(c.R)-float64(p.R), float64(c.G)-float64(p.G), float64(c.B)-float64(p.B)
+		if n >= paletteAreaPixels && dr*dr+dg*dg+db*db > paletteMaxShift*paletteMaxShift {
+			shifted += n
 		}
 	}
-	return out
+	if float64(shifted) > paletteMaxArea*float64(b.Dx()*b.Dy()) {
+		return nil, false
+	}
+	out = image.NewPaletted(b, pal)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			out.SetColorIndex(x, y, index[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)])
+		}
+	}
+	return out, true
 }
 
 type countingWriter struct {
@@ -303,7 +330,8 @@ func (s ColorScale) At(x float64) color.Color {
 	if math.IsNaN(t) {
 		return color.RGBA{200, 200, 200, 255}
 	}
-	t = math.Max(0, math.Min(1, t))
+	// 24 shades: enough to read the ramp, few enough for a paletted PNG.
+	t = math.Round(math.Max(0, math.Min(1, t))*23) / 23
 	stops := []color.RGBA{{253, 231, 37, 255}, {94, 201, 98, 255}, {33, 145, 140, 255}, {59, 82, 139, 255}, {68, 1, 84, 255}}
 	f := t * float64(len(stops)-1)
 	i := int(f)

@@ -15,7 +15,10 @@ func TestPaletted(t *testing.T) {
 			img.SetRGBA(x, y, cs[(x+y)%3])
 		}
 	}
-	p := paletted(img)
+	p, ok := paletted(img)
+	if !ok {
+		t.Fatal("three colours: not paletted")
+	}
 	for y := 0; y < 3; y++ {
 		for x := 0; x < 4; x++ {
 			if got := color.RGBAModel.Convert(p.At(x, y)); got != cs[(x+y)%3] {
@@ -23,17 +26,17 @@ func TestPaletted(t *testing.T) {
 			}
 		}
 	}
-	// 300 grey levels (one pixel each) plus a dominant white: the palette
-	// keeps 256 colours and every pixel moves by at most the gap between
-	// kept levels.
+	// 400 grey levels of one pixel each plus a dominant white row: the
+	// palette keeps 256 colours and every other pixel moves to a
+	// neighbouring level.
 	img = image.NewRGBA(image.Rect(0, 0, 400, 2))
 	for x := 0; x < 400; x++ {
 		img.SetRGBA(x, 1, color.RGBA{255, 255, 255, 255})
 		v := uint8(x * 255 / 399)
 		img.SetRGBA(x, 0, color.RGBA{v, v, v, 255})
 	}
-	p = paletted(img)
-	if len(p.Palette) != 256 {
+	p, ok = paletted(img)
+	if !ok || len(p.Palette) != 256 {
 		t.Fatalf("palette of %d colours, want 256", len(p.Palette))
 	}
 	for x := 0; x < 400; x++ {
@@ -42,5 +45,19 @@ func TestPaletted(t *testing.T) {
 		if d := int(got.R) - int(want.R); d < -3 || d > 3 {
 			t.Fatalf("pixel %d: %v, want about %v", x, got, want)
 		}
+	}
+}
+
+// TestPalettedRefusesRamps: an image whose many shades cannot be kept is
+// left RGBA rather than recoloured.
+func TestPalettedRefusesRamps(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 64; x++ {
+			img.SetRGBA(x, y, color.RGBA{uint8(4 * x), uint8(4 * y), 128, 255}) // 4096 shades
+		}
+	}
+	if _, ok := paletted(img); ok {
+		t.Error("a 4096-shade ramp was paletted")
 	}
 }

@@ -51,13 +51,14 @@ func TestPaletted(t *testing.T) {
 // TestPalettedRefusesRamps: an image whose many shades cannot be kept is
 // left RGBA rather than recoloured.
 func TestPalettedRefusesRamps(t *testing.T) {
-	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
-	for y := 0; y < 64; y++ {
-		for x := 0; x < 64; x++ {
-			img.SetRGBA(x, y, color.RGBA{uint8(4 * x), uint8(4 * y), 128, 255}) // 4096 shades
+	// 1,024 shades, each a 16 x 16 block (a filled area, not an edge).
+	img := image.NewRGBA(image.Rect(0, 0, 512, 512))
+	for y := 0; y < 512; y++ {
+		for x := 0; x < 512; x++ {
+			img.SetRGBA(x, y, color.RGBA{uint8(8 * (x / 16)), uint8(8 * (y / 16)), 128, 255})
 		}
 	}
 	if _, ok := paletted(img); ok {
-		t.Error("a 4096-shade ramp was paletted")
+		t.Error("a 1,024-shade ramp was paletted")
 	}
 }

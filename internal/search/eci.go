@@ -47,18 +47,44 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 	covered := e.Covered(fm)
 	p := fm.Probabilities(nil)
 	score := make([]float64, fm.Len())
+	e.scores(fm, covered, p, score, st.Workers)
 	picks := make([]int, 0, b)
+	var changed []int32
 	for len(picks) < b {
-		e.scores(fm, covered, p, score, st.Workers)
 		x, err := argmaxUnobserved(score, fm)
 		if err != nil {
 			return nil, err
 		}
 		picks = append(picks, x)
+		if len(picks) == b {
+			break
+		}
 		fm.Observe(x, bool(e.Fantasy))
+		// The fantasy changes the open mass of x, of its reverse neighbours
+		// (probability) and of its close neighbours (now covered). Only the
+		// candidates whose neighbourhood holds one of them are rescored, by
+		// the same sum as a full pass, so the scores are bitwise those of
+		// a full recomputation.
+		changed = append(changed[:0], int32(x))
+		changed = append(changed, fm.g.rev[x]...)
+		nbr, w := fm.Neighbors(x)
+		for t, j := range nbr {
+			if w[t] >= e.Threshold {
+				changed = append(changed, j)
+			}
+		}
 		e.cover(fm, x, covered)
 		for _, j := range fm.g.rev[x] {
 			p[j] = fm.Probability(int(j))
+		}
+		for _, j := range changed {
+			e.scoreOne(fm, covered, p, score, int(j))
+			rev, revW := fm.Influenced(int(j))
+			for u, y := range rev {
+				if revW[u] >= e.Threshold {
+					e.scoreOne(fm, covered, p, score, int(y))
+				}
+			}
 		}
 	}
 	return picks, nil
@@ -94,27 +120,33 @@ func (e ECI) cover(m *Model, l int, covered []bool) {
 }
 
 func (e ECI) scores(m *Model, covered []bool, p, score []float64, workers int) {
-	// open(j) is the probability mass item j contributes: 0 once labelled or covered.
+	parallelFor(len(score), workers, func(lo, hi int) {
+		for x := lo; x < hi; x++ {
+			e.scoreOne(m, covered, p, score, x)
+		}
+	})
+}
+
+// scoreOne sets score[x]: -Inf if x is labelled, else the open probability
+// mass of its neighbourhood, where an item contributes p unless it is
+// labelled or covered.
+func (e ECI) scoreOne(m *Model, covered []bool, p, score []float64, x int) {
 	open := func(j int) float64 {
 		if covered[j] || m.Observed(j) {
 			return 0
 		}
 		return p[j]
 	}
-	parallelFor(len(score), workers, func(lo, hi int) {
-		for x := lo; x < hi; x++ {
-			if m.Observed(x) {
-				score[x] = math.Inf(-1)
-				continue
-			}
-			s := open(x)
-			nbr, w := m.Neighbors(x)
-			for t, j := range nbr {
-				if w[t] >= e.Threshold {
-					s += open(int(j))
-				}
-			}
-			score[x] = s
+	if m.Observed(x) {
+		score[x] = math.Inf(-1)
+		return
+	}
+	s := open(x)
+	nbr, w := m.Neighbors(x)
+	for t, j := range nbr {
+		if w[t] >= e.Threshold {
+			s += open(int(j))
 		}
-	})
+	}
+	score[x] = s
 }

@@ -119,7 +119,7 @@ func printEvalReport(w io.Writer, rep *eval.Report) {
 		if len(c.Partial) > 0 {
 			status = "PARTIAL: " + strings.Join(c.Partial, "; ")
 		}
-		fmt.Fprintf(w, "campaign %s (%s, %s): %d finished runs, %s\n", c.Name, c.Kind, c.Dir, c.Runs, status)
+		fmt.Fprintf(w, "campaign %s (%s, %s): %d finished runs (%s of run time), %s\n", c.Name, c.Kind, c.Dir, c.Runs, eval.Duration(c.Seconds), status)
 	}
 	for _, f := range rep.Files {
 		fmt.Fprintf(w, "wrote %s\n", f)

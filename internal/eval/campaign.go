@@ -245,6 +245,18 @@ func unfinishedRuns(dir string, runs []map[string]string) []string {
 	return out
 }
 
+// RunSeconds sums the seconds column over the finished runs (the runs'
+// own times: with W workers the wall time is about this / W).
+func (c *Campaign) RunSeconds() float64 {
+	var s float64
+	for _, r := range c.Runs {
+		if v := parseFloat(r["seconds"]); !math.IsNaN(v) {
+			s += v
+		}
+	}
+	return s
+}
+
 // Has reports whether the summary has column col.
 func (c *Campaign) Has(col string) bool {
 	for _, h := range c.Header {

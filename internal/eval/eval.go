@@ -38,6 +38,7 @@ type CampaignReport struct {
 	Dir, Name string
 	Kind      Kind
 	Runs      int
+	Seconds   float64  // run time summed over the finished runs (summary column seconds)
 	Partial   []string // why the campaign is incomplete; empty when complete
 }
 
@@ -97,7 +98,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		cr := CampaignReport{Dir: c.Dir, Name: c.Name, Kind: c.Kind, Runs: len(c.Runs), Partial: c.Partial()}
+		cr := CampaignReport{Dir: c.Dir, Name: c.Name, Kind: c.Kind, Runs: len(c.Runs), Seconds: c.RunSeconds(), Partial: c.Partial()}
 		rep.Campaigns = append(rep.Campaigns, cr)
 		for _, p := range c.Problems {
 			rep.Notes = append(rep.Notes, c.Name+": "+p)
@@ -133,6 +134,21 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Files = append(rep.Files, index)
 	return rep, nil
+}
+
+// Duration formats seconds as "1 h 02 min", "3 min 05 s" or "42 s".
+func Duration(s float64) string {
+	if math.IsNaN(s) || s < 0 {
+		return "-"
+	}
+	t := int(math.Round(s))
+	switch {
+	case t >= 3600:
+		return fmt.Sprintf("%d h %02d min", t/3600, (t%3600)/60)
+	case t >= 60:
+		return fmt.Sprintf("%d min %02d s", t/60, t%60)
+	}
+	return fmt.Sprintf("%d s", t)
 }
 
 // WriteTable writes t as dir/NAME.md, .tex, .csv for each format.
@@ -202,13 +218,13 @@ func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 	b.WriteString("# Evaluation of the campaigns (written by `qvs eval`)\n\n")
 	b.WriteString("Cells are mean (standard error) over repeats, two decimals; bold = best per column (ties at two decimals included); ")
 	b.WriteString("a starred row takes the best hyperparameter setting per column (see the notes under each table).\n\n")
-	b.WriteString("| campaign | kind | finished runs | status |\n| --- | --- | ---: | --- |\n")
+	b.WriteString("| campaign | kind | finished runs | run time (sum over runs) | status |\n| --- | --- | ---: | ---: | --- |\n")
 	for _, c := range rep.Campaigns {
 		status := "complete"
 		if len(c.Partial) > 0 {
 			status = "partial: " + strings.Join(c.Partial, "; ")
 		}
-		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d | %s |\n", c.Name, c.Dir, c.Kind, c.Runs, mdEscape(status))
+		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d | %s | %s |\n", c.Name, c.Dir, c.Kind, c.Runs, Duration(c.Seconds), mdEscape(status))
 	}
 	for _, t := range rep.Tables {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", t.Name, t.Title)

@@ -14,11 +14,16 @@ import (
 	"testing"
 )
 
-// update regenerates the fixture results folder (by real, short runs of the
-// qvs commands) and the golden files:
+// update rewrites the golden files from the committed fixture;
+// updateFixture first reruns the fixture campaigns (short real runs of the
+// qvs commands), after a change of their output formats:
 //
 //	go test ./internal/eval -run TestGolden -update
-var update = flag.Bool("update", false, "rerun the fixture campaigns and rewrite the golden files")
+//	go test ./internal/eval -run TestGolden -update-fixture
+var (
+	update        = flag.Bool("update", false, "rewrite the golden files")
+	updateFixture = flag.Bool("update-fixture", false, "rerun the fixture campaigns, then rewrite the golden files")
+)
 
 // Paths of the fixture, relative to this package.
 var (
@@ -173,8 +178,9 @@ func goldenFiles(dir string) ([]string, error) {
 // the golden files. On a mismatch the actual file is written next to the
 // golden one as NAME.actual.
 func TestGolden(t *testing.T) {
-	if *update {
+	if *updateFixture {
 		regenerateFixture(t)
+		*update = true
 	}
 	if _, err := os.Stat(fixtureResults); err != nil {
 		t.Fatalf("fixture missing (%v): run go test ./internal/eval -run TestGolden -update", err)

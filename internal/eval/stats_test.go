@@ -175,3 +175,14 @@ func TestMarkBestBruteForce(t *testing.T) {
 		}
 	}
 }
+
+func TestDuration(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{0, "0 s"}, {42.4, "42 s"}, {59.6, "1 min 00 s"}, {185, "3 min 05 s"}, {3725, "1 h 02 min"}, {math.NaN(), "-"}} {
+		if got := Duration(tc.s); got != tc.want {
+			t.Errorf("Duration(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func VS1CurveFigure(c *Campaign, base string, formats []string) ([]string, error
 // maxBackground bounds the pool items drawn as background dots: a 10^5-item
 // pool is thinned by a fixed stride (positives are always drawn), which keeps
 // the SVG small and the picture the same.
-const maxBackground = 20000
+const maxBackground = 10000
 
 // PoolEmbedding is the 2-D PCA of a pool's features (dense, or fingerprint
 // bits as 0/1 features) with the labels as values (1 = positive).

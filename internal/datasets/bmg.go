@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // MagpieProperties is the default elemental property set of the BMG
@@ -318,32 +320,21 @@ func ReadBMGTable(path string) ([]BMGRecord, error) {
 		return nil, fmt.Errorf("%s: header %q lacks the column \"Formula\" or \"identifier\"", path, header)
 	}
 	var recs []BMGRecord
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(header))
-		}
+	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		formula := strings.TrimSpace(rec[fc])
 		comp, err := ParseFormula(formula)
 		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
 		id := strings.TrimSpace(rec[ic])
 		if id == "" {
-			return nil, fmt.Errorf("%s: line %d: empty identifier", path, line)
+			return fmt.Errorf("%s: line %d: empty identifier", path, line)
 		}
 		recs = append(recs, BMGRecord{Formula: formula, Composition: comp, Identifier: id})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", path)

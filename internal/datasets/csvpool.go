@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // LoadCSV builds a pool from a CSV file with a header row: the label column
@@ -122,31 +124,16 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if ic >= 0 {
 		p.IDs = []string{}
 	}
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(header))
-		}
+	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos, err := isPositive(strings.TrimSpace(rec[lc]))
 		if err != nil {
-			return nil, fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
+			return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
 		}
 		x := make([]float64, len(fcols))
 		for k, j := range fcols {
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, header[j], rec[j])
+				return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, header[j], rec[j])
 			}
 			x[k] = v
 		}
@@ -155,6 +142,10 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		if ic >= 0 {
 			p.IDs = append(p.IDs, strings.TrimSpace(rec[ic]))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if p.Len() < 2 {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Header cells of the photoswitch table (photoswitch/UMAP-AllHits.csv, see
@@ -67,43 +69,28 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 		idx[k] = j
 	}
 	t := &PhotoswitchTable{}
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(header))
-		}
+	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		smiles := strings.TrimSpace(rec[idx[0]])
 		if smiles == "" {
-			return nil, fmt.Errorf("%s: line %d, column %q: empty SMILES", path, line, need[0])
+			return fmt.Errorf("%s: line %d, column %q: empty SMILES", path, line, need[0])
 		}
 		core, err := strconv.Atoi(strings.TrimSpace(rec[idx[1]]))
 		if err != nil {
 			// Some exports write integers as floats ("25.0").
 			v, ferr := strconv.ParseFloat(strings.TrimSpace(rec[idx[1]]), 64)
 			if ferr != nil || v != math.Trunc(v) {
-				return nil, fmt.Errorf("%s: line %d, column %q: %q is not an integer", path, line, need[1], rec[idx[1]])
+				return fmt.Errorf("%s: line %d, column %q: %q is not an integer", path, line, need[1], rec[idx[1]])
 			}
 			core = int(v)
 		}
 		fp := strings.TrimSpace(rec[idx[2]])
 		if len(fp) == 0 {
-			return nil, fmt.Errorf("%s: line %d, column %q: empty fingerprint", path, line, need[2])
+			return fmt.Errorf("%s: line %d, column %q: empty fingerprint", path, line, need[2])
 		}
 		if t.NBits == 0 {
 			t.NBits = len(fp)
 		} else if len(fp) != t.NBits {
-			return nil, fmt.Errorf("%s: line %d, column %q: fingerprint has %d bits, expected %d like line 2", path, line, need[2], len(fp), t.NBits)
+			return fmt.Errorf("%s: line %d, column %q: fingerprint has %d bits, expected %d like line 2", path, line, need[2], len(fp), t.NBits)
 		}
 		words := make([]uint64, (len(fp)+63)/64)
 		for j := 0; j < len(fp); j++ {
@@ -112,17 +99,21 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 				words[j/64] |= 1 << (j % 64)
 			case '0':
 			default:
-				return nil, fmt.Errorf("%s: line %d, column %q: character %d is %q, expected '0' or '1'", path, line, need[2], j+1, fp[j])
+				return fmt.Errorf("%s: line %d, column %q: character %d is %q, expected '0' or '1'", path, line, need[2], j+1, fp[j])
 			}
 		}
 		lam, err := strconv.ParseFloat(strings.TrimSpace(rec[idx[3]]), 64)
 		if err != nil || math.IsNaN(lam) || math.IsInf(lam, 0) {
-			return nil, fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, need[3], rec[idx[3]])
+			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, need[3], rec[idx[3]])
 		}
 		t.Smiles = append(t.Smiles, smiles)
 		t.Core = append(t.Core, core)
 		t.Bits = append(t.Bits, words)
 		t.LambdaMax = append(t.LambdaMax, lam)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if t.Len() == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", path)

@@ -241,3 +241,29 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 	t.Header = append(append([]string{}, recs[0][:col]...), recs[0][col+1:]...)
 	return t, ids, nil
 }
+
+// EachRow calls fn for every data row of a CSV whose header (ncols cells) the
+// caller has already read, with the row's 1-based line number (the header is
+// line 1). Blank lines are skipped; a row with another number of cells, or a
+// CSV syntax error, stops with an error naming the file and line. An error
+// returned by fn is returned as is.
+func EachRow(cr *csv.Reader, path string, ncols int, fn func(line int, rec []string) error) error {
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != ncols {
+			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), ncols)
+		}
+		if err := fn(line, rec); err != nil {
+			return err
+		}
+	}
+}

@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -309,7 +307,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(contextOf(c), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget,
@@ -327,13 +325,6 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	fmt.Fprintf(c.OutOrStdout(), "%s: best %s found (mean (standard error) over repeats); EDC = VS_1 of items with %s >= %g\n\n",
 		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold)
 	return tab.WriteMarkdown(c.OutOrStdout())
-}
-
-func contextOf(c *cobra.Command) context.Context {
-	if ctx := c.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
 }
 
 func countAtLeast(v []float64, t float64) int {

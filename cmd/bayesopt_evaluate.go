@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"sync"
 	"time"
@@ -74,7 +72,7 @@ func runBayesoptEvaluate(c *cobra.Command, g *GlobalOptions, o *bayesoptEvaluate
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 	start := time.Now()
 	values := make([]float64, t.Rows)

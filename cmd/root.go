@@ -3,12 +3,15 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -164,4 +167,14 @@ func loadConfig(path string, out any) error {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	return nil
+}
+
+// interruptContext is the command's context (Background when it has none),
+// cancelled on SIGINT or SIGTERM so campaigns stop cleanly and resume later.
+func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -105,7 +102,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 	if err != nil {
 		return usageErrorf("--q (q): %v", err)
 	}
-	ctx, stop := signal.NotifyContext(toyContext(c), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 
 	stderr := c.ErrOrStderr()
@@ -176,12 +173,4 @@ func toyPanelLine(p toy.Panel) string {
 		line += "  note: " + p.Note
 	}
 	return line
-}
-
-// toyContext returns the command's context, or Background when run without one.
-func toyContext(c *cobra.Command) context.Context {
-	if ctx := c.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
 }

@@ -3,8 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -99,7 +97,7 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 	if !g.Quiet {
 		log = c.ErrOrStderr()
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 	rep, err := eval.Evaluate(ctx, eval.Options{
 		Dir: dir, Out: cfg.Out, Formats: cfg.Format, FigureFormats: cfg.Figures,

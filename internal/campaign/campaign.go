@@ -173,6 +173,13 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	if err := writeConfig(spec); err != nil {
 		return rep, err
 	}
+	// A kill between creating and renaming a temporary file leaves it
+	// behind (the real file is intact); sweep them before starting.
+	if stale, err := filepath.Glob(filepath.Join(runsDir, ".*.tmp-*")); err == nil {
+		for _, f := range stale {
+			os.Remove(f)
+		}
+	}
 
 	type job struct {
 		run   Run

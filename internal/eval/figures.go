@@ -170,14 +170,39 @@ func indexOf(h []string, col string) int {
 	return -1
 }
 
+// plainTicks are gonum's default ticks labelled with the shortest decimal
+// ("750", not "750.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}
+
 // BestSoFarFigure draws the best value found so far against evaluations,
 // the mean over repeats with a +- standard-error band, one line per method
-// and q (the paper's Figure 3), to base.png / base.svg.
+// and q (the paper's Figure 3), to base.png / base.svg. A second panel
+// zooms on the second half of the budget, where the methods' differences
+// are small next to the early climb.
 func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
-	p := newPlot(c.Name+": best value found", "evaluations", "best value so far")
-	p.Legend.Top, p.Legend.Left = false, false
+	full := newPlot(c.Name+": best value found", "evaluations", "best value so far")
+	zoom := newPlot("second half of the budget", "evaluations", "best value so far")
+	full.Legend.Top, full.Legend.Left = false, false
+	zoom.Legend.Top, zoom.Legend.Left = false, false
 	var missing []string
-	drawn := 0
+	type line struct {
+		band   Band
+		label  string
+		col    color.Color
+		random bool // random search: left out of the zoom's y range (far below the rest)
+	}
+	var lines []line
+	xmax := math.Inf(-1)
 	for _, s := range seriesOf(c, known) {
 		var curves []Curve
 		for _, r := range s.runs {
@@ -191,15 +216,55 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 		if len(curves) == 0 {
 			continue
 		}
-		if err := addBand(p, AggregateCurves(curves), fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), false); err != nil {
-			return nil, err
-		}
-		drawn++
+		b := AggregateCurves(curves)
+		lines = append(lines, line{b, fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), strings.EqualFold(s.method, "random")})
+		xmax = math.Max(xmax, b.X[len(b.X)-1])
 	}
-	if drawn == 0 {
+	if len(lines) == 0 {
 		return nil, fmt.Errorf("no run has a curve or record file (runs %s)", abbreviate(missing, 4))
 	}
-	paths, err := saveFigure(base, formats, 7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}})
+	// The zoom panel: x in [xmax/2, xmax], y spanning the bands there of the
+	// methods other than random search (clipped when it lies below).
+	others := false
+	for _, l := range lines {
+		others = others || !l.random
+	}
+	half := xmax / 2
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		if err := addBand(full, l.band, l.label, l.col, false); err != nil {
+			return nil, err
+		}
+		var tail Band
+		for i, x := range l.band.X {
+			if x >= half {
+				tail.X = append(tail.X, x)
+				tail.Stat = append(tail.Stat, l.band.Stat[i])
+				st := l.band.Stat[i]
+				if st.N > 0 && !math.IsNaN(st.Mean) && !math.IsInf(st.Mean, 0) && (!l.random || !others) {
+					se := st.SE
+					if math.IsNaN(se) {
+						se = 0
+					}
+					lo, hi = math.Min(lo, st.Mean-se), math.Max(hi, st.Mean+se)
+				}
+			}
+		}
+		if len(tail.X) > 0 {
+			if err := addBand(zoom, tail, l.label, l.col, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	grid := [][]*plot.Plot{{full}}
+	if lo < hi {
+		pad := 0.05 * (hi - lo)
+		zoom.Y.Min, zoom.Y.Max = lo-pad, hi+pad
+		zoom.Legend = plot.NewLegend() // one legend (in the full panel) is enough
+		zoom.X.Tick.Marker = plainTicks{}
+		grid[0] = append(grid[0], zoom)
+	}
+	paths, err := saveFigure(base, formats, vg.Length(len(grid[0]))*5.5*vg.Inch, 4.5*vg.Inch, grid)
 	if err == nil && len(missing) > 0 {
 		err = fmt.Errorf("drawn without %d run(s) lacking curve and record files (%s)", len(missing), abbreviate(missing, 4))
 	}

@@ -51,35 +51,15 @@ func asWriteFile(t *testing.T, dir, name, body string) string {
 	return p
 }
 
-func asMain(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func asReadCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return recs
-}
-
 func TestASCampaignOutputs(t *testing.T) {
 	dir := t.TempDir()
 	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
 	out := filepath.Join(dir, "res")
-	code, stdout, stderr := asMain(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "2", "--quiet")
+	code, stdout, stderr := runQVS(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "2", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := asReadCSV(t, filepath.Join(out, "summary.csv"))
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
 	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "seconds"}
 	for _, c := range wantCols {
 		if !slices.Contains(sum[0], c) {
@@ -104,7 +84,7 @@ func TestASCampaignOutputs(t *testing.T) {
 		t.Errorf("runs per method %v, want %v", methods, want)
 	}
 	// One query file per run: the start plus 13 queries, batches 4,4,4,1.
-	recs := asReadCSV(t, filepath.Join(out, "runs", "qvs-q1-r01.csv"))
+	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.csv"))
 	if strings.Join(recs[0], ",") != "iteration,batch,index,id,label,probability,seconds" {
 		t.Fatalf("query header %v", recs[0])
 	}
@@ -113,12 +93,12 @@ func TestASCampaignOutputs(t *testing.T) {
 	}
 	// Repeat r's start is shared by every method.
 	for _, key := range []string{"random-r01", "eci-t0.5-pessimistic-r01", "qvs-qinf-r01"} {
-		other := asReadCSV(t, filepath.Join(out, "runs", key+".csv"))
+		other := readCSVFile(t, filepath.Join(out, "runs", key+".csv"))
 		if other[1][2] != recs[1][2] {
 			t.Errorf("%s starts at item %s, qvs-q1-r01 at %s", key, other[1][2], recs[1][2])
 		}
 	}
-	curve := asReadCSV(t, filepath.Join(out, "runs", "qvs-q1-r01.curve.csv"))
+	curve := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.curve.csv"))
 	if strings.Join(curve[0], ",") != "batch,queries,positives,vs_q1" || len(curve) != 1+5 || curve[5][1] != "13" {
 		t.Fatalf("curve file %v", curve)
 	}
@@ -135,7 +115,7 @@ func TestASCampaignOutputs(t *testing.T) {
 		t.Errorf("stdout lacks the results table:\n%s", stdout)
 	}
 	// `qvs as table DIR` prints the same table.
-	code, again, stderr := asMain(t, "as", "table", out)
+	code, again, stderr := runQVS(t, "as", "table", out)
 	if code != 0 || again != stdout {
 		t.Errorf("as table: exit %d, %s\n%s\nvs\n%s", code, stderr, again, stdout)
 	}
@@ -215,7 +195,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
 	cache := filepath.Join(dir, "cache")
 	full, part := filepath.Join(dir, "full"), filepath.Join(dir, "part")
-	if code, _, stderr := asMain(t, "as", "--config", cfg, "--out", full, "--cache-dir", cache, "--quiet"); code != 0 {
+	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", full, "--cache-dir", cache, "--quiet"); code != 0 {
 		t.Fatal(stderr)
 	}
 	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
@@ -225,7 +205,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 		os.Remove(filepath.Join(part, "runs", key+".summary.csv"))
 		os.Remove(filepath.Join(part, "runs", key+".curve.csv"))
 		p := filepath.Join(part, "runs", key+".csv")
-		recs := asReadCSV(t, p)
+		recs := readCSVFile(t, p)
 		keep := 1 + 1 + 4*(i%3) // header, start, 0-2 whole batches
 		var buf bytes.Buffer
 		w := csv.NewWriter(&buf)
@@ -237,7 +217,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	os.Remove(filepath.Join(part, "runs", "one-step-r01.csv")) // killed before its first record
 	os.Remove(filepath.Join(part, "runs", "one-step-r01.summary.csv"))
 	os.Remove(filepath.Join(part, "runs", "one-step-r01.curve.csv"))
-	code, _, stderr := asMain(t, "as", "--config", cfg, "--out", part, "--cache-dir", cache, "--workers", "2")
+	code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", part, "--cache-dir", cache, "--workers", "2")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -266,7 +246,7 @@ func TestASResumeAfterKill9(t *testing.T) {
 	cache := filepath.Join(dir, "cache")
 	full, killed := filepath.Join(dir, "full"), filepath.Join(dir, "killed")
 	args := []string{"as", "--config", cfg, "--cache-dir", cache, "--workers", "2", "--quiet"}
-	if code, _, stderr := asMain(t, append(args, "--out", full)...); code != 0 {
+	if code, _, stderr := runQVS(t, append(args, "--out", full)...); code != 0 {
 		t.Fatal(stderr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -323,7 +303,7 @@ func TestASConfigErrors(t *testing.T) {
 		"bad ties":         {tinyASConfig + "ties: first\n", "ties", 1},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
-		code, _, stderr := asMain(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
+		code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d (want %d), stderr %q (want it to mention %q)", name, code, tc.code, stderr, tc.want)
 		}
@@ -336,7 +316,7 @@ func TestASConfigErrors(t *testing.T) {
 		{"--shard", "2/2"},
 		{"--budget", "zero"},
 	} {
-		code, _, stderr := asMain(t, append([]string{"as", "--config", cfg, "--out", filepath.Join(dir, "flags"), "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}, args...)...)
+		code, _, stderr := runQVS(t, append([]string{"as", "--config", cfg, "--out", filepath.Join(dir, "flags"), "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}, args...)...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
@@ -344,10 +324,10 @@ func TestASConfigErrors(t *testing.T) {
 	// A different config into an existing results directory is refused.
 	out := filepath.Join(dir, "mix")
 	base := []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random", "--repeats", "1"}
-	if code, _, stderr := asMain(t, base...); code != 0 {
+	if code, _, stderr := runQVS(t, base...); code != 0 {
 		t.Fatal(stderr)
 	}
-	if code, _, stderr := asMain(t, append(base, "--seed", "99")...); code != 1 || !strings.Contains(stderr, "different config") {
+	if code, _, stderr := runQVS(t, append(base, "--seed", "99")...); code != 1 || !strings.Contains(stderr, "different config") {
 		t.Errorf("different seed into the same directory: exit %d, %s", code, stderr)
 	}
 }
@@ -358,14 +338,14 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	cache := filepath.Join(dir, "cache")
 	common := []string{"as", "--config", cfg, "--cache-dir", cache, "--quiet", "--methods", "random,qvs", "--q", "0.5", "--repeats", "3", "--budget", "6", "--batch", "3", "--seed", "11"}
 	whole := filepath.Join(dir, "whole")
-	if code, _, stderr := asMain(t, append(common, "--out", whole)...); code != 0 {
+	if code, _, stderr := runQVS(t, append(common, "--out", whole)...); code != 0 {
 		t.Fatal(stderr)
 	}
-	sum := asReadCSV(t, filepath.Join(whole, "summary.csv"))
+	sum := readCSVFile(t, filepath.Join(whole, "summary.csv"))
 	if len(sum) != 1+6 || sum[1][1] != "random" || sum[2][1] != "qvs" || sum[2][2] != "0.5" || sum[3][4] != "1" {
 		t.Fatalf("summary (repeat-major) %v", sum)
 	}
-	if recs := asReadCSV(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
+	if recs := readCSVFile(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
 		t.Errorf("budget 6: %d records, want 7", len(recs)-1)
 	}
 	if b, _ := os.ReadFile(filepath.Join(whole, "config.yaml")); !strings.Contains(string(b), "seed: 11") {
@@ -373,7 +353,7 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	}
 	sharded := filepath.Join(dir, "sharded")
 	for _, s := range []string{"0/2", "1/2"} {
-		if code, _, stderr := asMain(t, append(common, "--out", sharded, "--shard", s)...); code != 0 {
+		if code, _, stderr := runQVS(t, append(common, "--out", sharded, "--shard", s)...); code != 0 {
 			t.Fatal(stderr)
 		}
 	}
@@ -446,7 +426,7 @@ func TestASSuggest(t *testing.T) {
 		}
 	}
 	observed := asWriteFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
-	code, stdout, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
+	code, stdout, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
 		"--observed", observed, "--batch", "4", "--method", "qvs", "--q", "1", "--format", "csv")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -501,7 +481,7 @@ func TestASSuggest(t *testing.T) {
 	// id,label works the same (ids default to the index); table format too.
 	byID := asWriteFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
 	for _, method := range []string{"one-step", "eci", "select", "ens", "random"} {
-		code, out, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
+		code, out, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
 			"--observed", byID, "--batch", "3", "--method", method)
 		if code != 0 || !strings.HasPrefix(out, "rank") || strings.Count(out, "\n") != 4 {
 			t.Errorf("%s: exit %d, %s\n%s", method, code, stderr, out)
@@ -518,7 +498,7 @@ func TestASSuggest(t *testing.T) {
 		"header":    {"item,label\n3,1\n", "header"},
 	} {
 		bad := asWriteFile(t, dir, "bad.csv", tc.body)
-		code, _, stderr := asMain(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
+		code, _, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
 		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "bad.csv") {
 			t.Errorf("%s: exit %d, stderr %q; want 1 and a message naming bad.csv and %q", name, code, stderr, tc.want)
 		}
@@ -528,7 +508,7 @@ func TestASSuggest(t *testing.T) {
 		{"--observed", observed, "--method", "best"},
 		{"--observed", observed, "--format", "xml"},
 	} {
-		code, _, stderr := asMain(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
+		code, _, stderr := runQVS(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
@@ -598,12 +578,12 @@ func TestASPoolDir(t *testing.T) {
 	writeNPY(t, filepath.Join(pool, "nearest_neighbors.npy"), "<i8", []int{n, k}, nn)
 	writeNPY(t, filepath.Join(pool, "similarities.npy"), "<f8", []int{n, k}, sim)
 	out := filepath.Join(dir, "res")
-	code, stdout, stderr := asMain(t, "as", "--pool-dir", pool, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
+	code, stdout, stderr := runQVS(t, "as", "--pool-dir", pool, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
 		"--methods", "one-step,qvs", "--q", "1", "--repeats", "2", "--budget", "8", "--batch", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := asReadCSV(t, filepath.Join(out, "summary.csv"))
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
 	if len(sum) != 1+4 || !strings.Contains(stdout, "qVS-AS q=1") {
 		t.Fatalf("summary %v\n%s", sum, stdout)
 	}
@@ -611,7 +591,7 @@ func TestASPoolDir(t *testing.T) {
 		t.Errorf("config.yaml does not record the folder pool:\n%s", b)
 	}
 	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
-	code, stdout, stderr = asMain(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
+	code, stdout, stderr = runQVS(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
 		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv")
 	// Hand computation: prevalence 15/60, so a1 = 0.25, a0 = 0.75. Item 58
 	// lists 56, 57, 59 and 0 (positive, weight 1/3):

@@ -15,37 +15,17 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-func boRun(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var o, e bytes.Buffer
-	code := Main(args, &o, &e)
-	return code, o.String(), e.String()
-}
-
-func boReadCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return recs
-}
-
 // smallBO is a fast campaign on the 6-d synthetic task.
 var smallBO = []string{"bayesopt", "--task", "synthetic", "--repeats", "1", "--budget", "30", "--init", "10",
 	"--batch", "5", "--candidates", "60", "--q", "1", "--seed", "4", "--quiet"}
 
 func TestBayesoptCampaignOutputs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bo")
-	code, out, errs := boRun(t, append(smallBO, "--out", dir)...)
+	code, out, errs := runQVS(t, append(smallBO, "--out", dir)...)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	sum := boReadCSV(t, filepath.Join(dir, "summary.csv"))
+	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
 	col := map[string]int{}
 	for i, h := range sum[0] {
 		col[h] = i
@@ -64,18 +44,18 @@ func TestBayesoptCampaignOutputs(t *testing.T) {
 	}
 	for _, r := range sum[1:] {
 		key := r[col["key"]]
-		recs := boReadCSV(t, filepath.Join(dir, "runs", key+".csv"))
+		recs := readCSVFile(t, filepath.Join(dir, "runs", key+".csv"))
 		if strings.Join(recs[0], ",") != "iteration,region,x0,x1,x2,x3,x4,x5,value,seconds" || len(recs) != 31 {
 			t.Errorf("%s: header %v, %d rows", key, recs[0], len(recs)-1)
 		}
 		best, _ := strconv.ParseFloat(r[col["best_value"]], 64)
-		curve := boReadCSV(t, filepath.Join(dir, "runs", key+".curve.csv"))
+		curve := readCSVFile(t, filepath.Join(dir, "runs", key+".curve.csv"))
 		last, _ := strconv.ParseFloat(curve[len(curve)-1][1], 64)
 		if len(curve) != 31 || last != best {
 			t.Errorf("%s: curve has %d rows ending at %v, best %v", key, len(curve)-1, last, best)
 		}
-		sols := boReadCSV(t, filepath.Join(dir, "runs", key+".solutions.csv"))
-		dists := boReadCSV(t, filepath.Join(dir, "runs", key+".distances.csv"))
+		sols := readCSVFile(t, filepath.Join(dir, "runs", key+".solutions.csv"))
+		dists := readCSVFile(t, filepath.Join(dir, "runs", key+".distances.csv"))
 		if len(sols) != 4 || len(dists) != 4 { // M = 3 solutions, 3 pairs
 			t.Errorf("%s: %d solutions, %d distances", key, len(sols)-1, len(dists)-1)
 		}
@@ -94,12 +74,12 @@ func TestBayesoptCampaignOutputs(t *testing.T) {
 func TestBayesoptResume(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bo")
 	args := append(smallBO, "--out", dir, "--methods", "qvs,robot")
-	if code, _, errs := boRun(t, args...); code != ExitOK {
+	if code, _, errs := runQVS(t, args...); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, key := range []string{"qvs-q1-r00", "robot-r00"} {
 		path := filepath.Join(dir, "runs", key+".csv")
-		full := boReadCSV(t, path)
+		full := readCSVFile(t, path)
 		// Keep the initial design and the first iteration (10 + 5 rows).
 		var cut bytes.Buffer
 		w := csv.NewWriter(&cut)
@@ -110,11 +90,11 @@ func TestBayesoptResume(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "runs", key+".summary.csv")); err != nil {
 			t.Fatal(err)
 		}
-		code, _, errs := boRun(t, append(args, "--workers", "1")...)
+		code, _, errs := runQVS(t, append(args, "--workers", "1")...)
 		if code != ExitOK {
 			t.Fatalf("resume exit %d: %s", code, errs)
 		}
-		again := boReadCSV(t, path)
+		again := readCSVFile(t, path)
 		if len(again) != len(full) {
 			t.Fatalf("%s: %d rows after resume, want %d", key, len(again), len(full))
 		}
@@ -126,17 +106,17 @@ func TestBayesoptResume(t *testing.T) {
 		}
 	}
 	// A different config into the same directory is refused.
-	if code, _, errs := boRun(t, append(args, "--budget", "35")...); code != ExitRuntime || !strings.Contains(errs, "different config") {
+	if code, _, errs := runQVS(t, append(args, "--budget", "35")...); code != ExitRuntime || !strings.Contains(errs, "different config") {
 		t.Errorf("changed config: exit %d: %s", code, errs)
 	}
 }
 
 func TestBayesoptShard(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bo")
-	if code, _, errs := boRun(t, append(smallBO, "--out", dir, "--methods", "random,turbo", "--repeats", "2", "--shard", "1/2")...); code != ExitOK {
+	if code, _, errs := runQVS(t, append(smallBO, "--out", dir, "--methods", "random,turbo", "--repeats", "2", "--shard", "1/2")...); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	sum := boReadCSV(t, filepath.Join(dir, "summary.csv"))
+	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
 	var keys []string
 	for _, r := range sum[1:] {
 		keys = append(keys, r[0])
@@ -173,7 +153,7 @@ func TestBayesoptUsageErrors(t *testing.T) {
 		{[]string{"bayesopt", "--config", bad}, ExitRuntime, "budgte"},
 		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitRuntime, "missing.yaml"},
 	} {
-		code, _, errs := boRun(t, append(c.args, "--out", filepath.Join(dir, "out"), "--quiet")...)
+		code, _, errs := runQVS(t, append(c.args, "--out", filepath.Join(dir, "out"), "--quiet")...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errs, c.code, c.want)
 		}
@@ -223,10 +203,10 @@ func TestBayesoptDiscreteHook(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("task: mof\nanything: goes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := boRun(t, "bayesopt", "--config", cfg, "--quiet"); code != ExitOK {
+	if code, _, errs := runQVS(t, "bayesopt", "--config", cfg, "--quiet"); code != ExitOK {
 		t.Fatalf("discrete task: exit %d %s", code, errs)
 	}
-	if code, _, _ := boRun(t, "bayesopt", "--task", "nosuch", "--quiet"); code != ExitUsage {
+	if code, _, _ := runQVS(t, "bayesopt", "--task", "nosuch", "--quiet"); code != ExitUsage {
 		t.Errorf("non-discrete unknown task: exit %d", code)
 	}
 	if !reflect.DeepEqual(seen, []string{"mof|" + cfg, "nosuch|"}) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -36,7 +37,11 @@ type GlobalOptions struct {
 	Workers  int    // parallel workers; default runtime.NumCPU()
 	Quiet    bool   // no progress bars, no chatter on stderr
 	CacheDir string // computed caches (kNN graphs, embeddings); env QVS_CACHE_DIR; git-ignored
-	seedSet  bool
+	// CPUProfile (hidden flag --cpuprofile) receives a Go CPU profile of the
+	// whole command, stopped by Main after the command returns.
+	CPUProfile  string
+	seedSet     bool
+	stopProfile func()
 }
 
 // DefaultDataDir is used when neither --data-dir nor $QVS_DATA_DIR is set:
@@ -94,6 +99,20 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.Workers < 1 {
 				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
 			}
+			if g.CPUProfile != "" {
+				f, err := os.Create(g.CPUProfile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return fmt.Errorf("--cpuprofile %s: %w", g.CPUProfile, err)
+				}
+				g.stopProfile = func() {
+					pprof.StopCPUProfile()
+					f.Close()
+				}
+			}
 			return nil
 		},
 	}
@@ -107,6 +126,8 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages")
 	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
+	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (for `go tool pprof`)")
+	_ = pf.MarkHidden("cpuprofile")
 
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
@@ -125,9 +146,12 @@ Diverse Experimental Design" (ICML 2024).`,
 
 // Main runs qvs with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	root, _ := NewRootCommand(stdout, stderr)
+	root, g := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
+	if g.stopProfile != nil {
+		g.stopProfile()
+	}
 	if err == nil {
 		return ExitOK
 	}

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 )
@@ -430,44 +431,61 @@ func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
 	sq := selfSqDist(Z)
 	s2 := h.SignalVariance
 	sq5 := math.Sqrt(5)
-	// Upper triangle: sq holds ρ² and is overwritten with the kernel's
-	// derivative factor s² (5/3)(1 + √5 ρ) e^{-√5 ρ} once K is built.
-	K := mat.NewSymDense(n, nil)
-	kr, qr := K.RawSymmetric(), sq.RawSymmetric()
+	// sq's upper triangle holds ρ² and is overwritten with the kernel's
+	// derivative factor s² (5/3)(1 + √5 ρ) e^{-√5 ρ}; its (unused) strict
+	// lower triangle receives the kernel values s² k(ρ), which survive the
+	// in-place factorisation of K below.
+	qr := sq.RawSymmetric()
 	for a := 0; a < n; a++ {
-		kr.Data[a*kr.Stride+a] = s2 + h.NoiseVariance
 		for b := a + 1; b < n; b++ {
 			r2 := qr.Data[a*qr.Stride+b]
 			rho := math.Sqrt(r2)
 			e := math.Exp(-sq5 * rho)
-			kr.Data[a*kr.Stride+b] = s2 * (1 + sq5*rho + 5*r2/3) * e
+			qr.Data[b*qr.Stride+a] = s2 * (1 + sq5*rho + 5*r2/3) * e
 			qr.Data[a*qr.Stride+b] = s2 * (5.0 / 3) * (1 + sq5*rho) * e
 		}
 	}
-	var chol mat.Cholesky
-	if _, err := choleskyJitter(&chol, K); err != nil {
-		return 0, nil, err
+	// K = s² M + σ² I is factorised in place (K = UᵀU, LAPACK dpotrf) and
+	// then overwritten with K⁻¹ (dpotri). Unlike mat.Cholesky this skips
+	// the condition-number estimate, a quarter of a factorisation's cost.
+	// An indefinite K is retried with the jitter ladder of choleskyJitter.
+	K := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: make([]float64, n*n)}
+	build := func(jit float64) {
+		for a := 0; a < n; a++ {
+			K.Data[a*n+a] = s2 + h.NoiseVariance + jit
+			for b := a + 1; b < n; b++ {
+				K.Data[a*n+b] = qr.Data[b*qr.Stride+a]
+			}
+		}
 	}
-	r := make([]float64, n)
-	for i := range r {
-		r[i] = z[i] - h.Mean
+	build(0)
+	if _, ok := lapack64.Potrf(K); !ok {
+		for e := -10; e <= -3 && !ok; e++ {
+			build((s2 + h.NoiseVariance) * math.Pow(10, float64(e)))
+			_, ok = lapack64.Potrf(K)
+		}
+		if !ok {
+			return 0, nil, ErrNotPositiveDefinite
+		}
 	}
-	av := mat.NewVecDense(n, nil)
-	if err := chol.SolveVecTo(av, mat.NewVecDense(n, r)); err != nil {
-		return 0, nil, err
+	U := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: K.Data}
+	alpha := make([]float64, n)
+	for i := range alpha {
+		alpha[i] = z[i] - h.Mean
 	}
-	alpha := av.RawVector().Data
-	quad := 0.0
-	for i := range r {
-		quad += r[i] * alpha[i]
+	av := blas64.Vector{N: n, Inc: 1, Data: alpha}
+	blas64.Trsv(blas.Trans, U, av) // Uᵀ w = r
+	quad, logDet := 0.0, 0.0
+	for i, v := range alpha {
+		quad += v * v
+		logDet += 2 * math.Log(K.Data[i*n+i])
 	}
-	lml := -0.5*quad - 0.5*chol.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
-
-	var Kinv mat.SymDense
-	if err := chol.InverseTo(&Kinv); err != nil {
-		return 0, nil, err
+	blas64.Trsv(blas.NoTrans, U, av) // U α = w, so α = K⁻¹ r
+	lml := -0.5*quad - 0.5*logDet - 0.5*float64(n)*math.Log(2*math.Pi)
+	if _, ok := lapack64.Potri(U); !ok {
+		return 0, nil, ErrNotPositiveDefinite
 	}
-	ir := Kinv.RawSymmetric()
+	ir := K
 	grad := make([]float64, d+3)
 	// P_ab = W_ab * factor_ab (a != b, P_aa = 0), W = ααᵀ - K⁻¹; then
 	// ½ Σ_ab P_ab (z_ak - z_bk)² = Σ_a z_ak² Σ_b P_ab - Σ_a z_ak (P Z)_ak.
@@ -481,7 +499,7 @@ func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
 		sumWK += waa * s2
 		for b := a + 1; b < n; b++ {
 			w := alpha[a]*alpha[b] - ir.Data[a*ir.Stride+b]
-			sumWK += 2 * w * kr.Data[a*kr.Stride+b]
+			sumWK += 2 * w * qr.Data[b*qr.Stride+a]
 			p := w * qr.Data[a*qr.Stride+b]
 			pr.Data[a*pr.Stride+b] = p
 			pr.Data[b*pr.Stride+a] = p

@@ -48,6 +48,7 @@ type bayesoptConfig struct {
 	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
 	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
 	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
+	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
 }
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
@@ -77,6 +78,7 @@ type bayesoptFlags struct {
 	repeats, budget, init, batch, regions, candidates int
 	maxTrain                                          int
 	tau                                               float64
+	qvsFloor                                          bool
 }
 
 func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
@@ -105,6 +107,9 @@ regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
 batch = greedy qVS_q maximiser over the merged Thompson candidates of all
 regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
 solutions are the method's centres on all evaluations (random: greedy qVS_1).
+--qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
+paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
+apart is rejected (runs keyed qvs-qQ-floor-rNN).
 
 Every random draw derives from --seed, the run key and the iteration, so a
 rerun of the same command into the same directory skips finished runs and
@@ -127,6 +132,7 @@ config's keys.`,
 	fs.IntVar(&f.batch, "batch", 0, "evaluations per iteration")
 	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
 	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold")
+	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
 	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK)")
@@ -197,6 +203,9 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if ch("tau") {
 		cfg.Tau = f.tau
 	}
+	if ch("qvs-floor") {
+		cfg.QVSFloor = f.qvsFloor
+	}
 	if ch("out") {
 		cfg.Out = f.out
 	}
@@ -245,7 +254,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
-		FitIterations: cfg.FitIterations}
+		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS}
 }
 
 // bayesoptRun is one planned run with its settings.
@@ -263,7 +272,12 @@ func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
 			if m == bayesopt.MethodQVS {
 				for k, q := range qs {
 					key := fmt.Sprintf("qvs-q%s-r%02d", cfg.Q[k], r)
-					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Repeat: r}, cfg.settings(m, q)})
+					params := ""
+					if cfg.QVSFloor {
+						key = fmt.Sprintf("qvs-q%s-floor-r%02d", cfg.Q[k], r)
+						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
+					}
+					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
 				}
 				continue
 			}

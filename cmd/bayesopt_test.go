@@ -126,6 +126,29 @@ func TestBayesoptShard(t *testing.T) {
 	}
 }
 
+// TestBayesoptQVSFloor: --qvs-floor keys the qvs runs apart (so they never
+// mix with plain qvs runs), records the rule in params and in config.yaml,
+// and leaves the other methods' runs unchanged.
+func TestBayesoptQVSFloor(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	code, _, errs := runQVS(t, append(smallBO, "--methods", "turbo,qvs", "--qvs-floor", "--tau", "0.4", "--out", dir)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
+	var got []string
+	for _, r := range sum[1:] {
+		got = append(got, r[0]+"|"+r[3])
+	}
+	if want := []string{"turbo-r00|", "qvs-q1-floor-r00|floor tau=0.4"}; !reflect.DeepEqual(got, want) || sum[0][0] != "key" || sum[0][3] != "params" {
+		t.Errorf("runs (key|params) %v, want %v (header %v)", got, want, sum[0])
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil || !strings.Contains(string(cfg), "qvs_floor: true") {
+		t.Errorf("config.yaml does not record qvs_floor: %s (%v)", cfg, err)
+	}
+}
+
 func TestBayesoptUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
@@ -149,6 +172,7 @@ func TestBayesoptUsageErrors(t *testing.T) {
 		{[]string{"bayesopt", "--task", "synthetic", "--budget", "5"}, ExitUsage, "budget"},
 		{[]string{"bayesopt", "--task", "synthetic", "--regions", "30"}, ExitUsage, "init"},
 		{[]string{"bayesopt", "--task", "synthetic", "--shard", "3/2"}, ExitUsage, "shard"},
+		{[]string{"bayesopt", "--task", "synthetic", "--qvs-floor", "--tau", "0"}, ExitUsage, "qvs_floor: needs tau > 0"},
 		{[]string{"bayesopt", "--task", "rover", "--config", cfg}, ExitUsage, "task: synthetic"},
 		{[]string{"bayesopt", "--config", bad}, ExitRuntime, "budgte"},
 		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitRuntime, "missing.yaml"},

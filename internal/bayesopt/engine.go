@@ -36,6 +36,15 @@ type Settings struct {
 	Batch   int     // evaluations per iteration (the last may be smaller)
 	Regions int     // M: trust regions, and the number of final solutions
 	Tau     float64 // ROBOT's diversity threshold on the task's distance
+	// TauFloor (qvs only) adds the authors' code's diversity floor, which
+	// the paper does not describe (its eq. 6 drops tau): a centre pick is
+	// rejected when the VS_q of the centres so far plus the pick falls
+	// below the VS_q of as many points pairwise exactly Tau apart
+	// (vendi.GreedyProblem.MinVS); regions left without a centre get a
+	// random one at distance >= Tau, as ROBOT's do. The authors compute the
+	// floor at q = 1 whatever the run's q; we use the run's q, so the floor
+	// and the score it bounds are the same function.
+	TauFloor bool
 	// Candidates is the number of Thompson-sampling candidates per region
 	// (default 1000).
 	Candidates int
@@ -89,6 +98,10 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("candidates = %d: must be at least batch = %d", s.Candidates, s.Batch)
 	case s.MaxTrain < 1:
 		return fmt.Errorf("max_train = %d: must be at least 1", s.MaxTrain)
+	case s.TauFloor && s.Method != MethodQVS:
+		return fmt.Errorf("qvs_floor: applies to method qvs only, not %s", s.Method)
+	case s.TauFloor && !(s.Tau > 0):
+		return fmt.Errorf("qvs_floor: needs tau > 0, got %v", s.Tau)
 	case s.Method == MethodQVS:
 		if err := vendi.CheckOrder(s.Q); err != nil {
 			return fmt.Errorf("q: %w", err)
@@ -432,8 +445,9 @@ func (r *runner) rankByValue() []int {
 }
 
 // centres selects the M trust-region centres from the evaluations so far.
-// During the run (live = true) ROBOT may need a random centre when fewer than
-// M evaluated points are feasible; for the final solutions it does not.
+// During the run (live = true) ROBOT (and qvs with TauFloor) may need a
+// random centre when fewer than M evaluated points are feasible; for the
+// final solutions it does not, so a run may end with fewer than M.
 func (r *runner) centres(it int, live bool) []centre {
 	var idx []int
 	M := r.s.Regions
@@ -450,9 +464,9 @@ func (r *runner) centres(it int, live bool) []centre {
 			}
 		}
 	case MethodQVS:
-		idx = r.qvsGreedy(r.s.Q, M)
+		idx = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
 	case MethodRandom:
-		idx = r.qvsGreedy(1, M)
+		idx = r.qvsGreedy(1, M, false)
 	}
 	cs := make([]centre, 0, M)
 	for _, i := range idx {
@@ -516,13 +530,18 @@ func (r *runner) randomCentres(it int, have []centre, k int) []centre {
 
 // qvsGreedy returns the greedy qVS_q maximiser of size k over all evaluated
 // points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
-// similarity exp(-d²/2).
-func (r *runner) qvsGreedy(q float64, k int) []int {
+// similarity exp(-d²/2). With floor (Settings.TauFloor) it may return fewer
+// than k points.
+func (r *runner) qvsGreedy(q float64, k int, floor bool) []int {
 	n := len(r.H)
 	k = min(k, n)
 	v := make([]float64, n)
 	for i, e := range r.H {
 		v[i] = e.Value
+	}
+	var minVS func(int) float64
+	if floor {
+		minVS = func(size int) float64 { return TauFloorVS(size, r.s.Tau, q) }
 	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel:  vendi.FuncKernel(n, func(i, j int) float64 { return similarity(r.distance(i, j)) }),
@@ -530,11 +549,30 @@ func (r *runner) qvsGreedy(q float64, k int) []int {
 		K:       k,
 		Q:       q,
 		Workers: 1, // the distance cache is not safe for concurrent use
+		MinVS:   minVS,
 	})
 	if err != nil { // only on invalid input, which Validate excludes
 		panic(fmt.Sprintf("bayesopt: qVS greedy: %v", err))
 	}
 	return res.Picks
+}
+
+// TauFloorVS is the VS_q of size points pairwise at task distance tau
+// (similarity exp(-tau²/2)): the floor of Settings.TauFloor.
+func TauFloorVS(size int, tau, q float64) float64 {
+	c := similarity(tau)
+	K := mat.NewSymDense(size, nil)
+	for i := 0; i < size; i++ {
+		for j := i; j < size; j++ {
+			K.SetSym(i, j, c)
+		}
+		K.SetSym(i, i, 1)
+	}
+	vs, err := vendi.Score(K, q)
+	if err != nil { // q was validated
+		panic(fmt.Sprintf("bayesopt: tau floor: %v", err))
+	}
+	return vs
 }
 
 // updateRegions recentres every region and applies the values its proposals

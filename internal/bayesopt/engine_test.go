@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+	"gonum.org/v1/gonum/mat"
 )
 
 // bumps is a cheap multimodal test objective on [-1, 2]^d: three Gaussian
@@ -328,6 +331,8 @@ func TestOptimizeErrors(t *testing.T) {
 		{func(s *Settings) { s.Tau = -1 }, "tau"},
 		{func(s *Settings) { s.Candidates = 4 }, "candidates"},
 		{func(s *Settings) { s.Method, s.Q = MethodQVS, -1 }, "q"},
+		{func(s *Settings) { s.TauFloor = true }, "qvs_floor"},
+		{func(s *Settings) { s.Method, s.TauFloor, s.Tau = MethodQVS, true, 0 }, "qvs_floor"},
 	} {
 		s := smallSettings(MethodTuRBO)
 		c.mod(&s)
@@ -485,4 +490,79 @@ func TestROBOTInfeasibleCentres(t *testing.T) {
 	if res.Solutions[0].Value != res.BestValue {
 		t.Errorf("the single solution %v is not the best %v", res.Solutions[0].Value, res.BestValue)
 	}
+}
+
+func TestTauFloorVS(t *testing.T) {
+	c := math.Exp(-0.3 * 0.3 / 2)
+	// Two points: eigenvalues (1 ± c)/2.
+	a, b := (1+c)/2, (1-c)/2
+	for _, tc := range []struct {
+		q, want float64
+	}{
+		{1, math.Exp(-a*math.Log(a) - b*math.Log(b))},
+		{2, 1 / (a*a + b*b)},
+		{math.Inf(1), 1 / a},
+	} {
+		if got := TauFloorVS(2, 0.3, tc.q); math.Abs(got-tc.want) > 1e-12*tc.want {
+			t.Errorf("q=%v: %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if got := TauFloorVS(1, 0.3, 1); math.Abs(got-1) > 1e-12 {
+		t.Errorf("one point: %v, want 1", got)
+	}
+	// Far apart (similarity ~0): the floor is the number of points.
+	if got := TauFloorVS(5, 40, 1); math.Abs(got-5) > 1e-9 {
+		t.Errorf("five distant points: %v, want 5", got)
+	}
+}
+
+// TestQVSTauFloor: with the floor, qVS-BayesOpt's centres (and so its final
+// solutions) keep the VS of points tau apart at every prefix; without it,
+// on the same run, they collapse onto the best bump.
+func TestQVSTauFloor(t *testing.T) {
+	s := smallSettings(MethodQVS)
+	s.Tau = 1.2
+	plain, _ := runAll(t, &bumps{d: 3}, s, RunID{Seed: 3, Key: "qvs"}, nil)
+	s.TauFloor = true
+	floored, _ := runAll(t, &bumps{d: 3}, s, RunID{Seed: 3, Key: "qvs"}, nil)
+	if len(floored.Evaluations) != s.Budget {
+		t.Fatalf("%d evaluations", len(floored.Evaluations))
+	}
+	sols := floored.Solutions
+	if len(sols) == 0 || sols[0].Value != floored.BestValue {
+		t.Fatalf("floored solutions %+v: the first must be the best point %v", sols, floored.BestValue)
+	}
+	for k := 2; k <= len(sols); k++ {
+		K := make([][]float64, k)
+		for i := range K {
+			K[i] = make([]float64, k)
+			for j := range K[i] {
+				K[i][j] = similarity(floored.Distances[i][j])
+			}
+		}
+		vs := scoreRows(t, K, 1)
+		if floor := TauFloorVS(k, s.Tau, 1); vs < floor*(1-1e-9) {
+			t.Errorf("first %d solutions: VS %v below the floor %v", k, vs, floor)
+		}
+	}
+	t.Logf("floor: %d solutions, mean distance %v; plain: %d, %v", len(sols), floored.SolutionsMeanDistance, len(plain.Solutions), plain.SolutionsMeanDistance)
+	if !(floored.SolutionsMeanDistance > plain.SolutionsMeanDistance) {
+		t.Errorf("mean solution distance %v with the floor, %v without: the floor should spread them", floored.SolutionsMeanDistance, plain.SolutionsMeanDistance)
+	}
+}
+
+func scoreRows(t *testing.T, rows [][]float64, q float64) float64 {
+	t.Helper()
+	n := len(rows)
+	K := mat.NewSymDense(n, nil)
+	for i := range rows {
+		for j := i; j < n; j++ {
+			K.SetSym(i, j, rows[i][j])
+		}
+	}
+	vs, err := vendi.Score(K, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
 }

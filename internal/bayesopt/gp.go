@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -561,7 +562,7 @@ func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
 	var lastU, lastG []float64
 	var lastF float64
 	eval := func(u []float64) (float64, []float64) {
-		if lastU != nil && equalSlices(u, lastU) {
+		if lastU != nil && slices.Equal(u, lastU) {
 			return lastF, lastG
 		}
 		h, jac := hyperFromU(u, d, b)
@@ -602,16 +603,4 @@ func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
 	}
 	h, _ := hyperFromU(best, d, b)
 	return NewGP(x, y, h)
-}
-
-func equalSlices(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -25,6 +25,12 @@ type GreedyProblem struct {
 	K          int       // number of picks
 	Q          float64   // order q (math.Inf(1) for ∞)
 	Workers    int       // goroutines scoring candidates (<= 1: serial)
+	// MinVS, if non-nil, is a diversity floor: a candidate is eligible only
+	// if the (unweighted) VS_q of the set it would complete, of size s =
+	// len(Prefix) + picks so far + 1, is at least MinVS(s) (to a relative
+	// 1e-12, so a set exactly at the floor passes). When no candidate
+	// qualifies, Greedy stops early without error: len(Picks) < K.
+	MinVS func(size int) float64
 }
 
 // GreedyResult holds the picks in order and Scores[i] = qVS(Prefix ∪ Picks[:i+1]).
@@ -49,6 +55,9 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
 		c, v := g.best()
+		if c == floorRejected {
+			return res, nil
+		}
 		if c < 0 {
 			return res, errors.New("vendi: no candidate left")
 		}
@@ -379,6 +388,7 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	vals := make([]float64, len(cands))
+	vss := make([]float64, len(cands)) // unweighted VS, for MinVS
 	isolated := make([]bool, len(cands))
 	workers := len(g.ws)
 	var wg sync.WaitGroup
@@ -407,6 +417,7 @@ func (g *greedyState) best() (int, float64) {
 					continue
 				}
 				vs := g.score(c, t, ws, mark, int32(k+1))
+				vss[k] = vs
 				vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
 			}
 		}(g.ws[w], lo, hi)
@@ -427,7 +438,8 @@ func (g *greedyState) best() (int, float64) {
 	bestVal := math.Inf(-1)
 	for k, c := range cands {
 		if isolated[k] {
-			vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * isoVS(c)
+			vss[k] = isoVS(c)
+			vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vss[k]
 		}
 		bestVal = math.Max(bestVal, vals[k])
 	}
@@ -439,14 +451,16 @@ func (g *greedyState) best() (int, float64) {
 		}
 		for c := 0; c < g.n; c++ {
 			if g.eligible[c] && !touched[c] {
-				var v float64
+				var vs float64
 				if g.p.Q == 2 {
-					v = (g.sumQ + g.p.Quality[c]) / float64(m+1) * g.score(c, nil, g.ws[0], nil, 0)
+					vs = g.score(c, nil, g.ws[0], nil, 0)
 				} else {
-					v = (g.sumQ + g.p.Quality[c]) / float64(m+1) * isoVS(c)
+					vs = isoVS(c)
 				}
+				v := (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
 				cands = append(cands, c)
 				vals = append(vals, v)
+				vss = append(vss, vs)
 				bestVal = math.Max(bestVal, v)
 			}
 		}
@@ -454,8 +468,28 @@ func (g *greedyState) best() (int, float64) {
 	if len(cands) == 0 {
 		return -1, 0
 	}
+	if g.p.MinVS != nil {
+		floor := g.p.MinVS(m + 1)
+		kept := 0
+		bestVal = math.Inf(-1)
+		for k, c := range cands {
+			if vss[k] >= floor*(1-1e-12) {
+				cands[kept], vals[kept] = c, vals[k]
+				bestVal = math.Max(bestVal, vals[k])
+				kept++
+			}
+		}
+		if kept == 0 {
+			return floorRejected, 0
+		}
+		cands, vals = cands[:kept], vals[:kept]
+	}
 	return pickTied(cands, vals, bestVal)
 }
+
+// floorRejected is best's answer when candidates remain but none reaches
+// GreedyProblem.MinVS.
+const floorRejected = -2
 
 // pickTied applies the tie rule: the lowest index whose value is within
 // TieTol·|best| of best.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -44,9 +45,21 @@ func bruteGreedy(t *testing.T, p GreedyProblem) GreedyResult {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if p.MinVS != nil {
+				vs, err := Score(Submatrix(p.Kernel, set), p.Q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if vs < p.MinVS(len(set))*(1-1e-12) {
+					continue
+				}
+			}
 			idx = append(idx, c)
 			vals = append(vals, v)
 			bestVal = math.Max(bestVal, v)
+		}
+		if len(idx) == 0 {
+			break // MinVS rejected every candidate
 		}
 		c, v := pickTied(idx, vals, bestVal)
 		used[c] = true
@@ -231,5 +244,101 @@ func TestArrowheadAgainstEigen(t *testing.T) {
 				t.Fatalf("trial %d: eigenvalues %v, oracle %v (d=%v z=%v a=%v)", trial, got, want, d, z, a)
 			}
 		}
+	}
+}
+
+// TestGreedyMinVS checks the diversity floor against the brute-force oracle
+// (which filters by a full eigendecomposition of each candidate set) on
+// Gaussian kernels of clustered points, where the floor rejects the
+// near-duplicates of a pick, and checks the early stop when nothing
+// qualifies.
+func TestGreedyMinVS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	changed, stopped, cases := 0, 0, 0
+	for trial := 0; trial < 4; trial++ {
+		n := 16 + 4*trial
+		pts := make([][2]float64, n)
+		for i := range pts {
+			c := float64(i % 3) // three clusters
+			pts[i] = [2]float64{c + 0.3*rng.NormFloat64(), c + 0.3*rng.NormFloat64()}
+		}
+		k := FuncKernel(n, func(i, j int) float64 {
+			dx, dy := pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]
+			return math.Exp(-(dx*dx + dy*dy) / 2)
+		})
+		quality := make([]float64, n)
+		for i := range quality {
+			quality[i] = rng.Float64()
+		}
+		for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+			// Floor: the VS of s points pairwise at distance 1.2.
+			floor := func(s int) float64 { return equicorrelatedVS(t, s, math.Exp(-1.44/2), q) }
+			p := GreedyProblem{Kernel: k, Quality: quality, K: 8, Q: q, MinVS: floor, Workers: 1 + trial%2}
+			got, err := Greedy(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bruteGreedy(t, p)
+			name := fmt.Sprintf("trial%d/q=%v", trial, q)
+			if len(got.Picks) != len(want.Picks) {
+				t.Fatalf("%s: %d picks %v, oracle %d %v", name, len(got.Picks), got.Picks, len(want.Picks), want.Picks)
+			}
+			for i := range want.Picks {
+				if got.Picks[i] != want.Picks[i] || !near(got.Scores[i], want.Scores[i], 1e-9) {
+					t.Fatalf("%s: picks %v scores %v, oracle %v %v", name, got.Picks, got.Scores, want.Picks, want.Scores)
+				}
+			}
+			unfloored, _ := Greedy(GreedyProblem{Kernel: k, Quality: quality, K: 8, Q: q})
+			cases++
+			if !slices.Equal(unfloored.Picks[:len(got.Picks)], got.Picks) {
+				changed++
+			}
+			if len(got.Picks) < 8 {
+				stopped++
+			}
+		}
+	}
+	// The floor must bind: it changes picks in some cases and stops early in
+	// others, or the comparison above proves nothing.
+	t.Logf("floor changed %d, stopped %d of %d cases", changed, stopped, cases)
+	if changed == 0 || stopped == 0 || stopped == cases {
+		t.Errorf("floor changed the picks in %d and stopped early in %d of %d cases: the test does not exercise it", changed, stopped, cases)
+	}
+	// Two exact duplicates and nothing else: the second pick would have
+	// VS 1 < floor(2), so Greedy stops after one pick without error.
+	dup := FuncKernel(2, func(i, j int) float64 { return 1 })
+	res, err := Greedy(GreedyProblem{Kernel: dup, Quality: []float64{1, 0.5}, K: 2, Q: 1, MinVS: func(s int) float64 { return 1.5 * float64(s-1) }})
+	if err != nil || len(res.Picks) != 1 || res.Picks[0] != 0 {
+		t.Errorf("duplicates under a floor: picks %v, err %v; want [0], nil", res.Picks, err)
+	}
+}
+
+// equicorrelatedVS is the VS_q of s items with unit self-similarity and
+// pairwise similarity c, from its closed-form spectrum: (1 + (s-1)c)/s once
+// and (1-c)/s with multiplicity s-1.
+func equicorrelatedVS(t *testing.T, s int, c, q float64) float64 {
+	t.Helper()
+	n := float64(s)
+	p := []float64{(1 + (n-1)*c) / n}
+	for i := 1; i < s; i++ {
+		p = append(p, (1-c)/n)
+	}
+	switch {
+	case q == 1:
+		h := 0.0
+		for _, v := range p {
+			if v > 0 {
+				h -= v * math.Log(v)
+			}
+		}
+		return math.Exp(h)
+	case math.IsInf(q, 1):
+		return 1 / p[0]
+	default:
+		sum := 0.0
+		for _, v := range p {
+			sum += math.Pow(v, q)
+		}
+		return math.Pow(sum, 1/(1-q))
 	}
 }

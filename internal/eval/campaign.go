@@ -54,37 +54,59 @@ type Campaign struct {
 
 // Discover finds every campaign under root (root itself included): each
 // directory holding a summary.csv, or finished runs (runs/*.summary.csv) of
-// a campaign still running or interrupted before it wrote summary.csv. Folders it cannot read are reported in
-// skipped, not fatal. Campaigns are sorted by directory.
+// a campaign still running or interrupted before it wrote summary.csv.
+// Symbolic links to directories are followed (results/rover -> a campaign
+// kept elsewhere); a directory reached twice, through a link or a cycle, is
+// read once, under the first path that reached it. Folders it cannot read
+// are reported in skipped, not fatal. Campaigns are sorted by directory.
 func Discover(root string) (found []*Campaign, skipped []string, err error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, nil, fmt.Errorf("results folder %s: %w", root, err)
 	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s: %v", path, err))
-			if d != nil && d.IsDir() {
+	seen := map[string]bool{} // real paths of the directories walked
+	var walk func(top string) error
+	walk = func(top string) error {
+		// A trailing separator makes WalkDir's Lstat of top follow a link.
+		return filepath.WalkDir(top+string(filepath.Separator), func(path string, d fs.DirEntry, err error) error {
+			path = filepath.Clean(path)
+			if err != nil {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", path, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if info, err := os.Stat(path); err == nil && info.IsDir() && d.Name() != "runs" && !strings.HasPrefix(d.Name(), ".") {
+					return walk(path)
+				}
+				return nil
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if d.Name() == "runs" || (path != filepath.Clean(root) && strings.HasPrefix(d.Name(), ".")) {
 				return fs.SkipDir
 			}
+			if real, err := filepath.EvalSymlinks(path); err == nil {
+				if seen[real] {
+					return fs.SkipDir
+				}
+				seen[real] = true
+			}
+			if !isCampaignDir(path) {
+				return nil
+			}
+			c, err := LoadCampaign(path)
+			if err != nil {
+				skipped = append(skipped, err.Error())
+				return nil
+			}
+			found = append(found, c)
 			return nil
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if d.Name() == "runs" || (path != root && strings.HasPrefix(d.Name(), ".")) {
-			return fs.SkipDir
-		}
-		if !isCampaignDir(path) {
-			return nil
-		}
-		c, err := LoadCampaign(path)
-		if err != nil {
-			skipped = append(skipped, err.Error())
-			return nil
-		}
-		found = append(found, c)
-		return nil
-	})
+		})
+	}
+	err = walk(root)
 	sort.Slice(found, func(a, b int) bool { return found[a].Dir < found[b].Dir })
 	return found, skipped, err
 }

@@ -1,0 +1,51 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestDiscoverFollowsSymlinks: a campaign reached through a symbolic link is
+// found (under the link's path); a cycle back to the root and a second link
+// to the same campaign neither hang nor duplicate it; a dangling link is
+// ignored.
+func TestDiscoverFollowsSymlinks(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	res := filepath.Join(root, "results")
+	if err := os.MkdirAll(filepath.Join(res, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ target, link string }{
+		{fixture, filepath.Join(res, "rover")},                    // campaign kept elsewhere
+		{fixture, filepath.Join(res, "nested", "rover-again")},    // second path to it
+		{res, filepath.Join(res, "nested", "loop")},               // cycle
+		{filepath.Join(root, "gone"), filepath.Join(res, "dead")}, // dangling
+	} {
+		if err := os.Symlink(l.target, l.link); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	camps, skipped, err := Discover(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, c := range camps {
+		dirs = append(dirs, c.Dir)
+	}
+	if want := []string{filepath.Join(res, "nested", "rover-again")}; !slices.Equal(dirs, want) && !slices.Equal(dirs, []string{filepath.Join(res, "rover")}) {
+		t.Errorf("campaigns %v, want the fixture once (%v or %s)", dirs, want, filepath.Join(res, "rover"))
+	}
+	if len(camps) == 1 && (camps[0].Name != "rover" || len(camps[0].Runs) == 0) {
+		t.Errorf("campaign %q with %d runs, want rover's fixture runs", camps[0].Name, len(camps[0].Runs))
+	}
+	if len(skipped) != 0 {
+		t.Errorf("skipped %v", skipped)
+	}
+}

@@ -385,12 +385,12 @@ func TestASDefaultIsSyntheticConfigFile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", task, err)
 		}
-		plan, err := planAS(cfg)
+		plan, err := search.Plan(cfg.Protocol)
 		if err != nil {
 			t.Fatalf("%s: %v", task, err)
 		}
-		if len(plan) != 240 || cfg.Pool.Kind != task || cfg.Budget != 200 || cfg.Batch != 5 || cfg.Out != filepath.Join("results", task) {
-			t.Errorf("%s: %d runs, kind %s, budget %d, batch %d, out %s", task, len(plan), cfg.Pool.Kind, cfg.Budget, cfg.Batch, cfg.Out)
+		if len(plan.Runs) != 240 || cfg.Pool.Kind != task || cfg.Budget != 200 || cfg.Batch != 5 || cfg.Out != filepath.Join("results", task) {
+			t.Errorf("%s: %d runs, kind %s, budget %d, batch %d, out %s", task, len(plan.Runs), cfg.Pool.Kind, cfg.Budget, cfg.Batch, cfg.Out)
 		}
 	}
 }

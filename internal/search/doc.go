@@ -31,6 +31,13 @@
 // symmetrised graph kernel, maximum pairwise feature distance, kernel
 // determinant).
 //
+// A campaign (`qvs as`) is a Protocol: methods with their hyperparameter
+// grids, repeats, budget, batch size, seed. Plan lists its runs, repeat by
+// repeat; Campaign.RunFunc executes one under internal/campaign, every method
+// of a repeat starting from the same random positive on the same search
+// Space (the Pool relabelled in the repeat's random order), and returns the
+// run's metrics for summary.csv.
+//
 //	m, _ := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
 //	m.Observe(start, true)
 //	batch, _ := search.ECI{Threshold: 0.5}.Batch(&search.State{Model: m, Remaining: 200, Workers: 1}, 5)

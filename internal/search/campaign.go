@@ -1,0 +1,411 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Methods are the policies a campaign can run, in table order: the paper's
+// baselines and qVS-AS (Section 4.1), plus one-step and ENS.
+var Methods = []string{"random", "one-step", "eci", "select", "ens", "qvs"}
+
+// Protocol is what a diverse active search campaign runs (Section 4.1):
+// the methods with their hyperparameter grids, the orders q of qVS-AS, and
+// the repeats, budget and batch size every run shares. The struct tags are
+// the keys of the `qvs as` config files (configs/TASK.yaml), as for
+// datasets.Config; every field changes results.
+type Protocol struct {
+	Methods []string `mapstructure:"methods" yaml:"methods"`
+	// Q are the orders of qVS-AS as written in the config ("inf" allowed);
+	// they name the runs and the q column of the summary verbatim.
+	Q       []string    `mapstructure:"q" yaml:"q"`
+	Repeats int         `mapstructure:"repeats" yaml:"repeats"`
+	Budget  int         `mapstructure:"budget" yaml:"budget"` // queries per run after the start
+	Batch   int         `mapstructure:"batch" yaml:"batch"`
+	Seed    uint64      `mapstructure:"seed" yaml:"seed"`
+	ECI     ECIGrid     `mapstructure:"eci" yaml:"eci"`
+	SELECT  SELECTGrid  `mapstructure:"select" yaml:"select"`
+	ENS     ENSSettings `mapstructure:"ens" yaml:"ens"`
+	// Ties is how exact ties between candidates are broken: "random" (each
+	// repeat relabels the pool in a random order drawn from the seed, like
+	// the authors' random tie-breaking; see Space) or "index" (lowest pool
+	// index).
+	Ties string `mapstructure:"ties" yaml:"ties"`
+}
+
+// ECIGrid is the grid of ECI settings: one run per similarity threshold.
+type ECIGrid struct {
+	Thresholds []float64 `mapstructure:"thresholds" yaml:"thresholds"`
+	Fantasy    string    `mapstructure:"fantasy" yaml:"fantasy"`
+}
+
+// SELECTGrid is the grid of SELECT settings: one run per (beta, lambda).
+type SELECTGrid struct {
+	Betas   []float64 `mapstructure:"betas" yaml:"betas"`
+	Lambdas []float64 `mapstructure:"lambdas" yaml:"lambdas"`
+	Fantasy string    `mapstructure:"fantasy" yaml:"fantasy"`
+}
+
+// ENSSettings is the one ENS setting.
+type ENSSettings struct {
+	Fantasy string `mapstructure:"fantasy" yaml:"fantasy"`
+}
+
+// PaperProtocol is the paper's protocol (Section 4.1; reference notes §2:
+// budget 200, batch 5, 10 repeats) with the authors' hyperparameter grids
+// (ECI thresholds 0.25/0.5/0.75, SELECT beta 0.1/0.3/1/3 x lambda
+// 0.25/0.5/0.75, pessimistic fantasies), every method, qVS-AS at
+// q = 0, 0.1, 0.5, 1, 2, inf, seed 0 and random tie-breaking.
+func PaperProtocol() Protocol {
+	return Protocol{
+		Methods: append([]string(nil), Methods...),
+		Q:       []string{"0", "0.1", "0.5", "1", "2", "inf"},
+		Repeats: 10, Budget: 200, Batch: 5,
+		ECI:    ECIGrid{Thresholds: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
+		SELECT: SELECTGrid{Betas: []float64{0.1, 0.3, 1, 3}, Lambdas: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
+		ENS:    ENSSettings{Fantasy: "pessimistic"},
+		Ties:   "random",
+	}
+}
+
+// PolicySettings are the hyperparameters of one policy; each policy reads
+// only its own.
+type PolicySettings struct {
+	Threshold    float64 // ECI similarity threshold
+	Beta, Lambda float64 // SELECT
+	Fantasy      Fantasy // ECI, SELECT, ENS
+	Q            float64 // qVS-AS order (math.Inf(1) = inf)
+}
+
+// NewPolicy returns the policy of method (one of Methods) with settings s.
+// kernel is the diversity kernel qVS-AS maximises over, in the indices the
+// policy sees (a run's Space.Kernel); the other policies ignore it.
+func NewPolicy(method string, s PolicySettings, kernel vendi.Kernel) (Policy, error) {
+	switch method {
+	case "random":
+		return Random{}, nil
+	case "one-step":
+		return OneStep{}, nil
+	case "eci":
+		return ECI{Threshold: s.Threshold, Fantasy: s.Fantasy}, nil
+	case "select":
+		return SELECT{Beta: s.Beta, Lambda: s.Lambda, Fantasy: s.Fantasy}, nil
+	case "ens":
+		return ENS{Fantasy: s.Fantasy}, nil
+	case "qvs":
+		return QVS{Q: s.Q, Kernel: kernel}, nil
+	}
+	return nil, fmt.Errorf("unknown method %q: expected some of %s", method, strings.Join(Methods, ","))
+}
+
+// Campaign is a planned campaign: its runs and each run's policy settings.
+type Campaign struct {
+	Protocol Protocol
+	// Runs in execution order, repeat-major: the runs of one repeat share
+	// its search space, so few spaces are alive at a time. Keys are
+	// SETTING-rRR, e.g. "eci-t0.5-pessimistic-r03", "qvs-qinf-r00".
+	Runs     []campaign.Run
+	settings map[string]PolicySettings // by run key
+}
+
+// Plan validates p and lists its runs: per repeat, one run per method
+// setting (ECI per threshold, SELECT per (beta, lambda), qVS-AS per order,
+// in the order given). Errors name the config key at fault.
+func Plan(p Protocol) (*Campaign, error) {
+	if p.Repeats < 1 || p.Budget < 1 || p.Batch < 1 {
+		return nil, fmt.Errorf("repeats (%d), budget (%d) and batch (%d) must be at least 1", p.Repeats, p.Budget, p.Batch)
+	}
+	if len(p.Methods) == 0 {
+		return nil, fmt.Errorf("no methods: expected some of %s", strings.Join(Methods, ","))
+	}
+	if p.Ties != "random" && p.Ties != "index" {
+		return nil, fmt.Errorf("ties: %q, expected random or index", p.Ties)
+	}
+	type setting struct {
+		method, key, q string
+		s              PolicySettings
+	}
+	var settings []setting
+	seen := map[string]bool{}
+	for _, m := range p.Methods {
+		if seen[m] {
+			return nil, fmt.Errorf("method %q listed twice", m)
+		}
+		seen[m] = true
+		switch m {
+		case "random", "one-step":
+			settings = append(settings, setting{method: m, key: m})
+		case "eci":
+			fan, err := ParseFantasy(p.ECI.Fantasy)
+			if err != nil {
+				return nil, fmt.Errorf("eci.fantasy: %w", err)
+			}
+			if len(p.ECI.Thresholds) == 0 {
+				return nil, fmt.Errorf("method eci needs eci.thresholds")
+			}
+			for _, t := range p.ECI.Thresholds {
+				if math.IsNaN(t) || math.IsInf(t, 0) {
+					return nil, fmt.Errorf("eci.thresholds: %v is not a finite number", t)
+				}
+				settings = append(settings, setting{method: m, key: "eci-t" + num(t) + "-" + fan.String(), s: PolicySettings{Threshold: t, Fantasy: fan}})
+			}
+		case "select":
+			fan, err := ParseFantasy(p.SELECT.Fantasy)
+			if err != nil {
+				return nil, fmt.Errorf("select.fantasy: %w", err)
+			}
+			if len(p.SELECT.Betas) == 0 || len(p.SELECT.Lambdas) == 0 {
+				return nil, fmt.Errorf("method select needs select.betas and select.lambdas")
+			}
+			for _, b := range p.SELECT.Betas {
+				for _, l := range p.SELECT.Lambdas {
+					if math.IsNaN(b) || math.IsInf(b, 0) || math.IsNaN(l) || math.IsInf(l, 0) {
+						return nil, fmt.Errorf("select: beta %v and lambda %v must be finite numbers", b, l)
+					}
+					settings = append(settings, setting{method: m, key: "select-b" + num(b) + "-l" + num(l) + "-" + fan.String(), s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
+				}
+			}
+		case "ens":
+			fan, err := ParseFantasy(p.ENS.Fantasy)
+			if err != nil {
+				return nil, fmt.Errorf("ens.fantasy: %w", err)
+			}
+			settings = append(settings, setting{method: m, key: "ens-" + fan.String(), s: PolicySettings{Fantasy: fan}})
+		case "qvs":
+			if len(p.Q) == 0 {
+				return nil, fmt.Errorf("method qvs needs orders q")
+			}
+			qs, err := vendi.ParseOrders(strings.Join(p.Q, ","))
+			if err != nil {
+				return nil, fmt.Errorf("q: %w", err)
+			}
+			seenQ := map[float64]bool{}
+			for _, q := range qs {
+				if seenQ[q] {
+					return nil, fmt.Errorf("q: order %s listed twice", vendi.FormatOrder(q))
+				}
+				seenQ[q] = true
+				settings = append(settings, setting{method: m, key: "qvs-q" + vendi.FormatOrder(q), q: vendi.FormatOrder(q), s: PolicySettings{Q: q}})
+			}
+		default:
+			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
+		}
+	}
+	c := &Campaign{Protocol: p, settings: map[string]PolicySettings{}}
+	for r := 0; r < p.Repeats; r++ {
+		for _, s := range settings {
+			// Params is the policy's own description, e.g. "threshold=0.5
+			// fantasy=pessimistic" (empty for random, one-step and qVS-AS).
+			pol, _ := NewPolicy(s.method, s.s, nil)
+			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", s.key, r), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
+			c.Runs = append(c.Runs, run)
+			c.settings[run.Key] = s.s
+		}
+	}
+	return c, nil
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Policy returns the policy of one of c's runs; qVS-AS measures diversity
+// with kernel (the run's Space.Kernel).
+func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error) {
+	s, ok := c.settings[run.Key]
+	if !ok {
+		return nil, fmt.Errorf("run %s is not in the campaign", run.Key)
+	}
+	return NewPolicy(run.Method, s, kernel)
+}
+
+// Pool is an active-search pool prepared for search: the kNN model's
+// pseudo-counts and the diversity kernel every run's metrics use.
+type Pool struct {
+	*datasets.Pool
+	// A0, A1 are the kNN model's pseudo-counts: the authors' prior, the
+	// pool's true prevalence rounded to 3 decimals (PriorFromPrevalence).
+	A0, A1 float64
+	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
+	// indices (reference notes §2), for the metrics of the positives found.
+	Kernel *vendi.Sparse
+}
+
+// NewPool prepares p for search; a pool without a positive is an error
+// (every run starts from a positive).
+func NewPool(p *datasets.Pool) (*Pool, error) {
+	if p.PositiveCount() == 0 {
+		return nil, fmt.Errorf("pool %s has no positive item", p.Name)
+	}
+	a0, a1 := PriorFromPrevalence(p.Prevalence())
+	kernel, err := vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
+	}
+	return &Pool{Pool: p, A0: a0, A1: a1, Kernel: kernel}, nil
+}
+
+// Space builds the search space of a run: the pool relabelled in the given
+// order (nil: pool order, ties to the lowest pool index).
+func (p *Pool) Space(order []int) (*Space, error) {
+	sp, err := NewSpace(p.Neighbors, p.Weights, p.Labels, p.A0, p.A1, order)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
+	}
+	return sp, nil
+}
+
+// spaceCache builds each repeat's search space once and drops it when no
+// run uses it and more than max are kept (runs are repeat-major, so a few
+// spaces suffice).
+type spaceCache struct {
+	mu      sync.Mutex
+	build   func(repeat int) (*Space, error)
+	max     int
+	entries map[int]*spaceEntry
+}
+
+type spaceEntry struct {
+	once sync.Once
+	sp   *Space
+	err  error
+	refs int
+}
+
+// get returns repeat's space, building it on first use; the caller must
+// call release when its run is done with the space.
+func (c *spaceCache) get(repeat int) (sp *Space, release func(), err error) {
+	c.mu.Lock()
+	e := c.entries[repeat]
+	if e == nil {
+		e = &spaceEntry{}
+		c.entries[repeat] = e
+	}
+	e.refs++
+	c.mu.Unlock()
+	e.once.Do(func() { e.sp, e.err = c.build(repeat) })
+	release = func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e.refs--; e.refs == 0 && len(c.entries) > c.max {
+			delete(c.entries, repeat)
+		}
+	}
+	return e.sp, release, e.err
+}
+
+// CurveHeader is the header of a run's runs/KEY.curve.csv: VS_1 of the
+// positives after every batch (Figure 2, right).
+var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
+
+// RunFunc binds c to pool and returns the function campaign.Execute calls
+// for each run; dir is the results directory (errors name the record file).
+// Repeat r starts every method from the same random positive
+// (StartPositive) and, with ties "random", searches the pool relabelled in
+// the random order drawn from (seed, "order", r). A run replays the records
+// of an interrupted attempt, appends one record per query (each batch
+// durably, in one write), writes runs/KEY.curve.csv and returns the summary
+// fields after key, method, q, params, repeat: positives, vs_q0 ...
+// vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
+// kernel_logdet and seconds, the time the policy spent choosing queries
+// (summed over batches, so a resumed run counts its earlier attempts).
+// At most workers + 1 search spaces are kept alive.
+func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFunc, error) {
+	p := c.Protocol
+	starts := make([]int, p.Repeats)
+	for r := range starts {
+		var err error
+		if starts[r], err = StartPositive(pool.Labels, p.Seed, r); err != nil {
+			return nil, err
+		}
+	}
+	spaces := &spaceCache{max: workers + 1, entries: map[int]*spaceEntry{}, build: func(r int) (*Space, error) {
+		if p.Ties == "index" {
+			return pool.Space(nil)
+		}
+		return pool.Space(RandomOrder(pool.Len(), campaign.RNG(p.Seed, "order", r)))
+	}}
+	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
+		sp, release, err := spaces.get(run.Repeat)
+		defer release()
+		if err != nil {
+			return nil, err
+		}
+		policy, err := c.Policy(run, sp.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		return c.execute(ctx, pool, sp, dir, run, rec, policy, starts[run.Repeat])
+	}, nil
+}
+
+// execute runs one search and writes its records and curve.
+func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int) ([]campaign.Field, error) {
+	prior, err := ParseRecords(filepath.Join(dir, "runs", run.Key+".csv"), rec.Rows())
+	if err != nil {
+		return nil, err
+	}
+	ids := pool.IDs
+	all, err := Run(ctx, RunConfig{
+		Space: sp, Policy: policy, Start: start,
+		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1,
+	}, prior, func(batch []Query) error {
+		rows := make([][]string, len(batch))
+		for i, q := range batch {
+			rows[i] = q.Record(ids)
+		}
+		return rec.Append(rows...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var positives []int
+	seconds := 0.0
+	lastBatch := -1
+	for _, q := range all {
+		if q.Positive {
+			positives = append(positives, q.Index)
+		}
+		if q.Batch != lastBatch {
+			seconds += q.Seconds
+			lastBatch = q.Batch
+		}
+	}
+	m, err := Measure(pool.Kernel, positives, pool.Distance)
+	if err != nil {
+		return nil, err
+	}
+	curve, err := Curve(pool.Kernel, all)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]string, len(curve))
+	for i, p := range curve {
+		rows[i] = []string{strconv.Itoa(p.Batch), strconv.Itoa(p.Queries), strconv.Itoa(p.Positives), num(p.VS1)}
+	}
+	if err := rec.WriteFile("curve", CurveHeader, rows); err != nil {
+		return nil, err
+	}
+	return summaryFields(m, seconds), nil
+}
+
+// summaryFields is a run's summary row after key, method, q, params,
+// repeat: the metrics, then seconds.
+func summaryFields(m Metrics, seconds float64) []campaign.Field {
+	f := []campaign.Field{campaign.I("positives", m.Positives)}
+	for i, q := range MetricOrders {
+		f = append(f, campaign.F("vs_q"+vendi.FormatOrder(q), m.VS[i]))
+	}
+	return append(f,
+		campaign.F("max_pairwise_distance", m.MaxPairwiseDistance),
+		campaign.F("kernel_det", m.KernelDet),
+		campaign.F("kernel_logdet", m.KernelLogDet),
+		campaign.F("seconds", seconds))
+}

@@ -1,0 +1,408 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// smallProtocol has every method, two ECI thresholds, a 1 x 2 SELECT grid
+// and two orders of qVS-AS: 9 settings per repeat.
+func smallProtocol() Protocol {
+	return Protocol{
+		Methods: []string{"random", "one-step", "eci", "select", "ens", "qvs"},
+		Q:       []string{"0", "inf"},
+		Repeats: 2, Budget: 7, Batch: 3, Seed: 5,
+		ECI:    ECIGrid{Thresholds: []float64{0.5, 0.25}, Fantasy: "pessimistic"},
+		SELECT: SELECTGrid{Betas: []float64{1}, Lambdas: []float64{0.5, 0.75}, Fantasy: "optimistic"},
+		ENS:    ENSSettings{Fantasy: "pessimistic"},
+		Ties:   "random",
+	}
+}
+
+func TestPlan(t *testing.T) {
+	c, err := Plan(smallProtocol())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []campaign.Run{
+		{Key: "random", Method: "random"},
+		{Key: "one-step", Method: "one-step"},
+		{Key: "eci-t0.5-pessimistic", Method: "eci", Params: "threshold=0.5 fantasy=pessimistic"},
+		{Key: "eci-t0.25-pessimistic", Method: "eci", Params: "threshold=0.25 fantasy=pessimistic"},
+		{Key: "select-b1-l0.5-optimistic", Method: "select", Params: "beta=1 lambda=0.5 fantasy=optimistic"},
+		{Key: "select-b1-l0.75-optimistic", Method: "select", Params: "beta=1 lambda=0.75 fantasy=optimistic"},
+		{Key: "ens-pessimistic", Method: "ens", Params: "fantasy=pessimistic"},
+		{Key: "qvs-q0", Method: "qvs", Q: "0"},
+		{Key: "qvs-qinf", Method: "qvs", Q: "inf"},
+	}
+	if len(c.Runs) != 2*len(want) {
+		t.Fatalf("%d runs, want %d", len(c.Runs), 2*len(want))
+	}
+	// Repeat-major: every setting of repeat 0, then of repeat 1.
+	for i, got := range c.Runs {
+		w := want[i%len(want)]
+		w.Repeat = i / len(want)
+		w.Key += "-r0" + strconv.Itoa(w.Repeat)
+		if got != w {
+			t.Errorf("run %d: %+v, want %+v", i, got, w)
+		}
+	}
+	// Each run's policy carries its own setting; qVS-AS gets the kernel.
+	kernel, err := vendi.SymmetrizeKNN(2, [][]int32{{1}, {0}}, [][]float64{{0.5}, {0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		run  int
+		want Policy
+	}{
+		{0, Random{}},
+		{1, OneStep{}},
+		{3, ECI{Threshold: 0.25, Fantasy: Pessimistic}},
+		{14, SELECT{Beta: 1, Lambda: 0.75, Fantasy: Optimistic}},
+		{15, ENS{Fantasy: Pessimistic}},
+		{17, QVS{Q: math.Inf(1), Kernel: kernel}},
+	} {
+		p, err := c.Policy(c.Runs[tc.run], kernel)
+		if err != nil || p != tc.want {
+			t.Errorf("run %s: policy %#v (%v), want %#v", c.Runs[tc.run].Key, p, err, tc.want)
+		}
+	}
+	if _, err := c.Policy(campaign.Run{Key: "eci-t0.9-pessimistic-r00", Method: "eci"}, kernel); err == nil {
+		t.Error("a run outside the plan has a policy")
+	}
+	// The paper's protocol: 1 + 1 + 3 + 4 x 3 + 1 + 6 = 24 settings x 10 repeats.
+	paper, err := Plan(PaperProtocol())
+	if err != nil || len(paper.Runs) != 240 {
+		t.Fatalf("paper protocol: %v, %d runs, want 240", err, len(paper.Runs))
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		edit func(p *Protocol)
+		want string
+	}{
+		"no repeats":       {func(p *Protocol) { p.Repeats = 0 }, "repeats (0)"},
+		"no budget":        {func(p *Protocol) { p.Budget = 0 }, "budget (0)"},
+		"no batch":         {func(p *Protocol) { p.Batch = 0 }, "batch (0)"},
+		"no methods":       {func(p *Protocol) { p.Methods = nil }, "no methods"},
+		"bad ties":         {func(p *Protocol) { p.Ties = "first" }, `ties: "first"`},
+		"method twice":     {func(p *Protocol) { p.Methods = append(p.Methods, "eci") }, `method "eci" listed twice`},
+		"unknown method":   {func(p *Protocol) { p.Methods = append(p.Methods, "greedy") }, `unknown method "greedy"`},
+		"bad eci fantasy":  {func(p *Protocol) { p.ECI.Fantasy = "hopeful" }, "eci.fantasy"},
+		"no thresholds":    {func(p *Protocol) { p.ECI.Thresholds = nil }, "eci.thresholds"},
+		"NaN threshold":    {func(p *Protocol) { p.ECI.Thresholds = []float64{math.NaN()} }, "eci.thresholds: NaN"},
+		"bad sel fantasy":  {func(p *Protocol) { p.SELECT.Fantasy = "x" }, "select.fantasy"},
+		"no lambdas":       {func(p *Protocol) { p.SELECT.Lambdas = nil }, "select.lambdas"},
+		"infinite beta":    {func(p *Protocol) { p.SELECT.Betas = []float64{math.Inf(1)} }, "beta +Inf"},
+		"bad ens fantasy":  {func(p *Protocol) { p.ENS.Fantasy = "x" }, "ens.fantasy"},
+		"no orders":        {func(p *Protocol) { p.Q = nil }, "needs orders q"},
+		"negative order":   {func(p *Protocol) { p.Q = []string{"-1"} }, "q: "},
+		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, "order 1 listed twice"},
+		"qvs not selected": {func(p *Protocol) { p.Methods, p.Q = []string{"random"}, nil }, ""},
+	} {
+		p := smallProtocol()
+		tc.edit(&p)
+		_, err := Plan(p)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestSpaceCache(t *testing.T) {
+	var mu sync.Mutex
+	builds := map[int]int{}
+	c := &spaceCache{max: 1, entries: map[int]*spaceEntry{}, build: func(r int) (*Space, error) {
+		mu.Lock()
+		builds[r]++
+		mu.Unlock()
+		return &Space{}, nil
+	}}
+	// Eight concurrent runs of repeat 0 share one build.
+	var wg sync.WaitGroup
+	spaces := make([]*Space, 8)
+	for i := range spaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sp, release, err := c.get(0)
+			if err != nil {
+				t.Error(err)
+			}
+			spaces[i] = sp
+			release()
+		}()
+	}
+	wg.Wait()
+	for _, sp := range spaces[1:] {
+		if sp != spaces[0] {
+			t.Fatal("runs of one repeat got different spaces")
+		}
+	}
+	// With max 1, repeat 0 stays (one entry) and repeat 1 is dropped once
+	// released (two entries), so it is built again on next use.
+	_, release, _ := c.get(1)
+	release()
+	_, release, _ = c.get(1)
+	release()
+	_, release, _ = c.get(0)
+	release()
+	if builds[0] != 1 || builds[1] != 2 {
+		t.Errorf("builds %v, want repeat 0 once and repeat 1 twice", builds)
+	}
+}
+
+func TestNewPool(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	p := linePool(rng, 7, 3)
+	for i := range p.Labels {
+		p.Labels[i] = false
+	}
+	if _, err := NewPool(p); err == nil || !strings.Contains(err.Error(), "line has no positive") {
+		t.Errorf("pool without positives: %v", err)
+	}
+	p.Labels[0], p.Labels[3], p.Labels[5] = true, true, true
+	sp, err := NewPool(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Prevalence 3/7 = 0.42857...: a1 = 0.429, a0 = 0.571.
+	const tol = 1e-15 // rounding of the decimal constants
+	if math.Abs(sp.A1-0.429) > tol || math.Abs(sp.A0-0.571) > tol {
+		t.Errorf("pseudo-counts a0 %g, a1 %g, want 0.571, 0.429", sp.A0, sp.A1)
+	}
+	K := denseKernel(p)
+	for i := 0; i < p.Len(); i++ {
+		for j := 0; j < p.Len(); j++ {
+			if sp.Kernel.At(i, j) != K.At(i, j) {
+				t.Fatalf("kernel (%d, %d) = %g, (W + Wᵀ)/2 = %g", i, j, sp.Kernel.At(i, j), K.At(i, j))
+			}
+		}
+	}
+}
+
+// linePool is n items at random points of a line with a random directed kNN
+// graph of k neighbours and every third item positive.
+func linePool(rng *rand.Rand, n, k int) *datasets.Pool {
+	nbr, w := randomGraph(rng, n, k, false)
+	p := &datasets.Pool{Name: "line", Neighbors: nbr, Weights: w, Metric: datasets.MetricEuclidean}
+	for i := 0; i < n; i++ {
+		p.Dense = append(p.Dense, []float64{10 * rng.Float64()})
+		p.Labels = append(p.Labels, i%3 == 0)
+	}
+	return p
+}
+
+// denseKernel is (W + Wᵀ)/2 with unit diagonal, built entry by entry.
+func denseKernel(p *datasets.Pool) *mat.SymDense {
+	n := p.Len()
+	K := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		K.SetSym(i, i, 1)
+	}
+	for i, row := range p.Neighbors {
+		for t, j := range row {
+			K.SetSym(i, int(j), K.At(i, int(j))+p.Weights[i][t]/2)
+		}
+	}
+	return K
+}
+
+// TestCampaignRunFunc runs a small campaign through campaign.Execute and
+// checks every summary field against a from-scratch computation on the
+// recorded queries, the records against the protocol, and that a resumed
+// campaign gives the same files.
+func TestCampaignRunFunc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := linePool(rng, 60, 5)
+	pool, err := NewPool(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto := smallProtocol()
+	proto.Methods, proto.Q = []string{"random", "one-step", "qvs"}, []string{"1"}
+	c, err := Plan(proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	execute := func(dir string) {
+		t.Helper()
+		fn, err := c.RunFunc(pool, dir, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := campaign.Spec{Dir: dir, Header: RecordHeader, Runs: c.Runs, Steps: proto.Budget + 1, Workers: 2, Quiet: true, Config: proto}
+		if _, err := campaign.Execute(context.Background(), spec, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "full")
+	execute(dir)
+	sum := readCSV(t, filepath.Join(dir, "summary.csv"))
+	wantHeader := "key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds"
+	if h := strings.Join(sum[0], ","); h != wantHeader {
+		t.Fatalf("summary header %s\nwant %s", h, wantHeader)
+	}
+	if len(sum) != 1+6 {
+		t.Fatalf("%d summary rows, want 6", len(sum)-1)
+	}
+	K := denseKernel(data)
+	starts := map[string]string{}
+	const tol = 1e-9 // eigenvalue and determinant rounding
+	for _, row := range sum[1:] {
+		key := row[0]
+		recs := readCSV(t, filepath.Join(dir, "runs", key+".csv"))
+		// The start plus 7 queries in batches of 3, 3, 1.
+		if len(recs) != 1+8 || recs[8][1] != "3" || recs[7][1] != "2" {
+			t.Fatalf("%s: records %v", key, recs)
+		}
+		if recs[1][4] != "1" {
+			t.Errorf("%s starts at a negative: %v", key, recs[1])
+		}
+		if s, ok := starts[row[4]]; ok && s != recs[1][2] {
+			t.Errorf("%s starts at %s, another run of repeat %s at %s", key, recs[1][2], row[4], s)
+		}
+		starts[row[4]] = recs[1][2]
+		var pos []int
+		for _, r := range recs[1:] {
+			i, _ := strconv.Atoi(r[2])
+			if data.Labels[i] != (r[4] == "1") {
+				t.Errorf("%s: item %d recorded with label %s", key, i, r[4])
+			}
+			if r[4] == "1" {
+				pos = append(pos, i)
+			}
+		}
+		// VS_1 = exp(entropy of the eigenvalues of K/n); det K; max |x_i - x_j|.
+		sub := mat.NewSymDense(len(pos), nil)
+		maxDist := 0.0
+		for a, i := range pos {
+			for b, j := range pos {
+				sub.SetSym(a, b, K.At(i, j))
+				maxDist = math.Max(maxDist, math.Abs(data.Dense[i][0]-data.Dense[j][0]))
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(sub, false) {
+			t.Fatal("eigendecomposition failed")
+		}
+		h := 0.0
+		for _, l := range eig.Values(nil) {
+			if l /= float64(len(pos)); l > 0 {
+				h -= l * math.Log(l)
+			}
+		}
+		for col, want := range map[string]float64{
+			"positives":             float64(len(pos)),
+			"vs_q0":                 float64(len(pos)), // distinct items: full rank
+			"vs_q1":                 math.Exp(h),
+			"max_pairwise_distance": maxDist,
+			"kernel_det":            mat.Det(sub),
+		} {
+			got, err := strconv.ParseFloat(row[slices.Index(sum[0], col)], 64)
+			if err != nil || math.Abs(got-want) > tol*max(1, math.Abs(want)) {
+				t.Errorf("%s: %s = %s, want %g", key, col, row[slices.Index(sum[0], col)], want)
+			}
+		}
+		curve := readCSV(t, filepath.Join(dir, "runs", key+".curve.csv"))
+		last := curve[len(curve)-1]
+		if strings.Join(curve[0], ",") != strings.Join(CurveHeader, ",") || len(curve) != 1+4 ||
+			last[1] != "7" || last[2] != strconv.Itoa(len(pos)) || last[3] != row[slices.Index(sum[0], "vs_q1")] {
+			t.Errorf("%s: curve %v", key, curve)
+		}
+	}
+
+	// Resume: cut one run after its first batch and drop another's summary;
+	// the rerun replays them and ends with the same records and summary.
+	part := filepath.Join(t.TempDir(), "part")
+	if err := os.CopyFS(part, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(part, "runs", "qvs-q1-r01.csv")
+	recs := readCSV(t, cut)
+	writeCSV(t, cut, recs[:1+1+3])
+	for _, f := range []string{"qvs-q1-r01.summary.csv", "qvs-q1-r01.curve.csv", "random-r00.summary.csv"} {
+		os.Remove(filepath.Join(part, "runs", f))
+	}
+	execute(part)
+	for _, f := range []string{"summary.csv", "runs/qvs-q1-r01.csv", "runs/qvs-q1-r01.curve.csv", "runs/random-r00.csv"} {
+		a, b := blankSeconds(readCSV(t, filepath.Join(dir, f))), blankSeconds(readCSV(t, filepath.Join(part, f)))
+		if !slices.EqualFunc(a, b, slices.Equal) {
+			t.Errorf("%s after resume:\n%v\nuninterrupted:\n%v", f, b, a)
+		}
+	}
+	// A record file from another pool is refused, naming the file.
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.CopyFS(bad, os.DirFS(part)); err != nil {
+		t.Fatal(err)
+	}
+	recs = readCSV(t, filepath.Join(bad, "runs", "one-step-r00.csv"))
+	recs[1][4] = map[string]string{"0": "1", "1": "0"}[recs[1][4]]
+	writeCSV(t, filepath.Join(bad, "runs", "one-step-r00.csv"), recs[:2])
+	os.Remove(filepath.Join(bad, "runs", "one-step-r00.summary.csv"))
+	fn, _ := c.RunFunc(pool, bad, 1)
+	_, err = campaign.Execute(context.Background(), campaign.Spec{Dir: bad, Header: RecordHeader, Runs: c.Runs, Steps: 8, Workers: 1, Quiet: true, Config: proto}, fn)
+	if err == nil || !strings.Contains(err.Error(), "one-step-r00") {
+		t.Errorf("foreign records: %v", err)
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
+}
+
+func writeCSV(t *testing.T, path string, recs [][]string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// blankSeconds empties the seconds column, the one legitimately different
+// value between two executions.
+func blankSeconds(recs [][]string) [][]string {
+	if c := slices.Index(recs[0], "seconds"); c >= 0 {
+		for _, r := range recs[1:] {
+			r[c] = ""
+		}
+	}
+	return recs
+}

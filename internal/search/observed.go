@@ -1,0 +1,94 @@
+package search
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+)
+
+// ReadObserved reads the labels observed so far from the CSV file at path
+// and observes every row on m (a model of pool, in pool indices). The file
+// has a header naming an item column, index (0-based pool index) or id (the
+// pool's item identifier; the index when the pool has none), and a label
+// column, 1/true for a positive and 0/false for a negative. An item listed
+// twice, an unknown item or label and a short row are errors naming the
+// file and line.
+func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("%s: empty file; expected a header index,label or id,label", path)
+	}
+	keyCol, labelCol, byID := -1, -1, false
+	for j, h := range recs[0] {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "index":
+			keyCol = j
+		case "id":
+			if keyCol < 0 {
+				keyCol, byID = j, true
+			}
+		case "label":
+			labelCol = j
+		}
+	}
+	if keyCol < 0 || labelCol < 0 {
+		return fmt.Errorf("%s: header %v: expected columns index,label or id,label", path, recs[0])
+	}
+	var idIndex map[string]int
+	if byID {
+		idIndex = make(map[string]int, pool.Len())
+		for i := 0; i < pool.Len(); i++ {
+			id := strconv.Itoa(i)
+			if pool.IDs != nil {
+				id = pool.IDs[i]
+			}
+			idIndex[id] = i
+		}
+	}
+	for k, rec := range recs[1:] {
+		line := k + 2
+		if len(rec) != len(recs[0]) {
+			return fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
+		}
+		key := strings.TrimSpace(rec[keyCol])
+		var i int
+		if byID {
+			var ok bool
+			if i, ok = idIndex[key]; !ok {
+				return fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
+			}
+		} else {
+			i, err = strconv.Atoi(key)
+			if err != nil || i < 0 || i >= pool.Len() {
+				return fmt.Errorf("%s line %d: index %q: expected an integer in [0, %d)", path, line, key, pool.Len())
+			}
+		}
+		var y bool
+		switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
+		case "1", "true":
+			y = true
+		case "0", "false":
+		default:
+			return fmt.Errorf("%s line %d: label %q: expected 1 (positive) or 0 (negative)", path, line, rec[labelCol])
+		}
+		if m.Observed(i) {
+			return fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
+		}
+		m.Observe(i, y)
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package search
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadObserved(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := linePool(rng, 10, 3)
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "obs.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	model := func() *Model {
+		m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+
+	// By index, columns in any order, extra columns ignored, true/false allowed.
+	m := model()
+	if err := ReadObserved(write("note,label,index\na,1,3\nb,false,7\nc,TRUE,0\n"), pool, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.NumObserved() != 3 || !m.Positive(3) || !m.Observed(7) || m.Positive(7) || !m.Positive(0) {
+		t.Errorf("observed %d items; 3: %v, 7: %v/%v, 0: %v", m.NumObserved(), m.Positive(3), m.Observed(7), m.Positive(7), m.Positive(0))
+	}
+
+	// By id: the pool's identifiers.
+	pool.IDs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	m = model()
+	if err := ReadObserved(write("id,label\nc,1\nj,0\n"), pool, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.NumObserved() != 2 || !m.Positive(2) || !m.Observed(9) {
+		t.Errorf("by id: observed %d items", m.NumObserved())
+	}
+
+	for name, tc := range map[string]struct{ body, want string }{
+		"empty":      {"", "empty file"},
+		"header":     {"item,label\n3,1\n", "expected columns index,label or id,label"},
+		"short row":  {"index,label\n3\n", "line 2: 1 fields, the header has 2"},
+		"bad label":  {"index,label\n3,maybe\n", `line 2: label "maybe"`},
+		"range":      {"index,label\n10,1\n", `line 2: index "10": expected an integer in [0, 10)`},
+		"not an int": {"index,label\nx,1\n", `line 2: index "x"`},
+		"twice":      {"index,label\n3,1\n3,0\n", "line 3: item 3 (3) is listed twice"},
+		"unknown id": {"id,label\nzz,1\n", `line 2: id "zz" is not in pool line`},
+	} {
+		err := ReadObserved(write(tc.body), pool, model())
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "obs.csv") {
+			t.Errorf("%s: error %v, want one naming obs.csv and %q", name, err, tc.want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -86,7 +86,7 @@ positives after every batch), summary.csv (one row per run) and config.yaml
 (the resolved config with version and seed). Rerunning the same command
 resumes: finished runs are skipped, unfinished ones continue from their
 query files. --shard i/n runs every n-th run only. The paper-style table
-(mean ± standard error per method) is printed at the end; 'qvs as table DIR'
+(mean (standard error) per method) is printed at the end; 'qvs as table DIR'
 prints it again.
 
 Exit codes: 0 done; 1 a run failed or the campaign was interrupted (rerun to
@@ -254,37 +254,43 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	return printASTable(c.OutOrStdout(), cfg.Out)
 }
 
-// printASTable prints the paper-style table of DIR/summary.csv.
+// asTableColumns are the columns of `qvs as table`: the positives found,
+// then the paper's Tables 1-3 columns.
+var asTableColumns = append([]eval.Column{{Key: "positives", Name: "positives", TeX: "positives", Better: 1}}, eval.ActiveSearchColumns...)
+
+// printASTable prints the paper-style table of the campaign in dir, as
+// `qvs eval` makes it (finished runs not yet in summary.csv included).
 func printASTable(w io.Writer, dir string) error {
-	path := filepath.Join(dir, "summary.csv")
-	b, err := os.ReadFile(path)
+	camp, err := eval.LoadCampaign(dir)
 	if err != nil {
 		return err
 	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) < 2 {
-		_, err := fmt.Fprintf(w, "%s: no finished runs yet\n", path)
+	if len(camp.Runs) == 0 {
+		_, err := fmt.Fprintf(w, "%s: no finished runs yet\n", filepath.Join(dir, "summary.csv"))
 		return err
 	}
-	rows, err := search.SummaryTable(recs[0], recs[1:])
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if camp.Kind != eval.KindActiveSearch {
+		return fmt.Errorf("%s: not an active-search campaign (summary columns %v)", dir, camp.Header)
 	}
-	_, err = io.WriteString(w, search.Markdown(rows))
-	return err
+	t := eval.ActiveSearchTableWith(camp, asTableColumns)
+	if p := camp.Partial(); len(p) > 0 {
+		t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(p, "; ")+".")
+	}
+	if _, err := fmt.Fprintf(w, "%s\n\n", t.Title); err != nil {
+		return err
+	}
+	return t.WriteMarkdown(w)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "table [DIR]",
-		Short: "Print the paper-style table (mean ± standard error per method) of a campaign's summary.csv",
+		Short: "Print the paper-style table (mean (standard error) per method) of a campaign's summary.csv",
 		Long: `Prints, for the campaign in DIR (default results/synthetic), the mean and
-standard error over repeats of every metric per method, as in the paper's
-Tables 1-3: ECI* and SELECT* show their best setting per column, the best
-mean of each column is bold.`,
+standard error over repeats of the positives found and every metric of the
+paper's Tables 1-3 per method, as 'qvs eval' makes it: ECI* and SELECT*
+take their best setting per column (the notes say which), the best mean of
+each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := filepath.Join("results", "synthetic")

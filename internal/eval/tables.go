@@ -132,8 +132,12 @@ func TableOf(c *Campaign) *Table {
 }
 
 // ActiveSearchTable builds a Table 1-3 of an active-search campaign.
-func ActiveSearchTable(c *Campaign) *Table {
-	t := buildTable(c, ActiveSearchColumns, asMethods)
+func ActiveSearchTable(c *Campaign) *Table { return ActiveSearchTableWith(c, ActiveSearchColumns) }
+
+// ActiveSearchTableWith is ActiveSearchTable with columns cols instead of
+// ActiveSearchColumns (`qvs as table` adds the number of positives found).
+func ActiveSearchTableWith(c *Campaign, cols []Column) *Table {
+	t := buildTable(c, cols, asMethods)
 	t.Name = c.Name + "-as-table"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-as"

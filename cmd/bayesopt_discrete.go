@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -318,13 +320,22 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	if err != nil {
 		return err
 	}
-	tab, err := discrete.ReadTable(filepath.Join(cfg.Out, "summary.csv"))
+	return printDiscreteTable(c.OutOrStdout(), cfg.Out, fmt.Sprintf("%s: objective %s; EDC = VS_1 of the good items found, those with %s >= %g.",
+		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold))
+}
+
+// printDiscreteTable prints intro, then the table of the campaign in dir as
+// `qvs eval` makes it (Table 4 layout) with its caption.
+func printDiscreteTable(w io.Writer, dir, intro string) error {
+	camp, err := eval.LoadCampaign(dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s: best %s found (mean (standard error) over repeats); EDC = VS_1 of items with %s >= %g\n\n",
-		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold)
-	return tab.WriteMarkdown(c.OutOrStdout())
+	t := eval.DiscreteTable(camp)
+	if _, err := fmt.Fprintf(w, "%s\n%s\n\n", intro, t.Title); err != nil {
+		return err
+	}
+	return t.WriteMarkdown(w)
 }
 
 func countAtLeast(v []float64, t float64) int {

@@ -115,7 +115,8 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 	if h := strings.Join(sum[0], ","); !strings.HasPrefix(h, "key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,best_energy_penalty") {
 		t.Errorf("summary header %s", h)
 	}
-	for _, want := range []string{"| random | - | 2 |", "| ucb | (0) | 2 |", "| qvs | 1 | 2 |", "| qvs | inf | 2 |", "best_energy_penalty"} {
+	for _, want := range []string{"| random search |", "| qVS-BayesOpt, q = 0 (UCB) |", "| qVS-BayesOpt, q = 1 |", "| qVS-BayesOpt, q = inf |",
+		"| best value | EDC | good found | best energy penalty |", "over 2 repeats", "storage >= 15"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -259,5 +260,45 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "7", "--quiet")
 	if err != nil {
 		t.Errorf("photoswitch-bo config: %v", err)
+	}
+}
+
+// TestDiscreteTable prints the table of a summary.csv written here and
+// checks its numbers against a hand computation.
+func TestDiscreteTable(t *testing.T) {
+	dir := t.TempDir()
+	summary := `key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,best_energy_penalty,seconds
+random-r00,random,,,0,10,2,3,102,a,1,0.5,1
+random-r01,random,,,1,14,4,5,102,b,2,,1
+ucb-r00,ucb,,,0,18,1,2,102,c,3,0.25,1
+ucb-r01,ucb,,,1,18,3,2,102,c,3,0.75,1
+qvs-q1-r00,qvs,1,,0,20,6,7,102,c,3,0.2,1
+`
+	if err := os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(summary), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := printDiscreteTable(&b, dir, "intro line"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	// random: best 10, 14 -> mean 12, sample sd 2√2, SE 2√2/√2 = 2; EDC 2, 4 ->
+	// 3 (1); good 3, 5 -> 4 (1); the empty energy penalty is dropped: 0.5,
+	// no SE from one value. UCB (q = 0): best 18, 18 -> 18 (0); EDC 1, 3 ->
+	// 2 (1); penalty 0.25, 0.75 -> 0.5 (0.25). qVS-BayesOpt q=1: one run.
+	for _, want := range []string{
+		"intro line\n",
+		"| method | best value | EDC | good found | best energy penalty |",
+		"| random search | 12.00 (2.00) | 3.00 (1.00) | 4.00 (1.00) | 0.50 (-) |",
+		"| qVS-BayesOpt, q = 0 (UCB) | 18.00 (0.00) | 2.00 (1.00) | 2.00 (0.00) | 0.50 (0.25) |",
+		"| qVS-BayesOpt, q = 1 | **20.00 (-)** | **6.00 (-)** | 7.00 (-) | 0.20 (-) |",
+		"over 1 to 2 repeats",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if err := printDiscreteTable(&b, filepath.Join(dir, "absent"), ""); err == nil {
+		t.Error("a missing campaign printed a table")
 	}
 }

@@ -65,7 +65,7 @@ func defaultBayesoptConfig(task string) bayesoptConfig {
 	switch task {
 	case "rover":
 		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 1000, 50, 30
+		c.Budget, c.Init, c.Batch = 800, 50, 30
 	case "lunar":
 		c.Regions, c.Tau = 20, 0.6
 		c.Budget, c.Init, c.Batch = 150, 30, 20

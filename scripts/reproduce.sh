@@ -15,7 +15,7 @@
 # 10 repeats; Figure 1 with 10 points per panel. Scaled where the paper's are
 # out of reach on a 2-core CPU: rover and lunar run 10 repeats of every
 # method (random, TuRBO, ROBOT, qVS q = 0.5, 1, 1.5) with ROBOT's M and tau
-# but 1,000 (rover) and 150 (lunar) evaluations per run, as
+# but 800 (rover) and 150 (lunar) evaluations per run, as
 # configs/rover.yaml and configs/lunar.yaml set, instead of the paper's
 # 100,000 on GPUs, with an exact GP on a capped local training set instead of
 # a deep-kernel GP. The MOF task runs only when its (non-public) data is in the

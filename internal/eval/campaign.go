@@ -40,8 +40,12 @@ func (k Kind) String() string {
 // Campaign is one results folder: its summary, resolved config and the state
 // of its runs.
 type Campaign struct {
-	Dir    string
-	Name   string // task name: config "task"/"name", else the folder name
+	Dir string
+	// Task is the campaign's task: config "task"/"name", else the folder
+	// name. Name labels its tables and figures: Task, unless several
+	// campaigns found together share a Task (see Discover).
+	Task   string
+	Name   string
 	Kind   Kind
 	Header []string            // summary.csv columns, in file order
 	Runs   []map[string]string // summary.csv rows by column
@@ -108,7 +112,46 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 	}
 	err = walk(root)
 	sort.Slice(found, func(a, b int) bool { return found[a].Dir < found[b].Dir })
+	uniqueNames(found)
 	return found, skipped, err
+}
+
+// uniqueNames gives campaigns that share a Task distinct Names, so their
+// tables and figures do not overwrite each other (results/rover and
+// results/rover-floor are both rover campaigns): the campaign in a folder
+// named after the task keeps the task's name; the others take their folder
+// name (rover-floor), or task-folder when the folder name does not start
+// with the task; a name still taken gets a numeric suffix.
+func uniqueNames(camps []*Campaign) {
+	byTask := map[string][]*Campaign{}
+	for _, c := range camps {
+		byTask[c.Task] = append(byTask[c.Task], c)
+	}
+	taken := map[string]bool{}
+	for _, c := range camps {
+		if len(byTask[c.Task]) == 1 || filepath.Base(c.Dir) == c.Task {
+			if !taken[c.Name] {
+				taken[c.Name] = true
+				continue
+			}
+		}
+		c.Name = "" // renamed below
+	}
+	for _, c := range camps {
+		if c.Name != "" {
+			continue
+		}
+		base := filepath.Base(c.Dir)
+		name := base
+		if !strings.HasPrefix(base, c.Task) {
+			name = c.Task + "-" + base
+		}
+		for k := 2; taken[name]; k++ {
+			name = fmt.Sprintf("%s-%d", c.Task+"-"+base, k)
+		}
+		taken[name] = true
+		c.Name = name
+	}
 }
 
 // isCampaignDir reports whether dir holds a summary.csv or finished runs.
@@ -226,6 +269,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 			break
 		}
 	}
+	c.Task = c.Name
 	c.Unfinished = unfinishedRuns(dir, c.Runs)
 	return c, nil
 }

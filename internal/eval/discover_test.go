@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +49,54 @@ func TestDiscoverFollowsSymlinks(t *testing.T) {
 	}
 	if len(skipped) != 0 {
 		t.Errorf("skipped %v", skipped)
+	}
+}
+
+// TestSameTaskCampaignsKeepTheirOutputs: two rover campaigns (results/rover
+// and results/rover-floor, as --qvs-floor runs are kept) get distinct names,
+// so Evaluate writes one table and one trajectory figure for each instead of
+// one overwriting the other; both still count as rover for the paper's
+// coverage.
+func TestSameTaskCampaignsKeepTheirOutputs(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := t.TempDir()
+	for _, name := range []string{"rover", "rover-floor", "budget2000"} {
+		if err := os.CopyFS(filepath.Join(res, name), os.DirFS(fixture)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	camps, _, err := Discover(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range camps {
+		names = append(names, c.Name)
+		if c.Task != "rover" {
+			t.Errorf("%s: task %q, want rover", c.Dir, c.Task)
+		}
+	}
+	if want := []string{"rover-budget2000", "rover", "rover-floor"}; !slices.Equal(names, want) {
+		t.Fatalf("names %v, want %v", names, want)
+	}
+	out := t.TempDir()
+	rep, err := Evaluate(context.Background(), Options{Dir: res, Out: out, Formats: []string{"md"}, FigureFormats: []string{"png"}, CacheDir: t.TempDir(), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		for _, f := range []string{"tables/" + n + "-bo-table.md", "figures/" + n + "-trajectories.png"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("missing %s: %v", f, err)
+			}
+		}
+	}
+	for _, m := range rep.NotMade {
+		if strings.Contains(m, "rover") {
+			t.Errorf("reported as not made: %s", m)
+		}
 	}
 }

@@ -201,7 +201,7 @@ func checkPaperCoverage(camps []*Campaign, rep *Report) {
 	for _, p := range paperTasks {
 		found := false
 		for _, c := range camps {
-			if c.Kind == p.kind && len(c.Runs) > 0 && contains(p.names, c.Name) {
+			if c.Kind == p.kind && len(c.Runs) > 0 && contains(p.names, c.Task) {
 				found = true
 			}
 		}

@@ -45,7 +45,7 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3)", paths, err)
 	}
-	if c.Kind == KindContinuousBO && c.Name == "rover" {
+	if c.Kind == KindContinuousBO && c.Task == "rover" {
 		paths, err := RoverFigure(c, base("trajectories"), opts.FigureFormats)
 		add("rover trajectories of the final solutions (Figure 4)", paths, err)
 	}

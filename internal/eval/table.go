@@ -149,10 +149,11 @@ func mdEscape(s string) string {
 // WriteLaTeX writes t as a booktabs table in the paper's layout: two label
 // columns (method, setting; a method with several settings spans them with
 // \multirow), spanning group headers with \cmidrule, \midrule between
-// sections, bold best cells. It needs \usepackage{booktabs,multirow}.
+// sections, bold best cells. It needs \usepackage{booktabs,multirow,graphicx}
+// (graphicx for the \resizebox of wide tables).
 func (t *Table) WriteLaTeX(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("% written by qvs eval; needs \\usepackage{booktabs,multirow}\n")
+	b.WriteString("% written by qvs eval; needs \\usepackage{booktabs,multirow,graphicx}\n")
 	wide := len(t.Columns) > 4
 	env := "table"
 	if wide {

@@ -110,6 +110,10 @@ func arrowhead(d, z []float64, a float64, ws *secularWork, emit func(mu float64)
 	}
 }
 
+// secularTol scales the rounding-error bound of the secular function at
+// which solveShifted stops (machine epsilon).
+const secularTol = 0x1p-52
+
 // secular evaluates φ(μ) directly (used only to pick the origin).
 func secular(a float64, p, w []float64, mu float64) float64 {
 	f := a - mu
@@ -141,7 +145,7 @@ func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
 	positive := bhi > 0 // root on the right of the origin pole
 	x := 0.5 * (blo + bhi)
 	for it := 0; it < 200; it++ {
-		var R, dR float64
+		var R, dR, absSum float64
 		for k, dk := range diff {
 			if k == k0 {
 				continue
@@ -149,9 +153,14 @@ func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
 			t := 1 / (x + dk)
 			R += w[k] * t
 			dR -= w[k] * t * t
+			absSum += math.Abs(w[k] * t)
 		}
 		f := a0 - x + w0/x + R
-		if f == 0 {
+		// Stop once f is within the rounding error of its own evaluation
+		// (LAPACK dlaed4's test): x is then a root of a matrix within a few
+		// ulps of the input, and further steps only chase rounding noise,
+		// which used to cost 20-50 bisection-like iterations per root.
+		if math.Abs(f) <= secularTol*float64(len(diff)+2)*(absSum+math.Abs(a0)+math.Abs(x)+math.Abs(w0/x)) {
 			return x
 		}
 		if f > 0 {

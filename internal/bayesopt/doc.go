@@ -61,7 +61,11 @@
 //     region draws one joint sample f̄ over its candidates, the candidates are
 //     merged, and the batch is the greedy qVS_q maximiser over them with
 //     quality = f̄ min-max scaled over all merged candidates. For speed the
-//     greedy considers each region's top-b candidates by f̄.
+//     greedy considers each region's top-b candidates by f̄. Settings.TauFloor
+//     (off by default, as in the paper) adds the authors' code's rule: a
+//     centre whose VS_q falls below that of as many points pairwise Tau
+//     apart (TauFloorVS) is rejected; regions left without one get a random
+//     centre at distance >= Tau, as ROBOT's do.
 //
 // The final M solutions are the method's centres computed on all
 // evaluations (for random, the greedy qVS_1 set). Result reports the best

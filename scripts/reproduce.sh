@@ -60,7 +60,7 @@ as-photoswitch|1|as --config configs/photoswitch.yaml --out RESULTS/photoswitch|
 as-bmg|2|as --config configs/bmg.yaml --out RESULTS/bmg|bmg
 as-fashion|30|as --config configs/fashion.yaml --out RESULTS/fashion|fashion
 rover|25|bayesopt --config configs/rover.yaml --out RESULTS/rover|rover
-lunar|30|bayesopt --config configs/lunar.yaml --out RESULTS/lunar|lunar
+lunar|25|bayesopt --config configs/lunar.yaml --out RESULTS/lunar|lunar
 photoswitch-bo|8|bayesopt --config configs/photoswitch-bo.yaml --out RESULTS/photoswitch-bo|photoswitch-bo
 mof|5|bayesopt --config configs/mof.yaml --out RESULTS/mof|mof"
 

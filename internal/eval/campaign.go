@@ -81,7 +81,9 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 				return nil
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
-				if info, err := os.Stat(path); err == nil && info.IsDir() && d.Name() != "runs" && !strings.HasPrefix(d.Name(), ".") {
+				// A link to a directory is walked as its own top, where the
+				// checks below (runs/, hidden, seen) apply to it too.
+				if info, err := os.Stat(path); err == nil && info.IsDir() {
 					return walk(path)
 				}
 				return nil
@@ -123,13 +125,13 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 // name (rover-floor), or task-folder when the folder name does not start
 // with the task; a name still taken gets a numeric suffix.
 func uniqueNames(camps []*Campaign) {
-	byTask := map[string][]*Campaign{}
+	perTask := map[string]int{}
 	for _, c := range camps {
-		byTask[c.Task] = append(byTask[c.Task], c)
+		perTask[c.Task]++
 	}
 	taken := map[string]bool{}
 	for _, c := range camps {
-		if len(byTask[c.Task]) == 1 || filepath.Base(c.Dir) == c.Task {
+		if perTask[c.Task] == 1 || filepath.Base(c.Dir) == c.Task {
 			if !taken[c.Name] {
 				taken[c.Name] = true
 				continue

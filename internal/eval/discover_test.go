@@ -11,8 +11,8 @@ import (
 
 // TestDiscoverFollowsSymlinks: a campaign reached through a symbolic link is
 // found (under the link's path); a cycle back to the root and a second link
-// to the same campaign neither hang nor duplicate it; a dangling link is
-// ignored.
+// to the same campaign neither hang nor duplicate it; dangling and hidden
+// links are ignored.
 func TestDiscoverFollowsSymlinks(t *testing.T) {
 	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
 	if err != nil {
@@ -28,6 +28,7 @@ func TestDiscoverFollowsSymlinks(t *testing.T) {
 		{fixture, filepath.Join(res, "nested", "rover-again")},    // second path to it
 		{res, filepath.Join(res, "nested", "loop")},               // cycle
 		{filepath.Join(root, "gone"), filepath.Join(res, "dead")}, // dangling
+		{fixture, filepath.Join(res, ".hidden")},                  // hidden: skipped like a hidden folder
 	} {
 		if err := os.Symlink(l.target, l.link); err != nil {
 			t.Skipf("symlinks unavailable: %v", err)

@@ -30,7 +30,8 @@ func newScoreCmd(g *GlobalOptions) *cobra.Command {
 with --quality, qVS_q = mean quality x VS_q (eq. 2).
 
 The kernel must be symmetric with finite entries (unit diagonal expected;
---normalize rescales it). Eigenvalues are clipped at 0 and normalised to sum 1;
+--normalize rescales it). Eigenvalues are clipped at 0 (for every q, 2
+included) and normalised to sum 1;
 normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
 q = 1 exp(Shannon entropy), q = inf 1/max.`,
 		Args: cobra.NoArgs,

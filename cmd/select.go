@@ -84,6 +84,9 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel: in.vendiKernel(), Quality: quality, Prefix: prefix, K: o.k, Q: q, Workers: g.Workers,
+		// Embeddings give a Gram matrix (PSD): q = 2 may use the closed form.
+		// A --kernel file may be indefinite: every order clips its spectrum.
+		KnownPSD: in.embeddings != nil,
 	})
 	if err != nil {
 		return err

@@ -358,3 +358,39 @@ func TestSpaceRelabelling(t *testing.T) {
 }
 
 var order10 = []int{7, 3, 9, 0, 5, 1, 8, 2, 6, 4}
+
+// TestMeasureVSNonIncreasingInQ is issue 13 item 1 for the active-search
+// metrics: the symmetrised kNN kernel is indefinite in general, and the
+// reported VS_q must still fall with q (VS_2 used to take the unclipped
+// closed form and could drop below VS_inf).
+func TestMeasureVSNonIncreasingInQ(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	for trial := 0; trial < 10; trial++ {
+		const n = 40
+		nbr, w := randomGraph(rng, n, 6, trial%2 == 0)
+		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := rng.Perm(n)[:12]
+		m, err := Measure(kernel, pos, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(m.VS); i++ {
+			if m.VS[i] > m.VS[i-1]*(1+1e-9) { // 1e-9: rounding of equal values
+				t.Errorf("trial %d: VS_%s = %.12g > VS_%s = %.12g", trial, vendi.FormatOrder(MetricOrders[i]), m.VS[i], vendi.FormatOrder(MetricOrders[i-1]), m.VS[i-1])
+			}
+		}
+	}
+	// The issue-13 example as a two-positive pool: VS_2 = 1, not 0.615.
+	m, err := Measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range m.VS {
+		if math.Abs(v-1) > 1e-12 { // 2 x 2 eigenproblem
+			t.Errorf("VS_%s = %v, want 1", vendi.FormatOrder(MetricOrders[i]), v)
+		}
+	}
+}

@@ -14,8 +14,15 @@
 //	VS_1 = exp(-Σ λ̄ log λ̄)           the limit q → 1 (0 log 0 = 0)
 //	VS_0 = #{i : λ̄_i > ZeroTol}       the limit q → 0: the numerical rank
 //	VS_∞ = 1 / max λ̄                  the limit q → ∞
-//	VS_2 = (tr K)² / ‖K‖_F²            no eigendecomposition; equal to the
-//	                                   eigenvalue form whenever K is PSD
+//
+// The clipping applies to every order, q = 2 included, so VS_q is
+// non-increasing in q on any symmetric kernel. The closed form
+// VS_2 = (tr K)² / ‖K‖_F² (no eigendecomposition) equals the clipped form
+// only when K is positive semidefinite, so it is used only there: Gram
+// matrices of embeddings (ScoreEmbeddings) and Greedy with
+// GreedyProblem.KnownPSD. On an indefinite kernel it counts the negative
+// eigenvalues and can fall below VS_∞ ([[1, 1.5], [1.5, 1]]: 0.615 against
+// 1).
 //
 // ZeroTol (1e-10) is relative to the sum of the eigenvalues: a normalised
 // eigenvalue at or below it is numerical noise from a duplicate or a linear

@@ -25,6 +25,12 @@ type GreedyProblem struct {
 	K          int       // number of picks
 	Q          float64   // order q (math.Inf(1) for ∞)
 	Workers    int       // goroutines scoring candidates (<= 1: serial)
+	// KnownPSD declares the kernel positive semidefinite (a Gram matrix, a
+	// kernel checked PSD). Only then does q = 2 use the closed form
+	// (tr K)²/‖K‖²_F, O(similarities) per candidate; otherwise q = 2 goes
+	// through the clipped spectrum like every other order (package
+	// conventions). Declaring an indefinite kernel PSD gives wrong VS_2.
+	KnownPSD bool
 	// MinVS, if non-nil, is a diversity floor: a candidate is eligible only
 	// if the (unweighted) VS_q of the set it would complete, of size s =
 	// len(Prefix) + picks so far + 1, is at least MinVS(s) (to a relative
@@ -104,7 +110,7 @@ type greedyState struct {
 	// suffix sums of φ: rebuilt once per pick.
 	all         vblock
 	allBlock    []int32
-	trace, frob float64 // for q = 2
+	trace, frob float64 // for q = 2 on a PSD kernel (frobenius2)
 	ws          []*secularWork
 	// cache[c] keeps the arrowhead eigenvalues of candidate c with the ids of
 	// the blocks it touched. Block ids are never reused (a merge makes a new
@@ -189,8 +195,13 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	return g, nil
 }
 
+// frobenius2 reports whether VS_2 is taken from the closed form
+// (tr K)²/‖K‖²_F: only at q = 2 on a kernel declared PSD, where it equals
+// the clipped-spectrum VS_2.
+func (g *greedyState) frobenius2() bool { return g.p.Q == 2 && g.p.KnownPSD }
+
 // phi is the raw per-eigenvalue term whose sum defines VS_q: λ log λ at
-// q = 1, λ^q otherwise (0 for λ <= 0; unused at q ∈ {0, 2, ∞}).
+// q = 1, λ^q otherwise (0 for λ <= 0; unused at q ∈ {0, ∞}).
 func (g *greedyState) phi(l float64) float64 {
 	if l <= 0 {
 		return 0
@@ -277,7 +288,7 @@ func (g *greedyState) denseTouches(c int, buf []touch) []touch {
 // score returns the VS_q of members ∪ {c} given c's similarities t.
 func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, stamp int32) float64 {
 	a := g.p.Kernel.At(c, c)
-	if g.p.Q == 2 {
+	if g.frobenius2() {
 		fro := g.frob + a*a
 		for _, e := range t {
 			fro += 2 * e.v * e.v
@@ -412,7 +423,7 @@ func (g *greedyState) best() (int, float64) {
 					buf = g.denseTouches(c, buf)
 					t = buf
 				}
-				if len(t) == 0 && g.p.Q != 2 {
+				if len(t) == 0 && !g.frobenius2() {
 					isolated[k] = true
 					continue
 				}
@@ -452,7 +463,7 @@ func (g *greedyState) best() (int, float64) {
 		for c := 0; c < g.n; c++ {
 			if g.eligible[c] && !touched[c] {
 				var vs float64
-				if g.p.Q == 2 {
+				if g.frobenius2() {
 					vs = g.score(c, nil, g.ws[0], nil, 0)
 				} else {
 					vs = isoVS(c)

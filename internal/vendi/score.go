@@ -99,7 +99,10 @@ func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 }
 
 // Score returns VS_q of the kernel matrix K (see the package conventions).
-// K must be finite; an empty K scores 0.
+// K must be finite; an empty K scores 0. Every order, q = 2 included, uses
+// the clipped spectrum: K may be indefinite (a symmetrised kNN graph), and
+// the closed form (tr K)²/‖K‖²_F would then count the negative eigenvalues
+// (issue 13: [[1, 1.5], [1.5, 1]] gave VS_2 = 0.615 < VS_∞ = 1).
 func Score(K mat.Symmetric, q float64) (float64, error) {
 	if err := CheckOrder(q); err != nil {
 		return 0, err
@@ -110,9 +113,6 @@ func Score(K mat.Symmetric, q float64) (float64, error) {
 	}
 	if err := checkFinite(K); err != nil {
 		return 0, err
-	}
-	if q == 2 {
-		return scoreOrder2(K)
 	}
 	eig, err := Eigenvalues(K)
 	if err != nil {
@@ -125,8 +125,9 @@ func Score(K mat.Symmetric, q float64) (float64, error) {
 	return v, nil
 }
 
-// scoreOrder2 is VS_2 = (tr K)^2 / ||K||_F^2, which equals (Σλ)²/Σλ² for any
-// symmetric K (no clipping: identical to the eigenvalue form when K is PSD).
+// scoreOrder2 is VS_2 = (tr K)^2 / ||K||_F^2 = (Σλ)²/Σλ², which equals the
+// clipped-spectrum VS_2 only when K is positive semidefinite. Use it only on
+// kernels PSD by construction (Gram matrices of embeddings).
 func scoreOrder2(K mat.Symmetric) (float64, error) {
 	n := K.SymmetricDim()
 	var tr, fro float64
@@ -311,7 +312,8 @@ func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, 
 	} else {
 		G.SymOuterK(1, Y)
 	}
-	if q == 2 {
+	if q == 2 { // G is a Gram matrix, PSD: no eigendecomposition needed
+
 		return scoreOrder2(&G)
 	}
 	eig, err := Eigenvalues(&G)

@@ -51,7 +51,7 @@ func QualityWeightedSet(k Kernel, quality []float64, idx []int, q float64) (floa
 
 // setScore is VS_q of the current members.
 func (g *greedyState) setScore() float64 {
-	if g.p.Q == 2 {
+	if g.frobenius2() {
 		if g.trace <= 0 || g.frob == 0 {
 			return 0
 		}

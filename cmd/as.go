@@ -263,6 +263,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		}
 		return usageErrorf("%v", err)
 	}
+	recorded := cfg
+	recorded.Out = ""
+	if err := campaign.CheckConfig(cfg.Out, recorded, search.GrowableKeys); err != nil {
+		return err
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
@@ -277,14 +282,12 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 			describePrior(stderr, camp.Prior, a1, pool.Len(), 1, 1)
 		}
 	}
-	recorded := cfg
-	recorded.Out = ""
 	ctx, stop := interruptContext(c)
 	defer stop()
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1,
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
-		Config: recorded, Version: Version,
+		Config: recorded, Growable: search.GrowableKeys, Version: Version,
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
 	if !g.Quiet {

@@ -46,6 +46,12 @@ type Protocol struct {
 	Prior string `mapstructure:"prior" yaml:"prior"`
 }
 
+// GrowableKeys are the Protocol keys a rerun into a campaign's folder may
+// grow (campaign.CheckConfig): more repeats, methods, orders or grid
+// values only add runs, and the runs already made keep their keys, starts
+// and random streams.
+var GrowableKeys = []string{"repeats", "methods", "q", "eci.thresholds", "select.betas", "select.lambdas"}
+
 // ECIGrid is the grid of ECI settings: one run per similarity threshold.
 type ECIGrid struct {
 	Thresholds []float64 `mapstructure:"thresholds" yaml:"thresholds"`

@@ -4,10 +4,14 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // linePoolCSV is a pool of 40 items on a line (x1 = i, x2 = 0) with ids
@@ -166,5 +170,56 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	code, _, stderr = runQVS(t, "as", "--config", cfg, "--cache-dir", cache, "--out", filepath.Join(dir, "res"), "--quiet")
 	if code != 1 || !strings.Contains(stderr, "has no labels") {
 		t.Errorf("campaign on an unlabelled pool: exit %d, %q", code, stderr)
+	}
+}
+
+// TestREADMEOwnData runs the commands of the README's "your own data"
+// section from examples/ as written (plus a private cache folder): both
+// give the same batch of 5, and examples/own-pool.csv is what its awk
+// script writes.
+func TestREADMEOwnData(t *testing.T) {
+	root := testutil.RepoRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Your own data")
+	if !ok {
+		t.Fatal(`README.md has no "## Your own data" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var cmds [][]string
+	for _, l := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(l, "../qvs "); ok {
+			rest, _, _ = strings.Cut(rest, "#")
+			cmds = append(cmds, strings.Fields(rest))
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("README commands %v, want 2", cmds)
+	}
+	t.Chdir(filepath.Join(root, "examples"))
+	cache := t.TempDir()
+	var outs []string
+	for _, args := range cmds {
+		code, out, stderr := runQVS(t, append(args, "--cache-dir", cache)...)
+		if code != 0 || strings.Count(out, "\n") != 6 || !strings.Contains(stderr, "prior a1 = ") {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("flags and config disagree:\n%s\n%s", outs[0], outs[1])
+	}
+	awk, err := exec.LookPath("awk")
+	if err != nil {
+		t.Skip("no awk to regenerate own-pool.csv")
+	}
+	gen, err := exec.Command(awk, "-f", "make-own-pool.awk").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := os.ReadFile("own-pool.csv"); string(gen) != string(want) {
+		t.Errorf("make-own-pool.awk does not reproduce own-pool.csv")
 	}
 }

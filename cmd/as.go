@@ -66,7 +66,7 @@ type asOptions struct {
 func newASCmd(g *GlobalOptions) *cobra.Command {
 	o := &asOptions{}
 	c := &cobra.Command{
-		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--out DIR] [--shard i/n]",
+		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n]",
 		Short: "Diverse active search campaigns (paper Section 4.1, Tables 1-3)",
 		Long: `Runs diverse active search: every method (and hyperparameter setting) for R
 repeats, each starting from one random positive shared by all methods of the
@@ -83,12 +83,19 @@ order drawn from the seed, so exact ties (common among unexplored items)
 fall to a random item, as in the authors' code, instead of the first rows
 of the data file.
 
+The kNN model's prior a1 (key prior) is the paper's rule by default,
+prevalence: the pool's true prevalence rounded to 3 decimals. estimate uses
+only what a run knows when it starts (one positive, the pool size; see 'qvs
+as suggest --help'); a number fixes it. The prior used is printed on stderr.
+
 Output (default results/TASK/): runs/KEY.csv (every query: iteration, batch,
 index, id, label, probability, seconds), runs/KEY.curve.csv (VS_1 of the
 positives after every batch), summary.csv (one row per run) and config.yaml
 (the resolved config with version and seed). Rerunning the same command
 resumes: finished runs are skipped, unfinished ones continue from their
-query files. --shard i/n runs every n-th run only. The paper-style table
+query files. A config that only adds runs (more repeats, methods, q values
+or ECI/SELECT grid values) grows a finished campaign; any other difference
+is refused, naming the keys. --shard i/n runs every n-th run only. The paper-style table
 (mean (standard error) per method) is printed at the end; 'qvs as table DIR'
 prints it again.
 

@@ -223,3 +223,37 @@ func TestREADMEOwnData(t *testing.T) {
 		t.Errorf("make-own-pool.awk does not reproduce own-pool.csv")
 	}
 }
+
+// TestASPriorFlag: a campaign records the prior it used; estimate sets the
+// probability of an item far from the start to sqrt(2/(n+2) x 2/3).
+func TestASPriorFlag(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	out := filepath.Join(dir, "res")
+	code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"),
+		"--methods", "random", "--repeats", "1", "--budget", "4", "--prior", "estimate")
+	a1 := math.Sqrt(2.0 / 302 * 2.0 / 3) // n = 300, the start as the one label
+	if code != 0 || !strings.Contains(stderr, fmt.Sprintf("prior a1 = %.4g: estimated from 1 observed label(s), 1 positive, in a pool of 300", a1)) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "config.yaml")); !strings.Contains(string(b), "\nprior: estimate\n") {
+		t.Errorf("config.yaml does not record the prior:\n%s", b)
+	}
+	// Random queries far from the start have probability a1.
+	far := 0
+	for _, rec := range readCSVFile(t, filepath.Join(out, "runs", "random-r00.csv"))[2:] {
+		if p, _ := strconv.ParseFloat(rec[5], 64); math.Abs(p-a1) < 1e-15 {
+			far++
+		}
+	}
+	if far == 0 {
+		t.Errorf("no random query at the prior probability %g", a1)
+	}
+	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, "r2"), "--prior", "2"); code != 2 || !strings.Contains(stderr, "--prior") {
+		t.Errorf("--prior 2: exit %d, %q", code, stderr)
+	}
+	bad := asWriteFile(t, dir, "bad.yaml", tinyASConfig+"prior: often\n")
+	if code, _, stderr := runQVS(t, "as", "--config", bad, "--out", filepath.Join(dir, "r3")); code == 0 || !strings.Contains(stderr, `prior "often"`) {
+		t.Errorf("prior: often: exit %d, %q", code, stderr)
+	}
+}

@@ -127,3 +127,23 @@ func TestASCampaignGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestBayesoptCampaignGrows: the same growth rule for `qvs bayesopt`.
+func TestBayesoptCampaignGrows(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	args := append(append([]string(nil), smallBO...), "--out", dir, "--methods", "random", "--repeats", "1")
+	if code, _, errs := runQVS(t, args...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	grown := append(append([]string(nil), args...), "--methods", "random,turbo", "--repeats", "2")
+	if code, _, errs := runQVS(t, grown...); code != ExitOK {
+		t.Fatalf("grown: exit %d: %s", code, errs)
+	}
+	if n := len(readCSVFile(t, filepath.Join(dir, "summary.csv"))) - 1; n != 4 {
+		t.Errorf("%d runs after growth, want 4", n)
+	}
+	code, out, errs := runQVS(t, append(grown, "--budget", "35", "--quiet=false")...)
+	if code != ExitRuntime || out != "" || !strings.HasPrefix(errs, "qvs: ") || !strings.Contains(errs, "budget: ") || strings.Contains(errs, "qvs bayesopt:") {
+		t.Errorf("changed budget: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
@@ -51,6 +52,8 @@ func syntheticASConfig() asConfig {
 
 type asOptions struct {
 	poolDir string
+	prior   string
+	csv     asCSVPoolOptions // suggest only
 	methods string
 	q       string
 	repeats int
@@ -63,7 +66,7 @@ type asOptions struct {
 func newASCmd(g *GlobalOptions) *cobra.Command {
 	o := &asOptions{}
 	c := &cobra.Command{
-		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--out DIR] [--shard i/n]",
+		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n]",
 		Short: "Diverse active search campaigns (paper Section 4.1, Tables 1-3)",
 		Long: `Runs diverse active search: every method (and hyperparameter setting) for R
 repeats, each starting from one random positive shared by all methods of the
@@ -80,12 +83,19 @@ order drawn from the seed, so exact ties (common among unexplored items)
 fall to a random item, as in the authors' code, instead of the first rows
 of the data file.
 
+The kNN model's prior a1 (key prior) is the paper's rule by default,
+prevalence: the pool's true prevalence rounded to 3 decimals. estimate uses
+only what a run knows when it starts (one positive, the pool size; see 'qvs
+as suggest --help'); a number fixes it. The prior used is printed on stderr.
+
 Output (default results/TASK/): runs/KEY.csv (every query: iteration, batch,
 index, id, label, probability, seconds), runs/KEY.curve.csv (VS_1 of the
 positives after every batch), summary.csv (one row per run) and config.yaml
 (the resolved config with version and seed). Rerunning the same command
 resumes: finished runs are skipped, unfinished ones continue from their
-query files. --shard i/n runs every n-th run only. The paper-style table
+query files. A config that only adds runs (more repeats, methods, q values
+or ECI/SELECT grid values) grows a finished campaign; any other difference
+is refused, naming the keys. --shard i/n runs every n-th run only. The paper-style table
 (mean (standard error) per method) is printed at the end; 'qvs as table DIR'
 prints it again.
 
@@ -103,14 +113,17 @@ resume); 2 bad command line.`,
 	f.IntVar(&o.batch, "batch", 0, "batch size")
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based)")
+	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
 	return c
 }
 
 // resolveASConfig reads the config file onto the defaults of its pool kind
-// and applies the flags the user set.
-func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig, error) {
+// and applies the flags the user set. defaultPrior, if not "", replaces the
+// protocol's prior when neither the config file nor --prior sets one.
+func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPrior string) (asConfig, error) {
 	cfg := syntheticASConfig()
+	priorSet := false
 	if g.Config != "" {
 		v := viper.New()
 		v.SetConfigFile(g.Config)
@@ -121,6 +134,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 		if kind := v.GetString("pool.kind"); kind != "" {
 			cfg = defaultASConfig(kind)
 		}
+		priorSet = v.IsSet("prior")
 		if err := loadConfig(g.Config, &cfg); err != nil {
 			return cfg, err
 		}
@@ -130,6 +144,15 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 		cfg.Pool = datasets.DefaultConfig("folder")
 		cfg.Pool.Dir = o.poolDir
 		cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
+	}
+	if err := o.csv.apply(fl, &cfg); err != nil {
+		return cfg, err
+	}
+	switch {
+	case fl.Changed("prior"):
+		cfg.Prior = o.prior
+	case !priorSet && defaultPrior != "":
+		cfg.Prior = defaultPrior
 	}
 	if fl.Changed("methods") {
 		cfg.Methods = splitList(o.methods)
@@ -183,9 +206,26 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 		return nil, err
 	}
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "pool %s: %d items, %d positives (prior a1 = %g)\n", pool.Name, pool.Len(), pool.PositiveCount(), sp.A1)
+		if pool.Unlabeled {
+			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
+		} else {
+			fmt.Fprintf(stderr, "pool %s: %d items, %d positives\n", pool.Name, pool.Len(), pool.PositiveCount())
+		}
 	}
 	return sp, nil
+}
+
+// describePrior says on stderr which prior a1 the kNN model uses and why.
+func describePrior(w io.Writer, prior search.Prior, a1 float64, n, observed, positives int) {
+	switch prior.Rule {
+	case search.PriorEstimate:
+		fmt.Fprintf(w, "prior a1 = %.4g: estimated from %d observed label(s), %d positive, in a pool of %d (rule: search.EstimatePrior; set --prior or the config key prior to override)\n",
+			a1, observed, positives, n)
+	case search.PriorPrevalence:
+		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
+	default:
+		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
+	}
 }
 
 // checkASFlags reports bad values of the list flags as usage errors (the
@@ -203,6 +243,11 @@ func checkASFlags(c *cobra.Command, o *asOptions) error {
 			return usageErrorf("--q: %v", err)
 		}
 	}
+	if c.Flags().Changed("prior") {
+		if _, err := search.ParsePrior(o.prior); err != nil {
+			return usageErrorf("--prior: %v", err)
+		}
+	}
 	return nil
 }
 
@@ -210,7 +255,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err := checkASFlags(c, o); err != nil {
 		return err
 	}
-	cfg, err := resolveASConfig(c, g, o)
+	cfg, err := resolveASConfig(c, g, o, "")
 	if err != nil {
 		return err
 	}
@@ -225,6 +270,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		}
 		return usageErrorf("%v", err)
 	}
+	recorded := cfg
+	recorded.Out = ""
+	if err := campaign.CheckConfig(cfg.Out, recorded, search.GrowableKeys); err != nil {
+		return err
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
@@ -234,14 +284,17 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	recorded := cfg
-	recorded.Out = ""
+	if !g.Quiet {
+		if _, a1, err := pool.PseudoCounts(camp.Prior, 1, 1); err == nil {
+			describePrior(stderr, camp.Prior, a1, pool.Len(), 1, 1)
+		}
+	}
 	ctx, stop := interruptContext(c)
 	defer stop()
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1,
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
-		Config: recorded, Version: Version,
+		Config: recorded, Growable: search.GrowableKeys, Version: Version,
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
 	if !g.Quiet {
@@ -316,10 +369,81 @@ type asSuggestOptions struct {
 	remaining int
 }
 
+// asCSVPoolOptions are the flags of `qvs as suggest --pool FILE.csv`: the
+// common case of a CSV pool without writing a config (pool.csv keys).
+type asCSVPoolOptions struct {
+	file, idColumn, features, featurePrefix, metric string
+	k                                               int
+}
+
+func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.file, "pool", "", "pool CSV with a header: one row per item, feature columns, optional id column, no label needed (config: pool.kind csv)")
+	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
+	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
+	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
+	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean or cosine")
+	f.IntVar(&o.k, "k", 20, "--pool: neighbours per item in the kNN graph")
+}
+
+// asCSVPoolFlags are the flags that set pool.csv keys.
+var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
+
+// apply replaces cfg's pool by the CSV pool of the flags (--pool), or sets
+// the CSV keys of a csv pool from the config; other flags without --pool on
+// another pool kind are usage errors.
+func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
+	var set []string
+	for _, name := range asCSVPoolFlags {
+		if fl.Lookup(name) != nil && fl.Changed(name) {
+			set = append(set, "--"+name)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if fl.Changed("pool") {
+		if fl.Changed("pool-dir") {
+			return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
+		}
+		cfg.Pool = datasets.DefaultConfig(datasets.KindCSV)
+		cfg.Pool.CSV.File = o.file
+		base := filepath.Base(o.file)
+		cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+	} else if cfg.Pool.Kind != datasets.KindCSV {
+		return usageErrorf("%s describe a CSV pool: give --pool FILE.csv (the pool is of kind %s)", strings.Join(set, ", "), cfg.Pool.Kind)
+	}
+	if fl.Changed("features") && fl.Changed("feature-prefix") {
+		return usageErrorf("give --features or --feature-prefix, not both")
+	}
+	cs := &cfg.Pool.CSV
+	if fl.Changed("id-column") {
+		cs.IDColumn = o.idColumn
+	}
+	if fl.Changed("features") {
+		cs.FeatureColumns, cs.FeaturePrefix = splitList(o.features), ""
+	}
+	if fl.Changed("feature-prefix") {
+		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
+	}
+	if fl.Changed("metric") || fl.Changed("pool") {
+		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine {
+			return usageErrorf("--metric %q: expected %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine)
+		}
+		cs.Metric = o.metric
+	}
+	if fl.Changed("k") || fl.Changed("pool") {
+		if o.k < 1 {
+			return usageErrorf("--k must be at least 1, got %d", o.k)
+		}
+		cs.K = o.k
+	}
+	return nil
+}
+
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -328,15 +452,35 @@ chosen policy queries. Columns: rank, index (0-based item), id, probability
 observed positives (quality 1) plus the picks so far (quality = probability)
 under order --q.
 
+The pool: --pool pool.csv, one row per item with a header, the feature
+columns (--features or --feature-prefix; default every column but --id-column
+and a column named label) and the kNN graph built with --metric and --k; or a
+config (--config, pool.kind csv for your own CSV, see configs/README.md); or
+the authors' folder format (--pool-dir). The pool needs no labels: only the
+labels in FILE are used.
+
+The model's prior a1 (its Pr(y = 1) far from every label) is --prior a1, else
+the config key prior, else the estimate from what you know: the geometric
+mean of the positive rate over the whole pool, (positives + 1)/(n + 2), and
+among the labelled items, (positives + 1)/(labelled + 2); labelled items
+lean towards positives, so the second overestimates and the first
+underestimates the prevalence. 'prior: prevalence' (the paper configs) is
+the authors' rule: the pool's true prevalence, read from its labels. The
+prior used is printed on stderr.
+
 qvs and the hyperparameters --threshold (eci), --beta/--lambda (select) and
 --fantasy (eci, select, ens) choose the policy; ens looks ahead over
 --remaining queries (this batch included; default: the config's budget).
-random draws from --seed.`,
+Exact ties (common among items far from every label) are broken at random
+from --seed, as campaigns do (config key ties: index picks the lowest
+index); random draws from --seed too.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runASSuggest(c, g, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.as.poolDir, "pool-dir", "", "pool in the authors' folder format")
+	o.as.csv.register(f)
+	f.StringVar(&o.as.prior, "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
 	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
@@ -351,17 +495,21 @@ random draws from --seed.`,
 }
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
+	fl := c.Flags()
 	if o.observed == "" {
 		return usageErrorf("--observed FILE is required")
 	}
-	if g.Config == "" && !c.Flags().Changed("pool-dir") {
-		return usageErrorf("give the pool with --config FILE or --pool-dir DIR")
+	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") {
+		return usageErrorf("give the pool with --pool FILE.csv, --config FILE or --pool-dir DIR")
 	}
 	if o.batch < 1 {
 		return usageErrorf("--batch must be at least 1, got %d", o.batch)
 	}
 	if o.format != "table" && o.format != "csv" {
 		return usageErrorf("--format %q: expected table or csv", o.format)
+	}
+	if !slices.Contains(search.Methods, o.method) {
+		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
 	}
 	q, err := vendi.ParseOrder(o.q)
 	if err != nil {
@@ -371,44 +519,48 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return usageErrorf("--fantasy: %v", err)
 	}
-	cfg, err := resolveASConfig(c, g, &o.as)
+	if fl.Changed("prior") {
+		if _, err := search.ParsePrior(o.as.prior); err != nil {
+			return usageErrorf("--prior: %v", err)
+		}
+	}
+	cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
 	if err != nil {
 		return err
 	}
-	pool, err := loadASPool(cfg.Pool, g, c.ErrOrStderr())
+	prior, err := search.ParsePrior(cfg.Prior)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", g.Config, err)
+	}
+	stderr := c.ErrOrStderr()
+	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
 		return err
 	}
-	// Pool order: ties go to the lowest pool index, so a suggestion is
-	// reproducible without a seed.
-	sp, err := pool.Space(nil)
+	observed, err := search.ParseObserved(o.observed, pool.Pool)
 	if err != nil {
 		return err
-	}
-	policy, err := search.NewPolicy(o.method, search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q}, sp.Kernel)
-	if err != nil {
-		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
-	}
-	m := sp.Prior.Clone()
-	if err := search.ReadObserved(o.observed, pool.Pool, m); err != nil {
-		return err
-	}
-	if free := m.Len() - m.NumObserved(); o.batch > free {
-		return fmt.Errorf("--batch %d: only %d items are unlabelled", o.batch, free)
 	}
 	remaining := cfg.Budget
-	if c.Flags().Changed("remaining") {
+	if fl.Changed("remaining") {
 		remaining = o.remaining
 	}
-	remaining = max(remaining, o.batch)
-	st := &search.State{Model: m, Remaining: remaining, RNG: search.RNGFor(cfg.Seed, "suggest", m.NumObserved()), Workers: g.Workers}
-	picks, err := policy.Batch(st, o.batch)
+	s, err := search.Suggest(pool, search.SuggestRequest{
+		Observed: observed, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
+		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
+		Batch: o.batch, Remaining: remaining, Workers: g.Workers,
+	})
 	if err != nil {
 		return err
 	}
-	values, err := search.BatchValues(pool.Kernel, m, picks, q)
-	if err != nil {
-		return err
+	if !g.Quiet {
+		positives := 0
+		for _, ob := range observed {
+			if ob.Positive {
+				positives++
+			}
+		}
+		describePrior(stderr, prior, s.A1, pool.Len(), len(observed), positives)
 	}
 	id := func(i int) string {
 		if pool.IDs != nil {
@@ -420,15 +572,15 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if o.format == "csv" {
 		w := csv.NewWriter(&buf)
 		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
-		for r, x := range picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(m.Probability(x)), fullPrecision(values[r])})
+		for r, x := range s.Picks {
+			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
 		}
 		w.Flush()
 	} else {
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", vendi.FormatOrder(q))
-		for r, x := range picks {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), m.Probability(x), values[r])
+		for r, x := range s.Picks {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
 		}
 		tw.Flush()
 	}

@@ -426,12 +426,12 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 func TestASDefaultIsSyntheticConfigFile(t *testing.T) {
 	// configs/synthetic.yaml spells out the no-argument default.
 	c, g := newTestASCommand(t, filepath.Join(testutil.RepoRoot(), "configs", "synthetic.yaml"))
-	fromFile, err := resolveASConfig(c, g, &asOptions{})
+	fromFile, err := resolveASConfig(c, g, &asOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, g = newTestASCommand(t, "")
-	def, err := resolveASConfig(c, g, &asOptions{})
+	def, err := resolveASConfig(c, g, &asOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestASDefaultIsSyntheticConfigFile(t *testing.T) {
 	// The paper configs resolve, plan 24 settings x 10 repeats, and name their pool.
 	for _, task := range []string{"photoswitch", "bmg", "fashion"} {
 		c, g := newTestASCommand(t, filepath.Join(testutil.RepoRoot(), "configs", task+".yaml"))
-		cfg, err := resolveASConfig(c, g, &asOptions{})
+		cfg, err := resolveASConfig(c, g, &asOptions{}, "")
 		if err != nil {
 			t.Fatalf("%s: %v", task, err)
 		}
@@ -471,7 +471,9 @@ func newTestASCommand(t *testing.T, config string) (*cobra.Command, *GlobalOptio
 
 func TestASSuggest(t *testing.T) {
 	dir := t.TempDir()
-	cfgPath := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	// ties: index, so the picks can be compared with the policy run in
+	// pool order; no prior key, so the default estimate applies.
+	cfgPath := asWriteFile(t, dir, "tiny.yaml", tinyASConfig+"ties: index\n")
 	cache := filepath.Join(dir, "cache")
 	poolCfg := datasets.DefaultConfig("synthetic")
 	poolCfg.Synthetic.N, poolCfg.Synthetic.Clusters, poolCfg.Synthetic.PositiveClusters, poolCfg.Synthetic.K = 300, 6, 2, 8
@@ -499,8 +501,11 @@ func TestASSuggest(t *testing.T) {
 		t.Fatalf("output %q (%v)", stdout, err)
 	}
 	// Independent expectation: the model on the observed labels and the
-	// brute-force eq. 7 value of positives + picks so far.
-	a0, a1 := search.PriorFromPrevalence(pool.Prevalence())
+	// brute-force eq. 7 value of positives + picks so far. The prior is the
+	// default estimate from 2 positives of 5 labels in 300 items:
+	// sqrt(3/302 x 3/7).
+	a1 := math.Sqrt(3.0 / 302 * 3.0 / 7)
+	a0 := 1 - a1
 	m, err := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
 	if err != nil {
 		t.Fatal(err)
@@ -655,8 +660,8 @@ func TestASPoolDir(t *testing.T) {
 	}
 	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	code, stdout, stderr = runQVS(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
-		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv")
-	// Hand computation: prevalence 15/60, so a1 = 0.25, a0 = 0.75. Item 58
+		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv", "--prior", "0.25")
+	// Hand computation: a1 = 0.25 (the prevalence 15/60), a0 = 0.75. Item 58
 	// lists 56, 57, 59 and 0 (positive, weight 1/3):
 	// p = (0.25 + 1/3)/(0.75 + 0.25 + 1/3) = 0.4375. Item 59 lists 0 (positive,
 	// 1/2) and 1 (negative, 1/3): p = 0.75/(0.75 + 1/3 + 0.75) = 9/22. Item 2

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -51,12 +53,26 @@ type bayesoptConfig struct {
 	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
 }
 
+// bayesoptDefaultOut is the default results folder of a BayesOpt task:
+// results/TASK, or results/TASK-bo when TASK also names an active-search
+// pool (synthetic), so that `qvs as` and `qvs bayesopt` never share one.
+func bayesoptDefaultOut(task string) string {
+	if slices.Contains(datasets.Kinds, task) {
+		return filepath.Join("results", task+"-bo")
+	}
+	return filepath.Join("results", task)
+}
+
+// bayesoptGrowable are the keys a rerun into a campaign's folder may grow
+// (campaign.CheckConfig): they only add runs, keyed as before.
+var bayesoptGrowable = []string{"methods", "q", "repeats"}
+
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
 // settings, reference notes §3) with the budgets of configs/TASK.yaml.
 func defaultBayesoptConfig(task string) bayesoptConfig {
 	c := bayesoptConfig{
-		Task: task, Out: filepath.Join("results", task),
+		Task: task, Out: bayesoptDefaultOut(task),
 		Methods: append([]string(nil), bayesopt.Methods...),
 		Q:       []string{"0.5", "1", "1.5"},
 		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: 0.5,
@@ -88,7 +104,8 @@ func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
 		Short: "Diverse Bayesian optimisation campaigns: random, TuRBO, ROBOT, qVS-BayesOpt (paper §4.2)",
 		Long: `Runs repeated diverse Bayesian-optimisation campaigns (paper §3.2 and §4.2,
 Algorithm 1) on a continuous task and writes them to --out (default
-results/TASK) with the shared campaign contract:
+results/TASK; results/synthetic-bo for synthetic, whose results/synthetic is
+qvs as's) with the shared campaign contract:
 
   DIR/config.yaml                      resolved config (rerun with --config to reproduce)
   DIR/summary.csv                      one row per run: method, q, repeat, best_value,
@@ -135,7 +152,7 @@ config's keys.`,
 	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
-	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK)")
+	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n)")
 	for _, sub := range bayesoptSubcommands {
 		c.AddCommand(sub(g))
@@ -320,6 +337,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
+		return err
+	}
 	plan := planBayesoptRuns(cfg, qs)
 	runs := make([]campaign.Run, len(plan))
 	settings := map[string]bayesopt.Settings{}
@@ -338,7 +358,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget,
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Version: Version,
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesoptGrowable, Version: Version,
 	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := settings[run.Key]
 		s.Workers = inner

@@ -72,7 +72,7 @@ data.kernel / data.table in configs/mof.yaml at your files.`
 // defaultDiscreteConfig holds the authors' settings (reference notes §4).
 func defaultDiscreteConfig(task string) discreteConfig {
 	c := discreteConfig{
-		Task: task, Out: filepath.Join("results", task),
+		Task: task, Out: bayesoptDefaultOut(task),
 		Methods: []string{discrete.MethodRandom, discrete.MethodUCB, discrete.MethodQVS},
 		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
 		Repeats: 10, Budget: 102, Init: 2, Batch: 5, Beta: 2, // 2 initial points + 100 queries
@@ -272,6 +272,9 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
+		return err
+	}
 	set, err := loadDiscreteSet(g, cfg)
 	if err != nil {
 		return err
@@ -314,7 +317,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget,
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
-		Config: cfg, Version: Version,
+		Config: cfg, Growable: bayesoptGrowable, Version: Version,
 	}, p.RunFunc(base))
 	chatter("%s: %d ran, %d resumed, %d already done in %.1f s\n", cfg.Task, rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
 	if err != nil {

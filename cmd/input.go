@@ -1,9 +1,16 @@
 package cmd
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
@@ -15,7 +22,8 @@ import (
 type itemInput struct {
 	n          int
 	kernel     *mat.SymDense // set for --kernel
-	embeddings *mat.Dense    // set for --embeddings (rows scaled to unit norm for cosine)
+	embeddings *mat.Dense    // set for --embeddings with cosine (rows scaled to unit norm) or linear
+	rbf        *vendi.RBF    // set for --embeddings with --embedding-kernel rbf
 	quality    []float64     // nil when not given
 	ids        []string      // nil when not given
 }
@@ -24,70 +32,116 @@ type itemInput struct {
 // kernel file (values written with ~10 significant digits round-trip).
 const symmetryTol = 1e-8
 
+// Embedding kernels of --embedding-kernel.
+const (
+	embCosine = "cosine"
+	embLinear = "linear"
+	embRBF    = "rbf"
+)
+
 type inputFlags struct {
 	kernel, embeddings, quality, ids, idColumn string
+	qualityColumn, featureColumns              string
+	embKernel                                  string
+	lengthScale                                float64
 	normalize, linear                          bool
+	changed                                    func(name string) bool
 }
 
-func loadItems(f inputFlags) (*itemInput, error) {
+// suspectColumnWords are header words that suggest a column holds a
+// quality or a label rather than an embedding dimension.
+var suspectColumnWords = []string{"quality", "score", "value", "label", "y"}
+
+// suspectColumn reports whether a header name has one of
+// suspectColumnWords as a word ("quality", "Score", "true_label", "y").
+func suspectColumn(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for _, w := range words {
+		if slices.Contains(suspectColumnWords, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// embeddingKernel resolves --embedding-kernel and its shorthand --linear.
+func (f inputFlags) embeddingKernel() (string, error) {
+	k := strings.ToLower(strings.TrimSpace(f.embKernel))
+	if k == "" {
+		k = embCosine
+	}
+	if k != embCosine && k != embLinear && k != embRBF {
+		return "", usageErrorf("--embedding-kernel %q: expected cosine, linear or rbf", f.embKernel)
+	}
+	if f.linear {
+		if f.changed("embedding-kernel") && k != embLinear {
+			return "", usageErrorf("--linear is --embedding-kernel linear: it contradicts --embedding-kernel %s", k)
+		}
+		k = embLinear
+	}
+	if f.changed("length-scale") {
+		if k != embRBF {
+			return "", usageErrorf("--length-scale applies to --embedding-kernel rbf")
+		}
+		if !(f.lengthScale > 0) || math.IsInf(f.lengthScale, 0) {
+			return "", usageErrorf("--length-scale %v: expected a finite number > 0", f.lengthScale)
+		}
+	}
+	return k, nil
+}
+
+// loadItems reads the items the flags describe. Warnings (a header column
+// that looks like a quality read as an embedding dimension) and the RBF
+// length scale chosen by the median heuristic go to stderr; info lines only
+// unless quiet.
+func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
+	if f.changed == nil {
+		f.changed = func(string) bool { return false }
+	}
 	if (f.kernel == "") == (f.embeddings == "") {
 		return nil, usageErrorf("give exactly one of --kernel or --embeddings")
 	}
+	embKernel, err := f.embeddingKernel()
+	if err != nil {
+		return nil, err
+	}
+	if f.kernel != "" {
+		for _, name := range []string{"quality-column", "feature-columns", "embedding-kernel", "linear", "length-scale"} {
+			if f.changed(name) {
+				return nil, usageErrorf("--%s applies to --embeddings, not --kernel", name)
+			}
+		}
+	}
+	if f.quality != "" && f.qualityColumn != "" {
+		return nil, usageErrorf("give --quality FILE or --quality-column NAME, not both")
+	}
 	in := &itemInput{}
 	var t *fileio.Table
-	var err error
 	path := f.kernel + f.embeddings
 	if f.idColumn != "" {
 		t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
-	} else {
-		t, err = fileio.ReadTable(path, false)
+	} else if t, err = fileio.ReadTable(path, false); err != nil {
+		if hint := idColumnHint(path); hint != "" {
+			err = fmt.Errorf("%w (%s)", err, hint)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if f.kernel != "" {
-		if t.Rows != t.Cols {
-			return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
+		if in.kernel, err = kernelFromTable(t, f.normalize); err != nil {
+			return nil, err
 		}
-		var maxAbs float64
-		for _, v := range t.Data {
-			maxAbs = math.Max(maxAbs, math.Abs(v))
-		}
-		for i := 0; i < t.Rows; i++ {
-			for j := i + 1; j < t.Cols; j++ {
-				if math.Abs(t.At(i, j)-t.At(j, i)) > symmetryTol*maxAbs {
-					return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
-						path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
-				}
-			}
-		}
-		K := mat.NewSymDense(t.Rows, nil)
-		for i := 0; i < t.Rows; i++ {
-			for j := i; j < t.Cols; j++ {
-				K.SetSym(i, j, 0.5*(t.At(i, j)+t.At(j, i)))
-			}
-		}
-		if f.normalize {
-			if K, err = vendi.Normalize(K); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		in.kernel, in.n = K, t.Rows
+		in.n = t.Rows
 	} else {
-		X := t.Dense()
-		if !f.linear {
-			for i := 0; i < t.Rows; i++ {
-				row := X.RawRowView(i)
-				norm := math.Sqrt(mat.Dot(mat.NewVecDense(len(row), row), mat.NewVecDense(len(row), row)))
-				if norm == 0 {
-					return nil, fmt.Errorf("%s: row %d is all zeros: cosine similarity is undefined (use --linear)", path, i+1)
-				}
-				for j := range row {
-					row[j] /= norm
-				}
-			}
+		if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
+			return nil, err
 		}
-		in.embeddings, in.n = X, t.Rows
+		if err := in.setEmbeddings(t, embKernel, f.lengthScale, stderr, quiet); err != nil {
+			return nil, err
+		}
 	}
 	if f.quality != "" {
 		q, err := fileio.ReadVector(f.quality)
@@ -97,12 +151,16 @@ func loadItems(f inputFlags) (*itemInput, error) {
 		if len(q) != in.n {
 			return nil, fmt.Errorf("%s: %d qualities for %d items in %s", f.quality, len(q), in.n, path)
 		}
-		for i, v := range q {
-			if v < 0 {
-				return nil, fmt.Errorf("%s: row %d: quality %v is negative (qualities must be >= 0; rescale them, e.g. min-max to [0, 1])", f.quality, i+1, v)
-			}
-		}
 		in.quality = q
+	}
+	for i, v := range in.quality {
+		if v < 0 {
+			src := f.quality
+			if src == "" {
+				src = fmt.Sprintf("%s column %q", path, f.qualityColumn)
+			}
+			return nil, fmt.Errorf("%s: row %d: quality %v is negative (qualities must be >= 0; rescale them, e.g. min-max to [0, 1])", src, i+1, v)
+		}
 	}
 	if f.ids != "" {
 		if in.ids != nil {
@@ -120,11 +178,174 @@ func loadItems(f inputFlags) (*itemInput, error) {
 	return in, nil
 }
 
-// vendiKernel returns the greedy kernel of the items: the matrix, or the
-// cosine / linear kernel of the embeddings (row dot products).
+// kernelFromTable checks that t is a square symmetric matrix and returns it
+// (rescaled to unit diagonal with normalize).
+func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
+	path := t.Path
+	if t.Rows != t.Cols {
+		return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
+	}
+	var maxAbs float64
+	for _, v := range t.Data {
+		maxAbs = math.Max(maxAbs, math.Abs(v))
+	}
+	for i := 0; i < t.Rows; i++ {
+		for j := i + 1; j < t.Cols; j++ {
+			if math.Abs(t.At(i, j)-t.At(j, i)) > symmetryTol*maxAbs {
+				return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
+					path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
+			}
+		}
+	}
+	K := mat.NewSymDense(t.Rows, nil)
+	for i := 0; i < t.Rows; i++ {
+		for j := i; j < t.Cols; j++ {
+			K.SetSym(i, j, 0.5*(t.At(i, j)+t.At(j, i)))
+		}
+	}
+	if !normalize {
+		return K, nil
+	}
+	K, err := vendi.Normalize(K)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return K, nil
+}
+
+// splitEmbeddingColumns takes the quality column (--quality-column) out of
+// an embeddings table and keeps the --feature-columns; without
+// --feature-columns it warns about header columns that look like a quality
+// or a label but are read as dimensions.
+func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fileio.Table, []float64, error) {
+	if (f.qualityColumn != "" || f.featureColumns != "") && t.Header == nil {
+		return nil, nil, fmt.Errorf("%s: --quality-column and --feature-columns name header columns, and the file has no header row", t.Path)
+	}
+	find := func(flag, name string) (int, error) {
+		j := t.ColumnIndex(name)
+		if j < 0 {
+			return 0, fmt.Errorf("%s: %s: no column %q in the header %q", t.Path, flag, name, t.Header)
+		}
+		return j, nil
+	}
+	qc := -1
+	var quality []float64
+	if f.qualityColumn != "" {
+		var err error
+		if qc, err = find("--quality-column", f.qualityColumn); err != nil {
+			return nil, nil, err
+		}
+		quality = t.Column(qc)
+	}
+	var cols []int
+	if f.featureColumns != "" {
+		for _, name := range splitList(f.featureColumns) {
+			j, err := find("--feature-columns", name)
+			if err != nil {
+				return nil, nil, err
+			}
+			if j == qc {
+				return nil, nil, fmt.Errorf("%s: column %q is both the quality column and a feature column", t.Path, name)
+			}
+			cols = append(cols, j)
+		}
+	} else {
+		// "y" beside an "x" column is a coordinate, not a target.
+		coords := t.ColumnIndex("x") >= 0
+		for j := 0; j < t.Cols; j++ {
+			if j == qc {
+				continue
+			}
+			cols = append(cols, j)
+			if t.Header != nil && suspectColumn(t.Header[j]) && !(coords && strings.TrimSpace(t.Header[j]) == "y") {
+				h := strings.TrimSpace(t.Header[j])
+				fmt.Fprintf(stderr, "qvs: warning: %s: column %q is read as an embedding dimension; if it holds qualities pass --quality-column %s, or choose the dimensions with --feature-columns\n", t.Path, h, h)
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return nil, nil, fmt.Errorf("%s: no embedding columns left besides the quality column", t.Path)
+	}
+	if len(cols) == t.Cols {
+		return t, quality, nil
+	}
+	return t.Select(cols), quality, nil
+}
+
+// setEmbeddings sets the items from the embeddings table under kernel.
+func (in *itemInput) setEmbeddings(t *fileio.Table, kernel string, lengthScale float64, stderr io.Writer, quiet bool) error {
+	X := t.Dense()
+	in.n = t.Rows
+	switch kernel {
+	case embRBF:
+		var err error
+		if in.rbf, err = vendi.NewRBF(X, lengthScale); err != nil {
+			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+		if lengthScale == 0 && !quiet {
+			fmt.Fprintf(stderr, "RBF length scale = %.6g: the median distance between distinct rows (set --length-scale to choose)\n", in.rbf.LengthScale)
+		}
+	case embCosine:
+		for i := 0; i < t.Rows; i++ {
+			row := X.RawRowView(i)
+			norm := math.Sqrt(mat.Dot(mat.NewVecDense(len(row), row), mat.NewVecDense(len(row), row)))
+			if norm == 0 {
+				return fmt.Errorf("%s: row %d is all zeros: cosine similarity is undefined (use --embedding-kernel linear or rbf)", t.Path, i+1)
+			}
+			for j := range row {
+				row[j] /= norm
+			}
+		}
+		in.embeddings = X
+	default:
+		in.embeddings = X
+	}
+	return nil
+}
+
+// idColumnHint suggests --id-column when the first column of a CSV with a
+// header holds text while the others are numbers ("" otherwise).
+func idColumnHint(path string) string {
+	if strings.HasSuffix(strings.ToLower(path), ".npy") {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	cr := csv.NewReader(io.LimitReader(f, 1<<20))
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	header, err1 := cr.Read()
+	row, err2 := cr.Read()
+	if err1 != nil || err2 != nil || len(row) < 2 || len(header) != len(row) {
+		return ""
+	}
+	isNum := func(s string) bool { _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); return err == nil }
+	if isNum(row[0]) {
+		return ""
+	}
+	for _, c := range row[1:] {
+		if !isNum(c) {
+			return ""
+		}
+	}
+	if isNum(header[0]) {
+		return "the first column holds text: if it is an item id, add a header row and pass --id-column"
+	}
+	return fmt.Sprintf("the first column %q holds text: if it is an item id, pass --id-column %s", strings.TrimSpace(header[0]), strings.TrimSpace(header[0]))
+}
+
+// vendiKernel returns the greedy kernel of the items: the matrix, the RBF
+// kernel, or the cosine / linear kernel of the embeddings (row dot
+// products).
 func (in *itemInput) vendiKernel() vendi.Kernel {
 	if in.kernel != nil {
 		return vendi.DenseKernel(in.kernel)
+	}
+	if in.rbf != nil {
+		return in.rbf
 	}
 	X := in.embeddings
 	return vendi.FuncKernel(in.n, func(i, j int) float64 {
@@ -141,19 +362,24 @@ func (in *itemInput) score(q float64) (float64, error) {
 	if in.kernel != nil {
 		return vendi.Score(in.kernel, q)
 	}
+	if in.rbf != nil {
+		return vendi.Score(in.rbf.Matrix(), q)
+	}
 	// Rows are already unit-norm for cosine; Linear keeps them as they are.
 	return vendi.ScoreEmbeddings(in.embeddings, vendi.Linear, q)
 }
 
-func (f *inputFlags) register(c interface {
-	StringVar(p *string, name, value, usage string)
-	BoolVar(p *bool, name string, value bool, usage string)
-}) {
-	c.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy)")
-	c.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy); cosine kernel unless --linear")
-	c.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
-	c.StringVar(&f.ids, "ids", "", "item ids, one per line (optional header 'id')")
-	c.StringVar(&f.idColumn, "id-column", "", "name of an id column in the --kernel/--embeddings CSV (requires a header)")
-	c.BoolVar(&f.normalize, "normalize", false, "rescale the kernel to unit diagonal, K_ij / sqrt(K_ii K_jj)")
-	c.BoolVar(&f.linear, "linear", false, "embeddings: linear kernel X X^T instead of cosine")
+func (f *inputFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy)")
+	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy); cosine kernel unless --embedding-kernel")
+	fs.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
+	fs.StringVar(&f.qualityColumn, "quality-column", "", "--embeddings CSV: the column holding each item's quality (not an embedding dimension)")
+	fs.StringVar(&f.featureColumns, "feature-columns", "", "--embeddings CSV: comma-separated columns that are the embedding (default: all but the id and quality columns)")
+	fs.StringVar(&f.ids, "ids", "", "item ids, one per line (optional header 'id')")
+	fs.StringVar(&f.idColumn, "id-column", "", "name of an id column in the --kernel/--embeddings CSV (requires a header)")
+	fs.BoolVar(&f.normalize, "normalize", false, "rescale the kernel to unit diagonal, K_ij / sqrt(K_ii K_jj)")
+	fs.StringVar(&f.embKernel, "embedding-kernel", embCosine, "kernel on --embeddings: cosine, linear (X X^T) or rbf (exp(-|x-y|^2/(2 l^2)))")
+	fs.BoolVar(&f.linear, "linear", false, "same as --embedding-kernel linear")
+	fs.Float64Var(&f.lengthScale, "length-scale", 0, "rbf: length scale l (default: the median heuristic, the median distance between distinct rows)")
+	f.changed = func(name string) bool { return fs.Changed(name) }
 }

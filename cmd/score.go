@@ -24,7 +24,7 @@ type scoreOptions struct {
 func newScoreCmd(g *GlobalOptions) *cobra.Command {
 	o := &scoreOptions{}
 	c := &cobra.Command{
-		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy) [--quality s.csv] [--q 0,0.1,1,inf]",
+		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf] [--length-scale L]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
 		Short: "Vendi scores (VS) and quality-weighted Vendi scores (qVS) of a set of items",
 		Long: `Computes VS_q of a set of items for each order q (paper eq. 1 and 3) and,
 with --quality, qVS_q = mean quality x VS_q (eq. 2).
@@ -33,7 +33,9 @@ The kernel must be symmetric with finite entries (unit diagonal expected;
 --normalize rescales it). Eigenvalues are clipped at 0 (for every q, 2
 included) and normalised to sum 1;
 normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
-q = 1 exp(Shannon entropy), q = inf 1/max.`,
+q = 1 exp(Shannon entropy), q = inf 1/max.
+
+` + embeddingsHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runScore(c, g, o) },
 	}
@@ -51,7 +53,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
-	in, err := loadItems(o.in)
+	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
 	if err != nil {
 		return err
 	}
@@ -113,6 +115,16 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
 }
+
+// embeddingsHelp describes the --embeddings options of score and select.
+const embeddingsHelp = `Embeddings (--embeddings, one row per item): the kernel is cosine (default),
+linear (X X^T) or rbf, exp(-|x_i - x_j|^2 / (2 l^2)) with l = --length-scale,
+by default the median heuristic: the median Euclidean distance between
+distinct rows (exact up to 2,048 rows, a fixed sample of 2^21 pairs above),
+printed on stderr. A CSV with a header may hold more than the embedding:
+--id-column names the ids, --quality-column the qualities and
+--feature-columns the dimensions; a header column named like quality, score,
+value, label or y that is read as a dimension draws a warning.`
 
 // formatFloat writes a float with full precision, "inf" for +Inf.
 func formatFloat(v float64) string {

@@ -25,7 +25,7 @@ type selectOptions struct {
 func newSelectCmd(g *GlobalOptions) *cobra.Command {
 	o := &selectOptions{}
 	c := &cobra.Command{
-		Use:   "select (--kernel K | --embeddings X) [--quality s] --k N [--q Q]",
+		Use:   "select (--kernel K | --embeddings X [--embedding-kernel cosine|linear|rbf] [--length-scale L]) [--quality s | --quality-column NAME] --k N [--q Q]",
 		Short: "Pick N items greedily maximising the quality-weighted Vendi score qVS_q",
 		Long: `Picks N items one at a time, each maximising the qVS_q of the items picked so
 far plus the candidate (paper eq. 5). Without --quality every item has
@@ -34,7 +34,9 @@ quality 1 and the picks maximise VS_q. --prefix lists items already chosen
 
 Ties (scores within a relative 1e-10) go to the lowest row index.
 Output: rank, index (0-based input row), id (with --ids/--id-column) and the
-qVS of the prefix plus the picks so far.`,
+qVS of the prefix plus the picks so far.
+
+` + embeddingsHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runSelect(c, g, o) },
 	}
@@ -57,7 +59,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if o.format != "table" && o.format != "csv" {
 		return usageErrorf("--format %q: expected table or csv", o.format)
 	}
-	in, err := loadItems(o.in)
+	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
 	if err != nil {
 		return err
 	}

@@ -85,9 +85,12 @@ type Spec struct {
 	// Config is the resolved configuration, written to DIR/config.yaml. It
 	// must hold everything that determines the results (seed included) and
 	// nothing that does not (workers, quiet, shard): a rerun with a different
-	// config into the same directory is refused.
-	Config  any
-	Version string // qvs version, recorded in config.yaml
+	// config into the same directory is refused, unless it differs only by
+	// growing the Growable keys (see CheckConfig); then the new config is
+	// recorded.
+	Config   any
+	Growable []string
+	Version  string // qvs version, recorded in config.yaml
 }
 
 // RunFunc executes one run. rec.Rows() holds the records of an interrupted
@@ -327,32 +330,16 @@ func readRecords(path string, header []string) ([][]string, error) {
 }
 
 func writeConfig(spec Spec) error {
+	same, err := checkConfig(spec.Dir, spec.Config, spec.Growable)
+	if err != nil || same {
+		return err
+	}
 	body, err := yaml.Marshal(spec.Config)
 	if err != nil {
 		return fmt.Errorf("campaign: cannot record config: %w", err)
 	}
-	path := filepath.Join(spec.Dir, "config.yaml")
-	if old, err := os.ReadFile(path); err == nil {
-		// Compare without the version comment line.
-		if stripComments(old) != stripComments(body) {
-			return fmt.Errorf("%s holds a different config than this command resolves to; "+
-				"results would mix: use another --out directory or delete %s", path, spec.Dir)
-		}
-		return nil
-	}
 	head := fmt.Sprintf("# resolved config of this campaign, written by qvs %s\n", spec.Version)
-	return fileio.WriteAtomic(path, append([]byte(head), body...))
-}
-
-func stripComments(b []byte) string {
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
-			continue
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
+	return fileio.WriteAtomic(filepath.Join(spec.Dir, "config.yaml"), append([]byte(head), body...))
 }
 
 // WriteSummary rewrites DIR/summary.csv from every DIR/runs/*.summary.csv:

@@ -88,13 +88,18 @@ type BMGConfig struct {
 	K           int      `mapstructure:"k" yaml:"k"`                       // neighbours (50)
 }
 
+// DefaultLabelColumn is the label column of a CSV pool when
+// pool.csv.label_column is empty, if the header has it.
+const DefaultLabelColumn = "label"
+
 // CSVConfig: any table with a header row.
 type CSVConfig struct {
 	File           string   `mapstructure:"file" yaml:"file"`                                 // the CSV
-	LabelColumn    string   `mapstructure:"label_column" yaml:"label_column"`                 // (label)
+	LabelColumn    string   `mapstructure:"label_column" yaml:"label_column"`                 // "": "label" if present, else no labels
 	Positive       []string `mapstructure:"positive" yaml:"positive,omitempty"`               // positive label values; empty: number > 0
 	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
 	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
+	FeaturePrefix  string   `mapstructure:"feature_prefix" yaml:"feature_prefix,omitempty"`   // or: the columns named PREFIX...
 	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features (false)
 	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
 	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
@@ -122,7 +127,8 @@ type CSVConfig struct {
 //     would vanish on pixel-scale distances).
 //   - bmg: identifier AM positive, Euclidean kNN with k = 50 and unweighted
 //     edges on z-scored composition features, as the authors did.
-//   - csv: label column "label", positive if > 0, Euclidean, k = 20, Gaussian.
+//   - csv: label column "label" if the file has one (else no labels:
+//     suggestions only), positive if > 0, Euclidean, k = 20, Gaussian.
 func DefaultConfig(kind string) Config {
 	if kind == "" {
 		kind = KindSynthetic
@@ -144,7 +150,7 @@ func DefaultConfig(kind string) Config {
 			Dir: "bmg", File: "glassdata_ward2016_landolt.csv", ElementsDir: "elements/magpie",
 			Targets: []string{"AM"}, Properties: append([]string(nil), MagpieProperties...), K: 50,
 		},
-		CSV: CSVConfig{LabelColumn: "label", Metric: MetricEuclidean, K: 20, Similarity: SimilarityGaussian},
+		CSV: CSVConfig{Metric: MetricEuclidean, K: 20, Similarity: SimilarityGaussian},
 	}
 }
 

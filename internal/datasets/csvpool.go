@@ -14,9 +14,12 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-// LoadCSV builds a pool from a CSV file with a header row: the label column
-// cfg.LabelColumn; an optional identifier column cfg.IDColumn; the feature
-// columns cfg.FeatureColumns (default: every other column). A row is positive
+// LoadCSV builds a pool from a CSV file with a header row: an optional
+// label column cfg.LabelColumn (default: the column "label" if the header
+// has one; without a label column the pool is Unlabeled, for suggestions
+// only); an optional identifier column cfg.IDColumn; the feature columns
+// cfg.FeatureColumns, or those whose name starts with cfg.FeaturePrefix
+// (default: every other column). A row is positive
 // if its label, trimmed, equals one of cfg.Positive (compared as text, or as
 // numbers when both parse as numbers, so "1" matches "1.0"); with
 // cfg.Positive empty, a label must be a number (positive if > 0) or a
@@ -65,9 +68,13 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		}
 		return j, nil
 	}
-	lc, err := find("pool.csv.label_column", cfg.LabelColumn)
-	if err != nil {
-		return nil, err
+	lc := -1
+	if cfg.LabelColumn != "" {
+		if lc, err = find("pool.csv.label_column", cfg.LabelColumn); err != nil {
+			return nil, err
+		}
+	} else if j, ok := col[DefaultLabelColumn]; ok {
+		lc = j
 	}
 	ic := -1
 	if cfg.IDColumn != "" {
@@ -76,7 +83,20 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		}
 	}
 	var fcols []int
-	if len(cfg.FeatureColumns) > 0 {
+	if len(cfg.FeatureColumns) > 0 && cfg.FeaturePrefix != "" {
+		return nil, fmt.Errorf("pool.csv: give feature_columns or feature_prefix, not both")
+	}
+	if cfg.FeaturePrefix != "" {
+		for j, h := range header {
+			h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+			if strings.HasPrefix(h, cfg.FeaturePrefix) && j != lc && j != ic {
+				fcols = append(fcols, j)
+			}
+		}
+		if len(fcols) == 0 {
+			return nil, fmt.Errorf("%s: pool.csv.feature_prefix: no column name starts with %q in the header %q", path, cfg.FeaturePrefix, header)
+		}
+	} else if len(cfg.FeatureColumns) > 0 {
 		for _, name := range cfg.FeatureColumns {
 			j, err := find("pool.csv.feature_columns", name)
 			if err != nil {
@@ -120,14 +140,17 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		return false, fmt.Errorf("label %q is neither a number nor true/false (set pool.csv.positive to list the positive values)", cell)
 	}
 	base := filepath.Base(path)
-	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric}
+	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
 	if ic >= 0 {
 		p.IDs = []string{}
 	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
-		pos, err := isPositive(strings.TrimSpace(rec[lc]))
-		if err != nil {
-			return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
+		pos := false
+		if lc >= 0 {
+			var err error
+			if pos, err = isPositive(strings.TrimSpace(rec[lc])); err != nil {
+				return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
+			}
 		}
 		x := make([]float64, len(fcols))
 		for k, j := range fcols {
@@ -153,7 +176,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.K >= p.Len() {
 		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
 	}
-	if p.PositiveCount() == 0 {
+	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)
 	}
 	if cfg.Standardize {

@@ -12,6 +12,10 @@ type Pool struct {
 	Name   string
 	IDs    []string // optional item identifiers (nil: use the 0-based index)
 	Labels []bool   // true = positive (the rare, valuable class)
+	// Unlabeled: the labels are unknown (a CSV pool without a label
+	// column); Labels are all false. Such a pool serves suggestions from
+	// labels the user observed, never simulated campaigns.
+	Unlabeled bool
 
 	// Features: exactly one of Dense or Bits is set.
 	Dense [][]float64 // n x d real features

@@ -40,7 +40,17 @@ type Protocol struct {
 	// the authors' random tie-breaking; see Space) or "index" (lowest pool
 	// index).
 	Ties string `mapstructure:"ties" yaml:"ties"`
+	// Prior is the kNN model's prior a1 (ParsePrior): "prevalence" (the
+	// authors' rule, PriorFromPrevalence), "estimate" (EstimatePrior with
+	// the one positive a run starts from as the only label) or a number.
+	Prior string `mapstructure:"prior" yaml:"prior"`
 }
+
+// GrowableKeys are the Protocol keys a rerun into a campaign's folder may
+// grow (campaign.CheckConfig): more repeats, methods, orders or grid
+// values only add runs, and the runs already made keep their keys, starts
+// and random streams.
+var GrowableKeys = []string{"repeats", "methods", "q", "eci.thresholds", "select.betas", "select.lambdas"}
 
 // ECIGrid is the grid of ECI settings: one run per similarity threshold.
 type ECIGrid struct {
@@ -64,7 +74,8 @@ type ENSSettings struct {
 // budget 200, batch 5, 10 repeats) with the authors' hyperparameter grids
 // (ECI thresholds 0.25/0.5/0.75, SELECT beta 0.1/0.3/1/3 x lambda
 // 0.25/0.5/0.75, pessimistic fantasies), every method, qVS-AS at
-// q = 0, 0.1, 0.5, 1, 2, inf, seed 0 and random tie-breaking.
+// q = 0, 0.1, 0.5, 1, 2, inf, seed 0, random tie-breaking and the authors'
+// prior (the pool's true prevalence rounded to 3 decimals).
 func PaperProtocol() Protocol {
 	return Protocol{
 		Methods: append([]string(nil), Methods...),
@@ -74,6 +85,7 @@ func PaperProtocol() Protocol {
 		SELECT: SELECTGrid{Betas: []float64{0.1, 0.3, 1, 3}, Lambdas: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
 		ENS:    ENSSettings{Fantasy: "pessimistic"},
 		Ties:   "random",
+		Prior:  PriorPrevalence,
 	}
 }
 
@@ -114,6 +126,7 @@ type Campaign struct {
 	// its search space, so few spaces are alive at a time. Keys are
 	// SETTING-rRR, e.g. "eci-t0.5-pessimistic-r03", "qvs-qinf-r00".
 	Runs     []campaign.Run
+	Prior    Prior                     // the parsed Protocol.Prior
 	settings map[string]PolicySettings // by run key
 }
 
@@ -129,6 +142,10 @@ func Plan(p Protocol) (*Campaign, error) {
 	}
 	if p.Ties != "random" && p.Ties != "index" {
 		return nil, fmt.Errorf("ties: %q, expected random or index", p.Ties)
+	}
+	prior, err := ParsePrior(p.Prior)
+	if err != nil {
+		return nil, err
 	}
 	type setting struct {
 		method, key, q string
@@ -200,7 +217,7 @@ func Plan(p Protocol) (*Campaign, error) {
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
 		}
 	}
-	c := &Campaign{Protocol: p, settings: map[string]PolicySettings{}}
+	c := &Campaign{Protocol: p, Prior: prior, settings: map[string]PolicySettings{}}
 	for r := 0; r < p.Repeats; r++ {
 		for _, s := range settings {
 			// Params is the policy's own description, e.g. "threshold=0.5
@@ -226,36 +243,45 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 	return NewPolicy(run.Method, s, kernel)
 }
 
-// Pool is an active-search pool prepared for search: the kNN model's
-// pseudo-counts and the diversity kernel every run's metrics use.
+// Pool is an active-search pool prepared for search: the pool and the
+// diversity kernel every run's metrics use.
 type Pool struct {
 	*datasets.Pool
-	// A0, A1 are the kNN model's pseudo-counts: the authors' prior, the
-	// pool's true prevalence rounded to 3 decimals (PriorFromPrevalence).
-	A0, A1 float64
 	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
 	// indices (reference notes §2), for the metrics of the positives found.
 	Kernel *vendi.Sparse
 }
 
-// NewPool prepares p for search; a pool without a positive is an error
-// (every run starts from a positive).
+// NewPool prepares p for search. Its labels may be unknown
+// (p.Unlabeled): such a pool serves suggestions, not simulated campaigns.
 func NewPool(p *datasets.Pool) (*Pool, error) {
-	if p.PositiveCount() == 0 {
-		return nil, fmt.Errorf("pool %s has no positive item", p.Name)
-	}
-	a0, a1 := PriorFromPrevalence(p.Prevalence())
 	kernel, err := vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
-	return &Pool{Pool: p, A0: a0, A1: a1, Kernel: kernel}, nil
+	return &Pool{Pool: p, Kernel: kernel}, nil
 }
 
-// Space builds the search space of a run: the pool relabelled in the given
-// order (nil: pool order, ties to the lowest pool index).
-func (p *Pool) Space(order []int) (*Space, error) {
-	sp, err := NewSpace(p.Neighbors, p.Weights, p.Labels, p.A0, p.A1, order)
+// PseudoCounts returns the kNN model's pseudo-counts under prior when
+// observed items of the pool are labelled, positives of them positive.
+// Only PriorPrevalence reads the pool's labels (an error if unknown).
+func (p *Pool) PseudoCounts(prior Prior, observed, positives int) (a0, a1 float64, err error) {
+	prevalence := math.NaN()
+	if !p.Unlabeled {
+		prevalence = p.Prevalence()
+	}
+	a0, a1, err = prior.PseudoCounts(p.Len(), observed, positives, prevalence)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pool %s: %w", p.Name, err)
+	}
+	return a0, a1, nil
+}
+
+// Space builds the search space of a run with the kNN model's
+// pseudo-counts a0, a1: the pool relabelled in the given order (nil: pool
+// order, ties to the lowest pool index).
+func (p *Pool) Space(order []int, a0, a1 float64) (*Space, error) {
+	sp, err := NewSpace(p.Neighbors, p.Weights, p.Labels, a0, a1, order)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
@@ -316,9 +342,18 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
 // kernel_logdet and seconds, the time the policy spent choosing queries
 // (summed over batches, so a resumed run counts its earlier attempts).
-// At most workers + 1 search spaces are kept alive.
+// At most workers + 1 search spaces are kept alive. The kNN model's prior
+// is c.Prior with the start as the one labelled item (the same for every
+// run: a run knows one positive when it starts).
 func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFunc, error) {
 	p := c.Protocol
+	if pool.Unlabeled {
+		return nil, fmt.Errorf("pool %s has no labels: a campaign simulates queries with the pool's labels (give the label column; 'qvs as suggest' works without)", pool.Name)
+	}
+	a0, a1, err := pool.PseudoCounts(c.Prior, 1, 1)
+	if err != nil {
+		return nil, err
+	}
 	starts := make([]int, p.Repeats)
 	for r := range starts {
 		var err error
@@ -328,9 +363,9 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 	}
 	spaces := &spaceCache{max: workers + 1, entries: map[int]*spaceEntry{}, build: func(r int) (*Space, error) {
 		if p.Ties == "index" {
-			return pool.Space(nil)
+			return pool.Space(nil, a0, a1)
 		}
-		return pool.Space(RandomOrder(pool.Len(), campaign.RNG(p.Seed, "order", r)))
+		return pool.Space(RandomOrder(pool.Len(), campaign.RNG(p.Seed, "order", r)), a0, a1)
 	}}
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		sp, release, err := spaces.get(run.Repeat)

@@ -32,6 +32,7 @@ func smallProtocol() Protocol {
 		SELECT: SELECTGrid{Betas: []float64{1}, Lambdas: []float64{0.5, 0.75}, Fantasy: "optimistic"},
 		ENS:    ENSSettings{Fantasy: "pessimistic"},
 		Ties:   "random",
+		Prior:  PriorPrevalence,
 	}
 }
 
@@ -182,18 +183,37 @@ func TestNewPool(t *testing.T) {
 	for i := range p.Labels {
 		p.Labels[i] = false
 	}
-	if _, err := NewPool(p); err == nil || !strings.Contains(err.Error(), "line has no positive") {
-		t.Errorf("pool without positives: %v", err)
-	}
-	p.Labels[0], p.Labels[3], p.Labels[5] = true, true, true
+	// A pool without positives serves suggestions, not campaigns (a run
+	// starts from a positive), and its prevalence rounds to prior 0.
 	sp, err := NewPool(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c, err := Plan(smallProtocol())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RunFunc(sp, t.TempDir(), 1); err == nil || !strings.Contains(err.Error(), "prevalence 0 rounds to 0") {
+		t.Errorf("campaign on a pool without positives: %v", err)
+	}
+	p.Unlabeled = true
+	if _, err := c.RunFunc(sp, t.TempDir(), 1); err == nil || !strings.Contains(err.Error(), "has no labels") {
+		t.Errorf("campaign on an unlabelled pool: %v", err)
+	}
+	if _, _, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, 0, 0); err == nil || !strings.Contains(err.Error(), "needs the pool's labels") {
+		t.Errorf("prevalence prior of an unlabelled pool: %v", err)
+	}
+	p.Unlabeled = false
+	p.Labels[0], p.Labels[3], p.Labels[5] = true, true, true
 	// Prevalence 3/7 = 0.42857...: a1 = 0.429, a0 = 0.571.
 	const tol = 1e-15 // rounding of the decimal constants
-	if math.Abs(sp.A1-0.429) > tol || math.Abs(sp.A0-0.571) > tol {
-		t.Errorf("pseudo-counts a0 %g, a1 %g, want 0.571, 0.429", sp.A0, sp.A1)
+	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, 0, 0); err != nil || math.Abs(a1-0.429) > tol || math.Abs(a0-0.571) > tol {
+		t.Errorf("pseudo-counts a0 %g, a1 %g (%v), want 0.571, 0.429", a0, a1, err)
+	}
+	// The estimate ignores the pool's labels: 1 positive of 2 labelled in 7
+	// gives sqrt(2/9 x 2/4) = 1/3.
+	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorEstimate}, 2, 1); err != nil || math.Abs(a1-1.0/3) > tol || math.Abs(a0-2.0/3) > tol {
+		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want 2/3, 1/3", a0, a1, err)
 	}
 	K := denseKernel(p)
 	for i := 0; i < p.Len(); i++ {

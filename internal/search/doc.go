@@ -38,6 +38,13 @@
 // Space (the Pool relabelled in the repeat's random order), and returns the
 // run's metrics for summary.csv.
 //
+// The model's prior a1 is a Prior: the authors' rule (the pool's true
+// prevalence, PriorFromPrevalence; the paper configs), EstimatePrior (from
+// the observed labels and the pool size only, for real use), or a number.
+// Suggest (`qvs as suggest`) picks the next batch from the labels a user
+// has observed, on a pool whose labels may be unknown, breaking exact ties
+// in a random order drawn from the seed as campaigns do.
+//
 //	m, _ := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
 //	m.Observe(start, true)
 //	batch, _ := search.ECI{Threshold: 0.5}.Batch(&search.State{Model: m, Remaining: 200, Workers: 1}, 5)

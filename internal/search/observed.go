@@ -11,26 +11,46 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
+// Observation is one labelled item: its pool index and label.
+type Observation struct {
+	Index    int
+	Positive bool
+}
+
 // ReadObserved reads the labels observed so far from the CSV file at path
-// and observes every row on m (a model of pool, in pool indices). The file
+// (see ParseObserved) and observes every row on m (a model of pool, in
+// pool indices).
+func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
+	obs, err := ParseObserved(path, pool)
+	if err != nil {
+		return err
+	}
+	for _, o := range obs {
+		m.Observe(o.Index, o.Positive)
+	}
+	return nil
+}
+
+// ParseObserved reads the labels observed so far from the CSV file at path,
+// in file order. The file
 // has a header naming an item column, index (0-based pool index) or id (the
 // pool's item identifier; the index when the pool has none), and a label
 // column, 1/true for a positive and 0/false for a negative. An item listed
 // twice, an unknown item or label and a short row are errors naming the
 // file and line.
-func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
+func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(recs) == 0 {
-		return fmt.Errorf("%s: empty file; expected a header index,label or id,label", path)
+		return nil, fmt.Errorf("%s: empty file; expected a header index,label or id,label", path)
 	}
 	keyCol, labelCol, byID := -1, -1, false
 	for j, h := range recs[0] {
@@ -46,7 +66,7 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 		}
 	}
 	if keyCol < 0 || labelCol < 0 {
-		return fmt.Errorf("%s: header %v: expected columns index,label or id,label", path, recs[0])
+		return nil, fmt.Errorf("%s: header %v: expected columns index,label or id,label", path, recs[0])
 	}
 	var idIndex map[string]int
 	if byID {
@@ -59,22 +79,24 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 			idIndex[id] = i
 		}
 	}
+	seen := make(map[int]bool, len(recs)-1)
+	out := make([]Observation, 0, len(recs)-1)
 	for k, rec := range recs[1:] {
 		line := k + 2
 		if len(rec) != len(recs[0]) {
-			return fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
+			return nil, fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
 		}
 		key := strings.TrimSpace(rec[keyCol])
 		var i int
 		if byID {
 			var ok bool
 			if i, ok = idIndex[key]; !ok {
-				return fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
+				return nil, fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
 			}
 		} else {
 			i, err = strconv.Atoi(key)
 			if err != nil || i < 0 || i >= pool.Len() {
-				return fmt.Errorf("%s line %d: index %q: expected an integer in [0, %d)", path, line, key, pool.Len())
+				return nil, fmt.Errorf("%s line %d: index %q: expected an integer in [0, %d)", path, line, key, pool.Len())
 			}
 		}
 		var y bool
@@ -83,12 +105,13 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 			y = true
 		case "0", "false":
 		default:
-			return fmt.Errorf("%s line %d: label %q: expected 1 (positive) or 0 (negative)", path, line, rec[labelCol])
+			return nil, fmt.Errorf("%s line %d: label %q: expected 1 (positive) or 0 (negative)", path, line, rec[labelCol])
 		}
-		if m.Observed(i) {
-			return fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
+		if seen[i] {
+			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
 		}
-		m.Observe(i, y)
+		seen[i] = true
+		out = append(out, Observation{Index: i, Positive: y})
 	}
-	return nil
+	return out, nil
 }

@@ -1,0 +1,168 @@
+package cmd
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// scoreCSV parses `score --format csv` output into q -> [vs, qvs].
+func scoreCSV(t *testing.T, out string) map[string][]float64 {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "q,vs") {
+		t.Fatalf("output %q", out)
+	}
+	res := map[string][]float64{}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		for _, c := range f[1:] {
+			v, err := strconv.ParseFloat(c, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			res[f[0]] = append(res[f[0]], v)
+		}
+	}
+	return res
+}
+
+// TestScoreCombinedCSV (issue 12 item 7): a CSV id,e1,e2,quality was read
+// as 3 embedding dimensions; --quality-column and --feature-columns read it
+// as meant, a warning flags the quality column otherwise, and a text first
+// column suggests --id-column.
+func TestScoreCombinedCSV(t *testing.T) {
+	dir := t.TempDir()
+	combined := writeFile(t, dir, "combined.csv", "id,e1,e2,quality\na,1,0,0.5\nb,0,1,1\nc,1,1,0.3\n")
+	// Independent expectation: cosine kernel of (1,0), (0,1), (1,1)/sqrt 2.
+	a := 1 / math.Sqrt2
+	K := mat.NewSymDense(3, []float64{1, 0, a, 0, 1, a, a, a, 1})
+	const tol = 1e-12 // eigenvalues of a 3 x 3 matrix
+	for _, args := range [][]string{
+		{"--id-column", "id", "--quality-column", "quality"},
+		{"--id-column", "id", "--quality-column", "quality", "--feature-columns", "e1,e2"},
+		{"--id-column", "id", "--feature-columns", "e2, e1", "--quality-column", "quality"}, // column order does not change the kernel
+	} {
+		code, out, stderr := runQVS(t, append([]string{"score", "--embeddings", combined, "--q", "1,inf", "--format", "csv"}, args...)...)
+		if code != 0 || strings.Contains(stderr, "warning") {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		got := scoreCSV(t, out)
+		for _, q := range []string{"1", "inf"} {
+			qv, _ := vendi.ParseOrder(q)
+			vs, _ := vendi.Score(K, qv)
+			if len(got[q]) != 2 || math.Abs(got[q][0]-vs) > tol || math.Abs(got[q][1]-0.6*vs) > tol {
+				t.Errorf("%v q = %s: %v, want VS %g, qVS 0.6 x VS = %g", args, q, got[q], vs, 0.6*vs)
+			}
+		}
+	}
+	// Without --quality-column the quality is a dimension, and a warning
+	// says so.
+	code, _, stderr := runQVS(t, "score", "--embeddings", combined, "--id-column", "id")
+	if code != 0 || !strings.Contains(stderr, `column "quality" is read as an embedding dimension`) || !strings.Contains(stderr, "--quality-column quality") {
+		t.Errorf("no warning: exit %d, stderr %q", code, stderr)
+	}
+	// select takes the same flags: qualities 0.5, 1, 0.3 and q = 1 make b
+	// the first pick (every singleton has VS 1).
+	code, out, stderr := runQVS(t, "select", "--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--k", "1", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(out, "rank,index,id,qvs\n1,1,b,1\n") {
+		t.Errorf("select: exit %d, %q, %s", code, out, stderr)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"text first column", []string{"--embeddings", combined}, 1, `the first column "id" holds text: if it is an item id, pass --id-column id`},
+		{"unknown quality column", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "q"}, 1, `--quality-column: no column "q"`},
+		{"unknown feature column", []string{"--embeddings", combined, "--id-column", "id", "--feature-columns", "e1,e3"}, 1, `--feature-columns: no column "e3"`},
+		{"quality is a feature", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--feature-columns", "e1,quality"}, 1, "both the quality column and a feature column"},
+		{"negative quality", []string{"--embeddings", writeFile(t, dir, "neg.csv", "e1,e2,quality\n1,0,1\n0,1,-2\n"), "--quality-column", "quality"}, 1, `column "quality": row 2: quality -2 is negative`},
+		{"no header", []string{"--embeddings", writeFile(t, dir, "plain.csv", "1,0,1\n0,1,2\n"), "--quality-column", "quality"}, 1, "no header row"},
+		{"two qualities", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--quality", combined}, 2, "not both"},
+		{"kernel", []string{"--kernel", writeFile(t, dir, "K.csv", kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
+	} {
+		code, out, stderr := runQVS(t, append([]string{"score"}, tc.args...)...)
+		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d (want %d), stdout %q, stderr %q (want %q)", tc.name, code, tc.code, out, stderr, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"quality": true, "Score": true, "true_label": true, "y": true, "value": true, "y1": false, "e1": false, "valuation": false, "x": false} {
+		if suspectColumn(name) != want {
+			t.Errorf("suspectColumn(%q) = %v", name, !want)
+		}
+	}
+}
+
+// TestScoreRBF (issue 12 item 8): the RBF kernel against one built from
+// the definition, the median-heuristic default, select on it, and misuse.
+func TestScoreRBF(t *testing.T) {
+	dir := t.TempDir()
+	X := writeFile(t, dir, "X.csv", "x,y\n0,0\n1,0\n0,2\n")
+	pts := [][2]float64{{0, 0}, {1, 0}, {0, 2}}
+	brute := func(ell float64) *mat.SymDense {
+		K := mat.NewSymDense(3, nil)
+		for i := range pts {
+			for j := i; j < 3; j++ {
+				dx, dy := pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]
+				K.SetSym(i, j, math.Exp(-(dx*dx+dy*dy)/(2*ell*ell)))
+			}
+		}
+		return K
+	}
+	const tol = 1e-12 // eigenvalues of a 3 x 3 matrix
+	check := func(out string, ell float64) {
+		t.Helper()
+		got := scoreCSV(t, out)
+		for _, q := range []string{"0.5", "1", "2", "inf"} {
+			qv, _ := vendi.ParseOrder(q)
+			want, _ := vendi.Score(brute(ell), qv)
+			if len(got[q]) != 1 || math.Abs(got[q][0]-want) > tol {
+				t.Errorf("l = %g, q = %s: %v, brute force %g", ell, q, got[q], want)
+			}
+		}
+	}
+	code, out, stderr := runQVS(t, "score", "--embeddings", X, "--embedding-kernel", "rbf", "--length-scale", "1.5", "--q", "0.5,1,2,inf", "--format", "csv")
+	if code != 0 || strings.Contains(stderr, "length scale") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	check(out, 1.5)
+	// Default: distances 1, 2, sqrt 5, median 2.
+	code, out, stderr = runQVS(t, "score", "--embeddings", X, "--embedding-kernel", "rbf", "--q", "0.5,1,2,inf", "--format", "csv")
+	if code != 0 || !strings.Contains(stderr, "RBF length scale = 2: the median distance") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	check(out, 2)
+	// select: singletons tie (VS 1, lowest row first), then the farthest
+	// point from (0, 0) is (0, 2).
+	code, out, stderr = runQVS(t, "select", "--embeddings", X, "--embedding-kernel", "rbf", "--k", "2", "--format", "csv", "--quiet")
+	if code != 0 || stderr != "" || !strings.HasPrefix(out, "rank,index,qvs\n1,0,1\n2,2,") {
+		t.Errorf("select rbf: exit %d, %q, stderr %q", code, out, stderr)
+	}
+	for _, args := range [][]string{
+		{"--length-scale", "1"},                               // cosine
+		{"--embedding-kernel", "rbf", "--length-scale", "-1"}, // not > 0
+		{"--embedding-kernel", "rbf", "--linear"},             // contradiction
+		{"--embedding-kernel", "gauss"},                       // unknown
+	} {
+		if code, _, stderr := runQVS(t, append([]string{"score", "--embeddings", X}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	// A "y" beside "x" is a coordinate: no warning (above); alone it is
+	// suspect.
+	if code, _, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n")); code != 0 || !strings.Contains(stderr, `column "y"`) {
+		t.Errorf("y without x: exit %d, stderr %q", code, stderr)
+	}
+	// --linear still means the linear kernel: rows (1,0), (2,0) have rank 1.
+	if code, out, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "L.csv", "1,0\n2,0\n"), "--linear", "--q", "0", "--format", "csv"); code != 0 || out != "q,vs\n0,1\n" {
+		t.Errorf("--linear: exit %d, %q, %s", code, out, stderr)
+	}
+}

@@ -1,0 +1,91 @@
+package search
+
+import (
+	"fmt"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+)
+
+// SuggestRequest is what `qvs as suggest` asks for: the next batch of a
+// policy given the labels observed so far.
+type SuggestRequest struct {
+	Observed []Observation // the labels the user has, in pool indices
+	Prior    Prior         // the kNN model's prior a1
+	// Ties breaks exact ties between candidates as a campaign does:
+	// "random" searches the pool relabelled in the random order drawn from
+	// (Seed, "suggest-order") (see Space), "index" to the lowest pool index.
+	Ties      string
+	Seed      uint64
+	Method    string // one of Methods
+	Settings  PolicySettings
+	Batch     int // items to suggest
+	Remaining int // ENS: queries left, this batch included
+	Workers   int
+}
+
+// Suggestion is a suggested batch, in the order the policy picked it.
+type Suggestion struct {
+	A0, A1        float64   // the kNN model's pseudo-counts used
+	Picks         []int     // pool indices
+	Probabilities []float64 // the kNN model's Pr(y = 1) of each pick given the observed labels
+	// Values are eq. 7's qVS_q (q = Settings.Q) of the observed positives
+	// (quality 1) plus the picks up to and including this one (quality =
+	// probability).
+	Values []float64
+}
+
+// Suggest returns the next batch of r.Method on pool given r.Observed. Only
+// the observed labels are used (and the pool's labels when r.Prior is
+// PriorPrevalence, the authors' rule); the pool may be Unlabeled. The random
+// method and random tie-breaking draw from r.Seed, so a suggestion is
+// reproducible.
+func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
+	positives := 0
+	for _, o := range r.Observed {
+		if o.Positive {
+			positives++
+		}
+	}
+	if free := pool.Len() - len(r.Observed); r.Batch > free {
+		return nil, fmt.Errorf("batch %d: only %d items are unlabelled", r.Batch, free)
+	}
+	a0, a1, err := pool.PseudoCounts(r.Prior, len(r.Observed), positives)
+	if err != nil {
+		return nil, err
+	}
+	var order []int
+	switch r.Ties {
+	case "random":
+		order = RandomOrder(pool.Len(), campaign.RNG(r.Seed, "suggest-order"))
+	case "index":
+	default:
+		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)
+	}
+	sp, err := pool.Space(order, a0, a1)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	m := sp.Prior.Clone()
+	for _, o := range r.Observed {
+		m.Observe(sp.View(o.Index), o.Positive)
+	}
+	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers}
+	picks, err := policy.Batch(st, r.Batch)
+	if err != nil {
+		return nil, err
+	}
+	values, err := BatchValues(sp.Kernel, m, picks, r.Settings.Q)
+	if err != nil {
+		return nil, err
+	}
+	s := &Suggestion{A0: a0, A1: a1, Values: values}
+	for _, v := range picks {
+		s.Picks = append(s.Picks, sp.Orig(v))
+		s.Probabilities = append(s.Probabilities, m.Probability(v))
+	}
+	return s, nil
+}

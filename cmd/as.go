@@ -239,7 +239,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	ctx, stop := interruptContext(c)
 	defer stop()
 	spec := campaign.Spec{
-		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1,
+		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
 		Config: recorded, Version: Version,
 	}
@@ -251,35 +251,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	return printASTable(c.OutOrStdout(), cfg.Out)
-}
-
-// asTableColumns are the columns of `qvs as table`: the positives found,
-// then the paper's Tables 1-3 columns.
-var asTableColumns = append([]eval.Column{{Key: "positives", Name: "positives", TeX: "positives", Better: 1}}, eval.ActiveSearchColumns...)
-
-// printASTable prints the paper-style table of the campaign in dir, as
-// `qvs eval` makes it (finished runs not yet in summary.csv included).
-func printASTable(w io.Writer, dir string) error {
-	camp, err := eval.LoadCampaign(dir)
-	if err != nil {
-		return err
-	}
-	if len(camp.Runs) == 0 {
-		_, err := fmt.Fprintf(w, "%s: no finished runs yet\n", filepath.Join(dir, "summary.csv"))
-		return err
-	}
-	if camp.Kind != eval.KindActiveSearch {
-		return fmt.Errorf("%s: not an active-search campaign (summary columns %v)", dir, camp.Header)
-	}
-	t := eval.ActiveSearchTableWith(camp, asTableColumns)
-	if p := camp.Partial(); len(p) > 0 {
-		t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(p, "; ")+".")
-	}
-	if _, err := fmt.Fprintf(w, "%s\n\n", t.Title); err != nil {
-		return err
-	}
-	return t.WriteMarkdown(w)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindActiveSearch, shard, len(camp.Runs))
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -297,7 +269,7 @@ each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return printASTable(c.OutOrStdout(), dir)
+			return printCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
 		},
 	}
 }

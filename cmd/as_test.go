@@ -149,7 +149,7 @@ func TestASTable(t *testing.T) {
 		"| random search | 12.00 (2.00) | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | 1.00 (0.00) |",
 		`| ECI\* | **30.50 (0.50)** | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | **9.50 (1.50)** |`,
 		"| qVS-AS, q = 1 | 12.50 (0.50) | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | 9.00 (0.00) |",
-		`- ECI\*: best setting per column: threshold=0.25 fantasy=pessimistic for positives, `,
+		`- ECI\*: best setting per column: threshold=0.25 fantasy=pessimistic for positives found, `,
 		"; threshold=0.5 fantasy=pessimistic for VS q=1",
 		"mean (standard error) over 2 repeats",
 	} {

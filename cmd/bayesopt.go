@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -18,6 +16,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -337,7 +336,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", task, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget,
+		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Version: Version,
 	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := settings[run.Key]
@@ -365,7 +364,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if err != nil {
 		return err
 	}
-	return printBayesoptSummary(c, cfg.Out)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -416,81 +415,4 @@ func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int) 
 		campaign.I("evaluations", len(res.Evaluations)),
 		campaign.I("restarts", res.Restarts),
 	}, nil
-}
-
-// printBayesoptSummary prints, per method and q, the mean and standard error
-// of the summary columns over the finished runs in DIR/summary.csv, as a
-// Markdown table.
-func printBayesoptSummary(c *cobra.Command, dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
-	if err != nil {
-		return err
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return fmt.Errorf("%s/summary.csv: %v", dir, err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	metrics := []string{"best_value", "solutions_mean_value", "solutions_mean_distance", "solutions_vs", "seconds"}
-	for _, m := range append([]string{"method", "q"}, metrics...) {
-		if _, ok := col[m]; !ok {
-			return fmt.Errorf("%s/summary.csv: no column %s", dir, m)
-		}
-	}
-	type group struct {
-		name string
-		vals [][]float64
-	}
-	var groups []*group
-	byName := map[string]*group{}
-	for _, r := range recs[1:] {
-		name := r[col["method"]]
-		if q := r[col["q"]]; q != "" {
-			name += " q=" + q
-		}
-		gr := byName[name]
-		if gr == nil {
-			gr = &group{name: name, vals: make([][]float64, len(metrics))}
-			byName[name] = gr
-			groups = append(groups, gr)
-		}
-		for k, m := range metrics {
-			v, err := strconv.ParseFloat(r[col[m]], 64)
-			if err != nil {
-				return fmt.Errorf("%s/summary.csv: column %s: %q is not a number", dir, m, r[col[m]])
-			}
-			gr.vals[k] = append(gr.vals[k], v)
-		}
-	}
-	w := c.OutOrStdout()
-	fmt.Fprintf(w, "| method | runs | %s |\n|---|---|%s\n", strings.Join(metrics, " | "), strings.Repeat("---|", len(metrics)))
-	for _, gr := range groups {
-		cells := make([]string, len(metrics))
-		for k, vs := range gr.vals {
-			mean, se := boMeanSE(vs)
-			cells[k] = fmt.Sprintf("%.4g (%.2g)", mean, se)
-		}
-		fmt.Fprintf(w, "| %s | %d | %s |\n", gr.name, len(gr.vals[0]), strings.Join(cells, " | "))
-	}
-	return nil
-}
-
-// boMeanSE returns the mean and the standard error of the mean (0 for n < 2).
-func boMeanSE(v []float64) (float64, float64) {
-	n := float64(len(v))
-	mean := 0.0
-	for _, x := range v {
-		mean += x / n
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / (n - 1) / n)
 }

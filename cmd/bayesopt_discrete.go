@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -294,8 +293,8 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 			fmt.Fprintf(c.ErrOrStderr(), format, args...)
 		}
 	}
-	chatter("%s: %d candidates, %d good (objective >= %g); %d runs into %s\n",
-		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), cfg.GoodThreshold, len(runs), cfg.Out)
+	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
+		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
 
 	// The MDS embedding of Figure 5, once per kernel (cached), beside the runs.
 	xy, err := discrete.CachedMDS(g.CacheDir, cfg.Task, set.Kernel)
@@ -312,7 +311,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	ctx, stop := interruptContext(c)
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget,
+		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Version: Version,
 	}, p.RunFunc(base))
@@ -320,22 +319,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	if err != nil {
 		return err
 	}
-	return printDiscreteTable(c.OutOrStdout(), cfg.Out, fmt.Sprintf("%s: objective %s; EDC = VS_1 of the good items found, those with %s >= %g.",
-		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold))
-}
-
-// printDiscreteTable prints intro, then the table of the campaign in dir as
-// `qvs eval` makes it (Table 4 layout) with its caption.
-func printDiscreteTable(w io.Writer, dir, intro string) error {
-	camp, err := eval.LoadCampaign(dir)
-	if err != nil {
-		return err
-	}
-	t := eval.DiscreteTable(camp)
-	if _, err := fmt.Fprintf(w, "%s\n%s\n\n", intro, t.Title); err != nil {
-		return err
-	}
-	return t.WriteMarkdown(w)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindDiscreteBO, shard, len(runs))
 }
 
 func countAtLeast(v []float64, t float64) int {

@@ -113,9 +113,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 			rep.notMade("%s (%s): unknown campaign kind (summary columns %v): no table", c.Name, c.Dir, c.Header)
 			continue
 		}
-		if len(cr.Partial) > 0 {
-			t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(cr.Partial, "; ")+".")
-		}
+		t.NotePartial(cr.Partial)
 		rep.Tables = append(rep.Tables, t)
 		files, err := WriteTable(t, tablesDir, opts.Formats)
 		rep.Files = append(rep.Files, files...)
@@ -227,7 +225,7 @@ func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d | %s | %s |\n", c.Name, c.Dir, c.Kind, c.Runs, Duration(c.Seconds), mdEscape(status))
 	}
 	for _, t := range rep.Tables {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", t.Name, t.Title)
+		fmt.Fprintf(&b, "\n## %s\n\n", t.Name)
 		if err := t.WriteMarkdown(&b); err != nil {
 			return err
 		}

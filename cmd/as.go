@@ -116,7 +116,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 		v.SetConfigFile(g.Config)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
-			return cfg, fmt.Errorf("config %s: %w", g.Config, err)
+			return cfg, usageErrorf("config %s: %w", g.Config, err)
 		}
 		if kind := v.GetString("pool.kind"); kind != "" {
 			cfg = defaultASConfig(kind)
@@ -154,6 +154,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
+	}
+	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
+		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
 	}
 	return cfg, nil
 }
@@ -220,10 +223,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	camp, err := search.Plan(cfg.Protocol)
 	if err != nil {
-		if g.Config != "" {
-			return fmt.Errorf("config %s: %w", g.Config, err)
-		}
-		return usageErrorf("%v", err)
+		return configErrorf(g.Config, "%v", err)
 	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
@@ -263,7 +263,8 @@ standard error over repeats of the positives found and every metric of the
 paper's Tables 1-3 per method, as 'qvs eval' makes it: ECI* and SELECT*
 take their best setting per column (the notes say which), the best mean of
 each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
-		Args: cobra.MaximumNArgs(1),
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
+		Args:        cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := filepath.Join("results", "synthetic")
 			if len(args) == 1 {

@@ -356,14 +356,15 @@ func TestASConfigErrors(t *testing.T) {
 		body, want string
 		code       int
 	}{
-		"unknown key":      {tinyASConfig + "budgte: 5\n", "budgte", 1},
-		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", 1},
-		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, 1},
-		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", 1},
-		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", 1},
-		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", 1},
-		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", 1},
-		"bad ties":         {tinyASConfig + "ties: first\n", "ties", 1},
+		// Every config error is a usage error (exit 2), as in qvs bayesopt.
+		"unknown key":      {tinyASConfig + "budgte: 5\n", `unknown key "budgte" (did you mean "budget"?)`, ExitUsage},
+		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", ExitUsage},
+		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, ExitUsage},
+		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", ExitUsage},
+		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", ExitUsage},
+		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", ExitUsage},
+		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", ExitUsage},
+		"bad ties":         {tinyASConfig + "ties: first\n", "ties", ExitUsage},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
 		code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")

@@ -149,13 +149,13 @@ func boPeekTask(path string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	var head struct {
 		Task string `yaml:"task"`
 	}
 	if err := yaml.Unmarshal(b, &head); err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	return head.Task, nil
 }

@@ -100,7 +100,7 @@ func configTask(path string) (string, error) {
 	v.SetConfigFile(path)
 	v.SetConfigType("yaml")
 	if err := v.ReadInConfig(); err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	return v.GetString("task"), nil
 }

@@ -50,8 +50,9 @@ Cells are mean (standard error) over repeats with two decimals; the best per
 column is bold (ties at two decimals included); starred rows (ECI*, SELECT*)
 take the best hyperparameter setting per column. Missing or partial
 campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
+		Annotations: ignoresGlobals("seed"),
+		Args:        cobra.ExactArgs(1),
+		RunE:        func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.out, "out", "", "output folder (default DIR/eval)")

@@ -158,7 +158,35 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions) (asConfig
 	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
 		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
 	}
+	// A paper task's name on another built-in pool would label the results
+	// (folder, tables, figures) with a dataset they do not come from.
+	kind := cfg.Pool.Kind
+	if kind == "" {
+		kind = datasets.KindSynthetic
+	}
+	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
+		return cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
+			cfg.Task, kind, cfg.Task, kind, cfg.Task)
+	}
 	return cfg, nil
+}
+
+// builtinASPools are the pool kinds whose names are also task names.
+var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, datasets.KindBMG, datasets.KindFashion}
+
+// warnASPoolSize says on stderr when the budget or the batch cannot be
+// used as given on a pool of n items (each run starts from one positive):
+// a run stops when the pool is exhausted, a batch never exceeds what is
+// left of the budget.
+func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
+	if left := n - 1; cfg.Budget > left {
+		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %d items left after the start; each run queries the whole pool (%d queries)\n", cfg.Budget, left, left)
+	}
+	if cfg.Batch > cfg.Budget {
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
+	} else if cfg.Batch > n-1 {
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %d items left after the start; each run makes one batch of %d\n", cfg.Batch, n-1, n-1)
+	}
 }
 
 func splitList(s string) []string {
@@ -230,6 +258,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
+	warnASPoolSize(stderr, cfg, pool.Len())
 	runFunc, err := camp.RunFunc(pool, cfg.Out, g.Workers)
 	if err != nil {
 		return err
@@ -344,6 +373,18 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return usageErrorf("--fantasy: %v", err)
 	}
+	for _, chk := range []struct {
+		flag  string
+		check func(float64) error
+		v     float64
+	}{{"threshold", search.CheckThreshold, o.threshold}, {"beta", search.CheckBeta, o.beta}, {"lambda", search.CheckLambda, o.lambda}} {
+		if err := chk.check(chk.v); err != nil {
+			return usageErrorf("--%s: %v", chk.flag, err)
+		}
+	}
+	if c.Flags().Changed("remaining") && o.remaining < o.batch {
+		return usageErrorf("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", o.remaining, o.batch)
+	}
 	cfg, err := resolveASConfig(c, g, &o.as)
 	if err != nil {
 		return err
@@ -373,7 +414,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if c.Flags().Changed("remaining") {
 		remaining = o.remaining
 	}
-	remaining = max(remaining, o.batch)
+	if remaining < o.batch {
+		// The config's budget is smaller than the batch asked for.
+		fmt.Fprintf(c.ErrOrStderr(), "qvs as suggest: warning: the config's budget %d is less than --batch %d; ENS looks ahead over %d queries\n", remaining, o.batch, o.batch)
+		remaining = o.batch
+	}
 	st := &search.State{Model: m, Remaining: remaining, RNG: search.RNGFor(cfg.Seed, "suggest", m.NumObserved()), Workers: g.Workers}
 	picks, err := policy.Batch(st, o.batch)
 	if err != nil {

@@ -211,17 +211,28 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
 	}
+	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
 	if cfg.Repeats < 1 {
-		return cfg, nil, usageErrorf("repeats = %d: must be at least 1", cfg.Repeats)
+		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	// The engine reads 0 as "its default", which config.yaml would then
+	// record as 0: an explicit value below 1 is refused instead.
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"candidates", cfg.Candidates}, {"max_train", cfg.MaxTrain}, {"fit_iterations", cfg.FitIterations}} {
+		if k.v < 1 {
+			return cfg, nil, bad("%s = %d: must be at least 1", k.key, k.v)
+		}
 	}
 	if len(cfg.Methods) == 0 {
-		return cfg, nil, usageErrorf("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
+		return cfg, nil, bad("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
 	}
 	seen := map[string]bool{}
 	hasQVS := false
 	for _, m := range cfg.Methods {
 		if seen[m] {
-			return cfg, nil, usageErrorf("method %q listed twice", m)
+			return cfg, nil, bad("method %q listed twice", m)
 		}
 		seen[m] = true
 		hasQVS = hasQVS || m == bayesopt.MethodQVS
@@ -230,21 +241,21 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
-			return cfg, nil, usageErrorf("q: %v", err)
+			return cfg, nil, bad("q: %v", err)
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = vendi.FormatOrder(q)
 	}
 	if hasQVS && len(qs) == 0 {
-		return cfg, nil, usageErrorf("method qvs needs at least one order: set --q or q: in the config")
+		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
 	}
 	if cfg.Out == "" {
-		return cfg, nil, usageErrorf("no output directory: set --out or out: in the config")
+		return cfg, nil, bad("no output directory: set --out or out: in the config")
 	}
 	for _, m := range cfg.Methods {
 		s := cfg.settings(m, 1)
 		if err := s.Validate(); err != nil {
-			return cfg, nil, usageErrorf("%v", err)
+			return cfg, nil, bad("%v", err)
 		}
 	}
 	return cfg, qs, nil

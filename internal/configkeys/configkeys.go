@@ -3,18 +3,23 @@ package configkeys
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// level is the set of valid keys at one level of a config: key -> the
-// level below it (nil for a value that takes no keys, free for a map).
+// level is one node of a config's shape: for a struct, the valid keys and
+// the level below each; for a map, any key (free); for a list, its
+// element; for a number, its kind (so whole-number fields can be checked).
 type level struct {
 	keys map[string]*level
-	free bool // a map: any key is valid
+	free bool         // a map: any key is valid
+	kind reflect.Kind // the Go kind of a leaf value
+	elem *level       // a list's element
 }
 
 // levelOf builds the key tree of type t from its mapstructure tags.
@@ -25,14 +30,16 @@ func levelOf(t reflect.Type, depth int) *level {
 	switch t.Kind() {
 	case reflect.Map:
 		return &level{free: true}
+	case reflect.Slice, reflect.Array:
+		return &level{kind: t.Kind(), elem: levelOf(t.Elem(), depth+1)}
 	case reflect.Struct:
 	default:
-		return nil
+		return &level{kind: t.Kind()}
 	}
 	if depth > 16 { // a recursive type: stop checking below here
 		return &level{free: true}
 	}
-	l := &level{keys: map[string]*level{}}
+	l := &level{keys: map[string]*level{}, kind: reflect.Struct}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -44,7 +51,7 @@ func levelOf(t reflect.Type, depth int) *level {
 			continue
 		}
 		if name == "" && (strings.Contains(opts, "squash") || f.Anonymous) {
-			if sub := levelOf(f.Type, depth+1); sub != nil {
+			if sub := levelOf(f.Type, depth+1); sub.kind == reflect.Struct || sub.free {
 				if sub.free {
 					l.free = true
 				}
@@ -65,11 +72,7 @@ func levelOf(t reflect.Type, depth int) *level {
 // Keys lists the valid top-level keys of target (a struct or a pointer to
 // one), sorted.
 func Keys(target any) []string {
-	l := levelOf(reflect.TypeOf(target), 0)
-	if l == nil {
-		return nil
-	}
-	return sortedKeys(l)
+	return sortedKeys(levelOf(reflect.TypeOf(target), 0))
 }
 
 func sortedKeys(l *level) []string {
@@ -99,9 +102,11 @@ func (e *UnknownKeyError) Error() string {
 }
 
 // Check parses data, the YAML text of the config file path, and reports
-// every key target has no place for, with its line (several joined with
-// errors.Join). A YAML syntax error is reported as such. An empty file is
-// valid.
+// every key target has no place for, and every number that its field
+// cannot hold exactly (20.5 for an integer, which the decoder would
+// truncate to 20; -1 for an unsigned seed, which it would wrap to 2^64-1),
+// each with its line (several joined with errors.Join). A YAML syntax error
+// is reported as such. An empty file is valid.
 func Check(path string, data []byte, target any) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -111,7 +116,7 @@ func Check(path string, data []byte, target any) error {
 		return nil
 	}
 	root := levelOf(reflect.TypeOf(target), 0)
-	if root == nil {
+	if root.kind != reflect.Struct {
 		return nil
 	}
 	top := doc.Content[0]
@@ -140,7 +145,7 @@ func kindName(n *yaml.Node) string {
 
 // walk checks the keys of mapping node n against l.
 func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
-	if l == nil || l.free || n.Kind != yaml.MappingNode {
+	if l == nil || l.free || n.Kind != yaml.MappingNode || l.kind != reflect.Struct {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -158,10 +163,57 @@ func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
 				Suggestion: Suggest(strings.ToLower(k.Value), valid), Valid: valid})
 			continue
 		}
-		if v.Kind == yaml.MappingNode {
-			walk(path, v, sub, prefix+k.Value+".", errs)
+		checkValue(path, v, sub, prefix+k.Value, errs)
+	}
+}
+
+// checkValue checks the value node v of key against its level: nested
+// keys, list elements, and whole numbers for integer fields.
+func checkValue(path string, v *yaml.Node, l *level, key string, errs *[]error) {
+	if l == nil {
+		return
+	}
+	switch v.Kind {
+	case yaml.MappingNode:
+		walk(path, v, l, key+".", errs)
+	case yaml.SequenceNode:
+		if l.elem != nil {
+			for _, e := range v.Content {
+				checkValue(path, e, l.elem, key, errs)
+			}
+		}
+	case yaml.ScalarNode:
+		if err := checkNumber(v, l.kind); err != "" {
+			*errs = append(*errs, fmt.Errorf("config %s:%d: %s: %s", path, v.Line, key, err))
 		}
 	}
+}
+
+// checkNumber returns what is wrong with scalar v as a value of an integer
+// kind ("" when fine or not a number: the decoder reports non-numbers).
+func checkNumber(v *yaml.Node, kind reflect.Kind) string {
+	signed := kind >= reflect.Int && kind <= reflect.Int64
+	unsigned := kind >= reflect.Uint && kind <= reflect.Uint64
+	if !signed && !unsigned {
+		return ""
+	}
+	if v.Tag != "!!float" && v.Tag != "!!int" {
+		return ""
+	}
+	x, err := strconv.ParseFloat(strings.ReplaceAll(v.Value, "_", ""), 64)
+	if err != nil {
+		if v.Tag == "!!float" { // .inf, .nan
+			return fmt.Sprintf("%s is not a whole number", v.Value)
+		}
+		return "" // 0x.., 0o..: the decoder parses these
+	}
+	if x != math.Trunc(x) || math.IsInf(x, 0) {
+		return fmt.Sprintf("%s is not a whole number", v.Value)
+	}
+	if unsigned && x < 0 {
+		return fmt.Sprintf("%s is negative: expected a whole number >= 0", v.Value)
+	}
+	return ""
 }
 
 // Suggest returns the option nearest to word by edit distance (Levenshtein,

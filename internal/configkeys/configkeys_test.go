@@ -12,9 +12,11 @@ type grid struct {
 }
 
 type Protocol struct {
-	Budget int  `mapstructure:"budget"`
-	Batch  int  `mapstructure:"batch"`
-	ECI    grid `mapstructure:"eci"`
+	Seed    uint64 `mapstructure:"seed"`
+	Classes []int  `mapstructure:"classes"`
+	Budget  int    `mapstructure:"budget"`
+	Batch   int    `mapstructure:"batch"`
+	ECI     grid   `mapstructure:"eci"`
 }
 
 type testConfig struct {
@@ -27,7 +29,7 @@ type testConfig struct {
 
 func TestKeys(t *testing.T) {
 	got := strings.Join(Keys(&testConfig{}), ",")
-	if want := "batch,budget,eci,extra,notag,task"; got != want {
+	if want := "batch,budget,classes,eci,extra,notag,seed,task"; got != want {
 		t.Errorf("Keys = %s, want %s", got, want)
 	}
 }
@@ -44,7 +46,13 @@ func TestCheck(t *testing.T) {
 		{"only a comment", "# nothing\n", nil},
 		{"typo at top", "task: bmg\n\nbudgett: 20\n", []string{`config f.yaml:3: unknown key "budgett" (did you mean "budget"?)`}},
 		{"typo nested", "eci:\n  fantasy: pessimistic\n  treshold: [1]\n", []string{`config f.yaml:3: unknown key "eci.treshold" (did you mean "thresholds"?)`}},
-		{"no near key", "colour: red\n", []string{`config f.yaml:1: unknown key "colour"; expected one of batch, budget, eci, extra, notag, task`}},
+		{"no near key", "colour: red\n", []string{`config f.yaml:1: unknown key "colour"; expected one of batch, budget, classes, eci, extra, notag, seed, task`}},
+		{"whole numbers in any spelling", "budget: 20.0\nbatch: 1e1\nseed: 7\nclasses: [0, 2]\n", nil},
+		{"fractional budget", "task: x\nbudget: 20.5\n", []string{"config f.yaml:2: budget: 20.5 is not a whole number"}},
+		{"negative seed", "seed: -1\n", []string{"config f.yaml:1: seed: -1 is negative: expected a whole number >= 0"}},
+		{"fraction in an int list", "classes: [0, 1.5]\n", []string{"config f.yaml:1: classes: 1.5 is not a whole number"}},
+		{"infinite budget", "budget: .inf\n", []string{"budget: .inf is not a whole number"}},
+		{"floats stay free", "eci:\n  thresholds: [0.5, 1e-3]\n", nil},
 		{"two errors", "budjet: 1\nbach: 2\n", []string{`:1: unknown key "budjet" (did you mean "budget"?)`, `:2: unknown key "bach" (did you mean "batch"?)`}},
 		{"hidden field is no key", "hidden: x\n", []string{`unknown key "hidden"`}},
 		{"not a mapping", "- a\n- b\n", []string{"config f.yaml:1: expected a mapping of keys (key: value), found a list"}},

@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestMeaninglessConfigValues: a config value that means nothing is a usage
@@ -62,5 +66,34 @@ func TestPoolSizeWarnings(t *testing.T) {
 	code, _, stderr = runQVS(t, "bayesopt", "--config", mof, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "mof"), "--repeats", "1", "--quiet")
 	if code != ExitOK || !strings.Contains(stderr, "warning: batch 9 is more than the 6 evaluations after the initial design; each run makes one batch of 6") {
 		t.Errorf("discrete batch over the budget: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestShippedConfigsPassChecks: every config in configs/ passes the key and
+// number checks against the struct its command reads it into.
+func TestShippedConfigsPassChecks(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testutil.RepoRoot(), "configs", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, err := boPeekTask(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var target any = &asConfig{}
+		switch {
+		case discreteBayesOptTask(task):
+			target = &discreteConfig{}
+		case task == "rover" || task == "lunar" || strings.HasPrefix(task, "synthetic-") || strings.Contains(filepath.Base(f), "-bo"):
+			target = &bayesoptConfig{}
+		}
+		if err := configkeys.Check(f, data, target); err != nil {
+			t.Errorf("%s (task %s, %T): %v", filepath.Base(f), task, target, err)
+		}
 	}
 }

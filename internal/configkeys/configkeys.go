@@ -189,15 +189,24 @@ func checkValue(path string, v *yaml.Node, l *level, key string, errs *[]error) 
 	}
 }
 
-// checkNumber returns what is wrong with scalar v as a value of an integer
-// kind ("" when fine or not a number: the decoder reports non-numbers).
+// checkNumber returns what is wrong with scalar v as a value of a numeric
+// kind: text or a boolean where a number is expected, a fraction or an
+// infinity for an integer, a negative value for an unsigned one ("" when
+// fine, and for every non-numeric kind).
 func checkNumber(v *yaml.Node, kind reflect.Kind) string {
 	signed := kind >= reflect.Int && kind <= reflect.Int64
 	unsigned := kind >= reflect.Uint && kind <= reflect.Uint64
-	if !signed && !unsigned {
+	float := kind == reflect.Float32 || kind == reflect.Float64
+	if !signed && !unsigned && !float {
 		return ""
 	}
-	if v.Tag != "!!float" && v.Tag != "!!int" {
+	if v.Tag == "!!str" || v.Tag == "!!bool" {
+		if float {
+			return fmt.Sprintf("%q is not a number", v.Value)
+		}
+		return fmt.Sprintf("%q is not a whole number", v.Value)
+	}
+	if float || (v.Tag != "!!float" && v.Tag != "!!int") {
 		return ""
 	}
 	x, err := strconv.ParseFloat(strings.ReplaceAll(v.Value, "_", ""), 64)

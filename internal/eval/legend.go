@@ -39,7 +39,7 @@ func (l *outsideLegend) rows() int {
 
 // height is the height of the legend's band below the plots.
 func (l *outsideLegend) height() vg.Length {
-	return vg.Length(l.rows())*l.Size*1.45 + l.Size
+	return vg.Length(l.rows())*l.Size*1.45 + l.Size*1.4
 }
 
 // draw draws the legend in c, column-major: entry i goes to column
@@ -47,7 +47,7 @@ func (l *outsideLegend) height() vg.Length {
 func (l *outsideLegend) draw(c draw.Canvas) {
 	cols := max(1, l.Columns)
 	perCol := (len(l.items) + cols - 1) / cols
-	top := c.Max.Y - l.Size*0.5
+	top := c.Max.Y - l.Size*0.9 // clear of the tick labels above
 	if l.Note != "" {
 		sty := newLegendStyle(l.Size)
 		c.FillText(sty.TextStyle, vg.Point{X: c.Min.X + l.Size, Y: top - l.Size}, l.Note)

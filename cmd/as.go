@@ -129,7 +129,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		v.SetConfigFile(g.Config)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
-			return cfg, fmt.Errorf("config %s: %w", g.Config, err)
+			return cfg, usageErrorf("config %s: %w", g.Config, err)
 		}
 		if kind := v.GetString("pool.kind"); kind != "" {
 			cfg = defaultASConfig(kind)
@@ -178,7 +178,38 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
 	}
+	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
+		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
+	}
+	// A paper task's name on another built-in pool would label the results
+	// (folder, tables, figures) with a dataset they do not come from.
+	kind := cfg.Pool.Kind
+	if kind == "" {
+		kind = datasets.KindSynthetic
+	}
+	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
+		return cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
+			cfg.Task, kind, cfg.Task, kind, cfg.Task)
+	}
 	return cfg, nil
+}
+
+// builtinASPools are the pool kinds whose names are also task names.
+var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, datasets.KindBMG, datasets.KindFashion}
+
+// warnASPoolSize says on stderr when the budget or the batch cannot be
+// used as given on a pool of n items (each run starts from one positive):
+// a run stops when the pool is exhausted, a batch never exceeds what is
+// left of the budget.
+func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
+	if left := n - 1; cfg.Budget > left {
+		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %d items left after the start; each run queries the whole pool (%d queries)\n", cfg.Budget, left, left)
+	}
+	if cfg.Batch > cfg.Budget {
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
+	} else if cfg.Batch > n-1 {
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %d items left after the start; each run makes one batch of %d\n", cfg.Batch, n-1, n-1)
+	}
 }
 
 func splitList(s string) []string {
@@ -265,10 +296,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	camp, err := search.Plan(cfg.Protocol)
 	if err != nil {
-		if g.Config != "" {
-			return fmt.Errorf("config %s: %w", g.Config, err)
-		}
-		return usageErrorf("%v", err)
+		return configErrorf(g.Config, "%v", err)
 	}
 	recorded := cfg
 	recorded.Out = ""
@@ -280,6 +308,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
+	warnASPoolSize(stderr, cfg, pool.Len())
 	runFunc, err := camp.RunFunc(pool, cfg.Out, g.Workers)
 	if err != nil {
 		return err
@@ -292,7 +321,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	ctx, stop := interruptContext(c)
 	defer stop()
 	spec := campaign.Spec{
-		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1,
+		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
 		Config: recorded, Growable: search.GrowableKeys, Version: Version,
 	}
@@ -304,35 +333,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	return printASTable(c.OutOrStdout(), cfg.Out)
-}
-
-// asTableColumns are the columns of `qvs as table`: the positives found,
-// then the paper's Tables 1-3 columns.
-var asTableColumns = append([]eval.Column{{Key: "positives", Name: "positives", TeX: "positives", Better: 1}}, eval.ActiveSearchColumns...)
-
-// printASTable prints the paper-style table of the campaign in dir, as
-// `qvs eval` makes it (finished runs not yet in summary.csv included).
-func printASTable(w io.Writer, dir string) error {
-	camp, err := eval.LoadCampaign(dir)
-	if err != nil {
-		return err
-	}
-	if len(camp.Runs) == 0 {
-		_, err := fmt.Fprintf(w, "%s: no finished runs yet\n", filepath.Join(dir, "summary.csv"))
-		return err
-	}
-	if camp.Kind != eval.KindActiveSearch {
-		return fmt.Errorf("%s: not an active-search campaign (summary columns %v)", dir, camp.Header)
-	}
-	t := eval.ActiveSearchTableWith(camp, asTableColumns)
-	if p := camp.Partial(); len(p) > 0 {
-		t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(p, "; ")+".")
-	}
-	if _, err := fmt.Fprintf(w, "%s\n\n", t.Title); err != nil {
-		return err
-	}
-	return t.WriteMarkdown(w)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindActiveSearch, shard, len(camp.Runs))
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -344,13 +345,14 @@ standard error over repeats of the positives found and every metric of the
 paper's Tables 1-3 per method, as 'qvs eval' makes it: ECI* and SELECT*
 take their best setting per column (the notes say which), the best mean of
 each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
-		Args: cobra.MaximumNArgs(1),
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
+		Args:        cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := filepath.Join("results", "synthetic")
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return printASTable(c.OutOrStdout(), dir)
+			return printCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
 		},
 	}
 }
@@ -519,6 +521,18 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return usageErrorf("--fantasy: %v", err)
 	}
+	for _, chk := range []struct {
+		flag  string
+		check func(float64) error
+		v     float64
+	}{{"threshold", search.CheckThreshold, o.threshold}, {"beta", search.CheckBeta, o.beta}, {"lambda", search.CheckLambda, o.lambda}} {
+		if err := chk.check(chk.v); err != nil {
+			return usageErrorf("--%s: %v", chk.flag, err)
+		}
+	}
+	if c.Flags().Changed("remaining") && o.remaining < o.batch {
+		return usageErrorf("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", o.remaining, o.batch)
+	}
 	if fl.Changed("prior") {
 		if _, err := search.ParsePrior(o.as.prior); err != nil {
 			return usageErrorf("--prior: %v", err)
@@ -530,7 +544,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	prior, err := search.ParsePrior(cfg.Prior)
 	if err != nil {
-		return fmt.Errorf("config %s: %w", g.Config, err)
+		return configErrorf(g.Config, "%v", err)
 	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
@@ -544,6 +558,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	remaining := cfg.Budget
 	if fl.Changed("remaining") {
 		remaining = o.remaining
+	}
+	if remaining < o.batch {
+		// The config's budget is smaller than the batch asked for.
+		fmt.Fprintf(c.ErrOrStderr(), "qvs as suggest: warning: the config's budget %d is less than --batch %d; ENS looks ahead over %d queries\n", remaining, o.batch, o.batch)
+		remaining = o.batch
 	}
 	s, err := search.Suggest(pool, search.SuggestRequest{
 		Observed: observed, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,

@@ -149,7 +149,7 @@ func TestASTable(t *testing.T) {
 		"| random search | 12.00 (2.00) | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | 1.00 (0.00) |",
 		`| ECI\* | **30.50 (0.50)** | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | **9.50 (1.50)** |`,
 		"| qVS-AS, q = 1 | 12.50 (0.50) | **1.00 (0.00)** | **1.00 (0.00)** | **1.00 (0.00)** | 9.00 (0.00) |",
-		`- ECI\*: best setting per column: threshold=0.25 fantasy=pessimistic for positives, `,
+		`- ECI\*: best setting per column: threshold=0.25 fantasy=pessimistic for positives found, `,
 		"; threshold=0.5 fantasy=pessimistic for VS q=1",
 		"mean (standard error) over 2 repeats",
 	} {
@@ -356,14 +356,15 @@ func TestASConfigErrors(t *testing.T) {
 		body, want string
 		code       int
 	}{
-		"unknown key":      {tinyASConfig + "budgte: 5\n", "budgte", 1},
-		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", 1},
-		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, 1},
-		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", 1},
-		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", 1},
-		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", 1},
-		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", 1},
-		"bad ties":         {tinyASConfig + "ties: first\n", "ties", 1},
+		// Every config error is a usage error (exit 2), as in qvs bayesopt.
+		"unknown key":      {tinyASConfig + "budgte: 5\n", `unknown key "budgte" (did you mean "budget"?)`, ExitUsage},
+		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", ExitUsage},
+		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, ExitUsage},
+		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", ExitUsage},
+		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", ExitUsage},
+		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", ExitUsage},
+		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", ExitUsage},
+		"bad ties":         {tinyASConfig + "ties: first\n", "ties", ExitUsage},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
 		code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
@@ -416,8 +417,15 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	}
 	sharded := filepath.Join(dir, "sharded")
 	for _, s := range []string{"0/2", "1/2"} {
-		if code, _, stderr := runQVS(t, append(common, "--out", sharded, "--shard", s)...); code != 0 {
+		code, stdout, stderr := runQVS(t, append(common, "--out", sharded, "--shard", s)...)
+		if code != 0 {
 			t.Fatal(stderr)
+		}
+		// The first shard's table holds 3 of the 6 runs and says so; the
+		// last shard completes the campaign and its table is whole.
+		partial := strings.Contains(stdout, "Partial table: this process ran shard 0/2; 3 of the 6 planned runs are finished.")
+		if (s == "0/2") != partial || (s == "1/2" && strings.Contains(stdout, "Partial")) {
+			t.Errorf("--shard %s: table partial note %v:\n%s", s, partial, stdout)
 		}
 	}
 	sameResults(t, whole, sharded)

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -20,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -167,13 +166,13 @@ func boPeekTask(path string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	var head struct {
 		Task string `yaml:"task"`
 	}
 	if err := yaml.Unmarshal(b, &head); err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	return head.Task, nil
 }
@@ -229,17 +228,28 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
 	}
+	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
 	if cfg.Repeats < 1 {
-		return cfg, nil, usageErrorf("repeats = %d: must be at least 1", cfg.Repeats)
+		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	// The engine reads 0 as "its default", which config.yaml would then
+	// record as 0: an explicit value below 1 is refused instead.
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"candidates", cfg.Candidates}, {"max_train", cfg.MaxTrain}, {"fit_iterations", cfg.FitIterations}} {
+		if k.v < 1 {
+			return cfg, nil, bad("%s = %d: must be at least 1", k.key, k.v)
+		}
 	}
 	if len(cfg.Methods) == 0 {
-		return cfg, nil, usageErrorf("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
+		return cfg, nil, bad("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
 	}
 	seen := map[string]bool{}
 	hasQVS := false
 	for _, m := range cfg.Methods {
 		if seen[m] {
-			return cfg, nil, usageErrorf("method %q listed twice", m)
+			return cfg, nil, bad("method %q listed twice", m)
 		}
 		seen[m] = true
 		hasQVS = hasQVS || m == bayesopt.MethodQVS
@@ -248,21 +258,21 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
-			return cfg, nil, usageErrorf("q: %v", err)
+			return cfg, nil, bad("q: %v", err)
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = vendi.FormatOrder(q)
 	}
 	if hasQVS && len(qs) == 0 {
-		return cfg, nil, usageErrorf("method qvs needs at least one order: set --q or q: in the config")
+		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
 	}
 	if cfg.Out == "" {
-		return cfg, nil, usageErrorf("no output directory: set --out or out: in the config")
+		return cfg, nil, bad("no output directory: set --out or out: in the config")
 	}
 	for _, m := range cfg.Methods {
 		s := cfg.settings(m, 1)
 		if err := s.Validate(); err != nil {
-			return cfg, nil, usageErrorf("%v", err)
+			return cfg, nil, bad("%v", err)
 		}
 	}
 	return cfg, qs, nil
@@ -357,7 +367,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", task, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget,
+		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesoptGrowable, Version: Version,
 	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := settings[run.Key]
@@ -385,7 +395,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if err != nil {
 		return err
 	}
-	return printBayesoptSummary(c, cfg.Out)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -436,81 +446,4 @@ func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int) 
 		campaign.I("evaluations", len(res.Evaluations)),
 		campaign.I("restarts", res.Restarts),
 	}, nil
-}
-
-// printBayesoptSummary prints, per method and q, the mean and standard error
-// of the summary columns over the finished runs in DIR/summary.csv, as a
-// Markdown table.
-func printBayesoptSummary(c *cobra.Command, dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
-	if err != nil {
-		return err
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(recs) == 0 {
-		return fmt.Errorf("%s/summary.csv: %v", dir, err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	metrics := []string{"best_value", "solutions_mean_value", "solutions_mean_distance", "solutions_vs", "seconds"}
-	for _, m := range append([]string{"method", "q"}, metrics...) {
-		if _, ok := col[m]; !ok {
-			return fmt.Errorf("%s/summary.csv: no column %s", dir, m)
-		}
-	}
-	type group struct {
-		name string
-		vals [][]float64
-	}
-	var groups []*group
-	byName := map[string]*group{}
-	for _, r := range recs[1:] {
-		name := r[col["method"]]
-		if q := r[col["q"]]; q != "" {
-			name += " q=" + q
-		}
-		gr := byName[name]
-		if gr == nil {
-			gr = &group{name: name, vals: make([][]float64, len(metrics))}
-			byName[name] = gr
-			groups = append(groups, gr)
-		}
-		for k, m := range metrics {
-			v, err := strconv.ParseFloat(r[col[m]], 64)
-			if err != nil {
-				return fmt.Errorf("%s/summary.csv: column %s: %q is not a number", dir, m, r[col[m]])
-			}
-			gr.vals[k] = append(gr.vals[k], v)
-		}
-	}
-	w := c.OutOrStdout()
-	fmt.Fprintf(w, "| method | runs | %s |\n|---|---|%s\n", strings.Join(metrics, " | "), strings.Repeat("---|", len(metrics)))
-	for _, gr := range groups {
-		cells := make([]string, len(metrics))
-		for k, vs := range gr.vals {
-			mean, se := boMeanSE(vs)
-			cells[k] = fmt.Sprintf("%.4g (%.2g)", mean, se)
-		}
-		fmt.Fprintf(w, "| %s | %d | %s |\n", gr.name, len(gr.vals[0]), strings.Join(cells, " | "))
-	}
-	return nil
-}
-
-// boMeanSE returns the mean and the standard error of the mean (0 for n < 2).
-func boMeanSE(v []float64) (float64, float64) {
-	n := float64(len(v))
-	mean := 0.0
-	for _, x := range v {
-		mean += x / n
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / (n - 1) / n)
 }

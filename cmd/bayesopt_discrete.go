@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -101,7 +100,7 @@ func configTask(path string) (string, error) {
 	v.SetConfigFile(path)
 	v.SetConfigType("yaml")
 	if err := v.ReadInConfig(); err != nil {
-		return "", fmt.Errorf("config %s: %w", path, err)
+		return "", usageErrorf("config %s: %w", path, err)
 	}
 	return v.GetString("task"), nil
 }
@@ -192,33 +191,34 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 	return shard, nil
 }
 
-// normalise validates the resolved config and writes orders canonically.
-func (cfg *discreteConfig) normalise() ([]float64, error) {
+// normalise validates the resolved config (read from path, "" for flags
+// only) and writes orders canonically.
+func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	if cfg.Repeats < 1 {
-		return nil, usageErrorf("repeats = %d: must be at least 1", cfg.Repeats)
+		return nil, configErrorf(path, "repeats = %d: must be at least 1", cfg.Repeats)
 	}
 	if len(cfg.Methods) == 0 {
-		return nil, usageErrorf("no methods: expected some of random, ucb, qvs")
+		return nil, configErrorf(path, "no methods: expected some of random, ucb, qvs")
 	}
 	for _, m := range cfg.Methods {
 		if m != discrete.MethodRandom && m != discrete.MethodUCB && m != discrete.MethodQVS {
-			return nil, usageErrorf("method %q: the discrete task %s runs random, ucb and qvs", m, cfg.Task)
+			return nil, configErrorf(path, "method %q: the discrete task %s runs random, ucb and qvs", m, cfg.Task)
 		}
 	}
 	var qs []float64
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
-			return nil, usageErrorf("q: %v", err)
+			return nil, configErrorf(path, "q: %v", err)
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = vendi.FormatOrder(q)
 	}
 	if cfg.Out == "" {
-		return nil, usageErrorf("no output directory: set --out or out: in the config")
+		return nil, configErrorf(path, "no output directory: set --out or out: in the config")
 	}
 	if math.IsNaN(cfg.GoodThreshold) || math.IsInf(cfg.GoodThreshold, 0) {
-		return nil, usageErrorf("good_threshold = %v: must be a finite number", cfg.GoodThreshold)
+		return nil, configErrorf(path, "good_threshold = %v: must be a finite number", cfg.GoodThreshold)
 	}
 	return qs, nil
 }
@@ -256,7 +256,7 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 }
 
 func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, shard campaign.Shard) error {
-	qs, err := cfg.normalise()
+	qs, err := cfg.normalise(g.Config)
 	if err != nil {
 		return err
 	}
@@ -287,7 +287,10 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	base.Init, base.Budget, base.Batch, base.Beta, base.Seed = cfg.Init, cfg.Budget, cfg.Batch, cfg.Beta, cfg.Seed
 	base.Method = discrete.MethodUCB
 	if err := base.Validate(set.Len()); err != nil {
-		return usageErrorf("%v", err)
+		return configErrorf(g.Config, "%v", err)
+	}
+	if after := cfg.Budget - cfg.Init; cfg.Batch > after && after > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt: warning: batch %d is more than the %d evaluations after the initial design; each run makes one batch of %d\n", cfg.Batch, after, after)
 	}
 	// Runs go in parallel; the greedy step gets the cores left over when
 	// there are fewer runs than workers.
@@ -297,8 +300,8 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 			fmt.Fprintf(c.ErrOrStderr(), format, args...)
 		}
 	}
-	chatter("%s: %d candidates, %d good (objective >= %g); %d runs into %s\n",
-		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), cfg.GoodThreshold, len(runs), cfg.Out)
+	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
+		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
 
 	// The MDS embedding of Figure 5, once per kernel (cached), beside the runs.
 	xy, err := discrete.CachedMDS(g.CacheDir, cfg.Task, set.Kernel)
@@ -315,7 +318,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	ctx, stop := interruptContext(c)
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget,
+		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesoptGrowable, Version: Version,
 	}, p.RunFunc(base))
@@ -323,22 +326,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	if err != nil {
 		return err
 	}
-	return printDiscreteTable(c.OutOrStdout(), cfg.Out, fmt.Sprintf("%s: objective %s; EDC = VS_1 of the good items found, those with %s >= %g.",
-		cfg.Task, set.ObjectiveName, set.ObjectiveName, cfg.GoodThreshold))
-}
-
-// printDiscreteTable prints intro, then the table of the campaign in dir as
-// `qvs eval` makes it (Table 4 layout) with its caption.
-func printDiscreteTable(w io.Writer, dir, intro string) error {
-	camp, err := eval.LoadCampaign(dir)
-	if err != nil {
-		return err
-	}
-	t := eval.DiscreteTable(camp)
-	if _, err := fmt.Fprintf(w, "%s\n%s\n\n", intro, t.Title); err != nil {
-		return err
-	}
-	return t.WriteMarkdown(w)
+	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindDiscreteBO, shard, len(runs))
 }
 
 func countAtLeast(v []float64, t float64) int {

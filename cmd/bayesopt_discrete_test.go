@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -229,7 +231,7 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 	if len(sum) != 2 || sum[1][8] != "12" {
 		t.Fatalf("summary %v", sum)
 	}
-	if !strings.Contains(stdout, "lambda_max_nm >= 450") {
+	if !strings.Contains(stdout, "objective >= 450") || !strings.Contains(stdout, "| qVS-BayesOpt, q = 1 |") {
 		t.Errorf("stdout: %s", stdout)
 	}
 	if mds := readCSVFile(t, filepath.Join(out, "mds.csv")); len(mds) != 1920 {
@@ -277,28 +279,31 @@ qvs-q1-r00,qvs,1,,0,20,6,7,102,c,3,0.2,1
 	if err := os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(summary), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("task: mof\ngood_threshold: 15\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	if err := printDiscreteTable(&b, dir, "intro line"); err != nil {
+	if err := printCampaignTable(&b, dir, eval.KindDiscreteBO, campaign.Shard{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	// random: best 10, 14 -> mean 12, sample sd 2√2, SE 2√2/√2 = 2; EDC 2, 4 ->
 	// 3 (1); good 3, 5 -> 4 (1); the empty energy penalty is dropped: 0.5,
-	// no SE from one value. UCB (q = 0): best 18, 18 -> 18 (0); EDC 1, 3 ->
+	// no SE from one value ("n/a"). UCB (q = 0): best 18, 18 -> 18 (0); EDC 1, 3 ->
 	// 2 (1); penalty 0.25, 0.75 -> 0.5 (0.25). qVS-BayesOpt q=1: one run.
 	for _, want := range []string{
-		"intro line\n",
+		"EDC (VS_1 of the good items found, objective >= 15) in the mof discrete BayesOpt campaign",
 		"| method | best value | EDC | good found | best energy penalty |",
-		"| random search | 12.00 (2.00) | 3.00 (1.00) | 4.00 (1.00) | 0.50 (-) |",
+		"| random search | 12.00 (2.00) | 3.00 (1.00) | 4.00 (1.00) | 0.50 (n/a) |",
 		"| qVS-BayesOpt, q = 0 (UCB) | 18.00 (0.00) | 2.00 (1.00) | 2.00 (0.00) | 0.50 (0.25) |",
-		"| qVS-BayesOpt, q = 1 | **20.00 (-)** | **6.00 (-)** | 7.00 (-) | 0.20 (-) |",
+		"| qVS-BayesOpt, q = 1 | **20.00 (n/a)** | **6.00 (n/a)** | 7.00 (n/a) | 0.20 (n/a) |",
 		"over 1 to 2 repeats",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if err := printDiscreteTable(&b, filepath.Join(dir, "absent"), ""); err == nil {
+	if err := printCampaignTable(&b, filepath.Join(dir, "absent"), eval.KindDiscreteBO, campaign.Shard{}, 0); err == nil {
 		t.Error("a missing campaign printed a table")
 	}
 }

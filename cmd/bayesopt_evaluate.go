@@ -36,8 +36,9 @@ Tasks: rover (60 columns, each in [-1/30, 1/15]), lunar (12 columns in
 synthetic-<d> (d columns in [0, 1]). A row with the wrong number of columns,
 a non-finite value or a value outside the task's box is an error naming the
 row; nothing is printed then. Rows are evaluated on --workers goroutines.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runBayesoptEvaluate(c, g, o) },
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
+		Args:        cobra.NoArgs,
+		RunE:        func(c *cobra.Command, _ []string) error { return runBayesoptEvaluate(c, g, o) },
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task name: "+fmt.Sprint(tasks.Names())+" or synthetic-<d>")
 	c.Flags().StringVar(&o.points, "points", "", "CSV or .npy file with one point per row")

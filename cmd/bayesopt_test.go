@@ -60,7 +60,9 @@ func TestBayesoptCampaignOutputs(t *testing.T) {
 			t.Errorf("%s: %d solutions, %d distances", key, len(sols)-1, len(dists)-1)
 		}
 	}
-	if !strings.Contains(out, "| qvs q=1 | 1 |") || !strings.Contains(out, "| turbo | 1 |") {
+	// The table is eval's: human method names, one repeat's SE is n/a.
+	if !strings.Contains(out, "| qVS-BayesOpt, q = 1 | ") || !strings.Contains(out, "| TuRBO | ") ||
+		!strings.Contains(out, " (n/a) |") || !strings.Contains(out, "over 1 repeat.") {
 		t.Errorf("stdout table:\n%s", out)
 	}
 	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
@@ -174,8 +176,8 @@ func TestBayesoptUsageErrors(t *testing.T) {
 		{[]string{"bayesopt", "--task", "synthetic", "--shard", "3/2"}, ExitUsage, "shard"},
 		{[]string{"bayesopt", "--task", "synthetic", "--qvs-floor", "--tau", "0"}, ExitUsage, "qvs_floor: needs tau > 0"},
 		{[]string{"bayesopt", "--task", "rover", "--config", cfg}, ExitUsage, "task: synthetic"},
-		{[]string{"bayesopt", "--config", bad}, ExitRuntime, "budgte"},
-		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitRuntime, "missing.yaml"},
+		{[]string{"bayesopt", "--config", bad}, ExitUsage, `bad.yaml:2: unknown key "budgte" (did you mean "budget"?)`},
+		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitUsage, "missing.yaml"},
 	} {
 		code, _, errs := runQVS(t, append(c.args, "--out", filepath.Join(dir, "out"), "--quiet")...)
 		if code != c.code || !strings.Contains(errs, c.want) {

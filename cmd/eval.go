@@ -46,12 +46,15 @@ resolved config.yaml written by qvs as / qvs bayesopt) and writes:
   OUT/README.md                 every table, figure links, and what could
                                 not be made
 
-Cells are mean (standard error) over repeats with two decimals; the best per
-column is bold (ties at two decimals included); starred rows (ECI*, SELECT*)
-take the best hyperparameter setting per column. Missing or partial
+Cells are mean (standard error) over repeats with two decimals ("n/a" for the
+standard error of a single repeat); active-search tables start with the
+positives found; the best per column is bold (ties at two decimals
+included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
+per column. Missing or partial
 campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
+		Annotations: ignoresGlobals("seed"),
+		Args:        cobra.ExactArgs(1),
+		RunE:        func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.out, "out", "", "output folder (default DIR/eval)")

@@ -181,7 +181,7 @@ func TestEvalConfig(t *testing.T) {
 		t.Errorf("--format csv over the config: exit %d (%s), csv files %v", code, stderr, m)
 	}
 	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
-	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitRuntime || !strings.Contains(stderr, "outt") {
+	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitUsage || !strings.Contains(stderr, `bad.yaml:1: unknown key "outt" (did you mean "out"?)`) {
 		t.Errorf("unknown key: exit %d, %q", code, stderr)
 	}
 }

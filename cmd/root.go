@@ -15,7 +15,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Exit codes of the qvs command (documented in README.md).
@@ -96,6 +99,9 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.CacheDir == "" {
 				g.CacheDir = DefaultCacheDir
 			}
+			if err := checkIgnoredGlobals(c); err != nil {
+				return err
+			}
 			if g.Workers < 1 {
 				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
 			}
@@ -118,7 +124,10 @@ Diverse Experimental Design" (ICML 2024).`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	// qvs --version prints what `qvs version` prints.
+	root.Version = Version
+	root.SetVersionTemplate(versionLine()) // no template actions in it
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Config, "config", "", "YAML config file")
 	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR)")
@@ -134,14 +143,70 @@ Diverse Experimental Design" (ICML 2024).`,
 		Short: "Print the qvs version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(c.OutOrStdout(), "qvs %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := io.WriteString(c.OutOrStdout(), versionLine())
 			return err
 		},
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 	})
 	for _, f := range subcommands {
 		root.AddCommand(f(g))
 	}
 	return root, g
+}
+
+func versionLine() string {
+	return fmt.Sprintf("qvs %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// flagError makes a flag parsing error a usage error (exit 2) and, for an
+// unknown flag, names the nearest flag of the command: "unknown flag:
+// --budjet (did you mean --budget?)".
+func flagError(c *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
+			}
+		})
+		c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
+			}
+		})
+		if s := configkeys.Suggest(name, names); s != "" {
+			return usageError{fmt.Errorf("%w (did you mean --%s?)", err, s)}
+		}
+	}
+	return usageError{err}
+}
+
+// ignoredGlobalsKey is the annotation listing the global flags a command
+// does not use (see ignoresGlobals).
+const ignoredGlobalsKey = "qvs:ignored-globals"
+
+// ignoresGlobals is the Annotations of a command that does not use the
+// given global flags: giving one of them is a usage error there rather than
+// silently meaningless (`qvs score --config x.yaml` reads no config).
+// --workers and --quiet are accepted everywhere (scripts pass them to every
+// command and they never change a result).
+func ignoresGlobals(flags ...string) map[string]string {
+	return map[string]string{ignoredGlobalsKey: strings.Join(flags, ",")}
+}
+
+// checkIgnoredGlobals reports a global flag given to a command that ignores it.
+func checkIgnoredGlobals(c *cobra.Command) error {
+	list := c.Annotations[ignoredGlobalsKey]
+	if list == "" {
+		return nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		if c.Flags().Changed(name) {
+			return usageErrorf("--%s has no effect on `%s`: remove it", name, c.CommandPath())
+		}
+	}
+	return nil
 }
 
 // Main runs qvs with args and returns the process exit code.
@@ -175,22 +240,40 @@ func isCobraUsageError(err error) bool {
 }
 
 // loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
-// struct with `mapstructure` tags. Unknown keys are errors naming the key.
-// Flags the user set explicitly are applied by the caller afterwards.
+// struct with `mapstructure` tags. Unknown keys are errors naming the file,
+// the line and the nearest valid key. Every config error is a usage error
+// (exit 2), as a bad flag is. Flags the user set explicitly are applied by
+// the caller afterwards.
 func loadConfig(path string, out any) error {
 	if path == "" {
 		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return usageErrorf("config %s: %w", path, err)
+	}
+	if err := configkeys.Check(path, data, out); err != nil {
+		return usageError{err}
 	}
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("yaml")
 	if err := v.ReadInConfig(); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
+		return usageErrorf("config %s: %w", path, err)
 	}
 	if err := v.UnmarshalExact(out); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
+		return usageErrorf("config %s: %w", path, err)
 	}
 	return nil
+}
+
+// configErrorf is an error in the values of config file path (exit 2);
+// with no config file, the values came from flags.
+func configErrorf(path, format string, args ...any) error {
+	if path == "" {
+		return usageErrorf(format, args...)
+	}
+	return usageErrorf("config %s: "+format, append([]any{path}, args...)...)
 }
 
 // interruptContext is the command's context (Background when it has none),

@@ -37,3 +37,67 @@ func TestCPUProfile(t *testing.T) {
 		t.Errorf("unwritable profile path: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestVersionFlag: `qvs --version` prints what `qvs version` prints.
+func TestVersionFlag(t *testing.T) {
+	code, flag, errs := runQVS(t, "--version")
+	_, sub, _ := runQVS(t, "version")
+	if code != ExitOK || flag != sub || !strings.HasPrefix(flag, "qvs "+Version+" (go") {
+		t.Errorf("--version: exit %d, %q (stderr %q); version: %q", code, flag, errs, sub)
+	}
+}
+
+// TestUnknownFlagSuggestion: a mistyped flag is a usage error that names the
+// nearest flag of the command, global flags included; no guess when nothing
+// is near.
+func TestUnknownFlagSuggestion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"as", "--budjet", "3"}, "unknown flag: --budjet (did you mean --budget?)"},
+		{[]string{"as", "--bugdet=3"}, "unknown flag: --bugdet (did you mean --budget?)"},
+		{[]string{"bayesopt", "--max-trian", "3"}, "(did you mean --max-train?)"},
+		{[]string{"eval", "x", "--data-dri", "d"}, "(did you mean --data-dir?)"}, // a global flag
+		{[]string{"score", "--kernal", "k.csv"}, "(did you mean --kernel?)"},
+		{[]string{"as", "--zzzzzzzz"}, "unknown flag: --zzzzzzzz\n"},
+	} {
+		code, _, errs := runQVS(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// TestIgnoredGlobalFlags: a global flag the command does not use is a usage
+// error there (it would silently do nothing); --workers and --quiet are
+// accepted everywhere.
+func TestIgnoredGlobalFlags(t *testing.T) {
+	dir := t.TempDir()
+	k := writeFile(t, dir, "k.csv", "1,0\n0,1\n")
+	for _, args := range [][]string{
+		{"score", "--kernel", k, "--config", "x.yaml"},
+		{"score", "--kernel", k, "--seed", "3"},
+		{"select", "--kernel", k, "--k", "1", "--config", "x.yaml"},
+		{"select", "--kernel", k, "--k", "1", "--data-dir", dir},
+		{"as", "table", dir, "--config", "x.yaml"},
+		{"bayesopt", "evaluate", "--task", "synthetic", "--points", k, "--cache-dir", dir},
+		{"eval", dir, "--seed", "1"},
+		{"toy", "--data-dir", dir},
+		{"version", "--config", "x.yaml"},
+	} {
+		code, _, errs := runQVS(t, args...)
+		flag := ""
+		for _, a := range args {
+			if strings.HasPrefix(a, "--") && a != "--kernel" && a != "--k" && a != "--task" && a != "--points" {
+				flag = a
+			}
+		}
+		if code != ExitUsage || !strings.Contains(errs, flag+" has no effect on `qvs ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s", args, code, errs, flag)
+		}
+	}
+	if code, out, errs := runQVS(t, "score", "--kernel", k, "--workers", "1", "--quiet", "--q", "1"); code != ExitOK || !strings.Contains(out, "2") {
+		t.Errorf("score with --workers --quiet: exit %d, %q %q", code, out, errs)
+	}
+}

@@ -36,8 +36,9 @@ normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
 q = 1 exp(Shannon entropy), q = inf 1/max.
 
 ` + embeddingsHelp,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runScore(c, g, o) },
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
+		Args:        cobra.NoArgs,
+		RunE:        func(c *cobra.Command, _ []string) error { return runScore(c, g, o) },
 	}
 	o.in.register(c.Flags())
 	c.Flags().StringVar(&o.orders, "q", "0,0.1,0.5,1,2,inf", "comma-separated orders q (>= 0, or inf)")

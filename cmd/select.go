@@ -37,8 +37,9 @@ Output: rank, index (0-based input row), id (with --ids/--id-column) and the
 qVS of the prefix plus the picks so far.
 
 ` + embeddingsHelp,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runSelect(c, g, o) },
+		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
+		Args:        cobra.NoArgs,
+		RunE:        func(c *cobra.Command, _ []string) error { return runSelect(c, g, o) },
 	}
 	o.in.register(c.Flags())
 	c.Flags().IntVar(&o.k, "k", 0, "number of items to pick (required)")

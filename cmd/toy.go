@@ -46,8 +46,9 @@ Writes DIR/toy.png (or .svg), DIR/toy.csv (row,q,point,x,y,vs,qvs: every
 point of every panel, with the panel's VS_q and qVS_q) and DIR/config.yaml,
 and prints one line per panel. Points that coincide are drawn once with
 their multiplicity.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runToy(c, g, o) },
+		Annotations: ignoresGlobals("data-dir", "cache-dir"),
+		Args:        cobra.NoArgs,
+		RunE:        func(c *cobra.Command, _ []string) error { return runToy(c, g, o) },
 	}
 	f := c.Flags()
 	f.IntVar(&o.N, "n", toy.DefaultN, "points per batch")

@@ -72,10 +72,13 @@ func (s Shard) selects(pos int) bool { return s.Count <= 1 || pos%s.Count == s.I
 
 // Spec describes a campaign.
 type Spec struct {
-	Dir     string   // results directory
-	Header  []string // header of every run's record CSV
-	Runs    []Run
-	Steps   int // records one run makes when complete (progress bar total)
+	Dir    string   // results directory
+	Header []string // header of every run's record CSV
+	Runs   []Run
+	Steps  int // records one run makes when complete (progress bar total)
+	// Unit names a record in the progress bar ("queries", "evaluations");
+	// "records" when empty.
+	Unit    string
 	Workers int // runs executed in parallel (>= 1)
 	Shard   Shard
 	Quiet   bool
@@ -213,13 +216,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 
 	var bar *progressbar.ProgressBar
 	if !spec.Quiet && isTerminal(spec.Progress) && len(jobs) > 0 {
-		bar = progressbar.NewOptions(len(jobs)*spec.Steps,
-			progressbar.OptionSetWriter(spec.Progress),
-			progressbar.OptionSetDescription(filepath.Base(spec.Dir)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+		bar = newProgressBar(spec, len(jobs)*spec.Steps)
 		_ = bar.Add(priorRecords)
 	}
 	var mu sync.Mutex
@@ -269,6 +266,24 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(failed), strings.Join(failed, "\n  "))
 	}
 	return rep, nil
+}
+
+// newProgressBar is the bar of a campaign of total records: it names the
+// folder and the unit counted, "bmg queries (120/4000, 35 queries/s)".
+func newProgressBar(spec Spec, total int) *progressbar.ProgressBar {
+	unit := spec.Unit
+	if unit == "" {
+		unit = "records"
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(spec.Progress),
+		progressbar.OptionSetDescription(filepath.Base(spec.Dir)+" "+unit),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(unit),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish())
 }
 
 func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error) {

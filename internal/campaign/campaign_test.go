@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -173,5 +174,18 @@ func TestDamagedRecordsReported(t *testing.T) {
 func TestSeedsDiffer(t *testing.T) {
 	if Seed(1, "a", 0) == Seed(1, "a", 1) || Seed(1, "a", 0) != Seed(1, "a", 0) || Seed(1, "a") == Seed(2, "a") {
 		t.Error("Seed must be a deterministic function of all its inputs")
+	}
+}
+
+// TestProgressBarNamesUnit: the bar says what it counts and where.
+func TestProgressBarNamesUnit(t *testing.T) {
+	for _, tc := range []struct{ unit, want string }{{"queries", "queries"}, {"evaluations", "evaluations"}, {"", "records"}} {
+		var buf bytes.Buffer
+		bar := newProgressBar(Spec{Dir: "results/bmg", Unit: tc.unit, Progress: &buf}, 10)
+		_ = bar.Add(3)
+		out := buf.String()
+		if !strings.Contains(out, "bmg "+tc.want) || !strings.Contains(out, "3/10") || !strings.Contains(out, tc.want+"/s") {
+			t.Errorf("unit %q: bar %q does not name the folder, the count and the unit %q", tc.unit, out, tc.want)
+		}
 	}
 }

@@ -113,9 +113,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 			rep.notMade("%s (%s): unknown campaign kind (summary columns %v): no table", c.Name, c.Dir, c.Header)
 			continue
 		}
-		if len(cr.Partial) > 0 {
-			t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(cr.Partial, "; ")+".")
-		}
+		t.NotePartial(cr.Partial)
 		rep.Tables = append(rep.Tables, t)
 		files, err := WriteTable(t, tablesDir, opts.Formats)
 		rep.Files = append(rep.Files, files...)
@@ -216,7 +214,7 @@ func checkPaperCoverage(camps []*Campaign, rep *Report) {
 func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 	var b bytes.Buffer
 	b.WriteString("# Evaluation of the campaigns (written by `qvs eval`)\n\n")
-	b.WriteString("Cells are mean (standard error) over repeats, two decimals; bold = best per column (ties at two decimals included); ")
+	b.WriteString("Cells are mean (standard error) over repeats, two decimals (n/a: the standard error of a single repeat); bold = best per column (ties at two decimals included); ")
 	b.WriteString("a starred row takes the best hyperparameter setting per column (see the notes under each table).\n\n")
 	b.WriteString("| campaign | kind | finished runs | run time (sum over runs) | status |\n| --- | --- | ---: | ---: | --- |\n")
 	for _, c := range rep.Campaigns {
@@ -227,7 +225,7 @@ func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d | %s | %s |\n", c.Name, c.Dir, c.Kind, c.Runs, Duration(c.Seconds), mdEscape(status))
 	}
 	for _, t := range rep.Tables {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", t.Name, t.Title)
+		fmt.Fprintf(&b, "\n## %s\n\n", t.Name)
 		if err := t.WriteMarkdown(&b); err != nil {
 			return err
 		}

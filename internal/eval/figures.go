@@ -33,27 +33,21 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 	switch c.Kind {
 	case KindContinuousBO, KindDiscreteBO:
 		known := boMethods
-		if c.Kind == KindActiveSearch {
-			paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
-			add("VS_1 of the positives against queries (Figure 2, right)", paths, err)
-			paths, err = queryScatter(c, base("pca-queries"), opts)
-			add("queries on a PCA of the pool (Figure 2)", paths, err)
-		}
 		if c.Kind == KindDiscreteBO {
 			known = discreteMethods
 		}
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
-		add("best value so far (Figure 3)", paths, err)
+		add("best value so far (Figure 3): mean ± standard error over repeats; (n) after a method is the number of its runs averaged", paths, err)
 	}
 	if c.Kind == KindContinuousBO && c.Task == "rover" {
 		paths, err := RoverFigure(c, base("trajectories"), opts.FigureFormats)
-		add("rover trajectories of the final solutions (Figure 4)", paths, err)
+		add("rover trajectories of the final solutions (Figure 4): #k f = v is the k-th final solution by value and its reward v", paths, err)
 	}
 	if c.Kind == KindActiveSearch {
 		paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
-		add("VS_1 of the positives against queries (Figure 2, right)", paths, err)
+		add("VS_1 of the positives against queries (Figure 2, right): mean ± standard error over repeats; methods with identical curves share one line", paths, err)
 		paths, err = queryScatter(c, base("pca-queries"), opts)
-		add("queries on a PCA of the pool (Figure 2)", paths, err)
+		add("queries on a PCA of the pool (Figure 2) in the repeat with the median VS_1 gain of qVS-AS q=1 over one-step", paths, err)
 	}
 	if c.Kind == KindDiscreteBO {
 		paths, err := MDSFigure(c, base("mds"), opts.FigureFormats)

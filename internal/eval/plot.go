@@ -31,12 +31,18 @@ var FigureFormats = []string{"png", "svg"}
 // onto a w x h canvas and writes base.png / base.svg atomically for each
 // format. It returns the paths written.
 func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Plot) ([]string, error) {
+	return renderFigure(base, formats, w, h, figureDPI, func(dc draw.Canvas) { drawGrid(dc, grid) })
+}
+
+// renderFigure draws with paint onto a w x h canvas (PNG at dpi) and writes
+// base.png / base.svg atomically for each format.
+func renderFigure(base string, formats []string, w, h vg.Length, dpi int, paint func(draw.Canvas)) ([]string, error) {
 	var paths []string
 	for _, f := range formats {
 		var c vg.CanvasWriterTo
 		switch f {
 		case "png":
-			img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figureDPI), vgimg.UseBackgroundColor(color.White))
+			img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
 			c = compactPNG{img}
 		case "svg":
 			c = vgsvg.New(w, h)
@@ -48,7 +54,7 @@ func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Pl
 			dc.SetColor(color.White)
 			dc.Fill(dc.Rectangle.Path())
 		}
-		drawGrid(dc, grid)
+		paint(dc)
 		var buf bytes.Buffer
 		if _, err := c.WriteTo(&buf); err != nil {
 			return paths, fmt.Errorf("render %s.%s: %w", base, f, err)
@@ -252,6 +258,22 @@ func withAlpha(c color.Color, a uint8) color.Color {
 // the legend. Points with fewer than one value are skipped; where the SE is
 // undefined (one run) the band has zero width.
 func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) error {
+	poly, l, _, err := bandLayers(b, label, c, 35)
+	if err != nil {
+		return err
+	}
+	l.Width = vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	p.Add(poly, l)
+	p.Legend.Add(label, l)
+	return nil
+}
+
+// bandLayers returns the mean +- SE polygon of b (colour c at alpha), its
+// mean line in c and the line's points.
+func bandLayers(b Band, label string, c color.Color, alpha uint8) (*plotter.Polygon, *plotter.Line, plotter.XYs, error) {
 	var line, upper, lower plotter.XYs
 	for i, s := range b.Stat {
 		if s.N == 0 || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
@@ -266,7 +288,7 @@ func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) err
 		lower = append(lower, plotter.XY{X: b.X[i], Y: s.Mean - se})
 	}
 	if len(line) == 0 {
-		return fmt.Errorf("%s: no finite values to plot", label)
+		return nil, nil, nil, fmt.Errorf("%s: no finite values to plot", label)
 	}
 	ring := append(plotter.XYs{}, upper...)
 	for i := len(lower) - 1; i >= 0; i-- {
@@ -274,22 +296,16 @@ func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) err
 	}
 	poly, err := plotter.NewPolygon(ring)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	poly.Color = withAlpha(c, 35)
+	poly.Color = withAlpha(c, alpha)
 	poly.LineStyle.Width = 0
 	l, err := plotter.NewLine(line)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	l.Color = c
-	l.Width = vg.Points(1.5)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	}
-	p.Add(poly, l)
-	p.Legend.Add(label, l)
-	return nil
+	return poly, l, line, nil
 }
 
 // scatter returns a scatter plotter of points with glyph shape, size and colour.

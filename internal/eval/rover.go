@@ -101,23 +101,36 @@ func RoverFigure(c *Campaign, base string, formats []string) ([]string, error) {
 		return nil, fmt.Errorf("the methods share no repeat")
 	}
 	var plots []*plot.Plot
+	var legends []*outsideLegend
 	for _, pn := range panels {
 		run := runOfRepeat(pn.g, repeat)
 		sols, err := ReadSolutions(runFile(c, run["key"], "solutions"))
 		if err != nil {
 			return nil, err
 		}
-		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, Round(parseFloat(run["solutions_mean_distance"]))), sols)
+		leg := &outsideLegend{Columns: 3, Size: vg.Points(8)}
+		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, Round(parseFloat(run["solutions_mean_distance"]))), sols, leg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", run["key"], err)
 		}
 		plots = append(plots, p)
+		legends = append(legends, leg)
 	}
-	grid := [][]*plot.Plot{plots[:min(2, len(plots))]}
-	if len(plots) > 2 {
-		grid = append(grid, plots[2:])
-	}
-	return saveFigure(base, formats, 8*vg.Inch, vg.Length(len(grid))*4*vg.Inch, grid)
+	rows := (len(plots) + 1) / 2
+	cols := min(2, len(plots))
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(10),
+		PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+	// Each panel's legend goes in a band under its map, never on it.
+	return renderFigure(base, formats, 8*vg.Inch, vg.Length(rows)*4.3*vg.Inch, figureDPI, func(dc draw.Canvas) {
+		for i, p := range plots {
+			tile := tiles.At(dc, i%cols, i/cols)
+			lh := legends[i].height()
+			p.Draw(draw.Crop(tile, 0, 0, lh, 0))
+			band := tile
+			band.Max.Y = tile.Min.Y + lh
+			legends[i].draw(band)
+		}
+	})
 }
 
 func runOfRepeat(g *Group, repeat string) map[string]string {
@@ -130,8 +143,10 @@ func runOfRepeat(g *Group, repeat string) map[string]string {
 }
 
 // roverPanel draws the obstacles (grey squares), start (circle) and goal
-// (star), and each solution's trajectory labelled with its value.
-func roverPanel(title string, sols []Solution) (*plot.Plot, error) {
+// (triangle), and each solution's trajectory; leg gets one entry per
+// trajectory, "#k f = v" (the k-th final solution by value and its reward),
+// and the start and goal markers.
+func roverPanel(title string, sols []Solution, leg *outsideLegend) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
@@ -164,7 +179,7 @@ func roverPanel(title string, sols []Solution) (*plot.Plot, error) {
 			l.Dashes = []vg.Length{vg.Points(5 - float64(k%3)), vg.Points(2)}
 		}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("#%d f = %s", s.Rank, Round(s.Value)), l)
+		leg.Add(fmt.Sprintf("#%d f = %s", s.Rank, Round(s.Value)), l)
 	}
 	ends, err := scatter(plotter.XYs{{X: rover.Start[0], Y: rover.Start[1]}}, draw.CircleGlyph{}, vg.Points(4), color.Black)
 	if err != nil {
@@ -175,7 +190,7 @@ func roverPanel(title string, sols []Solution) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(ends, goal)
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	leg.Add("start", ends)
+	leg.Add("goal", goal)
 	return p, nil
 }

@@ -64,6 +64,14 @@ type Table struct {
 	Notes    []string // printed under the table (which setting each starred cell took, ...)
 }
 
+// NotePartial adds the note of a partial campaign (reasons from
+// Campaign.Partial); nothing when reasons is empty.
+func (t *Table) NotePartial(reasons []string) {
+	if len(reasons) > 0 {
+		t.Notes = append(t.Notes, "Partial campaign: "+strings.Join(reasons, "; ")+".")
+	}
+}
+
 // MarkBest applies the bold rule of the paper's tables: in every ranked
 // column, the cells whose printed mean (two decimals) equals the best printed
 // mean are bold, so ties at the printed precision are all bold. Cells without
@@ -107,10 +115,15 @@ func printed(v float64) float64 {
 	return p
 }
 
-// WriteMarkdown writes t as a GitHub-flavoured Markdown table (bold with
-// **...**) followed by its notes.
+// WriteMarkdown writes t's caption (Title) as a paragraph, then t as a
+// GitHub-flavoured Markdown table (bold with **...**) followed by its notes.
+// Every table qvs prints or writes (`qvs as`, `qvs bayesopt`, `qvs eval`)
+// goes through it, so they share one caption style, header and number format.
 func (t *Table) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString(t.Title + "\n\n")
+	}
 	b.WriteString("| method |")
 	for _, c := range t.Columns {
 		b.WriteString(" " + mdEscape(c.Name) + " |")

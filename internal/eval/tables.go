@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -54,8 +55,11 @@ var discreteMethods = map[string]methodStyle{
 	"qvs":    {label: "qVS-BayesOpt", tex: "qVS-BayesOpt", section: 1, byQ: true},
 }
 
-// ActiveSearchColumns are the columns of Tables 1-3.
+// ActiveSearchColumns are the columns of Tables 1-3, after the number of
+// positives found (not in the paper's tables, but what active search
+// maximises and what every VS column is bounded by: 1 <= VS_q <= positives).
 var ActiveSearchColumns = []Column{
+	{Key: "positives", Name: "positives found", TeX: "positives found", Better: 1},
 	{Key: "vs_q0", Name: "VS q=0", Group: "Vendi Score", TeX: "$q = 0$", Better: 1},
 	{Key: "vs_q0.1", Name: "VS q=0.1", Group: "Vendi Score", TeX: "$q = 0.1$", Better: 1},
 	{Key: "vs_q0.5", Name: "VS q=0.5", Group: "Vendi Score", TeX: "$q = 0.5$", Better: 1},
@@ -132,12 +136,8 @@ func TableOf(c *Campaign) *Table {
 }
 
 // ActiveSearchTable builds a Table 1-3 of an active-search campaign.
-func ActiveSearchTable(c *Campaign) *Table { return ActiveSearchTableWith(c, ActiveSearchColumns) }
-
-// ActiveSearchTableWith is ActiveSearchTable with columns cols instead of
-// ActiveSearchColumns (`qvs as table` adds the number of positives found).
-func ActiveSearchTableWith(c *Campaign, cols []Column) *Table {
-	t := buildTable(c, cols, asMethods)
+func ActiveSearchTable(c *Campaign) *Table {
+	t := buildTable(c, ActiveSearchColumns, asMethods)
 	t.Name = c.Name + "-as-table"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-as"
@@ -153,9 +153,30 @@ func DiscreteTable(c *Campaign) *Table {
 	t.Name = c.Name + "-table4"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-table4"
-	t.Title = fmt.Sprintf("Best objective value found and EDC (VS of the good items found) in the %s discrete BayesOpt campaign, "+
-		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); further columns: good items found and metrics of the best item.", c.Name, repeatsText(c))
+	good := "the good items found"
+	if th, ok := configNumber(c.Config, "good_threshold"); ok {
+		objective := "objective"
+		if data, ok := c.Config["data"].(map[string]any); ok {
+			if name, ok := data["objective_column"].(string); ok && name != "" {
+				objective = name
+			}
+		}
+		good += ", " + objective + " >= " + strconv.FormatFloat(th, 'g', -1, 64)
+	}
+	t.Title = fmt.Sprintf("Best objective value found and EDC (VS_1 of %s) in the %s discrete BayesOpt campaign, "+
+		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); further columns: good items found and metrics of the best item.", good, c.Name, repeatsText(c))
 	return t
+}
+
+// configNumber is the number under key in a campaign's config.yaml.
+func configNumber(cfg map[string]any, key string) (float64, bool) {
+	switch v := cfg[key].(type) {
+	case int:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
 }
 
 // BayesOptTable builds the summary of a continuous BayesOpt campaign.

@@ -170,8 +170,8 @@ func Plan(p Protocol) (*Campaign, error) {
 				return nil, fmt.Errorf("method eci needs eci.thresholds")
 			}
 			for _, t := range p.ECI.Thresholds {
-				if math.IsNaN(t) || math.IsInf(t, 0) {
-					return nil, fmt.Errorf("eci.thresholds: %v is not a finite number", t)
+				if err := CheckThreshold(t); err != nil {
+					return nil, fmt.Errorf("eci.thresholds: %w", err)
 				}
 				settings = append(settings, setting{method: m, key: "eci-t" + num(t) + "-" + fan.String(), s: PolicySettings{Threshold: t, Fantasy: fan}})
 			}
@@ -185,8 +185,11 @@ func Plan(p Protocol) (*Campaign, error) {
 			}
 			for _, b := range p.SELECT.Betas {
 				for _, l := range p.SELECT.Lambdas {
-					if math.IsNaN(b) || math.IsInf(b, 0) || math.IsNaN(l) || math.IsInf(l, 0) {
-						return nil, fmt.Errorf("select: beta %v and lambda %v must be finite numbers", b, l)
+					if err := CheckBeta(b); err != nil {
+						return nil, fmt.Errorf("select.betas: %w", err)
+					}
+					if err := CheckLambda(l); err != nil {
+						return nil, fmt.Errorf("select.lambdas: %w", err)
 					}
 					settings = append(settings, setting{method: m, key: "select-b" + num(b) + "-l" + num(l) + "-" + fan.String(), s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
 				}
@@ -229,6 +232,35 @@ func Plan(p Protocol) (*Campaign, error) {
 		}
 	}
 	return c, nil
+}
+
+// CheckThreshold reports an ECI threshold that means nothing: ECI compares
+// it with kNN edge similarities, which lie in [0, 1], so above 1 no
+// neighbour ever counts and below 0 every one does.
+func CheckThreshold(t float64) error {
+	if !(t >= 0 && t <= 1) {
+		return fmt.Errorf("%v is outside [0, 1] (it is compared with edge similarities in [0, 1])", t)
+	}
+	return nil
+}
+
+// CheckBeta reports a SELECT beta that is not a finite number >= 0: the
+// score (1 - lambda)(p + beta sqrt(v)) + lambda/2 log(1 + v) rewards
+// uncertainty with weight beta.
+func CheckBeta(b float64) error {
+	if !(b >= 0) || math.IsInf(b, 0) {
+		return fmt.Errorf("%v must be a finite number >= 0", b)
+	}
+	return nil
+}
+
+// CheckLambda reports a SELECT lambda outside [0, 1], the weight of
+// diversity against the (1 - lambda)-weighted expected reward.
+func CheckLambda(l float64) error {
+	if !(l >= 0 && l <= 1) {
+		return fmt.Errorf("%v is outside [0, 1]", l)
+	}
+	return nil
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

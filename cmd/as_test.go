@@ -60,7 +60,7 @@ func TestASCampaignOutputs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
-	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "seconds"}
+	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "kernel_det_per_item", "seconds"}
 	for _, c := range wantCols {
 		if !slices.Contains(sum[0], c) {
 			t.Errorf("summary.csv lacks column %q (header %v)", c, sum[0])

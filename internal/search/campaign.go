@@ -372,7 +372,7 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // durably, in one write), writes runs/KEY.curve.csv and returns the summary
 // fields after key, method, q, params, repeat: positives, vs_q0 ...
 // vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
-// kernel_logdet and seconds, the time the policy spent choosing queries
+// kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries
 // (summed over batches, so a resumed run counts its earlier attempts).
 // At most workers + 1 search spaces are kept alive. The kNN model's prior
 // is c.Prior with the start as the one labelled item (the same for every
@@ -474,5 +474,6 @@ func summaryFields(m Metrics, seconds float64) []campaign.Field {
 		campaign.F("max_pairwise_distance", m.MaxPairwiseDistance),
 		campaign.F("kernel_det", m.KernelDet),
 		campaign.F("kernel_logdet", m.KernelLogDet),
+		campaign.F("kernel_det_per_item", m.KernelDetPerItem),
 		campaign.F("seconds", seconds))
 }

@@ -290,7 +290,7 @@ func TestCampaignRunFunc(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "full")
 	execute(dir)
-	sum := readCSV(t, filepath.Join(dir, "summary.csv"), strings.Split("key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds", ","))
+	sum := readCSV(t, filepath.Join(dir, "summary.csv"), strings.Split("key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,kernel_det_per_item,seconds", ","))
 	if len(sum) != 1+6 {
 		t.Fatalf("%d summary rows, want 6", len(sum)-1)
 	}
@@ -346,6 +346,8 @@ func TestCampaignRunFunc(t *testing.T) {
 			"vs_q1":                 math.Exp(h),
 			"max_pairwise_distance": maxDist,
 			"kernel_det":            mat.Det(sub),
+			// det^(1/n) with det's sign: the per-item determinant.
+			"kernel_det_per_item": math.Copysign(math.Pow(math.Abs(mat.Det(sub)), 1/float64(len(pos))), mat.Det(sub)),
 		} {
 			got, err := strconv.ParseFloat(row[slices.Index(sum[0], col)], 64)
 			if err != nil || math.Abs(got-want) > tol*max(1, math.Abs(want)) {

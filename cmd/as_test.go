@@ -429,6 +429,20 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 		}
 	}
 	sameResults(t, whole, sharded)
+
+	// --authors-shortcut reaches the policy: its own run keys and params,
+	// recorded in config.yaml.
+	sc := filepath.Join(dir, "shortcut")
+	if code, _, stderr := runQVS(t, append(common, "--out", sc, "--authors-shortcut", "--repeats", "1")...); code != 0 {
+		t.Fatal(stderr)
+	}
+	sum = readCSVFile(t, filepath.Join(sc, "summary.csv"))
+	if len(sum) != 1+2 || sum[2][0] != "qvs-q0.5-authors-r00" || sum[2][3] != "authors_shortcut=true" {
+		t.Errorf("shortcut summary %v", sum)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sc, "config.yaml")); !strings.Contains(string(b), "authors_shortcut: true") {
+		t.Errorf("authors_shortcut not recorded:\n%s", b)
+	}
 }
 
 func TestASDefaultIsSyntheticConfigFile(t *testing.T) {

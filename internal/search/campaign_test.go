@@ -88,6 +88,20 @@ func TestPlan(t *testing.T) {
 	if _, err := c.Policy(campaign.Run{Key: "eci-t0.9-pessimistic-r00", Method: "eci"}, kernel); err == nil {
 		t.Error("a run outside the plan has a policy")
 	}
+	// authors_shortcut: qVS-AS runs get their own keys and params, and the
+	// policy carries the option.
+	sp := smallProtocol()
+	sp.AuthorsShortcut = true
+	sc, err := Plan(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sc.Runs[8]; r.Key != "qvs-qinf-authors-r00" || r.Params != "authors_shortcut=true" {
+		t.Errorf("shortcut run %+v, want key qvs-qinf-authors-r00, params authors_shortcut=true", r)
+	}
+	if p, err := sc.Policy(sc.Runs[8], kernel); err != nil || p != (QVS{Q: math.Inf(1), Kernel: kernel, AuthorsShortcut: true}) {
+		t.Errorf("shortcut policy %#v (%v)", p, err)
+	}
 	// The paper's protocol: 1 + 1 + 3 + 4 x 3 + 1 + 6 = 24 settings x 10 repeats.
 	paper, err := Plan(PaperProtocol())
 	if err != nil || len(paper.Runs) != 240 {

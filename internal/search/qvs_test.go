@@ -96,25 +96,33 @@ func bruteGreedy(t *testing.T, K *mat.SymDense, m *Model, b int, q float64) ([]i
 	return picks, values
 }
 
+// smallQVSPool draws a 25-39 item pool: a random kNN graph with 1..maxK
+// neighbours per row (coarse weights for ties), a model with minObs to
+// minObs+7 random labels, the sparse diversity kernel and its dense copy.
+func smallQVSPool(t *testing.T, rng *rand.Rand, maxK, minObs int, coarse bool) ([][]int32, [][]float64, *Model, *vendi.Sparse, *mat.SymDense) {
+	t.Helper()
+	n := 25 + rng.IntN(15)
+	nbr, w := randomGraph(rng, n, 1+rng.IntN(maxK), coarse)
+	m, err := NewModel(nbr, w, 0.8, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range rng.Perm(n)[:minObs+rng.IntN(8)] {
+		m.Observe(i, rng.IntN(2) == 0)
+	}
+	kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nbr, w, m, kernel, denseSymmetrized(nbr, w)
+}
+
 func TestQVSMatchesBruteForceGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	orders := []float64{0.1, 0.5, 1, 2, math.Inf(1)}
 	const valueTol = 1e-9 // secular-equation vs dense eigenvalues, relative
 	for trial := 0; trial < 15; trial++ {
-		n := 25 + rng.IntN(15)
-		nbr, w := randomGraph(rng, n, 1+rng.IntN(4), trial%3 == 0)
-		m, err := NewModel(nbr, w, 0.8, 0.2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, i := range rng.Perm(n)[:2+rng.IntN(8)] {
-			m.Observe(i, rng.IntN(2) == 0)
-		}
-		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		K := denseSymmetrized(nbr, w)
+		_, _, m, kernel, K := smallQVSPool(t, rng, 4, 2, trial%3 == 0)
 		q := orders[trial%len(orders)]
 		v := QVS{Q: q, Kernel: kernel}
 		res, err := v.batch(&State{Model: m, Workers: 1 + trial%2}, 4)
@@ -252,20 +260,7 @@ func TestQVSAuthorsShortcutMatchesDirect(t *testing.T) {
 	orders := []float64{0.5, 1, 2, math.Inf(1)}
 	differ := 0
 	for trial := 0; trial < 24; trial++ {
-		n := 25 + rng.IntN(15)
-		nbr, w := randomGraph(rng, n, 1+rng.IntN(3), trial%3 == 0)
-		m, err := NewModel(nbr, w, 0.8, 0.2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, i := range rng.Perm(n)[:3+rng.IntN(8)] {
-			m.Observe(i, rng.IntN(2) == 0)
-		}
-		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		K := denseSymmetrized(nbr, w)
+		nbr, w, m, kernel, K := smallQVSPool(t, rng, 3, 3, trial%3 == 0)
 		q := orders[trial%len(orders)]
 		got, err := QVS{Q: q, Kernel: kernel, AuthorsShortcut: true}.Batch(&State{Model: m, Workers: 1 + trial%2}, 4)
 		if err != nil {

@@ -74,6 +74,10 @@ type FashionConfig struct {
 	Components int    `mapstructure:"components" yaml:"components"` // PCA dimension (50)
 	K          int    `mapstructure:"k" yaml:"k"`                   // neighbours (50)
 	Similarity string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
+	// BandwidthScale multiplies the Gaussian bandwidth h² (the median
+	// squared edge distance): weights exp(-d²/(scale·h²)). 1 by default;
+	// only with similarity gaussian.
+	BandwidthScale float64 `mapstructure:"bandwidth_scale" yaml:"bandwidth_scale"`
 }
 
 // BMGConfig: bulk metallic glasses. If Dir holds the authors' folder
@@ -148,7 +152,7 @@ func DefaultConfig(kind string) Config {
 		Photoswitch: PhotoswitchConfig{File: "photoswitch/UMAP-AllHits.csv", Threshold: 450, K: 100},
 		Fashion: FashionConfig{
 			Dir: "fashion-mnist", Classes: []int{0}, Components: 50, K: 50,
-			Similarity: SimilarityGaussian,
+			Similarity: SimilarityGaussian, BandwidthScale: 1,
 		},
 		BMG: BMGConfig{
 			Dir: "bmg", File: "glassdata_ward2016_landolt.csv", ElementsDir: "elements/magpie",

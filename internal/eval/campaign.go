@@ -282,29 +282,24 @@ func LoadCampaign(dir string) (*Campaign, error) {
 }
 
 // addDetPerItem fills the kernel_det_per_item column of an active-search
-// summary written before it existed (issue 13), from positives and
-// kernel_logdet (log |det K|) with kernel_det's sign, or from kernel_det
-// alone in summaries older still. A run lacking them is left empty.
+// summary written before it existed (issue 13): exp(kernel_logdet /
+// positives), or |kernel_det|^(1/positives) in summaries older still
+// (search.DetPerItem). A run lacking them is left empty.
 func addDetPerItem(c *Campaign) {
 	c.Header = append(c.Header, "kernel_det_per_item")
 	for _, r := range c.Runs {
 		n, err := strconv.Atoi(strings.TrimSpace(r["positives"]))
-		det := parseFloat(r["kernel_det"])
-		if err != nil || n < 0 || math.IsNaN(det) {
+		if err != nil || n < 0 {
 			continue
 		}
-		logDet := math.Log(math.Abs(det))
+		logDet := math.Log(math.Abs(parseFloat(r["kernel_det"])))
 		if s, ok := r["kernel_logdet"]; ok {
 			logDet = parseFloat(s)
 		}
-		sign := 0.0
-		switch {
-		case det > 0 || det == 0 && !math.IsInf(logDet, -1) && !math.Signbit(det):
-			sign = 1 // a det that underflowed to +0 with a finite log
-		case det < 0 || det == 0 && !math.IsInf(logDet, -1):
-			sign = -1
+		if math.IsNaN(logDet) {
+			continue
 		}
-		r["kernel_det_per_item"] = strconv.FormatFloat(search.DetPerItem(sign, logDet, n), 'g', -1, 64)
+		r["kernel_det_per_item"] = strconv.FormatFloat(search.DetPerItem(logDet, n), 'g', -1, 64)
 	}
 }
 

@@ -81,8 +81,9 @@ func TestLoadCampaignWithoutSummary(t *testing.T) {
 func TestOldSummaryGetsDetPerItem(t *testing.T) {
 	dir := t.TempDir()
 	const header = "key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds\n"
-	// Rows: det 0.125 of 3 positives (per item 0.5); det -4 of 2 (-2);
-	// det underflowed to 0 with log det -1000 of 500 (e^-2); det 0 (0).
+	// Rows: det 0.125 of 3 positives (per item 0.5); det -4 of 2 (2: the
+	// geometric mean of |eigenvalues|); det underflowed to 0 with log det
+	// -1000 of 500 (e^-2); det 0 (0).
 	body := "random-r00,random,,,0,3,3,3,3,3,3,3,1,0.125,-2.0794415416798357,1\n" +
 		"random-r01,random,,,1,2,2,2,2,2,2,2,1,-4,1.3862943611198906,1\n" +
 		"random-r02,random,,,2,500,9,9,9,9,9,9,1,0,-1000,1\n" +
@@ -94,7 +95,7 @@ func TestOldSummaryGetsDetPerItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []float64{0.5, -2, math.Exp(-2), 0}
+	want := []float64{0.5, 2, math.Exp(-2), 0}
 	for i, r := range c.Runs {
 		got := parseFloat(r["kernel_det_per_item"])
 		if math.Abs(got-want[i]) > 1e-12 { // one exp/log round trip

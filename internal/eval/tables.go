@@ -72,7 +72,7 @@ var ActiveSearchColumns = []Column{
 
 // kernelDetNote is the note under every active-search table: the paper does
 // not define its "kernel matrix det.", so the column's definition is ours.
-const kernelDetNote = "kernel det. (per item) is |det K|^(1/n) with det K's sign, the geometric mean of the eigenvalues of " +
+const kernelDetNote = "kernel det. (per item) is |det K|^(1/n), the geometric mean of the absolute eigenvalues of " +
 	"the n positives' kernel K (the diversity kernel of the VS columns): the paper's \"kernel matrix det.\" is defined by no " +
 	"public code and its values cannot be the raw determinant, so this definition is inferred; summary.csv keeps the raw " +
 	"kernel_det and kernel_logdet."

@@ -29,12 +29,13 @@ type Metrics struct {
 	// log stays informative). The symmetrised kNN kernel can be indefinite, so
 	// det K may be negative; KernelLogDet is -Inf when det K = 0.
 	KernelDet, KernelLogDet float64
-	// KernelDetPerItem is the per-item determinant sign(det K)·|det K|^(1/n)
-	// = sign·exp(KernelLogDet/n), the geometric mean of K's eigenvalues in
-	// absolute value (0 when det K = 0, 1 with no positives). The paper's
-	// "kernel matrix det." is not defined by any public code, and its values
-	// (0.96 for a 138-item set whose unit-diagonal kernel has det <= 0.48)
-	// cannot be the raw det; this per-item form is our inference (issue 13).
+	// KernelDetPerItem is the per-item determinant |det K|^(1/n) =
+	// exp(KernelLogDet/n), the geometric mean of the absolute eigenvalues of
+	// K (0 when det K = 0, 1 with no positives; det K's sign, negative for
+	// some indefinite kNN kernels, is in KernelDet). The paper's "kernel
+	// matrix det." is not defined by any public code, and its values (0.96
+	// for a 138-item set whose unit-diagonal kernel has det <= 0.48) cannot
+	// be the raw det; this per-item form is our inference (issue 13).
 	KernelDetPerItem float64
 }
 
@@ -57,7 +58,7 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 	logDet, sign := mat.LogDet(K)
 	m.KernelLogDet = logDet
 	m.KernelDet = sign * math.Exp(logDet)
-	m.KernelDetPerItem = DetPerItem(sign, logDet, len(positives))
+	m.KernelDetPerItem = DetPerItem(logDet, len(positives))
 	if sign == 0 || math.IsInf(logDet, -1) {
 		m.KernelDet, m.KernelLogDet = 0, math.Inf(-1)
 	}
@@ -75,17 +76,17 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 	return m, nil
 }
 
-// DetPerItem is sign·exp(logDet/n), the per-item determinant of an n x n
-// matrix with determinant sign·exp(logDet) (see Metrics.KernelDetPerItem):
-// 0 when sign is 0 or logDet is -Inf, 1 when n = 0.
-func DetPerItem(sign, logDet float64, n int) float64 {
+// DetPerItem is exp(logDet/n) = |det|^(1/n), the per-item determinant of
+// an n x n matrix with log |det| = logDet (see Metrics.KernelDetPerItem):
+// 0 when logDet is -Inf (det = 0), 1 when n = 0.
+func DetPerItem(logDet float64, n int) float64 {
 	switch {
 	case n == 0:
 		return 1
-	case sign == 0 || math.IsInf(logDet, -1) || math.IsNaN(logDet):
+	case math.IsInf(logDet, -1) || math.IsNaN(logDet):
 		return 0
 	}
-	return math.Copysign(math.Exp(logDet/float64(n)), sign)
+	return math.Exp(logDet / float64(n))
 }
 
 // CurvePoint is the state after one batch: the running count of queries and

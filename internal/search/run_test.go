@@ -388,13 +388,13 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 		}
 	}
 	// The issue-13 example as a two-positive pool: VS_2 = 1, not 0.615;
-	// det = 1 - 2.25 < 0, so the per-item det is -sqrt(1.25).
+	// det = 1 - 2.25 = -1.25, so the per-item det is sqrt(1.25).
 	m, err := Measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := -math.Sqrt(1.25); math.Abs(m.KernelDetPerItem-want) > 1e-12 {
-		t.Errorf("det per item %v, want %v", m.KernelDetPerItem, want)
+	if want := math.Sqrt(1.25); math.Abs(m.KernelDetPerItem-want) > 1e-12 || m.KernelDet > -1.25+1e-12 {
+		t.Errorf("det %v, per item %v; want -1.25, %v", m.KernelDet, m.KernelDetPerItem, want)
 	}
 	for i, v := range m.VS {
 		if math.Abs(v-1) > 1e-12 { // 2 x 2 eigenproblem

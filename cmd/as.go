@@ -61,12 +61,15 @@ type asOptions struct {
 	batch   int
 	out     string
 	shard   string
+	// authorsShortcut: qVS-AS with the authors' shortcut (config key
+	// authors_shortcut).
+	authorsShortcut bool
 }
 
 func newASCmd(g *GlobalOptions) *cobra.Command {
 	o := &asOptions{}
 	c := &cobra.Command{
-		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n]",
+		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n] [--authors-shortcut]",
 		Short: "Diverse active search campaigns (paper Section 4.1, Tables 1-3)",
 		Long: `Runs diverse active search: every method (and hyperparameter setting) for R
 repeats, each starting from one random positive shared by all methods of the
@@ -87,6 +90,12 @@ The kNN model's prior a1 (key prior) is the paper's rule by default,
 prevalence: the pool's true prevalence rounded to 3 decimals. estimate uses
 only what a run knows when it starts (one positive, the pool size; see 'qvs
 as suggest --help'); a number fixes it. The prior used is printed on stderr.
+
+qVS-AS is the exact greedy of Algorithm 2. --authors-shortcut (config:
+authors_shortcut: true) reproduces the authors' code instead: candidates
+whose own kNN row misses the positives and picks so far all share the qVS of
+the first such candidate, its probability included (their runs are keyed
+qvs-qQ-authors).
 
 Output (default results/TASK/): runs/KEY.csv (every query: iteration, batch,
 index, id, label, probability, seconds), runs/KEY.curve.csv (VS_1 of the
@@ -114,6 +123,7 @@ resume); 2 bad command line.`,
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based)")
 	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
+	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
 	return c
 }
@@ -171,6 +181,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if fl.Changed("out") {
 		cfg.Out = o.out
+	}
+	if fl.Changed("authors-shortcut") {
+		cfg.AuthorsShortcut = o.authorsShortcut
 	}
 	if g.SeedSet() {
 		cfg.Seed = g.Seed

@@ -60,7 +60,7 @@ func TestASCampaignOutputs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
-	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "seconds"}
+	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "kernel_det_per_item", "seconds"}
 	for _, c := range wantCols {
 		if !slices.Contains(sum[0], c) {
 			t.Errorf("summary.csv lacks column %q (header %v)", c, sum[0])
@@ -429,6 +429,20 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 		}
 	}
 	sameResults(t, whole, sharded)
+
+	// --authors-shortcut reaches the policy: its own run keys and params,
+	// recorded in config.yaml.
+	sc := filepath.Join(dir, "shortcut")
+	if code, _, stderr := runQVS(t, append(common, "--out", sc, "--authors-shortcut", "--repeats", "1")...); code != 0 {
+		t.Fatal(stderr)
+	}
+	sum = readCSVFile(t, filepath.Join(sc, "summary.csv"))
+	if len(sum) != 1+2 || sum[2][0] != "qvs-q0.5-authors-r00" || sum[2][3] != "authors_shortcut=true" {
+		t.Errorf("shortcut summary %v", sum)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sc, "config.yaml")); !strings.Contains(string(b), "authors_shortcut: true") {
+		t.Errorf("authors_shortcut not recorded:\n%s", b)
+	}
 }
 
 func TestASDefaultIsSyntheticConfigFile(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,6 +160,11 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	if err := checkPositive("pool.fashion.k", cfg.K); err != nil {
 		return nil, err
 	}
+	if s := cfg.BandwidthScale; !(s > 0) || math.IsInf(s, 0) {
+		return nil, fmt.Errorf("pool.fashion.bandwidth_scale: %v, expected a positive number", s)
+	} else if s != 1 && cfg.Similarity != SimilarityGaussian {
+		return nil, fmt.Errorf("pool.fashion.bandwidth_scale: %v applies only to similarity %q, not %q", s, SimilarityGaussian, cfg.Similarity)
+	}
 	if len(cfg.Classes) == 0 {
 		return nil, fmt.Errorf("pool.fashion.classes: empty, expected the positive class ids (0-9)")
 	}
@@ -222,6 +228,12 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	w, err := EdgeWeights(g, cfg.Similarity)
 	if err != nil {
 		return nil, fmt.Errorf("pool.fashion.similarity: %w", err)
+	}
+	if cfg.BandwidthScale != 1 {
+		// exp(-d²/(s·h²)) = exp(-d²/h²)^(1/s).
+		for e, v := range w {
+			w[e] = math.Pow(v, 1/cfg.BandwidthScale)
+		}
 	}
 	p.SetGraph(g, w)
 	return p, nil

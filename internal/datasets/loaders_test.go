@@ -265,6 +265,30 @@ func TestLoadFashionTiny(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("%d PCA cache files, want 1", len(entries))
 	}
+	// bandwidth_scale 2: weights exp(-d²/(2 h²)), h² the lower median of
+	// the squared edge distances (recomputed here from the distances).
+	var d2 []float64
+	for i, row := range p.Neighbors {
+		for _, j := range row {
+			d := p.Distance(i, int(j))
+			d2 = append(d2, d*d)
+		}
+	}
+	slices.Sort(d2)
+	h2 := d2[(len(d2)-1)/2]
+	cfg.BandwidthScale = 2
+	r, err := LoadFashion(cfg, "", cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range r.Neighbors {
+		for k, j := range row {
+			d := p.Distance(i, int(j))
+			if want := math.Exp(-d * d / (2 * h2)); math.Abs(r.Weights[i][k]-want) > 1e-12 {
+				t.Fatalf("bandwidth_scale 2: weight (%d, %d) = %v, want %v", i, j, r.Weights[i][k], want)
+			}
+		}
+	}
 }
 
 func TestFashionErrors(t *testing.T) {
@@ -293,9 +317,11 @@ func TestFashionErrors(t *testing.T) {
 	cfg := DefaultConfig(KindFashion).Fashion
 	cfg.Dir, cfg.K = d2, 3
 	for key, mod := range map[string]func(c *FashionConfig){
-		"pool.fashion.components": func(c *FashionConfig) { c.Components = 7 },
-		"pool.fashion.classes":    func(c *FashionConfig) { c.Classes = []int{9} },
-		"pool.fashion.k":          func(c *FashionConfig) { c.K = 9 },
+		"pool.fashion.components":      func(c *FashionConfig) { c.Components = 7 },
+		"pool.fashion.classes":         func(c *FashionConfig) { c.Classes = []int{9} },
+		"pool.fashion.k":               func(c *FashionConfig) { c.K = 9 },
+		"pool.fashion.bandwidth_scale": func(c *FashionConfig) { c.BandwidthScale = 0 },
+		"applies only to similarity":   func(c *FashionConfig) { c.BandwidthScale, c.Similarity = 2, SimilarityUnweighted },
 	} {
 		c := cfg
 		c.Components = 3

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/search"
 )
 
 // Kind is the kind of campaign a results folder holds, told by the columns
@@ -249,6 +251,9 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	case has["solutions_vs"] || has["best_value"]:
 		c.Kind = KindContinuousBO
 	}
+	if c.Kind == KindActiveSearch && !has["kernel_det_per_item"] {
+		addDetPerItem(c)
+	}
 	if !has["method"] && len(c.Header) > 0 {
 		return nil, fmt.Errorf("%s: no method column (header %v): not a qvs campaign summary", path, c.Header)
 	}
@@ -274,6 +279,28 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	c.Task = c.Name
 	c.Unfinished = unfinishedRuns(dir, c.Runs)
 	return c, nil
+}
+
+// addDetPerItem fills the kernel_det_per_item column of an active-search
+// summary written before it existed (issue 13): exp(kernel_logdet /
+// positives), or |kernel_det|^(1/positives) in summaries older still
+// (search.DetPerItem). A run lacking them is left empty.
+func addDetPerItem(c *Campaign) {
+	c.Header = append(c.Header, "kernel_det_per_item")
+	for _, r := range c.Runs {
+		n, err := strconv.Atoi(strings.TrimSpace(r["positives"]))
+		if err != nil || n < 0 {
+			continue
+		}
+		logDet := math.Log(math.Abs(parseFloat(r["kernel_det"])))
+		if s, ok := r["kernel_logdet"]; ok {
+			logDet = parseFloat(s)
+		}
+		if math.IsNaN(logDet) {
+			continue
+		}
+		r["kernel_det_per_item"] = strconv.FormatFloat(search.DetPerItem(logDet, n), 'g', -1, 64)
+	}
 }
 
 // unfinishedRuns lists runs/KEY.csv record files of runs absent from the

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -70,5 +71,54 @@ func TestLoadCampaignWithoutSummary(t *testing.T) {
 	a, b := TableOf(full), TableOf(c)
 	if a.Rows[0].Cells[0] != b.Rows[0].Cells[0] {
 		t.Errorf("first cell %+v, want %+v", b.Rows[0].Cells[0], a.Rows[0].Cells[0])
+	}
+}
+
+// TestOldSummaryGetsDetPerItem: an active-search summary.csv written before
+// kernel_det_per_item existed still loads, and the column is derived from
+// positives and kernel_logdet (with kernel_det's sign), or from kernel_det
+// alone in older files; the table carries the inferred-definition note.
+func TestOldSummaryGetsDetPerItem(t *testing.T) {
+	dir := t.TempDir()
+	const header = "key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds\n"
+	// Rows: det 0.125 of 3 positives (per item 0.5); det -4 of 2 (2: the
+	// geometric mean of |eigenvalues|); det underflowed to 0 with log det
+	// -1000 of 500 (e^-2); det 0 (0).
+	body := "random-r00,random,,,0,3,3,3,3,3,3,3,1,0.125,-2.0794415416798357,1\n" +
+		"random-r01,random,,,1,2,2,2,2,2,2,2,1,-4,1.3862943611198906,1\n" +
+		"random-r02,random,,,2,500,9,9,9,9,9,9,1,0,-1000,1\n" +
+		"random-r03,random,,,3,2,1,1,1,1,1,1,1,0,-inf,1\n"
+	if err := os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(header+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.5, 2, math.Exp(-2), 0}
+	for i, r := range c.Runs {
+		got := parseFloat(r["kernel_det_per_item"])
+		if math.Abs(got-want[i]) > 1e-12 { // one exp/log round trip
+			t.Errorf("run %d: kernel_det_per_item %q, want %v", i, r["kernel_det_per_item"], want[i])
+		}
+	}
+	// Older still: no kernel_logdet; det 0.125 of 3 positives gives 0.5.
+	old := "key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,seconds\n" +
+		"random-r00,random,,,0,3,3,3,3,3,3,3,1,0.125,1\n"
+	if err := os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadCampaign(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := parseFloat(c.Runs[0]["kernel_det_per_item"]); math.Abs(got-0.5) > 1e-12 {
+		t.Errorf("no kernel_logdet: kernel_det_per_item %v, want 0.5", got)
+	}
+	tab := TableOf(c)
+	if last := tab.Columns[len(tab.Columns)-1]; last.Key != "kernel_det_per_item" {
+		t.Errorf("last column %q, want kernel_det_per_item", last.Key)
+	}
+	if !strings.Contains(strings.Join(tab.Notes, "\n"), "definition is inferred") {
+		t.Errorf("notes lack the inferred-definition note: %q", tab.Notes)
 	}
 }

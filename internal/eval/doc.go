@@ -9,6 +9,11 @@
 //	edc                      discrete BayesOpt (kernel set)  -> Table 4, Figure 5
 //	solutions_vs             continuous BayesOpt (rover...)  -> summary table, Figures 3-4
 //
+// The active-search tables' last column is kernel_det_per_item, the
+// per-item determinant |det K|^(1/n) (our inference of the paper's "kernel
+// matrix det."; noted under each table); summaries written before it existed
+// get it from positives, kernel_det and kernel_logdet when loaded.
+//
 // Tables. Runs are grouped by (method, q, params); a cell is the mean over
 // the repeats and its standard error s/sqrt(n) (sample standard deviation,
 // n - 1 denominator), printed "mean (SE)" with two decimals. A row whose

@@ -44,6 +44,10 @@ type Protocol struct {
 	// authors' rule, PriorFromPrevalence), "estimate" (EstimatePrior with
 	// the one positive a run starts from as the only label) or a number.
 	Prior string `mapstructure:"prior" yaml:"prior"`
+	// AuthorsShortcut makes qVS-AS use the authors' shared value for
+	// candidates whose own kNN row misses the chosen set (QVS.AuthorsShortcut);
+	// false (the default) is the exact greedy of Algorithm 2.
+	AuthorsShortcut bool `mapstructure:"authors_shortcut" yaml:"authors_shortcut"`
 }
 
 // GrowableKeys are the Protocol keys a rerun into a campaign's folder may
@@ -96,6 +100,8 @@ type PolicySettings struct {
 	Beta, Lambda float64 // SELECT
 	Fantasy      Fantasy // ECI, SELECT, ENS
 	Q            float64 // qVS-AS order (math.Inf(1) = inf)
+	// AuthorsShortcut: qVS-AS with the authors' shortcut (QVS.AuthorsShortcut).
+	AuthorsShortcut bool
 }
 
 // NewPolicy returns the policy of method (one of Methods) with settings s.
@@ -114,7 +120,7 @@ func NewPolicy(method string, s PolicySettings, kernel vendi.Kernel) (Policy, er
 	case "ens":
 		return ENS{Fantasy: s.Fantasy}, nil
 	case "qvs":
-		return QVS{Q: s.Q, Kernel: kernel}, nil
+		return QVS{Q: s.Q, Kernel: kernel, AuthorsShortcut: s.AuthorsShortcut}, nil
 	}
 	return nil, fmt.Errorf("unknown method %q: expected some of %s", method, strings.Join(Methods, ","))
 }
@@ -214,7 +220,11 @@ func Plan(p Protocol) (*Campaign, error) {
 					return nil, fmt.Errorf("q: order %s listed twice", vendi.FormatOrder(q))
 				}
 				seenQ[q] = true
-				settings = append(settings, setting{method: m, key: "qvs-q" + vendi.FormatOrder(q), q: vendi.FormatOrder(q), s: PolicySettings{Q: q}})
+				key := "qvs-q" + vendi.FormatOrder(q)
+				if p.AuthorsShortcut {
+					key += "-authors" // a folder never mixes the two rules under one key
+				}
+				settings = append(settings, setting{method: m, key: key, q: vendi.FormatOrder(q), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
 			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
@@ -372,7 +382,7 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // durably, in one write), writes runs/KEY.curve.csv and returns the summary
 // fields after key, method, q, params, repeat: positives, vs_q0 ...
 // vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
-// kernel_logdet and seconds, the time the policy spent choosing queries
+// kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries
 // (summed over batches, so a resumed run counts its earlier attempts).
 // At most workers + 1 search spaces are kept alive. The kNN model's prior
 // is c.Prior with the start as the one labelled item (the same for every
@@ -474,5 +484,6 @@ func summaryFields(m Metrics, seconds float64) []campaign.Field {
 		campaign.F("max_pairwise_distance", m.MaxPairwiseDistance),
 		campaign.F("kernel_det", m.KernelDet),
 		campaign.F("kernel_logdet", m.KernelLogDet),
+		campaign.F("kernel_det_per_item", m.KernelDetPerItem),
 		campaign.F("seconds", seconds))
 }

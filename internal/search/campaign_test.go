@@ -88,6 +88,20 @@ func TestPlan(t *testing.T) {
 	if _, err := c.Policy(campaign.Run{Key: "eci-t0.9-pessimistic-r00", Method: "eci"}, kernel); err == nil {
 		t.Error("a run outside the plan has a policy")
 	}
+	// authors_shortcut: qVS-AS runs get their own keys and params, and the
+	// policy carries the option.
+	sp := smallProtocol()
+	sp.AuthorsShortcut = true
+	sc, err := Plan(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sc.Runs[8]; r.Key != "qvs-qinf-authors-r00" || r.Params != "authors_shortcut=true" {
+		t.Errorf("shortcut run %+v, want key qvs-qinf-authors-r00, params authors_shortcut=true", r)
+	}
+	if p, err := sc.Policy(sc.Runs[8], kernel); err != nil || p != (QVS{Q: math.Inf(1), Kernel: kernel, AuthorsShortcut: true}) {
+		t.Errorf("shortcut policy %#v (%v)", p, err)
+	}
 	// The paper's protocol: 1 + 1 + 3 + 4 x 3 + 1 + 6 = 24 settings x 10 repeats.
 	paper, err := Plan(PaperProtocol())
 	if err != nil || len(paper.Runs) != 240 {
@@ -290,7 +304,7 @@ func TestCampaignRunFunc(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "full")
 	execute(dir)
-	sum := readCSV(t, filepath.Join(dir, "summary.csv"), strings.Split("key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds", ","))
+	sum := readCSV(t, filepath.Join(dir, "summary.csv"), strings.Split("key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,kernel_det_per_item,seconds", ","))
 	if len(sum) != 1+6 {
 		t.Fatalf("%d summary rows, want 6", len(sum)-1)
 	}
@@ -346,6 +360,8 @@ func TestCampaignRunFunc(t *testing.T) {
 			"vs_q1":                 math.Exp(h),
 			"max_pairwise_distance": maxDist,
 			"kernel_det":            mat.Det(sub),
+			// |det|^(1/n): the per-item determinant.
+			"kernel_det_per_item": math.Pow(math.Abs(mat.Det(sub)), 1/float64(len(pos))),
 		} {
 			got, err := strconv.ParseFloat(row[slices.Index(sum[0], col)], 64)
 			if err != nil || math.Abs(got-want) > tol*max(1, math.Abs(want)) {

@@ -9,7 +9,9 @@ import (
 // ECI is expected coverage improvement (Malkomes et al. 2021), as the
 // authors run it on a kNN graph (reference notes §2). The neighbourhood of an
 // item x is x itself plus the neighbours j in x's own kNN list with
-// similarity w(x, j) >= Threshold. Every item in the neighbourhood of a
+// similarity w(x, j) > Threshold (strictly, as the authors' code: a
+// neighbour exactly at the threshold is out; about 2 % of photoswitch edges
+// sit exactly at 0.75). Every item in the neighbourhood of a
 // labelled item is covered. The score of an unlabelled candidate x is the
 // summed probability of the uncovered, unlabelled items of its neighbourhood:
 //
@@ -69,7 +71,7 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 		changed = append(changed, fm.g.rev[x]...)
 		nbr, w := fm.Neighbors(x)
 		for t, j := range nbr {
-			if w[t] >= e.Threshold {
+			if w[t] > e.Threshold {
 				changed = append(changed, j)
 			}
 		}
@@ -81,7 +83,7 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 			e.scoreOne(fm, covered, p, score, int(j))
 			rev, revW := fm.Influenced(int(j))
 			for u, y := range rev {
-				if revW[u] >= e.Threshold {
+				if revW[u] > e.Threshold {
 					e.scoreOne(fm, covered, p, score, int(y))
 				}
 			}
@@ -113,7 +115,7 @@ func (e ECI) cover(m *Model, l int, covered []bool) {
 	covered[l] = true
 	nbr, w := m.Neighbors(l)
 	for t, j := range nbr {
-		if w[t] >= e.Threshold {
+		if w[t] > e.Threshold {
 			covered[j] = true
 		}
 	}
@@ -144,7 +146,7 @@ func (e ECI) scoreOne(m *Model, covered []bool, p, score []float64, x int) {
 	s := open(x)
 	nbr, w := m.Neighbors(x)
 	for t, j := range nbr {
-		if w[t] >= e.Threshold {
+		if w[t] > e.Threshold {
 			s += open(int(j))
 		}
 	}

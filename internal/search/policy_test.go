@@ -16,14 +16,14 @@ const scoreTol = 1e-12
 
 // directECI is ECI from its definition (reference notes §2): the summed
 // probability of the unlabelled, uncovered items of x's neighbourhood, where
-// a neighbourhood is the item plus its neighbours with similarity >= thr and
+// a neighbourhood is the item plus its neighbours with similarity > thr and
 // covered = inside the neighbourhood of a labelled item.
 func directECI(m *Model, thr float64, x int) float64 {
 	hood := func(i int) []int {
 		out := []int{i}
 		nbr, w := m.Neighbors(i)
 		for t, j := range nbr {
-			if w[t] >= thr {
+			if w[t] > thr {
 				out = append(out, int(j))
 			}
 		}
@@ -117,6 +117,35 @@ func TestECIScoresAndBatchMatchDefinition(t *testing.T) {
 		want := directBatch(m, 5, e.Fantasy, func(c *Model, x int) float64 { return directECI(c, thr, x) })
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%s): batch %v, direct %v", trial, e.Params(), got, want)
+		}
+	}
+}
+
+// TestECIThresholdIsStrict: a neighbour exactly at the threshold is outside
+// the neighbourhood, as in the authors' ExpectedCoverageImprovement
+// (diverse_search/policies.py: cutoff = k - searchsorted(ascending
+// similarities, threshold, side="right") keeps similarities > threshold).
+// About 2 % of photoswitch edges sit exactly at 0.75.
+func TestECIThresholdIsStrict(t *testing.T) {
+	nbr := [][]int32{{1, 2}, nil, nil, {4, 5}, nil, nil}
+	w := [][]float64{{0.75, 0.8}, nil, nil, {0.75, 0.9}, nil, nil}
+	m, err := NewModel(nbr, w, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(3, false)
+	// Items 0, 1, 2, 4, 5 have no labelled neighbour in their own rows:
+	// probability a1/(a0+a1) = 0.1. Item 3 covers 5 (0.9 > 0.75), not 4.
+	e := ECI{Threshold: 0.75}
+	score := e.Scores(m, 1)
+	for x, want := range map[int]float64{
+		0: 0.2, // itself and 2; 1 sits at the threshold (>= would give 0.3)
+		4: 0.1, // not covered by 3 (>= would give 0)
+		5: 0,   // covered by 3
+		1: 0.1, // itself only
+	} {
+		if math.Abs(score[x]-want) > scoreTol {
+			t.Errorf("ECI(%d) = %v, want %v", x, score[x], want)
 		}
 	}
 }

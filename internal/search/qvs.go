@@ -22,13 +22,34 @@ import (
 // the batch is the top-b probabilities (as in the authors' code); it is
 // computed that way rather than through Greedy, whose numerical rank would
 // only differ for exactly duplicated items.
+//
+// AuthorsShortcut replaces the exact greedy step by the authors' rule
+// (vertaix/Quality-Weighted-Vendi-Score, diverse_search/batch_policies.py,
+// BatchVendiActiveSearch): every candidate whose own directed kNN row has no
+// edge to the positives and picks so far is "masked", and all masked
+// candidates take the qVS of the first masked one, its probability
+// included, although the symmetrised kernel may still link them to the
+// chosen set (through the chosen items' rows) and their probabilities
+// differ. The other candidates are scored exactly; ties go to the lowest
+// index, and the first masked candidate is the lowest-index one, so a
+// masked win picks it (under ties: random, the pool order is random, as the
+// authors' random tie-breaking among the equal masked values). The
+// shortcut reproduces the paper's q = ∞ row, which exact greedy does not
+// (issue 13).
 type QVS struct {
-	Q      float64      // order of VS (math.Inf(1) for ∞)
-	Kernel vendi.Kernel // diversity kernel over the pool's items
+	Q               float64      // order of VS (math.Inf(1) for ∞)
+	Kernel          vendi.Kernel // diversity kernel over the pool's items
+	AuthorsShortcut bool         // the authors' shared value for masked candidates (see above)
 }
 
-func (QVS) Name() string   { return "qvs" }
-func (QVS) Params() string { return "" }
+func (QVS) Name() string { return "qvs" }
+
+func (v QVS) Params() string {
+	if v.AuthorsShortcut {
+		return "authors_shortcut=true"
+	}
+	return ""
+}
 
 func (v QVS) Batch(st *State, b int) ([]int, error) {
 	res, err := v.batch(st, b)
@@ -63,8 +84,67 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 			quality[i] = 0 // observed negatives are neither prefix nor candidates
 		}
 	}
+	if v.AuthorsShortcut {
+		return v.authorsBatch(st, b, quality, prefix, cand)
+	}
 	return vendi.Greedy(vendi.GreedyProblem{
 		Kernel: v.Kernel, Quality: quality, Prefix: prefix, Candidates: cand,
 		K: b, Q: v.Q, Workers: st.Workers,
 	})
+}
+
+// authorsBatch is the batch under AuthorsShortcut: each step runs the exact
+// greedy step over the unmasked candidates plus the first (lowest-index)
+// masked one, which stands for every masked candidate: they all share its
+// value, and among equal values the lowest index, that one, wins. cand is
+// ascending.
+func (v QVS) authorsBatch(st *State, b int, quality []float64, prefix, cand []int) (vendi.GreedyResult, error) {
+	m := st.Model
+	chosen := append([]int(nil), prefix...)
+	inChosen := make([]bool, m.Len())
+	for _, i := range prefix {
+		inChosen[i] = true
+	}
+	var res vendi.GreedyResult
+	step := make([]int, 0, len(cand))
+	for t := 0; t < b; t++ {
+		step = step[:0]
+		firstMasked := true
+		for _, c := range cand {
+			if inChosen[c] {
+				continue
+			}
+			if ownRowHits(m, c, inChosen) {
+				step = append(step, c)
+			} else if firstMasked {
+				step = append(step, c)
+				firstMasked = false
+			}
+		}
+		r, err := vendi.Greedy(vendi.GreedyProblem{
+			Kernel: v.Kernel, Quality: quality, Prefix: chosen, Candidates: step,
+			K: 1, Q: v.Q, Workers: st.Workers,
+		})
+		if err != nil {
+			return res, err
+		}
+		pick := r.Picks[0]
+		chosen = append(chosen, pick)
+		inChosen[pick] = true
+		res.Picks = append(res.Picks, pick)
+		res.Scores = append(res.Scores, r.Scores[0])
+	}
+	return res, nil
+}
+
+// ownRowHits reports whether item c's own directed kNN row has an edge to a
+// chosen item (the authors' mask is its negation).
+func ownRowHits(m *Model, c int, chosen []bool) bool {
+	nbr, w := m.Neighbors(c)
+	for k, j := range nbr {
+		if w[k] != 0 && chosen[j] {
+			return true
+		}
+	}
+	return false
 }

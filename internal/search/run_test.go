@@ -46,6 +46,10 @@ func TestMeasureClosedForms(t *testing.T) {
 	if math.Abs(m.KernelDet-(1-s*s)) > tol || math.Abs(m.KernelLogDet-math.Log(1-s*s)) > tol {
 		t.Errorf("det %g, logdet %g; want %g, %g", m.KernelDet, m.KernelLogDet, 1-s*s, math.Log(1-s*s))
 	}
+	// Per-item det: the geometric mean of the eigenvalues 1+s, 1-s, 1.
+	if want := math.Cbrt((1 + s) * (1 - s) * 1); math.Abs(m.KernelDetPerItem-want) > tol {
+		t.Errorf("det per item %g, want %g", m.KernelDetPerItem, want)
+	}
 
 	// Duplicates: det 0, VS_0 = rank 1.
 	dup := vendi.FuncKernel(2, func(i, j int) float64 { return 1 })
@@ -53,7 +57,7 @@ func TestMeasureClosedForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.VS[0] != 1 || m.KernelDet != 0 || !math.IsInf(m.KernelLogDet, -1) {
+	if m.VS[0] != 1 || m.KernelDet != 0 || !math.IsInf(m.KernelLogDet, -1) || m.KernelDetPerItem != 0 {
 		t.Errorf("duplicates: VS_0 %g, det %g, logdet %g; want 1, 0, -Inf", m.VS[0], m.KernelDet, m.KernelLogDet)
 	}
 	// One positive: every VS is 1, det 1, distance 0.
@@ -66,7 +70,7 @@ func TestMeasureClosedForms(t *testing.T) {
 			t.Errorf("single positive: VS_%s = %g, want 1", vendi.FormatOrder(MetricOrders[i]), v)
 		}
 	}
-	if m.KernelDet != 1 || m.MaxPairwiseDistance != 0 {
+	if m.KernelDet != 1 || m.KernelDetPerItem != 1 || m.MaxPairwiseDistance != 0 {
 		t.Errorf("single positive: det %g, distance %g; want 1, 0", m.KernelDet, m.MaxPairwiseDistance)
 	}
 	// A NaN distance is an error, not a silent maximum.
@@ -383,10 +387,14 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 			}
 		}
 	}
-	// The issue-13 example as a two-positive pool: VS_2 = 1, not 0.615.
+	// The issue-13 example as a two-positive pool: VS_2 = 1, not 0.615;
+	// det = 1 - 2.25 = -1.25, so the per-item det is sqrt(1.25).
 	m, err := Measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := math.Sqrt(1.25); math.Abs(m.KernelDetPerItem-want) > 1e-12 || m.KernelDet > -1.25+1e-12 {
+		t.Errorf("det %v, per item %v; want -1.25, %v", m.KernelDet, m.KernelDetPerItem, want)
 	}
 	for i, v := range m.VS {
 		if math.Abs(v-1) > 1e-12 { // 2 x 2 eigenproblem

@@ -298,17 +298,16 @@ func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
 		for _, m := range cfg.Methods {
 			if m == bayesopt.MethodQVS {
 				for k, q := range qs {
-					key := fmt.Sprintf("qvs-q%s-r%02d", cfg.Q[k], r)
+					key := bayesopt.RunKey(m, cfg.Q[k], cfg.QVSFloor, r)
 					params := ""
 					if cfg.QVSFloor {
-						key = fmt.Sprintf("qvs-q%s-floor-r%02d", cfg.Q[k], r)
 						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
 					}
 					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
 				}
 				continue
 			}
-			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", m, r), Method: m, Repeat: r}
+			run := campaign.Run{Key: bayesopt.RunKey(m, "", false, r), Method: m, Repeat: r}
 			if m == bayesopt.MethodROBOT {
 				run.Params = "tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
 			}

@@ -69,9 +69,13 @@ func (e *Engine) TrustRegions() []TrustRegion { return append([]TrustRegion(nil)
 // campaign.RNG(Seed, "init", Repeat) (shared by every method of a repeat),
 // snapped for a Snapper domain, with Region -1. The first k points of a
 // design of Init > k points are the design of Init = k.
-func (e *Engine) InitialDesign() []Evaluation {
+func (e *Engine) InitialDesign() []Evaluation { return e.Design(e.r.s.Init) }
+
+// Design returns the first n points of the initial-design stream (n may
+// exceed Settings.Init: the stream goes on).
+func (e *Engine) Design(n int) []Evaluation {
 	r := e.r
-	us := uniformPoints(campaign.RNG(r.id.Seed, "init", r.id.Repeat), r.s.Init, r.d)
+	us := uniformPoints(campaign.RNG(r.id.Seed, "init", r.id.Repeat), n, r.d)
 	out := make([]Evaluation, len(us))
 	for i, u := range us {
 		out[i] = Evaluation{Iteration: 0, Region: -1, X: r.unitToX(u)}
@@ -165,6 +169,33 @@ func (e *Engine) Tell(evs []Evaluation) error {
 // Result selects the final solutions from the evaluations so far and
 // summarises them (see Result).
 func (e *Engine) Result() (*Result, error) { return e.r.result() }
+
+// RegionOf returns the trust region of the current iteration that would
+// have proposed engine point x: among the regions whose box (centre ±
+// Length/2 in the unit cube) contains x, the one with the nearest centre
+// (ties: the better rank); -1 if none does, for random search, and before
+// the initial design was told. suggest uses it for evaluation files without
+// a region column.
+func (e *Engine) RegionOf(x []float64) int {
+	r := e.r
+	if e.it == 0 || r.s.Method == MethodRandom {
+		return -1
+	}
+	u := r.toUnit(x)
+	best, bestD := -1, math.Inf(1)
+	for m, c := range e.centres() {
+		d, inside := 0.0, true
+		for j := range u {
+			t := math.Abs(u[j] - c.u[j])
+			inside = inside && t <= r.trs[m].Length/2
+			d += t * t
+		}
+		if inside && d < bestD {
+			best, bestD = m, d
+		}
+	}
+	return best
+}
 
 // centres returns the centres of the current iteration (cached).
 func (e *Engine) centres() []centre {

@@ -161,6 +161,9 @@ func Parse(name string, b []byte) (*Space, error) {
 		if p.IsLog() {
 			lo, hi = math.Log(lo), math.Log(hi)
 		}
+		if !(lo < hi) || math.IsInf(hi-lo, 0) {
+			return nil, fmt.Errorf("%s: the searched range [%v, %v] is too narrow or too wide for float64", where, lo, hi)
+		}
 		s.lo, s.hi = append(s.lo, lo), append(s.hi, hi)
 	}
 	return s, nil

@@ -61,14 +61,6 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 // maxSuggestBatch bounds --batch (memory grows with it).
 const maxSuggestBatch = 100000
 
-// continuousSettings resolves the engine settings of suggest (and of
-// --space campaigns' defaults): --init defaults to the smallest multiple of
-// batch that is at least max(2d, regions).
-func continuousInit(d, batch, regions int) int {
-	need := max(2*d, regions, 1)
-	return (need + batch - 1) / batch * batch
-}
-
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
 	if common.observed == "" {
 		return usageErrorf("--observed FILE is required")
@@ -100,7 +92,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	init := o.init
 	if !c.Flags().Changed("init") {
-		init = continuousInit(sp.Dim(), common.batch, o.regions)
+		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
 		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}

@@ -17,6 +17,15 @@ type Request struct {
 	Batch    int // number of suggestions
 }
 
+// DefaultInit is suggest's default initial-design size for d parameters:
+// the smallest multiple of batch that is at least max(2d, regions) (TuRBO
+// starts from 2d points; every region needs a centre), so the design ends
+// with a full batch.
+func DefaultInit(d, batch, regions int) int {
+	need := max(2*d, regions, 1)
+	return (need + batch - 1) / batch * batch
+}
+
 // Suggestion is one suggested experiment.
 type Suggestion struct {
 	Values []float64 // parameter values, in the space's order

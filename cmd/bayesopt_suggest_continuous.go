@@ -58,8 +58,12 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
 }
 
-// maxSuggestBatch bounds --batch (memory grows with it).
-const maxSuggestBatch = 100000
+// maxSuggestBatch bounds --batch (memory grows with it); maxPending the
+// pending rows (the qvs greedy carries them as a prefix).
+const (
+	maxSuggestBatch = 100000
+	maxPending      = 1000
+)
 
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
 	if common.observed == "" {
@@ -108,6 +112,9 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	if o.pending != "" {
 		if pend, err = space.ReadPending(o.pending, sp); err != nil {
 			return err
+		}
+		if len(pend) > maxPending {
+			return fmt.Errorf("%s: %d pending experiments, at most %d (the qvs batch is scored against all of them)", o.pending, len(pend), maxPending)
 		}
 	}
 	ctx, stop := interruptContext(c)

@@ -206,18 +206,19 @@ func (e *Engine) centres() []centre {
 }
 
 // randomBatch draws b uniform points from campaign.RNG(Seed, Key, it); for a
-// Snapper domain a point whose snap is taken is redrawn (at most 100 times
-// per point, then kept: a small integer space can run out of new points).
+// Snapper domain a point whose snap is taken is redrawn, at most 100 times
+// per point, after which the batch ends short (a small integer space can run
+// out of new points).
 func (r *runner) randomBatch(it, b int, taken pointSet) [][]float64 {
 	rng := campaign.RNG(r.id.Seed, r.id.Key, it)
 	out := make([][]float64, 0, b)
 	for len(out) < b {
-		var u []float64
-		for try := 0; try < 100; try++ {
-			u = uniformPoints(rng, 1, r.d)[0]
-			if r.snap == nil || !taken.has(r.unitToX(u)) {
-				break
+		u := uniformPoints(rng, 1, r.d)[0]
+		for try := 1; r.snap != nil && taken.has(r.unitToX(u)); try++ {
+			if try == 100 {
+				return out
 			}
+			u = uniformPoints(rng, 1, r.d)[0]
 		}
 		taken.add(r.unitToX(u))
 		out = append(out, u)

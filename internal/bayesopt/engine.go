@@ -715,25 +715,43 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			continue
 		}
 		mod := models[m]
+		// ROBOT's verdicts hold for the whole region (earlier changes
+		// between regions only), so each is computed once; taken grows
+		// with every pick, so it is checked afresh.
+		robotOK := make([]int8, mod.cand.RawMatrix().Rows) // 0 unknown, 1 feasible, -1 not
 		allowed := func(i int) bool {
 			x := r.unitToX(mod.cand.RawRowView(i))
 			if taken.has(x) {
 				return false
 			}
 			if r.s.Method == MethodROBOT {
-				for _, y := range earlier {
-					if r.dom.Distance(x, y) < r.s.Tau {
-						return false
+				if robotOK[i] == 0 {
+					robotOK[i] = 1
+					for _, y := range earlier {
+						if r.dom.Distance(x, y) < r.s.Tau {
+							robotOK[i] = -1
+							break
+						}
 					}
 				}
+				return robotOK[i] > 0
 			}
 			return true
 		}
-		for _, i := range ThompsonPicks(mod.samples, allowed) {
+		var picked []int
+		for s := range mod.samples {
+			// One sample at a time, so that a pick's snapped point is
+			// taken before the next sample picks (two candidates can snap
+			// to one point); without a Snapper this equals
+			// ThompsonPicks(mod.samples, allowed).
+			for _, i := range ThompsonPicks(mod.samples[s:s+1], allowed) {
+				taken.add(r.unitToX(mod.cand.RawRowView(i)))
+				picked = append(picked, i)
+			}
+		}
+		for _, i := range picked {
 			u := append([]float64(nil), mod.cand.RawRowView(i)...)
-			x := r.unitToX(u)
-			taken.add(x)
-			earlier = append(earlier, x)
+			earlier = append(earlier, r.unitToX(u))
 			props = append(props, u)
 			regions = append(regions, m)
 		}

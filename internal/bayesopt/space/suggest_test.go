@@ -249,3 +249,41 @@ func TestIterations(t *testing.T) {
 		t.Errorf("huge iteration: %v", err)
 	}
 }
+
+// TestSuggestSmallIntegerSpace: when a 3 x 3 integer grid has 2 points
+// left, no method repeats an observed or pending point: the batch ends
+// short instead.
+func TestSuggestSmallIntegerSpace(t *testing.T) {
+	sp := mustParse(t, "parameters:\n  - {name: a, lower: 1, upper: 3, type: int}\n  - {name: b, lower: 1, upper: 3, type: int}\n")
+	var obs, pend []Observation
+	for a := 1.0; a <= 3; a++ {
+		for b := 1.0; b <= 3; b++ {
+			switch {
+			case a == 3 && b >= 2: // left free
+			case a == 2 && b == 2:
+				pend = append(pend, Observation{Values: []float64{a, b}, Iteration: -1, Region: -1})
+			default:
+				obs = append(obs, Observation{Values: []float64{a, b}, Value: a + b, Iteration: -1, Region: -1})
+			}
+		}
+	}
+	for _, method := range bayesopt.Methods {
+		s := testSettings(method)
+		s.Init, s.Regions = 4, 2
+		got, err := Suggest(context.Background(), Request{Space: sp, Settings: s, ID: bayesopt.RunID{Seed: 1, Key: method}, Observed: obs, Pending: pend, Batch: 5})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if len(got) > 2 {
+			t.Errorf("%s: %d suggestions, only 2 points are free", method, len(got))
+		}
+		seen := map[string]bool{}
+		for _, g := range got {
+			k := fmt.Sprint(g.Values)
+			if g.Values[0] != 3 || g.Values[1] < 2 || seen[k] {
+				t.Errorf("%s: suggested %v, not one of the free points (3, 2), (3, 3) or a repeat", method, g.Values)
+			}
+			seen[k] = true
+		}
+	}
+}

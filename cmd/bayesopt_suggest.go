@@ -33,7 +33,8 @@ examples/README.md); method qvs, turbo, robot or random.
 Exactly one of --space and --kernel. Only the suggestions go to stdout.
 
 ` + continuousSuggestHelp,
-		Args: cobra.NoArgs,
+		Args:        cobra.NoArgs,
+		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			space, kernel := c.Flags().Changed("space"), c.Flags().Changed("kernel")
 			switch {

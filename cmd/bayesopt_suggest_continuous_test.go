@@ -77,6 +77,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"bad batch", nil, []string{"--space", space, "--observed", good, "--batch", "0"}, ExitUsage, []string{"--batch 0"}},
 		{"bad q", nil, []string{"--space", space, "--observed", good, "--q", "-1"}, ExitUsage, []string{"--q"}},
 		{"bad format", nil, []string{"--space", space, "--observed", good, "--format", "json"}, ExitUsage, []string{"--format"}},
+		{"config ignored", nil, []string{"--space", space, "--observed", good, "--config", "c.yaml"}, ExitUsage, []string{"--config has no effect"}},
 		{"bad length scale", nil, []string{"--space", space, "--observed", good, "--length-scale", "-1"}, ExitUsage, []string{"--length-scale"}},
 		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"init = 2"}},
 		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "kind"}},

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 const unitSpace6 = `parameters:
@@ -283,4 +285,42 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
 	sameResults(t, full, killed)
+}
+
+// TestREADMEOwnProblem runs the README's `qvs select` commands and its
+// `bayesopt suggest` line (on examples/branin-evals.csv instead of the
+// loop's growing file) from examples/ as written.
+func TestREADMEOwnProblem(t *testing.T) {
+	root := testutil.RepoRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Use qvs on your own problem")
+	if !ok {
+		t.Fatal(`README.md has no "## Use qvs on your own problem" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	t.Chdir(filepath.Join(root, "examples"))
+	ran := 0
+	for _, l := range strings.Split(section, "\n") {
+		l = strings.TrimSpace(l)
+		rest, ok := strings.CutPrefix(l, "../qvs ")
+		if !ok || !(strings.HasPrefix(rest, "select ") || strings.HasPrefix(rest, "bayesopt suggest ")) {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "|")
+		args := strings.Fields(strings.ReplaceAll(rest, "my-evals.csv", "branin-evals.csv"))
+		code, out, stderr := runQVS(t, args...)
+		if code != 0 || strings.Count(out, "\n") < 3 {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+		}
+		if args[0] == "bayesopt" && !strings.HasPrefix(out, "rank,x1,x2,region\n") {
+			t.Errorf("suggest output %q", out)
+		}
+		ran++
+	}
+	if ran != 3 {
+		t.Errorf("ran %d README commands, want 3 (two select, one suggest)", ran)
+	}
 }

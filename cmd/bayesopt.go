@@ -158,7 +158,9 @@ one value per line (or a CSV with a value column) from its stdout; --minimize
 negates them (records hold the maximised values). A non-zero exit, a wrong
 number of values, a non-number or --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
-that batch is recorded and a rerun resumes there. Records hold engine
+that batch is recorded and a rerun resumes there. A run never has two
+batches in flight, but runs execute in parallel (--workers): give
+--workers 1 if the program must not run twice at once. Records hold engine
 coordinates x0..: the values themselves, natural logs for scale: log.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },

@@ -177,7 +177,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 		extra     []string
 		want      []string
 	}{
-		{"hangs", "sleep 30", []string{"--objective-timeout", "300ms"}, []string{"iteration 0", "within --objective-timeout 300ms", "killed"}},
+		{"hangs", "sleep 30", []string{"--objective-timeout", "300ms"}, []string{"iteration 0", "within the time limit 300ms", "killed"}},
 		{"junk", "echo hello; echo oops >&2", nil, []string{"iteration 0", `"hello"`, "oops"}},
 		{"non-number", "awk 'NR > 1 { print (NR == 3 ? \"abc\" : 1) }'", nil, []string{"iteration 0", `line 2: "abc" is not a finite number`}},
 		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 10"}},

@@ -91,7 +91,7 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case runCtx.Err() != nil:
-		return nil, fmt.Errorf("%s: no answer within --objective-timeout %v: killed%s", what, c.Timeout, tail())
+		return nil, fmt.Errorf("%s: no answer within the time limit %v (--objective-timeout, key objective_timeout): killed%s", what, c.Timeout, tail())
 	case out.overflow:
 		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout%s", what, maxCommandStdout, tail())
 	case err != nil:

@@ -100,7 +100,11 @@ func Parse(name string, b []byte) (*Space, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty file; expected a parameters: list of {name, lower, upper}", name)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		msg := strings.NewReplacer(
+			"in type space.Parameter", "in a parameter (keys: name, lower, upper, scale, type)",
+			"in type space.spaceFile", "at the top level (keys: parameters, length_scale)",
+			"yaml: unmarshal errors:\n  ", "").Replace(err.Error())
+		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	if len(f.Parameters) == 0 {
 		return nil, fmt.Errorf("%s: no parameters; expected a parameters: list of {name, lower, upper}", name)

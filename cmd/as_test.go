@@ -290,6 +290,18 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	sameResults(t, full, part)
 }
 
+// buildQVS builds the qvs binary into dir and returns its path.
+func buildQVS(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "qvs")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = testutil.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestASResumeAfterKill9 kills a built qvs binary mid-campaign with SIGKILL,
 // resumes it, and compares every file with an uninterrupted campaign.
 func TestASResumeAfterKill9(t *testing.T) {
@@ -297,12 +309,7 @@ func TestASResumeAfterKill9(t *testing.T) {
 		t.Skip("builds the qvs binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "qvs")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = testutil.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildQVS(t, dir)
 	// 24 runs of 30 batches on a 1,500-item pool: a few seconds of work.
 	body := strings.NewReplacer("n: 300", "n: 1500", "budget: 13", "budget: 60", "batch: 4", "batch: 2", "repeats: 2", "repeats: 3").Replace(tinyASConfig)
 	cfg := asWriteFile(t, dir, "kill.yaml", body)

@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -50,6 +52,12 @@ type bayesoptConfig struct {
 	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
 	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
 	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
+	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
+	// on an external objective (task: space; see runBayesopt).
+	Space            string `mapstructure:"space" yaml:"space,omitempty"`
+	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
+	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
+	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
 }
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -65,6 +73,10 @@ func bayesoptDefaultOut(task string) string {
 // bayesoptGrowable are the keys a rerun into a campaign's folder may grow
 // (campaign.CheckConfig): they only add runs, keyed as before.
 var bayesoptGrowable = []string{"methods", "q", "repeats"}
+
+// spaceTask is the task name of a campaign on a user's space and objective
+// command (--space with --objective-cmd).
+const spaceTask = "space"
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
@@ -94,6 +106,8 @@ type bayesoptFlags struct {
 	maxTrain                                          int
 	tau                                               float64
 	qvsFloor                                          bool
+	space, objectiveCmd, objectiveTimeout             string
+	minimize                                          bool
 }
 
 func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
@@ -134,7 +148,20 @@ parallel (--workers); --shard i/n runs every n-th run for multi-machine use.
 
 Tasks: ` + strings.Join(tasks.Names(), ", ") + ` (or synthetic-<d>); discrete tasks
 (mof, photoswitch-bo) are handed to the discrete engine. Flags override the
-config's keys.`,
+config's keys.
+
+Your own problem: --space space.yaml --objective-cmd "python3 my_sim.py"
+(keys space:, objective_cmd:, objective_timeout:, minimize:) runs the same
+campaigns against a program. Per batch qvs starts the command once (sh -c),
+writes the batch as CSV on its stdin (header = the parameter names) and reads
+one value per line (or a CSV with a value column) from its stdout; --minimize
+negates them (records hold the maximised values). A non-zero exit, a wrong
+number of values, a non-number or --objective-timeout (per batch, e.g. 10m)
+is an error naming the batch with the command's stderr tail; nothing of
+that batch is recorded and a rerun resumes there. A run never has two
+batches in flight, but runs execute in parallel (--workers): give
+--workers 1 if the program must not run twice at once. Records hold engine
+coordinates x0..: the values themselves, natural logs for scale: log.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
 	}
@@ -153,13 +180,18 @@ config's keys.`,
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
 	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n)")
+	fs.StringVar(&f.space, "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd")
+	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
+	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
+	fs.BoolVar(&f.minimize, "minimize", false, "--objective-cmd prints values to minimise")
 	for _, sub := range bayesoptSubcommands {
 		c.AddCommand(sub(g))
 	}
 	return c
 }
 
-// boPeekTask reads the top-level task: key of a YAML config ("" if absent).
+// boPeekTask reads the top-level task: key of a YAML config ("" if absent);
+// a config with a space: key is of task space.
 func boPeekTask(path string) (string, error) {
 	if path == "" {
 		return "", nil
@@ -169,10 +201,14 @@ func boPeekTask(path string) (string, error) {
 		return "", usageErrorf("config %s: %w", path, err)
 	}
 	var head struct {
-		Task string `yaml:"task"`
+		Task  string `yaml:"task"`
+		Space string `yaml:"space"`
 	}
 	if err := yaml.Unmarshal(b, &head); err != nil {
 		return "", usageErrorf("config %s: %w", path, err)
+	}
+	if head.Space != "" && head.Task == "" {
+		return spaceTask, nil
 	}
 	return head.Task, nil
 }
@@ -193,6 +229,9 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	cfg := defaultBayesoptConfig(task)
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return cfg, nil, err
+	}
+	if cfg.Task == "" && cfg.Space != "" {
+		cfg.Task = spaceTask
 	}
 	if cfg.Task != task {
 		return cfg, nil, usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
@@ -224,6 +263,27 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	if ch("out") {
 		cfg.Out = f.out
+	}
+	strs := []struct {
+		name string
+		src  string
+		dst  *string
+	}{{"space", f.space, &cfg.Space}, {"objective-cmd", f.objectiveCmd, &cfg.ObjectiveCmd}, {"objective-timeout", f.objectiveTimeout, &cfg.ObjectiveTimeout}}
+	for _, p := range strs {
+		if ch(p.name) {
+			*p.dst = p.src
+		}
+	}
+	if ch("minimize") {
+		cfg.Minimize = f.minimize
+	}
+	if task == spaceTask {
+		cfg.Task = spaceTask
+		if cfg.Space == "" || cfg.ObjectiveCmd == "" {
+			return cfg, nil, usageErrorf("a campaign on your own problem needs both --space (space:) and --objective-cmd (objective_cmd:)")
+		}
+	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize {
+		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout and --minimize are for your own problem, not task %s", task)
 	}
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
@@ -298,17 +358,16 @@ func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
 		for _, m := range cfg.Methods {
 			if m == bayesopt.MethodQVS {
 				for k, q := range qs {
-					key := fmt.Sprintf("qvs-q%s-r%02d", cfg.Q[k], r)
+					key := bayesopt.RunKey(m, cfg.Q[k], cfg.QVSFloor, r)
 					params := ""
 					if cfg.QVSFloor {
-						key = fmt.Sprintf("qvs-q%s-floor-r%02d", cfg.Q[k], r)
 						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
 					}
 					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
 				}
 				continue
 			}
-			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", m, r), Method: m, Repeat: r}
+			run := campaign.Run{Key: bayesopt.RunKey(m, "", false, r), Method: m, Repeat: r}
 			if m == bayesopt.MethodROBOT {
 				run.Params = "tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
 			}
@@ -327,21 +386,35 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		}
 		task = t
 	}
+	if c.Flags().Changed("space") {
+		if task != "" && task != spaceTask {
+			return usageErrorf("--space replaces --task: give one of them (task %s)", task)
+		}
+		task = spaceTask
+	}
 	if task == "" {
-		return usageErrorf("--task is required (or a config with a task: key); tasks: %s", strings.Join(tasks.Names(), ", "))
+		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
 	if discreteBayesOpt != nil {
 		if handled, err := discreteBayesOpt(c, g, task, g.Config); handled {
 			return err
 		}
 	}
-	obj, err := tasks.Lookup(task)
-	if err != nil {
-		return usageErrorf("--task: %v", err)
+	var obj bayesopt.Objective
+	if task != spaceTask {
+		var err error
+		if obj, err = tasks.Lookup(task); err != nil {
+			return usageErrorf("--task: %v", err)
+		}
 	}
 	cfg, qs, err := resolveBayesoptConfig(c, g, f, task)
 	if err != nil {
 		return err
+	}
+	if task == spaceTask {
+		if obj, err = commandObjective(cfg); err != nil {
+			return err
+		}
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
@@ -396,6 +469,21 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
+}
+
+// commandObjective is the external objective of a task: space campaign.
+func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
+	sp, err := space.Load(cfg.Space)
+	if err != nil {
+		return nil, err
+	}
+	var timeout time.Duration
+	if cfg.ObjectiveTimeout != "" {
+		if timeout, err = time.ParseDuration(cfg.ObjectiveTimeout); err != nil || timeout <= 0 {
+			return nil, usageErrorf("objective_timeout %q: expected a positive duration such as 90s or 2h", cfg.ObjectiveTimeout)
+		}
+	}
+	return &space.Command{Space: sp, Line: cfg.ObjectiveCmd, Timeout: timeout, Minimize: cfg.Minimize}, nil
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

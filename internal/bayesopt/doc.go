@@ -72,6 +72,18 @@
 // value, the solutions' mean value, their pairwise task distances and mean,
 // and their Vendi score of order 1 under exp(-d²/2).
 //
+// # Ask and tell
+//
+// Engine is the optimiser as a state machine driven by its evaluation
+// history: InitialDesign, then Ask(b) for the next batch (each point with its
+// region) and Tell(evaluations) to add an iteration and update the trust
+// regions. Optimize is a loop over Ask and Tell; `qvs bayesopt suggest`
+// rebuilds an Engine from a user's evaluation file with the same calls.
+// Ask accepts pending points (experiments still running): the batch avoids
+// them and treats them as already picked this iteration. A Domain that is a
+// Snapper (integer parameters) has its candidates snapped before sampling,
+// and no snapped point is proposed twice.
+//
 // # Determinism and resume
 //
 // Every random draw derives from campaign.RNG: the initial design from

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -172,7 +173,8 @@ type centre struct {
 }
 
 type runner struct {
-	obj    Objective
+	dom    Domain
+	snap   Snapper // nil unless dom implements it
 	s      Settings
 	id     RunID
 	d      int
@@ -183,19 +185,23 @@ type runner struct {
 	dcache map[[2]int]float64 // task distances between evaluated points
 }
 
-// Optimize runs one optimisation of obj (maximisation) with settings s.
+// Optimize runs one optimisation of obj (maximisation) with settings s: a
+// loop over Engine.Ask and Engine.Tell that evaluates each batch.
 // prior holds the evaluations of an interrupted earlier attempt (records of
-// whole iterations, in order): they are replayed without re-evaluating the
-// objective, the state (trust regions, which are a deterministic function of
-// the evaluation history) is rebuilt from them, and the run continues; the
-// result equals that of an uninterrupted run. record is called with each
+// whole iterations, in order): they are told to the engine without
+// re-evaluating the objective (the state, trust regions included, is a
+// deterministic function of the evaluation history) and the run continues;
+// the result equals that of an uninterrupted run. record is called with each
 // new iteration's evaluations before the next iteration starts.
+//
+// An objective that implements BatchObjective evaluates each batch in one
+// call; otherwise points are evaluated on s.Workers goroutines.
 func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []Evaluation, record func([]Evaluation) error) (*Result, error) {
 	s.defaults()
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(obj, s, id)
+	e, err := NewEngine(obj, s, id)
 	if err != nil {
 		return nil, err
 	}
@@ -211,38 +217,30 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 	}
 
 	// Iteration 0: the initial design.
-	init := r.initialDesign()
+	init := e.InitialDesign()
 	if rows := take(0); len(rows) > 0 {
 		if len(rows) != len(init) {
 			return nil, fmt.Errorf("recorded run has %d initial points, this configuration draws %d: use a fresh output directory", len(rows), len(init))
 		}
-		for i, e := range rows {
-			for j, u := range init[i] {
-				if e.X[j] != r.fromUnit(u, j) {
-					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
-				}
+		for i, ev := range rows {
+			if !slices.Equal(ev.X, init[i].X) {
+				return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
 			}
 		}
-		r.add(rows)
-	} else {
-		evs, err := r.evaluate(ctx, 0, init, nil)
-		if err != nil {
+		if err := e.Tell(rows); err != nil {
 			return nil, err
 		}
-		if err := record(evs); err != nil {
-			return nil, err
-		}
-		r.add(evs)
 	}
 
-	for it := 1; len(r.H) < s.Budget; it++ {
-		if rows := take(it); len(rows) > 0 {
-			if r.s.Method != MethodRandom {
-				cs := r.centres(it, true)
-				r.updateRegions(cs, rows)
+	for e.Evaluations() < s.Budget {
+		it := e.Iteration()
+		if it > 0 {
+			if rows := take(it); len(rows) > 0 {
+				if err := e.Tell(rows); err != nil {
+					return nil, err
+				}
+				continue
 			}
-			r.add(rows)
-			continue
 		}
 		if next < len(prior) {
 			return nil, fmt.Errorf("recorded evaluations jump from iteration %d to %d", it-1, prior[next].Iteration)
@@ -250,58 +248,51 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b := min(s.Batch, s.Budget-len(r.H))
-		var props [][]float64
-		var regions []int
-		var cs []centre
-		if s.Method == MethodRandom {
-			rng := campaign.RNG(id.Seed, id.Key, it)
-			props = uniformPoints(rng, b, r.d)
-		} else {
-			cs = r.centres(it, true)
-			props, regions, err = r.propose(ctx, it, cs, b)
+		batch := init
+		if it > 0 {
+			batch, err = e.Ask(ctx, min(s.Batch, s.Budget-e.Evaluations()), nil)
 			if err != nil {
-				return nil, fmt.Errorf("iteration %d: %w", it, err)
+				return nil, err
 			}
 		}
-		evs, err := r.evaluate(ctx, it, props, regions)
-		if err != nil {
+		if err := evaluateBatch(ctx, obj, s.Workers, batch); err != nil {
 			return nil, err
 		}
-		if err := record(evs); err != nil {
+		if err := record(batch); err != nil {
 			return nil, err
 		}
-		if s.Method != MethodRandom {
-			r.updateRegions(cs, evs)
+		if err := e.Tell(batch); err != nil {
+			return nil, err
 		}
-		r.add(evs)
 	}
 	if next < len(prior) {
 		return nil, fmt.Errorf("recorded run has %d evaluations, more than budget = %d: use a fresh output directory", len(prior), s.Budget)
 	}
-	return r.result()
+	return e.Result()
 }
 
-func newRunner(obj Objective, s Settings, id RunID) (*runner, error) {
-	d := obj.Dim()
-	lo, hi := obj.Bounds()
+func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
+	d := dom.Dim()
+	lo, hi := dom.Bounds()
 	if d < 1 || len(lo) != d || len(hi) != d {
-		return nil, fmt.Errorf("objective %s: dimension %d with bounds of length %d and %d", obj.Name(), d, len(lo), len(hi))
+		return nil, fmt.Errorf("objective %s: dimension %d with bounds of length %d and %d", dom.Name(), d, len(lo), len(hi))
 	}
 	for i := range lo {
 		if !(hi[i] > lo[i]) || math.IsInf(hi[i]-lo[i], 0) {
-			return nil, fmt.Errorf("objective %s: bound %d is [%v, %v], need finite lower < upper", obj.Name(), i, lo[i], hi[i])
+			return nil, fmt.Errorf("objective %s: bound %d is [%v, %v], need finite lower < upper", dom.Name(), i, lo[i], hi[i])
 		}
 	}
 	if d > MaxSobolDim && s.Method != MethodRandom {
-		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", obj.Name(), d, MaxSobolDim)
+		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", dom.Name(), d, MaxSobolDim)
 	}
 	per := float64(s.Batch) / float64(s.Regions)
 	trs := make([]TrustRegion, s.Regions)
 	for m := range trs {
 		trs[m] = NewTrustRegion(DefaultTrustRegionRules(d, per))
 	}
-	return &runner{obj: obj, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}, nil
+	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}
+	r.snap, _ = dom.(Snapper)
+	return r, nil
 }
 
 func uniformPoints(rng *rand.Rand, n, d int) [][]float64 {
@@ -313,10 +304,6 @@ func uniformPoints(rng *rand.Rand, n, d int) [][]float64 {
 		}
 	}
 	return out
-}
-
-func (r *runner) initialDesign() [][]float64 {
-	return uniformPoints(campaign.RNG(r.id.Seed, "init", r.id.Repeat), r.s.Init, r.d)
 }
 
 // fromUnit maps unit-cube coordinate u of dimension j into the box; the
@@ -340,32 +327,48 @@ func (r *runner) add(evs []Evaluation) {
 	}
 }
 
-// evaluate evaluates the unit-cube points us (proposed by regions, nil for
-// -1) with r.s.Workers goroutines.
-func (r *runner) evaluate(ctx context.Context, it int, us [][]float64, regions []int) ([]Evaluation, error) {
-	evs := make([]Evaluation, len(us))
-	for i, u := range us {
-		x := make([]float64, r.d)
-		for j := range x {
-			x[j] = r.fromUnit(u[j], j)
-		}
-		reg := -1
-		if regions != nil {
-			reg = regions[i]
-		}
-		evs[i] = Evaluation{Iteration: it, Region: reg, X: x}
-	}
-	err := parallel(ctx, len(evs), r.s.Workers, func(i int) error {
-		t0 := time.Now()
-		v := r.obj.Evaluate(evs[i].X)
-		evs[i].Seconds = time.Since(t0).Seconds()
+// evaluateBatch sets the Value and Seconds of every evaluation of one
+// iteration: in one call for a BatchObjective (Seconds = the batch's wall
+// time shared equally), else with workers goroutines.
+func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evaluation) error {
+	check := func(i int, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("objective %s returned %v at iteration %d, point %d", r.obj.Name(), v, it, i)
+			return fmt.Errorf("objective %s returned %v at iteration %d, point %d", obj.Name(), v, evs[i].Iteration, i)
 		}
 		evs[i].Value = v
 		return nil
+	}
+	if bo, ok := obj.(BatchObjective); ok {
+		if len(evs) == 0 {
+			return nil
+		}
+		xs := make([][]float64, len(evs))
+		for i := range evs {
+			xs[i] = evs[i].X
+		}
+		t0 := time.Now()
+		vals, err := bo.EvaluateBatch(ctx, xs)
+		if err != nil {
+			return fmt.Errorf("iteration %d: %w", evs[0].Iteration, err)
+		}
+		if len(vals) != len(evs) {
+			return fmt.Errorf("objective %s returned %d values for the %d points of iteration %d", obj.Name(), len(vals), len(evs), evs[0].Iteration)
+		}
+		sec := time.Since(t0).Seconds() / float64(len(evs))
+		for i, v := range vals {
+			evs[i].Seconds = sec
+			if err := check(i, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return parallel(ctx, len(evs), workers, func(i int) error {
+		t0 := time.Now()
+		v := obj.Evaluate(evs[i].X)
+		evs[i].Seconds = time.Since(t0).Seconds()
+		return check(i, v)
 	})
-	return evs, err
 }
 
 // parallel runs f(0..n-1) on up to workers goroutines and returns the first
@@ -406,7 +409,7 @@ func (r *runner) distance(i, j int) float64 {
 	if v, ok := r.dcache[k]; ok {
 		return v
 	}
-	v := r.obj.Distance(r.H[i].X, r.H[j].X)
+	v := r.dom.Distance(r.H[i].X, r.H[j].X)
 	r.dcache[k] = v
 	return v
 }
@@ -513,7 +516,7 @@ func (r *runner) randomCentres(it int, have []centre, k int) []centre {
 			}
 			ok := true
 			for _, y := range xs {
-				if r.obj.Distance(x, y) < r.s.Tau {
+				if r.dom.Distance(x, y) < r.s.Tau {
 					ok = false
 					break
 				}
@@ -641,6 +644,11 @@ func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
 	if err != nil {
 		return regionModel{}, err
 	}
+	if r.snap != nil {
+		for i := 0; i < cand.RawMatrix().Rows; i++ {
+			cand.SetRow(i, r.toUnit(r.unitToX(cand.RawRowView(i))))
+		}
+	}
 	samples, err := gp.JointSamples(cand, k, rng)
 	if err != nil {
 		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
@@ -676,7 +684,7 @@ func splitBatch(b, M int) []int {
 // over each region's top-b candidates by f̄ (a candidate outside them can
 // only win through diversity against b better-sampled points of its own,
 // mutually similar, region).
-func (r *runner) propose(ctx context.Context, it int, cs []centre, b int) ([][]float64, []int, error) {
+func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pending [][]float64, taken pointSet) ([][]float64, []int, error) {
 	M := r.s.Regions
 	counts := splitBatch(b, M)
 	if r.s.Method == MethodQVS {
@@ -696,77 +704,123 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int) ([][]f
 	if err != nil {
 		return nil, nil, err
 	}
+	if r.s.Method == MethodQVS {
+		return r.proposeQVS(models, b, pending, taken)
+	}
 	var props [][]float64
 	var regions []int
-	if r.s.Method == MethodQVS {
-		return r.proposeQVS(models, b)
-	}
+	earlier := append([][]float64(nil), pending...) // task coordinates of this iteration's picks
 	for m := 0; m < M; m++ {
 		if counts[m] == 0 {
 			continue
 		}
 		mod := models[m]
-		var allowed func(i int) bool
-		if r.s.Method == MethodROBOT && len(props) > 0 {
-			earlier := make([][]float64, len(props))
-			for a, u := range props {
-				earlier[a] = r.unitToX(u)
+		// ROBOT's verdicts hold for the whole region (earlier changes
+		// between regions only), so each is computed once; taken grows
+		// with every pick, so it is checked afresh.
+		robotOK := make([]int8, mod.cand.RawMatrix().Rows) // 0 unknown, 1 feasible, -1 not
+		allowed := func(i int) bool {
+			x := r.unitToX(mod.cand.RawRowView(i))
+			if taken.has(x) {
+				return false
 			}
-			allowed = func(i int) bool {
-				x := r.unitToX(mod.cand.RawRowView(i))
-				for _, y := range earlier {
-					if r.obj.Distance(x, y) < r.s.Tau {
-						return false
+			if r.s.Method == MethodROBOT {
+				if robotOK[i] == 0 {
+					robotOK[i] = 1
+					for _, y := range earlier {
+						if r.dom.Distance(x, y) < r.s.Tau {
+							robotOK[i] = -1
+							break
+						}
 					}
 				}
-				return true
+				return robotOK[i] > 0
+			}
+			return true
+		}
+		var picked []int
+		for s := range mod.samples {
+			// One sample at a time, so that a pick's snapped point is
+			// taken before the next sample picks (two candidates can snap
+			// to one point); without a Snapper this equals
+			// ThompsonPicks(mod.samples, allowed).
+			for _, i := range ThompsonPicks(mod.samples[s:s+1], allowed) {
+				taken.add(r.unitToX(mod.cand.RawRowView(i)))
+				picked = append(picked, i)
 			}
 		}
-		for _, i := range ThompsonPicks(mod.samples, allowed) {
-			props = append(props, append([]float64(nil), mod.cand.RawRowView(i)...))
+		for _, i := range picked {
+			u := append([]float64(nil), mod.cand.RawRowView(i)...)
+			earlier = append(earlier, r.unitToX(u))
+			props = append(props, u)
 			regions = append(regions, m)
 		}
 	}
 	return props, regions, nil
 }
 
+// unitToX maps unit-cube point u into the box and, for a Snapper domain,
+// onto its admissible points.
 func (r *runner) unitToX(u []float64) []float64 {
 	x := make([]float64, r.d)
 	for j := range x {
 		x[j] = r.fromUnit(u[j], j)
 	}
+	if r.snap != nil {
+		r.snap.Snap(x)
+	}
 	return x
 }
 
-func (r *runner) proposeQVS(models []regionModel, b int) ([][]float64, []int, error) {
+// proposeQVS is Algorithm 1's batch step: the greedy qVS_q maximiser over
+// the merged pool of every region's top-b candidates by f̄ (skipping taken
+// points and repeats), started from the pending points (quality 1).
+func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, taken pointSet) ([][]float64, []int, error) {
 	type item struct {
 		m, i int
 		f    float64
 	}
 	var all []float64
 	var pool []item
+	var xs [][]float64 // task coordinates of the pool, then of pending
+	inPool := newPointSet()
 	for m, mod := range models {
 		s := mod.samples[0]
 		all = append(all, s...)
-		for _, i := range descending(s)[:min(b, len(s))] {
+		k := 0
+		for _, i := range descending(s) {
+			if k == b {
+				break
+			}
+			x := r.unitToX(mod.cand.RawRowView(i))
+			if taken.has(x) || inPool.has(x) {
+				continue
+			}
+			inPool.add(x)
 			pool = append(pool, item{m, i, s[i]})
+			xs = append(xs, x)
+			k++
 		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range all {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	quality := make([]float64, len(pool))
-	xs := make([][]float64, len(pool))
+	quality := make([]float64, len(pool), len(pool)+len(pending))
 	for p, it := range pool {
 		quality[p] = 1
 		if hi > lo {
 			quality[p] = (it.f - lo) / (hi - lo)
 		}
-		xs[p] = r.unitToX(models[it.m].cand.RawRowView(it.i))
+	}
+	var prefix []int
+	for _, x := range pending {
+		prefix = append(prefix, len(xs))
+		xs = append(xs, x)
+		quality = append(quality, 1)
 	}
 	cache := map[[2]int]float64{}
-	kern := vendi.FuncKernel(len(pool), func(i, j int) float64 {
+	kern := vendi.FuncKernel(len(xs), func(i, j int) float64 {
 		if i == j {
 			return 1
 		}
@@ -774,11 +828,14 @@ func (r *runner) proposeQVS(models []regionModel, b int) ([][]float64, []int, er
 		if v, ok := cache[k]; ok {
 			return v
 		}
-		v := similarity(r.obj.Distance(xs[i], xs[j]))
+		v := similarity(r.dom.Distance(xs[i], xs[j]))
 		cache[k] = v
 		return v
 	})
-	res, err := vendi.Greedy(vendi.GreedyProblem{Kernel: kern, Quality: quality, K: min(b, len(pool)), Q: r.s.Q, Workers: 1})
+	if len(pool) == 0 {
+		return nil, nil, nil
+	}
+	res, err := vendi.Greedy(vendi.GreedyProblem{Kernel: kern, Quality: quality, Prefix: prefix, K: min(b, len(pool)), Q: r.s.Q, Workers: 1})
 	if err != nil {
 		return nil, nil, fmt.Errorf("qVS batch: %w", err)
 	}

@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/space"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+const continuousSuggestHelp = `Continuous (--space): evals.csv has a header with every parameter name and
+value (maximised; --minimize flips it), one row per finished experiment;
+other columns are ignored except iteration and region, which qvs bayesopt
+records and which make the history exact. --pending lists experiments still
+running (same columns, no value): the batch avoids them and treats them as
+already picked. The output is CSV rank,<parameters...>,region (region -1:
+initial-design or random points), full precision.
+
+What counts as one iteration: with an iteration column, its value; without,
+the first --init rows are the initial design and every following --batch
+rows one iteration, in file order. A row counts for its region column, else
+for the trust region that contains it with the nearest centre. With fewer
+rows than --init (an empty file with just the header is fine), the next
+points of the initial design (uniform, from --seed) come first.
+
+The answer depends only on the space, the rows, the pending rows, the flags
+and --seed: fed the first N records of a qvs bayesopt run (same seed,
+method, q and settings), suggest returns the batch the run evaluated next.
+Diversity is measured by the Euclidean distance in the unit-scaled space
+(log parameters in log space) divided by --length-scale (default: the
+space file's length_scale, else 1).`
+
+type continuousSuggestOptions struct {
+	space, pending                      string
+	minimize                            bool
+	regions, init, candidates, maxTrain int
+	tau, lengthScale                    float64
+}
+
+func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
+	f := c.Flags()
+	f.StringVar(&o.space, "space", "", "continuous space: YAML file with parameters: [{name, lower, upper, scale, type}]")
+	f.StringVar(&o.pending, "pending", "", "CSV of experiments still running (parameter columns)")
+	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
+	f.IntVar(&o.regions, "regions", 3, "trust regions M")
+	f.IntVar(&o.init, "init", 0, "initial-design size (default: the smallest multiple of --batch >= max(2 x parameters, --regions))")
+	f.Float64Var(&o.tau, "tau", 0.2, "ROBOT's distance threshold (unit-scaled distance / length scale)")
+	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
+	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
+	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+}
+
+// maxSuggestBatch bounds --batch (memory grows with it); maxPending the
+// pending rows (the qvs greedy carries them as a prefix).
+const (
+	maxSuggestBatch = 100000
+	maxPending      = 1000
+)
+
+func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
+	if common.observed == "" {
+		return usageErrorf("--observed FILE is required")
+	}
+	if common.batch < 1 || common.batch > maxSuggestBatch {
+		return usageErrorf("--batch %d: expected 1 to %d", common.batch, maxSuggestBatch)
+	}
+	if common.format != "csv" && common.format != "table" {
+		return usageErrorf("--format %q: expected csv or table", common.format)
+	}
+	switch common.method {
+	case bayesopt.MethodQVS, bayesopt.MethodTuRBO, bayesopt.MethodROBOT, bayesopt.MethodRandom:
+	default:
+		return usageErrorf("--method %q: expected one of %s", common.method, strings.Join(bayesopt.Methods, ", "))
+	}
+	q, err := vendi.ParseOrder(common.q)
+	if err != nil {
+		return usageErrorf("--q: %v", err)
+	}
+	sp, err := space.Load(o.space)
+	if err != nil {
+		return err
+	}
+	if c.Flags().Changed("length-scale") {
+		if !(o.lengthScale > 0) || math.IsInf(o.lengthScale, 0) {
+			return usageErrorf("--length-scale %v: must be a finite number > 0", o.lengthScale)
+		}
+		sp.LengthScale = o.lengthScale
+	}
+	init := o.init
+	if !c.Flags().Changed("init") {
+		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
+	}
+	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
+		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}
+	s.Budget = s.Init
+	if err := s.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
+	if err != nil {
+		return err
+	}
+	var pend []space.Observation
+	if o.pending != "" {
+		if pend, err = space.ReadPending(o.pending, sp); err != nil {
+			return err
+		}
+		if len(pend) > maxPending {
+			return fmt.Errorf("%s: %d pending experiments, at most %d (the qvs batch is scored against all of them)", o.pending, len(pend), maxPending)
+		}
+	}
+	ctx, stop := interruptContext(c)
+	defer stop()
+	sug, err := space.Suggest(ctx, space.Request{
+		Space: sp, Settings: s, Observed: obs, Pending: pend, Batch: common.batch,
+		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, vendi.FormatOrder(q), false, 0)},
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", common.observed, err)
+	}
+	head := append(append([]string{"rank"}, sp.Names()...), "region")
+	rows := make([][]string, len(sug))
+	for i, x := range sug {
+		row := []string{strconv.Itoa(i + 1)}
+		for _, v := range x.Values {
+			row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		rows[i] = append(row, strconv.Itoa(x.Region))
+	}
+	var buf bytes.Buffer
+	if common.format == "csv" {
+		w := csv.NewWriter(&buf)
+		_ = w.Write(head)
+		_ = w.WriteAll(rows)
+	} else {
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	_, err = c.OutOrStdout().Write(buf.Bytes())
+	return err
+}

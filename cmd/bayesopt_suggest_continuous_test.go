@@ -1,0 +1,326 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+const unitSpace6 = `parameters:
+  - {name: x0, lower: 0, upper: 1}
+  - {name: x1, lower: 0, upper: 1}
+  - {name: x2, lower: 0, upper: 1}
+  - {name: x3, lower: 0, upper: 1}
+  - {name: x4, lower: 0, upper: 1}
+  - {name: x5, lower: 0, upper: 1}
+`
+
+// TestBayesoptSuggestMatchesCampaign: `bayesopt suggest` fed the first
+// iterations of a campaign's record file (as written) prints the batch the
+// campaign evaluated next, with its regions.
+func TestBayesoptSuggestMatchesCampaign(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "bo")
+	if code, _, errs := runQVS(t, append(smallBO, "--methods", "turbo,qvs", "--out", out)...); code != ExitOK {
+		t.Fatalf("campaign: exit %d: %s", code, errs)
+	}
+	space := writeFile(t, dir, "space.yaml", unitSpace6)
+	for _, run := range []struct{ key, method string }{{"turbo-r00", "turbo"}, {"qvs-q1-r00", "qvs"}} {
+		recs := readCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))
+		const n = 15 // init 10 + one batch of 5
+		var b strings.Builder
+		for _, r := range recs[:1+n] {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		evals := writeFile(t, dir, run.key+".csv", b.String())
+		code, stdout, errs := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "5",
+			"--method", run.method, "--q", "1", "--seed", "4", "--init", "10", "--regions", "3", "--tau", "0.5", "--candidates", "60")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", run.key, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if lines[0] != "rank,x0,x1,x2,x3,x4,x5,region" || len(lines) != 6 {
+			t.Fatalf("%s: output %q", run.key, stdout)
+		}
+		for i, l := range lines[1:] {
+			cells := strings.Split(l, ",")
+			rec := recs[1+n+i] // iteration,region,x0..x5,value,seconds
+			if got, want := strings.Join(cells[1:], ","), strings.Join(append(rec[2:8:8], rec[1]), ","); got != want {
+				t.Errorf("%s suggestion %d: %s, the campaign evaluated %s", run.key, i+1, got, want)
+			}
+		}
+	}
+}
+
+// TestBayesoptSuggestBadInput: every bad input fails with a message naming
+// the file and line, column or key, and nothing on stdout.
+func TestBayesoptSuggestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"neither", nil, []string{"--observed", good}, ExitUsage, []string{"exactly one of --space"}},
+		{"both", nil, []string{"--space", space, "--kernel", "K.npy", "--observed", good}, ExitUsage, []string{"exactly one"}},
+		{"no observed", nil, []string{"--space", space}, ExitUsage, []string{"--observed"}},
+		{"bad method", nil, []string{"--space", space, "--observed", good, "--method", "ucb"}, ExitUsage, []string{`--method "ucb"`}},
+		{"bad batch", nil, []string{"--space", space, "--observed", good, "--batch", "0"}, ExitUsage, []string{"--batch 0"}},
+		{"bad q", nil, []string{"--space", space, "--observed", good, "--q", "-1"}, ExitUsage, []string{"--q"}},
+		{"bad format", nil, []string{"--space", space, "--observed", good, "--format", "json"}, ExitUsage, []string{"--format"}},
+		{"config ignored", nil, []string{"--space", space, "--observed", good, "--config", "c.yaml"}, ExitUsage, []string{"--config has no effect"}},
+		{"bad length scale", nil, []string{"--space", space, "--observed", good, "--length-scale", "-1"}, ExitUsage, []string{"--length-scale"}},
+		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"init = 2"}},
+		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "kind"}},
+		{"space lower >= upper", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 2, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `parameter 1 ("a")`, "lower"}},
+		{"space log", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, scale: log}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `"a"`, "scale: log"}},
+		{"space duplicate", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: a, lower: 0, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "duplicate"}},
+		{"missing space file", nil, []string{"--space", "nope.yaml", "--observed", good}, ExitRuntime, []string{"nope.yaml"}},
+		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `no column "n"`}},
+		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
+		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,NaN\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
+		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
+		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
+		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
+		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, []string{"--space", space, "--observed", good, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sub := t.TempDir()
+			for name, body := range c.files {
+				writeFile(t, sub, name, body)
+			}
+			args := []string{"bayesopt", "suggest"}
+			for _, a := range c.args {
+				if _, ok := c.files[a]; ok {
+					a = filepath.Join(sub, a)
+				}
+				args = append(args, a)
+			}
+			code, stdout, stderr := runQVS(t, args...)
+			if code != c.code || stdout != "" {
+				t.Errorf("exit %d (want %d), stdout %q (want empty); stderr %s", code, c.code, stdout, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not mention %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// objectiveScript is a real child process for --objective-cmd: it counts
+// its calls in $QVS_TEST_CALLS, sleeps on call $QVS_TEST_SLOW (after
+// touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
+// exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
+const objectiveScript = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
+echo x >> "$QVS_TEST_CALLS"
+if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 3; fi
+if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
+awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
+`
+
+func objectiveCampaign(dir, script string) []string {
+	return []string{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--objective-cmd", "sh " + script,
+		"--methods", "turbo,qvs", "--q", "1", "--repeats", "1", "--budget", "25", "--init", "10", "--batch", "5",
+		"--candidates", "60", "--workers", "1", "--seed", "2", "--quiet"}
+}
+
+func TestBayesoptObjectiveCmd(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
+	full := filepath.Join(dir, "full")
+	if code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", full)...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := readCSVFile(t, filepath.Join(full, "runs", "turbo-r00.csv"))
+	if len(recs) != 26 || strings.Join(recs[0], ",") != "iteration,region,x0,x1,value,seconds" {
+		t.Fatalf("records: %d rows, header %v", len(recs), recs[0])
+	}
+
+	// A failing program: the error names the batch and shows stderr; only
+	// whole batches are recorded; after the fix the campaign resumes and
+	// ends exactly as the uninterrupted one.
+	broken := filepath.Join(dir, "broken")
+	writeFile(t, dir, "broken", "")
+	t.Setenv("QVS_TEST_BROKEN", broken)
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-fix"))
+	fixed := filepath.Join(dir, "fixed")
+	code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...)
+	if code != ExitRuntime || !strings.Contains(errs, "iteration 1") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
+		t.Fatalf("failing command: exit %d, stderr %s", code, errs)
+	}
+	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 11 {
+		t.Fatalf("after the failure %d record rows, want the header and the 10 initial points", len(got))
+	}
+	os.Remove(broken)
+	if code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...); code != ExitOK {
+		t.Fatalf("resume after the fix: exit %d: %s", code, errs)
+	}
+	sameRecords(t, filepath.Join(full, "runs", "turbo-r00.csv"), filepath.Join(fixed, "runs", "turbo-r00.csv"))
+
+	for _, c := range []struct {
+		name, cmd string
+		extra     []string
+		want      []string
+	}{
+		{"hangs", "sleep 30", []string{"--objective-timeout", "300ms"}, []string{"iteration 0", "within the time limit 300ms", "killed"}},
+		{"junk", "echo hello; echo oops >&2", nil, []string{"iteration 0", `"hello"`, "oops"}},
+		{"non-number", "awk 'NR > 1 { print (NR == 3 ? \"abc\" : 1) }'", nil, []string{"iteration 0", `line 2: "abc" is not a finite number`}},
+		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 10"}},
+		{"exit", "exit 4", nil, []string{"iteration 0", "exit status 4", "stderr was empty"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "bo")
+			args := append(objectiveCampaign(dir, script), "--out", out, "--methods", "turbo")
+			for i, a := range args {
+				if a == "--objective-cmd" {
+					args[i+1] = c.cmd
+				}
+			}
+			t0 := time.Now()
+			code, _, errs := runQVS(t, append(args, c.extra...)...)
+			if code != ExitRuntime {
+				t.Errorf("exit %d, want %d", code, ExitRuntime)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q does not mention %q", errs, w)
+				}
+			}
+			if time.Since(t0) > 10*time.Second {
+				t.Errorf("took %v", time.Since(t0))
+			}
+			if b, err := os.ReadFile(filepath.Join(out, "runs", "turbo-r00.csv")); err == nil && strings.Count(string(b), "\n") > 1 {
+				t.Errorf("records written for a failed batch:\n%s", b)
+			}
+		})
+	}
+	// Bad campaign flags.
+	for _, args := range [][]string{
+		{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--out", filepath.Join(dir, "x")},
+		{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--task", "rover", "--objective-cmd", "true"},
+		{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--objective-cmd", "true", "--objective-timeout", "soon", "--out", filepath.Join(dir, "y")},
+	} {
+		if code, stdout, _ := runQVS(t, args...); code != ExitUsage || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q", args, code, stdout)
+		}
+	}
+}
+
+// sameRecords compares two record files with the seconds column blanked.
+func sameRecords(t *testing.T, a, b string) {
+	t.Helper()
+	ra, rb := readCSVFile(t, a), readCSVFile(t, b)
+	if len(ra) != len(rb) {
+		t.Fatalf("%s has %d rows, %s %d", a, len(ra), b, len(rb))
+	}
+	for i := range ra {
+		x, y := strings.Join(ra[i][:len(ra[i])-1], ","), strings.Join(rb[i][:len(rb[i])-1], ",")
+		if x != y {
+			t.Fatalf("row %d differs:\n%s\n%s", i, x, y)
+		}
+	}
+}
+
+// TestBayesoptObjectiveCmdKill9: qvs killed with SIGKILL while the
+// objective command works on a batch resumes and ends exactly as an
+// uninterrupted campaign.
+func TestBayesoptObjectiveCmdKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the qvs binary")
+	}
+	dir := t.TempDir()
+	bin := buildQVS(t, dir)
+	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	args := append(objectiveCampaign(dir, script), "--methods", "turbo")
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
+	full := filepath.Join(dir, "full")
+	if code, _, errs := runQVS(t, append(args, "--out", full)...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	killed := filepath.Join(dir, "killed")
+	calls := filepath.Join(dir, "calls-killed")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
+	cmd.Env = append(os.Environ(), "QVS_TEST_CALLS="+calls, "QVS_TEST_SLOW=3") // the third batch sleeps
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		if _, err := os.Stat(calls + ".slow"); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("qvs ended before the slow batch: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	if got := readCSVFile(t, filepath.Join(killed, "runs", "turbo-r00.csv")); len(got) != 16 {
+		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (15)", len(got))
+	}
+	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
+	resume.Env = append(os.Environ(), "QVS_TEST_CALLS="+calls)
+	if out, err := resume.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	sameResults(t, full, killed)
+}
+
+// TestREADMEOwnProblem runs the README's `qvs select` commands and its
+// `bayesopt suggest` line (on examples/branin-evals.csv instead of the
+// loop's growing file) from examples/ as written.
+func TestREADMEOwnProblem(t *testing.T) {
+	root := testutil.RepoRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Use qvs on your own problem")
+	if !ok {
+		t.Fatal(`README.md has no "## Use qvs on your own problem" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	t.Chdir(filepath.Join(root, "examples"))
+	ran := 0
+	for _, l := range strings.Split(section, "\n") {
+		l = strings.TrimSpace(l)
+		rest, ok := strings.CutPrefix(l, "../qvs ")
+		if !ok || !(strings.HasPrefix(rest, "select ") || strings.HasPrefix(rest, "bayesopt suggest ")) {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "|")
+		args := strings.Fields(strings.ReplaceAll(rest, "my-evals.csv", "branin-evals.csv"))
+		code, out, stderr := runQVS(t, args...)
+		if code != 0 || strings.Count(out, "\n") < 3 {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+		}
+		if args[0] == "bayesopt" && !strings.HasPrefix(out, "rank,x1,x2,region\n") {
+			t.Errorf("suggest output %q", out)
+		}
+		ran++
+	}
+	if ran != 3 {
+		t.Errorf("ran %d README commands, want 3 (two select, one suggest)", ran)
+	}
+}

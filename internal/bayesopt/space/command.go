@@ -1,0 +1,224 @@
+package space
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Command is an external objective (`qvs bayesopt --space S --objective-cmd
+// CMD`): per batch, CMD is started once through the shell (sh -c), reads
+// the batch as CSV on its stdin (header = the parameter names, one row per
+// point, full precision) and prints one value per point on its stdout,
+// either one number per line or a CSV with a value column, in the order of
+// the rows. It may evaluate the points in parallel; qvs never starts a
+// second batch of one run before the first has returned.
+//
+// A non-zero exit, a time-out (the whole process group is killed), a wrong
+// number of values and a value that is not a finite number are errors that
+// say what happened and show the tail of the command's stderr; no value of
+// the batch is kept.
+type Command struct {
+	*Space
+	Line     string        // the command line, run with sh -c
+	Timeout  time.Duration // per batch; 0: none
+	Minimize bool          // negate the printed values, so the engine maximises
+	Dir      string        // working directory ("" = the current one)
+}
+
+// Limits on what a command may print (memory stays bounded).
+const (
+	maxCommandStdout = 64 << 20
+	stderrTail       = 2048
+)
+
+// Evaluate evaluates one point (NaN on failure; campaigns use
+// EvaluateBatch, which reports why).
+func (c *Command) Evaluate(x []float64) float64 {
+	v, err := c.EvaluateBatch(context.Background(), [][]float64{x})
+	if err != nil {
+		return math.NaN()
+	}
+	return v[0]
+}
+
+// EvaluateBatch runs the command on the engine points xs.
+func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64, error) {
+	var in bytes.Buffer
+	w := csv.NewWriter(&in)
+	_ = w.Write(c.Names())
+	for _, x := range xs {
+		row := make([]string, len(x))
+		for j, v := range c.Values(x) {
+			row[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+
+	runCtx := ctx
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, "sh", "-c", c.Line)
+	cmd.Dir = c.Dir
+	cmd.Stdin = &in
+	out := &limitedBuffer{max: maxCommandStdout}
+	errTail := &tailBuffer{max: stderrTail}
+	cmd.Stdout, cmd.Stderr = out, errTail
+	killGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second // a grandchild holding stdout open cannot hang qvs
+	err := cmd.Run()
+	what := fmt.Sprintf("objective command %q (batch of %d points)", c.Line, len(xs))
+	tail := func() string {
+		t := strings.TrimSpace(errTail.String())
+		if t == "" {
+			return " (stderr was empty)"
+		}
+		return "; stderr tail:\n" + t
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case runCtx.Err() != nil:
+		return nil, fmt.Errorf("%s: no answer within the time limit %v (--objective-timeout, key objective_timeout): killed%s", what, c.Timeout, tail())
+	case out.overflow:
+		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout%s", what, maxCommandStdout, tail())
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s: %v%s", what, ee, tail())
+		}
+		return nil, fmt.Errorf("%s: %w%s", what, err, tail())
+	}
+	vals, err := ParseValues(out.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: stdout %v%s", what, err, tail())
+	}
+	if len(vals) != len(xs) {
+		return nil, fmt.Errorf("%s: printed %d values, expected %d (one per input row)%s", what, len(vals), len(xs), tail())
+	}
+	if c.Minimize {
+		for i := range vals {
+			vals[i] = -vals[i]
+		}
+	}
+	return vals, nil
+}
+
+// ParseValues reads an objective command's output: one number per line, or
+// a CSV whose header has a value column. Blank lines are skipped; a cell
+// that is not a finite number is an error naming its line.
+func ParseValues(b []byte) ([]float64, error) {
+	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+	first := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return nil, nil
+	}
+	num := func(line int, s string) (float64, error) {
+		s = strings.TrimSpace(s)
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("line %d: %q is not a finite number", line, s)
+		}
+		return v, nil
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(lines[first]), 64); err == nil {
+		var out []float64
+		for i, l := range lines[first:] {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			v, err := num(first+i+1, l)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("is neither numbers nor a CSV: %v", err)
+	}
+	col := -1
+	for j, h := range head {
+		if strings.TrimSpace(h) == "value" {
+			col = j
+		}
+	}
+	if col < 0 {
+		return nil, fmt.Errorf("line %d: %q is neither a number nor a CSV header with a value column", first+1, strings.TrimSpace(lines[first]))
+	}
+	var out []float64
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if col >= len(rec) {
+			return nil, fmt.Errorf("line %d: no value cell", line)
+		}
+		v, err := num(line, rec[col])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+}
+
+// limitedBuffer keeps at most max bytes and notes an overflow.
+type limitedBuffer struct {
+	bytes.Buffer
+	max      int
+	overflow bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.overflow = true
+		return 0, errors.New("output too large")
+	}
+	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.max {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string { return string(b.buf) }

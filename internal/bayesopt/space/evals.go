@@ -1,0 +1,175 @@
+package space
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Observation is one row of an evaluation file.
+type Observation struct {
+	Line   int       // 1-based line in the file (the header is line 1)
+	Values []float64 // parameter values, in the space's order
+	Value  float64   // the objective as maximised (negated with minimize)
+	// Iteration and Region are the optional columns of the same names
+	// (-1 when the file has no such column).
+	Iteration, Region int
+	HasRegion         bool
+}
+
+// maxFileBytes bounds an evaluation or pending file read into memory.
+const maxFileBytes = 1 << 30
+
+// ReadObservations reads an evaluation file: a CSV header naming every
+// parameter and value (other columns are ignored, except the optional
+// iteration and region columns that `qvs bayesopt` records and suggest
+// prints), then one row per finished experiment. With minimize the value is
+// negated, so the engine always maximises. A missing column, a short row, a
+// cell that is not a finite number, a value outside the space or not an
+// integer for type: int, and a bad iteration or region are errors naming
+// the file, line and column.
+func ReadObservations(path string, s *Space, minimize bool) ([]Observation, error) {
+	return read(path, s, true, minimize)
+}
+
+// ReadPending reads a pending file: the same format without the value
+// column (a value column, if present, is ignored).
+func ReadPending(path string, s *Space) ([]Observation, error) {
+	return read(path, s, false, false)
+}
+
+func read(path string, s *Space, withValue, minimize bool) ([]Observation, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the %d this reader accepts", path, st.Size(), maxFileBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, b, s, withValue, minimize)
+}
+
+// Decode parses the contents b of an evaluation file (withValue) or a
+// pending file; path names it in errors.
+func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observation, error) {
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: no header: expected a CSV header with columns %s", path, strings.Join(expected(s, withValue), ","))
+	}
+	col := map[string]int{}
+	for j, h := range head {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := col[h]; dup && h != "" {
+			return nil, fmt.Errorf("%s: line 1: column %q appears twice", path, h)
+		}
+		col[h] = j
+	}
+	idx := make([]int, s.Dim())
+	for j, name := range s.Names() {
+		c, ok := col[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: line 1: no column %q (parameter %d of %s); expected columns %s", path, name, j+1, s.Path, strings.Join(expected(s, withValue), ","))
+		}
+		idx[j] = c
+	}
+	valCol, itCol, regCol := -1, -1, -1
+	if withValue {
+		c, ok := col["value"]
+		if !ok {
+			return nil, fmt.Errorf("%s: line 1: no column \"value\"; expected columns %s", path, strings.Join(expected(s, true), ","))
+		}
+		valCol = c
+	}
+	if c, ok := col["iteration"]; ok {
+		itCol = c
+	}
+	if c, ok := col["region"]; ok {
+		regCol = c
+	}
+	var out []Observation
+	prevIt := 0
+	for {
+		rec, err := cr.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != len(head) {
+			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(head))
+		}
+		o := Observation{Line: line, Values: make([]float64, s.Dim()), Iteration: -1, Region: -1}
+		for j, c := range idx {
+			cell := strings.TrimSpace(rec[c])
+			v, err := strconv.ParseFloat(cell, 64)
+			why := ""
+			if err != nil {
+				why = "is not a number"
+				if cell == "" {
+					why = "is missing"
+				}
+			} else {
+				why = s.Check(j, v)
+			}
+			if why != "" {
+				return nil, fmt.Errorf("%s: line %d, column %s: %q %s", path, line, s.Parameters[j].Name, cell, why)
+			}
+			o.Values[j] = v
+		}
+		if withValue {
+			cell := strings.TrimSpace(rec[valCol])
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number", path, line, cell)
+			}
+			if minimize {
+				v = -v
+			}
+			o.Value = v
+		}
+		if itCol >= 0 {
+			cell := strings.TrimSpace(rec[itCol])
+			it, err := strconv.Atoi(cell)
+			if err != nil || it < prevIt {
+				return nil, fmt.Errorf("%s: line %d, column iteration: %q: expected an integer >= %d (iterations never decrease)", path, line, cell, prevIt)
+			}
+			o.Iteration, prevIt = it, it
+		}
+		if regCol >= 0 {
+			cell := strings.TrimSpace(rec[regCol])
+			r, err := strconv.Atoi(cell)
+			if err != nil || r < -1 {
+				return nil, fmt.Errorf("%s: line %d, column region: %q: expected an integer >= -1", path, line, cell)
+			}
+			o.Region, o.HasRegion = r, true
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func expected(s *Space, withValue bool) []string {
+	out := s.Names()
+	if withValue {
+		out = append(out, "value")
+	}
+	return out
+}

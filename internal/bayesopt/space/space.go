@@ -1,0 +1,277 @@
+// Package space is a user's own continuous search space for diverse
+// Bayesian optimisation (`qvs bayesopt suggest --space`, `qvs bayesopt
+// --space --objective-cmd`): the space file, the evaluation files a user
+// keeps, and the rule that rebuilds the optimiser's state from them.
+//
+// A space file is YAML:
+//
+//	parameters:
+//	  - {name: temperature, lower: 20, upper: 90}
+//	  - {name: catalyst_ppm, lower: 1, upper: 1000, scale: log}
+//	  - {name: stir_rpm, lower: 100, upper: 900, type: int}
+//	length_scale: 0.2   # optional, default 1
+//
+// The engine (bayesopt.Engine) searches the box of engine coordinates: the
+// value itself, or its natural logarithm for scale: log. The diversity
+// distance is Euclidean in the unit-scaled space (each engine coordinate
+// mapped to [0, 1] by its bounds) divided by length_scale, so the Vendi
+// similarity exp(-d²/2) is a Gaussian kernel of that length scale. type: int
+// parameters are rounded (Snap) before the engine samples, so suggestions
+// are integers and never repeat an observed or pending point.
+package space
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Scales and types of a parameter.
+const (
+	ScaleLinear = "linear"
+	ScaleLog    = "log"
+	TypeFloat   = "float"
+	TypeInt     = "int"
+)
+
+// reserved are column names of the evaluation files and of suggest's
+// output; a parameter may not use them.
+var reserved = map[string]bool{"value": true, "iteration": true, "region": true, "rank": true}
+
+// Parameter is one dimension of a Space.
+type Parameter struct {
+	Name  string  `yaml:"name"`
+	Lower float64 `yaml:"lower"`
+	Upper float64 `yaml:"upper"`
+	Scale string  `yaml:"scale"` // "" or linear, log
+	Type  string  `yaml:"type"`  // "" or float, int
+}
+
+// IsLog reports whether the parameter is searched in log space.
+func (p Parameter) IsLog() bool { return p.Scale == ScaleLog }
+
+// IsInt reports whether the parameter takes integer values.
+func (p Parameter) IsInt() bool { return p.Type == TypeInt }
+
+// Space is a parsed space file; it implements bayesopt.Domain and
+// bayesopt.Snapper in engine coordinates.
+type Space struct {
+	Path        string // file name, for messages
+	Parameters  []Parameter
+	LengthScale float64
+	lo, hi      []float64 // engine bounds
+}
+
+type spaceFile struct {
+	Parameters  []Parameter `yaml:"parameters"`
+	LengthScale *float64    `yaml:"length_scale"`
+}
+
+// Load reads and validates the space file at path.
+func Load(path string) (*Space, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// maxParameters bounds a space's dimension (the Sobol' candidates support
+// bayesopt.MaxSobolDim; this only stops absurd files early).
+const maxParameters = 10000
+
+// Parse validates a space file's contents; name is the file name used in
+// errors. Unknown keys, a missing or empty parameter list, empty or
+// duplicate or reserved names, non-finite bounds, lower >= upper, a
+// non-positive lower bound with scale: log, an int parameter with no
+// integer in its bounds, and a non-positive length_scale are errors naming
+// the file and the parameter.
+func Parse(name string, b []byte) (*Space, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var f spaceFile
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty file; expected a parameters: list of {name, lower, upper}", name)
+		}
+		msg := strings.NewReplacer(
+			"in type space.Parameter", "in a parameter (keys: name, lower, upper, scale, type)",
+			"in type space.spaceFile", "at the top level (keys: parameters, length_scale)",
+			"yaml: unmarshal errors:\n  ", "").Replace(err.Error())
+		return nil, fmt.Errorf("%s: %s", name, msg)
+	}
+	if len(f.Parameters) == 0 {
+		return nil, fmt.Errorf("%s: no parameters; expected a parameters: list of {name, lower, upper}", name)
+	}
+	if len(f.Parameters) > maxParameters {
+		return nil, fmt.Errorf("%s: %d parameters, at most %d", name, len(f.Parameters), maxParameters)
+	}
+	s := &Space{Path: name, Parameters: f.Parameters, LengthScale: 1}
+	if f.LengthScale != nil {
+		if !(*f.LengthScale > 0) || math.IsInf(*f.LengthScale, 0) {
+			return nil, fmt.Errorf("%s: length_scale = %v: must be a finite number > 0", name, *f.LengthScale)
+		}
+		s.LengthScale = *f.LengthScale
+	}
+	seen := map[string]int{}
+	for i, p := range s.Parameters {
+		where := fmt.Sprintf("%s: parameter %d (%q)", name, i+1, p.Name)
+		switch {
+		case strings.TrimSpace(p.Name) == "":
+			return nil, fmt.Errorf("%s: parameter %d: missing name", name, i+1)
+		case p.Name != strings.TrimSpace(p.Name) || strings.ContainsAny(p.Name, ",\"\n\r"):
+			return nil, fmt.Errorf("%s: name must not have surrounding spaces, commas, quotes or line breaks", where)
+		case reserved[strings.ToLower(p.Name)]:
+			return nil, fmt.Errorf("%s: name is reserved for a column of the evaluation files (value, iteration, region, rank)", where)
+		case seen[p.Name] > 0:
+			return nil, fmt.Errorf("%s: duplicate name, first used by parameter %d", where, seen[p.Name])
+		case math.IsNaN(p.Lower) || math.IsInf(p.Lower, 0) || math.IsNaN(p.Upper) || math.IsInf(p.Upper, 0):
+			return nil, fmt.Errorf("%s: bounds [%v, %v] must be finite", where, p.Lower, p.Upper)
+		case !(p.Lower < p.Upper):
+			return nil, fmt.Errorf("%s: lower = %v must be < upper = %v", where, p.Lower, p.Upper)
+		}
+		seen[p.Name] = i + 1
+		switch p.Scale {
+		case "", ScaleLinear:
+		case ScaleLog:
+			if !(p.Lower > 0) {
+				return nil, fmt.Errorf("%s: scale: log needs lower > 0, got %v", where, p.Lower)
+			}
+		default:
+			return nil, fmt.Errorf("%s: scale %q: expected linear or log", where, p.Scale)
+		}
+		switch p.Type {
+		case "", TypeFloat:
+		case TypeInt:
+			if math.Ceil(p.Lower) > math.Floor(p.Upper) {
+				return nil, fmt.Errorf("%s: type: int but no integer lies in [%v, %v]", where, p.Lower, p.Upper)
+			}
+		default:
+			return nil, fmt.Errorf("%s: type %q: expected float or int", where, p.Type)
+		}
+		lo, hi := p.Lower, p.Upper
+		if p.IsInt() {
+			lo, hi = math.Ceil(lo), math.Floor(hi)
+			if lo == hi { // a single admissible integer: keep a box of positive width
+				lo, hi = p.Lower, p.Upper
+			}
+		}
+		if p.IsLog() {
+			lo, hi = math.Log(lo), math.Log(hi)
+		}
+		if !(lo < hi) || math.IsInf(hi-lo, 0) {
+			return nil, fmt.Errorf("%s: the searched range [%v, %v] is too narrow or too wide for float64", where, lo, hi)
+		}
+		s.lo, s.hi = append(s.lo, lo), append(s.hi, hi)
+	}
+	return s, nil
+}
+
+// Names returns the parameter names in file order.
+func (s *Space) Names() []string {
+	out := make([]string, len(s.Parameters))
+	for i, p := range s.Parameters {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Name is the space file's name.
+func (s *Space) Name() string { return s.Path }
+
+// Dim is the number of parameters.
+func (s *Space) Dim() int { return len(s.Parameters) }
+
+// Bounds returns the engine-coordinate box (log of the bounds for scale:
+// log; the integers in the bounds for type: int).
+func (s *Space) Bounds() (lower, upper []float64) {
+	return append([]float64(nil), s.lo...), append([]float64(nil), s.hi...)
+}
+
+// Distance is the Euclidean distance between engine points a and b in the
+// unit-scaled space, divided by LengthScale.
+func (s *Space) Distance(a, b []float64) float64 {
+	t := 0.0
+	for j := range a {
+		d := (a[j]-s.lo[j])/(s.hi[j]-s.lo[j]) - (b[j]-s.lo[j])/(s.hi[j]-s.lo[j])
+		t += d * d
+	}
+	return math.Sqrt(t) / s.LengthScale
+}
+
+// Snap rounds the type: int coordinates of engine point x to the nearest
+// admissible integer (in value space for scale: log); other coordinates are
+// left alone. Snap is idempotent.
+func (s *Space) Snap(x []float64) {
+	for j, p := range s.Parameters {
+		if p.IsInt() {
+			x[j] = s.toEngine(j, s.value(j, x[j]))
+		}
+	}
+}
+
+// value maps engine coordinate x of parameter j to its value: exp for
+// scale: log, rounded for type: int, always inside the parameter's bounds.
+func (s *Space) value(j int, x float64) float64 {
+	p := s.Parameters[j]
+	v := x
+	if p.IsLog() {
+		v = math.Exp(x)
+	}
+	lo, hi := p.Lower, p.Upper
+	if p.IsInt() {
+		v = math.Round(v)
+		lo, hi = math.Ceil(lo), math.Floor(hi)
+	}
+	v = math.Min(math.Max(v, lo), hi)
+	if v == 0 {
+		v = 0 // no negative zero: points compare by their bits
+	}
+	return v
+}
+
+func (s *Space) toEngine(j int, v float64) float64 {
+	if s.Parameters[j].IsLog() {
+		return math.Min(math.Max(math.Log(v), s.lo[j]), s.hi[j])
+	}
+	return v
+}
+
+// Values maps an engine point to parameter values.
+func (s *Space) Values(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for j := range x {
+		out[j] = s.value(j, x[j])
+	}
+	return out
+}
+
+// Engine maps parameter values (inside the space) to an engine point.
+// Linear parameters map to themselves, bit for bit.
+func (s *Space) Engine(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for j := range v {
+		out[j] = s.toEngine(j, v[j])
+	}
+	return out
+}
+
+// Check reports why value v is not admissible for parameter j ("" if it is).
+func (s *Space) Check(j int, v float64) string {
+	p := s.Parameters[j]
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "is not a finite number"
+	case v < p.Lower || v > p.Upper:
+		return fmt.Sprintf("is outside [%v, %v]", p.Lower, p.Upper)
+	case p.IsInt() && v != math.Trunc(v):
+		return "is not an integer (type: int)"
+	}
+	return ""
+}

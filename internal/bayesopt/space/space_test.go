@@ -1,0 +1,267 @@
+package space
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const mixedSpace = `parameters:
+  - {name: temp, lower: 20, upper: 90}
+  - {name: ppm, lower: 1, upper: 1000, scale: log}
+  - {name: rpm, lower: 99.5, upper: 900, type: int}
+  - {name: beads, lower: 1, upper: 64, scale: log, type: int}
+length_scale: 0.5
+`
+
+func mustParse(t testing.TB, text string) *Space {
+	t.Helper()
+	s, err := Parse("space.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestParse(t *testing.T) {
+	s := mustParse(t, mixedSpace)
+	if got := strings.Join(s.Names(), ","); got != "temp,ppm,rpm,beads" {
+		t.Errorf("names %s", got)
+	}
+	lo, hi := s.Bounds()
+	// Engine box: values, log of the bounds, the integers inside [99.5, 900].
+	want := [][2]float64{{20, 90}, {0, math.Log(1000)}, {100, 900}, {0, math.Log(64)}}
+	for j, w := range want {
+		if lo[j] != w[0] || hi[j] != w[1] {
+			t.Errorf("parameter %d: engine bounds [%v, %v], want %v", j, lo[j], hi[j], w)
+		}
+	}
+	if s.LengthScale != 0.5 {
+		t.Errorf("length scale %v", s.LengthScale)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", "empty file"},
+		{"no parameters", "parameters: []\n", "no parameters"},
+		{"unknown key", "parameters:\n  - {name: a, lower: 0, upper: 1, lowr: 3}\n", "lowr"},
+		{"unknown top key", "params: []\n", "params"},
+		{"lower >= upper", "parameters:\n  - {name: a, lower: 1, upper: 1}\n", `parameter 1 ("a"): lower = 1 must be < upper = 1`},
+		{"log non-positive", "parameters:\n  - {name: a, lower: 0, upper: 1, scale: log}\n", `parameter 1 ("a"): scale: log needs lower > 0`},
+		{"duplicate", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: a, lower: 0, upper: 2}\n", `parameter 2 ("a"): duplicate name`},
+		{"reserved", "parameters:\n  - {name: value, lower: 0, upper: 1}\n", "reserved"},
+		{"missing name", "parameters:\n  - {lower: 0, upper: 1}\n", "parameter 1: missing name"},
+		{"comma", "parameters:\n  - {name: 'a,b', lower: 0, upper: 1}\n", "commas"},
+		{"bad scale", "parameters:\n  - {name: a, lower: 1, upper: 2, scale: ln}\n", `scale "ln"`},
+		{"bad type", "parameters:\n  - {name: a, lower: 1, upper: 2, type: integer}\n", `type "integer"`},
+		{"int without integer", "parameters:\n  - {name: a, lower: 0.2, upper: 0.8, type: int}\n", "no integer"},
+		{"infinite", "parameters:\n  - {name: a, lower: 0, upper: .inf}\n", "finite"},
+		{"length scale", "parameters:\n  - {name: a, lower: 0, upper: 1}\nlength_scale: 0\n", "length_scale"},
+		{"not yaml", "parameters: [\n", "space.yaml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("space.yaml", []byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "space.yaml") {
+				t.Errorf("got %v, want an error naming space.yaml and containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestSnapAndValues: Snap is idempotent, lands on integers inside the
+// bounds for type: int, and Values/Engine round-trip; linear parameters map
+// to themselves bit for bit.
+func TestSnapAndValues(t *testing.T) {
+	s := mustParse(t, mixedSpace)
+	lo, hi := s.Bounds()
+	for k := 0; k <= 100; k++ {
+		x := make([]float64, s.Dim())
+		for j := range x {
+			x[j] = lo[j] + (hi[j]-lo[j])*float64(k)/100
+		}
+		s.Snap(x)
+		again := append([]float64(nil), x...)
+		s.Snap(again)
+		for j := range x {
+			if again[j] != x[j] {
+				t.Fatalf("Snap not idempotent at %v", x)
+			}
+		}
+		v := s.Values(x)
+		for j, p := range s.Parameters {
+			if why := s.Check(j, v[j]); why != "" {
+				t.Fatalf("value %v of %s %s", v[j], p.Name, why)
+			}
+		}
+		if e := s.Engine(v); e[0] != x[0] {
+			t.Fatalf("linear parameter changed: %v -> %v", x[0], e[0])
+		}
+		if e := s.Engine(v); e[2] != x[2] || e[3] != x[3] {
+			t.Fatalf("int parameters do not round-trip: %v -> %v", x, e)
+		}
+	}
+	// A log-int parameter rounds in value space: exp(log 10.4) -> 10.
+	x := []float64{20, 0, 100, math.Log(10.4)}
+	s.Snap(x)
+	if got := s.Values(x)[3]; got != 10 {
+		t.Errorf("log-int snapped to %v, want 10", got)
+	}
+}
+
+// TestDistance: Euclidean in the unit-scaled engine space over the length scale.
+func TestDistance(t *testing.T) {
+	s := mustParse(t, "parameters:\n  - {name: a, lower: 0, upper: 10}\n  - {name: b, lower: 1, upper: 100, scale: log}\nlength_scale: 2\n")
+	a := s.Engine([]float64{0, 1})
+	b := s.Engine([]float64{10, 100})
+	if got, want := s.Distance(a, b), math.Sqrt(2)/2; math.Abs(got-want) > 1e-15 {
+		t.Errorf("distance %v, want %v", got, want)
+	}
+	c := s.Engine([]float64{5, 10}) // halfway in both unit-scaled coordinates
+	if got, want := s.Distance(a, c), math.Sqrt(0.5)/2; math.Abs(got-want) > 1e-15 {
+		t.Errorf("distance %v, want %v", got, want)
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadObservations(t *testing.T) {
+	s := mustParse(t, mixedSpace)
+	p := writeFile(t, "evals.csv", "note,beads,value,temp,rpm,ppm\nx,4,1.5,25,100,3\n\nhi,64,-2,90,900,1000\n")
+	obs, err := ReadObservations(p, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != 2 || obs[1].Line != 4 || obs[0].Value != -1.5 || obs[1].Values[1] != 1000 || obs[0].Values[3] != 4 || obs[0].Iteration != -1 || obs[0].HasRegion {
+		t.Errorf("got %+v", obs)
+	}
+	pend, err := ReadPending(writeFile(t, "p.csv", "temp,ppm,rpm,beads\n30,2,200,8\n"), s)
+	if err != nil || len(pend) != 1 {
+		t.Errorf("pending: %v %v", pend, err)
+	}
+}
+
+func TestReadObservationsErrors(t *testing.T) {
+	s := mustParse(t, mixedSpace)
+	head := "temp,ppm,rpm,beads,value\n"
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", "no header"},
+		{"missing column", "temp,ppm,rpm,value\n", `line 1: no column "beads"`},
+		{"missing value", "temp,ppm,rpm,beads\n", `no column "value"`},
+		{"duplicate column", "temp,temp,ppm,rpm,beads,value\n", `"temp" appears twice`},
+		{"short row", head + "25,3,100\n", "line 2 has 3 cells"},
+		{"not a number", head + "25,3,100,4,1\n25,abc,100,4,1\n", `line 3, column ppm: "abc" is not a number`},
+		{"missing cell", head + "25,,100,4,1\n", `line 2, column ppm: "" is missing`},
+		{"nan", head + "NaN,3,100,4,1\n", "line 2, column temp"},
+		{"outside", head + "95,3,100,4,1\n", "line 2, column temp: \"95\" is outside [20, 90]"},
+		{"not integer", head + "25,3,100.5,4,1\n", "line 2, column rpm: \"100.5\" is not an integer"},
+		{"value inf", head + "25,3,100,4,Inf\n", "line 2, column value"},
+		{"iteration decreases", "iteration," + head + "1,25,3,100,4,1\n0,25,3,100,4,1\n", "line 3, column iteration"},
+		{"region", "region," + head + "-2,25,3,100,4,1\n", "line 2, column region"},
+		{"quote", head + "\"25,3,100,4,1\n", "evals.csv"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadObservations(writeFile(t, "evals.csv", c.text), s, false)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "evals.csv") {
+				t.Errorf("got %v, want an error naming evals.csv and containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []float64
+		err  string
+	}{
+		{"1\n2.5\n\n-3e2\n", []float64{1, 2.5, -300}, ""},
+		{"x,value\n0,1\n1,2\n", []float64{1, 2}, ""},
+		{"", nil, ""},
+		{"1\nfoo\n", nil, `line 2: "foo" is not a finite number`},
+		{"1\nnan\n", nil, `line 2: "nan"`},
+		{"hello world\n", nil, "neither a number nor a CSV header with a value column"},
+		{"a,value\n1,x\n", nil, `line 2: "x"`},
+	} {
+		got, err := ParseValues([]byte(c.in))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(c.want) {
+			t.Errorf("%q: %v %v", c.in, got, err)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: %v", c.in, got)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(mixedSpace))
+	f.Add([]byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Parse("fuzz.yaml", b)
+		if err != nil {
+			return
+		}
+		lo, hi := s.Bounds()
+		for j := range lo {
+			if !(lo[j] < hi[j]) || math.IsInf(hi[j]-lo[j], 0) { // the engine needs a finite box of positive width
+				t.Fatalf("parameter %d: engine bounds [%v, %v]", j, lo[j], hi[j])
+			}
+		}
+	})
+}
+
+func FuzzDecode(f *testing.F) {
+	s := mustParse(f, mixedSpace)
+	f.Add([]byte("temp,ppm,rpm,beads,value\n25,3,100,4,1\n"))
+	f.Add([]byte("iteration,region,temp,ppm,rpm,beads,value\n0,-1,25,3,100,4,1\n1,2,30,3,100,4,1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		obs, err := Decode("fuzz.csv", b, s, true, false)
+		if err != nil {
+			return
+		}
+		for _, o := range obs {
+			for j, v := range o.Values {
+				if why := s.Check(j, v); why != "" {
+					t.Fatalf("accepted %v for %s: %s", v, s.Parameters[j].Name, why)
+				}
+			}
+			if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+				t.Fatalf("accepted value %v", o.Value)
+			}
+		}
+	})
+}
+
+func FuzzParseValues(f *testing.F) {
+	f.Add([]byte("1\n2\n"))
+	f.Add([]byte("a,value\n1,2\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vals, err := ParseValues(b)
+		if err != nil {
+			return
+		}
+		for _, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("accepted %v", v)
+			}
+		}
+	})
+}

@@ -243,12 +243,13 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 // configs/photoswitch-bo.yaml parse, hold the authors' settings and run.
 func TestDiscreteShippedConfigs(t *testing.T) {
 	root := testutil.RepoRoot()
-	for _, task := range []string{taskMOF, taskPhotoswitch} {
-		cfg := defaultDiscreteConfig(task)
-		if err := loadConfig(filepath.Join(root, "configs", task+".yaml"), &cfg); err != nil {
+	for _, c := range []struct{ file, task, name string }{{"mof", taskKernel, "mof"}, {"photoswitch-bo", taskPhotoswitch, ""}} {
+		task := c.file
+		cfg := defaultDiscreteConfig(c.task)
+		if err := loadConfig(filepath.Join(root, "configs", c.file+".yaml"), &cfg); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Task != task || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
+		if cfg.Task != c.task || cfg.Name != c.name || cfg.setName() != c.file || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
 			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
 			t.Errorf("%s: config %+v", task, cfg)
 		}

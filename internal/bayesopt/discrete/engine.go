@@ -46,11 +46,17 @@ type Engine struct {
 
 // NewEngine starts an engine with an empty history. kernel is the GP's
 // prior covariance (n x n, PSD), diversity its unit-diagonal normalisation
-// used by qVS (see Problem.Diversity); name and s.Seed, s.Repeat fix the
+// used by qVS (see Problem.Diversity; nil: computed from kernel); name and s.Seed, s.Repeat fix the
 // random streams (initial design, random method). s.Budget is not used:
 // the caller decides when to stop.
 func NewEngine(name string, kernel, diversity *mat.SymDense, s Settings) (*Engine, error) {
 	n := kernel.SymmetricDim()
+	if diversity == nil {
+		var err error
+		if diversity, err = unitDiagonal(kernel); err != nil {
+			return nil, err
+		}
+	}
 	if diversity.SymmetricDim() != n {
 		return nil, fmt.Errorf("discrete: kernel is %d x %d but the diversity kernel %d x %d", n, n, diversity.SymmetricDim(), diversity.SymmetricDim())
 	}

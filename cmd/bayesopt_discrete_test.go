@@ -376,6 +376,12 @@ data:
 	if a[1][2] == c[1][2] && a[2][2] == c[2][2] {
 		t.Errorf("names toyset and other drew the same initial points %v %v", a[1:3], c[1:3])
 	}
+	// suggest --name toyset starts from that campaign's initial design.
+	code, got, errOut := runQVS(t, "bayesopt", "suggest", "--kernel", filepath.Join(dir, "mof", "kernel.csv"), "--observed",
+		writeFile(t, dir, "empty.csv", "index,value\n"), "--batch", "2", "--init", "2", "--seed", "1", "--name", "toyset", "--quiet")
+	if want := fmt.Sprintf("rank,index,id,ucb,mean,sd\n1,%s,%s,,,\n2,%s,%s,,,\n", a[1][2], a[1][2], a[2][2], a[2][2]); code != 0 || got != want {
+		t.Errorf("suggest --name toyset: exit %d %s\n%s\nwant\n%s", code, errOut, got, want)
+	}
 	// good_threshold is required; a missing column names the table.
 	for _, bad := range []struct{ from, to, want string }{
 		{"good_threshold: 10\n", "", "good_threshold is required"},

@@ -68,7 +68,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 // above serve both).
 var (
 	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train"}
-	discreteOnlyFlags   = []string{"ids", "beta"}
+	discreteOnlyFlags   = []string{"ids", "beta", "name"}
 )
 
 // flagsOnlyFor reports a flag of names given to the other kind of suggest.

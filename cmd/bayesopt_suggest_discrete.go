@@ -22,14 +22,15 @@ import (
 // beyond the shared ones (--init is shared with --space; see
 // runDiscreteSuggest).
 type discreteSuggestOptions struct {
-	kernel, ids string
-	beta        float64
+	kernel, ids, name string
+	beta              float64
 }
 
 func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
 	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates, one per line in kernel order (default: their indices)")
+	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
 	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
 }
 
@@ -52,7 +53,9 @@ Discrete pool (--kernel; paper §4.2, Algorithm 3):
   and sd are the GP posterior of the objective in its units, ucb = mean +
   sqrt(beta) sd (empty before the first evaluation). Equals the batch of a
   ` + "`qvs bayesopt`" + ` campaign with task: kernel, repeat 0, the same seed, init,
-  batch, beta and method, after the same evaluations.`
+  batch, beta and method, after the same evaluations; --name must be the
+  campaign's name: (default kernel, the name of a task: kernel campaign
+  without one).`
 
 // runDiscreteSuggest prints the next batch of the discrete engine for the
 // user's kernel and evaluations. Nothing reaches stdout unless it succeeds.
@@ -105,8 +108,10 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if init > n {
 		return usageErrorf("--init %d exceeds the %d candidates of %s", init, n, d.kernel)
 	}
-	// The random streams are those of a `task: kernel` campaign without name:.
-	e, err := discrete.NewEngine(taskKernel, K, nil, s)
+	if d.name == "" {
+		return usageErrorf("--name must not be empty")
+	}
+	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

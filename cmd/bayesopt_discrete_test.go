@@ -350,7 +350,7 @@ data:
 	if h := strings.Join(sum[0], ","); h != "key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,seconds" || len(sum) != 1+4 {
 		t.Errorf("summary header %s, %d runs", h, len(sum)-1)
 	}
-	for _, want := range []string{"toyset: objective y", "y >= 10", "| qVS-BayesOpt, q = 1 |"} {
+	for _, want := range []string{"in the toyset discrete BayesOpt campaign", "y >= 10", "| qVS-BayesOpt, q = 1 |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

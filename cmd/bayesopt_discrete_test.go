@@ -219,7 +219,7 @@ func TestDiscreteUsageErrors(t *testing.T) {
 // TestDiscretePhotoswitchSmoke runs one short qVS search on the real
 // photoswitch set (1,919 molecules; the MDS embedding is part of the cost).
 func TestDiscretePhotoswitchSmoke(t *testing.T) {
-	data := testutil.DataDir(t)
+	data := testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	_, err, stdout, stderr := runDiscreteCLI(t, "--task", "photoswitch-bo", "--data-dir", data, "--cache-dir", filepath.Join(dir, "cache"),
@@ -259,7 +259,7 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not public") || !strings.Contains(err.Error(), "data.kernel") {
 		t.Errorf("mof without data: %v", err)
 	}
-	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t),
+	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"),
 		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "7", "--quiet")
 	if err != nil {
 		t.Errorf("photoswitch-bo config: %v", err)

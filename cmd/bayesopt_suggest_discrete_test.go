@@ -207,6 +207,7 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"beta", []string{"--kernel", kernel, "--observed", good, "--beta", "-1"}, 2, "--beta"},
 		{"init 0", []string{"--kernel", kernel, "--observed", good, "--init", "0"}, 2, "--init must be at least 1"},
 		{"init > n", []string{"--kernel", kernel, "--observed", good, "--init", "7"}, 2, "--init 7 exceeds the 6 candidates"},
+		{"ignored global", []string{"--kernel", kernel, "--observed", good, "--config", "x.yaml"}, 2, "--config has no effect"},
 		{"unknown flag", []string{"--kernel", kernel, "--observed", good, "--bacth", "3"}, 2, "bacth"},
 		{"kernel missing", []string{"--kernel", filepath.Join(dir, "nope.csv"), "--observed", good}, 1, "nope.csv"},
 		{"kernel not square", []string{"--kernel", p("k23.csv", "1,0,0\n0,1,0\n"), "--observed", good}, 1, "k23.csv: expected a square n x n kernel matrix, got 2 x 3"},

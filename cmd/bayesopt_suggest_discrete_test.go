@@ -3,11 +3,14 @@ package cmd
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // runSuggest runs `qvs bayesopt suggest ARGS` in process.
@@ -232,5 +235,55 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) || stdout != "" {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit %d and a message containing %q", c.name, code, stderr, stdout, c.code, c.want)
 		}
+	}
+}
+
+// TestREADMEOwnKernel runs the commands of the README's "Discrete BayesOpt
+// on your own kernel" section from examples/ (results and the history in a
+// temporary folder), then follows the suggest loop it describes with the
+// campaign's name and method qvs: measuring exactly the suggestions
+// (values looked up in own-kernel-items.csv) reproduces the campaign's run
+// qvs-q1-r00 evaluation for evaluation.
+func TestREADMEOwnKernel(t *testing.T) {
+	root := testutil.RepoRoot()
+	section, cmds := readmeCommands(t, "## Discrete BayesOpt on your own kernel")
+	if len(cmds) != 2 || !strings.Contains(section, "printf 'id,value\\n' > my-kernel-evals.csv") {
+		t.Fatalf("README commands %v, want a campaign, the empty history and a suggest", cmds)
+	}
+	t.Chdir(filepath.Join(root, "examples"))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runQVS(t, append(cmds[0], "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")...)
+	if code != 0 || !strings.Contains(stdout, "| qVS-BayesOpt, q = 1 |") {
+		t.Fatalf("%v: exit %d\n%s\n%s", cmds[0], code, stdout, stderr)
+	}
+	value := map[string]string{}
+	for _, r := range readCSVFile(t, "own-kernel-items.csv")[1:] {
+		value[r[0]] = r[1]
+	}
+	history := filepath.Join(dir, "my-kernel-evals.csv")
+	rows := "id,value\n"
+	var loop []string
+	for round := 0; round < 4; round++ {
+		if err := os.WriteFile(history, []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := slices.Clone(cmds[1])
+		args[slices.Index(args, "my-kernel-evals.csv")] = history
+		code, stdout, stderr := runQVS(t, append(args, "--name", "own-kernel", "--method", "qvs", "--q", "1", "--quiet")...)
+		if code != 0 {
+			t.Fatalf("round %d: exit %d: %s", round, code, stderr)
+		}
+		for _, r := range parseCSV(t, stdout)[1:] {
+			rows += r[2] + "," + value[r[2]] + "\n"
+			loop = append(loop, r[2])
+		}
+	}
+	var campaign []string
+	for _, r := range readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))[1:] {
+		campaign = append(campaign, r[3])
+	}
+	if !slices.Equal(loop, campaign) {
+		t.Errorf("suggest loop measured %v, campaign %v", loop, campaign)
 	}
 }

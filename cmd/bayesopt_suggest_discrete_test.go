@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -285,5 +286,22 @@ func TestREADMEOwnKernel(t *testing.T) {
 	}
 	if !slices.Equal(loop, campaign) {
 		t.Errorf("suggest loop measured %v, campaign %v", loop, campaign)
+	}
+	// The example files are what their awk script writes.
+	awk, err := exec.LookPath("awk")
+	if err != nil {
+		t.Skip("no awk to regenerate the own-kernel files")
+	}
+	gen := filepath.Join(dir, "gen")
+	os.Mkdir(gen, 0o755)
+	cmd := exec.Command(awk, "-F,", "-f", filepath.Join(root, "examples", "make-own-kernel.awk"), filepath.Join(root, "examples", "own-pool.csv"))
+	cmd.Dir = gen
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("awk: %v\n%s", err, b)
+	}
+	for _, f := range []string{"own-kernel.csv", "own-kernel-items.csv"} {
+		if readFileString(t, filepath.Join(gen, f)) != readFileString(t, f) {
+			t.Errorf("make-own-kernel.awk does not reproduce examples/%s", f)
+		}
 	}
 }

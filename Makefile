@@ -3,12 +3,12 @@ GO      ?= go
 BENCH   ?= .
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test bench lint reproduce clean
+.PHONY: build test bench lint reproduce data clean
 
 build:
 	$(GO) build -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
 
-# Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR).
+# Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR); `make data` fetches it.
 test:
 	$(GO) test -count=1 -timeout 20m ./...
 
@@ -18,6 +18,11 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Download and verify the third-party data (scripts/data.sha256) into
+# ../shared/data or $$QVS_DATA_DIR; QVS_DATA_MIRROR=DIR|URL fetches from a mirror.
+data:
+	scripts/fetch-data.sh
 
 reproduce: build
 	scripts/reproduce.sh

@@ -179,15 +179,7 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 // script writes.
 func TestREADMEOwnData(t *testing.T) {
 	root := testutil.RepoRoot()
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "## Use qvs on your own problem")
-	if !ok {
-		t.Fatal(`README.md has no "## Use qvs on your own problem" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "## Use qvs on your own problem")
 	var cmds [][]string
 	for _, l := range strings.Split(section, "\n") {
 		if rest, ok := strings.CutPrefix(l, "../qvs "); ok && strings.HasPrefix(rest, "as suggest ") {

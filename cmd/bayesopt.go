@@ -147,8 +147,8 @@ continues interrupted ones exactly (Ctrl-C is safe). Runs execute in
 parallel (--workers); --shard i/n runs every n-th run for multi-machine use.
 
 Tasks: ` + strings.Join(tasks.Names(), ", ") + ` (or synthetic-<d>); discrete tasks
-(mof, photoswitch-bo) are handed to the discrete engine. Flags override the
-config's keys.
+(kernel: any kernel + table; mof, photoswitch-bo) go to the discrete engine.
+Flags override the config's keys.
 
 Your own problem: --space space.yaml --objective-cmd "python3 my_sim.py"
 (keys space:, objective_cmd:, objective_timeout:, minimize:) runs the same

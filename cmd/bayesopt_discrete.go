@@ -21,8 +21,12 @@ import (
 )
 
 // Discrete BayesOpt tasks (paper §4.2, Algorithm 3), run by `qvs bayesopt
-// --task mof|photoswitch-bo` or a config whose task: key names one of them.
+// --task kernel|mof|photoswitch-bo` or a config whose task: key names one
+// of them. kernel is the generic task: any precomputed kernel plus a table
+// (configs/mof.yaml is one instance); mof is kernel with the MOF files and
+// settings as defaults.
 const (
+	taskKernel      = "kernel"
 	taskMOF         = "mof"
 	taskPhotoswitch = "photoswitch-bo"
 )
@@ -48,7 +52,11 @@ type discreteData struct {
 // discreteConfig is the YAML config of a discrete task (configs/mof.yaml,
 // configs/photoswitch-bo.yaml). Flags the user sets override its keys.
 type discreteConfig struct {
-	Task          string       `mapstructure:"task" yaml:"task"`
+	Task string `mapstructure:"task" yaml:"task"`
+	// Name names the candidate set: the campaign's name in tables, the
+	// default folder results/NAME, and part of every random stream (so a
+	// renamed set draws other initial points). Default: the task.
+	Name          string       `mapstructure:"name" yaml:"name,omitempty"`
 	Out           string       `mapstructure:"out" yaml:"-"`
 	Seed          uint64       `mapstructure:"seed" yaml:"seed"`
 	Methods       []string     `mapstructure:"methods" yaml:"methods"`
@@ -84,12 +92,26 @@ func defaultDiscreteConfig(task string) discreteConfig {
 	case taskPhotoswitch:
 		c.GoodThreshold = 450 // visible-light absorption, lambda-max >= 450 nm
 		c.Data = discreteData{Format: "photoswitch", Photoswitch: "photoswitch/UMAP-AllHits.csv"}
+	case taskKernel:
+		c.Out = ""                   // results/NAME, see normalise
+		c.GoodThreshold = math.NaN() // required: see normalise
+		c.Data = discreteData{Format: "kernel", IDColumn: "id", ObjectiveColumn: "value"}
 	}
 	return c
 }
 
+// setName is the candidate set's name: name:, else the task.
+func (cfg *discreteConfig) setName() string {
+	if cfg.Name != "" {
+		return cfg.Name
+	}
+	return cfg.Task
+}
+
 // discreteBayesOptTask reports whether task is run by runDiscreteBayesOpt.
-func discreteBayesOptTask(task string) bool { return task == taskMOF || task == taskPhotoswitch }
+func discreteBayesOptTask(task string) bool {
+	return task == taskKernel || task == taskMOF || task == taskPhotoswitch
+}
 
 // configTask peeks at the task: key of a config file ("" if none).
 func configTask(path string) (string, error) {
@@ -215,7 +237,10 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 		cfg.Q[k] = vendi.FormatOrder(q)
 	}
 	if cfg.Out == "" {
-		return nil, configErrorf(path, "no output directory: set --out or out: in the config")
+		cfg.Out = filepath.Join("results", cfg.setName())
+	}
+	if cfg.Task == taskKernel && math.IsNaN(cfg.GoodThreshold) {
+		return nil, configErrorf(path, "task kernel: good_threshold is required: the objective value from which an item counts as good (the EDC is the VS_1 of the good items found)")
 	}
 	if math.IsNaN(cfg.GoodThreshold) || math.IsInf(cfg.GoodThreshold, 0) {
 		return nil, configErrorf(path, "good_threshold = %v: must be a finite number", cfg.GoodThreshold)
@@ -234,7 +259,7 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 	d := cfg.Data
 	switch d.Format {
 	case "kernel":
-		set, err := datasets.ReadKernelSet(cfg.Task, datasets.KernelSetFiles{
+		set, err := datasets.ReadKernelSet(cfg.setName(), datasets.KernelSetFiles{
 			Kernel: at(d.Kernel), Table: at(d.Table), IDColumn: d.IDColumn,
 			ObjectiveColumn: d.ObjectiveColumn, MetricColumns: d.MetricColumns, Note: d.Note,
 		})
@@ -247,7 +272,7 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 		}
 		set, err := datasets.PhotoswitchKernelSet(path)
 		if set != nil {
-			set.Name = cfg.Task
+			set.Name = cfg.setName()
 		}
 		return set, err
 	default:
@@ -301,10 +326,10 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 		}
 	}
 	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
-		cfg.Task, set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
+		cfg.setName(), set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
 
 	// The MDS embedding of Figure 5, once per kernel (cached), beside the runs.
-	xy, err := discrete.CachedMDS(g.CacheDir, cfg.Task, set.Kernel)
+	xy, err := discrete.CachedMDS(g.CacheDir, cfg.setName(), set.Kernel)
 	if err != nil {
 		return err
 	}
@@ -322,7 +347,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesoptGrowable, Version: Version,
 	}, p.RunFunc(base))
-	chatter("%s: %d ran, %d resumed, %d already done in %.1f s\n", cfg.Task, rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+	chatter("%s: %d ran, %d resumed, %d already done in %.1f s\n", cfg.setName(), rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
 	if err != nil {
 		return err
 	}

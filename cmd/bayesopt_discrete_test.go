@@ -219,7 +219,7 @@ func TestDiscreteUsageErrors(t *testing.T) {
 // TestDiscretePhotoswitchSmoke runs one short qVS search on the real
 // photoswitch set (1,919 molecules; the MDS embedding is part of the cost).
 func TestDiscretePhotoswitchSmoke(t *testing.T) {
-	data := testutil.DataDir(t)
+	data := testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	_, err, stdout, stderr := runDiscreteCLI(t, "--task", "photoswitch-bo", "--data-dir", data, "--cache-dir", filepath.Join(dir, "cache"),
@@ -243,12 +243,13 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 // configs/photoswitch-bo.yaml parse, hold the authors' settings and run.
 func TestDiscreteShippedConfigs(t *testing.T) {
 	root := testutil.RepoRoot()
-	for _, task := range []string{taskMOF, taskPhotoswitch} {
-		cfg := defaultDiscreteConfig(task)
-		if err := loadConfig(filepath.Join(root, "configs", task+".yaml"), &cfg); err != nil {
+	for _, c := range []struct{ file, task, name string }{{"mof", taskKernel, "mof"}, {"photoswitch-bo", taskPhotoswitch, ""}} {
+		task := c.file
+		cfg := defaultDiscreteConfig(c.task)
+		if err := loadConfig(filepath.Join(root, "configs", c.file+".yaml"), &cfg); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Task != task || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
+		if cfg.Task != c.task || cfg.Name != c.name || cfg.setName() != c.file || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
 			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
 			t.Errorf("%s: config %+v", task, cfg)
 		}
@@ -258,7 +259,7 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not public") || !strings.Contains(err.Error(), "data.kernel") {
 		t.Errorf("mof without data: %v", err)
 	}
-	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t),
+	_, err, _, _ = runDiscreteCLI(t, "--config", filepath.Join(root, "configs", "photoswitch-bo.yaml"), "--data-dir", testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"),
 		"--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "ps"), "--methods", "ucb", "--repeats", "1", "--budget", "7", "--quiet")
 	if err != nil {
 		t.Errorf("photoswitch-bo config: %v", err)
@@ -306,4 +307,99 @@ qvs-q1-r00,qvs,1,,0,20,6,7,102,c,3,0.2,1
 	if err := printCampaignTable(&b, filepath.Join(dir, "absent"), eval.KindDiscreteBO, campaign.Shard{}, 0); err == nil {
 		t.Error("a missing campaign printed a table")
 	}
+}
+
+// TestDiscreteKernelTask: the generic `task: kernel` runs on any kernel and
+// table (here with its own column names and no metric columns), names the
+// campaign by name:, records it, and requires good_threshold.
+func TestDiscreteKernelTask(t *testing.T) {
+	dir := t.TempDir()
+	writeToyMOF(t, dir, 20)
+	// The table under other names: item, y (the default value column is absent).
+	tab := readCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
+	var b strings.Builder
+	b.WriteString("y,item\n")
+	for _, r := range tab[1:] {
+		fmt.Fprintf(&b, "%s,%s\n", r[1], r[0])
+	}
+	writeFile(t, dir, "table.csv", b.String())
+	cfg := `task: kernel
+name: toyset
+seed: 1
+methods: [ucb, qvs]
+q: [1]
+repeats: 2
+init: 2
+budget: 8
+batch: 3
+good_threshold: 10
+data:
+  kernel: mof/kernel.csv
+  table: table.csv
+  id_column: item
+  objective_column: y
+`
+	cfgPath := writeFile(t, dir, "k.yaml", cfg)
+	out := filepath.Join(dir, "out")
+	args := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", out, "--quiet"}
+	_, err, stdout, stderr := runDiscreteCLI(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	if h := strings.Join(sum[0], ","); h != "key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,seconds" || len(sum) != 1+4 {
+		t.Errorf("summary header %s, %d runs", h, len(sum)-1)
+	}
+	for _, want := range []string{"in the toyset discrete BayesOpt campaign", "y >= 10", "| qVS-BayesOpt, q = 1 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	rec, _ := os.ReadFile(filepath.Join(out, "config.yaml"))
+	if !strings.Contains(string(rec), "task: kernel") || !strings.Contains(string(rec), "name: toyset") {
+		t.Errorf("config.yaml:\n%s", rec)
+	}
+	// qvs eval names the campaign by name:.
+	code, evalOut, evalErr := runQVS(t, "eval", "--quiet", "--out", filepath.Join(dir, "eval"), out)
+	if code != 0 || !strings.Contains(evalOut+readFileString(t, filepath.Join(dir, "eval", "README.md")), "toyset") {
+		t.Errorf("eval: exit %d, %s\n%s", code, evalErr, evalOut)
+	}
+	// The random streams depend on the name: another name, other initial points.
+	cfg2 := strings.Replace(cfg, "name: toyset", "name: other", 1)
+	out2 := filepath.Join(dir, "out2")
+	if _, err, _, stderr := runDiscreteCLI(t, "--config", writeFile(t, dir, "k2.yaml", cfg2), "--data-dir", dir,
+		"--cache-dir", filepath.Join(dir, "cache"), "--out", out2, "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	a := readCSVFile(t, filepath.Join(out, "runs", "ucb-r00.csv"))
+	c := readCSVFile(t, filepath.Join(out2, "runs", "ucb-r00.csv"))
+	if a[1][2] == c[1][2] && a[2][2] == c[2][2] {
+		t.Errorf("names toyset and other drew the same initial points %v %v", a[1:3], c[1:3])
+	}
+	// suggest --name toyset starts from that campaign's initial design.
+	code, got, errOut := runQVS(t, "bayesopt", "suggest", "--kernel", filepath.Join(dir, "mof", "kernel.csv"), "--observed",
+		writeFile(t, dir, "empty.csv", "index,value\n"), "--batch", "2", "--init", "2", "--seed", "1", "--name", "toyset", "--quiet")
+	if want := fmt.Sprintf("rank,index,id,ucb,mean,sd\n1,%s,%s,,,\n2,%s,%s,,,\n", a[1][2], a[1][2], a[2][2], a[2][2]); code != 0 || got != want {
+		t.Errorf("suggest --name toyset: exit %d %s\n%s\nwant\n%s", code, errOut, got, want)
+	}
+	// good_threshold is required; a missing column names the table.
+	for _, bad := range []struct{ from, to, want string }{
+		{"good_threshold: 10\n", "", "good_threshold is required"},
+		{"objective_column: y", "objective_column: storage", `table.csv: header has no column "storage"`},
+	} {
+		_, err, stdout, _ := runDiscreteCLI(t, "--config", writeFile(t, dir, "bad.yaml", strings.Replace(cfg, bad.from, bad.to, 1)),
+			"--data-dir", dir, "--out", filepath.Join(dir, "bad"), "--quiet")
+		if err == nil || !strings.Contains(err.Error(), bad.want) || stdout != "" {
+			t.Errorf("%q -> %q: err %v, stdout %q", bad.from, bad.to, err, stdout)
+		}
+	}
+}
+
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -6,8 +6,8 @@ import (
 
 // `qvs bayesopt suggest` dispatches on its input: --space (a continuous
 // space, cmd/bayesopt_suggest_continuous.go) or --kernel (a discrete pool,
-// the discrete engine). This file only holds the shared flags and the
-// dispatch.
+// cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
+// and the dispatch.
 
 func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptSuggestCmd) }
 
@@ -20,6 +20,7 @@ type suggestCommon struct {
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
 	common := &suggestCommon{}
 	cont := &continuousSuggestOptions{}
+	disc := &discreteSuggestOptions{}
 	c := &cobra.Command{
 		Use:   "suggest (--space space.yaml | --kernel K.npy) --observed evals.csv --batch B [flags]",
 		Short: "Suggest the next batch of experiments for your own problem, given the evaluations so far",
@@ -32,7 +33,7 @@ examples/README.md); method qvs, turbo, robot or random.
 
 Exactly one of --space and --kernel. Only the suggestions go to stdout.
 
-` + continuousSuggestHelp,
+` + continuousSuggestHelp + "\n" + discreteSuggestHelp,
 		Args:        cobra.NoArgs,
 		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -41,9 +42,15 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 			case space == kernel:
 				return usageErrorf("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
 			case space:
+				if err := flagsOnlyFor(c, "--kernel", discreteOnlyFlags); err != nil {
+					return err
+				}
 				return runContinuousSuggest(c, g, common, cont)
 			}
-			return usageErrorf("--kernel: the discrete suggest is not available in this build")
+			if err := flagsOnlyFor(c, "--space", continuousOnlyFlags); err != nil {
+				return err
+			}
+			return runDiscreteSuggest(c, g, common, cont.init, disc)
 		},
 	}
 	f := c.Flags()
@@ -52,7 +59,24 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.StringVar(&common.method, "method", "qvs", "method")
 	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv or table")
-	f.String("kernel", "", "discrete pool: kernel matrix (.npy or .csv)")
 	addContinuousSuggestFlags(c, cont)
+	addDiscreteSuggestFlags(c, disc)
 	return c
+}
+
+// Flags that only one kind of suggest reads (--init and the shared flags
+// above serve both).
+var (
+	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train"}
+	discreteOnlyFlags   = []string{"ids", "beta", "name"}
+)
+
+// flagsOnlyFor reports a flag of names given to the other kind of suggest.
+func flagsOnlyFor(c *cobra.Command, kind string, names []string) error {
+	for _, n := range names {
+		if c.Flags().Changed(n) {
+			return usageErrorf("--%s applies only with %s", n, kind)
+		}
+	}
+	return nil
 }

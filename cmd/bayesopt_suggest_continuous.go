@@ -51,7 +51,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.StringVar(&o.pending, "pending", "", "CSV of experiments still running (parameter columns)")
 	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
 	f.IntVar(&o.regions, "regions", 3, "trust regions M")
-	f.IntVar(&o.init, "init", 0, "initial-design size (default: the smallest multiple of --batch >= max(2 x parameters, --regions))")
+	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", 0.2, "ROBOT's distance threshold (unit-scaled distance / length scale)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")

@@ -292,15 +292,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 // loop's growing file) from examples/ as written.
 func TestREADMEOwnProblem(t *testing.T) {
 	root := testutil.RepoRoot()
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "## Use qvs on your own problem")
-	if !ok {
-		t.Fatal(`README.md has no "## Use qvs on your own problem" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "## Use qvs on your own problem")
 	t.Chdir(filepath.Join(root, "examples"))
 	ran := 0
 	for _, l := range strings.Split(section, "\n") {

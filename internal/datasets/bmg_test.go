@@ -208,7 +208,7 @@ func TestLoadBMGTiny(t *testing.T) {
 
 func TestLoadBMGReal(t *testing.T) {
 	start := time.Now()
-	p, err := Load(DefaultConfig(KindBMG), testutil.DataDir(t), t.TempDir(), 0)
+	p, err := Load(DefaultConfig(KindBMG), testutil.DataDir(t, "bmg/glassdata_ward2016_landolt.csv", "elements/magpie"), t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestLoadBMGReal(t *testing.T) {
 }
 
 func TestRealBMGFeatures(t *testing.T) {
-	data := testutil.DataDir(t)
+	data := testutil.DataDir(t, "bmg/glassdata_ward2016_landolt.csv", "elements/magpie")
 	recs, err := ReadBMGTable(filepath.Join(data, "bmg", "glassdata_ward2016_landolt.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -121,16 +121,30 @@ func ReadKernelSet(name string, f KernelSetFiles) (*KernelSet, error) {
 	if err := readKernelTable(f, set); err != nil {
 		return nil, err
 	}
-	t, err := fileio.ReadTable(f.Kernel, false)
+	K, err := ReadKernelMatrix(f.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	if n := K.SymmetricDim(); n != set.Len() {
+		return nil, fmt.Errorf("%s: kernel is %d x %d but table %s has %d candidates: row i of the kernel must describe data row i of the table",
+			f.Kernel, n, n, f.Table, set.Len())
+	}
+	set.Kernel = K
+	return set, nil
+}
+
+// ReadKernelMatrix reads a precomputed kernel matrix between n candidates:
+// .npy (2-D float64/float32) or CSV of numbers (an optional header row is
+// skipped). It must be square, finite, symmetric, with a positive
+// diagonal, |K_ij| <= sqrt(K_ii K_jj), and PSD up to KernelPSDTol; errors
+// name the file and the offending entry (1-based).
+func ReadKernelMatrix(path string) (*mat.SymDense, error) {
+	t, err := fileio.ReadTable(path, false)
 	if err != nil {
 		return nil, err
 	}
 	if t.Rows != t.Cols {
-		return nil, fmt.Errorf("%s: expected a square n x n kernel matrix, got %d x %d", f.Kernel, t.Rows, t.Cols)
-	}
-	if t.Rows != set.Len() {
-		return nil, fmt.Errorf("%s: kernel is %d x %d but table %s has %d candidates: row i of the kernel must describe data row i of the table",
-			f.Kernel, t.Rows, t.Cols, f.Table, set.Len())
+		return nil, fmt.Errorf("%s: expected a square n x n kernel matrix, got %d x %d", path, t.Rows, t.Cols)
 	}
 	K := mat.NewSymDense(t.Rows, nil)
 	for i := 0; i < t.Rows; i++ {
@@ -138,11 +152,10 @@ func ReadKernelSet(name string, f KernelSetFiles) (*KernelSet, error) {
 			K.SetSym(i, j, t.At(i, j))
 		}
 	}
-	if err := checkKernel(f.Kernel, t, K); err != nil {
+	if err := checkKernel(path, t, K); err != nil {
 		return nil, err
 	}
-	set.Kernel = K
-	return set, nil
+	return K, nil
 }
 
 // readKernelTable reads the ids, objective and metrics of the table file.

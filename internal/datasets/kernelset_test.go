@@ -170,7 +170,7 @@ func TestReadKernelSetErrors(t *testing.T) {
 }
 
 func TestPhotoswitchKernelSet(t *testing.T) {
-	path := filepath.Join(testutil.DataDir(t), "photoswitch", "UMAP-AllHits.csv")
+	path := filepath.Join(testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "photoswitch", "UMAP-AllHits.csv")
 	set, err := PhotoswitchKernelSet(path)
 	if err != nil {
 		t.Fatal(err)

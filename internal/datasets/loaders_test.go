@@ -333,7 +333,7 @@ func TestFashionErrors(t *testing.T) {
 }
 
 func TestReadFashionMNISTReal(t *testing.T) {
-	im, labels, err := ReadFashionMNIST(filepath.Join(testutil.DataDir(t), "fashion-mnist"))
+	im, labels, err := ReadFashionMNIST(filepath.Join(testutil.DataDir(t, "fashion-mnist"), "fashion-mnist"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func TestConfigTags(t *testing.T) {
 // reading the IDX files, PCA of the 70,000 x 784 pixels to 50 components,
 // and the exact kNN graph (k = 50) on the scores.
 func BenchmarkFashion(b *testing.B) {
-	dir := filepath.Join(testutil.DataDir(b), "fashion-mnist")
+	dir := filepath.Join(testutil.DataDir(b, "fashion-mnist"), "fashion-mnist")
 	im, _, err := ReadFashionMNIST(dir)
 	if err != nil {
 		b.Fatal(err)

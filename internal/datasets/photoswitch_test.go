@@ -102,7 +102,7 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 }
 
 func TestReadPhotoswitchReal(t *testing.T) {
-	p := filepath.Join(testutil.DataDir(t), "photoswitch", "UMAP-AllHits.csv")
+	p := filepath.Join(testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "photoswitch", "UMAP-AllHits.csv")
 	tab, err := ReadPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestReadPhotoswitchReal(t *testing.T) {
 
 func TestLoadPhotoswitchReal(t *testing.T) {
 	cache := t.TempDir()
-	p, err := Load(DefaultConfig(KindPhotoswitch), testutil.DataDir(t), cache, 0)
+	p, err := Load(DefaultConfig(KindPhotoswitch), testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), cache, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestLoadPhotoswitchReal(t *testing.T) {
 	}
 	cfg := DefaultConfig(KindPhotoswitch)
 	cfg.Photoswitch.Threshold = 700
-	if _, err := Load(cfg, testutil.DataDir(t), "", 1); err == nil || !strings.Contains(err.Error(), "threshold") {
+	if _, err := Load(cfg, testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "", 1); err == nil || !strings.Contains(err.Error(), "threshold") {
 		t.Errorf("no positives: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func (k Kind) String() string {
 // of its runs.
 type Campaign struct {
 	Dir string
-	// Task is the campaign's task: config "task"/"name", else the folder
+	// Task is the campaign's task: config "name", else "task", else the folder
 	// name. Name labels its tables and figures: Task, unless several
 	// campaigns found together share a Task (see Discover).
 	Task   string
@@ -270,7 +270,9 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	} else {
 		c.Problems = append(c.Problems, cfgPath+" is missing")
 	}
-	for _, k := range []string{"task", "name"} {
+	// name before task: a generic task (discrete `task: kernel`) names its
+	// candidate set with name: (configs/mof.yaml is task kernel, name mof).
+	for _, k := range []string{"name", "task"} {
 		if s, ok := c.Config[k].(string); ok && s != "" {
 			c.Name = s
 			break

@@ -100,7 +100,7 @@ func BenchmarkBaselineBatch(b *testing.B) {
 // linked blocks, the expensive case for the greedy. Needs the data folder;
 // the pool's PCA and kNN graph are cached under the repository's .cache.
 func BenchmarkQVSBatchFashion(b *testing.B) {
-	pool, err := datasets.Load(datasets.DefaultConfig("fashion"), testutil.DataDir(b), filepath.Join(testutil.RepoRoot(), ".cache"), runtime.GOMAXPROCS(0))
+	pool, err := datasets.Load(datasets.DefaultConfig("fashion"), testutil.DataDir(b, "fashion-mnist"), filepath.Join(testutil.RepoRoot(), ".cache"), runtime.GOMAXPROCS(0))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -15,20 +16,46 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// DataDir returns the shared data directory: $QVS_DATA_DIR if set, else
-// ../shared/data beside the repository. If the directory does not exist the
-// test is failed (CI always has it), unless QVS_SKIP_DATA=1, which skips.
-func DataDir(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("QVS_DATA_DIR")
-	if d == "" {
-		d = filepath.Join(RepoRoot(), "..", "shared", "data")
+// DataRoot is where tests look for the third-party data: $QVS_DATA_DIR if
+// set, else ../shared/data beside the repository (where `make data` puts it).
+func DataRoot() string {
+	if d := os.Getenv("QVS_DATA_DIR"); d != "" {
+		return d
 	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("QVS_SKIP_DATA") == "1" {
-			t.Skipf("data directory %s missing (QVS_SKIP_DATA=1)", d)
+	return filepath.Join(RepoRoot(), "..", "shared", "data")
+}
+
+// DataDir returns the data directory for a test that reads the files need
+// (paths relative to it, e.g. "photoswitch/UMAP-AllHits.csv"; none: the
+// directory itself). When any is missing the test is skipped with one line
+// saying what is missing and how to get it, except when the environment
+// variable CI is set (CI always has the data): then the test fails.
+func DataDir(t testing.TB, need ...string) string {
+	t.Helper()
+	d := DataRoot()
+	if msg := missingData(d, need); msg != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s (CI is set, so missing data is a failure)", msg)
+		} else {
+			t.Skip(msg)
 		}
-		t.Fatalf("data directory %s missing: set QVS_DATA_DIR or place shared/data beside the repository", d)
 	}
 	return d
+}
+
+// missingData describes what of need is absent from dir ("" if nothing).
+func missingData(dir string, need []string) string {
+	if _, err := os.Stat(dir); err != nil {
+		return "test data directory " + dir + " is missing: run `make data` or set QVS_DATA_DIR"
+	}
+	var missing []string
+	for _, p := range need {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "test data " + strings.Join(missing, ", ") + " missing in " + dir + ": run `make data` or set QVS_DATA_DIR"
 }

@@ -30,6 +30,15 @@
 //     candidates (QualityFromUCB). q = 0 gives the ucb batch, since VS_0 is
 //     the count (paper §2.3).
 //
+// # Ask and tell
+//
+// Engine is the search as a state machine whose only state is the
+// evaluation history: Ask(b) returns the next batch, Tell records finished
+// evaluations. Problem.Search (a campaign run, with exact resume) is a loop
+// of Ask and Tell, and `qvs bayesopt suggest --kernel` tells a user's
+// history and asks once: the same history gives the same batch.
+// ReadEvaluations reads such a history from a CSV file.
+//
 // Every run of a repeat starts from the same Init random points. The budget
 // counts every evaluation, initial points included (as for the continuous
 // tasks of `qvs bayesopt`). Defaults, the authors': 2 initial points, then

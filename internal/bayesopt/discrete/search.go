@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -43,8 +42,24 @@ func DefaultSettings() Settings {
 	return Settings{Init: 2, Budget: 102, Batch: 5, Beta: 2}
 }
 
-// Validate checks the settings against a candidate set of n items.
+// Validate checks the settings of a campaign run against a candidate set
+// of n items: the policy (validatePolicy) and the budget.
 func (s Settings) Validate(n int) error {
+	if err := s.validatePolicy(n); err != nil {
+		return err
+	}
+	switch {
+	case s.Budget < s.Init:
+		return fmt.Errorf("budget = %d: must be at least init = %d (the budget counts every evaluation, initial points included)", s.Budget, s.Init)
+	case s.Budget > n:
+		return fmt.Errorf("budget = %d exceeds the %d candidates", s.Budget, n)
+	}
+	return nil
+}
+
+// validatePolicy checks what an Engine needs: method, order, initial
+// design, batch size and beta.
+func (s Settings) validatePolicy(n int) error {
 	switch s.Method {
 	case MethodRandom, MethodUCB, MethodQVS:
 	default:
@@ -56,12 +71,10 @@ func (s Settings) Validate(n int) error {
 	switch {
 	case s.Init < 1:
 		return fmt.Errorf("init = %d: at least one initial point is needed to fit the GP", s.Init)
-	case s.Budget < s.Init:
-		return fmt.Errorf("budget = %d: must be at least init = %d (the budget counts every evaluation, initial points included)", s.Budget, s.Init)
+	case s.Init > n:
+		return fmt.Errorf("init = %d exceeds the %d candidates", s.Init, n)
 	case s.Batch < 1:
 		return fmt.Errorf("batch = %d: must be >= 1", s.Batch)
-	case s.Budget > n:
-		return fmt.Errorf("budget = %d exceeds the %d candidates", s.Budget, n)
 	case math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) || s.Beta < 0:
 		return fmt.Errorf("beta = %v: must be finite and >= 0", s.Beta)
 	}
@@ -116,35 +129,19 @@ func unitDiagonal(K *mat.SymDense) (*mat.SymDense, error) {
 	return K, nil
 }
 
-// InitialDesign returns the s.Init initial items of repeat s.Repeat: drawn
-// uniformly without replacement from (seed, set name, repeat) only, so every
-// method of a repeat starts from the same points.
+// InitialDesign returns the s.Init initial items of repeat s.Repeat (see
+// Engine.InitialDesign): every method of a repeat starts from them.
 func (p *Problem) InitialDesign(s Settings) []int {
-	rng := campaign.RNG(s.Seed, p.Set.Name, "init", s.Repeat)
-	return append([]int(nil), rng.Perm(p.Set.Len())[:s.Init]...)
+	return initialDesign(s, p.Set.Name, p.Set.Len())
 }
 
-// Acquisition holds a fitted GP's UCB of every item and the qualities of
-// Algorithm 3.
-type Acquisition struct {
-	GP      *GP
-	UCB     []float64 // mu + sqrt(beta) sd, standardised units, every item
-	Quality []float64 // UCB mapped to [0, 1] (see QualityFromUCB)
-}
-
-// Acquire fits the GP to the observed items and computes UCB and quality.
-func (p *Problem) Acquire(observed []int, beta float64) (*Acquisition, error) {
-	y := make([]float64, len(observed))
-	for a, i := range observed {
-		y[a] = p.Set.Objective[i]
+// evaluations pairs items with their objective values from the set.
+func (p *Problem) evaluations(items []int) []Evaluation {
+	ev := make([]Evaluation, len(items))
+	for k, i := range items {
+		ev[k] = Evaluation{Index: i, Value: p.Set.Objective[i]}
 	}
-	g, err := FitGP(p.Set.Kernel, observed, y)
-	if err != nil {
-		return nil, err
-	}
-	mu, sd := g.Posterior(nil, nil)
-	u := UCB(mu, sd, beta, nil)
-	return &Acquisition{GP: g, UCB: u, Quality: QualityFromUCB(u)}, nil
+	return ev
 }
 
 // QualityFromUCB maps UCB values to qualities in [0, 1] by min-max scaling
@@ -168,65 +165,6 @@ func QualityFromUCB(u []float64) []float64 {
 		}
 	}
 	return s
-}
-
-// NextBatch chooses the next size queries given the observed items.
-//
-//   - random: uniform without replacement among the unobserved items, from
-//     campaign.RNG(seed, set, "random", repeat, iteration).
-//   - ucb: the size unobserved items of largest UCB (ties: lowest index),
-//     as the authors' baseline does (torch.topk of the UCB values).
-//   - qvs: Algorithm 3. Starting from X = ∅, repeatedly add the unobserved
-//     x maximising qVS_q(D ∪ X ∪ {x}; k, s) with s = QualityFromUCB: the
-//     observed data D is the fixed prefix of vendi.Greedy and counts in
-//     the score with the qualities of its own UCB. For q = 0 the paper
-//     defines VS_0 as the count |X| (§2.3), so qVS_0 is the sum of
-//     qualities and the greedy batch is exactly the top-b UCB batch: q = 0
-//     is regular BayesOpt, computed as such (vendi's numerical-rank VS_0
-//     would differ only by penalising exact duplicates).
-func (p *Problem) NextBatch(s Settings, observed []int, iteration, size int) ([]int, error) {
-	n := p.Set.Len()
-	inD := make([]bool, n)
-	for _, i := range observed {
-		inD[i] = true
-	}
-	var free []int
-	for i := 0; i < n; i++ {
-		if !inD[i] {
-			free = append(free, i)
-		}
-	}
-	if size > len(free) {
-		return nil, fmt.Errorf("discrete: %d queries asked but only %d candidates left", size, len(free))
-	}
-	if s.Method == MethodRandom {
-		rng := campaign.RNG(s.Seed, p.Set.Name, "random", s.Repeat, iteration)
-		// Partial Fisher-Yates over the ascending free list.
-		for k := 0; k < size; k++ {
-			j := k + rng.IntN(len(free)-k)
-			free[k], free[j] = free[j], free[k]
-		}
-		return append([]int(nil), free[:size]...), nil
-	}
-	acq, err := p.Acquire(observed, s.Beta)
-	if err != nil {
-		return nil, err
-	}
-	if s.Method == MethodUCB || s.Q == 0 {
-		return TopK(acq.UCB, free, size), nil
-	}
-	res, err := vendi.Greedy(vendi.GreedyProblem{
-		Kernel:  vendi.DenseKernel(p.Diversity),
-		Quality: acq.Quality,
-		Prefix:  observed,
-		K:       size,
-		Q:       s.Q,
-		Workers: s.Workers,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res.Picks, nil
 }
 
 // TopK returns the k items of cand with the largest score, in decreasing
@@ -253,73 +191,61 @@ func (s Settings) batchSize(t int) int {
 func (s Settings) Iterations() int { return (s.Budget - s.Init + s.Batch - 1) / s.Batch }
 
 // Search runs the campaign of one repeat and returns the queried items per
-// iteration (iteration 0 = the initial design). prior holds the batches of
-// an interrupted run (prior[t] = items of iteration t), which are replayed
-// without recomputation after checking they are consistent; onBatch is
-// called for every newly chosen batch (including the initial design when
-// prior is empty) before the next one is computed. Every random draw
-// derives from (seed, set name, repeat, iteration), so a resumed search
-// makes exactly the choices of an uninterrupted one.
+// iteration (iteration 0 = the initial design): a loop that asks an Engine
+// for each batch and tells it the batch's objective values from the set.
+// prior holds the batches of an interrupted run (prior[t] = items of
+// iteration t), which are told without asking after checking they are
+// consistent; onBatch is called for every newly chosen batch (including
+// the initial design when prior is empty) before the next one is computed.
+// Every random draw derives from (seed, set name, repeat, iteration), so a
+// resumed search makes exactly the choices of an uninterrupted one.
 func (p *Problem) Search(ctx context.Context, s Settings, prior [][]int, onBatch func(iteration int, batch []int) error) ([][]int, error) {
-	n := p.Set.Len()
-	if err := s.Validate(n); err != nil {
+	if err := s.Validate(p.Set.Len()); err != nil {
 		return nil, err
 	}
 	T := s.Iterations()
 	if len(prior) > T+1 {
 		return nil, fmt.Errorf("discrete: %d recorded iterations, but this search has %d", len(prior), T+1)
 	}
-	seen := make([]bool, n)
-	var observed []int
+	e, err := p.NewEngine(s)
+	if err != nil {
+		return nil, err
+	}
 	var iters [][]int
-	accept := func(t int, batch []int, replayed bool) error {
+	for t := 0; t <= T; t++ {
 		want := s.Init
 		if t > 0 {
 			want = s.batchSize(t)
 		}
-		if len(batch) != want {
-			return fmt.Errorf("discrete: iteration %d has %d queries, expected %d", t, len(batch), want)
-		}
-		for _, i := range batch {
-			if i < 0 || i >= n || seen[i] {
-				return fmt.Errorf("discrete: iteration %d queries item %d twice or out of range", t, i)
+		replayed := t < len(prior)
+		var batch []int
+		switch {
+		case replayed:
+			batch = prior[t]
+			if len(batch) != want {
+				return iters, fmt.Errorf("discrete: iteration %d has %d queries, expected %d", t, len(batch), want)
 			}
-			seen[i] = true
-		}
-		observed = append(observed, batch...)
-		iters = append(iters, batch)
-		if !replayed && onBatch != nil {
-			return onBatch(t, batch)
-		}
-		return nil
-	}
-	init := p.InitialDesign(s)
-	if len(prior) > 0 {
-		if fmt.Sprint(prior[0]) != fmt.Sprint(init) {
-			return nil, fmt.Errorf("discrete: recorded initial points %v differ from this seed's %v", prior[0], init)
-		}
-		if err := accept(0, prior[0], true); err != nil {
-			return nil, err
-		}
-	} else if err := accept(0, init, false); err != nil {
-		return nil, err
-	}
-	for t := 1; t <= T; t++ {
-		if t < len(prior) {
-			if err := accept(t, prior[t], true); err != nil {
-				return nil, err
+			if init := e.InitialDesign(); t == 0 && fmt.Sprint(batch) != fmt.Sprint(init) {
+				return nil, fmt.Errorf("discrete: recorded initial points %v differ from this seed's %v", batch, init)
 			}
-			continue
+		default:
+			if t > 0 {
+				if err := ctx.Err(); err != nil {
+					return iters, err
+				}
+			}
+			if batch, err = e.Ask(want); err != nil {
+				return iters, fmt.Errorf("iteration %d: %w", t, err)
+			}
 		}
-		if err := ctx.Err(); err != nil {
-			return iters, err
-		}
-		batch, err := p.NextBatch(s, observed, t, s.batchSize(t))
-		if err != nil {
+		if err := e.Tell(p.evaluations(batch)...); err != nil {
 			return iters, fmt.Errorf("iteration %d: %w", t, err)
 		}
-		if err := accept(t, batch, false); err != nil {
-			return iters, err
+		iters = append(iters, batch)
+		if !replayed && onBatch != nil {
+			if err := onBatch(t, batch); err != nil {
+				return iters, err
+			}
 		}
 	}
 	return iters, nil

@@ -46,6 +46,39 @@ func toyProblem(t testing.TB, n int, seed uint64) *Problem {
 	return p
 }
 
+// toldEngine is an engine told obs with their objective values, in order.
+func toldEngine(t testing.TB, p *Problem, s Settings, obs []int) *Engine {
+	t.Helper()
+	e, err := p.NewEngine(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Tell(p.evaluations(obs)...); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// nextBatch asks an engine told obs for a batch of size items.
+func nextBatch(t testing.TB, p *Problem, s Settings, obs []int, size int) []int {
+	t.Helper()
+	b, err := toldEngine(t, p, s, obs).Ask(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// acquire fits the engine's GP to obs.
+func acquire(t testing.TB, p *Problem, s Settings, obs []int) *Acquisition {
+	t.Helper()
+	a, err := toldEngine(t, p, s, obs).Acquisition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func settings(method string, q float64) Settings {
 	s := DefaultSettings()
 	s.Method, s.Q, s.Seed = method, q, 7
@@ -58,10 +91,7 @@ func TestUCBPicksDirect(t *testing.T) {
 	p := toyProblem(t, 40, 1)
 	s := settings(MethodUCB, 0)
 	obs := []int{3, 17, 22, 8}
-	got, err := p.NextBatch(s, obs, 1, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := nextBatch(t, p, s, obs, 5)
 	y := make([]float64, len(obs))
 	for a, i := range obs {
 		y[a] = p.Set.Objective[i]
@@ -159,16 +189,10 @@ func bruteForceAlgorithm3(t *testing.T, p *Problem, quality []float64, obs []int
 func TestQVSPicksBruteForce(t *testing.T) {
 	p := toyProblem(t, 30, 2)
 	obs := []int{0, 5, 11, 19, 23, 27}
-	acq, err := p.Acquire(obs, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acq := acquire(t, p, settings(MethodUCB, 0), obs)
 	differs := 0
 	for _, q := range []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)} {
-		got, err := p.NextBatch(settings(MethodQVS, q), obs, 1, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := nextBatch(t, p, settings(MethodQVS, q), obs, 5)
 		want := bruteForceAlgorithm3(t, p, acq.Quality, obs, 5, q)
 		if !slices.Equal(got, want) {
 			t.Errorf("q=%v: greedy %v, brute force %v", q, got, want)
@@ -183,14 +207,8 @@ func TestQVSPicksBruteForce(t *testing.T) {
 		t.Error("every qVS batch equals the top-5 UCB batch: the toy problem does not exercise diversity")
 	}
 	// q = 0 is regular BayesOpt: the top-b UCB batch.
-	q0, err := p.NextBatch(settings(MethodQVS, 0), obs, 1, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ucb, err := p.NextBatch(settings(MethodUCB, 0), obs, 1, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q0 := nextBatch(t, p, settings(MethodQVS, 0), obs, 5)
+	ucb := nextBatch(t, p, settings(MethodUCB, 0), obs, 5)
 	if !slices.Equal(q0, ucb) {
 		t.Errorf("qvs q=0 batch %v differs from ucb %v", q0, ucb)
 	}
@@ -233,17 +251,18 @@ func TestRandomBatch(t *testing.T) {
 	p := toyProblem(t, 20, 3)
 	s := settings(MethodRandom, 0)
 	obs := []int{1, 2, 3}
-	a, err := p.NextBatch(s, obs, 4, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := p.NextBatch(s, obs, 4, 6)
-	c, _ := p.NextBatch(s, obs, 5, 6)
+	// Init 2, batch 1: the 3 observed items put the next batch in
+	// iteration 2; with init 3 in iteration 1 (another stream).
+	s.Batch = 1
+	a := nextBatch(t, p, s, obs, 6)
+	b := nextBatch(t, p, s, obs, 6)
+	s.Init = 3
+	c := nextBatch(t, p, s, obs, 6)
 	if !slices.Equal(a, b) {
 		t.Errorf("same iteration, different batches %v %v", a, b)
 	}
 	if slices.Equal(a, c) {
-		t.Errorf("iterations 4 and 5 drew the same batch %v", a)
+		t.Errorf("iterations 2 and 1 drew the same batch %v", a)
 	}
 	seen := map[int]bool{}
 	for _, i := range a {
@@ -252,7 +271,7 @@ func TestRandomBatch(t *testing.T) {
 		}
 		seen[i] = true
 	}
-	if _, err := p.NextBatch(s, obs, 1, 18); err == nil {
+	if _, err := toldEngine(t, p, s, obs).Ask(18); err == nil {
 		t.Error("more queries than candidates: no error")
 	}
 }
@@ -378,9 +397,7 @@ func BenchmarkNextBatchQVS(b *testing.B) {
 		obs := rand.New(rand.NewPCG(1, 1)).Perm(c.n)[:c.m]
 		b.Run(fmt.Sprintf("n=%d,observed=%d", c.n, c.m), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := p.NextBatch(settings(MethodQVS, 1), obs, 1, 5); err != nil {
-					b.Fatal(err)
-				}
+				nextBatch(b, p, settings(MethodQVS, 1), obs, 5)
 			}
 		})
 	}

@@ -1,0 +1,201 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// discreteSuggestOptions are the flags of `qvs bayesopt suggest --kernel`
+// beyond the shared ones (--init is shared with --space; see
+// runDiscreteSuggest).
+type discreteSuggestOptions struct {
+	kernel, ids, name string
+	beta              float64
+}
+
+func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
+	f := c.Flags()
+	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
+	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates, one per line in kernel order (default: their indices)")
+	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
+	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
+}
+
+const discreteSuggestHelp = `
+Discrete pool (--kernel; paper §4.2, Algorithm 3):
+  --observed CSV with a header holding index (0-based kernel row) or id
+  (a name from --ids), and value (the objective, maximised); one row per
+  finished experiment, in the order they were run; other columns ignored.
+  A file with the header alone starts a campaign.
+  Methods: qvs (greedy qVS_q of the evaluated items plus the batch, quality
+  = UCB min-max scaled to [0, 1]; q = 0 is ucb), ucb (top-B UCB), random.
+  The GP (prior covariance = the kernel; mean, scale and noise fitted by
+  marginal likelihood) is refitted to the rows of --observed on every call.
+  With fewer than --init rows the next points are the remaining points of
+  the initial design (uniform random from --seed). The random method draws
+  from --seed and the iteration, 1 + ceil((rows - init) / batch): a user
+  who evaluates every batch in full gets the campaign's iterations; an
+  unfinished last batch counts as done.
+  Output (stdout, CSV or --format table): rank,index,id,ucb,mean,sd; mean
+  and sd are the GP posterior of the objective in its units, ucb = mean +
+  sqrt(beta) sd (empty before the first evaluation). Equals the batch of a
+  ` + "`qvs bayesopt`" + ` campaign with task: kernel, repeat 0, the same seed, init,
+  batch, beta and method, after the same evaluations; --name must be the
+  campaign's name: (default kernel, the name of a task: kernel campaign
+  without one).`
+
+// runDiscreteSuggest prints the next batch of the discrete engine for the
+// user's kernel and evaluations. Nothing reaches stdout unless it succeeds.
+// init is --init (when not given: discrete.DefaultSettings().Init, 2).
+func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, init int, d *discreteSuggestOptions) error {
+	if !c.Flags().Changed("init") {
+		init = discrete.DefaultSettings().Init
+	}
+	if f.observed == "" {
+		return usageErrorf("--observed FILE is required: a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)")
+	}
+	if f.batch < 1 {
+		return usageErrorf("--batch must be at least 1, got %d", f.batch)
+	}
+	if f.format != "csv" && f.format != "table" {
+		return usageErrorf("--format %q: expected csv or table", f.format)
+	}
+	switch f.method {
+	case discrete.MethodQVS, discrete.MethodUCB, discrete.MethodRandom:
+	default:
+		return usageErrorf("--method %q: with --kernel expected one of qvs, ucb, random", f.method)
+	}
+	q, err := vendi.ParseOrder(f.q)
+	if err != nil {
+		return usageErrorf("--q: %v", err)
+	}
+	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
+		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
+	}
+	if init < 1 {
+		return usageErrorf("--init must be at least 1, got %d", init)
+	}
+	K, err := datasets.ReadKernelMatrix(d.kernel)
+	if err != nil {
+		return err
+	}
+	n := K.SymmetricDim()
+	ids, err := suggestIDs(d.ids, n, d.kernel)
+	if err != nil {
+		return err
+	}
+	evals, err := discrete.ReadEvaluations(f.observed, ids)
+	if err != nil {
+		return err
+	}
+	s := discrete.Settings{Method: f.method, Q: q, Init: init, Batch: f.batch, Beta: d.beta, Seed: g.Seed, Workers: g.Workers}
+	if f.method != discrete.MethodQVS {
+		s.Q = 0
+	}
+	if init > n {
+		return usageErrorf("--init %d exceeds the %d candidates of %s", init, n, d.kernel)
+	}
+	if d.name == "" {
+		return usageErrorf("--name must not be empty")
+	}
+	e, err := discrete.NewEngine(d.name, K, nil, s)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if err := e.Tell(evals...); err != nil {
+		return fmt.Errorf("%s: %w", f.observed, err)
+	}
+	if free := n - e.Len(); f.batch > free {
+		return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are not in %s", f.batch, free, n, d.kernel, f.observed)
+	}
+	picks, err := e.Ask(f.batch)
+	if err != nil {
+		return err
+	}
+	acq, err := e.Acquisition()
+	if err != nil && !errors.Is(err, discrete.ErrNoHistory) {
+		return err
+	}
+	if !g.Quiet {
+		w := c.ErrOrStderr()
+		fmt.Fprintf(w, "suggest: %d of %d candidates evaluated; iteration %d; method %s", e.Len(), n, e.Iteration(), f.method)
+		if f.method == discrete.MethodQVS {
+			fmt.Fprintf(w, ", q = %s", vendi.FormatOrder(q))
+		}
+		fmt.Fprintln(w)
+		if e.Len() < init {
+			fmt.Fprintf(w, "suggest: fewer than --init %d evaluations: %d point(s) of the initial design (uniform random from --seed %d)\n", init, len(picks), g.Seed)
+		}
+	}
+	rows := make([][]string, len(picks))
+	for r, i := range picks {
+		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), ids[i], "", "", ""}
+		if acq != nil {
+			m, sd := acq.Mean[i], acq.SD[i]
+			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(m+math.Sqrt(d.beta)*sd), fullPrecision(m), fullPrecision(sd)
+		}
+	}
+	var buf bytes.Buffer
+	header := []string{"rank", "index", "id", "ucb", "mean", "sd"}
+	if f.format == "csv" {
+		w := csv.NewWriter(&buf)
+		_ = w.Write(header)
+		_ = w.WriteAll(rows)
+	} else {
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		for _, r := range rows {
+			for k := 3; k < 6 && r[k] != ""; k++ {
+				v, _ := strconv.ParseFloat(r[k], 64)
+				r[k] = strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	_, err = c.OutOrStdout().Write(buf.Bytes())
+	return err
+}
+
+// suggestIDs reads the candidate names of --ids (n unique, non-empty
+// names) or, without the flag, names the candidates by their indices.
+func suggestIDs(path string, n int, kernel string) ([]string, error) {
+	if path == "" {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = strconv.Itoa(i)
+		}
+		return ids, nil
+	}
+	ids, err := fileio.ReadStrings(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
+	}
+	first := make(map[string]int, n)
+	for k, id := range ids {
+		if id == "" {
+			return nil, fmt.Errorf("%s: id %d is empty", path, k+1)
+		}
+		if j, dup := first[id]; dup {
+			return nil, fmt.Errorf("%s: id %q is given for rows %d and %d; ids must be unique", path, id, j+1, k+1)
+		}
+		first[id] = k
+	}
+	return ids, nil
+}

@@ -1,0 +1,115 @@
+package discrete
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// ReadEvaluations reads a history of finished queries from the CSV file at
+// path; see ParseEvaluations.
+func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseEvaluations(f, path, ids)
+}
+
+// ParseEvaluations reads a history of finished queries: CSV with a header
+// naming an item column, `index` (0-based kernel row) or `id` (an entry of
+// ids, the names of the n candidates in kernel order), and a `value` column
+// (the objective, maximised); header names are case-insensitive, other
+// columns are ignored. With both index and id, index is the key and id must
+// name the same item. Rows are returned in file order, which is the order
+// the engine is told. A header alone is an empty history. Errors name the
+// file (name), the line and the column: a missing or unknown item, a value
+// that is not a finite number, an item listed twice, a row with another
+// number of cells than the header.
+func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, error) {
+	n := len(ids)
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: empty file; expected a header index,value or id,value", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	col := map[string]int{}
+	for j, h := range header {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if h == "" {
+			continue
+		}
+		if _, dup := col[h]; dup && (h == "index" || h == "id" || h == "value") {
+			return nil, fmt.Errorf("%s: line 1: column %q appears twice in the header", name, h)
+		}
+		col[h] = j
+	}
+	idxCol, hasIdx := col["index"]
+	idCol, hasID := col["id"]
+	valCol, hasVal := col["value"]
+	if !hasVal || !(hasIdx || hasID) {
+		return nil, fmt.Errorf("%s: line 1: header %q: expected columns index,value or id,value", name, strings.Join(header, ","))
+	}
+	var byID map[string]int
+	if hasID {
+		byID = make(map[string]int, n)
+		for i, id := range ids {
+			byID[id] = i
+		}
+	}
+	var out []Evaluation
+	firstLine := map[int]int{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", name, line, len(rec), len(header))
+		}
+		i := -1
+		if hasIdx {
+			cell := strings.TrimSpace(rec[idxCol])
+			k, err := strconv.Atoi(cell)
+			if err != nil || k < 0 || k >= n {
+				return nil, fmt.Errorf("%s: line %d, column \"index\": %q is not an item index in [0, %d)", name, line, cell, n)
+			}
+			i = k
+		}
+		if hasID {
+			cell := strings.TrimSpace(rec[idCol])
+			k, ok := byID[cell]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)
+			case i >= 0 && k != i:
+				return nil, fmt.Errorf("%s: line %d: index %d is item %q but column \"id\" says %q", name, line, i, ids[i], cell)
+			}
+			i = k
+		}
+		cell := strings.TrimSpace(rec[valCol])
+		v, err := strconv.ParseFloat(cell, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: line %d, column \"value\": %q is not a finite number", name, line, cell)
+		}
+		if l, dup := firstLine[i]; dup {
+			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once", name, line, i, ids[i], l)
+		}
+		firstLine[i] = line
+		out = append(out, Evaluation{Index: i, Value: v})
+	}
+}

@@ -1,0 +1,86 @@
+package discrete
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var evalIDs = []string{"a", "b", "c", "d"}
+
+func TestParseEvaluations(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []Evaluation
+	}{
+		{"by index, any order", "index,value\n2,1.5\n0,-3\n", []Evaluation{{2, 1.5}, {0, -3}}},
+		{"by id, extra columns", "\ufeffnote,ID,Value\nx,d,7\ny,a,1e-3\n", []Evaluation{{3, 7}, {0, 1e-3}}},
+		{"both, consistent", "rank,index,id,value\n1,1,b,2\n", []Evaluation{{1, 2}}},
+		{"header only", "index,value\n", nil},
+		{"blank lines and spaces", "index , value\n\n 3 , 4 \n\n", []Evaluation{{3, 4}}},
+	} {
+		got, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestParseEvaluationsErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "e.csv: empty file; expected a header index,value or id,value"},
+		{"index,score\n1,2\n", `e.csv: line 1: header "index,score": expected columns index,value or id,value`},
+		{"value\n1\n", "expected columns index,value or id,value"},
+		{"index,value,value\n1,2,3\n", `line 1: column "value" appears twice`},
+		{"index,value\n1,2\n4,1\n", `e.csv: line 3, column "index": "4" is not an item index in [0, 4)`},
+		{"index,value\n-1,2\n", `line 2, column "index": "-1"`},
+		{"index,value\n1.0,2\n", `line 2, column "index": "1.0"`},
+		{"id,value\nb,2\nz,1\n", `e.csv: line 3, column "id": "z" is not the id of a candidate`},
+		{"index,id,value\n1,c,2\n", `e.csv: line 2: index 1 is item "b" but column "id" says "c"`},
+		{"index,value\n1,\n", `e.csv: line 2, column "value": "" is not a finite number`},
+		{"index,value\n1,NaN\n", `line 2, column "value": "NaN"`},
+		{"index,value\n1,inf\n", `line 2, column "value": "inf"`},
+		{"index,value\n1,abc\n", `line 2, column "value": "abc"`},
+		{"index,value\n1,2\n\n2,3\n1,4\n", `e.csv: line 5: item 1 (id "b") was already evaluated on line 2`},
+		{"index,value\n1,2,3\n", "e.csv: line 2 has 3 cells, expected 2 like the header"},
+		{"index,value\n\"1,2\n", "e.csv: "},
+	} {
+		_, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzParseEvaluations: any input either fails with an error naming the
+// file, or gives valid evaluations (known items, each once, finite values),
+// no more than the file has lines.
+func FuzzParseEvaluations(f *testing.F) {
+	for _, s := range []string{"index,value\n2,1.5\n0,-3\n", "id,value\nd,7\n", "rank,index,id,value\n1,1,b,2\n", "index,value\n1,1\n1,2\n", "", "\"", "index,value\n1e400,1\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := ParseEvaluations(strings.NewReader(in), "f.csv", evalIDs)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.csv") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if len(got) > strings.Count(in, "\n")+strings.Count(in, "\r")+1 {
+			t.Fatalf("%d evaluations from %d lines", len(got), strings.Count(in, "\n")+1)
+		}
+		seen := map[int]bool{}
+		for _, e := range got {
+			if e.Index < 0 || e.Index >= len(evalIDs) || seen[e.Index] || math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
+				t.Fatalf("invalid evaluations %v", got)
+			}
+			seen[e.Index] = true
+		}
+	})
+}

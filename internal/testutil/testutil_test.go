@@ -1,0 +1,59 @@
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeTB records what DataDir does instead of stopping the test.
+type fakeTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+func (f *fakeTB) Helper()                           {}
+func (f *fakeTB) Skip(args ...any)                  { f.skipped = args[0].(string) }
+func (f *fakeTB) Fatalf(format string, args ...any) { f.failed = format }
+
+func TestDataDirMissing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "photoswitch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "photoswitch", "a.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("QVS_DATA_DIR", dir)
+	for _, c := range []struct {
+		ci   string
+		need []string
+		skip string // "" = neither skipped nor failed
+		fail bool
+	}{
+		{"", []string{"photoswitch/a.csv"}, "", false},
+		{"", nil, "", false},
+		{"", []string{"photoswitch/a.csv", "bmg/b.csv"}, "test data bmg/b.csv missing in " + dir + ": run `make data` or set QVS_DATA_DIR", false},
+		{"true", []string{"bmg/b.csv"}, "", true},
+	} {
+		t.Setenv("CI", c.ci)
+		f := &fakeTB{}
+		if got := DataDir(f, c.need...); got != dir {
+			t.Errorf("DataDir = %s, want %s", got, dir)
+		}
+		if f.skipped != c.skip || (f.failed != "") != c.fail {
+			t.Errorf("CI=%q need %v: skipped %q failed %q", c.ci, c.need, f.skipped, f.failed)
+		}
+		if strings.Contains(f.skipped, "\n") {
+			t.Errorf("skip message has several lines: %q", f.skipped)
+		}
+	}
+	t.Setenv("QVS_DATA_DIR", filepath.Join(dir, "nope"))
+	t.Setenv("CI", "")
+	f := &fakeTB{}
+	DataDir(f, "photoswitch/a.csv")
+	if !strings.Contains(f.skipped, "test data directory "+filepath.Join(dir, "nope")+" is missing: run `make data`") {
+		t.Errorf("missing directory: skipped %q", f.skipped)
+	}
+}

@@ -83,6 +83,9 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 	for _, s := range skipped {
 		rep.notMade("unreadable campaign: %s", s)
 	}
+	if len(camps) == 0 && len(skipped) > 0 {
+		return rep, fmt.Errorf("%s holds no readable campaign: %s", opts.Dir, strings.Join(skipped, "; "))
+	}
 	if len(camps) == 0 {
 		return rep, fmt.Errorf("%s holds no campaign (no summary.csv in it or below it): run `qvs as` / `qvs bayesopt` first, or give the results folder", opts.Dir)
 	}

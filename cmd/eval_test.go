@@ -197,14 +197,7 @@ func damageCell(t *testing.T, name string, row int, col, val string) string {
 	dir := filepath.Join(t.TempDir(), name)
 	copyDir(t, filepath.Join(evalFixture, name), dir)
 	sum := filepath.Join(dir, "summary.csv")
-	b, err := os.ReadFile(sum)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSVFile(t, sum)
 	j := slices.Index(recs[0], col)
 	if j < 0 {
 		t.Fatalf("%s has no column %s", sum, col)

@@ -50,8 +50,10 @@ Cells are mean (standard error) over repeats with two decimals ("n/a" for the
 standard error of a single repeat); active-search tables start with the
 positives found; the best per column is bold (ties at two decimals
 included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
-per column. Missing or partial
-campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
+per column. Missing or partial campaigns and figures the data cannot make
+are listed, not fatal; a damaged summary cell (not a finite number) makes
+its campaign unreadable, named by file, line and column; a file that cannot
+be written (disk full) is exit 1. OUT defaults to DIR/eval.`,
 		Annotations: ignoresGlobals("seed"),
 		Args:        cobra.ExactArgs(1),
 		RunE:        func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },

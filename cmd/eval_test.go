@@ -273,3 +273,28 @@ func TestMisleadingMessages(t *testing.T) {
 		t.Errorf("as table of an empty summary.csv: exit %d, %q", code, stderr)
 	}
 }
+
+// TestEvalFigureWriteFailure is issue 14 item 10: a figure that could not be
+// written ("no space left on device") appeared only under "not made" and
+// eval exited 0. Here OUT/figures is a file, so no figure can be written:
+// exit 1 naming the failure, while the tables and README.md are still made.
+func TestEvalFigureWriteFailure(t *testing.T) {
+	res := t.TempDir()
+	copyDir(t, filepath.Join(evalFixture, "rover"), filepath.Join(res, "rover"))
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "figures"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "svg", "--quiet")
+	if code != 1 || !strings.Contains(stderr, "figure file(s) could not be written") || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("exit %d, stderr %q; want 1 and the write failure", code, stderr)
+	}
+	if !strings.Contains(stdout, "not made: rover: best value so far") {
+		t.Errorf("stdout lacks the figure under not made:\n%s", stdout)
+	}
+	for _, f := range []string{filepath.Join("tables", "rover-bo-table.md"), "README.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,10 @@ be written (disk full) is exit 1. OUT defaults to DIR/eval.`,
 }
 
 func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) error {
-	cfg := evalConfig{Format: eval.TableFormats, Figures: eval.FigureFormats}
+	// Clones: decoding the config into a slice reuses its array, which would
+	// overwrite the package defaults (a later eval in the same process then
+	// wrote only the formats of an earlier config).
+	cfg := evalConfig{Format: slices.Clone(eval.TableFormats), Figures: slices.Clone(eval.FigureFormats)}
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return err
 	}

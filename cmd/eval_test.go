@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/eval"
 )
 
 // evalFixture is the results folder of internal/eval's golden tests: short
@@ -182,6 +184,11 @@ func TestEvalConfig(t *testing.T) {
 	code, _, stderr = runQVS(t, "eval", evalFixture, "--config", cfg, "--format", "csv", "--quiet")
 	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*.csv")); code != ExitOK || len(m) != 4 {
 		t.Errorf("--format csv over the config: exit %d (%s), csv files %v", code, stderr, m)
+	}
+	// Decoding "format: [tex]" must not overwrite the package defaults
+	// (it did: a later eval in the same process wrote only .tex tables).
+	if !slices.Equal(eval.TableFormats, []string{"md", "tex", "csv"}) || !slices.Equal(eval.FigureFormats, []string{"png", "svg"}) {
+		t.Errorf("config changed the defaults: %v %v", eval.TableFormats, eval.FigureFormats)
 	}
 	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
 	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitUsage || !strings.Contains(stderr, `bad.yaml:1: unknown key "outt" (did you mean "out"?)`) {

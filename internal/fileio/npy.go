@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -451,4 +452,21 @@ func ReadNPYFile(path string) (*NPYArray, error) {
 		size = st.Size()
 	}
 	return ReadNPY(bufio.NewReader(f), size, path)
+}
+
+// ReadPromised reads exactly n bytes that a file's header promised. Memory
+// grows with the bytes actually read (a bytes.Buffer doubles as data
+// arrive), so a header that lies about n costs about twice the real input
+// at most, never n. Fewer bytes than n is io.ErrUnexpectedEOF with the
+// count read.
+func ReadPromised(r io.Reader, n int64) ([]byte, error) {
+	var buf bytes.Buffer
+	got, err := io.CopyN(&buf, r, n)
+	if got < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%d of %d bytes: %w", got, n, err)
+	}
+	return buf.Bytes(), nil
 }

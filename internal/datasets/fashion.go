@@ -85,7 +85,10 @@ func ReadIDXImages(path string) (*Images, error) {
 		return nil, err
 	}
 	im := &Images{N: dims[0], Rows: dims[1], Cols: dims[2]}
-	if int64(im.N)*int64(im.Size()) > 1<<34 {
+	// Each dimension is at most 2^28, so rows x cols fits an int64 but the
+	// product with N may not: divide instead (a found-by-fuzzing overflow
+	// let 2^28 x 3158064 x 3168304 through as 0 pixels).
+	if int64(im.Rows)*int64(im.Cols) > (1<<34)/int64(im.N) {
 		return nil, fmt.Errorf("%s: %d images of %dx%d is implausibly large", path, im.N, im.Rows, im.Cols)
 	}
 	// Read as the data arrive: a header may promise up to 16 GiB.

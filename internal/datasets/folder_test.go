@@ -57,7 +57,7 @@ func leBytes(v any) []byte {
 // writeScipyCSR writes an .npz exactly as scipy.sparse.save_npz does
 // (numpy.savez_compressed: deflated zip members "<key>.npy"; indices and
 // indptr int32, shape int64 (2,), format a 0-d bytes array b"csr").
-func writeScipyCSR(t *testing.T, path string, rows, cols int, indptr, indices []int32, data []float64, format string) {
+func writeScipyCSR(t testing.TB, path string, rows, cols int, indptr, indices []int32, data []float64, format string) {
 	t.Helper()
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)

@@ -370,12 +370,12 @@ each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
 	}
 }
 
-// maxSuggestBatch bounds `qvs as suggest --batch`. On the 4,000-item
+// maxASSuggestBatch bounds `qvs as suggest --batch`. On the 4,000-item
 // synthetic pool a batch of 500 takes about 1 s with every method, 1,000
 // over a minute with qVS-AS (the chosen set merges into one kNN block whose
 // exact secular updates and eigendecompositions grow like B^3 per pick) and
 // ~10 s for the qvs column of scattered (random) picks.
-const maxSuggestBatch = 500
+const maxASSuggestBatch = 500
 
 type asSuggestOptions struct {
 	as        asOptions
@@ -524,8 +524,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") {
 		return usageErrorf("give the pool with --pool FILE.csv, --config FILE or --pool-dir DIR")
 	}
-	if o.batch < 1 || o.batch > maxSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxSuggestBatch)
+	if o.batch < 1 || o.batch > maxASSuggestBatch {
+		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
 	}
 	if o.format != "table" && o.format != "csv" {
 		return usageErrorf("--format %q: expected table or csv", o.format)

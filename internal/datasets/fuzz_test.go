@@ -202,3 +202,47 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
 }
+
+// FuzzReadBMGTable: the glass table reader never panics; every alloy it
+// accepts has a parsed composition.
+func FuzzReadBMGTable(f *testing.F) {
+	f.Add([]byte("Formula,identifier,MG?\nFe80B20,AM,TRUE\nCu50Zr50,CR,FALSE\n"))
+	f.Add([]byte("identifier,Formula\nAC,Zr41.2Ti13.8Cu12.5Ni10Be22.5\nAM,Qq\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := ReadBMGTable(fuzzWrite(t, dir, "glass.csv", data))
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if len(r.Composition.Elements) == 0 || len(r.Composition.Elements) != len(r.Composition.Amounts) {
+				t.Fatalf("record %+v", r)
+			}
+		}
+	})
+}
+
+// FuzzReadPhotoswitch: the photoswitch table reader never panics; an
+// accepted table has one fingerprint of NBits bits, core and lambda per
+// molecule. The seed is a made-up molecule in the file's layout.
+func FuzzReadPhotoswitch(f *testing.F) {
+	bits := strings.Repeat("0", 2047) + "1"
+	f.Add([]byte("Smiles ,Core ID,Morgan fingerprint (2048 bits),$λ^{max}$(nm)\nCc1ccccc1/N=N/c1ccccc1,1," + bits + ",320.5\n"))
+	f.Add([]byte("Smiles ,Core ID,Morgan fingerprint (2048 bits),$λ^{max}$(nm)\nC,1,01,\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, err := ReadPhotoswitch(fuzzWrite(t, dir, "UMAP-AllHits.csv", data))
+		if err != nil {
+			return
+		}
+		n := len(tb.Smiles)
+		if len(tb.Core) != n || len(tb.Bits) != n || len(tb.LambdaMax) != n {
+			t.Fatalf("%d molecules, %d cores, %d fingerprints, %d lambdas", n, len(tb.Core), len(tb.Bits), len(tb.LambdaMax))
+		}
+		for _, b := range tb.Bits {
+			if len(b) != (tb.NBits+63)/64 {
+				t.Fatalf("fingerprint of %d words for %d bits", len(b), tb.NBits)
+			}
+		}
+	})
+}

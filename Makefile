@@ -3,7 +3,7 @@ GO      ?= go
 BENCH   ?= .
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test bench lint reproduce data clean
+.PHONY: build test bench fuzz lint reproduce data clean
 
 build:
 	$(GO) build -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
@@ -11,6 +11,11 @@ build:
 # Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR); `make data` fetches it.
 test:
 	$(GO) test -count=1 -timeout 20m ./...
+
+# Every fuzz target for FUZZTIME each (the seed corpora also run in `make test`).
+FUZZTIME ?= 5s
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...

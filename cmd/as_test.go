@@ -604,6 +604,8 @@ func TestASSuggest(t *testing.T) {
 		{"--batch", "2"}, // no --observed
 		{"--observed", observed, "--method", "best"},
 		{"--observed", observed, "--format", "xml"},
+		{"--observed", observed, "--batch", "0"},
+		{"--observed", observed, "--batch", "501"}, // issue 14 item 3: 3997 ran for minutes
 	} {
 		code, _, stderr := runQVS(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
 		if code != 2 {

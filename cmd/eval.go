@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,8 +51,10 @@ Cells are mean (standard error) over repeats with two decimals ("n/a" for the
 standard error of a single repeat); active-search tables start with the
 positives found; the best per column is bold (ties at two decimals
 included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
-per column. Missing or partial
-campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
+per column. Missing or partial campaigns and figures the data cannot make
+are listed, not fatal; a damaged summary cell (not a finite number) makes
+its campaign unreadable, named by file, line and column; a file that cannot
+be written (disk full) is exit 1. OUT defaults to DIR/eval.`,
 		Annotations: ignoresGlobals("seed"),
 		Args:        cobra.ExactArgs(1),
 		RunE:        func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
@@ -64,7 +67,10 @@ campaigns are listed, not fatal. OUT defaults to DIR/eval.`,
 }
 
 func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) error {
-	cfg := evalConfig{Format: eval.TableFormats, Figures: eval.FigureFormats}
+	// Clones: decoding the config into a slice reuses its array, which would
+	// overwrite the package defaults (a later eval in the same process then
+	// wrote only the formats of an earlier config).
+	cfg := evalConfig{Format: slices.Clone(eval.TableFormats), Figures: slices.Clone(eval.FigureFormats)}
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return err
 	}

@@ -1,11 +1,16 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/eval"
 )
 
 // evalFixture is the results folder of internal/eval's golden tests: short
@@ -180,8 +185,123 @@ func TestEvalConfig(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*.csv")); code != ExitOK || len(m) != 4 {
 		t.Errorf("--format csv over the config: exit %d (%s), csv files %v", code, stderr, m)
 	}
+	// Decoding "format: [tex]" must not overwrite the package defaults
+	// (it did: a later eval in the same process wrote only .tex tables).
+	if !slices.Equal(eval.TableFormats, []string{"md", "tex", "csv"}) || !slices.Equal(eval.FigureFormats, []string{"png", "svg"}) {
+		t.Errorf("config changed the defaults: %v %v", eval.TableFormats, eval.FigureFormats)
+	}
 	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
 	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitUsage || !strings.Contains(stderr, `bad.yaml:1: unknown key "outt" (did you mean "out"?)`) {
 		t.Errorf("unknown key: exit %d, %q", code, stderr)
+	}
+}
+
+// damageCell copies the fixture campaign name into a new folder and sets
+// the cell of column col in data row row (1-based) of its summary.csv to
+// val. It returns the campaign folder.
+func damageCell(t *testing.T, name string, row int, col, val string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	copyDir(t, filepath.Join(evalFixture, name), dir)
+	sum := filepath.Join(dir, "summary.csv")
+	recs := readCSVFile(t, sum)
+	j := slices.Index(recs[0], col)
+	if j < 0 {
+		t.Fatalf("%s has no column %s", sum, col)
+	}
+	recs[row][j] = val
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	_ = w.WriteAll(recs)
+	if err := os.WriteFile(sum, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestDamagedCellIsNamed is issue 14 item 8: NaN or abc in a vs_q0 cell was
+// left out of the mean with exit 0 and no note. `qvs as table` now fails
+// naming the file, line and column; `qvs eval` lists the campaign as not
+// made with the same message, or fails when no campaign is readable.
+func TestDamagedCellIsNamed(t *testing.T) {
+	for _, val := range []string{"abc", "NaN", ""} {
+		dir := damageCell(t, "synthetic", 2, "vs_q0", val)
+		want := fmt.Sprintf("%s: line 3, column 7 (vs_q0): %q is not a finite number", filepath.Join(dir, "summary.csv"), val)
+		code, _, stderr := runQVS(t, "as", "table", dir)
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("as table with vs_q0 %q: exit %d, stderr %q; want 1 and %q", val, code, stderr, want)
+		}
+		code, _, stderr = runQVS(t, "eval", dir, "--out", t.TempDir(), "--figures", "none", "--quiet")
+		if code != 1 || !strings.Contains(stderr, "holds no readable campaign") || !strings.Contains(stderr, want) {
+			t.Errorf("eval of the damaged campaign alone: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+		}
+	}
+	// Beside a good campaign: the good one is evaluated, the damaged one is
+	// in "not made" (stdout and README.md) with the cell named.
+	res := t.TempDir()
+	copyDir(t, filepath.Join(evalFixture, "mof"), filepath.Join(res, "mof"))
+	bad := damageCell(t, "synthetic", 1, "max_pairwise_distance", "-Inf")
+	copyDir(t, bad, filepath.Join(res, "synthetic"))
+	out := t.TempDir()
+	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "none", "--quiet")
+	want := "line 2, column 13 (max_pairwise_distance): \"-Inf\" is not a finite number"
+	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
+	if code != ExitOK || !strings.Contains(stdout, "not made: unreadable campaign: ") || !strings.Contains(stdout, want) || !strings.Contains(string(readme), want) {
+		t.Errorf("eval beside a good campaign: exit %d (%s), stdout %q, README %q; want 0 and %q", code, stderr, stdout, readme, want)
+	}
+}
+
+// TestMisleadingMessages is issue 14 item 9: a missing folder was "empty
+// file", a damaged or empty summary.csv was "no summary.csv".
+func TestMisleadingMessages(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuchdir")
+	code, _, stderr := runQVS(t, "as", "table", missing)
+	if code != 1 || !strings.Contains(stderr, "nosuchdir: no such file or directory") || strings.Contains(stderr, "empty file") {
+		t.Errorf("as table nosuchdir: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runQVS(t, "as", "table", dir)
+	if code != 1 || !strings.Contains(stderr, "no summary.csv and no finished run") {
+		t.Errorf("as table on a folder without summary.csv: exit %d, %q", code, stderr)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "summary.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runQVS(t, "eval", empty, "--out", t.TempDir(), "--quiet")
+	if code != 1 || !strings.Contains(stderr, filepath.Join(empty, "summary.csv")+": empty file") || strings.Contains(stderr, "no summary.csv") {
+		t.Errorf("eval of an empty summary.csv: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runQVS(t, "as", "table", empty)
+	if code != 1 || !strings.Contains(stderr, "empty file") {
+		t.Errorf("as table of an empty summary.csv: exit %d, %q", code, stderr)
+	}
+}
+
+// TestEvalFigureWriteFailure is issue 14 item 10: a figure that could not be
+// written ("no space left on device") appeared only under "not made" and
+// eval exited 0. Here OUT/figures is a file, so no figure can be written:
+// exit 1 naming the failure, while the tables and README.md are still made.
+func TestEvalFigureWriteFailure(t *testing.T) {
+	res := t.TempDir()
+	copyDir(t, filepath.Join(evalFixture, "rover"), filepath.Join(res, "rover"))
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "figures"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "svg", "--quiet")
+	if code != 1 || !strings.Contains(stderr, "figure file(s) could not be written") || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("exit %d, stderr %q; want 1 and the write failure", code, stderr)
+	}
+	if !strings.Contains(stdout, "not made: rover: best value so far") {
+		t.Errorf("stdout lacks the figure under not made:\n%s", stdout)
+	}
+	for _, f := range []string{filepath.Join("tables", "rover-bo-table.md"), "README.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
 	}
 }

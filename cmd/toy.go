@@ -82,8 +82,8 @@ func resolveToyOptions(c *cobra.Command, g *GlobalOptions, flags *toyOptions) (t
 		o.Format = flags.Format
 	}
 	switch {
-	case o.N < 1:
-		return o, usageErrorf("--n (n) must be at least 1, got %d", o.N)
+	case o.N < 1 || o.N > toy.MaxN:
+		return o, usageErrorf("--n (n) must be 1 to %d, got %d (the cost grows like n^3: n = 100 takes ~25 min)", toy.MaxN, o.N)
 	case o.Starts < 1:
 		return o, usageErrorf("--starts (starts) must be at least 1, got %d", o.Starts)
 	case o.Format != "png" && o.Format != "svg":

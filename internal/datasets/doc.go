@@ -16,7 +16,8 @@
 //     in positives, determined by the config and its seed;
 //   - folder: the authors' format (features.npy, labels.npy, csr_weights.npz
 //     written by scipy.sparse.save_npz, or nearest_neighbors.npy plus
-//     similarities.npy), read with github.com/sbinet/npyio, so a user who has
+//     similarities.npy), read by internal/fileio (headers validated, sizes
+//     checked against the file before allocating), so a user who has
 //     the paper's preprocessed data runs the exact tasks;
 //   - photoswitch: 1,919 molecules, target lambda-max >= 450 nm, Morgan
 //     fingerprints, Tanimoto kNN (k = 20) weighted by the similarity;

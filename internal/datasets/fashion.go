@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Fashion-MNIST file names in the upstream release (fashion-mnist/PROVENANCE.md).
@@ -83,11 +85,14 @@ func ReadIDXImages(path string) (*Images, error) {
 		return nil, err
 	}
 	im := &Images{N: dims[0], Rows: dims[1], Cols: dims[2]}
-	if int64(im.N)*int64(im.Size()) > 1<<34 {
+	// Each dimension is at most 2^28, so rows x cols fits an int64 but the
+	// product with N may not: divide instead (a found-by-fuzzing overflow
+	// let 2^28 x 3158064 x 3168304 through as 0 pixels).
+	if int64(im.Rows)*int64(im.Cols) > (1<<34)/int64(im.N) {
 		return nil, fmt.Errorf("%s: %d images of %dx%d is implausibly large", path, im.N, im.Rows, im.Cols)
 	}
-	im.Pixels = make([]uint8, im.N*im.Size())
-	if _, err := io.ReadFull(r, im.Pixels); err != nil {
+	// Read as the data arrive: a header may promise up to 16 GiB.
+	if im.Pixels, err = fileio.ReadPromised(r, int64(im.N)*int64(im.Size())); err != nil {
 		return nil, fmt.Errorf("%s: header promises %d images of %dx%d pixels, data is shorter: %w", path, im.N, im.Rows, im.Cols, err)
 	}
 	return im, nil
@@ -104,8 +109,8 @@ func ReadIDXLabels(path string) ([]uint8, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels := make([]uint8, dims[0])
-	if _, err := io.ReadFull(r, labels); err != nil {
+	labels, err := fileio.ReadPromised(r, int64(dims[0]))
+	if err != nil {
 		return nil, fmt.Errorf("%s: header promises %d labels, data is shorter: %w", path, dims[0], err)
 	}
 	return labels, nil

@@ -57,7 +57,7 @@ func leBytes(v any) []byte {
 // writeScipyCSR writes an .npz exactly as scipy.sparse.save_npz does
 // (numpy.savez_compressed: deflated zip members "<key>.npy"; indices and
 // indptr int32, shape int64 (2,), format a 0-d bytes array b"csr").
-func writeScipyCSR(t *testing.T, path string, rows, cols int, indptr, indices []int32, data []float64, format string) {
+func writeScipyCSR(t testing.TB, path string, rows, cols int, indptr, indices []int32, data []float64, format string) {
 	t.Helper()
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
@@ -224,13 +224,13 @@ func TestLoadFolderErrors(t *testing.T) {
 		}, "item 1, feature 0 is NaN"},
 		{"truncated features", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1})), 0o644)
-		}, "data is shorter"},
+		}, "(32 bytes of data), the file has 16"},
 		{"string features", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<U3", false, []int{1}, make([]byte, 12)), 0o644)
 		}, "not supported"},
 		{"not npy", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, FolderLabels), []byte("1,0,1,0\n"), 0o644)
-		}, "not a valid .npy"},
+		}, "not a .npy file"},
 		{"not zip", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, FolderCSRWeights), []byte("junk"), 0o644)
 		}, "not a .npz"},

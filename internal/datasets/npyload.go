@@ -1,51 +1,54 @@
 package datasets
 
 import (
+	"archive/zip"
+	"bufio"
 	"fmt"
-	"strings"
-
-	"github.com/sbinet/npyio/npz"
+	"io"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // npzMember is the archive member holding array key: numpy.savez and
 // savez_compressed name it key + ".npy".
-func npzMember(z *npz.Reader, key string) string {
-	for _, name := range z.Keys() {
-		if name == key+".npy" || name == key {
-			return name
+func npzMember(z *zip.Reader, key string) *zip.File {
+	for _, f := range z.File {
+		if f.Name == key+".npy" || f.Name == key {
+			return f
 		}
 	}
-	return ""
+	return nil
 }
 
-// readNPZArray reads the numeric member key of an open .npz archive.
-func readNPZArray(z *npz.Reader, path, key string) (*fileio.NPYArray, error) {
-	name := npzMember(z, key)
-	if name == "" {
-		return nil, fmt.Errorf("%s: no array %q in the archive (it has %q)", path, key, z.Keys())
+// npzNames lists the archive's members for messages.
+func npzNames(z *zip.Reader) []string {
+	names := make([]string, len(z.File))
+	for i, f := range z.File {
+		names[i] = f.Name
 	}
-	rc, err := z.Open(name)
+	return names
+}
+
+// readNPZMember opens member key of an archive and hands it to read with
+// its uncompressed size, which archive/zip enforces (a member that inflates
+// to more is a read error), so the .npy header is checked against it before
+// anything is allocated.
+func readNPZMember[T any](z *zip.Reader, path, key string, read func(io.Reader, int64, string) (T, error)) (T, error) {
+	var zero T
+	f := npzMember(z, key)
+	if f == nil {
+		return zero, fmt.Errorf("%s: no array %q in the archive (it has %q)", path, key, npzNames(z))
+	}
+	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: array %q: %w", path, key, err)
+		return zero, fmt.Errorf("%s: array %q: %w", path, key, err)
 	}
 	defer rc.Close()
-	return fileio.ReadNPY(rc, fmt.Sprintf("%s: array %q", path, key))
-}
-
-// readNPZString reads a 0-d byte- or unicode-string member (like scipy's
-// "format").
-func readNPZString(z *npz.Reader, path, key string) (string, error) {
-	name := npzMember(z, key)
-	if name == "" {
-		return "", fmt.Errorf("%s: no array %q in the archive", path, key)
+	size := int64(-1)
+	if f.UncompressedSize64 <= 1<<62 {
+		size = int64(f.UncompressedSize64)
 	}
-	var s string
-	if err := z.Read(name, &s); err != nil {
-		return "", fmt.Errorf("%s: array %q is not a string: %w", path, key, err)
-	}
-	return strings.TrimRight(s, "\x00"), nil
+	return read(bufio.NewReader(rc), size, fmt.Sprintf("%s: array %q", path, key))
 }
 
 // CSR is a sparse matrix in compressed sparse row form, as scipy stores it.
@@ -61,13 +64,14 @@ type CSR struct {
 // The structure is validated (monotone indptr, columns in range) and every
 // error names the file and the array.
 func ReadCSRNPZ(path string) (*CSR, error) {
-	z, err := npz.Open(path)
+	zc, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npz (zip) archive: %w", path, err)
 	}
-	defer z.Close()
-	if npzMember(z, "format") != "" {
-		format, err := readNPZString(z, path, "format")
+	defer zc.Close()
+	z := &zc.Reader
+	if npzMember(z, "format") != nil {
+		format, err := readNPZMember(z, path, "format", fileio.ReadNPYString)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +81,7 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 	}
 	arrays := map[string]*fileio.NPYArray{}
 	for _, key := range []string{"data", "indices", "indptr", "shape"} {
-		a, err := readNPZArray(z, path, key)
+		a, err := readNPZMember(z, path, key, fileio.ReadNPY)
 		if err != nil {
 			return nil, err
 		}

@@ -170,8 +170,19 @@ func isCampaignDir(dir string) bool {
 // LoadCampaign reads dir/summary.csv and dir/config.yaml. Finished runs whose
 // runs/KEY.summary.csv is not (yet) in summary.csv, as in a campaign still
 // running or interrupted, are added from those files and noted in Problems.
+//
+// A cell of a column the tables and figures average (averagedColumn) that
+// is not a finite number is an error naming the file, line and column: a
+// damaged summary.csv makes the campaign unreadable, a damaged
+// runs/KEY.summary.csv drops that run with a note in Problems. Nothing is
+// left out of a mean silently.
 func LoadCampaign(dir string) (*Campaign, error) {
 	c := &Campaign{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("campaign folder %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("campaign folder %s: not a directory", dir)
+	}
 	path := filepath.Join(dir, "summary.csv")
 	seen := map[string]bool{}
 	addHeader := func(h []string) {
@@ -193,6 +204,11 @@ func LoadCampaign(dir string) (*Campaign, error) {
 			}
 			m := make(map[string]string, len(r))
 			for j, h := range recs[0] {
+				if averagedColumn(h) {
+					if v := parseFloat(r[j]); math.IsNaN(v) || math.IsInf(v, 0) {
+						return fmt.Errorf("%s: line %d, column %d (%s): %q is not a finite number", file, i+firstRow, j+1, h, r[j])
+					}
+				}
 				m[h] = r[j]
 			}
 			if m["method"] == "" {
@@ -237,6 +253,9 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		c.Problems = append(c.Problems, fmt.Sprintf("%d finished run(s) read from runs/*.summary.csv are not in %s (campaign running or interrupted)", late, path))
 	}
 	if c.Header == nil {
+		if !exists(path) {
+			return nil, fmt.Errorf("%s: no summary.csv and no finished run (runs/*.summary.csv): not a campaign folder, or no run has finished yet", dir)
+		}
 		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
 	}
 	has := map[string]bool{}
@@ -304,6 +323,23 @@ func addDetPerItem(c *Campaign) {
 		r["kernel_det_per_item"] = strconv.FormatFloat(search.DetPerItem(logDet, n), 'g', -1, 64)
 	}
 }
+
+// averaged is every summary column a table or figure averages over repeats.
+var averaged = func() map[string]bool {
+	// kernel_det: older summaries derive kernel_det_per_item from it.
+	m := map[string]bool{"positives": true, "seconds": true, "edc": true, "evaluations": true, "kernel_det": true}
+	for _, cols := range [][]Column{ActiveSearchColumns, BayesOptColumns} {
+		for _, c := range cols {
+			m[c.Key] = true
+		}
+	}
+	return m
+}()
+
+// averagedColumn reports whether summary column h holds a number the tables
+// or figures average (vs_q* of any order included), so a cell that is not a
+// finite number is damage to report, not a value to skip.
+func averagedColumn(h string) bool { return averaged[h] || strings.HasPrefix(h, "vs_q") }
 
 // unfinishedRuns lists runs/KEY.csv record files of runs absent from the
 // summary. Extra per-run files are KEY.NAME.csv, where KEY is a finished run
@@ -382,8 +418,9 @@ func (g *Group) Label() string {
 	return s
 }
 
-// Values returns column col of every repeat as numbers; unparsable or empty
-// entries are NaN (Summarize drops them).
+// Values returns column col of every repeat as numbers; an entry the run
+// lacks (a column only some runs' summaries have) is NaN, which Summarize
+// drops. LoadCampaign has already refused damaged cells of averaged columns.
 func (g *Group) Values(col string) []float64 {
 	out := make([]float64, len(g.Runs))
 	for i, r := range g.Runs {

@@ -53,6 +53,9 @@ type Report struct {
 	// Notes are defects found that did not stop anything (a campaign still
 	// running, a damaged run summary skipped, a missing config.yaml).
 	Notes []string
+	// writeErrs are output files that could not be written (also in
+	// NotMade): Evaluate returns an error when there is any.
+	writeErrs []error
 }
 
 func (r *Report) notMade(format string, args ...any) {
@@ -62,8 +65,9 @@ func (r *Report) notMade(format string, args ...any) {
 // Evaluate finds every campaign under opts.Dir and writes its tables and
 // figures under opts.Out. Missing or partial campaigns and figures that
 // cannot be drawn are listed in the report, not errors; the error is for an
-// unusable results folder (absent, or holding no campaign) and for output
-// that cannot be written.
+// unusable results folder (absent, or holding no readable campaign) and for
+// output that cannot be written (a table or the index at once; figures after
+// the rest is made, each also listed in NotMade).
 func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{}
 	for _, f := range opts.Formats {
@@ -82,6 +86,9 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 	}
 	for _, s := range skipped {
 		rep.notMade("unreadable campaign: %s", s)
+	}
+	if len(camps) == 0 && len(skipped) > 0 {
+		return rep, fmt.Errorf("%s holds no readable campaign: %s", opts.Dir, strings.Join(skipped, "; "))
 	}
 	if len(camps) == 0 {
 		return rep, fmt.Errorf("%s holds no campaign (no summary.csv in it or below it): run `qvs as` / `qvs bayesopt` first, or give the results folder", opts.Dir)
@@ -131,6 +138,9 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	rep.Files = append(rep.Files, index)
+	if n := len(rep.writeErrs); n > 0 {
+		return rep, fmt.Errorf("%d figure file(s) could not be written, first: %w", n, rep.writeErrs[0])
+	}
 	return rep, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -24,6 +25,9 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		rep.Files = append(rep.Files, paths...)
 		if err != nil {
 			rep.notMade("%s: %s: %v", c.Name, title, err)
+			if we := (*WriteError)(nil); errors.As(err, &we) {
+				rep.writeErrs = append(rep.writeErrs, err)
+			}
 		}
 		if len(paths) > 0 {
 			refs = append(refs, figureRef{Campaign: c.Name, Title: title, Paths: paths})

@@ -61,12 +61,21 @@ func renderFigure(base string, formats []string, w, h vg.Length, dpi int, paint 
 		}
 		path := base + "." + f
 		if err := fileio.WriteAtomic(path, buf.Bytes()); err != nil {
-			return paths, err
+			return paths, &WriteError{err}
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
 }
+
+// WriteError is a failure to write an output file (disk full, permissions,
+// a file where a folder should be), as opposed to a figure that cannot be
+// drawn from the data: Evaluate lists the latter under "not made" and fails
+// on the former.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // drawGrid aligns the plots' axes across the grid (plot.Align) and draws
 // them; a nil plot leaves its tile empty.

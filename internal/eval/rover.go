@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -46,7 +47,9 @@ func ReadSolutions(path string) ([]Solution, error) {
 		if s.Rank, err = strconv.Atoi(rec[ri]); err != nil {
 			return nil, fmt.Errorf("%s: row %d: rank %q is not an integer", path, r+2, rec[ri])
 		}
-		s.Value = parseFloat(rec[vi])
+		if s.Value = parseFloat(rec[vi]); math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+			return nil, fmt.Errorf("%s: row %d: value %q is not a finite number", path, r+2, rec[vi])
+		}
 		for k, j := range xi {
 			if s.X[k] = parseFloat(rec[j]); s.X[k] != s.X[k] {
 				return nil, fmt.Errorf("%s: row %d: x%d=%q is not a number", path, r+2, k, rec[j])

@@ -210,8 +210,8 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(recs) < 2 {
-		return nil, nil, fmt.Errorf("%s: expected a header row and at least one data row", path)
+	if len(recs) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty file, expected a header row naming the id column %q and data rows", path, idColumn)
 	}
 	col := -1
 	for j, h := range recs[0] {
@@ -220,6 +220,11 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 		}
 	}
 	if col < 0 {
+		for _, h := range recs[0] {
+			if _, err := parseNumber(h); err == nil {
+				return nil, nil, fmt.Errorf("%s: the id column %q needs a header row naming the columns, but line 1 %v holds numbers, like data: add a header line", path, idColumn, recs[0])
+			}
+		}
 		return nil, nil, fmt.Errorf("%s: no column named %q in header %v", path, idColumn, recs[0])
 	}
 	t := &Table{Path: path, Cols: len(recs[0]) - 1}
@@ -237,6 +242,9 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 			t.Data = append(t.Data, v)
 		}
 		t.Rows++
+	}
+	if t.Rows == 0 {
+		return nil, nil, fmt.Errorf("%s: a header row but no data rows", path)
 	}
 	t.Header = append(append([]string{}, recs[0][:col]...), recs[0][col+1:]...)
 	return t, ids, nil

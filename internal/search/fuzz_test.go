@@ -1,59 +1,73 @@
 package search
 
 import (
-	"math"
+	"bytes"
+	"context"
+	"encoding/csv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// FuzzParsePrior: any text is a prior or an error, never a panic; a
-// parsed prior gives pseudo-counts that sum to 1 with a1 in (0, 1) and
-// round-trips through String.
-func FuzzParsePrior(f *testing.F) {
-	for _, s := range []string{"prevalence", "estimate", "0.05", "1", "0", "-1", "NaN", "1e-320", "0x1p-3", " 0.5 ", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePrior(s)
-		if err != nil {
-			return
-		}
-		again, err := ParsePrior(p.String())
-		if err != nil || again != p {
-			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, p, p.String(), again, err)
-		}
-		a0, a1, err := p.PseudoCounts(100, 3, 1, 0.25)
-		if err != nil || !(a1 > 0 && a1 < 1) || math.Abs(a0+a1-1) > 1e-15 {
-			t.Fatalf("%q: a0 %g, a1 %g, %v", s, a0, a1, err)
-		}
-	})
-}
-
-// FuzzParseObserved: any file is a list of distinct in-range observations
-// or an error naming the file, never a panic.
+// FuzzParseObserved: an observed-label CSV never panics the reader; what it
+// accepts names each pool item at most once and only items of the pool.
 func FuzzParseObserved(f *testing.F) {
-	for _, s := range []string{"index,label\n0,1\n3,0\n", "id,label\n2,true\n", "label,index,x\n1,9,a\n", "index,label\n0,1\n0,0\n", "index\n1\n", "", "index,label\n\"1,0\n"} {
-		f.Add(s)
+	for _, s := range []string{"index,label\n3,1\n4,0\n", "label,id\n1,2\n", "Index,Label,note\n0,true,x\n9,false,y\n", "id,label\n3,1\n3,0\n", "index,label\n-1,1\n"} {
+		f.Add([]byte(s))
 	}
 	pool := linePool(rand.New(rand.NewPCG(1, 1)), 10, 3)
 	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, body string) {
-		path := filepath.Join(dir, "obs.csv")
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "obs.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		obs, err := ParseObserved(path, pool)
+		obs, err := ParseObserved(p, pool)
 		if err != nil {
 			return
 		}
 		seen := map[int]bool{}
 		for _, o := range obs {
 			if o.Index < 0 || o.Index >= pool.Len() || seen[o.Index] {
-				t.Fatalf("%q: observation %+v out of range or repeated", body, o)
+				t.Fatalf("observation %+v accepted (pool of %d, seen %v)", o, pool.Len(), seen[o.Index])
 			}
 			seen[o.Index] = true
+		}
+	})
+}
+
+// FuzzResumeRecords: the record file of an interrupted active-search run
+// (runs/KEY.csv, rows without the header) never panics ParseRecords or the
+// replay that resumes from it; the seed is a real run's records.
+func FuzzResumeRecords(f *testing.F) {
+	sp, labels := testRun(f, 5, 60)
+	start, _ := StartPositive(labels, 1, 0)
+	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
+	full, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	if err != nil {
+		f.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	for _, q := range full[:8] {
+		w.Write(q.Record(nil))
+	}
+	w.Flush()
+	f.Add(b.Bytes())
+	f.Add([]byte("0,0,3,3,1,,0\n1,1,60,60,0,0.5,0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		if err != nil {
+			return
+		}
+		prior, err := ParseRecords("k.csv", rows)
+		if err != nil {
+			return
+		}
+		all, err := Run(context.Background(), cfg, prior, func([]Query) error { return nil })
+		if err == nil && len(all) != len(full) {
+			t.Fatalf("resumed run has %d queries, an uninterrupted one %d", len(all), len(full))
 		}
 	})
 }

@@ -125,23 +125,13 @@ func Curve(kernel vendi.Kernel, queries []Query) ([]CurvePoint, error) {
 // the observed positives (quality 1) plus picks[:i+1] (quality Pr(y = 1 | D))
 // on kernel, as `qvs as suggest` reports it for any policy.
 func BatchValues(kernel vendi.Kernel, m *Model, picks []int, q float64) ([]float64, error) {
-	var items []int
-	var quality []float64
-	for i := 0; i < m.Len(); i++ {
+	quality := m.Probabilities(nil)
+	var prefix []int
+	for i := range quality {
 		if m.Observed(i) && m.Positive(i) {
-			items = append(items, i)
-			quality = append(quality, 1)
+			prefix = append(prefix, i)
+			quality[i] = 1
 		}
 	}
-	out := make([]float64, len(picks))
-	for t, x := range picks {
-		items = append(items, x)
-		quality = append(quality, m.Probability(x))
-		v, err := vendi.QualityWeighted(vendi.Submatrix(kernel, items), quality, q)
-		if err != nil {
-			return nil, err
-		}
-		out[t] = v
-	}
-	return out, nil
+	return vendi.QualityWeightedSequence(kernel, quality, prefix, picks, q)
 }

@@ -91,7 +91,7 @@ func testPool(seed uint64, n int) ([][]int32, [][]float64, []bool) {
 }
 
 // testRun builds the identity search space of a random pool.
-func testRun(t *testing.T, seed uint64, n int) (*Space, []bool) {
+func testRun(t testing.TB, seed uint64, n int) (*Space, []bool) {
 	nbr, w, labels := testPool(seed, n)
 	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, nil)
 	if err != nil {

@@ -266,6 +266,7 @@ func TestMaximizeBadInput(t *testing.T) {
 		want string
 	}{
 		{"n=0", TargetVS, 1, Config{N: 0, Starts: 1, Workers: 1}, "batch size"},
+		{"n too large", TargetVS, 1, Config{N: MaxN + 1, Starts: 1, Workers: 1}, "must be 1 to 100"},
 		{"starts=0", TargetVS, 1, Config{N: 3, Starts: 0, Workers: 1}, "starts"},
 		{"workers=0", TargetVS, 1, Config{N: 3, Starts: 1, Workers: 0}, "workers"},
 		{"q<0", TargetVS, -1, ok, "order"},

@@ -118,6 +118,10 @@ type greedyState struct {
 	// similarities and the touched spectra are unchanged and the roots are
 	// reused: only candidates near the last pick are re-solved.
 	cache []cachedRoots
+	// valuesOnly skips the eigenvectors of chosen blocks: set when no
+	// candidate will be scored (QualityWeightedSequence), they cost most of
+	// an eigendecomposition.
+	valuesOnly bool
 }
 
 type cachedRoots struct {
@@ -580,16 +584,18 @@ func (g *greedyState) addMember(i int) error {
 			}
 		}
 		var es mat.EigenSym
-		if !es.Factorize(K, true) {
+		if !es.Factorize(K, !g.valuesOnly) {
 			return errors.New("vendi: eigendecomposition of a chosen block did not converge")
 		}
 		blk.eig = es.Values(nil)
-		var V mat.Dense
-		es.VectorsTo(&V)
-		blk.vecs = make([]float64, r*r)
-		for x := 0; x < r; x++ {
-			for k := 0; k < r; k++ {
-				blk.vecs[x*r+k] = V.At(x, k)
+		if !g.valuesOnly {
+			var V mat.Dense
+			es.VectorsTo(&V)
+			blk.vecs = make([]float64, r*r)
+			for x := 0; x < r; x++ {
+				for k := 0; k < r; k++ {
+					blk.vecs[x*r+k] = V.At(x, k)
+				}
 			}
 		}
 	}

@@ -66,3 +66,32 @@ func (g *greedyState) setScore() float64 {
 	}
 	return g.vsFrom(total, f, maxEig, rank)
 }
+
+// QualityWeightedSequence returns qVS_q(prefix ∪ picks[:t+1]) for every t,
+// quality having one entry per pool item: the values Greedy reports in
+// GreedyResult.Scores, for picks made by any policy. The set grows one item
+// at a time with Greedy's block update (a pick merges the blocks it touches
+// and only that block is re-eigendecomposed), so scoring a batch of B costs
+// about what B greedy adds cost, not B eigendecompositions of ever larger
+// sets (O(B^4), which made `qvs as suggest --batch 400` take seconds).
+func QualityWeightedSequence(k Kernel, quality []float64, prefix, picks []int, q float64) ([]float64, error) {
+	g, err := newGreedyState(GreedyProblem{Kernel: k, Quality: quality, Prefix: prefix, Candidates: []int{}, Q: q, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	g.valuesOnly = true
+	out := make([]float64, len(picks))
+	for t, i := range picks {
+		if i < 0 || i >= g.n {
+			return nil, fmt.Errorf("vendi: item %d out of range [0, %d)", i, g.n)
+		}
+		if g.itemMember[i] >= 0 {
+			return nil, fmt.Errorf("vendi: item %d is already in the set", i)
+		}
+		if err := g.addMember(i); err != nil {
+			return nil, err
+		}
+		out[t] = g.sumQ / float64(g.members()) * g.setScore()
+	}
+	return out, nil
+}

@@ -1,10 +1,12 @@
 package fileio
 
 import (
+	"encoding/csv"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +124,29 @@ func TestSplitIDColumnAndStrings(t *testing.T) {
 	os.WriteFile(p, []byte("id\nx\ny\n"), 0o644)
 	if s, err := ReadStrings(p); err != nil || len(s) != 2 || s[0] != "x" {
 		t.Errorf("ReadStrings %v %v", s, err)
+	}
+}
+
+// TestEachRowLineNumbers checks that EachRow names the file's own line, not
+// the record count: blank lines and a quoted cell spanning two lines used to
+// shift every later line number.
+func TestEachRowLineNumbers(t *testing.T) {
+	// line 1 header, 2 blank, 3 a, 4 blank, 5-6 quoted two-line cell, 7 bad row
+	const in = "id,v\n\na,1\n\n\"b\nb\",2\nc,3,4\n"
+	cr := csv.NewReader(strings.NewReader(in))
+	cr.FieldsPerRecord = -1
+	if _, err := cr.Read(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	err := EachRow(cr, "x.csv", 2, func(line int, _ []string) error {
+		lines = append(lines, line)
+		return nil
+	})
+	if want := []int{3, 5}; !slices.Equal(lines, want) {
+		t.Errorf("lines %v, want %v", lines, want)
+	}
+	if err == nil || !strings.Contains(err.Error(), "x.csv: line 7 ") {
+		t.Errorf("error %v, want one naming x.csv line 7", err)
 	}
 }

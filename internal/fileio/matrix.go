@@ -251,12 +251,13 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 }
 
 // EachRow calls fn for every data row of a CSV whose header (ncols cells) the
-// caller has already read, with the row's 1-based line number (the header is
-// line 1). Blank lines are skipped; a row with another number of cells, or a
+// caller has already read, with the row's 1-based line number in the file
+// (as the csv.Reader counts it: blank lines and lines inside quoted cells
+// included). Blank lines are skipped; a row with another number of cells, or a
 // CSV syntax error, stops with an error naming the file and line. An error
 // returned by fn is returned as is.
 func EachRow(cr *csv.Reader, path string, ncols int, fn func(line int, rec []string) error) error {
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -264,6 +265,9 @@ func EachRow(cr *csv.Reader, path string, ncols int, fn func(line int, rec []str
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		// The reader's own position: it skips blank lines and a quoted
+		// cell may span lines, so counting records would misname the line.
+		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

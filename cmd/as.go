@@ -337,11 +337,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
 		Config: recorded, Growable: search.GrowableKeys, Version: Version,
+		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "%s: %d run(s) ran, %d resumed, %d already done, %d failed in %.1f s\n",
-			cfg.Out, rep.Ran, rep.Resumed, rep.Skipped, len(rep.Failed), rep.Seconds)
+		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
 	}
 	if err != nil {
 		return err

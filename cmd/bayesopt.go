@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -433,7 +432,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	// Parallel runs first; spare workers go to each run's regions and batch.
 	inner := max(1, g.Workers/max(1, len(runs)))
 	d := obj.Dim()
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
 	if !g.Quiet {
@@ -463,7 +462,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return writeBayesoptRunFiles(rec, res, d)
 	})
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "qvs bayesopt: %d run(s) ran, %d resumed, %d already done in %.1fs\n", rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
 	if err != nil {
 		return err

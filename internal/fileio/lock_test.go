@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // A test binary started with QVS_TEST_HOLD_LOCK=PATH takes that lock, says
@@ -45,16 +47,6 @@ func holdLock(t *testing.T, path string, env ...string) *exec.Cmd {
 		t.Fatalf("helper process: %q", line)
 	}
 	return cmd
-}
-
-// deadPid returns the pid of a process that has exited.
-func deadPid(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
 }
 
 func forceLease(t *testing.T) {
@@ -114,7 +106,7 @@ func TestLeaseStaleness(t *testing.T) {
 		os.Chtimes(p, old, old)
 		return p
 	}
-	dead := strconv.Itoa(deadPid(t))
+	dead := strconv.Itoa(testutil.DeadPID(t))
 	live := strconv.Itoa(os.Getppid())
 	cases := []struct {
 		name, content string
@@ -182,7 +174,7 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 		os.Chtimes(p, old, old)
 		return p
 	}
-	dead := strconv.Itoa(deadPid(t))
+	dead := strconv.Itoa(testutil.DeadPID(t))
 	me := strconv.Itoa(os.Getpid())
 	orphanLocal := mk(".a.csv.tmp-"+hostName()+"_"+dead+"_1", 0)
 	oldStyle := mk(".b.csv.tmp-123456", 2*time.Minute)
@@ -214,7 +206,7 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 // process writing into that directory removes, and only that one.
 func TestWriteAtomicSweepsOrphansOfKilledWriters(t *testing.T) {
 	dir := t.TempDir()
-	orphan := filepath.Join(dir, ".summary.csv.tmp-"+hostName()+"_"+strconv.Itoa(deadPid(t))+"_9")
+	orphan := filepath.Join(dir, ".summary.csv.tmp-"+hostName()+"_"+strconv.Itoa(testutil.DeadPID(t))+"_9")
 	os.WriteFile(orphan, []byte("half"), 0o644)
 	if err := WriteAtomic(filepath.Join(dir, "summary.csv"), []byte("x\n")); err != nil {
 		t.Fatal(err)

@@ -252,3 +252,57 @@ func TestDiscreteRefusalsWriteNothing(t *testing.T) {
 		t.Error("a refused run wrote mds.csv")
 	}
 }
+
+// Issue 14 item 5: temp files left by kills during the write of
+// summary.csv, config.yaml, mds.csv or a cache file are removed by later
+// runs, even when every cache lookup hits; a temp file a live process is
+// writing stays.
+func TestLaterRunsSweepOrphanedTemps(t *testing.T) {
+	dir, _, out, args := toyMOFCampaign(t)
+	args = append(args, "--quiet", "--methods", "random", "--repeats", "1")
+	if _, err, _, _ := runDiscreteCLI(t, args...); err != nil {
+		t.Fatal(err)
+	}
+	asCfg := asWriteFile(t, dir, "as.yaml", tinyASConfig)
+	asArgs := []string{"as", "--config", asCfg, "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "as"), "--quiet", "--methods", "random", "--repeats", "1"}
+	if code, _, stderr := runQVS(t, asArgs...); code != 0 {
+		t.Fatal(stderr)
+	}
+	host, _ := os.Hostname()
+	old := time.Now().Add(-2 * time.Minute)
+	plant := func(d, name string) string {
+		p := filepath.Join(d, name)
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+		return p
+	}
+	orphans := []string{
+		plant(out, ".summary.csv.tmp-123456"), // the issue's name: written by qvs before this change
+		plant(out, ".config.yaml.tmp-otherhost_77_1"),
+		plant(out, ".mds.csv.tmp-otherhost_77_2"),
+		plant(filepath.Join(out, "runs"), ".random-r00.csv.tmp-otherhost_77_3"),
+		plant(filepath.Join(dir, "cache", "mds"), ".mof-0.csv.tmp-otherhost_77_4"),
+		plant(filepath.Join(dir, "cache", "knn"), ".x.bin.tmp-otherhost_77_5"),
+	}
+	// Ours (this process is alive): being written, so kept.
+	live := plant(out, ".summary.csv.tmp-"+host+"_"+strconv.Itoa(os.Getpid())+"_6")
+	// Later runs are new processes (a process sweeps a directory once);
+	// every run is done and every cache lookup hits.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, a := range [][]string{append([]string{"bayesopt"}, args...), asArgs} {
+		if p := startQVS(t, ctx, a[0], nil, a...); p.cmd.Wait() != nil {
+			t.Fatalf("%v: %s", a, p.stderr.String())
+		}
+	}
+	for _, p := range orphans {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("orphan %s left", p)
+		}
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live writer's temp file was removed: %v", err)
+	}
+}

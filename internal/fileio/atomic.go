@@ -35,7 +35,7 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
 	}
-	sweepOnce(dir)
+	SweepOnce(dir)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+hostName()+"_"+strconv.Itoa(os.Getpid())+"_*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -140,7 +140,10 @@ func tempOrphan(path, tag string) bool {
 
 var swept sync.Map // directory -> struct{}: swept once by this process
 
-func sweepOnce(dir string) {
+// SweepOnce runs SweepTemps on dir the first time this process asks (and
+// ignores errors: sweeping is housekeeping). Readers of caches call it, so
+// an orphan in a cache directory goes even when every lookup is a hit.
+func SweepOnce(dir string) {
 	if _, done := swept.LoadOrStore(filepath.Clean(dir), struct{}{}); !done {
 		_, _ = SweepTemps(dir)
 	}

@@ -306,3 +306,39 @@ func TestLaterRunsSweepOrphanedTemps(t *testing.T) {
 		t.Errorf("a live writer's temp file was removed: %v", err)
 	}
 }
+
+// --shard auto takes the shard from a Kubernetes Indexed Job's or a Slurm
+// array's environment; the shards fill the folder as --shard i/n would, and
+// without either environment it is a usage error naming the variables.
+func TestShardAutoFromEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random,qvs", "--q", "1", "--repeats", "2"}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runQVS(t, append(base, "--out", whole)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "auto")
+	for _, env := range []map[string]string{
+		{"JOB_COMPLETION_INDEX": "0", "QVS_SHARD_COUNT": "2"},
+		{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, // --array=1-2, second task
+	} {
+		for _, k := range []string{"JOB_COMPLETION_INDEX", "QVS_SHARD_COUNT", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_STEP"} {
+			t.Setenv(k, env[k])
+		}
+		if code, _, stderr := runQVS(t, append(base, "--out", out, "--shard", "auto")...); code != 0 {
+			t.Fatal(stderr)
+		}
+		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; env["QVS_SHARD_COUNT"] != "" && n != 2 {
+			t.Errorf("after shard 0 of 2: %d runs, want 2", n)
+		}
+	}
+	sameResults(t, whole, out)
+	for _, k := range []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"} {
+		t.Setenv(k, "")
+	}
+	code, _, stderr := runQVS(t, append(base, "--out", filepath.Join(dir, "none"), "--shard", "auto")...)
+	if code != ExitUsage || !strings.Contains(stderr, "JOB_COMPLETION_INDEX") || !strings.Contains(stderr, "SLURM_ARRAY_TASK_ID") {
+		t.Errorf("--shard auto without a scheduler: exit %d, %s", code, stderr)
+	}
+}

@@ -53,24 +53,6 @@ func I(name string, v int) Field { return Field{name, strconv.Itoa(v)} }
 // S is a string summary field.
 func S(name, v string) Field { return Field{name, v} }
 
-// Shard selects every Count-th run starting at Index. Count <= 1 selects all.
-type Shard struct{ Index, Count int }
-
-// ParseShard parses "i/n" with 0 <= i < n.
-func ParseShard(s string) (Shard, error) {
-	if s == "" {
-		return Shard{}, nil
-	}
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: expected i/n with 0 <= i < n, e.g. 0/4", s)
-	}
-	return Shard{Index: i, Count: n}, nil
-}
-
-func (s Shard) selects(pos int) bool { return s.Count <= 1 || pos%s.Count == s.Index }
 
 // Spec describes a campaign.
 type Spec struct {

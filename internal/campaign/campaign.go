@@ -53,7 +53,6 @@ func I(name string, v int) Field { return Field{name, strconv.Itoa(v)} }
 // S is a string summary field.
 func S(name, v string) Field { return Field{name, v} }
 
-
 // Spec describes a campaign.
 type Spec struct {
 	Dir    string   // results directory

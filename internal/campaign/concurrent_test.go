@@ -239,3 +239,33 @@ func TestConfigMismatchWritesNothing(t *testing.T) {
 		t.Errorf("refused run wrote: %d files, was %d", len(after), len(before))
 	}
 }
+
+// A grown config (more repeats) is accepted with the input fingerprints
+// recorded (the growth check ignores them), keeps them in the rewritten
+// config.yaml, and changed data is still refused afterwards.
+func TestGrowthKeepsInputFingerprints(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(t.TempDir(), "pool.csv")
+	os.WriteFile(data, []byte("x\n1\n"), 0o644)
+	s := spec(dir)
+	s.Inputs = []Input{{Name: "pool.csv", Path: data}}
+	s.Growable = []string{"budget"}
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Fatal(err)
+	}
+	s.Config = map[string]any{"seed": 42, "budget": 6}
+	if err := CheckConfig(dir, s.Config, s.Growable); err != nil {
+		t.Fatalf("growth refused: %v", err)
+	}
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if !strings.Contains(string(cfg), "budget: 6") || !strings.Contains(string(cfg), "file: pool.csv") {
+		t.Errorf("grown config.yaml:\n%s", cfg)
+	}
+	os.WriteFile(data, []byte("x\n2\n"), 0o644)
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err == nil || !strings.Contains(err.Error(), "pool.csv") {
+		t.Errorf("changed data after growth: %v", err)
+	}
+}

@@ -23,7 +23,7 @@ func flock(f *os.File) error {
 		case errors.Is(err, syscall.EWOULDBLOCK):
 			return ErrLocked
 		case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP),
-			errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EINVAL):
+			errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
 			return errFlockUnsupported
 		}
 		return fmt.Errorf("lock %s: %w", f.Name(), err)

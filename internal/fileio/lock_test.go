@@ -216,3 +216,21 @@ func TestWriteAtomicSweepsOrphansOfKilledWriters(t *testing.T) {
 		t.Errorf("left %v", m)
 	}
 }
+
+// FuzzLeaseFile: any content of a lock or lease file (another process, or a
+// person, may have written it) is read without panicking; an owner is two
+// fields or nothing.
+func FuzzLeaseFile(f *testing.F) {
+	f.Add("host 123 nonce\n")
+	f.Add("")
+	f.Add("elsewhere -1\n")
+	f.Add("h 99999999999999999999999 n")
+	f.Fuzz(func(t *testing.T, content string) {
+		p := filepath.Join(t.TempDir(), "x.lock")
+		os.WriteFile(p, []byte(content), 0o644)
+		if o := readOwner(p); o != "" && len(strings.Fields(o)) != 2 {
+			t.Fatalf("owner %q", o)
+		}
+		_ = leaseStale([]byte(content), time.Now())
+	})
+}

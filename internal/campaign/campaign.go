@@ -297,6 +297,7 @@ const (
 	heldByOther
 	failed
 	interrupted
+	notStarted
 )
 
 type result struct {
@@ -368,7 +369,7 @@ func count(rep *Report, res result) {
 		rep.Others++
 	case interrupted:
 		rep.Interrupted++
-	case heldByOther: // only when cancelled: not started by this process
+	case heldByOther, notStarted: // heldByOther counts only when cancelled
 		rep.NotStarted++
 	default:
 		rep.Failed = append(rep.Failed, res.job.run.Key+": "+res.err.Error())
@@ -383,6 +384,9 @@ func done(runsDir, key string) bool {
 
 // attempt runs one job under its lock.
 func attempt(ctx context.Context, spec Spec, j job, fn RunFunc, bar *progressbar.ProgressBar, mu *sync.Mutex) result {
+	if ctx.Err() != nil { // handed over as the interrupt came
+		return result{job: j, outcome: notStarted}
+	}
 	runsDir := filepath.Join(spec.Dir, "runs")
 	lock, err := fileio.TryLock(filepath.Join(runsDir, j.run.Key+".lock"))
 	if le := (*fileio.LockedError)(nil); errors.As(err, &le) {

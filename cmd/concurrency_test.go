@@ -34,7 +34,14 @@ type qvsProcess struct {
 // startQVS starts the test binary as qvs with args and extra environment.
 func startQVS(t *testing.T, ctx context.Context, name string, env []string, args ...string) *qvsProcess {
 	t.Helper()
-	p := &qvsProcess{name: name, cmd: exec.CommandContext(ctx, os.Args[0], args...)}
+	return startWrappedQVS(t, ctx, name, env, nil, args...)
+}
+
+// startWrappedQVS is startQVS under a wrapper command such as strace.
+func startWrappedQVS(t *testing.T, ctx context.Context, name string, env, wrapper []string, args ...string) *qvsProcess {
+	t.Helper()
+	argv := append(append(append([]string(nil), wrapper...), os.Args[0]), args...)
+	p := &qvsProcess{name: name, cmd: exec.CommandContext(ctx, argv[0], argv[1:]...)}
 	p.cmd.Env = append(append(os.Environ(), "QVS_TEST_MAIN=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -154,10 +161,11 @@ func TestTenProcessesShareOneFolder(t *testing.T) {
 	}
 }
 
-// The issue's deterministic repro: shard 0 with slow fsync (the issue used
-// strace -e inject=fsync:delay_enter=300000), shard 1 started 1.5 s later
-// into the same folder; before the fix shard 1 deleted shard 0's temp file
-// at start-up and one of shard 0's runs failed.
+// The issue's deterministic repro: shard 0 with every fsync delayed by
+// 300 ms (strace -e inject=fsync:delay_enter=300000 as in the issue when
+// strace can trace here, else the QVS_TEST_SLOW_FSYNC hook), shard 1
+// started 1.5 s later into the same folder; before the fix shard 1 deleted
+// shard 0's temp file at start-up and one of shard 0's runs failed.
 func TestSlowFsyncShardSurvivesLateShard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -168,7 +176,12 @@ func TestSlowFsyncShardSurvivesLateShard(t *testing.T) {
 		"--methods", "random,qvs", "--q", "1", "--repeats", "2"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	a := startQVS(t, ctx, "shard 0", []string{"QVS_TEST_SLOW_FSYNC=300ms"}, append(base, "--shard", "0/2")...)
+	env, wrapper := []string{"QVS_TEST_SLOW_FSYNC=300ms"}, []string(nil)
+	if exec.Command("strace", "-f", "-qq", "-o", os.DevNull, "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=1000", "true").Run() == nil {
+		env, wrapper = nil, []string{"strace", "-f", "-qq", "-o", os.DevNull, "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=300000"}
+		t.Log("fsync slowed by strace")
+	}
+	a := startWrappedQVS(t, ctx, "shard 0", env, wrapper, append(base, "--shard", "0/2")...)
 	time.Sleep(1500 * time.Millisecond)
 	b := startQVS(t, ctx, "shard 1", nil, append(base, "--shard", "1/2")...)
 	for _, p := range []*qvsProcess{b, a} {

@@ -88,6 +88,12 @@ func TestTenProcessesShareOneFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 10 processes")
 	}
+	t.Run("flock", func(t *testing.T) { tenProcesses(t, nil) })
+	// Lease files, as where flock is unavailable or local to one host.
+	t.Run("lease", func(t *testing.T) { tenProcesses(t, []string{"QVS_LOCK=lease"}) })
+}
+
+func tenProcesses(t *testing.T, lockEnv []string) {
 	dir := t.TempDir()
 	cfg := asWriteFile(t, dir, "c.yaml", concurrentASConfig)
 	cache := filepath.Join(dir, "cache")
@@ -122,7 +128,7 @@ func TestTenProcessesShareOneFolder(t *testing.T) {
 	start := time.Now()
 	for i, p := range plans {
 		time.Sleep(time.Until(start.Add(p.delay)))
-		procs[i] = startQVS(t, ctx, p.name, p.env, append(append(base, "--out", out), p.args...)...)
+		procs[i] = startQVS(t, ctx, p.name, append(p.env, lockEnv...), append(append(base, "--out", out), p.args...)...)
 	}
 	finishedHere := 0
 	for _, p := range procs {

@@ -361,3 +361,61 @@ func TestShardAutoFromEnvironment(t *testing.T) {
 		t.Errorf("--shard auto without a scheduler: exit %d, %s", code, stderr)
 	}
 }
+
+// A process killed with SIGKILL while it computes a run, with a duplicate
+// waiting for that run: the kernel releases the run's lock, the duplicate
+// takes the run over from its records, exits 0, and the folder equals a
+// single uninterrupted process's.
+func TestDuplicateTakesOverKilledProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "c.yaml", tinyASConfig)
+	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "1",
+		"--methods", "random,qvs", "--q", "1", "--repeats", "2"}
+	ref := filepath.Join(dir, "ref")
+	if code, _, stderr := runQVS(t, append(base, "--out", ref, "--quiet")...); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	slow := []string{"QVS_TEST_SLOW_FSYNC=150ms"}
+	a := startQVS(t, ctx, "victim", slow, append(base, "--out", out)...)
+	// Wait until the victim has records of its first run but not its summary.
+	first := filepath.Join(out, "runs", "random-r00")
+	for {
+		if recs, err := os.ReadFile(first + ".csv"); err == nil && bytes.Count(recs, []byte("\n")) >= 3 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the victim wrote no records")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b := startQVS(t, ctx, "duplicate", nil, append(base, "--out", out)...)
+	time.Sleep(300 * time.Millisecond) // the duplicate finds random-r00 locked and waits
+	a.cmd.Process.Signal(syscall.SIGKILL)
+	a.cmd.Wait()
+	if _, err := os.Stat(first + ".summary.csv"); err == nil {
+		t.Fatal("the victim finished its run before the kill; slow it down")
+	}
+	if err := b.cmd.Wait(); err != nil {
+		t.Fatalf("duplicate: %v\n%s", err, b.stderr.String())
+	}
+	if !strings.Contains(b.stderr.String(), "resumed") {
+		t.Errorf("the duplicate should have resumed the victim's run:\n%s", b.stderr.String())
+	}
+	want, got := folderFiles(t, ref), folderFiles(t, out)
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("%s differs from the single-process run", name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("left %s", name)
+		}
+	}
+}

@@ -286,6 +286,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 type job struct {
 	run     Run
 	planned int
+	waited  bool // another process held the run when this one tried it
 }
 
 type outcome int
@@ -342,6 +343,7 @@ func dispatch(ctx context.Context, spec Spec, jobs []job, ch chan<- job, results
 		case res := <-results:
 			inflight--
 			if res.outcome == heldByOther {
+				res.job.waited = true
 				waiting = append(waiting, res.job)
 				if !told && !spec.Quiet && spec.Progress != nil && len(queue) == 0 {
 					told = true
@@ -401,6 +403,11 @@ func attempt(ctx context.Context, spec Spec, j job, fn RunFunc, bar *progressbar
 	if done(runsDir, j.run.Key) {
 		rec.progress(spec.Steps - j.planned)
 		return result{job: j, outcome: doneByOther}
+	}
+	if j.waited {
+		// Taking over from a process that died holding the run: its temp
+		// files are orphans now.
+		_, _ = fileio.SweepTemps(runsDir)
 	}
 	prior, err := readRecords(rec.path, spec.Header)
 	if err != nil {

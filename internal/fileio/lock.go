@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -131,10 +132,24 @@ func tryFlock(path string) (*Lock, error) {
 	return nil, fmt.Errorf("lock %s: the lock file keeps being replaced", path)
 }
 
+// maxLockFile bounds what is read of a lock or lease file (qvs writes
+// about 50 bytes).
+const maxLockFile = 512
+
+// readSmall reads at most maxLockFile+1 bytes of path.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxLockFile+1))
+}
+
 // readOwner returns the "host pid" recorded in a lock file, or "".
 func readOwner(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 512 {
+	b, err := readSmall(path)
+	if err != nil || len(b) > maxLockFile {
 		return ""
 	}
 	f := strings.Fields(string(b))
@@ -196,7 +211,7 @@ func readLease(path string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	return b, fi, err
 }
 
@@ -247,7 +262,7 @@ func (l *Lock) Unlock() error {
 		l.done.Wait()
 		l.stop = nil
 		// Remove the lease only if it is still ours.
-		if b, err := os.ReadFile(l.path); err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), " "+l.nonce) {
+		if b, err := readSmall(l.path); err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), " "+l.nonce) {
 			return os.Remove(l.path)
 		}
 	}

@@ -121,7 +121,7 @@ resume); 2 bad command line.`,
 	f.IntVar(&o.budget, "budget", 0, "queries per run after the start")
 	f.IntVar(&o.batch, "batch", 0, "batch size")
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
-	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
 	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
@@ -337,11 +337,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
 		Config: recorded, Growable: search.GrowableKeys, Version: Version,
+		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "%s: %d run(s) ran, %d resumed, %d already done, %d failed in %.1f s\n",
-			cfg.Out, rep.Ran, rep.Resumed, rep.Skipped, len(rep.Failed), rep.Seconds)
+		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
 	}
 	if err != nil {
 		return err

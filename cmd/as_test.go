@@ -284,7 +284,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	if !strings.Contains(stderr, "1 run(s) ran, 6 resumed, 9 already done") {
+	if !strings.Contains(stderr, "16 of 16 run(s) finished (1 new, 6 resumed, 9 already done)") {
 		t.Errorf("resume report: %s", stderr)
 	}
 	sameResults(t, full, part)

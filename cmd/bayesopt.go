@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -179,7 +178,7 @@ coordinates x0..: the values themselves, natural logs for scale: log.`,
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
 	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
 	fs.StringVar(&f.space, "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd")
 	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
 	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
@@ -433,7 +432,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	// Parallel runs first; spare workers go to each run's regions and batch.
 	inner := max(1, g.Workers/max(1, len(runs)))
 	d := obj.Dim()
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
 	if !g.Quiet {
@@ -463,7 +462,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return writeBayesoptRunFiles(rec, res, d)
 	})
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "qvs bayesopt: %d run(s) ran, %d resumed, %d already done in %.1fs\n", rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
 	if err != nil {
 		return err

@@ -248,14 +248,25 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	return qs, nil
 }
 
+// discreteDataPath resolves a data-relative path of the discrete config.
+func discreteDataPath(g *GlobalOptions, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(g.DataDir, p)
+}
+
+// discreteInputFiles lists the files loadDiscreteSet reads.
+func discreteInputFiles(g *GlobalOptions, cfg discreteConfig) []string {
+	if cfg.Data.Format == "photoswitch" {
+		return []string{discreteDataPath(g, cfg.Data.Photoswitch)}
+	}
+	return []string{discreteDataPath(g, cfg.Data.Kernel), discreteDataPath(g, cfg.Data.Table)}
+}
+
 // loadDiscreteSet reads the task's candidate set.
 func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet, error) {
-	at := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(g.DataDir, p)
-	}
+	at := func(p string) string { return discreteDataPath(g, p) }
 	d := cfg.Data
 	switch d.Format {
 	case "kernel":
@@ -328,26 +339,23 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
 		cfg.setName(), set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
 
-	// The MDS embedding of Figure 5, once per kernel (cached), beside the runs.
+	// The MDS embedding of Figure 5, once per kernel (cached), beside the
+	// runs: written by Prepare, once config.yaml and the inputs are checked.
 	xy, err := discrete.CachedMDS(g.CacheDir, cfg.setName(), set.Kernel)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return err
-	}
-	if err := discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective); err != nil {
-		return err
-	}
-
 	ctx, stop := interruptContext(c)
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
-		Config: cfg, Growable: bayesoptGrowable, Version: Version,
+		Config: cfg, Growable: bayesoptGrowable, Version: Version, Inputs: campaignInputs(g.DataDir, discreteInputFiles(g, cfg)...),
+		Prepare: func() error {
+			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
+		},
 	}, p.RunFunc(base))
-	chatter("%s: %d ran, %d resumed, %d already done in %.1f s\n", cfg.setName(), rep.Ran, rep.Resumed, rep.Skipped, rep.Seconds)
+	chatter("%s: %s\n", cfg.setName(), rep)
 	if err != nil {
 		return err
 	}

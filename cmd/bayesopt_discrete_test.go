@@ -96,15 +96,23 @@ data:
   metric_columns: [energy_penalty]
 `
 
-func TestDiscreteMOFCampaign(t *testing.T) {
-	dir := t.TempDir()
+// toyMOFCampaign writes a 30-item toy MOF set and its config into a
+// temporary directory and returns it, the output folder and the arguments
+// of a campaign on it.
+func toyMOFCampaign(t *testing.T) (dir, cfgPath, out string, args []string) {
+	t.Helper()
+	dir = t.TempDir()
 	writeToyMOF(t, dir, 30)
-	cfgPath := filepath.Join(dir, "mof.yaml")
+	cfgPath = filepath.Join(dir, "mof.yaml")
 	if err := os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out")
-	args := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", out, "--workers", "2"}
+	out = filepath.Join(dir, "out")
+	return dir, cfgPath, out, []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", out, "--workers", "2"}
+}
+
+func TestDiscreteMOFCampaign(t *testing.T) {
+	dir, cfgPath, out, args := toyMOFCampaign(t)
 	_, err, stdout, stderr := runDiscreteCLI(t, args...)
 	if err != nil {
 		t.Fatalf("err %v\nstderr: %s", err, stderr)
@@ -138,7 +146,7 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 	}
 	// Rerun: everything is already done.
 	_, err, _, stderr = runDiscreteCLI(t, args...)
-	if err != nil || !strings.Contains(stderr, "0 ran, 0 resumed, 8 already done") {
+	if err != nil || !strings.Contains(stderr, "8 of 8 run(s) finished (8 already done)") {
 		t.Errorf("rerun: err %v, stderr %s", err, stderr)
 	}
 	// A changed setting into the same directory is refused.

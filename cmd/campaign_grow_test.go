@@ -92,7 +92,7 @@ func TestASCampaignGrows(t *testing.T) {
 	}
 	before, _ := os.ReadFile(filepath.Join(out, "runs", "qvs-q1-r00.csv"))
 	code, _, stderr := as("--methods", "one-step,qvs,random", "--q", "1,inf", "--repeats", "2")
-	if code != 0 || !strings.Contains(stderr, "6 run(s) ran, 0 resumed, 2 already done") {
+	if code != 0 || !strings.Contains(stderr, "8 of 8 run(s) finished (6 new, 2 already done)") {
 		t.Fatalf("grown campaign: exit %d, %s", code, stderr)
 	}
 	if n := summary(); n != 8 {

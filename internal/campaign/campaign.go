@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,25 +53,6 @@ func I(name string, v int) Field { return Field{name, strconv.Itoa(v)} }
 // S is a string summary field.
 func S(name, v string) Field { return Field{name, v} }
 
-// Shard selects every Count-th run starting at Index. Count <= 1 selects all.
-type Shard struct{ Index, Count int }
-
-// ParseShard parses "i/n" with 0 <= i < n.
-func ParseShard(s string) (Shard, error) {
-	if s == "" {
-		return Shard{}, nil
-	}
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: expected i/n with 0 <= i < n, e.g. 0/4", s)
-	}
-	return Shard{Index: i, Count: n}, nil
-}
-
-func (s Shard) selects(pos int) bool { return s.Count <= 1 || pos%s.Count == s.Index }
-
 // Spec describes a campaign.
 type Spec struct {
 	Dir    string   // results directory
@@ -94,6 +77,14 @@ type Spec struct {
 	Config   any
 	Growable []string
 	Version  string // qvs version, recorded in config.yaml
+	// Inputs are the files the results depend on (data, kernels). Their
+	// size and CRC-32C are recorded in config.yaml; a rerun into the same
+	// directory with other contents is refused, naming the file.
+	Inputs []Input
+	// Prepare, if set, runs once every check has passed (config.yaml and
+	// inputs) and before any run starts: it writes campaign-level files
+	// such as mds.csv, so that a refused command writes nothing.
+	Prepare func() error
 }
 
 // RunFunc executes one run. rec.Rows() holds the records of an interrupted
@@ -101,11 +92,51 @@ type Spec struct {
 // the remaining records with rec.Append and returns the summary row.
 type RunFunc func(ctx context.Context, run Run, rec *Recorder) ([]Field, error)
 
-// Report tells what Execute did.
+// Report tells what Execute did with the runs this process selected
+// (its shard): every selected run is counted in exactly one of the
+// counters, Failed included.
 type Report struct {
-	Ran, Resumed, Skipped int      // runs executed (fresh), continued, already done
-	Failed                []string // "KEY: error" for each failed run
-	Seconds               float64
+	Ran, Resumed int      // runs this process finished: from scratch, continuing earlier records
+	Skipped      int      // runs already finished when this process looked
+	Others       int      // runs another process sharing the folder finished while this one waited
+	Failed       []string // "KEY: error" for each failed run
+	Interrupted  int      // runs stopped by cancellation part-way (their records are kept)
+	NotStarted   int      // runs not begun because of cancellation
+	Seconds      float64
+}
+
+// Selected is the number of runs the report accounts for.
+func (r Report) Selected() int {
+	return r.Ran + r.Resumed + r.Skipped + r.Others + len(r.Failed) + r.Interrupted + r.NotStarted
+}
+
+// String summarises the report in one line, e.g. "20 of 48 run(s) finished
+// (18 new, 2 resumed), 2 failed, 3 interrupted, 23 not started in 12.3 s".
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d run(s) finished", r.Ran+r.Resumed+r.Skipped+r.Others, r.Selected())
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{r.Ran, "new"}, {r.Resumed, "resumed"}, {r.Skipped, "already done"}, {r.Others, "by another process"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{len(r.Failed), "failed"}, {r.Interrupted, "interrupted"}, {r.NotStarted, "not started"}} {
+		if p.n > 0 {
+			fmt.Fprintf(&b, ", %d %s", p.n, p.what)
+		}
+	}
+	fmt.Fprintf(&b, " in %.1f s", r.Seconds)
+	return b.String()
 }
 
 // Recorder is a run's durable record log and its extra files.
@@ -156,6 +187,13 @@ var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.=+-]*$`)
 // A failed run does not stop the others; its error is in the report and in
 // the returned error. Cancelling ctx stops starting new runs; runs in flight
 // see ctx and should return promptly (their records so far are kept).
+//
+// Several processes may execute the same campaign into one folder at once
+// (shards, duplicates, late joiners): each run is computed under a lock
+// (DIR/runs/KEY.lock, see fileio.TryLock), a run locked by another process
+// is waited for (and taken over if that process dies), and config.yaml and
+// summary.csv are checked and written under DIR/.campaign.lock. Nothing is
+// written before config.yaml and the input fingerprints are checked.
 func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	start := time.Now()
 	var rep Report
@@ -173,45 +211,36 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		seen[r.Key] = true
 	}
 	runsDir := filepath.Join(spec.Dir, "runs")
-	if err := os.MkdirAll(runsDir, 0o755); err != nil {
-		return rep, err
-	}
-	if err := writeConfig(spec); err != nil {
+	if err := prepare(ctx, spec); err != nil {
 		return rep, err
 	}
 	// A kill between creating and renaming a temporary file leaves it
-	// behind (the real file is intact); sweep them before starting.
-	if stale, err := filepath.Glob(filepath.Join(runsDir, ".*.tmp-*")); err == nil {
-		for _, f := range stale {
-			os.Remove(f)
+	// behind (the real file is intact); remove those whose writer is gone,
+	// not those another process is writing now.
+	for _, d := range []string{spec.Dir, runsDir} {
+		if _, err := fileio.SweepTemps(d); err != nil {
+			return rep, err
 		}
 	}
 
-	type job struct {
-		run   Run
-		prior [][]string
-	}
 	var jobs []job
 	priorRecords := 0
 	for pos, r := range spec.Runs {
 		if !spec.Shard.selects(pos) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(runsDir, r.Key+".summary.csv")); err == nil {
+		if done(runsDir, r.Key) {
 			rep.Skipped++
 			continue
 		}
+		// Read now to refuse a damaged or foreign record file before any
+		// run starts; the run reads its records again under its lock.
 		prior, err := readRecords(filepath.Join(runsDir, r.Key+".csv"), spec.Header)
 		if err != nil {
 			return rep, err
 		}
-		if prior != nil {
-			rep.Resumed++
-			priorRecords += len(prior)
-		} else {
-			rep.Ran++
-		}
-		jobs = append(jobs, job{r, prior})
+		priorRecords += len(prior)
+		jobs = append(jobs, job{run: r, planned: len(prior)})
 	}
 
 	var bar *progressbar.ProgressBar
@@ -219,42 +248,26 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		bar = newProgressBar(spec, len(jobs)*spec.Steps)
 		_ = bar.Add(priorRecords)
 	}
-	var mu sync.Mutex
-	var failed []string
+	var mu sync.Mutex // guards bar
 	ch := make(chan job)
+	results := make(chan result)
 	var wg sync.WaitGroup
 	for w := 0; w < spec.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				rec := &Recorder{
-					path: filepath.Join(runsDir, j.run.Key+".csv"), dir: runsDir, key: j.run.Key,
-					header: spec.Header, prior: j.prior, bar: bar, mu: &mu,
-				}
-				rec.rows = append(rec.rows, j.prior...)
-				err := runOne(ctx, j.run, rec, fn)
-				if err != nil {
-					mu.Lock()
-					failed = append(failed, j.run.Key+": "+err.Error())
-					mu.Unlock()
-				}
+				results <- attempt(ctx, spec, j, fn, bar, &mu)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- j
-	}
+	dispatch(ctx, spec, jobs, ch, results, &rep)
 	close(ch)
 	wg.Wait()
 	if bar != nil {
 		_ = bar.Finish()
 	}
-	sort.Strings(failed)
-	rep.Failed = failed
+	sort.Strings(rep.Failed)
 	if err := WriteSummary(spec.Dir, spec.Runs); err != nil {
 		return rep, err
 	}
@@ -262,10 +275,205 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("campaign %s interrupted: rerun the same command to resume: %w", spec.Dir, ctx.Err())
 	}
-	if len(failed) > 0 {
-		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(failed), strings.Join(failed, "\n  "))
+	if len(rep.Failed) > 0 {
+		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(rep.Failed), strings.Join(rep.Failed, "\n  "))
 	}
 	return rep, nil
+}
+
+// job is a selected run not finished when planned; planned is how many
+// records it had then (already on the progress bar).
+type job struct {
+	run     Run
+	planned int
+	waited  bool // another process held the run when this one tried it
+}
+
+type outcome int
+
+const (
+	ranFresh outcome = iota
+	ranResumed
+	doneByOther
+	heldByOther
+	failed
+	interrupted
+	notStarted
+)
+
+type result struct {
+	job     job
+	outcome outcome
+	err     error
+	holder  string // heldByOther: "host pid" of the holder, if known
+}
+
+// pollInterval is how often a run held by another process is tried again.
+var pollInterval = 200 * time.Millisecond
+
+// dispatch feeds jobs to the workers, puts back runs held by other
+// processes to try again every pollInterval, and counts outcomes into rep.
+func dispatch(ctx context.Context, spec Spec, jobs []job, ch chan<- job, results <-chan result, rep *Report) {
+	queue := jobs
+	var waiting []job
+	inflight := 0
+	told := false
+	for len(queue) > 0 || len(waiting) > 0 || inflight > 0 {
+		if ctx.Err() != nil {
+			rep.NotStarted += len(queue) + len(waiting)
+			queue, waiting = nil, nil
+			for ; inflight > 0; inflight-- {
+				count(rep, <-results)
+			}
+			return
+		}
+		var send chan<- job
+		var next job
+		if len(queue) > 0 {
+			send, next = ch, queue[0]
+		}
+		var retry <-chan time.Time
+		if len(waiting) > 0 {
+			retry = time.After(pollInterval)
+		}
+		select {
+		case send <- next:
+			queue = queue[1:]
+			inflight++
+		case res := <-results:
+			inflight--
+			if res.outcome == heldByOther {
+				res.job.waited = true
+				waiting = append(waiting, res.job)
+				if !told && !spec.Quiet && spec.Progress != nil && len(queue) == 0 {
+					told = true
+					fmt.Fprintf(spec.Progress, "%s: waiting for run %s, which process %s is computing\n",
+						spec.Dir, res.job.run.Key, cmp.Or(res.holder, "(unknown)"))
+				}
+				continue
+			}
+			count(rep, res)
+		case <-retry:
+			queue = append(queue, waiting...)
+			waiting = nil
+		case <-ctx.Done():
+		}
+	}
+}
+
+func count(rep *Report, res result) {
+	switch res.outcome {
+	case ranFresh:
+		rep.Ran++
+	case ranResumed:
+		rep.Resumed++
+	case doneByOther:
+		rep.Others++
+	case interrupted:
+		rep.Interrupted++
+	case heldByOther, notStarted: // heldByOther counts only when cancelled
+		rep.NotStarted++
+	default:
+		rep.Failed = append(rep.Failed, res.job.run.Key+": "+res.err.Error())
+	}
+}
+
+// done reports whether run key has finished (its summary file exists).
+func done(runsDir, key string) bool {
+	_, err := os.Stat(filepath.Join(runsDir, key+".summary.csv"))
+	return err == nil
+}
+
+// attempt runs one job under its lock.
+func attempt(ctx context.Context, spec Spec, j job, fn RunFunc, bar *progressbar.ProgressBar, mu *sync.Mutex) result {
+	if ctx.Err() != nil { // handed over as the interrupt came
+		return result{job: j, outcome: notStarted}
+	}
+	runsDir := filepath.Join(spec.Dir, "runs")
+	lock, err := fileio.TryLock(filepath.Join(runsDir, j.run.Key+".lock"))
+	if le := (*fileio.LockedError)(nil); errors.As(err, &le) {
+		return result{job: j, outcome: heldByOther, holder: le.Owner}
+	}
+	if err != nil {
+		return result{job: j, outcome: failed, err: err}
+	}
+	defer lock.Unlock()
+	rec := &Recorder{path: filepath.Join(runsDir, j.run.Key+".csv"), dir: runsDir, key: j.run.Key,
+		header: spec.Header, bar: bar, mu: mu}
+	if done(runsDir, j.run.Key) {
+		rec.progress(spec.Steps - j.planned)
+		return result{job: j, outcome: doneByOther}
+	}
+	if j.waited {
+		// Taking over from a process that died holding the run: its temp
+		// files are orphans now.
+		_, _ = fileio.SweepTemps(runsDir)
+	}
+	prior, err := readRecords(rec.path, spec.Header)
+	if err != nil {
+		return result{job: j, outcome: failed, err: err}
+	}
+	rec.progress(len(prior) - j.planned) // records another process added since planning
+	rec.prior = prior
+	rec.rows = append(rec.rows, prior...)
+	if err := runOne(ctx, j.run, rec, fn); err != nil {
+		if ctx.Err() != nil {
+			return result{job: j, outcome: interrupted, err: err}
+		}
+		return result{job: j, outcome: failed, err: err}
+	}
+	if prior != nil {
+		return result{job: j, outcome: ranResumed}
+	}
+	return result{job: j, outcome: ranFresh}
+}
+
+// campaignLockWait bounds the wait for DIR/.campaign.lock, which other
+// processes hold only to check config.yaml or rewrite summary.csv.
+var campaignLockWait = 5 * time.Minute
+
+// lockCampaign takes DIR/.campaign.lock, waiting while another process
+// holds it (at most campaignLockWait, or until ctx ends).
+func lockCampaign(ctx context.Context, dir string) (*fileio.Lock, error) {
+	path := filepath.Join(dir, ".campaign.lock")
+	deadline := time.Now().Add(campaignLockWait)
+	for {
+		l, err := fileio.TryLock(path)
+		if !errors.Is(err, fileio.ErrLocked) {
+			return l, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w (waited %v)", err, campaignLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// prepare checks config.yaml against spec, creates DIR/runs and writes
+// config.yaml if absent, all under the campaign lock.
+func prepare(ctx context.Context, spec Spec) error {
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		return err
+	}
+	lock, err := lockCampaign(ctx, spec.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if err := writeConfig(spec); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(spec.Dir, "runs"), 0o755); err != nil {
+		return err
+	}
+	if spec.Prepare != nil {
+		return spec.Prepare()
+	}
+	return nil
 }
 
 // newProgressBar is the bar of a campaign of total records: it names the
@@ -345,22 +553,48 @@ func readRecords(path string, header []string) ([][]string, error) {
 }
 
 func writeConfig(spec Spec) error {
-	same, err := checkConfig(spec.Dir, spec.Config, spec.Growable)
-	if err != nil || same {
+	fps, err := fingerprints(spec.Inputs)
+	if err != nil {
 		return err
+	}
+	same, err := checkConfig(spec.Dir, spec.Config, spec.Growable)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(spec.Dir, "config.yaml")
+	if old, err := os.ReadFile(path); err == nil {
+		_, inputs := splitInputs(old)
+		if err := checkInputs(path, inputs, fps); err != nil {
+			return err
+		}
+	}
+	if same {
+		return nil
 	}
 	body, err := yaml.Marshal(spec.Config)
 	if err != nil {
 		return fmt.Errorf("campaign: cannot record config: %w", err)
 	}
+	tail, err := inputsSection(fps)
+	if err != nil {
+		return fmt.Errorf("campaign: cannot record inputs: %w", err)
+	}
 	head := fmt.Sprintf("# resolved config of this campaign, written by qvs %s\n", spec.Version)
-	return fileio.WriteAtomic(filepath.Join(spec.Dir, "config.yaml"), append([]byte(head), body...))
+	return fileio.WriteAtomic(path, slices.Concat([]byte(head), body, tail))
 }
 
 // WriteSummary rewrites DIR/summary.csv from every DIR/runs/*.summary.csv:
 // runs listed in order first, then any others found (other shards' runs),
 // sorted by key. Columns are the union in first-seen order.
+//
+// Processes sharing the folder rewrite it in turn under DIR/.campaign.lock,
+// so the last one to finish writes every run finished by then.
 func WriteSummary(dir string, order []Run) error {
+	lock, err := lockCampaign(context.Background(), dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	files, err := filepath.Glob(filepath.Join(dir, "runs", "*.summary.csv"))
 	if err != nil {
 		return err

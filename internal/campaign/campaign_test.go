@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // toyRun makes `steps` records whose values depend only on (seed, key,
@@ -72,7 +74,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatalf("want 2 failed runs, got %v %v", rep, err)
 	}
 	// A temp file left by a kill between create and rename is swept.
-	os.WriteFile(filepath.Join(dir, "runs", ".m-r1.csv.tmp-123"), []byte("half"), 0o644)
+	host, _ := os.Hostname()
+	os.WriteFile(filepath.Join(dir, "runs", ".m-r1.csv.tmp-"+host+"_"+strconv.Itoa(testutil.DeadPID(t))+"_1"), []byte("half"), 0o644)
 	rep, err = Execute(context.Background(), spec(dir), toyRun(5, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func checkConfig(dir string, config any, growable []string) (same bool, err erro
 	if err != nil {
 		return false, err
 	}
+	old, _ = splitInputs(old) // the input fingerprints are checked by checkInputs
 	body, err := yaml.Marshal(config)
 	if err != nil {
 		return false, fmt.Errorf("campaign: cannot record config: %w", err)

@@ -19,5 +19,18 @@
 // uninterrupted one.
 //
 // Sharding: Shard{Index: i, Count: n} runs only runs whose position p in
-// Spec.Runs has p mod n == i, so n machines can fill one results folder.
+// Spec.Runs has p mod n == i, so n machines can fill one results folder;
+// ParseShard("auto") takes i and n from a Slurm job array or a Kubernetes
+// Indexed Job.
+//
+// Concurrency: any number of processes may execute a campaign into one
+// folder at once (shards, duplicates, late joiners). Each run is computed
+// under DIR/runs/KEY.lock (fileio.TryLock: flock, or a lease file), so never
+// by two processes at a time; a run held by another process is waited for,
+// and taken over if its holder dies. config.yaml is checked and written, and
+// summary.csv rewritten, under DIR/.campaign.lock. Temp files are swept only
+// when their writer is gone (fileio.SweepTemps).
+//
+// Inputs: config.yaml ends with the size and CRC-32C of every Spec.Inputs
+// file; a rerun reading other contents is refused, naming the file.
 package campaign

@@ -35,3 +35,42 @@ func FuzzReadRecords(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRecordedInputs: any config.yaml (outside input: a user may edit it)
+// splits and checks without panicking, and a section that records exactly
+// the current fingerprints is accepted.
+func FuzzRecordedInputs(f *testing.F) {
+	fps := []fingerprint{{File: "pool/pool.csv", Bytes: 6, CRC32C: "0a1b2c3d"}}
+	sec, _ := inputsSection(fps)
+	f.Add("# resolved config\nseed: 42\n" + string(sec))
+	f.Add("seed: 1\ninputs:\n    - file: x\n      bytes: -1\n      crc32c: zz\n")
+	f.Add("inputs:\n")
+	f.Add("inputs: [")
+	f.Fuzz(func(t *testing.T, file string) {
+		cfg, inputs := splitInputs([]byte(file))
+		if len(cfg)+len(inputs) != len(file) {
+			t.Fatalf("split lost bytes: %d + %d != %d", len(cfg), len(inputs), len(file))
+		}
+		_ = checkInputs("config.yaml", inputs, fps)
+	})
+}
+
+// FuzzParseShard: any --shard value and scheduler environment gives a
+// shard with 0 <= Index < Count, or an error.
+func FuzzParseShard(f *testing.F) {
+	f.Add("auto", "3", "1", "1", "8", "")
+	f.Add("auto/4", "", "", "", "", "2")
+	f.Add("1/3", "", "", "", "", "")
+	f.Add("auto", "-5", "9", "0", "2", "")
+	f.Fuzz(func(t *testing.T, flag, id, lo, step, count, index string) {
+		env := map[string]string{"SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_MIN": lo, "SLURM_ARRAY_TASK_STEP": step,
+			"SLURM_ARRAY_TASK_COUNT": count, "JOB_COMPLETION_INDEX": index, "QVS_SHARD_COUNT": count}
+		s, err := parseShard(flag, func(k string) string { return env[k] })
+		if err == nil && flag != "" && (s.Count < 1 || s.Index < 0 || s.Index >= s.Count) {
+			t.Fatalf("parseShard(%q, %v) = %+v", flag, env, s)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--shard") {
+			t.Fatalf("error does not name the flag: %v", err)
+		}
+	})
+}

@@ -87,6 +87,7 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 		return g, CacheOff, err
 	}
 	n := len(dense) + len(bits)
+	fileio.SweepOnce(filepath.Join(cacheDir, "knn"))
 	path := filepath.Join(cacheDir, "knn", KNNCacheKey(dense, bits, k, metric)+".bin")
 	status := CacheMiss
 	if data, err := os.ReadFile(path); err == nil {
@@ -178,6 +179,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 		v, err := compute()
 		return v, CacheOff, err
 	}
+	fileio.SweepOnce(filepath.Join(cacheDir, sub))
 	path := filepath.Join(cacheDir, sub, key+".bin")
 	status := CacheMiss
 	if data, err := os.ReadFile(path); err == nil {

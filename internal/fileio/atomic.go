@@ -7,6 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 )
 
 // WriteAtomic writes data to path through a temporary file in the same
@@ -21,22 +25,29 @@ func WriteAtomic(path string, data []byte) error {
 
 // WriteAtomicFunc is WriteAtomic with the contents produced by write.
 // If write fails, path is left untouched.
+//
+// The temporary file is ".BASE.tmp-HOST_PID_RANDOM" and is flock-ed by its
+// writer until renamed, so SweepTemps can tell an orphan (its writer was
+// killed) from a file another process is writing right now. The first write
+// into a directory by this process sweeps that directory's orphans.
 func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	SweepOnce(dir)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+hostName()+"_"+strconv.Itoa(os.Getpid())+"_*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			f.Close()
 			os.Remove(tmp)
 		}
+		f.Close()
 	}()
+	_ = flock(f) // best effort: without it SweepTemps goes by host and pid
 	// CreateTemp makes the file 0600; results are plain files for people to read.
 	if err = f.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -44,16 +55,98 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if d := slowFsync(); d > 0 {
+		time.Sleep(d)
+	}
 	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Rename while still holding the lock (closing would release it and let
+	// a sweeper take the finished temp file for an orphan).
+	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	return nil
+}
+
+// slowFsync is a test hook: QVS_TEST_SLOW_FSYNC=300ms sleeps that long
+// before every fsync of WriteAtomic, as on a slow network file system.
+var slowFsync = sync.OnceValue(func() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("QVS_TEST_SLOW_FSYNC"))
+	return d
+})
+
+// TempOrphanAge is how old a temporary file of another host must be before
+// SweepTemps removes it when the file system offers no lock to ask.
+var TempOrphanAge = time.Hour
+
+// SweepTemps removes the temporary files ".NAME.tmp-*" of dir whose writer
+// is gone (killed between creating and renaming them), and leaves those
+// being written. A writer is gone when its flock on the file can be taken
+// and, for a writer on this host, its pid no longer runs; for a writer on
+// another host (or an old-style name without one) the file must also be at
+// least a minute old (TempOrphanAge when flock is unavailable). It returns
+// how many files it removed.
+func SweepTemps(dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, e := range entries {
+		name := e.Name()
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i < 0 || e.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if tempOrphan(path, name[i+len(".tmp-"):]) && os.Remove(path) == nil {
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+func tempOrphan(path, tag string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	age := time.Since(fi.ModTime())
+	locked := false // whether we could take the writer's lock
+	if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		err = flock(f)
+		f.Close()
+		if err == nil {
+			locked = true
+		} else if err != errFlockUnsupported {
+			return false // held by its writer
+		}
+	}
+	// tag is HOST_PID_RANDOM (hostName has no underscores).
+	parts := strings.Split(tag, "_")
+	if len(parts) == 3 && parts[0] == hostName() {
+		pid, err := strconv.Atoi(parts[1])
+		return err == nil && !processAlive(pid)
+	}
+	if locked {
+		return age > time.Minute
+	}
+	return age > TempOrphanAge
+}
+
+var swept sync.Map // directory -> struct{}: swept once by this process
+
+// SweepOnce runs SweepTemps on dir the first time this process asks (and
+// ignores errors: sweeping is housekeeping). Readers of caches call it, so
+// an orphan in a cache directory goes even when every lookup is a hit.
+func SweepOnce(dir string) {
+	if _, done := swept.LoadOrStore(filepath.Clean(dir), struct{}{}); !done {
+		_, _ = SweepTemps(dir)
+	}
 }
 
 // WriteCSVAtomic writes a header and rows as CSV to path atomically.

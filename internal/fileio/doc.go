@@ -1,5 +1,7 @@
 // Package fileio reads numeric matrices and vectors from CSV and .npy files
 // with errors that name the file, row and problem, and writes result files
 // atomically (temp file in the same directory, fsync, rename) so a killed
-// process never leaves a half-written result over a good one.
+// process never leaves a half-written result over a good one. TryLock gives
+// inter-process locks (flock, or lease files where flock is unavailable), and
+// SweepTemps removes the temp files of writers that were killed.
 package fileio

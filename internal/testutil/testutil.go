@@ -4,6 +4,7 @@ package testutil
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -58,4 +59,15 @@ func missingData(dir string, need []string) string {
 		return ""
 	}
 	return "test data " + strings.Join(missing, ", ") + " missing in " + dir + ": run `make data` or set QVS_DATA_DIR"
+}
+
+// DeadPID returns the pid of a process that has exited (a run of the test
+// binary that runs no test), for tests of stale locks and orphaned files.
+func DeadPID(t testing.TB) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }

@@ -264,6 +264,7 @@ func KernelHash(K mat.Symmetric) uint64 {
 // recomputed and replaced.
 func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
 	n := K.SymmetricDim()
+	fileio.SweepOnce(filepath.Join(cacheDir, "mds"))
 	path := filepath.Join(cacheDir, "mds", fmt.Sprintf("%s-%016x.csv", name, KernelHash(K)))
 	if xy, err := readMDS(path, n); err == nil {
 		return xy, nil

@@ -1,0 +1,154 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+// The Slurm array script of docs/cluster.md, run as two array tasks with
+// the environment Slurm gives them (--array=1-2), fills the folder as one
+// unsharded process does.
+func TestClusterSlurmScript(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := filepath.Join(testutil.RepoRoot(), "examples", "cluster", "slurm-array.sh")
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", strings.Replace(tinyASConfig, "repeats: 2", "repeats: 1", 1))
+	cache := filepath.Join(dir, "cache")
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--cache-dir", cache, "--quiet", "--out", whole); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "array")
+	for task := 1; task <= 2; task++ {
+		cmd := exec.Command("bash", script)
+		cmd.Env = append(os.Environ(), "QVS_TEST_MAIN=1", "QVS="+os.Args[0], "CMD=as", "CONFIG="+cfg, "OUT="+out,
+			"QVS_CACHE_DIR="+cache, "SLURM_ARRAY_TASK_ID="+strconv.Itoa(task), "SLURM_ARRAY_TASK_MIN=1",
+			"SLURM_ARRAY_TASK_MAX=2", "SLURM_ARRAY_TASK_STEP=1", "SLURM_ARRAY_TASK_COUNT=2", "SLURM_CPUS_PER_TASK=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("array task %d: %v\n%s", task, err, b)
+		}
+		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; n != 4*task {
+			t.Errorf("after array task %d: %d of 8 runs, want %d", task, n, 4*task)
+		}
+	}
+	sameResults(t, whole, out)
+}
+
+// The Kubernetes manifests of docs/cluster.md parse, run `qvs ... --shard
+// auto` as an Indexed Job whose QVS_SHARD_COUNT equals its completions, and
+// share one ReadWriteMany claim with the eval Job.
+func TestClusterKubernetesManifests(t *testing.T) {
+	type container struct {
+		Command []string `yaml:"command"`
+		Env     []struct {
+			Name, Value string
+		} `yaml:"env"`
+		VolumeMounts []struct {
+			Name      string `yaml:"name"`
+			MountPath string `yaml:"mountPath"`
+		} `yaml:"volumeMounts"`
+	}
+	type doc struct {
+		Kind string `yaml:"kind"`
+		Spec struct {
+			CompletionMode string   `yaml:"completionMode"`
+			Completions    int      `yaml:"completions"`
+			Parallelism    int      `yaml:"parallelism"`
+			AccessModes    []string `yaml:"accessModes"`
+			Template       struct {
+				Spec struct {
+					Containers []container `yaml:"containers"`
+					Volumes    []struct {
+						PVC struct {
+							ClaimName string `yaml:"claimName"`
+						} `yaml:"persistentVolumeClaim"`
+					} `yaml:"volumes"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+		Metadata struct {
+			Name string `yaml:"name"`
+		} `yaml:"metadata"`
+	}
+	read := func(name string) []doc {
+		b, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "examples", "cluster", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []doc
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		for {
+			var d doc
+			err := dec.Decode(&d)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			docs = append(docs, d)
+		}
+		return docs
+	}
+	docs := append(read("k8s-indexed-job.yaml"), read("k8s-eval-job.yaml")...)
+	claims := map[string]bool{}
+	var indexed, eval int
+	for _, d := range docs {
+		switch d.Kind {
+		case "PersistentVolumeClaim":
+			if !slices.Contains(d.Spec.AccessModes, "ReadWriteMany") {
+				t.Errorf("claim %s is not ReadWriteMany: shards on several nodes share it", d.Metadata.Name)
+			}
+			claims[d.Metadata.Name] = true
+		case "Job":
+			c := d.Spec.Template.Spec.Containers[0]
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				if !claims[v.PVC.ClaimName] {
+					t.Errorf("job %s mounts claim %q, not defined", d.Metadata.Name, v.PVC.ClaimName)
+				}
+			}
+			if slices.Contains(c.Command, "eval") {
+				eval++
+				continue
+			}
+			indexed++
+			count := ""
+			for _, e := range c.Env {
+				if e.Name == "QVS_SHARD_COUNT" {
+					count = e.Value
+				}
+			}
+			if d.Spec.CompletionMode != "Indexed" || count != strconv.Itoa(d.Spec.Completions) ||
+				!strings.Contains(strings.Join(c.Command, " "), "--shard auto") {
+				t.Errorf("job %s: mode %q, completions %d, QVS_SHARD_COUNT %q, command %v", d.Metadata.Name,
+					d.Spec.CompletionMode, d.Spec.Completions, count, c.Command)
+			}
+			// The command parses as qvs flags (binary path aside).
+			root, _ := NewRootCommand(io.Discard, io.Discard)
+			sub, rest, err := root.Find(c.Command[1:])
+			if err == nil {
+				err = sub.ParseFlags(rest)
+			}
+			if err != nil {
+				t.Errorf("job %s: command %v: %v", d.Metadata.Name, c.Command, err)
+			}
+		}
+	}
+	if indexed != 1 || eval != 1 {
+		t.Errorf("%d indexed jobs and %d eval jobs, want 1 and 1", indexed, eval)
+	}
+}

@@ -339,7 +339,7 @@ func idColumnHint(path string) string {
 
 // vendiKernel returns the greedy kernel of the items: the matrix, the RBF
 // kernel, or the cosine / linear kernel of the embeddings (row dot
-// products).
+// products) as a FeatureKernel, so the greedy works in the d x d dual.
 func (in *itemInput) vendiKernel() vendi.Kernel {
 	if in.kernel != nil {
 		return vendi.DenseKernel(in.kernel)
@@ -347,15 +347,7 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 	if in.rbf != nil {
 		return in.rbf
 	}
-	X := in.embeddings
-	return vendi.FuncKernel(in.n, func(i, j int) float64 {
-		a, b := X.RawRowView(i), X.RawRowView(j)
-		var s float64
-		for k := range a {
-			s += a[k] * b[k]
-		}
-		return s
-	})
+	return vendi.FeatureMatrix{X: in.embeddings}
 }
 
 func (in *itemInput) score(q float64) (float64, error) {

@@ -26,16 +26,7 @@ func EmbeddingSpectrum(n, d int, x []float64, kernel EmbeddingKernel) ([]float64
 	if len(x) != n*d {
 		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
 	}
-	scale, err := rowScales(n, d, func(i int) (float64, int, float64) {
-		var ss float64
-		for j, v := range x[i*d : (i+1)*d] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, j, v
-			}
-			ss += v * v
-		}
-		return ss, -1, 0
-	}, kernel)
+	scale, err := rowScales(n, d, x, kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -55,17 +46,7 @@ func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float
 	if len(x) != n*d {
 		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
 	}
-	scale, err := rowScales(n, d, func(i int) (float64, int, float64) {
-		var ss float64
-		for j, v := range x[i*d : (i+1)*d] {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return 0, j, f
-			}
-			ss += f * f
-		}
-		return ss, -1, 0
-	}, kernel)
+	scale, err := rowScales(n, d, x, kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +87,18 @@ func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float
 }
 
 // rowScales checks the rows and returns the factor each row is scaled by:
-// 1/‖row‖ under Cosine, 1 under Linear. sumsq returns a row's squared norm,
-// or the column and value of a non-finite entry (column >= 0).
-func rowScales(n, d int, sumsq func(i int) (float64, int, float64), kernel EmbeddingKernel) ([]float64, error) {
+// 1/‖row‖ under Cosine, 1 under Linear.
+// Non-finite entries are errors.
+func rowScales[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) ([]float64, error) {
 	scale := make([]float64, n)
 	for i := range scale {
-		ss, j, v := sumsq(i)
-		if j >= 0 {
-			return nil, fmt.Errorf("vendi: embedding row %d, column %d is %v", i, j, v)
+		var ss float64
+		for j, v := range x[i*d : (i+1)*d] {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("vendi: embedding row %d, column %d is %v", i, j, f)
+			}
+			ss += f * f
 		}
 		scale[i] = 1
 		if kernel == Cosine {

@@ -85,3 +85,25 @@ func ReadNPYFloat32File(path string) (rows, cols int, data []float32, err error)
 	}
 	return ReadNPYFloat32(f, st.Size(), path)
 }
+
+// WriteNPYFloat32 writes a rows x cols C-order little-endian float32 .npy
+// (format version 1.0) to w.
+func WriteNPYFloat32(w io.Writer, rows, cols int, data []float32) error {
+	if len(data) != rows*cols {
+		return fmt.Errorf("fileio: %d values for a %d x %d array", len(data), rows, cols)
+	}
+	h := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+	for (10+len(h)+1)%64 != 0 {
+		h += " "
+	}
+	h += "\n"
+	buf := make([]byte, 10, 10+len(h)+4*len(data))
+	copy(buf, "\x93NUMPY\x01\x00")
+	binary.LittleEndian.PutUint16(buf[8:], uint16(len(h)))
+	buf = append(buf, h...)
+	for _, v := range data {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+	}
+	_, err := w.Write(buf)
+	return err
+}

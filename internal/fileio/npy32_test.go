@@ -123,3 +123,23 @@ func TestReadNPYTruncatedHeader(t *testing.T) {
 		t.Error("ReadNPYFloat32: no error")
 	}
 }
+
+func TestWriteNPYFloat32RoundTrip(t *testing.T) {
+	var b bytes.Buffer
+	vals := []float32{1, -2.5, 3e-8, 4, 5, 6}
+	if err := WriteNPYFloat32(&b, 2, 3, vals); err != nil {
+		t.Fatal(err)
+	}
+	// readable by the general reader too
+	a, err := ReadNPY(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
+	if err != nil || a.Dtype != "<f4" || a.Shape[0] != 2 || a.Shape[1] != 3 || a.Data[2] != float64(float32(3e-8)) {
+		t.Fatalf("ReadNPY: %+v %v", a, err)
+	}
+	r, c, got, err := ReadNPYFloat32(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
+	if err != nil || r != 2 || c != 3 || got[1] != -2.5 {
+		t.Fatalf("ReadNPYFloat32: %d %d %v %v", r, c, got, err)
+	}
+	if WriteNPYFloat32(&b, 2, 2, vals) == nil {
+		t.Error("length mismatch accepted")
+	}
+}

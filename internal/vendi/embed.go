@@ -88,7 +88,8 @@ func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float
 
 // rowScales checks the rows and returns the factor each row is scaled by:
 // 1/‖row‖ under Cosine, 1 under Linear.
-// Non-finite entries are errors.
+// Non-finite entries are errors; errors count rows and columns from 1, as
+// in the file the caller names.
 func rowScales[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) ([]float64, error) {
 	scale := make([]float64, n)
 	for i := range scale {
@@ -96,14 +97,14 @@ func rowScales[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) ([]
 		for j, v := range x[i*d : (i+1)*d] {
 			f := float64(v)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("vendi: embedding row %d, column %d is %v", i, j, f)
+				return nil, fmt.Errorf("row %d, column %d: value %v is not finite", i+1, j+1, f)
 			}
 			ss += f * f
 		}
 		scale[i] = 1
 		if kernel == Cosine {
 			if ss == 0 {
-				return nil, fmt.Errorf("vendi: embedding row %d is all zeros: cosine similarity undefined", i)
+				return nil, fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
 			}
 			scale[i] = 1 / math.Sqrt(ss)
 		}

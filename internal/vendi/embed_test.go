@@ -75,14 +75,14 @@ func TestEmbeddingSpectrum(t *testing.T) {
 
 func TestEmbeddingSpectrumErrors(t *testing.T) {
 	x := []float64{1, 2, 0, 0, 3, 4}
-	if _, err := EmbeddingSpectrum(3, 2, x, Cosine); err == nil || !strings.Contains(err.Error(), "row 1 is all zeros") {
+	if _, err := EmbeddingSpectrum(3, 2, x, Cosine); err == nil || !strings.Contains(err.Error(), "row 2 is all zeros") {
 		t.Errorf("zero row under cosine: %v", err)
 	}
 	if _, err := EmbeddingSpectrum(3, 2, x, Linear); err != nil {
 		t.Errorf("zero row under linear: %v", err)
 	}
 	x32 := []float32{1, 2, 3, float32(math.NaN())}
-	if _, err := EmbeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 1, column 1") {
+	if _, err := EmbeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 2, column 2") {
 		t.Errorf("NaN: %v", err)
 	}
 }

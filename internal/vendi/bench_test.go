@@ -177,3 +177,25 @@ func BenchmarkBruteForceCandidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEmbeddingSpectrum32: issue 15's first row, the VS of 10,000
+// float32 embeddings of dimension 2,048 (cosine; blocked float32 Gram and
+// eigenvalues of the 2,048 x 2,048 dual), and a smaller size. Run with
+// -tags openblas for the LAPACK backend.
+func BenchmarkEmbeddingSpectrum32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, sz := range [][2]int{{2000, 512}, {10000, 2048}} {
+		n, d := sz[0], sz[1]
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		b.Run(fmt.Sprintf("n=%d/d=%d", n, d), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := EmbeddingSpectrum32(n, d, x, Cosine); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ package linalg
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
-	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
@@ -25,14 +24,7 @@ func syrkT32(n, k int, b, c []float32) {
 	blasImpl.Ssyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 0, c, n)
 }
 
-// symEigenvalues uses Dsyev without vectors (Householder tridiagonalisation
-// and the Pal-Walker-Kahan QR of Dsterf), the algorithm of mat.EigenSym.
-func symEigenvalues(n int, a, w []float64) bool {
-	work := []float64{0}
-	lapackImpl.Dsyev(lapack.EVNone, blas.Upper, n, a, n, w, work, -1)
-	work = make([]float64, int(work[0]))
-	return lapackImpl.Dsyev(lapack.EVNone, blas.Upper, n, a, n, w, work, len(work))
-}
+func symEigenvalues(n int, a, w []float64) bool { return gonumSymEigenvalues(n, a, w) }
 
 func potrf(n int, a []float64) bool {
 	return lapackImpl.Dpotrf(blas.Upper, n, a, n)

@@ -29,8 +29,11 @@ func syrkT32(n, k int, b, c []float32) {
 }
 
 // symEigenvalues uses dsyevd without vectors (tridiagonalisation and
-// dsterf), the routine NumPy's eigvalsh calls.
+// dsterf), the routine NumPy's eigvalsh calls, from openblasMinOrder on.
 func symEigenvalues(n int, a, w []float64) bool {
+	if n < openblasMinOrder {
+		return gonumSymEigenvalues(n, a, w)
+	}
 	info := C.LAPACKE_dsyevd(C.LAPACK_COL_MAJOR, 'N', 'L', C.lapack_int(n),
 		(*C.double)(unsafe.Pointer(&a[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&w[0])))
 	return info == 0

@@ -2,11 +2,16 @@
 GO      ?= go
 BENCH   ?= .
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The OpenBLAS/LAPACKE backend (internal/linalg) when its Debian packages
+# (libopenblas-dev, liblapacke-dev) are installed; pure Go otherwise.
+# Override with `make build TAGS=` (pure Go) or TAGS=openblas.
+HAS_OPENBLAS := $(shell test -f /usr/include/lapacke.h && (pkg-config --exists openblas || test -f /usr/include/x86_64-linux-gnu/cblas.h || test -f /usr/include/cblas.h) && echo yes)
+TAGS    ?= $(if $(HAS_OPENBLAS),openblas,)
 
-.PHONY: build test bench fuzz lint reproduce data clean
+.PHONY: build test test-openblas bench fuzz lint reproduce data clean
 
 build:
-	$(GO) build -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
+	$(GO) build -tags '$(TAGS)' -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
 
 # Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR); `make data` fetches it.
 test:
@@ -16,6 +21,11 @@ test:
 FUZZTIME ?= 5s
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
+
+# The packages whose code depends on the linear-algebra backend, built with
+# OpenBLAS (CI runs this besides `make test`).
+test-openblas:
+	$(GO) test -count=1 -tags openblas ./internal/linalg/ ./internal/vendi/ ./cmd/
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -290,11 +291,13 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	sameResults(t, full, part)
 }
 
-// buildQVS builds the qvs binary into dir and returns its path.
+// buildQVS builds the qvs binary into dir and returns its path, with the
+// linear-algebra backend of the test binary (outputs are compared with
+// in-process runs, and the backends round differently).
 func buildQVS(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "qvs")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", map[string]string{"openblas": "openblas"}[linalg.Backend], "-o", bin, ".")
 	build.Dir = testutil.RepoRoot()
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -24,8 +25,13 @@ type itemInput struct {
 	kernel     *mat.SymDense // set for --kernel
 	embeddings *mat.Dense    // set for --embeddings with cosine (rows scaled to unit norm) or linear
 	rbf        *vendi.RBF    // set for --embeddings with --embedding-kernel rbf
-	quality    []float64     // nil when not given
-	ids        []string      // nil when not given
+	// emb32 (n x dim, as read) is set instead of embeddings for a float32
+	// .npy when inputFlags.float32OK; emb32Cosine scales rows to unit norm.
+	emb32       []float32
+	dim         int
+	emb32Cosine bool
+	quality     []float64 // nil when not given
+	ids         []string  // nil when not given
 }
 
 // symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
@@ -45,7 +51,10 @@ type inputFlags struct {
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
-	changed                                    func(name string) bool
+	// float32OK lets a float32 .npy of embeddings stay float32 (qvs score:
+	// only the spectrum is needed, see itemInput.spectrum).
+	float32OK bool
+	changed   func(name string) bool
 }
 
 // suspectColumnWords are header words that suggest a column holds a
@@ -118,29 +127,33 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, usageErrorf("give --quality FILE or --quality-column NAME, not both")
 	}
 	in := &itemInput{}
-	var t *fileio.Table
 	path := f.kernel + f.embeddings
-	if f.idColumn != "" {
-		t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
-	} else if t, err = fileio.ReadTable(path, false); err != nil {
-		if hint := idColumnHint(path); hint != "" {
-			err = fmt.Errorf("%w (%s)", err, hint)
-		}
-	}
-	if err != nil {
+	if loaded, err := in.loadFloat32(f, embKernel); err != nil {
 		return nil, err
-	}
-	if f.kernel != "" {
-		if in.kernel, err = kernelFromTable(t, f.normalize); err != nil {
+	} else if !loaded {
+		var t *fileio.Table
+		if f.idColumn != "" {
+			t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
+		} else if t, err = fileio.ReadTable(path, false); err != nil {
+			if hint := idColumnHint(path); hint != "" {
+				err = fmt.Errorf("%w (%s)", err, hint)
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
-		in.n = t.Rows
-	} else {
-		if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
-			return nil, err
-		}
-		if err := in.setEmbeddings(t, embKernel, f.lengthScale, stderr, quiet); err != nil {
-			return nil, err
+		if f.kernel != "" {
+			if in.kernel, err = kernelFromTable(t, f.normalize); err != nil {
+				return nil, err
+			}
+			in.n = t.Rows
+		} else {
+			if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
+				return nil, err
+			}
+			if err := in.setEmbeddings(t, embKernel, f.lengthScale, stderr, quiet); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if f.quality != "" {
@@ -339,7 +352,7 @@ func idColumnHint(path string) string {
 
 // vendiKernel returns the greedy kernel of the items: the matrix, the RBF
 // kernel, or the cosine / linear kernel of the embeddings (row dot
-// products).
+// products) as a FeatureKernel, so the greedy works in the d x d dual.
 func (in *itemInput) vendiKernel() vendi.Kernel {
 	if in.kernel != nil {
 		return vendi.DenseKernel(in.kernel)
@@ -347,26 +360,54 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 	if in.rbf != nil {
 		return in.rbf
 	}
-	X := in.embeddings
-	return vendi.FuncKernel(in.n, func(i, j int) float64 {
-		a, b := X.RawRowView(i), X.RawRowView(j)
-		var s float64
-		for k := range a {
-			s += a[k] * b[k]
-		}
-		return s
-	})
+	return vendi.FeatureMatrix{X: in.embeddings}
 }
 
-func (in *itemInput) score(q float64) (float64, error) {
-	if in.kernel != nil {
-		return vendi.Score(in.kernel, q)
+// loadFloat32 reads --embeddings as float32 when allowed and the file is a
+// C-order float32 .npy (one float32 copy, no float64 table); loaded is false
+// when the ordinary reader must be used.
+func (in *itemInput) loadFloat32(f inputFlags, embKernel string) (loaded bool, err error) {
+	if !f.float32OK || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
+		embKernel == embRBF || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
+		return false, nil
 	}
-	if in.rbf != nil {
-		return vendi.Score(in.rbf.Matrix(), q)
+	rows, cols, x, err := fileio.ReadNPYFloat32File(f.embeddings)
+	if errors.Is(err, fileio.ErrNotFloat32) {
+		return false, nil
 	}
-	// Rows are already unit-norm for cosine; Linear keeps them as they are.
-	return vendi.ScoreEmbeddings(in.embeddings, vendi.Linear, q)
+	if err != nil {
+		return false, err
+	}
+	in.emb32, in.n, in.dim, in.emb32Cosine = x, rows, cols, embKernel == embCosine
+	return true, nil
+}
+
+// spectrum returns the eigenvalues VS_q is computed from, once for every
+// order: of the kernel (or RBF) matrix, or of the embeddings' d x d Gram
+// when d < n.
+func (in *itemInput) spectrum(path string) ([]float64, error) {
+	var eig []float64
+	var err error
+	switch {
+	case in.kernel != nil:
+		eig, err = vendi.Eigenvalues(in.kernel)
+	case in.rbf != nil:
+		eig, err = vendi.Eigenvalues(in.rbf.Matrix())
+	case in.emb32 != nil:
+		kernel := vendi.Linear
+		if in.emb32Cosine {
+			kernel = vendi.Cosine
+		}
+		eig, err = vendi.EmbeddingSpectrum32(in.n, in.dim, in.emb32, kernel)
+	default:
+		// Rows are already unit-norm for cosine; Linear keeps them as they are.
+		r := in.embeddings.RawMatrix()
+		eig, err = vendi.EmbeddingSpectrum(r.Rows, r.Cols, r.Data, vendi.Linear)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return eig, nil
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // Exit codes of the qvs command (documented in README.md).
@@ -155,7 +156,7 @@ Diverse Experimental Design" (ICML 2024).`,
 }
 
 func versionLine() string {
-	return fmt.Sprintf("qvs %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("qvs %s (%s, %s/%s, linear algebra: %s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, linalg.Backend)
 }
 
 // flagError makes a flag parsing error a usage error (exit 2) and, for an

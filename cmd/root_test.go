@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // TestCPUProfile: the hidden --cpuprofile flag writes a Go CPU profile (a
@@ -42,7 +44,7 @@ func TestCPUProfile(t *testing.T) {
 func TestVersionFlag(t *testing.T) {
 	code, flag, errs := runQVS(t, "--version")
 	_, sub, _ := runQVS(t, "version")
-	if code != ExitOK || flag != sub || !strings.HasPrefix(flag, "qvs "+Version+" (go") {
+	if code != ExitOK || flag != sub || !strings.HasPrefix(flag, "qvs "+Version+" (go") || !strings.Contains(flag, "linear algebra: "+linalg.Backend+")") {
 		t.Errorf("--version: exit %d, %q (stderr %q); version: %q", code, flag, errs, sub)
 	}
 }

@@ -54,6 +54,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
+	o.in.float32OK = true
 	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
 	if err != nil {
 		return err
@@ -63,11 +64,16 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 		VS  float64  `json:"vs"`
 		QVS *float64 `json:"qvs,omitempty"`
 	}
+	// One eigendecomposition serves every order.
+	eig, err := in.spectrum(o.in.kernel + o.in.embeddings)
+	if err != nil {
+		return err
+	}
 	var rows []row
 	for _, q := range orders {
-		vs, err := in.score(q)
-		if err != nil {
-			return err
+		vs := vendi.ScoreFromEigenvalues(eig, q)
+		if vs == 0 {
+			return fmt.Errorf("%s: the kernel has no positive eigenvalue (a zero matrix?): VS is undefined", o.in.kernel+o.in.embeddings)
 		}
 		r := row{Q: vendi.FormatOrder(q), VS: vs}
 		if in.quality != nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/sbinet/npyio"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 func runQVS(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -168,5 +171,71 @@ func TestBadInputs(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.errHas) || out != "" {
 			t.Errorf("%s: exit %d (want %d), stderr %q (want %q), stdout %q (want empty)", c.name, code, c.code, errs, c.errHas, out)
 		}
+	}
+}
+
+// TestScoreFloat32NPY: a float32 .npy of embeddings is scored from the
+// float32 data (blocked float32 Gram) and agrees with the same values
+// given as CSV (float64 path) to 1e-6; bad values name row and column.
+func TestScoreFloat32NPY(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 40, 3
+	x := make([]float32, n*d)
+	var csv strings.Builder
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)*1.7) + 0.1*float64(i%7))
+		csv.WriteString(strconv.FormatFloat(float64(x[i]), 'g', -1, 32))
+		if i%d == d-1 {
+			csv.WriteString("\n")
+		} else {
+			csv.WriteString(",")
+		}
+	}
+	npy := filepath.Join(dir, "X.npy")
+	var b bytes.Buffer
+	if err := fileio.WriteNPYFloat32(&b, n, d, x); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(npy, b.Bytes(), 0o644)
+	csvp := writeFile(t, dir, "X.csv", csv.String())
+	// qvs score keeps the float32 data (no float64 table), qvs select does not
+	if in, err := loadItems(inputFlags{embeddings: npy, float32OK: true}, io.Discard, true); err != nil || in.emb32 == nil || in.embeddings != nil {
+		t.Fatalf("float32 load: %v", err)
+	}
+	if in, err := loadItems(inputFlags{embeddings: npy}, io.Discard, true); err != nil || in.emb32 != nil {
+		t.Fatalf("float64 load: %v", err)
+	}
+	for _, extra := range [][]string{nil, {"--embedding-kernel", "linear"}} {
+		args := append([]string{"score", "--q", "0,0.5,1,2,inf", "--format", "csv"}, extra...)
+		_, outN, errN := runQVS(t, append(args, "--embeddings", npy)...)
+		_, outC, errC := runQVS(t, append(args, "--embeddings", csvp)...)
+		ln, lc := strings.Split(strings.TrimSpace(outN), "\n"), strings.Split(strings.TrimSpace(outC), "\n")
+		if len(ln) != 6 || len(lc) != 6 {
+			t.Fatalf("%v: npy %q (%s), csv %q (%s)", extra, outN, errN, outC, errC)
+		}
+		for k := 1; k < 6; k++ {
+			a, _ := strconv.ParseFloat(strings.Split(ln[k], ",")[1], 64)
+			c, _ := strconv.ParseFloat(strings.Split(lc[k], ",")[1], 64)
+			if math.Abs(a-c) > 1e-6*c {
+				t.Errorf("%v: npy row %q, csv row %q", extra, ln[k], lc[k])
+			}
+		}
+	}
+	x[1*d+2] = float32(math.Inf(1))
+	b.Reset()
+	fileio.WriteNPYFloat32(&b, n, d, x)
+	os.WriteFile(npy, b.Bytes(), 0o644)
+	if code, _, errs := runQVS(t, "score", "--embeddings", npy); code != 1 || !strings.Contains(errs, "X.npy: row 2, column 3") {
+		t.Errorf("Inf: exit %d, %s", code, errs)
+	}
+	for i := 0; i < d; i++ {
+		x[4*d+i] = 0
+	}
+	x[1*d+2] = 1
+	b.Reset()
+	fileio.WriteNPYFloat32(&b, n, d, x)
+	os.WriteFile(npy, b.Bytes(), 0o644)
+	if code, _, errs := runQVS(t, "score", "--embeddings", npy); code != 1 || !strings.Contains(errs, "X.npy: row 5 is all zeros") {
+		t.Errorf("zero row: exit %d, %s", code, errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -386,7 +387,9 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // (summed over batches, so a resumed run counts its earlier attempts).
 // At most workers + 1 search spaces are kept alive. The kNN model's prior
 // is c.Prior with the start as the one labelled item (the same for every
-// run: a run knows one positive when it starts).
+// run: a run knows one positive when it starts). Each batch may use
+// workers / (runs in flight) goroutines, so the last runs of a campaign
+// score candidates on the cores the finished runs left idle.
 func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFunc, error) {
 	p := c.Protocol
 	if pool.Unlabeled {
@@ -409,7 +412,11 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 		}
 		return pool.Space(RandomOrder(pool.Len(), campaign.RNG(p.Seed, "order", r)), a0, a1)
 	}}
+	var inFlight atomic.Int32
+	share := func() int { return max(workers/max(int(inFlight.Load()), 1), 1) }
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
 		sp, release, err := spaces.get(run.Repeat)
 		defer release()
 		if err != nil {
@@ -419,12 +426,12 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 		if err != nil {
 			return nil, err
 		}
-		return c.execute(ctx, pool, sp, dir, run, rec, policy, starts[run.Repeat])
+		return c.execute(ctx, pool, sp, dir, run, rec, policy, starts[run.Repeat], share)
 	}, nil
 }
 
 // execute runs one search and writes its records and curve.
-func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int) ([]campaign.Field, error) {
+func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int, workers func() int) ([]campaign.Field, error) {
 	prior, err := ParseRecords(filepath.Join(dir, "runs", run.Key+".csv"), rec.Rows())
 	if err != nil {
 		return nil, err
@@ -432,7 +439,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 	ids := pool.IDs
 	all, err := Run(ctx, RunConfig{
 		Space: sp, Policy: policy, Start: start,
-		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1,
+		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1, WorkersNow: workers,
 	}, prior, func(batch []Query) error {
 		rows := make([][]string, len(batch))
 		for i, q := range batch {

@@ -42,6 +42,10 @@ type RunConfig struct {
 	Seed    uint64
 	Key     string
 	Workers int
+	// WorkersNow, if set, is asked before each batch and overrides Workers:
+	// a campaign gives the cores of finished runs to the runs still going
+	// (the tail of every campaign). Policies' results do not depend on it.
+	WorkersNow func() int
 }
 
 // StartPositive draws repeat r's starting item: a uniformly random positive,
@@ -110,6 +114,9 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		st := &State{
 			Model: m, Remaining: cfg.Budget - done,
 			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1),
+		}
+		if cfg.WorkersNow != nil {
+			st.Workers = max(cfg.WorkersNow(), 1)
 		}
 		t0 := time.Now()
 		picks, err := cfg.Policy.Batch(st, b)

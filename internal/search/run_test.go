@@ -402,3 +402,50 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 		}
 	}
 }
+
+// workersSpy records the Workers each batch of a policy is given.
+type workersSpy struct {
+	Policy
+	seen *[]int
+}
+
+func (w workersSpy) Batch(st *State, b int) ([]int, error) {
+	*w.seen = append(*w.seen, st.Workers)
+	return w.Policy.Batch(st, b)
+}
+
+// TestRunWorkersNow: a campaign's tail hands idle cores to the last runs
+// through RunConfig.WorkersNow, asked before every batch; the queries of
+// every policy are those of a serial run.
+func TestRunWorkersNow(t *testing.T) {
+	nbr, w, labels := testPool(3, 300)
+	start, err := StartPositive(labels, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Policy{OneStep{}, ECI{Threshold: 0.5}, ENS{}, QVS{Q: 1, Kernel: sp.Kernel}, QVS{Q: 0.1, Kernel: sp.Kernel}} {
+		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 20, Batch: 5, Seed: 7, Key: "k", Workers: 1}
+		serial, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []int
+		calls := 0
+		cfg.Policy = workersSpy{p, &seen}
+		cfg.WorkersNow = func() int { calls++; return 1 + calls%3 }
+		par, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalQueries(par, serial) {
+			t.Errorf("%s: queries with 1-3 workers differ from serial:\n%v\n%v", p.Name(), noSeconds(par), noSeconds(serial))
+		}
+		if len(seen) != 4 || seen[0] != 2 || seen[1] != 3 || seen[2] != 1 {
+			t.Errorf("%s: batches got workers %v, want 2, 3, 1, 2", p.Name(), seen)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func BenchmarkGreedySparse(b *testing.B) {
 	}
 }
 
-func embeddingKernel(rng *rand.Rand, n, d int) (Kernel, []float64) {
+func embeddingKernel(rng *rand.Rand, n, d int) (FeatureMatrix, []float64) {
 	X := mat.NewDense(n, d, nil)
 	for i := 0; i < n; i++ {
 		row := X.RawRowView(i)
@@ -101,25 +101,36 @@ func embeddingKernel(rng *rand.Rand, n, d int) (Kernel, []float64) {
 	for i := range quality {
 		quality[i] = rng.Float64()
 	}
-	return FuncKernel(n, func(i, j int) float64 {
-		return mat.Dot(X.RowView(i), X.RowView(j))
-	}), quality
+	return FeatureMatrix{X}, quality
 }
 
-// BenchmarkGreedyEmbeddings: 25 picks from 4,000 embeddings, d = 16, cosine kernel.
+// BenchmarkGreedyEmbeddings: picks from 4,000 embeddings, d = 16, cosine
+// kernel (issue 15's `qvs select` row). dual: the d x d rank-one form with
+// bound-ordered pruning (FeatureMatrix); bordered: the same kernel behind
+// FuncKernel, m x m bordered form; bruteforce: per-candidate
+// eigendecomposition.
 func BenchmarkGreedyEmbeddings(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	K, quality := embeddingKernel(rng, 4000, 16)
-	b.Run("fast", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := Greedy(GreedyProblem{Kernel: K, Quality: quality, K: 25, Q: 1, Workers: runtime.NumCPU()}); err != nil {
-				b.Fatal(err)
+	F, quality := embeddingKernel(rng, 4000, 16)
+	for _, k := range []int{25, 100} {
+		b.Run(fmt.Sprintf("dual/k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: k, Q: 1, Workers: runtime.NumCPU()}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("bruteforce", func(b *testing.B) {
+		})
+		b.Run(fmt.Sprintf("bordered/k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Greedy(GreedyProblem{Kernel: FuncKernel(F.Len(), F.At), Quality: quality, K: k, Q: 1, Workers: runtime.NumCPU()}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("bruteforce/k=25", func(b *testing.B) {
 		for b.Loop() {
-			bruteForceGreedyBench(K, quality, 25, 1)
+			bruteForceGreedyBench(F, quality, 25, 1)
 		}
 	})
 }
@@ -164,5 +175,27 @@ func BenchmarkBruteForceCandidate(b *testing.B) {
 		if _, err := Score(K, 1); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkEmbeddingSpectrum32: issue 15's first row, the VS of 10,000
+// float32 embeddings of dimension 2,048 (cosine; blocked float32 Gram and
+// eigenvalues of the 2,048 x 2,048 dual), and a smaller size. Run with
+// -tags openblas for the LAPACK backend.
+func BenchmarkEmbeddingSpectrum32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, sz := range [][2]int{{2000, 512}, {10000, 2048}} {
+		n, d := sz[0], sz[1]
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		b.Run(fmt.Sprintf("n=%d/d=%d", n, d), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := EmbeddingSpectrum32(n, d, x, Cosine); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

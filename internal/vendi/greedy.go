@@ -122,6 +122,10 @@ type greedyState struct {
 	// candidate will be scored (QualityWeightedSequence), they cost most of
 	// an eigendecomposition.
 	valuesOnly bool
+	// feat is set when the kernel is a FeatureKernel; dual, once set, holds
+	// the d x d dual of the chosen set and replaces the blocks (greedydual.go).
+	feat FeatureKernel
+	dual *dualState
 }
 
 type cachedRoots struct {
@@ -146,6 +150,9 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n), cache: make([]cachedRoots, n)}
 	if sk, ok := p.Kernel.(SparseKernel); ok {
 		g.sparse = sk
+	}
+	if fk, ok := p.Kernel.(FeatureKernel); ok {
+		g.feat = fk
 	}
 	for i := range g.itemMember {
 		g.itemMember[i] = -1
@@ -195,7 +202,12 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 			return nil, err
 		}
 	}
-	g.rebuildAll()
+	if err := g.syncDual(); err != nil {
+		return nil, err
+	}
+	if g.dual == nil {
+		g.rebuildAll()
+	}
 	return g, nil
 }
 
@@ -393,6 +405,12 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 
 // best returns the candidate maximising qVS(members ∪ {c}) and its qVS.
 func (g *greedyState) best() (int, float64) {
+	if err := g.syncDual(); err != nil {
+		panic(err) // eigendecomposition failure of a small symmetric matrix
+	}
+	if g.dual != nil {
+		return g.bestDual()
+	}
 	m := g.members()
 	cands, lists := g.touchLists()
 	if g.sparse == nil {
@@ -530,6 +548,16 @@ func (g *greedyState) add(c int) {
 // addMember adds item i to the chosen set: its block merges every block it
 // touches and is re-eigendecomposed (once per pick, not per candidate).
 func (g *greedyState) addMember(i int) error {
+	if err := g.syncDual(); err != nil {
+		return err
+	}
+	if g.dual != nil {
+		g.memberItem = append(g.memberItem, i)
+		g.itemMember[i] = int32(len(g.memberItem) - 1)
+		g.sumQ += g.p.Quality[i]
+		g.dual.addOuter(g.feat.Features(i))
+		return g.dual.factorize(g)
+	}
 	var t []touch
 	if g.sparse != nil {
 		cols, vals := g.sparse.Row(i)

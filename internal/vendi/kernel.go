@@ -142,3 +142,37 @@ func SymmetrizeKNN(n int, nbr [][]int32, w [][]float64) (*Sparse, error) {
 	}
 	return s, nil
 }
+
+// FeatureKernel is a Kernel given by feature vectors: At(i, j) = ⟨x_i, x_j⟩,
+// the linear (or, with unit-norm rows, cosine) kernel of embeddings. It is
+// PSD by construction, and Greedy works in its d x d dual (greedydual.go).
+// Implementations must be safe for concurrent reads.
+type FeatureKernel interface {
+	Kernel
+	// Dim is the feature dimension d.
+	Dim() int
+	// Features returns item i's feature vector (length Dim; not to be modified).
+	Features(i int) []float64
+}
+
+// FeatureMatrix is the FeatureKernel of the rows of X (n x d).
+type FeatureMatrix struct{ X *mat.Dense }
+
+// Len is the number of rows.
+func (f FeatureMatrix) Len() int { r, _ := f.X.Dims(); return r }
+
+// Dim is the number of columns.
+func (f FeatureMatrix) Dim() int { _, c := f.X.Dims(); return c }
+
+// Features returns row i.
+func (f FeatureMatrix) Features(i int) []float64 { return f.X.RawRowView(i) }
+
+// At is the dot product of rows i and j.
+func (f FeatureMatrix) At(i, j int) float64 {
+	a, b := f.X.RawRowView(i), f.X.RawRowView(j)
+	var s float64
+	for k := range a {
+		s += a[k] * b[k]
+	}
+	return s
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // ZeroTol is the threshold below which a normalised eigenvalue is treated as
@@ -91,11 +93,17 @@ func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	var es mat.EigenSym
-	if !es.Factorize(K, false) {
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a[i*n+j] = K.At(i, j)
+		}
+	}
+	w := make([]float64, n)
+	if !linalg.SymEigenvalues(n, a, w) {
 		return nil, errors.New("vendi: eigendecomposition did not converge")
 	}
-	return es.Values(nil), nil
+	return w, nil
 }
 
 // Score returns VS_q of the kernel matrix K (see the package conventions).
@@ -277,7 +285,9 @@ const (
 
 // ScoreEmbeddings returns VS_q of the rows of X (n x d) under the cosine (or
 // linear) kernel. The nonzero eigenvalues of X Xᵀ equal those of Xᵀ X, so the
-// d x d matrix is used when d < n: O(n d² + d³) instead of O(n³).
+// d x d matrix is used when d < n: O(n d² + d³) instead of O(n³), and no
+// n x n kernel is formed (EmbeddingSpectrum). The Gram matrix is PSD, so
+// every order, q = 2 included, follows from its eigenvalues.
 func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, error) {
 	if err := CheckOrder(q); err != nil {
 		return 0, err
@@ -286,37 +296,13 @@ func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, 
 	if n == 0 {
 		return 0, nil
 	}
-	Y := mat.DenseCopyOf(X)
-	for i := 0; i < n; i++ {
-		row := Y.RawRowView(i)
-		var ss float64
-		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("vendi: embedding row %d, column %d is %v", i, j, v)
-			}
-			ss += v * v
-		}
-		if kernel == Cosine {
-			if ss == 0 {
-				return 0, fmt.Errorf("vendi: embedding row %d is all zeros: cosine similarity undefined", i)
-			}
-			inv := 1 / math.Sqrt(ss)
-			for j := range row {
-				row[j] *= inv
-			}
-		}
-	}
-	var G mat.SymDense
-	if d < n {
-		G.SymOuterK(1, Y.T())
+	var data []float64
+	if D, ok := X.(*mat.Dense); ok && D.RawMatrix().Stride == d {
+		data = D.RawMatrix().Data[:n*d]
 	} else {
-		G.SymOuterK(1, Y)
+		data = mat.DenseCopyOf(X).RawMatrix().Data
 	}
-	if q == 2 { // G is a Gram matrix, PSD: no eigendecomposition needed
-
-		return scoreOrder2(&G)
-	}
-	eig, err := Eigenvalues(&G)
+	eig, err := EmbeddingSpectrum(n, d, data, kernel)
 	if err != nil {
 		return 0, err
 	}

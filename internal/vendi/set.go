@@ -51,6 +51,9 @@ func QualityWeightedSet(k Kernel, quality []float64, idx []int, q float64) (floa
 
 // setScore is VS_q of the current members.
 func (g *greedyState) setScore() float64 {
+	if g.dual != nil {
+		return g.vsOfSpectrum(g.dual.lam)
+	}
 	if g.frobenius2() {
 		if g.trace <= 0 || g.frob == 0 {
 			return 0

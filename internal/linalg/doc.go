@@ -1,0 +1,23 @@
+// Package linalg holds the few dense linear-algebra kernels whose speed
+// decides qvs's large runs: the Gram matrix of embeddings (SYRK), the
+// eigenvalues of a symmetric matrix (no vectors) and the Cholesky
+// factorisation of the GP (POTRF/POTRI).
+//
+// Two backends implement them. The default is pure Go (gonum's BLAS and
+// LAPACK), so `go install` needs nothing but Go. Built with the tag
+// `openblas` (`make build` does so when the library is installed, see
+// HasOpenBLAS in the Makefile), the same calls go to OpenBLAS and LAPACKE
+// through cgo: `go build -tags openblas` with the Debian packages
+// libopenblas-dev and liblapacke-dev. Backend names the one compiled in.
+//
+// Storage: every matrix is row-major with its leading dimension equal to
+// its order. A symmetric matrix is given by its upper triangle (the lower
+// one is ignored and may be overwritten); LAPACK's column-major routines
+// see the same memory as the lower triangle, which is what the cgo backend
+// passes them.
+//
+//	c := make([]float64, d*d)
+//	linalg.SyrkT(d, n, x, c)           // c (upper) += xᵀ x, x is n x d
+//	w := make([]float64, d)
+//	ok := linalg.SymEigenvalues(d, c, w) // ascending; c is destroyed
+package linalg

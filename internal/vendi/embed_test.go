@@ -1,0 +1,88 @@
+package vendi
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestEmbeddingSpectrum compares the blocked Gram spectrum (float64 and
+// float32) with the eigenvalues of the explicit n x n kernel, for d < n
+// (d x d dual, several row blocks), d >= n (n x n, several column blocks)
+// and both kernels.
+func TestEmbeddingSpectrum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 1))
+	for _, sz := range [][2]int{{1, 3}, {7, 3}, {2*gramBlock + 37, 4}, {5, gramBlock + 9}} {
+		n, d := sz[0], sz[1]
+		x := make([]float64, n*d)
+		x32 := make([]float32, n*d)
+		for i := range x {
+			x32[i] = float32(rng.NormFloat64() * (1 + float64(i%5)))
+			x[i] = float64(x32[i])
+		}
+		for _, kernel := range []EmbeddingKernel{Cosine, Linear} {
+			// independent: explicit n x n kernel, rows scaled by hand
+			K := mat.NewSymDense(n, nil)
+			norm := func(i int) float64 {
+				if kernel == Linear {
+					return 1
+				}
+				return math.Sqrt(mat.Dot(mat.NewVecDense(d, x[i*d:(i+1)*d]), mat.NewVecDense(d, x[i*d:(i+1)*d])))
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					K.SetSym(i, j, mat.Dot(mat.NewVecDense(d, x[i*d:(i+1)*d]), mat.NewVecDense(d, x[j*d:(j+1)*d]))/(norm(i)*norm(j)))
+				}
+			}
+			var es mat.EigenSym
+			es.Factorize(K, false)
+			want := es.Values(nil)
+			want = want[len(want)-min(n, d):] // the nonzero part
+			top := want[len(want)-1]
+			got, err := EmbeddingSpectrum(n, d, x, kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got32, err := EmbeddingSpectrum32(n, d, x32, kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, g := range map[string][]float64{"float64": got, "float32": got32} {
+				if len(g) != min(n, d) {
+					t.Fatalf("n=%d d=%d %s: %d eigenvalues", n, d, name, len(g))
+				}
+				tol := 1e-10 * top // float64 blocks vs one eigendecomposition
+				if name == "float32" {
+					tol = 1e-5 * top // float32 products within blocks
+				}
+				for k := range g {
+					if math.Abs(g[k]-want[k]) > tol {
+						t.Fatalf("n=%d d=%d kernel %d %s: eigenvalue %d = %v, explicit kernel %v", n, d, kernel, name, k, g[k], want[k])
+					}
+				}
+			}
+			v1, _ := ScoreEmbeddings(mat.NewDense(n, d, slices.Clone(x)), kernel, 1)
+			if w := ScoreFromEigenvalues(want, 1); !near(v1, w, 1e-9) {
+				t.Errorf("n=%d d=%d: ScoreEmbeddings %v, explicit %v", n, d, v1, w)
+			}
+		}
+	}
+}
+
+func TestEmbeddingSpectrumErrors(t *testing.T) {
+	x := []float64{1, 2, 0, 0, 3, 4}
+	if _, err := EmbeddingSpectrum(3, 2, x, Cosine); err == nil || !strings.Contains(err.Error(), "row 2 is all zeros") {
+		t.Errorf("zero row under cosine: %v", err)
+	}
+	if _, err := EmbeddingSpectrum(3, 2, x, Linear); err != nil {
+		t.Errorf("zero row under linear: %v", err)
+	}
+	x32 := []float32{1, 2, 3, float32(math.NaN())}
+	if _, err := EmbeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 2, column 2") {
+		t.Errorf("NaN: %v", err)
+	}
+}

@@ -1,0 +1,519 @@
+package vendi
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The greedy on a FeatureKernel (embeddings X, K = X Xᵀ) works in the d x d
+// dual. With C = Σ_{i ∈ S} x_i x_iᵀ = V Λ Vᵀ, the m x m kernel K_S = X_S X_Sᵀ
+// and C share their nonzero eigenvalues, and adding a candidate x is the
+// rank-one update C + x xᵀ. Writing w = Vᵀ x, the (d+1) x (d+1) arrowhead
+//
+//	A = [ Λ        Λ^½ w ] = Bᵀ B,   B = [ Λ^½  w ]  (d x (d+1)),
+//	    [ wᵀ Λ^½   xᵀ x  ]
+//
+// has the nonzero spectrum of B Bᵀ = Λ + w wᵀ = Vᵀ (C + x xᵀ) V, which is the
+// nonzero spectrum of the (m+1) x (m+1) kernel of S ∪ {x}. So the existing
+// arrowhead solver gives the candidate's spectrum exactly from the secular
+// equation on d poles, whatever m is; the poles at λ = 0 (m < d: C has rank
+// at most m) have z = 0 and deflate, so the secular equation has
+// min(m, d) + 1 roots: the size of the smaller of the two forms (m x m
+// bordered, d x d rank-one). Computing w costs O(d²), so a pick costs
+// O(n d²) plus one d x d eigendecomposition, against O(n (m d + m²)) for the
+// bordered form; Greedy uses the dual whenever d <= dualDimCap (a d x d
+// eigendecomposition per pick is then negligible) or d <= m + 1.
+//
+// # Bound-ordered pruning
+//
+// Most candidates are never solved exactly. Let μ be the spectrum of
+// C + x xᵀ, δ_k = λ_k + w_k² its diagonal in the basis V, and (λ, xᵀx) the
+// diagonal of A. By Schur's theorem the eigenvalues of a symmetric matrix
+// majorise its diagonal, so for every Schur-concave function of the
+// normalised spectrum — every Rényi entropy, hence VS_q for every q >= 0 —
+//
+//	VS_q(μ) <= VS_q(δ)   and   VS_q(μ) <= VS_q(λ ∪ {xᵀx})   (the pinching
+//	                                                          bound: x isolated)
+//
+// with the same total tr C + xᵀx. VS_q(δ) would cost d logarithms; instead,
+// with φ(t) = t log t (q = 1) or t^q, φ is convex for q >= 1 and concave for
+// q < 1, and the tangent at λ_k > 0 gives Σ φ(λ_k + w_k²) >= (q >= 1) or <=
+// (q < 1) Σ [φ(λ_k) + φ'(λ_k) w_k²]; over the null directions N (λ_k = 0),
+// Jensen gives Σ_N φ(w_k²) >=/<= |N| φ(Σ_N w_k² / |N|). VS_q is decreasing
+// in Σ φ for q >= 1 and increasing for q < 1, so both relaxations keep the
+// bound valid. At q = ∞, VS = T / max μ and max μ >= every diagonal entry;
+// at q = 0 the rank is at most rank(C) + 1.
+//
+// The exact VS (vsFrom) drops normalised eigenvalues <= ZeroTol. That only
+// lowers VS for q <= 1 and q = ∞; for q > 1 it can raise Σ p^q's reciprocal
+// power by dropping at most d + 1 terms of at most ZeroTol^q each, which the
+// bound subtracts. At q = 1 the unnormalised form adds Σ_dropped p log T,
+// covered by boundMargin's second term. Finally boundMargin (1e-9) absorbs
+// rounding (the exact and bound paths agree to ~1e-13).
+//
+// Candidates are solved in decreasing order of their qVS bound, and the
+// search stops when the bound falls below the best exact qVS less the tie
+// tolerance: every unsolved candidate is then strictly worse than the best
+// and outside the tie window, so the pick, the tie rule and the score are
+// exactly those of solving every candidate.
+// At q = 2 the closed form (tr)²/‖·‖²_F (exact for a PSD Gram) costs O(d)
+// per candidate once w is known, and every candidate is scored.
+
+// dualDimCap is the largest feature dimension for which Greedy uses the
+// dual from the first pick on (a var so tests can cross the switch).
+var dualDimCap = 64
+
+// boundMargin is the relative slack added to every pruning bound to cover
+// rounding in the bound and in the exact evaluation.
+const boundMargin = 1e-9
+
+type dualState struct {
+	d    int
+	gram []float64 // d x d, Σ over members of x xᵀ
+	lam  []float64 // eigenvalues of gram, ascending, rounding noise set to 0
+	vecs []float64 // row k = eigenvector k
+	sq   []float64 // √λ_k
+	tr   float64   // Σ λ
+	fro2 float64   // Σ λ² = ‖C‖²_F
+	rank int
+	// tangent data for the bounds: φ(λ_k), φ'(λ_k) and Σ φ(λ_k)
+	phiLam, dphiLam []float64
+	sumPhi          float64
+	evals           int // exact evaluations in the last pick (for tests)
+}
+
+// dualActive reports whether the greedy runs in the dual (or switches to it
+// now that the chosen set has reached d items).
+func (g *greedyState) dualReady() bool {
+	if g.feat == nil {
+		return false
+	}
+	if g.dual != nil {
+		return true
+	}
+	d := g.feat.Dim()
+	return d <= dualDimCap || d <= g.members()+1
+}
+
+// enterDual builds the dual state from the current members.
+func (g *greedyState) enterDual() error {
+	d := g.feat.Dim()
+	g.dual = &dualState{d: d, gram: make([]float64, d*d)}
+	for _, i := range g.memberItem {
+		g.dual.addOuter(g.feat.Features(i))
+	}
+	return g.dual.factorize(g)
+}
+
+func (s *dualState) addOuter(x []float64) {
+	d := s.d
+	for a := 0; a < d; a++ {
+		if x[a] == 0 {
+			continue
+		}
+		row := s.gram[a*d : (a+1)*d]
+		for b := range row {
+			row[b] += x[a] * x[b]
+		}
+	}
+}
+
+// factorize eigendecomposes the Gram matrix and refreshes the per-pick
+// constants. Eigenvalues at or below d·eps·λ_max (including negative
+// rounding noise of a PSD matrix) are set to 0: they are within the
+// eigensolver's own error, and exact zeros make their poles deflate.
+func (s *dualState) factorize(g *greedyState) error {
+	d := s.d
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(d, slices.Clone(s.gram)), true) {
+		return errors.New("vendi: eigendecomposition of the chosen set's d x d Gram matrix did not converge")
+	}
+	if s.lam == nil {
+		s.lam = make([]float64, d)
+	}
+	es.Values(s.lam)
+	var V mat.Dense
+	es.VectorsTo(&V)
+	if s.vecs == nil {
+		s.vecs = make([]float64, d*d)
+		s.sq = make([]float64, d)
+		s.phiLam = make([]float64, d)
+		s.dphiLam = make([]float64, d)
+	}
+	lmax := math.Max(s.lam[d-1], 0)
+	noise := float64(d) * 0x1p-52 * lmax
+	s.tr, s.fro2, s.rank, s.sumPhi = 0, 0, 0, 0
+	for k, l := range s.lam {
+		if l <= noise {
+			l = 0
+		}
+		s.lam[k] = l
+		s.sq[k] = math.Sqrt(l)
+		s.tr += l
+		s.fro2 += l * l
+		s.phiLam[k], s.dphiLam[k] = 0, 0
+		if l > 0 {
+			s.rank++
+			s.phiLam[k] = g.phi(l)
+			s.dphiLam[k] = g.dphi(l)
+			s.sumPhi += s.phiLam[k]
+		}
+		for a := 0; a < d; a++ {
+			s.vecs[k*d+a] = V.At(a, k)
+		}
+	}
+	return nil
+}
+
+// dphi is the derivative of phi at l > 0.
+func (g *greedyState) dphi(l float64) float64 {
+	switch q := g.p.Q; {
+	case q == 1:
+		return math.Log(l) + 1
+	case q == 0 || math.IsInf(q, 1):
+		return 0
+	default:
+		return q * math.Pow(l, q-1)
+	}
+}
+
+// project sets w = Vᵀ x and returns xᵀx.
+func (s *dualState) project(x, w []float64) float64 {
+	d := s.d
+	var a float64
+	for _, v := range x {
+		a += v * v
+	}
+	x = x[:d]
+	for k := 0; k < d; k++ {
+		row := s.vecs[k*d : (k+1)*d]
+		// four accumulators: the dot product is latency-bound otherwise
+		var t0, t1, t2, t3 float64
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			t0 += row[j] * x[j]
+			t1 += row[j+1] * x[j+1]
+			t2 += row[j+2] * x[j+2]
+			t3 += row[j+3] * x[j+3]
+		}
+		for ; j < d; j++ {
+			t0 += row[j] * x[j]
+		}
+		w[k] = (t0 + t1) + (t2 + t3)
+	}
+	return a
+}
+
+// order2 is the closed-form VS_2 of the members plus a candidate (PSD Gram):
+// (tr C + a)² / (‖C‖²_F + 2 xᵀ C x + a²).
+func (s *dualState) order2(w []float64, a float64) float64 {
+	var xcx float64
+	for k, l := range s.lam {
+		xcx += l * w[k] * w[k]
+	}
+	tr := s.tr + a
+	fro := s.fro2 + 2*xcx + a*a
+	if tr <= 0 || fro <= 0 {
+		return 0
+	}
+	return tr * tr / fro
+}
+
+// bound is an upper bound on the candidate's VS_q (see the comment at the
+// top of the file); +Inf when none is available.
+//
+// With exactDiag the Schur-Horn term is Σ φ(λ_k + w_k²) itself (d
+// logarithms or powers) instead of its tangent relaxation: tighter, used as
+// a second filter on the candidates the cheap bound keeps.
+func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 {
+	s := g.dual
+	q := g.p.Q
+	T := s.tr + a
+	if T <= 0 {
+		return math.Inf(1)
+	}
+	switch {
+	case q == 0:
+		return float64(min(s.rank+1, s.d))
+	case math.IsInf(q, 1):
+		maxDiag := math.Max(a, s.lam[s.d-1])
+		for k, l := range s.lam {
+			maxDiag = math.Max(maxDiag, l+w[k]*w[k])
+		}
+		return T / maxDiag * (1 + boundMargin)
+	}
+	var fd, wn float64
+	nn := 0
+	for k, l := range s.lam {
+		switch {
+		case exactDiag:
+			fd += g.phi(l + w[k]*w[k])
+		case l > 0:
+			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
+		default:
+			nn++
+			wn += w[k] * w[k]
+		}
+	}
+	if nn > 0 {
+		fd += float64(nn) * g.phi(wn/float64(nn))
+	}
+	fiso := s.sumPhi + g.phi(a)
+	var F float64
+	if q >= 1 {
+		F = math.Max(fd, fiso) // lower bounds on Σ φ(μ)
+	} else {
+		F = math.Min(fd, fiso) // upper bounds
+	}
+	if q == 1 {
+		slack := boundMargin + float64(s.d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*T))
+		return math.Exp(math.Log(T)-F/T) * (1 + slack)
+	}
+	S := F / math.Pow(T, q)
+	if q > 1 {
+		S -= float64(s.d+1) * math.Pow(ZeroTol, q)
+		if S <= 0 {
+			return math.Inf(1)
+		}
+	}
+	return math.Pow(S, 1/(1-q)) * (1 + boundMargin)
+}
+
+// dualExact is the VS_q of the members plus the candidate with projection w
+// and squared norm a, from the arrowhead's eigenvalues.
+func (g *greedyState) dualExact(w []float64, a float64, ws *secularWork) float64 {
+	s := g.dual
+	if g.p.Q == 2 {
+		return s.order2(w, a)
+	}
+	if cap(ws.zbuf) < s.d {
+		ws.zbuf = make([]float64, s.d)
+	}
+	z := ws.zbuf[:s.d]
+	for k := range z {
+		z[k] = s.sq[k] * w[k]
+	}
+	if math.IsInf(g.p.Q, 1) {
+		// VS_∞ = total / λ_max: only the largest root is needed. The total
+		// is the trace (the spectrum is PSD).
+		total := s.tr + a
+		top := arrowheadMax(s.lam, z, a, ws)
+		if total <= 0 || top <= ZeroTol*total {
+			return 0
+		}
+		return total / top
+	}
+	ws.mus = ws.mus[:0]
+	arrowhead(s.lam, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
+	return g.vsOfSpectrum(ws.mus)
+}
+
+// vsOfSpectrum is VS_q of a raw spectrum (clipped at 0, ZeroTol threshold),
+// through the same φ sums as the block path.
+func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
+	var total float64
+	for _, mu := range eig {
+		if mu > 0 {
+			total += mu
+		}
+	}
+	thr := ZeroTol * total
+	var f, maxEig float64
+	rank := 0
+	for _, mu := range eig {
+		if mu > thr {
+			f += g.phi(mu)
+			rank++
+			maxEig = math.Max(maxEig, mu)
+		}
+	}
+	return g.vsFrom(total, f, maxEig, rank)
+}
+
+// bestDual is best() in the dual: bounds for every candidate, exact
+// evaluations in bound order until the bound drops below the best value.
+func (g *greedyState) bestDual() (int, float64) {
+	s := g.dual
+	m := g.members()
+	var cands []int
+	for c := 0; c < g.n; c++ {
+		if g.eligible[c] {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return -1, 0
+	}
+	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
+	order2 := g.p.Q == 2
+	// vsb[k]: an upper bound on candidate k's VS (its exact VS at q = 2);
+	// bounds[k] the corresponding bound on its qVS.
+	vsb := make([]float64, len(cands))
+	bounds := make([]float64, len(cands))
+	workers := len(g.ws)
+	chunk := (len(cands) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			wv := make([]float64, s.d)
+			for k := lo; k < hi; k++ {
+				c := cands[k]
+				a := s.project(g.feat.Features(c), wv)
+				if order2 {
+					vsb[k] = s.order2(wv, a)
+				} else {
+					vsb[k] = g.dualBound(wv, a, false)
+				}
+				if wt := weight(c); wt > 0 {
+					bounds[k] = wt * vsb[k]
+				} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+			}
+		}(lo, hi)
+	}
+	wg.Wait()
+	floor := math.Inf(-1)
+	if g.p.MinVS != nil {
+		floor = g.p.MinVS(m+1) * (1 - 1e-12)
+	}
+	s.evals = 0
+	if order2 {
+		// vsb holds the exact VS_2: no pruning needed.
+		var kept []int
+		var vals []float64
+		bestVal := math.Inf(-1)
+		for k, c := range cands {
+			if vsb[k] < floor {
+				continue
+			}
+			kept = append(kept, c)
+			vals = append(vals, bounds[k])
+			bestVal = math.Max(bestVal, bounds[k])
+		}
+		s.evals = len(cands)
+		if len(kept) == 0 {
+			return floorRejected, 0
+		}
+		return pickTied(kept, vals, bestVal)
+	}
+	// A first exact value (the candidate with the largest bound) sets a
+	// cut; only candidates whose bound reaches it are sorted and solved.
+	top := 0
+	for k := range bounds {
+		if bounds[k] > bounds[top] {
+			top = k
+		}
+	}
+	cut := math.Inf(-1)
+	if v, _ := g.dualExactItem(cands[top], g.ws[0], nil); v >= floor {
+		cut = weight(cands[top]) * v
+		cut -= TieTol * math.Abs(cut)
+	}
+	var order []int
+	for k := range bounds {
+		if bounds[k] >= cut {
+			order = append(order, k)
+		}
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if bounds[x] != bounds[y] {
+			if bounds[x] > bounds[y] {
+				return -1
+			}
+			return 1
+		}
+		return cands[x] - cands[y]
+	})
+	// Solve in bound order; workers take the next candidate until its bound
+	// is below the best value found so far less the tie tolerance. The best
+	// only grows, so every candidate left unsolved is strictly worse than
+	// the final best and outside the tie window: the outcome does not
+	// depend on the interleaving.
+	vals := make([]float64, len(order))
+	solved := make([]bool, len(order))
+	var mu sync.Mutex
+	var solves atomic.Int64
+	next, bestVal := 0, math.Inf(-1)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(ws *secularWork) {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				k := next
+				if k >= len(order) || bounds[order[k]] < bestVal-TieTol*math.Abs(bestVal) {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				c := cands[order[k]]
+				vs, pruned := g.dualExactItem(c, ws, func(vsBound float64) bool {
+					mu.Lock()
+					defer mu.Unlock()
+					return weight(c)*vsBound < bestVal-TieTol*math.Abs(bestVal)
+				})
+				if pruned {
+					continue
+				}
+				solves.Add(1)
+				if vs < floor {
+					continue
+				}
+				v := weight(c) * vs
+				mu.Lock()
+				vals[k], solved[k] = v, true
+				bestVal = math.Max(bestVal, v)
+				mu.Unlock()
+			}
+		}(g.ws[w])
+	}
+	wg.Wait()
+	s.evals = int(solves.Load()) + 1 // + the first, top-bound candidate
+	var evCands []int
+	var evVals []float64
+	for k, ok := range solved {
+		if ok {
+			evCands = append(evCands, cands[order[k]])
+			evVals = append(evVals, vals[k])
+		}
+	}
+	if len(evCands) == 0 {
+		return floorRejected, 0
+	}
+	return pickTied(evCands, evVals, bestVal)
+}
+
+// dualExactItem is dualExact for item c. If prune is given and q is not
+// 0, 2 or ∞ (where the first bound is already the diagonal's), it is first
+// asked with the tighter exactDiag bound and, when it answers true, c is not
+// solved (pruned).
+func (g *greedyState) dualExactItem(c int, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
+	if cap(ws.wbuf) < g.dual.d {
+		ws.wbuf = make([]float64, g.dual.d)
+	}
+	w := ws.wbuf[:g.dual.d]
+	a := g.dual.project(g.feat.Features(c), w)
+	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !math.IsInf(q, 1) && prune(g.dualBound(w, a, true)) {
+		return 0, true
+	}
+	return g.dualExact(w, a, ws), false
+}
+
+// syncDual switches to the dual when it becomes the smaller form.
+func (g *greedyState) syncDual() error {
+	if g.dual == nil && g.dualReady() {
+		return g.enterDual()
+	}
+	return nil
+}

@@ -342,3 +342,66 @@ func equicorrelatedVS(t *testing.T, s int, c, q float64) float64 {
 		return math.Pow(sum, 1/(1-q))
 	}
 }
+
+// TestGreedySignedQuality: with SignedQuality, negative qualities are
+// accepted and Greedy still maximises mean quality × VS_q at every step
+// (checked against every candidate set scored directly), so with a negative
+// mean it prefers the less diverse completion. NaN is still refused.
+func TestGreedySignedQuality(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	const tol = 1e-9 // fast vs direct qVS, as in TestGreedyMatchesBruteForce
+	for trial := 0; trial < 8; trial++ {
+		n := 10 + trial
+		K := DenseKernel(randomPSD(rng, n, 2+trial%3))
+		quality := make([]float64, n)
+		for i := range quality {
+			quality[i] = 3*rng.Float64() - 2 // mostly negative, like raw rewards
+		}
+		for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+			p := GreedyProblem{Kernel: K, Quality: quality, K: 4, Q: q, SignedQuality: true}
+			got, err := Greedy(p)
+			if err != nil {
+				t.Fatalf("trial %d q=%v: %v", trial, q, err)
+			}
+			var chosen []int
+			for step, pick := range got.Picks {
+				best, bestC := math.Inf(-1), -1
+				for c := 0; c < n; c++ {
+					if slices.Contains(chosen, c) {
+						continue
+					}
+					set := append(append([]int(nil), chosen...), c)
+					vs, err := Score(Submatrix(K, set), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					mean := 0.0
+					for _, i := range set {
+						mean += quality[i] / float64(len(set))
+					}
+					if v := mean * vs; bestC < 0 || v > best+TieTol*math.Abs(best) {
+						best, bestC = v, c
+					}
+				}
+				if pick != bestC || !near(got.Scores[step], best, tol) {
+					t.Fatalf("trial %d q=%v step %d: picked %d (qVS %v), direct best %d (qVS %v)", trial, q, step, pick, got.Scores[step], bestC, best)
+				}
+				chosen = append(chosen, pick)
+			}
+		}
+	}
+	bad := GreedyProblem{Kernel: identity3(), Quality: []float64{-1, math.NaN(), 1}, K: 1, Q: 1, SignedQuality: true}
+	if _, err := Greedy(bad); err == nil {
+		t.Error("NaN quality with SignedQuality: want an error")
+	}
+}
+
+// identity3 is the 3 x 3 identity kernel.
+func identity3() Kernel {
+	return FuncKernel(3, func(i, j int) float64 {
+		if i == j {
+			return 1
+		}
+		return 0
+	})
+}

@@ -58,6 +58,9 @@ type bayesoptConfig struct {
 	// trust-region failure rule of every method (ROBOT's code: 32, true).
 	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
 	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
+	// Sampler draws the Thompson samples: exact (recorded as absent) or
+	// pathwise (bayesopt.SamplerPathwise).
+	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
 	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
 	// on an external objective (task: space; see runBayesopt).
 	Space            string `mapstructure:"space" yaml:"space,omitempty"`
@@ -279,6 +282,9 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if ch("qvs-mode") {
 		cfg.QVSMode = f.qvsMode
 	}
+	if cfg.Sampler == bayesopt.SamplerExact {
+		cfg.Sampler = "" // the default, recorded as absent
+	}
 	if cfg.QVSMode == bayesopt.ModePaper {
 		cfg.QVSMode = "" // the default, recorded as absent
 	}
@@ -363,7 +369,7 @@ func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
 		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
-		Mode: cfg.QVSMode, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
+		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
 }
 
 // bayesoptRun is one planned run with its settings.

@@ -2,8 +2,10 @@ package bayesopt
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
-	"slices"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -50,40 +52,89 @@ func (s Settings) authors() bool { return s.Method == MethodQVS && s.Mode == Mod
 func AuthorsFloorVS(size int, tau float64) float64 { return TauFloorVS(size, tau, 1) }
 
 // authorsGreedy is the centre choice of the authors' code
-// (sequential_greedy_maximize_qvs): k sequential picks, each maximising
-// mean(quality) × VS_q of the set so far plus the pick, among points whose
-// VS_q reaches floor(set size). When no point reaches it, a point drawn
-// uniformly (rng) among those not yet picked joins the set as an invalid
-// pick: it counts in later picks' mean quality and VS, but its region gets
-// a random centre. It returns the picks in order and whether each was valid.
-// k must not exceed the kernel's size.
-func authorsGreedy(kern vendi.Kernel, quality []float64, q float64, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
+// (sequential_greedy_maximize_qvs) over n points with similarity sim: k
+// sequential picks, each maximising mean(quality) × VS_q of the set so far
+// plus the pick, among points whose VS_q reaches floor(set size). When no
+// point reaches it, a point drawn uniformly (rng) among those not yet picked
+// joins the set as an invalid pick: it counts in later picks' mean quality
+// and VS, but its region gets a random centre. It returns the picks in order
+// and whether each was valid. k must not exceed n. Ties: the lowest index
+// within vendi.TieTol of the best.
+//
+// Branch and bound keeps the number of similarities (task distances) small:
+// since 1 <= VS_q <= s for a set of s points, a candidate whose set has
+// quality sum T scores at most T if T >= 0 and T/s otherwise, a bound that
+// grows with the candidate's quality; candidates are scored in decreasing
+// quality and the search stops once the bound falls below the best score.
+// Each candidate's VS_q is a full eigendecomposition of its s x s kernel
+// (s <= k, the number of regions).
+func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q float64, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
+	order := descending(quality)
 	var picks []int
 	var valid []bool
-	for len(picks) < k {
-		res, err := vendi.Greedy(vendi.GreedyProblem{
-			Kernel: kern, Quality: quality, SignedQuality: true, Prefix: picks,
-			K: k - len(picks), Q: q, MinVS: floor, Workers: 1,
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, p := range res.Picks {
-			picks = append(picks, p)
-			valid = append(valid, true)
-		}
-		if len(picks) == k {
-			break
-		}
-		// Every remaining point fails the floor.
-		var rest []int
-		for i := 0; i < kern.Len(); i++ {
-			if !slices.Contains(picks, i) {
-				rest = append(rest, i)
+	inSet := make([]bool, n)
+	sum := 0.0
+	for ix := 0; ix < k; ix++ {
+		size := ix + 1
+		fl := floor(size)
+		K := mat.NewSymDense(size, nil)
+		for a := range picks {
+			K.SetSym(a, a, 1)
+			for b := a + 1; b < len(picks); b++ {
+				K.SetSym(a, b, sim(picks[a], picks[b]))
 			}
 		}
-		picks = append(picks, rest[rng.IntN(len(rest))])
-		valid = append(valid, false)
+		K.SetSym(ix, ix, 1)
+		best := math.Inf(-1)
+		var cands []int
+		var vals []float64
+		for _, c := range order {
+			if inSet[c] {
+				continue
+			}
+			tot := sum + quality[c]
+			bound := tot / float64(size)
+			if tot >= 0 {
+				bound = tot
+			}
+			if len(cands) > 0 && bound < best-vendi.TieTol*math.Abs(best) {
+				break
+			}
+			for a, p := range picks {
+				K.SetSym(a, ix, sim(p, c))
+			}
+			vs, err := vendi.Score(K, q)
+			if err != nil {
+				return nil, nil, err
+			}
+			if vs < fl*(1-1e-12) {
+				continue
+			}
+			v := tot / float64(size) * vs
+			cands, vals = append(cands, c), append(vals, v)
+			best = math.Max(best, v)
+		}
+		pick, ok := -1, len(cands) > 0
+		if ok {
+			thr := best - vendi.TieTol*math.Abs(best)
+			for a, c := range cands {
+				if vals[a] >= thr && (pick < 0 || c < pick) {
+					pick = c
+				}
+			}
+		} else {
+			// Every remaining point fails the floor.
+			var rest []int
+			for i := 0; i < n; i++ {
+				if !inSet[i] {
+					rest = append(rest, i)
+				}
+			}
+			pick = rest[rng.IntN(len(rest))]
+		}
+		picks, valid = append(picks, pick), append(valid, ok)
+		inSet[pick] = true
+		sum += quality[pick]
 	}
 	return picks, valid, nil
 }
@@ -101,8 +152,8 @@ func (r *runner) authorsCentres(it int, live bool) []centre {
 		v[i] = e.Value
 	}
 	tau := r.s.Tau
-	picks, valid, err := authorsGreedy(
-		vendi.FuncKernel(n, func(i, j int) float64 { return similarity(r.distance(i, j)) }),
+	picks, valid, err := authorsGreedy(n,
+		func(i, j int) float64 { return similarity(r.distance(i, j)) },
 		v, r.s.Q, min(r.s.Regions, n),
 		func(size int) float64 { return AuthorsFloorVS(size, tau) },
 		campaign.RNG(r.id.Seed, r.id.Key, it, "authors"))

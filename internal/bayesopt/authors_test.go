@@ -104,9 +104,9 @@ func directAuthorsGreedy(t *testing.T, sim [][]float64, score []float64, q, tau 
 	return picks, valid
 }
 
-// TestAuthorsGreedyMatchesDirect: authorsGreedy (vendi.Greedy with signed
-// quality, restarted after each invalid pick) makes the same picks, valid
-// flags included, as the direct step-by-step transcription, on random
+// TestAuthorsGreedyMatchesDirect: authorsGreedy (branch and bound) makes
+// the same picks, valid flags included, as the direct step-by-step
+// transcription that scores every candidate, on random
 // 2-d point sets with mostly negative raw scores, for q below, at and above
 // 1 and thresholds from permissive to rejecting.
 func TestAuthorsGreedyMatchesDirect(t *testing.T) {
@@ -128,12 +128,11 @@ func TestAuthorsGreedyMatchesDirect(t *testing.T) {
 				sim[i][j] = similarity(d)
 			}
 		}
-		kern := vendi.FuncKernel(n, func(i, j int) float64 { return sim[i][j] })
 		for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
 			for _, tau := range []float64{0.1, 0.5, 0.9} {
 				k := 4
 				seed := uint64(trial*100) + uint64(tau*10)
-				got, gotValid, err := authorsGreedy(kern, score, q, k, func(s int) float64 { return AuthorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
+				got, gotValid, err := authorsGreedy(n, func(i, j int) float64 { return sim[i][j] }, score, q, k, func(s int) float64 { return AuthorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -264,23 +263,31 @@ func TestAuthorsRandomCentreEvaluated(t *testing.T) {
 }
 
 // TestAuthorsModeRun: a whole authors'-mode run spends exactly its budget,
-// is deterministic and resumes exactly from its records.
+// is deterministic and resumes exactly from its records, with either
+// Thompson sampler; the two samplers give different runs.
 func TestAuthorsModeRun(t *testing.T) {
-	s := smallSettings(MethodQVS)
-	s.Mode, s.Tau, s.Q = ModeAuthors, 1.2, 2
-	s.FailureTolerance, s.FailurePerPoint = 4, true
-	id := RunID{Seed: 4, Key: "auth"}
-	full, recs := runAll(t, &bumps{d: 2}, s, id, nil)
-	if len(full.Evaluations) != s.Budget {
-		t.Fatalf("%d evaluations, budget %d", len(full.Evaluations), s.Budget)
+	var runs []*Result
+	for _, sampler := range []string{SamplerExact, SamplerPathwise} {
+		s := smallSettings(MethodQVS)
+		s.Mode, s.Tau, s.Q, s.Sampler = ModeAuthors, 1.2, 2, sampler
+		s.FailureTolerance, s.FailurePerPoint = 4, true
+		id := RunID{Seed: 4, Key: "auth"}
+		full, recs := runAll(t, &bumps{d: 2}, s, id, nil)
+		if len(full.Evaluations) != s.Budget {
+			t.Fatalf("%s: %d evaluations, budget %d", sampler, len(full.Evaluations), s.Budget)
+		}
+		var prior []Evaluation
+		for _, r := range recs[:3] {
+			prior = append(prior, r...)
+		}
+		resumed, _ := runAll(t, &bumps{d: 2}, s, id, prior)
+		if !sameRun(full, resumed) {
+			t.Errorf("%s: resumed run differs from the uninterrupted one", sampler)
+		}
+		runs = append(runs, full)
 	}
-	var prior []Evaluation
-	for _, r := range recs[:3] {
-		prior = append(prior, r...)
-	}
-	resumed, _ := runAll(t, &bumps{d: 2}, s, id, prior)
-	if !sameRun(full, resumed) {
-		t.Error("resumed run differs from the uninterrupted one")
+	if sameRun(runs[0], runs[1]) {
+		t.Error("exact and pathwise samplers gave the same run: the sampler setting is not used")
 	}
 }
 
@@ -292,6 +299,7 @@ func TestAuthorsSettingsValidate(t *testing.T) {
 		"floor too":      func(s *Settings) { s.TauFloor = true },
 		"no tau":         func(s *Settings) { s.Tau = 0 },
 		"neg. tolerance": func(s *Settings) { s.FailureTolerance = -1 },
+		"bad sampler":    func(s *Settings) { s.Sampler = "rff" },
 	} {
 		s := authorsSettings(0.5)
 		s.Budget = 10

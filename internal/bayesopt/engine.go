@@ -58,6 +58,9 @@ type Settings struct {
 	// Candidates is the number of Thompson-sampling candidates per region
 	// (default 1000).
 	Candidates int
+	// Sampler draws the Thompson samples: SamplerExact ("" means exact) or
+	// SamplerPathwise (random features, for thousands of candidates).
+	Sampler string
 	// MaxTrain caps each region's GP training set: the MaxTrain evaluated
 	// points nearest the region's centre in the unit cube (default 300).
 	MaxTrain int
@@ -118,6 +121,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("qvs_floor: qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
 	case s.authors() && !(s.Tau > 0):
 		return fmt.Errorf("qvs_mode %s: needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
+		return fmt.Errorf("sampler %q: expected %s or %s", s.Sampler, SamplerExact, SamplerPathwise)
 	case s.FailureTolerance < 0:
 		return fmt.Errorf("failure_tolerance = %d: must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))", s.FailureTolerance)
 	case s.Method == MethodQVS:
@@ -692,7 +697,12 @@ func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
 			cand.SetRow(i, r.toUnit(r.unitToX(cand.RawRowView(i))))
 		}
 	}
-	samples, err := gp.JointSamples(cand, k, rng)
+	var samples [][]float64
+	if r.s.Sampler == SamplerPathwise {
+		samples, err = gp.PathwiseSamples(cand, k, PathwiseFeatures, rng)
+	} else {
+		samples, err = gp.JointSamples(cand, k, rng)
+	}
 	if err != nil {
 		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
 	}

@@ -37,11 +37,6 @@ type GreedyProblem struct {
 	// 1e-12, so a set exactly at the floor passes). When no candidate
 	// qualifies, Greedy stops early without error: len(Picks) < K.
 	MinVS func(size int) float64
-	// SignedQuality admits negative qualities (they must still be finite).
-	// The qVS is then no longer an effective number of high-quality items;
-	// the option exists for the authors' qVS-BayesOpt code, which scores
-	// raw objective values (bayesopt.ModeAuthors).
-	SignedQuality bool
 }
 
 // GreedyResult holds the picks in order and Scores[i] = qVS(Prefix ∪ Picks[:i+1]).
@@ -149,14 +144,7 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	if len(p.Quality) != n {
 		return nil, fmt.Errorf("vendi: %d qualities for %d items", len(p.Quality), n)
 	}
-	quality := p.Quality
-	if p.SignedQuality {
-		quality = make([]float64, n)
-		for i, v := range p.Quality {
-			quality[i] = math.Abs(v) // finiteness is all that is checked
-		}
-	}
-	if err := CheckQuality(quality); err != nil {
+	if err := CheckQuality(p.Quality); err != nil {
 		return nil, err
 	}
 	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n), cache: make([]cachedRoots, n)}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -100,6 +101,8 @@ func constant(n int, v float64) []float64 {
 // samples over min(5000, max(2000, 200 d)) candidates, with the exact and
 // the pathwise sampler. Rover-sized: d = 60, M = 3 (its task distance is
 // a trajectory distance; here Euclidean); lunar-sized: d = 12, M = 20.
+// The exact sampler takes 30-100 s per iteration on the 2-core box, so its
+// variants run only with QVS_BENCH_EXACT=1 (docs/performance.md).
 func BenchmarkAuthorsIteration(b *testing.B) {
 	for _, c := range []struct {
 		name        string
@@ -112,6 +115,9 @@ func BenchmarkAuthorsIteration(b *testing.B) {
 	} {
 		for _, sampler := range c.samplers {
 			b.Run(c.name+"/"+sampler, func(b *testing.B) {
+				if sampler == SamplerExact && os.Getenv("QVS_BENCH_EXACT") == "" {
+					b.Skip("exact sampler at ROBOT's sizes: set QVS_BENCH_EXACT=1")
+				}
 				s := Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 1024, Batch: 32 * c.M,
 					Regions: c.M, Tau: c.tau, Candidates: c.cands, Sampler: sampler,
 					FailureTolerance: 32, FailurePerPoint: true}

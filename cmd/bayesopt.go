@@ -156,7 +156,9 @@ points pairwise tau apart; a region without a valid centre gets a random one
 at distance >= tau, which is evaluated), and qVS picks only the centres: each
 region proposes its share of the batch as plain Thompson points. Keys
 failure_tolerance and failure_per_point set ROBOT's trust-region failure rule
-(configs/rover-authors.yaml, configs/lunar-authors.yaml: 32, true).
+(configs/rover-authors.yaml, configs/lunar-authors.yaml: 32, true), and key
+sampler: pathwise draws the Thompson samples by pathwise conditioning on
+random Fourier features instead of exactly (for thousands of candidates).
 
 Every random draw derives from --seed, the run key and the iteration, so a
 rerun of the same command into the same directory skips finished runs and

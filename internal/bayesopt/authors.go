@@ -33,7 +33,8 @@ const (
 	//     not yet in it; they may redraw one already in it) and that region
 	//     gets a uniformly random centre at task distance >= Tau from the
 	//     centres before it, which is evaluated (randomly_sample_feasible_center):
-	//     Ask returns it first among the region's points, in the region's share;
+	//     Ask returns such centres at the head of the batch, each taking one of
+	//     its region's points, and Tell recentres the region on its value;
 	//   - batches: qVS chooses only the centres; each region proposes its
 	//     share of the batch as plain TuRBO Thompson points (no qVS batch step,
 	//     no diversity filter).

@@ -314,3 +314,58 @@ func TestAuthorsSettingsValidate(t *testing.T) {
 		t.Errorf("valid authors' settings: %v", err)
 	}
 }
+
+// TestAuthorsBatchIsPlainThompson: in the authors' mode qVS picks only the
+// centres; each region's share of the batch is its plain Thompson picks
+// (the argmax of each of its joint samples, without replacement), rebuilt
+// here from the region's model, where the paper mode's batch is a qVS
+// greedy over one sample per region.
+func TestAuthorsBatchIsPlainThompson(t *testing.T) {
+	s := smallSettings(MethodQVS)
+	s.Mode, s.Tau = ModeAuthors, 0.3
+	e := engineAfterInit(t, &bumps{d: 2}, s, RunID{Seed: 6, Key: "plain"})
+	batch, err := e.Ask(context.Background(), s.Batch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := e.centres()
+	counts := splitBatch(s.Batch, s.Regions)
+	var want [][]float64
+	for m, c := range cs {
+		if c.index < 0 {
+			t.Skip("a random centre: pick a seed whose centres are all valid")
+		}
+		mod, err := e.r.model(e.Iteration(), m, c, counts[m])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range ThompsonPicks(mod.samples, nil) {
+			want = append(want, e.r.unitToX(mod.cand.RawRowView(i)))
+		}
+	}
+	if len(batch) != len(want) {
+		t.Fatalf("batch of %d, plain Thompson picks %d", len(batch), len(want))
+	}
+	for i := range batch {
+		if !slices.Equal(batch[i].X, want[i]) {
+			t.Fatalf("point %d: %v, plain Thompson pick %v", i, batch[i].X, want[i])
+		}
+	}
+}
+
+// engineAfterInit returns an engine told its evaluated initial design.
+func engineAfterInit(tb testing.TB, obj Objective, s Settings, id RunID) *Engine {
+	tb.Helper()
+	e, err := NewEngine(obj, s, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	init := e.InitialDesign()
+	for i := range init {
+		init[i].Value = obj.Evaluate(init[i].X)
+	}
+	if err := e.Tell(init); err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}

@@ -121,19 +121,8 @@ func BenchmarkAuthorsIteration(b *testing.B) {
 				s := Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 1024, Batch: 32 * c.M,
 					Regions: c.M, Tau: c.tau, Candidates: c.cands, Sampler: sampler,
 					FailureTolerance: 32, FailurePerPoint: true}
-				obj := &bumps{d: c.d}
 				for it := 0; it < b.N; it++ {
-					e, err := NewEngine(obj, s, RunID{Seed: 1, Key: "bench"})
-					if err != nil {
-						b.Fatal(err)
-					}
-					init := e.InitialDesign()
-					for i := range init {
-						init[i].Value = obj.Evaluate(init[i].X)
-					}
-					if err := e.Tell(init); err != nil {
-						b.Fatal(err)
-					}
+					e := engineAfterInit(b, &bumps{d: c.d}, s, RunID{Seed: 1, Key: "bench"})
 					if _, err := e.Ask(context.Background(), s.Batch, nil); err != nil {
 						b.Fatal(err)
 					}

@@ -51,6 +51,16 @@ type bayesoptConfig struct {
 	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
 	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
 	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
+	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
+	// earlier campaigns still match) or authors (bayesopt.ModeAuthors).
+	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
+	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
+	// trust-region failure rule of every method (ROBOT's code: 32, true).
+	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
+	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
+	// Sampler draws the Thompson samples: exact (recorded as absent) or
+	// pathwise (bayesopt.SamplerPathwise).
+	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
 	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
 	// on an external objective (task: space; see runBayesopt).
 	Space            string `mapstructure:"space" yaml:"space,omitempty"`
@@ -105,6 +115,7 @@ type bayesoptFlags struct {
 	maxTrain                                          int
 	tau                                               float64
 	qvsFloor                                          bool
+	qvsMode                                           string
 	space, objectiveCmd, objectiveTimeout             string
 	minimize                                          bool
 }
@@ -138,7 +149,16 @@ regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
 solutions are the method's centres on all evaluations (random: greedy qVS_1).
 --qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
 paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
-apart is rejected (runs keyed qvs-qQ-floor-rNN).
+apart is rejected (runs keyed qvs-qQ-floor-rNN). --qvs-mode authors (key
+qvs_mode; default paper) runs qvs as the authors' code does: quality = raw
+objective values, a floor always on (VS_q of the centres >= VS_1 of as many
+points pairwise tau apart; a region without a valid centre gets a random one
+at distance >= tau, which is evaluated), and qVS picks only the centres: each
+region proposes its share of the batch as plain Thompson points. Keys
+failure_tolerance and failure_per_point set ROBOT's trust-region failure rule
+(configs/rover-authors.yaml, configs/lunar-authors.yaml: 32, true), and key
+sampler: pathwise draws the Thompson samples by pathwise conditioning on
+random Fourier features instead of exactly (for thousands of candidates).
 
 Every random draw derives from --seed, the run key and the iteration, so a
 rerun of the same command into the same directory skips finished runs and
@@ -175,6 +195,7 @@ coordinates x0..: the values themselves, natural logs for scale: log.`,
 	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
 	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold")
 	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
+	fs.StringVar(&f.qvsMode, "qvs-mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)")
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
 	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
@@ -260,6 +281,15 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if ch("qvs-floor") {
 		cfg.QVSFloor = f.qvsFloor
 	}
+	if ch("qvs-mode") {
+		cfg.QVSMode = f.qvsMode
+	}
+	if cfg.Sampler == bayesopt.SamplerExact {
+		cfg.Sampler = "" // the default, recorded as absent
+	}
+	if cfg.QVSMode == bayesopt.ModePaper {
+		cfg.QVSMode = "" // the default, recorded as absent
+	}
 	if ch("out") {
 		cfg.Out = f.out
 	}
@@ -340,7 +370,8 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
-		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS}
+		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
+		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
 }
 
 // bayesoptRun is one planned run with its settings.
@@ -359,8 +390,11 @@ func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
 				for k, q := range qs {
 					key := bayesopt.RunKey(m, cfg.Q[k], cfg.QVSFloor, r)
 					params := ""
-					if cfg.QVSFloor {
+					switch {
+					case cfg.QVSFloor:
 						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
+					case cfg.QVSMode == bayesopt.ModeAuthors:
+						params = "authors tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
 					}
 					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
 				}

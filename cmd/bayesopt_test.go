@@ -137,17 +137,56 @@ func TestBayesoptQVSFloor(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
-	var got []string
-	for _, r := range sum[1:] {
-		got = append(got, r[0]+"|"+r[3])
-	}
-	if want := []string{"turbo-r00|", "qvs-q1-floor-r00|floor tau=0.4"}; !reflect.DeepEqual(got, want) || sum[0][0] != "key" || sum[0][3] != "params" {
-		t.Errorf("runs (key|params) %v, want %v (header %v)", got, want, sum[0])
+	if got, want := runParams(t, dir), []string{"turbo-r00|", "qvs-q1-floor-r00|floor tau=0.4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("runs (key|params) %v, want %v", got, want)
 	}
 	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	if err != nil || !strings.Contains(string(cfg), "qvs_floor: true") {
 		t.Errorf("config.yaml does not record qvs_floor: %s (%v)", cfg, err)
+	}
+}
+
+// runParams returns "key|params" of every run in DIR/summary.csv.
+func runParams(t *testing.T, dir string) []string {
+	t.Helper()
+	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
+	if sum[0][0] != "key" || sum[0][3] != "params" {
+		t.Fatalf("summary header %v: want key and params in columns 1 and 4", sum[0])
+	}
+	var out []string
+	for _, r := range sum[1:] {
+		out = append(out, r[0]+"|"+r[3])
+	}
+	return out
+}
+
+// TestBayesoptQVSMode: --qvs-mode authors is recorded in config.yaml and
+// in the qvs runs' params; --qvs-mode paper (the default) is recorded as
+// absent, so the config of a campaign run before the key existed still
+// matches; a campaign folder refuses a rerun in the other mode.
+func TestBayesoptQVSMode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bo")
+	args := append(smallBO, "--methods", "turbo,qvs", "--tau", "0.4", "--out", dir)
+	code, _, errs := runQVS(t, append(args, "--qvs-mode", "authors")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got, want := runParams(t, dir), []string{"turbo-r00|", "qvs-q1-r00|authors tau=0.4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("runs (key|params) %v, want %v", got, want)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil || !strings.Contains(string(cfg), "qvs_mode: authors") {
+		t.Errorf("config.yaml does not record qvs_mode: %s (%v)", cfg, err)
+	}
+	if code, _, errs := runQVS(t, append(args, "--qvs-mode", "paper")...); code == ExitOK || !strings.Contains(errs, "qvs_mode") {
+		t.Errorf("rerun in paper mode into an authors' folder: exit %d, stderr %q; want a refusal naming qvs_mode", code, errs)
+	}
+	paper := filepath.Join(t.TempDir(), "paper")
+	if code, _, errs := runQVS(t, append(smallBO, "--methods", "turbo", "--qvs-mode", "paper", "--out", paper)...); code != ExitOK {
+		t.Fatalf("paper mode: exit %d: %s", code, errs)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(paper, "config.yaml")); strings.Contains(string(cfg), "qvs_mode") {
+		t.Errorf("paper mode should be recorded as absent:\n%s", cfg)
 	}
 }
 
@@ -175,6 +214,8 @@ func TestBayesoptUsageErrors(t *testing.T) {
 		{[]string{"bayesopt", "--task", "synthetic", "--regions", "30"}, ExitUsage, "init"},
 		{[]string{"bayesopt", "--task", "synthetic", "--shard", "3/2"}, ExitUsage, "shard"},
 		{[]string{"bayesopt", "--task", "synthetic", "--qvs-floor", "--tau", "0"}, ExitUsage, "qvs_floor: needs tau > 0"},
+		{[]string{"bayesopt", "--task", "synthetic", "--qvs-mode", "author"}, ExitUsage, `qvs_mode "author": expected paper or authors`},
+		{[]string{"bayesopt", "--task", "synthetic", "--qvs-mode", "authors", "--qvs-floor"}, ExitUsage, "has its own floor"},
 		{[]string{"bayesopt", "--task", "rover", "--config", cfg}, ExitUsage, "task: synthetic"},
 		{[]string{"bayesopt", "--config", bad}, ExitUsage, `bad.yaml:2: unknown key "budgte" (did you mean "budget"?)`},
 		{[]string{"bayesopt", "--config", filepath.Join(dir, "missing.yaml")}, ExitUsage, "missing.yaml"},

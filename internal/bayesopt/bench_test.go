@@ -1,9 +1,11 @@
 package bayesopt
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -91,4 +93,41 @@ func constant(n int, v float64) []float64 {
 		out[i] = v
 	}
 	return out
+}
+
+// BenchmarkAuthorsIteration is one authors'-mode qVS-BayesOpt iteration at
+// ROBOT's sizes, objective excluded: centres from 1,024 evaluations, then M
+// regions each fitting a GP (300 nearest points) and drawing 32 Thompson
+// samples over min(5000, max(2000, 200 d)) candidates, with the exact and
+// the pathwise sampler. Rover-sized: d = 60, M = 3 (its task distance is
+// a trajectory distance; here Euclidean); lunar-sized: d = 12, M = 20.
+// The exact sampler takes 30-100 s per iteration on the 2-core box, so its
+// variants run only with QVS_BENCH_EXACT=1 (docs/performance.md).
+func BenchmarkAuthorsIteration(b *testing.B) {
+	for _, c := range []struct {
+		name        string
+		d, M, cands int
+		samplers    []string
+		tau         float64
+	}{
+		{"rover", 60, 3, 5000, []string{SamplerPathwise, SamplerExact}, 0.15},
+		{"lunar", 12, 20, 2400, []string{SamplerPathwise, SamplerExact}, 0.6},
+	} {
+		for _, sampler := range c.samplers {
+			b.Run(c.name+"/"+sampler, func(b *testing.B) {
+				if sampler == SamplerExact && os.Getenv("QVS_BENCH_EXACT") == "" {
+					b.Skip("exact sampler at ROBOT's sizes: set QVS_BENCH_EXACT=1")
+				}
+				s := Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 1024, Batch: 32 * c.M,
+					Regions: c.M, Tau: c.tau, Candidates: c.cands, Sampler: sampler,
+					FailureTolerance: 32, FailurePerPoint: true}
+				for it := 0; it < b.N; it++ {
+					e := engineAfterInit(b, &bumps{d: c.d}, s, RunID{Seed: 1, Key: "bench"})
+					if _, err := e.Ask(context.Background(), s.Batch, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -25,8 +25,12 @@
 // coordinate perturbed from the centre with probability min(20/d, 1), at
 // least one per candidate (TrustRegionCandidates). GP.JointSamples draws
 // exact joint posterior samples over all candidates (Cholesky of the
-// posterior covariance); a region taking k points draws k samples and takes
-// the argmax of each, without replacement (ThompsonPicks).
+// posterior covariance, O(m³) in m candidates); with Settings.Sampler =
+// SamplerPathwise, GP.PathwiseSamples draws them by pathwise conditioning
+// (Wilson et al. 2020) on a 1,024-feature random-Fourier prior, O(m) in m,
+// which makes ROBOT's 5,000 candidates per region affordable. A region
+// taking k points draws k samples and takes the argmax of each, without
+// replacement (ThompsonPicks).
 //
 // # Trust regions
 //
@@ -35,7 +39,9 @@
 // beats the region's best by a relative 1e-3; 10 successes in a row double
 // L (TuRBO uses 3; the notes, following ROBOT's code, use 10); ceil(max(4/b,
 // d/b)) failures in a row halve it, with b = batch / M the region's average
-// share of a batch; below Lmin the region restarts at L0. Centres are chosen
+// share of a batch (Settings.FailureTolerance replaces this count, and with
+// Settings.FailurePerPoint a failed batch adds its size to the counter, as
+// ROBOT's code does); below Lmin the region restarts at L0. Centres are chosen
 // afresh every iteration by the method, and each region's Best is reset to
 // its centre's value before its batch is judged (as in ROBOT).
 //
@@ -65,7 +71,15 @@
 //     (off by default, as in the paper) adds the authors' code's rule: a
 //     centre whose VS_q falls below that of as many points pairwise Tau
 //     apart (TauFloorVS) is rejected; regions left without one get a random
-//     centre at distance >= Tau, as ROBOT's do.
+//     centre at distance >= Tau, as ROBOT's do;
+//   - qvs with Settings.Mode = ModeAuthors: the authors' code instead (see
+//     ModeAuthors): quality = raw objective values, a floor always on and
+//     computed at q = 1 (VS_q of the centres >= VS_1 of as many points
+//     pairwise Tau apart), an evaluated random centre for a region without
+//     a valid one, and qVS picks only the centres: each region proposes its
+//     share of the batch as plain Thompson points. Its centre greedy is a
+//     branch and bound (authorsGreedy) that needs the task distances of few
+//     low-value points.
 //
 // The final M solutions are the method's centres computed on all
 // evaluations (for random, the greedy qVS_1 set). Result reports the best
@@ -96,9 +110,11 @@
 //
 // Deviations from the authors' GPU code, chosen for a CPU: an exact local GP
 // per region instead of a deep-kernel sparse GP shared by all regions; a
-// total batch split over regions rather than a full batch per region; the
-// qVS centre selection drops the original's extra rejection of picks whose
-// VS falls below that of points exactly tau apart.
+// total batch split over regions (configs/*-authors.yaml give each region
+// ROBOT's 32 points). In the paper mode the qVS centre selection drops the
+// original's rejection of picks whose VS falls below that of points tau
+// apart (Settings.TauFloor restores it at the run's q; ModeAuthors at q = 1,
+// as the original).
 //
 //	res, err := bayesopt.Optimize(ctx, obj, bayesopt.Settings{
 //		Method: bayesopt.MethodQVS, Q: 1, Budget: 1000, Init: 50, Batch: 30, Regions: 3,

@@ -46,9 +46,21 @@ type Settings struct {
 	// floor at q = 1 whatever the run's q; we use the run's q, so the floor
 	// and the score it bounds are the same function.
 	TauFloor bool
+	// Mode is the qvs algorithm: ModePaper ("" means paper) or ModeAuthors,
+	// the authors' code (see ModeAuthors). Other methods ignore it.
+	Mode string
+	// FailureTolerance, if > 0, replaces TuRBO's ceil(max(4/b, d/b)) as the
+	// failure count that halves a trust region (ROBOT's code: 32).
+	FailureTolerance int
+	// FailurePerPoint: a failed batch adds its number of points to the
+	// failure counter (TrustRegionRules.FailurePerPoint).
+	FailurePerPoint bool
 	// Candidates is the number of Thompson-sampling candidates per region
 	// (default 1000).
 	Candidates int
+	// Sampler draws the Thompson samples: SamplerExact ("" means exact) or
+	// SamplerPathwise (random features, for thousands of candidates).
+	Sampler string
 	// MaxTrain caps each region's GP training set: the MaxTrain evaluated
 	// points nearest the region's centre in the unit cube (default 300).
 	MaxTrain int
@@ -103,6 +115,16 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("qvs_floor: applies to method qvs only, not %s", s.Method)
 	case s.TauFloor && !(s.Tau > 0):
 		return fmt.Errorf("qvs_floor: needs tau > 0, got %v", s.Tau)
+	case s.Mode != "" && s.Mode != ModePaper && s.Mode != ModeAuthors:
+		return fmt.Errorf("qvs_mode %q: expected %s or %s", s.Mode, ModePaper, ModeAuthors)
+	case s.authors() && s.TauFloor:
+		return fmt.Errorf("qvs_floor: qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
+	case s.authors() && !(s.Tau > 0):
+		return fmt.Errorf("qvs_mode %s: needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
+		return fmt.Errorf("sampler %q: expected %s or %s", s.Sampler, SamplerExact, SamplerPathwise)
+	case s.FailureTolerance < 0:
+		return fmt.Errorf("failure_tolerance = %d: must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))", s.FailureTolerance)
 	case s.Method == MethodQVS:
 		if err := vendi.CheckOrder(s.Q); err != nil {
 			return fmt.Errorf("q: %w", err)
@@ -286,9 +308,14 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", dom.Name(), d, MaxSobolDim)
 	}
 	per := float64(s.Batch) / float64(s.Regions)
+	rules := DefaultTrustRegionRules(d, per)
+	if s.FailureTolerance > 0 {
+		rules.FailureTolerance = s.FailureTolerance
+	}
+	rules.FailurePerPoint = s.FailurePerPoint
 	trs := make([]TrustRegion, s.Regions)
 	for m := range trs {
-		trs[m] = NewTrustRegion(DefaultTrustRegionRules(d, per))
+		trs[m] = NewTrustRegion(rules)
 	}
 	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}
 	r.snap, _ = dom.(Snapper)
@@ -467,6 +494,9 @@ func (r *runner) centres(it int, live bool) []centre {
 			}
 		}
 	case MethodQVS:
+		if r.s.authors() {
+			return r.authorsCentres(it, live)
+		}
 		idx = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
 	case MethodRandom:
 		idx = r.qvsGreedy(1, M, false)
@@ -496,7 +526,11 @@ func (r *runner) feasible(i int, chosen []int) bool {
 // kept if none is feasible). ROBOT's code evaluates such a point; we use it
 // as a centre without spending budget on it.
 func (r *runner) randomCentres(it int, have []centre, k int) []centre {
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it, "centres")
+	return r.randomCentresFrom(campaign.RNG(r.id.Seed, r.id.Key, it, "centres"), have, k)
+}
+
+// randomCentresFrom is randomCentres drawing from rng.
+func (r *runner) randomCentresFrom(rng *rand.Rand, have []centre, k int) []centre {
 	var xs [][]float64
 	for _, c := range have {
 		x := make([]float64, r.d)
@@ -589,7 +623,21 @@ func (r *runner) updateRegions(cs []centre, evs []Evaluation) {
 	}
 	for m := range r.trs {
 		if m < len(cs) {
-			r.trs[m].Recenter(cs[m].value)
+			value := cs[m].value
+			if r.s.authors() && cs[m].index < 0 {
+				// The authors' random centre was evaluated among the
+				// region's points (Ask puts it first): its value is the
+				// region's reference, and it counts in the region's
+				// evaluations (it cannot be a success against itself).
+				x := r.unitToX(cs[m].u)
+				for _, e := range evs {
+					if e.Region == m && slices.Equal(e.X, x) {
+						value = e.Value
+						break
+					}
+				}
+			}
+			r.trs[m].Recenter(value)
 		}
 		r.trs[m].Update(vals[m])
 	}
@@ -649,7 +697,12 @@ func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
 			cand.SetRow(i, r.toUnit(r.unitToX(cand.RawRowView(i))))
 		}
 	}
-	samples, err := gp.JointSamples(cand, k, rng)
+	var samples [][]float64
+	if r.s.Sampler == SamplerPathwise {
+		samples, err = gp.PathwiseSamples(cand, k, PathwiseFeatures, rng)
+	} else {
+		samples, err = gp.JointSamples(cand, k, rng)
+	}
 	if err != nil {
 		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
 	}
@@ -687,9 +740,24 @@ func splitBatch(b, M int) []int {
 func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pending [][]float64, taken pointSet) ([][]float64, []int, error) {
 	M := r.s.Regions
 	counts := splitBatch(b, M)
-	if r.s.Method == MethodQVS {
+	qvsBatch := r.s.Method == MethodQVS && !r.s.authors()
+	if qvsBatch {
 		for m := range counts {
 			counts[m] = 1
+		}
+	}
+	var props [][]float64
+	var regions []int
+	if r.s.authors() {
+		// A random centre is evaluated, in its region's share.
+		for m := range counts {
+			if m < len(cs) && cs[m].index < 0 && counts[m] > 0 {
+				u := append([]float64(nil), cs[m].u...)
+				taken.add(r.unitToX(u))
+				props = append(props, u)
+				regions = append(regions, m)
+				counts[m]--
+			}
 		}
 	}
 	models := make([]regionModel, M)
@@ -704,11 +772,9 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.s.Method == MethodQVS {
+	if qvsBatch {
 		return r.proposeQVS(models, b, pending, taken)
 	}
-	var props [][]float64
-	var regions []int
 	earlier := append([][]float64(nil), pending...) // task coordinates of this iteration's picks
 	for m := 0; m < M; m++ {
 		if counts[m] == 0 {

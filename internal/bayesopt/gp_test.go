@@ -270,29 +270,7 @@ func TestJointSamplesMatchPosterior(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < m; i++ {
-		mu := 0.0
-		for _, row := range s {
-			mu += row[i]
-		}
-		mu /= k
-		// 6 standard errors of the mean.
-		if se := math.Sqrt(cov.At(i, i) / k); math.Abs(mu-mean[i]) > 6*se+1e-12 {
-			t.Errorf("sample mean %d: %v want %v (se %v)", i, mu, mean[i], se)
-		}
-		for j := i; j < m; j++ {
-			c := 0.0
-			for _, row := range s {
-				c += (row[i] - mean[i]) * (row[j] - mean[j])
-			}
-			c /= k
-			// SE of a sample covariance: sqrt((S_ii S_jj + S_ij^2)/k).
-			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + cov.At(i, j)*cov.At(i, j)) / k)
-			if math.Abs(c-cov.At(i, j)) > 6*se+1e-12 {
-				t.Errorf("sample cov (%d,%d): %v want %v (se %v)", i, j, c, cov.At(i, j), se)
-			}
-		}
-	}
+	checkMoments(t, s, mean, cov, 6)
 	// Sample s does not depend on how many are drawn.
 	s3, _ := g.JointSamples(xs, 3, rand.New(rand.NewPCG(2, 2)))
 	s5, _ := g.JointSamples(xs, 5, rand.New(rand.NewPCG(2, 2)))
@@ -300,6 +278,105 @@ func TestJointSamplesMatchPosterior(t *testing.T) {
 		for j := 0; j < 3; j++ {
 			if s3[j][i] != s5[j][i] {
 				t.Fatalf("sample %d changes with the number of samples drawn", j)
+			}
+		}
+	}
+}
+
+// TestPathwiseSamplesMatchPosterior: pathwise samples, each with its own
+// random features, have the exact posterior mean and covariance
+// (PosteriorCovariance) within Monte Carlo error, at points inside the data,
+// between them and far away (where the posterior is the prior, so the
+// random-feature prior itself is checked). Sample s does not depend on k.
+func TestPathwiseSamplesMatchPosterior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, y := randomProblem(rng, 15, 2)
+	g, err := NewGP(x, y, GPHyper{Lengthscales: []float64{0.3, 0.5}, SignalVariance: 1.3, NoiseVariance: 0.01, Mean: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, k = 6, 6000
+	xs := mat.NewDense(m, 2, []float64{0.1, 0.5, 0.4, 0.5, 0.7, 0.2, 0.95, 0.95, 3, 3, 3.2, 3})
+	mean, cov := g.PosteriorCovariance(xs)
+	srng := rand.New(rand.NewPCG(2, 2))
+	s := make([][]float64, k)
+	for a := range s {
+		one, err := g.PathwiseSamples(xs, 1, 128, srng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s[a] = one[0]
+	}
+	// 8 standard errors for the covariances, since 128 random features are
+	// a little heavier-tailed than a Gaussian.
+	checkMoments(t, s, mean, cov, 8)
+	s3, _ := g.PathwiseSamples(xs, 3, 64, rand.New(rand.NewPCG(4, 4)))
+	s5, _ := g.PathwiseSamples(xs, 5, 64, rand.New(rand.NewPCG(4, 4)))
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			if s3[j][i] != s5[j][i] {
+				t.Fatalf("sample %d changes with the number of samples drawn", j)
+			}
+		}
+	}
+	if _, err := g.PathwiseSamples(mat.NewDense(2, 3, nil), 1, 8, rng); err == nil {
+		t.Error("3-d points for a 2-d GP: want an error")
+	}
+}
+
+// TestMaternFrequencies: the mean of cos(ω · δ) over random frequencies is
+// the Matérn-5/2 correlation at |δ / lengthscales| (Bochner), within 5
+// standard errors (|cos| <= 1, so SE <= 1/sqrt(N)); a Matérn-3/2 or squared-
+// exponential spectrum would miss by 0.03-0.1 at these lags.
+func TestMaternFrequencies(t *testing.T) {
+	const N = 200000
+	ls := []float64{0.3, 0.5, 2}
+	omega, _ := maternFrequencies(rand.New(rand.NewPCG(9, 9)), ls, N)
+	for _, delta := range [][]float64{{0.2, 0, 0}, {0.1, 0.3, 1}, {0.6, 0.5, 0}, {0, 0, 0.5}} {
+		r := 0.0
+		for j, v := range delta {
+			r += (v / ls[j]) * (v / ls[j])
+		}
+		want := Matern52(math.Sqrt(r))
+		mean := 0.0
+		for l := 0; l < N; l++ {
+			dot := 0.0
+			for j, v := range delta {
+				dot += omega.At(j, l) * v
+			}
+			mean += math.Cos(dot) / N
+		}
+		if se := 1 / math.Sqrt(N); math.Abs(mean-want) > 5*se {
+			t.Errorf("delta %v: E cos(ω·δ) = %v, Matérn-5/2 %v", delta, mean, want)
+		}
+	}
+}
+
+// checkMoments compares the sample mean and covariance of samples
+// (samples[s][i]: sample s at point i) with mean and cov: means within 6
+// standard errors, covariances within covSE standard errors of a Gaussian
+// sample covariance, sqrt((S_ii S_jj + S_ij²)/k).
+func checkMoments(t *testing.T, samples [][]float64, mean []float64, cov *mat.SymDense, covSE float64) {
+	t.Helper()
+	k := float64(len(samples))
+	for i := range mean {
+		mu := 0.0
+		for _, row := range samples {
+			mu += row[i]
+		}
+		mu /= k
+		if se := math.Sqrt(cov.At(i, i) / k); math.Abs(mu-mean[i]) > 6*se+1e-12 {
+			t.Errorf("sample mean %d: %v want %v (se %v)", i, mu, mean[i], se)
+		}
+		for j := i; j < len(mean); j++ {
+			c := 0.0
+			for _, row := range samples {
+				c += (row[i] - mean[i]) * (row[j] - mean[j])
+			}
+			c /= k
+			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + cov.At(i, j)*cov.At(i, j)) / k)
+			if math.Abs(c-cov.At(i, j)) > covSE*se+1e-12 {
+				t.Errorf("sample cov (%d,%d): %v want %v (se %v)", i, j, c, cov.At(i, j), se)
 			}
 		}
 	}

@@ -12,6 +12,12 @@ type TrustRegionRules struct {
 	SuccessTolerance int
 	// FailureTolerance consecutive failed batches halve the length.
 	FailureTolerance int
+	// FailurePerPoint makes a failed batch add its number of points to the
+	// failure counter instead of 1, as ROBOT's and the qVS authors' code do
+	// (trust_region.py update_state: failure_counter += len(Y_next)). With
+	// FailureTolerance 32 and 32 points per region, one failed batch halves
+	// the region.
+	FailurePerPoint bool
 	// RelativeImprovement: a batch succeeds when its best value exceeds
 	// Best + RelativeImprovement * |Best| (TuRBO's 1e-3).
 	RelativeImprovement float64
@@ -103,7 +109,11 @@ func (t *TrustRegion) Update(values []float64) Transition {
 		tr = Succeeded
 	} else {
 		t.SuccessCount = 0
-		t.FailureCount++
+		if t.Rules.FailurePerPoint {
+			t.FailureCount += len(values)
+		} else {
+			t.FailureCount++
+		}
 	}
 	switch {
 	case t.SuccessCount >= t.Rules.SuccessTolerance:

@@ -98,3 +98,35 @@ func TestDefaultTrustRegionRules(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// TestTrustRegionFailurePerPoint: ROBOT's rule (trust_region.py
+// update_state): a failed batch adds its size to the failure counter, so
+// with tolerance 32 one failed batch of 32 halves the region, a batch of 31
+// does not, and the counted rule needs 32 failed batches.
+func TestTrustRegionFailurePerPoint(t *testing.T) {
+	rules := DefaultTrustRegionRules(60, 32)
+	rules.FailureTolerance = 32
+	fail := func(n int) []float64 { return constant(n, 0) } // never beats Best = 1
+	perPoint := rules
+	perPoint.FailurePerPoint = true
+	tr := NewTrustRegion(perPoint)
+	tr.Recenter(1)
+	if got := tr.Update(fail(31)); got != Failed || tr.FailureCount != 31 {
+		t.Fatalf("31 failed points: %v, counter %d; want failed, 31", got, tr.FailureCount)
+	}
+	tr = NewTrustRegion(perPoint)
+	tr.Recenter(1)
+	if got := tr.Update(fail(32)); got != Shrunk || tr.Length != 0.4 {
+		t.Errorf("32 failed points: %v, length %v; want shrunk to 0.4", got, tr.Length)
+	}
+	counted := NewTrustRegion(rules)
+	counted.Recenter(1)
+	for k := 1; k < 32; k++ {
+		if got := counted.Update(fail(32)); got != Failed {
+			t.Fatalf("counted rule, failed batch %d: %v, want failed", k, got)
+		}
+	}
+	if got := counted.Update(fail(32)); got != Shrunk {
+		t.Errorf("counted rule, failed batch 32: %v, want shrunk", got)
+	}
+}

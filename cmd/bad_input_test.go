@@ -1,0 +1,99 @@
+package cmd
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badInputCase is one hostile command line: the exit code it must end with
+// (1 a file is wrong, 2 the command line is), a piece of the message naming
+// what is wrong, and (always) nothing on stdout.
+type badInputCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+func checkBadInput(t *testing.T, cases []badInputCase) {
+	t.Helper()
+	for _, tc := range cases {
+		code, out, stderr := runQVS(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
+				tc.name, tc.args, code, out, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestASSuggestBadInput: hostile input to `qvs as suggest`, found by the
+// audit of the own-pool workflow (README "Use qvs on your own problem").
+func TestASSuggestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string { return writeFile(t, dir, name, content) }
+	pool := w("p.csv", linePoolCSV(false))
+	suggest := func(observed string, args ...string) []string {
+		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
+	}
+	obs := w("obs.csv", "id,label\nm10,1\n")
+	checkBadInput(t, []badInputCase{
+		// A repeated id made an id in --observed mean two items; it
+		// used to be accepted (the first row silently won).
+		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
+			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
+		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
+			1, `empty-id.csv: line 3, column "id": empty id`},
+		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
+			1, `unk.csv line 2: id "zz" is not in pool p`},
+		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
+			1, `nan.csv line 2: label "NaN"`},
+		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "1000000"),
+			1, "batch 1000000: only 39 items are unlabelled"},
+	})
+}
+
+// TestASSuggestPoolOverridesConfigFile: with a config whose pool is a CSV,
+// --pool overrides pool.csv.file only (flags override keys); it used to
+// drop the config's id_column and feature keys, so the id column was read
+// as a feature ("m00" is not a finite number).
+func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
+	other := writeFile(t, dir, "other.csv", "placeholder\n")
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	cfg := writeFile(t, dir, "own.yaml", "pool:\n  kind: csv\n  csv:\n    file: "+other+"\n    id_column: id\n    feature_prefix: x\n    k: 2\n")
+	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", obs, "--batch", "3", "--format", "csv"}
+	code, want, stderr := runQVS(t, append(args, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--k", "2")...)
+	if code != 0 {
+		t.Fatalf("flags: exit %d: %s", code, stderr)
+	}
+	code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool)...)
+	if code != 0 || got != want {
+		t.Errorf("--config with --pool: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	// A flag still overrides its key (--k 40 is refused on 40 rows, the
+	// config's k: 2 is not).
+	if code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool, "--k", "40")...); code != 1 || got != "" || !strings.Contains(stderr, "pool.csv.k: 40") {
+		t.Errorf("--k 40 over the config's k: exit %d, stdout %q, stderr %q", code, got, stderr)
+	}
+}
+
+// TestASSuggestENSWarningOnlyForENS: a batch above the budget shortens
+// nothing but ENS's horizon, so only --method ens warns about it (it used
+// to warn about ENS and "the config's budget" for every method, config or
+// not).
+func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\n")
+	cfg := writeFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
+	for _, method := range []string{"qvs", "ens"} {
+		code, out, stderr := runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
+			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
+		warned := strings.Contains(stderr, "warning: budget 2 is less than --batch 3; ENS looks ahead over 3 queries")
+		if code != 0 || strings.Count(out, "\n") != 4 || warned != (method == "ens") {
+			t.Errorf("--method %s: exit %d, warned %v\n%s%s", method, code, warned, out, stderr)
+		}
+	}
+}

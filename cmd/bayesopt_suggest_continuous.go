@@ -94,6 +94,16 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		}
 		sp.LengthScale = o.lengthScale
 	}
+	// The engine reads 0 as "the default"; a user who writes 0 means
+	// nothing sensible, so it is refused as a campaign config's is.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"candidates", o.candidates}, {"max-train", o.maxTrain}} {
+		if f.v < 1 {
+			return usageErrorf("--%s %d: must be at least 1", f.name, f.v)
+		}
+	}
 	init := o.init
 	if !c.Flags().Changed("init") {
 		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
@@ -125,6 +135,9 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", common.observed, err)
+	}
+	if len(sug) < common.batch {
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: warning: %d suggestion(s), fewer than --batch %d: no more distinct points were found (type: int parameters leave few)\n", len(sug), common.batch)
 	}
 	head := append(append([]string{"rank"}, sp.Names()...), "region")
 	rows := make([][]string, len(sug))

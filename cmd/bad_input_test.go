@@ -121,3 +121,28 @@ func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectBadInput: ids name the picks, so a repeated id is an error
+// (it used to print two picks with the same id); so is a row listed twice
+// in --prefix (it used to count twice against --k).
+func TestSelectBadInput(t *testing.T) {
+	dir := t.TempDir()
+	emb := writeFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
+	k3 := writeFile(t, dir, "k3.csv", kernel3)
+	checkBadInput(t, []badInputCase{
+		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
+			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
+		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", writeFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
+			1, `ids.csv: id "u" is given for rows 1 and 3`},
+		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", writeFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
+			1, `ids2.csv: id 2 is empty`},
+		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
+			2, "--prefix: row 1 is listed twice"},
+	})
+	// The median heuristic on identical rows falls back to 1 and says why.
+	same := writeFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
+	code, out, stderr := runQVS(t, "score", "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv")
+	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
+		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}

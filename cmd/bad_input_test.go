@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // badInputCase is one hostile command line: the exit code it must end with
@@ -145,4 +147,19 @@ func TestSelectBadInput(t *testing.T) {
 	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
 		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+}
+
+// TestBayesoptDiscreteRefusesContinuousFlags: the flags only the continuous
+// engine reads are usage errors on a discrete task (they used to be
+// silently ignored, e.g. --regions 3 on task: kernel).
+func TestBayesoptDiscreteRefusesContinuousFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.yaml")
+	var cases []badInputCase
+	for _, f := range [][]string{{"--regions", "3"}, {"--tau", "0.1"}, {"--candidates", "10"}, {"--max-train", "10"},
+		{"--qvs-floor"}, {"--minimize"}, {"--objective-cmd", "true"}, {"--objective-timeout", "1m"}} {
+		cases = append(cases, badInputCase{f[0], append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...),
+			2, f[0] + " applies to continuous tasks, not the discrete task kernel"})
+	}
+	checkBadInput(t, cases)
 }

@@ -157,6 +157,10 @@ func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task, configPath st
 	return true, executeDiscrete(c, g, cfg, shard)
 }
 
+// discreteIgnoredFlags are the flags of qvs bayesopt that only the
+// continuous engine reads.
+var discreteIgnoredFlags = []string{"regions", "tau", "candidates", "max-train", "qvs-floor", "minimize", "objective-cmd", "objective-timeout"}
+
 // applyDiscreteFlags overrides config keys with the flags the user set.
 func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig) (campaign.Shard, error) {
 	changed := func(name string) (string, bool) {
@@ -177,6 +181,13 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 			}
 		}
 		return out
+	}
+	// The continuous engine's flags mean nothing here: refused rather than
+	// silently ignored, like the global flags a command does not use.
+	for _, name := range discreteIgnoredFlags {
+		if _, ok := changed(name); ok {
+			return campaign.Shard{}, usageErrorf("--%s applies to continuous tasks, not the discrete task %s", name, cfg.Task)
+		}
 	}
 	if v, ok := changed("methods"); ok {
 		cfg.Methods = list(v)

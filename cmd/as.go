@@ -110,7 +110,7 @@ prints it again.
 
 Exit codes: 0 done; 1 a run failed or the campaign was interrupted (rerun to
 resume); 2 bad command line.`,
-		Args: cobra.NoArgs,
+		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runAS(c, g, o) },
 	}
 	f := c.Flags()

@@ -163,3 +163,13 @@ func TestBayesoptDiscreteRefusesContinuousFlags(t *testing.T) {
 	}
 	checkBadInput(t, cases)
 }
+
+// TestUnknownSubcommandSuggestion: a mistyped subcommand of qvs as or qvs
+// bayesopt names the nearest one (cobra only does so for the root).
+func TestUnknownSubcommandSuggestion(t *testing.T) {
+	checkBadInput(t, []badInputCase{
+		{"as", []string{"as", "sugest"}, 2, `unknown command "sugest" for "qvs as" (did you mean suggest?)`},
+		{"bayesopt", []string{"bayesopt", "evalute"}, 2, `unknown command "evalute" for "qvs bayesopt" (did you mean evaluate?)`},
+		{"nothing near", []string{"bayesopt", "xyzzy"}, 2, `unknown command "xyzzy" for "qvs bayesopt"`},
+	})
+}

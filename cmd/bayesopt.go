@@ -181,7 +181,7 @@ that batch is recorded and a rerun resumes there. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records hold engine
 coordinates x0..: the values themselves, natural logs for scale: log.`,
-		Args: cobra.NoArgs,
+		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
 	}
 	fs := c.Flags()

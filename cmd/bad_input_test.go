@@ -51,8 +51,8 @@ func TestASSuggestBadInput(t *testing.T) {
 			1, `unk.csv line 2: id "zz" is not in pool p`},
 		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
 			1, `nan.csv line 2: label "NaN"`},
-		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "1000000"),
-			1, "batch 1000000: only 39 items are unlabelled"},
+		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
+			1, "batch 100: only 39 items are unlabelled"},
 	})
 }
 

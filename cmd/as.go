@@ -478,9 +478,9 @@ func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
 chosen policy queries. Columns: rank, index (0-based item), id, probability
-(the kNN model's Pr(y = 1) given FILE) and qvs, the paper's eq. 7 value of the
-observed positives (quality 1) plus the picks so far (quality = probability)
-under order --q.
+(the kNN model's Pr(y = 1) given FILE) and qvs (qVS_Q in the table), the
+paper's eq. 7 value of the observed positives (quality 1) plus the picks so
+far (quality = probability) under order --q.
 
 The pool: --pool pool.csv, one row per item with a header, the feature
 columns (--features or --feature-prefix; default every column but --id-column

@@ -123,7 +123,7 @@ type bayesoptFlags struct {
 func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
 	f := &bayesoptFlags{}
 	c := &cobra.Command{
-		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml) [flags]",
+		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml | --space space.yaml --objective-cmd CMD) [flags]",
 		Short: "Diverse Bayesian optimisation campaigns: random, TuRBO, ROBOT, qVS-BayesOpt (paper §4.2)",
 		Long: `Runs repeated diverse Bayesian-optimisation campaigns (paper §3.2 and §4.2,
 Algorithm 1) on a continuous task and writes them to --out (default

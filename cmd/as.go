@@ -191,6 +191,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
 	}
+	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
+		return cfg, err
+	}
 	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
 		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
 	}

@@ -173,3 +173,25 @@ func TestUnknownSubcommandSuggestion(t *testing.T) {
 		{"nothing near", []string{"bayesopt", "xyzzy"}, 2, `unknown command "xyzzy" for "qvs bayesopt"`},
 	})
 }
+
+// TestCountLimits: counts that would allocate far beyond the input before
+// any work (each took gigabytes, or was killed for memory, in the audit)
+// are usage errors naming the flag or key and the bound.
+func TestCountLimits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	kernelCfg := filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.yaml")
+	space := filepath.Join(testutil.RepoRoot(), "examples", "branin-space.yaml")
+	evals := filepath.Join(testutil.RepoRoot(), "examples", "branin-evals.csv")
+	suggest := []string{"bayesopt", "suggest", "--space", space, "--observed", evals}
+	checkBadInput(t, []badInputCase{
+		{"as repeats", []string{"as", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"bayesopt repeats", []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"bayesopt regions", []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, 2, "regions = 100000000: at most 100"},
+		{"bayesopt candidates", []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, 2, "candidates = 1000000000: at most 5000"},
+		{"discrete repeats", []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"suggest candidates", append(suggest, "--candidates", "1000000000"), 2, "--candidates 1000000000: at most 5000"},
+		{"suggest regions", append(suggest, "--regions", "1000", "--init", "5"), 2, "--regions 1000: at most 100"},
+		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
+	})
+}

@@ -321,6 +321,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if cfg.Repeats < 1 {
 		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
 	}
+	for _, k := range []struct {
+		key      string
+		v, limit int
+	}{{"repeats", cfg.Repeats, maxRepeats}, {"candidates", cfg.Candidates, maxCandidates}, {"regions", cfg.Regions, maxRegions}} {
+		if err := checkAtMost(g.Config, k.key, k.v, k.limit); err != nil {
+			return cfg, nil, err
+		}
+	}
 	// The engine reads 0 as "its default", which config.yaml would then
 	// record as 0: an explicit value below 1 is refused instead.
 	for _, k := range []struct {

@@ -230,6 +230,9 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	if cfg.Repeats < 1 {
 		return nil, configErrorf(path, "repeats = %d: must be at least 1", cfg.Repeats)
 	}
+	if err := checkAtMost(path, "repeats", cfg.Repeats, maxRepeats); err != nil {
+		return nil, err
+	}
 	if len(cfg.Methods) == 0 {
 		return nil, configErrorf(path, "no methods: expected some of random, ucb, qvs")
 	}

@@ -58,10 +58,13 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
 }
 
-// maxSuggestBatch bounds --batch (memory grows with it); maxPending the
-// pending rows (the qvs greedy carries them as a prefix).
+// maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
+// per region (at least the batch) and the qvs greedy over them grows faster
+// than the cube of the batch; 500 takes 0.7 GB and close to 3 min on the
+// 2-core box, 100,000 ran out of memory. maxPending bounds the pending rows
+// (the qvs greedy carries them as a prefix).
 const (
-	maxSuggestBatch = 100000
+	maxSuggestBatch = 500
 	maxPending      = 1000
 )
 
@@ -70,7 +73,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		return usageErrorf("--observed FILE is required")
 	}
 	if common.batch < 1 || common.batch > maxSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d", common.batch, maxSuggestBatch)
+		return usageErrorf("--batch %d: expected 1 to %d (the candidates and the qvs greedy grow with the batch; ask again with the results of this one)", common.batch, maxSuggestBatch)
 	}
 	if common.format != "csv" && common.format != "table" {
 		return usageErrorf("--format %q: expected csv or table", common.format)
@@ -97,11 +100,14 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	// The engine reads 0 as "the default"; a user who writes 0 means
 	// nothing sensible, so it is refused as a campaign config's is.
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"candidates", o.candidates}, {"max-train", o.maxTrain}} {
+		name     string
+		v, limit int
+	}{{"candidates", o.candidates, maxCandidates}, {"max-train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
 		if f.v < 1 {
 			return usageErrorf("--%s %d: must be at least 1", f.name, f.v)
+		}
+		if f.v > f.limit {
+			return usageErrorf("--%s %d: at most %d (%s)", f.name, f.v, f.limit, limitWhy[f.name])
 		}
 	}
 	init := o.init

@@ -195,3 +195,37 @@ func TestCountLimits(t *testing.T) {
 		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
 	})
 }
+
+// TestObjectiveMagnitude: objective values beyond bayesopt.MaxAbsObjective
+// are refused where they are read, naming file, line and column; 1e308 used
+// to overflow the GP's standardisation into a panic of the qVS greedy
+// (continuous: suggest and --objective-cmd runs) or NaN suggestions
+// (discrete).
+func TestObjectiveMagnitude(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testutil.RepoRoot(), "examples")
+	space := filepath.Join(ex, "branin-space.yaml")
+	huge := writeFile(t, dir, "huge.csv", "x1,x2,value\n1,1,1e308\n2,2,-1e308\n3,3,0\n4,4,1\n5,5,2\n6,6,3\n")
+	khuge := writeFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
+	checkBadInput(t, []badInputCase{
+		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
+			1, "huge.csv: line 2, column value: 1e+308 exceeds 1e+150 in magnitude"},
+		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", writeFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
+			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
+	})
+	// A campaign's kernel table.
+	items := writeFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
+	writeFile(t, dir, "k.csv", kernel3)
+	cfg := writeFile(t, dir, "k.yaml", "task: kernel\ngood_threshold: 1\nrepeats: 1\ninit: 1\nbudget: 2\nbatch: 1\ndata: {kernel: k.csv, table: items.csv}\n")
+	code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"))
+	if code != 1 || out != "" || !strings.Contains(stderr, items+`: item "b" (data row 2), column "value": 1e+300 exceeds`) {
+		t.Errorf("kernel table: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// An objective program's output: the run fails naming the line.
+	prog := writeFile(t, dir, "huge.sh", "awk 'NR > 1 { print (NR % 2 ? 1e308 : -1e308) }'\n")
+	code, _, stderr = runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "sh "+prog, "--repeats", "1", "--budget", "10",
+		"--init", "5", "--batch", "5", "--methods", "qvs", "--q", "1", "--out", filepath.Join(dir, "cmd"), "--quiet")
+	if code != 1 || !strings.Contains(stderr, "stdout line 1: -1e+308 exceeds 1e+150") || strings.Contains(stderr, "panic") {
+		t.Errorf("objective program: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -288,7 +289,15 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 			Kernel: at(d.Kernel), Table: at(d.Table), IDColumn: d.IDColumn,
 			ObjectiveColumn: d.ObjectiveColumn, MetricColumns: d.MetricColumns, Note: d.Note,
 		})
-		return set, err
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range set.Objective {
+			if err := bayesopt.CheckObjective(v); err != nil {
+				return nil, fmt.Errorf("%s: item %q (data row %d), column %q: %w", at(d.Table), set.IDs[i], i+1, d.ObjectiveColumn, err)
+			}
+		}
+		return set, nil
 	case "photoswitch":
 		path := at(d.Photoswitch)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

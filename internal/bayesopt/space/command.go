@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // Command is an external objective (`qvs bayesopt --space S --objective-cmd
@@ -136,6 +138,9 @@ func ParseValues(b []byte) ([]float64, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("line %d: %q is not a finite number", line, s)
+		}
+		if err := bayesopt.CheckObjective(v); err != nil {
+			return 0, fmt.Errorf("line %d: %w", line, err)
 		}
 		return v, nil
 	}

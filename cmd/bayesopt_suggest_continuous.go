@@ -149,8 +149,8 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	rows := make([][]string, len(sug))
 	for i, x := range sug {
 		row := []string{strconv.Itoa(i + 1)}
-		for _, v := range x.Values {
-			row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+		for j, v := range x.Values {
+			row = append(row, sp.Format(j, v))
 		}
 		rows[i] = append(row, strconv.Itoa(x.Region))
 	}

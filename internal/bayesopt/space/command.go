@@ -60,7 +60,7 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	for _, x := range xs {
 		row := make([]string, len(x))
 		for j, v := range c.Values(x) {
-			row[j] = strconv.FormatFloat(v, 'g', -1, 64)
+			row[j] = c.Format(j, v)
 		}
 		_ = w.Write(row)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"strconv"
 	"testing"
 )
 
@@ -278,9 +279,14 @@ func TestFormat(t *testing.T) {
 		j    int
 		v    float64
 		want string
-	}{{0, 587317398688378880, "587317398688378880"}, {0, -3, "-3"}, {1, 0.1, "0.1"}, {1, 1e25, "1e+25"}} {
-		if got := s.Format(tc.j, tc.v); got != tc.want {
+	}{{0, 587317398688378880, "587317398688378900"}, {0, -3, "-3"}, {1, 0.1, "0.1"}, {1, 1e25, "1e+25"}} {
+		got := s.Format(tc.j, tc.v)
+		if got != tc.want {
 			t.Errorf("Format(%d, %v) = %q, want %q", tc.j, tc.v, got, tc.want)
+		}
+		// Shortest digits that read back to the same float64.
+		if back, err := strconv.ParseFloat(got, 64); err != nil || back != tc.v {
+			t.Errorf("%q reads back as %v (%v), want %v", got, back, err, tc.v)
 		}
 	}
 }

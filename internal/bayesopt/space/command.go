@@ -96,6 +96,11 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 		return nil, fmt.Errorf("%s: no answer within the time limit %v (--objective-timeout, key objective_timeout): killed%s", what, c.Timeout, tail())
 	case out.overflow:
 		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout%s", what, maxCommandStdout, tail())
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The command exited, but a process it started (a background
+		// job) still holds its stdout or stderr: its output may be
+		// incomplete, and waiting would hang the run.
+		return nil, fmt.Errorf("%s: exited, but a process it started kept its stdout or stderr open for %v more (a background job? redirect its output, e.g. 'job > /dev/null 2>&1 &')%s", what, cmd.WaitDelay, tail())
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

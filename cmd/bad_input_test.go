@@ -193,6 +193,9 @@ func TestCountLimits(t *testing.T) {
 		{"suggest candidates", append(suggest, "--candidates", "1000000000"), 2, "--candidates 1000000000: at most 5000"},
 		{"suggest regions", append(suggest, "--regions", "1000", "--init", "5"), 2, "--regions 1000: at most 100"},
 		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
+		{"suggest --kernel batch", []string{"bayesopt", "suggest", "--kernel", filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.csv"), "--observed", evals, "--batch", "301"},
+			2, "--batch 301: expected 1 to 300"},
+		{"discrete batch", []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, 2, "batch = 301: at most 300"},
 	})
 }
 

@@ -234,6 +234,9 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	if err := checkAtMost(path, "repeats", cfg.Repeats, maxRepeats); err != nil {
 		return nil, err
 	}
+	if err := checkAtMost(path, "batch", cfg.Batch, maxDiscreteBatch); err != nil {
+		return nil, err
+	}
 	if len(cfg.Methods) == 0 {
 		return nil, configErrorf(path, "no methods: expected some of random, ucb, qvs")
 	}

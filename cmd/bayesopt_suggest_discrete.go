@@ -67,8 +67,8 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if f.observed == "" {
 		return usageErrorf("--observed FILE is required: a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)")
 	}
-	if f.batch < 1 {
-		return usageErrorf("--batch must be at least 1, got %d", f.batch)
+	if f.batch < 1 || f.batch > maxDiscreteBatch {
+		return usageErrorf("--batch %d: expected 1 to %d (%s; ask again with the results of this one)", f.batch, maxDiscreteBatch, limitWhy["batch"])
 	}
 	if f.format != "csv" && f.format != "table" {
 		return usageErrorf("--format %q: expected csv or table", f.format)

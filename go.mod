@@ -1,6 +1,6 @@
 module github.com/qvs-dev/qvs
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/ByteArena/box2d v1.0.3-0.20200713122713-acbde413692f

@@ -110,7 +110,7 @@ prints it again.
 
 Exit codes: 0 done; 1 a run failed or the campaign was interrupted (rerun to
 resume); 2 bad command line.`,
-		Args: cobra.NoArgs,
+		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runAS(c, g, o) },
 	}
 	f := c.Flags()
@@ -190,6 +190,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
+	}
+	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
+		return cfg, err
 	}
 	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
 		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
@@ -399,7 +402,7 @@ type asCSVPoolOptions struct {
 }
 
 func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
-	f.StringVar(&o.file, "pool", "", "pool CSV with a header: one row per item, feature columns, optional id column, no label needed (config: pool.kind csv)")
+	f.StringVar(&o.file, "pool", "", "pool CSV with a header: one row per item, feature columns, optional id column, no label needed (config: pool.kind csv; with such a config, overrides pool.csv.file only)")
 	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
 	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
 	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
@@ -410,9 +413,10 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 // asCSVPoolFlags are the flags that set pool.csv keys.
 var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
 
-// apply replaces cfg's pool by the CSV pool of the flags (--pool), or sets
-// the CSV keys of a csv pool from the config; other flags without --pool on
-// another pool kind are usage errors.
+// apply sets the pool.csv keys from the flags: --pool replaces a config's
+// pool of another kind by a CSV pool (flag defaults for the other keys) and
+// overrides only the file of a config's CSV pool; the other flags without
+// --pool on a pool of another kind are usage errors.
 func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 	var set []string
 	for _, name := range asCSVPoolFlags {
@@ -423,11 +427,18 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 	if len(set) == 0 {
 		return nil
 	}
+	replaced := false
 	if fl.Changed("pool") {
 		if fl.Changed("pool-dir") {
 			return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
 		}
-		cfg.Pool = datasets.DefaultConfig(datasets.KindCSV)
+		// A config's own CSV pool keeps its keys (id_column, features,
+		// labels, k, ...): --pool then overrides pool.csv.file like any
+		// flag its key; any other pool is replaced.
+		if cfg.Pool.Kind != datasets.KindCSV {
+			cfg.Pool = datasets.DefaultConfig(datasets.KindCSV)
+			replaced = true
+		}
 		cfg.Pool.CSV.File = o.file
 		base := filepath.Base(o.file)
 		cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
@@ -447,13 +458,13 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 	if fl.Changed("feature-prefix") {
 		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
 	}
-	if fl.Changed("metric") || fl.Changed("pool") {
+	if fl.Changed("metric") || replaced {
 		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine {
 			return usageErrorf("--metric %q: expected %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine)
 		}
 		cs.Metric = o.metric
 	}
-	if fl.Changed("k") || fl.Changed("pool") {
+	if fl.Changed("k") || replaced {
 		if o.k < 1 {
 			return usageErrorf("--k must be at least 1, got %d", o.k)
 		}
@@ -470,9 +481,9 @@ func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
 chosen policy queries. Columns: rank, index (0-based item), id, probability
-(the kNN model's Pr(y = 1) given FILE) and qvs, the paper's eq. 7 value of the
-observed positives (quality 1) plus the picks so far (quality = probability)
-under order --q.
+(the kNN model's Pr(y = 1) given FILE) and qvs (qVS_Q in the table), the
+paper's eq. 7 value of the observed positives (quality 1) plus the picks so
+far (quality = probability) under order --q.
 
 The pool: --pool pool.csv, one row per item with a header, the feature
 columns (--features or --feature-prefix; default every column but --id-column
@@ -580,8 +591,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		remaining = o.remaining
 	}
 	if remaining < o.batch {
-		// The config's budget is smaller than the batch asked for.
-		fmt.Fprintf(c.ErrOrStderr(), "qvs as suggest: warning: the config's budget %d is less than --batch %d; ENS looks ahead over %d queries\n", remaining, o.batch, o.batch)
+		// The budget (the config's, or the default) is smaller than the
+		// batch asked for; only ENS reads the horizon, so only ENS warns.
+		if o.method == "ens" {
+			fmt.Fprintf(c.ErrOrStderr(), "qvs as suggest: warning: budget %d is less than --batch %d; ENS looks ahead over %d queries (set --remaining)\n", remaining, o.batch, o.batch)
+		}
 		remaining = o.batch
 	}
 	s, err := search.Suggest(pool, search.SuggestRequest{

@@ -123,7 +123,7 @@ type bayesoptFlags struct {
 func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
 	f := &bayesoptFlags{}
 	c := &cobra.Command{
-		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml) [flags]",
+		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml | --space space.yaml --objective-cmd CMD) [flags]",
 		Short: "Diverse Bayesian optimisation campaigns: random, TuRBO, ROBOT, qVS-BayesOpt (paper §4.2)",
 		Long: `Runs repeated diverse Bayesian-optimisation campaigns (paper §3.2 and §4.2,
 Algorithm 1) on a continuous task and writes them to --out (default
@@ -181,7 +181,7 @@ that batch is recorded and a rerun resumes there. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records hold engine
 coordinates x0..: the values themselves, natural logs for scale: log.`,
-		Args: cobra.NoArgs,
+		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
 	}
 	fs := c.Flags()
@@ -320,6 +320,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
 	if cfg.Repeats < 1 {
 		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	for _, k := range []struct {
+		key      string
+		v, limit int
+	}{{"repeats", cfg.Repeats, maxRepeats}, {"candidates", cfg.Candidates, maxCandidates}, {"regions", cfg.Regions, maxRegions}} {
+		if err := checkAtMost(g.Config, k.key, k.v, k.limit); err != nil {
+			return cfg, nil, err
+		}
 	}
 	// The engine reads 0 as "its default", which config.yaml would then
 	// record as 0: an explicit value below 1 is refused instead.

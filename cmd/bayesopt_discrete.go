@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -157,6 +158,10 @@ func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task, configPath st
 	return true, executeDiscrete(c, g, cfg, shard)
 }
 
+// discreteIgnoredFlags are the flags of qvs bayesopt that only the
+// continuous engine reads.
+var discreteIgnoredFlags = []string{"regions", "tau", "candidates", "max-train", "qvs-floor", "minimize", "objective-cmd", "objective-timeout"}
+
 // applyDiscreteFlags overrides config keys with the flags the user set.
 func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig) (campaign.Shard, error) {
 	changed := func(name string) (string, bool) {
@@ -177,6 +182,13 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 			}
 		}
 		return out
+	}
+	// The continuous engine's flags mean nothing here: refused rather than
+	// silently ignored, like the global flags a command does not use.
+	for _, name := range discreteIgnoredFlags {
+		if _, ok := changed(name); ok {
+			return campaign.Shard{}, usageErrorf("--%s applies to continuous tasks, not the discrete task %s", name, cfg.Task)
+		}
 	}
 	if v, ok := changed("methods"); ok {
 		cfg.Methods = list(v)
@@ -218,6 +230,12 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	if cfg.Repeats < 1 {
 		return nil, configErrorf(path, "repeats = %d: must be at least 1", cfg.Repeats)
+	}
+	if err := checkAtMost(path, "repeats", cfg.Repeats, maxRepeats); err != nil {
+		return nil, err
+	}
+	if err := checkAtMost(path, "batch", cfg.Batch, maxDiscreteBatch); err != nil {
+		return nil, err
 	}
 	if len(cfg.Methods) == 0 {
 		return nil, configErrorf(path, "no methods: expected some of random, ucb, qvs")
@@ -274,7 +292,15 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 			Kernel: at(d.Kernel), Table: at(d.Table), IDColumn: d.IDColumn,
 			ObjectiveColumn: d.ObjectiveColumn, MetricColumns: d.MetricColumns, Note: d.Note,
 		})
-		return set, err
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range set.Objective {
+			if err := bayesopt.CheckObjective(v); err != nil {
+				return nil, fmt.Errorf("%s: item %q (data row %d), column %q: %w", at(d.Table), set.IDs[i], i+1, d.ObjectiveColumn, err)
+			}
+		}
+		return set, nil
 	case "photoswitch":
 		path := at(d.Photoswitch)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

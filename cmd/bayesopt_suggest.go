@@ -55,8 +55,8 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	}
 	f := c.Flags()
 	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (required)")
-	f.IntVar(&common.batch, "batch", 5, "number of suggestions")
-	f.StringVar(&common.method, "method", "qvs", "method")
+	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
+	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
 	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv or table")
 	addContinuousSuggestFlags(c, cont)

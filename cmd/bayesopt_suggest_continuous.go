@@ -58,10 +58,13 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
 }
 
-// maxSuggestBatch bounds --batch (memory grows with it); maxPending the
-// pending rows (the qvs greedy carries them as a prefix).
+// maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
+// per region (at least the batch) and the qvs greedy over them grows faster
+// than the cube of the batch; 500 takes 0.7 GB and close to 3 min on the
+// 2-core box, 100,000 ran out of memory. maxPending bounds the pending rows
+// (the qvs greedy carries them as a prefix).
 const (
-	maxSuggestBatch = 100000
+	maxSuggestBatch = 500
 	maxPending      = 1000
 )
 
@@ -70,7 +73,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		return usageErrorf("--observed FILE is required")
 	}
 	if common.batch < 1 || common.batch > maxSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d", common.batch, maxSuggestBatch)
+		return usageErrorf("--batch %d: expected 1 to %d (the candidates and the qvs greedy grow with the batch; ask again with the results of this one)", common.batch, maxSuggestBatch)
 	}
 	if common.format != "csv" && common.format != "table" {
 		return usageErrorf("--format %q: expected csv or table", common.format)
@@ -93,6 +96,19 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 			return usageErrorf("--length-scale %v: must be a finite number > 0", o.lengthScale)
 		}
 		sp.LengthScale = o.lengthScale
+	}
+	// The engine reads 0 as "the default"; a user who writes 0 means
+	// nothing sensible, so it is refused as a campaign config's is.
+	for _, f := range []struct {
+		name     string
+		v, limit int
+	}{{"candidates", o.candidates, maxCandidates}, {"max-train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
+		if f.v < 1 {
+			return usageErrorf("--%s %d: must be at least 1", f.name, f.v)
+		}
+		if f.v > f.limit {
+			return usageErrorf("--%s %d: at most %d (%s)", f.name, f.v, f.limit, limitWhy[f.name])
+		}
 	}
 	init := o.init
 	if !c.Flags().Changed("init") {
@@ -126,12 +142,15 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	if err != nil {
 		return fmt.Errorf("%s: %w", common.observed, err)
 	}
+	if len(sug) < common.batch {
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: warning: %d suggestion(s), fewer than --batch %d: no more distinct points were found (type: int parameters leave few)\n", len(sug), common.batch)
+	}
 	head := append(append([]string{"rank"}, sp.Names()...), "region")
 	rows := make([][]string, len(sug))
 	for i, x := range sug {
 		row := []string{strconv.Itoa(i + 1)}
-		for _, v := range x.Values {
-			row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+		for j, v := range x.Values {
+			row = append(row, sp.Format(j, v))
 		}
 		rows[i] = append(row, strconv.Itoa(x.Region))
 	}

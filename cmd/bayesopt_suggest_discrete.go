@@ -29,7 +29,7 @@ type discreteSuggestOptions struct {
 func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
-	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates, one per line in kernel order (default: their indices)")
+	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates in kernel order, the first column of a CSV (a header named id is skipped, so an id,value table works) (default: their indices)")
 	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
 	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
 }
@@ -67,8 +67,8 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if f.observed == "" {
 		return usageErrorf("--observed FILE is required: a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)")
 	}
-	if f.batch < 1 {
-		return usageErrorf("--batch must be at least 1, got %d", f.batch)
+	if f.batch < 1 || f.batch > maxDiscreteBatch {
+		return usageErrorf("--batch %d: expected 1 to %d (%s; ask again with the results of this one)", f.batch, maxDiscreteBatch, limitWhy["batch"])
 	}
 	if f.format != "csv" && f.format != "table" {
 		return usageErrorf("--format %q: expected csv or table", f.format)
@@ -187,15 +187,8 @@ func suggestIDs(path string, n int, kernel string) ([]string, error) {
 	if len(ids) != n {
 		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
 	}
-	first := make(map[string]int, n)
-	for k, id := range ids {
-		if id == "" {
-			return nil, fmt.Errorf("%s: id %d is empty", path, k+1)
-		}
-		if j, dup := first[id]; dup {
-			return nil, fmt.Errorf("%s: id %q is given for rows %d and %d; ids must be unique", path, id, j+1, k+1)
-		}
-		first[id] = k
+	if err := checkUniqueIDs(path, ids); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

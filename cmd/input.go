@@ -188,7 +188,44 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		}
 		in.ids = ids
 	}
+	if in.ids != nil {
+		src := f.ids
+		if src == "" {
+			src = fmt.Sprintf("%s column %q", path, f.idColumn)
+		}
+		if err := checkUniqueIDs(src, in.ids); err != nil {
+			return nil, err
+		}
+	}
 	return in, nil
+}
+
+// hasDistinctRows reports whether two rows of X differ.
+func hasDistinctRows(X *mat.Dense) bool {
+	n, _ := X.Dims()
+	for i := 1; i < n; i++ {
+		if !slices.Equal(X.RawRowView(i), X.RawRowView(0)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUniqueIDs reports an empty or repeated id: ids name the items in
+// the output (and in input files such as --observed), so each must name
+// one item. Rows count the items from 1.
+func checkUniqueIDs(src string, ids []string) error {
+	first := make(map[string]int, len(ids))
+	for k, id := range ids {
+		if id == "" {
+			return fmt.Errorf("%s: id %d is empty", src, k+1)
+		}
+		if j, dup := first[id]; dup {
+			return fmt.Errorf("%s: id %q is given for rows %d and %d; ids must be unique", src, id, j+1, k+1)
+		}
+		first[id] = k
+	}
+	return nil
 }
 
 // kernelFromTable checks that t is a square symmetric matrix and returns it
@@ -296,7 +333,11 @@ func (in *itemInput) setEmbeddings(t *fileio.Table, kernel string, lengthScale f
 			return fmt.Errorf("%s: %w", t.Path, err)
 		}
 		if lengthScale == 0 && !quiet {
-			fmt.Fprintf(stderr, "RBF length scale = %.6g: the median distance between distinct rows (set --length-scale to choose)\n", in.rbf.LengthScale)
+			why := "the median distance between distinct rows"
+			if !hasDistinctRows(X) {
+				why = "every row is the same, so the kernel is all ones whatever the scale"
+			}
+			fmt.Fprintf(stderr, "RBF length scale = %.6g: %s (set --length-scale to choose)\n", in.rbf.LengthScale, why)
 		}
 	case embCosine:
 		for i := 0; i < t.Rows; i++ {
@@ -416,7 +457,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
 	fs.StringVar(&f.qualityColumn, "quality-column", "", "--embeddings CSV: the column holding each item's quality (not an embedding dimension)")
 	fs.StringVar(&f.featureColumns, "feature-columns", "", "--embeddings CSV: comma-separated columns that are the embedding (default: all but the id and quality columns)")
-	fs.StringVar(&f.ids, "ids", "", "item ids, one per line (optional header 'id')")
+	fs.StringVar(&f.ids, "ids", "", "item ids, the first column, one per item (optional header 'id'); ids must be unique")
 	fs.StringVar(&f.idColumn, "id-column", "", "name of an id column in the --kernel/--embeddings CSV (requires a header)")
 	fs.BoolVar(&f.normalize, "normalize", false, "rescale the kernel to unit diagonal, K_ij / sqrt(K_ii K_jj)")
 	fs.StringVar(&f.embKernel, "embedding-kernel", embCosine, "kernel on --embeddings: cosine, linear (X X^T) or rbf (exp(-|x-y|^2/(2 l^2)))")

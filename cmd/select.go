@@ -65,6 +65,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		return err
 	}
 	var prefix []int
+	inPrefix := make([]bool, in.n)
 	for _, f := range strings.Split(o.prefix, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
@@ -73,6 +74,10 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		if err != nil || i < 0 || i >= in.n {
 			return usageErrorf("--prefix: %q is not a row index in [0, %d)", f, in.n)
 		}
+		if inPrefix[i] {
+			return usageErrorf("--prefix: row %d is listed twice", i)
+		}
+		inPrefix[i] = true
 		prefix = append(prefix, i)
 	}
 	if o.k > in.n-len(prefix) {

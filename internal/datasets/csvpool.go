@@ -19,7 +19,7 @@ import (
 // has one; without a label column the pool is Unlabeled, for suggestions
 // only); an optional identifier column cfg.IDColumn; the feature columns
 // cfg.FeatureColumns, or those whose name starts with cfg.FeaturePrefix
-// (default: every other column). A row is positive
+// (default: every other column); ids must be non-empty and unique. A row is positive
 // if its label, trimmed, equals one of cfg.Positive (compared as text, or as
 // numbers when both parse as numbers, so "1" matches "1.0"); with
 // cfg.Positive empty, a label must be a number (positive if > 0) or a
@@ -141,8 +141,12 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	base := filepath.Base(path)
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
+	// idLine maps each id to its line: ids name items in an observed-labels
+	// file, so an empty or repeated id would make that file ambiguous.
+	var idLine map[string]int
 	if ic >= 0 {
 		p.IDs = []string{}
+		idLine = map[string]int{}
 	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
@@ -160,11 +164,19 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 			x[k] = v
 		}
+		if ic >= 0 {
+			id := strings.TrimSpace(rec[ic])
+			if id == "" {
+				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
+			}
+			if l, dup := idLine[id]; dup {
+				return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", path, line, header[ic], id, l)
+			}
+			idLine[id] = line
+			p.IDs = append(p.IDs, id)
+		}
 		p.Labels = append(p.Labels, pos)
 		p.Dense = append(p.Dense, x)
-		if ic >= 0 {
-			p.IDs = append(p.IDs, strings.TrimSpace(rec[ic]))
-		}
 		return nil
 	})
 	if err != nil {

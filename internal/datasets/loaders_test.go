@@ -169,6 +169,8 @@ func TestLoadCSV(t *testing.T) {
 		{"x,label\n1,1\n2,0\n", "pool.csv.k", func(c *CSVConfig) { c.K = 2 }},
 		{"x,label\n1,1\nNaN,0\n", "not a finite number", nil},
 		{"", "empty file", nil},
+		{"id,x,label\na,1,1\nb,2,0\na,3,0\n", `line 4, column "id": id "a" repeats line 2`, func(c *CSVConfig) { c.IDColumn = "id" }},
+		{"id,x,label\na,1,1\n ,2,0\n", `line 3, column "id": empty id`, func(c *CSVConfig) { c.IDColumn = "id" }},
 	}
 	for _, tc := range errs {
 		c := DefaultConfig(KindCSV).CSV

@@ -172,8 +172,37 @@ func DiscreteTable(c *Campaign) *Table {
 		good += ", " + objective + " >= " + strconv.FormatFloat(th, 'g', -1, 64)
 	}
 	t.Title = fmt.Sprintf("Best objective value found and EDC (VS_1 of %s) in the %s discrete BayesOpt campaign, "+
-		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB); further columns: good items found and metrics of the best item.", good, c.Name, repeatsText(c))
+		"mean (standard error) over %s; q = 0 is regular BayesOpt (UCB)%s.", good, c.Name, repeatsText(c), discreteFurther(t.Columns))
 	return t
+}
+
+// discreteFurther describes the columns after best value and EDC: the
+// count of good items found and the metrics of the best item, naming only
+// those the campaign has (a task: kernel campaign without metric_columns
+// has none of the latter).
+func discreteFurther(cols []Column) string {
+	good, metrics := false, 0
+	for _, col := range cols[2:] {
+		if col.Key == "good_found" {
+			good = true
+		} else {
+			metrics++
+		}
+	}
+	var parts []string
+	if good {
+		parts = append(parts, "good items found")
+	}
+	if metrics > 0 {
+		parts = append(parts, "metrics of the best item")
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case good && metrics == 0:
+		return "; further column: good items found"
+	}
+	return "; further columns: " + strings.Join(parts, " and ")
 }
 
 // configNumber is the number under key in a campaign's config.yaml.

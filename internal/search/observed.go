@@ -43,6 +43,9 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A UTF-8 byte-order mark (spreadsheets write one) is not part of the
+	// first column's name.
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()

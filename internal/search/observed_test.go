@@ -45,6 +45,15 @@ func TestReadObserved(t *testing.T) {
 	if m.NumObserved() != 2 || !m.Positive(2) || !m.Observed(9) {
 		t.Errorf("by id: observed %d items", m.NumObserved())
 	}
+	// A spreadsheet's byte-order mark and CRLF line ends (the BOM used to
+	// make the header "\ufeffid" unrecognised).
+	m = model()
+	if err := ReadObserved(write("\ufeffid,label\r\nc,1\r\nj,0\r\n"), pool, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.NumObserved() != 2 || !m.Positive(2) || !m.Observed(9) {
+		t.Errorf("with a BOM: observed %d items", m.NumObserved())
+	}
 
 	for name, tc := range map[string]struct{ body, want string }{
 		"empty":      {"", "empty file"},

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // ReadEvaluations reads a history of finished queries from the CSV file at
@@ -105,6 +107,9 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		v, err := strconv.ParseFloat(cell, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%s: line %d, column \"value\": %q is not a finite number", name, line, cell)
+		}
+		if err := bayesopt.CheckObjective(v); err != nil {
+			return nil, fmt.Errorf("%s: line %d, column \"value\": %w", name, line, err)
 		}
 		if l, dup := firstLine[i]; dup {
 			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once", name, line, i, ids[i], l)

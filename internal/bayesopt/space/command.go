@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // Command is an external objective (`qvs bayesopt --space S --objective-cmd
@@ -58,7 +60,7 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	for _, x := range xs {
 		row := make([]string, len(x))
 		for j, v := range c.Values(x) {
-			row[j] = strconv.FormatFloat(v, 'g', -1, 64)
+			row[j] = c.Format(j, v)
 		}
 		_ = w.Write(row)
 	}
@@ -94,6 +96,11 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 		return nil, fmt.Errorf("%s: no answer within the time limit %v (--objective-timeout, key objective_timeout): killed%s", what, c.Timeout, tail())
 	case out.overflow:
 		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout%s", what, maxCommandStdout, tail())
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The command exited, but a process it started (a background
+		// job) still holds its stdout or stderr: its output may be
+		// incomplete, and waiting would hang the run.
+		return nil, fmt.Errorf("%s: exited, but a process it started kept its stdout or stderr open for %v more (a background job? redirect its output, e.g. 'job > /dev/null 2>&1 &')%s", what, cmd.WaitDelay, tail())
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -136,6 +143,9 @@ func ParseValues(b []byte) ([]float64, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("line %d: %q is not a finite number", line, s)
+		}
+		if err := bayesopt.CheckObjective(v); err != nil {
+			return 0, fmt.Errorf("line %d: %w", line, err)
 		}
 		return v, nil
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // Observation is one row of an evaluation file.
@@ -139,6 +141,9 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number", path, line, cell)
+			}
+			if err := bayesopt.CheckObjective(v); err != nil {
+				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)
 			}
 			if minimize {
 				v = -v

@@ -27,6 +27,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -55,6 +56,17 @@ type Parameter struct {
 
 // IsLog reports whether the parameter is searched in log space.
 func (p Parameter) IsLog() bool { return p.Scale == ScaleLog }
+
+// Format writes a value of parameter j for a person or a program to read:
+// an integer parameter as an integer literal (never 5.8e+17, which an
+// integer parser refuses), others in the shortest form that reads back
+// exactly.
+func (s *Space) Format(j int, v float64) string {
+	if s.Parameters[j].IsInt() {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
 
 // IsInt reports whether the parameter takes integer values.
 func (p Parameter) IsInt() bool { return p.Type == TypeInt }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -264,4 +265,28 @@ func FuzzParseValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFormat: integer parameters print as integer literals however large
+// (suggest used to print 5.873173986883789e+17 for a type: int parameter),
+// others in the shortest exact form.
+func TestFormat(t *testing.T) {
+	s, err := Parse("s.yaml", []byte("parameters:\n  - {name: n, lower: -9e18, upper: 9e18, type: int}\n  - {name: x, lower: 0, upper: 1e30}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		j    int
+		v    float64
+		want string
+	}{{0, 587317398688378880, "587317398688378900"}, {0, -3, "-3"}, {1, 0.1, "0.1"}, {1, 1e25, "1e+25"}} {
+		got := s.Format(tc.j, tc.v)
+		if got != tc.want {
+			t.Errorf("Format(%d, %v) = %q, want %q", tc.j, tc.v, got, tc.want)
+		}
+		// Shortest digits that read back to the same float64.
+		if back, err := strconv.ParseFloat(got, 64); err != nil || back != tc.v {
+			t.Errorf("%q reads back as %v (%v), want %v", got, back, err, tc.v)
+		}
+	}
 }

@@ -1,0 +1,234 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+// badInputCase is one hostile command line: the exit code it must end with
+// (1 a file is wrong, 2 the command line is), a piece of the message naming
+// what is wrong, and (always) nothing on stdout.
+type badInputCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+func checkBadInput(t *testing.T, cases []badInputCase) {
+	t.Helper()
+	for _, tc := range cases {
+		code, out, stderr := runQVS(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
+				tc.name, tc.args, code, out, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestASSuggestBadInput: hostile input to `qvs as suggest`, found by the
+// audit of the own-pool workflow (README "Use qvs on your own problem").
+func TestASSuggestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string { return writeFile(t, dir, name, content) }
+	pool := w("p.csv", linePoolCSV(false))
+	suggest := func(observed string, args ...string) []string {
+		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
+	}
+	obs := w("obs.csv", "id,label\nm10,1\n")
+	checkBadInput(t, []badInputCase{
+		// A repeated id made an id in --observed mean two items; it
+		// used to be accepted (the first row silently won).
+		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
+			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
+		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
+			1, `empty-id.csv: line 3, column "id": empty id`},
+		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
+			1, `unk.csv line 2: id "zz" is not in pool p`},
+		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
+			1, `nan.csv line 2: label "NaN"`},
+		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
+			1, "batch 100: only 39 items are unlabelled"},
+	})
+}
+
+// TestASSuggestPoolOverridesConfigFile: with a config whose pool is a CSV,
+// --pool overrides pool.csv.file only (flags override keys); it used to
+// drop the config's id_column and feature keys, so the id column was read
+// as a feature ("m00" is not a finite number).
+func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
+	other := writeFile(t, dir, "other.csv", "placeholder\n")
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	cfg := writeFile(t, dir, "own.yaml", "pool:\n  kind: csv\n  csv:\n    file: "+other+"\n    id_column: id\n    feature_prefix: x\n    k: 2\n")
+	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", obs, "--batch", "3", "--format", "csv"}
+	code, want, stderr := runQVS(t, append(args, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--k", "2")...)
+	if code != 0 {
+		t.Fatalf("flags: exit %d: %s", code, stderr)
+	}
+	code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool)...)
+	if code != 0 || got != want {
+		t.Errorf("--config with --pool: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	// A flag still overrides its key (--k 40 is refused on 40 rows, the
+	// config's k: 2 is not).
+	if code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool, "--k", "40")...); code != 1 || got != "" || !strings.Contains(stderr, "pool.csv.k: 40") {
+		t.Errorf("--k 40 over the config's k: exit %d, stdout %q, stderr %q", code, got, stderr)
+	}
+}
+
+// TestASSuggestENSWarningOnlyForENS: a batch above the budget shortens
+// nothing but ENS's horizon, so only --method ens warns about it (it used
+// to warn about ENS and "the config's budget" for every method, config or
+// not).
+func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\n")
+	cfg := writeFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
+	for _, method := range []string{"qvs", "ens"} {
+		code, out, stderr := runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
+			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
+		warned := strings.Contains(stderr, "warning: budget 2 is less than --batch 3; ENS looks ahead over 3 queries")
+		if code != 0 || strings.Count(out, "\n") != 4 || warned != (method == "ens") {
+			t.Errorf("--method %s: exit %d, warned %v\n%s%s", method, code, warned, out, stderr)
+		}
+	}
+}
+
+// TestBayesoptSuggestExhaustedSpace: an int space with fewer unevaluated
+// points than --batch yields fewer suggestions, with a warning on stderr
+// (it used to print a bare header, silently, once every point was
+// evaluated).
+func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
+	for _, tc := range []struct {
+		evals string
+		rows  int
+	}{
+		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
+		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
+	} {
+		code, out, stderr := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", tc.evals),
+			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
+		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
+		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d rows and %q", tc.evals, code, out, stderr, tc.rows, warn)
+		}
+	}
+}
+
+// TestSelectBadInput: ids name the picks, so a repeated id is an error
+// (it used to print two picks with the same id); so is a row listed twice
+// in --prefix (it used to count twice against --k).
+func TestSelectBadInput(t *testing.T) {
+	dir := t.TempDir()
+	emb := writeFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
+	k3 := writeFile(t, dir, "k3.csv", kernel3)
+	checkBadInput(t, []badInputCase{
+		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
+			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
+		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", writeFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
+			1, `ids.csv: id "u" is given for rows 1 and 3`},
+		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", writeFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
+			1, `ids2.csv: id 2 is empty`},
+		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
+			2, "--prefix: row 1 is listed twice"},
+	})
+	// The median heuristic on identical rows falls back to 1 and says why.
+	same := writeFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
+	code, out, stderr := runQVS(t, "score", "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv")
+	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
+		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestBayesoptDiscreteRefusesContinuousFlags: the flags only the continuous
+// engine reads are usage errors on a discrete task (they used to be
+// silently ignored, e.g. --regions 3 on task: kernel).
+func TestBayesoptDiscreteRefusesContinuousFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.yaml")
+	var cases []badInputCase
+	for _, f := range [][]string{{"--regions", "3"}, {"--tau", "0.1"}, {"--candidates", "10"}, {"--max-train", "10"},
+		{"--qvs-floor"}, {"--minimize"}, {"--objective-cmd", "true"}, {"--objective-timeout", "1m"}} {
+		cases = append(cases, badInputCase{f[0], append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...),
+			2, f[0] + " applies to continuous tasks, not the discrete task kernel"})
+	}
+	checkBadInput(t, cases)
+}
+
+// TestUnknownSubcommandSuggestion: a mistyped subcommand of qvs as or qvs
+// bayesopt names the nearest one (cobra only does so for the root).
+func TestUnknownSubcommandSuggestion(t *testing.T) {
+	checkBadInput(t, []badInputCase{
+		{"as", []string{"as", "sugest"}, 2, `unknown command "sugest" for "qvs as" (did you mean suggest?)`},
+		{"bayesopt", []string{"bayesopt", "evalute"}, 2, `unknown command "evalute" for "qvs bayesopt" (did you mean evaluate?)`},
+		{"nothing near", []string{"bayesopt", "xyzzy"}, 2, `unknown command "xyzzy" for "qvs bayesopt"`},
+	})
+}
+
+// TestCountLimits: counts that would allocate far beyond the input before
+// any work (each took gigabytes, or was killed for memory, in the audit)
+// are usage errors naming the flag or key and the bound.
+func TestCountLimits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	kernelCfg := filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.yaml")
+	space := filepath.Join(testutil.RepoRoot(), "examples", "branin-space.yaml")
+	evals := filepath.Join(testutil.RepoRoot(), "examples", "branin-evals.csv")
+	suggest := []string{"bayesopt", "suggest", "--space", space, "--observed", evals}
+	checkBadInput(t, []badInputCase{
+		{"as repeats", []string{"as", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"bayesopt repeats", []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"bayesopt regions", []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, 2, "regions = 100000000: at most 100"},
+		{"bayesopt candidates", []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, 2, "candidates = 1000000000: at most 5000"},
+		{"discrete repeats", []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"suggest candidates", append(suggest, "--candidates", "1000000000"), 2, "--candidates 1000000000: at most 5000"},
+		{"suggest regions", append(suggest, "--regions", "1000", "--init", "5"), 2, "--regions 1000: at most 100"},
+		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
+		{"suggest --kernel batch", []string{"bayesopt", "suggest", "--kernel", filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.csv"), "--observed", evals, "--batch", "301"},
+			2, "--batch 301: expected 1 to 300"},
+		{"discrete batch", []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, 2, "batch = 301: at most 300"},
+	})
+}
+
+// TestObjectiveMagnitude: objective values beyond bayesopt.MaxAbsObjective
+// are refused where they are read, naming file, line and column; 1e308 used
+// to overflow the GP's standardisation into a panic of the qVS greedy
+// (continuous: suggest and --objective-cmd runs) or NaN suggestions
+// (discrete).
+func TestObjectiveMagnitude(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testutil.RepoRoot(), "examples")
+	space := filepath.Join(ex, "branin-space.yaml")
+	huge := writeFile(t, dir, "huge.csv", "x1,x2,value\n1,1,1e308\n2,2,-1e308\n3,3,0\n4,4,1\n5,5,2\n6,6,3\n")
+	khuge := writeFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
+	checkBadInput(t, []badInputCase{
+		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
+			1, "huge.csv: line 2, column value: 1e+308 exceeds 1e+150 in magnitude"},
+		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", writeFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
+			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
+	})
+	// A campaign's kernel table.
+	items := writeFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
+	writeFile(t, dir, "k.csv", kernel3)
+	cfg := writeFile(t, dir, "k.yaml", "task: kernel\ngood_threshold: 1\nrepeats: 1\ninit: 1\nbudget: 2\nbatch: 1\ndata: {kernel: k.csv, table: items.csv}\n")
+	code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"))
+	if code != 1 || out != "" || !strings.Contains(stderr, items+`: item "b" (data row 2), column "value": 1e+300 exceeds`) {
+		t.Errorf("kernel table: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// An objective program's output: the run fails naming the line.
+	prog := writeFile(t, dir, "huge.sh", "awk 'NR > 1 { print (NR % 2 ? 1e308 : -1e308) }'\n")
+	code, _, stderr = runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "sh "+prog, "--repeats", "1", "--budget", "10",
+		"--init", "5", "--batch", "5", "--methods", "qvs", "--q", "1", "--out", filepath.Join(dir, "cmd"), "--quiet")
+	if code != 1 || !strings.Contains(stderr, "stdout line 1: -1e+308 exceeds 1e+150") || strings.Contains(stderr, "panic") {
+		t.Errorf("objective program: exit %d, stderr %q", code, stderr)
+	}
+}

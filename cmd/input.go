@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -368,7 +367,7 @@ func idColumnHint(path string) string {
 		return ""
 	}
 	defer f.Close()
-	cr := csv.NewReader(io.LimitReader(f, 1<<20))
+	cr := fileio.NewCSVReader(io.LimitReader(f, 1<<20))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	header, err1 := cr.Read()

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +43,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		return nil, fmt.Errorf("pool.csv.file: %w", err)
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := fileio.NewCSVReader(f)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -165,7 +164,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		return err
 	}
 	defer fh.Close()
-	cr := csv.NewReader(fh)
+	cr := fileio.NewCSVReader(fh)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {

@@ -150,3 +150,42 @@ func TestEachRowLineNumbers(t *testing.T) {
 		t.Errorf("error %v, want one naming x.csv line 7", err)
 	}
 }
+
+// TestCSVByteOrderMark: a spreadsheet's "CSV UTF-8" export starts with a
+// byte-order mark; it must not become part of the first header cell (the
+// audit saw "kernel must be square, got 1 rows x 2 columns" for a 2 x 2
+// kernel and "no column id" for a file whose header began with id).
+func TestCSVByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	kernel := filepath.Join(dir, "k.csv")
+	if err := os.WriteFile(kernel, []byte("\ufeffa,b\n1,0.5\n0.5,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadTable(kernel, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows != 2 || tab.Cols != 2 || tab.Data[1] != 0.5 {
+		t.Errorf("ReadTable with a BOM: %d x %d %v, want the 2 x 2 kernel", tab.Rows, tab.Cols, tab.Data)
+	}
+	withID := filepath.Join(dir, "x.csv")
+	if err := os.WriteFile(withID, []byte("\ufeffid,x\np,1\nq,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, ids, err := SplitIDColumn(withID, "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []string{"p", "q"}) || tab.Rows != 2 {
+		t.Errorf("SplitIDColumn with a BOM: ids %v rows %d", ids, tab.Rows)
+	}
+	// A BOM-less file and one whose only content is the BOM still behave.
+	rec, err := NewCSVReader(strings.NewReader("\ufeff")).Read()
+	if err != io.EOF {
+		t.Errorf("BOM-only input: %v, %v; want io.EOF", rec, err)
+	}
+	rec, err = NewCSVReader(strings.NewReader("\ufefe,x\n")).Read()
+	if err != nil || rec[0] != "\ufefe" {
+		t.Errorf("a different leading rune is kept: %q, %v", rec, err)
+	}
+}

@@ -91,7 +91,7 @@ func readCSV(path string) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := NewCSVReader(f)
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	t := &Table{Path: path}
@@ -172,7 +172,7 @@ func ReadStrings(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := NewCSVReader(f)
 	cr.FieldsPerRecord = -1
 	var out []string
 	for line := 1; ; line++ {
@@ -204,7 +204,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := NewCSVReader(f)
 	cr.TrimLeadingSpace = true
 	recs, err := cr.ReadAll()
 	if err != nil {

@@ -1,7 +1,6 @@
 package discrete
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // ReadEvaluations reads a history of finished queries from the CSV file at
@@ -36,7 +36,7 @@ func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
 // number of cells than the header.
 func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, error) {
 	n := len(ids)
-	cr := csv.NewReader(r)
+	cr := fileio.NewCSVReader(r)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {

@@ -2,7 +2,6 @@ package space
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Observation is one row of an evaluation file.
@@ -64,7 +64,7 @@ func read(path string, s *Space, withValue, minimize bool) ([]Observation, error
 // Decode parses the contents b of an evaluation file (withValue) or a
 // pending file; path names it in errors.
 func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observation, error) {
-	cr := csv.NewReader(bytes.NewReader(b))
+	cr := fileio.NewCSVReader(bytes.NewReader(b))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	head, err := cr.Read()

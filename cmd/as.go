@@ -266,7 +266,7 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 func describePrior(w io.Writer, prior search.Prior, a1 float64, n, observed, positives int) {
 	switch prior.Rule {
 	case search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: estimated from %d observed label(s), %d positive, in a pool of %d (rule: search.EstimatePrior; set --prior or the config key prior to override)\n",
+		fmt.Fprintf(w, "prior a1 = %.4g: estimated from %d observed label(s), %d positive, in a pool of %d (geometric mean of (positives+1)/(pool+2) and (positives+1)/(observed+2), see configs/README.md; set --prior or the config key prior to override)\n",
 			a1, observed, positives, n)
 	case search.PriorPrevalence:
 		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)

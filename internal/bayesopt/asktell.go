@@ -149,8 +149,11 @@ func (e *Engine) Tell(evs []Evaluation) error {
 			return fmt.Errorf("evaluation %d has %d coordinates, expected %d", i+1, len(ev.X), r.d)
 		case ev.Region < -1 || ev.Region >= r.s.Regions:
 			return fmt.Errorf("evaluation %d: region %d out of range [-1, %d]", i+1, ev.Region, r.s.Regions-1)
-		case math.IsNaN(ev.Value) || math.IsInf(ev.Value, 0):
-			return fmt.Errorf("evaluation %d: value %v is not finite", i+1, ev.Value)
+		}
+		// Non-finite or huge values (|v| > MaxAbsObjective) would overflow
+		// the GP's standardisation and reach the qVS greedy as NaN.
+		if err := CheckObjective(ev.Value); err != nil {
+			return fmt.Errorf("evaluation %d: value %w", i+1, err)
 		}
 		for j, x := range ev.X {
 			if !(x >= r.lo[j] && x <= r.hi[j]) {

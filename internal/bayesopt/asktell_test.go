@@ -38,6 +38,14 @@ func TestEngineAskTellErrors(t *testing.T) {
 	if err := e.Tell(bad); err == nil || !strings.Contains(err.Error(), "region 3") {
 		t.Errorf("region out of range: %v", err)
 	}
+	// 1e308 is finite but overflows the GP's standardisation (the audit's
+	// qVS-greedy panic); NaN is not a value at all.
+	for _, v := range []float64{1e308, -2 * MaxAbsObjective, math.NaN(), math.Inf(1)} {
+		bad[2] = Evaluation{Region: -1, X: init[2].X, Value: v}
+		if err := e.Tell(bad); err == nil || !strings.Contains(err.Error(), "evaluation 3: value") {
+			t.Errorf("value %v: %v", v, err)
+		}
+	}
 	if e.Evaluations() != 0 {
 		t.Fatal("a refused Tell changed the state")
 	}

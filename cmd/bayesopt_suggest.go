@@ -1,6 +1,13 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
 	"github.com/spf13/cobra"
 )
 
@@ -79,4 +86,28 @@ func flagsOnlyFor(c *cobra.Command, kind string, names []string) error {
 		}
 	}
 	return nil
+}
+
+// writeSuggestions writes a suggest command's rows under head to w in one
+// write, so an error leaves stdout empty: CSV with --format csv, otherwise
+// an aligned table whose rows shorten (if non-nil) first rounds for reading.
+func writeSuggestions(w io.Writer, format string, head []string, rows [][]string, shorten func([]string)) error {
+	var buf bytes.Buffer
+	if format == "csv" {
+		cw := csv.NewWriter(&buf)
+		_ = cw.Write(head)
+		_ = cw.WriteAll(rows)
+	} else {
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range rows {
+			if shorten != nil {
+				shorten(r)
+			}
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -1,13 +1,10 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -154,19 +151,5 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		}
 		rows[i] = append(row, strconv.Itoa(x.Region))
 	}
-	var buf bytes.Buffer
-	if common.format == "csv" {
-		w := csv.NewWriter(&buf)
-		_ = w.Write(head)
-		_ = w.WriteAll(rows)
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		tw.Flush()
-	}
-	_, err = c.OutOrStdout().Write(buf.Bytes())
-	return err
+	return writeSuggestions(c.OutOrStdout(), common.format, head, rows, nil)
 }

@@ -1,14 +1,10 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -148,26 +144,16 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(m+math.Sqrt(d.beta)*sd), fullPrecision(m), fullPrecision(sd)
 		}
 	}
-	var buf bytes.Buffer
 	header := []string{"rank", "index", "id", "ucb", "mean", "sd"}
-	if f.format == "csv" {
-		w := csv.NewWriter(&buf)
-		_ = w.Write(header)
-		_ = w.WriteAll(rows)
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(header, "\t"))
-		for _, r := range rows {
-			for k := 3; k < 6 && r[k] != ""; k++ {
-				v, _ := strconv.ParseFloat(r[k], 64)
-				r[k] = strconv.FormatFloat(v, 'g', 4, 64)
-			}
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
+	// The table shows 4 significant digits of ucb, mean and sd; csv keeps
+	// full precision.
+	short := func(r []string) {
+		for k := 3; k < 6 && r[k] != ""; k++ {
+			v, _ := strconv.ParseFloat(r[k], 64)
+			r[k] = strconv.FormatFloat(v, 'g', 4, 64)
 		}
-		tw.Flush()
 	}
-	_, err = c.OutOrStdout().Write(buf.Bytes())
-	return err
+	return writeSuggestions(c.OutOrStdout(), f.format, header, rows, short)
 }
 
 // suggestIDs reads the candidate names of --ids (n unique, non-empty

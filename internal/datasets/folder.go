@@ -66,13 +66,8 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	var n, d int
-	switch len(feat.Shape) {
-	case 1:
-		n, d = feat.Shape[0], 1
-	case 2:
-		n, d = feat.Shape[0], feat.Shape[1]
-	default:
+	n, d, ok := fileio.MatrixShape(feat.Shape)
+	if !ok {
 		return nil, fmt.Errorf("%s: shape %v, expected n x d", fpath, feat.Shape)
 	}
 	if n < 2 || d < 1 {

@@ -65,18 +65,25 @@ func ReadTable(path string, allowNonFinite bool) (*Table, error) {
 	return t, nil
 }
 
+// MatrixShape reads an array shape as a matrix: a 1-D array of n values is
+// n x 1, a 2-D array is itself; any other rank is not a matrix (ok false).
+func MatrixShape(shape []int) (rows, cols int, ok bool) {
+	switch len(shape) {
+	case 1:
+		return shape[0], 1, true
+	case 2:
+		return shape[0], shape[1], true
+	}
+	return 0, 0, false
+}
+
 func readNPY(path string) (*Table, error) {
 	a, err := ReadNPYFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var rows, cols int
-	switch len(a.Shape) {
-	case 1:
-		rows, cols = a.Shape[0], 1
-	case 2:
-		rows, cols = a.Shape[0], a.Shape[1]
-	default:
+	rows, cols, ok := MatrixShape(a.Shape)
+	if !ok {
 		return nil, fmt.Errorf("%s: expected a 1-D or 2-D array, got shape %v", path, a.Shape)
 	}
 	if rows == 0 || cols == 0 {

@@ -40,12 +40,8 @@ func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data 
 	if dt != "f4" || h.Fortran {
 		return 0, 0, nil, fmt.Errorf("%s: %w (dtype %s, Fortran order %v)", name, ErrNotFloat32, h.Dtype, h.Fortran)
 	}
-	switch len(h.Shape) {
-	case 1:
-		rows, cols = h.Shape[0], 1
-	case 2:
-		rows, cols = h.Shape[0], h.Shape[1]
-	default:
+	rows, cols, ok := MatrixShape(h.Shape)
+	if !ok {
 		return 0, 0, nil, fmt.Errorf("%s: expected a 1-D or 2-D array, got shape %v", name, h.Shape)
 	}
 	if rows <= 0 || cols <= 0 {

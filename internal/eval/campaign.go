@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
@@ -43,7 +44,8 @@ func (k Kind) String() string {
 // of its runs.
 type Campaign struct {
 	Dir string
-	// Task is the campaign's task: config "name", else "task", else the folder
+	// Task is the campaign's task: config "name", else "task" (for task
+	// space, the space file's stem: space.CampaignName), else the folder
 	// name. Name labels its tables and figures: Task, unless several
 	// campaigns found together share a Task (see Discover).
 	Task   string
@@ -296,6 +298,11 @@ func LoadCampaign(dir string) (*Campaign, error) {
 			c.Name = s
 			break
 		}
+	}
+	// A campaign on a user's space file (`qvs bayesopt --space`) is named
+	// after the file, as its default folder is.
+	if sp, ok := c.Config["space"].(string); ok && sp != "" && c.Name == space.CampaignTask {
+		c.Name = space.CampaignName(sp)
 	}
 	c.Task = c.Name
 	c.Unfinished = unfinishedRuns(dir, c.Runs)

@@ -360,7 +360,8 @@ func newASTableCmd(g *GlobalOptions) *cobra.Command {
 standard error over repeats of the positives found and every metric of the
 paper's Tables 1-3 per method, as 'qvs eval' makes it: ECI* and SELECT*
 take their best setting per column (the notes say which), the best mean of
-each column is bold (ties at two decimals included), qVS-AS has a row per q.`,
+each column is bold (ties at the printed precision included), qVS-AS has a
+row per q.`,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 		Args:        cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

@@ -84,12 +84,15 @@ func bayesoptDefaultOut(task string) string {
 var bayesoptGrowable = []string{"methods", "q", "repeats"}
 
 // spaceTask is the task name of a campaign on a user's space and objective
-// command (--space with --objective-cmd).
-const spaceTask = "space"
+// command (--space with --objective-cmd); the campaign itself is named after
+// the space file (space.CampaignName).
+const spaceTask = space.CampaignTask
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
 // settings, reference notes §3) with the budgets of configs/TASK.yaml.
+// A space campaign's folder is left empty here: it is named after the space
+// file once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesoptConfig {
 	c := bayesoptConfig{
 		Task: task, Out: bayesoptDefaultOut(task),
@@ -99,6 +102,8 @@ func defaultBayesoptConfig(task string) bayesoptConfig {
 		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
 	}
 	switch task {
+	case spaceTask:
+		c.Out = ""
 	case "rover":
 		c.Regions, c.Tau = 3, 0.15
 		c.Budget, c.Init, c.Batch = 800, 50, 30
@@ -171,7 +176,10 @@ Flags override the config's keys.
 
 Your own problem: --space space.yaml --objective-cmd "python3 my_sim.py"
 (keys space:, objective_cmd:, objective_timeout:, minimize:) runs the same
-campaigns against a program. Per batch qvs starts the command once (sh -c),
+campaigns against a program. The campaign is named after the space file's
+stem (space.yaml: "space"; default folder results/NAME, --out overrides),
+and config.yaml records the command and the space file's size and CRC-32C:
+a rerun with another command or an edited space file is refused. Per batch qvs starts the command once (sh -c),
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout; --minimize
 negates them (records hold the maximised values). A non-zero exit, a wrong
@@ -310,6 +318,9 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 		cfg.Task = spaceTask
 		if cfg.Space == "" || cfg.ObjectiveCmd == "" {
 			return cfg, nil, usageErrorf("a campaign on your own problem needs both --space (space:) and --objective-cmd (objective_cmd:)")
+		}
+		if cfg.Out == "" {
+			cfg.Out = bayesoptDefaultOut(space.CampaignName(cfg.Space))
 		}
 	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize {
 		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout and --minimize are for your own problem, not task %s", task)
@@ -478,11 +489,18 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	defer stop()
 	stderr := c.ErrOrStderr()
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", task, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
+		name := task
+		if task == spaceTask {
+			name = space.CampaignName(cfg.Space)
+		}
+		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesoptGrowable, Version: Version,
+		// A space campaign's results depend on the space file's contents,
+		// not only its name: an edited file is refused like changed data.
+		Inputs: campaignInputs(g.DataDir, cfg.Space),
 	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := settings[run.Key]
 		s.Workers = inner

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -317,5 +318,126 @@ func TestREADMEOwnProblem(t *testing.T) {
 	}
 	if ran != 3 {
 		t.Errorf("ran %d README commands, want 3 (two select, one suggest)", ran)
+	}
+}
+
+// TestBayesoptSpaceCampaignName: a --space campaign is named after the
+// space file's stem (folder, progress line, table caption, qvs eval's
+// table file), --out overrides the folder, and config.yaml keeps task:
+// space (run keys and the recorded config do not depend on the name, so a
+// folder written before campaigns were named resumes).
+func TestBayesoptSpaceCampaignName(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFile(t, dir, "my reactor.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
+	args := []string{"bayesopt", "--space", "my reactor.yaml", "--objective-cmd", "sh " + script, "--methods", "turbo",
+		"--repeats", "1", "--budget", "15", "--init", "10", "--batch", "5", "--candidates", "60", "--workers", "1", "--seed", "2"}
+	code, out, errs := runQVS(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	folder := filepath.Join("results", "my-reactor")
+	if !strings.Contains(errs, "qvs bayesopt: my-reactor, 1 runs") || !strings.Contains(errs, "into "+folder) {
+		t.Errorf("progress line: %s", errs)
+	}
+	if !strings.Contains(out, "in the my-reactor BayesOpt campaign") {
+		t.Errorf("table caption: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "runs", "turbo-r00.csv")); err != nil {
+		t.Fatalf("records not in %s: %v", folder, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(folder, "config.yaml")); !strings.Contains(string(b), "\ntask: space\n") {
+		t.Errorf("config.yaml:\n%s", b)
+	}
+	if code, _, errs := runQVS(t, "eval", "results", "--out", "ev"); code != ExitOK {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join("ev", "tables", "my-reactor-bo-table.md")); err != nil {
+		t.Errorf("eval table: %v", err)
+	}
+
+	// --out overrides; a folder as an earlier qvs wrote it (named results/space,
+	// no inputs section in config.yaml) resumes and grows, and qvs eval names
+	// it after its space file too.
+	legacy := filepath.Join("old", "space")
+	if code, _, errs := runQVS(t, append(args, "--out", legacy)...); code != ExitOK {
+		t.Fatalf("--out: exit %d: %s", code, errs)
+	}
+	cfgPath := filepath.Join(legacy, "config.yaml")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), "# size and CRC-32C")
+	if i < 0 {
+		t.Fatalf("no inputs section in %s:\n%s", cfgPath, b)
+	}
+	writeFile(t, legacy, "config.yaml", string(b[:i]))
+	if code, _, errs := runQVS(t, append(args, "--out", legacy, "--repeats", "2")...); code != ExitOK {
+		t.Fatalf("resume of an old folder: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runQVS(t, "eval", "old", "--out", "ev-old"); code != ExitOK {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join("ev-old", "tables", "my-reactor-bo-table.md")); err != nil {
+		t.Errorf("eval table of the old folder: %v", err)
+	}
+}
+
+// TestBayesoptSpaceCampaignRefusesChanges: rerunning into a --space
+// campaign's folder with an edited space file or another command is refused
+// before anything is written, naming what changed (the space file through
+// config.yaml's input fingerprints, the command through its objective_cmd
+// key); the original space and command still resume.
+func TestBayesoptSpaceCampaignRefusesChanges(t *testing.T) {
+	dir := t.TempDir()
+	spacePath := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
+	out := filepath.Join(dir, "bo")
+	args := []string{"bayesopt", "--space", spacePath, "--objective-cmd", "sh " + script, "--methods", "turbo", "--out", out,
+		"--repeats", "1", "--budget", "15", "--init", "10", "--batch", "5", "--candidates", "60", "--workers", "1", "--seed", "2", "--quiet"}
+	if code, _, errs := runQVS(t, args...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				m[p] = string(b)
+			}
+			return nil
+		})
+		return m
+	}
+	before := snapshot()
+	grow := append(append([]string(nil), args...), "--repeats", "2")
+
+	// The same name, other bounds.
+	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 2}\n  - {name: b, lower: 0, upper: 1}\n")
+	code, stdout, errs := runQVS(t, grow...)
+	if code == ExitOK || stdout != "" || !strings.Contains(errs, "input file "+spacePath+" differs from the one this campaign started with") {
+		t.Errorf("edited space: exit %d, stdout %q, stderr %s", code, stdout, errs)
+	}
+	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+
+	other := append([]string(nil), grow...)
+	for i, a := range other {
+		if a == "--objective-cmd" {
+			other[i+1] = "sh " + script + " --fast"
+		}
+	}
+	code, stdout, errs = runQVS(t, other...)
+	if code == ExitOK || stdout != "" || !strings.Contains(errs, "objective_cmd: sh "+script+" recorded, sh "+script+" --fast now") {
+		t.Errorf("other command: exit %d, stdout %q, stderr %s", code, stdout, errs)
+	}
+	if after := snapshot(); !maps.Equal(before, after) {
+		t.Errorf("a refused rerun changed the folder")
+	}
+	if code, _, errs := runQVS(t, grow...); code != ExitOK {
+		t.Errorf("original space and command: exit %d: %s", code, errs)
 	}
 }

@@ -3,7 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
-
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +13,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // A test binary started with QVS_TEST_MAIN=1 is the qvs command: the tests
-// below start real qvs processes without building a binary.
+// below start real qvs processes without building a binary. Such a process
+// with QVS_TEST_SLOW_FSYNC=300ms sleeps that long before every fsync of an
+// atomic write (fileio.FsyncDelay; the qvs binary ignores the variable).
 func TestMain(m *testing.M) {
+	if d := os.Getenv("QVS_TEST_SLOW_FSYNC"); d != "" {
+		delay, err := time.ParseDuration(d)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "QVS_TEST_SLOW_FSYNC=%q: %v\n", d, err)
+			os.Exit(2)
+		}
+		fileio.FsyncDelay = delay
+	}
 	if os.Getenv("QVS_TEST_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -417,5 +429,32 @@ func TestDuplicateTakesOverKilledProcess(t *testing.T) {
 		if _, ok := want[name]; !ok {
 			t.Errorf("left %s", name)
 		}
+	}
+}
+
+// TestBinaryIgnoresSlowFsyncHook: QVS_TEST_SLOW_FSYNC slows fsync only in
+// test binaries (TestMain sets fileio.FsyncDelay). The built qvs binary
+// given an hour's delay still finishes a campaign, which writes config.yaml,
+// records and summaries atomically; before, it slept at its first fsync.
+func TestBinaryIgnoresSlowFsyncHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the qvs binary")
+	}
+	dir := t.TempDir()
+	bin := buildQVS(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "bayesopt", "--task", "synthetic-2", "--methods", "random", "--repeats", "1",
+		"--budget", "6", "--init", "4", "--batch", "2", "--out", filepath.Join(dir, "bo"), "--quiet")
+	cmd.Env = append(os.Environ(), "QVS_TEST_SLOW_FSYNC=1h")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the qvs binary honoured QVS_TEST_SLOW_FSYNC (still running after 2 min)")
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bo", "summary.csv")); err != nil {
+		t.Error(err)
 	}
 }

@@ -47,10 +47,11 @@ resolved config.yaml written by qvs as / qvs bayesopt) and writes:
   OUT/README.md                 every table, figure links, and what could
                                 not be made
 
-Cells are mean (standard error) over repeats with two decimals ("n/a" for the
-standard error of a single repeat); active-search tables start with the
-positives found; the best per column is bold (ties at two decimals
-included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
+Cells are mean (standard error) over repeats with two decimals (distance
+columns: at least three significant digits, the standard error to the same
+decimals; "n/a" for the standard error of a single repeat); active-search
+tables start with the positives found; the best per column is bold (ties at
+the printed precision included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
 per column. Missing or partial campaigns and figures the data cannot make
 are listed, not fatal; a damaged summary cell (not a finite number) makes
 its campaign unreadable, named by file, line and column; a file that cannot

@@ -390,6 +390,17 @@ func idColumnHint(path string) string {
 	return fmt.Sprintf("the first column %q holds text: if it is an item id, pass --id-column %s", strings.TrimSpace(header[0]), strings.TrimSpace(header[0]))
 }
 
+// undefinedError is the error of `score` and `select` for items whose kernel
+// has no positive eigenvalue (VS undefined, vendi.ErrNoPositiveEigenvalue).
+// Embeddings get there only as all-zero rows under the linear kernel
+// (cosine refuses a zero row, rbf has a unit diagonal).
+func (in *itemInput) undefinedError(path string) error {
+	if in.kernel == nil {
+		return fmt.Errorf("%s: every row is all zeros: the linear kernel is the zero matrix and VS is undefined", path)
+	}
+	return fmt.Errorf("%s: %w", path, vendi.ErrNoPositiveEigenvalue)
+}
+
 // vendiKernel returns the greedy kernel of the items: the matrix, the RBF
 // kernel, or the cosine / linear kernel of the embeddings (row dot
 // products) as a FeatureKernel, so the greedy works in the d x d dual.

@@ -33,7 +33,8 @@ The kernel must be symmetric with finite entries (unit diagonal expected;
 --normalize rescales it). Eigenvalues are clipped at 0 (for every q, 2
 included) and normalised to sum 1;
 normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
-q = 1 exp(Shannon entropy), q = inf 1/max.
+q = 1 exp(Shannon entropy), q = inf 1/max. A kernel with no positive
+eigenvalue (all zeros, or negative semidefinite) has no VS: an error.
 
 ` + embeddingsHelp,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
@@ -73,7 +74,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	for _, q := range orders {
 		vs := vendi.ScoreFromEigenvalues(eig, q)
 		if vs == 0 {
-			return fmt.Errorf("%s: the kernel has no positive eigenvalue (a zero matrix?): VS is undefined", o.in.kernel+o.in.embeddings)
+			return in.undefinedError(o.in.kernel + o.in.embeddings)
 		}
 		r := row{Q: vendi.FormatOrder(q), VS: vs}
 		if in.quality != nil {

@@ -239,3 +239,44 @@ func TestScoreFloat32NPY(t *testing.T) {
 		t.Errorf("zero row: exit %d, %s", code, errs)
 	}
 }
+
+// TestScoreSelectUndefinedKernel: a kernel with no positive eigenvalue
+// (zero, or negative definite so it clips to zero) has no defined VS; score
+// and select refuse it with the same message naming the file (select used
+// to print picks with qVS 0). A zero-diagonal kernel with eigenvalues ±1
+// is fine in both: VS_1 of [[0,1],[1,0]] clipped is 1.
+func TestScoreSelectUndefinedKernel(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name   string
+		args   []string
+		errHas string
+	}{
+		{"zero kernel", []string{"--kernel", writeFile(t, dir, "zero.csv", "0,0,0\n0,0,0\n0,0,0\n")},
+			"zero.csv: the kernel has no positive eigenvalue (a zero matrix?): VS is undefined"},
+		{"-I", []string{"--kernel", writeFile(t, dir, "negI.csv", "-1,0\n0,-1\n")},
+			"negI.csv: the kernel has no positive eigenvalue"},
+		{"linear, zero rows", []string{"--embeddings", writeFile(t, dir, "zrows.csv", "0,0\n0,0\n0,0\n"), "--embedding-kernel", "linear"},
+			"zrows.csv: every row is all zeros: the linear kernel is the zero matrix and VS is undefined"},
+		{"linear, zero rows, quality", []string{"--embeddings", writeFile(t, dir, "zq.csv", "e1,e2,quality\n0,0,1\n0,0,2\n"), "--embedding-kernel", "linear", "--quality-column", "quality"},
+			"zq.csv: every row is all zeros"},
+	}
+	for _, c := range cases {
+		code, out, scoreErr := runQVS(t, append([]string{"score"}, c.args...)...)
+		if code != 1 || out != "" || !strings.Contains(scoreErr, c.errHas) {
+			t.Errorf("%s: score exit %d, stdout %q, stderr %q; want 1, empty, %q", c.name, code, out, scoreErr, c.errHas)
+		}
+		code, out, selectErr := runQVS(t, append([]string{"select", "--k", "2"}, c.args...)...)
+		if code != 1 || out != "" || selectErr != scoreErr {
+			t.Errorf("%s: select exit %d, stdout %q, stderr %q; want 1, empty, score's %q", c.name, code, out, selectErr, scoreErr)
+		}
+	}
+	swap := writeFile(t, dir, "swap.csv", "0,1\n1,0\n")
+	if code, out, errs := runQVS(t, "score", "--kernel", swap, "--q", "1", "--format", "csv"); code != 0 || out != "q,vs\n1,1\n" {
+		t.Errorf("score [[0,1],[1,0]]: exit %d, %q, %s", code, out, errs)
+	}
+	// Either single item scores 0 (tie: row 0); the pair's clipped spectrum is {1}.
+	if code, out, errs := runQVS(t, "select", "--kernel", swap, "--k", "2", "--format", "csv"); code != 0 || out != "rank,index,qvs\n1,0,0\n2,1,1\n" {
+		t.Errorf("select [[0,1],[1,0]]: exit %d, %q, %s", code, out, errs)
+	}
+}

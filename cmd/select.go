@@ -32,7 +32,9 @@ far plus the candidate (paper eq. 5). Without --quality every item has
 quality 1 and the picks maximise VS_q. --prefix lists items already chosen
 (0-based rows): they count in the score but are never picked.
 
-Ties (scores within a relative 1e-10) go to the lowest row index.
+Ties (scores within a relative 1e-10) go to the lowest row index. A kernel
+with no positive eigenvalue (all zeros, or negative semidefinite) is an
+error, as in score: the VS of every set would be undefined.
 Output: rank, index (0-based input row), id (with --ids/--id-column) and the
 qVS of the prefix plus the picks so far.
 
@@ -89,6 +91,12 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		for i := range quality {
 			quality[i] = 1
 		}
+	}
+	// Every set the greedy can form then scores 0: refuse, as score does.
+	if ok, err := vendi.HasPositiveEigenvalue(in.vendiKernel()); err != nil {
+		return fmt.Errorf("%s: %w", o.in.kernel+o.in.embeddings, err)
+	} else if !ok {
+		return in.undefinedError(o.in.kernel + o.in.embeddings)
 	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel: in.vendiKernel(), Quality: quality, Prefix: prefix, K: o.k, Q: q, Workers: g.Workers,

@@ -103,8 +103,8 @@ func checkInputs(path string, recorded []byte, now []fingerprint) error {
 		o, ok := byName[f.File]
 		if ok && o != f {
 			return fmt.Errorf("input file %s differs from the one this campaign started with "+
-				"(%d bytes, CRC-32C %s now; %s records %d bytes, CRC-32C %s): results would mix two datasets; "+
-				"use the original data or another --out directory", f.File, f.Bytes, f.CRC32C, path, o.Bytes, o.CRC32C)
+				"(%d bytes, CRC-32C %s now; %s records %d bytes, CRC-32C %s): results would mix two versions of it; "+
+				"use the original file or another --out directory", f.File, f.Bytes, f.CRC32C, path, o.Bytes, o.CRC32C)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
@@ -43,9 +44,10 @@ func (k Kind) String() string {
 // of its runs.
 type Campaign struct {
 	Dir string
-	// Task is the campaign's task: config "name", else "task", else the folder
-	// name. Name labels its tables and figures: Task, unless several
-	// campaigns found together share a Task (see Discover).
+	// Task is the campaign's task: config "name", else "task", else the
+	// folder name. Name labels its tables and figures: Task (for task space,
+	// the space file's stem: space.CampaignName), unless several campaigns
+	// found together share a name (see Discover).
 	Task   string
 	Name   string
 	Kind   Kind
@@ -120,20 +122,23 @@ func Discover(root string) (found []*Campaign, skipped []string, err error) {
 	return found, skipped, err
 }
 
-// uniqueNames gives campaigns that share a Task distinct Names, so their
-// tables and figures do not overwrite each other (results/rover and
-// results/rover-floor are both rover campaigns): the campaign in a folder
-// named after the task keeps the task's name; the others take their folder
-// name (rover-floor), or task-folder when the folder name does not start
-// with the task; a name still taken gets a numeric suffix.
+// uniqueNames gives campaigns that share a name (their Task, or a space
+// campaign's space file stem) distinct Names, so their tables and figures
+// do not overwrite each other (results/rover and results/rover-floor are
+// both rover campaigns): the campaign in a folder named after the name
+// keeps it; the others take their folder name (rover-floor), or
+// name-folder when the folder name does not start with the name; a name
+// still taken gets a numeric suffix.
 func uniqueNames(camps []*Campaign) {
-	perTask := map[string]int{}
-	for _, c := range camps {
-		perTask[c.Task]++
+	first := make([]string, len(camps)) // the names before renaming
+	perName := map[string]int{}
+	for i, c := range camps {
+		first[i] = c.Name
+		perName[c.Name]++
 	}
 	taken := map[string]bool{}
 	for _, c := range camps {
-		if perTask[c.Task] == 1 || filepath.Base(c.Dir) == c.Task {
+		if perName[c.Name] == 1 || filepath.Base(c.Dir) == c.Name {
 			if !taken[c.Name] {
 				taken[c.Name] = true
 				continue
@@ -141,17 +146,17 @@ func uniqueNames(camps []*Campaign) {
 		}
 		c.Name = "" // renamed below
 	}
-	for _, c := range camps {
+	for i, c := range camps {
 		if c.Name != "" {
 			continue
 		}
 		base := filepath.Base(c.Dir)
 		name := base
-		if !strings.HasPrefix(base, c.Task) {
-			name = c.Task + "-" + base
+		if !strings.HasPrefix(base, first[i]) {
+			name = first[i] + "-" + base
 		}
 		for k := 2; taken[name]; k++ {
-			name = fmt.Sprintf("%s-%d", c.Task+"-"+base, k)
+			name = fmt.Sprintf("%s-%d", first[i]+"-"+base, k)
 		}
 		taken[name] = true
 		c.Name = name
@@ -298,6 +303,12 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		}
 	}
 	c.Task = c.Name
+	// A campaign on a user's space file (`qvs bayesopt --space`) is named
+	// after the file, as its default folder is; its Task stays "space", so
+	// a space file called rover.yaml never stands in for the paper's rover.
+	if sp, ok := c.Config["space"].(string); ok && sp != "" && c.Task == space.CampaignTask {
+		c.Name = space.CampaignName(sp)
+	}
 	c.Unfinished = unfinishedRuns(dir, c.Runs)
 	return c, nil
 }

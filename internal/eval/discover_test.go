@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,5 +100,59 @@ func TestSameTaskCampaignsKeepTheirOutputs(t *testing.T) {
 		if strings.Contains(m, "rover") {
 			t.Errorf("reported as not made: %s", m)
 		}
+	}
+}
+
+// TestSpaceCampaignsNamedAfterTheirFile: a `qvs bayesopt --space` campaign
+// (config task: space) is labelled by its space file's stem, campaigns
+// sharing a stem get distinct names by the same rule as tasks, and their
+// Task stays "space": a space file called rover.yaml never stands in for
+// the paper's rover campaign (no trajectory figure, no coverage).
+func TestSpaceCampaignsNamedAfterTheirFile(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(fixture, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := t.TempDir()
+	for folder, spaceFile := range map[string]string{"a": "spaces/rover.yaml", "my-reactor": "my reactor.yml", "old": "x/my reactor.yml"} {
+		dir := filepath.Join(res, folder)
+		if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Replace(string(cfg), "\ntask: rover\n", "\ntask: space\nspace: "+spaceFile+"\n", 1)
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	camps, _, err := Discover(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range camps {
+		got[filepath.Base(c.Dir)] = c.Name
+		if c.Task != "space" {
+			t.Errorf("%s: task %q, want space", c.Dir, c.Task)
+		}
+	}
+	want := map[string]string{"a": "rover", "my-reactor": "my-reactor", "old": "my-reactor-old"}
+	if !maps.Equal(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+	rep, err := Evaluate(context.Background(), Options{Dir: res, Out: filepath.Join(t.TempDir(), "eval"), Formats: []string{"md"}, FigureFormats: []string{"png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(rep.Files, rep.NotMade...) {
+		if strings.Contains(f, "trajectories") {
+			t.Errorf("a space campaign was drawn as rover: %s", f)
+		}
+	}
+	if !slices.ContainsFunc(rep.NotMade, func(m string) bool { return strings.HasPrefix(m, "Figures 3 and 4 (rover BayesOpt)") }) {
+		t.Errorf("a space campaign named rover counts as the paper's rover campaign; not made: %q", rep.NotMade)
 	}
 }

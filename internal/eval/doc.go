@@ -16,11 +16,14 @@
 //
 // Tables. Runs are grouped by (method, q, params); a cell is the mean over
 // the repeats and its standard error s/sqrt(n) (sample standard deviation,
-// n - 1 denominator), printed "mean (SE)" with two decimals. A row whose
+// n - 1 denominator), printed "mean (SE)" with two decimals; distance
+// columns print at least three significant digits (RoundSig: 0.052 and
+// 0.011 must not both read 0.05 / 0.01), the SE to the same decimals. A row whose
 // method ran several hyperparameter settings (ECI thresholds, SELECT beta
 // and lambda) is starred and takes, per column, the setting with the best
 // mean, as the paper's ECI* and SELECT* rows; the notes say which. Bold
-// marks the best printed mean per column, ties at two decimals included.
+// marks the best printed mean per column, ties at the printed precision
+// included.
 // Every table is written as Markdown, LaTeX (booktabs) and CSV (one line per
 // cell, full precision).
 //

@@ -112,7 +112,7 @@ func RoverFigure(c *Campaign, base string, formats []string) ([]string, error) {
 			return nil, err
 		}
 		leg := &outsideLegend{Columns: 3, Size: vg.Points(8)}
-		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, Round(parseFloat(run["solutions_mean_distance"]))), sols, leg)
+		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, RoundSig(parseFloat(run["solutions_mean_distance"]), DistanceSigDigits)), sols, leg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", run["key"], err)
 		}

@@ -47,8 +47,18 @@ func Summarize(x []float64) Stat {
 }
 
 // Decimals is the number of decimals of every table cell (the paper's
-// Tables 1-4 print two).
+// Tables 1-4 print two); a column with Column.SigDigits prints more when its
+// values are small.
 const Decimals = 2
+
+// DistanceSigDigits is the Column.SigDigits of the distance columns: rover
+// solutions 0.052 and 0.011 apart would both read "0.05"/"0.01" at two
+// decimals, hiding a fivefold difference.
+const DistanceSigDigits = 3
+
+// maxDecimals caps the decimals RoundSig adds (a distance of 1e-30 prints
+// as zero, not with 32 decimals).
+const maxDecimals = 10
 
 // NotAvailable is the printed standard error of a single repeat.
 const NotAvailable = "n/a"
@@ -56,7 +66,26 @@ const NotAvailable = "n/a"
 // Round formats v with Decimals decimals the way the tables print it:
 // "-" for NaN, "inf"/"-inf" for infinities, and no negative zero ("-0.00"
 // becomes "0.00": a determinant of -1e-9 is zero at this precision).
-func Round(v float64) string {
+func Round(v float64) string { return roundTo(v, Decimals) }
+
+// RoundSig is Round with at least sig significant digits: Decimals
+// decimals, or more (up to maxDecimals) when |v| < 10^(sig-Decimals), so
+// 0.052 prints "0.0520" and 0.011 "0.0110" at sig = 3 while 1.5 stays
+// "1.50" and 12.345 "12.35". sig <= 0 is Round.
+func RoundSig(v float64, sig int) string { return roundTo(v, sigDecimals(v, sig)) }
+
+// sigDecimals is the number of decimals RoundSig prints v with.
+func sigDecimals(v float64, sig int) int {
+	if sig <= 0 || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Decimals
+	}
+	// The first significant digit of |v| is at decimal -floor(log10|v|).
+	d := sig - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	return min(max(d, Decimals), maxDecimals)
+}
+
+// roundTo formats v with dec decimals (see Round).
+func roundTo(v float64, dec int) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
@@ -65,7 +94,7 @@ func Round(v float64) string {
 	case math.IsInf(v, -1):
 		return "-inf"
 	}
-	s := strconv.FormatFloat(v, 'f', Decimals, 64)
+	s := strconv.FormatFloat(v, 'f', dec, 64)
 	if s[0] == '-' {
 		if z, _ := strconv.ParseFloat(s, 64); z == 0 {
 			s = s[1:]
@@ -76,10 +105,16 @@ func Round(v float64) string {
 
 // String is the cell text "mean (SE)" with two decimals; the standard error
 // of a single repeat is "n/a".
-func (s Stat) String() string {
-	se := Round(s.SE)
+func (s Stat) String() string { return s.Format(0) }
+
+// Format is String with at least sig significant digits in the mean
+// (RoundSig) and the standard error to the same decimals, so the two line
+// up: "0.0520 (0.0140)", "0.625 (0.057)".
+func (s Stat) Format(sig int) string {
+	dec := sigDecimals(s.Mean, sig)
+	se := roundTo(s.SE, dec)
 	if s.N == 1 {
 		se = NotAvailable
 	}
-	return Round(s.Mean) + " (" + se + ")"
+	return roundTo(s.Mean, dec) + " (" + se + ")"
 }

@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -206,6 +208,55 @@ func TestDuration(t *testing.T) {
 	}{{0, "0 s"}, {42.4, "42 s"}, {59.6, "1 min 00 s"}, {185, "3 min 05 s"}, {3725, "1 h 02 min"}, {math.NaN(), "-"}} {
 		if got := Duration(tc.s); got != tc.want {
 			t.Errorf("Duration(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestDistanceColumnsSignificantDigits: distance columns print at least
+// DistanceSigDigits significant digits (rover's 0.052 and 0.011 printed as
+// 0.05 and 0.01 before), the standard error to the mean's decimals, and the
+// bold rule compares what is printed: 0.052 beats 0.048 (both "0.05" at two
+// decimals, which made them tie).
+func TestDistanceColumnsSignificantDigits(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.052, "0.0520"}, {0.011, "0.0110"}, {0.0999, "0.0999"}, {0.5, "0.500"},
+		{-0.0523, "-0.0523"}, {1.5, "1.50"}, {12.3456, "12.35"}, {0, "0.00"},
+		{1e-30, "0.0000000000"},  // capped at maxDecimals = 10
+		{-1e-12, "0.0000000000"}, // no negative zero
+		{math.NaN(), "-"}, {math.Inf(1), "inf"},
+	} {
+		if got := RoundSig(tc.v, DistanceSigDigits); got != tc.want {
+			t.Errorf("RoundSig(%v, 3) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if got := (Stat{Mean: 0.052, SE: 0.014, N: 5}).Format(3); got != "0.0520 (0.0140)" {
+		t.Errorf("Format = %q", got)
+	}
+	if got := (Stat{Mean: 0.625, SE: 0.0573, N: 3}).Format(3); got != "0.625 (0.057)" {
+		t.Errorf("Format = %q", got)
+	}
+	for _, key := range []string{"solutions_mean_distance", "solutions_min_distance"} {
+		var col Column
+		for _, c := range BayesOptColumns {
+			if c.Key == key {
+				col = c
+			}
+		}
+		tab := &Table{Columns: []Column{col}}
+		for _, m := range []float64{0.052, 0.048, 0.011} {
+			tab.Rows = append(tab.Rows, Row{Method: "m", Cells: []Cell{{Stat: Stat{Mean: m, SE: 0.002, N: 3}, SigDigits: col.SigDigits}}})
+		}
+		tab.MarkBest()
+		var got []string
+		for _, r := range tab.Rows {
+			got = append(got, fmt.Sprintf("%s bold=%v", r.Cells[0].Text(), r.Cells[0].Bold))
+		}
+		want := []string{"0.0520 (0.0020) bold=true", "0.0480 (0.0020) bold=false", "0.0110 (0.0020) bold=false"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: cells %q, want %q", key, got, want)
 		}
 	}
 }

@@ -15,24 +15,28 @@ type Column struct {
 	Group  string // spanning header over consecutive columns ("Vendi Score"), or ""
 	TeX    string // LaTeX header under Group (or the whole header when Group is "")
 	Better int    // +1 higher is better, -1 lower is better, 0 not ranked (no bold)
+	// SigDigits > 0 prints the column's cells with at least that many
+	// significant digits (RoundSig), for metrics often below 0.1 (distances).
+	SigDigits int
 }
 
 // Cell is one table entry.
 type Cell struct {
 	Stat
-	Bold bool
+	SigDigits int // its column's Column.SigDigits
+	Bold      bool
 	// Params is the hyperparameter setting a starred row took for this column
 	// (the best setting per column, as the paper's ECI* and SELECT* rows).
 	Params string
 }
 
-// Text is the printed cell: "mean (SE)" with two decimals, or "-" when no
-// repeat has a value.
+// Text is the printed cell: "mean (SE)" with two decimals (more for a
+// column with SigDigits), or "-" when no repeat has a value.
 func (c Cell) Text() string {
 	if c.N == 0 {
 		return "-"
 	}
-	return c.Stat.String()
+	return c.Stat.Format(c.SigDigits)
 }
 
 // Row is one method (or one setting of a method) of a table.
@@ -73,7 +77,7 @@ func (t *Table) NotePartial(reasons []string) {
 }
 
 // MarkBest applies the bold rule of the paper's tables: in every ranked
-// column, the cells whose printed mean (two decimals) equals the best printed
+// column, the cells whose printed mean (Cell.Text's rounding) equals the best printed
 // mean are bold, so ties at the printed precision are all bold. Cells without
 // a value never are.
 func (t *Table) MarkBest() {
@@ -87,7 +91,7 @@ func (t *Table) MarkBest() {
 			if col.Better == 0 || c.N == 0 || math.IsNaN(c.Mean) {
 				continue
 			}
-			shown[i] = printed(c.Mean)
+			shown[i] = printed(c.Mean, col.SigDigits)
 			if math.IsNaN(best) || float64(col.Better)*(shown[i]-best) > 0 {
 				best = shown[i]
 			}
@@ -103,12 +107,12 @@ func (t *Table) MarkBest() {
 	}
 }
 
-// printed is v as the table shows it (rounded to Decimals), as a number.
-func printed(v float64) float64 {
+// printed is v as the table shows it (RoundSig), as a number.
+func printed(v float64, sig int) float64 {
 	if math.IsInf(v, 0) {
 		return v
 	}
-	p, err := strconv.ParseFloat(Round(v), 64)
+	p, err := strconv.ParseFloat(RoundSig(v, sig), 64)
 	if err != nil {
 		return math.NaN()
 	}

@@ -66,7 +66,7 @@ var ActiveSearchColumns = []Column{
 	{Key: "vs_q1", Name: "VS q=1", Group: "Vendi Score", TeX: "$q = 1$", Better: 1},
 	{Key: "vs_q2", Name: "VS q=2", Group: "Vendi Score", TeX: "$q = 2$", Better: 1},
 	{Key: "vs_qinf", Name: "VS q=inf", Group: "Vendi Score", TeX: "$q = \\infty$", Better: 1},
-	{Key: "max_pairwise_distance", Name: "max. pairwise dist.", TeX: "max.\\ pairwise dist.", Better: 1},
+	{Key: "max_pairwise_distance", Name: "max. pairwise dist.", TeX: "max.\\ pairwise dist.", Better: 1, SigDigits: DistanceSigDigits},
 	{Key: "kernel_det_per_item", Name: "kernel det. (per item)", TeX: "kernel det.\\ (per item)", Better: 1},
 }
 
@@ -82,8 +82,8 @@ const kernelDetNote = "kernel det. (per item) is |det K|^(1/n), the geometric me
 var BayesOptColumns = []Column{
 	{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
 	{Key: "solutions_mean_value", Name: "solutions' mean value", TeX: "solutions' mean value", Better: 1},
-	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1},
-	{Key: "solutions_min_distance", Name: "solutions' min. distance", TeX: "solutions' min.\\ distance", Better: 1},
+	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1, SigDigits: DistanceSigDigits},
+	{Key: "solutions_min_distance", Name: "solutions' min. distance", TeX: "solutions' min.\\ distance", Better: 1, SigDigits: DistanceSigDigits},
 	{Key: "solutions_vs", Name: "solutions' VS", TeX: "solutions' VS", Better: 1},
 }
 
@@ -149,7 +149,7 @@ func ActiveSearchTable(c *Campaign) *Table {
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-as"
 	t.Title = fmt.Sprintf("Vendi scores of the positives collected in the %s active-search campaign, mean (standard error) over %s; "+
-		"the best in each column in bold (ties at two decimals included); a star marks a row that takes the best hyperparameter setting per column.",
+		"the best in each column in bold (ties at the printed precision included); a star marks a row that takes the best hyperparameter setting per column.",
 		c.Name, repeatsText(c))
 	t.Notes = append(t.Notes, kernelDetNote)
 	return t
@@ -350,7 +350,7 @@ func bestSetting(groups []*Group, col Column) Cell {
 	found := false
 	for _, g := range groups {
 		s := g.Stat(col.Key)
-		cell := Cell{Stat: s}
+		cell := Cell{Stat: s, SigDigits: col.SigDigits}
 		if len(groups) > 1 {
 			cell.Params = g.Params
 		}

@@ -55,8 +55,8 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if d := slowFsync(); d > 0 {
-		time.Sleep(d)
+	if FsyncDelay > 0 {
+		time.Sleep(FsyncDelay)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -72,12 +72,11 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	return nil
 }
 
-// slowFsync is a test hook: QVS_TEST_SLOW_FSYNC=300ms sleeps that long
-// before every fsync of WriteAtomic, as on a slow network file system.
-var slowFsync = sync.OnceValue(func() time.Duration {
-	d, _ := time.ParseDuration(os.Getenv("QVS_TEST_SLOW_FSYNC"))
-	return d
-})
+// FsyncDelay is a test hook: when positive, WriteAtomic sleeps that long
+// before every fsync, as on a slow network file system. Only test binaries
+// set it (cmd's TestMain from QVS_TEST_SLOW_FSYNC, before any write); the
+// qvs binary never does, whatever its environment.
+var FsyncDelay time.Duration
 
 // TempOrphanAge is how old a temporary file of another host must be before
 // SweepTemps removes it when the file system offers no lock to ask.

@@ -93,6 +93,52 @@ func Submatrix(k Kernel, idx []int) *mat.SymDense {
 	return K
 }
 
+// HasPositiveEigenvalue reports whether the kernel matrix of all of k's
+// items has an eigenvalue > 0, that is whether VS_q of the whole set is
+// defined (see ErrNoPositiveEigenvalue). Every set Greedy can form is a
+// principal submatrix, and by Cauchy interlacing a principal submatrix of a
+// matrix with no positive eigenvalue has none either, so when this is false
+// every candidate set scores 0.
+//
+// A positive diagonal entry settles it in O(n): λ_max ≥ e_iᵀKe_i = K_ii.
+// Otherwise an all-zero kernel (every entry read once) and a FeatureKernel
+// (a Gram matrix: zero diagonal means zero rows) have none; only a kernel
+// with a non-positive diagonal and a nonzero off-diagonal entry needs its
+// spectrum. The answer is exact: any eigenvalue > 0 counts, as in
+// ScoreFromEigenvalues.
+func HasPositiveEigenvalue(k Kernel) (bool, error) {
+	n := k.Len()
+	for i := 0; i < n; i++ {
+		if k.At(i, i) > 0 {
+			return true, nil
+		}
+	}
+	if _, gram := k.(FeatureKernel); gram {
+		return false, nil
+	}
+	nonzero := false
+	for i := 0; i < n && !nonzero; i++ {
+		for j := i + 1; j < n; j++ {
+			if k.At(i, j) != 0 {
+				nonzero = true
+				break
+			}
+		}
+	}
+	if !nonzero {
+		return false, nil
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	eig, err := Eigenvalues(Submatrix(k, idx))
+	if err != nil {
+		return false, err
+	}
+	return eig[n-1] > 0, nil
+}
+
 // SymmetrizeKNN builds the diversity kernel of a kNN graph (reference notes
 // §2): (W + Wᵀ)/2 with unit diagonal, where row i of W holds i's neighbours
 // nbr[i] with weights w[i]. Self-loops are ignored (self-similarity is 1);

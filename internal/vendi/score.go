@@ -16,6 +16,12 @@ import (
 // zero by VS_0 (see the package documentation).
 const ZeroTol = 1e-10
 
+// ErrNoPositiveEigenvalue is returned (wrapped) when a kernel has no
+// eigenvalue > 0: clipped at 0 its spectrum is all zeros, nothing can be
+// normalised to sum 1, and VS_q is undefined for every q (a zero matrix, or
+// a negative semidefinite one such as -I).
+var ErrNoPositiveEigenvalue = errors.New("the kernel has no positive eigenvalue (a zero matrix?): VS is undefined")
+
 // ScoreFromEigenvalues returns VS_q of the spectrum eig (eigenvalues of a
 // kernel matrix, any scale). Negative values are clipped to 0 and the rest
 // normalised to sum 1. It returns 0 when no eigenvalue is positive.
@@ -128,7 +134,7 @@ func Score(K mat.Symmetric, q float64) (float64, error) {
 	}
 	v := ScoreFromEigenvalues(eig, q)
 	if v == 0 {
-		return 0, errors.New("vendi: kernel has no positive eigenvalue (zero matrix?)")
+		return 0, fmt.Errorf("vendi: %w", ErrNoPositiveEigenvalue)
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package vendi
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -247,4 +248,57 @@ func randomPSD(rng *rand.Rand, n, r int) *mat.SymDense {
 	K.SymOuterK(1, X)
 	Kn, _ := Normalize(&K)
 	return Kn
+}
+
+// TestHasPositiveEigenvalue checks the shortcuts of HasPositiveEigenvalue
+// against the largest eigenvalue of the full matrix (brute force) on hand
+// cases and on random kernels with a non-positive diagonal, where only the
+// spectrum decides; and that Score refuses exactly the kernels it rejects.
+func TestHasPositiveEigenvalue(t *testing.T) {
+	cases := []struct {
+		name string
+		k    Kernel
+		want bool
+	}{
+		{"zero 3x3", DenseKernel(symFrom(3, make([]float64, 9))), false},
+		{"-I", DenseKernel(symFrom(2, []float64{-1, 0, 0, -1})), false},
+		// Eigenvalues ±1: zero diagonal, yet a positive eigenvalue.
+		{"[[0,1],[1,0]]", DenseKernel(symFrom(2, []float64{0, 1, 1, 0})), true},
+		// Eigenvalues -1 ± 0.5: negative definite.
+		{"[[-1,.5],[.5,-1]]", DenseKernel(symFrom(2, []float64{-1, .5, .5, -1})), false},
+		{"one positive diagonal", DenseKernel(symFrom(2, []float64{-5, 0, 0, 1e-3})), true},
+		{"zero feature rows", FeatureMatrix{X: mat.NewDense(3, 2, nil)}, false},
+		{"one nonzero feature row", FeatureMatrix{X: mat.NewDense(3, 2, []float64{0, 0, 0, 0, 1e-3, 0})}, true},
+	}
+	for _, c := range cases {
+		got, err := HasPositiveEigenvalue(c.k)
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(6)
+		K := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			K.SetSym(i, i, -rng.Float64()) // diagonal <= 0: the spectrum decides
+			for j := i + 1; j < n; j++ {
+				K.SetSym(i, j, 0.8*rng.NormFloat64())
+			}
+		}
+		var es mat.EigenSym
+		if !es.Factorize(K, false) {
+			t.Fatal("eigendecomposition failed")
+		}
+		vals := es.Values(nil)
+		want := vals[len(vals)-1] > 0
+		got, err := HasPositiveEigenvalue(DenseKernel(K))
+		if err != nil || got != want {
+			t.Fatalf("trial %d: got %v, %v; λ_max = %v", trial, got, err, vals[len(vals)-1])
+		}
+		_, err = Score(K, 1)
+		if refused := errors.Is(err, ErrNoPositiveEigenvalue); refused != !want {
+			t.Fatalf("trial %d: Score error %v with λ_max = %v", trial, err, vals[len(vals)-1])
+		}
+	}
 }

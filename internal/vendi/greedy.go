@@ -43,6 +43,14 @@ type GreedyProblem struct {
 type GreedyResult struct {
 	Picks  []int
 	Scores []float64
+	Stats  PruneStats
+}
+
+// PruneStats counts, over all picks, the candidates whose qVS was bounded
+// before solving (Bounded) and those of them never solved because their
+// bound fell below the best value (Pruned). Diagnostics only.
+type PruneStats struct {
+	Bounded, Pruned int
 }
 
 // Greedy sequentially picks K candidates, each maximising the qVS of the
@@ -61,6 +69,7 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
 		c, v := g.best()
+		res.Stats = g.stats
 		if c == floorRejected {
 			return res, nil
 		}
@@ -86,6 +95,9 @@ type vblock struct {
 	pos     float64   // Σ max(λ, 0)
 	suf     []float64 // suf[k] = Σ_{i >= k, λ_i > 0} φ(λ_i); len r+1
 	alive   bool
+	// cauchy[i*r+k] = 1/(λ_i - λ_k) (0 on the diagonal), for the pruning
+	// bound (prune.go); set by prepareBounds on large blocks.
+	cauchy []float64
 }
 
 // above returns the φ-sum and the count of the block's eigenvalues > thr.
@@ -126,6 +138,8 @@ type greedyState struct {
 	// the d x d dual of the chosen set and replaces the blocks (greedydual.go).
 	feat FeatureKernel
 	dual *dualState
+	// stats counts the pruning's work (GreedyResult.Stats).
+	stats PruneStats
 }
 
 type cachedRoots struct {
@@ -315,55 +329,15 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		}
 		return tr * tr / fro
 	}
-	// Touched blocks.
-	var tb []int32
-	for _, e := range t {
-		b := g.memberBlock[e.member]
-		if mark[b] != stamp {
-			mark[b] = stamp
-			tb = append(tb, b)
-		}
-	}
+	tb := g.touchedBlocks(t, mark, stamp, nil)
 	total := g.totPos
-	r := 0
 	for _, b := range tb {
 		total -= g.blocks[b].pos
-		r += len(g.blocks[b].eig)
 	}
 	if cc := &g.cache[c]; mark != nil && sameBlocks(cc.blocks, tb) {
 		ws.mus = append(ws.mus[:0], cc.mus...)
 	} else {
-		if cap(ws.dbuf) < r {
-			ws.dbuf = make([]float64, r)
-			ws.zbuf = make([]float64, r)
-		}
-		d, z := ws.dbuf[:r], ws.zbuf[:r]
-		off := 0
-		for _, b := range tb {
-			blk := g.blocks[b]
-			copy(d[off:], blk.eig)
-			for k := range blk.eig {
-				z[off+k] = 0
-			}
-			off += len(blk.eig)
-		}
-		// z = Uᵀ k_c over touched blocks.
-		off = 0
-		for _, b := range tb {
-			blk := g.blocks[b]
-			rb := len(blk.eig)
-			for _, e := range t {
-				if g.memberBlock[e.member] != b {
-					continue
-				}
-				row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
-				zz := z[off : off+rb]
-				for k, u := range row {
-					zz[k] += e.v * u
-				}
-			}
-			off += rb
-		}
+		d, z := g.project(t, tb, ws)
 		ws.mus = ws.mus[:0]
 		arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
 		if mark != nil {
@@ -403,7 +377,61 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 	return g.vsFrom(total, f, maxEig, rank)
 }
 
+// touchedBlocks appends to tb the blocks of the members in t, each once
+// (mark[b] == stamp marks the ones listed).
+func (g *greedyState) touchedBlocks(t []touch, mark []int32, stamp int32, tb []int32) []int32 {
+	for _, e := range t {
+		b := g.memberBlock[e.member]
+		if mark[b] != stamp {
+			mark[b] = stamp
+			tb = append(tb, b)
+		}
+	}
+	return tb
+}
+
+// project returns the touched blocks' spectrum d (concatenated, each block
+// ascending) and z = Uᵀ k_c, the candidate's similarities t in their
+// eigenbases, in ws's buffers.
+func (g *greedyState) project(t []touch, tb []int32, ws *secularWork) (d, z []float64) {
+	r := 0
+	for _, b := range tb {
+		r += len(g.blocks[b].eig)
+	}
+	if cap(ws.dbuf) < r {
+		ws.dbuf = make([]float64, r)
+		ws.zbuf = make([]float64, r)
+	}
+	d, z = ws.dbuf[:r], ws.zbuf[:r]
+	off := 0
+	for _, b := range tb {
+		blk := g.blocks[b]
+		rb := len(blk.eig)
+		copy(d[off:], blk.eig)
+		zz := z[off : off+rb]
+		clear(zz)
+		for _, e := range t {
+			if g.memberBlock[e.member] != b {
+				continue
+			}
+			row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
+			for k, u := range row {
+				zz[k] += e.v * u
+			}
+		}
+		off += rb
+	}
+	return d, z
+}
+
 // best returns the candidate maximising qVS(members ∪ {c}) and its qVS.
+//
+// With pruning (prune.go), a candidate touching a large block first gets an
+// upper bound on its qVS; those are solved exactly in decreasing bound order
+// only while the bound reaches the best exact value less the tie tolerance.
+// Every candidate left unsolved is then strictly below the final best and
+// outside the tie window, so the pick and its score are those of solving
+// every candidate.
 func (g *greedyState) best() (int, float64) {
 	if err := g.syncDual(); err != nil {
 		panic(err) // eigendecomposition failure of a small symmetric matrix
@@ -412,6 +440,7 @@ func (g *greedyState) best() (int, float64) {
 		return g.bestDual()
 	}
 	m := g.members()
+	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
 	cands, lists := g.touchLists()
 	if g.sparse == nil {
 		for c := 0; c < g.n; c++ {
@@ -420,9 +449,24 @@ func (g *greedyState) best() (int, float64) {
 			}
 		}
 	}
+	prune := g.pruning()
+	if prune {
+		g.prepareBounds()
+	}
+	const (
+		exact = iota
+		isolated
+		bounded
+	)
 	vals := make([]float64, len(cands))
 	vss := make([]float64, len(cands)) // unweighted VS, for MinVS
-	isolated := make([]bool, len(cands))
+	state := make([]uint8, len(cands))
+	touches := func(k int, buf []touch) []touch {
+		if lists != nil {
+			return lists[k]
+		}
+		return g.denseTouches(cands[k], buf)
+	}
 	workers := len(g.ws)
 	var wg sync.WaitGroup
 	chunk := (len(cands) + workers - 1) / workers
@@ -438,20 +482,25 @@ func (g *greedyState) best() (int, float64) {
 			var buf []touch
 			for k := lo; k < hi; k++ {
 				c := cands[k]
-				var t []touch
-				if lists != nil {
-					t = lists[k]
-				} else {
-					buf = g.denseTouches(c, buf)
-					t = buf
-				}
+				t := touches(k, buf)
+				buf = t[:0]
 				if len(t) == 0 && !g.frobenius2() {
-					isolated[k] = true
+					state[k] = isolated
 					continue
 				}
-				vs := g.score(c, t, ws, mark, int32(k+1))
+				if prune {
+					if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1)); ok {
+						// vals holds the bound on the qVS until solved.
+						state[k] = bounded
+						if wt := weight(c); wt > 0 {
+							vals[k] = wt * vsb * (1 + boundMargin)
+						} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+						continue
+					}
+				}
+				vs := g.score(c, t, ws, mark, int32(2*k+2))
 				vss[k] = vs
-				vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
+				vals[k] = weight(c) * vs
 			}
 		}(g.ws[w], lo, hi)
 	}
@@ -468,13 +517,11 @@ func (g *greedyState) best() (int, float64) {
 		iso[a] = v
 		return v
 	}
-	bestVal := math.Inf(-1)
 	for k, c := range cands {
-		if isolated[k] {
+		if state[k] == isolated {
 			vss[k] = isoVS(c)
-			vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vss[k]
+			vals[k] = weight(c) * vss[k]
 		}
-		bestVal = math.Max(bestVal, vals[k])
 	}
 	if g.sparse != nil {
 		// Candidates not in any member's row are isolated too.
@@ -490,34 +537,47 @@ func (g *greedyState) best() (int, float64) {
 				} else {
 					vs = isoVS(c)
 				}
-				v := (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
 				cands = append(cands, c)
-				vals = append(vals, v)
+				vals = append(vals, weight(c)*vs)
 				vss = append(vss, vs)
-				bestVal = math.Max(bestVal, v)
+				state = append(state, exact)
 			}
 		}
 	}
 	if len(cands) == 0 {
 		return -1, 0
 	}
+	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
-		floor := g.p.MinVS(m + 1)
-		kept := 0
-		bestVal = math.Inf(-1)
-		for k, c := range cands {
-			if vss[k] >= floor*(1-1e-12) {
-				cands[kept], vals[kept] = c, vals[k]
-				bestVal = math.Max(bestVal, vals[k])
-				kept++
-			}
-		}
-		if kept == 0 {
-			return floorRejected, 0
-		}
-		cands, vals = cands[:kept], vals[:kept]
+		floor = g.p.MinVS(m+1) * (1 - 1e-12)
 	}
-	return pickTied(cands, vals, bestVal)
+	// The best exact value that passes the floor; solved: candidates whose
+	// exact value counts.
+	bestVal := math.Inf(-1)
+	solved := make([]bool, len(cands))
+	var order []int
+	for k := range cands {
+		switch {
+		case state[k] == bounded:
+			order = append(order, k)
+		case vss[k] >= floor:
+			solved[k] = true
+			bestVal = math.Max(bestVal, vals[k])
+		}
+	}
+	g.solveInOrder(cands, lists, order, vals, vss, solved, floor, &bestVal, weight)
+	var kept []int
+	var keptVals []float64
+	for k, c := range cands {
+		if solved[k] {
+			kept = append(kept, c)
+			keptVals = append(keptVals, vals[k])
+		}
+	}
+	if len(kept) == 0 {
+		return floorRejected, 0
+	}
+	return pickTied(kept, keptVals, bestVal)
 }
 
 // floorRejected is best's answer when candidates remain but none reaches

@@ -1,0 +1,513 @@
+package vendi
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// bracketWindow is the number of poles on each side of an interval, beyond
+// its two end poles, that rootBrackets keeps exact (the "near" poles).
+const bracketWindow = 3
+
+// rootBrackets encloses every eigenvalue of the arrowhead matrix
+// [[diag(p), z], [zᵀ, a]] with w = z², poles p strictly increasing (s >= 1)
+// and (lo, hi) enclosing the whole spectrum: on return μ_j ∈ [bl[j], bh[j]]
+// for j = 0..s, where μ_j is the root in interval j of (lo, p_0, ..., p_{s-1}, hi).
+// base[i] must hold Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) (L =
+// bracketWindow; the far-field sum of row i of the Cauchy matrix) for
+// i >= from-1. Intervals j < from are not solved: their brackets are the
+// intervals themselves.
+//
+// Proof. The eigenvalues are the roots of F(x) = x - a - Σ_k w_k/(x - p_k)
+// (poles with w_k = 0 are eigenvalues themselves and lie on interval ends),
+// and by Cauchy interlacing (Weyl for the ends) μ_j lies in the closed
+// interval j, [left, right]. Split the sum into the near poles N_j (indices
+// j-1-L..j+L) and the far ones: F = H - G with H(x) = x - a - Σ_{N_j}
+// w_k/(x - p_k) and G(x) = Σ_far w_k/(x - p_k). No far pole lies in the
+// interval, so G is decreasing on it and G(right) <= G(μ_j) <= G(left);
+// H is increasing there. If H(x) <= G(right) then H(x) <= G(μ_j) = H(μ_j),
+// so x <= μ_j; if H(x) >= G(left) then x >= μ_j. solveNear returns such
+// certified points (or the interval's own ends), so the brackets hold up to
+// the rounding of H and G, which the pruning margin covers.
+func rootBrackets(a float64, p, w []float64, lo, hi float64, from int, base, bl, bh, diff []float64) {
+	const L = bracketWindow
+	s := len(p)
+	term := func(i, k int) float64 { return w[k] / (p[i] - p[k]) }
+	for j := 0; j <= s; j++ {
+		left, right := lo, hi
+		if j > 0 {
+			left = p[j-1]
+		}
+		if j < s {
+			right = p[j]
+		}
+		if j < from {
+			bl[j], bh[j] = left, right
+			continue
+		}
+		kLo, kHi := max(0, j-1-L), min(s-1, j+L)
+		var gl, gr float64
+		if j == 0 {
+			for k := kHi + 1; k < s; k++ {
+				gl += w[k] / (lo - p[k])
+			}
+		} else {
+			gl = base[j-1]
+			if k := j - 2 - L; k >= 0 {
+				gl += term(j-1, k)
+			}
+		}
+		if j == s {
+			for k := 0; k < kLo; k++ {
+				gr += w[k] / (hi - p[k])
+			}
+		} else {
+			gr = base[j]
+			if k := j + 1 + L; k < s {
+				gr += term(j, k)
+			}
+		}
+		near, nw := p[kLo:kHi+1], w[kLo:kHi+1]
+		var ok bool
+		bl[j], bh[j], ok = bracketNear(a, near, nw, j-kLo, gr, gl, left, right, diff)
+		if !ok {
+			bl[j] = solveNear(a, near, nw, gr, left, right, false)
+			bh[j] = solveNear(a, near, nw, gl, left, right, true)
+		}
+	}
+}
+
+// bracketNear is the fast path of rootBrackets for one interval (local index
+// jl of the near poles p): it solves H(x) = gm, gm = (gr + gl)/2, with the
+// secular solver, then takes Newton steps from there towards H = gr and
+// H = gl until a point is certified (H(x) <= gr, resp. >= gl, evaluated);
+// the interval's ends are certified by interlacing. ok is false if the
+// secular solver's answer is unusable (solveNear then bisects).
+func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right float64, diff []float64) (lo, hi float64, ok bool) {
+	for _, wk := range w {
+		if wk == 0 {
+			return 0, 0, false
+		}
+	}
+	gm := 0.5 * (gr + gl)
+	s := len(p)
+	var zn float64
+	for _, wk := range w {
+		zn += wk
+	}
+	zn = math.Sqrt(zn)
+	llo := math.Min(p[0], a+gm) - zn
+	lhi := math.Max(p[s-1], a+gm) + zn
+	llo -= 1e-14*math.Abs(llo) + 1e-300
+	lhi += 1e-14*math.Abs(lhi) + 1e-300
+	x := secularRoot(a+gm, p, w, llo, lhi, jl, diff)
+	if !(x > left && x < right) {
+		return 0, 0, false
+	}
+	h, dh := nearEval(a, p, w, x)
+	lo = certify(a, p, w, gr, left, right, x, h-gr, dh, false)
+	hi = certify(a, p, w, gl, left, right, x, h-gl, dh, true)
+	return lo, hi, true
+}
+
+// nearEval returns H(x) = x - a - Σ w_k/(x - p_k) and H'(x).
+func nearEval(a float64, p, w []float64, x float64) (h, dh float64) {
+	h, dh = x-a, 1
+	for k, pk := range p {
+		t := 1 / (x - pk)
+		h -= w[k] * t
+		dh += w[k] * t * t
+	}
+	return h, dh
+}
+
+// certify returns a point of [left, right] with H(x) >= g (upper) or
+// H(x) <= g (lower), by Newton steps from x (where H(x) - g = h, H'(x) =
+// dh), each pushed outwards by a relative 1e-9; the interval's end if none
+// is found in a few steps.
+func certify(a float64, p, w []float64, g, left, right, x, h, dh float64, upper bool) float64 {
+	for it := 0; it < 6; it++ {
+		if upper && h >= 0 || !upper && h <= 0 {
+			return x
+		}
+		step := -h / dh
+		step += math.Copysign(1e-9*math.Abs(step)+4e-16*math.Abs(x), step)
+		x += step
+		if !(x > left && x < right) {
+			break
+		}
+		h, dh = nearEval(a, p, w, x)
+		h -= g
+	}
+	if upper {
+		return right
+	}
+	return left
+}
+
+// farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) for
+// i >= from (see rootBrackets). With cauchy non-nil (row-major s x s,
+// cauchy[i*s+k] = 1/(p_i - p_k)) it takes the reciprocals from there.
+func farBase(p, w, base []float64, from int, cauchy []float64) {
+	const L = bracketWindow
+	s := len(p)
+	for i := max(from, 0); i < s; i++ {
+		a, b := max(0, i-1-L), min(s, i+2+L)
+		if cauchy != nil {
+			row := cauchy[i*s : (i+1)*s]
+			base[i] = dot(row[:a], w[:a]) + dot(row[b:], w[b:])
+			continue
+		}
+		var sum float64
+		pi := p[i]
+		for k := 0; k < a; k++ {
+			sum += w[k] / (pi - p[k])
+		}
+		for k := b; k < s; k++ {
+			sum += w[k] / (pi - p[k])
+		}
+		base[i] = sum
+	}
+}
+
+// dot is Σ x_k y_k with four accumulators (the loop is latency-bound
+// otherwise).
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var t0, t1, t2, t3 float64
+	k := 0
+	for ; k+4 <= len(x); k += 4 {
+		t0 += x[k] * y[k]
+		t1 += x[k+1] * y[k+1]
+		t2 += x[k+2] * y[k+2]
+		t3 += x[k+3] * y[k+3]
+	}
+	for ; k < len(x); k++ {
+		t0 += x[k] * y[k]
+	}
+	return (t0 + t1) + (t2 + t3)
+}
+
+// solveNear returns a point x of [left, right] certified to lie on one side
+// of the solution of H(x) = g, H(x) = x - a - Σ w_k/(x - p_k) increasing on
+// the interval: with upper, H(x) >= g (or x = right); otherwise H(x) <= g
+// (or x = left). The distance to the solution is at most about 1e-7 of the
+// interval plus rounding.
+func solveNear(a float64, p, w []float64, g, left, right float64, upper bool) float64 {
+	xl, xh := left, right
+	tol := 1e-7*(right-left) + 4e-16*math.Max(math.Abs(left), math.Abs(right))
+	x := 0.5 * (xl + xh)
+	for it := 0; it < 100 && xh-xl > tol; it++ {
+		h, dh := x-a-g, 1.0
+		for k, pk := range p {
+			t := 1 / (x - pk)
+			h -= w[k] * t
+			dh += w[k] * t * t
+		}
+		if h <= 0 {
+			xl = x
+		} else {
+			xh = x
+		}
+		nx := x - h/dh
+		if math.Abs(nx-x) <= 0.25*tol {
+			// Converged: step just past the solution to certify the other side.
+			if h <= 0 {
+				nx = x + 0.5*tol
+			} else {
+				nx = x - 0.5*tol
+			}
+		}
+		if !(nx > xl && nx < xh) {
+			nx = 0.5 * (xl + xh)
+		}
+		x = nx
+	}
+	if upper {
+		return xh
+	}
+	return xl
+}
+
+// spectrumUpper returns an upper bound on VS_q of the chosen set plus a
+// candidate from brackets [bl_j, bh_j] of the touched blocks' new
+// eigenvalues (their sum is t0 exactly: the trace) and the untouched part:
+// positive total pOther, its largest eigenvalue maxOther and fOther(thr),
+// the φ-sum and count of its eigenvalues above thr. +Inf when no bound is
+// available.
+//
+// Proof. The total T = pOther + Σ max(μ_j, 0) lies in [tLo, tHi] (from the
+// brackets, and from Σ μ_j = t0 through the negative parts). The threshold
+// thr = ZeroTol·T then lies in [θl, θh]; if an untouched eigenvalue falls in
+// (θl, θh] the bound gives up. A root contributes φ(μ_j) if μ_j > thr, else
+// 0, so its contribution lies between the min and max of {0 if bl <= θh} ∪
+// φ([max(bl, θl), bh]); summing gives fLo <= f <= fHi. Finally VS_1 =
+// exp(log T - f/T) is decreasing in f, and h(T) = log T - fLo/T has no
+// interior maximum (h' = (T + fLo)/T² changes sign once, from - to +), so
+// VS_1 <= max(h(tLo), h(tHi)); VS_q = (f/T^q)^(1/(1-q)) is at most
+// (fHi/tLo^q)^(1/(1-q)) for q < 1 and (fLo/tHi^q)^(1/(1-q)) for q > 1
+// (fLo > 0); VS_∞ = T/max μ <= tHi / max(maxOther, max_j bl_j).
+func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float64, fOther func(thr float64) (float64, int)) float64 {
+	q := g.p.Q
+	var posLo, posHi, negLo, negHi float64
+	maxLo := maxOther
+	for j := range bl {
+		posLo += math.Max(bl[j], 0)
+		posHi += math.Max(bh[j], 0)
+		negLo += math.Min(bl[j], 0)
+		negHi += math.Min(bh[j], 0)
+		maxLo = math.Max(maxLo, bl[j])
+	}
+	tLo := pOther + math.Max(posLo, t0-negHi)
+	tHi := pOther + math.Min(posHi, t0-negLo)
+	if !(tLo > 0) || tHi < tLo {
+		return math.Inf(1)
+	}
+	if math.IsInf(q, 1) {
+		if maxLo <= 0 {
+			return math.Inf(1)
+		}
+		return tHi / maxLo
+	}
+	thl, thh := ZeroTol*tLo, ZeroTol*tHi
+	fo, no := fOther(thh)
+	if _, n := fOther(thl); n != no {
+		return math.Inf(1)
+	}
+	fLo, fHi := fo, fo
+	for j := range bl {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		if bl[j] <= thh {
+			lo, hi = 0, 0
+		}
+		if x, y := math.Max(bl[j], thl), bh[j]; y > thl {
+			a, b := g.phiRange(x, y)
+			lo, hi = math.Min(lo, a), math.Max(hi, b)
+		}
+		fLo += lo
+		fHi += hi
+	}
+	switch {
+	case q == 1:
+		h := func(T float64) float64 { return math.Log(T) - fLo/T }
+		return math.Exp(math.Max(h(tLo), h(tHi)))
+	case q < 1:
+		return math.Pow(fHi/math.Pow(tLo, q), 1/(1-q))
+	default:
+		if !(fLo > 0) {
+			return math.Inf(1)
+		}
+		return math.Pow(fLo/math.Pow(tHi, q), 1/(1-q))
+	}
+}
+
+// phiRange returns the min and max of φ on [x, y], 0 < x <= y (q ∉ {0, ∞}).
+func (g *greedyState) phiRange(x, y float64) (float64, float64) {
+	fx, fy := g.phi(x), g.phi(y)
+	if g.p.Q != 1 {
+		return fx, fy // t^q is increasing
+	}
+	lo := math.Min(fx, fy)
+	if x < 1/math.E && y > 1/math.E {
+		lo = g.phi(1 / math.E) // t log t is convex with its minimum at 1/e
+	}
+	return lo, math.Max(fx, fy)
+}
+
+// scoreUpper returns an upper bound on score(c, t, ...), computed as there
+// (touched spectrum, z) but with rootBrackets and spectrumUpper in place of
+// the secular equation. ok is false when the candidate is better solved
+// exactly (cached roots, a touched spectrum smaller than pruneMin) or no
+// bound is available.
+func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32, stamp int32) (vsb float64, ok bool) {
+	if len(t) == 0 {
+		return 0, false
+	}
+	a := g.p.Kernel.At(c, c)
+	tb := g.touchedBlocks(t, mark, stamp, nil)
+	r := 0
+	for _, b := range tb {
+		r += len(g.blocks[b].eig)
+	}
+	if r < pruneMin || sameBlocks(g.cache[c].blocks, tb) {
+		return 0, false
+	}
+	pOther := g.totPos
+	for _, b := range tb {
+		pOther -= g.blocks[b].pos
+	}
+	d, z := g.project(t, tb, ws)
+	s := len(d)
+	ws.grow(s)
+	idx := ws.idx[:s]
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(tb) > 1 {
+		sort.Slice(idx, func(x, y int) bool { return d[idx[x]] < d[idx[y]] })
+	}
+	p, w := ws.p[:s], ws.w[:s]
+	scale := math.Abs(a)
+	var zn2, t0 float64
+	for k, i := range idx {
+		p[k], w[k] = d[i], z[i]*z[i]
+		scale = math.Max(scale, math.Abs(d[i]))
+		zn2 += w[k]
+		t0 += d[i]
+	}
+	t0 += a
+	zn := math.Sqrt(zn2)
+	scale = math.Max(scale, zn)
+	for k := 1; k < s; k++ {
+		if p[k]-p[k-1] <= 1e-12*scale {
+			return 0, false // (nearly) repeated pole: no bound
+		}
+	}
+	slack := 1e-14 * scale
+	lo := math.Min(p[0], a) - zn - slack
+	hi := math.Max(p[s-1], a) + zn + slack
+	if cap(ws.bbuf) < 3*s+2 {
+		ws.bbuf = make([]float64, 3*s+2)
+	}
+	base, bl, bh := ws.bbuf[:s], ws.bbuf[s:2*s+1], ws.bbuf[2*s+1:3*s+2]
+	// Intervals right of no positive pole hold roots <= 0, which add
+	// nothing to T or f: no bracket needed.
+	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
+	var cauchy []float64
+	if len(tb) == 1 {
+		cauchy = g.blocks[tb[0]].cauchy
+	}
+	farBase(p, w, base, from-1, cauchy)
+	rootBrackets(a, p, w, lo, hi, from, base, bl, bh, ws.diff)
+	maxOther := 0.0
+	for k := len(g.all.eig) - 1; k >= 0; k-- {
+		if mark[g.allBlock[k]] != stamp {
+			maxOther = g.all.eig[k]
+			break
+		}
+	}
+	fOther := func(thr float64) (float64, int) {
+		f, n := g.all.above(thr)
+		for _, b := range tb {
+			fb, nb := g.blocks[b].above(thr)
+			f -= fb
+			n -= nb
+		}
+		return f, n
+	}
+	vsb = g.spectrumUpper(bl, bh, t0, pOther, maxOther, fOther)
+	return vsb, !math.IsInf(vsb, 1) && !math.IsNaN(vsb)
+}
+
+// pruneMin is the smallest touched spectrum for which Greedy bounds a
+// candidate before solving it (smaller ones are cheap to solve exactly),
+// and the smallest block whose Cauchy matrix prepareBounds tabulates. A
+// var so tests can prune small blocks.
+var pruneMin = 32
+
+// noPrune disables the pruning (tests compare both ways).
+var noPrune = false
+
+// pruning reports whether best bounds candidates before solving them: not
+// at q = 0 (the rank), nor for the closed form VS_2 (already O(touches)).
+func (g *greedyState) pruning() bool {
+	return !noPrune && g.p.Q != 0 && !g.frobenius2()
+}
+
+// solveInOrder solves the bounded candidates order (indices into cands,
+// vals[k] holding their qVS bounds) exactly, in decreasing bound order,
+// until the bound falls below the best value less the tie tolerance; it
+// sets vals, vss and solved of the ones solved that pass the floor and
+// raises bestVal. Workers take the next candidate in turn; the best only
+// grows, so every candidate left unsolved is strictly worse than the final
+// best and outside the tie window: the outcome does not depend on the
+// interleaving.
+func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, vals, vss []float64, solved []bool, floor float64, bestVal *float64, weight func(int) float64) {
+	bounds := make([]float64, len(order))
+	for i, k := range order {
+		bounds[i] = vals[k]
+	}
+	idx := make([]int, len(order))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		if bounds[x] != bounds[y] {
+			if bounds[x] > bounds[y] {
+				return -1
+			}
+			return 1
+		}
+		return cands[order[x]] - cands[order[y]]
+	})
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next, nsolved := 0, 0
+	for _, ws := range g.ws {
+		wg.Add(1)
+		go func(ws *secularWork) {
+			defer wg.Done()
+			mark := make([]int32, len(g.blocks))
+			var buf []touch
+			for {
+				mu.Lock()
+				if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
+					mu.Unlock()
+					return
+				}
+				k := order[idx[next]]
+				next++
+				nsolved++
+				mu.Unlock()
+				c := cands[k]
+				var t []touch
+				if lists != nil {
+					t = lists[k]
+				} else {
+					buf = g.denseTouches(c, buf)
+					t = buf
+				}
+				vs := g.score(c, t, ws, mark, int32(2*k+2))
+				v := weight(c) * vs
+				mu.Lock()
+				vals[k], vss[k] = v, vs
+				if vs >= floor {
+					solved[k] = true
+					*bestVal = math.Max(*bestVal, v)
+				}
+				mu.Unlock()
+			}
+		}(ws)
+	}
+	wg.Wait()
+	g.stats.Bounded += len(order)
+	g.stats.Pruned += len(order) - nsolved
+}
+
+// prepareBounds tabulates the Cauchy matrix of every alive block of at
+// least cauchyMin members with strictly increasing eigenvalues.
+func (g *greedyState) prepareBounds() {
+	for _, b := range g.blocks {
+		r := len(b.eig)
+		if !b.alive || r < pruneMin || b.cauchy != nil || b.vecs == nil {
+			continue
+		}
+		ok := true
+		for k := 1; k < r; k++ {
+			ok = ok && b.eig[k] > b.eig[k-1]
+		}
+		if !ok {
+			continue
+		}
+		b.cauchy = make([]float64, r*r)
+		for i := 0; i < r; i++ {
+			for k := 0; k < r; k++ {
+				if k != i {
+					b.cauchy[i*r+k] = 1 / (b.eig[i] - b.eig[k])
+				}
+			}
+		}
+	}
+}

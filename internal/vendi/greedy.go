@@ -212,9 +212,12 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 		g.ws = append(g.ws, &secularWork{})
 	}
 	for _, i := range p.Prefix {
-		if err := g.addMember(i); err != nil {
+		if err := g.linkMember(i); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.factorPending(); err != nil {
+		return nil, err
 	}
 	if err := g.syncDual(); err != nil {
 		return nil, err
@@ -608,6 +611,18 @@ func (g *greedyState) add(c int) {
 // addMember adds item i to the chosen set: its block merges every block it
 // touches and is re-eigendecomposed (once per pick, not per candidate).
 func (g *greedyState) addMember(i int) error {
+	if err := g.linkMember(i); err != nil {
+		return err
+	}
+	return g.factorPending()
+}
+
+// linkMember adds item i to the chosen set without eigendecomposing: the
+// blocks it touches merge into a new block, pending until factorPending.
+// Adding a whole prefix this way and factoring once costs one
+// eigendecomposition per final block instead of one per member (the
+// blocks' member order, hence their matrices, are the same either way).
+func (g *greedyState) linkMember(i int) error {
 	if err := g.syncDual(); err != nil {
 		return err
 	}
@@ -647,12 +662,11 @@ func (g *greedyState) addMember(i int) error {
 			seen[b] = true
 			blk := g.blocks[b]
 			blk.alive = false
-			g.totPos -= blk.pos
+			g.totPos -= blk.pos // 0 for a pending block
 			members = append(members, blk.members...)
 		}
 	}
 	members = append(members, m)
-	r := len(members)
 	blk := &vblock{members: members, alive: true}
 	nb := int32(len(g.blocks))
 	g.memberBlock = append(g.memberBlock, 0)
@@ -661,36 +675,56 @@ func (g *greedyState) addMember(i int) error {
 		g.memberBlock[mm] = nb
 		g.memberLocal[mm] = int32(loc)
 	}
-	if r == 1 {
-		blk.eig = []float64{a}
-		blk.vecs = []float64{1}
-	} else {
-		K := mat.NewSymDense(r, nil)
-		for x := 0; x < r; x++ {
-			for y := x; y < r; y++ {
-				K.SetSym(x, y, g.p.Kernel.At(g.memberItem[members[x]], g.memberItem[members[y]]))
-			}
+	g.blocks = append(g.blocks, blk)
+	return nil
+}
+
+// factorPending eigendecomposes the alive blocks linkMember left pending
+// and refreshes the totals.
+func (g *greedyState) factorPending() error {
+	if g.dual != nil {
+		return nil
+	}
+	changed := false
+	for _, blk := range g.blocks {
+		if !blk.alive || blk.eig != nil {
+			continue
 		}
-		var es mat.EigenSym
-		if !es.Factorize(K, !g.valuesOnly) {
-			return errors.New("vendi: eigendecomposition of a chosen block did not converge")
-		}
-		blk.eig = es.Values(nil)
-		if !g.valuesOnly {
-			var V mat.Dense
-			es.VectorsTo(&V)
-			blk.vecs = make([]float64, r*r)
+		changed = true
+		members := blk.members
+		r := len(members)
+		if r == 1 {
+			blk.eig = []float64{g.p.Kernel.At(g.memberItem[members[0]], g.memberItem[members[0]])}
+			blk.vecs = []float64{1}
+		} else {
+			K := mat.NewSymDense(r, nil)
 			for x := 0; x < r; x++ {
-				for k := 0; k < r; k++ {
-					blk.vecs[x*r+k] = V.At(x, k)
+				for y := x; y < r; y++ {
+					K.SetSym(x, y, g.p.Kernel.At(g.memberItem[members[x]], g.memberItem[members[y]]))
+				}
+			}
+			var es mat.EigenSym
+			if !es.Factorize(K, !g.valuesOnly) {
+				return errors.New("vendi: eigendecomposition of a chosen block did not converge")
+			}
+			blk.eig = es.Values(nil)
+			if !g.valuesOnly {
+				var V mat.Dense
+				es.VectorsTo(&V)
+				blk.vecs = make([]float64, r*r)
+				for x := 0; x < r; x++ {
+					for k := 0; k < r; k++ {
+						blk.vecs[x*r+k] = V.At(x, k)
+					}
 				}
 			}
 		}
+		g.finishBlock(blk)
+		g.totPos += blk.pos
 	}
-	g.finishBlock(blk)
-	g.blocks = append(g.blocks, blk)
-	g.totPos += blk.pos
-	g.rebuildAll()
+	if changed {
+		g.rebuildAll()
+	}
 	return nil
 }
 

@@ -492,7 +492,7 @@ func (g *greedyState) best() (int, float64) {
 					continue
 				}
 				if prune {
-					if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1)); ok {
+					if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
 						// vals holds the bound on the qVS until solved.
 						state[k] = bounded
 						if wt := weight(c); wt > 0 {

@@ -8,8 +8,9 @@ import (
 )
 
 // bracketWindow is the number of poles on each side of an interval, beyond
-// its two end poles, that rootBrackets keeps exact (the "near" poles).
-const bracketWindow = 3
+// its two end poles, that rootBrackets keeps exact (the "near" poles), in
+// the first bound and in the tighter second one.
+var bracketWindow = [2]int{3, 8}
 
 // rootBrackets encloses every eigenvalue of the arrowhead matrix
 // [[diag(p), z], [zᵀ, a]] with w = z², poles p strictly increasing (s >= 1)
@@ -31,8 +32,7 @@ const bracketWindow = 3
 // so x <= μ_j; if H(x) >= G(left) then x >= μ_j. solveNear returns such
 // certified points (or the interval's own ends), so the brackets hold up to
 // the rounding of H and G, which the pruning margin covers.
-func rootBrackets(a float64, p, w []float64, lo, hi float64, from int, base, bl, bh, diff []float64) {
-	const L = bracketWindow
+func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, base, bl, bh []float64) {
 	s := len(p)
 	term := func(i, k int) float64 { return w[k] / (p[i] - p[k]) }
 	for j := 0; j <= s; j++ {
@@ -71,7 +71,7 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, from int, base, bl,
 		}
 		near, nw := p[kLo:kHi+1], w[kLo:kHi+1]
 		var ok bool
-		bl[j], bh[j], ok = bracketNear(a, near, nw, j-kLo, gr, gl, left, right, diff)
+		bl[j], bh[j], ok = bracketNear(a, near, nw, j-kLo, gr, gl, left, right)
 		if !ok {
 			bl[j] = solveNear(a, near, nw, gr, left, right, false)
 			bh[j] = solveNear(a, near, nw, gl, left, right, true)
@@ -85,31 +85,97 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, from int, base, bl,
 // H = gl until a point is certified (H(x) <= gr, resp. >= gl, evaluated);
 // the interval's ends are certified by interlacing. ok is false if the
 // secular solver's answer is unusable (solveNear then bisects).
-func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right float64, diff []float64) (lo, hi float64, ok bool) {
-	for _, wk := range w {
-		if wk == 0 {
-			return 0, 0, false
-		}
-	}
+func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right float64) (lo, hi float64, ok bool) {
 	gm := 0.5 * (gr + gl)
-	s := len(p)
-	var zn float64
-	for _, wk := range w {
-		zn += wk
-	}
-	zn = math.Sqrt(zn)
-	llo := math.Min(p[0], a+gm) - zn
-	lhi := math.Max(p[s-1], a+gm) + zn
-	llo -= 1e-14*math.Abs(llo) + 1e-300
-	lhi += 1e-14*math.Abs(lhi) + 1e-300
-	x := secularRoot(a+gm, p, w, llo, lhi, jl, diff)
-	if !(x > left && x < right) {
+	x, h, dh, ok := nearRoot(a+gm, p, w, jl, left, right)
+	if !ok {
 		return 0, 0, false
 	}
-	h, dh := nearEval(a, p, w, x)
-	lo = certify(a, p, w, gr, left, right, x, h-gr, dh, false)
-	hi = certify(a, p, w, gl, left, right, x, h-gl, dh, true)
+	// h = H(x) - gm
+	lo = certify(a, p, w, gr, left, right, x, h+gm-gr, dh, false)
+	hi = certify(a, p, w, gl, left, right, x, h+gm-gl, dh, true)
 	return lo, hi, true
+}
+
+// nearRoot approximates the root of Φ(x) = x - c - Σ w_k/(x - p_k) in
+// interval jl of the poles p (between p[jl-1] and p[jl]; left and right
+// are its ends, finite also for the outer intervals) to a relative 1e-8 of
+// its distance to the nearer pole, and returns a point x near it with Φ(x)
+// and Φ'(x) evaluated there. The iteration is solveShifted's (the nearer
+// pole's term exact, the others linearised), with a looser stop: the
+// point only seeds certify's Newton steps. ok is false if a weight is 0 or
+// the iteration fails.
+func nearRoot(c float64, p, w []float64, jl int, left, right float64) (x, f, df float64, ok bool) {
+	m := len(p)
+	for _, wk := range w {
+		if wk == 0 {
+			return 0, 0, 0, false
+		}
+	}
+	// Origin: the pole nearer the root, decided by the sign of Φ at the
+	// interval's midpoint, which is also the first iterate.
+	var k0 int
+	var blo, bhi, d float64
+	switch {
+	case jl == 0:
+		k0, blo, bhi = 0, left-p[0], 0
+		d = 0.5 * blo
+	case jl == m:
+		k0, blo, bhi = m-1, 0, right-p[m-1]
+		d = 0.5 * bhi
+	default:
+		k0 = jl - 1
+		mid := 0.5 * (p[jl-1] + p[jl])
+		fm := mid - c
+		for k, pk := range p {
+			fm -= w[k] / (mid - pk)
+		}
+		if fm < 0 { // root in (mid, p[jl])
+			k0 = jl
+		}
+		d = mid - p[k0]
+		if k0 == jl {
+			blo, bhi = d, 0
+		} else {
+			blo, bhi = 0, d
+		}
+	}
+	p0, w0 := p[k0], w[k0]
+	positive := bhi > 0
+	for it := 0; it < 40; it++ {
+		var R, dR float64
+		for k, pk := range p {
+			if k == k0 {
+				continue
+			}
+			t := 1 / (d + (p0 - pk))
+			R += w[k] * t
+			dR -= w[k] * t * t
+		}
+		f = d + (p0 - c) - w0/d - R
+		df = 1 + w0/(d*d) - dR
+		if f < 0 {
+			blo = d
+		} else {
+			bhi = d
+		}
+		// Model δ + (p0 - c) - w0/δ - R - dR (δ - d) = 0, times δ.
+		A := 1 - dR
+		B := p0 - c - R + dR*d
+		qq := -0.5 * (B + math.Copysign(math.Sqrt(B*B+4*A*w0), B))
+		nd := qq / A
+		if (nd > 0) != positive {
+			nd = -w0 / qq
+		}
+		if !(nd > blo && nd < bhi) {
+			nd = 0.5 * (blo + bhi)
+		}
+		if math.Abs(nd-d) <= 1e-6*math.Abs(nd) || bhi-blo <= 1e-15*math.Abs(d) {
+			return p0 + d, f, df, true
+		}
+		d = nd
+	}
+	return 0, 0, 0, false
 }
 
 // nearEval returns H(x) = x - a - Σ w_k/(x - p_k) and H'(x).
@@ -125,15 +191,18 @@ func nearEval(a float64, p, w []float64, x float64) (h, dh float64) {
 
 // certify returns a point of [left, right] with H(x) >= g (upper) or
 // H(x) <= g (lower), by Newton steps from x (where H(x) - g = h, H'(x) =
-// dh), each pushed outwards by a relative 1e-9; the interval's end if none
-// is found in a few steps.
+// dh), each lengthened by 1/64 so that it usually overshoots the solution
+// (which Newton steps on a convex or concave H need not do) and one
+// evaluation certifies it; the interval's end if none is found in a few
+// steps. The overshoot widens a bracket by 1/64 of the step, that is by
+// ~1.6% of its far-field part.
 func certify(a float64, p, w []float64, g, left, right, x, h, dh float64, upper bool) float64 {
 	for it := 0; it < 6; it++ {
 		if upper && h >= 0 || !upper && h <= 0 {
 			return x
 		}
 		step := -h / dh
-		step += math.Copysign(1e-9*math.Abs(step)+4e-16*math.Abs(x), step)
+		step += math.Copysign(0x1p-6*math.Abs(step)+4e-16*math.Abs(x), step)
 		x += step
 		if !(x > left && x < right) {
 			break
@@ -150,8 +219,7 @@ func certify(a float64, p, w []float64, g, left, right, x, h, dh float64, upper 
 // farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) for
 // i >= from (see rootBrackets). With cauchy non-nil (row-major s x s,
 // cauchy[i*s+k] = 1/(p_i - p_k)) it takes the reciprocals from there.
-func farBase(p, w, base []float64, from int, cauchy []float64) {
-	const L = bracketWindow
+func farBase(p, w, base []float64, L, from int, cauchy []float64) {
 	s := len(p)
 	for i := max(from, 0); i < s; i++ {
 		a, b := max(0, i-1-L), min(s, i+2+L)
@@ -321,7 +389,7 @@ func (g *greedyState) phiRange(x, y float64) (float64, float64) {
 // the secular equation. ok is false when the candidate is better solved
 // exactly (cached roots, a touched spectrum smaller than pruneMin) or no
 // bound is available.
-func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32, stamp int32) (vsb float64, ok bool) {
+func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32, stamp int32, tight bool) (vsb float64, ok bool) {
 	if len(t) == 0 {
 		return 0, false
 	}
@@ -375,12 +443,16 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	// Intervals right of no positive pole hold roots <= 0, which add
 	// nothing to T or f: no bracket needed.
 	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
+	L := bracketWindow[0]
+	if tight {
+		from, L = 0, bracketWindow[1]
+	}
 	var cauchy []float64
 	if len(tb) == 1 {
 		cauchy = g.blocks[tb[0]].cauchy
 	}
-	farBase(p, w, base, from-1, cauchy)
-	rootBrackets(a, p, w, lo, hi, from, base, bl, bh, ws.diff)
+	farBase(p, w, base, L, from-1, cauchy)
+	rootBrackets(a, p, w, lo, hi, L, from, base, bl, bh)
 	maxOther := 0.0
 	for k := len(g.all.eig) - 1; k >= 0; k-- {
 		if mark[g.allBlock[k]] != stamp {
@@ -459,7 +531,6 @@ func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, va
 				}
 				k := order[idx[next]]
 				next++
-				nsolved++
 				mu.Unlock()
 				c := cands[k]
 				var t []touch
@@ -469,6 +540,20 @@ func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, va
 					buf = g.denseTouches(c, buf)
 					t = buf
 				}
+				// Second filter: the tighter bound (every interval, wider
+				// near window), worth it for the few candidates the first
+				// one keeps.
+				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
+					mu.Lock()
+					below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
+					mu.Unlock()
+					if below {
+						continue
+					}
+				}
+				mu.Lock()
+				nsolved++
+				mu.Unlock()
 				vs := g.score(c, t, ws, mark, int32(2*k+2))
 				v := weight(c) * vs
 				mu.Lock()

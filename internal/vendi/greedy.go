@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -289,11 +290,12 @@ func (g *greedyState) touchLists() (cands []int, lists [][]touch) {
 			}
 		}
 	}
-	sort.Slice(trip, func(a, b int) bool {
-		if trip[a].c != trip[b].c {
-			return trip[a].c < trip[b].c
+	// (c, member) pairs are unique, so any sort gives this order.
+	slices.SortFunc(trip, func(a, b triple) int {
+		if a.c != b.c {
+			return int(a.c - b.c)
 		}
-		return trip[a].t.member < trip[b].t.member
+		return int(a.t.member - b.t.member)
 	})
 	for k := 0; k < len(trip); {
 		c := trip[k].c
@@ -528,7 +530,7 @@ func (g *greedyState) best() (int, float64) {
 	}
 	if g.sparse != nil {
 		// Candidates not in any member's row are isolated too.
-		touched := make(map[int]bool, len(cands))
+		touched := make([]bool, g.n)
 		for _, c := range cands {
 			touched[c] = true
 		}

@@ -32,7 +32,7 @@ var bracketWindow = [2]int{3, 8}
 // so x <= μ_j; if H(x) >= G(left) then x >= μ_j. solveNear returns such
 // certified points (or the interval's own ends), so the brackets hold up to
 // the rounding of H and G, which the pruning margin covers.
-func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, base, bl, bh []float64) {
+func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, base, full, bl, bh []float64) {
 	s := len(p)
 	term := func(i, k int) float64 { return w[k] / (p[i] - p[k]) }
 	for j := 0; j <= s; j++ {
@@ -70,8 +70,12 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, base, 
 			}
 		}
 		near, nw := p[kLo:kHi+1], w[kLo:kHi+1]
+		start, pole, est := rootEstimate(a, p, w, full, j, left, right)
+		if !est {
+			pole = -1
+		}
 		var ok bool
-		bl[j], bh[j], ok = bracketNear(a, near, nw, j-kLo, gr, gl, left, right)
+		bl[j], bh[j], ok = bracketNear(a, near, nw, j-kLo, gr, gl, left, right, start, pole-kLo)
 		if !ok {
 			bl[j] = solveNear(a, near, nw, gr, left, right, false)
 			bh[j] = solveNear(a, near, nw, gl, left, right, true)
@@ -85,27 +89,29 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, base, 
 // H = gl until a point is certified (H(x) <= gr, resp. >= gl, evaluated);
 // the interval's ends are certified by interlacing. ok is false if the
 // secular solver's answer is unusable (solveNear then bisects).
-func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right float64) (lo, hi float64, ok bool) {
+func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right, start float64, pole int) (lo, hi float64, ok bool) {
 	gm := 0.5 * (gr + gl)
-	x, h, dh, ok := nearRoot(a+gm, p, w, jl, left, right)
+	x, _, _, ok := nearRoot(a+gm, p, w, jl, left, right, start, pole)
 	if !ok {
 		return 0, 0, false
 	}
-	// h = H(x) - gm
-	lo = certify(a, p, w, gr, left, right, x, h+gm-gr, dh, false)
-	hi = certify(a, p, w, gl, left, right, x, h+gm-gl, dh, true)
+	hx, dh, d2h := nearEval(a, p, w, x)
+	tol := 0x1p-6 * (gl - gr) / dh
+	lo, _ = certify(a, p, w, gr, left, right, x, hx-gr, dh, d2h, tol, false)
+	hi, _ = certify(a, p, w, gl, left, right, x, hx-gl, dh, d2h, tol, true)
 	return lo, hi, true
 }
 
 // nearRoot approximates the root of Φ(x) = x - c - Σ w_k/(x - p_k) in
 // interval jl of the poles p (between p[jl-1] and p[jl]; left and right
-// are its ends, finite also for the outer intervals) to a relative 1e-8 of
+// are its ends, finite also for the outer intervals) to a relative 1e-6 of
 // its distance to the nearer pole, and returns a point x near it with Φ(x)
-// and Φ'(x) evaluated there. The iteration is solveShifted's (the nearer
+// and Φ'(x) evaluated there. start, next to pole (a local index; -1: none),
+// is an estimate to begin with. The iteration is solveShifted's (the nearer
 // pole's term exact, the others linearised), with a looser stop: the
 // point only seeds certify's Newton steps. ok is false if a weight is 0 or
 // the iteration fails.
-func nearRoot(c float64, p, w []float64, jl int, left, right float64) (x, f, df float64, ok bool) {
+func nearRoot(c float64, p, w []float64, jl int, left, right, start float64, pole int) (x, f, df float64, ok bool) {
 	m := len(p)
 	for _, wk := range w {
 		if wk == 0 {
@@ -113,10 +119,13 @@ func nearRoot(c float64, p, w []float64, jl int, left, right float64) (x, f, df 
 		}
 	}
 	// Origin: the pole nearer the root, decided by the sign of Φ at the
-	// interval's midpoint, which is also the first iterate.
+	// interval's midpoint, which is also the first iterate; or, given an
+	// estimate start next to pole, that pole, start and the whole interval.
 	var k0 int
 	var blo, bhi, d float64
 	switch {
+	case pole >= 0 && pole < m && (pole == jl-1 || pole == jl):
+		k0, blo, bhi, d = pole, left-p[pole], right-p[pole], start-p[pole]
 	case jl == 0:
 		k0, blo, bhi = 0, left-p[0], 0
 		d = 0.5 * blo
@@ -170,7 +179,7 @@ func nearRoot(c float64, p, w []float64, jl int, left, right float64) (x, f, df 
 		if !(nd > blo && nd < bhi) {
 			nd = 0.5 * (blo + bhi)
 		}
-		if math.Abs(nd-d) <= 1e-6*math.Abs(nd) || bhi-blo <= 1e-15*math.Abs(d) {
+		if math.Abs(nd-d) <= 1e-3*math.Abs(nd) || bhi-blo <= 1e-15*math.Abs(d) {
 			return p0 + d, f, df, true
 		}
 		d = nd
@@ -178,54 +187,90 @@ func nearRoot(c float64, p, w []float64, jl int, left, right float64) (x, f, df 
 	return 0, 0, 0, false
 }
 
-// nearEval returns H(x) = x - a - Σ w_k/(x - p_k) and H'(x).
-func nearEval(a float64, p, w []float64, x float64) (h, dh float64) {
+// rootEstimate returns a first-order estimate of the root in interval j
+// (between p[j-1] and p[j]) from the secular function without the singular
+// term at the poles, D_i = p_i - a - full[i]: next to a pole the root is
+// where D_i = w_i/(μ - p_i). Of the two poles' estimates the one closer to
+// its pole is taken; false if neither lies inside (left, right).
+func rootEstimate(a float64, p, w, full []float64, j int, left, right float64) (x float64, pole int, ok bool) {
+	s := len(p)
+	best := math.Inf(1)
+	if j > 0 {
+		if d := p[j-1] - a - full[j-1]; d > 0 {
+			if del := w[j-1] / d; del < best && p[j-1]+del < right {
+				x, best, pole = p[j-1]+del, del, j-1
+			}
+		}
+	}
+	if j < s {
+		if d := p[j] - a - full[j]; d < 0 {
+			if del := -w[j] / d; del < best && p[j]-del > left {
+				x, best, pole = p[j]-del, del, j
+			}
+		}
+	}
+	return x, pole, best > 0 && !math.IsInf(best, 1) && x > left && x < right
+}
+
+// nearEval returns H(x) = x - a - Σ w_k/(x - p_k), H'(x) and |H”(x)|.
+func nearEval(a float64, p, w []float64, x float64) (h, dh, d2h float64) {
 	h, dh = x-a, 1
 	for k, pk := range p {
 		t := 1 / (x - pk)
-		h -= w[k] * t
-		dh += w[k] * t * t
+		wt := w[k] * t
+		h -= wt
+		dh += wt * t
+		d2h -= wt * t * t
 	}
-	return h, dh
+	return h, dh, 2 * math.Abs(d2h)
 }
 
-// certify returns a point of [left, right] with H(x) >= g (upper) or
+// certify returns a point of (left, right) with H(x) >= g (upper) or
 // H(x) <= g (lower), by Newton steps from x (where H(x) - g = h, H'(x) =
-// dh), each lengthened by 1/64 so that it usually overshoots the solution
-// (which Newton steps on a convex or concave H need not do) and one
-// evaluation certifies it; the interval's end if none is found in a few
-// steps. The overshoot widens a bracket by 1/64 of the step, that is by
-// ~1.6% of its far-field part.
-func certify(a float64, p, w []float64, g, left, right, x, h, dh float64, upper bool) float64 {
-	for it := 0; it < 6; it++ {
+// dh, |H”(x)| = d2h). A Newton step on a convex or concave H can stop
+// short of the solution by about |H”|/(2H')·step², so each step is
+// lengthened by twice that (and 2^-20 of itself) to overshoot it; once a
+// point is certified, further steps from it (still overshooting) tighten it
+// until the next step would be below tol or fails to certify. Returns the
+// interval's end and false if no point is certified in a few steps. (At a
+// pole itself H is ±Inf and certifies nothing: only interior points count.)
+func certify(a float64, p, w []float64, g, left, right, x, h, dh, d2h, tol float64, upper bool) (float64, bool) {
+	cx, found := 0.0, false
+	for it := 0; it < 8 && x > left && x < right; it++ {
 		if upper && h >= 0 || !upper && h <= 0 {
-			return x
-		}
-		step := -h / dh
-		step += math.Copysign(0x1p-6*math.Abs(step)+4e-16*math.Abs(x), step)
-		x += step
-		if !(x > left && x < right) {
+			cx, found = x, true
+		} else if found {
 			break
 		}
-		h, dh = nearEval(a, p, w, x)
+		step := -h / dh
+		if found && math.Abs(step) <= tol {
+			break
+		}
+		push := d2h/dh*step*step + 0x1p-20*math.Abs(step) + 4e-16*math.Abs(x)
+		x += math.Copysign(math.Abs(step)+push, step)
+		h, dh, d2h = nearEval(a, p, w, x)
 		h -= g
 	}
-	if upper {
-		return right
+	if found {
+		return cx, true
 	}
-	return left
+	if upper {
+		return right, false
+	}
+	return left, false
 }
 
-// farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) for
-// i >= from (see rootBrackets). With cauchy non-nil (row-major s x s,
+// farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) (see
+// rootBrackets) and full[i] = Σ_{k ≠ i} w_k/(p_i - p_k) for i >= from. With cauchy non-nil (row-major s x s,
 // cauchy[i*s+k] = 1/(p_i - p_k)) it takes the reciprocals from there.
-func farBase(p, w, base []float64, L, from int, cauchy []float64) {
+func farBase(p, w, base, full []float64, L, from int, cauchy []float64) {
 	s := len(p)
 	for i := max(from, 0); i < s; i++ {
 		a, b := max(0, i-1-L), min(s, i+2+L)
 		if cauchy != nil {
 			row := cauchy[i*s : (i+1)*s]
 			base[i] = dot(row[:a], w[:a]) + dot(row[b:], w[b:])
+			full[i] = base[i] + dot(row[a:b], w[a:b]) // row[i] = 0
 			continue
 		}
 		var sum float64
@@ -237,6 +282,12 @@ func farBase(p, w, base []float64, L, from int, cauchy []float64) {
 			sum += w[k] / (pi - p[k])
 		}
 		base[i] = sum
+		for k := a; k < b; k++ {
+			if k != i {
+				sum += w[k] / (pi - p[k])
+			}
+		}
+		full[i] = sum
 	}
 }
 
@@ -436,10 +487,11 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	slack := 1e-14 * scale
 	lo := math.Min(p[0], a) - zn - slack
 	hi := math.Max(p[s-1], a) + zn + slack
-	if cap(ws.bbuf) < 3*s+2 {
-		ws.bbuf = make([]float64, 3*s+2)
+	if cap(ws.bbuf) < 4*s+2 {
+		ws.bbuf = make([]float64, 4*s+2)
 	}
-	base, bl, bh := ws.bbuf[:s], ws.bbuf[s:2*s+1], ws.bbuf[2*s+1:3*s+2]
+	base, full := ws.bbuf[:s], ws.bbuf[s:2*s]
+	bl, bh := ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
 	// Intervals right of no positive pole hold roots <= 0, which add
 	// nothing to T or f: no bracket needed.
 	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
@@ -451,8 +503,8 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	if len(tb) == 1 {
 		cauchy = g.blocks[tb[0]].cauchy
 	}
-	farBase(p, w, base, L, from-1, cauchy)
-	rootBrackets(a, p, w, lo, hi, L, from, base, bl, bh)
+	farBase(p, w, base, full, L, from-1, cauchy)
+	rootBrackets(a, p, w, lo, hi, L, from, base, full, bl, bh)
 	maxOther := 0.0
 	for k := len(g.all.eig) - 1; k >= 0; k-- {
 		if mark[g.allBlock[k]] != stamp {

@@ -73,19 +73,19 @@ func TestRootBracketsEnclose(t *testing.T) {
 		}
 		lo := math.Min(p[0], a) - math.Sqrt(zn2) - 1e-12
 		hi := math.Max(p[r-1], a) + math.Sqrt(zn2) + 1e-12
-		base := make([]float64, r)
+		base, full := make([]float64, r), make([]float64, r)
 		bl, bh := make([]float64, r+1), make([]float64, r+1)
 		L := []int{0, 1, 3, 8}[rng.IntN(4)]
 		from := 0
 		if trial%3 == 0 {
 			from = rng.IntN(r + 1) // intervals before from keep their interlacing ends
 		}
-		farBase(p, w, base, L, from-1, nil)
-		rootBrackets(a, p, w, lo, hi, L, from, base, bl, bh)
+		farBase(p, w, base, full, L, from-1, nil)
+		rootBrackets(a, p, w, lo, hi, L, from, base, full, bl, bh)
 		for j := range want {
 			tol := 1e-12 * (1 + math.Abs(want[j])) // the dense solver's own error
 			if want[j] < bl[j]-tol || want[j] > bh[j]+tol {
-				t.Fatalf("trial %d (%s, r=%d): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]", trial, kind, r, j, want[j], bl[j], bh[j])
+				t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, j, want[j], bl[j], bh[j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
 			}
 			left, right := lo, hi
 			if j > 0 {
@@ -125,11 +125,15 @@ func TestFarBaseCauchyTable(t *testing.T) {
 		}
 	}
 	b1, b2 := make([]float64, s), make([]float64, s)
-	farBase(p, w, b1, 3, 0, nil)
-	farBase(p, w, b2, 3, 0, C)
+	f1, f2 := make([]float64, s), make([]float64, s)
+	farBase(p, w, b1, f1, 3, 0, nil)
+	farBase(p, w, b2, f2, 3, 0, C)
 	for i := range b1 {
 		if !near(b1[i], b2[i], 1e-12) && math.Abs(b1[i]-b2[i]) > 1e-13 {
-			t.Fatalf("row %d: direct %g, tabulated %g", i, b1[i], b2[i])
+			t.Fatalf("row %d: direct far sum %g, tabulated %g", i, b1[i], b2[i])
+		}
+		if !near(f1[i], f2[i], 1e-12) && math.Abs(f1[i]-f2[i]) > 1e-13 {
+			t.Fatalf("row %d: direct full sum %g, tabulated %g", i, f1[i], f2[i])
 		}
 	}
 }

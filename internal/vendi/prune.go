@@ -212,7 +212,7 @@ func rootEstimate(a float64, p, w, full []float64, j int, left, right float64) (
 	return x, pole, best > 0 && !math.IsInf(best, 1) && x > left && x < right
 }
 
-// nearEval returns H(x) = x - a - Σ w_k/(x - p_k), H'(x) and |H”(x)|.
+// nearEval returns H(x) = x - a - Σ w_k/(x - p_k), H'(x) and |H″(x)|.
 func nearEval(a float64, p, w []float64, x float64) (h, dh, d2h float64) {
 	h, dh = x-a, 1
 	for k, pk := range p {
@@ -227,8 +227,8 @@ func nearEval(a float64, p, w []float64, x float64) (h, dh, d2h float64) {
 
 // certify returns a point of (left, right) with H(x) >= g (upper) or
 // H(x) <= g (lower), by Newton steps from x (where H(x) - g = h, H'(x) =
-// dh, |H”(x)| = d2h). A Newton step on a convex or concave H can stop
-// short of the solution by about |H”|/(2H')·step², so each step is
+// dh, |H″(x)| = d2h). A Newton step on a convex or concave H can stop
+// short of the solution by about |H″|/(2H')·step², so each step is
 // lengthened by twice that (and 2^-20 of itself) to overshoot it; once a
 // point is certified, further steps from it (still overshooting) tighten it
 // until the next step would be below tol or fails to certify. Returns the
@@ -468,30 +468,29 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 		sort.Slice(idx, func(x, y int) bool { return d[idx[x]] < d[idx[y]] })
 	}
 	p, w := ws.p[:s], ws.w[:s]
-	scale := math.Abs(a)
 	var zn2, t0 float64
 	for k, i := range idx {
 		p[k], w[k] = d[i], z[i]*z[i]
-		scale = math.Max(scale, math.Abs(d[i]))
 		zn2 += w[k]
 		t0 += d[i]
 	}
 	t0 += a
 	zn := math.Sqrt(zn2)
-	scale = math.Max(scale, zn)
-	for k := 1; k < s; k++ {
-		if p[k]-p[k-1] <= 1e-12*scale {
-			return 0, false // (nearly) repeated pole: no bound
-		}
-	}
-	slack := 1e-14 * scale
-	lo := math.Min(p[0], a) - zn - slack
-	hi := math.Max(p[s-1], a) + zn + slack
 	if cap(ws.bbuf) < 4*s+2 {
 		ws.bbuf = make([]float64, 4*s+2)
 	}
-	base, full := ws.bbuf[:s], ws.bbuf[s:2*s]
+	// Merge runs of (nearly) equal poles (see mergePoles): fixed roots go
+	// to the end of bl/bh, the merged system's first.
+	ws.groups = poleGroups(p, ws.groups[:0])
+	nf := s - len(ws.groups)
 	bl, bh := ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
+	span := mergePoles(p, w, ws.groups, bl[s+1-nf:], bh[s+1-nf:])
+	sm := s - nf
+	p, w = p[:sm], w[:sm]
+	base, full := ws.bbuf[:sm], ws.bbuf[s:s+sm]
+	slack := 1e-14*math.Max(math.Max(math.Abs(p[0]), math.Abs(p[sm-1])), math.Abs(a)+zn) + span
+	lo := math.Min(p[0], a) - zn - slack
+	hi := math.Max(p[sm-1], a) + zn + slack
 	// Intervals right of no positive pole hold roots <= 0, which add
 	// nothing to T or f: no bracket needed.
 	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
@@ -500,11 +499,17 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 		from, L = 0, bracketWindow[1]
 	}
 	var cauchy []float64
-	if len(tb) == 1 {
+	if len(tb) == 1 && nf == 0 {
 		cauchy = g.blocks[tb[0]].cauchy
 	}
 	farBase(p, w, base, full, L, from-1, cauchy)
-	rootBrackets(a, p, w, lo, hi, L, from, base, full, bl, bh)
+	rootBrackets(a, p, w, lo, hi, L, from, base, full, bl[:sm+1], bh[:sm+1])
+	if span > 0 {
+		for j := 0; j <= sm; j++ {
+			bl[j] -= span
+			bh[j] += span
+		}
+	}
 	maxOther := 0.0
 	for k := len(g.all.eig) - 1; k >= 0; k-- {
 		if mark[g.allBlock[k]] != stamp {
@@ -523,6 +528,61 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	}
 	vsb = g.spectrumUpper(bl, bh, t0, pOther, maxOther, fOther)
 	return vsb, !math.IsInf(vsb, 1) && !math.IsNaN(vsb)
+}
+
+// poleMergeTol: poles closer than this relative to the largest |pole| are
+// merged (a block with a repeated eigenvalue, as duplicated items give).
+const poleMergeTol = 1e-12
+
+// poleGroups appends to starts the first index of every run of p
+// (ascending) whose consecutive gaps are at most poleMergeTol·max|p|.
+func poleGroups(p []float64, starts []int) []int {
+	s := len(p)
+	tol := poleMergeTol * math.Max(math.Abs(p[0]), math.Abs(p[s-1]))
+	for k := 0; k < s; k++ {
+		if k == 0 || p[k]-p[k-1] > tol {
+			starts = append(starts, k)
+		}
+	}
+	return starts
+}
+
+// mergePoles compacts the runs starts of p (weights w) to one pole each,
+// the run's first, with the run's total weight, and writes brackets of the
+// other len(run)-1 eigenvalues of every run, [run min - span, run max +
+// span], to fl/fh; it returns span, the widest run's width.
+//
+// Proof. Moving every pole of a run to the run's first changes the matrix
+// by at most span in norm, so (Weyl) each eigenvalue moves by at most span.
+// In the moved matrix a run is one eigenvalue repeated len(run) times; a
+// rotation within its eigenspace puts all of z's weight on one vector, so
+// len(run)-1 eigenvalues equal the pole and the rest solve the secular
+// equation with the merged pole. Brackets of the moved matrix's
+// eigenvalues widened by span therefore enclose the original ones.
+func mergePoles(p, w []float64, starts []int, fl, fh []float64) (span float64) {
+	n := 0
+	for gi, k := range starts {
+		e := len(p)
+		if gi+1 < len(starts) {
+			e = starts[gi+1]
+		}
+		lo, hi := p[k], p[e-1]
+		span = math.Max(span, hi-lo)
+		var ws float64
+		for i := k; i < e; i++ {
+			ws += w[i]
+		}
+		for i := k + 1; i < e; i++ {
+			fl[n], fh[n] = lo, hi
+			n++
+		}
+		p[gi], w[gi] = lo, ws
+	}
+	for i := 0; i < n; i++ {
+		fl[i] -= span
+		fh[i] += span
+	}
+	return span
 }
 
 // pruneMin is the smallest touched spectrum for which Greedy bounds a
@@ -624,19 +684,15 @@ func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, va
 }
 
 // prepareBounds tabulates the Cauchy matrix of every alive block of at
-// least cauchyMin members with strictly increasing eigenvalues.
+// least pruneMin members whose eigenvalues poleGroups leaves unmerged.
 func (g *greedyState) prepareBounds() {
 	for _, b := range g.blocks {
 		r := len(b.eig)
 		if !b.alive || r < pruneMin || b.cauchy != nil || b.vecs == nil {
 			continue
 		}
-		ok := true
-		for k := 1; k < r; k++ {
-			ok = ok && b.eig[k] > b.eig[k-1]
-		}
-		if !ok {
-			continue
+		if len(poleGroups(b.eig, nil)) < r {
+			continue // repeated eigenvalues: candidates merge them (no table)
 		}
 		b.cauchy = make([]float64, r*r)
 		for i := 0; i < r; i++ {

@@ -140,9 +140,10 @@ func TestFarBaseCauchyTable(t *testing.T) {
 
 // pruneKernels returns kernels whose chosen sets form large blocks: a kNN
 // graph over clustered points (indefinite, with a duplicate and an isolated
-// item) and a dense random symmetric kernel with unit diagonal (indefinite,
-// every pair similar).
-func pruneKernels(rng *rand.Rand, n int) map[string]Kernel {
+// item), a dense random symmetric kernel with unit diagonal (indefinite,
+// every pair similar) and groups of equicorrelated items (repeated
+// eigenvalues, which the bound merges).
+func pruneKernels(rng *rand.Rand, n int) []namedKernel {
 	dense := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		dense.SetSym(i, i, 1)
@@ -152,7 +153,25 @@ func pruneKernels(rng *rand.Rand, n int) map[string]Kernel {
 			}
 		}
 	}
-	return map[string]Kernel{"knn": randomKNN(rng, n, 2, 6), "dense": DenseKernel(dense)}
+	// Groups of 5 equicorrelated items (similarity 0.5 within a group, an
+	// eigenvalue 0.5 repeated 4 times per group), linked by a few 0.1s.
+	groups := FuncKernel(n, func(i, j int) float64 {
+		switch {
+		case i == j:
+			return 1
+		case i/5 == j/5:
+			return 0.5
+		case (i+j)%7 == 0:
+			return 0.1
+		}
+		return 0
+	})
+	return []namedKernel{{"knn", randomKNN(rng, n, 2, 6)}, {"dense", DenseKernel(dense)}, {"groups", groups}}
+}
+
+type namedKernel struct {
+	name string
+	k    Kernel
 }
 
 // TestScoreUpperBoundsVS: on random indefinite kernels and chosen sets of
@@ -166,7 +185,8 @@ func TestScoreUpperBoundsVS(t *testing.T) {
 	checked, tight := 0, 0
 	for trial := 0; trial < 6; trial++ {
 		n := 50 + 15*trial
-		for name, K := range pruneKernels(rng, n) {
+		for _, nk := range pruneKernels(rng, n) {
+			name, K := nk.name, nk.k
 			prefix := rng.Perm(n)[:10+rng.IntN(n/2)]
 			quality := make([]float64, n)
 			for i := range quality {
@@ -223,7 +243,8 @@ func TestGreedyPruningExact(t *testing.T) {
 	var stats PruneStats
 	for trial := 0; trial < 4; trial++ {
 		n := 40 + 10*trial
-		for name, K := range pruneKernels(rng, n) {
+		for _, nk := range pruneKernels(rng, n) {
+			name, K := nk.name, nk.k
 			prefix := rng.Perm(n)[:8+rng.IntN(12)]
 			quality := make([]float64, n)
 			for i := range quality {

@@ -235,6 +235,7 @@ type secularWork struct {
 	dbuf, zbuf, mus []float64
 	wbuf            []float64 // projections of the dual greedy
 	bbuf            []float64 // far sums and root brackets of scoreUpper
+	groups          []int     // runs of merged poles of scoreUpper
 }
 
 func (ws *secularWork) grow(r int) {

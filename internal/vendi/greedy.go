@@ -58,7 +58,9 @@ type PruneStats struct {
 // prefix, the picks so far and the candidate (paper eq. 5; Algorithm 2 with a
 // prefix of observed positives). It is exact: the spectrum of each candidate
 // set is obtained from the secular equation of a bordered matrix (see the
-// package documentation), never from a per-candidate eigendecomposition.
+// package documentation), never from a per-candidate eigendecomposition, and
+// candidates are skipped only when a certified upper bound on their qVS
+// puts them below the best value and outside the tie window (prune.go).
 //
 // Ties: see TieTol; the lowest index wins. K larger than the number of
 // candidates is an error.

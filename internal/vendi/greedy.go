@@ -148,6 +148,12 @@ type greedyState struct {
 type cachedRoots struct {
 	blocks []int32
 	mus    []float64
+	// root brackets of the pruning bound (prune.go) for the blocks bblocks;
+	// tight: from the second, tighter bound.
+	bblocks []int32
+	bl, bh  []float64
+	t0      float64
+	tight   bool
 }
 
 func newGreedyState(p GreedyProblem) (*greedyState, error) {

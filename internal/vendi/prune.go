@@ -516,58 +516,19 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	for _, b := range tb {
 		pOther -= g.blocks[b].pos
 	}
-	d, z := g.project(t, tb, ws)
-	s := len(d)
-	ws.grow(s)
-	idx := ws.idx[:s]
-	for i := range idx {
-		idx[i] = i
-	}
-	if len(tb) > 1 {
-		sort.Slice(idx, func(x, y int) bool { return d[idx[x]] < d[idx[y]] })
-	}
-	p, w := ws.p[:s], ws.w[:s]
-	var zn2, t0 float64
-	for k, i := range idx {
-		p[k], w[k] = d[i], z[i]*z[i]
-		zn2 += w[k]
-		t0 += d[i]
-	}
-	t0 += a
-	zn := math.Sqrt(zn2)
-	if cap(ws.bbuf) < 4*s+2 {
-		ws.bbuf = make([]float64, 4*s+2)
-	}
-	// Merge runs of (nearly) equal poles (see mergePoles): fixed roots go
-	// to the end of bl/bh, the merged system's first.
-	ws.groups = poleGroups(p, ws.groups[:0])
-	nf := s - len(ws.groups)
-	bl, bh := ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
-	span := mergePoles(p, w, ws.groups, bl[s+1-nf:], bh[s+1-nf:])
-	sm := s - nf
-	p, w = p[:sm], w[:sm]
-	base, full := ws.bbuf[:sm], ws.bbuf[s:s+sm]
-	slack := 1e-14*math.Max(math.Max(math.Abs(p[0]), math.Abs(p[sm-1])), math.Abs(a)+zn) + span
-	lo := math.Min(p[0], a) - zn - slack
-	hi := math.Max(p[sm-1], a) + zn + slack
-	// Intervals right of no positive pole hold roots <= 0, which add
-	// nothing to T or f: no bracket needed.
-	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
-	L := bracketWindow[0]
-	if tight {
-		from, L = 0, bracketWindow[1]
-	}
-	var cauchy []float64
-	if len(tb) == 1 && nf == 0 {
-		cauchy = g.blocks[tb[0]].cauchy
-	}
-	farBase(p, w, base, full, L, from-1, cauchy)
-	rootBrackets(a, p, w, lo, hi, L, from, base, full, bl[:sm+1], bh[:sm+1])
-	if span > 0 {
-		for j := 0; j <= sm; j++ {
-			bl[j] -= span
-			bh[j] += span
-		}
+	// The brackets depend only on the touched blocks (never reused ids) and
+	// c's similarities: kept across picks like the exact roots.
+	cc := &g.cache[c]
+	var bl, bh []float64
+	var t0 float64
+	if sameBlocks(cc.bblocks, tb) && (cc.tight || !tight) {
+		bl, bh, t0 = cc.bl, cc.bh, cc.t0
+	} else {
+		bl, bh, t0 = g.candidateBrackets(t, tb, a, ws, tight)
+		cc.bblocks = append(cc.bblocks[:0], tb...)
+		cc.bl = append(cc.bl[:0], bl...)
+		cc.bh = append(cc.bh[:0], bh...)
+		cc.t0, cc.tight = t0, tight
 	}
 	maxOther := 0.0
 	for k := len(g.all.eig) - 1; k >= 0; k-- {
@@ -762,4 +723,65 @@ func (g *greedyState) prepareBounds() {
 			}
 		}
 	}
+}
+
+// candidateBrackets returns brackets of the touched blocks' eigenvalues
+// with candidate similarities t (self-similarity a) and their sum t0 (the
+// trace), in ws's buffers: the touched spectrum sorted, runs of equal poles
+// merged (mergePoles), then rootBrackets on the rest.
+func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *secularWork, tight bool) (bl, bh []float64, t0 float64) {
+	d, z := g.project(t, tb, ws)
+	s := len(d)
+	ws.grow(s)
+	idx := ws.idx[:s]
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(tb) > 1 {
+		sort.Slice(idx, func(x, y int) bool { return d[idx[x]] < d[idx[y]] })
+	}
+	p, w := ws.p[:s], ws.w[:s]
+	var zn2 float64
+	for k, i := range idx {
+		p[k], w[k] = d[i], z[i]*z[i]
+		zn2 += w[k]
+		t0 += d[i]
+	}
+	t0 += a
+	zn := math.Sqrt(zn2)
+	if cap(ws.bbuf) < 4*s+2 {
+		ws.bbuf = make([]float64, 4*s+2)
+	}
+	// Merge runs of (nearly) equal poles (see mergePoles): fixed roots go
+	// to the end of bl/bh, the merged system's first.
+	ws.groups = poleGroups(p, ws.groups[:0])
+	nf := s - len(ws.groups)
+	bl, bh = ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
+	span := mergePoles(p, w, ws.groups, bl[s+1-nf:], bh[s+1-nf:])
+	sm := s - nf
+	p, w = p[:sm], w[:sm]
+	base, full := ws.bbuf[:sm], ws.bbuf[s:s+sm]
+	slack := 1e-14*math.Max(math.Max(math.Abs(p[0]), math.Abs(p[sm-1])), math.Abs(a)+zn) + span
+	lo := math.Min(p[0], a) - zn - slack
+	hi := math.Max(p[sm-1], a) + zn + slack
+	// Intervals right of no positive pole hold roots <= 0, which add
+	// nothing to T or f: no bracket needed.
+	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
+	L := bracketWindow[0]
+	if tight {
+		from, L = 0, bracketWindow[1]
+	}
+	var cauchy []float64
+	if len(tb) == 1 && nf == 0 {
+		cauchy = g.blocks[tb[0]].cauchy
+	}
+	farBase(p, w, base, full, L, from-1, cauchy)
+	rootBrackets(a, p, w, lo, hi, L, from, base, full, bl[:sm+1], bh[:sm+1])
+	if span > 0 {
+		for j := 0; j <= sm; j++ {
+			bl[j] -= span
+			bh[j] += span
+		}
+	}
+	return bl, bh, t0
 }

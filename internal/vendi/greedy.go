@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -143,6 +143,8 @@ type greedyState struct {
 	dual *dualState
 	// stats counts the pruning's work (GreedyResult.Stats).
 	stats PruneStats
+	// touchCount is touchLists' counting buffer (n+1 entries).
+	touchCount []int32
 }
 
 type cachedRoots struct {
@@ -285,34 +287,46 @@ func (g *greedyState) touchLists() (cands []int, lists [][]touch) {
 	if g.sparse == nil {
 		return nil, nil
 	}
-	type triple struct {
-		c int32
-		t touch
+	// Counting sort by candidate: members are scanned in order, so each
+	// candidate's list comes out ordered by member.
+	if len(g.touchCount) < g.n+1 {
+		g.touchCount = make([]int32, g.n+1)
 	}
-	var trip []triple
+	count := g.touchCount[:g.n+1]
+	clear(count)
+	total := 0
+	for _, item := range g.memberItem {
+		cols, vals := g.sparse.Row(item)
+		for k, c := range cols {
+			if g.eligible[c] && vals[k] != 0 {
+				count[c+1]++
+				total++
+			}
+		}
+	}
+	for c := 0; c < g.n; c++ {
+		if count[c+1] > 0 {
+			cands = append(cands, c)
+		}
+		count[c+1] += count[c]
+	}
+	all := make([]touch, total)
 	for m, item := range g.memberItem {
 		cols, vals := g.sparse.Row(item)
 		for k, c := range cols {
 			if g.eligible[c] && vals[k] != 0 {
-				trip = append(trip, triple{c, touch{int32(m), vals[k]}})
+				all[count[c]] = touch{int32(m), vals[k]}
+				count[c]++
 			}
 		}
 	}
-	// (c, member) pairs are unique, so any sort gives this order.
-	slices.SortFunc(trip, func(a, b triple) int {
-		if a.c != b.c {
-			return int(a.c - b.c)
-		}
-		return int(a.t.member - b.t.member)
-	})
-	for k := 0; k < len(trip); {
-		c := trip[k].c
-		var l []touch
-		for ; k < len(trip) && trip[k].c == c; k++ {
-			l = append(l, trip[k].t)
-		}
-		cands = append(cands, int(c))
-		lists = append(lists, l)
+	// count[c] is now the end of c's list (and the start of c+1's).
+	lists = make([][]touch, len(cands))
+	start := 0
+	for i, c := range cands {
+		end := int(count[c])
+		lists[i] = all[start:end:end]
+		start = end
 	}
 	return cands, lists
 }
@@ -480,42 +494,46 @@ func (g *greedyState) best() (int, float64) {
 		}
 		return g.denseTouches(cands[k], buf)
 	}
-	workers := len(g.ws)
+	// Workers take blocks of candidates in turn (their costs differ:
+	// cached, bounded, solved, isolated).
+	const block = 16
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	chunk := (len(cands) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
-		if lo >= hi {
-			break
-		}
+	for _, ws := range g.ws {
 		wg.Add(1)
-		go func(ws *secularWork, lo, hi int) {
+		go func(ws *secularWork) {
 			defer wg.Done()
 			mark := make([]int32, len(g.blocks))
 			var buf []touch
-			for k := lo; k < hi; k++ {
-				c := cands[k]
-				t := touches(k, buf)
-				buf = t[:0]
-				if len(t) == 0 && !g.frobenius2() {
-					state[k] = isolated
-					continue
+			for {
+				lo := int(next.Add(block)) - block
+				if lo >= len(cands) {
+					return
 				}
-				if prune {
-					if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
-						// vals holds the bound on the qVS until solved.
-						state[k] = bounded
-						if wt := weight(c); wt > 0 {
-							vals[k] = wt * vsb * (1 + boundMargin)
-						} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+				for k := lo; k < min(lo+block, len(cands)); k++ {
+					c := cands[k]
+					t := touches(k, buf)
+					buf = t[:0]
+					if len(t) == 0 && !g.frobenius2() {
+						state[k] = isolated
 						continue
 					}
+					if prune {
+						if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+							// vals holds the bound on the qVS until solved.
+							state[k] = bounded
+							if wt := weight(c); wt > 0 {
+								vals[k] = wt * vsb * (1 + boundMargin)
+							} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+							continue
+						}
+					}
+					vs := g.score(c, t, ws, mark, int32(2*k+2))
+					vss[k] = vs
+					vals[k] = weight(c) * vs
 				}
-				vs := g.score(c, t, ws, mark, int32(2*k+2))
-				vss[k] = vs
-				vals[k] = weight(c) * vs
 			}
-		}(g.ws[w], lo, hi)
+		}(ws)
 	}
 	wg.Wait()
 	// Isolated candidates (no similarity to the chosen set) share one VS per

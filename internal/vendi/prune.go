@@ -299,8 +299,9 @@ func certify(a float64, p, w []float64, g, left, right, x, h, dh, d2h, tol float
 }
 
 // farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) (see
-// rootBrackets) and full[i] = Σ_{k ≠ i} w_k/(p_i - p_k) for i >= from. With cauchy non-nil (row-major s x s,
-// cauchy[i*s+k] = 1/(p_i - p_k)) it takes the reciprocals from there.
+// rootBrackets) and full[i] = Σ_{k ≠ i} w_k/(p_i - p_k) for i >= from.
+// With cauchy non-nil (row-major s x s, cauchy[i*s+k] = 1/(p_i - p_k)) it
+// takes the reciprocals from there: a dot product per row, no division.
 func farBase(p, w, base, full []float64, L, from int, cauchy []float64) {
 	s := len(p)
 	for i := max(from, 0); i < s; i++ {

@@ -151,6 +151,50 @@ func TestQVSMatchesBruteForceGreedy(t *testing.T) {
 	}
 }
 
+// TestQVSPrunedGreedyMatchesBruteForce: on pools whose observed positives
+// form a linked block larger than the greedy's pruning threshold (so most
+// candidates are bounded and never solved), qVS-AS still picks exactly what
+// the brute-force greedy picks, for every order.
+func TestQVSPrunedGreedyMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const valueTol = 1e-9
+	var stats vendi.PruneStats
+	for trial, q := range []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)} {
+		const n = 110
+		nbr, w := randomGraph(rng, n, 4, trial%2 == 0)
+		m, err := NewModel(nbr, w, 0.8, 0.2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range rng.Perm(n)[:50] {
+			m.Observe(i, rng.IntN(5) > 0) // about 40 positives
+		}
+		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := QVS{Q: q, Kernel: kernel}.batch(&State{Model: m, Workers: 1 + trial%2}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats.Bounded += res.Stats.Bounded
+		stats.Pruned += res.Stats.Pruned
+		want, wantVals := bruteGreedy(t, denseSymmetrized(nbr, w), m, 4, q)
+		if !slices.Equal(res.Picks, want) {
+			t.Fatalf("q=%g: qVS-AS picks %v, brute-force greedy %v (values %v)", q, res.Picks, want, wantVals)
+		}
+		for i := range wantVals {
+			if math.Abs(res.Scores[i]-wantVals[i]) > valueTol*max(1, wantVals[i]) {
+				t.Errorf("q=%g: qVS after pick %d = %.15g, brute force %.15g", q, i, res.Scores[i], wantVals[i])
+			}
+		}
+	}
+	t.Logf("bounded %d, pruned %d", stats.Bounded, stats.Pruned)
+	if stats.Pruned < stats.Bounded/2 {
+		t.Errorf("pruned %d of %d bounded candidates: the pools do not exercise the pruning", stats.Pruned, stats.Bounded)
+	}
+}
+
 func TestQVSOrderZeroIsTopProbabilities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	m := randomModel(t, rng, 50, 4, 8, false)

@@ -75,11 +75,15 @@ func BenchmarkGreedySparse(b *testing.B) {
 	}
 	for _, q := range []float64{0.1, 1, math.Inf(1)} {
 		b.Run(fmt.Sprintf("q=%v", q), func(b *testing.B) {
+			var stats PruneStats
 			for b.Loop() {
-				if _, err := Greedy(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 10, Q: q, Workers: runtime.NumCPU()}); err != nil {
+				res, err := Greedy(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 10, Q: q, Workers: runtime.NumCPU()})
+				if err != nil {
 					b.Fatal(err)
 				}
+				stats = res.Stats
 			}
+			reportPruned(b, stats)
 		})
 	}
 }
@@ -197,5 +201,12 @@ func BenchmarkEmbeddingSpectrum32(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// reportPruned reports the fraction of bounded candidates never solved.
+func reportPruned(b *testing.B, s PruneStats) {
+	if s.Bounded > 0 {
+		b.ReportMetric(float64(s.Pruned)/float64(s.Bounded), "pruned/bounded")
 	}
 }

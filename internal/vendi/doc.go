@@ -45,5 +45,9 @@
 // secular equation of the bordered (arrowhead) matrix, whose new eigenvalues
 // interlace the old ones: O(r²) per candidate for a touched block of size r.
 // Candidates with no similarity to the chosen set share one VS value,
-// computed once. See Greedy for the tie rule.
+// computed once. Candidates touching a large block are first bounded (each
+// new eigenvalue enclosed in a certified bracket, O(r) per root with the
+// block's Cauchy matrix tabulated) and solved in decreasing bound order only
+// while the bound can reach the best value: the picks are those of solving
+// every candidate (prune.go). See Greedy for the tie rule.
 package vendi

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,13 +44,23 @@ type GreedyProblem struct {
 type GreedyResult struct {
 	Picks  []int
 	Scores []float64
+	Stats  PruneStats
+}
+
+// PruneStats counts, over all picks, the candidates whose qVS was bounded
+// before solving (Bounded) and those of them never solved because their
+// bound fell below the best value (Pruned). Diagnostics only.
+type PruneStats struct {
+	Bounded, Pruned int
 }
 
 // Greedy sequentially picks K candidates, each maximising the qVS of the
 // prefix, the picks so far and the candidate (paper eq. 5; Algorithm 2 with a
 // prefix of observed positives). It is exact: the spectrum of each candidate
 // set is obtained from the secular equation of a bordered matrix (see the
-// package documentation), never from a per-candidate eigendecomposition.
+// package documentation), never from a per-candidate eigendecomposition, and
+// candidates are skipped only when a certified upper bound on their qVS
+// puts them below the best value and outside the tie window (prune.go).
 //
 // Ties: see TieTol; the lowest index wins. K larger than the number of
 // candidates is an error.
@@ -61,6 +72,7 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
 		c, v := g.best()
+		res.Stats = g.stats
 		if c == floorRejected {
 			return res, nil
 		}
@@ -86,6 +98,9 @@ type vblock struct {
 	pos     float64   // Σ max(λ, 0)
 	suf     []float64 // suf[k] = Σ_{i >= k, λ_i > 0} φ(λ_i); len r+1
 	alive   bool
+	// cauchy[i*r+k] = 1/(λ_i - λ_k) (0 on the diagonal), for the pruning
+	// bound (prune.go); set by prepareBounds on large blocks.
+	cauchy []float64
 }
 
 // above returns the φ-sum and the count of the block's eigenvalues > thr.
@@ -126,11 +141,21 @@ type greedyState struct {
 	// the d x d dual of the chosen set and replaces the blocks (greedydual.go).
 	feat FeatureKernel
 	dual *dualState
+	// stats counts the pruning's work (GreedyResult.Stats).
+	stats PruneStats
+	// touchCount is touchLists' counting buffer (n+1 entries).
+	touchCount []int32
 }
 
 type cachedRoots struct {
 	blocks []int32
 	mus    []float64
+	// root brackets of the pruning bound (prune.go) for the blocks bblocks;
+	// tight: from the second, tighter bound.
+	bblocks []int32
+	bl, bh  []float64
+	t0      float64
+	tight   bool
 }
 
 func newGreedyState(p GreedyProblem) (*greedyState, error) {
@@ -198,9 +223,12 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 		g.ws = append(g.ws, &secularWork{})
 	}
 	for _, i := range p.Prefix {
-		if err := g.addMember(i); err != nil {
+		if err := g.linkMember(i); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.factorPending(); err != nil {
+		return nil, err
 	}
 	if err := g.syncDual(); err != nil {
 		return nil, err
@@ -259,33 +287,46 @@ func (g *greedyState) touchLists() (cands []int, lists [][]touch) {
 	if g.sparse == nil {
 		return nil, nil
 	}
-	type triple struct {
-		c int32
-		t touch
+	// Counting sort by candidate: members are scanned in order, so each
+	// candidate's list comes out ordered by member.
+	if len(g.touchCount) < g.n+1 {
+		g.touchCount = make([]int32, g.n+1)
 	}
-	var trip []triple
+	count := g.touchCount[:g.n+1]
+	clear(count)
+	total := 0
+	for _, item := range g.memberItem {
+		cols, vals := g.sparse.Row(item)
+		for k, c := range cols {
+			if g.eligible[c] && vals[k] != 0 {
+				count[c+1]++
+				total++
+			}
+		}
+	}
+	for c := 0; c < g.n; c++ {
+		if count[c+1] > 0 {
+			cands = append(cands, c)
+		}
+		count[c+1] += count[c]
+	}
+	all := make([]touch, total)
 	for m, item := range g.memberItem {
 		cols, vals := g.sparse.Row(item)
 		for k, c := range cols {
 			if g.eligible[c] && vals[k] != 0 {
-				trip = append(trip, triple{c, touch{int32(m), vals[k]}})
+				all[count[c]] = touch{int32(m), vals[k]}
+				count[c]++
 			}
 		}
 	}
-	sort.Slice(trip, func(a, b int) bool {
-		if trip[a].c != trip[b].c {
-			return trip[a].c < trip[b].c
-		}
-		return trip[a].t.member < trip[b].t.member
-	})
-	for k := 0; k < len(trip); {
-		c := trip[k].c
-		var l []touch
-		for ; k < len(trip) && trip[k].c == c; k++ {
-			l = append(l, trip[k].t)
-		}
-		cands = append(cands, int(c))
-		lists = append(lists, l)
+	// count[c] is now the end of c's list (and the start of c+1's).
+	lists = make([][]touch, len(cands))
+	start := 0
+	for i, c := range cands {
+		end := int(count[c])
+		lists[i] = all[start:end:end]
+		start = end
 	}
 	return cands, lists
 }
@@ -315,55 +356,15 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		}
 		return tr * tr / fro
 	}
-	// Touched blocks.
-	var tb []int32
-	for _, e := range t {
-		b := g.memberBlock[e.member]
-		if mark[b] != stamp {
-			mark[b] = stamp
-			tb = append(tb, b)
-		}
-	}
+	tb := g.touchedBlocks(t, mark, stamp, nil)
 	total := g.totPos
-	r := 0
 	for _, b := range tb {
 		total -= g.blocks[b].pos
-		r += len(g.blocks[b].eig)
 	}
 	if cc := &g.cache[c]; mark != nil && sameBlocks(cc.blocks, tb) {
 		ws.mus = append(ws.mus[:0], cc.mus...)
 	} else {
-		if cap(ws.dbuf) < r {
-			ws.dbuf = make([]float64, r)
-			ws.zbuf = make([]float64, r)
-		}
-		d, z := ws.dbuf[:r], ws.zbuf[:r]
-		off := 0
-		for _, b := range tb {
-			blk := g.blocks[b]
-			copy(d[off:], blk.eig)
-			for k := range blk.eig {
-				z[off+k] = 0
-			}
-			off += len(blk.eig)
-		}
-		// z = Uᵀ k_c over touched blocks.
-		off = 0
-		for _, b := range tb {
-			blk := g.blocks[b]
-			rb := len(blk.eig)
-			for _, e := range t {
-				if g.memberBlock[e.member] != b {
-					continue
-				}
-				row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
-				zz := z[off : off+rb]
-				for k, u := range row {
-					zz[k] += e.v * u
-				}
-			}
-			off += rb
-		}
+		d, z := g.project(t, tb, ws)
 		ws.mus = ws.mus[:0]
 		arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
 		if mark != nil {
@@ -403,7 +404,61 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 	return g.vsFrom(total, f, maxEig, rank)
 }
 
+// touchedBlocks appends to tb the blocks of the members in t, each once
+// (mark[b] == stamp marks the ones listed).
+func (g *greedyState) touchedBlocks(t []touch, mark []int32, stamp int32, tb []int32) []int32 {
+	for _, e := range t {
+		b := g.memberBlock[e.member]
+		if mark[b] != stamp {
+			mark[b] = stamp
+			tb = append(tb, b)
+		}
+	}
+	return tb
+}
+
+// project returns the touched blocks' spectrum d (concatenated, each block
+// ascending) and z = Uᵀ k_c, the candidate's similarities t in their
+// eigenbases, in ws's buffers.
+func (g *greedyState) project(t []touch, tb []int32, ws *secularWork) (d, z []float64) {
+	r := 0
+	for _, b := range tb {
+		r += len(g.blocks[b].eig)
+	}
+	if cap(ws.dbuf) < r {
+		ws.dbuf = make([]float64, r)
+		ws.zbuf = make([]float64, r)
+	}
+	d, z = ws.dbuf[:r], ws.zbuf[:r]
+	off := 0
+	for _, b := range tb {
+		blk := g.blocks[b]
+		rb := len(blk.eig)
+		copy(d[off:], blk.eig)
+		zz := z[off : off+rb]
+		clear(zz)
+		for _, e := range t {
+			if g.memberBlock[e.member] != b {
+				continue
+			}
+			row := blk.vecs[int(g.memberLocal[e.member])*rb : int(g.memberLocal[e.member]+1)*rb]
+			for k, u := range row {
+				zz[k] += e.v * u
+			}
+		}
+		off += rb
+	}
+	return d, z
+}
+
 // best returns the candidate maximising qVS(members ∪ {c}) and its qVS.
+//
+// With pruning (prune.go), a candidate touching a large block first gets an
+// upper bound on its qVS; those are solved exactly in decreasing bound order
+// only while the bound reaches the best exact value less the tie tolerance.
+// Every candidate left unsolved is then strictly below the final best and
+// outside the tie window, so the pick and its score are those of solving
+// every candidate.
 func (g *greedyState) best() (int, float64) {
 	if err := g.syncDual(); err != nil {
 		panic(err) // eigendecomposition failure of a small symmetric matrix
@@ -412,6 +467,7 @@ func (g *greedyState) best() (int, float64) {
 		return g.bestDual()
 	}
 	m := g.members()
+	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
 	cands, lists := g.touchLists()
 	if g.sparse == nil {
 		for c := 0; c < g.n; c++ {
@@ -420,40 +476,64 @@ func (g *greedyState) best() (int, float64) {
 			}
 		}
 	}
+	prune := g.pruning()
+	if prune {
+		g.prepareBounds()
+	}
+	const (
+		exact = iota
+		isolated
+		bounded
+	)
 	vals := make([]float64, len(cands))
 	vss := make([]float64, len(cands)) // unweighted VS, for MinVS
-	isolated := make([]bool, len(cands))
-	workers := len(g.ws)
-	var wg sync.WaitGroup
-	chunk := (len(cands) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
-		if lo >= hi {
-			break
+	state := make([]uint8, len(cands))
+	touches := func(k int, buf []touch) []touch {
+		if lists != nil {
+			return lists[k]
 		}
+		return g.denseTouches(cands[k], buf)
+	}
+	// Workers take blocks of candidates in turn (their costs differ:
+	// cached, bounded, solved, isolated).
+	const block = 16
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, ws := range g.ws {
 		wg.Add(1)
-		go func(ws *secularWork, lo, hi int) {
+		go func(ws *secularWork) {
 			defer wg.Done()
 			mark := make([]int32, len(g.blocks))
 			var buf []touch
-			for k := lo; k < hi; k++ {
-				c := cands[k]
-				var t []touch
-				if lists != nil {
-					t = lists[k]
-				} else {
-					buf = g.denseTouches(c, buf)
-					t = buf
+			for {
+				lo := int(next.Add(block)) - block
+				if lo >= len(cands) {
+					return
 				}
-				if len(t) == 0 && !g.frobenius2() {
-					isolated[k] = true
-					continue
+				for k := lo; k < min(lo+block, len(cands)); k++ {
+					c := cands[k]
+					t := touches(k, buf)
+					buf = t[:0]
+					if len(t) == 0 && !g.frobenius2() {
+						state[k] = isolated
+						continue
+					}
+					if prune {
+						if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+							// vals holds the bound on the qVS until solved.
+							state[k] = bounded
+							if wt := weight(c); wt > 0 {
+								vals[k] = wt * vsb * (1 + boundMargin)
+							} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+							continue
+						}
+					}
+					vs := g.score(c, t, ws, mark, int32(2*k+2))
+					vss[k] = vs
+					vals[k] = weight(c) * vs
 				}
-				vs := g.score(c, t, ws, mark, int32(k+1))
-				vss[k] = vs
-				vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
 			}
-		}(g.ws[w], lo, hi)
+		}(ws)
 	}
 	wg.Wait()
 	// Isolated candidates (no similarity to the chosen set) share one VS per
@@ -468,17 +548,15 @@ func (g *greedyState) best() (int, float64) {
 		iso[a] = v
 		return v
 	}
-	bestVal := math.Inf(-1)
 	for k, c := range cands {
-		if isolated[k] {
+		if state[k] == isolated {
 			vss[k] = isoVS(c)
-			vals[k] = (g.sumQ + g.p.Quality[c]) / float64(m+1) * vss[k]
+			vals[k] = weight(c) * vss[k]
 		}
-		bestVal = math.Max(bestVal, vals[k])
 	}
 	if g.sparse != nil {
 		// Candidates not in any member's row are isolated too.
-		touched := make(map[int]bool, len(cands))
+		touched := make([]bool, g.n)
 		for _, c := range cands {
 			touched[c] = true
 		}
@@ -490,34 +568,47 @@ func (g *greedyState) best() (int, float64) {
 				} else {
 					vs = isoVS(c)
 				}
-				v := (g.sumQ + g.p.Quality[c]) / float64(m+1) * vs
 				cands = append(cands, c)
-				vals = append(vals, v)
+				vals = append(vals, weight(c)*vs)
 				vss = append(vss, vs)
-				bestVal = math.Max(bestVal, v)
+				state = append(state, exact)
 			}
 		}
 	}
 	if len(cands) == 0 {
 		return -1, 0
 	}
+	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
-		floor := g.p.MinVS(m + 1)
-		kept := 0
-		bestVal = math.Inf(-1)
-		for k, c := range cands {
-			if vss[k] >= floor*(1-1e-12) {
-				cands[kept], vals[kept] = c, vals[k]
-				bestVal = math.Max(bestVal, vals[k])
-				kept++
-			}
-		}
-		if kept == 0 {
-			return floorRejected, 0
-		}
-		cands, vals = cands[:kept], vals[:kept]
+		floor = g.p.MinVS(m+1) * (1 - 1e-12)
 	}
-	return pickTied(cands, vals, bestVal)
+	// The best exact value that passes the floor; solved: candidates whose
+	// exact value counts.
+	bestVal := math.Inf(-1)
+	solved := make([]bool, len(cands))
+	var order []int
+	for k := range cands {
+		switch {
+		case state[k] == bounded:
+			order = append(order, k)
+		case vss[k] >= floor:
+			solved[k] = true
+			bestVal = math.Max(bestVal, vals[k])
+		}
+	}
+	g.solveInOrder(cands, lists, order, vals, vss, solved, floor, &bestVal, weight)
+	var kept []int
+	var keptVals []float64
+	for k, c := range cands {
+		if solved[k] {
+			kept = append(kept, c)
+			keptVals = append(keptVals, vals[k])
+		}
+	}
+	if len(kept) == 0 {
+		return floorRejected, 0
+	}
+	return pickTied(kept, keptVals, bestVal)
 }
 
 // floorRejected is best's answer when candidates remain but none reaches
@@ -548,6 +639,18 @@ func (g *greedyState) add(c int) {
 // addMember adds item i to the chosen set: its block merges every block it
 // touches and is re-eigendecomposed (once per pick, not per candidate).
 func (g *greedyState) addMember(i int) error {
+	if err := g.linkMember(i); err != nil {
+		return err
+	}
+	return g.factorPending()
+}
+
+// linkMember adds item i to the chosen set without eigendecomposing: the
+// blocks it touches merge into a new block, pending until factorPending.
+// Adding a whole prefix this way and factoring once costs one
+// eigendecomposition per final block instead of one per member (the
+// blocks' member order, hence their matrices, are the same either way).
+func (g *greedyState) linkMember(i int) error {
 	if err := g.syncDual(); err != nil {
 		return err
 	}
@@ -587,12 +690,11 @@ func (g *greedyState) addMember(i int) error {
 			seen[b] = true
 			blk := g.blocks[b]
 			blk.alive = false
-			g.totPos -= blk.pos
+			g.totPos -= blk.pos // 0 for a pending block
 			members = append(members, blk.members...)
 		}
 	}
 	members = append(members, m)
-	r := len(members)
 	blk := &vblock{members: members, alive: true}
 	nb := int32(len(g.blocks))
 	g.memberBlock = append(g.memberBlock, 0)
@@ -601,36 +703,56 @@ func (g *greedyState) addMember(i int) error {
 		g.memberBlock[mm] = nb
 		g.memberLocal[mm] = int32(loc)
 	}
-	if r == 1 {
-		blk.eig = []float64{a}
-		blk.vecs = []float64{1}
-	} else {
-		K := mat.NewSymDense(r, nil)
-		for x := 0; x < r; x++ {
-			for y := x; y < r; y++ {
-				K.SetSym(x, y, g.p.Kernel.At(g.memberItem[members[x]], g.memberItem[members[y]]))
-			}
+	g.blocks = append(g.blocks, blk)
+	return nil
+}
+
+// factorPending eigendecomposes the alive blocks linkMember left pending
+// and refreshes the totals.
+func (g *greedyState) factorPending() error {
+	if g.dual != nil {
+		return nil
+	}
+	changed := false
+	for _, blk := range g.blocks {
+		if !blk.alive || blk.eig != nil {
+			continue
 		}
-		var es mat.EigenSym
-		if !es.Factorize(K, !g.valuesOnly) {
-			return errors.New("vendi: eigendecomposition of a chosen block did not converge")
-		}
-		blk.eig = es.Values(nil)
-		if !g.valuesOnly {
-			var V mat.Dense
-			es.VectorsTo(&V)
-			blk.vecs = make([]float64, r*r)
+		changed = true
+		members := blk.members
+		r := len(members)
+		if r == 1 {
+			blk.eig = []float64{g.p.Kernel.At(g.memberItem[members[0]], g.memberItem[members[0]])}
+			blk.vecs = []float64{1}
+		} else {
+			K := mat.NewSymDense(r, nil)
 			for x := 0; x < r; x++ {
-				for k := 0; k < r; k++ {
-					blk.vecs[x*r+k] = V.At(x, k)
+				for y := x; y < r; y++ {
+					K.SetSym(x, y, g.p.Kernel.At(g.memberItem[members[x]], g.memberItem[members[y]]))
+				}
+			}
+			var es mat.EigenSym
+			if !es.Factorize(K, !g.valuesOnly) {
+				return errors.New("vendi: eigendecomposition of a chosen block did not converge")
+			}
+			blk.eig = es.Values(nil)
+			if !g.valuesOnly {
+				var V mat.Dense
+				es.VectorsTo(&V)
+				blk.vecs = make([]float64, r*r)
+				for x := 0; x < r; x++ {
+					for k := 0; k < r; k++ {
+						blk.vecs[x*r+k] = V.At(x, k)
+					}
 				}
 			}
 		}
+		g.finishBlock(blk)
+		g.totPos += blk.pos
 	}
-	g.finishBlock(blk)
-	g.blocks = append(g.blocks, blk)
-	g.totPos += blk.pos
-	g.rebuildAll()
+	if changed {
+		g.rebuildAll()
+	}
 	return nil
 }
 

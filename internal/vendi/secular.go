@@ -234,6 +234,8 @@ type secularWork struct {
 	// buffers of the greedy scorer
 	dbuf, zbuf, mus []float64
 	wbuf            []float64 // projections of the dual greedy
+	bbuf            []float64 // far sums and root brackets of scoreUpper
+	groups          []int     // runs of merged poles of scoreUpper
 }
 
 func (ws *secularWork) grow(r int) {

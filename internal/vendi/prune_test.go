@@ -1,0 +1,306 @@
+package vendi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// pruneOrders are the orders the pruning tests cover (q = 0 never prunes).
+var pruneOrders = []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)}
+
+// randomArrowhead returns strictly increasing poles p (r of them, spread
+// over [-3, 6] so some are negative), weights w and a corner a; kind
+// "near" packs some poles within 1e-9 of each other, "zero" zeroes some
+// weights (a deflated eigenvalue), "tiny" makes some weights 1e-30.
+func randomArrowhead(rng *rand.Rand, r int, kind string) (p, w []float64, a float64) {
+	for len(p) < r {
+		x := -3 + 9*rng.Float64()
+		if kind == "near" && len(p) > 0 && rng.IntN(3) == 0 {
+			x = p[len(p)-1] + 1e-9*(1+rng.Float64())
+		}
+		if !slices.Contains(p, x) {
+			p = append(p, x)
+		}
+	}
+	slices.Sort(p)
+	for k := 1; k < r; k++ {
+		if p[k] <= p[k-1] {
+			p[k] = math.Nextafter(p[k-1], 10)
+		}
+	}
+	w = make([]float64, r)
+	for k := range w {
+		z := rng.NormFloat64() * 0.3
+		switch {
+		case kind == "zero" && rng.IntN(4) == 0:
+			z = 0
+		case kind == "tiny" && rng.IntN(4) == 0:
+			z = 1e-15
+		}
+		w[k] = z * z
+	}
+	return p, w, 1 + 0.5*rng.NormFloat64()
+}
+
+// TestRootBracketsEnclose checks rootBrackets against the eigenvalues of
+// the dense arrowhead matrix (an independent symmetric eigensolver), for
+// near windows of 0 to 8 poles: every eigenvalue lies in its bracket, and
+// the brackets are narrow (else the pruning would be useless).
+func TestRootBracketsEnclose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 7))
+	roots, narrow := 0, 0
+	for trial := 0; trial < 400; trial++ {
+		r := 1 + rng.IntN(60)
+		kind := []string{"plain", "near", "zero", "tiny"}[trial%4]
+		p, w, a := randomArrowhead(rng, r, kind)
+		M := make([]float64, (r+1)*(r+1))
+		var zn2 float64
+		for i := 0; i < r; i++ {
+			M[i*(r+1)+i] = p[i]
+			M[i*(r+1)+r] = math.Sqrt(w[i])
+			M[r*(r+1)+i] = math.Sqrt(w[i])
+			zn2 += w[i]
+		}
+		M[r*(r+1)+r] = a
+		want, err := Eigenvalues(symFrom(r+1, M))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := math.Min(p[0], a) - math.Sqrt(zn2) - 1e-12
+		hi := math.Max(p[r-1], a) + math.Sqrt(zn2) + 1e-12
+		base, full := make([]float64, r), make([]float64, r)
+		bl, bh := make([]float64, r+1), make([]float64, r+1)
+		L := []int{0, 1, 3, 8}[rng.IntN(4)]
+		from := 0
+		if trial%3 == 0 {
+			from = rng.IntN(r + 1) // intervals before from keep their interlacing ends
+		}
+		farBase(p, w, base, full, L, from-1, nil)
+		rootBrackets(a, p, w, lo, hi, L, from, base, full, bl, bh)
+		for j := range want {
+			tol := 1e-12 * (1 + math.Abs(want[j])) // the dense solver's own error
+			if want[j] < bl[j]-tol || want[j] > bh[j]+tol {
+				t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, j, want[j], bl[j], bh[j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
+			}
+			left, right := lo, hi
+			if j > 0 {
+				left = p[j-1]
+			}
+			if j < r {
+				right = p[j]
+			}
+			if j < from || L < 3 {
+				continue // unsolved, or a deliberately crude window
+			}
+			roots++
+			if bh[j]-bl[j] <= 0.1*(right-left) {
+				narrow++
+			}
+		}
+	}
+	// Most brackets must be much narrower than their interlacing intervals,
+	// or the pruning would be useless.
+	t.Logf("%d of %d brackets within 10%% of their interval", narrow, roots)
+	if narrow < roots*9/10 {
+		t.Errorf("only %d of %d brackets within 10%% of their interval", narrow, roots)
+	}
+}
+
+// TestFarBaseCauchyTable: the tabulated and the direct far sums agree.
+func TestFarBaseCauchyTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	p, w, _ := randomArrowhead(rng, 40, "plain")
+	s := len(p)
+	C := make([]float64, s*s)
+	for i := range p {
+		for k := range p {
+			if i != k {
+				C[i*s+k] = 1 / (p[i] - p[k])
+			}
+		}
+	}
+	b1, b2 := make([]float64, s), make([]float64, s)
+	f1, f2 := make([]float64, s), make([]float64, s)
+	farBase(p, w, b1, f1, 3, 0, nil)
+	farBase(p, w, b2, f2, 3, 0, C)
+	for i := range b1 {
+		if !near(b1[i], b2[i], 1e-12) && math.Abs(b1[i]-b2[i]) > 1e-13 {
+			t.Fatalf("row %d: direct far sum %g, tabulated %g", i, b1[i], b2[i])
+		}
+		if !near(f1[i], f2[i], 1e-12) && math.Abs(f1[i]-f2[i]) > 1e-13 {
+			t.Fatalf("row %d: direct full sum %g, tabulated %g", i, f1[i], f2[i])
+		}
+	}
+}
+
+// pruneKernels returns kernels whose chosen sets form large blocks: a kNN
+// graph over clustered points (indefinite, with a duplicate and an isolated
+// item), a dense random symmetric kernel with unit diagonal (indefinite,
+// every pair similar) and groups of equicorrelated items (repeated
+// eigenvalues, which the bound merges).
+func pruneKernels(rng *rand.Rand, n int) []namedKernel {
+	dense := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		dense.SetSym(i, i, 1)
+		for j := i + 1; j < n; j++ {
+			if rng.IntN(3) > 0 {
+				dense.SetSym(i, j, 0.6*rng.Float64()-0.1)
+			}
+		}
+	}
+	// Groups of 5 equicorrelated items (similarity 0.5 within a group, an
+	// eigenvalue 0.5 repeated 4 times per group), linked by a few 0.1s.
+	groups := FuncKernel(n, func(i, j int) float64 {
+		switch {
+		case i == j:
+			return 1
+		case i/5 == j/5:
+			return 0.5
+		case (i+j)%7 == 0:
+			return 0.1
+		}
+		return 0
+	})
+	return []namedKernel{{"knn", randomKNN(rng, n, 2, 6)}, {"dense", DenseKernel(dense)}, {"groups", groups}}
+}
+
+type namedKernel struct {
+	name string
+	k    Kernel
+}
+
+// TestScoreUpperBoundsVS: on random indefinite kernels and chosen sets of
+// up to 60 items, the bound is at least the VS_q of the set plus the
+// candidate from a full eigendecomposition, for every candidate and order,
+// and it is tight enough to matter (most within 1%).
+func TestScoreUpperBoundsVS(t *testing.T) {
+	defer func(v int) { pruneMin = v }(pruneMin)
+	pruneMin = 2
+	rng := rand.New(rand.NewPCG(17, 4))
+	checked, tight := 0, 0
+	for trial := 0; trial < 6; trial++ {
+		n := 50 + 15*trial
+		for _, nk := range pruneKernels(rng, n) {
+			name, K := nk.name, nk.k
+			prefix := rng.Perm(n)[:10+rng.IntN(n/2)]
+			quality := make([]float64, n)
+			for i := range quality {
+				quality[i] = rng.Float64()
+			}
+			for _, q := range pruneOrders {
+				g, err := newGreedyState(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 1, Q: q})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g.prepareBounds()
+				ws := &secularWork{}
+				mark := make([]int32, len(g.blocks))
+				for c := 0; c < n; c++ {
+					if !g.eligible[c] {
+						continue
+					}
+					tl := g.denseTouches(c, nil)
+					want, err := Score(Submatrix(K, append(slices.Clone(prefix), c)), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for pass, second := range []bool{false, true} {
+						vsb, ok := g.scoreUpper(c, tl, ws, mark, int32(2*c+1+pass), second)
+						if !ok {
+							continue
+						}
+						checked++
+						if vsb < want*(1-1e-12) {
+							t.Fatalf("trial %d %s q=%v candidate %d (second bound %v): bound %.15g below VS %.15g", trial, name, q, c, second, vsb, want)
+						}
+						if vsb <= want*1.01 {
+							tight++
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d bounds checked, %d within 1%%", checked, tight)
+	if checked < 1000 || tight < checked*3/4 {
+		t.Errorf("%d bounds checked, %d within 1%%: the test does not exercise the bound", checked, tight)
+	}
+}
+
+// TestGreedyPruningExact: Greedy with pruning picks exactly what it picks
+// without (scores within 1e-12 relative) and what the brute-force oracle
+// picks, on kernels with large indefinite blocks, for every order, with 1
+// and 2 workers and with a diversity floor; and the pruning does prune.
+func TestGreedyPruningExact(t *testing.T) {
+	defer func(v int) { pruneMin = v }(pruneMin)
+	pruneMin = 2
+	rng := rand.New(rand.NewPCG(5, 29))
+	var stats PruneStats
+	for trial := 0; trial < 4; trial++ {
+		n := 40 + 10*trial
+		for _, nk := range pruneKernels(rng, n) {
+			name, K := nk.name, nk.k
+			prefix := rng.Perm(n)[:8+rng.IntN(12)]
+			quality := make([]float64, n)
+			for i := range quality {
+				quality[i] = rng.Float64()
+			}
+			for _, i := range prefix {
+				quality[i] = 1
+			}
+			for _, q := range pruneOrders {
+				p := GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 5, Q: q, Workers: 1 + trial%2}
+				if trial == 3 {
+					vs, err := Score(Submatrix(K, prefix), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// a floor that binds: the prefix's VS plus 0.6 per pick
+					p.MinVS = func(s int) float64 { return vs + 0.6*float64(s-len(prefix)) }
+				}
+				name := fmt.Sprintf("trial%d/%s/q=%v", trial, name, q)
+				got, err := Greedy(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stats.Bounded += got.Stats.Bounded
+				stats.Pruned += got.Stats.Pruned
+				noPrune = true
+				plain, err := Greedy(p)
+				noPrune = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain.Stats != (PruneStats{}) {
+					t.Fatalf("%s: noPrune still bounded: %+v", name, plain.Stats)
+				}
+				if !slices.Equal(got.Picks, plain.Picks) {
+					t.Fatalf("%s: picks %v with pruning, %v without", name, got.Picks, plain.Picks)
+				}
+				for i := range got.Scores {
+					if !near(got.Scores[i], plain.Scores[i], 1e-12) {
+						t.Errorf("%s: pick %d qVS %.17g with pruning, %.17g without", name, i, got.Scores[i], plain.Scores[i])
+					}
+				}
+				want := bruteGreedy(t, p)
+				if !slices.Equal(got.Picks, want.Picks) {
+					t.Fatalf("%s: picks %v, oracle %v", name, got.Picks, want.Picks)
+				}
+				for i := range want.Scores {
+					if !near(got.Scores[i], want.Scores[i], 1e-9) {
+						t.Errorf("%s: pick %d qVS %.15g, oracle %.15g", name, i, got.Scores[i], want.Scores[i])
+					}
+				}
+			}
+		}
+	}
+	t.Logf("bounded %d, pruned %d", stats.Bounded, stats.Pruned)
+	if stats.Pruned < stats.Bounded/2 {
+		t.Errorf("pruned %d of %d bounded candidates: the test does not exercise the pruning", stats.Pruned, stats.Bounded)
+	}
+}

@@ -121,6 +121,50 @@ func TestECIScoresAndBatchMatchDefinition(t *testing.T) {
 	}
 }
 
+// TestECIIncrementalEqualsFullPass: before every pick of a batch, the
+// incrementally updated scores are bitwise the scores of a full pass on the
+// fantasised model, and the picks are those of recomputing every score
+// after each fantasy (the previous implementation's definition), on random
+// pools with continuous and coarse (tied) weights and every threshold.
+func TestECIIncrementalEqualsFullPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for trial := 0; trial < 48; trial++ {
+		coarse := trial%2 == 0
+		m := randomModel(t, rng, 200+rng.IntN(300), 4+rng.IntN(12), 1+rng.IntN(30), coarse)
+		e := ECI{Threshold: []float64{0, 0.25, 0.5, 0.75, 0.9, 1}[trial%6], Fantasy: Fantasy(trial%4 < 2)}
+		const b = 8
+		checks := 0
+		got, err := e.batch(&State{Model: m, Workers: 1 + trial%2}, b, func(fm *Model, score []float64) {
+			checks++
+			want := e.Scores(fm, 1)
+			for x := range want {
+				if math.Float64bits(score[x]) != math.Float64bits(want[x]) {
+					t.Fatalf("trial %d pick %d: incremental ECI(%d) = %.17g, full pass %.17g", trial, checks, x, score[x], want[x])
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checks != b {
+			t.Fatalf("trial %d: %d score checks, want %d", trial, checks, b)
+		}
+		c := m.Clone()
+		var want []int
+		for len(want) < b {
+			x, err := argmaxUnobserved(e.Scores(c, 1), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, x)
+			c.Observe(x, bool(e.Fantasy))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%s): batch %v, recomputed %v", trial, e.Params(), got, want)
+		}
+	}
+}
+
 // TestECIThresholdIsStrict: a neighbour exactly at the threshold is outside
 // the neighbourhood, as in the authors' ExpectedCoverageImprovement
 // (diverse_search/policies.py: cutoff = k - searchsorted(ascending

@@ -23,7 +23,11 @@ import (
 // few changed ones in O(in-degree log in-degree) time from prefix sums.
 // Candidates are visited in decreasing order of a cheap upper bound on their
 // score (see upperBound) and the scan stops once the bound falls below the
-// best score found, so most of a large pool is never scored. Because prefix
+// best score found, so most of a large pool is never scored. The bound's
+// loop over reverse neighbours runs only for the candidates gainers marks
+// (the others' bound is bitwise p + topMinus), and a fast score merges only
+// the ranks and fantasised values that can reach the top k (changedTop).
+// Because prefix
 // sums round differently from a plain sum, every candidate whose fast score
 // is within a relative 1e-9 of the best is rescored exactly by summing the
 // t - 1 values in descending order — the definition — and the pick is the
@@ -133,6 +137,50 @@ func (t *ensTable) changed(x int, s *ensScratch) {
 	}
 }
 
+// changedTop is changed restricted to what can reach a top-k sum, for the
+// fast scores. Let R be the removed ranks (x and its unlabelled reverse
+// neighbours, |R| <= 1 + in-degree) and lim = k + in-degree. fastTop
+// consumes a removed rank only while it is below k + (ranks consumed before
+// it) <= k + |R| - 1 <= lim, so ranks >= lim never matter. The k-th largest
+// remaining value sits at a rank <= k - 1 + |R| <= lim, so it is >= sorted[lim],
+// and a new value <= sorted[lim] cannot raise the sum of the k largest. So
+// keeping the ranks below lim and the new values above sorted[lim] gives the
+// same top-k sums in real arithmetic, from far fewer values to sort (the
+// fast score stays within rounding of the exact one; contenders are
+// rescored from changed).
+func (t *ensTable) changedTop(x, k int, s *ensScratch) {
+	rev, revW := t.m.Influenced(x)
+	lim := k + len(rev)
+	thr := math.Inf(-1)
+	if lim < len(t.sorted) {
+		thr = t.sorted[lim]
+	}
+	s.removed = s.removed[:0]
+	if int(t.rank[x]) < lim {
+		s.removed = append(s.removed, t.rank[x])
+	}
+	s.newVals[0], s.newVals[1] = s.newVals[0][:0], s.newVals[1][:0]
+	for u, j := range rev {
+		if t.m.Observed(int(j)) {
+			continue
+		}
+		if int(t.rank[j]) < lim {
+			s.removed = append(s.removed, t.rank[j])
+		}
+		if v := t.m.FantasyProbability(int(j), revW[u], false); v > thr {
+			s.newVals[0] = append(s.newVals[0], v)
+		}
+		if v := t.m.FantasyProbability(int(j), revW[u], true); v > thr {
+			s.newVals[1] = append(s.newVals[1], v)
+		}
+	}
+	slices.Sort(s.removed)
+	for _, v := range s.newVals {
+		slices.Sort(v)
+		slices.Reverse(v)
+	}
+}
+
 // upperBound bounds ENS(x) from above without sorting. Let s_k be the
 // (k+1)-th largest probability (0 if there are at most k) and top the sum of
 // the k largest. Removing x leaves top_k = top - (p_x - s_k) if x is among
@@ -151,12 +199,41 @@ func (t *ensTable) upperBound(x, k int, top, sk float64) float64 {
 			gain += max(0, t.m.FantasyProbability(int(j), revW[u], true)-max(t.p[j], sk))
 		}
 	}
+	return t.bound(x, k, top, sk, gain)
+}
+
+// bound is p + topMinus + p gain (upperBound).
+func (t *ensTable) bound(x, k int, top, sk, gain float64) float64 {
 	p := t.p[x]
 	topMinus := top
 	if int(t.rank[x]) < k {
 		topMinus = top - (p - sk)
 	}
 	return p + topMinus + p*gain
+}
+
+// gainers marks the candidates whose upperBound may have a nonzero gain
+// term: those listed by an unlabelled item j (x in j's neighbour list, so j
+// among x's reverse neighbours) whose positive fantasy with the largest
+// weight of its row comes within 1e-12 of max(p_j, s_k). For any other j
+// and any weight w of its row, the computed p'_j(w) exceeds the computed
+// p'_j(w_max) by a few ulps at most (the formula is increasing in w), so
+// p'_j(w) - max(p_j, s_k) < 0 and j adds exactly 0 to the gain: an
+// unmarked candidate's bound is bitwise p + topMinus, as upperBound gives.
+func (t *ensTable) gainers(sk float64) []bool {
+	m := t.m
+	mark := make([]bool, m.Len())
+	for j := range mark {
+		if m.Observed(j) {
+			continue
+		}
+		if m.FantasyProbability(j, m.g.wmax[j], true)+1e-12 > max(t.p[j], sk) {
+			for _, x := range m.g.nbr[j] {
+				mark[x] = true
+			}
+		}
+	}
+	return mark
 }
 
 // fastTop is the sum of the k largest values of (sorted minus removed) ∪
@@ -219,7 +296,11 @@ func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) fl
 	}
 	var t1, t0 float64
 	if k > 0 {
-		t.changed(x, s)
+		if exact {
+			t.changed(x, s)
+		} else {
+			t.changedTop(x, k, s)
+		}
 		t1 = top(k, s.newVals[1], s)
 		t0 = top(k, s.newVals[0], s)
 	}
@@ -274,10 +355,15 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 	}
 	n := m.Len()
 	ub := make([]float64, n)
+	gainer := t.gainers(sk)
 	parallelFor(n, workers, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
-			if !m.Observed(x) {
+			switch {
+			case m.Observed(x):
+			case gainer[x]:
 				ub[x] = t.upperBound(x, k, top, sk)
+			default:
+				ub[x] = t.bound(x, k, top, sk, 0)
 			}
 		}
 	})

@@ -420,3 +420,123 @@ func TestENSUpperBound(t *testing.T) {
 		}
 	}
 }
+
+// ringModel builds a pool on a ring where each item's neighbours are the
+// items within deg/2 steps, weight exp(-d/10) (coarse: from {0.25, 0.5, 1}),
+// with positives observed in runs and negatives scattered: the items around
+// the positives have high probability and are each other's neighbours, so
+// a candidate's reverse neighbours sit at the top of the ranking.
+func ringModel(t testing.TB, rng *rand.Rand, n, deg int, coarse bool) *Model {
+	t.Helper()
+	nbr := make([][]int32, n)
+	w := make([][]float64, n)
+	for i := range nbr {
+		for d := 1; d <= deg/2; d++ {
+			v := math.Exp(-float64(d) / 10)
+			if coarse {
+				v = []float64{1, 0.5, 0.25}[min(d/4, 2)]
+			}
+			for _, j := range []int{(i + d) % n, (i - d + n) % n} {
+				nbr[i] = append(nbr[i], int32(j))
+				w[i] = append(w[i], v)
+			}
+		}
+	}
+	m, err := NewModel(nbr, w, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 3; r++ {
+		base := rng.IntN(n)
+		for s := 0; s < 5; s++ {
+			if i := (base + 3*s) % n; !m.Observed(i) {
+				m.Observe(i, true)
+			}
+		}
+	}
+	for c := 0; c < 10; c++ {
+		if i := rng.IntN(n); !m.Observed(i) {
+			m.Observe(i, false)
+		}
+	}
+	return m
+}
+
+// TestENSFastPathsMatchFull checks the shortcuts of ENS's argmax against
+// the full computations on random pools large enough for them to act: a
+// candidate not marked by gainers has bitwise the bound of the full loop
+// over its reverse neighbours; the fast score from changedTop's reduced
+// lists is within rounding of the exact score; and Batch equals the greedy
+// over exact scores of every candidate (lowest index on ties).
+func TestENSFastPathsMatchFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	unmarked, reduced := 0, 0
+	for trial := 0; trial < 36; trial++ {
+		coarse := trial%2 == 0
+		n := 500 + rng.IntN(1500)
+		var m *Model
+		if trial < 24 {
+			m = randomModel(t, rng, n, 5+rng.IntN(25), 10+rng.IntN(50), coarse)
+		} else {
+			m = ringModel(t, rng, n, 10+rng.IntN(30), coarse)
+		}
+		k := []int{1, 3, 10, 40, 200, n + 5}[trial%6]
+		e := ENS{Fantasy: Fantasy(trial%4 < 2)}
+		tab := newENSTable(m)
+		top := tab.prefix[min(k, len(tab.sorted))]
+		sk := 0.0
+		if k < len(tab.sorted) {
+			sk = tab.sorted[k]
+		}
+		gainer := tab.gainers(sk)
+		var s ensScratch
+		for x := 0; x < n; x++ {
+			if m.Observed(x) {
+				continue
+			}
+			if !gainer[x] {
+				unmarked++
+				if full, short := tab.upperBound(x, k, top, sk), tab.bound(x, k, top, sk, 0); math.Float64bits(full) != math.Float64bits(short) {
+					t.Fatalf("trial %d k=%d: unmarked candidate %d has bound %.17g, full loop %.17g", trial, k, x, short, full)
+				}
+			}
+			tab.changed(x, &s)
+			all := len(s.removed) + len(s.newVals[0]) + len(s.newVals[1])
+			tab.changedTop(x, k, &s)
+			if len(s.removed)+len(s.newVals[0])+len(s.newVals[1]) < all {
+				reduced++
+			}
+			fast, exact := e.candidateScore(tab, x, k, &s, false), e.candidateScore(tab, x, k, &s, true)
+			if math.Abs(fast-exact) > scoreTol*(1+math.Abs(exact)) {
+				t.Fatalf("trial %d k=%d: fast ENS(%d) = %.17g, exact %.17g", trial, k, x, fast, exact)
+			}
+		}
+		const b = 5
+		got, err := e.Batch(&State{Model: m, Remaining: k + b + 1, Workers: 1 + trial%2}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Clone()
+		var want []int
+		for len(want) < b {
+			ct := newENSTable(c)
+			arg, best := -1, math.Inf(-1)
+			for x := 0; x < n; x++ {
+				if !c.Observed(x) {
+					if v := e.candidateScore(ct, x, k, &s, true); v > best {
+						arg, best = x, v
+					}
+				}
+			}
+			want = append(want, arg)
+			c.Observe(arg, bool(e.Fantasy))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d k=%d: batch %v, exact greedy %v", trial, k, got, want)
+		}
+	}
+	if unmarked == 0 || reduced == 0 {
+		t.Fatalf("shortcuts not exercised: %d unmarked candidates, %d reduced lists", unmarked, reduced)
+	}
+	t.Logf("%d unmarked candidates, %d reduced lists", unmarked, reduced)
+}

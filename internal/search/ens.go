@@ -23,7 +23,9 @@ import (
 // few changed ones in O(in-degree log in-degree) time from prefix sums.
 // Candidates are visited in decreasing order of a cheap upper bound on their
 // score (see upperBound) and the scan stops once the bound falls below the
-// best score found, so most of a large pool is never scored. The bound's
+// best score found, so most of a large pool is never scored; candidates
+// whose bound is below the best fast score of the 32 largest bounds are
+// dropped before the scan's sort, as the scan would never reach them. The bound's
 // loop over reverse neighbours runs only for the candidates gainers marks
 // (the others' bound is bitwise p + topMinus), and a fast score merges only
 // the ranks and fantasised values that can reach the top k (changedTop).
@@ -367,7 +369,22 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 			}
 		}
 	})
-	order := slices.Clone(t.order)
+	// A lower bound on the best fast score, from the candidates of largest
+	// bound, leaves out of the scan (and its sort) every candidate whose
+	// bound is below it by two margins: such a candidate is never scored by
+	// a scan in bound order either, since that scan's best only grows.
+	lower := math.Inf(-1)
+	var s ensScratch
+	for _, x := range topBounds(t.order, ub, 32) {
+		lower = math.Max(lower, e.candidateScore(t, int(x), k, &s, false))
+	}
+	floor := lower - 2*ensMargin*(1+math.Abs(lower))
+	order := make([]int32, 0, 1024)
+	for _, x := range t.order {
+		if ub[x] >= floor {
+			order = append(order, x)
+		}
+	}
 	slices.SortFunc(order, func(a, b int32) int {
 		switch {
 		case ub[a] > ub[b]:
@@ -400,7 +417,6 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 		scored = hi
 	}
 	cut := best - ensMargin*(1+math.Abs(best))
-	var s ensScratch
 	arg, argScore := -1, math.Inf(-1)
 	for i := 0; i < scored; i++ {
 		if fast[i] < cut {
@@ -413,4 +429,30 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 		}
 	}
 	return arg
+}
+
+// topBounds returns up to m of the candidates of largest ub (any of them on
+// ties), in no particular order.
+func topBounds(cand []int32, ub []float64, m int) []int32 {
+	top := make([]int32, 0, m)
+	low := 0 // position in top of its smallest bound, once top is full
+	for _, x := range cand {
+		switch {
+		case len(top) < m:
+			top = append(top, x)
+		case ub[x] > ub[top[low]]:
+			top[low] = x
+		default:
+			continue
+		}
+		if len(top) == m {
+			low = 0
+			for i, y := range top {
+				if ub[y] < ub[top[low]] {
+					low = i
+				}
+			}
+		}
+	}
+	return top
 }

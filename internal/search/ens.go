@@ -25,7 +25,9 @@ import (
 // score (see upperBound) and the scan stops once the bound falls below the
 // best score found, so most of a large pool is never scored; candidates
 // whose bound is below the best fast score of the 32 largest bounds are
-// dropped before the scan's sort, as the scan would never reach them. The bound's
+// dropped before the scan's sort, as the scan would never reach them. The
+// presorted table is built once per batch and updated after each fantasy by
+// merging x's reverse neighbours back in at their new probabilities. The bound's
 // loop over reverse neighbours runs only for the candidates gainers marks
 // (the others' bound is bitwise p + topMinus), and a fast score merges only
 // the ranks and fantasised values that can reach the top k (changedTop).
@@ -57,11 +59,15 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 		return topProbabilities(m, b)
 	}
 	fm := m.Clone()
+	t := newENSTable(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {
-		x := e.argmax(fm, k, st.Workers)
+		x := e.argmax(t, k, st.Workers)
 		picks = append(picks, x)
-		fm.Observe(x, bool(e.Fantasy))
+		if len(picks) < b {
+			fm.Observe(x, bool(e.Fantasy))
+			t.observe(x)
+		}
 	}
 	return picks, nil
 }
@@ -92,23 +98,68 @@ func newENSTable(m *Model) *ensTable {
 			t.order = append(t.order, int32(i))
 		}
 	}
-	slices.SortFunc(t.order, func(a, b int32) int {
-		switch pa, pb := t.p[a], t.p[b]; {
-		case pa > pb:
-			return -1
-		case pa < pb:
-			return 1
+	slices.SortFunc(t.order, t.byProbability)
+	t.sorted = make([]float64, 0, len(t.order))
+	t.prefix = make([]float64, 0, len(t.order)+1)
+	t.index()
+	return t
+}
+
+// observe updates the table after t.m observed x: x leaves the order and
+// its unlabelled reverse neighbours, whose probabilities changed, are merged
+// back at their new places. The order is total (probability descending,
+// index ascending), so the table is bitwise the one newENSTable builds on
+// the updated model.
+func (t *ensTable) observe(x int) {
+	m := t.m
+	rev, _ := m.Influenced(x)
+	moved := make([]int32, 0, len(rev))
+	out := make([]bool, m.Len()) // x and the moved items, to drop from the order
+	out[x] = true
+	for _, j := range rev {
+		t.p[j] = m.Probability(int(j))
+		if !m.Observed(int(j)) && !out[j] {
+			out[j] = true
+			moved = append(moved, j)
 		}
-		return int(a - b)
-	})
-	t.sorted = make([]float64, len(t.order))
-	t.prefix = make([]float64, len(t.order)+1)
+	}
+	slices.SortFunc(moved, t.byProbability)
+	order := make([]int32, 0, len(t.order)-1)
+	v := 0
+	for _, i := range t.order {
+		if out[i] {
+			continue
+		}
+		for v < len(moved) && t.byProbability(moved[v], i) < 0 {
+			order = append(order, moved[v])
+			v++
+		}
+		order = append(order, i)
+	}
+	t.order = append(order, moved[v:]...)
+	t.index()
+}
+
+// byProbability orders items by probability descending, index ascending.
+func (t *ensTable) byProbability(a, b int32) int {
+	switch pa, pb := t.p[a], t.p[b]; {
+	case pa > pb:
+		return -1
+	case pa < pb:
+		return 1
+	}
+	return int(a - b)
+}
+
+// index fills rank, sorted and prefix from order.
+func (t *ensTable) index() {
+	t.sorted = t.sorted[:0]
+	t.prefix = append(t.prefix[:0], 0)
 	for r, i := range t.order {
 		t.rank[i] = int32(r)
-		t.sorted[r] = t.p[i]
-		t.prefix[r+1] = t.prefix[r] + t.p[i]
+		t.sorted = append(t.sorted, t.p[i])
+		t.prefix = append(t.prefix, t.prefix[r]+t.p[i])
 	}
-	return t
 }
 
 // scratch holds per-goroutine buffers.
@@ -348,8 +399,8 @@ const ensMargin = 1e-9
 // argmax returns the pick of one ENS step: the unobserved item of largest
 // exact score, lowest index on ties, scoring candidates in decreasing order
 // of their upper bound until no unscored one can come within ensMargin.
-func (e ENS) argmax(m *Model, k, workers int) int {
-	t := newENSTable(m)
+func (e ENS) argmax(t *ensTable, k, workers int) int {
+	m := t.m
 	top := t.prefix[min(k, len(t.sorted))]
 	sk := 0.0
 	if k < len(t.sorted) {

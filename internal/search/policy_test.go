@@ -540,3 +540,41 @@ func TestENSFastPathsMatchFull(t *testing.T) {
 	}
 	t.Logf("%d unmarked candidates, %d reduced lists", unmarked, reduced)
 }
+
+// TestENSTableObserveMatchesRebuild: after each fantasised pick the updated
+// table is bitwise the table built from scratch on the updated model.
+func TestENSTableObserveMatchesRebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 4))
+	for trial := 0; trial < 20; trial++ {
+		n := 100 + rng.IntN(400)
+		var m *Model
+		if trial%2 == 0 {
+			m = randomModel(t, rng, n, 3+rng.IntN(20), 5+rng.IntN(30), trial%4 == 0)
+		} else {
+			m = ringModel(t, rng, n, 6+rng.IntN(20), trial%4 == 1)
+		}
+		tab := newENSTable(m)
+		for step := 0; step < 10; step++ {
+			x := int(tab.order[rng.IntN(len(tab.order))])
+			m.Observe(x, rng.IntN(2) == 0)
+			tab.observe(x)
+			want := newENSTable(m)
+			if !slices.Equal(tab.order, want.order) {
+				t.Fatalf("trial %d step %d: order %v, rebuilt %v", trial, step, tab.order, want.order)
+			}
+			for i := 0; i < n; i++ {
+				if math.Float64bits(tab.p[i]) != math.Float64bits(want.p[i]) || !m.Observed(i) && tab.rank[i] != want.rank[i] {
+					t.Fatalf("trial %d step %d: item %d has p %v rank %d, rebuilt p %v rank %d", trial, step, i, tab.p[i], tab.rank[i], want.p[i], want.rank[i])
+				}
+			}
+			for r := range want.prefix {
+				if math.Float64bits(tab.prefix[r]) != math.Float64bits(want.prefix[r]) || r < len(want.sorted) && math.Float64bits(tab.sorted[r]) != math.Float64bits(want.sorted[r]) {
+					t.Fatalf("trial %d step %d: sorted/prefix differ at rank %d", trial, step, r)
+				}
+			}
+			if len(tab.prefix) != len(want.prefix) || len(tab.sorted) != len(want.sorted) {
+				t.Fatalf("trial %d step %d: %d sorted, rebuilt %d", trial, step, len(tab.sorted), len(want.sorted))
+			}
+		}
+	}
+}

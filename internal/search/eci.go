@@ -62,11 +62,36 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 	fm := m.Clone()
 	covered := e.Covered(fm)
 	open := openMass(fm, covered)
-	score := make([]float64, fm.Len())
-	e.scores(fm, open, score, st.Workers)
+	n := fm.Len()
+	score := make([]float64, n)
+	mark := make([]int32, n) // mark[y] = stamp once y is queued for rescoring
+	var rescore []int32
+	memo, _ := st.Carry.get().(*eciMemo)
+	if memo.fits(fm, e.Threshold) {
+		// Since the last batch's first pick, only the items whose open mass
+		// or label changed can change a score.
+		copy(score, memo.score)
+		for j := range n {
+			if math.Float64bits(open[j]) != math.Float64bits(memo.open[j]) {
+				rescore = e.queue(fm, int32(j), mark, 1, rescore)
+			} else if fm.Observed(j) != memo.observed[j] && mark[j] != 1 {
+				mark[j] = 1
+				rescore = append(rescore, int32(j))
+			}
+		}
+		for _, y := range rescore {
+			e.scoreOne(fm, open, score, int(y))
+		}
+	} else {
+		e.scores(fm, open, score, st.Workers)
+		memo = &eciMemo{}
+		st.Carry.set(memo)
+	}
+	if st.Carry != nil {
+		memo.save(fm, e.Threshold, open, score)
+	}
 	picks := make([]int, 0, b)
-	var changed, rescore []int32
-	mark := make([]int32, fm.Len()) // mark[y] = pick number + 1 once y is queued for rescoring
+	var changed []int32
 	for len(picks) < b {
 		if check != nil {
 			check(fm, score)
@@ -79,7 +104,7 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 		if len(picks) == b {
 			break
 		}
-		stamp := int32(len(picks))
+		stamp := int32(len(picks) + 1)
 		fm.Observe(x, bool(e.Fantasy))
 		e.cover(fm, x, covered)
 		// The fantasy changes the open mass of x (labelled), of its reverse
@@ -100,20 +125,9 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 			if !covered[j] && !fm.Observed(int(j)) {
 				v = fm.Probability(int(j))
 			}
-			if math.Float64bits(v) == math.Float64bits(open[j]) {
-				continue
-			}
-			open[j] = v
-			if mark[j] != stamp {
-				mark[j] = stamp
-				rescore = append(rescore, j)
-			}
-			rev, revW := fm.Influenced(int(j))
-			for u, y := range rev {
-				if revW[u] > e.Threshold && mark[y] != stamp {
-					mark[y] = stamp
-					rescore = append(rescore, y)
-				}
+			if math.Float64bits(v) != math.Float64bits(open[j]) {
+				open[j] = v
+				rescore = e.queue(fm, j, mark, stamp, rescore)
 			}
 		}
 		for _, y := range rescore {
@@ -121,6 +135,49 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 		}
 	}
 	return picks, nil
+}
+
+// queue appends to rescore, once per stamp, the candidates whose
+// neighbourhood holds j: j itself and the items listing j as a neighbour
+// with similarity above the threshold.
+func (e ECI) queue(m *Model, j int32, mark []int32, stamp int32, rescore []int32) []int32 {
+	if mark[j] != stamp {
+		mark[j] = stamp
+		rescore = append(rescore, j)
+	}
+	rev, revW := m.Influenced(int(j))
+	for u, y := range rev {
+		if revW[u] > e.Threshold && mark[y] != stamp {
+			mark[y] = stamp
+			rescore = append(rescore, y)
+		}
+	}
+	return rescore
+}
+
+// eciMemo is what ECI carries from one batch of a run to the next: the
+// labels, open masses and scores before the previous batch's first pick.
+// A score depends only on the graph, the threshold, the candidate's label
+// and the open masses of its neighbourhood, so the next batch rescores only
+// the candidates where one of these changed.
+type eciMemo struct {
+	g         *graph
+	threshold float64
+	observed  []bool
+	open      []float64
+	score     []float64
+}
+
+// fits reports whether the memo was saved for m's graph and threshold.
+func (c *eciMemo) fits(m *Model, threshold float64) bool {
+	return c != nil && c.g == m.g && c.threshold == threshold && len(c.score) == m.Len()
+}
+
+func (c *eciMemo) save(m *Model, threshold float64, open, score []float64) {
+	c.g, c.threshold = m.g, threshold
+	c.observed = append(c.observed[:0], m.observed...)
+	c.open = append(c.open[:0], open...)
+	c.score = append(c.score[:0], score...)
 }
 
 // Scores returns ECI(x) for every item under the current model (labelled

@@ -121,6 +121,17 @@ func TestECIScoresAndBatchMatchDefinition(t *testing.T) {
 	}
 }
 
+// equalFullPass fails unless score is bitwise ECI's full pass on fm.
+func equalFullPass(t *testing.T, e ECI, fm *Model, score []float64, where string) {
+	t.Helper()
+	want := e.Scores(fm, 1)
+	for x := range want {
+		if math.Float64bits(score[x]) != math.Float64bits(want[x]) {
+			t.Fatalf("%s: ECI(%d) = %.17g, full pass %.17g", where, x, score[x], want[x])
+		}
+	}
+}
+
 // TestECIIncrementalEqualsFullPass: before every pick of a batch, the
 // incrementally updated scores are bitwise the scores of a full pass on the
 // fantasised model, and the picks are those of recomputing every score
@@ -136,12 +147,7 @@ func TestECIIncrementalEqualsFullPass(t *testing.T) {
 		checks := 0
 		got, err := e.batch(&State{Model: m, Workers: 1 + trial%2}, b, func(fm *Model, score []float64) {
 			checks++
-			want := e.Scores(fm, 1)
-			for x := range want {
-				if math.Float64bits(score[x]) != math.Float64bits(want[x]) {
-					t.Fatalf("trial %d pick %d: incremental ECI(%d) = %.17g, full pass %.17g", trial, checks, x, score[x], want[x])
-				}
-			}
+			equalFullPass(t, e, fm, score, fmt.Sprintf("trial %d pick %d", trial, checks))
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -161,6 +167,64 @@ func TestECIIncrementalEqualsFullPass(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%s): batch %v, recomputed %v", trial, e.Params(), got, want)
+		}
+	}
+}
+
+// TestECICarryEqualsFreshBatch runs batches of a search with a Carry, as
+// Run does, observing each batch with random labels (and sometimes more
+// items), and checks that before every pick the scores are bitwise those of
+// a full pass and that the batches equal those computed without a Carry;
+// one Carry also serves two thresholds in turn (its memo must not fit the
+// other) and, in some batches, another state on the same graph.
+func TestECICarryEqualsFreshBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for trial := 0; trial < 16; trial++ {
+		var m *Model
+		if trial%2 == 0 {
+			m = randomModel(t, rng, 300+rng.IntN(300), 4+rng.IntN(12), 1+rng.IntN(10), trial%4 == 0)
+		} else {
+			m = ringModel(t, rng, 300+rng.IntN(300), 6+rng.IntN(20), trial%4 == 1)
+		}
+		other := m.Clone() // the same graph in another state
+		for extra := 0; extra < 20; extra++ {
+			if x := rng.IntN(other.Len()); !other.Observed(x) {
+				other.Observe(x, rng.IntN(2) == 0)
+			}
+		}
+		carry := &Carry{}
+		thresholds := []float64{[]float64{0.25, 0.5, 0.75}[trial%3]}
+		if trial%4 == 3 {
+			thresholds = append(thresholds, 0.9)
+		}
+		for batch := 0; batch < 12; batch++ {
+			e := ECI{Threshold: thresholds[batch%len(thresholds)], Fantasy: Fantasy(trial%2 == 0)}
+			pool := m
+			if trial%5 == 4 && batch%3 == 2 {
+				pool = other
+			}
+			st := &State{Model: pool, Workers: 1, Carry: carry}
+			got, err := e.batch(st, 5, func(fm *Model, score []float64) {
+				equalFullPass(t, e, fm, score, fmt.Sprintf("trial %d batch %d", trial, batch))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := e.Batch(&State{Model: pool, Workers: 1}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d batch %d: carried batch %v, fresh %v", trial, batch, got, want)
+			}
+			for _, x := range got {
+				pool.Observe(x, rng.IntN(3) == 0)
+			}
+			for extra := rng.IntN(3); extra > 0; extra-- {
+				if x := rng.IntN(pool.Len()); !pool.Observed(x) {
+					pool.Observe(x, rng.IntN(2) == 0)
+				}
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -112,10 +113,33 @@ func BenchmarkQVSBatchPhotoswitch(b *testing.B) {
 	benchRealBatch(b, "photoswitch", "photoswitch", 100)
 }
 
-// benchRealBatch times one qVS-AS batch of 5 (q = 0.1, 1, ∞; ENS beside it)
-// on a real pool after one-step batches have found the given number of
-// positives.
-func benchRealBatch(b *testing.B, kind, dir string, positives int) {
+// BenchmarkBaselineBatchFashion times one batch of 5 of ECI (the three
+// thresholds of configs/fashion.yaml) and ENS (50 and 195 queries left: a
+// longer lookahead lowers s_k, so more bounds need their full loop) on the
+// Fashion-MNIST state of BenchmarkQVSBatchFashion.
+func BenchmarkBaselineBatchFashion(b *testing.B) {
+	m, _, name := realState(b, "fashion", "fashion-mnist", 150)
+	runs := []struct {
+		p         Policy
+		remaining int
+	}{{ECI{Threshold: 0.25}, 50}, {ECI{Threshold: 0.5}, 50}, {ECI{Threshold: 0.75}, 50}, {ENS{}, 50}, {ENS{}, 195}}
+	for _, r := range runs {
+		p := r.p
+		b.Run(fmt.Sprintf("%s/%s/%s/remaining=%d", name, p.Name(), strings.ReplaceAll(p.Params(), " ", ","), r.remaining), func(b *testing.B) {
+			st := &State{Model: m, Remaining: r.remaining, Workers: runtime.GOMAXPROCS(0)}
+			for b.Loop() {
+				if _, err := p.Batch(st, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// realState loads a real pool and runs one-step batches of 5 from a random
+// positive until the given number of positives is observed; it returns the
+// model, the search space and a benchmark name prefix.
+func realState(b *testing.B, kind, dir string, positives int) (*Model, *Space, string) {
 	cfg := datasets.DefaultConfig(kind)
 	pool, err := datasets.Load(cfg, testutil.DataDir(b, dir), filepath.Join(testutil.RepoRoot(), ".cache"), runtime.GOMAXPROCS(0))
 	if err != nil {
@@ -146,7 +170,14 @@ func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 			}
 		}
 	}
-	name := fmt.Sprintf("n=%d/k=%d/positives=%d", m.Len(), k, found)
+	return m, sp, fmt.Sprintf("n=%d/k=%d/positives=%d", m.Len(), k, found)
+}
+
+// benchRealBatch times one qVS-AS batch of 5 (q = 0.1, 1, ∞; ENS beside it)
+// on a real pool after one-step batches have found the given number of
+// positives.
+func benchRealBatch(b *testing.B, kind, dir string, positives int) {
+	m, sp, name := realState(b, kind, dir, positives)
 	for _, q := range []float64{0.1, 1, math.Inf(1)} {
 		b.Run(fmt.Sprintf("%s/q=%s", name, vendi.FormatOrder(q)), func(b *testing.B) {
 			st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}

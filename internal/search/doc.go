@@ -22,8 +22,10 @@
 //
 // ECI, SELECT and ENS build a batch by fantasising each pick's label
 // (pessimistic: negative, or optimistic: positive). Every fast path (ENS's
-// prefix sums, qVS-AS's secular equation in package vendi) is exact: it never
-// changes a pick relative to evaluating the definition.
+// prefix sums and bounds, ECI's incremental rescoring and the memory it
+// keeps between the batches of a run in State.Carry, qVS-AS's secular
+// equation in package vendi) is exact: it never changes a pick relative to
+// evaluating the definition.
 //
 // Run executes one search run (start, budget, batch size) and replays the
 // queries of an interrupted attempt; Measure computes the paper's metrics of

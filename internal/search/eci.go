@@ -37,7 +37,21 @@ func (e ECI) Params() string {
 }
 
 // Batch picks b items greedily under fantasised labels.
+//
+// Computation: every item's open mass (its probability, or 0 once it is
+// labelled or covered) is kept in one array, and a candidate's score sums
+// the open masses of its neighbourhood in the order x, then x's neighbour
+// list. After a pick only the items whose open mass changed (bitwise) are
+// followed, and each candidate whose neighbourhood holds one of them is
+// rescored once, by the same sum as the full pass, so the scores are
+// bitwise those of a full recomputation.
 func (e ECI) Batch(st *State, b int) ([]int, error) {
+	return e.batch(st, b, nil)
+}
+
+// batch is Batch; check, if not nil, sees the fantasised model and the
+// scores before every pick (tests compare them with a full recomputation).
+func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]int, error) {
 	if math.IsNaN(e.Threshold) {
 		return nil, fmt.Errorf("search: ECI threshold is NaN")
 	}
@@ -47,12 +61,41 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 	}
 	fm := m.Clone()
 	covered := e.Covered(fm)
-	p := fm.Probabilities(nil)
-	score := make([]float64, fm.Len())
-	e.scores(fm, covered, p, score, st.Workers)
+	open := openMass(fm, covered)
+	n := fm.Len()
+	score := make([]float64, n)
+	mark := make([]int32, n) // mark[y] = stamp once y is queued for rescoring
+	var rescore []int32
+	memo, _ := st.Carry.get().(*eciMemo)
+	if memo.fits(fm, e.Threshold) {
+		// Since the last batch's first pick, only the items whose open mass
+		// or label changed can change a score.
+		copy(score, memo.score)
+		for j := range n {
+			if math.Float64bits(open[j]) != math.Float64bits(memo.open[j]) {
+				rescore = e.queue(fm, int32(j), mark, 1, rescore)
+			} else if fm.Observed(j) != memo.observed[j] && mark[j] != 1 {
+				mark[j] = 1
+				rescore = append(rescore, int32(j))
+			}
+		}
+		for _, y := range rescore {
+			e.scoreOne(fm, open, score, int(y))
+		}
+	} else {
+		e.scores(fm, open, score, st.Workers)
+		memo = &eciMemo{}
+		st.Carry.set(memo)
+	}
+	if st.Carry != nil {
+		memo.save(fm, e.Threshold, open, score)
+	}
 	picks := make([]int, 0, b)
 	var changed []int32
 	for len(picks) < b {
+		if check != nil {
+			check(fm, score)
+		}
 		x, err := argmaxUnobserved(score, fm)
 		if err != nil {
 			return nil, err
@@ -61,12 +104,11 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 		if len(picks) == b {
 			break
 		}
+		stamp := int32(len(picks) + 1)
 		fm.Observe(x, bool(e.Fantasy))
-		// The fantasy changes the open mass of x, of its reverse neighbours
-		// (probability) and of its close neighbours (now covered). Only the
-		// candidates whose neighbourhood holds one of them are rescored, by
-		// the same sum as a full pass, so the scores are bitwise those of
-		// a full recomputation.
+		e.cover(fm, x, covered)
+		// The fantasy changes the open mass of x (labelled), of its reverse
+		// neighbours (probability) and of its close neighbours (covered).
 		changed = append(changed[:0], int32(x))
 		changed = append(changed, fm.g.rev[x]...)
 		nbr, w := fm.Neighbors(x)
@@ -75,28 +117,75 @@ func (e ECI) Batch(st *State, b int) ([]int, error) {
 				changed = append(changed, j)
 			}
 		}
-		e.cover(fm, x, covered)
-		for _, j := range fm.g.rev[x] {
-			p[j] = fm.Probability(int(j))
-		}
+		score[x] = math.Inf(-1)
+		mark[x] = stamp
+		rescore = rescore[:0]
 		for _, j := range changed {
-			e.scoreOne(fm, covered, p, score, int(j))
-			rev, revW := fm.Influenced(int(j))
-			for u, y := range rev {
-				if revW[u] > e.Threshold {
-					e.scoreOne(fm, covered, p, score, int(y))
-				}
+			v := 0.0
+			if !covered[j] && !fm.Observed(int(j)) {
+				v = fm.Probability(int(j))
 			}
+			if math.Float64bits(v) != math.Float64bits(open[j]) {
+				open[j] = v
+				rescore = e.queue(fm, j, mark, stamp, rescore)
+			}
+		}
+		for _, y := range rescore {
+			e.scoreOne(fm, open, score, int(y))
 		}
 	}
 	return picks, nil
 }
 
+// queue appends to rescore, once per stamp, the candidates whose
+// neighbourhood holds j: j itself and the items listing j as a neighbour
+// with similarity above the threshold.
+func (e ECI) queue(m *Model, j int32, mark []int32, stamp int32, rescore []int32) []int32 {
+	if mark[j] != stamp {
+		mark[j] = stamp
+		rescore = append(rescore, j)
+	}
+	rev, revW := m.Influenced(int(j))
+	for u, y := range rev {
+		if revW[u] > e.Threshold && mark[y] != stamp {
+			mark[y] = stamp
+			rescore = append(rescore, y)
+		}
+	}
+	return rescore
+}
+
+// eciMemo is what ECI carries from one batch of a run to the next: the
+// labels, open masses and scores before the previous batch's first pick.
+// A score depends only on the graph, the threshold, the candidate's label
+// and the open masses of its neighbourhood, so the next batch rescores only
+// the candidates where one of these changed.
+type eciMemo struct {
+	g         *graph
+	threshold float64
+	observed  []bool
+	open      []float64
+	score     []float64
+}
+
+// fits reports whether the memo was saved for m's graph and threshold.
+func (c *eciMemo) fits(m *Model, threshold float64) bool {
+	return c != nil && c.g == m.g && c.threshold == threshold && len(c.score) == m.Len()
+}
+
+func (c *eciMemo) save(m *Model, threshold float64, open, score []float64) {
+	c.g, c.threshold = m.g, threshold
+	c.observed = append(c.observed[:0], m.observed...)
+	c.open = append(c.open[:0], open...)
+	c.score = append(c.score[:0], score...)
+}
+
 // Scores returns ECI(x) for every item under the current model (labelled
 // items get -Inf), the first step of Batch.
 func (e ECI) Scores(m *Model, workers int) []float64 {
+	open := openMass(m, e.Covered(m))
 	score := make([]float64, m.Len())
-	e.scores(m, e.Covered(m), m.Probabilities(nil), score, workers)
+	e.scores(m, open, score, workers)
 	return score
 }
 
@@ -111,6 +200,18 @@ func (e ECI) Covered(m *Model) []bool {
 	return covered
 }
 
+// openMass returns every item's open mass: its probability, or 0 if it is
+// labelled or covered.
+func openMass(m *Model, covered []bool) []float64 {
+	open := m.Probabilities(nil)
+	for j := range open {
+		if covered[j] || m.Observed(j) {
+			open[j] = 0
+		}
+	}
+	return open
+}
+
 func (e ECI) cover(m *Model, l int, covered []bool) {
 	covered[l] = true
 	nbr, w := m.Neighbors(l)
@@ -121,33 +222,27 @@ func (e ECI) cover(m *Model, l int, covered []bool) {
 	}
 }
 
-func (e ECI) scores(m *Model, covered []bool, p, score []float64, workers int) {
+func (e ECI) scores(m *Model, open, score []float64, workers int) {
 	parallelFor(len(score), workers, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
-			e.scoreOne(m, covered, p, score, x)
+			e.scoreOne(m, open, score, x)
 		}
 	})
 }
 
 // scoreOne sets score[x]: -Inf if x is labelled, else the open probability
-// mass of its neighbourhood, where an item contributes p unless it is
-// labelled or covered.
-func (e ECI) scoreOne(m *Model, covered []bool, p, score []float64, x int) {
-	open := func(j int) float64 {
-		if covered[j] || m.Observed(j) {
-			return 0
-		}
-		return p[j]
-	}
+// mass of its neighbourhood, summed in the order x, then x's neighbour list
+// (open[j] is p_j, or 0 if j is labelled or covered).
+func (e ECI) scoreOne(m *Model, open, score []float64, x int) {
 	if m.Observed(x) {
 		score[x] = math.Inf(-1)
 		return
 	}
-	s := open(x)
+	s := open[x]
 	nbr, w := m.Neighbors(x)
 	for t, j := range nbr {
 		if w[t] > e.Threshold {
-			s += open(int(j))
+			s += open[j]
 		}
 	}
 	score[x] = s

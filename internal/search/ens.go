@@ -23,7 +23,15 @@ import (
 // few changed ones in O(in-degree log in-degree) time from prefix sums.
 // Candidates are visited in decreasing order of a cheap upper bound on their
 // score (see upperBound) and the scan stops once the bound falls below the
-// best score found, so most of a large pool is never scored. Because prefix
+// best score found, so most of a large pool is never scored; candidates
+// whose bound is below the best fast score of the 32 largest bounds are
+// dropped before the scan's sort, as the scan would never reach them. The
+// presorted table is built once per batch and updated after each fantasy by
+// merging x's reverse neighbours back in at their new probabilities. The bound's
+// loop over reverse neighbours runs only for the candidates gainers marks
+// (the others' bound is bitwise p + topMinus), and a fast score merges only
+// the ranks and fantasised values that can reach the top k (changedTop).
+// Because prefix
 // sums round differently from a plain sum, every candidate whose fast score
 // is within a relative 1e-9 of the best is rescored exactly by summing the
 // t - 1 values in descending order — the definition — and the pick is the
@@ -51,11 +59,15 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 		return topProbabilities(m, b)
 	}
 	fm := m.Clone()
+	t := newENSTable(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {
-		x := e.argmax(fm, k, st.Workers)
+		x := e.argmax(t, k, st.Workers)
 		picks = append(picks, x)
-		fm.Observe(x, bool(e.Fantasy))
+		if len(picks) < b {
+			fm.Observe(x, bool(e.Fantasy))
+			t.observe(x)
+		}
 	}
 	return picks, nil
 }
@@ -86,23 +98,68 @@ func newENSTable(m *Model) *ensTable {
 			t.order = append(t.order, int32(i))
 		}
 	}
-	slices.SortFunc(t.order, func(a, b int32) int {
-		switch pa, pb := t.p[a], t.p[b]; {
-		case pa > pb:
-			return -1
-		case pa < pb:
-			return 1
+	slices.SortFunc(t.order, t.byProbability)
+	t.sorted = make([]float64, 0, len(t.order))
+	t.prefix = make([]float64, 0, len(t.order)+1)
+	t.index()
+	return t
+}
+
+// observe updates the table after t.m observed x: x leaves the order and
+// its unlabelled reverse neighbours, whose probabilities changed, are merged
+// back at their new places. The order is total (probability descending,
+// index ascending), so the table is bitwise the one newENSTable builds on
+// the updated model.
+func (t *ensTable) observe(x int) {
+	m := t.m
+	rev, _ := m.Influenced(x)
+	moved := make([]int32, 0, len(rev))
+	out := make([]bool, m.Len()) // x and the moved items, to drop from the order
+	out[x] = true
+	for _, j := range rev {
+		t.p[j] = m.Probability(int(j))
+		if !m.Observed(int(j)) && !out[j] {
+			out[j] = true
+			moved = append(moved, j)
 		}
-		return int(a - b)
-	})
-	t.sorted = make([]float64, len(t.order))
-	t.prefix = make([]float64, len(t.order)+1)
+	}
+	slices.SortFunc(moved, t.byProbability)
+	order := make([]int32, 0, len(t.order)-1)
+	v := 0
+	for _, i := range t.order {
+		if out[i] {
+			continue
+		}
+		for v < len(moved) && t.byProbability(moved[v], i) < 0 {
+			order = append(order, moved[v])
+			v++
+		}
+		order = append(order, i)
+	}
+	t.order = append(order, moved[v:]...)
+	t.index()
+}
+
+// byProbability orders items by probability descending, index ascending.
+func (t *ensTable) byProbability(a, b int32) int {
+	switch pa, pb := t.p[a], t.p[b]; {
+	case pa > pb:
+		return -1
+	case pa < pb:
+		return 1
+	}
+	return int(a - b)
+}
+
+// index fills rank, sorted and prefix from order.
+func (t *ensTable) index() {
+	t.sorted = t.sorted[:0]
+	t.prefix = append(t.prefix[:0], 0)
 	for r, i := range t.order {
 		t.rank[i] = int32(r)
-		t.sorted[r] = t.p[i]
-		t.prefix[r+1] = t.prefix[r] + t.p[i]
+		t.sorted = append(t.sorted, t.p[i])
+		t.prefix = append(t.prefix, t.prefix[r]+t.p[i])
 	}
-	return t
 }
 
 // scratch holds per-goroutine buffers.
@@ -133,6 +190,50 @@ func (t *ensTable) changed(x int, s *ensScratch) {
 	}
 }
 
+// changedTop is changed restricted to what can reach a top-k sum, for the
+// fast scores. Let R be the removed ranks (x and its unlabelled reverse
+// neighbours, |R| <= 1 + in-degree) and lim = k + in-degree. fastTop
+// consumes a removed rank only while it is below k + (ranks consumed before
+// it) <= k + |R| - 1 <= lim, so ranks >= lim never matter. The k-th largest
+// remaining value sits at a rank <= k - 1 + |R| <= lim, so it is >= sorted[lim],
+// and a new value <= sorted[lim] cannot raise the sum of the k largest. So
+// keeping the ranks below lim and the new values above sorted[lim] gives the
+// same top-k sums in real arithmetic, from far fewer values to sort (the
+// fast score stays within rounding of the exact one; contenders are
+// rescored from changed).
+func (t *ensTable) changedTop(x, k int, s *ensScratch) {
+	rev, revW := t.m.Influenced(x)
+	lim := k + len(rev)
+	thr := math.Inf(-1)
+	if lim < len(t.sorted) {
+		thr = t.sorted[lim]
+	}
+	s.removed = s.removed[:0]
+	if int(t.rank[x]) < lim {
+		s.removed = append(s.removed, t.rank[x])
+	}
+	s.newVals[0], s.newVals[1] = s.newVals[0][:0], s.newVals[1][:0]
+	for u, j := range rev {
+		if t.m.Observed(int(j)) {
+			continue
+		}
+		if int(t.rank[j]) < lim {
+			s.removed = append(s.removed, t.rank[j])
+		}
+		if v := t.m.FantasyProbability(int(j), revW[u], false); v > thr {
+			s.newVals[0] = append(s.newVals[0], v)
+		}
+		if v := t.m.FantasyProbability(int(j), revW[u], true); v > thr {
+			s.newVals[1] = append(s.newVals[1], v)
+		}
+	}
+	slices.Sort(s.removed)
+	for _, v := range s.newVals {
+		slices.Sort(v)
+		slices.Reverse(v)
+	}
+}
+
 // upperBound bounds ENS(x) from above without sorting. Let s_k be the
 // (k+1)-th largest probability (0 if there are at most k) and top the sum of
 // the k largest. Removing x leaves top_k = top - (p_x - s_k) if x is among
@@ -151,12 +252,41 @@ func (t *ensTable) upperBound(x, k int, top, sk float64) float64 {
 			gain += max(0, t.m.FantasyProbability(int(j), revW[u], true)-max(t.p[j], sk))
 		}
 	}
+	return t.bound(x, k, top, sk, gain)
+}
+
+// bound is p + topMinus + p gain (upperBound).
+func (t *ensTable) bound(x, k int, top, sk, gain float64) float64 {
 	p := t.p[x]
 	topMinus := top
 	if int(t.rank[x]) < k {
 		topMinus = top - (p - sk)
 	}
 	return p + topMinus + p*gain
+}
+
+// gainers marks the candidates whose upperBound may have a nonzero gain
+// term: those listed by an unlabelled item j (x in j's neighbour list, so j
+// among x's reverse neighbours) whose positive fantasy with the largest
+// weight of its row comes within 1e-12 of max(p_j, s_k). For any other j
+// and any weight w of its row, the computed p'_j(w) exceeds the computed
+// p'_j(w_max) by a few ulps at most (the formula is increasing in w), so
+// p'_j(w) - max(p_j, s_k) < 0 and j adds exactly 0 to the gain: an
+// unmarked candidate's bound is bitwise p + topMinus, as upperBound gives.
+func (t *ensTable) gainers(sk float64) []bool {
+	m := t.m
+	mark := make([]bool, m.Len())
+	for j := range mark {
+		if m.Observed(j) {
+			continue
+		}
+		if m.FantasyProbability(j, m.g.wmax[j], true)+1e-12 > max(t.p[j], sk) {
+			for _, x := range m.g.nbr[j] {
+				mark[x] = true
+			}
+		}
+	}
+	return mark
 }
 
 // fastTop is the sum of the k largest values of (sorted minus removed) ∪
@@ -219,7 +349,11 @@ func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) fl
 	}
 	var t1, t0 float64
 	if k > 0 {
-		t.changed(x, s)
+		if exact {
+			t.changed(x, s)
+		} else {
+			t.changedTop(x, k, s)
+		}
 		t1 = top(k, s.newVals[1], s)
 		t0 = top(k, s.newVals[0], s)
 	}
@@ -265,8 +399,8 @@ const ensMargin = 1e-9
 // argmax returns the pick of one ENS step: the unobserved item of largest
 // exact score, lowest index on ties, scoring candidates in decreasing order
 // of their upper bound until no unscored one can come within ensMargin.
-func (e ENS) argmax(m *Model, k, workers int) int {
-	t := newENSTable(m)
+func (e ENS) argmax(t *ensTable, k, workers int) int {
+	m := t.m
 	top := t.prefix[min(k, len(t.sorted))]
 	sk := 0.0
 	if k < len(t.sorted) {
@@ -274,14 +408,34 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 	}
 	n := m.Len()
 	ub := make([]float64, n)
+	gainer := t.gainers(sk)
 	parallelFor(n, workers, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
-			if !m.Observed(x) {
+			switch {
+			case m.Observed(x):
+			case gainer[x]:
 				ub[x] = t.upperBound(x, k, top, sk)
+			default:
+				ub[x] = t.bound(x, k, top, sk, 0)
 			}
 		}
 	})
-	order := slices.Clone(t.order)
+	// A lower bound on the best fast score, from the candidates of largest
+	// bound, leaves out of the scan (and its sort) every candidate whose
+	// bound is below it by two margins: such a candidate is never scored by
+	// a scan in bound order either, since that scan's best only grows.
+	lower := math.Inf(-1)
+	var s ensScratch
+	for _, x := range topBounds(t.order, ub, 32) {
+		lower = math.Max(lower, e.candidateScore(t, int(x), k, &s, false))
+	}
+	floor := lower - 2*ensMargin*(1+math.Abs(lower))
+	order := make([]int32, 0, 1024)
+	for _, x := range t.order {
+		if ub[x] >= floor {
+			order = append(order, x)
+		}
+	}
 	slices.SortFunc(order, func(a, b int32) int {
 		switch {
 		case ub[a] > ub[b]:
@@ -314,7 +468,6 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 		scored = hi
 	}
 	cut := best - ensMargin*(1+math.Abs(best))
-	var s ensScratch
 	arg, argScore := -1, math.Inf(-1)
 	for i := 0; i < scored; i++ {
 		if fast[i] < cut {
@@ -327,4 +480,30 @@ func (e ENS) argmax(m *Model, k, workers int) int {
 		}
 	}
 	return arg
+}
+
+// topBounds returns up to m of the candidates of largest ub (any of them on
+// ties), in no particular order.
+func topBounds(cand []int32, ub []float64, m int) []int32 {
+	top := make([]int32, 0, m)
+	low := 0 // position in top of its smallest bound, once top is full
+	for _, x := range cand {
+		switch {
+		case len(top) < m:
+			top = append(top, x)
+		case ub[x] > ub[top[low]]:
+			top[low] = x
+		default:
+			continue
+		}
+		if len(top) == m {
+			low = 0
+			for i, y := range top {
+				if ub[y] < ub[top[low]] {
+					low = i
+				}
+			}
+		}
+	}
+	return top
 }

@@ -36,6 +36,7 @@ type graph struct {
 	w    [][]float64
 	rev  [][]int32   // rev[l] = items j whose neighbour list contains l
 	revW [][]float64 // revW[l][t] = w(rev[l][t], l)
+	wmax []float64   // wmax[i] = largest weight in row i (0 if the row is empty)
 }
 
 // PriorFromPrevalence returns the pseudo-counts (a0, a1) the authors use:
@@ -78,7 +79,12 @@ func NewModel(nbr [][]int32, w [][]float64, a0, a1 float64) (*Model, error) {
 			indeg[j]++
 		}
 	}
-	g := &graph{nbr: nbr, w: w, rev: make([][]int32, n), revW: make([][]float64, n)}
+	g := &graph{nbr: nbr, w: w, rev: make([][]int32, n), revW: make([][]float64, n), wmax: make([]float64, n)}
+	for i, row := range w {
+		for _, v := range row {
+			g.wmax[i] = max(g.wmax[i], v)
+		}
+	}
 	// One backing array for all reverse lists keeps them contiguous.
 	total := 0
 	for _, d := range indeg {

@@ -21,6 +21,27 @@ type State struct {
 	RNG *rand.Rand
 	// Workers bounds the goroutines a policy may use for scoring (>= 1).
 	Workers int
+	// Carry, if not nil, is what a policy keeps from one batch of a run to
+	// the next (Run passes one per run). A policy returns the same batch
+	// with or without it; it only saves work.
+	Carry *Carry
+}
+
+// Carry holds a policy's memory between the batches of one run (see
+// State.Carry). The zero value is empty; a nil *Carry keeps nothing.
+type Carry struct{ memo any }
+
+func (c *Carry) get() any {
+	if c == nil {
+		return nil
+	}
+	return c.memo
+}
+
+func (c *Carry) set(memo any) {
+	if c != nil {
+		c.memo = memo
+	}
 }
 
 // Policy chooses a batch of unlabelled items to query.

@@ -121,6 +121,114 @@ func TestECIScoresAndBatchMatchDefinition(t *testing.T) {
 	}
 }
 
+// equalFullPass fails unless score is bitwise ECI's full pass on fm.
+func equalFullPass(t *testing.T, e ECI, fm *Model, score []float64, where string) {
+	t.Helper()
+	want := e.Scores(fm, 1)
+	for x := range want {
+		if math.Float64bits(score[x]) != math.Float64bits(want[x]) {
+			t.Fatalf("%s: ECI(%d) = %.17g, full pass %.17g", where, x, score[x], want[x])
+		}
+	}
+}
+
+// TestECIIncrementalEqualsFullPass: before every pick of a batch, the
+// incrementally updated scores are bitwise the scores of a full pass on the
+// fantasised model, and the picks are those of recomputing every score
+// after each fantasy (the previous implementation's definition), on random
+// pools with continuous and coarse (tied) weights and every threshold.
+func TestECIIncrementalEqualsFullPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for trial := 0; trial < 48; trial++ {
+		coarse := trial%2 == 0
+		m := randomModel(t, rng, 200+rng.IntN(300), 4+rng.IntN(12), 1+rng.IntN(30), coarse)
+		e := ECI{Threshold: []float64{0, 0.25, 0.5, 0.75, 0.9, 1}[trial%6], Fantasy: Fantasy(trial%4 < 2)}
+		const b = 8
+		checks := 0
+		got, err := e.batch(&State{Model: m, Workers: 1 + trial%2}, b, func(fm *Model, score []float64) {
+			checks++
+			equalFullPass(t, e, fm, score, fmt.Sprintf("trial %d pick %d", trial, checks))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checks != b {
+			t.Fatalf("trial %d: %d score checks, want %d", trial, checks, b)
+		}
+		c := m.Clone()
+		var want []int
+		for len(want) < b {
+			x, err := argmaxUnobserved(e.Scores(c, 1), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, x)
+			c.Observe(x, bool(e.Fantasy))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%s): batch %v, recomputed %v", trial, e.Params(), got, want)
+		}
+	}
+}
+
+// TestECICarryEqualsFreshBatch runs batches of a search with a Carry, as
+// Run does, observing each batch with random labels (and sometimes more
+// items), and checks that before every pick the scores are bitwise those of
+// a full pass and that the batches equal those computed without a Carry;
+// one Carry also serves two thresholds in turn (its memo must not fit the
+// other) and, in some batches, another state on the same graph.
+func TestECICarryEqualsFreshBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for trial := 0; trial < 16; trial++ {
+		var m *Model
+		if trial%2 == 0 {
+			m = randomModel(t, rng, 300+rng.IntN(300), 4+rng.IntN(12), 1+rng.IntN(10), trial%4 == 0)
+		} else {
+			m = ringModel(t, rng, 300+rng.IntN(300), 6+rng.IntN(20), trial%4 == 1)
+		}
+		other := m.Clone() // the same graph in another state
+		for extra := 0; extra < 20; extra++ {
+			if x := rng.IntN(other.Len()); !other.Observed(x) {
+				other.Observe(x, rng.IntN(2) == 0)
+			}
+		}
+		carry := &Carry{}
+		thresholds := []float64{[]float64{0.25, 0.5, 0.75}[trial%3]}
+		if trial%4 == 3 {
+			thresholds = append(thresholds, 0.9)
+		}
+		for batch := 0; batch < 12; batch++ {
+			e := ECI{Threshold: thresholds[batch%len(thresholds)], Fantasy: Fantasy(trial%2 == 0)}
+			pool := m
+			if trial%5 == 4 && batch%3 == 2 {
+				pool = other
+			}
+			st := &State{Model: pool, Workers: 1, Carry: carry}
+			got, err := e.batch(st, 5, func(fm *Model, score []float64) {
+				equalFullPass(t, e, fm, score, fmt.Sprintf("trial %d batch %d", trial, batch))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := e.Batch(&State{Model: pool, Workers: 1}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d batch %d: carried batch %v, fresh %v", trial, batch, got, want)
+			}
+			for _, x := range got {
+				pool.Observe(x, rng.IntN(3) == 0)
+			}
+			for extra := rng.IntN(3); extra > 0; extra-- {
+				if x := rng.IntN(pool.Len()); !pool.Observed(x) {
+					pool.Observe(x, rng.IntN(2) == 0)
+				}
+			}
+		}
+	}
+}
+
 // TestECIThresholdIsStrict: a neighbour exactly at the threshold is outside
 // the neighbourhood, as in the authors' ExpectedCoverageImprovement
 // (diverse_search/policies.py: cutoff = k - searchsorted(ascending
@@ -372,6 +480,164 @@ func TestENSUpperBound(t *testing.T) {
 			}
 			if ub, v := tab.upperBound(x, k, top, sk), directENS(m, k, x); ub < v-tol {
 				t.Fatalf("trial %d k=%d: bound %.17g below ENS(%d) = %.17g", trial, k, ub, x, v)
+			}
+		}
+	}
+}
+
+// ringModel builds a pool on a ring where each item's neighbours are the
+// items within deg/2 steps, weight exp(-d/10) (coarse: from {0.25, 0.5, 1}),
+// with positives observed in runs and negatives scattered: the items around
+// the positives have high probability and are each other's neighbours, so
+// a candidate's reverse neighbours sit at the top of the ranking.
+func ringModel(t testing.TB, rng *rand.Rand, n, deg int, coarse bool) *Model {
+	t.Helper()
+	nbr := make([][]int32, n)
+	w := make([][]float64, n)
+	for i := range nbr {
+		for d := 1; d <= deg/2; d++ {
+			v := math.Exp(-float64(d) / 10)
+			if coarse {
+				v = []float64{1, 0.5, 0.25}[min(d/4, 2)]
+			}
+			for _, j := range []int{(i + d) % n, (i - d + n) % n} {
+				nbr[i] = append(nbr[i], int32(j))
+				w[i] = append(w[i], v)
+			}
+		}
+	}
+	m, err := NewModel(nbr, w, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 3; r++ {
+		base := rng.IntN(n)
+		for s := 0; s < 5; s++ {
+			if i := (base + 3*s) % n; !m.Observed(i) {
+				m.Observe(i, true)
+			}
+		}
+	}
+	for c := 0; c < 10; c++ {
+		if i := rng.IntN(n); !m.Observed(i) {
+			m.Observe(i, false)
+		}
+	}
+	return m
+}
+
+// TestENSFastPathsMatchFull checks the shortcuts of ENS's argmax against
+// the full computations on random pools large enough for them to act: a
+// candidate not marked by gainers has bitwise the bound of the full loop
+// over its reverse neighbours; the fast score from changedTop's reduced
+// lists is within rounding of the exact score; and Batch equals the greedy
+// over exact scores of every candidate (lowest index on ties).
+func TestENSFastPathsMatchFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	unmarked, reduced := 0, 0
+	for trial := 0; trial < 36; trial++ {
+		coarse := trial%2 == 0
+		n := 500 + rng.IntN(1500)
+		var m *Model
+		if trial < 24 {
+			m = randomModel(t, rng, n, 5+rng.IntN(25), 10+rng.IntN(50), coarse)
+		} else {
+			m = ringModel(t, rng, n, 10+rng.IntN(30), coarse)
+		}
+		k := []int{1, 3, 10, 40, 200, n + 5}[trial%6]
+		e := ENS{Fantasy: Fantasy(trial%4 < 2)}
+		tab := newENSTable(m)
+		top := tab.prefix[min(k, len(tab.sorted))]
+		sk := 0.0
+		if k < len(tab.sorted) {
+			sk = tab.sorted[k]
+		}
+		gainer := tab.gainers(sk)
+		var s ensScratch
+		for x := 0; x < n; x++ {
+			if m.Observed(x) {
+				continue
+			}
+			if !gainer[x] {
+				unmarked++
+				if full, short := tab.upperBound(x, k, top, sk), tab.bound(x, k, top, sk, 0); math.Float64bits(full) != math.Float64bits(short) {
+					t.Fatalf("trial %d k=%d: unmarked candidate %d has bound %.17g, full loop %.17g", trial, k, x, short, full)
+				}
+			}
+			tab.changed(x, &s)
+			all := len(s.removed) + len(s.newVals[0]) + len(s.newVals[1])
+			tab.changedTop(x, k, &s)
+			if len(s.removed)+len(s.newVals[0])+len(s.newVals[1]) < all {
+				reduced++
+			}
+			fast, exact := e.candidateScore(tab, x, k, &s, false), e.candidateScore(tab, x, k, &s, true)
+			if math.Abs(fast-exact) > scoreTol*(1+math.Abs(exact)) {
+				t.Fatalf("trial %d k=%d: fast ENS(%d) = %.17g, exact %.17g", trial, k, x, fast, exact)
+			}
+		}
+		const b = 5
+		got, err := e.Batch(&State{Model: m, Remaining: k + b + 1, Workers: 1 + trial%2}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Clone()
+		var want []int
+		for len(want) < b {
+			ct := newENSTable(c)
+			arg, best := -1, math.Inf(-1)
+			for x := 0; x < n; x++ {
+				if !c.Observed(x) {
+					if v := e.candidateScore(ct, x, k, &s, true); v > best {
+						arg, best = x, v
+					}
+				}
+			}
+			want = append(want, arg)
+			c.Observe(arg, bool(e.Fantasy))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d k=%d: batch %v, exact greedy %v", trial, k, got, want)
+		}
+	}
+	if unmarked == 0 || reduced == 0 {
+		t.Fatalf("shortcuts not exercised: %d unmarked candidates, %d reduced lists", unmarked, reduced)
+	}
+	t.Logf("%d unmarked candidates, %d reduced lists", unmarked, reduced)
+}
+
+// TestENSTableObserveMatchesRebuild: after each fantasised pick the updated
+// table is bitwise the table built from scratch on the updated model.
+func TestENSTableObserveMatchesRebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 4))
+	for trial := 0; trial < 20; trial++ {
+		n := 100 + rng.IntN(400)
+		var m *Model
+		if trial%2 == 0 {
+			m = randomModel(t, rng, n, 3+rng.IntN(20), 5+rng.IntN(30), trial%4 == 0)
+		} else {
+			m = ringModel(t, rng, n, 6+rng.IntN(20), trial%4 == 1)
+		}
+		tab := newENSTable(m)
+		for step := 0; step < 10; step++ {
+			x := int(tab.order[rng.IntN(len(tab.order))])
+			m.Observe(x, rng.IntN(2) == 0)
+			tab.observe(x)
+			want := newENSTable(m)
+			if !slices.Equal(tab.order, want.order) {
+				t.Fatalf("trial %d step %d: order %v, rebuilt %v", trial, step, tab.order, want.order)
+			}
+			for i := 0; i < n; i++ {
+				if math.Float64bits(tab.p[i]) != math.Float64bits(want.p[i]) || !m.Observed(i) && tab.rank[i] != want.rank[i] {
+					t.Fatalf("trial %d step %d: item %d has p %v rank %d, rebuilt p %v rank %d", trial, step, i, tab.p[i], tab.rank[i], want.p[i], want.rank[i])
+				}
+			}
+			for r := range want.prefix {
+				if math.Float64bits(tab.prefix[r]) != math.Float64bits(want.prefix[r]) || r < len(want.sorted) && math.Float64bits(tab.sorted[r]) != math.Float64bits(want.sorted[r]) {
+					t.Fatalf("trial %d step %d: sorted/prefix differ at rank %d", trial, step, r)
+				}
+			}
+			if len(tab.prefix) != len(want.prefix) || len(tab.sorted) != len(want.sorted) {
+				t.Fatalf("trial %d step %d: %d sorted, rebuilt %d", trial, step, len(tab.sorted), len(want.sorted))
 			}
 		}
 	}

@@ -102,6 +102,7 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 	}
 	done := len(all) - 1
 	batchNo := all[len(all)-1].Batch
+	carry := &Carry{}
 	for done < cfg.Budget {
 		if err := ctx.Err(); err != nil {
 			return all, err
@@ -113,7 +114,7 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		batchNo++
 		st := &State{
 			Model: m, Remaining: cfg.Budget - done,
-			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1),
+			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1), Carry: carry,
 		}
 		if cfg.WorkersNow != nil {
 			st.Workers = max(cfg.WorkersNow(), 1)

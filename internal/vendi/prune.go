@@ -135,8 +135,8 @@ func bracketNear(a float64, p, w []float64, jl int, gr, gl, left, right, start f
 	}
 	hx, dh, d2h := nearEval(a, p, w, x)
 	tol := 0x1p-6 * (gl - gr) / dh
-	lo, _ = certify(a, p, w, gr, left, right, x, hx-gr, dh, d2h, tol, false)
-	hi, _ = certify(a, p, w, gl, left, right, x, hx-gl, dh, d2h, tol, true)
+	lo = certify(a, p, w, gr, left, right, x, hx-gr, dh, d2h, tol, false)
+	hi = certify(a, p, w, gl, left, right, x, hx-gl, dh, d2h, tol, true)
 	return lo, hi, true
 }
 
@@ -270,9 +270,10 @@ func nearEval(a float64, p, w []float64, x float64) (h, dh, d2h float64) {
 // lengthened by twice that (and 2^-20 of itself) to overshoot it; once a
 // point is certified, further steps from it (still overshooting) tighten it
 // until the next step would be below tol or fails to certify. Returns the
-// interval's end and false if no point is certified in a few steps. (At a
+// interval's end (right for upper, left for lower: valid by interlacing)
+// if no point is certified in a few steps. (At a
 // pole itself H is ±Inf and certifies nothing: only interior points count.)
-func certify(a float64, p, w []float64, g, left, right, x, h, dh, d2h, tol float64, upper bool) (float64, bool) {
+func certify(a float64, p, w []float64, g, left, right, x, h, dh, d2h, tol float64, upper bool) float64 {
 	cx, found := 0.0, false
 	for it := 0; it < 8 && x > left && x < right; it++ {
 		if upper && h >= 0 || !upper && h <= 0 {
@@ -290,12 +291,12 @@ func certify(a float64, p, w []float64, g, left, right, x, h, dh, d2h, tol float
 		h -= g
 	}
 	if found {
-		return cx, true
+		return cx
 	}
 	if upper {
-		return right, false
+		return right
 	}
-	return left, false
+	return left
 }
 
 // farBase fills base[i] = Σ_{k ∉ [i-1-L, i+1+L]} w_k/(p_i - p_k) (see

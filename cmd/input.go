@@ -449,7 +449,10 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 		if in.emb32Cosine {
 			kernel = vendi.Cosine
 		}
-		eig, err = vendi.EmbeddingSpectrum32(in.n, in.dim, in.emb32, kernel)
+		// score needs the embeddings only for this: scale them in place
+		// (the rows are unit-norm afterwards, so Linear from then on).
+		eig, err = vendi.EmbeddingSpectrum32InPlace(in.n, in.dim, in.emb32, kernel)
+		in.emb32Cosine = false
 	default:
 		// Rows are already unit-norm for cosine; Linear keeps them as they are.
 		r := in.embeddings.RawMatrix()

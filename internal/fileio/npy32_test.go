@@ -34,11 +34,19 @@ func npy32Bytes(descr string, fortran bool, shape string, data []byte) []byte {
 }
 
 func f32le(vs ...float32) []byte {
-	var b bytes.Buffer
+	b := make([]byte, 0, 4*len(vs))
 	for _, v := range vs {
-		binary.Write(&b, binary.LittleEndian, v)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	}
-	return b.Bytes()
+	return b
+}
+
+func f32be(vs ...float32) []byte {
+	b := make([]byte, 0, 4*len(vs))
+	for _, v := range vs {
+		b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
 }
 
 func TestReadNPYFloat32(t *testing.T) {
@@ -58,10 +66,28 @@ func TestReadNPYFloat32(t *testing.T) {
 			t.Fatalf("value %d = %v, want %v", i, got[i], vals[i])
 		}
 	}
-	// big-endian and 1-D
-	var be bytes.Buffer
-	binary.Write(&be, binary.BigEndian, []float32{1.5, -2})
-	raw = npy32Bytes(">f4", false, "(2,)", be.Bytes())
+	// big-endian over several chunks: every value swapped, in every chunk
+	raw = npy32Bytes(">f4", false, fmt.Sprintf("(%d, 3)", rows), f32be(vals...))
+	if r, c, got, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err != nil || r != rows || c != 3 {
+		t.Fatalf("big-endian: %d x %d, %v", r, c, err)
+	} else {
+		for i := range vals {
+			if got[i] != vals[i] {
+				t.Fatalf("big-endian value %d = %v, want %v", i, got[i], vals[i])
+			}
+		}
+	}
+	// a non-finite value in a later chunk is found and placed
+	bad := append([]float32(nil), vals...)
+	p := len(bad) - 4 // second-to-last row, last column
+	bad[p] = float32(math.Inf(-1))
+	raw = npy32Bytes("<f4", false, fmt.Sprintf("(%d, 3)", rows), f32le(bad...))
+	want := fmt.Sprintf("row %d, column %d", p/3+1, p%3+1)
+	if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "i.npy"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-Inf at value %d: %v, want %q", p, err, want)
+	}
+	// big-endian 1-D
+	raw = npy32Bytes(">f4", false, "(2,)", f32be(1.5, -2))
 	if r, c, got, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "v.npy"); err != nil || r != 2 || c != 1 || got[1] != -2 {
 		t.Errorf("big-endian vector: %d %d %v %v", r, c, got, err)
 	}
@@ -87,9 +113,9 @@ func TestReadNPYFloat32(t *testing.T) {
 			t.Errorf("float64: %v is not ErrNotFloat32", err)
 		}
 	}
-	p := filepath.Join(t.TempDir(), "m.npy")
-	os.WriteFile(p, npy32Bytes("<f4", false, "(1, 2)", f32le(3, 4)), 0o644)
-	if r, c, got, err := ReadNPYFloat32File(p); err != nil || r != 1 || c != 2 || got[1] != 4 {
+	path := filepath.Join(t.TempDir(), "m.npy")
+	os.WriteFile(path, npy32Bytes("<f4", false, "(1, 2)", f32le(3, 4)), 0o644)
+	if r, c, got, err := ReadNPYFloat32File(path); err != nil || r != 1 || c != 2 || got[1] != 4 {
 		t.Errorf("file: %d %d %v %v", r, c, got, err)
 	}
 }

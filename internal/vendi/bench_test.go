@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -197,6 +198,16 @@ func BenchmarkEmbeddingSpectrum32(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d/d=%d", n, d), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := EmbeddingSpectrum32(n, d, x, Cosine); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// qvs score's path. After the first call the rows are unit norm,
+		// and scaling them again is the same work.
+		y := slices.Clone(x)
+		b.Run(fmt.Sprintf("inplace/n=%d/d=%d", n, d), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := EmbeddingSpectrum32InPlace(n, d, y, Cosine); err != nil {
 					b.Fatal(err)
 				}
 			}

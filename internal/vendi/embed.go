@@ -78,12 +78,87 @@ func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float
 			}
 		}
 		linalg.SyrkT32(m, k, b, g32)
-		for a := 0; a < m; a++ {
-			for c := a; c < m; c++ {
-				g[a*m+c] += float64(g32[a*m+c])
-			}
-		}
+		addUpper32(g, g32, m, lo == 0)
 	})
+}
+
+// gramBlock32 is the number of rows EmbeddingSpectrum32InPlace hands SYRK
+// at a time: the float32 sum of 2,048 products is within about
+// √2048·2⁻²⁴ ≈ 3e-6 of its value relative to the entries' scale, still far
+// below what changes a Vendi score, and the float64 additions cost a fifth
+// of gramBlock's.
+const gramBlock32 = 2048
+
+// EmbeddingSpectrum32InPlace is EmbeddingSpectrum32 for a caller that no
+// longer needs x (qvs score on a float32 .npy): the rows are scaled in
+// place (unit norm under Cosine) and handed to SYRK straight from x in
+// blocks of gramBlock32 rows, so nothing of x's size is copied and the
+// float64 Gram receives a fifth of the block additions. On return x holds
+// the scaled rows (some of them on error). Errors are those of
+// EmbeddingSpectrum32. With n <= d it is EmbeddingSpectrum32 (x unchanged).
+func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) ([]float64, error) {
+	if len(x) != n*d {
+		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
+	}
+	if n <= d || d == 0 {
+		return EmbeddingSpectrum32(n, d, x, kernel)
+	}
+	if err := scaleRows32(n, d, x, kernel); err != nil {
+		return nil, err
+	}
+	g := make([]float64, d*d)
+	g32 := make([]float32, d*d)
+	for lo := 0; lo < n; lo += gramBlock32 {
+		hi := min(lo+gramBlock32, n)
+		linalg.SyrkT32(d, hi-lo, x[lo*d:hi*d], g32)
+		addUpper32(g, g32, d, lo == 0)
+	}
+	return symSpectrum(d, g)
+}
+
+// scaleRows32 checks x's rows and scales them in place to unit norm under
+// Cosine (the norm summed in float64), as rowScales then fillBlock would.
+func scaleRows32(n, d int, x []float32, kernel EmbeddingKernel) error {
+	for i := 0; i < n; i++ {
+		row := x[i*d : (i+1)*d]
+		var ss float64
+		for j, v := range row {
+			f := float64(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("row %d, column %d: value %v is not finite", i+1, j+1, f)
+			}
+			ss += f * f
+		}
+		if kernel != Cosine {
+			continue
+		}
+		if ss == 0 {
+			return fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
+		}
+		s := float32(1 / math.Sqrt(ss))
+		for j := range row {
+			row[j] *= s
+		}
+	}
+	return nil
+}
+
+// addUpper32 adds (or, when assign, copies) the upper triangle of the m x m
+// float32 g32 into the float64 g. Copying the first block instead of adding
+// it to zeros spares reading g's fresh pages.
+func addUpper32(g []float64, g32 []float32, m int, assign bool) {
+	for a := 0; a < m; a++ {
+		dst, src := g[a*m+a:(a+1)*m], g32[a*m+a:(a+1)*m]
+		if assign {
+			for c, v := range src {
+				dst[c] = float64(v)
+			}
+			continue
+		}
+		for c, v := range src {
+			dst[c] += float64(v)
+		}
+	}
 }
 
 // rowScales checks the rows and returns the factor each row is scaled by:
@@ -158,6 +233,11 @@ func gramSpectrum(n, d int, fill64 func(buf []float64, lo, hi int, trans bool), 
 		fill64(b, lo, hi, trans)
 		linalg.SyrkT(m, hi-lo, b, g)
 	}
+	return symSpectrum(m, g)
+}
+
+// symSpectrum returns the eigenvalues of the m x m Gram g (upper triangle).
+func symSpectrum(m int, g []float64) ([]float64, error) {
 	eig := make([]float64, m)
 	if !linalg.SymEigenvalues(m, g, eig) {
 		return nil, errors.New("vendi: eigendecomposition of the Gram matrix did not converge")

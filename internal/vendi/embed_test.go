@@ -51,12 +51,17 @@ func TestEmbeddingSpectrum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for name, g := range map[string][]float64{"float64": got, "float32": got32} {
+			x32c := slices.Clone(x32)
+			gotIn, err := EmbeddingSpectrum32InPlace(n, d, x32c, kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, g := range map[string][]float64{"float64": got, "float32": got32, "float32 in place": gotIn} {
 				if len(g) != min(n, d) {
 					t.Fatalf("n=%d d=%d %s: %d eigenvalues", n, d, name, len(g))
 				}
 				tol := 1e-10 * top // float64 blocks vs one eigendecomposition
-				if name == "float32" {
+				if name != "float64" {
 					tol = 1e-5 * top // float32 products within blocks
 				}
 				for k := range g {
@@ -73,6 +78,50 @@ func TestEmbeddingSpectrum(t *testing.T) {
 	}
 }
 
+// TestEmbeddingSpectrum32InPlace: several SYRK blocks of gramBlock32 rows
+// straight from x (n = 2·gramBlock32 + 37) give the float64 spectrum of the
+// same values to float32 accuracy, and leave x's rows scaled: unit norm
+// under Cosine, untouched under Linear.
+func TestEmbeddingSpectrum32InPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	n, d := 2*gramBlock32+37, 6
+	x32 := make([]float32, n*d)
+	x := make([]float64, n*d)
+	for i := range x32 {
+		x32[i] = float32(rng.NormFloat64() * (1 + float64(i%7)))
+		x[i] = float64(x32[i])
+	}
+	for _, kernel := range []EmbeddingKernel{Cosine, Linear} {
+		want, err := EmbeddingSpectrum(n, d, x, kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := slices.Clone(x32)
+		got, err := EmbeddingSpectrum32InPlace(n, d, y, kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := want[d-1]
+		for k := range want {
+			if math.Abs(got[k]-want[k]) > 1e-5*top {
+				t.Fatalf("kernel %d: eigenvalue %d = %v, float64 %v", kernel, k, got[k], want[k])
+			}
+		}
+		for i := 0; i < n; i += 997 {
+			var ss float64
+			for j := 0; j < d; j++ {
+				ss += float64(y[i*d+j]) * float64(y[i*d+j])
+			}
+			if kernel == Cosine && math.Abs(ss-1) > 1e-6 {
+				t.Fatalf("cosine: row %d has squared norm %v after scaling", i+1, ss)
+			}
+			if kernel == Linear && !slices.Equal(y[i*d:(i+1)*d], x32[i*d:(i+1)*d]) {
+				t.Fatalf("linear: row %d changed", i+1)
+			}
+		}
+	}
+}
+
 func TestEmbeddingSpectrumErrors(t *testing.T) {
 	x := []float64{1, 2, 0, 0, 3, 4}
 	if _, err := EmbeddingSpectrum(3, 2, x, Cosine); err == nil || !strings.Contains(err.Error(), "row 2 is all zeros") {
@@ -84,5 +133,14 @@ func TestEmbeddingSpectrumErrors(t *testing.T) {
 	x32 := []float32{1, 2, 3, float32(math.NaN())}
 	if _, err := EmbeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 2, column 2") {
 		t.Errorf("NaN: %v", err)
+	}
+	// in place (n > d): the same messages
+	y := []float32{1, 2, 0, 0, 3, 4}
+	if _, err := EmbeddingSpectrum32InPlace(3, 2, y, Cosine); err == nil || !strings.Contains(err.Error(), "row 2 is all zeros") {
+		t.Errorf("in place, zero row under cosine: %v", err)
+	}
+	y = []float32{1, 2, 3, 4, float32(math.Inf(1)), 5}
+	if _, err := EmbeddingSpectrum32InPlace(3, 2, y, Linear); err == nil || !strings.Contains(err.Error(), "row 3, column 1") {
+		t.Errorf("in place, +Inf: %v", err)
 	}
 }

@@ -10,6 +10,14 @@
 // through cgo: `go build -tags openblas` with the Debian packages
 // libopenblas-dev and liblapacke-dev. Backend names the one compiled in.
 //
+// The pure-Go backend splits its hot loops over GOMAXPROCS goroutines from
+// order 256 on (parblas.go): SYRK by row blocks, and the Dsymv and Dsyr2k
+// of gonum's tridiagonalisation, which the package installs in gonum with
+// blas64.Use so that every gonum eigendecomposition in the process
+// (mat.EigenSym too) uses them. Each output element is computed by gonum's
+// expressions in gonum's order, so the results are gonum's bit for bit
+// (tested), with the default GOAMD64=v1, where Go fuses no multiply-add.
+//
 // Storage: every matrix is row-major with its leading dimension equal to
 // its order. A symmetric matrix is given by its upper triangle (the lower
 // one is ignored and may be overwritten); LAPACK's column-major routines

@@ -17,12 +17,19 @@ var (
 )
 
 func syrkT(n, k int, b, c []float64) {
-	blasImpl.Dsyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 1, c, n)
+	if !parSyrkT(n, k, b, c, false, daxpy) {
+		blasImpl.Dsyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 1, c, n)
+	}
 }
 
 func syrkT32(n, k int, b, c []float32) {
-	blasImpl.Ssyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 0, c, n)
+	if !parSyrkT(n, k, b, c, true, saxpy) {
+		blasImpl.Ssyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 0, c, n)
+	}
 }
+
+func daxpy(n int, alpha float64, x, y []float64) { blasImpl.Daxpy(n, alpha, x, 1, y, 1) }
+func saxpy(n int, alpha float32, x, y []float32) { blasImpl.Saxpy(n, alpha, x, 1, y, 1) }
 
 func symEigenvalues(n int, a, w []float64) bool { return gonumSymEigenvalues(n, a, w) }
 

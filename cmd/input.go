@@ -24,13 +24,15 @@ type itemInput struct {
 	kernel     *mat.SymDense // set for --kernel
 	embeddings *mat.Dense    // set for --embeddings with cosine (rows scaled to unit norm) or linear
 	rbf        *vendi.RBF    // set for --embeddings with --embedding-kernel rbf
-	// emb32 (n x dim, as read) is set instead of embeddings for a float32
-	// .npy when inputFlags.float32OK; emb32Cosine scales rows to unit norm.
-	emb32       []float32
-	dim         int
-	emb32Cosine bool
-	quality     []float64 // nil when not given
-	ids         []string  // nil when not given
+	// emb32 or emb64 (n x dim, as read) is set instead of embeddings for a
+	// float32 or float64 .npy when inputFlags.rawNPY; rawCosine scales rows
+	// to unit norm.
+	emb32     []float32
+	emb64     []float64
+	dim       int
+	rawCosine bool
+	quality   []float64 // nil when not given
+	ids       []string  // nil when not given
 }
 
 // symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
@@ -50,10 +52,11 @@ type inputFlags struct {
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
-	// float32OK lets a float32 .npy of embeddings stay float32 (qvs score:
-	// only the spectrum is needed, see itemInput.spectrum).
-	float32OK bool
-	changed   func(name string) bool
+	// rawNPY lets a float32 or float64 .npy of embeddings be read as it is,
+	// one copy in its own dtype (qvs score: only the spectrum is needed, see
+	// itemInput.spectrum).
+	rawNPY  bool
+	changed func(name string) bool
 }
 
 // suspectColumnWords are header words that suggest a column holds a
@@ -127,7 +130,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 	}
 	in := &itemInput{}
 	path := f.kernel + f.embeddings
-	if loaded, err := in.loadFloat32(f, embKernel); err != nil {
+	if loaded, err := in.loadRawNPY(f, embKernel); err != nil {
 		return nil, err
 	} else if !loaded {
 		var t *fileio.Table
@@ -414,22 +417,31 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 	return vendi.FeatureMatrix{X: in.embeddings}
 }
 
-// loadFloat32 reads --embeddings as float32 when allowed and the file is a
-// C-order float32 .npy (one float32 copy, no float64 table); loaded is false
-// when the ordinary reader must be used.
-func (in *itemInput) loadFloat32(f inputFlags, embKernel string) (loaded bool, err error) {
-	if !f.float32OK || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
+// loadRawNPY reads --embeddings as they are when allowed and the file is a
+// C-order float32 or float64 .npy (one copy, read straight into its slice,
+// no table); loaded is false when the ordinary reader must be used.
+func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, err error) {
+	if !f.rawNPY || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
 		embKernel == embRBF || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
 		return false, nil
 	}
+	in.rawCosine = embKernel == embCosine
 	rows, cols, x, err := fileio.ReadNPYFloat32File(f.embeddings)
-	if errors.Is(err, fileio.ErrNotFloat32) {
+	if err == nil {
+		in.emb32, in.n, in.dim = x, rows, cols
+		return true, nil
+	}
+	if !errors.Is(err, fileio.ErrNotFloat32) {
+		return false, err
+	}
+	rows, cols, x64, err := fileio.ReadNPYFloat64File(f.embeddings)
+	if errors.Is(err, fileio.ErrNotFloat64) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	in.emb32, in.n, in.dim, in.emb32Cosine = x, rows, cols, embKernel == embCosine
+	in.emb64, in.n, in.dim = x64, rows, cols
 	return true, nil
 }
 
@@ -444,15 +456,19 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 		eig, err = vendi.Eigenvalues(in.kernel)
 	case in.rbf != nil:
 		eig, err = vendi.Eigenvalues(in.rbf.Matrix())
-	case in.emb32 != nil:
+	case in.emb32 != nil || in.emb64 != nil:
 		kernel := vendi.Linear
-		if in.emb32Cosine {
+		if in.rawCosine {
 			kernel = vendi.Cosine
 		}
 		// score needs the embeddings only for this: scale them in place
 		// (the rows are unit-norm afterwards, so Linear from then on).
-		eig, err = vendi.EmbeddingSpectrum32InPlace(in.n, in.dim, in.emb32, kernel)
-		in.emb32Cosine = false
+		if in.emb32 != nil {
+			eig, err = vendi.EmbeddingSpectrum32InPlace(in.n, in.dim, in.emb32, kernel)
+		} else {
+			eig, err = vendi.EmbeddingSpectrumInPlace(in.n, in.dim, in.emb64, kernel)
+		}
+		in.rawCosine = false
 	default:
 		// Rows are already unit-norm for cosine; Linear keeps them as they are.
 		r := in.embeddings.RawMatrix()

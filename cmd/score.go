@@ -55,7 +55,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
-	o.in.float32OK = true
+	o.in.rawNPY = true
 	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -174,10 +175,33 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
-// TestScoreFloat32NPY: a float32 .npy of embeddings is scored from the
-// float32 data (blocked float32 Gram) and agrees with the same values
-// given as CSV (float64 path) to 1e-6; bad values name row and column.
-func TestScoreFloat32NPY(t *testing.T) {
+// sameScores checks that qvs score gives the same VS_q (q = 0, 0.5, 1, 2,
+// inf; cosine and linear) for two files of embeddings, within relative tol.
+func sameScores(t *testing.T, fileA, fileB string, tol float64) {
+	t.Helper()
+	for _, extra := range [][]string{nil, {"--embedding-kernel", "linear"}} {
+		args := append([]string{"score", "--q", "0,0.5,1,2,inf", "--format", "csv"}, extra...)
+		_, outA, errA := runQVS(t, append(args, "--embeddings", fileA)...)
+		_, outB, errB := runQVS(t, append(args, "--embeddings", fileB)...)
+		la, lb := strings.Split(strings.TrimSpace(outA), "\n"), strings.Split(strings.TrimSpace(outB), "\n")
+		if len(la) != 6 || len(lb) != 6 {
+			t.Fatalf("%v: %s %q (%s), %s %q (%s)", extra, fileA, outA, errA, fileB, outB, errB)
+		}
+		for k := 1; k < 6; k++ {
+			a, _ := strconv.ParseFloat(strings.Split(la[k], ",")[1], 64)
+			b, _ := strconv.ParseFloat(strings.Split(lb[k], ",")[1], 64)
+			if math.Abs(a-b) > tol*b {
+				t.Errorf("%v: %s row %q, %s row %q", extra, fileA, la[k], fileB, lb[k])
+			}
+		}
+	}
+}
+
+// TestScoreRawNPY: a float32 .npy of embeddings is scored from the float32
+// data (blocked float32 Gram) and agrees with the same values given as CSV
+// (float64 path) to 1e-6; a float64 .npy is read raw too and agrees with
+// a CSV of its exact values to 1e-12; bad values name row and column.
+func TestScoreRawNPY(t *testing.T) {
 	dir := t.TempDir()
 	const n, d = 40, 3
 	x := make([]float32, n*d)
@@ -199,28 +223,41 @@ func TestScoreFloat32NPY(t *testing.T) {
 	os.WriteFile(npy, b.Bytes(), 0o644)
 	csvp := writeFile(t, dir, "X.csv", csv.String())
 	// qvs score keeps the float32 data (no float64 table), qvs select does not
-	if in, err := loadItems(inputFlags{embeddings: npy, float32OK: true}, io.Discard, true); err != nil || in.emb32 == nil || in.embeddings != nil {
+	if in, err := loadItems(inputFlags{embeddings: npy, rawNPY: true}, io.Discard, true); err != nil || in.emb32 == nil || in.embeddings != nil {
 		t.Fatalf("float32 load: %v", err)
 	}
 	if in, err := loadItems(inputFlags{embeddings: npy}, io.Discard, true); err != nil || in.emb32 != nil {
 		t.Fatalf("float64 load: %v", err)
 	}
-	for _, extra := range [][]string{nil, {"--embedding-kernel", "linear"}} {
-		args := append([]string{"score", "--q", "0,0.5,1,2,inf", "--format", "csv"}, extra...)
-		_, outN, errN := runQVS(t, append(args, "--embeddings", npy)...)
-		_, outC, errC := runQVS(t, append(args, "--embeddings", csvp)...)
-		ln, lc := strings.Split(strings.TrimSpace(outN), "\n"), strings.Split(strings.TrimSpace(outC), "\n")
-		if len(ln) != 6 || len(lc) != 6 {
-			t.Fatalf("%v: npy %q (%s), csv %q (%s)", extra, outN, errN, outC, errC)
-		}
-		for k := 1; k < 6; k++ {
-			a, _ := strconv.ParseFloat(strings.Split(ln[k], ",")[1], 64)
-			c, _ := strconv.ParseFloat(strings.Split(lc[k], ",")[1], 64)
-			if math.Abs(a-c) > 1e-6*c {
-				t.Errorf("%v: npy row %q, csv row %q", extra, ln[k], lc[k])
-			}
+	sameScores(t, npy, csvp, 1e-6)
+	// The same values as a float64 .npy (NumPy's default dtype): read raw
+	// into float64, scored in float64 throughout, so equal to the scores of
+	// a CSV of the same float64 values (printed exactly) to rounding.
+	x64 := make([]float64, n*d)
+	var csv64 strings.Builder
+	for i, v := range x {
+		x64[i] = float64(v)
+		csv64.WriteString(strconv.FormatFloat(x64[i], 'g', -1, 64))
+		if i%d == d-1 {
+			csv64.WriteString("\n")
+		} else {
+			csv64.WriteString(",")
 		}
 	}
+	csv64p := writeFile(t, dir, "X64.csv", csv64.String())
+	npy64 := filepath.Join(dir, "X64.npy")
+	f64, err := os.Create(npy64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npyio.Write(f64, mat.NewDense(n, d, x64)); err != nil {
+		t.Fatal(err)
+	}
+	f64.Close()
+	if in, err := loadItems(inputFlags{embeddings: npy64, rawNPY: true}, io.Discard, true); err != nil || in.emb64 == nil || in.emb32 != nil || in.embeddings != nil {
+		t.Fatalf("float64 raw load: %v", err)
+	}
+	sameScores(t, npy64, csv64p, 1e-12)
 	x[1*d+2] = float32(math.Inf(1))
 	b.Reset()
 	fileio.WriteNPYFloat32(&b, n, d, x)

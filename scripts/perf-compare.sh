@@ -56,6 +56,8 @@ w = sys.argv[1]
 rng = np.random.default_rng(15)
 # 10,000 x 2,048 float32 embeddings (a generative model's features)
 np.save(f"{w}/E.npy", rng.standard_normal((10000, 2048), dtype=np.float32))
+# the same values in float64, NumPy's default dtype
+np.save(f"{w}/E64.npy", np.load(f"{w}/E.npy").astype(np.float64))
 # dense 1,000 x 1,000 kernel: RBF of 1,000 points in 10-d (full rank, PSD)
 P = rng.standard_normal((1000, 10))
 D = ((P[:, None, :] - P[None, :, :]) ** 2).sum(-1)
@@ -73,8 +75,8 @@ def vs1(ev):
     ev = np.clip(ev, 0, None); p = ev / ev.sum(); p = p[p > 1e-10]
     return float(np.exp(-(p * np.log(p)).sum()))
 t = time.perf_counter()
-if what == "emb":
-    X = np.load(f"{w}/E.npy")
+if what in ("emb", "emb64"):
+    X = np.load(f"{w}/E.npy" if what == "emb" else f"{w}/E64.npy")
     X = X / np.linalg.norm(X, axis=1, keepdims=True)
     out = vs1(np.linalg.eigvalsh(X.T @ X / X.shape[0]))
 elif what == "kernel":
@@ -129,6 +131,7 @@ qvs_row() { # label, numpy cell, output name, qvs arguments...
 }
 
 qvs_row "score --embeddings E.npy --q 1 (10,000 x 2,048 float32)" "$(np_time emb)" emb score --embeddings "$WORK/E.npy" --q 1
+qvs_row "score --embeddings E64.npy --q 1 (the same, float64)" "$(np_time emb64)" emb64 score --embeddings "$WORK/E64.npy" --q 1
 qvs_row "score --kernel K.npy --q 1 (1,000 x 1,000)" "$(np_time kernel)" ker score --kernel "$WORK/K.npy" --q 1
 npg="skipped"
 [ -n "${SKIP_NUMPY_GREEDY:-}" ] || npg=$(np_time greedy)
@@ -143,7 +146,7 @@ w, builds = sys.argv[1], sys.argv[2:]
 def val(path):
     rows = list(csv.reader(open(path)))
     return float(rows[1][1])
-for what, npf in (("emb", "np-emb"), ("ker", "np-kernel")):
+for what, npf in (("emb", "np-emb"), ("emb64", "np-emb64"), ("ker", "np-kernel")):
     ref = float(open(f"{w}/{npf}").read().split()[1])
     got = {b: val(f"{w}/{what}-{b}") for b in builds}
     bad = {b: v for b, v in got.items() if abs(v - ref) > 1e-6 * ref}

@@ -29,13 +29,31 @@ var nativeOrder binary.ByteOrder = func() binary.ByteOrder {
 	return binary.BigEndian
 }()
 
+// ErrNotFloat64 is returned by ReadNPYFloat64 for a valid array that is not
+// a C-order float64 matrix.
+var ErrNotFloat64 = errors.New("not a C-order float64 array")
+
 // ReadNPYFloat32 reads a 1-D or 2-D C-order float32 .npy stream of size
 // bytes into a float32 slice, reading the bytes directly into it so that the
-// data is held once (ReadNPY converts to float64: twice the data). ReadNPYHeader checks
-// the header's promise against size before anything is allocated.
-// Every value must be finite; errors name the 1-based row and column. It
-// returns ErrNotFloat32 (wrapped) for another dtype or Fortran order.
+// data is held once (ReadNPY converts to float64: twice the data).
+// ReadNPYHeader checks the header's promise against size before anything is
+// allocated. Every value must be finite; errors name the 1-based row and
+// column. It returns ErrNotFloat32 (wrapped) for another dtype or Fortran
+// order.
 func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data []float32, err error) {
+	return readNPYFloat[float32](r, size, name, "f4", ErrNotFloat32)
+}
+
+// ReadNPYFloat64 is ReadNPYFloat32 for float64 arrays (NumPy's default
+// dtype): one copy of the data, read straight into the slice. It returns
+// ErrNotFloat64 (wrapped) for another dtype or Fortran order.
+func ReadNPYFloat64(r io.Reader, size int64, name string) (rows, cols int, data []float64, err error) {
+	return readNPYFloat[float64](r, size, name, "f8", ErrNotFloat64)
+}
+
+// readNPYFloat reads a C-order .npy of dtype want (f4 or f8, either byte
+// order) into a []T of the same width.
+func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want string, errNot error) (rows, cols int, data []T, err error) {
 	h, err := ReadNPYHeader(r, size, name)
 	if err != nil {
 		return 0, 0, nil, err
@@ -49,8 +67,8 @@ func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data 
 	case strings.HasPrefix(dt, "<"), strings.HasPrefix(dt, "="):
 		dt = dt[1:]
 	}
-	if dt != "f4" || h.Fortran {
-		return 0, 0, nil, fmt.Errorf("%s: %w (dtype %s, Fortran order %v)", name, ErrNotFloat32, h.Dtype, h.Fortran)
+	if dt != want || h.Fortran {
+		return 0, 0, nil, fmt.Errorf("%s: %w (dtype %s, Fortran order %v)", name, errNot, h.Dtype, h.Fortran)
 	}
 	rows, cols, ok := MatrixShape(h.Shape)
 	if !ok {
@@ -60,28 +78,25 @@ func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data 
 		return 0, 0, nil, fmt.Errorf("%s: array is empty (shape %v)", name, h.Shape)
 	}
 	n := rows * cols
-	data = make([]float32, n)
+	width := int(unsafe.Sizeof(T(0)))
+	data = make([]T, n)
 	// The bytes go straight into data's memory (no staging buffer, no
 	// per-value decoding: this read is a memory copy), in chunks so that a
 	// short file is reported where it ends; values are then byte-swapped in
 	// place when the file's order is not the machine's, and checked.
-	raw := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), 4*n)
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), width*n)
 	swap := order != nativeOrder
 	for off := 0; off < n; {
-		k := min(n-off, npy32Chunk/4)
-		chunk := raw[4*off : 4*(off+k)]
-		if _, err := io.ReadFull(r, chunk); err != nil {
+		k := min(n-off, npy32Chunk/width)
+		if _, err := io.ReadFull(r, raw[width*off:width*(off+k)]); err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: data ends after %d of %d values: %w", name, off, n, err)
 		}
 		vals := data[off : off+k]
 		if swap {
-			for i := range vals {
-				vals[i] = math.Float32frombits(bits.ReverseBytes32(math.Float32bits(vals[i])))
-			}
+			swapBytes(vals)
 		}
 		for i, v := range vals {
-			// An exponent of all ones is Inf or NaN.
-			if math.Float32bits(v)&0x7f800000 == 0x7f800000 {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				p := off + i
 				return 0, 0, nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", name, p/cols+1, p%cols+1, v)
 			}
@@ -91,8 +106,31 @@ func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data 
 	return rows, cols, data, nil
 }
 
+// swapBytes reverses the byte order of every value in place.
+func swapBytes[T float32 | float64](vals []T) {
+	switch v := any(vals).(type) {
+	case []float32:
+		for i := range v {
+			v[i] = math.Float32frombits(bits.ReverseBytes32(math.Float32bits(v[i])))
+		}
+	case []float64:
+		for i := range v {
+			v[i] = math.Float64frombits(bits.ReverseBytes64(math.Float64bits(v[i])))
+		}
+	}
+}
+
 // ReadNPYFloat32File is ReadNPYFloat32 on a file.
 func ReadNPYFloat32File(path string) (rows, cols int, data []float32, err error) {
+	return readNPYFile(path, ReadNPYFloat32)
+}
+
+// ReadNPYFloat64File is ReadNPYFloat64 on a file.
+func ReadNPYFloat64File(path string) (rows, cols int, data []float64, err error) {
+	return readNPYFile(path, ReadNPYFloat64)
+}
+
+func readNPYFile[T any](path string, read func(io.Reader, int64, string) (int, int, []T, error)) (rows, cols int, data []T, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, nil, err
@@ -102,7 +140,7 @@ func ReadNPYFloat32File(path string) (rows, cols int, data []float32, err error)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	return ReadNPYFloat32(f, st.Size(), path)
+	return read(f, st.Size(), path)
 }
 
 // WriteNPYFloat32 writes a rows x cols C-order little-endian float32 .npy

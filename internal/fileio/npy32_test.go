@@ -169,3 +169,75 @@ func TestWriteNPYFloat32RoundTrip(t *testing.T) {
 		t.Error("length mismatch accepted")
 	}
 }
+
+func f64bytes(order binary.AppendByteOrder, vs ...float64) []byte {
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
+		b = order.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
+}
+
+// TestReadNPYFloat64: the float64 reader over several chunks in both byte
+// orders, a non-finite value placed by row and column in a later chunk,
+// and the dtypes it leaves to ReadNPY.
+func TestReadNPYFloat64(t *testing.T) {
+	rows := npy32Chunk/8/3 + 11 // more than one chunk
+	vals := make([]float64, rows*3)
+	for i := range vals {
+		vals[i] = float64(i)*0.25 - 7 + 1e-300
+	}
+	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+		descr := "<f8"
+		if order == binary.BigEndian {
+			descr = ">f8"
+		}
+		raw := npy32Bytes(descr, false, fmt.Sprintf("(%d, 3)", rows), f64bytes(order, vals...))
+		r, c, got, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "d.npy")
+		if err != nil || r != rows || c != 3 {
+			t.Fatalf("%s: %d x %d, %v", descr, r, c, err)
+		}
+		for i := range vals {
+			if got[i] != vals[i] {
+				t.Fatalf("%s: value %d = %v, want %v", descr, i, got[i], vals[i])
+			}
+		}
+	}
+	bad := append([]float64(nil), vals...)
+	p := len(bad) - 2
+	bad[p] = math.NaN()
+	raw := npy32Bytes("<f8", false, fmt.Sprintf("(%d, 3)", rows), f64bytes(binary.LittleEndian, bad...))
+	want := fmt.Sprintf("row %d, column %d", p/3+1, p%3+1)
+	if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "n.npy"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NaN at value %d: %v, want %q", p, err, want)
+	}
+	for name, raw := range map[string][]byte{
+		"float32": npy32Bytes("<f4", false, "(1, 1)", f32le(1)),
+		"fortran": npy32Bytes("<f8", true, "(1, 2)", f64bytes(binary.LittleEndian, 1, 2)),
+	} {
+		if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "e.npy"); !errors.Is(err, ErrNotFloat64) || !strings.Contains(err.Error(), "e.npy") {
+			t.Errorf("%s: %v, want ErrNotFloat64 naming the file", name, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "m.npy")
+	os.WriteFile(path, npy32Bytes("<f8", false, "(2,)", f64bytes(binary.LittleEndian, 3, 4)), 0o644)
+	if r, c, got, err := ReadNPYFloat64File(path); err != nil || r != 2 || c != 1 || got[1] != 4 {
+		t.Errorf("file: %d %d %v %v", r, c, got, err)
+	}
+}
+
+// FuzzReadNPYFloat64: any bytes give values or an error, never a panic or
+// an allocation beyond the input's size.
+func FuzzReadNPYFloat64(f *testing.F) {
+	f.Add(npy32Bytes("<f8", false, "(2, 2)", f64bytes(binary.LittleEndian, 1, 2, 3, 4)))
+	f.Add(npy32Bytes(">f8", false, "(3,)", f64bytes(binary.BigEndian, 1, 2)))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, c, data, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "fuzz.npy")
+		if err != nil {
+			return
+		}
+		if r*c != len(data) || 8*len(data) > len(raw) {
+			t.Fatalf("%d x %d with %d values from %d bytes", r, c, len(data), len(raw))
+		}
+	})
+}

@@ -35,6 +35,27 @@ func EmbeddingSpectrum(n, d int, x []float64, kernel EmbeddingKernel) ([]float64
 	}, nil)
 }
 
+// EmbeddingSpectrumInPlace is EmbeddingSpectrum for a caller that no longer
+// needs x (qvs score on a float64 .npy): the rows are scaled in place (unit
+// norm under Cosine) and the d x d Gram is one SYRK straight from x, with
+// no copy and no blocks (float64 throughout). On return x holds the scaled
+// rows (some of them on error). With n <= d it is EmbeddingSpectrum (x
+// unchanged).
+func EmbeddingSpectrumInPlace(n, d int, x []float64, kernel EmbeddingKernel) ([]float64, error) {
+	if len(x) != n*d {
+		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
+	}
+	if n <= d || d == 0 {
+		return EmbeddingSpectrum(n, d, x, kernel)
+	}
+	if err := scaleRows(n, d, x, kernel); err != nil {
+		return nil, err
+	}
+	g := make([]float64, d*d)
+	linalg.SyrkT(d, n, x, g)
+	return symSpectrum(d, g)
+}
+
 // EmbeddingSpectrum32 is EmbeddingSpectrum for float32 embeddings (the
 // usual dtype of model embeddings): products are accumulated in float32
 // within blocks of gramBlock terms (single-precision SYRK, twice the speed
@@ -103,7 +124,7 @@ func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) (
 	if n <= d || d == 0 {
 		return EmbeddingSpectrum32(n, d, x, kernel)
 	}
-	if err := scaleRows32(n, d, x, kernel); err != nil {
+	if err := scaleRows(n, d, x, kernel); err != nil {
 		return nil, err
 	}
 	g := make([]float64, d*d)
@@ -116,9 +137,10 @@ func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) (
 	return symSpectrum(d, g)
 }
 
-// scaleRows32 checks x's rows and scales them in place to unit norm under
-// Cosine (the norm summed in float64), as rowScales then fillBlock would.
-func scaleRows32(n, d int, x []float32, kernel EmbeddingKernel) error {
+// scaleRows checks x's rows and scales them in place to unit norm under
+// Cosine (the norm summed in float64, the factor 1/‖row‖ rounded to T), as
+// rowScales then fillBlock would.
+func scaleRows[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) error {
 	for i := 0; i < n; i++ {
 		row := x[i*d : (i+1)*d]
 		var ss float64
@@ -135,7 +157,7 @@ func scaleRows32(n, d int, x []float32, kernel EmbeddingKernel) error {
 		if ss == 0 {
 			return fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
 		}
-		s := float32(1 / math.Sqrt(ss))
+		s := T(1 / math.Sqrt(ss))
 		for j := range row {
 			row[j] *= s
 		}

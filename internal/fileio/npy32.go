@@ -95,15 +95,35 @@ func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want strin
 		if swap {
 			swapBytes(vals)
 		}
-		for i, v := range vals {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				p := off + i
-				return 0, 0, nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", name, p/cols+1, p%cols+1, v)
-			}
+		if i := firstNonFinite(vals); i >= 0 {
+			p := off + i
+			return 0, 0, nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", name, p/cols+1, p%cols+1, vals[i])
 		}
 		off += k
 	}
 	return rows, cols, data, nil
+}
+
+// firstNonFinite is the index of the first Inf or NaN in vals, or -1: a
+// value whose exponent bits are all ones. On the bits, in a loop per type:
+// this check runs over every value read, and float64 conversions with
+// math.IsNaN / math.IsInf made the read of a float32 file 2.5 times slower.
+func firstNonFinite[T float32 | float64](vals []T) int {
+	switch v := any(vals).(type) {
+	case []float32:
+		for i, x := range v {
+			if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
+				return i
+			}
+		}
+	case []float64:
+		for i, x := range v {
+			if math.Float64bits(x)&0x7ff0000000000000 == 0x7ff0000000000000 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // swapBytes reverses the byte order of every value in place.

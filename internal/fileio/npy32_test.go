@@ -241,3 +241,34 @@ func FuzzReadNPYFloat64(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadNPYFloat: reading 4,000,000 values (1,000 x 4,000) from
+// memory, so the cost is the copy and the checks, not the disk. The check
+// for non-finite values once made the float32 read 2.5 times slower.
+func BenchmarkReadNPYFloat(b *testing.B) {
+	const rows, cols = 1000, 4000
+	v32 := make([]float32, rows*cols)
+	v64 := make([]float64, rows*cols)
+	for i := range v32 {
+		v32[i] = float32(i%977) * 0.5
+		v64[i] = float64(v32[i])
+	}
+	raw32 := npy32Bytes("<f4", false, fmt.Sprintf("(%d, %d)", rows, cols), f32le(v32...))
+	raw64 := npy32Bytes("<f8", false, fmt.Sprintf("(%d, %d)", rows, cols), f64bytes(binary.LittleEndian, v64...))
+	b.Run("float32", func(b *testing.B) {
+		b.SetBytes(int64(len(raw32)))
+		for b.Loop() {
+			if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw32), int64(len(raw32)), "b.npy"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("float64", func(b *testing.B) {
+		b.SetBytes(int64(len(raw64)))
+		for b.Loop() {
+			if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw64), int64(len(raw64)), "b.npy"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -111,6 +112,34 @@ func TestPoolMethods(t *testing.T) {
 		tc.modify(&q)
 		if err := q.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestKthSmallest: quickselect against the sorted slice, on random values,
+// heavy ties, sorted and reversed input, and every k of small slices.
+func TestKthSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var cases [][]float64
+	for _, n := range []int{1, 2, 3, 5, 8, 33, 1000} {
+		r := make([]float64, n)
+		ties := make([]float64, n)
+		asc := make([]float64, n)
+		for i := range r {
+			r[i] = rng.NormFloat64()
+			ties[i] = float64(rng.IntN(3))
+			asc[i] = float64(i)
+		}
+		desc := slices.Clone(asc)
+		slices.Reverse(desc)
+		cases = append(cases, r, ties, asc, desc)
+	}
+	for _, c := range cases {
+		want := slices.Sorted(slices.Values(c))
+		for k := range c {
+			if got := kthSmallest(slices.Clone(c), k); got != want[k] {
+				t.Fatalf("n=%d k=%d: %v, want %v", len(c), k, got, want[k])
+			}
 		}
 	}
 }

@@ -181,9 +181,11 @@ stem (space.yaml: "space"; default folder results/NAME, --out overrides),
 and config.yaml records the command and the space file's size and CRC-32C:
 a rerun with another command or an edited space file is refused. Per batch qvs starts the command once (sh -c),
 writes the batch as CSV on its stdin (header = the parameter names) and reads
-one value per line (or a CSV with a value column) from its stdout; --minimize
-negates them (records hold the maximised values). A non-zero exit, a wrong
-number of values, a non-number or --objective-timeout (per batch, e.g. 10m)
+one value per line (or a CSV with a value column) from its stdout, in the
+input's row order (a CSV that echoes the parameter columns is checked for
+it); --minimize negates them (records hold the maximised values). A non-zero
+exit, a wrong number of values, a non-number, reordered rows or
+--objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
 that batch is recorded and a rerun resumes there. A run never has two
 batches in flight, but runs execute in parallel (--workers): give

@@ -115,8 +115,19 @@ func TestBayesoptResume(t *testing.T) {
 
 func TestBayesoptShard(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bo")
-	if code, _, errs := runQVS(t, append(smallBO, "--out", dir, "--methods", "random,turbo", "--repeats", "2", "--shard", "1/2")...); code != ExitOK {
+	code, out, errs := runQVS(t, append(smallBO, "--out", dir, "--methods", "random,turbo", "--repeats", "2", "--shard", "1/2")...)
+	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// The partial table's note names commands that print a BayesOpt
+	// table: `qvs as table` refuses this folder (not an active-search
+	// campaign), so it must not be suggested.
+	if !strings.Contains(out, "Partial table: this process ran shard 1/2") || strings.Contains(out, "qvs as table") ||
+		!strings.Contains(out, "qvs eval") {
+		t.Errorf("shard 1/2 table note:\n%s", out)
+	}
+	if code, _, errs := runQVS(t, "as", "table", dir); code != ExitRuntime || !strings.Contains(errs, "not an active-search campaign") {
+		t.Errorf("as table on a BayesOpt folder: exit %d, %s", code, errs)
 	}
 	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
 	var keys []string

@@ -258,6 +258,12 @@ func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 	if !normalize {
 		return K, nil
 	}
+	// vendi.Normalize names the item 0-based; the file's row is 1-based.
+	for i := 0; i < t.Rows; i++ {
+		if v := t.At(i, i); !(v > 0) {
+			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0", path, i+1, i+1, v)
+		}
+	}
 	K, err := vendi.Normalize(K)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -280,8 +280,9 @@ func TestScoreRawNPY(t *testing.T) {
 // TestScoreSelectUndefinedKernel: a kernel with no positive eigenvalue
 // (zero, or negative definite so it clips to zero) has no defined VS; score
 // and select refuse it with the same message naming the file (select used
-// to print picks with qVS 0). A zero-diagonal kernel with eigenvalues ±1
-// is fine in both: VS_1 of [[0,1],[1,0]] clipped is 1.
+// to print picks with qVS 0); so is a kernel --normalize cannot rescale.
+// A zero-diagonal kernel with eigenvalues ±1 is fine in both: VS_1 of
+// [[0,1],[1,0]] clipped is 1.
 func TestScoreSelectUndefinedKernel(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
@@ -297,6 +298,12 @@ func TestScoreSelectUndefinedKernel(t *testing.T) {
 			"zrows.csv: every row is all zeros: the linear kernel is the zero matrix and VS is undefined"},
 		{"linear, zero rows, quality", []string{"--embeddings", writeFile(t, dir, "zq.csv", "e1,e2,quality\n0,0,1\n0,0,2\n"), "--embedding-kernel", "linear", "--quality-column", "quality"},
 			"zq.csv: every row is all zeros"},
+		// --normalize names the file's 1-based row of a non-positive
+		// diagonal entry (it said "diagonal entry 1", 0-based, for row 2).
+		{"normalize, zero diagonal", []string{"--kernel", writeFile(t, dir, "zdiag.csv", "a,b\n2,1\n1,0\n"), "--normalize"},
+			"zdiag.csv: --normalize: row 2, column 2 (the diagonal) is 0; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0"},
+		{"normalize, negative diagonal", []string{"--kernel", writeFile(t, dir, "ndiag.csv", "-1,0\n0,1\n"), "--normalize"},
+			"ndiag.csv: --normalize: row 1, column 1 (the diagonal) is -1"},
 	}
 	for _, c := range cases {
 		code, out, scoreErr := runQVS(t, append([]string{"score"}, c.args...)...)

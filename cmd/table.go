@@ -36,9 +36,15 @@ func printCampaignTable(w io.Writer, dir string, want eval.Kind, shard campaign.
 		return fmt.Errorf("%s: unknown campaign kind (summary columns %v)", dir, camp.Header)
 	}
 	if shard.Count > 1 && len(camp.Runs) < planned {
+		// `qvs as table` reads only active-search folders; the rerun
+		// without --shard prints any kind's table once every run is done.
+		then := "`qvs eval`"
+		if camp.Kind == eval.KindActiveSearch {
+			then = "`qvs as table` or `qvs eval`"
+		}
 		t.Notes = append(t.Notes, fmt.Sprintf("Partial table: this process ran shard %d/%d; %d of the %d planned runs are finished. "+
-			"Run the other shards into %s (or rerun without --shard), then `qvs as table` or `qvs eval` for the full table.",
-			shard.Index, shard.Count, len(camp.Runs), planned, dir))
+			"Run the other shards into %s (or rerun without --shard), then %s for the full table.",
+			shard.Index, shard.Count, len(camp.Runs), planned, dir, then))
 	} else {
 		t.NotePartial(camp.Partial())
 	}

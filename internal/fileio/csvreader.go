@@ -2,7 +2,9 @@ package fileio
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
 )
 
@@ -10,13 +12,46 @@ import (
 // put before the first header cell.
 const utf8BOM = "\ufeff"
 
+// sniffLen is how many leading bytes NewCSVReader inspects for binary data.
+const sniffLen = 512
+
 // NewCSVReader returns a csv.Reader over r that ignores a leading UTF-8
 // byte-order mark, so a spreadsheet's export reads its first header cell as
 // "id", not "\ufeffid". Every reader of a user's CSV file goes through it.
+//
+// Input that is not text fails on the first Read with an error saying what
+// it looks like (a NumPy .npy array, a zip archive such as .npz, or other
+// binary data such as UTF-16 text, recognised by a NUL byte in the first
+// 512 bytes) instead of a parse error quoting raw bytes; callers prefix it
+// with the file name.
 func NewCSVReader(r io.Reader) *csv.Reader {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
 		_, _ = br.Discard(len(utf8BOM))
 	}
+	head, _ := br.Peek(sniffLen)
+	if err := notText(head); err != nil {
+		return csv.NewReader(errReader{err})
+	}
 	return csv.NewReader(br)
 }
+
+// notText describes why head, a file's first bytes, is not CSV text, or
+// returns nil.
+func notText(head []byte) error {
+	switch {
+	case bytes.HasPrefix(head, npyMagic):
+		return fmt.Errorf("a NumPy .npy array, not CSV text (arrays are read as .npy only where a command accepts .npy, under a name ending in .npy)")
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return fmt.Errorf("a zip archive (NumPy's .npz?), not CSV text: save the array with numpy.save as .npy, or numpy.savetxt as CSV")
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Errorf("binary data (a NUL byte at offset %d), not CSV text; a spreadsheet's UTF-16 \"Unicode text\" must be saved as CSV (UTF-8)", i)
+	}
+	return nil
+}
+
+// errReader fails every Read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -189,3 +189,39 @@ func TestCSVByteOrderMark(t *testing.T) {
 		t.Errorf("a different leading rune is kept: %q, %v", rec, err)
 	}
 }
+
+// TestCSVReadersRefuseBinary: a .npy array under another name, an .npz
+// (zip) archive or UTF-16 text given where CSV is read is an error naming
+// the file and what it looks like; it used to be a parse error quoting raw
+// bytes ("line 2, column 1: \"\x00\x00...\" is not a number").
+func TestCSVReadersRefuseBinary(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, body, want string }{
+		{"kernel.dat", "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n" + strings.Repeat("\x00", 32), "a NumPy .npy array, not CSV text"},
+		{"kernel.csv", "PK\x03\x04\x14\x00\x00\x00\x00\x00K.npy", "a zip archive (NumPy's .npz?)"},
+		{"ids.csv", "\xff\xfei\x00d\x00\n\x00a\x00", "binary data (a NUL byte at offset 3)"},
+		{"late-nul.csv", "1,2\n3,4\n\x00", "binary data (a NUL byte at offset 8)"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, err error) {
+			t.Helper()
+			if err == nil || !strings.Contains(err.Error(), c.name+": "+c.want) {
+				t.Errorf("%s(%s): %v, want an error naming the file and %q", what, c.name, err, c.want)
+			}
+		}
+		_, err := ReadTable(p, false)
+		check("ReadTable", err)
+		_, err = ReadStrings(p)
+		check("ReadStrings", err)
+		_, _, err = SplitIDColumn(p, "id")
+		check("SplitIDColumn", err)
+	}
+	// Text with no NUL in its first 512 bytes still reads.
+	rec, err := NewCSVReader(strings.NewReader("a,b\n")).Read()
+	if err != nil || !slices.Equal(rec, []string{"a", "b"}) {
+		t.Errorf("text: %q, %v", rec, err)
+	}
+}

@@ -2,13 +2,13 @@ package search
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Observation is one labelled item: its pool index and label.
@@ -44,9 +44,8 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		return nil, err
 	}
 	// A UTF-8 byte-order mark (spreadsheets write one) is not part of the
-	// first column's name.
-	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	r := csv.NewReader(bytes.NewReader(b))
+	// first column's name; binary input is an error saying what it is.
+	r := fileio.NewCSVReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {

@@ -64,6 +64,9 @@ func TestReadObserved(t *testing.T) {
 		"not an int": {"index,label\nx,1\n", `line 2: index "x"`},
 		"twice":      {"index,label\n3,1\n3,0\n", "line 3: item 3 (3) is listed twice"},
 		"unknown id": {"id,label\nzz,1\n", `line 2: id "zz" is not in pool line`},
+		// Binary files say what they are, not "header [\x93NUMPY ...]".
+		"npy":    {"\x93NUMPY\x01\x00v\x00{'descr': '<f8'}", "a NumPy .npy array, not CSV text"},
+		"utf-16": {"\xff\xfei\x00d\x00,\x00", "binary data (a NUL byte at offset 3)"},
 	} {
 		err := ReadObserved(write(tc.body), pool, model())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "obs.csv") {

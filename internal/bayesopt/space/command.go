@@ -21,8 +21,9 @@ import (
 // the batch as CSV on its stdin (header = the parameter names, one row per
 // point, full precision) and prints one value per point on its stdout,
 // either one number per line or a CSV with a value column, in the order of
-// the rows. It may evaluate the points in parallel; qvs never starts a
-// second batch of one run before the first has returned.
+// the rows (checked when the CSV echoes the parameter columns: checkEcho).
+// It may evaluate the points in parallel; qvs never starts a second batch
+// of one run before the first has returned.
 //
 // A non-zero exit, a time-out (the whole process group is killed), a wrong
 // number of values and a value that is not a finite number are errors that
@@ -115,6 +116,9 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	if len(vals) != len(xs) {
 		return nil, fmt.Errorf("%s: printed %d values, expected %d (one per input row)%s", what, len(vals), len(xs), tail())
 	}
+	if err := c.checkEcho(out.Bytes(), xs); err != nil {
+		return nil, fmt.Errorf("%s: stdout %v%s", what, err, tail())
+	}
 	if c.Minimize {
 		for i := range vals {
 			vals[i] = -vals[i]
@@ -200,6 +204,73 @@ func ParseValues(b []byte) ([]float64, error) {
 		}
 		out = append(out, v)
 	}
+}
+
+// checkEcho guards the values' order when the command prints a CSV whose
+// header names every parameter (the usual program: read the rows, append a
+// value column): the parameters on output row i must be those of input
+// point xs[i]. A row at least twice as near (unit-scaled distance) to
+// another input point as to its own means the rows were reordered (say, by
+// a program that prints results as parallel jobs finish), and the values
+// would be recorded against the wrong points; echoes rounded for printing
+// (%.3f) pass. Other output, and extra columns, are not checked.
+func (c *Command) checkEcho(b []byte, xs [][]float64) error {
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1
+	var head []string
+	for {
+		rec, err := cr.Read()
+		if err != nil {
+			return nil // not a CSV (ParseValues has accepted the output)
+		}
+		if !(len(rec) == 1 && strings.TrimSpace(rec[0]) == "") {
+			head = rec
+			break
+		}
+	}
+	col := map[string]int{}
+	for j, h := range head {
+		col[strings.TrimSpace(h)] = j
+	}
+	idx := make([]int, c.Dim())
+	for j, name := range c.Names() {
+		k, ok := col[name]
+		if !ok {
+			return nil
+		}
+		idx[j] = k
+	}
+	for i := 0; i < len(xs); {
+		rec, err := cr.Read()
+		if err != nil {
+			return nil
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		v := make([]float64, c.Dim())
+		for j, k := range idx {
+			if k >= len(rec) {
+				return fmt.Errorf("line %d: no %s cell", line, c.Parameters[j].Name)
+			}
+			f, err := strconv.ParseFloat(strings.TrimSpace(rec[k]), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("line %d, column %s: %q is not a finite number (the parameter sent on input row %d)", line, c.Parameters[j].Name, rec[k], i+1)
+			}
+			v[j] = math.Min(math.Max(f, c.Parameters[j].Lower), c.Parameters[j].Upper)
+		}
+		e := c.Engine(v)
+		own := c.Distance(e, xs[i])
+		for k := range xs {
+			if k != i && c.Distance(e, xs[k]) < own/2 {
+				return fmt.Errorf("line %d: parameters %s belong to input row %d rather than row %d (its own): print one row per input row, in the input's order",
+					line, strings.Join(rec, ","), k+1, i+1)
+			}
+		}
+		i++
+	}
+	return nil
 }
 
 // limitedBuffer keeps at most max bytes and notes an overflow.

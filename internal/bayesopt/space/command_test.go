@@ -4,6 +4,7 @@ package space
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,5 +22,44 @@ func TestCommandBackgroundJob(t *testing.T) {
 	_, err = c.EvaluateBatch(context.Background(), [][]float64{{0.5}})
 	if err == nil || !strings.Contains(err.Error(), "a process it started kept its stdout or stderr open") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestCommandEchoOrder: a command that prints a CSV echoing the parameters
+// must print its rows in the input's order. One that reverses them (as a
+// program printing parallel jobs as they finish may) is an error naming the
+// line and both rows; before, its values were silently recorded against
+// the wrong points. Rounded echoes, extra columns and plain values pass.
+func TestCommandEchoOrder(t *testing.T) {
+	sp, err := Parse("s.yaml", []byte("parameters:\n  - {name: a, lower: 0, upper: 10}\n  - {name: c, lower: 0.001, upper: 1, scale: log}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := [][]float64{sp.Engine([]float64{1.23456, 0.002}), sp.Engine([]float64{5.5, 0.5}), sp.Engine([]float64{9.87654, 0.0314159})}
+	for _, c := range []struct {
+		name, line, want string
+		vals             []float64
+	}{
+		// value = a * 100 + row number, so a misassignment shows.
+		{"reversed", `awk -F, 'NR==1{print $0",value";next}{r[NR]=$0}END{for(i=NR;i>1;i--)print r[i]","i}'`,
+			"stdout line 2: parameters 9.87654,0.0314159,4 belong to input row 3 rather than row 1 (its own)", nil},
+		{"rounded", `awk -F, 'NR==1{print "value,"$0",note";next}{printf "%d,%.2f,%.3f,x\n", $1*100, $1, $2}'`,
+			"", []float64{123, 550, 987}},
+		{"values only", `awk -F, 'NR>1{print int($1*100)}'`, "", []float64{123, 550, 987}},
+		{"echo not a number", `awk -F, 'NR==1{print $0",value";next}{print "x,"$2",1"}'`,
+			`stdout line 2, column a: "x" is not a finite number (the parameter sent on input row 1)`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := (&Command{Space: sp, Line: c.line}).EvaluateBatch(context.Background(), xs)
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("got %v, %v; want an error containing %q", got, err, c.want)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, c.vals) {
+				t.Fatalf("got %v, %v; want %v", got, err, c.vals)
+			}
+		})
 	}
 }

@@ -68,8 +68,10 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	head, err := cr.Read()
-	if err != nil {
+	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: no header: expected a CSV header with columns %s", path, strings.Join(expected(s, withValue), ","))
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w; expected a CSV header with columns %s", path, err, strings.Join(expected(s, withValue), ","))
 	}
 	col := map[string]int{}
 	for j, h := range head {

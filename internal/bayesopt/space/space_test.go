@@ -169,6 +169,9 @@ func TestReadObservationsErrors(t *testing.T) {
 		{"iteration decreases", "iteration," + head + "1,25,3,100,4,1\n0,25,3,100,4,1\n", "line 3, column iteration"},
 		{"region", "region," + head + "-2,25,3,100,4,1\n", "line 2, column region"},
 		{"quote", head + "\"25,3,100,4,1\n", "evals.csv"},
+		// Binary files say what they are instead of "no header".
+		{"npy", "\x93NUMPY\x01\x00v\x00{'descr': '<f8'}", "a NumPy .npy array, not CSV text"},
+		{"utf-16", "\xff\xfet\x00e\x00m\x00p\x00", "binary data (a NUL byte at offset 3)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ReadObservations(writeFile(t, "evals.csv", c.text), s, false)

@@ -208,12 +208,14 @@ func ParseValues(b []byte) ([]float64, error) {
 
 // checkEcho guards the values' order when the command prints a CSV whose
 // header names every parameter (the usual program: read the rows, append a
-// value column): the parameters on output row i must be those of input
-// point xs[i]. A row at least twice as near (unit-scaled distance) to
-// another input point as to its own means the rows were reordered (say, by
-// a program that prints results as parallel jobs finish), and the values
-// would be recorded against the wrong points; echoes rounded for printing
-// (%.3f) pass. Other output, and extra columns, are not checked.
+// value column): an output row whose parameters are, to 1e-9 in the unit
+// cube, those of another input point and not its own (off by more than
+// 1e-6) means the rows were reordered (say, by a program that prints
+// results as parallel jobs finish), and the values would be recorded
+// against the wrong points. Only exact echoes can convict: an echo rounded
+// for printing (%.3f) is never taken for another point however close the
+// points are, so such output, output with unparsable echoes, and output
+// without the parameter columns are not checked.
 func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 	cr := csv.NewReader(bytes.NewReader(b))
 	cr.FieldsPerRecord = -1
@@ -240,6 +242,7 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 		}
 		idx[j] = k
 	}
+	const exact, off = 1e-9, 1e-6
 	for i := 0; i < len(xs); {
 		rec, err := cr.Read()
 		if err != nil {
@@ -252,20 +255,21 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 		v := make([]float64, c.Dim())
 		for j, k := range idx {
 			if k >= len(rec) {
-				return fmt.Errorf("line %d: no %s cell", line, c.Parameters[j].Name)
+				return nil
 			}
 			f, err := strconv.ParseFloat(strings.TrimSpace(rec[k]), 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("line %d, column %s: %q is not a finite number (the parameter sent on input row %d)", line, c.Parameters[j].Name, rec[k], i+1)
+				return nil
 			}
 			v[j] = math.Min(math.Max(f, c.Parameters[j].Lower), c.Parameters[j].Upper)
 		}
 		e := c.Engine(v)
-		own := c.Distance(e, xs[i])
-		for k := range xs {
-			if k != i && c.Distance(e, xs[k]) < own/2 {
-				return fmt.Errorf("line %d: parameters %s belong to input row %d rather than row %d (its own): print one row per input row, in the input's order",
-					line, strings.Join(rec, ","), k+1, i+1)
+		if c.Distance(e, xs[i]) > off {
+			for k := range xs {
+				if k != i && c.Distance(e, xs[k]) <= exact {
+					return fmt.Errorf("line %d: parameters %s are input row %d's, not row %d's: print one row per input row, in the input's order",
+						line, strings.Join(rec, ","), k+1, i+1)
+				}
 			}
 		}
 		i++

@@ -28,6 +28,11 @@ for the trust region that contains it with the nearest centre. With fewer
 rows than --init (an empty file with just the header is fine), the next
 points of the initial design (uniform, from --seed) come first.
 
+--observed may also be a run's records (runs/KEY.csv of qvs bayesopt
+--space, recognised by its header iteration,region,x0..,value,seconds):
+column xj is parameter j in engine units (natural log for scale: log) and
+the values are already maximised, so --minimize does not apply to it.
+
 The answer depends only on the space, the rows, the pending rows, the flags
 and --seed: fed the first N records of a qvs bayesopt run (same seed,
 method, q and settings), suggest returns the batch the run evaluated next.

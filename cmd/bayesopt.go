@@ -98,7 +98,7 @@ func defaultBayesoptConfig(task string) bayesoptConfig {
 		Task: task, Out: bayesoptDefaultOut(task),
 		Methods: append([]string(nil), bayesopt.Methods...),
 		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: 0.5,
+		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: bayesopt.DefaultTau,
 		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
 	}
 	switch task {
@@ -209,7 +209,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
 	fs.IntVar(&f.batch, "batch", 0, "evaluations per iteration")
 	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
-	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold")
+	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)")
 	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
 	fs.StringVar(&f.qvsMode, "qvs-mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)")
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")

@@ -63,14 +63,16 @@ func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 // TestBayesoptSuggestReadsRunRecords: `bayesopt suggest --space` fed the
 // first N records of a --space run (as written: x0.. columns in engine
 // units, maximised values) returns the batch the run evaluated next, as its
-// help claims; the QA reproduction said no column "temp" instead.
+// help claims; the QA reproduction said no column "temp" instead. Neither
+// command is given --tau: ROBOT reproduces only if both default to the same
+// threshold (suggest's was 0.2, a campaign's 0.5).
 func TestBayesoptSuggestReadsRunRecords(t *testing.T) {
 	dir := t.TempDir()
 	sp := writeFile(t, dir, "space.yaml", unitsSpace)
-	if code, _, errs := runQVS(t, unitsCampaign(dir, "random,turbo,qvs")...); code != ExitOK {
+	if code, _, errs := runQVS(t, unitsCampaign(dir, "random,turbo,robot,qvs")...); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
-	for _, run := range []struct{ key, method string }{{"random-r00", "random"}, {"turbo-r00", "turbo"}, {"qvs-q1-r00", "qvs"}} {
+	for _, run := range []struct{ key, method string }{{"random-r00", "random"}, {"turbo-r00", "turbo"}, {"robot-r00", "robot"}, {"qvs-q1-r00", "qvs"}} {
 		recs := readCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".csv"))
 		for _, n := range []int{10, 15} { // after the initial design; after one batch
 			var b strings.Builder

@@ -54,7 +54,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
 	f.IntVar(&o.regions, "regions", 3, "trust regions M")
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
-	f.Float64Var(&o.tau, "tau", 0.2, "ROBOT's distance threshold (unit-scaled distance / length scale)")
+	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")

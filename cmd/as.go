@@ -220,12 +220,12 @@ var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, 
 // left of the budget.
 func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 	if left := n - 1; cfg.Budget > left {
-		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %d items left after the start; each run queries the whole pool (%d queries)\n", cfg.Budget, left, left)
+		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %s left after the start; each run queries the whole pool (%s)\n", cfg.Budget, nItems(left, "item"), nItems(left, "query"))
 	}
 	if cfg.Batch > cfg.Budget {
 		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
 	} else if cfg.Batch > n-1 {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %d items left after the start; each run makes one batch of %d\n", cfg.Batch, n-1, n-1)
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %s left after the start; each run makes one batch of %d\n", cfg.Batch, nItems(n-1, "item"), n-1)
 	}
 }
 

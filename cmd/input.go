@@ -164,7 +164,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			return nil, err
 		}
 		if len(q) != in.n {
-			return nil, fmt.Errorf("%s: %d qualities for %d items in %s", f.quality, len(q), in.n, path)
+			return nil, fmt.Errorf("%s: %s for %s in %s", f.quality, nItems(len(q), "quality"), nItems(in.n, "item"), path)
 		}
 		in.quality = q
 	}
@@ -186,7 +186,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			return nil, err
 		}
 		if len(ids) != in.n {
-			return nil, fmt.Errorf("%s: %d ids for %d items in %s", f.ids, len(ids), in.n, path)
+			return nil, fmt.Errorf("%s: %s for %s in %s", f.ids, nItems(len(ids), "id"), nItems(in.n, "item"), path)
 		}
 		in.ids = ids
 	}

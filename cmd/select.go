@@ -83,7 +83,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		prefix = append(prefix, i)
 	}
 	if o.k > in.n-len(prefix) {
-		return usageErrorf("--k %d: only %d items can be picked (%d items, %d in the prefix)", o.k, in.n-len(prefix), in.n, len(prefix))
+		return usageErrorf("--k %d: only %s can be picked (%s, %d in the prefix)", o.k, nItems(in.n-len(prefix), "item"), nItems(in.n, "item"), len(prefix))
 	}
 	quality := in.quality
 	if quality == nil {

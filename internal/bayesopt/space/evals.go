@@ -103,7 +103,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		}
 		c, ok := col[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: line 1: no column %q (parameter %d of %s); expected columns %s", path, name, j+1, s.Path, strings.Join(expected(s, withValue), ","))
+			return nil, fmt.Errorf("%s: line 1: no column %q (parameter %d of %s); expected columns %s%s", path, name, j+1, s.Path, strings.Join(expected(s, withValue), ","), fileio.SeparatorHint(head...))
 		}
 		idx[j] = c
 	}
@@ -150,7 +150,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			case err != nil && cell == "":
 				why = "is missing"
 			case err != nil:
-				why = "is not a number"
+				why = "is not a number" + fileio.SeparatorHint(cell)
 			case records:
 				why = s.CheckEngine(j, v)
 			default:
@@ -172,7 +172,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number", path, line, cell)
+				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number%s", path, line, cell, fileio.SeparatorHint(cell))
 			}
 			if err := bayesopt.CheckObjective(v); err != nil {
 				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)

@@ -98,6 +98,12 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	} else if !ok {
 		return in.undefinedError(o.in.kernel + o.in.embeddings)
 	}
+	// The greedy eigendecomposes the chosen set's kernel (blocks of up to
+	// prefix + k items); on a Gram (FeatureKernel) it works in the d x d dual.
+	if _, dual := in.vendiKernel().(vendi.FeatureKernel); !dual {
+		size := len(prefix) + o.k
+		noteDenseEig(c.ErrOrStderr(), g.Quiet, size, fmt.Sprintf("qvs select: picking %s: the greedy eigendecomposes chosen sets of order up to %d", nItems(o.k, "item"), size))
+	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel: in.vendiKernel(), Quality: quality, Prefix: prefix, K: o.k, Q: q, Workers: g.Workers,
 		// Embeddings give a Gram matrix (PSD): q = 2 may use the closed form.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,12 +220,12 @@ var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, 
 // left of the budget.
 func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 	if left := n - 1; cfg.Budget > left {
-		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %d items left after the start; each run queries the whole pool (%d queries)\n", cfg.Budget, left, left)
+		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %s left after the start; each run queries the whole pool (%s)\n", cfg.Budget, nItems(left, "item"), nItems(left, "query"))
 	}
 	if cfg.Batch > cfg.Budget {
 		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
 	} else if cfg.Batch > n-1 {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %d items left after the start; each run makes one batch of %d\n", cfg.Batch, n-1, n-1)
+		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %s left after the start; each run makes one batch of %d\n", cfg.Batch, nItems(n-1, "item"), n-1)
 	}
 }
 
@@ -400,6 +401,9 @@ type asSuggestOptions struct {
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
 	k                                               int
+	// fromFlags are the flags whose value (given or default) apply put
+	// into the pool.csv keys; their errors name them (nameFlags).
+	fromFlags []string
 }
 
 func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
@@ -413,6 +417,39 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
 var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
+
+// asCSVPoolKeys are the pool.csv keys of asCSVPoolFlags, in their order.
+var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k"}
+
+// nameFlags rewrites the pool.csv keys that err names and a flag set (from
+// fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
+// never saw those keys. The error's kind (exit code) is kept.
+func (o *asCSVPoolOptions) nameFlags(err error) error {
+	if err == nil || len(o.fromFlags) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for i, flag := range asCSVPoolFlags {
+		if !slices.Contains(o.fromFlags, flag) {
+			continue
+		}
+		key := regexp.MustCompile(`\bpool\.csv\.` + asCSVPoolKeys[i] + `\b`)
+		msg = key.ReplaceAllLiteralString(msg, "--"+flag+" (key pool.csv."+asCSVPoolKeys[i]+")")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return renamedError{msg, err}
+}
+
+// renamedError is err with another message.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e renamedError) Error() string { return e.msg }
+func (e renamedError) Unwrap() error { return e.err }
 
 // apply sets the pool.csv keys from the flags: --pool replaces a config's
 // pool of another kind by a CSV pool (flag defaults for the other keys) and
@@ -429,6 +466,14 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		return nil
 	}
 	replaced := false
+	defer func() {
+		o.fromFlags = nil
+		for _, name := range asCSVPoolFlags {
+			if replaced || fl.Changed(name) {
+				o.fromFlags = append(o.fromFlags, name)
+			}
+		}
+	}()
 	if fl.Changed("pool") {
 		if fl.Changed("pool-dir") {
 			return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
@@ -581,7 +626,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
-		return err
+		return o.as.csv.nameFlags(err)
 	}
 	observed, err := search.ParseObserved(o.observed, pool.Pool)
 	if err != nil {

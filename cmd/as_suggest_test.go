@@ -249,3 +249,32 @@ func TestASPriorFlag(t *testing.T) {
 		t.Errorf("prior: often: exit %d, %q", code, stderr)
 	}
 }
+
+// TestASSuggestPoolErrorsNameFlags: a CSV pool given by flags (no config)
+// has its errors name the flag as well as the pool.csv key; the QA report
+// was "pool.csv.k: 20, expected less than the 4 rows" for a user who never
+// wrote a config nor --k. A key a config sets is named as the key alone.
+func TestASSuggestPoolErrorsNameFlags(t *testing.T) {
+	dir := t.TempDir()
+	p4 := asWriteFile(t, dir, "p4.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
+	obs := asWriteFile(t, dir, "l0.csv", "id,label\na,1\n")
+	cfg := asWriteFile(t, dir, "c.yaml", "pool:\n  kind: csv\n  csv: {file: "+p4+", id_column: id, k: 7}\n")
+	base := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", obs, "--batch", "1", "--quiet"}
+	for _, tc := range []struct {
+		args        []string
+		want, avoid string
+	}{
+		{[]string{"--pool", p4, "--id-column", "id"}, "--k (key pool.csv.k): 20, expected less than the 4 rows", ""},
+		{[]string{"--pool", p4, "--id-column", "id", "--k", "9"}, "--k (key pool.csv.k): 9", ""},
+		{[]string{"--pool", p4, "--id-column", "id", "--features", "x1,x3"}, "--features (key pool.csv.feature_columns)", ""},
+		{[]string{"--pool", p4, "--id-column", "idx"}, "--id-column (key pool.csv.id_column)", ""},
+		// The config set k: 7; --k was not given, so the key alone is named.
+		{[]string{"--config", cfg}, "pool.csv.k: 7", "--k"},
+		{[]string{"--config", cfg, "--pool", p4}, "pool.csv.k: 7", "--k"},
+	} {
+		code, stdout, stderr := runQVS(t, append(base, tc.args...)...)
+		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, tc.want) || (tc.avoid != "" && strings.Contains(stderr, tc.avoid)) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 naming %q and not %q", tc.args, code, stderr, tc.want, tc.avoid)
+		}
+	}
+}

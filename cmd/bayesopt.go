@@ -98,7 +98,7 @@ func defaultBayesoptConfig(task string) bayesoptConfig {
 		Task: task, Out: bayesoptDefaultOut(task),
 		Methods: append([]string(nil), bayesopt.Methods...),
 		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: 0.5,
+		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: bayesopt.DefaultTau,
 		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
 	}
 	switch task {
@@ -143,6 +143,8 @@ qvs as's) with the shared campaign contract:
                                        (region -1: initial design and random search)
   DIR/runs/KEY.curve.csv               evaluations,best_so_far
   DIR/runs/KEY.solutions.csv           the final M solutions: rank,index,value,x0..x{d-1}
+                                       (--space: rank,index,value,<parameter names>
+                                       in the space's units, value as printed)
   DIR/runs/KEY.distances.csv           their pairwise task distances: rank_a,rank_b,distance
 
 Methods: random (uniform points), turbo (M trust regions centred on the top-M
@@ -189,8 +191,12 @@ exit, a wrong number of values, a non-number, reordered rows or
 is an error naming the batch with the command's stderr tail; nothing of
 that batch is recorded and a rerun resumes there. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
---workers 1 if the program must not run twice at once. Records hold engine
-coordinates x0..: the values themselves, natural logs for scale: log.`,
+--workers 1 if the program must not run twice at once. Records
+(runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the
+values themselves, natural logs for scale: log, and the maximised values;
+runs/KEY.solutions.csv holds the final solutions under the space's parameter
+names, in their units, with the value as the command printed it. qvs
+bayesopt suggest --space reads a run's records as they are.`,
 		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
 	}
@@ -203,7 +209,7 @@ coordinates x0..: the values themselves, natural logs for scale: log.`,
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
 	fs.IntVar(&f.batch, "batch", 0, "evaluations per iteration")
 	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
-	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold")
+	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)")
 	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
 	fs.StringVar(&f.qvsMode, "qvs-mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)")
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
@@ -484,6 +490,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		runs[i] = p.run
 		settings[p.run.Key] = p.settings
 	}
+	cmdObj, _ := obj.(*space.Command) // nil for a built-in task
 	// Parallel runs first; spare workers go to each run's regions and batch.
 	inner := max(1, g.Workers/max(1, len(runs)))
 	d := obj.Dim()
@@ -521,7 +528,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		if err != nil {
 			return nil, err
 		}
-		return writeBayesoptRunFiles(rec, res, d)
+		return writeBayesoptRunFiles(rec, res, d, cmdObj)
 	})
 	if !g.Quiet {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
@@ -550,8 +557,11 @@ func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // writeBayesoptRunFiles writes the curve, solutions and distances files and
-// returns the run's summary fields.
-func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int) ([]campaign.Field, error) {
+// returns the run's summary fields. With a space campaign's command (cmdObj
+// non-nil) the solutions are written for the user: the space's parameter
+// names and values (not engine coordinates) and the value as the command
+// printed it; built-in tasks write x0.. and the maximised value.
+func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int, cmdObj *space.Command) ([]campaign.Field, error) {
 	best := res.BestSoFar()
 	curve := make([][]string, len(best))
 	for i, v := range best {
@@ -561,17 +571,25 @@ func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int) 
 		return nil, err
 	}
 	head := []string{"rank", "index", "value"}
-	for j := 0; j < d; j++ {
+	if cmdObj != nil {
+		head = append(head, cmdObj.Names()...)
+	}
+	for j := 0; j < d && cmdObj == nil; j++ {
 		head = append(head, "x"+strconv.Itoa(j))
 	}
 	var sols, dists [][]string
 	minDist := math.Inf(1)
 	for i, s := range res.Solutions {
-		row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(s.Value)}
-		for _, x := range s.X {
-			row = append(row, boFloat(x))
+		if cmdObj != nil {
+			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(cmdObj.Printed(s.Value))}
+			sols = append(sols, append(row, cmdObj.FormatPoint(s.X)...))
+		} else {
+			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(s.Value)}
+			for _, x := range s.X {
+				row = append(row, boFloat(x))
+			}
+			sols = append(sols, row)
 		}
-		sols = append(sols, row)
 		for j := i + 1; j < len(res.Solutions); j++ {
 			dists = append(dists, []string{strconv.Itoa(i + 1), strconv.Itoa(j + 1), boFloat(res.Distances[i][j])})
 			minDist = math.Min(minDist, res.Distances[i][j])

@@ -28,6 +28,11 @@ for the trust region that contains it with the nearest centre. With fewer
 rows than --init (an empty file with just the header is fine), the next
 points of the initial design (uniform, from --seed) come first.
 
+--observed may also be a run's records (runs/KEY.csv of qvs bayesopt
+--space, recognised by its header iteration,region,x0..,value,seconds):
+column xj is parameter j in engine units (natural log for scale: log) and
+the values are already maximised, so --minimize does not apply to it.
+
 The answer depends only on the space, the rows, the pending rows, the flags
 and --seed: fed the first N records of a qvs bayesopt run (same seed,
 method, q and settings), suggest returns the batch the run evaluated next.
@@ -49,7 +54,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
 	f.IntVar(&o.regions, "regions", 3, "trust regions M")
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
-	f.Float64Var(&o.tau, "tau", 0.2, "ROBOT's distance threshold (unit-scaled distance / length scale)")
+	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")

@@ -66,6 +66,8 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 		QVS *float64 `json:"qvs,omitempty"`
 	}
 	// One eigendecomposition serves every order.
+	order, what := in.spectrumOrder()
+	noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
 	eig, err := in.spectrum(o.in.kernel + o.in.embeddings)
 	if err != nil {
 		return err

@@ -158,9 +158,14 @@ func TestBadInputs(t *testing.T) {
 		{"text cell", []string{"score", "--kernel", writeFile(t, dir, "txt.csv", "1,0\n0,x\n")}, 1, `line 2, column 2: "x"`},
 		{"negative quality", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "neg.csv", "1\n-1\n1\n")}, 1, "row 2: quality -1 is negative"},
 		{"quality length", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "short.csv", "1\n1\n")}, 1, "2 qualities for 3 items"},
-		{"ids length", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "ids.csv", "a\n")}, 1, "1 ids for 3 items"},
+		{"ids length", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "ids.csv", "a\nb\n")}, 1, "2 ids for 3 items"},
 		{"q < 0", []string{"score", "--kernel", good, "--q", "-1"}, 2, "--q"},
-		{"k too large", []string{"select", "--kernel", good, "--k", "4"}, 2, "only 3 items"},
+		{"k too large", []string{"select", "--kernel", good, "--k", "4"}, 2, "only 3 items can be picked (3 items, 0 in the prefix)"},
+		// One item and one pickable item read in the singular.
+		{"k on one item", []string{"select", "--kernel", writeFile(t, dir, "one.csv", "1\n"), "--k", "2"}, 2, "--k 2: only 1 item can be picked (1 item, 0 in the prefix)"},
+		{"k after a prefix", []string{"select", "--kernel", good, "--prefix", "0,1", "--k", "2"}, 2, "only 1 item can be picked (3 items, 2 in the prefix)"},
+		{"one quality", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "q1.csv", "1\n")}, 1, "1 quality for 3 items"},
+		{"one id", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "id1.csv", "a\n")}, 1, "1 id for 3 items"},
 		{"k missing", []string{"select", "--kernel", good}, 2, "--k"},
 		{"both inputs", []string{"score", "--kernel", good, "--embeddings", good}, 2, "exactly one"},
 		{"missing file", []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
@@ -322,5 +327,18 @@ func TestScoreSelectUndefinedKernel(t *testing.T) {
 	// Either single item scores 0 (tie: row 0); the pair's clipped spectrum is {1}.
 	if code, out, errs := runQVS(t, "select", "--kernel", swap, "--k", "2", "--format", "csv"); code != 0 || out != "rank,index,qvs\n1,0,0\n2,1,1\n" {
 		t.Errorf("select [[0,1],[1,0]]: exit %d, %q, %s", code, out, errs)
+	}
+}
+
+// TestNItems: counts in messages agree with their number.
+func TestNItems(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		noun, want string
+	}{{0, "item", "0 items"}, {1, "item", "1 item"}, {2, "item", "2 items"}, {1, "query", "1 query"},
+		{3, "query", "3 queries"}, {2, "quality", "2 qualities"}, {2, "key", "2 keys"}, {4, "id", "4 ids"}} {
+		if got := nItems(c.n, c.noun); got != c.want {
+			t.Errorf("nItems(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
 	}
 }

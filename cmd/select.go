@@ -83,7 +83,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		prefix = append(prefix, i)
 	}
 	if o.k > in.n-len(prefix) {
-		return usageErrorf("--k %d: only %d items can be picked (%d items, %d in the prefix)", o.k, in.n-len(prefix), in.n, len(prefix))
+		return usageErrorf("--k %d: only %s can be picked (%s, %d in the prefix)", o.k, nItems(in.n-len(prefix), "item"), nItems(in.n, "item"), len(prefix))
 	}
 	quality := in.quality
 	if quality == nil {
@@ -97,6 +97,12 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		return fmt.Errorf("%s: %w", o.in.kernel+o.in.embeddings, err)
 	} else if !ok {
 		return in.undefinedError(o.in.kernel + o.in.embeddings)
+	}
+	// The greedy eigendecomposes the chosen set's kernel (blocks of up to
+	// prefix + k items); on a Gram (FeatureKernel) it works in the d x d dual.
+	if _, dual := in.vendiKernel().(vendi.FeatureKernel); !dual {
+		size := len(prefix) + o.k
+		noteDenseEig(c.ErrOrStderr(), g.Quiet, size, fmt.Sprintf("qvs select: picking %s: the greedy eigendecomposes chosen sets of order up to %d", nItems(o.k, "item"), size))
 	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel: in.vendiKernel(), Quality: quality, Prefix: prefix, K: o.k, Q: q, Workers: g.Workers,

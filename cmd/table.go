@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
@@ -57,4 +58,16 @@ func kindArticle(k eval.Kind) string {
 		return "an active-search"
 	}
 	return "a " + k.String()
+}
+
+// nItems writes a count of things for a message: "1 item", "3 items"; the
+// plural adds s, or turns a final consonant-y into ies (quality, query).
+func nItems(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

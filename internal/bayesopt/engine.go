@@ -25,6 +25,15 @@ const (
 	MethodQVS    = "qvs"    // qVS-BayesOpt (Algorithm 1)
 )
 
+// DefaultTau is ROBOT's distance threshold (Settings.Tau) where the paper
+// gives none: the campaigns of synthetic and of a user's space (qvs
+// bayesopt --space) and qvs bayesopt suggest --space all default to it, so
+// suggest --method robot continues a campaign's run. It is a distance of
+// the task's Distance: for a space, the Euclidean distance in the
+// unit-scaled box divided by the length scale, where the box's diagonal is
+// sqrt(d). (Rover and lunar use the paper's 0.15 and 0.6.)
+const DefaultTau = 0.5
+
 // Methods lists the method names in the order of the paper's figures.
 var Methods = []string{MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS}
 

@@ -63,7 +63,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	find := func(key, name string) (int, error) {
 		j, ok := col[name]
 		if !ok {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %q", path, key, name, header)
+			return 0, fmt.Errorf("%s: %s: no column %q in the header %q%s", path, key, name, header, fileio.SeparatorHint(header...))
 		}
 		return j, nil
 	}
@@ -159,7 +159,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		for k, j := range fcols {
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, header[j], rec[j])
+				return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
 			}
 			x[k] = v
 		}

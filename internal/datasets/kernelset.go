@@ -226,7 +226,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		firstLine[id] = line
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[objCol]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", f.Table, line, f.ObjectiveColumn, rec[objCol])
+			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", f.Table, line, f.ObjectiveColumn, rec[objCol], fileio.SeparatorHint(rec[objCol]))
 		}
 		set.IDs = append(set.IDs, id)
 		set.Objective = append(set.Objective, v)
@@ -236,7 +236,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 			if cell != "" {
 				m, err = strconv.ParseFloat(cell, 64)
 				if err != nil || math.IsInf(m, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a number (leave the cell empty if missing)", f.Table, line, f.MetricColumns[k], rec[j])
+					return fmt.Errorf("%s: line %d, column %q: %q is not a number (leave the cell empty if missing)%s", f.Table, line, f.MetricColumns[k], rec[j], fileio.SeparatorHint(rec[j]))
 				}
 			}
 			set.Metrics[k] = append(set.Metrics[k], m)

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // utf8BOM is the byte-order mark spreadsheet programs (Excel's "CSV UTF-8")
@@ -55,3 +56,20 @@ func notText(head []byte) error {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// SeparatorHint is appended to an error about cells (or header names) that
+// did not parse: when one of them holds a ';' or a tab, the file was likely
+// written with another separator (spreadsheets in many locales save CSV
+// with ';'), so it says that qvs reads comma-separated values. It returns
+// "" when no cell does, so errors about other mistakes are unchanged.
+func SeparatorHint(cells ...string) string {
+	for _, c := range cells {
+		switch {
+		case strings.Contains(c, ";"):
+			return " (a cell holds a ';': qvs reads comma-separated values; save the file with ',' as the separator)"
+		case strings.Contains(c, "\t"):
+			return " (a cell holds a tab: qvs reads comma-separated values; save the file with ',' as the separator)"
+		}
+	}
+	return ""
+}

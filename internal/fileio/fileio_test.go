@@ -225,3 +225,21 @@ func TestCSVReadersRefuseBinary(t *testing.T) {
 		t.Errorf("text: %q, %v", rec, err)
 	}
 }
+
+// TestSeparatorHint: only cells holding ';' or a tab get the hint.
+func TestSeparatorHint(t *testing.T) {
+	for _, c := range []struct {
+		cells []string
+		want  string
+	}{
+		{[]string{"0.5;1;0"}, "a cell holds a ';': qvs reads comma-separated values"},
+		{[]string{"id", "x\ty"}, "a cell holds a tab: qvs reads comma-separated values"},
+		{[]string{"abc", "1e"}, ""},
+		{nil, ""},
+	} {
+		got := SeparatorHint(c.cells...)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("SeparatorHint(%q) = %q, want %q", c.cells, got, c.want)
+		}
+	}
+}

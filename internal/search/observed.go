@@ -68,7 +68,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		}
 	}
 	if keyCol < 0 || labelCol < 0 {
-		return nil, fmt.Errorf("%s: header %v: expected columns index,label or id,label", path, recs[0])
+		return nil, fmt.Errorf("%s: header %v: expected columns index,label or id,label%s", path, recs[0], fileio.SeparatorHint(recs[0]...))
 	}
 	var idIndex map[string]int
 	if byID {

@@ -106,7 +106,7 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		cell := strings.TrimSpace(rec[valCol])
 		v, err := strconv.ParseFloat(cell, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: line %d, column \"value\": %q is not a finite number", name, line, cell)
+			return nil, fmt.Errorf("%s: line %d, column \"value\": %q is not a finite number%s", name, line, cell, fileio.SeparatorHint(cell))
 		}
 		if err := bayesopt.CheckObjective(v); err != nil {
 			return nil, fmt.Errorf("%s: line %d, column \"value\": %w", name, line, err)

@@ -43,6 +43,15 @@ const (
 	stderrTail       = 2048
 )
 
+// Printed maps a recorded (maximised) value back to the value the command
+// printed: negated again with Minimize.
+func (c *Command) Printed(v float64) float64 {
+	if c.Minimize {
+		return -v
+	}
+	return v
+}
+
 // Evaluate evaluates one point (NaN on failure; campaigns use
 // EvaluateBatch, which reports why).
 func (c *Command) Evaluate(x []float64) float64 {
@@ -59,11 +68,7 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	w := csv.NewWriter(&in)
 	_ = w.Write(c.Names())
 	for _, x := range xs {
-		row := make([]string, len(x))
-		for j, v := range c.Values(x) {
-			row[j] = c.Format(j, v)
-		}
-		_ = w.Write(row)
+		_ = w.Write(c.FormatPoint(x))
 	}
 	w.Flush()
 

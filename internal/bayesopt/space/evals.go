@@ -19,6 +19,9 @@ type Observation struct {
 	Line   int       // 1-based line in the file (the header is line 1)
 	Values []float64 // parameter values, in the space's order
 	Value  float64   // the objective as maximised (negated with minimize)
+	// X is the engine point as read from a run's records (IsRecords), bit
+	// for bit; nil for a user's file, whose Values map to it by Space.Engine.
+	X []float64
 	// Iteration and Region are the optional columns of the same names
 	// (-1 when the file has no such column).
 	Iteration, Region int
@@ -36,6 +39,14 @@ const maxFileBytes = 1 << 30
 // cell that is not a finite number, a value outside the space or not an
 // integer for type: int, and a bad iteration or region are errors naming
 // the file, line and column.
+//
+// A file whose header is exactly a run's records header
+// (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
+// read as the records of a `qvs bayesopt --space` run: column xj is
+// parameter j in engine coordinates (the natural log for scale: log), kept
+// bit for bit in Observation.X, and value is already maximised, so minimize
+// is not applied. (A space whose own names are x0..x{d-1} reads such a file
+// as records too; for its linear parameters both readings agree.)
 func ReadObservations(path string, s *Space, minimize bool) ([]Observation, error) {
 	return read(path, s, true, minimize)
 }
@@ -81,11 +92,18 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		}
 		col[h] = j
 	}
+	records := withValue && IsRecords(head, s.Dim())
+	if records {
+		minimize = false // records hold maximised values
+	}
 	idx := make([]int, s.Dim())
 	for j, name := range s.Names() {
+		if records {
+			name = head[2+j]
+		}
 		c, ok := col[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: line 1: no column %q (parameter %d of %s); expected columns %s", path, name, j+1, s.Path, strings.Join(expected(s, withValue), ","))
+			return nil, fmt.Errorf("%s: line 1: no column %q (parameter %d of %s); expected columns %s%s", path, name, j+1, s.Path, strings.Join(expected(s, withValue), ","), fileio.SeparatorHint(head...))
 		}
 		idx[j] = c
 	}
@@ -121,20 +139,32 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(head))
 		}
 		o := Observation{Line: line, Values: make([]float64, s.Dim()), Iteration: -1, Region: -1}
+		if records {
+			o.X = make([]float64, s.Dim())
+		}
 		for j, c := range idx {
 			cell := strings.TrimSpace(rec[c])
 			v, err := strconv.ParseFloat(cell, 64)
 			why := ""
-			if err != nil {
-				why = "is not a number"
-				if cell == "" {
-					why = "is missing"
-				}
-			} else {
+			switch {
+			case err != nil && cell == "":
+				why = "is missing"
+			case err != nil:
+				why = "is not a number" + fileio.SeparatorHint(cell)
+			case records:
+				why = s.CheckEngine(j, v)
+			default:
 				why = s.Check(j, v)
 			}
 			if why != "" {
-				return nil, fmt.Errorf("%s: line %d, column %s: %q %s", path, line, s.Parameters[j].Name, cell, why)
+				name := s.Parameters[j].Name
+				if records {
+					name = fmt.Sprintf("%s (parameter %s)", head[c], name)
+				}
+				return nil, fmt.Errorf("%s: line %d, column %s: %q %s", path, line, name, cell, why)
+			}
+			if records {
+				o.X[j], v = v, s.value(j, v)
 			}
 			o.Values[j] = v
 		}
@@ -142,7 +172,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number", path, line, cell)
+				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number%s", path, line, cell, fileio.SeparatorHint(cell))
 			}
 			if err := bayesopt.CheckObjective(v); err != nil {
 				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)
@@ -171,6 +201,22 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// IsRecords reports whether head is the header of a d-parameter run's
+// records (bayesopt.RecordHeader(d)), up to surrounding spaces and a
+// UTF-8 byte-order mark.
+func IsRecords(head []string, d int) bool {
+	want := bayesopt.RecordHeader(d)
+	if len(head) != len(want) {
+		return false
+	}
+	for j, h := range head {
+		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) != want[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func expected(s *Space, withValue bool) []string {

@@ -52,7 +52,9 @@ var loopProblems = []loopProblem{
 
 // suggestLoop runs rounds of `suggest --batch b --minimize` + evaluation
 // from an empty file, as a user would (each row keeps the region suggest
-// printed), with suggest's defaults, and returns the simple regret.
+// printed), with suggest's defaults, and returns the simple regret. Tau is
+// 0.2, suggest's default when docs/results.md's table was made (it is now
+// bayesopt.DefaultTau); only robot reads it.
 func suggestLoop(t testing.TB, p loopProblem, method string, seed uint64, rounds, b int) float64 {
 	text := p.space
 	for i := 1; strings.Contains(text, "xN"); i++ {

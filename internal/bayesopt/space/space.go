@@ -264,6 +264,17 @@ func (s *Space) Values(x []float64) []float64 {
 	return out
 }
 
+// FormatPoint writes engine point x as parameter values in the space's
+// order (Values, then Format): the user's units, as the objective command
+// reads them.
+func (s *Space) FormatPoint(x []float64) []string {
+	out := make([]string, len(x))
+	for j, v := range s.Values(x) {
+		out[j] = s.Format(j, v)
+	}
+	return out
+}
+
 // Engine maps parameter values (inside the space) to an engine point.
 // Linear parameters map to themselves, bit for bit.
 func (s *Space) Engine(v []float64) []float64 {
@@ -272,6 +283,26 @@ func (s *Space) Engine(v []float64) []float64 {
 		out[j] = s.toEngine(j, v[j])
 	}
 	return out
+}
+
+// CheckEngine reports why engine coordinate x is not admissible for
+// parameter j ("" if it is): it must be finite, inside the engine bounds
+// (Bounds) and, for type: int, the engine coordinate of an integer (Snap
+// leaves it unchanged).
+func (s *Space) CheckEngine(j int, x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "is not a finite number"
+	case x < s.lo[j] || x > s.hi[j]:
+		what := ""
+		if s.Parameters[j].IsLog() {
+			what = " (the natural log of the value, scale: log)"
+		}
+		return fmt.Sprintf("is outside the engine bounds [%v, %v]%s", s.lo[j], s.hi[j], what)
+	case s.Parameters[j].IsInt() && s.toEngine(j, s.value(j, x)) != x:
+		return "is not the engine coordinate of an integer (type: int)"
+	}
+	return ""
 }
 
 // Check reports why value v is not admissible for parameter j ("" if it is).

@@ -151,6 +151,65 @@ func TestReadObservations(t *testing.T) {
 	}
 }
 
+// TestReadRecords: a run's records file (header iteration,region,x0..,
+// value,seconds) is read with xj as parameter j in engine coordinates, kept
+// bit for bit, its values as the campaign maximised them whatever minimize
+// says, and engine coordinates outside the space are named.
+func TestReadRecords(t *testing.T) {
+	s := mustParse(t, mixedSpace)
+	head := "iteration,region,x0,x1,x2,x3,value,seconds\n"
+	// ln 3 and ln 4: ppm = 3 and beads = 4 as the engine records them.
+	ln3, ln4 := strconv.FormatFloat(math.Log(3), 'g', -1, 64), strconv.FormatFloat(math.Log(4), 'g', -1, 64)
+	p := writeFile(t, "runs.csv", head+"0,-1,25,"+ln3+",100,"+ln4+",-1.5,0.01\n1,2,90,0,900,0,2,0.01\n")
+	obs, err := ReadObservations(p, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != 2 {
+		t.Fatalf("%d rows, want 2", len(obs))
+	}
+	o := obs[0]
+	if want := []float64{25, math.Log(3), 100, math.Log(4)}; !slicesEqual(o.X, want) {
+		t.Errorf("engine point %v, want %v bit for bit", o.X, want)
+	}
+	// exp(ln 3) need not be 3 to the bit; value rounds only type: int.
+	if math.Abs(o.Values[1]-3) > 1e-12 || o.Values[3] != 4 || o.Values[0] != 25 || o.Values[2] != 100 {
+		t.Errorf("values %v, want [25 3 100 4]", o.Values)
+	}
+	if o.Value != -1.5 || obs[1].Value != 2 {
+		t.Errorf("values %v, %v: want -1.5, 2 (records are maximised; minimize does not apply)", o.Value, obs[1].Value)
+	}
+	if obs[1].Iteration != 1 || obs[1].Region != 2 || !obs[1].HasRegion || obs[1].Values[1] != 1 {
+		t.Errorf("row 2: %+v", obs[1])
+	}
+	for _, c := range []struct{ name, row, want string }{
+		{"log outside", "0,-1,25,7.5,100,0,1,0\n", "line 2, column x1 (parameter ppm): \"7.5\" is outside the engine bounds"},
+		{"linear outside", "0,-1,95,0,100,0,1,0\n", "column x0 (parameter temp)"},
+		{"int not snapped", "0,-1,25,0,100.5,0,1,0\n", "column x2 (parameter rpm): \"100.5\" is not the engine coordinate of an integer"},
+		{"log int not snapped", "0,-1,25,0,100,1,1,0\n", "column x3 (parameter beads)"},
+	} {
+		if _, err := ReadObservations(writeFile(t, "runs.csv", head+c.row), s, false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	// Another header with x0.. columns is a user's file: its names are required.
+	if _, err := ReadObservations(writeFile(t, "e.csv", "x0,x1,x2,x3,value\n25,3,100,4,1\n"), s, false); err == nil || !strings.Contains(err.Error(), `no column "temp"`) {
+		t.Errorf("user file with x0.. columns: got %v", err)
+	}
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func TestReadObservationsErrors(t *testing.T) {
 	s := mustParse(t, mixedSpace)
 	head := "temp,ppm,rpm,beads,value\n"

@@ -73,7 +73,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 	}
 	pending := make([][]float64, len(req.Pending))
 	for i, p := range req.Pending {
-		pending[i] = s.Engine(p.Values)
+		pending[i] = p.engine(s)
 	}
 	if len(groups) <= 1 && len(req.Observed) < req.Settings.Init {
 		return designBatch(e, s, req, pending), nil
@@ -81,7 +81,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 	for t, g := range groups {
 		evs := make([]bayesopt.Evaluation, len(g))
 		for i, o := range g {
-			x := s.Engine(o.Values)
+			x := o.engine(s)
 			reg := -1
 			switch {
 			case t == 0:
@@ -108,6 +108,15 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 		out[i] = Suggestion{Values: s.Values(a.X), Region: a.Region}
 	}
 	return out, nil
+}
+
+// engine is the observation's engine point: as read from a run's records,
+// else mapped from its values.
+func (o Observation) engine(s *Space) []float64 {
+	if o.X != nil {
+		return o.X
+	}
+	return s.Engine(o.Values)
 }
 
 // Iterations groups observed rows into the engine's iterations by the
@@ -147,7 +156,7 @@ func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64)
 	taken := map[string]bool{}
 	key := func(x []float64) string { return fmt.Sprint(s.Values(x)) }
 	for _, o := range req.Observed {
-		taken[key(s.Engine(o.Values))] = true
+		taken[key(o.engine(s))] = true
 	}
 	for _, x := range pending {
 		taken[key(x)] = true

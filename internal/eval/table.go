@@ -18,6 +18,10 @@ type Column struct {
 	// SigDigits > 0 prints the column's cells with at least that many
 	// significant digits (RoundSig), for metrics often below 0.1 (distances).
 	SigDigits int
+	// Negate shows -mean (the standard error unchanged): a minimised
+	// objective's values, which summaries hold maximised (negated). Better
+	// is then the direction of the shown values.
+	Negate bool
 }
 
 // Cell is one table entry.

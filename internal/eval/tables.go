@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,14 +217,32 @@ func configNumber(cfg map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
-// BayesOptTable builds the summary of a continuous BayesOpt campaign.
+// BayesOptTable builds the summary of a continuous BayesOpt campaign. For
+// a campaign that minimised its objective (config minimize: true, an
+// --objective-cmd with --minimize) the value columns show the values as
+// the objective printed them, lower being better; summary.csv keeps them
+// maximised (negated), as the engine sees them.
 func BayesOptTable(c *Campaign) *Table {
-	t := buildTable(c, BayesOptColumns, boMethods)
+	cols := BayesOptColumns
+	minimised := c.Config["minimize"] == true
+	if minimised {
+		cols = slices.Clone(cols)
+		for i := range cols {
+			if cols[i].Key == "best_value" || cols[i].Key == "solutions_mean_value" {
+				cols[i].Negate, cols[i].Better = true, -1
+			}
+		}
+	}
+	t := buildTable(c, cols, boMethods)
 	t.Name = c.Name + "-bo-table"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-bo"
 	t.Title = fmt.Sprintf("Best value and the final solutions' value and diversity in the %s BayesOpt campaign, mean (standard error) over %s.",
 		c.Name, repeatsText(c))
+	if minimised {
+		t.Title = fmt.Sprintf("Best (lowest) value and the final solutions' value and diversity in the %s BayesOpt campaign, which minimised its objective, mean (standard error) over %s; values as the objective printed them (summary.csv holds them negated).",
+			c.Name, repeatsText(c))
+	}
 	return t
 }
 
@@ -350,6 +369,9 @@ func bestSetting(groups []*Group, col Column) Cell {
 	found := false
 	for _, g := range groups {
 		s := g.Stat(col.Key)
+		if col.Negate {
+			s.Mean = -s.Mean
+		}
 		cell := Cell{Stat: s, SigDigits: col.SigDigits}
 		if len(groups) > 1 {
 			cell.Params = g.Params

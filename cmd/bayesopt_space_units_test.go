@@ -58,6 +58,52 @@ func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 			t.Errorf("solution %v: value %v, the objective at its point is %v", s, value, want)
 		}
 	}
+	// qvs eval shows the minimised campaign in the objective's own values:
+	// the table's best value is the lowest value printed (>= 0 here; the
+	// summary holds it negated) and the figure plots the lowest value so far.
+	out := filepath.Join(dir, "ev")
+	if code, _, errs := runQVS(t, "eval", filepath.Join(dir, "bo"), "--out", out, "--format", "csv", "--figures", "svg"); code != ExitOK {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	tabs, _ := filepath.Glob(filepath.Join(out, "tables", "*-bo-table.csv"))
+	if len(tabs) != 1 {
+		t.Fatalf("tables %v", tabs)
+	}
+	tab := readCSVFile(t, tabs[0])
+	lowest := math.Inf(1)
+	for _, r := range recs[1:] {
+		lowest = math.Min(lowest, -num(t, r[4]))
+	}
+	col, mean := indexOfCol(tab[0], "column"), indexOfCol(tab[0], "mean")
+	found := false
+	for _, r := range tab[1:] {
+		if col >= 0 && mean >= 0 && r[col] == "best_value" {
+			found = true
+			if got := num(t, r[mean]); math.Abs(got-lowest) > 1e-12 {
+				t.Errorf("table's best value %v, want %v (the lowest printed)", got, lowest)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("table %v: no best_value row", tab)
+	}
+	figs, _ := filepath.Glob(filepath.Join(out, "figures", "*best-so-far.svg"))
+	if len(figs) != 1 {
+		t.Fatalf("figures %v", figs)
+	}
+	if svg, _ := os.ReadFile(figs[0]); !strings.Contains(string(svg), "lowest value so far") {
+		t.Errorf("%s: no 'lowest value so far' axis", figs[0])
+	}
+}
+
+// indexOfCol is the index of header cell name, or -1.
+func indexOfCol(header []string, name string) int {
+	for j, h := range header {
+		if h == name {
+			return j
+		}
+	}
+	return -1
 }
 
 // TestBayesoptSuggestReadsRunRecords: `bayesopt suggest --space` fed the

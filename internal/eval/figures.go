@@ -186,10 +186,17 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 // the mean over repeats with a +- standard-error band, one line per method
 // and q (the paper's Figure 3), to base.png / base.svg. A second panel
 // zooms on the second half of the budget, where the methods' differences
-// are small next to the early climb.
+// are small next to the early climb. A campaign that minimised its
+// objective (config minimize: true) is drawn as the objective printed its
+// values: the lowest value so far (records hold them negated).
 func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
-	full := newPlot(c.Name+": best value found", "evaluations", "best value so far")
-	zoom := newPlot("second half of the budget", "evaluations", "best value so far")
+	minimised := c.Config["minimize"] == true
+	title, ylabel := c.Name+": best value found", "best value so far"
+	if minimised {
+		title, ylabel = c.Name+": lowest value found (minimised)", "lowest value so far"
+	}
+	full := newPlot(title, "evaluations", ylabel)
+	zoom := newPlot("second half of the budget", "evaluations", ylabel)
 	full.Legend.Top, full.Legend.Left = false, false
 	zoom.Legend.Top, zoom.Legend.Left = false, false
 	var missing []string
@@ -215,6 +222,11 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 			continue
 		}
 		b := AggregateCurves(curves)
+		if minimised {
+			for i := range b.Stat {
+				b.Stat[i].Mean = -b.Stat[i].Mean
+			}
+		}
 		lines = append(lines, line{b, fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), strings.EqualFold(s.method, "random")})
 		xmax = math.Max(xmax, b.X[len(b.X)-1])
 	}

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -455,8 +456,15 @@ func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, er
 // that a dense eigendecomposition is coming (a variable so tests can lower
 // it): `score --embedding-kernel rbf` on 5,000 x 16 embeddings took 12-29 s
 // in the QA pass with nothing printed (20 s on the 2-core box, shared),
-// on 2,000 x 16 it takes 1.4 s.
-var denseEigNotice = 2000
+// on 2,000 x 16 it takes 1.4 s. That is the pure-Go backend; with LAPACK
+// (linalg.Backend "openblas") order 2,048 takes 0.2 s and 5,000 about 3 s,
+// so the notice starts there.
+var denseEigNotice = func() int {
+	if linalg.Backend == "openblas" {
+		return 5000
+	}
+	return 2000
+}()
 
 // noteDenseEig writes one line to w, unless quiet, before a dense
 // eigendecomposition of the given order when it is at least

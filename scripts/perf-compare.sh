@@ -124,7 +124,7 @@ qvs_row() { # label, numpy cell, output name, qvs arguments...
 	out=$3
 	shift 3
 	for b in $BUILDS; do
-		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$WORK/qvs-$b" "$@" --format csv >"$WORK/$out-$b" 2>&1 || true
+		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$WORK/qvs-$b" "$@" --format csv >"$WORK/$out-$b" 2>"$WORK/$out-$b.err" || true
 		line="$line $(cell "$WORK/time") |"
 	done
 	echo "$line"

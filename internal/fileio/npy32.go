@@ -8,7 +8,10 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -86,10 +89,10 @@ func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want strin
 	// place when the file's order is not the machine's, and checked.
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), width*n)
 	swap := order != nativeOrder
-	for off := 0; off < n; {
-		k := min(n-off, npy32Chunk/width)
-		if _, err := io.ReadFull(r, raw[width*off:width*(off+k)]); err != nil {
-			return 0, 0, nil, fmt.Errorf("%s: data ends after %d of %d values: %w", name, off, n, err)
+	// chunk reads values [off, off+k) with read, then swaps and checks them.
+	chunk := func(off, k int, read func(b []byte) (int, error)) error {
+		if got, err := read(raw[width*off : width*(off+k)]); err != nil {
+			return fmt.Errorf("%s: data ends after %d of %d values: %w", name, off+got/width, n, err)
 		}
 		vals := data[off : off+k]
 		if swap {
@@ -97,11 +100,72 @@ func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want strin
 		}
 		if i := firstNonFinite(vals); i >= 0 {
 			p := off + i
-			return 0, 0, nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", name, p/cols+1, p%cols+1, vals[i])
+			return fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", name, p/cols+1, p%cols+1, vals[i])
 		}
-		off += k
+		return nil
+	}
+	per := npy32Chunk / width
+	if f, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	}); ok && n > 4*per && runtime.GOMAXPROCS(0) > 1 {
+		// A file: chunks are read at their offsets by parallel workers, so
+		// that the page faults of data's fresh memory, most of a large
+		// read's cost, are taken on several cores (82 MB: 52 -> 21 ms on
+		// 2). The first error in file order is reported, as the
+		// sequential read would.
+		base, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := parallelChunks(n, per, func(off, k int) error {
+			return chunk(off, k, func(b []byte) (int, error) {
+				got, err := f.ReadAt(b, base+int64(width*off))
+				if got == len(b) {
+					err = nil
+				} else if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return got, err
+			})
+		}); err != nil {
+			return 0, 0, nil, err
+		}
+		return rows, cols, data, nil
+	}
+	for off := 0; off < n; off += per {
+		if err := chunk(off, min(per, n-off), func(b []byte) (int, error) { return io.ReadFull(r, b) }); err != nil {
+			return 0, 0, nil, err
+		}
 	}
 	return rows, cols, data, nil
+}
+
+// parallelChunks runs do on the chunks [off, off+per) of n values on
+// GOMAXPROCS workers (at most 4) and returns the error of the first chunk,
+// in order, that failed.
+func parallelChunks(n, per int, do func(off, k int) error) error {
+	chunks := (n + per - 1) / per
+	errs := make([]error, chunks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
+				off := c * per
+				errs[c] = do(off, min(per, n-off))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // firstNonFinite is the index of the first Inf or NaN in vals, or -1: a

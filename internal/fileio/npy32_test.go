@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -271,4 +273,49 @@ func BenchmarkReadNPYFloat(b *testing.B) {
 			}
 		}
 	})
+}
+
+// onlyReader hides a reader's ReadAt and Seek: the sequential path.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(b []byte) (int, error) { return o.r.Read(b) }
+
+// TestReadNPYFloat32Parallel: a file-like reader (ReadAt, Seek) of more
+// than four chunks is read by parallel workers; the values equal the
+// sequential read's, the first non-finite value in file order is the one
+// reported whatever chunk finishes first, and a stream shorter than its
+// size says where the data ends.
+func TestReadNPYFloat32Parallel(t *testing.T) {
+	per := npy32Chunk / 4
+	n := 5*per + 123
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = float32(i%1009) - 500.5
+	}
+	shape := fmt.Sprintf("(%d, 1)", n)
+	raw := npy32Bytes("<f4", false, shape, f32le(vals...))
+	_, _, par, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "p.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, seq, err := ReadNPYFloat32(onlyReader{bytes.NewReader(raw)}, int64(len(raw)), "p.npy")
+	if err != nil || !slices.Equal(par, seq) || !slices.Equal(par, vals) {
+		t.Fatalf("parallel and sequential reads differ (%v)", err)
+	}
+	bad := slices.Clone(vals)
+	bad[4*per+7] = float32(math.NaN())
+	bad[per+3] = float32(math.Inf(1)) // the first in file order
+	raw = npy32Bytes("<f4", false, shape, f32le(bad...))
+	want := fmt.Sprintf("row %d, column 1", per+4)
+	for i := 0; i < 5; i++ {
+		if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%v, want the first non-finite value, %q", err, want)
+		}
+	}
+	// size promises the whole array, the stream stops 10 values short
+	full := npy32Bytes("<f4", false, shape, f32le(vals...))
+	short := full[:len(full)-40]
+	if _, _, _, err := ReadNPYFloat32(bytes.NewReader(short), int64(len(full)), "s.npy"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("data ends after %d of %d values", n-10, n)) {
+		t.Errorf("short stream: %v", err)
+	}
 }

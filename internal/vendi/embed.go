@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/qvs-dev/qvs/internal/linalg"
 )
@@ -139,9 +141,31 @@ func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) (
 
 // scaleRows checks x's rows and scales them in place to unit norm under
 // Cosine (the norm summed in float64, the factor 1/‖row‖ rounded to T), as
-// rowScales then fillBlock would.
+// rowScales then fillBlock would. Row ranges go to parallel workers (it is
+// a pass over all of x); the error of the first bad row is returned.
 func scaleRows[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) error {
-	for i := 0; i < n; i++ {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n*d/(1<<20)))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for t := range workers {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			errs[t] = scaleRowRange(lo, hi, d, x, kernel)
+		}(t*n/workers, (t+1)*n/workers)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scaleRowRange is scaleRows on rows [lo, hi).
+func scaleRowRange[T float32 | float64](lo, hi, d int, x []T, kernel EmbeddingKernel) error {
+	for i := lo; i < hi; i++ {
 		row := x[i*d : (i+1)*d]
 		var ss float64
 		for j, v := range row {

@@ -3,6 +3,7 @@ package vendi
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,27 @@ func TestEmbeddingSpectrumErrors(t *testing.T) {
 	y = []float32{1, 2, 3, 4, float32(math.Inf(1)), 5}
 	if _, err := EmbeddingSpectrum32InPlace(3, 2, y, Linear); err == nil || !strings.Contains(err.Error(), "row 3, column 1") {
 		t.Errorf("in place, +Inf: %v", err)
+	}
+}
+
+// TestScaleRowsFirstError: with rows split over workers, the error of the
+// first bad row is reported whichever worker finds its own first.
+func TestScaleRowsFirstError(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	n, d := 4000, 1100 // 4.4M values: four workers
+	for trial := 0; trial < 3; trial++ {
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = 1
+		}
+		x[3900*d+5] = float32(math.NaN()) // last worker
+		for j := 0; j < d; j++ {           // a zero row for the second worker
+			x[1500*d+j] = 0
+		}
+		_, err := EmbeddingSpectrum32InPlace(n, d, x, Cosine)
+		if err == nil || !strings.Contains(err.Error(), "row 1501 is all zeros") {
+			t.Fatalf("%v, want the first bad row (1501)", err)
+		}
 	}
 }

@@ -168,7 +168,7 @@ func TestScaleRowsFirstError(t *testing.T) {
 			x[i] = 1
 		}
 		x[3900*d+5] = float32(math.NaN()) // last worker
-		for j := 0; j < d; j++ {           // a zero row for the second worker
+		for j := 0; j < d; j++ {          // a zero row for the second worker
 			x[1500*d+j] = 0
 		}
 		_, err := EmbeddingSpectrum32InPlace(n, d, x, Cosine)

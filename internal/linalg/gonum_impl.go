@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"gonum.org/v1/gonum/blas"
+	blasgonum "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
@@ -23,3 +24,23 @@ func gonumSymEigenvalues(n int, a, w []float64) bool {
 // goroutines of a campaign's parallel runs, cost system time; and the small
 // kernels of active-search metrics then give the same digits in both builds.
 const openblasMinOrder = 256
+
+// gonumSyrkT and gonumSyrkT32 are SyrkT and SyrkT32 in Go: gonum's Dsyrk
+// and Ssyrk, split over goroutines from order parMinOrder on (parSyrkT,
+// the same bits). Both builds use them below openblasMinOrder.
+func gonumSyrkT(n, k int, b, c []float64) {
+	if !parSyrkT(n, k, b, c, false, daxpy) {
+		gonumBLAS.Dsyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 1, c, n)
+	}
+}
+
+func gonumSyrkT32(n, k int, b, c []float32) {
+	if !parSyrkT(n, k, b, c, true, saxpy) {
+		gonumBLAS.Ssyrk(blas.Upper, blas.Trans, n, k, 1, b, n, 0, c, n)
+	}
+}
+
+var gonumBLAS blasgonum.Implementation
+
+func daxpy(n int, alpha float64, x, y []float64) { gonumBLAS.Daxpy(n, alpha, x, 1, y, 1) }
+func saxpy(n int, alpha float32, x, y []float32) { gonumBLAS.Saxpy(n, alpha, x, 1, y, 1) }

@@ -18,12 +18,24 @@ const Backend = "openblas"
 // triangles of the same memory: hence 'L' below. CBLAS takes the row-major
 // layout directly.
 
+// Below openblasMinOrder SYRK stays in Go, as the eigenvalues do: a d x d
+// Gram of low-dimensional embeddings is cheap in Go, every call to
+// OpenBLAS leaves its threads spinning (sched_yield) for about 0.1 s, and
+// small Grams then agree bit for bit across the builds.
 func syrkT(n, k int, b, c []float64) {
+	if n < openblasMinOrder {
+		gonumSyrkT(n, k, b, c)
+		return
+	}
 	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasTrans, C.int(n), C.int(k), 1,
 		(*C.double)(unsafe.Pointer(&b[0])), C.int(n), 1, (*C.double)(unsafe.Pointer(&c[0])), C.int(n))
 }
 
 func syrkT32(n, k int, b, c []float32) {
+	if n < openblasMinOrder {
+		gonumSyrkT32(n, k, b, c)
+		return
+	}
 	C.cblas_ssyrk(C.CblasRowMajor, C.CblasUpper, C.CblasTrans, C.int(n), C.int(k), 1,
 		(*C.float)(unsafe.Pointer(&b[0])), C.int(n), 0, (*C.float)(unsafe.Pointer(&c[0])), C.int(n))
 }

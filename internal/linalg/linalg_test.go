@@ -19,7 +19,9 @@ func randMat(rng *rand.Rand, k, n int) []float64 {
 
 func TestSyrkT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, sz := range [][2]int{{1, 1}, {3, 7}, {17, 5}, {64, 130}} {
+	// The last size reaches OpenBLAS in the openblas build and the parallel
+	// split (parSyrkT) in the pure-Go one.
+	for _, sz := range [][2]int{{1, 1}, {3, 7}, {17, 5}, {64, 130}, {openblasMinOrder + 21, 40}} {
 		n, k := sz[0], sz[1]
 		b := randMat(rng, k, n)
 		c := randMat(rng, n, n) // accumulated into

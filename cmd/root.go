@@ -128,7 +128,10 @@ Diverse Experimental Design" (ICML 2024).`,
 	root.SetFlagErrorFunc(flagError)
 	// qvs --version prints what `qvs version` prints.
 	root.Version = Version
-	root.SetVersionTemplate(versionLine()) // no template actions in it
+	// Rendered only for --version: versionLine opens the OpenBLAS build's
+	// libraries, which no other command should pay for before it needs them.
+	cobra.AddTemplateFunc("qvsVersionLine", versionLine)
+	root.SetVersionTemplate("{{qvsVersionLine}}")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Config, "config", "", "YAML config file")
 	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR)")
@@ -156,7 +159,7 @@ Diverse Experimental Design" (ICML 2024).`,
 }
 
 func versionLine() string {
-	return fmt.Sprintf("qvs %s (%s, %s/%s, linear algebra: %s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, linalg.Backend)
+	return fmt.Sprintf("qvs %s (%s, %s/%s, linear algebra: %s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, linalg.InUse())
 }
 
 // flagError makes a flag parsing error a usage error (exit 2) and, for an

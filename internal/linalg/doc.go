@@ -8,7 +8,9 @@
 // `openblas` (`make build` does so when the library is installed, see
 // HasOpenBLAS in the Makefile), the same calls go to OpenBLAS and LAPACKE
 // through cgo: `go build -tags openblas` with the Debian packages
-// libopenblas-dev and liblapacke-dev. Backend names the one compiled in.
+// libopenblas-dev and liblapacke-dev. Backend names the one compiled in;
+// the openblas build opens the libraries (dlopen) on its first large call
+// and runs in pure Go where they are missing (InUse says which).
 //
 // The pure-Go backend splits its hot loops over GOMAXPROCS goroutines from
 // order 256 on (parblas.go): SYRK by row blocks, and the Dsymv and Dsyr2k

@@ -44,3 +44,11 @@ var gonumBLAS blasgonum.Implementation
 
 func daxpy(n int, alpha float64, x, y []float64) { gonumBLAS.Daxpy(n, alpha, x, 1, y, 1) }
 func saxpy(n int, alpha float32, x, y []float32) { gonumBLAS.Saxpy(n, alpha, x, 1, y, 1) }
+
+var gonumLAPACK lapackgonum.Implementation
+
+// gonumPotrf and gonumPotri are Potrf and Potri in Go (gonum), used by the
+// OpenBLAS build too where its libraries cannot be opened.
+func gonumPotrf(n int, a []float64) bool { return gonumLAPACK.Dpotrf(blas.Upper, n, a, n) }
+
+func gonumPotri(n int, a []float64) bool { return gonumLAPACK.Dpotri(blas.Upper, n, a, n) }

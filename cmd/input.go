@@ -250,25 +250,25 @@ func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 			}
 		}
 	}
-	K := mat.NewSymDense(t.Rows, nil)
-	for i := 0; i < t.Rows; i++ {
-		for j := i; j < t.Cols; j++ {
-			K.SetSym(i, j, 0.5*(t.At(i, j)+t.At(j, i)))
+	// K shares the table's memory (no second n x n copy): its upper
+	// triangle becomes (K_ij + K_ji)/2 in place, the lower one is left as read.
+	n := t.Rows
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			t.Data[i*n+j] = 0.5 * (t.Data[i*n+j] + t.Data[j*n+i])
 		}
 	}
+	K := mat.NewSymDense(n, t.Data)
 	if !normalize {
 		return K, nil
 	}
 	// vendi.Normalize names the item 0-based; the file's row is 1-based.
-	for i := 0; i < t.Rows; i++ {
-		if v := t.At(i, i); !(v > 0) {
-			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0", path, i+1, i+1, v)
+	for i := 0; i < n; i++ {
+		if v := t.At(i, i); !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0 and finite", path, i+1, i+1, v)
 		}
 	}
-	K, err := vendi.Normalize(K)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	vendi.NormalizeInPlace(K)
 	return K, nil
 }
 
@@ -501,7 +501,8 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 	var err error
 	switch {
 	case in.kernel != nil:
-		eig, err = vendi.Eigenvalues(in.kernel)
+		// score needs the kernel for nothing else: decompose it in place.
+		eig, err = vendi.EigenvaluesInPlace(in.kernel)
 	case in.rbf != nil:
 		eig, err = vendi.Eigenvalues(in.rbf.Matrix())
 	case in.emb32 != nil || in.emb64 != nil:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/linalg"
@@ -112,6 +113,25 @@ func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 	return w, nil
 }
 
+// EigenvaluesInPlace is Eigenvalues without the copy: K's upper triangle is
+// decomposed where it lies and destroyed (its values are unspecified
+// afterwards). For a caller that needs only the spectrum of a large kernel.
+func EigenvaluesInPlace(K *mat.SymDense) ([]float64, error) {
+	n := K.SymmetricDim()
+	if n == 0 {
+		return nil, nil
+	}
+	raw := K.RawSymmetric()
+	if raw.Stride != n || raw.Uplo != blas.Upper {
+		return Eigenvalues(K)
+	}
+	w := make([]float64, n)
+	if !linalg.SymEigenvalues(n, raw.Data[:n*n], w) {
+		return nil, errors.New("vendi: eigendecomposition did not converge")
+	}
+	return w, nil
+}
+
 // Score returns VS_q of the kernel matrix K (see the package conventions).
 // K must be finite; an empty K scores 0. Every order, q = 2 included, uses
 // the clipped spectrum: K may be indefinite (a symmetrised kNN graph), and
@@ -212,21 +232,39 @@ func QualityWeighted(K mat.Symmetric, quality []float64, q float64) (float64, er
 // Every diagonal entry must be positive.
 func Normalize(K mat.Symmetric) (*mat.SymDense, error) {
 	n := K.SymmetricDim()
+	out := mat.NewSymDense(n, nil)
+	out.CopySym(K)
+	if err := checkNormalizable(out); err != nil {
+		return nil, err
+	}
+	NormalizeInPlace(out)
+	return out, nil
+}
+
+// checkNormalizable reports a diagonal entry that is not positive and
+// finite (0-based index).
+func checkNormalizable(K *mat.SymDense) error {
+	for i := 0; i < K.SymmetricDim(); i++ {
+		if v := K.At(i, i); !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("vendi: cannot normalise: diagonal entry %d is %v (must be positive)", i, v)
+		}
+	}
+	return nil
+}
+
+// NormalizeInPlace is Normalize writing into K itself, whose diagonal the
+// caller has checked (positive and finite).
+func NormalizeInPlace(K *mat.SymDense) {
+	n := K.SymmetricDim()
 	d := make([]float64, n)
 	for i := range d {
-		v := K.At(i, i)
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("vendi: cannot normalise: diagonal entry %d is %v (must be positive)", i, v)
-		}
-		d[i] = math.Sqrt(v)
+		d[i] = math.Sqrt(K.At(i, i))
 	}
-	out := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			out.SetSym(i, j, K.At(i, j)/(d[i]*d[j]))
+			K.SetSym(i, j, K.At(i, j)/(d[i]*d[j]))
 		}
 	}
-	return out, nil
 }
 
 // WeightedScore returns VS_q with probability weights p on the items: the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -300,5 +302,47 @@ func TestHasPositiveEigenvalue(t *testing.T) {
 		if refused := errors.Is(err, ErrNoPositiveEigenvalue); refused != !want {
 			t.Fatalf("trial %d: Score error %v with λ_max = %v", trial, err, vals[len(vals)-1])
 		}
+	}
+}
+
+// TestEigenvaluesInPlace: decomposing a SymDense where it lies gives
+// Eigenvalues' values bit for bit, whatever its lower triangle holds (only
+// the upper one is K), and Normalize equals NormalizeInPlace on a copy.
+func TestEigenvaluesInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	for _, n := range []int{1, 7, 300} { // 300 reaches LAPACK in the openblas build
+		data := make([]float64, n*n)
+		for i := range data {
+			data[i] = rng.NormFloat64()
+		}
+		for i := 0; i < n; i++ {
+			data[i*n+i] = 2 + rng.Float64()
+		}
+		K := mat.NewSymDense(n, data)
+		want, err := Eigenvalues(K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		norm, err := Normalize(K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		K2 := mat.NewSymDense(n, slices.Clone(data))
+		NormalizeInPlace(K2)
+		if !mat.Equal(norm, K2) {
+			t.Fatalf("n=%d: NormalizeInPlace differs from Normalize", n)
+		}
+		got, err := EigenvaluesInPlace(K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: eigenvalue %d = %v, Eigenvalues %v", n, i, got[i], want[i])
+			}
+		}
+	}
+	if _, err := Normalize(mat.NewSymDense(2, []float64{1, 0, 0, math.Inf(1)})); err == nil || !strings.Contains(err.Error(), "diagonal entry 1") {
+		t.Errorf("Inf diagonal: %v", err)
 	}
 }

@@ -291,3 +291,25 @@ func TestBayesoptDiscreteHook(t *testing.T) {
 		t.Errorf("hook saw %v", seen)
 	}
 }
+
+// TestSettingErrorsNameFlags: a setting the user gave as a flag is named by
+// the flag in its error (settings are validated under config keys: the
+// message said "max_train = 0" for --max-train 0); one a config set keeps
+// its key alone.
+func TestSettingErrorsNameFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args        []string
+		want, avoid string
+	}{
+		{[]string{"--task", "synthetic", "--max-train", "0"}, "--max-train (key max_train) = 0: must be at least 1", ""},
+		{[]string{"--task", "synthetic", "--regions", "0"}, "--regions (key regions) = 0", ""},
+		{[]string{"--config", writeFile(t, dir, "c.yaml", "task: synthetic\nmax_train: 0\n")}, "max_train = 0: must be at least 1", "--max-train"},
+	} {
+		args := append([]string{"bayesopt", "--out", filepath.Join(dir, "out"), "--repeats", "1", "--budget", "20"}, tc.args...)
+		code, _, stderr := runQVS(t, args...)
+		if code == ExitOK || !strings.Contains(stderr, tc.want) || (tc.avoid != "" && strings.Contains(stderr, tc.avoid)) {
+			t.Errorf("%v: exit %d, stderr %q; want %q and not %q", tc.args, code, stderr, tc.want, tc.avoid)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -217,19 +218,36 @@ func checkIgnoredGlobals(c *cobra.Command) error {
 func Main(args []string, stdout, stderr io.Writer) int {
 	root, g := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	ran, err := root.ExecuteC()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "qvs: %v\n", err)
+	fmt.Fprintf(stderr, "qvs: %s\n", nameSetFlags(err.Error(), ran))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		return ExitUsage
 	}
 	return ExitRuntime
+}
+
+// nameSetFlags rewrites "KEY = value" in an error message as "--FLAG (key
+// KEY) = value" for every flag the user set on the command line whose name
+// is KEY with dashes (--max-train and max_train): settings are validated
+// under their config keys, and a user who typed only flags never saw them
+// ("max_train = 0: must be at least 1" for --max-train 0).
+func nameSetFlags(msg string, c *cobra.Command) string {
+	if c == nil {
+		return msg
+	}
+	c.Flags().Visit(func(f *pflag.Flag) {
+		key := strings.ReplaceAll(f.Name, "-", "_")
+		re := regexp.MustCompile(`(^|[\s(,;])` + regexp.QuoteMeta(key) + ` = `)
+		msg = re.ReplaceAllString(msg, "${1}--"+f.Name+" (key "+key+") = ")
+	})
+	return msg
 }
 
 // isCobraUsageError recognises the argument errors cobra creates itself.

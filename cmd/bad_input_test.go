@@ -185,17 +185,17 @@ func TestCountLimits(t *testing.T) {
 	evals := filepath.Join(testutil.RepoRoot(), "examples", "branin-evals.csv")
 	suggest := []string{"bayesopt", "suggest", "--space", space, "--observed", evals}
 	checkBadInput(t, []badInputCase{
-		{"as repeats", []string{"as", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
-		{"bayesopt repeats", []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
-		{"bayesopt regions", []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, 2, "regions = 100000000: at most 100"},
-		{"bayesopt candidates", []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, 2, "candidates = 1000000000: at most 5000"},
-		{"discrete repeats", []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, 2, "repeats = 100000000: at most 10000"},
+		{"as repeats", []string{"as", "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
+		{"bayesopt repeats", []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
+		{"bayesopt regions", []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, 2, "--regions (key regions) = 100000000: at most 100"},
+		{"bayesopt candidates", []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, 2, "--candidates (key candidates) = 1000000000: at most 5000"},
+		{"discrete repeats", []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
 		{"suggest candidates", append(suggest, "--candidates", "1000000000"), 2, "--candidates 1000000000: at most 5000"},
 		{"suggest regions", append(suggest, "--regions", "1000", "--init", "5"), 2, "--regions 1000: at most 100"},
 		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
 		{"suggest --kernel batch", []string{"bayesopt", "suggest", "--kernel", filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.csv"), "--observed", evals, "--batch", "301"},
 			2, "--batch 301: expected 1 to 300"},
-		{"discrete batch", []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, 2, "batch = 301: at most 300"},
+		{"discrete batch", []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, 2, "--batch (key batch) = 301: at most 300"},
 	})
 }
 

@@ -85,7 +85,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		// 0 used to be read as "the default" (candidates: the batch size).
 		{"candidates 0", nil, []string{"--space", space, "--observed", good, "--candidates", "0"}, ExitUsage, []string{"--candidates 0: must be at least 1"}},
 		{"max-train 0", nil, []string{"--space", space, "--observed", good, "--max-train", "0"}, ExitUsage, []string{"--max-train 0: must be at least 1"}},
-		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"init = 2"}},
+		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"--init (key init) = 2: qvs needs at least regions = 3 initial points"}},
 		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "kind"}},
 		{"space lower >= upper", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 2, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `parameter 1 ("a")`, "lower"}},
 		{"space log", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, scale: log}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `"a"`, "scale: log"}},

@@ -94,13 +94,30 @@ func (p parBLAS) Dsymv(ul blas.Uplo, n int, alpha float64, a []float64, lda int,
 }
 
 // symvUpperCols is gonum's upper Dsymv restricted to the outputs y[j0:j1]
-// (contiguous x and y). Rows are taken two at a time where both are of
-// the same kind (before j0: axpy only; in [j0, j1): axpy and dot): y_j
-// still receives row i's term, rounded, before row i+1's, and the two dot
-// products are two independent chains in gonum's order, which the
-// processor overlaps (one chain is limited by the latency of an addition).
+// (contiguous x and y). Rows are taken four (else two) at a time where all
+// are of the same kind (before j0: axpy only; in [j0, j1): axpy and dot):
+// y_j still receives row i's term, rounded, before row i+1's, y is read and
+// written once per group instead of once per row, and the dot products are
+// independent chains in gonum's order, which the processor overlaps (one
+// chain is limited by the latency of an addition). Four rather than two:
+// eigenvalues of order 1,000 156 -> 119 ms, 2,048 1.43 -> 1.17 s.
 func symvUpperCols(n int, alpha float64, a []float64, lda int, x, y []float64, j0, j1 int) {
 	i := 0
+	for ; i+3 < j0; i += 4 { // four rows wholly left of the columns
+		r0, r1 := a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1]
+		r2, r3 := a[(i+2)*lda+j0:(i+2)*lda+j1], a[(i+3)*lda+j0:(i+3)*lda+j1]
+		xv0, xv1, xv2, xv3 := x[i]*alpha, x[i+1]*alpha, x[i+2]*alpha, x[i+3]*alpha
+		ys := y[j0:j1]
+		ys, r1, r2, r3 = ys[:len(r0)], r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+		for k, v0 := range r0 {
+			t := ys[k]
+			t += xv0 * v0
+			t += xv1 * r1[k]
+			t += xv2 * r2[k]
+			t += xv3 * r3[k]
+			ys[k] = t
+		}
+	}
 	for ; i+1 < j0; i += 2 { // two rows wholly left of the columns
 		r0, r1 := a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1]
 		xv0, xv1 := x[i]*alpha, x[i+1]*alpha
@@ -113,6 +130,11 @@ func symvUpperCols(n int, alpha float64, a []float64, lda int, x, y []float64, j
 		}
 	}
 	for ; i < j1; i++ {
+		if i >= j0 && i+3 < j1 {
+			symvUpperQuad(n, alpha, a, lda, x, y, i, j1)
+			i += 3
+			continue
+		}
 		if i >= j0 && i+1 < j1 {
 			symvUpperPair(n, alpha, a, lda, x, y, i, j1)
 			i++
@@ -136,6 +158,61 @@ func symvUpperCols(n int, alpha float64, a []float64, lda int, x, y []float64, j
 			y[i] += alpha * sum
 		}
 	}
+}
+
+// symvUpperQuad does rows i..i+3, all among the worker's columns (i+3 <
+// j1), in gonum's order for every element they touch: y_{i+1..i+3} receive
+// the earlier rows' terms of the four before their own sums, and the four
+// dot products run as independent chains.
+func symvUpperQuad(n int, alpha float64, a []float64, lda int, x, y []float64, i, j1 int) {
+	r0, r1 := a[i*lda:i*lda+n], a[(i+1)*lda:(i+1)*lda+n]
+	r2, r3 := a[(i+2)*lda:(i+2)*lda+n], a[(i+3)*lda:(i+3)*lda+n]
+	xv0, xv1, xv2, xv3 := x[i]*alpha, x[i+1]*alpha, x[i+2]*alpha, x[i+3]*alpha
+	y[i+1] += xv0 * r0[i+1]
+	y[i+2] += xv0 * r0[i+2]
+	y[i+2] += xv1 * r1[i+2]
+	y[i+3] += xv0 * r0[i+3]
+	y[i+3] += xv1 * r1[i+3]
+	y[i+3] += xv2 * r2[i+3]
+	if i+4 < j1 {
+		ys := y[i+4 : j1]
+		s0, s1, s2, s3 := r0[i+4:j1], r1[i+4:j1], r2[i+4:j1], r3[i+4:j1]
+		s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
+		ys = ys[:len(s0)]
+		for k, v0 := range s0 {
+			t := ys[k]
+			t += xv0 * v0
+			t += xv1 * s1[k]
+			t += xv2 * s2[k]
+			t += xv3 * s3[k]
+			ys[k] = t
+		}
+	}
+	sum0 := x[i] * r0[i]
+	sum0 += x[i+1] * r0[i+1]
+	sum0 += x[i+2] * r0[i+2]
+	sum0 += x[i+3] * r0[i+3]
+	sum1 := x[i+1] * r1[i+1]
+	sum1 += x[i+2] * r1[i+2]
+	sum1 += x[i+3] * r1[i+3]
+	sum2 := x[i+2] * r2[i+2]
+	sum2 += x[i+3] * r2[i+3]
+	sum3 := x[i+3] * r3[i+3]
+	if i+4 < n {
+		xs, s0, s1, s2, s3 := x[i+4:n], r0[i+4:n], r1[i+4:n], r2[i+4:n], r3[i+4:n]
+		xs, s1, s2, s3 = xs[:len(s0)], s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
+		for k, v0 := range s0 {
+			xk := xs[k]
+			sum0 += xk * v0
+			sum1 += xk * s1[k]
+			sum2 += xk * s2[k]
+			sum3 += xk * s3[k]
+		}
+	}
+	y[i] += alpha * sum0
+	y[i+1] += alpha * sum1
+	y[i+2] += alpha * sum2
+	y[i+3] += alpha * sum3
 }
 
 // symvUpperPair does rows i and i+1, both among the worker's columns (i+1 <

@@ -136,9 +136,10 @@ results/TASK; results/synthetic-bo for synthetic, whose results/synthetic is
 qvs as's) with the shared campaign contract:
 
   DIR/config.yaml                      resolved config (rerun with --config to reproduce)
-  DIR/summary.csv                      one row per run: method, q, repeat, best_value,
-                                       solutions_mean_value, solutions_mean_distance,
-                                       solutions_min_distance, solutions_vs, restarts, seconds
+  DIR/summary.csv                      one row per run: key, method, q, params, repeat,
+                                       best_value, solutions_mean_value,
+                                       solutions_mean_distance, solutions_min_distance,
+                                       solutions_vs, evaluations, restarts, seconds
   DIR/runs/KEY.csv                     every evaluation: iteration,region,x0..x{d-1},value,seconds
                                        (region -1: initial design and random search)
   DIR/runs/KEY.curve.csv               evaluations,best_so_far

@@ -461,10 +461,21 @@ func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, er
 // so the notice starts there.
 var denseEigNotice = func() int {
 	if linalg.Backend == "openblas" {
-		return 5000
+		return denseEigNoticeLAPACK
 	}
-	return 2000
+	return denseEigNoticeGo
 }()
+
+// The notice's orders in the two builds, also stated by score's and
+// select's help (denseEigNoticeOrders).
+const (
+	denseEigNoticeGo     = 2000
+	denseEigNoticeLAPACK = 5000
+)
+
+// denseEigNoticeOrders is "2000 (5000 in the openblas build)" for the help
+// texts.
+var denseEigNoticeOrders = fmt.Sprintf("%d (%d in the openblas build)", denseEigNoticeGo, denseEigNoticeLAPACK)
 
 // noteDenseEig writes one line to w, unless quiet, before a dense
 // eigendecomposition of the given order when it is at least

@@ -135,7 +135,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	root.SetVersionTemplate("{{qvsVersionLine}}")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Config, "config", "", "YAML config file")
-	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR)")
+	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR or "+DefaultDataDir+")")
 	pf.Uint64Var(&g.Seed, "seed", 0, "master random seed")
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages")

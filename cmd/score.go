@@ -35,6 +35,8 @@ included) and normalised to sum 1;
 normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
 q = 1 exp(Shannon entropy), q = inf 1/max. A kernel with no positive
 eigenvalue (all zeros, or negative semidefinite) has no VS: an error.
+Before a dense eigendecomposition of order ` + denseEigNoticeOrders + ` or
+more, a line on stderr says what is decomposed (not with --quiet).
 
 ` + embeddingsHelp,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),

@@ -36,7 +36,10 @@ Ties (scores within a relative 1e-10) go to the lowest row index. A kernel
 with no positive eigenvalue (all zeros, or negative semidefinite) is an
 error, as in score: the VS of every set would be undefined.
 Output: rank, index (0-based input row), id (with --ids/--id-column) and the
-qVS of the prefix plus the picks so far.
+qVS of the prefix plus the picks so far. When the prefix plus --k reaches
+` + denseEigNoticeOrders + `, a line on stderr says so first
+(not with --quiet, nor on embeddings with a linear or cosine kernel, whose
+greedy works in d x d).
 
 ` + embeddingsHelp,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),

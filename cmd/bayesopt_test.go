@@ -312,4 +312,9 @@ func TestSettingErrorsNameFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %q and not %q", tc.args, code, stderr, tc.want, tc.avoid)
 		}
 	}
+	// Only a message's opening "KEY = " is a setting's name: toy's hint
+	// "n = 100 takes ~25 min" inside the message stays as written.
+	if code, _, stderr := runQVS(t, "toy", "--n", "101"); code == ExitOK || !strings.Contains(stderr, "(the cost grows like n^3: n = 100 takes") {
+		t.Errorf("toy --n 101: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -452,36 +452,34 @@ func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, er
 	return true, nil
 }
 
-// denseEigNotice is the order from which score and select say on stderr
-// that a dense eigendecomposition is coming (a variable so tests can lower
-// it): `score --embedding-kernel rbf` on 5,000 x 16 embeddings took 12-29 s
-// in the QA pass with nothing printed (20 s on the 2-core box, shared),
-// on 2,000 x 16 it takes 1.4 s. That is the pure-Go backend; with LAPACK
-// (linalg.Backend "openblas") order 2,048 takes 0.2 s and 5,000 about 3 s,
-// so the notice starts there.
-var denseEigNotice = func() int {
-	if linalg.Backend == "openblas" {
-		return denseEigNoticeLAPACK
-	}
-	return denseEigNoticeGo
-}()
-
-// The notice's orders in the two builds, also stated by score's and
-// select's help (denseEigNoticeOrders).
-const (
-	denseEigNoticeGo     = 2000
+// denseEigNotice and denseEigNoticeLAPACK are the orders from which score
+// and select say on stderr that a dense eigendecomposition is coming, with
+// the pure-Go backend and with LAPACK in use (variables so tests can lower
+// them): `score --embedding-kernel rbf` on 5,000 x 16 embeddings took 12-29
+// s in pure Go in the QA pass with nothing printed, 2,000 x 16 takes 1.4 s;
+// with LAPACK order 2,048 takes 0.2 s and 5,000 about 3 s.
+var (
+	denseEigNotice       = 2000
 	denseEigNoticeLAPACK = 5000
 )
 
-// denseEigNoticeOrders is "2000 (5000 in the openblas build)" for the help
-// texts.
-var denseEigNoticeOrders = fmt.Sprintf("%d (%d in the openblas build)", denseEigNoticeGo, denseEigNoticeLAPACK)
+// denseEigNoticeOrders is "2000 (5000 with OpenBLAS)" for the help texts.
+var denseEigNoticeOrders = fmt.Sprintf("%d (%d with OpenBLAS)", denseEigNotice, denseEigNoticeLAPACK)
 
 // noteDenseEig writes one line to w, unless quiet, before a dense
-// eigendecomposition of the given order when it is at least
-// denseEigNotice; what says what is decomposed, with its order.
+// eigendecomposition of the given order when it is at least the threshold
+// of the backend in use (an openblas build whose libraries are missing
+// runs in pure Go: asked only when a notice may be due, as asking opens
+// them); what says what is decomposed, with its order.
 func noteDenseEig(w io.Writer, quiet bool, order int, what string) {
-	if !quiet && order >= denseEigNotice {
+	if quiet || order < min(denseEigNotice, denseEigNoticeLAPACK) {
+		return
+	}
+	limit := denseEigNotice
+	if linalg.Backend == "openblas" && linalg.InUse() == "openblas" {
+		limit = denseEigNoticeLAPACK
+	}
+	if order >= limit {
 		fmt.Fprintf(w, "%s (dense; this can take a while)\n", what)
 	}
 }

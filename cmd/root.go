@@ -233,8 +233,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return ExitRuntime
 }
 
-// nameSetFlags rewrites "KEY = value" opening an error message, or one of
-// its ": "-separated parts, as "--FLAG (key KEY) = value" for every flag the user set on the command line whose name
+// nameSetFlags rewrites "KEY = value" opening an error message (after a
+// "config PATH: " prefix, if any) as "--FLAG (key KEY) = value" for every flag the user set on the command line whose name
 // is KEY with dashes (--max-train and max_train): settings are validated
 // under their config keys, and a user who typed only flags never saw them
 // ("max_train = 0: must be at least 1" for --max-train 0).
@@ -244,7 +244,7 @@ func nameSetFlags(msg string, c *cobra.Command) string {
 	}
 	c.Flags().Visit(func(f *pflag.Flag) {
 		key := strings.ReplaceAll(f.Name, "-", "_")
-		re := regexp.MustCompile(`(^|: )` + regexp.QuoteMeta(key) + ` = `)
+		re := regexp.MustCompile(`^(config [^:]*: )?` + regexp.QuoteMeta(key) + ` = `)
 		msg = re.ReplaceAllString(msg, "${1}--"+f.Name+" (key "+key+") = ")
 	})
 	return msg

@@ -10,8 +10,8 @@ import (
 // (its order and what it is of), nothing below the threshold or with
 // --quiet. The threshold is lowered to 3 so that small inputs cross it.
 func TestDenseEigNotice(t *testing.T) {
-	defer func(old int) { denseEigNotice = old }(denseEigNotice)
-	denseEigNotice = 3
+	defer func(g, l int) { denseEigNotice, denseEigNoticeLAPACK = g, l }(denseEigNotice, denseEigNoticeLAPACK)
+	denseEigNotice, denseEigNoticeLAPACK = 3, 3
 	dir := t.TempDir()
 	k3 := writeFile(t, dir, "K3.csv", kernel3)
 	k2 := writeFile(t, dir, "K2.csv", "1,0.5\n0.5,1\n")

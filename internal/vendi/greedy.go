@@ -145,7 +145,19 @@ type greedyState struct {
 	stats PruneStats
 	// touchCount is touchLists' counting buffer (n+1 entries).
 	touchCount []int32
+	// simCols[m][c] = Kernel.At(c, memberItem[m]) for a kernel computed per
+	// entry (embeddings, RBF; not a sparse or stored matrix), kept while
+	// len(simCols) == len(memberItem): a candidate's similarities to the
+	// members are then read, not recomputed at every pick (one new column
+	// of n entries per pick, in parallel, instead of n x m dot products).
+	// Dropped (nil, simOff) beyond simCacheMax entries.
+	simCols [][]float64
+	simOff  bool
 }
+
+// simCacheMax bounds simCols (entries: 2^25, 256 MiB); a variable so that
+// tests can turn the cache off.
+var simCacheMax = 1 << 25
 
 type cachedRoots struct {
 	blocks []int32
@@ -331,9 +343,18 @@ func (g *greedyState) touchLists() (cands []int, lists [][]touch) {
 	return cands, lists
 }
 
-// denseTouches lists candidate c's nonzero similarities to the members.
+// denseTouches lists candidate c's nonzero similarities to the members
+// (from simCols when it holds them, the same values).
 func (g *greedyState) denseTouches(c int, buf []touch) []touch {
 	buf = buf[:0]
+	if g.simCols != nil && len(g.simCols) == len(g.memberItem) {
+		for m, col := range g.simCols {
+			if v := col[c]; v != 0 {
+				buf = append(buf, touch{int32(m), v})
+			}
+		}
+		return buf
+	}
 	for m, item := range g.memberItem {
 		if v := g.p.Kernel.At(c, item); v != 0 {
 			buf = append(buf, touch{int32(m), v})
@@ -645,6 +666,37 @@ func (g *greedyState) addMember(i int) error {
 	return g.factorPending()
 }
 
+// cacheSimilarities appends item i's column Kernel.At(c, i), c = 0..n-1,
+// to simCols (computed across the workers) for a kernel computed per entry,
+// or drops the cache once it would exceed simCacheMax entries.
+func (g *greedyState) cacheSimilarities(i int) {
+	if g.simOff || g.sparse != nil || len(g.simCols) != len(g.memberItem) {
+		return
+	}
+	if _, stored := g.p.Kernel.(denseKernel); stored {
+		g.simOff = true // a lookup already
+		return
+	}
+	if (len(g.simCols)+1)*g.n > simCacheMax {
+		g.simCols, g.simOff = nil, true
+		return
+	}
+	col := make([]float64, g.n)
+	workers := max(1, len(g.ws))
+	var wg sync.WaitGroup
+	for t := range workers {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for c := lo; c < hi; c++ {
+				col[c] = g.p.Kernel.At(c, i)
+			}
+		}(t*g.n/workers, (t+1)*g.n/workers)
+	}
+	wg.Wait()
+	g.simCols = append(g.simCols, col)
+}
+
 // linkMember adds item i to the chosen set without eigendecomposing: the
 // blocks it touches merge into a new block, pending until factorPending.
 // Adding a whole prefix this way and factoring once costs one
@@ -679,6 +731,7 @@ func (g *greedyState) linkMember(i int) error {
 		g.frob += 2 * e.v * e.v
 	}
 	m := int32(len(g.memberItem))
+	g.cacheSimilarities(i)
 	g.memberItem = append(g.memberItem, i)
 	g.itemMember[i] = m
 	g.sumQ += g.p.Quality[i]

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // bruteGreedy is the oracle: every candidate scored by a full
@@ -340,5 +342,49 @@ func equicorrelatedVS(t *testing.T, s int, c, q float64) float64 {
 			sum += math.Pow(v, q)
 		}
 		return math.Pow(sum, 1/(1-q))
+	}
+}
+
+// TestGreedySimilarityCache: the per-member similarity columns of a
+// computed kernel (embeddings while the chosen set is smaller than d, and
+// RBF) give the picks and scores of recomputing every similarity, bit for
+// bit, with and without a prefix.
+func TestGreedySimilarityCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 1))
+	const n, d = 240, 40
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	quality := make([]float64, n)
+	for i := range quality {
+		quality[i] = 0.2 + rng.Float64()
+	}
+	rbf, err := NewRBF(X, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, kernel := range map[string]Kernel{"embeddings": FeatureMatrix{X}, "rbf": rbf} {
+		for _, q := range []float64{0.5, 1, math.Inf(1)} {
+			for _, prefix := range [][]int{nil, {3, 77}} {
+				p := GreedyProblem{Kernel: kernel, Quality: quality, Q: q, K: 25, Prefix: prefix}
+				with, err := Greedy(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				old := simCacheMax
+				simCacheMax = 0
+				without, err := Greedy(p)
+				simCacheMax = old
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(with.Picks, without.Picks) || !slices.Equal(with.Scores, without.Scores) {
+					t.Fatalf("%s q=%v prefix %v: cached %v %v, recomputed %v %v", name, q, prefix, with.Picks, with.Scores, without.Picks, without.Scores)
+				}
+			}
+		}
 	}
 }

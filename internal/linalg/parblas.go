@@ -104,30 +104,12 @@ func (p parBLAS) Dsymv(ul blas.Uplo, n int, alpha float64, a []float64, lda int,
 func symvUpperCols(n int, alpha float64, a []float64, lda int, x, y []float64, j0, j1 int) {
 	i := 0
 	for ; i+3 < j0; i += 4 { // four rows wholly left of the columns
-		r0, r1 := a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1]
-		r2, r3 := a[(i+2)*lda+j0:(i+2)*lda+j1], a[(i+3)*lda+j0:(i+3)*lda+j1]
-		xv0, xv1, xv2, xv3 := x[i]*alpha, x[i+1]*alpha, x[i+2]*alpha, x[i+3]*alpha
-		ys := y[j0:j1]
-		ys, r1, r2, r3 = ys[:len(r0)], r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
-		for k, v0 := range r0 {
-			t := ys[k]
-			t += xv0 * v0
-			t += xv1 * r1[k]
-			t += xv2 * r2[k]
-			t += xv3 * r3[k]
-			ys[k] = t
-		}
+		axpy4(y[j0:j1], a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1],
+			a[(i+2)*lda+j0:(i+2)*lda+j1], a[(i+3)*lda+j0:(i+3)*lda+j1],
+			x[i]*alpha, x[i+1]*alpha, x[i+2]*alpha, x[i+3]*alpha)
 	}
 	for ; i+1 < j0; i += 2 { // two rows wholly left of the columns
-		r0, r1 := a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1]
-		xv0, xv1 := x[i]*alpha, x[i+1]*alpha
-		ys := y[j0:j1]
-		for k, v0 := range r0 {
-			t := ys[k]
-			t += xv0 * v0
-			t += xv1 * r1[k]
-			ys[k] = t
-		}
+		axpy2(y[j0:j1], a[i*lda+j0:i*lda+j1], a[(i+1)*lda+j0:(i+1)*lda+j1], x[i]*alpha, x[i+1]*alpha)
 	}
 	for ; i < j1; i++ {
 		if i >= j0 && i+3 < j1 {
@@ -160,6 +142,31 @@ func symvUpperCols(n int, alpha float64, a []float64, lda int, x, y []float64, j
 	}
 }
 
+// axpy4 adds x0·r0 + x1·r1 + x2·r2 + x3·r3 to ys, element by element in
+// that order, each term rounded as gonum's row-by-row loop rounds it.
+func axpy4(ys, r0, r1, r2, r3 []float64, x0, x1, x2, x3 float64) {
+	ys, r1, r2, r3 = ys[:len(r0)], r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+	for k, v0 := range r0 {
+		t := ys[k]
+		t += x0 * v0
+		t += x1 * r1[k]
+		t += x2 * r2[k]
+		t += x3 * r3[k]
+		ys[k] = t
+	}
+}
+
+// axpy2 is axpy4 for two rows.
+func axpy2(ys, r0, r1 []float64, x0, x1 float64) {
+	ys, r1 = ys[:len(r0)], r1[:len(r0)]
+	for k, v0 := range r0 {
+		t := ys[k]
+		t += x0 * v0
+		t += x1 * r1[k]
+		ys[k] = t
+	}
+}
+
 // symvUpperQuad does rows i..i+3, all among the worker's columns (i+3 <
 // j1), in gonum's order for every element they touch: y_{i+1..i+3} receive
 // the earlier rows' terms of the four before their own sums, and the four
@@ -175,18 +182,7 @@ func symvUpperQuad(n int, alpha float64, a []float64, lda int, x, y []float64, i
 	y[i+3] += xv1 * r1[i+3]
 	y[i+3] += xv2 * r2[i+3]
 	if i+4 < j1 {
-		ys := y[i+4 : j1]
-		s0, s1, s2, s3 := r0[i+4:j1], r1[i+4:j1], r2[i+4:j1], r3[i+4:j1]
-		s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
-		ys = ys[:len(s0)]
-		for k, v0 := range s0 {
-			t := ys[k]
-			t += xv0 * v0
-			t += xv1 * s1[k]
-			t += xv2 * s2[k]
-			t += xv3 * s3[k]
-			ys[k] = t
-		}
+		axpy4(y[i+4:j1], r0[i+4:j1], r1[i+4:j1], r2[i+4:j1], r3[i+4:j1], xv0, xv1, xv2, xv3)
 	}
 	sum0 := x[i] * r0[i]
 	sum0 += x[i+1] * r0[i+1]
@@ -222,14 +218,7 @@ func symvUpperPair(n int, alpha float64, a []float64, lda int, x, y []float64, i
 	xv0, xv1 := x[i]*alpha, x[i+1]*alpha
 	y[i+1] += xv0 * r0[i+1] // row i's term of y_{i+1}, before its own sum
 	if i+2 < j1 {
-		ys := y[i+2 : j1]
-		s0, s1 := r0[i+2:j1], r1[i+2:j1]
-		for k, v0 := range s0 {
-			t := ys[k]
-			t += xv0 * v0
-			t += xv1 * s1[k]
-			ys[k] = t
-		}
+		axpy2(y[i+2:j1], r0[i+2:j1], r1[i+2:j1], xv0, xv1)
 	}
 	sum0 := x[i] * r0[i]
 	sum0 += x[i+1] * r0[i+1]

@@ -167,26 +167,40 @@ func scaleRows[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) err
 func scaleRowRange[T float32 | float64](lo, hi, d int, x []T, kernel EmbeddingKernel) error {
 	for i := lo; i < hi; i++ {
 		row := x[i*d : (i+1)*d]
-		var ss float64
-		for j, v := range row {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("row %d, column %d: value %v is not finite", i+1, j+1, f)
-			}
-			ss += f * f
+		sc, err := rowScale(i, row, kernel)
+		if err != nil {
+			return err
 		}
 		if kernel != Cosine {
 			continue
 		}
-		if ss == 0 {
-			return fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
-		}
-		s := T(1 / math.Sqrt(ss))
+		s := T(sc)
 		for j := range row {
 			row[j] *= s
 		}
 	}
 	return nil
+}
+
+// rowScale checks row i (0-based) and returns the factor it is scaled by:
+// 1/‖row‖ (summed in float64) under Cosine, 1 under Linear. Errors count
+// rows and columns from 1, as in the file the caller names.
+func rowScale[T float32 | float64](i int, row []T, kernel EmbeddingKernel) (float64, error) {
+	var ss float64
+	for j, v := range row {
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("row %d, column %d: value %v is not finite", i+1, j+1, f)
+		}
+		ss += f * f
+	}
+	if kernel != Cosine {
+		return 1, nil
+	}
+	if ss == 0 {
+		return 0, fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
+	}
+	return 1 / math.Sqrt(ss), nil
 }
 
 // addUpper32 adds (or, when assign, copies) the upper triangle of the m x m
@@ -214,20 +228,9 @@ func addUpper32(g []float64, g32 []float32, m int, assign bool) {
 func rowScales[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) ([]float64, error) {
 	scale := make([]float64, n)
 	for i := range scale {
-		var ss float64
-		for j, v := range x[i*d : (i+1)*d] {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("row %d, column %d: value %v is not finite", i+1, j+1, f)
-			}
-			ss += f * f
-		}
-		scale[i] = 1
-		if kernel == Cosine {
-			if ss == 0 {
-				return nil, fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
-			}
-			scale[i] = 1 / math.Sqrt(ss)
+		var err error
+		if scale[i], err = rowScale(i, x[i*d:(i+1)*d], kernel); err != nil {
+			return nil, err
 		}
 	}
 	return scale, nil

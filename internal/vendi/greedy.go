@@ -617,7 +617,7 @@ func (g *greedyState) best() (int, float64) {
 			bestVal = math.Max(bestVal, vals[k])
 		}
 	}
-	g.solveInOrder(cands, lists, order, vals, vss, solved, floor, &bestVal, weight)
+	g.solveInOrder(cands, touches, order, vals, vss, solved, floor, &bestVal, weight)
 	var kept []int
 	var keptVals []float64
 	for k, c := range cands {

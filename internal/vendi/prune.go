@@ -630,7 +630,7 @@ func (g *greedyState) pruning() bool {
 // grows, so every candidate left unsolved is strictly worse than the final
 // best and outside the tie window: the outcome does not depend on the
 // interleaving.
-func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, vals, vss []float64, solved []bool, floor float64, bestVal *float64, weight func(int) float64) {
+func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch) []touch, order []int, vals, vss []float64, solved []bool, floor float64, bestVal *float64, weight func(int) float64) {
 	bounds := make([]float64, len(order))
 	for i, k := range order {
 		bounds[i] = vals[k]
@@ -667,13 +667,8 @@ func (g *greedyState) solveInOrder(cands []int, lists [][]touch, order []int, va
 				next++
 				mu.Unlock()
 				c := cands[k]
-				var t []touch
-				if lists != nil {
-					t = lists[k]
-				} else {
-					buf = g.denseTouches(c, buf)
-					t = buf
-				}
+				t := touches(k, buf)
+				buf = t[:0]
 				// Second filter: the tighter bound (every interval, wider
 				// near window), worth it for the few candidates the first
 				// one keeps.

@@ -483,9 +483,16 @@ func newProgressBar(spec Spec, total int) *progressbar.ProgressBar {
 	if unit == "" {
 		unit = "records"
 	}
+	return NewProgressBar(spec.Progress, filepath.Base(spec.Dir)+" "+unit, unit, total)
+}
+
+// NewProgressBar is the progress bar of the project's long steps: on w, the
+// description, the count done of total, the rate in unit per second and the
+// estimated time left; redrawn at most every 100 ms and cleared when done.
+func NewProgressBar(w io.Writer, description, unit string, total int) *progressbar.ProgressBar {
 	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(spec.Progress),
-		progressbar.OptionSetDescription(filepath.Base(spec.Dir)+" "+unit),
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(description),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString(unit),

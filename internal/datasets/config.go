@@ -108,6 +108,13 @@ type CSVConfig struct {
 	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
 	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
 	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`                     // edge weights (gaussian)
+	// IDsFile: for a .npy file, the item ids, one per line (optional
+	// header "id"); empty: the 0-based row index.
+	IDsFile string `mapstructure:"ids_file" yaml:"ids_file,omitempty"`
+	// KNN: how the graph is built, auto (""), exact or approx (see
+	// ResolveKNNMethod). A campaign records approx when the approximate
+	// graph was used, and nothing for the exact one.
+	KNN string `mapstructure:"knn" yaml:"knn,omitempty"`
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is
@@ -172,6 +179,13 @@ func DefaultConfig(kind string) Config {
 // The pool's Name is the task name (synthetic, photoswitch, fashion, bmg, the
 // folder's or the CSV file's base name), and it passes Validate.
 func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
+	return LoadWith(cfg, dataDir, cacheDir, GraphOptions{Workers: workers})
+}
+
+// LoadWith is Load with the options of the graph build (progress) of CSV
+// and .npy pools; opt.Workers is the workers of Load.
+func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, error) {
+	workers := opt.Workers
 	var p *Pool
 	var err error
 	switch cfg.Kind {
@@ -189,7 +203,7 @@ func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
 	case KindBMG:
 		p, err = LoadBMG(cfg.BMG, dataDir, cacheDir, workers)
 	case KindCSV:
-		p, err = LoadCSV(cfg.CSV, cacheDir, workers)
+		p, err = loadCSV(cfg.CSV, cacheDir, opt)
 	default:
 		return nil, fmt.Errorf("pool.kind: %q is not one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}

@@ -28,8 +28,18 @@ import (
 // cfg.Similarity weights. The pool is named after the file (without the
 // extension).
 func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
+	return loadCSV(cfg, cacheDir, GraphOptions{Workers: workers})
+}
+
+func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if cfg.File == "" {
 		return nil, fmt.Errorf("pool.csv.file: empty, expected the path of a CSV file")
+	}
+	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
+		return loadNPYPool(cfg, cacheDir, opt)
+	}
+	if cfg.IDsFile != "" {
+		return nil, fmt.Errorf("pool.csv.ids_file: only for a .npy pool; a CSV pool names its id column (pool.csv.id_column)")
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine {
 		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q", cfg.Metric, MetricEuclidean, MetricCosine)
@@ -193,15 +203,9 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.Standardize {
 		standardizeColumns(p.Dense)
 	}
-	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, cfg.Metric, workers)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
+		return nil, err
 	}
-	w, err := EdgeWeights(g, cfg.Similarity)
-	if err != nil {
-		return nil, fmt.Errorf("pool.csv.similarity: %w", err)
-	}
-	p.SetGraph(g, w)
 	return p, nil
 }
 
@@ -228,4 +232,23 @@ func standardizeColumns(x [][]float64) {
 			}
 		}
 	}
+}
+
+// buildGraph sets the pool's kNN graph from its features as cfg says
+// (k, metric, knn, similarity), recording how in p.Graph.
+func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) error {
+	if _, err := ResolveKNNMethod(cfg.KNN, p.Len()); err != nil {
+		return fmt.Errorf("pool.csv.knn: %w", err)
+	}
+	g, info, err := BuildGraph(cacheDir, p.Dense, p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfg.File, err)
+	}
+	w, err := EdgeWeights(g, cfg.Similarity)
+	if err != nil {
+		return fmt.Errorf("pool.csv.similarity: %w", err)
+	}
+	p.SetGraph(g, w)
+	p.Graph = info
+	return nil
 }

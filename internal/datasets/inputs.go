@@ -48,6 +48,9 @@ func InputFiles(cfg Config, dataDir string) []string {
 		}
 	case KindCSV:
 		add(cfg.CSV.File)
+		if cfg.CSV.IDsFile != "" {
+			add(cfg.CSV.IDsFile)
+		}
 	}
 	return files
 }

@@ -93,6 +93,11 @@ func prefixDims(d int) int { return min(d, max(8, d/3)) }
 // Rows must have one length d >= 1 and finite values; for cosine, no row may
 // be all zeros (its cosine similarity is undefined).
 func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, error) {
+	return denseKNN(x, k, metric, workers, nil)
+}
+
+// denseKNN is DenseKNN reporting progress (items done, of n) if set.
+func denseKNN(x [][]float64, k int, metric string, workers int, progress func(done, total int64)) (*KNNGraph, error) {
 	n := len(x)
 	if err := checkK(n, k); err != nil {
 		return nil, err
@@ -101,21 +106,53 @@ func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, erro
 		return nil, fmt.Errorf("kNN graph: metric %q is not one of %q, %q for dense features", metric, MetricEuclidean, MetricCosine)
 	}
 	d := len(x[0])
+	if err := checkDense(x); err != nil {
+		return nil, err
+	}
+	w, err := workingRows[float64](x, metric == MetricCosine)
+	if err != nil {
+		return nil, err
+	}
+	w = rotateToPrincipalAxes(w, n, d)
+	var exact func(i, j int) float64
+	if metric == MetricEuclidean {
+		exact = func(i, j int) float64 { return euclidean(x[i], x[j]) }
+	} else {
+		exact = func(i, j int) float64 { return cosineDistance(x[i], x[j]) }
+	}
+	t := newTiling(w, n, d, prefixDims(d))
+	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	t.run(k, defaultWorkers(workers), exact, g, progress)
+	return g, nil
+}
+
+// checkDense checks that the rows have one length d >= 1 and finite values.
+func checkDense(x [][]float64) error {
+	d := len(x[0])
 	if d == 0 {
-		return nil, fmt.Errorf("kNN graph: feature vectors are empty")
+		return fmt.Errorf("kNN graph: feature vectors are empty")
 	}
 	for i, row := range x {
 		if len(row) != d {
-			return nil, fmt.Errorf("kNN graph: item %d has %d features, expected %d like item 0", i, len(row), d)
+			return fmt.Errorf("kNN graph: item %d has %d features, expected %d like item 0", i, len(row), d)
 		}
 		for c, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("kNN graph: item %d, feature %d is %v, expected a finite number", i, c, v)
+				return fmt.Errorf("kNN graph: item %d, feature %d is %v, expected a finite number", i, c, v)
 			}
 		}
 	}
-	w := make([]float64, n*d)
-	if metric == MetricEuclidean {
+	return nil
+}
+
+// workingRows returns the rows of x (n x d, row-major) centred on their
+// mean (Euclidean) or scaled to unit length (cosine: the squared Euclidean
+// distance of unit vectors is twice the cosine distance), computed in
+// float64 and stored as T. A zero row is an error for cosine.
+func workingRows[T float32 | float64](x [][]float64, cosine bool) ([]T, error) {
+	n, d := len(x), len(x[0])
+	w := make([]T, n*d)
+	if !cosine {
 		mean := make([]float64, d)
 		for _, row := range x {
 			for c, v := range row {
@@ -127,35 +164,25 @@ func DenseKNN(x [][]float64, k int, metric string, workers int) (*KNNGraph, erro
 		}
 		for i, row := range x {
 			for c, v := range row {
-				w[i*d+c] = v - mean[c]
+				w[i*d+c] = T(v - mean[c])
 			}
 		}
-	} else {
-		for i, row := range x {
-			var s float64
-			for _, v := range row {
-				s += v * v
-			}
-			if s == 0 {
-				return nil, fmt.Errorf("kNN graph: item %d is the zero vector: its cosine similarity is undefined", i)
-			}
-			s = math.Sqrt(s)
-			for c, v := range row {
-				w[i*d+c] = v / s
-			}
+		return w, nil
+	}
+	for i, row := range x {
+		var s float64
+		for _, v := range row {
+			s += v * v
+		}
+		if s == 0 {
+			return nil, fmt.Errorf("kNN graph: item %d is the zero vector: its cosine similarity is undefined", i)
+		}
+		s = math.Sqrt(s)
+		for c, v := range row {
+			w[i*d+c] = T(v / s)
 		}
 	}
-	w = rotateToPrincipalAxes(w, n, d)
-	var exact func(i, j int) float64
-	if metric == MetricEuclidean {
-		exact = func(i, j int) float64 { return euclidean(x[i], x[j]) }
-	} else {
-		exact = func(i, j int) float64 { return cosineDistance(x[i], x[j]) }
-	}
-	t := newTiling(w, n, d, prefixDims(d))
-	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	t.run(k, defaultWorkers(workers), exact, g)
-	return g, nil
+	return w, nil
 }
 
 // rotateToPrincipalAxes returns w (n x d, row-major) times the eigenvectors
@@ -404,7 +431,7 @@ func (r *knnRow) kept(dst []candidate) []candidate {
 }
 
 // run fills g using workers goroutines, each taking whole query leaves.
-func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) {
+func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph, progress func(done, total int64)) {
 	// Rounding slacks (Higham, Accuracy and Stability, eq. 3.5: a dot product
 	// of length d errs by at most about d*u*|a||b|, u the unit roundoff).
 	//  - The full squared distance sum (a_c - b_c)^2 in float64 on rotated
@@ -420,7 +447,7 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 	d, m := t.d, t.m
 	slack64 := func(p int) float64 { return 4 * float64(5*d+8) * eps64 * (t.norm2[p] + t.maxNorm) }
 	slack32 := func(p int) float64 { return 2 * float64(m+9) * eps32 * (t.pnorm2[p] + t.maxPNorm) }
-	var next atomic.Int64
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range min(workers, len(t.leaves)) {
 		wg.Add(1)
@@ -546,6 +573,9 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 						g.Distance[i*k+m] = final[m].v
 					}
 				}
+				if progress != nil {
+					progress(done.Add(int64(mq)), int64(t.n))
+				}
 			}
 		}()
 	}
@@ -558,6 +588,11 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph) 
 // and ties go to the lower index. Every fingerprint must have the same number
 // of words.
 func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
+	return bitsKNN(b, k, workers, nil)
+}
+
+// bitsKNN is BitsKNN reporting progress (items done, of n) if set.
+func bitsKNN(b [][]uint64, k int, workers int, progress func(done, total int64)) (*KNNGraph, error) {
 	n := len(b)
 	if err := checkK(n, k); err != nil {
 		return nil, err
@@ -577,7 +612,7 @@ func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
 			count[i] += bits.OnesCount64(x)
 		}
 	}
-	var next atomic.Int64
+	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range min(defaultWorkers(workers), n) {
 		wg.Add(1)
@@ -625,6 +660,9 @@ func BitsKNN(b [][]uint64, k int, workers int) (*KNNGraph, error) {
 				for m := 0; m < k; m++ {
 					g.Index[i*k+m] = c[m].j
 					g.Distance[i*k+m] = c[m].v
+				}
+				if progress != nil {
+					progress(done.Add(1), int64(n))
 				}
 			}
 		}()

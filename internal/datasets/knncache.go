@@ -71,51 +71,28 @@ func (s CacheStatus) String() string {
 // index ranges) is recomputed and replaced. Exactly one of dense and bits is
 // used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
-	compute := func() (*KNNGraph, error) {
-		if metric == MetricTanimoto {
-			return BitsKNN(bits, k, workers)
-		}
-		return DenseKNN(dense, k, metric, workers)
-	}
-	if metric == MetricTanimoto {
-		dense = nil
-	} else {
-		bits = nil
-	}
-	if cacheDir == "" {
-		g, err := compute()
-		return g, CacheOff, err
-	}
-	n := len(dense) + len(bits)
-	fileio.SweepOnce(filepath.Join(cacheDir, "knn"))
-	path := filepath.Join(cacheDir, "knn", KNNCacheKey(dense, bits, k, metric)+".bin")
-	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
-		g, err := decodeKNN(data, n, k, metric)
-		if err == nil {
-			return g, CacheHit, nil
-		}
-		status = CacheRecovered
-	} else if !os.IsNotExist(err) {
-		status = CacheRecovered
-	}
-	g, err := compute()
-	if err != nil {
-		return nil, status, err
-	}
-	if err := fileio.WriteAtomicFunc(path, func(w io.Writer) error { return encodeKNN(w, g) }); err != nil {
-		return nil, status, fmt.Errorf("kNN cache: %w", err)
-	}
-	return g, status, nil
+	g, info, err := BuildGraph(cacheDir, dense, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
+	return g, info.Status, err
 }
 
 // Cache file layout (little-endian): magic, uint64 N, uint64 K, N*K int32
 // indices, N*K float64 distances, then the SHA-256 of everything before it.
-func encodeKNN(w io.Writer, g *KNNGraph) error {
+// An approximate graph's file opens with knnApproxMagic and has three more
+// uint64 after it (before N): the NN-descent rounds, the recall's float64
+// bits and the number of rows it was measured on.
+func encodeKNN(w io.Writer, g *KNNGraph, st *ApproxStats) (int64, error) {
 	var buf bytes.Buffer
-	buf.Grow(24 + 12*len(g.Index) + sha256.Size)
-	buf.Write(knnMagic[:])
+	buf.Grow(48 + 12*len(g.Index) + sha256.Size)
 	var b [8]byte
+	if st != nil {
+		buf.Write(knnApproxMagic[:])
+		for _, v := range []uint64{uint64(st.Rounds), math.Float64bits(st.Recall), uint64(st.RecallRows)} {
+			binary.LittleEndian.PutUint64(b[:], v)
+			buf.Write(b[:])
+		}
+	} else {
+		buf.Write(knnMagic[:])
+	}
 	binary.LittleEndian.PutUint64(b[:], uint64(g.N))
 	buf.Write(b[:])
 	binary.LittleEndian.PutUint64(b[:], uint64(g.K))
@@ -130,31 +107,50 @@ func encodeKNN(w io.Writer, g *KNNGraph) error {
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	buf.Write(sum[:])
-	_, err := w.Write(buf.Bytes())
-	return err
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
 }
 
-func decodeKNN(data []byte, n, k int, metric string) (*KNNGraph, error) {
-	want := 24 + 12*n*k + sha256.Size
+// knnApproxMagic opens the cache file of an approximate graph.
+var knnApproxMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'A', '0', '1'}
+
+// decodeKNN checks and reads a cache file; the stats are nil for an exact
+// graph's file.
+func decodeKNN(data []byte, n, k int, metric string) (*KNNGraph, *ApproxStats, error) {
+	if len(data) < 8+sha256.Size {
+		return nil, nil, fmt.Errorf("cache file has %d bytes, too short", len(data))
+	}
+	var st *ApproxStats
+	head := 24
+	if bytes.Equal(data[:8], knnApproxMagic[:]) {
+		head = 48
+	}
+	want := head + 12*n*k + sha256.Size
 	if len(data) != want {
-		return nil, fmt.Errorf("cache file has %d bytes, expected %d", len(data), want)
+		return nil, nil, fmt.Errorf("cache file has %d bytes, expected %d", len(data), want)
 	}
 	body := data[:len(data)-sha256.Size]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, fmt.Errorf("cache file checksum mismatch")
+		return nil, nil, fmt.Errorf("cache file checksum mismatch")
 	}
-	if !bytes.Equal(body[:8], knnMagic[:]) {
-		return nil, fmt.Errorf("cache file has no kNN header")
+	if head == 48 {
+		st = &ApproxStats{
+			Rounds:     int(binary.LittleEndian.Uint64(body[8:])),
+			Recall:     math.Float64frombits(binary.LittleEndian.Uint64(body[16:])),
+			RecallRows: int(binary.LittleEndian.Uint64(body[24:])),
+		}
+	} else if !bytes.Equal(body[:8], knnMagic[:]) {
+		return nil, nil, fmt.Errorf("cache file has no kNN header")
 	}
-	if int(binary.LittleEndian.Uint64(body[8:])) != n || int(binary.LittleEndian.Uint64(body[16:])) != k {
-		return nil, fmt.Errorf("cache file is for another graph size")
+	if int(binary.LittleEndian.Uint64(body[head-16:])) != n || int(binary.LittleEndian.Uint64(body[head-8:])) != k {
+		return nil, nil, fmt.Errorf("cache file is for another graph size")
 	}
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	off := 24
+	off := head
 	for m := range g.Index {
 		j := int32(binary.LittleEndian.Uint32(body[off:]))
 		if j < 0 || int(j) >= n || int(j) == m/k {
-			return nil, fmt.Errorf("cache file has an invalid neighbour index")
+			return nil, nil, fmt.Errorf("cache file has an invalid neighbour index")
 		}
 		g.Index[m] = j
 		off += 4
@@ -163,7 +159,7 @@ func decodeKNN(data []byte, n, k int, metric string) (*KNNGraph, error) {
 		g.Distance[m] = math.Float64frombits(binary.LittleEndian.Uint64(body[off:]))
 		off += 8
 	}
-	return g, nil
+	return g, st, nil
 }
 
 // floatsMagic opens every cached float array (derived features such as PCA

@@ -28,6 +28,10 @@ type Pool struct {
 	// distance" metric: "euclidean", "cosine" (1 - cosine similarity) or
 	// "tanimoto" (1 - Tanimoto similarity of bit vectors).
 	Metric string
+
+	// Graph says how the kNN graph was obtained (CSV and .npy pools; zero
+	// for the built-in pools).
+	Graph GraphInfo
 }
 
 // Len is the number of items.

@@ -1,0 +1,680 @@
+package datasets
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// kNN construction methods (config key pool.csv.knn, flag --knn).
+const (
+	// KNNAuto: exact below ApproxMinItems items, approximate from there.
+	KNNAuto = "auto"
+	// KNNExact: DenseKNN or BitsKNN, the brute-force definition.
+	KNNExact = "exact"
+	// KNNApprox: ApproxKNN (random-projection trees then NN-descent), recall
+	// measured on a sample of rows.
+	KNNApprox = "approx"
+)
+
+// KNNMethods lists the accepted construction methods.
+var KNNMethods = []string{KNNAuto, KNNExact, KNNApprox}
+
+// ApproxMinItems is where KNNAuto switches to the approximate graph. Chosen
+// by measurement (docs/performance.md, clustered Gaussian 32-d): the exact
+// graph costs about as much as the approximate one at 20,000 items and is
+// ~5x slower at 100,000 (its cost grows close to n^2 in 32 dimensions). The
+// paper's pools do not go through KNNAuto: their graphs stay exact.
+const ApproxMinItems = 50_000
+
+// ResolveKNNMethod turns KNNAuto (or "") into KNNExact or KNNApprox for n
+// items, and checks the name.
+func ResolveKNNMethod(method string, n int) (string, error) {
+	switch method {
+	case "", KNNAuto:
+		if n >= ApproxMinItems {
+			return KNNApprox, nil
+		}
+		return KNNExact, nil
+	case KNNExact, KNNApprox:
+		return method, nil
+	}
+	return "", fmt.Errorf("kNN method %q is not one of %q, %q, %q", method, KNNAuto, KNNExact, KNNApprox)
+}
+
+// ApproxOptions tunes ApproxKNN; zero values take the defaults.
+type ApproxOptions struct {
+	Workers  int    // goroutines (<= 0: GOMAXPROCS)
+	Seed     uint64 // random projections and the recall sample
+	Trees    int    // random-projection trees of the initial graph (default 8)
+	LeafSize int    // items per tree leaf (default 48)
+	Extra    int    // candidates kept per row beyond k (default 10)
+	MaxIter  int    // NN-descent rounds at most (default 15)
+	// Delta stops NN-descent once a round changes fewer than Delta*n*k
+	// entries (default 0.0005).
+	Delta float64
+	// RecallRows is the size of the row sample whose exact neighbours are
+	// computed by brute force to measure the recall (default 200; < 0: no
+	// measurement).
+	RecallRows int
+	// Progress, if set, is called with the work done and the total, in
+	// item-steps (each tree and each round is n of them; the total assumes
+	// 6 rounds and grows if more run).
+	Progress func(done, total int64)
+}
+
+func (o *ApproxOptions) defaults() {
+	if o.Trees <= 0 {
+		o.Trees = 8
+	}
+	if o.LeafSize <= 0 {
+		o.LeafSize = 48
+	}
+	if o.Extra <= 0 {
+		o.Extra = 10
+	}
+	if o.MaxIter <= 0 {
+		o.MaxIter = 15
+	}
+	if o.Delta <= 0 {
+		o.Delta = 0.0005
+	}
+	if o.RecallRows == 0 {
+		o.RecallRows = 200
+	}
+	o.Workers = defaultWorkers(o.Workers)
+}
+
+// ApproxStats describes an approximate graph: the NN-descent rounds run and
+// the measured recall@k (-1 if not measured) over RecallRows sampled rows.
+type ApproxStats struct {
+	Rounds     int
+	Recall     float64
+	RecallRows int
+}
+
+// approxSpace is what ApproxKNN needs of the features: the number of
+// items, a fast working distance (monotone in the metric, float32), the
+// exact distance (that of Pool.Distance), and a random split of a set of
+// items into two halves (one level of a random-projection tree).
+type approxSpace interface {
+	n() int
+	work(i, j int32) float32
+	exact(i, j int) float64
+	split(items []int32, rng *rand.Rand, proj []float32) int
+}
+
+// ApproxDenseKNN is the approximate counterpart of DenseKNN: same metrics,
+// same row layout, distances computed from the original features (so they
+// agree with Pool.Distance bit for bit), rows nearest first with ties to the
+// lower index; a row may miss some of its exact neighbours (the recall is
+// measured and returned). See ApproxKNN for the method.
+func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	n := len(x)
+	if err := checkK(n, k); err != nil {
+		return nil, ApproxStats{}, err
+	}
+	if metric != MetricEuclidean && metric != MetricCosine {
+		return nil, ApproxStats{}, fmt.Errorf("kNN graph: metric %q is not one of %q, %q for dense features", metric, MetricEuclidean, MetricCosine)
+	}
+	sp, err := newDenseSpace(x, metric)
+	if err != nil {
+		return nil, ApproxStats{}, err
+	}
+	return approxKNN(sp, k, metric, opt)
+}
+
+// ApproxBitsKNN is the approximate counterpart of BitsKNN (Tanimoto
+// distance of fingerprints); trees split on the Tanimoto distance to two
+// random pivots.
+func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	n := len(b)
+	if err := checkK(n, k); err != nil {
+		return nil, ApproxStats{}, err
+	}
+	for i, row := range b {
+		if len(row) != len(b[0]) {
+			return nil, ApproxStats{}, fmt.Errorf("kNN graph: fingerprint %d has %d words, expected %d like fingerprint 0", i, len(row), len(b[0]))
+		}
+	}
+	return approxKNN(newBitsSpace(b), k, MetricTanimoto, opt)
+}
+
+// approxKNN builds the graph in three steps.
+//
+//  1. Initial graph: opt.Trees random-projection trees, each splitting its
+//     items in two halves by their projection on the difference of two
+//     random items (the median, so leaves are balanced) until at most
+//     LeafSize remain; every pair within a leaf is measured. Each row keeps
+//     its k+Extra best candidates by the working distance (float32).
+//  2. NN-descent (Dong, Moses & Li, WWW 2011), in the "pull" form: in each
+//     round every row measures the neighbours of its neighbours and of its
+//     reverse neighbours, reading the previous round's rows only (so rows
+//     are updated in parallel without locks and the result does not depend
+//     on scheduling); a pair is measured again only if one side changed.
+//     Rounds stop when fewer than Delta*n*k entries change, or at MaxIter.
+//  3. Each row's candidates are re-ranked by the exact distance (float64,
+//     from the original features) with ties to the lower index; the first
+//     k form the row.
+//
+// The recall@k is then measured on RecallRows rows drawn from Seed: their
+// exact neighbours by brute force, a returned neighbour counting as found
+// if its distance is at most the exact k-th distance (ties are not misses).
+func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	opt.defaults()
+	n := sp.n()
+	kc := min(k+opt.Extra, n-1) // candidates kept per row
+	h := newCandHeap(n, kc)
+	var done atomic.Int64
+	total := int64(n) * int64(opt.Trees+6)
+	report := func(add int64) {
+		if opt.Progress != nil {
+			d := done.Add(add)
+			opt.Progress(d, max(total, d))
+		}
+	}
+	// 1. Trees: built one after another (each item is in exactly one leaf of
+	// a tree, so a tree's leaves update disjoint rows in parallel).
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
+	items := make([]int32, n)
+	for t := 0; t < opt.Trees; t++ {
+		for i := range items {
+			items[i] = int32(i)
+		}
+		leaves := buildRPTree(sp, items, opt.LeafSize, rng.Uint64(), opt.Workers)
+		parallelFor(len(leaves), opt.Workers, func(l int) {
+			leaf := leaves[l]
+			for a := 0; a < len(leaf); a++ {
+				for b := a + 1; b < len(leaf); b++ {
+					v := sp.work(leaf[a], leaf[b])
+					h.push(leaf[a], leaf[b], v)
+					h.push(leaf[b], leaf[a], v)
+				}
+			}
+			report(int64(len(leaf)))
+		})
+	}
+	// 2. NN-descent.
+	st := ApproxStats{Recall: -1}
+	kx := kc // how many of a row's entries are expanded
+	changed := make([]bool, n)
+	for i := range changed {
+		changed[i] = true
+	}
+	for round := 0; round < opt.MaxIter; round++ {
+		prev := h.snapshot()
+		rev := reverseLists(prev, n, kc, kx)
+		var updates atomic.Int64
+		nextChanged := make([]bool, n)
+		seen := sync.Pool{New: func() any { return make([]int32, n) }}
+		parallelChunks(n, 512, opt.Workers, func(lo, hi int) {
+			stamp := seen.Get().([]int32)
+			defer seen.Put(stamp)
+			var u int64
+			for i := lo; i < hi; i++ {
+				me := int32(i)
+				row := prev.row(i)
+				// stamp[c] == i+1 marks c as measured for row i (each row
+				// has its own mark, so a pooled slice needs no clearing).
+				mark := int32(i + 1)
+				stamp[i] = mark
+				for _, c := range row.idx {
+					if c >= 0 {
+						stamp[c] = mark
+					}
+				}
+				h.clearNew(i)
+				expand := func(j int32, fresh bool) {
+					if j < 0 || !fresh && !changed[j] {
+						return
+					}
+					for _, c := range prev.row(int(j)).idx[:kx] {
+						if c < 0 {
+							break
+						}
+						if stamp[c] == mark {
+							continue
+						}
+						stamp[c] = mark
+						if h.push(me, c, sp.work(me, c)) {
+							u++
+						}
+					}
+				}
+				for e := 0; e < kx; e++ {
+					expand(row.idx[e], row.fresh[e])
+				}
+				for _, r := range rev.of(i) {
+					expand(r.j, r.fresh)
+				}
+				if h.anyNew(i) {
+					nextChanged[i] = true
+				}
+			}
+			updates.Add(u)
+			report(int64(hi - lo))
+		})
+		changed = nextChanged
+		st.Rounds = round + 1
+		if round+1 >= 6 {
+			total += int64(n)
+		}
+		if float64(updates.Load()) < opt.Delta*float64(n)*float64(k) {
+			break
+		}
+	}
+	// 3. Exact re-ranking.
+	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+		c := make([]candidate, 0, kc)
+		for i := lo; i < hi; i++ {
+			c = c[:0]
+			for _, j := range h.row(i).idx {
+				if j >= 0 {
+					c = append(c, candidate{sp.exact(i, int(j)), j})
+				}
+			}
+			slices.SortFunc(c, byDistanceThenIndex)
+			for m := 0; m < k; m++ {
+				g.Index[i*k+m] = c[m].j
+				g.Distance[i*k+m] = c[m].v
+			}
+		}
+	})
+	if opt.Progress != nil {
+		opt.Progress(total, total)
+	}
+	if opt.RecallRows > 0 {
+		st.Recall, st.RecallRows = measureRecall(g, sp.exact, opt.RecallRows, opt.Seed, opt.Workers)
+	}
+	return g, st, nil
+}
+
+// measureRecall returns the recall@k of g on rows sampled rows (all rows if
+// n <= rows) against their brute-force neighbours under exact, and the
+// number of rows used. A neighbour counts as found if its distance is at
+// most the exact k-th distance of its row.
+func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int) (float64, int) {
+	n, k := g.N, g.K
+	var sample []int
+	if n <= rows {
+		sample = make([]int, n)
+		for i := range sample {
+			sample[i] = i
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(seed, 0xd1b54a32d192ed03))
+		sample = rng.Perm(n)[:rows]
+		slices.Sort(sample)
+	}
+	found := make([]int, len(sample))
+	parallelFor(len(sample), workers, func(s int) {
+		i := sample[s]
+		d := make([]float64, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				d = append(d, exact(i, j))
+			}
+		}
+		kth := kthSmallest(d, k-1)
+		for _, v := range g.Distances(i) {
+			if v <= kth {
+				found[s]++
+			}
+		}
+	})
+	total := 0
+	for _, f := range found {
+		total += f
+	}
+	return float64(total) / float64(len(sample)*k), len(sample)
+}
+
+// candHeap holds each row's kc best candidates, sorted by working distance
+// (then index); empty slots have index -1 and distance +Inf. fresh marks the
+// entries added in the current round.
+type candHeap struct {
+	kc    int
+	idx   []int32
+	dist  []float32
+	fresh []bool
+}
+
+type candRow struct {
+	idx   []int32
+	dist  []float32
+	fresh []bool
+}
+
+func newCandHeap(n, kc int) *candHeap {
+	h := &candHeap{kc: kc, idx: make([]int32, n*kc), dist: make([]float32, n*kc), fresh: make([]bool, n*kc)}
+	for e := range h.idx {
+		h.idx[e] = -1
+		h.dist[e] = float32(math.Inf(1))
+		h.fresh[e] = true
+	}
+	return h
+}
+
+func (h *candHeap) row(i int) candRow {
+	a, b := i*h.kc, (i+1)*h.kc
+	r := candRow{idx: h.idx[a:b], fresh: h.fresh[a:b]}
+	if h.dist != nil {
+		r.dist = h.dist[a:b]
+	}
+	return r
+}
+
+// push offers j as a candidate of row i at working distance v; it returns
+// whether the row changed (j was not there and beats the worst entry).
+func (h *candHeap) push(i, j int32, v float32) bool {
+	r := h.row(int(i))
+	last := h.kc - 1
+	if v > r.dist[last] || (v == r.dist[last] && r.idx[last] >= 0 && j > r.idx[last]) {
+		return false
+	}
+	pos := 0
+	for pos < h.kc && (r.dist[pos] < v || (r.dist[pos] == v && r.idx[pos] >= 0 && r.idx[pos] < j)) {
+		if r.idx[pos] == j {
+			return false
+		}
+		pos++
+	}
+	for e := pos; e < h.kc; e++ {
+		if r.idx[e] == j {
+			return false
+		}
+	}
+	copy(r.idx[pos+1:], r.idx[pos:last])
+	copy(r.dist[pos+1:], r.dist[pos:last])
+	copy(r.fresh[pos+1:], r.fresh[pos:last])
+	r.idx[pos], r.dist[pos], r.fresh[pos] = j, v, true
+	return true
+}
+
+func (h *candHeap) clearNew(i int) { clear(h.row(i).fresh) }
+
+func (h *candHeap) anyNew(i int) bool { return slices.Contains(h.row(i).fresh, true) }
+
+// snapshot copies the rows' entries and flags (read by every worker during
+// a round), not their distances.
+func (h *candHeap) snapshot() *candHeap {
+	return &candHeap{kc: h.kc, idx: slices.Clone(h.idx), fresh: slices.Clone(h.fresh)}
+}
+
+// revEntry is a reverse neighbour j of i (i is among j's first entries),
+// fresh if i entered j's row in the last round.
+type revEntry struct {
+	j     int32
+	fresh bool
+}
+
+// revLists are the reverse neighbours in CSR form, at most kx per item
+// (the first ones in index order).
+type revLists struct {
+	start []int32
+	e     []revEntry
+}
+
+func (r *revLists) of(i int) []revEntry { return r.e[r.start[i]:r.start[i+1]] }
+
+func reverseLists(h *candHeap, n, kc, kx int) *revLists {
+	count := make([]int32, n+1)
+	for j := 0; j < n; j++ {
+		for _, i := range h.idx[j*kc : j*kc+kx] {
+			if i >= 0 && count[i+1] < int32(kx) {
+				count[i+1]++
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		count[i+1] += count[i]
+	}
+	r := &revLists{start: count, e: make([]revEntry, count[n])}
+	fill := slices.Clone(count[:n])
+	for j := 0; j < n; j++ {
+		row := h.row(j)
+		for e, i := range row.idx[:kx] {
+			if i >= 0 && fill[i] < count[i+1] {
+				r.e[fill[i]] = revEntry{int32(j), row.fresh[e]}
+				fill[i]++
+			}
+		}
+	}
+	return r
+}
+
+// buildRPTree returns the leaves of one random-projection tree over items
+// (reordered in place; leaves are views into it).
+func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int) [][]int32 {
+	type task struct {
+		items []int32
+		seed  uint64
+	}
+	var mu sync.Mutex
+	var leaves [][]int32
+	var rec func(t task, proj []float32)
+	rec = func(t task, proj []float32) {
+		for len(t.items) > leafSize {
+			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
+			m := sp.split(t.items, rng, proj)
+			left := task{t.items[:m], rng.Uint64()}
+			t = task{t.items[m:], rng.Uint64()}
+			rec(left, proj)
+		}
+		mu.Lock()
+		leaves = append(leaves, t.items)
+		mu.Unlock()
+	}
+	// The top levels are split serially, then the subtrees in parallel.
+	tasks := []task{{items, seed}}
+	proj := make([]float32, len(items))
+	for len(tasks) < 4*workers && len(tasks[0].items) > 2*leafSize {
+		var next []task
+		for _, t := range tasks {
+			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
+			m := sp.split(t.items, rng, proj)
+			next = append(next, task{t.items[:m], rng.Uint64()}, task{t.items[m:], rng.Uint64()})
+		}
+		tasks = next
+	}
+	parallelFor(len(tasks), workers, func(w int) {
+		rec(tasks[w], make([]float32, len(tasks[w].items)))
+	})
+	// Leaves in a fixed order, so the result does not depend on scheduling.
+	slices.SortFunc(leaves, func(a, b []int32) int { return cmp.Compare(a[0], b[0]) })
+	return leaves
+}
+
+// medianSplit reorders items so that the first half have the smaller key
+// (ties by index) and returns the half's size.
+func medianSplit(items []int32, key []float32) int {
+	type kv struct {
+		k float32
+		i int32
+	}
+	pairs := make([]kv, len(items))
+	for a, i := range items {
+		pairs[a] = kv{key[a], i}
+	}
+	slices.SortFunc(pairs, func(a, b kv) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for a := range items {
+		items[a] = pairs[a].i
+	}
+	return len(items) / 2
+}
+
+// denseSpace: working rows are float32, centred (Euclidean) or scaled to
+// unit length (cosine, whose distance is half the squared Euclidean one of
+// unit vectors); the working distance is the squared Euclidean distance.
+type denseSpace struct {
+	x      [][]float64
+	d      int
+	w      []float32
+	cosine bool
+}
+
+func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
+	if err := checkDense(x); err != nil {
+		return nil, err
+	}
+	w, err := workingRows[float32](x, metric == MetricCosine)
+	if err != nil {
+		return nil, err
+	}
+	return &denseSpace{x: x, d: len(x[0]), w: w, cosine: metric == MetricCosine}, nil
+}
+
+func (s *denseSpace) n() int { return len(s.x) }
+
+func (s *denseSpace) work(i, j int32) float32 {
+	d := s.d
+	a := s.w[int(i)*d : int(i)*d+d]
+	b := s.w[int(j)*d : int(j)*d+d]
+	var s0, s1, s2, s3 float32
+	c := 0
+	for ; c+4 <= d; c += 4 {
+		e0, e1, e2, e3 := a[c]-b[c], a[c+1]-b[c+1], a[c+2]-b[c+2], a[c+3]-b[c+3]
+		s0 += e0 * e0
+		s1 += e1 * e1
+		s2 += e2 * e2
+		s3 += e3 * e3
+	}
+	for ; c < d; c++ {
+		e := a[c] - b[c]
+		s0 += e * e
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func (s *denseSpace) exact(i, j int) float64 {
+	if s.cosine {
+		return cosineDistance(s.x[i], s.x[j])
+	}
+	return euclidean(s.x[i], s.x[j])
+}
+
+// split projects items on the difference of two random members and splits
+// at the median.
+func (s *denseSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
+	d := s.d
+	a := int(items[rng.IntN(len(items))])
+	b := int(items[rng.IntN(len(items))])
+	dir := make([]float32, d)
+	for c := range dir {
+		dir[c] = s.w[a*d+c] - s.w[b*d+c]
+	}
+	if a == b || slices.Max(dir) == 0 && slices.Min(dir) == 0 {
+		for c := range dir { // a random direction instead
+			dir[c] = float32(rng.NormFloat64())
+		}
+	}
+	key := proj[:len(items)]
+	for m, i := range items {
+		var v float32
+		for c, x := range s.w[int(i)*d : int(i)*d+d] {
+			v += x * dir[c]
+		}
+		key[m] = v
+	}
+	return medianSplit(items, key)
+}
+
+// bitsSpace: fingerprints under the Tanimoto distance; the working distance
+// is the exact one rounded to float32 (popcounts are cheap).
+type bitsSpace struct {
+	b     [][]uint64
+	count []int
+}
+
+func newBitsSpace(b [][]uint64) *bitsSpace {
+	s := &bitsSpace{b: b, count: make([]int, len(b))}
+	for i, row := range b {
+		s.count[i] = popcount(row)
+	}
+	return s
+}
+
+func (s *bitsSpace) n() int { return len(s.b) }
+
+func (s *bitsSpace) work(i, j int32) float32 { return float32(s.exact(int(i), int(j))) }
+
+func (s *bitsSpace) exact(i, j int) float64 {
+	return tanimotoDistance(s.b[i], s.b[j], s.count[i], s.count[j])
+}
+
+// split orders items by the difference of their Tanimoto distances to two
+// random members and splits at the median.
+func (s *bitsSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
+	a := int(items[rng.IntN(len(items))])
+	b := int(items[rng.IntN(len(items))])
+	key := proj[:len(items)]
+	for m, i := range items {
+		key[m] = float32(s.exact(int(i), a) - s.exact(int(i), b))
+	}
+	if a == b {
+		for m := range key {
+			key[m] = float32(rng.Float64())
+		}
+	}
+	return medianSplit(items, key)
+}
+
+// parallelFor calls f(0..n-1) on workers goroutines.
+func parallelFor(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// parallelChunks calls f(lo, hi) over [0, n) in chunks of size chunk on
+// workers goroutines.
+func parallelChunks(n, chunk, workers int, f func(lo, hi int)) {
+	parallelFor((n+chunk-1)/chunk, workers, func(c int) {
+		f(c*chunk, min((c+1)*chunk, n))
+	})
+}
+
+func popcount(row []uint64) int {
+	c := 0
+	for _, x := range row {
+		c += bits.OnesCount64(x)
+	}
+	return c
+}
+
+// tanimotoDistance is 1 - |a AND b| / |a OR b| given the popcounts ca, cb
+// (0 for two empty fingerprints), the value BitsKNN computes.
+func tanimotoDistance(a, b []uint64, ca, cb int) float64 {
+	and := 0
+	for w, x := range a {
+		and += bits.OnesCount64(x & b[w])
+	}
+	if or := ca + cb - and; or > 0 {
+		return 1 - float64(and)/float64(or)
+	}
+	return 0
+}

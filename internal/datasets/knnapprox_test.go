@@ -1,0 +1,208 @@
+package datasets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// clusteredGaussian draws n points in d dimensions around c centres (spread
+// 10 per axis, unit noise): the benchmark pools of docs/performance.md.
+func clusteredGaussian(n, d, c int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	centres := make([][]float64, c)
+	for a := range centres {
+		centres[a] = make([]float64, d)
+		for j := range centres[a] {
+			centres[a][j] = 10 * rng.NormFloat64()
+		}
+	}
+	back := make([]float64, n*d)
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = back[i*d : (i+1)*d]
+		ctr := centres[rng.IntN(c)]
+		for j := range x[i] {
+			x[i][j] = ctr[j] + rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// trueRecall compares g with the exact graph ex: a neighbour of g counts as
+// found if its distance is at most the exact k-th distance of its row.
+func trueRecall(g, ex *KNNGraph) float64 {
+	found := 0
+	for i := 0; i < g.N; i++ {
+		kth := ex.Distances(i)[ex.K-1]
+		for _, v := range g.Distances(i) {
+			if v <= kth {
+				found++
+			}
+		}
+	}
+	return float64(found) / float64(g.N*g.K)
+}
+
+// checkApproxRows checks what an approximate graph promises regardless of
+// recall: no self edge, no repeat, distances equal to exact(i, j), rows
+// ordered by (distance, index).
+func checkApproxRows(t *testing.T, g *KNNGraph, exact func(i, j int) float64) {
+	t.Helper()
+	for i := 0; i < g.N; i++ {
+		nb, ds := g.Neighbors(i), g.Distances(i)
+		seen := map[int32]bool{}
+		for m, j := range nb {
+			if int(j) == i || seen[j] {
+				t.Fatalf("row %d: neighbour %d repeated or self (%v)", i, j, nb)
+			}
+			seen[j] = true
+			if ds[m] != exact(i, int(j)) {
+				t.Fatalf("row %d: distance to %d is %v, exact %v", i, j, ds[m], exact(i, int(j)))
+			}
+			if m > 0 && (ds[m] < ds[m-1] || ds[m] == ds[m-1] && j < nb[m-1]) {
+				t.Fatalf("row %d not ordered by (distance, index): %v %v", i, nb, ds)
+			}
+		}
+	}
+}
+
+func TestApproxDenseKNNRecall(t *testing.T) {
+	for _, metric := range []string{MetricEuclidean, MetricCosine} {
+		x := clusteredGaussian(6000, 32, 20, 7)
+		ex, err := DenseKNN(x, 20, metric, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// RecallRows >= n: the measured recall is over every row, so it
+		// must equal the recall against the exact graph.
+		g, st, err := ApproxDenseKNN(x, 20, metric, ApproxOptions{Seed: 1, RecallRows: 6000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, _ := newDenseSpace(x, metric)
+		checkApproxRows(t, g, sp.exact)
+		r := trueRecall(g, ex)
+		if r < 0.99 || st.Recall != r || st.RecallRows != 6000 {
+			t.Errorf("%s: recall %.4f (measured %.4f on %d rows), want >= 0.99 and equal", metric, r, st.Recall, st.RecallRows)
+		}
+		// A sample estimates it.
+		_, st2, _ := ApproxDenseKNN(x, 20, metric, ApproxOptions{Seed: 1, RecallRows: 300})
+		if st2.RecallRows != 300 || st2.Recall < r-0.02 || st2.Recall > min(1, r+0.02) {
+			t.Errorf("%s: sampled recall %.4f on %d rows, full %.4f", metric, st2.Recall, st2.RecallRows, r)
+		}
+		t.Logf("%s: recall %.5f after %d rounds", metric, r, st.Rounds)
+	}
+}
+
+func TestApproxKNNDeterministic(t *testing.T) {
+	x := clusteredGaussian(3000, 16, 10, 3)
+	g1, _, err := ApproxDenseKNN(x, 10, MetricEuclidean, ApproxOptions{Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g4, _, _ := ApproxDenseKNN(x, 10, MetricEuclidean, ApproxOptions{Seed: 5, Workers: 4})
+	if !slices.Equal(g1.Index, g4.Index) || !slices.Equal(g1.Distance, g4.Distance) {
+		t.Fatal("the graph depends on the number of workers")
+	}
+}
+
+// Small pools, k close to n, duplicates: the graph is complete and exact.
+func TestApproxKNNSmallExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := randomPoints(rng, 40, 3, 0)
+	g, st, err := ApproxDenseKNN(x, 39, MetricEuclidean, ApproxOptions{LeafSize: 8, Trees: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, ds := bruteKNN(40, 39, func(i, j int) float64 { return euclidean(x[i], x[j]) })
+	checkGraph(t, "k = n-1", g, idx, ds)
+	if st.Recall != 1 {
+		t.Errorf("recall %v, want 1", st.Recall)
+	}
+	if _, _, err := ApproxDenseKNN(x, 40, MetricEuclidean, ApproxOptions{}); err == nil {
+		t.Error("k = n accepted")
+	}
+}
+
+// clusteredBits: fingerprints of nbits, each a centre's bits with every bit
+// flipped with probability 0.05, centres with 10% of bits set.
+func clusteredBits(n, nbits, c int, seed uint64) [][]uint64 {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	words := (nbits + 63) / 64
+	centres := make([][]uint64, c)
+	for a := range centres {
+		centres[a] = make([]uint64, words)
+		for b := 0; b < nbits; b++ {
+			if rng.Float64() < 0.1 {
+				centres[a][b/64] |= 1 << (b % 64)
+			}
+		}
+	}
+	x := make([][]uint64, n)
+	for i := range x {
+		x[i] = slices.Clone(centres[rng.IntN(c)])
+		for b := 0; b < nbits; b++ {
+			if rng.Float64() < 0.05 {
+				x[i][b/64] ^= 1 << (b % 64)
+			}
+		}
+	}
+	return x
+}
+
+func TestApproxBitsKNNRecall(t *testing.T) {
+	b := clusteredBits(4000, 512, 30, 9)
+	ex, err := BitsKNN(b, 20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, st, err := ApproxBitsKNN(b, 20, ApproxOptions{Seed: 1, RecallRows: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkApproxRows(t, g, newBitsSpace(b).exact)
+	for i := 0; i < 50; i++ { // distances are BitsKNN's, bit for bit
+		if g.Distances(i)[0] != ex.Distances(i)[0] && g.Neighbors(i)[0] == ex.Neighbors(i)[0] {
+			t.Fatalf("row %d: distance %v, BitsKNN %v", i, g.Distances(i)[0], ex.Distances(i)[0])
+		}
+	}
+	if r := trueRecall(g, ex); r < 0.99 || r != st.Recall {
+		t.Errorf("recall %.4f (measured %.4f), want >= 0.99 and equal", r, st.Recall)
+	}
+}
+
+func BenchmarkApproxDenseKNN(b *testing.B) {
+	for _, n := range []int{20000, 100000} {
+		x := clusteredGaussian(n, 32, 100, 1)
+		b.Run("n="+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				t0 := time.Now()
+				_, st, err := ApproxDenseKNN(x, 20, MetricEuclidean, ApproxOptions{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(st.Recall, "recall")
+				b.ReportMetric(float64(st.Rounds), "rounds")
+				_ = t0
+			}
+		})
+	}
+}
+
+func BenchmarkDenseKNNClustered(b *testing.B) {
+	for _, n := range []int{20000, 100000} {
+		x := clusteredGaussian(n, 32, 100, 1)
+		b.Run("n="+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DenseKNN(x, 20, MetricEuclidean, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }

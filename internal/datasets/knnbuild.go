@@ -1,0 +1,130 @@
+package datasets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// GraphOptions say how Load builds the kNN graph of a CSV or .npy pool
+// (the built-in pools ignore them: their graphs are always exact).
+type GraphOptions struct {
+	Workers int // goroutines (<= 0: GOMAXPROCS)
+	// Progress, if set, is called from the build with the work done and
+	// the total (items, or item-steps for the approximate graph); calls may
+	// come from several goroutines at once.
+	Progress func(done, total int64)
+}
+
+// GraphInfo says how a pool's kNN graph was obtained.
+type GraphInfo struct {
+	Method  string      // KNNExact or KNNApprox
+	Status  CacheStatus // from the cache, computed (and stored), ...
+	Stats   ApproxStats // KNNApprox only (Recall -1 when not measured)
+	Seconds float64     // wall time of the build or of the cache read
+	// KeySeconds is the time spent hashing the features for the cache key;
+	// CacheFile and CacheBytes name the cache file (empty without a cache).
+	KeySeconds float64
+	CacheFile  string
+	CacheBytes int64
+}
+
+// approxCacheParams are the ApproxOptions of every cached approximate
+// graph; they are part of its cache key.
+var approxCacheParams = ApproxOptions{Seed: 1}
+
+// BuildGraph returns the kNN graph of dense (metric euclidean or cosine) or
+// bits (metric tanimoto) features by method (KNNAuto, KNNExact, KNNApprox),
+// like CachedKNN: with a cacheDir the graph is read from
+// cacheDir/knn/<key>.bin when intact, else computed and written atomically.
+// The key of an exact graph is KNNCacheKey (the one CachedKNN uses); an
+// approximate graph's key adds the method and its parameters, and its file
+// also keeps the measured recall.
+func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
+	n := len(dense) + len(bits)
+	if metric == MetricTanimoto {
+		dense, n = nil, len(bits)
+	} else {
+		bits, n = nil, len(dense)
+	}
+	m, err := ResolveKNNMethod(method, n)
+	if err != nil {
+		return nil, GraphInfo{}, err
+	}
+	info := GraphInfo{Method: m, Stats: ApproxStats{Recall: -1}}
+	t0 := time.Now()
+	compute := func() (*KNNGraph, error) {
+		if m == KNNExact {
+			if metric == MetricTanimoto {
+				return bitsKNN(bits, k, opt.Workers, opt.Progress)
+			}
+			return denseKNN(dense, k, metric, opt.Workers, opt.Progress)
+		}
+		ao := approxCacheParams
+		ao.Workers, ao.Progress = opt.Workers, opt.Progress
+		var g *KNNGraph
+		var err error
+		if metric == MetricTanimoto {
+			g, info.Stats, err = ApproxBitsKNN(bits, k, ao)
+		} else {
+			g, info.Stats, err = ApproxDenseKNN(dense, k, metric, ao)
+		}
+		return g, err
+	}
+	if cacheDir == "" {
+		g, err := compute()
+		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
+		return g, info, err
+	}
+	key := KNNCacheKey(dense, bits, k, metric)
+	if m == KNNApprox {
+		p := approxCacheParams
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v1 seed=%d trees=%d leaf=%d extra=%d iter=%d delta=%g recall=%d",
+			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Delta, p.RecallRows))
+		key = hex.EncodeToString(sum[:])
+	}
+	info.KeySeconds = time.Since(t0).Seconds()
+	fileio.SweepOnce(filepath.Join(cacheDir, "knn"))
+	path := filepath.Join(cacheDir, "knn", key+".bin")
+	info.CacheFile = path
+	t0 = time.Now()
+	info.Status = CacheMiss
+	if data, err := os.ReadFile(path); err == nil {
+		g, st, err := decodeKNN(data, n, k, metric)
+		if err == nil && (m == KNNExact) == (st == nil) {
+			if st != nil {
+				info.Stats = *st
+			}
+			info.Status, info.Seconds, info.CacheBytes = CacheHit, time.Since(t0).Seconds(), int64(len(data))
+			return g, info, nil
+		}
+		info.Status = CacheRecovered
+	} else if !os.IsNotExist(err) {
+		info.Status = CacheRecovered
+	}
+	g, err := compute()
+	if err != nil {
+		return nil, info, err
+	}
+	info.Seconds = time.Since(t0).Seconds()
+	var st *ApproxStats
+	if m == KNNApprox {
+		st = &info.Stats
+	}
+	var size int64
+	if err := fileio.WriteAtomicFunc(path, func(w io.Writer) error {
+		b, err := encodeKNN(w, g, st)
+		size = b
+		return err
+	}); err != nil {
+		return nil, info, fmt.Errorf("kNN cache: %w", err)
+	}
+	info.CacheBytes = size
+	return g, info, nil
+}

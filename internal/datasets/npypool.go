@@ -1,0 +1,168 @@
+package datasets
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+)
+
+// loadNPYPool builds an unlabelled pool from a 2-D C-order .npy matrix,
+// one row per item (pool.csv.file ends in .npy), read straight into one
+// contiguous copy of the features:
+//   - float32 or float64 (either byte order): real features, every value
+//     finite, metric euclidean or cosine (float32 values are widened to
+//     float64 exactly);
+//   - uint8 with metric tanimoto: packed fingerprints, each row
+//     ceil(bits/8) bytes as numpy.packbits(fp, axis=1) writes them (bit b
+//     of the fingerprint is bit 7 - b%8 of byte b/8, most significant bit
+//     first); with metric euclidean or cosine, uint8 values are numbers;
+//   - bool (or uint8 0/1 given as bool): one bit per column; with metric
+//     tanimoto, a fingerprint of that many bits.
+//
+// Ids come from cfg.IDsFile (one per line, optional header "id", unique
+// and non-empty, one per row), else the row index. The graph is built as
+// for a CSV pool (cfg.K, cfg.KNN, cfg.Similarity).
+func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
+	path := cfg.File
+	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
+		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q, %q", cfg.Metric, MetricEuclidean, MetricCosine, MetricTanimoto)
+	}
+	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
+		return nil, err
+	}
+	if cfg.LabelColumn != "" || cfg.IDColumn != "" || len(cfg.FeatureColumns) > 0 || cfg.FeaturePrefix != "" || len(cfg.Positive) > 0 {
+		return nil, fmt.Errorf("%s: a .npy pool holds features only: label_column, id_column, feature_columns, feature_prefix and positive do not apply (ids: pool.csv.ids_file)", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("pool.csv.file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("pool.csv.file: %w", err)
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	h, err := fileio.ReadNPYHeader(br, st.Size(), path)
+	if err != nil {
+		return nil, err
+	}
+	if len(h.Shape) != 2 || h.Fortran {
+		return nil, fmt.Errorf("%s: shape %v (Fortran order %v), expected a C-order 2-D array, one row per item", path, h.Shape, h.Fortran)
+	}
+	n, d := h.Shape[0], h.Shape[1]
+	if n < 2 || d < 1 {
+		return nil, fmt.Errorf("%s: shape %v, expected at least 2 rows and 1 column", path, h.Shape)
+	}
+	base := filepath.Base(path)
+	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: true, Labels: make([]bool, n)}
+	dt := strings.TrimLeft(h.Dtype, "<>=|")
+	var order binary.ByteOrder = binary.LittleEndian
+	if strings.HasPrefix(h.Dtype, ">") {
+		order = binary.BigEndian
+	}
+	switch {
+	case cfg.Metric == MetricTanimoto && (dt == "u1" || dt == "b1"):
+		nbits := 8 * d
+		if dt == "b1" {
+			nbits = d
+		}
+		words := (nbits + 63) / 64
+		back := make([]uint64, n*words)
+		p.Bits = make([][]uint64, n)
+		row := make([]byte, d)
+		for i := range n {
+			if _, err := io.ReadFull(br, row); err != nil {
+				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
+			}
+			w := back[i*words : (i+1)*words]
+			for c, v := range row {
+				if dt == "b1" {
+					if v > 1 {
+						return nil, fmt.Errorf("%s: row %d, column %d: bool byte %d, expected 0 or 1", path, i+1, c+1, v)
+					}
+					if v == 1 {
+						w[c/64] |= 1 << (c % 64)
+					}
+					continue
+				}
+				for b := 0; b < 8; b++ { // MSB first
+					if v&(0x80>>b) != 0 {
+						bit := 8*c + b
+						w[bit/64] |= 1 << (bit % 64)
+					}
+				}
+			}
+			p.Bits[i] = w
+		}
+	case cfg.Metric == MetricTanimoto:
+		return nil, fmt.Errorf("%s: dtype %s with metric tanimoto: expected uint8 (packed bits, numpy.packbits) or bool (one bit per column)", path, h.Dtype)
+	default:
+		width := map[string]int{"f4": 4, "f8": 8, "u1": 1, "b1": 1}[dt]
+		if width == 0 {
+			return nil, fmt.Errorf("%s: dtype %s, expected float32, float64, uint8 or bool features", path, h.Dtype)
+		}
+		back := make([]float64, n*d)
+		p.Dense = make([][]float64, n)
+		buf := make([]byte, width*d)
+		for i := range n {
+			if _, err := io.ReadFull(br, buf); err != nil {
+				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
+			}
+			x := back[i*d : (i+1)*d]
+			for c := range x {
+				var v float64
+				switch width {
+				case 4:
+					v = float64(math.Float32frombits(order.Uint32(buf[4*c:])))
+				case 8:
+					v = math.Float64frombits(order.Uint64(buf[8*c:]))
+				default:
+					v = float64(buf[c])
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", path, i+1, c+1, v)
+				}
+				x[c] = v
+			}
+			p.Dense[i] = x
+		}
+	}
+	if cfg.IDsFile != "" {
+		ids, err := fileio.ReadStrings(cfg.IDsFile)
+		if err != nil {
+			return nil, fmt.Errorf("pool.csv.ids_file: %w", err)
+		}
+		if len(ids) != n {
+			return nil, fmt.Errorf("%s: %d ids for the %d rows of %s, expected one per row", cfg.IDsFile, len(ids), n, path)
+		}
+		line := make(map[string]int, n)
+		for i, id := range ids {
+			if id == "" {
+				return nil, fmt.Errorf("%s: id %d is empty", cfg.IDsFile, i+1)
+			}
+			if l, dup := line[id]; dup {
+				return nil, fmt.Errorf("%s: id %q repeats id %d; ids must be unique", cfg.IDsFile, id, l)
+			}
+			line[id] = i + 1
+		}
+		p.IDs = ids
+	}
+	if cfg.K >= n {
+		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, n, path)
+	}
+	if cfg.Standardize && p.Dense != nil {
+		standardizeColumns(p.Dense)
+	}
+	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

@@ -245,7 +245,7 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if !g.Quiet {
 		fmt.Fprintf(stderr, "loading pool %s ...\n", cfg.Kind)
 	}
-	pool, err := datasets.Load(cfg, g.DataDir, g.CacheDir, g.Workers)
+	pool, err := loadPool(cfg, g, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -315,14 +315,22 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return configErrorf(g.Config, "%v", err)
 	}
-	recorded := cfg
-	recorded.Out = ""
-	if err := campaign.CheckConfig(cfg.Out, recorded, search.GrowableKeys); err != nil {
-		return err
-	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
+		return err
+	}
+	// The graph method used is recorded (approx; exact, the only method
+	// before, records nothing, so older campaigns resume unchanged).
+	if cfg.Pool.Kind == datasets.KindCSV {
+		cfg.Pool.CSV.KNN = ""
+		if pool.Graph.Method == datasets.KNNApprox {
+			cfg.Pool.CSV.KNN = datasets.KNNApprox
+		}
+	}
+	recorded := cfg
+	recorded.Out = ""
+	if err := campaign.CheckConfig(cfg.Out, recorded, search.GrowableKeys); err != nil {
 		return err
 	}
 	warnASPoolSize(stderr, cfg, pool.Len())
@@ -401,6 +409,7 @@ type asSuggestOptions struct {
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
 	k                                               int
+	knn, ids                                        string
 	// fromFlags are the flags whose value (given or default) apply put
 	// into the pool.csv keys; their errors name them (nameFlags).
 	fromFlags []string
@@ -411,15 +420,17 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
 	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
 	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
-	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean or cosine")
+	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean or cosine (tanimoto: a .npy of fingerprint bits)")
 	f.IntVar(&o.k, "k", 20, "--pool: neighbours per item in the kNN graph")
+	f.StringVar(&o.knn, "knn", datasets.KNNAuto, "--pool: kNN graph, exact, approx (recall measured and printed) or auto (approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items) (pool.csv.knn)")
+	f.StringVar(&o.ids, "ids", "", "--pool X.npy: file of item ids, one per line (default: the row index) (pool.csv.ids_file)")
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
-var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
+var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k", "knn", "ids"}
 
 // asCSVPoolKeys are the pool.csv keys of asCSVPoolFlags, in their order.
-var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k"}
+var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k", "knn", "ids_file"}
 
 // nameFlags rewrites the pool.csv keys that err names and a flag set (from
 // fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
@@ -505,10 +516,14 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
 	}
 	if fl.Changed("metric") || replaced {
-		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine {
-			return usageErrorf("--metric %q: expected %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine)
+		npy := strings.EqualFold(filepath.Ext(cs.File), ".npy")
+		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine && (!npy || o.metric != datasets.MetricTanimoto) {
+			return usageErrorf("--metric %q: expected %s or %s (or %s for a .npy of fingerprints)", o.metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
 		}
 		cs.Metric = o.metric
+		if o.metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
+			cs.Similarity = datasets.SimilarityNative
+		}
 	}
 	if fl.Changed("k") || replaced {
 		if o.k < 1 {
@@ -516,13 +531,25 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		}
 		cs.K = o.k
 	}
+	if fl.Changed("knn") || replaced {
+		if _, err := datasets.ResolveKNNMethod(o.knn, 0); err != nil {
+			return usageErrorf("--knn %q: expected %s", o.knn, strings.Join(datasets.KNNMethods, ", "))
+		}
+		cs.KNN = o.knn
+		if o.knn == datasets.KNNAuto {
+			cs.KNN = ""
+		}
+	}
+	if fl.Changed("ids") {
+		cs.IDsFile = o.ids
+	}
 	return nil
 }
 
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv|X.npy [--id-column id] [--features f1,f2,... | --feature-prefix x] [--ids ids.txt] [--metric euclidean|cosine|tanimoto] [--k 20] [--knn auto|exact|approx] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -533,7 +560,14 @@ far (quality = probability) under order --q.
 
 The pool: --pool pool.csv, one row per item with a header, the feature
 columns (--features or --feature-prefix; default every column but --id-column
-and a column named label) and the kNN graph built with --metric and --k; or a
+and a column named label) and the kNN graph built with --metric and --k; or
+--pool X.npy, a float32/float64/uint8 matrix one row per item (ids from --ids
+FILE, one per line, else the row index; uint8 with --metric tanimoto holds
+fingerprints packed MSB-first as numpy.packbits writes them). From
+` + strconv.Itoa(datasets.ApproxMinItems) + ` items the graph is approximate (--knn auto; exact or approx
+to choose): its recall@k, measured against brute force on sampled rows, is
+printed on stderr. Graphs are cached under --cache-dir, keyed by the
+features. Or a
 config (--config, pool.kind csv for your own CSV, see configs/README.md); or
 the authors' folder format (--pool-dir). The pool needs no labels: only the
 labels in FILE are used.

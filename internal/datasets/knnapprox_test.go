@@ -9,14 +9,20 @@ import (
 )
 
 // clusteredGaussian draws n points in d dimensions around c centres (spread
-// 10 per axis, unit noise): the benchmark pools of docs/performance.md.
+// 10 per axis, unit noise).
 func clusteredGaussian(n, d, c int, seed uint64) [][]float64 {
+	return clusteredGaussianSpread(n, d, c, 10, seed)
+}
+
+// clusteredGaussianSpread: centres N(0, spread^2) per axis, unit noise
+// around them (spread 2: clusters overlap, as in scripts/knn-bench.sh).
+func clusteredGaussianSpread(n, d, c int, spread float64, seed uint64) [][]float64 {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	centres := make([][]float64, c)
 	for a := range centres {
 		centres[a] = make([]float64, d)
 		for j := range centres[a] {
-			centres[a][j] = 10 * rng.NormFloat64()
+			centres[a][j] = spread * rng.NormFloat64()
 		}
 	}
 	back := make([]float64, n*d)

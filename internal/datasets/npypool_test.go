@@ -1,0 +1,239 @@
+package datasets
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func writeNPYPool(t testing.TB, dir, name, descr string, shape []int, data any) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, rawNPY(descr, false, shape, leBytes(data)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func npyPoolConfig(file string) Config {
+	cfg := DefaultConfig(KindCSV)
+	cfg.CSV.File, cfg.CSV.K = file, 2
+	return cfg
+}
+
+// The float32 and float64 files of the same values give the same pool and
+// graph as the CSV of those values (float32 widened exactly).
+func TestNPYPoolMatchesCSV(t *testing.T) {
+	dir := t.TempDir()
+	x := clusteredGaussian(60, 3, 4, 11)
+	f32 := make([]float32, 0, 180)
+	var csv strings.Builder
+	csv.WriteString("x1,x2,x3\n")
+	for _, row := range x {
+		for c, v := range row {
+			f32 = append(f32, float32(v))
+			row[c] = float64(float32(v))
+		}
+		cells := make([]string, len(row))
+		for c, v := range row {
+			cells[c] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		csv.WriteString(strings.Join(cells, ",") + "\n")
+	}
+	f64 := make([]float64, 0, 180)
+	for _, row := range x {
+		f64 = append(f64, row...)
+	}
+	csvPath := filepath.Join(dir, "pool.csv")
+	if err := os.WriteFile(csvPath, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Load(npyPoolConfig(csvPath), "", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		writeNPYPool(t, dir, "p32.npy", "<f4", []int{60, 3}, f32),
+		writeNPYPool(t, dir, "p64.npy", "<f8", []int{60, 3}, f64),
+	} {
+		got, err := Load(npyPoolConfig(p), "", "", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Unlabeled || got.IDs != nil || got.Graph.Method != KNNExact {
+			t.Errorf("%s: unlabelled %v, ids %v, method %q", p, got.Unlabeled, got.IDs, got.Graph.Method)
+		}
+		for i := range x {
+			if !slices.Equal(got.Dense[i], want.Dense[i]) || !slices.Equal(got.Neighbors[i], want.Neighbors[i]) || !slices.Equal(got.Weights[i], want.Weights[i]) {
+				t.Fatalf("%s: row %d differs from the CSV pool", p, i)
+			}
+		}
+	}
+}
+
+// Packed fingerprints (numpy.packbits, MSB first) and bool columns give
+// the Tanimoto graph of BitsKNN on the same bits.
+func TestNPYPoolFingerprints(t *testing.T) {
+	dir := t.TempDir()
+	const n, nbits = 30, 20 // 20 bits: 3 bytes, the last one half used
+	fp := clusteredBits(n, nbits, 3, 4)
+	packed := make([]uint8, 0, n*3)
+	bools := make([]uint8, 0, n*nbits)
+	for _, w := range fp {
+		var row [3]uint8
+		for b := 0; b < nbits; b++ {
+			bit := w[0] >> b & 1
+			bools = append(bools, uint8(bit))
+			if bit == 1 {
+				row[b/8] |= 0x80 >> (b % 8)
+			}
+		}
+		packed = append(packed, row[:]...)
+	}
+	want, err := BitsKNN(fp, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		writeNPYPool(t, dir, "packed.npy", "|u1", []int{n, 3}, packed),
+		writeNPYPool(t, dir, "bools.npy", "|b1", []int{n, nbits}, bools),
+	} {
+		cfg := npyPoolConfig(p)
+		cfg.CSV.Metric, cfg.CSV.Similarity = MetricTanimoto, SimilarityNative
+		got, err := Load(cfg, "", "", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			// Bit b of the fingerprint is bit b of the pool's words
+			// (a permutation within bytes would keep every distance).
+			if !slices.Equal(got.Bits[i], fp[i]) {
+				t.Fatalf("%s: fingerprint %d is %b, want %b", p, i, got.Bits[i], fp[i])
+			}
+			nb := want.Neighbors(i)
+			var kept []int32
+			for m, j := range nb {
+				if want.Distances(i)[m] < 1 {
+					kept = append(kept, j)
+				}
+			}
+			if !slices.Equal(got.Neighbors[i], kept) {
+				t.Fatalf("%s: row %d neighbours %v, BitsKNN %v", p, i, got.Neighbors[i], nb)
+			}
+		}
+	}
+}
+
+func TestNPYPoolIDsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	f64 := []float64{0, 0, 1, 0, 0, 2, 3, 3}
+	p := writeNPYPool(t, dir, "p.npy", "<f8", []int{4, 2}, f64)
+	ids := filepath.Join(dir, "ids.txt")
+	os.WriteFile(ids, []byte("id\na\nb\nc\nd\n"), 0o644)
+	cfg := npyPoolConfig(p)
+	cfg.CSV.IDsFile = ids
+	pool, err := Load(cfg, "", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pool.IDs, []string{"a", "b", "c", "d"}) {
+		t.Errorf("ids %v", pool.IDs)
+	}
+	bad := func(name string, mutate func(c *Config), want string) {
+		t.Helper()
+		c := npyPoolConfig(p)
+		mutate(&c)
+		if _, err := Load(c, "", "", 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to mention %q", name, err, want)
+		}
+	}
+	write := func(name, body string) string {
+		q := filepath.Join(dir, name)
+		os.WriteFile(q, []byte(body), 0o644)
+		return q
+	}
+	bad("few ids", func(c *Config) { c.CSV.IDsFile = write("few.txt", "a\nb\n") }, "2 ids for the 4 rows")
+	bad("repeated id", func(c *Config) { c.CSV.IDsFile = write("rep.txt", "a\nb\na\nc\n") }, `id "a" repeats id 1`)
+	bad("nan", func(c *Config) {
+		c.CSV.File = writeNPYPool(t, dir, "nan.npy", "<f8", []int{2, 2}, []float64{0, 1, math.NaN(), 2})
+	}, "row 2, column 1")
+	bad("short", func(c *Config) {
+		raw := rawNPY("<f4", false, []int{3, 2}, leBytes([]float32{1, 2, 3}))
+		c.CSV.File = write("short.npy", string(raw))
+	}, "short.npy")
+	bad("3-D", func(c *Config) {
+		c.CSV.File = writeNPYPool(t, dir, "3d.npy", "<f8", []int{2, 2, 2}, make([]float64, 8))
+	}, "2-D")
+	bad("int64", func(c *Config) { c.CSV.File = writeNPYPool(t, dir, "i8.npy", "<i8", []int{4, 2}, make([]int64, 8)) }, "dtype <i8")
+	bad("tanimoto floats", func(c *Config) { c.CSV.Metric = MetricTanimoto }, "expected uint8")
+	bad("label column", func(c *Config) { c.CSV.LabelColumn = "y" }, "features only")
+	bad("k", func(c *Config) { c.CSV.K = 4 }, "pool.csv.k")
+	bad("knn", func(c *Config) { c.CSV.KNN = "fast" }, "pool.csv.knn")
+	bad("ids for csv", func(c *Config) { c.CSV.File, c.CSV.IDsFile = write("p.csv", "x\n1\n2\n3\n"), ids }, "pool.csv.ids_file")
+}
+
+// An approximate graph is cached with its recall; a damaged file is
+// recomputed; exact and approximate graphs of the same features have
+// different keys.
+func TestBuildGraphCache(t *testing.T) {
+	dir := t.TempDir()
+	x := clusteredGaussian(500, 8, 5, 2)
+	g1, info1, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
+	if err != nil || info1.Status != CacheMiss || info1.Method != KNNApprox || info1.Stats.Recall < 0.99 {
+		t.Fatalf("first build: %+v, %v", info1, err)
+	}
+	g2, info2, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
+	if err != nil || info2.Status != CacheHit || info2.Stats != info1.Stats || info2.CacheFile != info1.CacheFile {
+		t.Fatalf("second build: %+v, %v", info2, err)
+	}
+	if !slices.Equal(g1.Index, g2.Index) || !slices.Equal(g1.Distance, g2.Distance) {
+		t.Fatal("cached graph differs")
+	}
+	_, info3, _ := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNExact, GraphOptions{})
+	if info3.Status != CacheMiss || info3.CacheFile == info1.CacheFile {
+		t.Fatalf("exact graph: %+v", info3)
+	}
+	data, _ := os.ReadFile(info1.CacheFile)
+	data[100] ^= 1
+	os.WriteFile(info1.CacheFile, data, 0o644)
+	g4, info4, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
+	if err != nil || info4.Status != CacheRecovered || !slices.Equal(g4.Index, g1.Index) {
+		t.Fatalf("damaged file: %+v, %v", info4, err)
+	}
+	// auto: exact below ApproxMinItems
+	if m, _ := ResolveKNNMethod("", ApproxMinItems-1); m != KNNExact {
+		t.Errorf("auto below the threshold: %s", m)
+	}
+	if m, _ := ResolveKNNMethod(KNNAuto, ApproxMinItems); m != KNNApprox {
+		t.Errorf("auto at the threshold: %s", m)
+	}
+}
+
+// FuzzLoadNPYPool: any bytes as a .npy pool are a pool or an error, never
+// a panic or an allocation beyond what the file holds.
+func FuzzLoadNPYPool(f *testing.F) {
+	f.Add(rawNPY("<f4", false, []int{3, 2}, leBytes([]float32{0, 0, 1, 0, 0, 2})), false)
+	f.Add(rawNPY("|u1", false, []int{3, 1}, []byte{0x80, 0xc0, 0x01}), true)
+	f.Add(rawNPY("|b1", false, []int{3, 2}, []byte{0, 1, 1, 1, 1, 0}), true)
+	f.Add(rawNPY("<f8", false, []int{1 << 40, 2}, nil), false)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, body []byte, tanimoto bool) {
+		path := filepath.Join(dir, "pool.npy")
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := npyPoolConfig(path)
+		cfg.CSV.K = 1
+		if tanimoto {
+			cfg.CSV.Metric, cfg.CSV.Similarity = MetricTanimoto, SimilarityNative
+		}
+		p, err := Load(cfg, "", "", 1)
+		if err == nil && (!p.Unlabeled || p.Len() < 2) {
+			t.Fatalf("pool of %d items, unlabelled %v", p.Len(), p.Unlabeled)
+		}
+	})
+}

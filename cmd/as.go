@@ -315,13 +315,17 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return configErrorf(g.Config, "%v", err)
 	}
+	if err := checkASConfig(cfg); err != nil {
+		return err
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
 		return err
 	}
-	// The graph method used is recorded (approx; exact, the only method
-	// before, records nothing, so older campaigns resume unchanged).
+	// The graph method used is recorded: approx; the exact graph, the only
+	// one before, records nothing, so older campaigns resume unchanged.
+	// campaign.Execute checks the resolved config again.
 	if cfg.Pool.Kind == datasets.KindCSV {
 		cfg.Pool.CSV.KNN = ""
 		if pool.Graph.Method == datasets.KNNApprox {
@@ -330,9 +334,6 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	recorded := cfg
 	recorded.Out = ""
-	if err := campaign.CheckConfig(cfg.Out, recorded, search.GrowableKeys); err != nil {
-		return err
-	}
 	warnASPoolSize(stderr, cfg, pool.Len())
 	runFunc, err := camp.RunFunc(pool, cfg.Out, g.Workers)
 	if err != nil {
@@ -359,6 +360,34 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindActiveSearch, shard, len(camp.Runs))
+}
+
+// checkASConfig compares cfg with the config recorded in its folder before
+// the pool is loaded (a refusal costs nothing). A CSV pool's graph method
+// is recorded as used (approx, or nothing for exact): with knn auto, which
+// one depends on the pool's size, either matches here.
+func checkASConfig(cfg asConfig) error {
+	dir := cfg.Out
+	cfg.Out = ""
+	if cfg.Pool.Kind == datasets.KindCSV {
+		switch cfg.Pool.CSV.KNN {
+		case datasets.KNNApprox:
+		case datasets.KNNExact:
+			cfg.Pool.CSV.KNN = ""
+		default: // auto
+			cfg.Pool.CSV.KNN = ""
+			err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+			if err == nil {
+				return nil
+			}
+			cfg.Pool.CSV.KNN = datasets.KNNApprox
+			if campaign.CheckConfig(dir, cfg, search.GrowableKeys) == nil {
+				return nil
+			}
+			return err
+		}
+	}
+	return campaign.CheckConfig(dir, cfg, search.GrowableKeys)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {

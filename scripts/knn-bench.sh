@@ -7,6 +7,7 @@
 #   SIZES="10000 100000" scripts/knn-bench.sh
 #   EXACT_MAX=100000 ...                   skip qvs exact above this size
 #   TIMEOUT=1800 ...                       stop any one build after this many s
+#   QUALITY_ONLY=1 ...                     only the campaign comparison below
 #
 # Installs python3-faiss (and python3-numpy) with apt-get when missing
 # (needs root); not part of `make test`. Pools: SIZES/1000 centres (at least
@@ -14,11 +15,17 @@
 # Each row: wall seconds, peak memory (max RSS) and recall@20. qvs's recall
 # is the one it measures and prints (brute force on 200 sampled rows); FAISS's
 # is measured here the same way (NumPy brute force on 200 rows drawn with
-# seed 2, a neighbour found if within the exact 20th distance). qvs times
-# are `qvs graph --knn exact|approx --out W.npz` whole (load, build, write);
-# `qvs as suggest` is then timed twice on the same pool: the first call
-# builds the graph (cache cleared), the second reads it from the cache.
-# Prints a Markdown table; the load average is printed first (the machine
+# seed 2, a neighbour found if within the exact 20th distance). qvs exact:
+# `qvs graph --knn exact --out W.npz` whole (load, build, write). qvs
+# approximate: `qvs as suggest --knn approx --batch 5` timed twice on the
+# same pool: the first call builds the graph (cache cleared; the build's own
+# time in brackets), the second reads it from the cache.
+# Then the picks' quality: `qvs as` campaigns (qVS-AS q = 1, one-step;
+# QREPEATS repeats, default 5, budget 100, batch 5) on a labelled pool of
+# QN items (default 20000; 3 of its QN/1000 clusters 30 % positive, the
+# rest 0.5 %) with the exact graph and with the approximate one (pool.csv.knn
+# exact | approx), printed as the two campaigns' tables.
+# Prints Markdown tables; the load average is printed first (the machine
 # is shared: compare rows of one run, not runs).
 set -eu
 cd "$(dirname "$0")/.."
@@ -46,6 +53,7 @@ measure() {
 	}
 	awk '{printf "%s %.0f\n", $1, $2/1024}' "$WORK/time"
 }
+[ -n "${QUALITY_ONLY:-}" ] && SIZES=
 for n in $SIZES; do
 	pool=$WORK/pool$n.npy
 	$PY - "$n" "$pool" <<'PYEOF'
@@ -58,23 +66,24 @@ x = centres[rng.integers(0, len(centres), n)]
 x += rng.normal(0, 1, (n, 32))
 np.save(path, x.astype(np.float32))
 PYEOF
-	for m in exact approx; do
-		if [ "$m" = exact ] && [ "$n" -gt "$EXACT_MAX" ]; then
-			echo "| $n | qvs $m | (skipped) | | |"
-			continue
-		fi
+	if [ "$n" -le "$EXACT_MAX" ]; then
 		rm -rf "$WORK/cache"
-		set -- $(measure "$QVS" graph --pool "$pool" --k 20 --knn $m --out "$WORK/w.npz" --cache-dir "$WORK/cache")
-		recall=1
-		[ "$m" = approx ] && recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" && recall=
-		echo "| $n | qvs $m (\`qvs graph\`) | $1 | ${2:+$2 MB} | $recall |"
-	done
+		set -- $(measure "$QVS" graph --pool "$pool" --k 20 --knn exact --out "$WORK/w.npz" --cache-dir "$WORK/cache")
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
+		echo "| $n | qvs exact (\`qvs graph --knn exact\`) | $1 | ${2:+$2 MB} | 1 |"
+	else
+		echo "| $n | qvs exact | (skipped) | | |"
+	fi
+	# The approximate graph timed inside the first suggest call (cache
+	# cleared): the time to the first batch; the second call reads the cache.
 	printf 'index,label\n0,1\n1,0\n' >"$WORK/observed.csv"
 	rm -rf "$WORK/cache"
 	for pass in first cached; do
-		set -- $(measure "$QVS" as suggest --pool "$pool" --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
-		echo "| $n | qvs \`as suggest --batch 5\`, $pass call | $1 | ${2:+$2 MB} | |"
+		set -- $(measure "$QVS" as suggest --pool "$pool" --knn approx --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
+		recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
+		built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
+		echo "| $n | qvs approx: \`as suggest --knn approx --batch 5\`, $pass call${built:+ (graph $built s)} | $1 | ${2:+$2 MB} | $recall |"
 	done
 	set -- $(measure $PY - "$pool" <<'PYEOF'
 import sys, time
@@ -100,4 +109,46 @@ print(found / (len(rows) * k))
 PYEOF
 )
 	echo "| $n | FAISS HNSW (build + search all) | $1 | ${2:+$2 MB} | $(cat "$WORK/out") |"
+done
+
+QN=${QN:-20000}
+QREPEATS=${QREPEATS:-5}
+$PY - "$QN" "$WORK/labelled.csv" <<'PYEOF'
+import sys
+import numpy as np
+n, path = int(sys.argv[1]), sys.argv[2]
+rng = np.random.default_rng(3)
+c = max(n // 1000, 10)
+centres = rng.normal(0, 2, (c, 32))
+which = rng.integers(0, c, n)
+x = centres[which] + rng.normal(0, 1, (n, 32))
+rate = np.where(which < 3, 0.3, 0.005)
+y = (rng.random(n) < rate).astype(int)
+with open(path, "w") as f:
+    f.write("id," + ",".join(f"x{j}" for j in range(32)) + ",label\n")
+    for i in range(n):
+        f.write(f"c{i}," + ",".join(f"{v:.6g}" for v in x[i]) + f",{y[i]}\n")
+PYEOF
+for m in exact approx; do
+	cat >"$WORK/quality-$m.yaml" <<YAML
+task: quality-$m
+pool:
+  kind: csv
+  csv:
+    file: $WORK/labelled.csv
+    id_column: id
+    feature_prefix: x
+    k: 20
+    knn: $m
+methods: [qvs, one-step]
+q: ["1"]
+repeats: $QREPEATS
+budget: 100
+batch: 5
+YAML
+	echo
+	echo "qVS-AS and one-step on $QN labelled items, graph $m:"
+	echo
+	"$QVS" --config "$WORK/quality-$m.yaml" --quiet --cache-dir "$WORK/cache" as --out "$WORK/quality-$m"
+	grep -h "knn" "$WORK/quality-$m/config.yaml" || echo "(config.yaml: no knn key: exact)"
 done

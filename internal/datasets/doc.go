@@ -30,7 +30,9 @@
 //     elemental properties), zero-variance columns dropped, z-scored,
 //     Euclidean kNN (k = 50) with unweighted edges as the authors built it;
 //   - csv: any table with feature columns, a label column and an optional id
-//     column.
+//     column; or a .npy matrix of features (float32, float64, uint8; packed
+//     fingerprints MSB-first for Tanimoto) with an optional ids file, loaded
+//     into one contiguous copy, without labels.
 //
 // DefaultConfig documents every default and the reason for it.
 //
@@ -51,6 +53,19 @@
 // stores graphs under cacheDir/knn/<key>.bin, keyed by a SHA-256 of the
 // features and parameters and protected by a SHA-256 trailer: a damaged file
 // is detected and recomputed, and writes are atomic.
+//
+// # Approximate kNN graphs
+//
+// CSV and .npy pools choose the graph by pool.csv.knn: exact, approx, or
+// auto (approximate from ApproxMinItems items; the built-in pools are
+// always exact). ApproxDenseKNN and ApproxBitsKNN build random-projection
+// trees for an initial graph, refine it by NN-descent (each round reads the
+// previous round's rows, so the result depends on the seed only, not on the
+// scheduling), and re-rank each row's candidates by the exact distance, so
+// every listed distance equals Pool.Distance. The recall@k is measured
+// against brute force on sampled rows and returned with the graph;
+// BuildGraph caches it beside the graph (its key adds the method and its
+// parameters to the features' hash).
 //
 //	p, err := datasets.Load(datasets.DefaultConfig("photoswitch"), dataDir, ".cache", 0)
 //	// p.Len() == 1919, p.PositiveCount() == 718, p.Neighbors[i] has 20 items

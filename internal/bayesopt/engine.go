@@ -2,18 +2,17 @@ package bayesopt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -399,41 +398,12 @@ func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evalua
 		}
 		return nil
 	}
-	return parallel(ctx, len(evs), workers, func(i int) error {
+	return parallel.Each(ctx, len(evs), workers, func(i int) error {
 		t0 := time.Now()
 		v := obj.Evaluate(evs[i].X)
 		evs[i].Seconds = time.Since(t0).Seconds()
 		return check(i, v)
 	})
-}
-
-// parallel runs f(0..n-1) on up to workers goroutines and returns the first
-// error (by index); it stops starting work once ctx is done.
-func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	ch := make(chan int)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				errs[i] = f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- i
-	}
-	close(ch)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(errs...)
 }
 
 // distance is the task distance between evaluated points i and j, cached.
@@ -770,7 +740,7 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 		}
 	}
 	models := make([]regionModel, M)
-	err := parallel(ctx, M, r.s.Workers, func(m int) error {
+	err := parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // TieTol is the relative tolerance of Greedy's tie rule: candidates whose
@@ -482,47 +482,39 @@ func (g *greedyState) best() (int, float64) {
 		return g.denseTouches(cands[k], buf)
 	}
 	// Workers take blocks of candidates in turn (their costs differ:
-	// cached, bounded, solved, isolated).
+	// cached, bounded, solved, isolated); each keeps its own scratch.
 	const block = 16
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for _, ws := range g.ws {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			mark := make([]int32, len(g.blocks))
-			var buf []touch
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= len(cands) {
-					return
-				}
-				for k := lo; k < min(lo+block, len(cands)); k++ {
-					c := cands[k]
-					t := touches(k, buf)
-					buf = t[:0]
-					if len(t) == 0 && !g.frobenius2() {
-						state[k] = isolated
-						continue
-					}
-					if prune {
-						if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
-							// vals holds the bound on the qVS until solved.
-							state[k] = bounded
-							if wt := weight(c); wt > 0 {
-								vals[k] = wt * vsb * (1 + boundMargin)
-							} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
-							continue
-						}
-					}
-					vs := g.score(c, t, ws, mark, int32(2*k+2))
-					vss[k] = vs
-					vals[k] = weight(c) * vs
+	marks := make([][]int32, len(g.ws))
+	bufs := make([][]touch, len(g.ws))
+	parallel.Blocks(len(cands), block, len(g.ws), func(w, lo, hi int) {
+		ws := g.ws[w]
+		if marks[w] == nil {
+			marks[w] = make([]int32, len(g.blocks))
+		}
+		mark := marks[w]
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			t := touches(k, bufs[w])
+			bufs[w] = t[:0]
+			if len(t) == 0 && !g.frobenius2() {
+				state[k] = isolated
+				continue
+			}
+			if prune {
+				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+					// vals holds the bound on the qVS until solved.
+					state[k] = bounded
+					if wt := weight(c); wt > 0 {
+						vals[k] = wt * vsb * (1 + boundMargin)
+					} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+					continue
 				}
 			}
-		}(ws)
-	}
-	wg.Wait()
+			vs := g.score(c, t, ws, mark, int32(2*k+2))
+			vss[k] = vs
+			vals[k] = weight(c) * vs
+		}
+	})
 	// Isolated candidates (no similarity to the chosen set) share one VS per
 	// self-similarity value: computed once.
 	iso := map[float64]float64{}
@@ -648,18 +640,11 @@ func (g *greedyState) cacheSimilarities(i int) {
 		return
 	}
 	col := make([]float64, g.n)
-	workers := max(1, len(g.ws))
-	var wg sync.WaitGroup
-	for t := range workers {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			for c := lo; c < hi; c++ {
-				col[c] = g.p.Kernel.At(c, i)
-			}
-		}(t*g.n/workers, (t+1)*g.n/workers)
-	}
-	wg.Wait()
+	parallel.Split(g.n, len(g.ws), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			col[c] = g.p.Kernel.At(c, i)
+		}
+	})
 	g.simCols = append(g.simCols, col)
 }
 

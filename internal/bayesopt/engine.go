@@ -457,8 +457,9 @@ func (r *runner) rankByValue() []int {
 // During the run (live = true) ROBOT (and qvs with TauFloor) may need a
 // random centre when fewer than M evaluated points are feasible; for the
 // final solutions it does not, so a run may end with fewer than M.
-func (r *runner) centres(it int, live bool) []centre {
+func (r *runner) centres(it int, live bool) ([]centre, error) {
 	var idx []int
+	var err error
 	M := r.s.Regions
 	switch r.s.Method {
 	case MethodTuRBO:
@@ -476,9 +477,12 @@ func (r *runner) centres(it int, live bool) []centre {
 		if r.s.authors() {
 			return r.authorsCentres(it, live)
 		}
-		idx = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
+		idx, err = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
 	case MethodRandom:
-		idx = r.qvsGreedy(1, M, false)
+		idx, err = r.qvsGreedy(1, M, false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	cs := make([]centre, 0, M)
 	for _, i := range idx {
@@ -487,7 +491,7 @@ func (r *runner) centres(it int, live bool) []centre {
 	if live && len(cs) < M {
 		cs = append(cs, r.randomCentres(it, cs, M-len(cs))...)
 	}
-	return cs
+	return cs, nil
 }
 
 // feasible: evaluated point i is at task distance >= Tau from every point in chosen.
@@ -548,7 +552,7 @@ func (r *runner) randomCentresFrom(rng *rand.Rand, have []centre, k int) []centr
 // points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
 // similarity exp(-d²/2). With floor (Settings.TauFloor) it may return fewer
 // than k points.
-func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) []int {
+func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) ([]int, error) {
 	n := len(r.H)
 	k = min(k, n)
 	v := make([]float64, n)
@@ -567,10 +571,10 @@ func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) []int {
 		Workers: 1, // the distance cache is not safe for concurrent use
 		MinVS:   minVS,
 	})
-	if err != nil { // only on invalid input, which Validate excludes
-		panic(fmt.Sprintf("bayesopt: qVS greedy: %v", err))
+	if err != nil {
+		return nil, fmt.Errorf("qVS greedy: %w", err)
 	}
-	return res.Picks
+	return res.Picks, nil
 }
 
 // TauFloorVS is the VS_q of size points pairwise at task distance tau
@@ -585,7 +589,11 @@ func TauFloorVS(size int, tau float64, q vendi.Order) float64 {
 		K.SetSym(i, i, 1)
 	}
 	vs, err := vendi.Score(K, q)
-	if err != nil { // q was validated
+	if err != nil {
+		// Not an input error: Validate checked q and tau, and K is finite
+		// with a unit diagonal. Only a failed eigendecomposition of this
+		// equicorrelated matrix could land here, and the floor is called
+		// from GreedyProblem.MinVS, which cannot return an error.
 		panic(fmt.Sprintf("bayesopt: tau floor: %v", err))
 	}
 	return vs
@@ -906,7 +914,10 @@ func (r *runner) result() (*Result, error) {
 	for _, tr := range res.TrustRegions {
 		res.Restarts += tr.Restarts
 	}
-	cs := r.centres(-1, false)
+	cs, err := r.centres(-1, false)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range cs {
 		res.Solutions = append(res.Solutions, Solution{Index: c.index, X: r.H[c.index].X, Value: c.value})
 	}

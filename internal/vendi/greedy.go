@@ -71,15 +71,20 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	}
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
-		c, v := g.best()
+		c, v, err := g.best()
 		res.Stats = g.stats
+		if err != nil {
+			return res, err
+		}
 		if c == floorRejected {
 			return res, nil
 		}
 		if c < 0 {
 			return res, errors.New("vendi: no candidate left")
 		}
-		g.add(c)
+		if err := g.add(c); err != nil {
+			return res, err
+		}
 		res.Picks = append(res.Picks, c)
 		res.Scores = append(res.Scores, v)
 	}
@@ -446,12 +451,15 @@ func (g *greedyState) project(t []touch, tb []int32, ws *secularWork) (d, z []fl
 // Every candidate left unsolved is then strictly below the final best and
 // outside the tie window, so the pick and its score are those of solving
 // every candidate.
-func (g *greedyState) best() (int, float64) {
+//
+// The error is an eigendecomposition that did not converge (syncDual).
+func (g *greedyState) best() (int, float64, error) {
 	if err := g.syncDual(); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric matrix
+		return -1, 0, err
 	}
 	if g.dual != nil {
-		return g.bestDual()
+		c, v := g.bestDual()
+		return c, v, nil
 	}
 	m := g.members()
 	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
@@ -555,7 +563,7 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(cands) == 0 {
-		return -1, 0
+		return -1, 0, nil
 	}
 	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
@@ -585,9 +593,10 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(kept) == 0 {
-		return floorRejected, 0
+		return floorRejected, 0, nil
 	}
-	return pickTied(kept, keptVals, bestVal)
+	c, v := pickTied(kept, keptVals, bestVal)
+	return c, v, nil
 }
 
 // floorRejected is best's answer when candidates remain but none reaches
@@ -607,12 +616,11 @@ func pickTied(cands []int, vals []float64, bestVal float64) (int, float64) {
 	return win, wv
 }
 
-// add makes candidate c a member (a pick).
-func (g *greedyState) add(c int) {
+// add makes candidate c a member (a pick); the error is an
+// eigendecomposition that did not converge.
+func (g *greedyState) add(c int) error {
 	g.eligible[c] = false
-	if err := g.addMember(c); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric block
-	}
+	return g.addMember(c)
 }
 
 // addMember adds item i to the chosen set: its block merges every block it

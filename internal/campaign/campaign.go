@@ -249,6 +249,9 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		_ = bar.Add(priorRecords)
 	}
 	var mu sync.Mutex // guards bar
+	// Not internal/parallel: the workers hand each run's result to
+	// dispatch as soon as it is done (failures, the interrupt report)
+	// while dispatch is still feeding them jobs.
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup

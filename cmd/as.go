@@ -19,6 +19,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -188,6 +189,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
+	}
+	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
+		return cfg, configErrorf(g.Config, "task: %v", err)
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)

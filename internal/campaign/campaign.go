@@ -154,6 +154,16 @@ type Recorder struct {
 // Rows returns the records of an interrupted earlier attempt, or nil.
 func (r *Recorder) Rows() [][]string { return r.prior }
 
+// Keep drops the earlier attempt's records from the n-th on (records that
+// end inside a batch, which the run recomputes): the record file is
+// rewritten without them at the next Append, and Rows returns the first n.
+func (r *Recorder) Keep(n int) {
+	if n < len(r.prior) {
+		r.prior = r.prior[:n]
+		r.rows = r.rows[:n]
+	}
+}
+
 // Append durably adds records: once it returns, they survive a kill.
 func (r *Recorder) Append(rows ...[]string) error {
 	r.rows = append(r.rows, rows...)

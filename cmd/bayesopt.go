@@ -518,6 +518,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
 		}
+		if prior, err = bayesopt.KeepCompleteIterations(rec, prior, s); err != nil {
+			return nil, err
+		}
 		res, err := bayesopt.Optimize(ctx, obj, s, bayesopt.RunID{Seed: cfg.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
 			func(evs []bayesopt.Evaluation) error {
 				rows := make([][]string, len(evs))

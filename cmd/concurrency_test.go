@@ -100,12 +100,20 @@ func TestTenProcessesShareOneFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 10 processes")
 	}
-	t.Run("flock", func(t *testing.T) { tenProcesses(t, nil) })
+	t.Run("flock", func(t *testing.T) { tenProcesses(t, func(int) []string { return nil }) })
 	// Lease files, as where flock is unavailable or local to one host.
-	t.Run("lease", func(t *testing.T) { tenProcesses(t, []string{"QVS_LOCK=lease"}) })
+	t.Run("lease", func(t *testing.T) { tenProcesses(t, func(int) []string { return []string{"QVS_LOCK=lease"} }) })
+	// Issue 23, item 5: every other process with QVS_LOCK=lease (one
+	// forgotten export on a cluster); before, flock ignored lease files
+	// and runs were computed twice.
+	t.Run("mixed", func(t *testing.T) {
+		tenProcesses(t, func(i int) []string { return []string{"QVS_LOCK=" + []string{"flock", "lease"}[i%2]} })
+	})
 }
 
-func tenProcesses(t *testing.T, lockEnv []string) {
+// tenProcesses runs the ten processes, process i with lockEnv(i) added to
+// its environment.
+func tenProcesses(t *testing.T, lockEnv func(int) []string) {
 	dir := t.TempDir()
 	cfg := asWriteFile(t, dir, "c.yaml", concurrentASConfig)
 	cache := filepath.Join(dir, "cache")
@@ -140,7 +148,7 @@ func tenProcesses(t *testing.T, lockEnv []string) {
 	start := time.Now()
 	for i, p := range plans {
 		time.Sleep(time.Until(start.Add(p.delay)))
-		procs[i] = startQVS(t, ctx, p.name, append(p.env, lockEnv...), append(append(base, "--out", out), p.args...)...)
+		procs[i] = startQVS(t, ctx, p.name, append(p.env, lockEnv(i)...), append(append(base, "--out", out), p.args...)...)
 	}
 	finishedHere := 0
 	for _, p := range procs {

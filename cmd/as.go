@@ -123,7 +123,7 @@ resume); 2 bad command line.`,
 	f.IntVar(&o.budget, "budget", 0, "queries per run after the start")
 	f.IntVar(&o.batch, "batch", 0, "batch size")
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
-	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))

@@ -393,6 +393,7 @@ type asSuggestOptions struct {
 	method    string
 	q         string
 	format    string
+	rawIDs    bool
 	threshold float64
 	beta      float64
 	lambda    float64
@@ -569,6 +570,7 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
 	f.StringVar(&o.format, "format", "table", "output format: table or csv")
+	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
 	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
@@ -676,7 +678,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		w := csv.NewWriter(&buf)
 		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
 		for r, x := range s.Picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
+			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), csvID(id(x), o.rawIDs), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
 		}
 		w.Flush()
 	} else {

@@ -235,6 +235,11 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 	if err != nil {
 		return nil, err
 	}
+	if keep, err := CompleteIterations("the records", prior, s); err != nil {
+		return nil, err
+	} else if keep < len(prior) {
+		return nil, fmt.Errorf("the records end inside iteration %d (%d of its evaluations): resume from the complete iterations (CompleteIterations)", prior[keep].Iteration, len(prior)-keep)
+	}
 	next := 0 // position in prior
 	take := func(it int) []Evaluation {
 		j := next

@@ -253,6 +253,9 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if err != nil {
 		return nil, err
 	}
+	for _, note := range pool.Notes {
+		fmt.Fprintln(stderr, note)
+	}
 	if !g.Quiet {
 		if pool.Unlabeled {
 			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
@@ -400,6 +403,7 @@ type asSuggestOptions struct {
 // common case of a CSV pool without writing a config (pool.csv keys).
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
+	fingerprintColumn, fingerprintFormat, exclude   string
 	k                                               int
 	// fromFlags are the flags whose value (given or default) apply put
 	// into the pool.csv keys; their errors name them (nameFlags).
@@ -411,15 +415,18 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
 	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
 	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
-	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean or cosine")
+	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)")
 	f.IntVar(&o.k, "k", 20, "--pool: neighbours per item in the kNN graph")
+	f.StringVar(&o.fingerprintColumn, "fingerprint-column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format")
+	f.StringVar(&o.fingerprintFormat, "fingerprint-format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')")
+	f.StringVar(&o.exclude, "exclude-columns", "", "--pool: comma-separated columns that are never features")
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
-var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
+var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k", "fingerprint-column", "fingerprint-format", "exclude-columns"}
 
 // asCSVPoolKeys are the pool.csv keys of asCSVPoolFlags, in their order.
-var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k"}
+var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k", "fingerprint_column", "fingerprint_format", "exclude_columns"}
 
 // nameFlags rewrites the pool.csv keys that err names and a flag set (from
 // fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
@@ -505,10 +512,25 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
 	}
 	if fl.Changed("metric") || replaced {
-		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine {
-			return usageErrorf("--metric %q: expected %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine)
+		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine && o.metric != datasets.MetricTanimoto {
+			return usageErrorf("--metric %q: expected %s, %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
 		}
 		cs.Metric = o.metric
+	}
+	if fl.Changed("fingerprint-column") {
+		cs.FingerprintColumn = o.fingerprintColumn
+		if cs.Metric != datasets.MetricTanimoto {
+			return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
+		}
+	}
+	if fl.Changed("fingerprint-format") || replaced {
+		if !slices.Contains(datasets.FingerprintFormats, o.fingerprintFormat) {
+			return usageErrorf("--fingerprint-format %q: expected %s", o.fingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
+		}
+		cs.FingerprintFormat = o.fingerprintFormat
+	}
+	if fl.Changed("exclude-columns") {
+		cs.ExcludeColumns = splitList(o.exclude)
 	}
 	if fl.Changed("k") || replaced {
 		if o.k < 1 {
@@ -522,7 +544,7 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -532,11 +554,33 @@ paper's eq. 7 value of the observed positives (quality 1) plus the picks so
 far (quality = probability) under order --q.
 
 The pool: --pool pool.csv, one row per item with a header, the feature
-columns (--features or --feature-prefix; default every column but --id-column
-and a column named label) and the kNN graph built with --metric and --k; or a
-config (--config, pool.kind csv for your own CSV, see configs/README.md); or
-the authors' folder format (--pool-dir). The pool needs no labels: only the
-labels in FILE are used.
+columns (--features or --feature-prefix; default every column but --id-column,
+a column named label and --exclude-columns) and the kNN graph built with
+--metric and --k; or a config (--config, pool.kind csv for your own CSV, see
+configs/README.md); or the authors' folder format (--pool-dir, described in
+configs/README.md). The pool needs no labels: only the labels in FILE are
+used. Columns never leak into the features: a column without a name (the
+index pandas' to_csv writes) is read as the row index when it holds
+0..n-1, as the ids when its values are unique (said on stderr), else
+refused; a column named like a label or target (target, y, class, activity,
+active, is_*) is refused unless --exclude-columns leaves it out or
+--features names it.
+
+Fingerprints (chemists' libraries): --metric tanimoto compares items by
+Tanimoto similarity, |a AND b| / |a OR b|, on a text column of fingerprints
+(--fingerprint-column fp; --fingerprint-format bits: '0'/'1' characters, bit
+0 first, as RDKit's ToBitString; hex: chemfp's FPS convention, two hex
+digits per byte, bytes in order, bit i is 1<<(i%8) of byte i/8, so '04' is
+'00100000') or on the feature columns: 0/1 bits, or non-negative integer
+counts compared by sum(min)/sum(max), which equals Tanimoto on 0/1. Two
+all-zero fingerprints have similarity 1, an all-zero and any other 0. The
+kNN graph is exact; an edge weighs the Tanimoto similarity, ties go to the
+lower index, edges of similarity 0 are dropped.
+
+The diversity kernel of qVS-AS (and the qvs column) is the symmetrised
+graph, k(i, j) = (W_ij + W_ji)/2 for i != j with unit diagonal, W the kNN
+graph's weights (0 off the graph): items that are not neighbours either
+way count as dissimilar.
 
 The model's prior a1 (its Pr(y = 1) far from every label) is --prior a1, else
 the config key prior, else the estimate from what you know: the geometric

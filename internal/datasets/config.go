@@ -104,10 +104,16 @@ type CSVConfig struct {
 	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
 	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
 	FeaturePrefix  string   `mapstructure:"feature_prefix" yaml:"feature_prefix,omitempty"`   // or: the columns named PREFIX...
-	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features (false)
-	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
-	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
-	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`                     // edge weights (gaussian)
+	ExcludeColumns []string `mapstructure:"exclude_columns" yaml:"exclude_columns,omitempty"` // never features
+	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features, population sd (false)
+	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean, cosine or tanimoto (euclidean)
+	// FingerprintColumn: a text column of fingerprints (metric tanimoto),
+	// in FingerprintFormat: bits ('0'/'1', bit 0 first; the default) or hex
+	// (FPS: byte i/8 holds bit i at 1<<(i%8)).
+	FingerprintColumn string `mapstructure:"fingerprint_column" yaml:"fingerprint_column,omitempty"`
+	FingerprintFormat string `mapstructure:"fingerprint_format" yaml:"fingerprint_format,omitempty"`
+	K                 int    `mapstructure:"k" yaml:"k"`                   // neighbours (20)
+	Similarity        string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is

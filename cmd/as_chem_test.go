@@ -1,0 +1,251 @@
+package cmd
+
+import (
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// textTanimoto is the Tanimoto similarity of two '0'/'1' strings by its
+// definition (1 for two empty fingerprints).
+func textTanimoto(a, b string) float64 {
+	and, or := 0, 0
+	for i := range a {
+		if a[i] == '1' && b[i] == '1' {
+			and++
+		}
+		if a[i] == '1' || b[i] == '1' {
+			or++
+		}
+	}
+	if or == 0 {
+		return 1
+	}
+	return float64(and) / float64(or)
+}
+
+// chemPool writes n random fingerprints of nbits bits (density 1/3) as
+// id,fp rows and returns them.
+func chemPool(rng *rand.Rand, n, nbits int) []string {
+	fps := make([]string, n)
+	for i := range fps {
+		var b strings.Builder
+		for range nbits {
+			if rng.IntN(3) == 0 {
+				b.WriteByte('1')
+			} else {
+				b.WriteByte('0')
+			}
+		}
+		fps[i] = b.String()
+	}
+	return fps
+}
+
+// TestASSuggestTanimotoExact is issue 20's call, verbatim but for the file
+// paths:
+//
+//	qvs as suggest --pool fp.csv --id-column id --fingerprint-column fp --metric tanimoto --k 20 --prior 0.37 --observed obs.csv --batch 5 --method qvs --q 1 --format csv
+//
+// Its batch, probabilities and qvs values must equal an independent
+// computation: the brute-force Tanimoto kNN graph (k = 20, weight =
+// similarity, ties to the lower index) from the strings, the kNN model's
+// probabilities (a1 = 0.37, a0 = 0.63, sums over each item's own row), and
+// the brute-force greedy of eq. 7 (mean quality x VS_1 by vendi.Score on the
+// submatrix of (W + Wᵀ)/2 with unit diagonal; positives quality 1). The
+// pool is drawn so that no greedy step has a near tie (checked), so the
+// command's random tie-breaking cannot matter.
+func TestASSuggestTanimotoExact(t *testing.T) {
+	const n, nbits, k, a1, batch = 60, 48, 20, 0.37, 5
+	rng := rand.New(rand.NewPCG(20, 1))
+	fps := chemPool(rng, n, nbits)
+	dir := t.TempDir()
+	var pool strings.Builder
+	pool.WriteString("id,fp\n")
+	for i, fp := range fps {
+		fmt.Fprintf(&pool, "mol%d,%s\n", i, fp)
+	}
+	observed := map[int]bool{3: true, 17: false, 25: true, 40: false, 41: false, 52: false}
+	var obs strings.Builder
+	obs.WriteString("id,label\n")
+	for _, i := range slices.Sorted(maps.Keys(observed)) {
+		fmt.Fprintf(&obs, "mol%d,%d\n", i, b2i(observed[i]))
+	}
+	fpPath := writeFile(t, dir, "fp.csv", pool.String())
+	obsPath := writeFile(t, dir, "obs.csv", obs.String())
+
+	// Brute force: graph, model, kernel, greedy.
+	W := mat.NewDense(n, n, nil)
+	rows := make([][]int, n)
+	for i := range n {
+		var js []int
+		for j := range n {
+			if j != i {
+				js = append(js, j)
+			}
+		}
+		slices.SortStableFunc(js, func(x, y int) int { return cmp.Compare(textTanimoto(fps[i], fps[y]), textTanimoto(fps[i], fps[x])) })
+		for _, j := range js[:k] {
+			if s := textTanimoto(fps[i], fps[j]); s > 0 {
+				W.Set(i, j, s)
+				rows[i] = append(rows[i], j)
+			}
+		}
+	}
+	prob := make([]float64, n)
+	for i := range n {
+		pos, neg := 0.0, 0.0
+		for _, j := range rows[i] {
+			if l, ok := observed[j]; ok && l {
+				pos += W.At(i, j)
+			} else if ok {
+				neg += W.At(i, j)
+			}
+		}
+		prob[i] = (a1 + pos) / ((1 - a1 + neg) + (a1 + pos))
+	}
+	K := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := 1.0
+			if i != j {
+				v = (W.At(i, j) + W.At(j, i)) / 2
+			}
+			K.SetSym(i, j, v)
+		}
+	}
+	qvs := func(items []int) float64 {
+		sub := mat.NewSymDense(len(items), nil)
+		s := 0.0
+		for a, i := range items {
+			if l, ok := observed[i]; ok && l {
+				s++
+			} else {
+				s += prob[i]
+			}
+			for b := a; b < len(items); b++ {
+				sub.SetSym(a, b, K.At(i, items[b]))
+			}
+		}
+		vs, err := vendi.Score(sub, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s / float64(len(items)) * vs
+	}
+	var set []int
+	for i, l := range observed {
+		if l {
+			set = append(set, i)
+		}
+	}
+	var want []int
+	var wantVals []float64
+	for range batch {
+		best, second, bestV := -1, math.Inf(-1), math.Inf(-1)
+		for c := range n {
+			if _, ok := observed[c]; ok || slices.Contains(want, c) {
+				continue
+			}
+			v := qvs(append(slices.Clone(set), c))
+			if v > bestV {
+				second, best, bestV = bestV, c, v
+			} else if v > second {
+				second = v
+			}
+		}
+		if bestV-second < 1e-9*bestV {
+			t.Fatalf("the test pool has a near tie at pick %d (%v vs %v): draw another", len(want)+1, bestV, second)
+		}
+		want, wantVals, set = append(want, best), append(wantVals, bestV), append(set, best)
+	}
+
+	code, out, stderr := runQVS(t, "as", "suggest", "--pool", fpPath, "--id-column", "id", "--fingerprint-column", "fp",
+		"--metric", "tanimoto", "--k", "20", "--prior", "0.37", "--observed", obsPath, "--batch", "5", "--method", "qvs", "--q", "1", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != batch+1 || strings.Join(recs[0], ",") != "rank,index,id,probability,qvs" {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	for r, rec := range recs[1:] {
+		x := want[r]
+		p, _ := strconv.ParseFloat(rec[3], 64)
+		v, _ := strconv.ParseFloat(rec[4], 64)
+		if rec[1] != strconv.Itoa(x) || rec[2] != fmt.Sprintf("mol%d", x) || math.Abs(p-prob[x]) > 1e-12 || math.Abs(v-wantVals[r]) > 1e-9*wantVals[r] {
+			t.Errorf("rank %d: %v, want index %d (mol%d), probability %v, qvs %v", r+1, rec, x, x, prob[x], wantVals[r])
+		}
+	}
+	// The same pool as hex (FPS) fingerprints and as 0/1 columns gives the
+	// same batch.
+	var hexPool, colPool strings.Builder
+	hexPool.WriteString("id,fp\n")
+	colPool.WriteString("id")
+	for f := range nbits {
+		fmt.Fprintf(&colPool, ",bit%d", f)
+	}
+	colPool.WriteString("\n")
+	for i, fp := range fps {
+		fmt.Fprintf(&hexPool, "mol%d,", i)
+		for b := 0; b < nbits; b += 8 {
+			v := 0
+			for s := range 8 {
+				if fp[b+s] == '1' {
+					v |= 1 << s
+				}
+			}
+			fmt.Fprintf(&hexPool, "%02x", v)
+		}
+		hexPool.WriteString("\n")
+		fmt.Fprintf(&colPool, "mol%d,%s\n", i, strings.Join(strings.Split(fp, ""), ","))
+	}
+	for _, args := range [][]string{
+		{"--pool", writeFile(t, dir, "hex.csv", hexPool.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"},
+		{"--pool", writeFile(t, dir, "cols.csv", colPool.String())},
+	} {
+		code, out2, stderr := runQVS(t, append([]string{"as", "suggest", "--id-column", "id", "--metric", "tanimoto", "--k", "20", "--prior", "0.37",
+			"--observed", obsPath, "--batch", "5", "--format", "csv"}, args...)...)
+		if code != 0 || out2 != out {
+			t.Errorf("%v: exit %d, output\n%s\nwant\n%s\nstderr %s", args, code, out2, out, stderr)
+		}
+	}
+}
+
+// TestASSuggestFingerprintErrors: bad fingerprint input exits non-zero
+// with stdout empty and a message naming the file, line, column or flag.
+func TestASSuggestFingerprintErrors(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "fp.csv", "id,fp\na,0101\nb,0111\nc,01x1\nd,0000\n")
+	short := writeFile(t, dir, "short.csv", "id,fp\na,0101\nb,011\nc,0011\n")
+	obs := writeFile(t, dir, "obs.csv", "id,label\na,1\n")
+	base := []string{"as", "suggest", "--id-column", "id", "--observed", obs, "--k", "1"}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto"}, 1, pool + `: line 4, column "fp" (--fingerprint-column (key pool.csv.fingerprint_column), format bits): character 3 is "x"`},
+		{[]string{"--pool", short, "--fingerprint-column", "fp", "--metric", "tanimoto"}, 1, short + `: line 3, column "fp": fingerprint of 3 bits, expected 4 like line 2`},
+		{[]string{"--pool", pool, "--fingerprint-column", "fp"}, 2, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto"},
+		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto", "--fingerprint-format", "b64"}, 2, `--fingerprint-format "b64": expected bits or hex`},
+		{[]string{"--pool", pool, "--fingerprint-column", "smiles", "--metric", "tanimoto"}, 1, `--fingerprint-column (key pool.csv.fingerprint_column): no column "smiles"`},
+		{[]string{"--pool", pool, "--metric", "jaccard"}, 2, `--metric "jaccard": expected euclidean, cosine or tanimoto`},
+	} {
+		code, out, stderr := runQVS(t, append(base, c.args...)...)
+		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, stderr, c.code, c.want)
+		}
+	}
+}

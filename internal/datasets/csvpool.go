@@ -131,7 +131,8 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		p.IDs = []string{}
 		idLine = map[string]int{}
 	}
-	nbits, firstLine := -1, 0
+	var texts []string // the fingerprint column
+	var lines []int
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
 		if lc >= 0 {
@@ -141,17 +142,8 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 		}
 		if fc >= 0 {
-			b, nb, err := ParseFingerprint(rec[fc], format)
-			if err != nil {
-				return fmt.Errorf("%s: line %d, column %q (pool.csv.fingerprint_column, format %s): %w", path, line, header[fc], format, err)
-			}
-			if nbits >= 0 && nb != nbits {
-				return fmt.Errorf("%s: line %d, column %q: fingerprint of %d bits, expected %d like line %d", path, line, header[fc], nb, nbits, firstLine)
-			}
-			if nbits < 0 {
-				nbits, firstLine = nb, line
-			}
-			p.Bits = append(p.Bits, b)
+			texts = append(texts, rec[fc])
+			lines = append(lines, line)
 		} else {
 			x := make([]float64, len(fcols))
 			for k, j := range fcols {
@@ -185,6 +177,13 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
 		return nil, err
+	}
+	if fc >= 0 {
+		row := func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
+		column := fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))
+		if p.Bits, err = ParseFingerprints(texts, format, path, column, row); err != nil {
+			return nil, err
+		}
 	}
 	if ic < 0 && cols.ID >= 0 {
 		p.IDs = unnamed[slices.Index(cols.Unnamed, cols.ID)]

@@ -155,3 +155,23 @@ func TanimotoMatrix(b [][]uint64) []float64 {
 	}
 	return k
 }
+
+// ParseFingerprints parses one fingerprint per item (ParseFingerprint);
+// all must have the same length in bits. Errors read "path: ROW, column
+// COLUMN: ...", row(i) naming item i's row (e.g. "line 3").
+func ParseFingerprints(texts []string, format, path, column string, row func(i int) string) ([][]uint64, error) {
+	out := make([][]uint64, len(texts))
+	nbits := -1
+	for i, s := range texts {
+		b, nb, err := ParseFingerprint(s, format)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s, column %s, format %s: %w", path, row(i), column, format, err)
+		}
+		if i > 0 && nb != nbits {
+			return nil, fmt.Errorf("%s: %s, column %s: fingerprint of %d bits, expected %d like %s", path, row(i), column, nb, nbits, row(0))
+		}
+		nbits = nb
+		out[i] = b
+	}
+	return out, nil
+}

@@ -251,8 +251,8 @@ func TestLoadCSVTanimoto(t *testing.T) {
 		content, want string
 		mod           func(*CSVConfig)
 	}{
-		{"id,fp\na,0101\nb,011\nc,0000\n", `line 3, column "fp": fingerprint of 3 bits, expected 4 like line 2`, nil},
-		{"id,fp\na,0101\nb,0121\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column, format bits): character 3 is "2"`, nil},
+		{"id,fp\na,0101\nb,011\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column): fingerprint of 3 bits, expected 4 like line 2`, nil},
+		{"id,fp\na,0101\nb,0121\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column), format bits: character 3 is "2"`, nil},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column: fingerprints are compared by Tanimoto`, func(c *CSVConfig) { c.Metric = MetricEuclidean }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `no column "fingerprint"`, func(c *CSVConfig) { c.FingerprintColumn = "fingerprint" }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_format: "b64"`, func(c *CSVConfig) { c.FingerprintFormat = "b64" }},

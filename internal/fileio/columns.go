@@ -1,8 +1,11 @@
 package fileio
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -111,11 +114,12 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 		return -1, fmt.Errorf("%s: %s: no column %q in the header %q%s", path, flag, name, header, SeparatorHint(header...))
 	}
 	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1}
-	role := map[int]string{}
+	type roleOf struct{ what, flag string }
+	role := map[int]roleOf{}
 	for _, r := range []struct {
-		name, flag string
-		dst        *int
-	}{{s.ID, s.IDFlag, &c.ID}, {s.Label, s.LabelFlag, &c.Label}, {s.Quality, s.QualityFlag, &c.Quality}, {s.Fingerprint, s.FingerprintFlag, &c.Fingerprint}} {
+		name, flag, what string
+		dst              *int
+	}{{s.ID, s.IDFlag, "id", &c.ID}, {s.Label, s.LabelFlag, "label", &c.Label}, {s.Quality, s.QualityFlag, "quality", &c.Quality}, {s.Fingerprint, s.FingerprintFlag, "fingerprint", &c.Fingerprint}} {
 		if r.name == "" {
 			continue
 		}
@@ -124,9 +128,9 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 			return nil, err
 		}
 		if other, dup := role[j]; dup {
-			return nil, fmt.Errorf("%s: column %q is given to both %s and %s", path, names[j], other, r.flag)
+			return nil, fmt.Errorf("%s: column %q is both the %s column and the %s column (%s, %s)", path, names[j], other.what, r.what, other.flag, r.flag)
 		}
-		role[j] = r.flag
+		role[j] = roleOf{r.what, r.flag}
 		*r.dst = j
 	}
 	excluded := map[int]bool{}
@@ -158,7 +162,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 				return nil, err
 			}
 			if r, taken := role[j]; taken {
-				return nil, fmt.Errorf("%s: %s: column %q is the %s column", path, s.FeaturesFlag, names[j], strings.TrimLeft(r, "-"))
+				return nil, fmt.Errorf("%s: column %q is both the %s column and a feature column (%s, %s)", path, names[j], r.what, r.flag, s.FeaturesFlag)
 			}
 			if UnnamedColumn(header[j]) {
 				return nil, fmt.Errorf("%s: %s: column %d has no name (a row index): it is never a feature", path, s.FeaturesFlag, j+1)
@@ -267,4 +271,117 @@ func (t *Table) RowViews() [][]float64 {
 		rows[i] = t.Data[i*t.Cols : (i+1)*t.Cols : (i+1)*t.Cols]
 	}
 	return rows
+}
+
+// ColumnData is a CSV read by ReadColumnsCSV: the feature columns as a
+// table (header = their names), and the other roles' values, one per row.
+type ColumnData struct {
+	Features     *Table    // nil with a fingerprint column
+	IDs          []string  // nil without an id column
+	Quality      []float64 // nil without a quality column
+	Fingerprints []string  // the fingerprint column's text, trimmed (nil without)
+	Lines        []int     // each row's 1-based line in the file
+	Columns      *Columns
+	Notes        []string // what ResolveUnnamed decided, for stderr
+}
+
+// ReadColumnsCSV reads a CSV whose first row is a header (a row in which
+// some cell is not a number; ok is false, and nothing else is returned, when
+// the first row is all numbers: a headerless matrix for ReadTable), assigns
+// its columns by ResolveColumns and ResolveUnnamed, and parses the feature
+// and quality cells as finite numbers. Errors name the file, the line and
+// the column.
+func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	cr := NewCSVReader(f)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, false, fmt.Errorf("%s: empty file", path)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	numeric := true
+	for _, h := range header {
+		if _, err := parseNumber(h); err != nil {
+			numeric = false
+		}
+	}
+	if numeric {
+		return nil, false, nil
+	}
+	cols, err := ResolveColumns(path, header, s)
+	if err != nil {
+		return nil, true, err
+	}
+	d = &ColumnData{Columns: cols}
+	unnamed := make([][]string, len(cols.Unnamed))
+	var texts []string
+	feat := &Table{Path: path, Cols: len(cols.Features)}
+	for _, j := range cols.Features {
+		feat.Header = append(feat.Header, strings.TrimSpace(header[j]))
+	}
+	number := func(line int, rec []string, j int) (float64, error) {
+		v, err := parseNumber(rec[j])
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, strings.TrimSpace(header[j]), rec[j], SeparatorHint(rec[j]))
+		}
+		return v, nil
+	}
+	err = EachRow(cr, path, len(header), func(line int, rec []string) error {
+		d.Lines = append(d.Lines, line)
+		for _, j := range cols.Features {
+			v, err := number(line, rec, j)
+			if err != nil {
+				return err
+			}
+			feat.Data = append(feat.Data, v)
+		}
+		if cols.Quality >= 0 {
+			v, err := number(line, rec, cols.Quality)
+			if err != nil {
+				return err
+			}
+			d.Quality = append(d.Quality, v)
+		}
+		if cols.Fingerprint >= 0 {
+			texts = append(texts, strings.TrimSpace(rec[cols.Fingerprint]))
+		}
+		if cols.ID >= 0 {
+			d.IDs = append(d.IDs, strings.TrimSpace(rec[cols.ID]))
+		}
+		for u, j := range cols.Unnamed {
+			unnamed[u] = append(unnamed[u], strings.TrimSpace(rec[j]))
+		}
+		feat.Rows++
+		return nil
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	if feat.Rows == 0 {
+		return nil, true, fmt.Errorf("%s: a header row but no data rows", path)
+	}
+	hadID := cols.ID >= 0
+	if d.Notes, err = ResolveUnnamed(path, header, cols, unnamed); err != nil {
+		return nil, true, err
+	}
+	if !hadID && cols.ID >= 0 {
+		for u, j := range cols.Unnamed {
+			if j == cols.ID {
+				d.IDs = unnamed[u]
+			}
+		}
+	}
+	d.Fingerprints = texts
+	if cols.Fingerprint < 0 {
+		d.Features = feat
+	}
+	return d, true, nil
 }

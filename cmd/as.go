@@ -404,6 +404,7 @@ type asSuggestOptions struct {
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
 	fingerprintColumn, fingerprintFormat, exclude   string
+	graph, kernel, ids                              string // pool.graph: the user's own graph or kernel
 	k                                               int
 	// fromFlags are the flags whose value (given or default) apply put
 	// into the pool.csv keys; their errors name them (nameFlags).
@@ -420,13 +421,21 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.fingerprintColumn, "fingerprint-column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format")
 	f.StringVar(&o.fingerprintFormat, "fingerprint-format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')")
 	f.StringVar(&o.exclude, "exclude-columns", "", "--pool: comma-separated columns that are never features")
+	f.StringVar(&o.graph, "graph", "", "your own similarity graph instead of a pool CSV: W.npz (scipy.sparse.save_npz of a CSR matrix; row i = i's neighbours) or an edge list CSV with header i,j,w or id_i,id_j,w; weights in [0, 1], self loops ignored (pool.graph.file)")
+	f.StringVar(&o.kernel, "kernel", "", "your own dense similarity K.npy or K.csv (n x n, entries in [0, 1]): the kNN graph keeps the --k largest entries of each row, the diagonal excluded, ties to the lower index (pool.graph.kernel)")
+	f.StringVar(&o.ids, "ids", "", "--graph, --kernel: item ids, one per line in item order (optional header id) (pool.graph.ids)")
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
 var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k", "fingerprint-column", "fingerprint-format", "exclude-columns"}
 
-// asCSVPoolKeys are the pool.csv keys of asCSVPoolFlags, in their order.
-var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k", "fingerprint_column", "fingerprint_format", "exclude_columns"}
+// asCSVPoolKeys are the keys of asCSVPoolFlags, in their order, then those
+// of asGraphPoolFlags.
+var asCSVPoolKeys = []string{"csv.file", "csv.id_column", "csv.feature_columns", "csv.feature_prefix", "csv.metric", "csv.k", "csv.fingerprint_column", "csv.fingerprint_format", "csv.exclude_columns",
+	"graph.file", "graph.kernel", "graph.ids", "graph.k"}
+
+// asGraphPoolFlags are the flags that set pool.graph keys.
+var asGraphPoolFlags = []string{"graph", "kernel", "ids", "k"}
 
 // nameFlags rewrites the pool.csv keys that err names and a flag set (from
 // fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
@@ -436,12 +445,12 @@ func (o *asCSVPoolOptions) nameFlags(err error) error {
 		return err
 	}
 	msg := err.Error()
-	for i, flag := range asCSVPoolFlags {
+	for i, flag := range append(slices.Clip(asCSVPoolFlags), asGraphPoolFlags...) {
 		if !slices.Contains(o.fromFlags, flag) {
 			continue
 		}
-		key := regexp.MustCompile(`\bpool\.csv\.` + asCSVPoolKeys[i] + `\b`)
-		msg = key.ReplaceAllLiteralString(msg, "--"+flag+" (key pool.csv."+asCSVPoolKeys[i]+")")
+		key := regexp.MustCompile(`\bpool\.` + strings.ReplaceAll(asCSVPoolKeys[i], ".", `\.`) + `\b`)
+		msg = key.ReplaceAllLiteralString(msg, "--"+flag+" (key pool."+asCSVPoolKeys[i]+")")
 	}
 	if msg == err.Error() {
 		return err
@@ -463,6 +472,11 @@ func (e renamedError) Unwrap() error { return e.err }
 // overrides only the file of a config's CSV pool; the other flags without
 // --pool on a pool of another kind are usage errors.
 func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
+	if fl.Lookup("graph") != nil {
+		if done, err := o.applyGraph(fl, cfg); done || err != nil {
+			return err
+		}
+	}
 	var set []string
 	for _, name := range asCSVPoolFlags {
 		if fl.Lookup(name) != nil && fl.Changed(name) {
@@ -539,6 +553,43 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		cs.K = o.k
 	}
 	return nil
+}
+
+// applyGraph sets the pool.graph keys from --graph, --kernel, --ids and
+// --k (with --kernel); done is true when the pool is such a graph pool.
+func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bool, err error) {
+	if !fl.Changed("graph") && !fl.Changed("kernel") {
+		if fl.Changed("ids") {
+			return true, usageErrorf("--ids applies to --graph and --kernel (a CSV pool takes --id-column)")
+		}
+		return false, nil
+	}
+	switch {
+	case fl.Changed("graph") && fl.Changed("kernel"):
+		return true, usageErrorf("give --graph or --kernel, not both")
+	case fl.Changed("pool") || fl.Changed("pool-dir"):
+		return true, usageErrorf("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
+	case fl.Changed("graph") && fl.Changed("k"):
+		return true, usageErrorf("--k applies to --kernel and --pool: --graph is used as given")
+	}
+	for _, name := range asCSVPoolFlags {
+		if name != "k" && fl.Changed(name) {
+			return true, usageErrorf("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
+		}
+	}
+	cfg.Pool = datasets.DefaultConfig(datasets.KindGraph)
+	gc := &cfg.Pool.Graph
+	gc.File, gc.Kernel, gc.IDs = o.graph, o.kernel, o.ids
+	if fl.Changed("k") {
+		if o.k < 1 {
+			return true, usageErrorf("--k must be at least 1, got %d", o.k)
+		}
+		gc.K = o.k
+	}
+	base := filepath.Base(o.graph + o.kernel)
+	cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+	o.fromFlags = slices.Clone(asGraphPoolFlags)
+	return true, nil
 }
 
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
@@ -622,8 +673,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if o.observed == "" {
 		return usageErrorf("--observed FILE is required")
 	}
-	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") {
-		return usageErrorf("give the pool with --pool FILE.csv, --config FILE or --pool-dir DIR")
+	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
+		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
 	}
 	if o.batch < 1 || o.batch > maxASSuggestBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)

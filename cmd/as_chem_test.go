@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -331,5 +333,97 @@ func TestScoreSelectTanimoto(t *testing.T) {
 	code, out, stderr = runQVS(t, "score", "--embeddings", bad, "--id-column", "name", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto")
 	if code != 1 || out != "" || !strings.Contains(stderr, bad+`: line 3, column "fp" (--fingerprint-column), format bits: character 3 is "x"`) {
 		t.Errorf("bad fingerprint: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// TestASSuggestOwnGraph: the fingerprint pool's Tanimoto kNN graph, built
+// by brute force here and given as W.npz (the CSR writer scipy's reader
+// reads), as edge lists by index and by id (--ids), and the dense Tanimoto
+// matrix given as --kernel K.csv with --k 20, all suggest exactly the batch
+// of the --pool call (itself checked against brute force in
+// TestASSuggestTanimotoExact). The same graph with labels runs a campaign
+// (pool.kind: graph).
+func TestASSuggestOwnGraph(t *testing.T) {
+	const n, nbits, k = 60, 48, 20
+	fps := chemPool(rand.New(rand.NewPCG(20, 1)), n, nbits)
+	dir := t.TempDir()
+	var pool, edges, idEdges, kern, ids, labels strings.Builder
+	pool.WriteString("id,fp\n")
+	edges.WriteString("i,j,w\n")
+	idEdges.WriteString("id_i,id_j,w\n")
+	ids.WriteString("id\n")
+	labels.WriteString("index,label\n")
+	m := &fileio.CSR{Rows: n, Cols: n, Indptr: []int{0}}
+	for i, fp := range fps {
+		fmt.Fprintf(&pool, "mol%d,%s\n", i, fp)
+		fmt.Fprintf(&ids, "mol%d\n", i)
+		fmt.Fprintf(&labels, "%d,%d\n", i, b2i(strings.Count(fp, "1") > nbits/3))
+		var js []int
+		for j := range n {
+			if j != i {
+				js = append(js, j)
+			}
+			if j > 0 {
+				kern.WriteString(",")
+			}
+			fmt.Fprintf(&kern, "%.17g", textTanimoto(fp, fps[j]))
+		}
+		kern.WriteString("\n")
+		slices.SortStableFunc(js, func(x, y int) int { return cmp.Compare(textTanimoto(fp, fps[y]), textTanimoto(fp, fps[x])) })
+		row := slices.Clone(js[:k])
+		slices.Sort(row) // CSR rows in column order, as scipy stores them
+		for _, j := range row {
+			s := textTanimoto(fp, fps[j])
+			m.Indices, m.Data = append(m.Indices, j), append(m.Data, s)
+			fmt.Fprintf(&edges, "%d,%d,%.17g\n", i, j, s)
+			fmt.Fprintf(&idEdges, "mol%d,mol%d,%.17g\n", i, j, s)
+		}
+		m.Indptr = append(m.Indptr, len(m.Data))
+	}
+	npz := filepath.Join(dir, "W.npz")
+	if err := fileio.WriteCSRNPZ(npz, m); err != nil {
+		t.Fatal(err)
+	}
+	obs := writeFile(t, dir, "obs.csv", "id,label\nmol3,1\nmol17,0\nmol25,1\nmol40,0\nmol41,0\nmol52,0\n")
+	common := []string{"as", "suggest", "--cache-dir", t.TempDir(), "--prior", "0.37", "--observed", obs, "--batch", "5", "--format", "csv"}
+	code, want, stderr := runQVS(t, append(common, "--pool", writeFile(t, dir, "fp.csv", pool.String()), "--id-column", "id", "--fingerprint-column", "fp", "--metric", "tanimoto", "--k", "20")...)
+	if code != 0 {
+		t.Fatalf("pool: exit %d, %s", code, stderr)
+	}
+	idsPath := writeFile(t, dir, "ids.csv", ids.String())
+	for _, args := range [][]string{
+		{"--graph", npz, "--ids", idsPath},
+		{"--graph", writeFile(t, dir, "edges.csv", edges.String()), "--ids", idsPath},
+		{"--graph", writeFile(t, dir, "id-edges.csv", idEdges.String()), "--ids", idsPath},
+		{"--kernel", writeFile(t, dir, "K.csv", kern.String()), "--k", "20", "--ids", idsPath},
+	} {
+		code, out, stderr := runQVS(t, append(common, args...)...)
+		if code != 0 || out != want {
+			t.Errorf("%v: exit %d, output\n%s\nwant\n%s\nstderr %s", args, code, out, want, stderr)
+		}
+	}
+	// A campaign on the same graph with labels.
+	res := filepath.Join(dir, "res")
+	cfg := writeFile(t, dir, "graph.yaml", "task: own-graph\nrepeats: 1\nbudget: 6\nbatch: 3\nmethods: [qvs, random]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: graph\n  graph:\n    file: "+npz+"\n    labels: "+writeFile(t, dir, "labels.csv", labels.String())+"\n")
+	code, out, stderr := runQVS(t, "as", "--config", cfg, "--out", res, "--quiet")
+	if code != 0 || !strings.Contains(out, "qVS-AS") {
+		t.Errorf("campaign: exit %d, %q, %s", code, out, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--graph", npz, "--kernel", npz}, 2, "give --graph or --kernel, not both"},
+		{[]string{"--graph", npz, "--k", "5"}, 2, "--k applies to --kernel and --pool"},
+		{[]string{"--graph", npz, "--metric", "cosine"}, 2, "--metric describes a CSV pool"},
+		{[]string{"--pool", npz, "--ids", idsPath}, 2, "--ids applies to --graph and --kernel"},
+		{[]string{"--graph", writeFile(t, dir, "bad.csv", "i,j,w\n0,1,1.5\n1,0,1\n")}, 1, `bad.csv: line 2, column "w": weight 1.5, expected a similarity in [0, 1]`},
+		{[]string{"--graph", npz, "--ids", writeFile(t, dir, "short.csv", "a\nb\n")}, 1, "--ids (key pool.graph.ids): " + filepath.Join(dir, "short.csv") + " has 2 ids for the 60 items"},
+	} {
+		code, out, stderr := runQVS(t, append(common, c.args...)...)
+		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, out, stderr, c.code, c.want)
+		}
 	}
 }

@@ -14,10 +14,11 @@ const (
 	KindFashion     = "fashion"
 	KindBMG         = "bmg"
 	KindCSV         = "csv"
+	KindGraph       = "graph"
 )
 
 // Kinds lists the pool kinds.
-var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV}
+var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV, KindGraph}
 
 // Config selects and parameterises a pool. It is meant to be embedded in a
 // command's configuration under the key "pool:"; error messages name keys as
@@ -34,6 +35,7 @@ type Config struct {
 	Fashion     FashionConfig     `mapstructure:"fashion" yaml:"fashion"`
 	BMG         BMGConfig         `mapstructure:"bmg" yaml:"bmg"`
 	CSV         CSVConfig         `mapstructure:"csv" yaml:"csv"`
+	Graph       GraphConfig       `mapstructure:"graph" yaml:"graph,omitempty"`
 }
 
 // FolderConfig: the authors' folder (features.npy, labels.npy,
@@ -196,6 +198,8 @@ func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
 		p, err = LoadBMG(cfg.BMG, dataDir, cacheDir, workers)
 	case KindCSV:
 		p, err = LoadCSV(cfg.CSV, cacheDir, workers)
+	case KindGraph:
+		p, err = LoadGraph(cfg.Graph)
 	default:
 		return nil, fmt.Errorf("pool.kind: %q is not one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}

@@ -595,7 +595,7 @@ func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bo
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -607,9 +607,15 @@ far (quality = probability) under order --q.
 The pool: --pool pool.csv, one row per item with a header, the feature
 columns (--features or --feature-prefix; default every column but --id-column,
 a column named label and --exclude-columns) and the kNN graph built with
---metric and --k; or a config (--config, pool.kind csv for your own CSV, see
-configs/README.md); or the authors' folder format (--pool-dir, described in
-configs/README.md). The pool needs no labels: only the labels in FILE are
+--metric and --k; or your own similarity: --graph W.npz (a CSR matrix
+saved by scipy.sparse.save_npz, row i = i's neighbours) or --graph
+edges.csv (header i,j,w with 0-based indices, or id_i,id_j,w), used as
+given, or --kernel K.npy|K.csv (a dense n x n similarity, whose kNN graph
+keeps the --k largest entries of each row, the diagonal excluded, ties to
+the lower index), with --ids ids.csv naming the items (one per line, in
+order); weights must lie in [0, 1], self loops are ignored, zeros dropped;
+or a config (--config, pool.kind csv or graph, see configs/README.md); or
+the authors' folder format (--pool-dir, described in configs/README.md). The pool needs no labels: only the labels in FILE are
 used. Columns never leak into the features: a column without a name (the
 index pandas' to_csv writes) is read as the row index when it holds
 0..n-1, as the ids when its values are unique (said on stderr), else

@@ -46,8 +46,8 @@ approximate one (random-projection trees, then NN-descent; distances exact)
 from there; its recall@k, measured against brute force on sampled rows, is
 printed on stderr. --similarity turns distances into weights: gaussian
 exp(-d^2/h^2), h^2 the median squared edge distance (default for euclidean
-and cosine), native 1 - d (cosine, tanimoto; default for tanimoto),
-unweighted 1.
+and cosine; for tanimoto it means native), native 1 - d (cosine; tanimoto:
+the Tanimoto similarity), unweighted 1.
 
 Builds over a second show a progress bar (items done, rate, time left) on
 stderr; the last lines say how the graph was made and how long the cached
@@ -99,7 +99,11 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "%s: %d x %d CSR, %d edges (%s weights)\n", o.out, n, n, len(m.Data), cfg.Pool.CSV.Similarity)
+		weights := cfg.Pool.CSV.Similarity
+		if cfg.Pool.CSV.Metric == datasets.MetricTanimoto && weights != datasets.SimilarityUnweighted {
+			weights = "Tanimoto similarity"
+		}
+		fmt.Fprintf(stderr, "%s: %d x %d CSR, %d edges (%s weights)\n", o.out, n, n, len(m.Data), weights)
 	}
 	return nil
 }
@@ -113,6 +117,9 @@ func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*dataset
 	stop()
 	if err != nil {
 		return nil, err
+	}
+	for _, note := range pool.Notes {
+		fmt.Fprintln(stderr, note)
 	}
 	if !g.Quiet && pool.Graph.Method != "" {
 		describeGraph(stderr, pool, time.Since(t0).Seconds())

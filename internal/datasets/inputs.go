@@ -51,6 +51,12 @@ func InputFiles(cfg Config, dataDir string) []string {
 		if cfg.CSV.IDsFile != "" {
 			add(cfg.CSV.IDsFile)
 		}
+	case KindGraph:
+		for _, f := range []string{cfg.Graph.File, cfg.Graph.Kernel, cfg.Graph.IDs, cfg.Graph.Labels} {
+			if f != "" {
+				add(f)
+			}
+		}
 	}
 	return files
 }

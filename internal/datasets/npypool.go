@@ -159,7 +159,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, n, path)
 	}
 	if cfg.Standardize && p.Dense != nil {
-		standardizeColumns(p.Dense)
+		fileio.StandardizeRows(p.Dense)
 	}
 	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
 		return nil, err

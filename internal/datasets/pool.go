@@ -32,6 +32,11 @@ type Pool struct {
 	// Graph says how the kNN graph was obtained (CSV and .npy pools; zero
 	// for the built-in pools).
 	Graph GraphInfo
+
+	// Notes are what the loader decided about the input that the user
+	// should hear (an unnamed column read as the row index or the ids), one
+	// line each; commands print them on stderr.
+	Notes []string
 }
 
 // Len is the number of items.

@@ -109,6 +109,9 @@ type approxSpace interface {
 	work(i, j int32) float32
 	exact(i, j int) float64
 	split(items []int32, rng *rand.Rand, proj []float32) int
+	// permuted returns the space whose item p is item perm[p] of this one,
+	// its working data laid out in that order.
+	permuted(perm []int32) approxSpace
 }
 
 // ApproxDenseKNN is the approximate counterpart of DenseKNN: same metrics,
@@ -167,9 +170,9 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 // The recall@k is then measured on RecallRows rows drawn from Seed: their
 // exact neighbours by brute force, a returned neighbour counting as found
 // if its distance is at most the exact k-th distance (ties are not misses).
-func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
 	opt.defaults()
-	n := sp.n()
+	n := orig.n()
 	kc := min(k+opt.Extra, n-1) // candidates kept per row
 	h := newCandHeap(n, kc)
 	var done atomic.Int64
@@ -180,9 +183,19 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 			opt.Progress(d, max(total, d))
 		}
 	}
+	// 0. Locality: the items are renumbered in the order of a first tree's
+	// leaves, so that neighbours mostly lie close in memory (a million rows
+	// no longer fit in the processor's cache, and every round reads the
+	// rows of each row's neighbours). perm[p] is item p's original index.
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers)
+	sp := orig.permuted(perm)
 	// 1. Trees: built one after another (each item is in exactly one leaf of
 	// a tree, so a tree's leaves update disjoint rows in parallel).
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	items := make([]int32, n)
 	for t := 0; t < opt.Trees; t++ {
 		for i := range items {
@@ -201,24 +214,41 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 			report(int64(len(leaf)))
 		})
 	}
+	// Rows the trees left short (k close to the leaf size, duplicates) get
+	// random candidates: NN-descent only reaches neighbours of neighbours,
+	// so a closed group of rows would stay closed.
+	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			r := rand.New(rand.NewPCG(opt.Seed, uint64(p)+1))
+			for try := 0; try < 4*kc && h.row(p).idx[kc-1] < 0; try++ {
+				if j := int32(r.IntN(n)); int(j) != p {
+					h.push(int32(p), j, sp.work(int32(p), j))
+				}
+			}
+		}
+	})
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	kx := kc // how many of a row's entries are expanded
+	stamps := make(chan []uint32, opt.Workers)
+	for range opt.Workers {
+		stamps <- make([]uint32, n)
+	}
 	for round := 0; round < opt.MaxIter; round++ {
 		prev := h.snapshot()
 		rev := reverseLists(prev, n, kc, kx)
 		var updates atomic.Int64
-		seen := sync.Pool{New: func() any { return make([]int32, n) }}
 		parallelChunks(n, 512, opt.Workers, func(lo, hi int) {
-			stamp := seen.Get().([]int32)
-			defer seen.Put(stamp)
+			stamp := <-stamps
+			defer func() { stamps <- stamp }()
 			var u int64
 			for i := lo; i < hi; i++ {
 				me := int32(i)
 				row := prev.row(i)
-				// stamp[c] == i+1 marks c as measured for row i (each row
-				// has its own mark, so a pooled slice needs no clearing).
-				mark := int32(i + 1)
+				// stamp[c] == mark: c was measured for row i in this round
+				// (every row of every round has its own mark, so the
+				// slices are never cleared).
+				mark := uint32(round*n + i + 1)
 				stamp[i] = mark
 				for _, c := range row.idx {
 					if c >= 0 {
@@ -265,18 +295,28 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 			break
 		}
 	}
-	// 3. Exact re-ranking.
+	// 3. Exact re-ranking, back in the original numbering (ties to the
+	// lower original index).
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
 	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
 		c := make([]candidate, 0, kc)
-		for i := lo; i < hi; i++ {
+		for p := lo; p < hi; p++ {
 			c = c[:0]
-			for _, j := range h.row(i).idx {
+			for _, j := range h.row(p).idx {
 				if j >= 0 {
-					c = append(c, candidate{sp.exact(i, int(j)), j})
+					c = append(c, candidate{sp.exact(p, int(j)), perm[j]})
+				}
+			}
+			if len(c) < k { // not reached in practice: brute force for the row
+				c = c[:0]
+				for j := range n {
+					if j != p {
+						c = append(c, candidate{sp.exact(p, j), perm[j]})
+					}
 				}
 			}
 			slices.SortFunc(c, byDistanceThenIndex)
+			i := int(perm[p])
 			for m := 0; m < k; m++ {
 				g.Index[i*k+m] = c[m].j
 				g.Distance[i*k+m] = c[m].v
@@ -287,7 +327,7 @@ func approxKNN(sp approxSpace, k int, metric string, opt ApproxOptions) (*KNNGra
 		opt.Progress(total, total)
 	}
 	if opt.RecallRows > 0 {
-		st.Recall, st.RecallRows = measureRecall(g, sp.exact, opt.RecallRows, opt.Seed, opt.Workers)
+		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers)
 	}
 	return g, st, nil
 }
@@ -539,6 +579,17 @@ func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
 
 func (s *denseSpace) n() int { return len(s.x) }
 
+func (s *denseSpace) permuted(perm []int32) approxSpace {
+	d := s.d
+	t := &denseSpace{x: make([][]float64, len(perm)), d: d, w: make([]float32, len(s.w)), norm2: make([]float32, len(perm)), cosine: s.cosine}
+	for p, i := range perm {
+		t.x[p] = s.x[i]
+		copy(t.w[p*d:(p+1)*d], s.w[int(i)*d:int(i)*d+d])
+		t.norm2[p] = s.norm2[i]
+	}
+	return t
+}
+
 // work is |a|^2 + |b|^2 - 2 a.b in float32 (gonum's Sdot is vectorised:
 // 3x the speed of a plain loop at d = 32), at least 0. Its rounding only
 // affects which candidates are kept: rows are re-ranked exactly.
@@ -597,6 +648,19 @@ func newBitsSpace(b [][]uint64) *bitsSpace {
 }
 
 func (s *bitsSpace) n() int { return len(s.b) }
+
+// permuted copies the fingerprints into one block in the new order.
+func (s *bitsSpace) permuted(perm []int32) approxSpace {
+	words := len(s.b[0])
+	back := make([]uint64, len(perm)*words)
+	t := &bitsSpace{b: make([][]uint64, len(perm)), count: make([]int, len(perm))}
+	for p, i := range perm {
+		t.b[p] = back[p*words : (p+1)*words]
+		copy(t.b[p], s.b[i])
+		t.count[p] = s.count[i]
+	}
+	return t
+}
 
 func (s *bitsSpace) work(i, j int32) float32 { return float32(s.exact(int(i), int(j))) }
 

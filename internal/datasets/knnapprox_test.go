@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // clusteredGaussian draws n points in d dimensions around c centres (spread
@@ -180,19 +179,23 @@ func TestApproxBitsKNNRecall(t *testing.T) {
 	}
 }
 
+// benchPool is the pool of scripts/knn-bench.sh: n/1000 overlapping
+// clusters (centres N(0, 2^2) per axis, unit noise) in 32 dimensions.
+func benchPool(n int) [][]float64 { return clusteredGaussianSpread(n, 32, max(n/1000, 10), 2, 1) }
+
+// BenchmarkApproxDenseKNN against BenchmarkDenseKNNClustered (the exact
+// graph) on the same pools, k = 20: where ApproxMinItems comes from.
 func BenchmarkApproxDenseKNN(b *testing.B) {
 	for _, n := range []int{20000, 100000} {
-		x := clusteredGaussian(n, 32, 100, 1)
+		x := benchPool(n)
 		b.Run("n="+itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				t0 := time.Now()
 				_, st, err := ApproxDenseKNN(x, 20, MetricEuclidean, ApproxOptions{Seed: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(st.Recall, "recall")
 				b.ReportMetric(float64(st.Rounds), "rounds")
-				_ = t0
 			}
 		})
 	}
@@ -200,7 +203,7 @@ func BenchmarkApproxDenseKNN(b *testing.B) {
 
 func BenchmarkDenseKNNClustered(b *testing.B) {
 	for _, n := range []int{20000, 100000} {
-		x := clusteredGaussian(n, 32, 100, 1)
+		x := benchPool(n)
 		b.Run("n="+itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := DenseKNN(x, 20, MetricEuclidean, 0); err != nil {
@@ -212,3 +215,21 @@ func BenchmarkDenseKNNClustered(b *testing.B) {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// BenchmarkApproxBitsKNN: 2,048-bit fingerprints (30 centres, 10 % of bits
+// set, 5 % flipped), k = 20, against BenchmarkBitsKNN's brute force.
+func BenchmarkApproxBitsKNN(b *testing.B) {
+	for _, n := range []int{20000, 100000} {
+		x := clusteredBits(n, 2048, max(n/1000, 30), 5)
+		b.Run("n="+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				_, st, err := ApproxBitsKNN(x, 20, ApproxOptions{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(st.Recall, "recall")
+				b.ReportMetric(float64(st.Rounds), "rounds")
+			}
+		})
+	}
+}

@@ -348,7 +348,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
 	}
 	if err != nil {

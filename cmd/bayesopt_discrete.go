@@ -387,7 +387,9 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
 		},
 	}, p.RunFunc(base))
-	chatter("%s: %s\n", cfg.setName(), rep)
+	if rep.Started() {
+		chatter("%s: %s\n", cfg.setName(), rep)
+	}
 	if err != nil {
 		return err
 	}

@@ -358,3 +358,25 @@ func TestFileShapeMessages(t *testing.T) {
 		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, "features.npy: read " + npyDir + ": is a directory"},
 	})
 }
+
+// TestSyntheticPoolKeysNameTheConfig (issue 23, unclear messages): a bad
+// pool.synthetic.dim or k ended in exit 1 without the config's name; it is
+// a config error (exit 2) naming the file and key, with or without
+// pool.kind, before anything is written.
+func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	var cases []badInputCase
+	for _, c := range []struct{ body, want string }{
+		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected at least 1"},
+		{"pool:\n  synthetic: {k: 0}\n", "pool.synthetic.k: 0, expected 1 to n-1 = 3999"},
+		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
+	} {
+		cfg := writeFile(t, dir, fmt.Sprintf("s%d.yaml", len(cases)), "task: synthetic\nmethods: [random]\nrepeats: 1\n"+c.body)
+		cases = append(cases, badInputCase{c.want, []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, 2, "config " + cfg + ": " + c.want})
+	}
+	checkBadInput(t, cases)
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+}

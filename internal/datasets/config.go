@@ -216,3 +216,8 @@ func checkPositive(key string, v int) error {
 	}
 	return nil
 }
+
+// CheckSyntheticConfig reports the first invalid key of a synthetic pool's
+// settings (the checks LoadSynthetic makes), so a command can refuse a bad
+// config naming its file before any data are made.
+func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }

@@ -380,3 +380,36 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 		t.Errorf("%s was written", out)
 	}
 }
+
+// TestMissingPaperDataNamesMakeData (issue 23, unclear messages): a
+// campaign on a paper data set whose files are not in the data folder said
+// "open ../shared/data/bmg/...: no such file or directory", naming neither
+// `make data` nor --data-dir. Each missing file is listed (at most 5 lines)
+// with both, and nothing is written.
+func TestMissingPaperDataNamesMakeData(t *testing.T) {
+	dir := t.TempDir()
+	configs := filepath.Join(testutil.RepoRoot(), "configs")
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"as", "--config", filepath.Join(configs, "bmg.yaml")},
+			[]string{filepath.Join(dir, "bmg", "glassdata_ward2016_landolt.csv"), "... and ", " more"}},
+		{[]string{"as", "--config", filepath.Join(configs, "photoswitch.yaml")}, []string{filepath.Join(dir, "photoswitch", "UMAP-AllHits.csv")}},
+		{[]string{"bayesopt", "--config", filepath.Join(configs, "photoswitch-bo.yaml")}, []string{filepath.Join(dir, "photoswitch", "UMAP-AllHits.csv")}},
+	} {
+		code, stdout, stderr := runQVS(t, append(c.args, "--data-dir", dir, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")...)
+		for _, w := range append(c.want, "needs data files that are missing", "`make data`", "--data-dir DIR") {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, stderr)
+			}
+		}
+		if code != 1 || stdout != "" || strings.Count(stderr, "\n  - ") > 5 {
+			t.Errorf("%v: exit %d, stdout %q, %d lines of files", c.args, code, stdout, strings.Count(stderr, "\n  - "))
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was written", c.args, out)
+		}
+	}
+}

@@ -311,7 +311,7 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 		path := at(d.Photoswitch)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, &datasets.MissingDataError{Task: cfg.Task, Missing: []string{path +
-				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: d.Note}
+				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: strings.TrimSpace(d.Note + "\n" + datasets.DataHint)}
 		}
 		set, err := datasets.PhotoswitchKernelSet(path)
 		if set != nil {

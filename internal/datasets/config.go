@@ -172,6 +172,9 @@ func DefaultConfig(kind string) Config {
 // The pool's Name is the task name (synthetic, photoswitch, fashion, bmg, the
 // folder's or the CSV file's base name), and it passes Validate.
 func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
+	if err := missingPaperData(cfg, dataDir); err != nil {
+		return nil, err
+	}
 	var p *Pool
 	var err error
 	switch cfg.Kind {

@@ -502,6 +502,30 @@ func (in *itemInput) spectrumOrder() (int, string) {
 	return m, fmt.Sprintf("the %d x %d Gram matrix of the embeddings", m, m)
 }
 
+// undefinedCheaply reports items whose VS O(n²) reads show undefined (no
+// positive eigenvalue: a zero kernel, all-zero embeddings under the linear
+// kernel), so score refuses them before the eigendecomposition.
+func (in *itemInput) undefinedCheaply() bool {
+	allZero := func(n int, at func(k int) bool) bool {
+		for k := 0; k < n; k++ {
+			if !at(k) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case in.kernel != nil:
+		has, known := vendi.PositiveEigenvalueCheaply(vendi.DenseKernel(in.kernel))
+		return known && !has
+	case in.emb32 != nil && !in.rawCosine:
+		return allZero(len(in.emb32), func(k int) bool { return in.emb32[k] == 0 })
+	case in.emb64 != nil && !in.rawCosine:
+		return allZero(len(in.emb64), func(k int) bool { return in.emb64[k] == 0 })
+	}
+	return false
+}
+
 // spectrum returns the eigenvalues VS_q is computed from, once for every
 // order: of the kernel (or RBF) matrix, or of the embeddings' d x d Gram
 // when d < n.

@@ -104,8 +104,8 @@ Diverse Experimental Design" (ICML 2024).`,
 			if err := checkIgnoredGlobals(c); err != nil {
 				return err
 			}
-			if g.Workers < 1 {
-				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
+			if g.Workers < 1 || g.Workers > maxWorkers {
+				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
 			}
 			if g.CPUProfile != "" {
 				f, err := os.Create(g.CPUProfile)

@@ -252,7 +252,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
-	for w := 0; w < spec.Workers; w++ {
+	for w := 0; w < min(spec.Workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -187,6 +187,9 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.K >= p.Len() {
 		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
 	}
+	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
+		return nil, err
+	}
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)
 	}

@@ -185,6 +185,9 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	if cfg.K >= im.N {
 		return nil, fmt.Errorf("pool.fashion.k: %d, expected less than the %d images", cfg.K, im.N)
 	}
+	if err := checkGraphSize("pool.fashion.k", cfg.K, im.N, "images"); err != nil {
+		return nil, err
+	}
 	positive := map[uint8]bool{}
 	for _, c := range cfg.Classes {
 		if c < 0 || c > 255 {

@@ -41,7 +41,7 @@ func FuzzReadCSRNPZ(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := fuzzWrite(t, dir, "w.npz", data)
-		m, err := ReadCSRNPZ(p)
+		m, err := ReadCSRNPZ(p, -1)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), p) {
 				t.Fatalf("error does not name the file: %v", err)

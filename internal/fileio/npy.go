@@ -41,6 +41,16 @@ func (h *NPYHeader) Elements() int {
 	return n
 }
 
+// DataBytes is the size of the data the header promises, in bytes, or -1
+// for a dtype ReadNPY does not read.
+func (h *NPYHeader) DataBytes() int64 {
+	item := npyItemSize(h.Dtype)
+	if item == 0 {
+		return -1
+	}
+	return int64(h.Elements()) * int64(item)
+}
+
 const (
 	// maxNPYElements bounds what a header may promise, so a corrupt header
 	// cannot make us allocate without limit (2^31 values = 16 GiB as float64),

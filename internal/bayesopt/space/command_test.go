@@ -4,12 +4,12 @@ package space
 
 import (
 	"context"
-	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestCommandBackgroundJob: a command that exits but leaves a background
@@ -75,35 +75,6 @@ func TestCommandEchoOrder(t *testing.T) {
 	}
 }
 
-// watchHeap cancels the returned context, and records the peak, when the
-// Go heap exceeds limit bytes: a test of a runaway reader fails with a
-// number instead of taking the machine's memory.
-func watchHeap(t *testing.T, limit uint64) (context.Context, func() uint64) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	go func() {
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			if ms.HeapAlloc > limit {
-				cancel()
-			}
-		}
-	}()
-	t.Cleanup(func() { close(done); cancel() })
-	return ctx, peak.Load
-}
-
 // TestCommandStdoutCap: a command that prints without end (`yes 1.0`), or
 // one line of 100 MB without a newline, fails at the 64 MiB stdout cap
 // with a short message, and qvs's heap stays near the cap. Before, the cap
@@ -117,8 +88,7 @@ func TestCommandStdoutCap(t *testing.T) {
 	}
 	for _, line := range []string{"yes 1.0", "head -c 100000000 /dev/zero | tr '\\0' 7"} {
 		t.Run(line, func(t *testing.T) {
-			runtime.GC()
-			ctx, peak := watchHeap(t, 512<<20)
+			ctx, peak := testutil.WatchHeap(t, 512<<20)
 			c := &Command{Space: sp, Line: line, Timeout: time.Minute}
 			_, err := c.EvaluateBatch(ctx, [][]float64{{0.5}})
 			if ctx.Err() != nil {

@@ -8,17 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/linalg"
 )
@@ -225,7 +224,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", nameSetFlags(err.Error(), ran))
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
+		// eval, toy: say what happened as campaigns do, not "context canceled".
+		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
+	}
+	fmt.Fprintf(stderr, "qvs: %s\n", nameSetFlags(msg, ran))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		return ExitUsage
@@ -299,11 +303,12 @@ func configErrorf(path, format string, args ...any) error {
 }
 
 // interruptContext is the command's context (Background when it has none),
-// cancelled on SIGINT or SIGTERM so campaigns stop cleanly and resume later.
+// cancelled on SIGINT, SIGTERM or SIGHUP (campaign.InterruptSignals) so
+// campaigns stop cleanly and resume later.
 func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 	ctx := c.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	return campaign.InterruptContext(ctx)
 }

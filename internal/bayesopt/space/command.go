@@ -83,15 +83,18 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	// broken pipe), not left to run until the time limit.
 	runCtx, stop := context.WithCancel(runCtx)
 	defer stop()
-	cmd := exec.CommandContext(runCtx, "sh", "-c", c.Line)
+	cmd, done, err := groupCommand(func(name string, args ...string) *exec.Cmd { return exec.CommandContext(runCtx, name, args...) }, c.Line)
+	if err != nil {
+		return nil, fmt.Errorf("objective command %q: %w", c.Line, err)
+	}
+	defer done()
 	cmd.Dir = c.Dir
 	cmd.Stdin = &in
 	out := &limitedBuffer{max: maxCommandStdout, stop: stop}
 	errTail := &tailBuffer{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	killGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second // a grandchild holding stdout open cannot hang qvs
-	err := cmd.Run()
+	err = cmd.Run()
 	what := fmt.Sprintf("objective command %q (batch of %d points)", c.Line, len(xs))
 	tail := func() string {
 		t := strings.TrimSpace(errTail.String())

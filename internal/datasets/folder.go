@@ -116,7 +116,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 	rows := make([][]candidate, n) // (weight, neighbour)
 	cpath := filepath.Join(dir, FolderCSRWeights)
 	if _, err := os.Stat(cpath); err == nil {
-		m, err := ReadCSRNPZ(cpath, n)
+		m, err := fileio.ReadSquareCSRNPZ(cpath, n)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
@@ -65,9 +66,10 @@ const (
 	// float64), and clusters x dim, the centres.
 	maxSyntheticValues = 100_000_000
 	// maxGraphEdges bounds n x k, the kNN graph's edges (about 24 bytes
-	// each once symmetrised, so 480 MB); Fashion-MNIST's graph, the
-	// largest of the shipped configs, has 70,000 x 200 = 1.4 x 10^7.
-	maxGraphEdges = 20_000_000
+	// each once symmetrised, so 480 MB), as for a graph read from a file
+	// (fileio.MaxCSRValues); Fashion-MNIST's graph, the largest of the
+	// shipped configs, has 70,000 x 200 = 1.4 x 10^7.
+	maxGraphEdges = fileio.MaxCSRValues
 )
 
 // checkGraphSize refuses a neighbour count k whose kNN graph on n items

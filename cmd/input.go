@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -396,7 +395,7 @@ func idColumnHint(path string) string {
 	if strings.HasSuffix(strings.ToLower(path), ".npy") {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return ""
 	}

@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
@@ -265,6 +267,22 @@ func isCobraUsageError(err error) bool {
 	return false
 }
 
+// readConfigFile reads the YAML config at path once, through
+// fileio.ReadInput (a FIFO or a device is refused, not waited for), into a
+// viper and as bytes; errors are usage errors naming the file.
+func readConfigFile(path string) (*viper.Viper, []byte, error) {
+	data, err := fileio.ReadInput(path)
+	if err != nil {
+		return nil, nil, usageErrorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, nil, usageErrorf("config %s: %w", path, err)
+	}
+	return v, data, nil
+}
+
 // loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
 // struct with `mapstructure` tags. Unknown keys are errors naming the file,
 // the line and the nearest valid key. Every config error is a usage error
@@ -274,18 +292,12 @@ func loadConfig(path string, out any) error {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	v, data, err := readConfigFile(path)
 	if err != nil {
-		return usageErrorf("config %s: %w", path, err)
+		return err
 	}
 	if err := configkeys.Check(path, data, out); err != nil {
 		return usageError{err}
-	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return usageErrorf("config %s: %w", path, err)
 	}
 	if err := v.UnmarshalExact(out); err != nil {
 		return usageErrorf("config %s: %w", path, err)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,7 +38,7 @@ func (im *Images) Size() int { return im.Rows * im.Cols }
 
 // openMaybeGzip opens path and, if its name ends in .gz, decompresses it.
 func openMaybeGzip(path string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}

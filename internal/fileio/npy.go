@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -448,7 +447,7 @@ func uintFrom(b []byte, order binary.ByteOrder) uint64 {
 // ReadNPYFile reads a numeric .npy file, checking the header against the
 // file's size before anything is allocated.
 func ReadNPYFile(path string) (*NPYArray, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -137,11 +136,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	cfg := syntheticASConfig()
 	priorSet := false
 	if g.Config != "" {
-		v := viper.New()
-		v.SetConfigFile(g.Config)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return cfg, usageErrorf("config %s: %w", g.Config, err)
+		v, _, err := readConfigFile(g.Config)
+		if err != nil {
+			return cfg, err
 		}
 		if kind := v.GetString("pool.kind"); kind != "" {
 			cfg = defaultASConfig(kind)

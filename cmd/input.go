@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -399,7 +398,7 @@ func idColumnHint(path string) string {
 	if strings.HasSuffix(strings.ToLower(path), ".npy") {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return ""
 	}
@@ -530,6 +529,30 @@ func (in *itemInput) spectrumOrder() (int, string) {
 	r := in.embeddings.RawMatrix()
 	m := min(r.Rows, r.Cols)
 	return m, fmt.Sprintf("the %d x %d Gram matrix of the embeddings", m, m)
+}
+
+// undefinedCheaply reports items whose VS O(n²) reads show undefined (no
+// positive eigenvalue: a zero kernel, all-zero embeddings under the linear
+// kernel), so score refuses them before the eigendecomposition.
+func (in *itemInput) undefinedCheaply() bool {
+	allZero := func(n int, at func(k int) bool) bool {
+		for k := 0; k < n; k++ {
+			if !at(k) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case in.kernel != nil:
+		has, known := vendi.PositiveEigenvalueCheaply(vendi.DenseKernel(in.kernel))
+		return known && !has
+	case in.emb32 != nil && !in.rawCosine:
+		return allZero(len(in.emb32), func(k int) bool { return in.emb32[k] == 0 })
+	case in.emb64 != nil && !in.rawCosine:
+		return allZero(len(in.emb64), func(k int) bool { return in.emb64[k] == 0 })
+	}
+	return false
 }
 
 // spectrum returns the eigenvalues VS_q is computed from, once for every

@@ -306,7 +306,7 @@ func gramSpectrum(n, d int, fill64 func(buf []float64, lo, hi int, trans bool), 
 // symSpectrum returns the eigenvalues of the m x m Gram g (upper triangle).
 func symSpectrum(m int, g []float64) ([]float64, error) {
 	eig := make([]float64, m)
-	if !linalg.SymEigenvalues(m, g, eig) {
+	if !symEigenvalues(m, g, eig) {
 		return nil, errors.New("vendi: eigendecomposition of the Gram matrix did not converge")
 	}
 	return eig, nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -120,11 +119,9 @@ func configTask(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return "", usageErrorf("config %s: %w", path, err)
+	v, _, err := readConfigFile(path)
+	if err != nil {
+		return "", err
 	}
 	return v.GetString("task"), nil
 }

@@ -286,10 +286,13 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		_ = bar.Add(priorRecords)
 	}
 	var mu sync.Mutex // guards bar
+	// Not internal/parallel: the workers hand each run's result to
+	// dispatch as soon as it is done (failures, the interrupt report)
+	// while dispatch is still feeding them jobs.
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
-	for w := 0; w < spec.Workers; w++ {
+	for w := 0; w < min(spec.Workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -572,7 +575,7 @@ func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error)
 
 // readRecords reads a run's record CSV; nil if absent. The header must match.
 func readRecords(path string, header []string) ([][]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -605,7 +608,7 @@ func writeConfig(spec Spec) error {
 		return err
 	}
 	path := filepath.Join(spec.Dir, "config.yaml")
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := fileio.ReadInput(path); err == nil {
 		_, inputs := splitInputs(old)
 		if err := checkInputs(path, inputs, fps); err != nil {
 			return err
@@ -668,7 +671,7 @@ func WriteSummary(dir string, order []Run) error {
 	col := map[string]int{}
 	var rows []map[string]string
 	for _, k := range keys {
-		b, err := os.ReadFile(byKey[k][0])
+		b, err := fileio.ReadInput(byKey[k][0])
 		if err != nil {
 			return err
 		}

@@ -81,6 +81,12 @@ func inputFiles(cfg Config, dataDir string) (files, missing []string) {
 		}
 	case KindCSV:
 		add(cfg.CSV.File)
+	case KindGraph:
+		for _, f := range []string{cfg.Graph.File, cfg.Graph.Kernel, cfg.Graph.IDs, cfg.Graph.Labels} {
+			if f != "" {
+				add(f)
+			}
+		}
 	}
 	return files, missing
 }

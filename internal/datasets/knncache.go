@@ -91,7 +91,7 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 	fileio.SweepOnce(filepath.Join(cacheDir, "knn"))
 	path := filepath.Join(cacheDir, "knn", KNNCacheKey(dense, bits, k, metric)+".bin")
 	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		g, err := decodeKNN(data, n, k, metric)
 		if err == nil {
 			return g, CacheHit, nil
@@ -181,7 +181,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 	fileio.SweepOnce(filepath.Join(cacheDir, sub))
 	path := filepath.Join(cacheDir, sub, key+".bin")
 	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		if v, ok := decodeFloats(data, want); ok {
 			return v, CacheHit, nil
 		}

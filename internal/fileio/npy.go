@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,6 +38,16 @@ func (h *NPYHeader) Elements() int {
 		n *= s
 	}
 	return n
+}
+
+// DataBytes is the size of the data the header promises, in bytes, or -1
+// for a dtype ReadNPY does not read.
+func (h *NPYHeader) DataBytes() int64 {
+	item := npyItemSize(h.Dtype)
+	if item == 0 {
+		return -1
+	}
+	return int64(h.Elements()) * int64(item)
 }
 
 const (
@@ -442,7 +451,7 @@ func uintFrom(b []byte, order binary.ByteOrder) uint64 {
 // ReadNPYFile reads a numeric .npy file, checking the header against the
 // file's size before anything is allocated.
 func ReadNPYFile(path string) (*NPYArray, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,10 @@ func scoreFromSums(eig []float64, total float64, q Order) float64 {
 	return q.FromSum(s, m/total, n)
 }
 
+// symEigenvalues is the dense symmetric eigensolver every spectrum here
+// uses; a test replaces it to prove that cheap checks come first.
+var symEigenvalues = linalg.SymEigenvalues
+
 // Eigenvalues returns the eigenvalues of the symmetric matrix K in ascending order.
 func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 	n := K.SymmetricDim()
@@ -97,7 +101,7 @@ func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 		}
 	}
 	w := make([]float64, n)
-	if !linalg.SymEigenvalues(n, a, w) {
+	if !symEigenvalues(n, a, w) {
 		return nil, errors.New("vendi: eigendecomposition did not converge")
 	}
 	return w, nil
@@ -116,7 +120,7 @@ func EigenvaluesInPlace(K *mat.SymDense) ([]float64, error) {
 		return Eigenvalues(K)
 	}
 	w := make([]float64, n)
-	if !linalg.SymEigenvalues(n, raw.Data[:n*n], w) {
+	if !symEigenvalues(n, raw.Data[:n*n], w) {
 		return nil, errors.New("vendi: eigendecomposition did not converge")
 	}
 	return w, nil
@@ -137,6 +141,9 @@ func Score(K mat.Symmetric, q Order) (float64, error) {
 	}
 	if err := checkFinite(K); err != nil {
 		return 0, err
+	}
+	if has, known := PositiveEigenvalueCheaply(DenseKernel(K)); known && !has {
+		return 0, fmt.Errorf("vendi: %w", ErrNoPositiveEigenvalue)
 	}
 	eig, err := Eigenvalues(K)
 	if err != nil {

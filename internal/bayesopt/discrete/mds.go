@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -286,7 +285,7 @@ func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
 }
 
 func readMDS(path string, n int) ([][2]float64, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -368,7 +368,7 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	var cases []badInputCase
 	for _, c := range []struct{ body, want string }{
-		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected 1 to "},
+		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected 1 to 25000"},
 		{"pool:\n  synthetic: {k: 0}\n", "pool.synthetic.k: 0, expected 1 to n-1 = 3999"},
 		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
 	} {

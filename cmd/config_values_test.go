@@ -99,10 +99,10 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 }
 
 // TestCountsThatSizeAllocationsBounded: counts from a config or a flag that
-// size an allocation are refused with the key or flag named, before
-// anything is allocated (issue 23; before, each ended in a Go
-// out-of-memory stack trace): pool.synthetic.n, dim and clusters (config
-// errors naming the file, exit 2), toy --starts, --workers.
+// size an allocation are refused (exit 2, an input error) with the key or
+// flag named, before anything is allocated (issue 23; before, each ended
+// in a Go out-of-memory stack trace): pool.synthetic.n, dim and clusters
+// (naming the config file), toy --starts, --workers.
 func TestCountsThatSizeAllocationsBounded(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {

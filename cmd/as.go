@@ -205,6 +205,11 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if kind == "" {
 		kind = datasets.KindSynthetic
 	}
+	if kind == datasets.KindSynthetic {
+		if err := datasets.CheckSyntheticConfig(cfg.Pool.Synthetic); err != nil {
+			return cfg, configErrorf(g.Config, "%v", err)
+		}
+	}
 	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
 		return cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
 			cfg.Task, kind, cfg.Task, kind, cfg.Task)
@@ -348,7 +353,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
 	}
 	if err != nil {

@@ -534,7 +534,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		}
 		return writeBayesoptRunFiles(rec, res, d, cmdObj)
 	})
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
 	if err != nil {

@@ -103,7 +103,13 @@ type Report struct {
 	Interrupted  int      // runs stopped by cancellation part-way (their records are kept)
 	NotStarted   int      // runs not begun because of cancellation
 	Seconds      float64
+	started      bool // the folder was prepared and the runs planned
 }
+
+// Started reports whether the campaign got as far as planning its runs;
+// a campaign refused before (its folder unwritable, its config.yaml
+// different) has no report to print, only its error.
+func (r Report) Started() bool { return r.started }
 
 // Selected is the number of runs the report accounts for.
 func (r Report) Selected() int {
@@ -253,6 +259,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		}
 	}
 
+	rep.started = true
 	var jobs []job
 	priorRecords := 0
 	for pos, r := range spec.Runs {
@@ -497,6 +504,12 @@ func prepare(ctx context.Context, spec Spec) error {
 		return err
 	}
 	defer lock.Unlock()
+	// Checked before config.yaml is written: nothing is written when the
+	// campaign cannot run (issue 23: a file named runs got config.yaml).
+	runs := filepath.Join(spec.Dir, "runs")
+	if fi, err := os.Stat(runs); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not the folder of the run records: move it away or choose another --out", runs)
+	}
 	if err := writeConfig(spec); err != nil {
 		return err
 	}

@@ -153,6 +153,11 @@ func SweepOnce(dir string) {
 
 // WriteCSVAtomic writes a header and rows as CSV to path atomically.
 func WriteCSVAtomic(path string, header []string, rows [][]string) error {
+	return WriteAtomicFunc(path, func(w io.Writer) error { return writeCSV(w, header, rows) })
+}
+
+// writeCSV writes a header (if not nil) and rows as CSV to w in one write.
+func writeCSV(out io.Writer, header []string, rows [][]string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	if header != nil {
@@ -163,5 +168,6 @@ func WriteCSVAtomic(path string, header []string, rows [][]string) error {
 	if err := w.WriteAll(rows); err != nil {
 		return err
 	}
-	return WriteAtomic(path, buf.Bytes())
+	_, err := out.Write(buf.Bytes())
+	return err
 }

@@ -77,6 +77,10 @@ var npyMagic = []byte("\x93NUMPY")
 func ReadNPYHeader(r io.Reader, size int64, name string) (*NPYHeader, error) {
 	var pre [10]byte // magic (6), major, minor, and at least 2 length bytes
 	n, err := io.ReadFull(r, pre[:8])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		// Not the content: a directory ("is a directory"), an I/O error.
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if string(pre[:min(n, 6)]) != string(npyMagic[:min(n, 6)]) || n < 6 {
 		return nil, fmt.Errorf("%s: not a .npy file (no \\x93NUMPY magic at the start)", name)
 	}

@@ -194,6 +194,9 @@ func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
 // and .npy pools; opt.Workers is the workers of Load.
 func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, error) {
 	workers := opt.Workers
+	if err := missingPaperData(cfg, dataDir); err != nil {
+		return nil, err
+	}
 	var p *Pool
 	var err error
 	switch cfg.Kind {
@@ -240,3 +243,8 @@ func checkPositive(key string, v int) error {
 	}
 	return nil
 }
+
+// CheckSyntheticConfig reports the first invalid key of a synthetic pool's
+// settings (the checks LoadSynthetic makes), so a command can refuse a bad
+// config naming its file before any data are made.
+func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }

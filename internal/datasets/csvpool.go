@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -73,7 +72,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		return nil, fmt.Errorf("pool.csv.standardize: z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
 	}
 	path := cfg.File
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("pool.csv.file: %w", err)
 	}
@@ -159,7 +158,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
+					return fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, fileio.Excerpt(header[j]), fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
 				}
 				x[k] = v
 			}
@@ -203,6 +202,9 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	}
 	if cfg.K >= p.Len() {
 		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
+	}
+	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
+		return nil, err
 	}
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)

@@ -95,7 +95,7 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 	info.CacheFile = path
 	t0 = time.Now()
 	info.Status = CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		g, st, err := decodeKNN(data, n, k, metric)
 		if err == nil && (m == KNNExact) == (st == nil) {
 			if st != nil {
@@ -117,14 +117,15 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 	if m == KNNApprox {
 		st = &info.Stats
 	}
-	var size int64
-	if err := fileio.WriteAtomicFunc(path, func(w io.Writer) error {
+	// A cache file that cannot be written is a warning (fileio.CacheWarnings),
+	// not an error: CacheBytes stays 0 then.
+	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		b, err := encodeKNN(w, g, st)
-		size = b
+		info.CacheBytes = b
 		return err
-	}); err != nil {
-		return nil, info, fmt.Errorf("kNN cache: %w", err)
+	})
+	if fi, err := os.Stat(path); err != nil || fi.Size() != info.CacheBytes {
+		info.CacheBytes = 0
 	}
-	info.CacheBytes = size
 	return g, info, nil
 }

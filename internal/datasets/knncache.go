@@ -68,8 +68,9 @@ func (s CacheStatus) String() string {
 // or bits (metric tanimoto) features. With a non-empty cacheDir it first looks
 // for cacheDir/knn/<KNNCacheKey>.bin; a missing file is computed and written
 // atomically, a file that fails its checks (size, header, SHA-256 trailer,
-// index ranges) is recomputed and replaced. Exactly one of dense and bits is
-// used: bits when metric is tanimoto.
+// index ranges) is recomputed and replaced. A cache file that cannot be
+// written (full disk) is a warning, not an error (fileio.WriteCacheFunc).
+// Exactly one of dense and bits is used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
 	g, info, err := BuildGraph(cacheDir, dense, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
 	return g, info.Status, err
@@ -178,7 +179,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 	fileio.SweepOnce(filepath.Join(cacheDir, sub))
 	path := filepath.Join(cacheDir, sub, key+".bin")
 	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		if v, ok := decodeFloats(data, want); ok {
 			return v, CacheHit, nil
 		}
@@ -190,7 +191,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 	if err != nil {
 		return nil, status, err
 	}
-	err = fileio.WriteAtomicFunc(path, func(w io.Writer) error {
+	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		buf := make([]byte, 0, 16+8*len(v)+sha256.Size)
 		buf = append(buf, floatsMagic[:]...)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(v)))
@@ -202,9 +203,6 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 		_, err := w.Write(buf)
 		return err
 	})
-	if err != nil {
-		return nil, status, fmt.Errorf("cache: %w", err)
-	}
 	return v, status, nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -23,6 +23,11 @@ const (
 	// kernel, so a figure costs ~n^3: n = 10 takes ~5 s, 30 ~40 s on one
 	// core, 100 ~25 min; n = 100,000 would need an 80 GB kernel.
 	MaxN = 100
+	// MaxStarts bounds the random starts per panel: each start's result
+	// is kept until the panel's best is chosen (10^11 starts asked for a
+	// 6.4 TB slice up front), and at ~0.1 s a start 100,000 already take
+	// hours.
+	MaxStarts = 100000
 )
 
 // Config describes a multi-start maximisation.
@@ -39,8 +44,8 @@ func (c Config) check() error {
 	switch {
 	case c.N < 1 || c.N > MaxN:
 		return fmt.Errorf("toy: batch size n must be 1 to %d, got %d", MaxN, c.N)
-	case c.Starts < 1:
-		return fmt.Errorf("toy: starts must be at least 1, got %d", c.Starts)
+	case c.Starts < 1 || c.Starts > MaxStarts:
+		return fmt.Errorf("toy: starts must be 1 to %d, got %d", MaxStarts, c.Starts)
 	case c.Workers < 1:
 		return fmt.Errorf("toy: workers must be at least 1, got %d", c.Workers)
 	case c.MaxIter < 0:
@@ -105,39 +110,30 @@ func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel
 		err error
 	}
 	results := make([]result, cfg.Starts)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for w := 0; w < min(cfg.Workers, cfg.Starts); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := newObjective(p.Maximised, q, cfg.N)
-			for s := range jobs {
-				rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
-				z0 := make([]float64, 2*cfg.N)
-				for i := range z0 {
-					z0[i] = Lo + (Hi-Lo)*rng.Float64()
-				}
-				r, err := ascend(ctx, o, z0, cfg.MaxIter, cfg.Tol)
-				results[s] = result{r, err}
-				if err != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for s := 0; s < cfg.Starts; s++ {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
+	// Each worker keeps one objective (its scratch) for the starts it takes;
+	// the first failure cancels the starts not yet begun.
+	workers := min(cfg.Workers, cfg.Starts)
+	objs := make([]*objective, max(workers, 1))
+	parallel.Blocks(cfg.Starts, 1, workers, func(w, s, _ int) {
+		if ctx.Err() != nil {
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		if objs[w] == nil {
+			objs[w] = newObjective(p.Maximised, q, cfg.N)
+		}
+		rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
+		z0 := make([]float64, 2*cfg.N)
+		for i := range z0 {
+			z0[i] = Lo + (Hi-Lo)*rng.Float64()
+		}
+		r, err := ascend(ctx, objs[w], z0, cfg.MaxIter, cfg.Tol)
+		results[s] = result{r, err}
+		if err != nil {
+			cancel()
+		}
+	})
 	for s, r := range results {
 		if r.err != nil && !errors.Is(r.err, context.Canceled) {
 			return Panel{}, fmt.Errorf("toy: %v q=%s start %d: %w", row, q.String(), s, r.err)

@@ -65,7 +65,7 @@ func read(path string, s *Space, withValue, minimize bool) ([]Observation, error
 	if st.Size() > maxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes, larger than the %d this reader accepts", path, st.Size(), maxFileBytes)
 	}
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number%s", path, line, cell, fileio.SeparatorHint(cell))
+				return nil, fmt.Errorf("%s: line %d, column value: %s is not a finite number%s", path, line, fileio.Excerpt(cell), fileio.SeparatorHint(cell))
 			}
 			if err := bayesopt.CheckObjective(v); err != nil {
 				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)

@@ -186,7 +186,10 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A non-zero
+it); --minimize negates them (records hold the maximised values). A point
+printed as nan or failed is a failed experiment: recorded with value
+failed, left out of the model, and no point is proposed within 0.05 x
+sqrt(parameters) of it in the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
@@ -528,6 +531,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 			})
 		if err != nil {
 			return nil, err
+		}
+		if n := res.Failures(); n > 0 && !g.Quiet {
+			fmt.Fprintf(stderr, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}
 		return writeBayesoptRunFiles(rec, res, d, cmdObj)
 	})

@@ -74,7 +74,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 // Flags that only one kind of suggest reads (--init and the shared flags
 // above serve both).
 var (
-	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train"}
+	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train", "retry-failed"}
 	discreteOnlyFlags   = []string{"ids", "beta", "name"}
 )
 

@@ -28,6 +28,15 @@ for the trust region that contains it with the nearest centre. With fewer
 rows than --init (an empty file with just the header is fine), the next
 points of the initial design (uniform, from --seed) come first.
 
+Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
+or failed, or whose status column (optional) says failed, is a failure. It
+counts as a row (for --init and --batch above) but never enters the model,
+and no suggestion falls within 5% of the space's diagonal of it (Euclidean
+distance 0.05 x sqrt(parameters) with every parameter scaled to [0, 1], log
+parameters in log units), the failed point included, unless --retry-failed.
+The number of failed rows goes to stderr. A file whose rows all failed gets
+points of the initial design (or uniform ones) until one succeeds.
+
 --observed may also be a run's records (runs/KEY.csv of qvs bayesopt
 --space, recognised by its header iteration,region,x0..,value,seconds):
 column xj is parameter j in engine units (natural log for scale: log) and
@@ -45,6 +54,7 @@ type continuousSuggestOptions struct {
 	minimize                            bool
 	regions, init, candidates, maxTrain int
 	tau, lengthScale                    float64
+	retryFailed                         bool
 }
 
 func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
@@ -58,6 +68,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
 
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
@@ -117,7 +128,8 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
-		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}
+		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers,
+		RetryFailed: o.retryFailed}
 	s.Budget = s.Init
 	if err := s.Validate(); err != nil {
 		return usageErrorf("%v", err)
@@ -125,6 +137,13 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {
 		return err
+	}
+	if n := space.CountFailed(obs); n > 0 {
+		what := "no suggestion within 0.05 x sqrt(parameters) of them in the unit-scaled space (--retry-failed allows it)"
+		if o.retryFailed {
+			what = "--retry-failed: they may be suggested again"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, len(obs), common.observed, what)
 	}
 	var pend []space.Observation
 	if o.pending != "" {

@@ -251,7 +251,7 @@ func TestParseValues(t *testing.T) {
 		{"x,value\n0,1\n1,2\n", []float64{1, 2}, ""},
 		{"", nil, ""},
 		{"1\nfoo\n", nil, `line 2: "foo" is not a finite number`},
-		{"1\nnan\n", nil, `line 2: "nan"`},
+		{"1\ninf\n", nil, `line 2: "inf"`},
 		{"hello world\n", nil, "neither a number nor a CSV header with a value column"},
 		{"a,value\n1,x\n", nil, `line 2: "x"`},
 	} {

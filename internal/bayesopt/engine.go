@@ -197,8 +197,8 @@ type Solution struct {
 // Result is the outcome of a run.
 type Result struct {
 	Evaluations []Evaluation // every evaluation, failed ones included, in order
-	Solutions   []Solution  // in rank (selection) order
-	Distances   [][]float64 // task distance between solutions i and j
+	Solutions   []Solution   // in rank (selection) order
+	Distances   [][]float64  // task distance between solutions i and j
 	BestValue   float64
 	// SolutionsMeanValue is the mean value of the solutions;
 	// SolutionsMeanDistance the mean pairwise task distance (0 for fewer
@@ -257,8 +257,8 @@ type runner struct {
 	all     []Evaluation
 	pos     []int
 	failedU [][]float64
-	trs    []TrustRegion
-	dcache map[[2]int]float64 // task distances between evaluated points
+	trs     []TrustRegion
+	dcache  map[[2]int]float64 // task distances between evaluated points
 }
 
 // Optimize runs one optimisation of obj (maximisation) with settings s: a

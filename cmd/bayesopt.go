@@ -154,7 +154,10 @@ region dropped within tau of points picked this iteration by better-ranked
 regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
 batch = greedy qVS_q maximiser over the merged Thompson candidates of all
 regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
-solutions are the method's centres on all evaluations (random: greedy qVS_1).
+solutions are the method's centres on all evaluations (random: greedy qVS_1);
+a --space campaign's are instead the rule of qvs bayesopt solutions (the
+greedy qVS_q, q = 1 for methods other than qvs, over the best 10% of the
+evaluations), for every method.
 --qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
 paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
 apart is rejected (runs keyed qvs-qQ-floor-rNN). --qvs-mode authors (key
@@ -402,7 +405,19 @@ func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
 		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
-		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
+		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint,
+		Final: cfg.finalRule()}
+}
+
+// finalRule: a campaign of a user's space reports the band rule's final
+// solutions (what qvs bayesopt solutions prints); the built-in tasks keep
+// the paper's (the method's centres), so their records and summaries stay
+// those of the paper's protocol.
+func (cfg bayesoptConfig) finalRule() string {
+	if cfg.Space != "" {
+		return bayesopt.FinalBand
+	}
+	return bayesopt.FinalCentres
 }
 
 // bayesoptRun is one planned run with its settings.

@@ -78,6 +78,9 @@ type Settings struct {
 	// Workers fit region models and evaluate batch points in parallel
 	// (default 1). Results do not depend on it.
 	Workers int
+	// Final is the rule for the final M solutions: FinalCentres ("" means
+	// centres) or FinalBand.
+	Final string
 	// RetryFailed lets the engine propose points again within
 	// FailureRadius of a failed experiment (Evaluation.Failed), the failed
 	// point itself included. Failed experiments never enter the GPs either
@@ -149,6 +152,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("qvs_floor: qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
 	case s.authors() && !(s.Tau > 0):
 		return fmt.Errorf("qvs_mode %s: needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+	case s.Final != "" && s.Final != FinalCentres && s.Final != FinalBand:
+		return fmt.Errorf("final %q: expected %s or %s", s.Final, FinalCentres, FinalBand)
 	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
 		return fmt.Errorf("sampler %q: expected %s or %s", s.Sampler, SamplerExact, SamplerPathwise)
 	case s.FailureTolerance < 0:
@@ -1042,33 +1047,30 @@ func (r *runner) result() (*Result, error) {
 	if len(r.H) == 0 { // every evaluation failed: no solutions
 		return res, nil
 	}
-	cs := r.centres(-1, false)
-	for _, c := range cs {
-		res.Solutions = append(res.Solutions, Solution{Index: r.pos[c.index], X: r.H[c.index].X, Value: c.value})
-	}
-	n := len(cs)
-	res.Distances = make([][]float64, n)
-	K := mat.NewSymDense(max(n, 1), nil)
-	pairs := 0
-	for i := 0; i < n; i++ {
-		res.Distances[i] = make([]float64, n)
-		res.SolutionsMeanValue += cs[i].value / float64(n)
-		K.SetSym(i, i, 1)
-		for j := 0; j < i; j++ {
-			d := r.distance(cs[i].index, cs[j].index)
-			res.Distances[i][j], res.Distances[j][i] = d, d
-			res.SolutionsMeanDistance += d
-			pairs++
-			K.SetSym(i, j, similarity(d))
+	var idx []int // into r.all
+	var dist func(a, b int) float64
+	if r.s.Final == FinalBand {
+		q := 1.0
+		if r.s.Method == MethodQVS {
+			q = r.s.Q
 		}
+		var err error
+		if idx, err = SelectSolutions(r.dom, r.all, r.s.Regions, q); err != nil {
+			return nil, err
+		}
+		dist = func(a, b int) float64 { return r.dom.Distance(r.all[idx[a]].X, r.all[idx[b]].X) }
+	} else {
+		cs := r.centres(-1, false)
+		for _, c := range cs {
+			idx = append(idx, r.pos[c.index])
+		}
+		dist = func(a, b int) float64 { return r.distance(cs[a].index, cs[b].index) }
 	}
-	if pairs > 0 {
-		res.SolutionsMeanDistance /= float64(pairs)
-	}
-	vs, err := vendi.Score(K, 1)
+	set, err := summarise(r.all, idx, dist)
 	if err != nil {
-		return nil, fmt.Errorf("Vendi score of the solutions: %w", err)
+		return nil, err
 	}
-	res.SolutionsVS = vs
+	res.Solutions, res.Distances = set.Solutions, set.Distances
+	res.SolutionsMeanValue, res.SolutionsMeanDistance, res.SolutionsVS = set.MeanValue, set.MeanDistance, set.VS
 	return res, nil
 }

@@ -210,7 +210,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs := c.Flags()
 	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
 	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
-	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs, e.g. 0.5,1,1.5 (inf allowed)")
+	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
 	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")

@@ -100,3 +100,58 @@ func TestBayesoptSolutionsKernel(t *testing.T) {
 		t.Errorf("stdout %q, want %q", stdout, want)
 	}
 }
+
+// TestBayesoptSuggestQVSModes: suggest --qvs-floor and --qvs-mode authors
+// fed the first iterations of the matching campaign run's records print the
+// batch that run evaluated next (as TestBayesoptSuggestMatchesCampaign for
+// the paper mode).
+func TestBayesoptSuggestQVSModes(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", unitSpace6)
+	// tau 1.2 makes the floor bind in this run (at 0.5 it never does).
+	for _, c := range []struct{ flag, value, key, tau string }{
+		{"--qvs-floor", "", "qvs-q1-floor-r00", "1.2"},
+		{"--qvs-mode", "authors", "qvs-q1-r00", "0.5"},
+	} {
+		out := filepath.Join(dir, strings.TrimPrefix(c.flag, "--"))
+		mode := []string{c.flag}
+		if c.value != "" {
+			mode = append(mode, c.value)
+		}
+		if code, _, errs := runQVS(t, append(append(slices.Clone(smallBO), "--methods", "qvs", "--tau", c.tau, "--out", out), mode...)...); code != ExitOK {
+			t.Fatalf("%s campaign: exit %d: %s", c.flag, code, errs)
+		}
+		recs := readCSVFile(t, filepath.Join(out, "runs", c.key+".csv"))
+		const n = 15 // init 10 + one batch of 5
+		var b strings.Builder
+		for _, r := range recs[:1+n] {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		evals := writeFile(t, dir, c.key+".csv", b.String())
+		args := append([]string{"bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "5",
+			"--method", "qvs", "--q", "1", "--seed", "4", "--init", "10", "--regions", "3", "--tau", c.tau, "--candidates", "60"}, mode...)
+		code, stdout, errs := runQVS(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", c.flag, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		var want []string
+		for _, rec := range recs[1+n:] {
+			if rec[0] != recs[1+n][0] {
+				break
+			}
+			want = append(want, strings.Join(append(rec[2:8:8], rec[1]), ","))
+		}
+		var got []string
+		for _, l := range lines[1:] {
+			got = append(got, strings.SplitN(l, ",", 2)[1])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: suggested\n%s\nthe campaign evaluated\n%s", c.flag, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	// Both are for method qvs.
+	if code, _, errs := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", "x0,x1,x2,x3,x4,x5,value\n"), "--method", "turbo", "--qvs-floor"); code != ExitUsage || !strings.Contains(errs, "--method qvs only") {
+		t.Errorf("turbo --qvs-floor: exit %d, %s", code, errs)
+	}
+}

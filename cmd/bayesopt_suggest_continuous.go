@@ -54,7 +54,8 @@ type continuousSuggestOptions struct {
 	minimize                            bool
 	regions, init, candidates, maxTrain int
 	tau, lengthScale                    float64
-	retryFailed                         bool
+	retryFailed, qvsFloor               bool
+	qvsMode                             string
 }
 
 func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
@@ -68,6 +69,8 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
+	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
 
@@ -129,8 +132,11 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
 		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers,
-		RetryFailed: o.retryFailed}
+		RetryFailed: o.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
 	s.Budget = s.Init
+	if (o.qvsFloor || o.qvsMode != bayesopt.ModePaper) && common.method != bayesopt.MethodQVS {
+		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
+	}
 	if err := s.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -158,7 +164,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	defer stop()
 	sug, err := space.Suggest(ctx, space.Request{
 		Space: sp, Settings: s, Observed: obs, Pending: pend, Batch: common.batch,
-		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, vendi.FormatOrder(q), false, 0)},
+		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, vendi.FormatOrder(q), o.qvsFloor, 0)},
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", common.observed, err)

@@ -186,7 +186,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		if math.IsNaN(vs) {
 			vsOut = nil
 		}
-		if err := enc.Encode(map[string]any{"m": o.m, "q": vendi.FormatOrder(q), "vs": vsOut, "solutions": js}); err != nil {
+		if err := enc.Encode(map[string]any{"m": o.m, "q": q.String(), "vs": vsOut, "solutions": js}); err != nil {
 			return err
 		}
 		_, err := c.OutOrStdout().Write(buf.Bytes())

@@ -50,13 +50,13 @@ const SolutionBandFraction = 0.1
 // nothing is left out). The result is in pick order (the best first for any
 // q: the greedy's first pick is the best quality); fewer than m when there
 // are fewer successes.
-func SelectSolutions(dom Domain, evs []Evaluation, m int, q float64) ([]int, error) {
+func SelectSolutions(dom Domain, evs []Evaluation, m int, q vendi.Order) ([]int, error) {
 	return SelectSolutionsBand(dom, evs, m, q, SolutionBandFraction)
 }
 
 // SelectSolutionsBand is SelectSolutions with band fraction frac in (0, 1]
 // instead of SolutionBandFraction.
-func SelectSolutionsBand(dom Domain, evs []Evaluation, m int, q, frac float64) ([]int, error) {
+func SelectSolutionsBand(dom Domain, evs []Evaluation, m int, q vendi.Order, frac float64) ([]int, error) {
 	var ok []int
 	var vals []float64
 	for i, e := range evs {
@@ -78,14 +78,14 @@ func SelectSolutionsBand(dom Domain, evs []Evaluation, m int, q, frac float64) (
 // min(m, n) over the k = max(m, ceil(frac·n)) best, as item indices in
 // pick order. `qvs bayesopt solutions --kernel` uses it with a kernel
 // matrix's entries.
-func SelectBand(values []float64, sim func(i, j int) float64, m int, q, frac float64) ([]int, error) {
+func SelectBand(values []float64, sim func(i, j int) float64, m int, q vendi.Order, frac float64) ([]int, error) {
 	if !(frac > 0 && frac <= 1) {
 		return nil, fmt.Errorf("band fraction %v: expected a number in (0, 1]", frac)
 	}
 	if m < 1 {
 		return nil, fmt.Errorf("m = %d: need at least 1 solution", m)
 	}
-	if err := vendi.CheckOrder(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("q: %w", err)
 	}
 	n := len(values)

@@ -14,7 +14,7 @@ import (
 // bruteBand is SelectBand by brute force: sort, cut the band, then at each
 // step the band member maximising mean(quality)·VS_q of the set, each set
 // scored from scratch by vendi.Score (ties: the lower band position).
-func bruteBand(t *testing.T, values []float64, sim func(i, j int) float64, m int, q, frac float64) []int {
+func bruteBand(t *testing.T, values []float64, sim func(i, j int) float64, m int, q vendi.Order, frac float64) []int {
 	n := len(values)
 	order := make([]int, n)
 	for i := range order {
@@ -91,7 +91,7 @@ func TestSelectBand(t *testing.T) {
 		}
 		sim := func(i, j int) float64 { return similarity(dist(xs[i], xs[j])) }
 		m := 1 + rng.IntN(4)
-		q := []float64{0.5, 1, 2, math.Inf(1)}[trial%4]
+		q := []vendi.Order{0.5, 1, 2, vendi.OrderInf}[trial%4]
 		frac := []float64{0.1, 0.3, 1}[trial%3]
 		got, err := SelectBand(values, sim, m, q, frac)
 		if err != nil {

@@ -44,7 +44,8 @@ the values are already maximised, so --minimize does not apply to it.
 
 The answer depends only on the space, the rows, the pending rows, the flags
 and --seed: fed the first N records of a qvs bayesopt run (same seed,
-method, q and settings), suggest returns the batch the run evaluated next.
+method, q and settings: a campaign's default --candidates is 1000, suggest's
+200), suggest returns the batch the run evaluated next.
 Diversity is measured by the Euclidean distance in the unit-scaled space
 (log parameters in log space) divided by --length-scale (default: the
 space file's length_scale, else 1).`
@@ -67,12 +68,18 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
-	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
+	f.IntVar(&o.candidates, "candidates", defaultSuggestCandidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: 1000 (a campaign's default, to continue its run) takes about 10x the CPU of 200 per round")
 	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
 	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
 	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
+
+// defaultSuggestCandidates is suggest's --candidates: 200, not the
+// campaigns' 1,000, so that a round costs about what Optuna's TPE does on a
+// 95-point history (docs/performance.md, BenchmarkSuggest95) at the same
+// regret (TestSamplerQualityTable).
+const defaultSuggestCandidates = 200
 
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
 // per region (at least the batch) and the qvs greedy over them grows faster

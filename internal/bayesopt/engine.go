@@ -790,21 +790,67 @@ func (r *runner) trainingSet(u []float64) []int {
 	return idx
 }
 
-// model fits region m's GP on its training set and draws k joint samples
-// over fresh candidates; every draw comes from campaign.RNG(seed, key, it, m).
-func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
-	idx := r.trainingSet(c.u)
+// fit fits a GP on the evaluated points idx (FitGP: deterministic, no
+// random draw).
+func (r *runner) fit(idx []int) (*GP, error) {
 	X := mat.NewDense(len(idx), r.d, nil)
 	y := make([]float64, len(idx))
 	for a, i := range idx {
 		X.SetRow(a, r.U[i])
 		y[a] = r.H[i].Value
 	}
-	gp, err := FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
-	if err != nil {
-		return regionModel{}, fmt.Errorf("region %d: GP fit: %w", m, err)
+	return FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
+}
+
+// fits returns each region's GP, fitted on its training set (the MaxTrain
+// evaluated points nearest its centre; nil where need[m] is false). Regions
+// with the same training set (all of them while at most MaxTrain points are
+// evaluated) share one fit: FitGP is a deterministic function of the
+// training set, so sharing changes no bit and saves M-1 fits.
+func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, error) {
+	M := len(need)
+	sets := make([][]int, M)
+	owner := make([]int, M) // the region whose fit region m uses
+	for m := range sets {
+		owner[m] = -1
+		if !need[m] {
+			continue
+		}
+		sets[m] = r.trainingSet(cs[m].u)
+		owner[m] = m
+		for o := 0; o < m; o++ {
+			if owner[o] == o && slices.Equal(sets[o], sets[m]) {
+				owner[m] = o
+				break
+			}
+		}
 	}
+	gps := make([]*GP, M)
+	err := parallel(ctx, M, r.s.Workers, func(m int) error {
+		if owner[m] != m {
+			return nil
+		}
+		var err error
+		if gps[m], err = r.fit(sets[m]); err != nil {
+			return fmt.Errorf("region %d: GP fit: %w", m, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for m, o := range owner {
+		if o >= 0 {
+			gps[m] = gps[o]
+		}
+	}
+	return gps, nil
+}
+
+// model draws region m's k joint samples from its GP gp over fresh
+// candidates; every draw comes from campaign.RNG(seed, key, it, m).
+func (r *runner) model(it, m int, c centre, gp *GP, k int) (regionModel, error) {
+	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
 	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err
@@ -877,13 +923,21 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			}
 		}
 	}
+	need := make([]bool, M)
+	for m := range need {
+		need[m] = counts[m] > 0
+	}
+	gps, err := r.fits(ctx, cs, need)
+	if err != nil {
+		return nil, nil, err
+	}
 	models := make([]regionModel, M)
-	err := parallel(ctx, M, r.s.Workers, func(m int) error {
+	err = parallel(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}
 		var err error
-		models[m], err = r.model(it, m, cs[m], counts[m])
+		models[m], err = r.model(it, m, cs[m], gps[m], counts[m])
 		return err
 	})
 	if err != nil {

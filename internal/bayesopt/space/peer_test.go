@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
@@ -176,4 +177,43 @@ func bandSelect(t testing.TB, sp *Space, evs []bayesopt.Evaluation, frac float64
 		t.Fatal(err)
 	}
 	return idx
+}
+
+// TestSamplerQualityTable compares the Thompson samplers and candidate
+// counts of qvs (q = 1) and turbo runs on issue 24's functions (100
+// evaluations in batches of 5, M = 3, seeds 1-3): median simple regret and
+// wall time per run. It backs suggest's default sampler (issue 24 item 3);
+// it takes many minutes, so it runs only with QVS_SAMPLER_TABLE=1:
+//
+//	QVS_SAMPLER_TABLE=1 go test -run TestSamplerQualityTable -v -timeout 2h ./internal/bayesopt/space/
+func TestSamplerQualityTable(t *testing.T) {
+	if os.Getenv("QVS_SAMPLER_TABLE") == "" {
+		t.Skip("set QVS_SAMPLER_TABLE=1 (takes many minutes)")
+	}
+	type variant struct {
+		name       string
+		sampler    string
+		candidates int
+	}
+	variants := []variant{{"exact, 1000", bayesopt.SamplerExact, 1000}, {"exact, 200", bayesopt.SamplerExact, 200},
+		{"pathwise, 1000", bayesopt.SamplerPathwise, 1000}, {"pathwise, 2000", bayesopt.SamplerPathwise, 2000}}
+	var table strings.Builder
+	table.WriteString("| function | method | sampler, candidates | median regret | median s per run |\n|---|---|---|---:|---:|\n")
+	for _, p := range peerProblems {
+		for _, m := range []string{bayesopt.MethodQVS, bayesopt.MethodTuRBO} {
+			for _, v := range variants {
+				var regs, secs []float64
+				for seed := uint64(1); seed <= 3; seed++ {
+					t0 := time.Now()
+					res := peerRun(t, p, bayesopt.Settings{Method: m, Q: 1, Sampler: v.sampler, Candidates: v.candidates}, seed)
+					secs = append(secs, time.Since(t0).Seconds())
+					regs = append(regs, -res.BestValue-p.min)
+				}
+				row := fmt.Sprintf("| %s | %s | %s | %.4g | %.1f |\n", p.name, m, v.name, median(regs), median(secs))
+				table.WriteString(row)
+				t.Logf("%s %s %s: regrets %.4g", p.name, m, v.name, regs)
+			}
+		}
+	}
+	t.Log("sampler comparison:\n" + table.String())
 }

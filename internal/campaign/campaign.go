@@ -103,7 +103,13 @@ type Report struct {
 	Interrupted  int      // runs stopped by cancellation part-way (their records are kept)
 	NotStarted   int      // runs not begun because of cancellation
 	Seconds      float64
+	started      bool // the folder was prepared and the runs planned
 }
+
+// Started reports whether the campaign got as far as planning its runs;
+// a campaign refused before (its folder unwritable, its config.yaml
+// different) has no report to print, only its error.
+func (r Report) Started() bool { return r.started }
 
 // Selected is the number of runs the report accounts for.
 func (r Report) Selected() int {
@@ -154,6 +160,16 @@ type Recorder struct {
 // Rows returns the records of an interrupted earlier attempt, or nil.
 func (r *Recorder) Rows() [][]string { return r.prior }
 
+// Keep drops the earlier attempt's records from the n-th on (records that
+// end inside a batch, which the run recomputes): the record file is
+// rewritten without them at the next Append, and Rows returns the first n.
+func (r *Recorder) Keep(n int) {
+	if n < len(r.prior) {
+		r.prior = r.prior[:n]
+		r.rows = r.rows[:n]
+	}
+}
+
 // Append durably adds records: once it returns, they survive a kill.
 func (r *Recorder) Append(rows ...[]string) error {
 	r.rows = append(r.rows, rows...)
@@ -181,6 +197,22 @@ func (r *Recorder) WriteFile(name string, header []string, rows [][]string) erro
 func (r *Recorder) Key() string { return r.key }
 
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.=+-]*$`)
+
+// shardLine is the line a sharded process prints at start, e.g.
+// "results/rover: shard 2/8 in Slurm array task 2 of job 4711: 8 of 60 runs".
+func shardLine(spec Spec, getenv func(string) string) string {
+	n := 0
+	for pos := range spec.Runs {
+		if spec.Shard.selects(pos) {
+			n++
+		}
+	}
+	src := ""
+	if s := shardSource(getenv); s != "" {
+		src = " in " + s
+	}
+	return fmt.Sprintf("%s: shard %s%s: %d of %d runs", spec.Dir, spec.Shard, src, n, len(spec.Runs))
+}
 
 // Execute runs every selected run not yet finished, in parallel, then
 // rewrites DIR/summary.csv from all finished runs in the directory.
@@ -210,6 +242,10 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		}
 		seen[r.Key] = true
 	}
+	if spec.Shard.Count >= 1 && spec.Progress != nil {
+		// Even with Quiet: a cluster task's log says which shard it ran.
+		fmt.Fprintln(spec.Progress, shardLine(spec, os.Getenv))
+	}
 	runsDir := filepath.Join(spec.Dir, "runs")
 	if err := prepare(ctx, spec); err != nil {
 		return rep, err
@@ -223,6 +259,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		}
 	}
 
+	rep.started = true
 	var jobs []job
 	priorRecords := 0
 	for pos, r := range spec.Runs {
@@ -249,10 +286,13 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		_ = bar.Add(priorRecords)
 	}
 	var mu sync.Mutex // guards bar
+	// Not internal/parallel: the workers hand each run's result to
+	// dispatch as soon as it is done (failures, the interrupt report)
+	// while dispatch is still feeding them jobs.
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
-	for w := 0; w < spec.Workers; w++ {
+	for w := 0; w < min(spec.Workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -464,6 +504,12 @@ func prepare(ctx context.Context, spec Spec) error {
 		return err
 	}
 	defer lock.Unlock()
+	// Checked before config.yaml is written: nothing is written when the
+	// campaign cannot run (issue 23: a file named runs got config.yaml).
+	runs := filepath.Join(spec.Dir, "runs")
+	if fi, err := os.Stat(runs); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not the folder of the run records: move it away or choose another --out", runs)
+	}
 	if err := writeConfig(spec); err != nil {
 		return err
 	}
@@ -529,7 +575,7 @@ func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error)
 
 // readRecords reads a run's record CSV; nil if absent. The header must match.
 func readRecords(path string, header []string) ([][]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -562,7 +608,7 @@ func writeConfig(spec Spec) error {
 		return err
 	}
 	path := filepath.Join(spec.Dir, "config.yaml")
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := fileio.ReadInput(path); err == nil {
 		_, inputs := splitInputs(old)
 		if err := checkInputs(path, inputs, fps); err != nil {
 			return err
@@ -625,7 +671,7 @@ func WriteSummary(dir string, order []Run) error {
 	col := map[string]int{}
 	var rows []map[string]string
 	for _, k := range keys {
-		b, err := os.ReadFile(byKey[k][0])
+		b, err := fileio.ReadInput(byKey[k][0])
 		if err != nil {
 			return err
 		}

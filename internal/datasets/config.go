@@ -14,10 +14,11 @@ const (
 	KindFashion     = "fashion"
 	KindBMG         = "bmg"
 	KindCSV         = "csv"
+	KindGraph       = "graph"
 )
 
 // Kinds lists the pool kinds.
-var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV}
+var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV, KindGraph}
 
 // Config selects and parameterises a pool. It is meant to be embedded in a
 // command's configuration under the key "pool:"; error messages name keys as
@@ -34,6 +35,7 @@ type Config struct {
 	Fashion     FashionConfig     `mapstructure:"fashion" yaml:"fashion"`
 	BMG         BMGConfig         `mapstructure:"bmg" yaml:"bmg"`
 	CSV         CSVConfig         `mapstructure:"csv" yaml:"csv"`
+	Graph       GraphConfig       `mapstructure:"graph" yaml:"graph,omitempty"`
 }
 
 // FolderConfig: the authors' folder (features.npy, labels.npy,
@@ -104,10 +106,16 @@ type CSVConfig struct {
 	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
 	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
 	FeaturePrefix  string   `mapstructure:"feature_prefix" yaml:"feature_prefix,omitempty"`   // or: the columns named PREFIX...
-	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features (false)
-	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
-	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
-	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`                     // edge weights (gaussian)
+	ExcludeColumns []string `mapstructure:"exclude_columns" yaml:"exclude_columns,omitempty"` // never features
+	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features, population sd (false)
+	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean, cosine or tanimoto (euclidean)
+	// FingerprintColumn: a text column of fingerprints (metric tanimoto),
+	// in FingerprintFormat: bits ('0'/'1', bit 0 first; the default) or hex
+	// (FPS: byte i/8 holds bit i at 1<<(i%8)).
+	FingerprintColumn string `mapstructure:"fingerprint_column" yaml:"fingerprint_column,omitempty"`
+	FingerprintFormat string `mapstructure:"fingerprint_format" yaml:"fingerprint_format,omitempty"`
+	K                 int    `mapstructure:"k" yaml:"k"`                   // neighbours (20)
+	Similarity        string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is
@@ -172,6 +180,9 @@ func DefaultConfig(kind string) Config {
 // The pool's Name is the task name (synthetic, photoswitch, fashion, bmg, the
 // folder's or the CSV file's base name), and it passes Validate.
 func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
+	if err := missingPaperData(cfg, dataDir); err != nil {
+		return nil, err
+	}
 	var p *Pool
 	var err error
 	switch cfg.Kind {
@@ -190,6 +201,8 @@ func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
 		p, err = LoadBMG(cfg.BMG, dataDir, cacheDir, workers)
 	case KindCSV:
 		p, err = LoadCSV(cfg.CSV, cacheDir, workers)
+	case KindGraph:
+		p, err = LoadGraph(cfg.Graph)
 	default:
 		return nil, fmt.Errorf("pool.kind: %q is not one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}
@@ -216,3 +229,8 @@ func checkPositive(key string, v int) error {
 	}
 	return nil
 }
+
+// CheckSyntheticConfig reports the first invalid key of a synthetic pool's
+// settings (the checks LoadSynthetic makes), so a command can refuse a bad
+// config naming its file before any data are made.
+func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }

@@ -159,7 +159,7 @@ func ReadKernelMatrix(path string) (*mat.SymDense, error) {
 
 // readKernelTable reads the ids, objective and metrics of the table file.
 func readKernelTable(f KernelSetFiles, set *KernelSet) error {
-	fh, err := os.Open(f.Table)
+	fh, err := fileio.OpenInput(f.Table)
 	if err != nil {
 		return err
 	}
@@ -216,8 +216,8 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		if len(rec) != len(header) {
 			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", f.Table, line, len(rec), len(header))
 		}
-		id := strings.TrimSpace(rec[idCol])
-		if id == "" {
+		id := rec[idCol] // verbatim: " sp " stays " sp " (issue 23)
+		if strings.TrimSpace(id) == "" {
 			return fmt.Errorf("%s: line %d, column %q: empty id", f.Table, line, f.IDColumn)
 		}
 		if l, dup := firstLine[id]; dup {

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
@@ -282,7 +283,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		return nil, fmt.Errorf("%s: no method column (header %v): not a qvs campaign summary", path, c.Header)
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if cb, err := os.ReadFile(cfgPath); err == nil {
+	if cb, err := fileio.ReadInput(cfgPath); err == nil {
 		var m map[string]any
 		if err := yaml.Unmarshal(cb, &m); err != nil {
 			c.Problems = append(c.Problems, fmt.Sprintf("%s: %v", cfgPath, err))
@@ -298,6 +299,9 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	// candidate set with name: (configs/mof.yaml is task kernel, name mof).
 	for _, k := range []string{"name", "task"} {
 		if s, ok := c.Config[k].(string); ok && s != "" {
+			if err := fileio.CheckPlainName(s); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w (it names the campaign's tables and figures)", cfgPath, k, err)
+			}
 			c.Name = s
 			break
 		}

@@ -114,7 +114,12 @@ func TestLeaseStaleness(t *testing.T) {
 		free          bool
 	}{
 		{"dead-owner", hostName() + " " + dead + " n1\n", 0, true},
-		{"live-owner", hostName() + " " + live + " n2\n", 3 * LeaseExpiry, false}, // a live local owner is asked, not aged
+		{"live-owner", hostName() + " " + live + " n2\n", 0, false},
+		// A live pid of this host whose lease nobody refreshes: a new
+		// process that reused a dead holder's pid (issue 23: waited for
+		// forever). Pid 1 and the test's parent are live and unrelated.
+		{"reused-pid", hostName() + " " + live + " n5\n", 3 * LeaseExpiry, true},
+		{"reused-pid-1", hostName() + " 1 n6\n", 3 * LeaseExpiry, true},
 		{"other-host-fresh", "elsewhere 1 n3\n", 0, false},
 		{"other-host-expired", "elsewhere 1 n4\n", 2 * LeaseExpiry, true},
 		{"empty-fresh", "", 0, false}, // owner between create and write
@@ -156,6 +161,9 @@ func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	}
 	close(l.stop)
 	l.done.Wait()
+	if l.held != nil {
+		l.held.Close() // the holder died: the kernel drops its flock
+	}
 	old := time.Now().Add(-2 * LeaseExpiry)
 	os.Chtimes(p, old, old)
 	if l2, err := TryLock(p); err != nil {
@@ -180,7 +188,11 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 	oldStyle := mk(".b.csv.tmp-123456", 2*time.Minute)
 	otherOld := mk(".c.csv.tmp-elsewhere_1_2", 2*time.Minute)
 	otherNew := mk(".d.csv.tmp-elsewhere_1_3", 0)
-	mineLive := mk(".e.csv.tmp-"+hostName()+"_"+me+"_4", time.Hour)
+	mineLive := mk(".e.csv.tmp-"+hostName()+"_"+me+"_4", 0)
+	// A live pid of this host on an unlocked file a minute old: the pid
+	// was reused after its writer died (before, kept forever).
+	reused := mk(".h.csv.tmp-"+hostName()+"_"+strconv.Itoa(os.Getppid())+"_6", 2*time.Minute)
+	reused1 := mk(".i.csv.tmp-"+hostName()+"_1_7", 2*time.Minute)
 	// A temp file being written by another process right now: its writer's flock.
 	held := mk(".f.csv.tmp-elsewhere_1_5", time.Hour)
 	f, _ := os.OpenFile(held, os.O_RDWR, 0)
@@ -191,10 +203,10 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 	notTemp := mk("g.csv", time.Hour)
 
 	n, err := SweepTemps(dir)
-	if err != nil || n != 3 {
-		t.Errorf("SweepTemps removed %d (%v), want 3", n, err)
+	if err != nil || n != 5 {
+		t.Errorf("SweepTemps removed %d (%v), want 5", n, err)
 	}
-	for p, gone := range map[string]bool{orphanLocal: true, oldStyle: true, otherOld: true,
+	for p, gone := range map[string]bool{orphanLocal: true, oldStyle: true, otherOld: true, reused: true, reused1: true,
 		otherNew: false, mineLive: false, held: false, notTemp: false} {
 		if _, err := os.Stat(p); os.IsNotExist(err) != gone {
 			t.Errorf("%s: removed=%v, want %v", filepath.Base(p), !gone, gone)
@@ -232,5 +244,72 @@ func FuzzLeaseFile(f *testing.F) {
 			t.Fatalf("owner %q", o)
 		}
 		_ = leaseStale([]byte(content), time.Now())
+	})
+}
+
+// TestMixedLockModes (issue 23, item 5): a flock process and a
+// QVS_LOCK=lease process exclude each other, whichever holds the lock: a
+// real second process holds it in one mode, this one asks in the other,
+// and kill -9 of the holder frees it. A lease file of another host (no
+// flock to see) keeps a flock process out while fresh and is taken over
+// once expired; a flock holder's file, however old, keeps a lease process
+// out (flock holders never refresh their file).
+func TestMixedLockModes(t *testing.T) {
+	for _, holder := range []string{"lease", "flock"} {
+		t.Run("held by "+holder, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.lock")
+			env := []string{"QVS_LOCK=" + holder}
+			if holder == "flock" {
+				forceLease(t) // this process asks with a lease
+			}
+			cmd := holdLock(t, path, env...)
+			if holder == "flock" {
+				old := time.Now().Add(-3 * LeaseExpiry)
+				os.Chtimes(path, old, old)
+			}
+			var le *LockedError
+			if _, err := TryLock(path); !errors.As(err, &le) || le.Owner != hostName()+" "+strconv.Itoa(cmd.Process.Pid) {
+				t.Fatalf("TryLock while a %s holder runs: %v", holder, err)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			l, err := TryLock(path)
+			if err != nil {
+				t.Fatalf("TryLock after the %s holder was killed: %v", holder, err)
+			}
+			l.Unlock()
+		})
+	}
+	t.Run("old flock of another host", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "run.lock")
+		l, err := TryLock(path) // flock: this process stands for the other host's holder
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+		os.WriteFile(path, []byte("elsewhere 1\n"), 0o644)
+		old := time.Now().Add(-3 * LeaseExpiry)
+		os.Chtimes(path, old, old)
+		forceLease(t)
+		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
+			t.Fatalf("lease over a held flock of another host, unrefreshed: %v, want ErrLocked", err)
+		}
+	})
+	t.Run("lease of another host", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "run.lock")
+		os.WriteFile(path, []byte("elsewhere 1 n1\n"), 0o644)
+		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
+			t.Fatalf("flock over a fresh lease of another host: %v, want ErrLocked", err)
+		}
+		old := time.Now().Add(-2 * LeaseExpiry)
+		os.Chtimes(path, old, old)
+		l, err := TryLock(path)
+		if err != nil {
+			t.Fatalf("flock over an expired lease: %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != owner()+"\n" {
+			t.Errorf("lock file after takeover holds %q", b)
+		}
+		l.Unlock()
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -93,7 +92,7 @@ func readNPY(path string) (*Table, error) {
 }
 
 func readCSV(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +173,7 @@ func ReadVector(path string) ([]float64, error) {
 // ReadStrings reads one string per line from a text/CSV file (the first
 // column; an optional header named "id" is skipped). Empty files are errors.
 func ReadStrings(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +189,8 @@ func ReadStrings(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		v := strings.TrimSpace(rec[0])
-		if line == 1 && strings.EqualFold(v, "id") {
+		v := rec[0] // verbatim, as the pool readers keep ids
+		if line == 1 && strings.EqualFold(strings.TrimSpace(v), "id") {
 			continue
 		}
 		out = append(out, v)
@@ -206,7 +205,7 @@ func ReadStrings(path string) ([]string, error) {
 // and returns the remaining numeric table and the ids. The file must have a
 // header row.
 func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,7 +238,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 	for i, rec := range recs[1:] {
 		for j, cell := range rec {
 			if j == col {
-				ids = append(ids, strings.TrimSpace(cell))
+				ids = append(ids, cell) // verbatim, as the pool readers keep ids
 				continue
 			}
 			v, err := parseNumber(cell)

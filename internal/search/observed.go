@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -39,7 +38,7 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 // twice, an unknown item or label and a short row are errors naming the
 // file and line.
 func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +91,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		var i int
 		if byID {
 			var ok bool
-			if i, ok = idIndex[key]; !ok {
+			if i, _, ok = fileio.LookupID(idIndex, rec[keyCol]); !ok {
 				return nil, fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
 			}
 		} else {

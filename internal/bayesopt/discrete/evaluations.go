@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,7 +15,7 @@ import (
 // ReadEvaluations reads a history of finished queries from the CSV file at
 // path; see ParseEvaluations.
 func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +92,8 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 			i = k
 		}
 		if hasID {
-			cell := strings.TrimSpace(rec[idCol])
-			k, ok := byID[cell]
+			cell := rec[idCol]
+			k, _, ok := fileio.LookupID(byID, cell)
 			switch {
 			case !ok:
 				return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)

@@ -267,17 +267,27 @@ func withAlpha(c color.Color, a uint8) color.Color {
 // the legend. Points with fewer than one value are skipped; where the SE is
 // undefined (one run) the band has zero width.
 func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) error {
-	poly, l, _, err := bandLayers(b, label, c, 35)
+	l, err := addBandLine(p, b, label, c, dashed)
 	if err != nil {
 		return err
+	}
+	p.Legend.Add(label, l)
+	return nil
+}
+
+// addBandLine is addBand without the legend entry; it returns the mean
+// line for a legend drawn elsewhere (outsideLegend).
+func addBandLine(p *plot.Plot, b Band, label string, c color.Color, dashed bool) (*plotter.Line, error) {
+	poly, l, _, err := bandLayers(b, label, c, 35)
+	if err != nil {
+		return nil, err
 	}
 	l.Width = vg.Points(1.5)
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	}
 	p.Add(poly, l)
-	p.Legend.Add(label, l)
-	return nil
+	return l, nil
 }
 
 // bandLayers returns the mean +- SE polygon of b (colour c at alpha), its

@@ -176,9 +176,9 @@ def main():
                     if m in OPTUNA_METHODS:
                         vals, secs, evals = run_optuna(tmp, name, m, seed)
                     else:
-                        vals, secs, evals = run_qvs(qvs, tmp, name, dict(QVS_METHODS)[m], seed)
+                        vals, secs, evals = run_qvs(a.qvs, tmp, name, dict(QVS_METHODS)[m], seed)
                     regret = [min(vals[:n]) - fmin for n in (25, 50, 100)]
-                    vs, basins = diversity(qvs, tmp, name, evals)
+                    vs, basins = diversity(a.qvs, tmp, name, evals)
                     per.append((regret, statistics.median(secs), vs, basins))
                     print("%s %s seed %d: regret %s, %.3f s/round, VS %.3f, basins %d" % (name, m, seed, regret, per[-1][1], vs, basins), file=sys.stderr, flush=True)
                 res[(name, m)] = per

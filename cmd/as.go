@@ -385,6 +385,7 @@ const maxASSuggestBatch = 500
 type asSuggestOptions struct {
 	as        asOptions
 	observed  string
+	pending   string
 	batch     int
 	method    string
 	q         string
@@ -522,7 +523,7 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -550,6 +551,17 @@ prior used is printed on stderr.
 qvs and the hyperparameters --threshold (eci), --beta/--lambda (select) and
 --fantasy (eci, select, ens) choose the policy; ens looks ahead over
 --remaining queries (this batch included; default: the config's budget).
+
+Experiments still running: --pending FILE (CSV with header index or id,
+resolved as in --observed) lists items chosen earlier whose labels are not
+known yet. They are never suggested and not labelled: the policy treats them
+as the first picks of this batch (qvs: members of the set with their
+probability as quality, also in the qvs column; eci, select, ens: their
+labels fantasised as --fantasy says; one-step, random: skipped). So with the
+first j items of a batch pending, the output is the rest of that batch (for
+ens with --remaining j smaller: pending queries are spent). An item both
+pending and in --observed is an error: remove it from the pending file once
+its label is known.
 Exact ties (common among items far from every label) are broken at random
 from --seed, as campaigns do (config key ties: index picks the lowest
 index); random draws from --seed too.`,
@@ -561,6 +573,7 @@ index); random draws from --seed too.`,
 	o.as.csv.register(f)
 	f.StringVar(&o.as.prior, "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
 	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required)")
+	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
@@ -632,6 +645,12 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return err
 	}
+	var pending []int
+	if o.pending != "" {
+		if pending, err = search.ParsePending(o.pending, pool.Pool, observed, o.observed); err != nil {
+			return err
+		}
+	}
 	remaining := cfg.Budget
 	if fl.Changed("remaining") {
 		remaining = o.remaining
@@ -645,7 +664,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		remaining = o.batch
 	}
 	s, err := search.Suggest(pool, search.SuggestRequest{
-		Observed: observed, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
+		Observed: observed, Pending: pending, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
 		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
 		Batch: o.batch, Remaining: remaining, Workers: g.Workers,
 	})

@@ -10,7 +10,13 @@ import (
 // policy given the labels observed so far.
 type SuggestRequest struct {
 	Observed []Observation // the labels the user has, in pool indices
-	Prior    Prior         // the kNN model's prior a1
+	// Pending are items chosen earlier whose labels are not known yet
+	// (experiments still running), in pool indices, in the order they were
+	// chosen: never suggested, not labelled, and treated by the policy as
+	// the first picks of this batch (State.Pending). Disjoint from
+	// Observed.
+	Pending []int
+	Prior   Prior // the kNN model's prior a1
 	// Ties breaks exact ties between candidates as a campaign does:
 	// "random" searches the pool relabelled in the random order drawn from
 	// (Seed, "suggest-order") (see Space), "index" to the lowest pool index.
@@ -29,8 +35,8 @@ type Suggestion struct {
 	Picks         []int     // pool indices
 	Probabilities []float64 // the kNN model's Pr(y = 1) of each pick given the observed labels
 	// Values are eq. 7's qVS_q (q = Settings.Q) of the observed positives
-	// (quality 1) plus the picks up to and including this one (quality =
-	// probability).
+	// (quality 1) plus the pending items and the picks up to and including
+	// this one (quality = probability).
 	Values []float64
 }
 
@@ -46,7 +52,22 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 			positives++
 		}
 	}
-	if free := pool.Len() - len(r.Observed); r.Batch > free {
+	observed := make(map[int]bool, len(r.Observed))
+	for _, o := range r.Observed {
+		observed[o.Index] = true
+	}
+	for _, x := range r.Pending {
+		if x < 0 || x >= pool.Len() {
+			return nil, fmt.Errorf("pending item %d: expected an index in [0, %d)", x, pool.Len())
+		}
+		if observed[x] {
+			return nil, fmt.Errorf("item %d is both labelled and pending", x)
+		}
+	}
+	if free := pool.Len() - len(r.Observed) - len(r.Pending); r.Batch > free {
+		if len(r.Pending) > 0 {
+			return nil, fmt.Errorf("batch %d: only %d items are neither labelled nor pending", r.Batch, free)
+		}
 		return nil, fmt.Errorf("batch %d: only %d items are unlabelled", r.Batch, free)
 	}
 	a0, a1, err := pool.PseudoCounts(r.Prior, len(r.Observed), positives)
@@ -73,15 +94,20 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	for _, o := range r.Observed {
 		m.Observe(sp.View(o.Index), o.Positive)
 	}
-	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers}
+	pending := make([]int, len(r.Pending))
+	for t, x := range r.Pending {
+		pending[t] = sp.View(x)
+	}
+	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers, Pending: pending}
 	picks, err := policy.Batch(st, r.Batch)
 	if err != nil {
 		return nil, err
 	}
-	values, err := BatchValues(sp.Kernel, m, picks, r.Settings.Q)
+	values, err := BatchValues(sp.Kernel, m, append(pending, picks...), r.Settings.Q)
 	if err != nil {
 		return nil, err
 	}
+	values = values[len(pending):]
 	s := &Suggestion{A0: a0, A1: a1, Values: values}
 	for _, v := range picks {
 		s.Picks = append(s.Picks, sp.Orig(v))

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -577,7 +576,7 @@ index); random draws from --seed too.`,
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
-	f.StringVar(&o.format, "format", "table", "output format: table or csv")
+	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
 	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
@@ -597,8 +596,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if o.batch < 1 || o.batch > maxASSuggestBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
 	}
-	if o.format != "table" && o.format != "csv" {
-		return usageErrorf("--format %q: expected table or csv", o.format)
+	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
+		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
 	if !slices.Contains(search.Methods, o.method) {
 		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
@@ -686,22 +685,26 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		}
 		return strconv.Itoa(i)
 	}
-	var buf bytes.Buffer
-	if o.format == "csv" {
-		w := csv.NewWriter(&buf)
-		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
+	if o.format == "csv" || o.format == formatJSON {
+		head := []string{"rank", "index", "id", "probability", "qvs"}
+		rows := make([][]string, len(s.Picks))
 		for r, x := range s.Picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
+			rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])}
 		}
-		w.Flush()
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", vendi.FormatOrder(q))
-		for r, x := range s.Picks {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+		if o.format == formatJSON {
+			return writeJSONTable(c.OutOrStdout(), "as suggest", head, rows,
+				jsonField{"method", o.method}, jsonField{"q", jsonNumber(q)}, jsonField{"prior_a1", s.A1},
+				jsonField{"labelled", len(observed)}, jsonField{"pending", len(pending)})
 		}
-		tw.Flush()
+		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
 	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", vendi.FormatOrder(q))
+	for r, x := range s.Picks {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+	}
+	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
 }

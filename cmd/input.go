@@ -34,6 +34,7 @@ type itemInput struct {
 	rawCosine bool
 	quality   []float64 // nil when not given
 	ids       []string  // nil when not given
+	groups    []string  // each item's group (score --group-column), nil when not given
 }
 
 // symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
@@ -50,6 +51,7 @@ const (
 type inputFlags struct {
 	kernel, embeddings, quality, ids, idColumn string
 	qualityColumn, featureColumns              string
+	groupColumn                                string // score only
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
@@ -120,7 +122,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, err
 	}
 	if f.kernel != "" {
-		for _, name := range []string{"quality-column", "feature-columns", "embedding-kernel", "linear", "length-scale"} {
+		for _, name := range []string{"quality-column", "feature-columns", "embedding-kernel", "linear", "length-scale", "group-column"} {
 			if f.changed(name) {
 				return nil, usageErrorf("--%s applies to --embeddings, not --kernel", name)
 			}
@@ -135,7 +137,9 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, err
 	} else if !loaded {
 		var t *fileio.Table
-		if f.idColumn != "" {
+		if f.groupColumn != "" {
+			t, in.groups, in.ids, err = splitGroupColumn(path, f.groupColumn, f.idColumn)
+		} else if f.idColumn != "" {
 			t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
 		} else if t, err = fileio.ReadTable(path, false); err != nil {
 			if hint := idColumnHint(path); hint != "" {
@@ -201,6 +205,27 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// splitGroupColumn takes the --group-column (and the --id-column, if
+// given) out of an embeddings CSV.
+func splitGroupColumn(path, groupColumn, idColumn string) (*fileio.Table, []string, []string, error) {
+	cols := []fileio.TextColumn{{Name: groupColumn, What: "group"}}
+	if idColumn != "" {
+		if idColumn == groupColumn {
+			return nil, nil, nil, usageErrorf("--group-column and --id-column name the same column %q", idColumn)
+		}
+		cols = append(cols, fileio.TextColumn{Name: idColumn, What: "id"})
+	}
+	t, text, err := fileio.SplitTextColumns(path, cols)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var ids []string
+	if idColumn != "" {
+		ids = text[1]
+	}
+	return t, text[0], ids, nil
 }
 
 // hasDistinctRows reports whether two rows of X differ.
@@ -429,7 +454,7 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 // no table); loaded is false when the ordinary reader must be used.
 func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, err error) {
 	if !f.rawNPY || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
-		embKernel == embRBF || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
+		embKernel == embRBF || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" || f.groupColumn != "" {
 		return false, nil
 	}
 	in.rawCosine = embKernel == embCosine

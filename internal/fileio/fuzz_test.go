@@ -98,6 +98,30 @@ func FuzzSplitIDColumn(f *testing.F) {
 	})
 }
 
+// FuzzSplitTextColumns: SplitTextColumns never panics; its table and
+// text columns agree.
+func FuzzSplitTextColumns(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(s), "name", "group")
+	}
+	f.Add([]byte("id,g,x\na,1,2\nb,2,3\n"), "id", "g")
+	f.Add([]byte("id,g,x\na,1,2\n"), "g", "g")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, a, b string) {
+		p := fuzzFile(t, dir, "x.csv", data)
+		tb, text, err := SplitTextColumns(p, []TextColumn{{a, "id"}, {b, "group"}})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), p) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(text) != 2 || len(text[0]) != tb.Rows || len(text[1]) != tb.Rows || len(tb.Data) != tb.Rows*tb.Cols || len(tb.Header) != tb.Cols {
+			t.Fatalf("%d text columns, %d x %d table, %d values, header %v", len(text), tb.Rows, tb.Cols, len(tb.Data), tb.Header)
+		}
+	})
+}
+
 // FuzzReadPromised: never more bytes than asked, an error when fewer exist.
 func FuzzReadPromised(f *testing.F) {
 	f.Add([]byte("abc"), int64(2))

@@ -262,13 +262,17 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	return sp, nil
 }
 
-// describePrior says on stderr which prior a1 the kNN model uses and why.
-func describePrior(w io.Writer, prior search.Prior, a1 float64, n, observed, positives int) {
-	switch prior.Rule {
-	case search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: estimated from %d observed label(s), %d positive, in a pool of %d (geometric mean of (positives+1)/(pool+2) and (positives+1)/(observed+2), see configs/README.md; set --prior or the config key prior to override)\n",
-			a1, observed, positives, n)
-	case search.PriorPrevalence:
+// describePrior says on stderr which prior a1 the kNN model uses and why;
+// fit is what FitPrior read (nil: a campaign, which re-estimates before
+// every batch).
+func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
+	switch {
+	case prior.Rule == search.PriorEstimate && fit == nil:
+		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
+	case prior.Rule == search.PriorEstimate:
+		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
+			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
+	case prior.Rule == search.PriorPrevalence:
 		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
 	default:
 		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
@@ -330,8 +334,8 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		return err
 	}
 	if !g.Quiet {
-		if _, a1, err := pool.PseudoCounts(camp.Prior, 1, 1); err == nil {
-			describePrior(stderr, camp.Prior, a1, pool.Len(), 1, 1)
+		if _, a1, err := camp.StartPrior(pool); err == nil {
+			describePrior(stderr, camp.Prior, a1, nil)
 		}
 	}
 	ctx, stop := interruptContext(c)
@@ -539,13 +543,20 @@ the authors' folder format (--pool-dir). The pool needs no labels: only the
 labels in FILE are used.
 
 The model's prior a1 (its Pr(y = 1) far from every label) is --prior a1, else
-the config key prior, else the estimate from what you know: the geometric
-mean of the positive rate over the whole pool, (positives + 1)/(n + 2), and
-among the labelled items, (positives + 1)/(labelled + 2); labelled items
-lean towards positives, so the second overestimates and the first
-underestimates the prevalence. 'prior: prevalence' (the paper configs) is
-the authors' rule: the pool's true prevalence, read from its labels. The
-prior used is printed on stderr.
+the config key prior (a number or estimate), else the estimate from your
+labels (empirical Bayes): the a1 that maximises the leave-one-out
+likelihood of the labels in FILE under the kNN model, with one pseudo-label
+of each class. A label with no labelled neighbour counts as one draw of a1;
+a positive found next to other positives is explained by them and barely
+moves a1, so labels a search gathered around its positives do not inflate
+it, and the pool's size plays no part. With no label a1 = 1/2, with one
+positive alone 2/3 (unknown: the next batch explores). How close it comes
+to the true prevalence and what it costs in positives found:
+docs/results.md, "The default prior". 'prior: prevalence' (the paper
+configs) is the authors' rule: the pool's true prevalence, read from every
+label of the pool, which a real user does not have; suggest refuses it from
+a config and takes it only as --prior prevalence on a pool labelled
+throughout. The prior used is printed on stderr.
 
 qvs and the hyperparameters --threshold (eci), --beta/--lambda (select) and
 --fantasy (eci, select, ens) choose the policy; ens looks ahead over
@@ -635,6 +646,9 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return configErrorf(g.Config, "%v", err)
 	}
+	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
+		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
@@ -671,13 +685,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		return err
 	}
 	if !g.Quiet {
-		positives := 0
-		for _, ob := range observed {
-			if ob.Positive {
-				positives++
-			}
-		}
-		describePrior(stderr, prior, s.A1, pool.Len(), len(observed), positives)
+		describePrior(stderr, prior, s.A1, &s.Fit)
 	}
 	id := func(i int) string {
 		if pool.IDs != nil {

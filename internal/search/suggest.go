@@ -32,6 +32,7 @@ type SuggestRequest struct {
 // Suggestion is a suggested batch, in the order the policy picked it.
 type Suggestion struct {
 	A0, A1        float64   // the kNN model's pseudo-counts used
+	Fit           PriorFit  // FitPrior of the observed labels (A1 under PriorEstimate)
 	Picks         []int     // pool indices
 	Probabilities []float64 // the kNN model's Pr(y = 1) of each pick given the observed labels
 	// Values are eq. 7's qVS_q (q = Settings.Q) of the observed positives
@@ -46,12 +47,6 @@ type Suggestion struct {
 // method and random tie-breaking draw from r.Seed, so a suggestion is
 // reproducible.
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
-	positives := 0
-	for _, o := range r.Observed {
-		if o.Positive {
-			positives++
-		}
-	}
 	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
 		observed[o.Index] = true
@@ -70,10 +65,6 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 		}
 		return nil, fmt.Errorf("batch %d: only %d items are unlabelled", r.Batch, free)
 	}
-	a0, a1, err := pool.PseudoCounts(r.Prior, len(r.Observed), positives)
-	if err != nil {
-		return nil, err
-	}
 	var order []int
 	switch r.Ties {
 	case "random":
@@ -82,17 +73,24 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	default:
 		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)
 	}
-	sp, err := pool.Space(order, a0, a1)
-	if err != nil {
-		return nil, err
-	}
-	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	// The pseudo-counts are set once the labels are observed (FitPrior
+	// reads them).
+	sp, err := pool.Space(order, 0.5, 0.5)
 	if err != nil {
 		return nil, err
 	}
 	m := sp.Prior.Clone()
 	for _, o := range r.Observed {
 		m.Observe(sp.View(o.Index), o.Positive)
+	}
+	a0, a1, err := pool.PseudoCounts(r.Prior, m)
+	if err != nil {
+		return nil, err
+	}
+	m.Alpha0, m.Alpha1 = a0, a1
+	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	if err != nil {
+		return nil, err
 	}
 	pending := make([]int, len(r.Pending))
 	for t, x := range r.Pending {
@@ -108,7 +106,7 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 		return nil, err
 	}
 	values = values[len(pending):]
-	s := &Suggestion{A0: a0, A1: a1, Values: values}
+	s := &Suggestion{A0: a0, A1: a1, Fit: FitPrior(m), Values: values}
 	for _, v := range picks {
 		s.Picks = append(s.Picks, sp.Orig(v))
 		s.Probabilities = append(s.Probabilities, m.Probability(v))

@@ -564,8 +564,8 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy)")
-	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy); cosine kernel unless --embedding-kernel")
+	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy; - reads stdin)")
+	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy; - reads stdin); cosine kernel unless --embedding-kernel")
 	fs.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
 	fs.StringVar(&f.qualityColumn, "quality-column", "", "--embeddings CSV: the column holding each item's quality (not an embedding dimension)")
 	fs.StringVar(&f.featureColumns, "feature-columns", "", "--embeddings CSV: comma-separated columns that are the embedding (default: all but the id and quality columns)")

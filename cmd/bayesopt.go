@@ -216,7 +216,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
 	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
 	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	fs.StringVar(&f.space, "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd")
 	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
 	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
@@ -262,7 +262,7 @@ func boSplitList(s string) []string {
 
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []float64, error) {
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []vendi.Order, error) {
 	cfg := defaultBayesoptConfig(task)
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return cfg, nil, err
@@ -371,14 +371,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 		seen[m] = true
 		hasQVS = hasQVS || m == bayesopt.MethodQVS
 	}
-	var qs []float64
+	var qs []vendi.Order
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
 			return cfg, nil, bad("q: %v", err)
 		}
 		qs = append(qs, q)
-		cfg.Q[k] = vendi.FormatOrder(q)
+		cfg.Q[k] = q.String()
 	}
 	if hasQVS && len(qs) == 0 {
 		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
@@ -395,7 +395,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	return cfg, qs, nil
 }
 
-func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
+func (cfg bayesoptConfig) settings(method string, q vendi.Order) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
 		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
@@ -410,7 +410,7 @@ type bayesoptRun struct {
 
 // planBayesoptRuns lists the runs repeat by repeat, so a partial campaign
 // has every method for its first repeats.
-func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
+func planBayesoptRuns(cfg bayesoptConfig, qs []vendi.Order) []bayesoptRun {
 	var out []bayesoptRun
 	for r := 0; r < cfg.Repeats; r++ {
 		for _, m := range cfg.Methods {
@@ -517,6 +517,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		prior, err := bayesopt.ParseRecords(rec.Rows(), d)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
+		}
+		if prior, err = bayesopt.KeepCompleteIterations(rec, prior, s); err != nil {
+			return nil, err
 		}
 		res, err := bayesopt.Optimize(ctx, obj, s, bayesopt.RunID{Seed: cfg.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
 			func(evs []bayesopt.Evaluation) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -227,7 +228,7 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 
 // normalise validates the resolved config (read from path, "" for flags
 // only) and writes orders canonically.
-func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
+func (cfg *discreteConfig) normalise(path string) ([]vendi.Order, error) {
 	if cfg.Repeats < 1 {
 		return nil, configErrorf(path, "repeats = %d: must be at least 1", cfg.Repeats)
 	}
@@ -245,14 +246,19 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 			return nil, configErrorf(path, "method %q: the discrete task %s runs random, ucb and qvs", m, cfg.Task)
 		}
 	}
-	var qs []float64
+	var qs []vendi.Order
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
 			return nil, configErrorf(path, "q: %v", err)
 		}
 		qs = append(qs, q)
-		cfg.Q[k] = vendi.FormatOrder(q)
+		cfg.Q[k] = q.String()
+	}
+	for key, name := range map[string]string{"task": cfg.Task, "name": cfg.Name} {
+		if err := fileio.CheckPlainName(name); name != "" && err != nil {
+			return nil, configErrorf(path, "%s: %v", key, err)
+		}
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.setName())

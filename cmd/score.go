@@ -24,7 +24,7 @@ type scoreOptions struct {
 func newScoreCmd(g *GlobalOptions) *cobra.Command {
 	o := &scoreOptions{}
 	c := &cobra.Command{
-		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf] [--length-scale L] [--group-column COL]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
+		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf|tanimoto] [--length-scale L] [--fingerprint-column fp] [--feature-columns c1,... | --feature-prefix x] [--exclude-columns c1,...] [--standardize] [--group-column COL]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
 		Short: "Vendi scores (VS) and quality-weighted Vendi scores (qVS) of a set of items",
 		Long: `Computes VS_q of a set of items for each order q (paper eq. 1 and 3) and,
 with --quality, qVS_q = mean quality x VS_q (eq. 2).
@@ -78,7 +78,7 @@ type groupScores struct {
 // the length scale, which rescales every group to the same typical
 // similarity and hides how spread out the groups are compared with each
 // other.
-func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemInput, orders []float64) error {
+func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemInput, orders vendi.Orders) error {
 	path := o.in.embeddings
 	var names []string
 	members := map[string][]int{}
@@ -106,7 +106,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 			if vs == 0 {
 				return fmt.Errorf("%s: group %s: every row is all zeros: the linear kernel is the zero matrix and VS is undefined", path, name)
 			}
-			r := scoreRow{Q: vendi.FormatOrder(q), VS: vs}
+			r := scoreRow{Q: q.String(), VS: vs}
 			if in.quality != nil {
 				sub := make([]float64, len(idx))
 				for t, i := range idx {
@@ -134,11 +134,11 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 	case "csv":
 		head := []string{"group", "n"}
 		for _, q := range orders {
-			head = append(head, "vs_q"+vendi.FormatOrder(q))
+			head = append(head, "vs_q"+q.String())
 		}
 		if in.quality != nil {
 			for _, q := range orders {
-				head = append(head, "qvs_q"+vendi.FormatOrder(q))
+				head = append(head, "qvs_q"+q.String())
 			}
 		}
 		rows := make([][]string, len(out))
@@ -158,11 +158,11 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "group\tn\t")
 		for _, q := range orders {
-			fmt.Fprintf(tw, "VS_%s\t", vendi.FormatOrder(q))
+			fmt.Fprintf(tw, "VS_%s\t", q.String())
 		}
 		if in.quality != nil {
 			for _, q := range orders {
-				fmt.Fprintf(tw, "qVS_%s\t", vendi.FormatOrder(q))
+				fmt.Fprintf(tw, "qVS_%s\t", q.String())
 			}
 		}
 		fmt.Fprintln(tw)
@@ -214,7 +214,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 		if vs == 0 {
 			return in.undefinedError(o.in.kernel + o.in.embeddings)
 		}
-		r := row{Q: vendi.FormatOrder(q), VS: vs}
+		r := row{Q: q.String(), VS: vs}
 		if in.quality != nil {
 			v := vendi.MeanQuality(in.quality) * vs
 			r.QVS = &v
@@ -267,10 +267,25 @@ const embeddingsHelp = `Embeddings (--embeddings, one row per item): the kernel 
 linear (X X^T) or rbf, exp(-|x_i - x_j|^2 / (2 l^2)) with l = --length-scale,
 by default the median heuristic: the median Euclidean distance between
 distinct rows (exact up to 2,048 rows, a fixed sample of 2^21 pairs above),
-printed on stderr. A CSV with a header may hold more than the embedding:
---id-column names the ids, --quality-column the qualities and
---feature-columns the dimensions; a header column named like quality, score,
-value, label or y that is read as a dimension draws a warning.`
+printed on stderr; or tanimoto, for fingerprints: a text column
+(--fingerprint-column; --fingerprint-format bits, '0'/'1' with bit 0 first,
+or hex, chemfp's FPS convention: two hex digits per byte, bytes in order,
+bit i = 1<<(i%8) of byte i/8, so '04' = '00100000'), or 0/1 columns, or
+non-negative integer counts compared by sum(min)/sum(max) (Tanimoto on
+0/1); two all-zero fingerprints have similarity 1, an all-zero and another
+0. --standardize z-scores each column first, (x - mean)/sd with the
+population sd (divisor n; a constant column becomes 0).
+
+A CSV with a header may hold more than the embedding: --id-column names the
+ids, --quality-column the qualities, --feature-columns or --feature-prefix
+the dimensions, --exclude-columns columns that are never dimensions.
+Columns never leak: a column without a name (the index pandas' to_csv
+writes, or "Unnamed: 0") is never a dimension: it is read as the row index
+when it holds 0..n-1, as the ids when its values are unique (said on
+stderr), else refused; a column named like a label or target (label,
+target, y without x, class, activity, active, is_*) is refused unless
+--exclude-columns leaves it out or --feature-columns names it; one named
+like quality, score or value that is read as a dimension draws a warning.`
 
 // formatFloat writes a float with full precision, "inf" for +Inf.
 func formatFloat(v float64) string {

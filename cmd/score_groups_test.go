@@ -112,8 +112,9 @@ func TestScoreGroupColumn(t *testing.T) {
 		want string
 	}{
 		{[]string{"--kernel", k, "--group-column", "kind"}, 2, "--group-column applies to --embeddings"},
-		{[]string{"--embeddings", path, "--group-column", "cultivar"}, 1, `no column named "cultivar"`},
-		{[]string{"--embeddings", path, "--group-column", "name", "--id-column", "name"}, 2, "name the same column"},
+		{[]string{"--embeddings", path, "--group-column", "cultivar"}, 1, `--group-column: no column "cultivar"`},
+		{[]string{"--embeddings", path, "--group-column", "name", "--id-column", "name"}, 1, `column "name" is both the id column and the group column`},
+		{[]string{"--embeddings", writeFile(t, dir, "nohead.csv", "1,2\n3,4\n"), "--group-column", "g"}, 2, "--group-column names a header column, and"},
 		{[]string{"--embeddings", writeFile(t, dir, "g.csv", "g,x\na,1\n,2\n"), "--group-column", "g"}, 1, `line 3: the group column "g" is empty`},
 	} {
 		code, out, stderr := runQVS(t, append([]string{"score"}, tc.args...)...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -20,6 +21,7 @@ type selectOptions struct {
 	order  string
 	prefix string
 	format string
+	rawIDs bool
 }
 
 func newSelectCmd(g *GlobalOptions) *cobra.Command {
@@ -51,6 +53,7 @@ greedy works in d x d).
 	c.Flags().StringVar(&o.order, "q", "1", "order q (>= 0, or inf)")
 	c.Flags().StringVar(&o.prefix, "prefix", "", "comma-separated 0-based rows already chosen")
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
+	c.Flags().BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	return c
 }
 
@@ -131,7 +134,13 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 			rows[r] = append(rows[r], formatFloat(res.Scores[r]))
 		}
 		if o.format == formatJSON {
-			return writeJSONTable(c.OutOrStdout(), "select", head, rows, jsonField{"q", jsonNumber(q)}, jsonField{"prefix", prefixOrEmpty(prefix)})
+			// JSON keeps ids verbatim: no spreadsheet opens it.
+			return writeJSONTable(c.OutOrStdout(), "select", head, rows, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prefix", prefixOrEmpty(prefix)})
+		}
+		if in.ids != nil {
+			for _, r := range rows {
+				r[2] = csvID(r[2], o.rawIDs)
+			}
 		}
 		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
 	}
@@ -141,7 +150,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if in.ids != nil {
 		fmt.Fprint(tw, "id\t")
 	}
-	fmt.Fprintf(tw, "qVS_%s\n", vendi.FormatOrder(q))
+	fmt.Fprintf(tw, "qVS_%s\n", q.String())
 	for r, i := range res.Picks {
 		fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
 		if in.ids != nil {
@@ -152,6 +161,23 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
+}
+
+// csvID is id as a CSV output shows it: fileio.SpreadsheetSafe unless raw
+// (--raw-ids).
+func csvID(id string, raw bool) string {
+	if raw {
+		return id
+	}
+	return fileio.SpreadsheetSafe(id)
+}
+
+// csvField quotes a CSV field when needed.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
 }
 
 // prefixOrEmpty is prefix, or an empty list (JSON [] rather than null).

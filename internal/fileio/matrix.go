@@ -190,8 +190,8 @@ func ReadStrings(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		v := strings.TrimSpace(rec[0])
-		if line == 1 && strings.EqualFold(v, "id") {
+		v := rec[0] // verbatim, as the pool readers keep ids
+		if line == 1 && strings.EqualFold(strings.TrimSpace(v), "id") {
 			continue
 		}
 		out = append(out, v)
@@ -206,22 +206,6 @@ func ReadStrings(path string) ([]string, error) {
 // and returns the remaining numeric table and the ids. The file must have a
 // header row.
 func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
-	t, cols, err := SplitTextColumns(path, []TextColumn{{Name: idColumn, What: "id"}})
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, cols[0], nil
-}
-
-// TextColumn names a text column of a CSV file (SplitTextColumns): its
-// header Name and, for messages, What it holds ("id", "group").
-type TextColumn struct{ Name, What string }
-
-// SplitTextColumns removes the named columns (by header; distinct names)
-// from a CSV file and returns the remaining numeric table and each removed
-// column's cells, trimmed, in the order of cols. The file must have a
-// header row.
-func SplitTextColumns(path string, cols []TextColumn) (*Table, [][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -234,36 +218,28 @@ func SplitTextColumns(path string, cols []TextColumn) (*Table, [][]string, error
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(recs) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty file, expected a header row naming the %s column %q and data rows", path, cols[0].What, cols[0].Name)
+		return nil, nil, fmt.Errorf("%s: empty file, expected a header row naming the id column %q and data rows", path, idColumn)
 	}
-	at := make([]int, len(cols)) // file column of cols[k]
-	which := make(map[int]int, len(cols))
-	for k, c := range cols {
-		at[k] = -1
-		for j, h := range recs[0] {
-			if strings.TrimSpace(h) == c.Name {
-				at[k] = j
+	col := -1
+	for j, h := range recs[0] {
+		if strings.TrimSpace(h) == idColumn {
+			col = j
+		}
+	}
+	if col < 0 {
+		for _, h := range recs[0] {
+			if _, err := parseNumber(h); err == nil {
+				return nil, nil, fmt.Errorf("%s: the id column %q needs a header row naming the columns, but line 1 %v holds numbers, like data: add a header line", path, idColumn, recs[0])
 			}
 		}
-		if at[k] < 0 {
-			for _, h := range recs[0] {
-				if _, err := parseNumber(h); err == nil {
-					return nil, nil, fmt.Errorf("%s: the %s column %q needs a header row naming the columns, but line 1 %v holds numbers, like data: add a header line", path, c.What, c.Name, recs[0])
-				}
-			}
-			return nil, nil, fmt.Errorf("%s: no column named %q in header %v%s", path, c.Name, recs[0], SeparatorHint(recs[0]...))
-		}
-		if k0, dup := which[at[k]]; dup {
-			return nil, nil, fmt.Errorf("%s: the %s column and the %s column are both %q", path, cols[k0].What, c.What, recs[0][at[k]])
-		}
-		which[at[k]] = k
+		return nil, nil, fmt.Errorf("%s: no column named %q in header %v%s", path, idColumn, recs[0], SeparatorHint(recs[0]...))
 	}
-	t := &Table{Path: path, Cols: len(recs[0]) - len(cols)}
-	text := make([][]string, len(cols))
+	t := &Table{Path: path, Cols: len(recs[0]) - 1}
+	var ids []string
 	for i, rec := range recs[1:] {
 		for j, cell := range rec {
-			if k, ok := which[j]; ok {
-				text[k] = append(text[k], strings.TrimSpace(cell))
+			if j == col {
+				ids = append(ids, cell) // verbatim, as the pool readers keep ids
 				continue
 			}
 			v, err := parseNumber(cell)
@@ -277,12 +253,8 @@ func SplitTextColumns(path string, cols []TextColumn) (*Table, [][]string, error
 	if t.Rows == 0 {
 		return nil, nil, fmt.Errorf("%s: a header row but no data rows", path)
 	}
-	for j, h := range recs[0] {
-		if _, ok := which[j]; !ok {
-			t.Header = append(t.Header, h)
-		}
-	}
-	return t, text, nil
+	t.Header = append(append([]string{}, recs[0][:col]...), recs[0][col+1:]...)
+	return t, ids, nil
 }
 
 // EachRow calls fn for every data row of a CSV whose header (ncols cells) the

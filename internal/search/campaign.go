@@ -98,10 +98,10 @@ func PaperProtocol() Protocol {
 // PolicySettings are the hyperparameters of one policy; each policy reads
 // only its own.
 type PolicySettings struct {
-	Threshold    float64 // ECI similarity threshold
-	Beta, Lambda float64 // SELECT
-	Fantasy      Fantasy // ECI, SELECT, ENS
-	Q            float64 // qVS-AS order (math.Inf(1) = inf)
+	Threshold    float64     // ECI similarity threshold
+	Beta, Lambda float64     // SELECT
+	Fantasy      Fantasy     // ECI, SELECT, ENS
+	Q            vendi.Order // qVS-AS order
 	// AuthorsShortcut: qVS-AS with the authors' shortcut (QVS.AuthorsShortcut).
 	AuthorsShortcut bool
 }
@@ -212,21 +212,21 @@ func Plan(p Protocol) (*Campaign, error) {
 			if len(p.Q) == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			qs, err := vendi.ParseOrders(strings.Join(p.Q, ","))
-			if err != nil {
-				return nil, fmt.Errorf("q: %w", err)
-			}
-			seenQ := map[float64]bool{}
-			for _, q := range qs {
+			seenQ := map[vendi.Order]bool{}
+			for _, text := range p.Q {
+				q, err := vendi.ParseOrder(text)
+				if err != nil {
+					return nil, fmt.Errorf("q: %w", err)
+				}
 				if seenQ[q] {
-					return nil, fmt.Errorf("q: order %s listed twice", vendi.FormatOrder(q))
+					return nil, fmt.Errorf("q: order %s listed twice", q)
 				}
 				seenQ[q] = true
-				key := "qvs-q" + vendi.FormatOrder(q)
+				key := "qvs-q" + q.String()
 				if p.AuthorsShortcut {
 					key += "-authors" // a folder never mixes the two rules under one key
 				}
-				settings = append(settings, setting{method: m, key: key, q: vendi.FormatOrder(q), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
+				settings = append(settings, setting{method: m, key: key, q: q.String(), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
 			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
@@ -461,11 +461,21 @@ func (c *Campaign) priorA1() func(*Model) float64 {
 
 // execute runs one search and writes its records and curve.
 func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int, workers func() int) ([]campaign.Field, error) {
-	prior, err := ParseRecords(filepath.Join(dir, "runs", run.Key+".csv"), rec.Rows())
+	path := filepath.Join(dir, "runs", run.Key+".csv")
+	prior, err := ParseRecords(path, rec.Rows())
 	if err != nil {
 		return nil, err
 	}
 	ids := pool.IDs
+	if err := CheckRecordIDs(path, rec.Rows(), ids); err != nil {
+		return nil, err
+	}
+	keep, err := CompleteBatches(path, prior, c.Protocol.Batch, c.Protocol.Budget, sp.Len())
+	if err != nil {
+		return nil, err
+	}
+	prior = prior[:keep]
+	rec.Keep(keep)
 	all, err := Run(ctx, RunConfig{
 		Space: sp, Policy: policy, Start: start,
 		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1, WorkersNow: workers,
@@ -515,7 +525,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 func summaryFields(m Metrics, seconds float64) []campaign.Field {
 	f := []campaign.Field{campaign.I("positives", m.Positives)}
 	for i, q := range MetricOrders {
-		f = append(f, campaign.F("vs_q"+vendi.FormatOrder(q), m.VS[i]))
+		f = append(f, campaign.F("vs_q"+q.String(), m.VS[i]))
 	}
 	return append(f,
 		campaign.F("max_pairwise_distance", m.MaxPairwiseDistance),

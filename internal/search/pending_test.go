@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // randomSuggestPool is a pool of n items on a random directed kNN graph
@@ -55,7 +56,7 @@ func TestSuggestPendingContinuesBatch(t *testing.T) {
 		{"qvs", PolicySettings{Q: 0}, b},
 		{"qvs", PolicySettings{Q: 1}, b},
 		{"qvs", PolicySettings{Q: 2}, b},
-		{"qvs", PolicySettings{Q: math.Inf(1)}, b},
+		{"qvs", PolicySettings{Q: vendi.OrderInf}, b},
 		{"qvs", PolicySettings{Q: 1, AuthorsShortcut: true}, b},
 	}
 	checked := 0

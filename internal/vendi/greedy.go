@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // TieTol is the relative tolerance of Greedy's tie rule: candidates whose
@@ -24,7 +24,7 @@ type GreedyProblem struct {
 	Prefix     []int     // already-chosen items: count in the score, never picked
 	Candidates []int     // eligible items (nil = every item not in Prefix)
 	K          int       // number of picks
-	Q          float64   // order q (math.Inf(1) for ∞)
+	Q          Order     // order q (OrderInf for ∞)
 	Workers    int       // goroutines scoring candidates (<= 1: serial)
 	// KnownPSD declares the kernel positive semidefinite (a Gram matrix, a
 	// kernel checked PSD). Only then does q = 2 use the closed form
@@ -71,15 +71,20 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	}
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
-		c, v := g.best()
+		c, v, err := g.best()
 		res.Stats = g.stats
+		if err != nil {
+			return res, err
+		}
 		if c == floorRejected {
 			return res, nil
 		}
 		if c < 0 {
 			return res, errors.New("vendi: no candidate left")
 		}
-		g.add(c)
+		if err := g.add(c); err != nil {
+			return res, err
+		}
 		res.Picks = append(res.Picks, c)
 		res.Scores = append(res.Scores, v)
 	}
@@ -174,7 +179,7 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	if p.Kernel == nil {
 		return nil, errors.New("vendi: greedy needs a kernel")
 	}
-	if err := CheckOrder(p.Q); err != nil {
+	if err := p.Q.Validate(); err != nil {
 		return nil, err
 	}
 	n := p.Kernel.Len()
@@ -255,40 +260,6 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 // (tr K)²/‖K‖²_F: only at q = 2 on a kernel declared PSD, where it equals
 // the clipped-spectrum VS_2.
 func (g *greedyState) frobenius2() bool { return g.p.Q == 2 && g.p.KnownPSD }
-
-// phi is the raw per-eigenvalue term whose sum defines VS_q: λ log λ at
-// q = 1, λ^q otherwise (0 for λ <= 0; unused at q ∈ {0, ∞}).
-func (g *greedyState) phi(l float64) float64 {
-	if l <= 0 {
-		return 0
-	}
-	switch q := g.p.Q; {
-	case q == 1:
-		return l * math.Log(l)
-	case q == 0 || math.IsInf(q, 1):
-		return 0
-	default:
-		return math.Pow(l, q)
-	}
-}
-
-// vsFrom finishes VS_q from the positive total, the raw φ-sum of the
-// eigenvalues above ZeroTol·total, their count and the largest eigenvalue.
-func (g *greedyState) vsFrom(total, f, maxEig float64, rank int) float64 {
-	q := g.p.Q
-	switch {
-	case total <= 0 || rank == 0:
-		return 0
-	case q == 0:
-		return float64(rank)
-	case q == 1:
-		return math.Exp(math.Log(total) - f/total)
-	case math.IsInf(q, 1):
-		return total / maxEig
-	default:
-		return math.Pow(f/math.Pow(total, q), 1/(1-q))
-	}
-}
 
 // members returns the number of chosen items.
 func (g *greedyState) members() int { return len(g.memberItem) }
@@ -410,7 +381,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 	var maxEig float64
 	for _, mu := range ws.mus {
 		if mu > thr {
-			f += g.phi(mu)
+			f += g.p.Q.Term(mu)
 			rank++
 			maxEig = math.Max(maxEig, mu)
 		}
@@ -422,7 +393,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 			break
 		}
 	}
-	return g.vsFrom(total, f, maxEig, rank)
+	return g.p.Q.FromRawSum(total, f, maxEig, rank)
 }
 
 // touchedBlocks appends to tb the blocks of the members in t, each once
@@ -480,12 +451,15 @@ func (g *greedyState) project(t []touch, tb []int32, ws *secularWork) (d, z []fl
 // Every candidate left unsolved is then strictly below the final best and
 // outside the tie window, so the pick and its score are those of solving
 // every candidate.
-func (g *greedyState) best() (int, float64) {
+//
+// The error is an eigendecomposition that did not converge (syncDual).
+func (g *greedyState) best() (int, float64, error) {
 	if err := g.syncDual(); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric matrix
+		return -1, 0, err
 	}
 	if g.dual != nil {
-		return g.bestDual()
+		c, v := g.bestDual()
+		return c, v, nil
 	}
 	m := g.members()
 	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
@@ -516,47 +490,39 @@ func (g *greedyState) best() (int, float64) {
 		return g.denseTouches(cands[k], buf)
 	}
 	// Workers take blocks of candidates in turn (their costs differ:
-	// cached, bounded, solved, isolated).
+	// cached, bounded, solved, isolated); each keeps its own scratch.
 	const block = 16
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for _, ws := range g.ws {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			mark := make([]int32, len(g.blocks))
-			var buf []touch
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= len(cands) {
-					return
-				}
-				for k := lo; k < min(lo+block, len(cands)); k++ {
-					c := cands[k]
-					t := touches(k, buf)
-					buf = t[:0]
-					if len(t) == 0 && !g.frobenius2() {
-						state[k] = isolated
-						continue
-					}
-					if prune {
-						if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
-							// vals holds the bound on the qVS until solved.
-							state[k] = bounded
-							if wt := weight(c); wt > 0 {
-								vals[k] = wt * vsb * (1 + boundMargin)
-							} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
-							continue
-						}
-					}
-					vs := g.score(c, t, ws, mark, int32(2*k+2))
-					vss[k] = vs
-					vals[k] = weight(c) * vs
+	marks := make([][]int32, len(g.ws))
+	bufs := make([][]touch, len(g.ws))
+	parallel.Blocks(len(cands), block, len(g.ws), func(w, lo, hi int) {
+		ws := g.ws[w]
+		if marks[w] == nil {
+			marks[w] = make([]int32, len(g.blocks))
+		}
+		mark := marks[w]
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			t := touches(k, bufs[w])
+			bufs[w] = t[:0]
+			if len(t) == 0 && !g.frobenius2() {
+				state[k] = isolated
+				continue
+			}
+			if prune {
+				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+					// vals holds the bound on the qVS until solved.
+					state[k] = bounded
+					if wt := weight(c); wt > 0 {
+						vals[k] = wt * vsb * (1 + boundMargin)
+					} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+					continue
 				}
 			}
-		}(ws)
-	}
-	wg.Wait()
+			vs := g.score(c, t, ws, mark, int32(2*k+2))
+			vss[k] = vs
+			vals[k] = weight(c) * vs
+		}
+	})
 	// Isolated candidates (no similarity to the chosen set) share one VS per
 	// self-similarity value: computed once.
 	iso := map[float64]float64{}
@@ -597,7 +563,7 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(cands) == 0 {
-		return -1, 0
+		return -1, 0, nil
 	}
 	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
@@ -627,9 +593,10 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(kept) == 0 {
-		return floorRejected, 0
+		return floorRejected, 0, nil
 	}
-	return pickTied(kept, keptVals, bestVal)
+	c, v := pickTied(kept, keptVals, bestVal)
+	return c, v, nil
 }
 
 // floorRejected is best's answer when candidates remain but none reaches
@@ -649,12 +616,11 @@ func pickTied(cands []int, vals []float64, bestVal float64) (int, float64) {
 	return win, wv
 }
 
-// add makes candidate c a member (a pick).
-func (g *greedyState) add(c int) {
+// add makes candidate c a member (a pick); the error is an
+// eigendecomposition that did not converge.
+func (g *greedyState) add(c int) error {
 	g.eligible[c] = false
-	if err := g.addMember(c); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric block
-	}
+	return g.addMember(c)
 }
 
 // addMember adds item i to the chosen set: its block merges every block it
@@ -682,18 +648,11 @@ func (g *greedyState) cacheSimilarities(i int) {
 		return
 	}
 	col := make([]float64, g.n)
-	workers := max(1, len(g.ws))
-	var wg sync.WaitGroup
-	for t := range workers {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			for c := lo; c < hi; c++ {
-				col[c] = g.p.Kernel.At(c, i)
-			}
-		}(t*g.n/workers, (t+1)*g.n/workers)
-	}
-	wg.Wait()
+	parallel.Split(g.n, len(g.ws), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			col[c] = g.p.Kernel.At(c, i)
+		}
+	})
 	g.simCols = append(g.simCols, col)
 }
 
@@ -815,7 +774,7 @@ func (g *greedyState) finishBlock(b *vblock) {
 	r := len(b.eig)
 	b.suf = make([]float64, r+1)
 	for k := r - 1; k >= 0; k-- {
-		b.suf[k] = b.suf[k+1] + g.phi(b.eig[k])
+		b.suf[k] = b.suf[k+1] + g.p.Q.Term(b.eig[k])
 		if b.eig[k] > 0 {
 			b.pos += b.eig[k]
 		}

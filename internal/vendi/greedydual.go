@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // The greedy on a FeatureKernel (embeddings X, K = X Xᵀ) works in the d x d
@@ -159,8 +161,8 @@ func (s *dualState) factorize(g *greedyState) error {
 		s.phiLam[k], s.dphiLam[k] = 0, 0
 		if l > 0 {
 			s.rank++
-			s.phiLam[k] = g.phi(l)
-			s.dphiLam[k] = g.dphi(l)
+			s.phiLam[k] = g.p.Q.Term(l)
+			s.dphiLam[k] = g.p.Q.DTerm(l)
 			s.sumPhi += s.phiLam[k]
 		}
 		for a := 0; a < d; a++ {
@@ -168,18 +170,6 @@ func (s *dualState) factorize(g *greedyState) error {
 		}
 	}
 	return nil
-}
-
-// dphi is the derivative of phi at l > 0.
-func (g *greedyState) dphi(l float64) float64 {
-	switch q := g.p.Q; {
-	case q == 1:
-		return math.Log(l) + 1
-	case q == 0 || math.IsInf(q, 1):
-		return 0
-	default:
-		return q * math.Pow(l, q-1)
-	}
 }
 
 // project sets w = Vᵀ x and returns xᵀx.
@@ -232,7 +222,7 @@ func (s *dualState) order2(w []float64, a float64) float64 {
 // a second filter on the candidates the cheap bound keeps.
 func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 {
 	s := g.dual
-	q := g.p.Q
+	q := float64(g.p.Q)
 	T := s.tr + a
 	if T <= 0 {
 		return math.Inf(1)
@@ -252,7 +242,7 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 	for k, l := range s.lam {
 		switch {
 		case exactDiag:
-			fd += g.phi(l + w[k]*w[k])
+			fd += g.p.Q.Term(l + w[k]*w[k])
 		case l > 0:
 			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
 		default:
@@ -261,9 +251,9 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 		}
 	}
 	if nn > 0 {
-		fd += float64(nn) * g.phi(wn/float64(nn))
+		fd += float64(nn) * g.p.Q.Term(wn/float64(nn))
 	}
-	fiso := s.sumPhi + g.phi(a)
+	fiso := s.sumPhi + g.p.Q.Term(a)
 	var F float64
 	if q >= 1 {
 		F = math.Max(fd, fiso) // lower bounds on Σ φ(μ)
@@ -298,7 +288,7 @@ func (g *greedyState) dualExact(w []float64, a float64, ws *secularWork) float64
 	for k := range z {
 		z[k] = s.sq[k] * w[k]
 	}
-	if math.IsInf(g.p.Q, 1) {
+	if g.p.Q.IsInf() {
 		// VS_∞ = total / λ_max: only the largest root is needed. The total
 		// is the trace (the spectrum is PSD).
 		total := s.tr + a
@@ -327,12 +317,12 @@ func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
 	rank := 0
 	for _, mu := range eig {
 		if mu > thr {
-			f += g.phi(mu)
+			f += g.p.Q.Term(mu)
 			rank++
 			maxEig = math.Max(maxEig, mu)
 		}
 	}
-	return g.vsFrom(total, f, maxEig, rank)
+	return g.p.Q.FromRawSum(total, f, maxEig, rank)
 }
 
 // bestDual is best() in the dual: bounds for every candidate, exact
@@ -355,33 +345,22 @@ func (g *greedyState) bestDual() (int, float64) {
 	// bounds[k] the corresponding bound on its qVS.
 	vsb := make([]float64, len(cands))
 	bounds := make([]float64, len(cands))
-	workers := len(g.ws)
-	chunk := (len(cands) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			wv := make([]float64, s.d)
-			for k := lo; k < hi; k++ {
-				c := cands[k]
-				a := s.project(g.feat.Features(c), wv)
-				if order2 {
-					vsb[k] = s.order2(wv, a)
-				} else {
-					vsb[k] = g.dualBound(wv, a, false)
-				}
-				if wt := weight(c); wt > 0 {
-					bounds[k] = wt * vsb[k]
-				} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+	// Every candidate costs one projection: equal chunks, one per worker.
+	parallel.Split(len(cands), len(g.ws), 1, func(lo, hi int) {
+		wv := make([]float64, s.d)
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			a := s.project(g.feat.Features(c), wv)
+			if order2 {
+				vsb[k] = s.order2(wv, a)
+			} else {
+				vsb[k] = g.dualBound(wv, a, false)
 			}
-		}(lo, hi)
-	}
-	wg.Wait()
+			if wt := weight(c); wt > 0 {
+				bounds[k] = wt * vsb[k]
+			} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+		}
+	})
 	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
 		floor = g.p.MinVS(m+1) * (1 - 1e-12)
@@ -441,44 +420,42 @@ func (g *greedyState) bestDual() (int, float64) {
 	// depend on the interleaving.
 	vals := make([]float64, len(order))
 	solved := make([]bool, len(order))
+	// The queue is handed out under the lock that guards bestVal (the
+	// cut-off), not by parallel.Blocks: see solveInOrder.
 	var mu sync.Mutex
 	var solves atomic.Int64
 	next, bestVal := 0, math.Inf(-1)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				if k >= len(order) || bounds[order[k]] < bestVal-TieTol*math.Abs(bestVal) {
-					mu.Unlock()
-					return
-				}
-				next++
+	parallel.Workers(len(g.ws), func(w int) {
+		ws := g.ws[w]
+		for {
+			mu.Lock()
+			k := next
+			if k >= len(order) || bounds[order[k]] < bestVal-TieTol*math.Abs(bestVal) {
 				mu.Unlock()
-				c := cands[order[k]]
-				vs, pruned := g.dualExactItem(c, ws, func(vsBound float64) bool {
-					mu.Lock()
-					defer mu.Unlock()
-					return weight(c)*vsBound < bestVal-TieTol*math.Abs(bestVal)
-				})
-				if pruned {
-					continue
-				}
-				solves.Add(1)
-				if vs < floor {
-					continue
-				}
-				v := weight(c) * vs
-				mu.Lock()
-				vals[k], solved[k] = v, true
-				bestVal = math.Max(bestVal, v)
-				mu.Unlock()
+				return
 			}
-		}(g.ws[w])
-	}
-	wg.Wait()
+			next++
+			mu.Unlock()
+			c := cands[order[k]]
+			vs, pruned := g.dualExactItem(c, ws, func(vsBound float64) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return weight(c)*vsBound < bestVal-TieTol*math.Abs(bestVal)
+			})
+			if pruned {
+				continue
+			}
+			solves.Add(1)
+			if vs < floor {
+				continue
+			}
+			v := weight(c) * vs
+			mu.Lock()
+			vals[k], solved[k] = v, true
+			bestVal = math.Max(bestVal, v)
+			mu.Unlock()
+		}
+	})
 	s.evals = int(solves.Load()) + 1 // + the first, top-bound candidate
 	var evCands []int
 	var evVals []float64
@@ -504,7 +481,7 @@ func (g *greedyState) dualExactItem(c int, ws *secularWork, prune func(vsBound f
 	}
 	w := ws.wbuf[:g.dual.d]
 	a := g.dual.project(g.feat.Features(c), w)
-	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !math.IsInf(q, 1) && prune(g.dualBound(w, a, true)) {
+	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !q.IsInf() && prune(g.dualBound(w, a, true)) {
 		return 0, true
 	}
 	return g.dualExact(w, a, ws), false

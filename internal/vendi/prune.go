@@ -40,6 +40,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // bracketWindow is the number of poles on each side of an interval, beyond
@@ -412,7 +414,7 @@ func solveNear(a float64, p, w []float64, g, left, right float64, upper bool) fl
 // max{bl_j : bl_j > θh}). Only fLo (q >= 1) or fHi (q < 1) is computed, with
 // one logarithm or power a root (phiMin).
 func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float64, fOther func(thr float64) (float64, int)) float64 {
-	q := g.p.Q
+	q := float64(g.p.Q)
 	var posLo, posHi, negLo, negHi float64
 	for j := range bl {
 		posLo += math.Max(bl[j], 0)
@@ -456,7 +458,7 @@ func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float
 		}
 		if x, y := math.Max(bl[j], thl), bh[j]; y > thl {
 			if upper {
-				v = math.Max(v, g.phi(y)) // t^q is increasing
+				v = math.Max(v, g.p.Q.Term(y)) // t^q is increasing
 			} else {
 				v = math.Min(v, g.phiMin(x, y))
 			}
@@ -485,7 +487,7 @@ func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float
 // log being concave).
 func (g *greedyState) phiMin(x, y float64) float64 {
 	if g.p.Q != 1 {
-		return g.phi(x)
+		return g.p.Q.Term(x)
 	}
 	switch {
 	case x >= 1/math.E:
@@ -648,54 +650,54 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 		}
 		return cands[order[x]] - cands[order[y]]
 	})
+	// Not parallel.Blocks: the next candidate is handed out under the lock
+	// that guards bestVal, because whether to take it at all depends on
+	// the best value solved so far (the cut-off), which every solve may
+	// raise. A queue fixed in advance would solve candidates the cut-off
+	// excludes.
 	var mu sync.Mutex
-	var wg sync.WaitGroup
 	next, nsolved := 0, 0
-	for _, ws := range g.ws {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			mark := make([]int32, len(g.blocks))
-			var buf []touch
-			for {
-				mu.Lock()
-				if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
-					mu.Unlock()
-					return
-				}
-				k := order[idx[next]]
-				next++
+	parallel.Workers(len(g.ws), func(w int) {
+		ws := g.ws[w]
+		mark := make([]int32, len(g.blocks))
+		var buf []touch
+		for {
+			mu.Lock()
+			if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
 				mu.Unlock()
-				c := cands[k]
-				t := touches(k, buf)
-				buf = t[:0]
-				// Second filter: the tighter bound (every interval, wider
-				// near window), worth it for the few candidates the first
-				// one keeps.
-				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
-					mu.Lock()
-					below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
-					mu.Unlock()
-					if below {
-						continue
-					}
-				}
-				mu.Lock()
-				nsolved++
-				mu.Unlock()
-				vs := g.score(c, t, ws, mark, int32(2*k+2))
-				v := weight(c) * vs
-				mu.Lock()
-				vals[k], vss[k] = v, vs
-				if vs >= floor {
-					solved[k] = true
-					*bestVal = math.Max(*bestVal, v)
-				}
-				mu.Unlock()
+				return
 			}
-		}(ws)
-	}
-	wg.Wait()
+			k := order[idx[next]]
+			next++
+			mu.Unlock()
+			c := cands[k]
+			t := touches(k, buf)
+			buf = t[:0]
+			// Second filter: the tighter bound (every interval, wider
+			// near window), worth it for the few candidates the first
+			// one keeps.
+			if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
+				mu.Lock()
+				below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
+				mu.Unlock()
+				if below {
+					continue
+				}
+			}
+			mu.Lock()
+			nsolved++
+			mu.Unlock()
+			vs := g.score(c, t, ws, mark, int32(2*k+2))
+			v := weight(c) * vs
+			mu.Lock()
+			vals[k], vss[k] = v, vs
+			if vs >= floor {
+				solved[k] = true
+				*bestVal = math.Max(*bestVal, v)
+			}
+			mu.Unlock()
+		}
+	})
 	g.stats.Bounded += len(order)
 	g.stats.Pruned += len(order) - nsolved
 }

@@ -19,9 +19,9 @@ var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
 var CurveHeader = []string{"iteration", "evaluations", "best_value"}
 
 // RunKey names a run: "random-r03", "ucb-r03", "qvs-q0.5-r03", "qvs-qinf-r03".
-func RunKey(method string, q float64, repeat int) string {
+func RunKey(method string, q vendi.Order, repeat int) string {
 	if method == MethodQVS {
-		return fmt.Sprintf("%s-q%s-r%02d", method, vendi.FormatOrder(q), repeat)
+		return fmt.Sprintf("%s-q%s-r%02d", method, q.String(), repeat)
 	}
 	return fmt.Sprintf("%s-r%02d", method, repeat)
 }
@@ -31,7 +31,7 @@ func RunKey(method string, q float64, repeat int) string {
 // for the continuous tasks), within a repeat by method and then q (qvs
 // only, one run per order). Run.Q is the order as written in tables for
 // qvs and empty for random and ucb.
-func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
+func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, error) {
 	seen := map[string]bool{}
 	for _, m := range methods {
 		switch m {
@@ -56,7 +56,7 @@ func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
 				continue
 			}
 			for _, q := range qs {
-				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: vendi.FormatOrder(q), Repeat: r})
+				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: q.String(), Repeat: r})
 			}
 		}
 	}
@@ -95,6 +95,9 @@ func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
 		if err != nil {
 			return nil, err
 		}
+		if prior, err = completeIterations(s, rec, prior); err != nil {
+			return nil, err
+		}
 		iters, err := p.Search(ctx, s, prior, func(t int, batch []int) error {
 			rows := make([][]string, len(batch))
 			for k, i := range batch {
@@ -129,6 +132,33 @@ func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
 		}
 		return fields, nil
 	}
+}
+
+// completeIterations checks the iteration sizes of an interrupted
+// attempt's records against s (the initial design, then batches) and drops
+// a last iteration cut short (a file cut by hand: qvs writes whole
+// iterations) from prior and from rec, so Search recomputes it from the
+// same seed and the resumed run equals the uninterrupted one. An iteration
+// of the wrong size followed by another is an error naming the record file
+// and line (the header is line 1).
+func completeIterations(s Settings, rec *campaign.Recorder, prior [][]int) ([][]int, error) {
+	line := 2
+	for t, batch := range prior {
+		want := s.Init
+		if t > 0 {
+			want = s.batchSize(t)
+		}
+		switch {
+		case len(batch) > want || (len(batch) < want && t < len(prior)-1):
+			return nil, fmt.Errorf("runs/%s.csv line %d: iteration %d has %d queries, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				rec.Key(), line+min(len(batch), want), t, len(batch), want, s.Init, s.Batch, s.Budget)
+		case len(batch) < want:
+			rec.Keep(line - 2)
+			return prior[:t], nil
+		}
+		line += len(batch)
+	}
+	return prior, nil
 }
 
 // parseRecords turns the record rows of an interrupted attempt into batches

@@ -14,7 +14,7 @@ import (
 
 // stdinFlags are the file flags that read their file once, so "-" may
 // stand for stdin (docs/json.md, "Pipes").
-var stdinFlags = []string{"kernel", "embeddings", "quality", "ids", "observed", "pending", "pool"}
+var stdinFlags = []string{"kernel", "embeddings", "quality", "ids", "observed", "pending", "pool", "graph"}
 
 // stdinName is how messages name the file read from stdin.
 const stdinName = "stdin"
@@ -25,8 +25,9 @@ type stdinFile struct{ dir, path string }
 
 // resolveStdin replaces the value "-" of a file flag of c (stdinFlags) by
 // a temporary file holding all of stdin, named stdin.npy when it starts
-// with the NumPy magic and stdin.csv otherwise (the readers tell formats
-// by extension), so every reader works unchanged. Stdin can be read once:
+// with the NumPy magic, stdin.npz when it is a zip (scipy's save_npz) and
+// stdin.csv otherwise (the readers tell formats by extension), so every
+// reader works unchanged. Stdin can be read once:
 // "-" given to two flags is a usage error naming them.
 func resolveStdin(c *cobra.Command, stdin io.Reader) (stdinFile, error) {
 	var named []*pflag.Flag
@@ -51,8 +52,11 @@ func resolveStdin(c *cobra.Command, stdin io.Reader) (stdinFile, error) {
 		return stdinFile{}, fmt.Errorf("--%s -: %w", named[0].Name, err)
 	}
 	name := "stdin.csv"
-	if bytes.HasPrefix(data, []byte("\x93NUMPY")) {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x93NUMPY")):
 		name = "stdin.npy"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
+		name = "stdin.npz"
 	}
 	s := stdinFile{dir: dir, path: filepath.Join(dir, name)}
 	if err := os.WriteFile(s.path, data, 0o600); err != nil {

@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // runQVSStdin runs qvs with stdin holding in.
@@ -74,6 +77,32 @@ func TestStdinDash(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("bayesopt suggest --kernel -", kb, filepath.Join(dir, "mof", "kernel.csv"), "bayesopt", "suggest", "--kernel", "-", "--observed", writeFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n"), "--batch", "2", "--seed", "1")
+
+	// --graph: an edge list and a scipy CSR .npz (a line graph 0-1-...-9).
+	m := &fileio.CSR{Rows: 10, Cols: 10, Indptr: []int{0}}
+	var edges strings.Builder
+	edges.WriteString("i,j,w\n")
+	for i := range 10 {
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < 10 {
+				m.Indices, m.Data = append(m.Indices, j), append(m.Data, 0.5)
+				fmt.Fprintf(&edges, "%d,%d,0.5\n", i, j)
+			}
+		}
+		m.Indptr = append(m.Indptr, len(m.Data))
+	}
+	npz := filepath.Join(dir, "W.npz")
+	if err := fileio.WriteCSRNPZ(npz, m); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := os.ReadFile(npz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineObs := asWriteFile(t, dir, "lobs.csv", "index,label\n4,1\n")
+	graph := []string{"as", "suggest", "--observed", lineObs, "--batch", "3", "--format", "csv", "--quiet", "--graph", "-"}
+	same("as suggest --graph - (.npz)", nb, npz, graph...)
+	same("as suggest --graph - (edges)", []byte(edges.String()), writeFile(t, dir, "edges.csv", edges.String()), graph...)
 
 	// Errors name stdin.
 	code, out, stderr := runQVSStdin(t, []byte("id,label\nm99,1\n"), append(base, "--pool", poolPath, "--observed", "-")...)

@@ -71,6 +71,8 @@ func TestStdinDash(t *testing.T) {
 	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	evals := "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n"
 	same("bayesopt suggest --observed -", []byte(evals), writeFile(t, dir, "evals.csv", evals), "bayesopt", "suggest", "--space", space, "--observed", "-", "--batch", "2", "--init", "3", "--seed", "1")
+	running := "a,n\n0.3,4\n"
+	same("bayesopt suggest --pending -", []byte(running), writeFile(t, dir, "running.csv", running), "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "evals2.csv", evals), "--pending", "-", "--batch", "2", "--init", "3", "--seed", "1")
 	writeToyMOF(t, dir, 8)
 	kb, err := os.ReadFile(filepath.Join(dir, "mof", "kernel.csv"))
 	if err != nil {

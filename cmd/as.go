@@ -89,8 +89,9 @@ of the data file.
 
 The kNN model's prior a1 (key prior) is the paper's rule by default,
 prevalence: the pool's true prevalence rounded to 3 decimals. estimate uses
-only what a run knows when it starts (one positive, the pool size; see 'qvs
-as suggest --help'); a number fixes it. The prior used is printed on stderr.
+only what a run knows: before every batch it is re-estimated from the run's
+labels, as a user's suggest loop does (empirical Bayes; see 'qvs as suggest
+--help'); a number fixes it. The prior used is printed on stderr.
 
 qVS-AS is the exact greedy of Algorithm 2. --authors-shortcut (config:
 authors_shortcut: true) reproduces the authors' code instead: candidates

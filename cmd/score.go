@@ -200,6 +200,9 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if in.groups != nil {
 		return scoreGroups(c, g, o, in, orders)
 	}
+	if in.undefinedCheaply() {
+		return in.undefinedError(o.in.kernel + o.in.embeddings)
+	}
 	type row = scoreRow
 	// One eigendecomposition serves every order.
 	order, what := in.spectrumOrder()

@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -88,7 +87,7 @@ type itemRow struct {
 // readItemFile reads a CSV file naming pool items by an index or id column
 // and, if withLabel, labelled by a label column (see ParseObserved).
 func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

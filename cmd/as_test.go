@@ -617,17 +617,17 @@ func TestASSuggest(t *testing.T) {
 	}
 	// Independent expectation: the model on the observed labels and the
 	// brute-force eq. 7 value of positives + picks so far. The prior is the
-	// default estimate from 2 positives of 5 labels in 300 items:
-	// sqrt(3/302 x 3/7).
-	a1 := math.Sqrt(3.0 / 302 * 3.0 / 7)
-	a0 := 1 - a1
-	m, err := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
+	// default estimate of the 5 labels, search.FitPrior (tested there
+	// against a brute-force maximum likelihood).
+	m, err := search.NewModel(pool.Neighbors, pool.Weights, 0.5, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range obs {
 		m.Observe(i, pool.Labels[i])
 	}
+	m.Alpha1 = search.FitPrior(m).A1
+	m.Alpha0 = 1 - m.Alpha1
 	kernel, _ := vendi.SymmetrizeKNN(pool.Len(), pool.Neighbors, pool.Weights)
 	items := []int{obs[0], obs[1]}
 	quality := []float64{1, 1}

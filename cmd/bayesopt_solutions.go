@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -61,7 +58,8 @@ rank,index,id,value.
 
 The set's VS (order 1, the diversity measure the campaigns report as
 solutions_vs) goes to stderr with --format csv or table, and into the JSON
-with --format json. Only the solutions go to stdout.`, bayesopt.SolutionBandFraction, 100*bayesopt.SolutionBandFraction),
+document (docs/json.md) as field vs with --format json. Only the solutions
+go to stdout.`, bayesopt.SolutionBandFraction, 100*bayesopt.SolutionBandFraction),
 		Args:        cobra.NoArgs,
 		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE:        func(c *cobra.Command, _ []string) error { return runBayesoptSolutions(c, g, o) },
@@ -78,16 +76,6 @@ with --format json. Only the solutions go to stdout.`, bayesopt.SolutionBandFrac
 	return c
 }
 
-// solutionRow is one solution for JSON output.
-type solutionRow struct {
-	Rank       int                `json:"rank"`
-	Index      *int               `json:"index,omitempty"`
-	ID         string             `json:"id,omitempty"`
-	Parameters map[string]float64 `json:"parameters,omitempty"`
-	Value      float64            `json:"value"`
-	Region     *int               `json:"region,omitempty"`
-}
-
 func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOptions) error {
 	switch {
 	case (o.space == "") == (o.kernel == ""):
@@ -96,7 +84,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		return usageErrorf("--observed FILE is required")
 	case o.m < 1 || o.m > maxRegions:
 		return usageErrorf("--m %d: expected 1 to %d", o.m, maxRegions)
-	case o.format != "csv" && o.format != "table" && o.format != "json":
+	case o.format != "csv" && o.format != "table" && o.format != formatJSON:
 		return usageErrorf("--format %q: expected csv, table or json", o.format)
 	case o.ids != "" && o.kernel == "":
 		return usageErrorf("--ids applies only with --kernel")
@@ -111,7 +99,6 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 	}
 	var head []string
 	var rows [][]string
-	var js []solutionRow
 	var vs float64
 	note := ""
 	if o.space != "" {
@@ -135,15 +122,10 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		for r, i := range idx {
 			ob := obs[i]
 			row := []string{strconv.Itoa(r + 1)}
-			params := map[string]float64{}
 			for j, v := range ob.Values {
 				row = append(row, sp.Format(j, v))
-				params[sp.Parameters[j].Name] = v
 			}
-			row = append(row, fullPrecision(sign*ob.Value), strconv.Itoa(ob.Region))
-			rows = append(rows, row)
-			region := ob.Region
-			js = append(js, solutionRow{Rank: r + 1, Parameters: params, Value: sign * ob.Value, Region: &region})
+			rows = append(rows, append(row, fullPrecision(sign*ob.Value), strconv.Itoa(ob.Region)))
 		}
 	} else {
 		K, err := datasets.ReadKernelMatrix(o.kernel)
@@ -174,23 +156,11 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		for r, i := range idx {
 			e := evals[i]
 			rows = append(rows, []string{strconv.Itoa(r + 1), strconv.Itoa(e.Index), ids[e.Index], fullPrecision(e.Value)})
-			index := e.Index
-			js = append(js, solutionRow{Rank: r + 1, Index: &index, ID: ids[e.Index], Value: e.Value})
 		}
 	}
-	if o.format == "json" {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		vsOut := any(vs)
-		if math.IsNaN(vs) {
-			vsOut = nil
-		}
-		if err := enc.Encode(map[string]any{"m": o.m, "q": q.String(), "vs": vsOut, "solutions": js}); err != nil {
-			return err
-		}
-		_, err := c.OutOrStdout().Write(buf.Bytes())
-		return err
+	if o.format == formatJSON {
+		return writeJSONTable(c.OutOrStdout(), "bayesopt solutions", head, rows,
+			jsonField{"m", o.m}, jsonField{"q", jsonNumber(float64(q))}, jsonField{"vs", jsonNumber(vs)})
 	}
 	if err := writeSuggestions(c.OutOrStdout(), o.format, head, rows, nil); err != nil {
 		return err

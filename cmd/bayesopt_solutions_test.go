@@ -63,13 +63,11 @@ func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 		// JSON carries the same VS as the summary's solutions_vs.
 		code, stdout, _ = runQVS(t, "bayesopt", "solutions", "--space", space, "--observed", recsPath, "--q", run.q, "--minimize", "--format", "json")
 		var js struct {
-			VS        float64 `json:"vs"`
-			Solutions []struct {
-				Parameters map[string]float64 `json:"parameters"`
-				Value      float64            `json:"value"`
-			} `json:"solutions"`
+			Command string               `json:"command"`
+			VS      float64              `json:"vs"`
+			Rows    []map[string]float64 `json:"rows"`
 		}
-		if err := json.Unmarshal([]byte(stdout), &js); code != ExitOK || err != nil || len(js.Solutions) != 3 {
+		if err := json.Unmarshal([]byte(stdout), &js); code != ExitOK || err != nil || len(js.Rows) != 3 || js.Command != "bayesopt solutions" {
 			t.Fatalf("%s json: exit %d, %v: %q", run.key, code, err, stdout)
 		}
 		for _, row := range summary[1:] {

@@ -79,7 +79,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"bad method", nil, []string{"--space", space, "--observed", good, "--method", "ucb"}, ExitUsage, []string{`--method "ucb"`}},
 		{"bad batch", nil, []string{"--space", space, "--observed", good, "--batch", "0"}, ExitUsage, []string{"--batch 0"}},
 		{"bad q", nil, []string{"--space", space, "--observed", good, "--q", "-1"}, ExitUsage, []string{"--q"}},
-		{"bad format", nil, []string{"--space", space, "--observed", good, "--format", "json"}, ExitUsage, []string{"--format"}},
+		{"bad format", nil, []string{"--space", space, "--observed", good, "--format", "xml"}, ExitUsage, []string{"--format"}},
 		{"config ignored", nil, []string{"--space", space, "--observed", good, "--config", "c.yaml"}, ExitUsage, []string{"--config has no effect"}},
 		{"bad length scale", nil, []string{"--space", space, "--observed", good, "--length-scale", "-1"}, ExitUsage, []string{"--length-scale"}},
 		// 0 used to be read as "the default" (candidates: the batch size).

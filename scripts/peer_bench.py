@@ -147,7 +147,7 @@ def diversity(qvs, tmp, name, evals):
     out = subprocess.run([qvs, "bayesopt", "solutions", "--space", space_file(tmp, name), "--observed", evals,
                           "--minimize", "--m", str(M), "--format", "json"], check=True, capture_output=True, text=True).stdout
     js = json.loads(out)
-    pts = [[(s["parameters"]["x%d" % (j + 1)] - lo) / (hi - lo) for j in range(d)] for s in js["solutions"]]
+    pts = [[(row["x%d" % (j + 1)] - lo) / (hi - lo) for j in range(d)] for row in js["rows"]]
     basins = 0
     for k in range(len(pts), 0, -1):
         if any(all(math.dist(a, b) >= 0.5 for a, b in itertools.combinations(sub, 2))

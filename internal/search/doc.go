@@ -41,8 +41,9 @@
 // run's metrics for summary.csv.
 //
 // The model's prior a1 is a Prior: the authors' rule (the pool's true
-// prevalence, PriorFromPrevalence; the paper configs), EstimatePrior (from
-// the observed labels and the pool size only, for real use), or a number.
+// prevalence, PriorFromPrevalence; the paper configs), FitPrior (empirical
+// Bayes from the observed labels and the graph only, for real use), or a
+// number.
 // Suggest (`qvs as suggest`) picks the next batch from the labels a user
 // has observed, on a pool whose labels may be unknown, breaking exact ties
 // in a random order drawn from the seed as campaigns do.

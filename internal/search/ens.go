@@ -52,15 +52,14 @@ func (e ENS) Params() string { return "fantasy=" + e.Fantasy.String() }
 func Horizon(remaining, b int) int { return remaining - b - 1 }
 
 func (e ENS) Batch(st *State, b int) ([]int, error) {
-	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
 	k := Horizon(st.Remaining, b)
 	if k < 0 {
-		return topProbabilities(m, b)
+		return topProbabilities(st, b)
 	}
-	fm := m.Clone()
+	fm := st.fantasyModel(e.Fantasy)
 	t := newENSTable(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {

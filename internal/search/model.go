@@ -43,7 +43,7 @@ type graph struct {
 // a1 = prevalence rounded to 3 decimals (half to even, as numpy.round), a0 = 1 - a1.
 // The prevalence is the pool's true fraction of positives, as in the
 // authors' experiments (their batch_run.py reads it from the full label
-// vector); a real campaign uses EstimatePrior instead (Prior).
+// vector); a real campaign uses FitPrior instead (Prior).
 func PriorFromPrevalence(prevalence float64) (a0, a1 float64) {
 	a1 = math.RoundToEven(prevalence*1000) / 1000
 	return 1 - a1, a1

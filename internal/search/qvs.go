@@ -58,20 +58,26 @@ func (v QVS) Batch(st *State, b int) ([]int, error) {
 
 func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return vendi.GreedyResult{}, err
 	}
 	if v.Q == 0 {
-		picks, err := topProbabilities(m, b)
+		picks, err := topProbabilities(st, b)
 		return vendi.GreedyResult{Picks: picks}, err
 	}
 	if v.Kernel == nil || v.Kernel.Len() != m.Len() {
 		return vendi.GreedyResult{}, fmt.Errorf("search: qVS-AS needs a diversity kernel over the %d pool items", m.Len())
 	}
 	quality := m.Probabilities(nil)
+	pending := make([]bool, m.Len())
+	for _, x := range st.Pending {
+		pending[x] = true
+	}
 	var prefix, cand []int
 	for i := range quality {
 		switch {
+		case pending[i]:
+			// in the set after the positives, quality = probability
 		case !m.Observed(i):
 			cand = append(cand, i)
 		case m.Positive(i):
@@ -81,6 +87,7 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 			quality[i] = 0 // observed negatives are neither prefix nor candidates
 		}
 	}
+	prefix = append(prefix, st.Pending...)
 	if v.AuthorsShortcut {
 		return v.authorsBatch(st, b, quality, prefix, cand)
 	}

@@ -49,11 +49,10 @@ func (s SELECT) Batch(st *State, b int) ([]int, error) {
 	if math.IsNaN(s.Beta) || math.IsNaN(s.Lambda) {
 		return nil, fmt.Errorf("search: SELECT beta and lambda must be numbers")
 	}
-	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
-	fm := m.Clone()
+	fm := st.fantasyModel(s.Fantasy)
 	score := s.Scores(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {

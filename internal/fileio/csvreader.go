@@ -50,7 +50,7 @@ func notText(head []byte) error {
 		return fmt.Errorf("binary data (a NUL byte at offset %d), not CSV text; a spreadsheet's UTF-16 \"Unicode text\" must be saved as CSV (UTF-8)", i)
 	}
 	// Lines ended by CR alone (classic Mac OS, some exports) read as one
-	// line holding every row ("empty file?" before, issue 23).
+	// line holding every row ("empty file?" before).
 	if i := bytes.IndexByte(head, '\r'); i >= 0 && i+1 < len(head) && bytes.IndexByte(head, '\n') < 0 {
 		return fmt.Errorf("lines end with a carriage return alone (CR, old Mac format; offset %d): save the file with LF or CRLF line endings", i)
 	}

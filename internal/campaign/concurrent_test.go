@@ -311,6 +311,16 @@ func TestRefusedCampaignWritesAndReportsNothing(t *testing.T) {
 			t.Errorf("wrote %s", e.Name())
 		}
 	}
+	// A folder where the campaign lock cannot be taken (as in a read-only
+	// folder; the tests may run as root, which writes anywhere): an error
+	// and no report.
+	locked := t.TempDir()
+	if err := os.Mkdir(filepath.Join(locked, ".campaign.lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Execute(context.Background(), spec(locked), toyRun(5, nil)); err == nil || rep.Started() {
+		t.Errorf("unlockable folder: started %v, error %v", rep.Started(), err)
+	}
 	rep, err = Execute(context.Background(), spec(t.TempDir()), toyRun(5, nil))
 	if err != nil || !rep.Started() {
 		t.Errorf("a campaign that ran: started %v, %v", rep.Started(), err)

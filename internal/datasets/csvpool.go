@@ -148,7 +148,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
+					return fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, fileio.Excerpt(header[j]), fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
 				}
 				x[k] = v
 			}

@@ -110,7 +110,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 				return j, nil
 			}
 		}
-		return -1, fmt.Errorf("%s: %s: no column %q in the header %q%s", path, flag, name, header, SeparatorHint(header...))
+		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
 	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1}
 	type roleOf struct{ what, flag string }
@@ -184,9 +184,9 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	}
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
-			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %q", path, s.PrefixFlag, s.Prefix, header)
+			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
 		}
-		return nil, fmt.Errorf("%s: no feature columns left in the header %q (besides the id, label, quality, unnamed and excluded columns)", path, header)
+		return nil, fmt.Errorf("%s: no feature columns left in the header %s (besides the id, label, quality, unnamed and excluded columns)", path, ExcerptCells(header))
 	}
 	return c, nil
 }
@@ -329,7 +329,7 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 	number := func(line int, rec []string, j int) (float64, error) {
 		v, err := parseNumber(rec[j])
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, strings.TrimSpace(header[j]), rec[j], SeparatorHint(rec[j]))
+			return 0, fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, Excerpt(strings.TrimSpace(header[j])), Excerpt(rec[j]), SeparatorHint(rec[j]))
 		}
 		return v, nil
 	}

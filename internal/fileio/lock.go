@@ -187,7 +187,7 @@ func tryLease(path string) (*Lock, error) {
 			// QVS_LOCK=lease sees it held; one that flocked it first (it
 			// opened the file we had just created) holds the lock.
 			held := f
-			switch err := flock(f); {
+			switch err := flockNewLease(f); {
 			case errors.Is(err, ErrLocked):
 				f.Close()
 				return nil, &LockedError{Path: path, Owner: readOwner(path)}
@@ -244,6 +244,19 @@ func tryLease(path string) (*Lock, error) {
 		os.Remove(aside)
 	}
 	return nil, fmt.Errorf("lock %s: contended lease", path)
+}
+
+// flockNewLease flocks a lease file just created. Another lease taker's
+// flockHeld probe holds the flock for an instant: it is retried for up to
+// ~20 ms, so only a real flock holder (a process without QVS_LOCK=lease
+// that opened the new file first) makes it fail.
+func flockNewLease(f *os.File) error {
+	err := flock(f)
+	for i := 0; i < 20 && errors.Is(err, ErrLocked); i++ {
+		time.Sleep(time.Millisecond)
+		err = flock(f)
+	}
+	return err
 }
 
 // flockHeld reports whether another open file holds the flock of path (a

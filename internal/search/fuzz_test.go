@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,6 +69,45 @@ func FuzzResumeRecords(f *testing.F) {
 		all, err := Run(context.Background(), cfg, prior, func([]Query) error { return nil })
 		if err == nil && len(all) != len(full) {
 			t.Fatalf("resumed run has %d queries, an uninterrupted one %d", len(all), len(full))
+		}
+	})
+}
+
+// FuzzCompleteBatches: any batch numbering of resume records, batch size,
+// budget and pool size gives an error or a count of records that form
+// whole batches of the sizes Run makes (a prefix of the records), never a
+// panic.
+func FuzzCompleteBatches(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 1, 1, 2, 2}, 4, 13, 300)
+	f.Add([]byte{0, 1, 1, 2}, 2, 3, 3)
+	f.Add([]byte{1}, 1, 1, 2)
+	f.Fuzz(func(t *testing.T, batches []byte, batch, budget, n int) {
+		prior := make([]Query, len(batches))
+		for i, b := range batches {
+			prior[i] = Query{Iteration: i, Batch: int(b)}
+		}
+		keep, err := CompleteBatches("f.csv", prior, batch, budget, n)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.csv line ") {
+				t.Fatalf("error does not name the file and line: %v", err)
+			}
+			return
+		}
+		if keep < 0 || keep > len(prior) || (len(prior) > 0 && keep == 0) {
+			t.Fatalf("keep %d of %d", keep, len(prior))
+		}
+		done := 0
+		for k := 1; k < keep; {
+			b := prior[k].Batch
+			end := k
+			for end < keep && prior[end].Batch == b {
+				end++
+			}
+			if want := min(batch, budget-done, n-1-done); end-k != want {
+				t.Fatalf("kept batch %d of %d queries, Run makes %d", b, end-k, want)
+			}
+			done += end - k
+			k = end
 		}
 	})
 }

@@ -67,7 +67,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		}
 	}
 	if keyCol < 0 || labelCol < 0 {
-		return nil, fmt.Errorf("%s: header %v: expected columns index,label or id,label%s", path, recs[0], fileio.SeparatorHint(recs[0]...))
+		return nil, fmt.Errorf("%s: header %s: expected columns index,label or id,label%s", path, fileio.ExcerptCells(recs[0]), fileio.SeparatorHint(recs[0]...))
 	}
 	var idIndex map[string]int
 	if byID {
@@ -106,7 +106,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 			y = true
 		case "0", "false":
 		default:
-			return nil, fmt.Errorf("%s line %d: label %q: expected 1 (positive) or 0 (negative)", path, line, rec[labelCol])
+			return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[labelCol]))
 		}
 		if seen[i] {
 			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)

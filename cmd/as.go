@@ -253,10 +253,10 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if err != nil {
 		return nil, err
 	}
-	for _, note := range pool.Notes {
-		fmt.Fprintln(stderr, note)
-	}
 	if !g.Quiet {
+		for _, note := range pool.Notes {
+			fmt.Fprintln(stderr, "qvs: "+note)
+		}
 		if pool.Unlabeled {
 			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
 		} else {

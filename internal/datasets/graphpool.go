@@ -93,7 +93,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		rows, err = csrRows(path)
 	default:
 		path = cfg.File
-		rows, ids, err = ReadEdgesCSV(path, ids)
+		rows, ids, err = readEdgesCSV(path, ids)
 	}
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 	return rows, nil
 }
 
-// ReadEdgesCSV reads a graph as an edge list: a CSV with the header i,j,w
+// readEdgesCSV reads a graph as an edge list: a CSV with the header i,j,w
 // (0-based item indices) or id_i,id_j,w (item ids), one directed edge i ->
 // j of weight w per row (w in [0, 1]; an edge listed twice is an error when
 // the pool is built). ids, if not nil, are the items (their count is n;
@@ -185,7 +185,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 // (i,j), which at most twice the edge count may reach (isolated items need
 // ids), or the ids are those of the file in order of first appearance
 // (id_i,id_j). It returns the rows of (weight, neighbour) and the ids.
-func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
+func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

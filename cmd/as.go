@@ -19,6 +19,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -122,7 +123,7 @@ resume); 2 bad command line.`,
 	f.IntVar(&o.budget, "budget", 0, "queries per run after the start")
 	f.IntVar(&o.batch, "batch", 0, "batch size")
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
-	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
@@ -188,6 +189,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
+	}
+	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
+		return cfg, configErrorf(g.Config, "task: %v", err)
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
@@ -392,6 +396,7 @@ type asSuggestOptions struct {
 	method    string
 	q         string
 	format    string
+	rawIDs    bool
 	threshold float64
 	beta      float64
 	lambda    float64
@@ -666,6 +671,7 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
 	f.StringVar(&o.format, "format", "table", "output format: table or csv")
+	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
 	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
@@ -773,7 +779,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		w := csv.NewWriter(&buf)
 		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
 		for r, x := range s.Picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
+			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), csvID(id(x), o.rawIDs), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
 		}
 		w.Flush()
 	} else {

@@ -18,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -253,6 +254,11 @@ func (cfg *discreteConfig) normalise(path string) ([]vendi.Order, error) {
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = q.String()
+	}
+	for key, name := range map[string]string{"task": cfg.Task, "name": cfg.Name} {
+		if err := fileio.CheckPlainName(name); name != "" && err != nil {
+			return nil, configErrorf(path, "%s: %v", key, err)
+		}
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.setName())

@@ -161,8 +161,8 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := strings.TrimSpace(rec[ic])
-			if id == "" {
+			id := rec[ic] // verbatim: " sp " stays " sp " (issue 23)
+			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}
 			if l, dup := idLine[id]; dup {

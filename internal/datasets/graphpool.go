@@ -65,7 +65,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		}
 		first := map[string]int{}
 		for i, id := range ids {
-			if id == "" {
+			if strings.TrimSpace(id) == "" {
 				return nil, fmt.Errorf("pool.graph.ids: %s: id %d is empty", cfg.IDs, i+1)
 			}
 			if j, dup := first[id]; dup {
@@ -193,7 +193,6 @@ func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)
 	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("%s: empty file, expected a header i,j,w or id_i,id_j,w", path)
@@ -227,14 +226,14 @@ func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	err = fileio.EachRow(cr, path, 3, func(line int, rec []string) error {
 		var e edge
 		for c, dst := range []*int{&e.i, &e.j} {
-			cell := strings.TrimSpace(rec[c])
+			cell := rec[c] // ids verbatim, as the pool readers keep them
 			if byID {
 				k, ok := index[cell]
 				if !ok {
 					if ids != nil {
 						return fmt.Errorf("%s: line %d, column %q: id %q is not among the ids", path, line, header[c], cell)
 					}
-					if cell == "" {
+					if strings.TrimSpace(cell) == "" {
 						return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[c])
 					}
 					k = len(out)
@@ -244,7 +243,7 @@ func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 				*dst = k
 				continue
 			}
-			v, err := strconv.Atoi(cell)
+			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			if err != nil || v < 0 || v > math.MaxInt32-1 {
 				return fmt.Errorf("%s: line %d, column %q: %q is not an item index (an integer from 0)", path, line, header[c], cell)
 			}
@@ -319,10 +318,10 @@ func (p *Pool) readLabels(path string) error {
 	}
 	seen := make([]int, p.Len())
 	err = fileio.EachRow(cr, path, 2, func(line int, rec []string) error {
-		cell := strings.TrimSpace(rec[0])
+		cell := rec[0]
 		i, ok := index[cell]
 		if key == "index" {
-			v, err := strconv.Atoi(cell)
+			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			i, ok = v, err == nil && v >= 0 && v < p.Len()
 		}
 		if !ok {

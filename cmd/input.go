@@ -566,12 +566,10 @@ func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Wr
 	}
 	in.ids, in.quality = d.IDs, d.Quality
 	if d.Features == nil { // fingerprint column
-		r := datasets.FingerprintReader{Format: f.fingerprintFormat, Path: path, Column: fmt.Sprintf("%q (--fingerprint-column)", f.fingerprintColumn)}
-		bits := make([][]uint64, len(d.Fingerprints))
-		for i, text := range d.Fingerprints {
-			if bits[i], err = r.Parse(text, fmt.Sprintf("line %d", d.Lines[i])); err != nil {
-				return true, err
-			}
+		row := func(i int) string { return fmt.Sprintf("line %d", d.Lines[i]) }
+		bits, err := datasets.ParseFingerprints(d.Fingerprints, f.fingerprintFormat, path, fmt.Sprintf("%q (--fingerprint-column)", f.fingerprintColumn), row)
+		if err != nil {
+			return true, err
 		}
 		in.setTanimoto(bits)
 		return true, nil

@@ -179,3 +179,17 @@ func (r *FingerprintReader) Parse(text, row string) ([]uint64, error) {
 	}
 	return b, nil
 }
+
+// ParseFingerprints parses one fingerprint per item with a
+// FingerprintReader; row(i) names item i's row in errors (e.g. "line 3").
+func ParseFingerprints(texts []string, format, path, column string, row func(i int) string) ([][]uint64, error) {
+	r := FingerprintReader{Format: format, Path: path, Column: column}
+	out := make([][]uint64, len(texts))
+	for i, text := range texts {
+		var err error
+		if out[i], err = r.Parse(text, row(i)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -56,11 +56,6 @@ func (m *CSR) Check() error {
 // (indices, indptr, then format, shape, data).
 var csrMembers = []string{"indices", "indptr", "format", "shape", "data"}
 
-// maxCSRValues bounds the stored values of a CSR matrix read: 2^28 (a
-// million items with 268 neighbours each; 2 GiB as float64), so that a
-// small archive of highly compressible zeros cannot claim tens of GiB.
-const maxCSRValues = 1 << 28
-
 // maxDeflateRatio bounds how many bytes deflate can produce per compressed
 // byte (RFC 1951: a 258-byte match costs at least 2 bits, so about 1032);
 // a member declaring more is a decompression bomb or damaged.
@@ -79,8 +74,7 @@ const maxDeflateRatio = 1032
 // declared size, and the headers against each other (shape 2 values,
 // indptr rows+1, indices as many as data); the arrays are then read in
 // chunks that grow with the bytes actually inflated, which archive/zip stops
-// at the declared size. At most maxCSRValues values, and no more than the
-// matrix has entries. A small file cannot make the reader allocate much
+// at the declared size. A small file cannot make the reader allocate much
 // more than the matrix it really holds.
 func ReadCSRNPZ(path string) (*CSR, error) {
 	zc, err := zip.OpenReader(path)
@@ -143,9 +137,6 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 	m := &CSR{Rows: int(rows), Cols: int(cols)}
 	if got := headers["indptr"].Shape[0]; got != m.Rows+1 {
 		return nil, fmt.Errorf("%s: array \"indptr\" has %d entries, expected rows+1 = %d", path, got, m.Rows+1)
-	}
-	if nnz := headers["data"].Shape[0]; nnz > maxCSRValues || float64(nnz) > rows*cols {
-		return nil, fmt.Errorf("%s: %d stored values for a %d x %d matrix: more than its entries or the %d a graph may hold", path, nnz, m.Rows, m.Cols, maxCSRValues)
 	}
 	streamed := func(r io.Reader, _ int64, name string) (*NPYArray, error) { return ReadNPY(r, -1, name) }
 	arrays := map[string][]float64{}

@@ -163,8 +163,6 @@ func TestReadCSRNPZBombs(t *testing.T) {
 	claim := honest("indices.npy", npyInts("<i4", 6, 0))
 	claim.declared = 1 << 40
 	big := honest("indices.npy", npyInts("<i4", 4_000_000, 0))
-	many := honest("indices.npy", npyInts("<i4", 40, 0))
-	manyData := honest("data.npy", append(npyHeaderV1("<f8", "(40,)"), make([]byte, 320)...))
 	cases := []struct {
 		name    string
 		members []rawMember
@@ -172,7 +170,6 @@ func TestReadCSRNPZBombs(t *testing.T) {
 	}{
 		{"claim", []rawMember{claim, indptr, format, shape, data}, `array "indices": member declares 1099511627776 bytes uncompressed`},
 		{"mismatch", []rawMember{big, indptr, format, shape, data}, `arrays "indices" (4000000) and "data" (6) differ in length`},
-		{"entries", []rawMember{many, honest("indptr.npy", npyInts("<i4", 5, 0)), format, shape, manyData}, "40 stored values for a 4 x 5 matrix: more than its entries"},
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, c.name+".npz")

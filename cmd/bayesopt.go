@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -233,7 +233,7 @@ func boPeekTask(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return "", usageErrorf("config %s: %w", path, err)
 	}
@@ -534,7 +534,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		}
 		return writeBayesoptRunFiles(rec, res, d, cmdObj)
 	})
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -120,11 +119,9 @@ func configTask(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return "", usageErrorf("config %s: %w", path, err)
+	v, _, err := readConfigFile(path)
+	if err != nil {
+		return "", err
 	}
 	return v.GetString("task"), nil
 }
@@ -311,7 +308,7 @@ func loadDiscreteSet(g *GlobalOptions, cfg discreteConfig) (*datasets.KernelSet,
 		path := at(d.Photoswitch)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, &datasets.MissingDataError{Task: cfg.Task, Missing: []string{path +
-				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: d.Note}
+				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: strings.TrimSpace(d.Note + "\n" + datasets.DataHint)}
 		}
 		set, err := datasets.PhotoswitchKernelSet(path)
 		if set != nil {
@@ -387,7 +384,9 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
 		},
 	}, p.RunFunc(base))
-	chatter("%s: %s\n", cfg.setName(), rep)
+	if rep.Started() {
+		chatter("%s: %s\n", cfg.setName(), rep)
+	}
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,7 +62,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		return nil, fmt.Errorf("pool.csv.standardize: z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
 	}
 	path := cfg.File
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("pool.csv.file: %w", err)
 	}
@@ -191,6 +190,9 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	if cfg.K >= p.Len() {
 		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
+	}
+	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
+		return nil, err
 	}
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)

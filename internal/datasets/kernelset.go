@@ -159,7 +159,7 @@ func ReadKernelMatrix(path string) (*mat.SymDense, error) {
 
 // readKernelTable reads the ids, objective and metrics of the table file.
 func readKernelTable(f KernelSetFiles, set *KernelSet) error {
-	fh, err := os.Open(f.Table)
+	fh, err := fileio.OpenInput(f.Table)
 	if err != nil {
 		return err
 	}

@@ -355,7 +355,7 @@ func TestFileShapeMessages(t *testing.T) {
 	checkBadInput(t, []badInputCase{
 		{"CR-only lines", []string{"score", "--kernel", writeFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
 			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
-		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, "features.npy: read " + npyDir + ": is a directory"},
+		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
 	})
 }
 
@@ -368,7 +368,7 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	var cases []badInputCase
 	for _, c := range []struct{ body, want string }{
-		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected at least 1"},
+		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected 1 to 25000"},
 		{"pool:\n  synthetic: {k: 0}\n", "pool.synthetic.k: 0, expected 1 to n-1 = 3999"},
 		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
 	} {

@@ -204,8 +204,8 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 			p.Dense = nil
 		}
-		if err := checkTanimotoSimilarity(cfg.Similarity); err != nil {
-			return nil, fmt.Errorf("pool.csv.similarity: %w", err)
+		if s := cfg.Similarity; s != SimilarityGaussian && s != SimilarityNative && s != SimilarityUnweighted {
+			return nil, fmt.Errorf("pool.csv.similarity: %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", s, SimilarityNative, SimilarityUnweighted)
 		}
 		g, w, err := TanimotoGraph(p.Bits, cfg.K, cfg.Similarity, cacheDir, workers)
 		if err != nil {

@@ -177,28 +177,17 @@ func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers in
 
 // TanimotoGraph is the exact Tanimoto kNN graph of the fingerprints b (k
 // neighbours, ties to the lower index, cached under cacheDir as CachedKNN
-// does) and its edge weights by TanimotoWeights.
+// does) and its edge weights: the Tanimoto similarity itself, recomputed
+// rather than taken as 1 - distance so that it equals Tanimoto(b_i, b_j)
+// bit for bit (similarity native, or gaussian: the CSV pools' default,
+// which means the metric's own similarity here), or 1 (unweighted).
 func TanimotoGraph(b [][]uint64, k int, similarity, cacheDir string, workers int) (*KNNGraph, []float64, error) {
-	if err := checkTanimotoSimilarity(similarity); err != nil {
-		return nil, nil, err
+	if similarity != SimilarityNative && similarity != SimilarityGaussian && similarity != SimilarityUnweighted {
+		return nil, nil, fmt.Errorf("similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", similarity, SimilarityNative, SimilarityUnweighted)
 	}
 	g, _, err := CachedKNN(cacheDir, nil, b, k, MetricTanimoto, workers)
 	if err != nil {
 		return nil, nil, err
-	}
-	w, err := TanimotoWeights(g, b, similarity)
-	return g, w, err
-}
-
-// TanimotoWeights are the edge weights of a Tanimoto kNN graph g of the
-// fingerprints b, in g's layout: the Tanimoto similarity itself,
-// recomputed rather than taken as 1 - distance so that it equals
-// Tanimoto(b_i, b_j) bit for bit (similarity native, or gaussian: the CSV
-// pools' default, which means the metric's own similarity here), or 1
-// (unweighted).
-func TanimotoWeights(g *KNNGraph, b [][]uint64, similarity string) ([]float64, error) {
-	if err := checkTanimotoSimilarity(similarity); err != nil {
-		return nil, err
 	}
 	w := make([]float64, len(g.Index))
 	for e, j := range g.Index {
@@ -207,12 +196,5 @@ func TanimotoWeights(g *KNNGraph, b [][]uint64, similarity string) ([]float64, e
 			w[e] = Tanimoto(b[e/g.K], b[j])
 		}
 	}
-	return w, nil
-}
-
-func checkTanimotoSimilarity(similarity string) error {
-	if similarity != SimilarityNative && similarity != SimilarityGaussian && similarity != SimilarityUnweighted {
-		return fmt.Errorf("similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", similarity, SimilarityNative, SimilarityUnweighted)
-	}
-	return nil
+	return g, w, nil
 }

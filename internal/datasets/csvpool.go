@@ -205,7 +205,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			p.Dense = nil
 		}
 		if s := cfg.Similarity; s != SimilarityGaussian && s != SimilarityNative && s != SimilarityUnweighted {
-			return nil, fmt.Errorf("pool.csv.similarity: %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", s, SimilarityNative, SimilarityUnweighted)
+			return nil, fmt.Errorf("pool.csv.similarity: similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", s, SimilarityNative, SimilarityUnweighted)
 		}
 		g, w, err := TanimotoGraph(p.Bits, cfg.K, cfg.Similarity, cacheDir, workers)
 		if err != nil {

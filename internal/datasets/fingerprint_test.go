@@ -257,7 +257,7 @@ func TestLoadCSVTanimoto(t *testing.T) {
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `no column "fingerprint"`, func(c *CSVConfig) { c.FingerprintColumn = "fingerprint" }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_format: "b64"`, func(c *CSVConfig) { c.FingerprintFormat = "b64" }},
 		{"id,x\na,1\nb,0.5\nc,0\n", `column "x": 0.5 is not a count`, func(c *CSVConfig) { c.FingerprintColumn = "" }},
-		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.similarity: "cosine" is not one of`, func(c *CSVConfig) { c.Similarity = "cosine" }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `"cosine" is not one of "native", "unweighted"`, func(c *CSVConfig) { c.Similarity = "cosine" }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.standardize: z-scored features are not fingerprints`, func(c *CSVConfig) { c.Standardize = true }},
 	} {
 		cfg := DefaultConfig(KindCSV).CSV

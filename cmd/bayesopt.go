@@ -90,7 +90,7 @@ const spaceTask = space.CampaignTask
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
-// settings, reference notes §3) with the budgets of configs/TASK.yaml.
+// settings, from its README) with the budgets of configs/TASK.yaml.
 // A space campaign's folder is left empty here: it is named after the space
 // file once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesoptConfig {
@@ -190,7 +190,9 @@ it); --minimize negates them (records hold the maximised values). A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
-that batch is recorded and a rerun resumes there. A run never has two
+that batch is recorded and a rerun resumes there. The command runs in its
+own process group, which dies with qvs (kill -9 of qvs included), and may
+print at most 64 MiB. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records
 (runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the

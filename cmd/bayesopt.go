@@ -90,7 +90,7 @@ const spaceTask = space.CampaignTask
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
-// settings, reference notes §3) with the budgets of configs/TASK.yaml.
+// settings, from its README) with the budgets of configs/TASK.yaml.
 // A space campaign's folder is left empty here: it is named after the space
 // file once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesoptConfig {
@@ -154,7 +154,10 @@ region dropped within tau of points picked this iteration by better-ranked
 regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
 batch = greedy qVS_q maximiser over the merged Thompson candidates of all
 regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
-solutions are the method's centres on all evaluations (random: greedy qVS_1).
+solutions are the method's centres on all evaluations (random: greedy qVS_1);
+a --space campaign's are instead the rule of qvs bayesopt solutions (the
+greedy qVS_q, q = 1 for methods other than qvs, over the best 10% of the
+evaluations), for every method.
 --qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
 paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
 apart is rejected (runs keyed qvs-qQ-floor-rNN). --qvs-mode authors (key
@@ -186,7 +189,10 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A non-zero
+it); --minimize negates them (records hold the maximised values). A point
+printed as nan or failed is a failed experiment: recorded with value
+failed, left out of the model, and no point is proposed within 0.05 x
+sqrt(parameters) of it in the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
@@ -206,7 +212,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs := c.Flags()
 	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
 	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
-	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs, e.g. 0.5,1,1.5 (inf allowed)")
+	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
 	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
@@ -401,7 +407,19 @@ func (cfg bayesoptConfig) settings(method string, q vendi.Order) bayesopt.Settin
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
 		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
-		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
+		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint,
+		Final: cfg.finalRule()}
+}
+
+// finalRule: a campaign of a user's space reports the band rule's final
+// solutions (what qvs bayesopt solutions prints); the built-in tasks keep
+// the paper's (the method's centres), so their records and summaries stay
+// those of the paper's protocol.
+func (cfg bayesoptConfig) finalRule() string {
+	if cfg.Space != "" {
+		return bayesopt.FinalBand
+	}
+	return bayesopt.FinalCentres
 }
 
 // bayesoptRun is one planned run with its settings.
@@ -533,6 +551,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 			})
 		if err != nil {
 			return nil, err
+		}
+		if n := res.Failures(); n > 0 && !g.Quiet {
+			fmt.Fprintf(stderr, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}
 		return writeBayesoptRunFiles(rec, res, d, cmdObj)
 	})

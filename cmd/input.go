@@ -34,6 +34,7 @@ type itemInput struct {
 	rawCosine bool
 	quality   []float64 // nil when not given
 	ids       []string  // nil when not given
+	groups    []string  // each item's group (score --group-column), nil when not given
 }
 
 // symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
@@ -54,6 +55,7 @@ type inputFlags struct {
 	featurePrefix, excludeColumns              string
 	fingerprintColumn, fingerprintFormat       string
 	standardize                                bool
+	groupColumn                                string // score only
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
@@ -136,7 +138,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, err
 	}
 	if f.kernel != "" {
-		for _, name := range []string{"quality-column", "feature-columns", "feature-prefix", "exclude-columns", "fingerprint-column", "fingerprint-format", "standardize", "embedding-kernel", "linear", "length-scale"} {
+		for _, name := range []string{"quality-column", "feature-columns", "feature-prefix", "exclude-columns", "fingerprint-column", "fingerprint-format", "standardize", "embedding-kernel", "linear", "length-scale", "group-column"} {
 			if f.changed(name) {
 				return nil, usageErrorf("--%s applies to --embeddings, not --kernel", name)
 			}
@@ -158,6 +160,9 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 	}
 	if !loaded {
 		var t *fileio.Table
+		if f.groupColumn != "" {
+			return nil, usageErrorf("--group-column names a header column, and %s has no header row", path)
+		}
 		if f.idColumn != "" {
 			t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
 		} else if t, err = fileio.ReadTable(path, false); err != nil {
@@ -174,7 +179,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			}
 			in.n = t.Rows
 		} else {
-			if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
+			if err := checkHeaderFlags(t, f); err != nil {
 				return nil, err
 			}
 			if err := in.setFeatures(t, f, embKernel, stderr, quiet); err != nil {
@@ -292,63 +297,14 @@ func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 	return K, nil
 }
 
-// splitEmbeddingColumns takes the quality column (--quality-column) out of
-// an embeddings table and keeps the --feature-columns; without
-// --feature-columns it warns about header columns that look like a quality
-// or a label but are read as dimensions.
-func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fileio.Table, []float64, error) {
+// checkHeaderFlags refuses the flags that name header columns on a table
+// without a header (a headerless CSV or a .npy; a CSV with a header is read
+// by loadColumnsCSV).
+func checkHeaderFlags(t *fileio.Table, f inputFlags) error {
 	if (f.qualityColumn != "" || f.featureColumns != "" || f.featurePrefix != "" || f.excludeColumns != "" || f.fingerprintColumn != "") && t.Header == nil {
-		return nil, nil, fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
+		return fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
 	}
-	find := func(flag, name string) (int, error) {
-		j := t.ColumnIndex(name)
-		if j < 0 {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %s", t.Path, flag, name, fileio.ExcerptCells(t.Header))
-		}
-		return j, nil
-	}
-	qc := -1
-	var quality []float64
-	if f.qualityColumn != "" {
-		var err error
-		if qc, err = find("--quality-column", f.qualityColumn); err != nil {
-			return nil, nil, err
-		}
-		quality = t.Column(qc)
-	}
-	var cols []int
-	if f.featureColumns != "" {
-		for _, name := range splitList(f.featureColumns) {
-			j, err := find("--feature-columns", name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if j == qc {
-				return nil, nil, fmt.Errorf("%s: column %q is both the quality column and a feature column", t.Path, name)
-			}
-			cols = append(cols, j)
-		}
-	} else {
-		// "y" beside an "x" column is a coordinate, not a target.
-		coords := t.ColumnIndex("x") >= 0
-		for j := 0; j < t.Cols; j++ {
-			if j == qc {
-				continue
-			}
-			cols = append(cols, j)
-			if t.Header != nil && suspectColumn(t.Header[j]) && !(coords && strings.TrimSpace(t.Header[j]) == "y") {
-				h := strings.TrimSpace(t.Header[j])
-				fmt.Fprintf(stderr, "qvs: warning: %s: column %q is read as an embedding dimension; if it holds qualities pass --quality-column %s, or choose the dimensions with --feature-columns\n", t.Path, h, h)
-			}
-		}
-	}
-	if len(cols) == 0 {
-		return nil, nil, fmt.Errorf("%s: no embedding columns left besides the quality column", t.Path)
-	}
-	if len(cols) == t.Cols {
-		return t, quality, nil
-	}
-	return t.Select(cols), quality, nil
+	return nil
 }
 
 // setEmbeddings sets the items from the embeddings table under kernel.
@@ -455,7 +411,7 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 // no table); loaded is false when the ordinary reader must be used.
 func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, err error) {
 	if !f.rawNPY || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
-		embKernel == embRBF || embKernel == embTanimoto || f.standardize || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
+		embKernel == embRBF || embKernel == embTanimoto || f.standardize || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" || f.groupColumn != "" {
 		return false, nil
 	}
 	in.rawCosine = embKernel == embCosine
@@ -592,8 +548,8 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy)")
-	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy); cosine kernel unless --embedding-kernel")
+	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy; - reads stdin)")
+	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy; - reads stdin); cosine kernel unless --embedding-kernel")
 	fs.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
 	fs.StringVar(&f.qualityColumn, "quality-column", "", "--embeddings CSV: the column holding each item's quality (not an embedding dimension)")
 	fs.StringVar(&f.featureColumns, "feature-columns", "", "--embeddings CSV: comma-separated columns that are the embedding (default: all but the id and quality columns)")
@@ -623,9 +579,9 @@ func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Wr
 		return false, nil
 	}
 	spec := fileio.ColumnSpec{
-		ID: f.idColumn, Quality: f.qualityColumn, Fingerprint: f.fingerprintColumn,
+		ID: f.idColumn, Quality: f.qualityColumn, Fingerprint: f.fingerprintColumn, Group: f.groupColumn,
 		Features: splitList(f.featureColumns), Prefix: f.featurePrefix, Exclude: splitList(f.excludeColumns),
-		IDFlag: "--id-column", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column",
+		IDFlag: "--id-column", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column", GroupFlag: "--group-column",
 		FeaturesFlag: "--feature-columns", PrefixFlag: "--feature-prefix", ExcludeFlag: "--exclude-columns",
 	}
 	d, ok, err := fileio.ReadColumnsCSV(path, spec)
@@ -642,7 +598,7 @@ func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Wr
 			fmt.Fprintln(stderr, "qvs: "+note)
 		}
 	}
-	in.ids, in.quality = d.IDs, d.Quality
+	in.ids, in.quality, in.groups = d.IDs, d.Quality, d.Groups
 	if d.Features == nil { // fingerprint column
 		row := func(i int) string { return fmt.Sprintf("line %d", d.Lines[i]) }
 		bits, err := datasets.ParseFingerprints(d.Fingerprints, f.fingerprintFormat, path, fmt.Sprintf("%q (--fingerprint-column)", f.fingerprintColumn), row)

@@ -48,6 +48,9 @@ type GlobalOptions struct {
 	CPUProfile  string
 	seedSet     bool
 	stopProfile func()
+	// stdin is where a file flag given as "-" was copied (resolveStdin).
+	stdin   stdinFile
+	stdinIn io.Reader
 }
 
 // DefaultDataDir is used when neither --data-dir nor $QVS_DATA_DIR is set:
@@ -104,6 +107,17 @@ Diverse Experimental Design" (ICML 2024).`,
 			}
 			if err := checkIgnoredGlobals(c); err != nil {
 				return err
+			}
+			in := g.stdinIn
+			if in == nil {
+				in = c.InOrStdin()
+			}
+			var err error
+			if g.stdin, err = resolveStdin(c, in); err != nil {
+				return err
+			}
+			if g.stdin.path != "" {
+				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
 			if g.Workers < 1 || g.Workers > maxWorkers {
 				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
@@ -217,9 +231,16 @@ func checkIgnoredGlobals(c *cobra.Command) error {
 
 // Main runs qvs with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainIO(args, os.Stdin, stdout, stderr)
+}
+
+// MainIO is Main reading stdin from stdin (a file flag given as "-").
+func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root, g := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
+	g.stdinIn = stdin
 	ran, err := root.ExecuteC()
+	defer g.stdin.remove()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
@@ -231,7 +252,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", nameSetFlags(msg, ran))
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(nameSetFlags(msg, ran)))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		return ExitUsage

@@ -140,8 +140,10 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		p.IDs = []string{}
 		idLine = map[string]int{}
 	}
-	var texts []string // the fingerprint column
-	var lines []int
+	var fps *FingerprintReader
+	if fc >= 0 {
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))}
+	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
 		if lc >= 0 {
@@ -151,8 +153,11 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 			}
 		}
 		if fc >= 0 {
-			texts = append(texts, rec[fc])
-			lines = append(lines, line)
+			b, err := fps.Parse(rec[fc], fmt.Sprintf("line %d", line))
+			if err != nil {
+				return err
+			}
+			p.Bits = append(p.Bits, b)
 		} else {
 			x := make([]float64, len(fcols))
 			for k, j := range fcols {
@@ -165,7 +170,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := rec[ic] // verbatim: " sp " stays " sp " (issue 23)
+			id := rec[ic] // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}
@@ -186,13 +191,6 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	}
 	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
 		return nil, err
-	}
-	if fc >= 0 {
-		row := func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
-		column := fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))
-		if p.Bits, err = ParseFingerprints(texts, format, path, column, row); err != nil {
-			return nil, err
-		}
 	}
 	if ic < 0 && cols.ID >= 0 {
 		p.IDs = unnamed[slices.Index(cols.Unnamed, cols.ID)]

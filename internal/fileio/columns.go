@@ -75,11 +75,13 @@ func LabelLikeColumn(name string, header []string) bool {
 // or nil: not given), and the flags or keys that gave them, for messages.
 type ColumnSpec struct {
 	ID, Label, Quality, Fingerprint string
+	Group                           string   // a text column grouping the rows (score --group-column)
 	Features                        []string // explicit feature columns
 	Prefix                          string   // or: the columns named Prefix...
 	Exclude                         []string // columns never features
 	// Flag names for messages, e.g. "--id-column" or "pool.csv.id_column".
 	IDFlag, LabelFlag, QualityFlag, FingerprintFlag, FeaturesFlag, PrefixFlag, ExcludeFlag string
+	GroupFlag                                                                              string
 }
 
 // Columns is a resolved header: the index of each role (-1 when absent),
@@ -87,6 +89,7 @@ type ColumnSpec struct {
 // the unnamed columns, which are never features (see ResolveUnnamed).
 type Columns struct {
 	ID, Label, Quality, Fingerprint int
+	Group                           int
 	Features                        []int
 	Unnamed                         []int
 }
@@ -112,13 +115,13 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 		}
 		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
-	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1}
+	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1, Group: -1}
 	type roleOf struct{ what, flag string }
 	role := map[int]roleOf{}
 	for _, r := range []struct {
 		name, flag, what string
 		dst              *int
-	}{{s.ID, s.IDFlag, "id", &c.ID}, {s.Label, s.LabelFlag, "label", &c.Label}, {s.Quality, s.QualityFlag, "quality", &c.Quality}, {s.Fingerprint, s.FingerprintFlag, "fingerprint", &c.Fingerprint}} {
+	}{{s.ID, s.IDFlag, "id", &c.ID}, {s.Label, s.LabelFlag, "label", &c.Label}, {s.Quality, s.QualityFlag, "quality", &c.Quality}, {s.Fingerprint, s.FingerprintFlag, "fingerprint", &c.Fingerprint}, {s.Group, s.GroupFlag, "group", &c.Group}} {
 		if r.name == "" {
 			continue
 		}
@@ -279,6 +282,7 @@ type ColumnData struct {
 	IDs          []string  // nil without an id column
 	Quality      []float64 // nil without a quality column
 	Fingerprints []string  // the fingerprint column's text, trimmed (nil without)
+	Groups       []string  // the group column's text, trimmed (nil without)
 	Lines        []int     // each row's 1-based line in the file
 	Columns      *Columns
 	Notes        []string // what ResolveUnnamed decided, for stderr
@@ -353,7 +357,10 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 			texts = append(texts, strings.TrimSpace(rec[cols.Fingerprint]))
 		}
 		if cols.ID >= 0 {
-			d.IDs = append(d.IDs, strings.TrimSpace(rec[cols.ID]))
+			d.IDs = append(d.IDs, rec[cols.ID]) // verbatim, as the pool readers keep ids
+		}
+		if cols.Group >= 0 {
+			d.Groups = append(d.Groups, strings.TrimSpace(rec[cols.Group]))
 		}
 		for u, j := range cols.Unnamed {
 			unnamed[u] = append(unnamed[u], strings.TrimSpace(rec[j]))

@@ -38,6 +38,35 @@ func FuzzParseObserved(f *testing.F) {
 	})
 }
 
+// FuzzParsePending: a pending-items CSV never panics the reader; what it
+// accepts names each pool item at most once, only items of the pool and
+// none of the labelled ones.
+func FuzzParsePending(f *testing.F) {
+	for _, s := range []string{"index\n3\n4\n", "id\n2\n", "Index,note\n0,x\n9,y\n", "id\n3\n3\n", "index\n-1\n", "index\n5\n"} {
+		f.Add([]byte(s))
+	}
+	pool := linePool(rand.New(rand.NewPCG(1, 1)), 10, 3)
+	observed := []Observation{{Index: 5, Positive: true}}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "pending.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pending, err := ParsePending(p, pool, observed, "obs.csv")
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{5: true}
+		for _, x := range pending {
+			if x < 0 || x >= pool.Len() || seen[x] {
+				t.Fatalf("pending item %d accepted (pool of %d, seen or labelled %v)", x, pool.Len(), seen[x])
+			}
+			seen[x] = true
+		}
+	})
+}
+
 // FuzzResumeRecords: the record file of an interrupted active-search run
 // (runs/KEY.csv, rows without the header) never panics ParseRecords or the
 // replay that resumes from it; the seed is a real run's records.

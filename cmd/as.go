@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,7 +155,10 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		cfg.Pool.Dir = o.poolDir
 		cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
 	}
-	if err := o.csv.apply(fl, &cfg); err != nil {
+	if g.fromFlags == nil {
+		g.fromFlags = map[string]bool{}
+	}
+	if err := o.csv.apply(fl, &cfg, g.fromFlags); err != nil {
 		return cfg, err
 	}
 	switch {
@@ -288,12 +290,12 @@ func checkASFlags(c *cobra.Command, o *asOptions) error {
 	}
 	if c.Flags().Changed("q") {
 		if _, err := vendi.ParseOrders(o.q); err != nil {
-			return usageErrorf("--q: %v", err)
+			return usageErrorf("--q: %w", err)
 		}
 	}
 	if c.Flags().Changed("prior") {
 		if _, err := search.ParsePrior(o.prior); err != nil {
-			return usageErrorf("--prior: %v", err)
+			return usageErrorf("--prior: %w", err)
 		}
 	}
 	return nil
@@ -309,11 +311,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	camp, err := search.Plan(cfg.Protocol)
 	if err != nil {
-		return configErrorf(g.Config, "%v", err)
+		return configErrorf(g.Config, "%w", err)
 	}
 	recorded := cfg
 	recorded.Out = ""
@@ -401,9 +403,6 @@ type asSuggestOptions struct {
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
 	k                                               int
-	// fromFlags are the flags whose value (given or default) apply put
-	// into the pool.csv keys; their errors name them (nameFlags).
-	fromFlags []string
 }
 
 func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
@@ -418,44 +417,14 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 // asCSVPoolFlags are the flags that set pool.csv keys.
 var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
 
-// asCSVPoolKeys are the pool.csv keys of asCSVPoolFlags, in their order.
-var asCSVPoolKeys = []string{"file", "id_column", "feature_columns", "feature_prefix", "metric", "k"}
-
-// nameFlags rewrites the pool.csv keys that err names and a flag set (from
-// fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
-// never saw those keys. The error's kind (exit code) is kept.
-func (o *asCSVPoolOptions) nameFlags(err error) error {
-	if err == nil || len(o.fromFlags) == 0 {
-		return err
-	}
-	msg := err.Error()
-	for i, flag := range asCSVPoolFlags {
-		if !slices.Contains(o.fromFlags, flag) {
-			continue
-		}
-		key := regexp.MustCompile(`\bpool\.csv\.` + asCSVPoolKeys[i] + `\b`)
-		msg = key.ReplaceAllLiteralString(msg, "--"+flag+" (key pool.csv."+asCSVPoolKeys[i]+")")
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return renamedError{msg, err}
-}
-
-// renamedError is err with another message.
-type renamedError struct {
-	msg string
-	err error
-}
-
-func (e renamedError) Error() string { return e.msg }
-func (e renamedError) Unwrap() error { return e.err }
-
 // apply sets the pool.csv keys from the flags: --pool replaces a config's
 // pool of another kind by a CSV pool (flag defaults for the other keys) and
 // overrides only the file of a config's CSV pool; the other flags without
 // --pool on a pool of another kind are usage errors.
-func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
+// A pool that --pool replaced takes every pool.csv key from the flags,
+// their defaults included: those flags are recorded in fromFlags, so that a
+// SettingError on one of their keys names the flag (errorMessage).
+func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig, fromFlags map[string]bool) error {
 	var set []string
 	for _, name := range asCSVPoolFlags {
 		if fl.Lookup(name) != nil && fl.Changed(name) {
@@ -467,10 +436,9 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 	}
 	replaced := false
 	defer func() {
-		o.fromFlags = nil
 		for _, name := range asCSVPoolFlags {
-			if replaced || fl.Changed(name) {
-				o.fromFlags = append(o.fromFlags, name)
+			if replaced {
+				fromFlags[name] = true
 			}
 		}
 	}()
@@ -592,11 +560,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	q, err := vendi.ParseOrder(o.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	fan, err := search.ParseFantasy(o.fantasy)
 	if err != nil {
-		return usageErrorf("--fantasy: %v", err)
+		return usageErrorf("--fantasy: %w", err)
 	}
 	for _, chk := range []struct {
 		flag  string
@@ -612,7 +580,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	if fl.Changed("prior") {
 		if _, err := search.ParsePrior(o.as.prior); err != nil {
-			return usageErrorf("--prior: %v", err)
+			return usageErrorf("--prior: %w", err)
 		}
 	}
 	cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
@@ -621,12 +589,12 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	prior, err := search.ParsePrior(cfg.Prior)
 	if err != nil {
-		return configErrorf(g.Config, "%v", err)
+		return configErrorf(g.Config, "%w", err)
 	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
-		return o.as.csv.nameFlags(err)
+		return err
 	}
 	observed, err := search.ParseObserved(o.observed, pool.Pool)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -339,7 +340,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
 	if cfg.Repeats < 1 {
-		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
+		return cfg, nil, settingError(g.Config, "repeats", cfg.Repeats, "must be at least 1")
 	}
 	for _, k := range []struct {
 		key      string
@@ -356,26 +357,21 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 		v   int
 	}{{"candidates", cfg.Candidates}, {"max_train", cfg.MaxTrain}, {"fit_iterations", cfg.FitIterations}} {
 		if k.v < 1 {
-			return cfg, nil, bad("%s = %d: must be at least 1", k.key, k.v)
+			return cfg, nil, settingError(g.Config, k.key, k.v, "must be at least 1")
 		}
 	}
 	if len(cfg.Methods) == 0 {
 		return cfg, nil, bad("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
 	}
-	seen := map[string]bool{}
-	hasQVS := false
-	for _, m := range cfg.Methods {
-		if seen[m] {
-			return cfg, nil, bad("method %q listed twice", m)
-		}
-		seen[m] = true
-		hasQVS = hasQVS || m == bayesopt.MethodQVS
+	if err := configkeys.Unique("methods", cfg.Methods); err != nil {
+		return cfg, nil, configErrorf(g.Config, "%w", err)
 	}
+	hasQVS := slices.Contains(cfg.Methods, bayesopt.MethodQVS)
 	var qs []float64
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
-			return cfg, nil, bad("q: %v", err)
+			return cfg, nil, settingError(g.Config, "q", s, "%v", err)
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = vendi.FormatOrder(q)
@@ -389,7 +385,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	for _, m := range cfg.Methods {
 		s := cfg.settings(m, 1)
 		if err := s.Validate(); err != nil {
-			return cfg, nil, bad("%v", err)
+			return cfg, nil, configErrorf(g.Config, "%w", err)
 		}
 	}
 	return cfg, qs, nil
@@ -465,7 +461,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if task != spaceTask {
 		var err error
 		if obj, err = tasks.Lookup(task); err != nil {
-			return usageErrorf("--task: %v", err)
+			return usageErrorf("--task: %w", err)
 		}
 	}
 	cfg, qs, err := resolveBayesoptConfig(c, g, f, task)
@@ -479,7 +475,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
 		return err

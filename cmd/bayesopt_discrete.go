@@ -218,7 +218,7 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 	if v, ok := changed("shard"); ok {
 		s, err := campaign.ParseShard(v)
 		if err != nil {
-			return shard, usageErrorf("%v", err)
+			return shard, usageErrorf("%w", err)
 		}
 		shard = s
 	}
@@ -229,7 +229,7 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 // only) and writes orders canonically.
 func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	if cfg.Repeats < 1 {
-		return nil, configErrorf(path, "repeats = %d: must be at least 1", cfg.Repeats)
+		return nil, settingError(path, "repeats", cfg.Repeats, "must be at least 1")
 	}
 	if err := checkAtMost(path, "repeats", cfg.Repeats, maxRepeats); err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
-			return nil, configErrorf(path, "q: %v", err)
+			return nil, configErrorf(path, "q: %w", err)
 		}
 		qs = append(qs, q)
 		cfg.Q[k] = vendi.FormatOrder(q)
@@ -261,7 +261,7 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 		return nil, configErrorf(path, "task kernel: good_threshold is required: the objective value from which an item counts as good (the EDC is the VS_1 of the good items found)")
 	}
 	if math.IsNaN(cfg.GoodThreshold) || math.IsInf(cfg.GoodThreshold, 0) {
-		return nil, configErrorf(path, "good_threshold = %v: must be a finite number", cfg.GoodThreshold)
+		return nil, settingError(path, "good_threshold", cfg.GoodThreshold, "must be a finite number")
 	}
 	return qs, nil
 }
@@ -332,7 +332,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	}
 	runs, err := discrete.Runs(methods, qs, cfg.Repeats)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
 		return err
@@ -349,7 +349,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	base.Init, base.Budget, base.Batch, base.Beta, base.Seed = cfg.Init, cfg.Budget, cfg.Batch, cfg.Beta, cfg.Seed
 	base.Method = discrete.MethodUCB
 	if err := base.Validate(set.Len()); err != nil {
-		return configErrorf(g.Config, "%v", err)
+		return configErrorf(g.Config, "%w", err)
 	}
 	if after := cfg.Budget - cfg.Init; cfg.Batch > after && after > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt: warning: batch %d is more than the %d evaluations after the initial design; each run makes one batch of %d\n", cfg.Batch, after, after)

@@ -54,7 +54,7 @@ func runBayesoptEvaluate(c *cobra.Command, g *GlobalOptions, o *bayesoptEvaluate
 	}
 	obj, err := tasks.Lookup(o.task)
 	if err != nil {
-		return usageErrorf("--task: %v", err)
+		return usageErrorf("--task: %w", err)
 	}
 	t, err := fileio.ReadTable(o.points, false)
 	if err != nil {

@@ -87,7 +87,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	q, err := vendi.ParseOrder(common.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	sp, err := space.Load(o.space)
 	if err != nil {
@@ -120,7 +120,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}
 	s.Budget = s.Init
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {

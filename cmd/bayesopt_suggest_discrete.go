@@ -76,7 +76,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	q, err := vendi.ParseOrder(f.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
 		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
@@ -109,7 +109,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)

@@ -34,7 +34,7 @@ func TestMeaninglessConfigValues(t *testing.T) {
 		{"fit_iterations -1", "bayesopt", boBase + "fit_iterations: -1\n", ": fit_iterations = -1: must be at least 1"},
 		{"bo budget 20.5", "bayesopt", boBase + "regions: 2.5\n", ":7: regions: 2.5 is not a whole number"},
 		{"bo seed -1", "bayesopt", boBase + "seed: -1\n", ":7: seed: -1 is negative"},
-		{"discrete budget over the pool", "bayesopt", strings.Replace(toyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31 exceeds the 30 candidates"},
+		{"discrete budget over the pool", "bayesopt", strings.Replace(toyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31: exceeds the 30 candidates"},
 		{"discrete negative beta", "bayesopt", strings.Replace(toyMOFConfig, "beta: 2", "beta: -1", 1), ": beta = -1: must be finite and >= 0"},
 		{"discrete repeats 0", "bayesopt", strings.Replace(toyMOFConfig, "repeats: 2", "repeats: 0", 1), ": repeats = 0: must be at least 1"},
 	} {

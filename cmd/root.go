@@ -4,12 +4,10 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -21,13 +19,6 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/linalg"
-)
-
-// Exit codes of the qvs command (documented in README.md).
-const (
-	ExitOK      = 0 // success
-	ExitRuntime = 1 // the command ran but failed (bad file contents, numerical failure, I/O)
-	ExitUsage   = 2 // the command line itself is wrong (unknown flag, bad flag value)
 )
 
 // Version is the qvs version; overridden at build time with
@@ -47,6 +38,9 @@ type GlobalOptions struct {
 	CPUProfile  string
 	seedSet     bool
 	stopProfile func()
+	// fromFlags are the flags whose default value a command took for a
+	// config key (errorMessage names them in a SettingError's message).
+	fromFlags map[string]bool
 }
 
 // DefaultDataDir is used when neither --data-dir nor $QVS_DATA_DIR is set:
@@ -58,17 +52,6 @@ const DefaultCacheDir = ".cache"
 
 // SeedSet reports whether --seed was given on the command line.
 func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
-
-// usageError marks errors in how the command was invoked (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// usageErrorf returns an error that makes qvs exit with ExitUsage.
-func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
 
 // subcommands registered by the files of this package (one file per command).
 var subcommands []func(g *GlobalOptions) *cobra.Command
@@ -156,6 +139,9 @@ Diverse Experimental Design" (ICML 2024).`,
 	for _, f := range subcommands {
 		root.AddCommand(f(g))
 	}
+	for _, sub := range root.Commands() {
+		usageArgs(sub)
+	}
 	return root, g
 }
 
@@ -225,40 +211,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", nameSetFlags(err.Error(), ran))
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
-		return ExitUsage
+	if ran == root {
+		// The root runs nothing itself: its error is cobra's lookup of an
+		// unknown command (a subcommand's argument errors are usage errors
+		// already, usageArgs).
+		err = usageError{err}
 	}
-	return ExitRuntime
-}
-
-// nameSetFlags rewrites "KEY = value" opening an error message (after a
-// "config PATH: " prefix, if any) as "--FLAG (key KEY) = value" for every flag the user set on the command line whose name
-// is KEY with dashes (--max-train and max_train): settings are validated
-// under their config keys, and a user who typed only flags never saw them
-// ("max_train = 0: must be at least 1" for --max-train 0).
-func nameSetFlags(msg string, c *cobra.Command) string {
-	if c == nil {
-		return msg
-	}
-	c.Flags().Visit(func(f *pflag.Flag) {
-		key := strings.ReplaceAll(f.Name, "-", "_")
-		re := regexp.MustCompile(`^(config [^:]*: )?` + regexp.QuoteMeta(key) + ` = `)
-		msg = re.ReplaceAllString(msg, "${1}--"+f.Name+" (key "+key+") = ")
-	})
-	return msg
-}
-
-// isCobraUsageError recognises the argument errors cobra creates itself.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+	fmt.Fprintf(stderr, "qvs: %s\n", errorMessage(err, ran, g.fromFlags))
+	return exitCode(err)
 }
 
 // loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
@@ -287,15 +247,6 @@ func loadConfig(path string, out any) error {
 		return usageErrorf("config %s: %w", path, err)
 	}
 	return nil
-}
-
-// configErrorf is an error in the values of config file path (exit 2);
-// with no config file, the values came from flags.
-func configErrorf(path, format string, args ...any) error {
-	if path == "" {
-		return usageErrorf(format, args...)
-	}
-	return usageErrorf("config %s: "+format, append([]any{path}, args...)...)
 }
 
 // interruptContext is the command's context (Background when it has none),

@@ -52,7 +52,7 @@ more, a line on stderr says what is decomposed (not with --quiet).
 func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	orders, err := vendi.ParseOrders(o.orders)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)

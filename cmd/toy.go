@@ -101,7 +101,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 	}
 	orders, err := vendi.ParseOrders(o.Orders)
 	if err != nil {
-		return usageErrorf("--q (q): %v", err)
+		return usageErrorf("--q (q): %w", err)
 	}
 	ctx, stop := interruptContext(c)
 	defer stop()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -29,10 +30,10 @@ import (
 // extension).
 func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.File == "" {
-		return nil, fmt.Errorf("pool.csv.file: empty, expected the path of a CSV file")
+		return nil, configkeys.Invalid("pool.csv.file", nil, "empty, expected the path of a CSV file")
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine {
-		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q", cfg.Metric, MetricEuclidean, MetricCosine)
+		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q or %q", MetricEuclidean, MetricCosine)
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	path := cfg.File
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.file: %w", err)
+		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)
@@ -63,7 +64,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	find := func(key, name string) (int, error) {
 		j, ok := col[name]
 		if !ok {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %q%s", path, key, name, header, fileio.SeparatorHint(header...))
+			return 0, fmt.Errorf("%s: %w", path, configkeys.Invalid(key, name, "no such column in the header %q%s", header, fileio.SeparatorHint(header...)))
 		}
 		return j, nil
 	}
@@ -93,7 +94,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 		}
 		if len(fcols) == 0 {
-			return nil, fmt.Errorf("%s: pool.csv.feature_prefix: no column name starts with %q in the header %q", path, cfg.FeaturePrefix, header)
+			return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid("pool.csv.feature_prefix", cfg.FeaturePrefix, "no column name starts with it in the header %q", header))
 		}
 	} else if len(cfg.FeatureColumns) > 0 {
 		for _, name := range cfg.FeatureColumns {
@@ -102,7 +103,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 				return nil, err
 			}
 			if j == lc || j == ic {
-				return nil, fmt.Errorf("%s: pool.csv.feature_columns: %q is the label or id column", path, name)
+				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid("pool.csv.feature_columns", name, "the label or id column cannot be a feature"))
 			}
 			fcols = append(fcols, j)
 		}
@@ -185,7 +186,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())
 	}
 	if cfg.K >= p.Len() {
-		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
+		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", p.Len(), path)
 	}
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)
@@ -199,7 +200,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	w, err := EdgeWeights(g, cfg.Similarity)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.similarity: %w", err)
+		return nil, configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
 	return p, nil

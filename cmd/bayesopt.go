@@ -263,7 +263,7 @@ func boSplitList(s string) []string {
 
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []float64, error) {
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []vendi.Order, error) {
 	cfg := defaultBayesoptConfig(task)
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return cfg, nil, err
@@ -367,14 +367,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 		return cfg, nil, configErrorf(g.Config, "%w", err)
 	}
 	hasQVS := slices.Contains(cfg.Methods, bayesopt.MethodQVS)
-	var qs []float64
+	var qs []vendi.Order
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
 			return cfg, nil, settingError(g.Config, "q", s, "%v", err)
 		}
 		qs = append(qs, q)
-		cfg.Q[k] = vendi.FormatOrder(q)
+		cfg.Q[k] = q.String()
 	}
 	if hasQVS && len(qs) == 0 {
 		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
@@ -391,7 +391,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	return cfg, qs, nil
 }
 
-func (cfg bayesoptConfig) settings(method string, q float64) bayesopt.Settings {
+func (cfg bayesoptConfig) settings(method string, q vendi.Order) bayesopt.Settings {
 	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
 		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
 		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
@@ -406,7 +406,7 @@ type bayesoptRun struct {
 
 // planBayesoptRuns lists the runs repeat by repeat, so a partial campaign
 // has every method for its first repeats.
-func planBayesoptRuns(cfg bayesoptConfig, qs []float64) []bayesoptRun {
+func planBayesoptRuns(cfg bayesoptConfig, qs []vendi.Order) []bayesoptRun {
 	var out []bayesoptRun
 	for r := 0; r < cfg.Repeats; r++ {
 		for _, m := range cfg.Methods {

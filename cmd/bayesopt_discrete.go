@@ -227,7 +227,7 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discreteConfig
 
 // normalise validates the resolved config (read from path, "" for flags
 // only) and writes orders canonically.
-func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
+func (cfg *discreteConfig) normalise(path string) ([]vendi.Order, error) {
 	if cfg.Repeats < 1 {
 		return nil, settingError(path, "repeats", cfg.Repeats, "must be at least 1")
 	}
@@ -245,14 +245,14 @@ func (cfg *discreteConfig) normalise(path string) ([]float64, error) {
 			return nil, configErrorf(path, "method %q: the discrete task %s runs random, ucb and qvs", m, cfg.Task)
 		}
 	}
-	var qs []float64
+	var qs []vendi.Order
 	for k, s := range cfg.Q {
 		q, err := vendi.ParseOrder(s)
 		if err != nil {
 			return nil, configErrorf(path, "q: %w", err)
 		}
 		qs = append(qs, q)
-		cfg.Q[k] = vendi.FormatOrder(q)
+		cfg.Q[k] = q.String()
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.setName())

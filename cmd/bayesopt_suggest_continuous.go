@@ -139,7 +139,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	defer stop()
 	sug, err := space.Suggest(ctx, space.Request{
 		Space: sp, Settings: s, Observed: obs, Pending: pend, Batch: common.batch,
-		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, vendi.FormatOrder(q), false, 0)},
+		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, q.String(), false, 0)},
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", common.observed, err)

@@ -129,7 +129,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		w := c.ErrOrStderr()
 		fmt.Fprintf(w, "suggest: %d of %d candidates evaluated; iteration %d; method %s", e.Len(), n, e.Iteration(), f.method)
 		if f.method == discrete.MethodQVS {
-			fmt.Fprintf(w, ", q = %s", vendi.FormatOrder(q))
+			fmt.Fprintf(w, ", q = %s", q.String())
 		}
 		fmt.Fprintln(w)
 		if e.Len() < init {

@@ -80,7 +80,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 		if vs == 0 {
 			return in.undefinedError(o.in.kernel + o.in.embeddings)
 		}
-		r := row{Q: vendi.FormatOrder(q), VS: vs}
+		r := row{Q: q.String(), VS: vs}
 		if in.quality != nil {
 			v := vendi.MeanQuality(in.quality) * vs
 			r.QVS = &v

@@ -136,7 +136,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		if in.ids != nil {
 			fmt.Fprint(tw, "id\t")
 		}
-		fmt.Fprintf(tw, "qVS_%s\n", vendi.FormatOrder(q))
+		fmt.Fprintf(tw, "qVS_%s\n", q.String())
 		for r, i := range res.Picks {
 			fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
 			if in.ids != nil {

@@ -121,7 +121,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 	rows := make([][]string, 0, len(panels)*o.N)
 	for _, p := range panels {
 		for i, x := range p.Points {
-			rows = append(rows, []string{p.Row.String(), vendi.FormatOrder(p.Q), strconv.Itoa(i),
+			rows = append(rows, []string{p.Row.String(), p.Q.String(), strconv.Itoa(i),
 				formatFloat(x[0]), formatFloat(x[1]), formatFloat(p.VS), formatFloat(p.QVS)})
 		}
 	}
@@ -159,7 +159,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 // toyPanelLine summarises one panel: its scores, how far its points are from
 // the centre, how many distinct locations they occupy, and any q = 0 note.
 func toyPanelLine(p toy.Panel) string {
-	head := fmt.Sprintf("%-3s q=%-4s", p.Row, vendi.FormatOrder(p.Q))
+	head := fmt.Sprintf("%-3s q=%-4s", p.Row, p.Q.String())
 	if p.Empty {
 		return head + "  empty: " + p.Note
 	}

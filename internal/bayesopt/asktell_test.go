@@ -64,7 +64,7 @@ func TestEngineAskTellErrors(t *testing.T) {
 // scratch with vendi.QualityWeighted.
 func TestProposeQVSIsGreedy(t *testing.T) {
 	const d, M, nc, b = 2, 3, 12, 4
-	for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+	for _, q := range []vendi.Order{0.5, 1, 2, vendi.OrderInf} {
 		for _, withPending := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(7, uint64(q*10)))
 			s := smallSettings(MethodQVS)

@@ -69,7 +69,7 @@ func AuthorsFloorVS(size int, tau float64) float64 { return TauFloorVS(size, tau
 // quality and the search stops once the bound falls below the best score.
 // Each candidate's VS_q is a full eigendecomposition of its s x s kernel
 // (s <= k, the number of regions).
-func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q float64, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
+func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi.Order, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
 	order := descending(quality)
 	var picks []int
 	var valid []bool

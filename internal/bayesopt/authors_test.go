@@ -45,7 +45,7 @@ func tellPoints(t *testing.T, e *Engine, xs, vs []float64) {
 // built here as an explicit matrix) scores -Inf, and when every candidate
 // does, a random not-yet-picked point (rng.IntN over them in index order, the
 // rule authorsGreedy documents) joins the picks as invalid.
-func directAuthorsGreedy(t *testing.T, sim [][]float64, score []float64, q, tau float64, k int, rng *rand.Rand) ([]int, []bool) {
+func directAuthorsGreedy(t *testing.T, sim [][]float64, score []float64, q vendi.Order, tau float64, k int, rng *rand.Rand) ([]int, []bool) {
 	t.Helper()
 	n := len(score)
 	c := math.Exp(-tau * tau / 2)
@@ -128,7 +128,7 @@ func TestAuthorsGreedyMatchesDirect(t *testing.T) {
 				sim[i][j] = similarity(d)
 			}
 		}
-		for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+		for _, q := range []vendi.Order{0.5, 1, 2, vendi.OrderInf} {
 			for _, tau := range []float64{0.1, 0.5, 0.9} {
 				k := 4
 				seed := uint64(trial*100) + uint64(tau*10)

@@ -41,12 +41,12 @@ var Methods = []string{MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS}
 // Settings configure one optimisation run.
 type Settings struct {
 	Method  string
-	Q       float64 // order of the qVS (qvs; random's final solutions use q = 1)
-	Budget  int     // total evaluations, initial design included
-	Init    int     // uniform random initial points (iteration 0)
-	Batch   int     // evaluations per iteration (the last may be smaller)
-	Regions int     // M: trust regions, and the number of final solutions
-	Tau     float64 // ROBOT's diversity threshold on the task's distance
+	Q       vendi.Order // order of the qVS (qvs; random's final solutions use q = 1)
+	Budget  int         // total evaluations, initial design included
+	Init    int         // uniform random initial points (iteration 0)
+	Batch   int         // evaluations per iteration (the last may be smaller)
+	Regions int         // M: trust regions, and the number of final solutions
+	Tau     float64     // ROBOT's diversity threshold on the task's distance
 	// TauFloor (qvs only) adds the authors' code's diversity floor, which
 	// the paper does not describe (its eq. 6 drops tau): a centre pick is
 	// rejected when the VS_q of the centres so far plus the pick falls
@@ -136,7 +136,7 @@ func (s Settings) Validate() error {
 	case s.FailureTolerance < 0:
 		return configkeys.Invalid("failure_tolerance", s.FailureTolerance, "must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))")
 	case s.Method == MethodQVS:
-		if err := vendi.CheckOrder(s.Q); err != nil {
+		if err := s.Q.Validate(); err != nil {
 			return fmt.Errorf("q: %w", err)
 		}
 	}
@@ -579,7 +579,7 @@ func (r *runner) randomCentresFrom(rng *rand.Rand, have []centre, k int) []centr
 // points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
 // similarity exp(-d²/2). With floor (Settings.TauFloor) it may return fewer
 // than k points.
-func (r *runner) qvsGreedy(q float64, k int, floor bool) []int {
+func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) []int {
 	n := len(r.H)
 	k = min(k, n)
 	v := make([]float64, n)
@@ -606,7 +606,7 @@ func (r *runner) qvsGreedy(q float64, k int, floor bool) []int {
 
 // TauFloorVS is the VS_q of size points pairwise at task distance tau
 // (similarity exp(-tau²/2)): the floor of Settings.TauFloor.
-func TauFloorVS(size int, tau, q float64) float64 {
+func TauFloorVS(size int, tau float64, q vendi.Order) float64 {
 	c := similarity(tau)
 	K := mat.NewSymDense(size, nil)
 	for i := 0; i < size; i++ {

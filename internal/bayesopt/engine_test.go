@@ -497,11 +497,12 @@ func TestTauFloorVS(t *testing.T) {
 	// Two points: eigenvalues (1 ± c)/2.
 	a, b := (1+c)/2, (1-c)/2
 	for _, tc := range []struct {
-		q, want float64
+		q    vendi.Order
+		want float64
 	}{
 		{1, math.Exp(-a*math.Log(a) - b*math.Log(b))},
 		{2, 1 / (a*a + b*b)},
-		{math.Inf(1), 1 / a},
+		{vendi.OrderInf, 1 / a},
 	} {
 		if got := TauFloorVS(2, 0.3, tc.q); math.Abs(got-tc.want) > 1e-12*tc.want {
 			t.Errorf("q=%v: %v, want %v", tc.q, got, tc.want)
@@ -551,7 +552,7 @@ func TestQVSTauFloor(t *testing.T) {
 	}
 }
 
-func scoreRows(t *testing.T, rows [][]float64, q float64) float64 {
+func scoreRows(t *testing.T, rows [][]float64, q vendi.Order) float64 {
 	t.Helper()
 	n := len(rows)
 	K := mat.NewSymDense(n, nil)

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,15 +234,8 @@ func WriteNPYFloat32(w io.Writer, rows, cols int, data []float32) error {
 	if len(data) != rows*cols {
 		return fmt.Errorf("fileio: %d values for a %d x %d array", len(data), rows, cols)
 	}
-	h := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	for (10+len(h)+1)%64 != 0 {
-		h += " "
-	}
-	h += "\n"
-	buf := make([]byte, 10, 10+len(h)+4*len(data))
-	copy(buf, "\x93NUMPY\x01\x00")
-	binary.LittleEndian.PutUint16(buf[8:], uint16(len(h)))
-	buf = append(buf, h...)
+	buf := npyHeaderV1("<f4", fmt.Sprintf("(%d, %d)", rows, cols))
+	buf = slices.Grow(buf, 4*len(data))
 	for _, v := range data {
 		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
 	}

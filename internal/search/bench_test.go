@@ -66,8 +66,8 @@ func benchPool(b *testing.B, n, k int, layout string) (*Model, vendi.Kernel) {
 func BenchmarkQVSBatch(b *testing.B) {
 	for _, layout := range []string{"chain", "random"} {
 		m, kernel := benchPool(b, 100_000, 50, layout)
-		for _, q := range []float64{0.1, 1, 2, math.Inf(1)} {
-			b.Run(fmt.Sprintf("n=100000/k=50/%s/q=%s", layout, vendi.FormatOrder(q)), func(b *testing.B) {
+		for _, q := range []vendi.Order{0.1, 1, 2, vendi.OrderInf} {
+			b.Run(fmt.Sprintf("n=100000/k=50/%s/q=%s", layout, q.String()), func(b *testing.B) {
 				st := &State{Model: m, Remaining: 100, Workers: runtime.GOMAXPROCS(0)}
 				for b.Loop() {
 					if _, err := (QVS{Q: q, Kernel: kernel}).Batch(st, 5); err != nil {
@@ -178,8 +178,8 @@ func realState(b *testing.B, kind, dir string, positives int) (*Model, *Space, s
 // positives.
 func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 	m, sp, name := realState(b, kind, dir, positives)
-	for _, q := range []float64{0.1, 1, math.Inf(1)} {
-		b.Run(fmt.Sprintf("%s/q=%s", name, vendi.FormatOrder(q)), func(b *testing.B) {
+	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
+		b.Run(fmt.Sprintf("%s/q=%s", name, q.String()), func(b *testing.B) {
 			st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
 			var stats vendi.PruneStats
 			for b.Loop() {

@@ -98,10 +98,10 @@ func PaperProtocol() Protocol {
 // PolicySettings are the hyperparameters of one policy; each policy reads
 // only its own.
 type PolicySettings struct {
-	Threshold    float64 // ECI similarity threshold
-	Beta, Lambda float64 // SELECT
-	Fantasy      Fantasy // ECI, SELECT, ENS
-	Q            float64 // qVS-AS order (math.Inf(1) = inf)
+	Threshold    float64     // ECI similarity threshold
+	Beta, Lambda float64     // SELECT
+	Fantasy      Fantasy     // ECI, SELECT, ENS
+	Q            vendi.Order // qVS-AS order
 	// AuthorsShortcut: qVS-AS with the authors' shortcut (QVS.AuthorsShortcut).
 	AuthorsShortcut bool
 }
@@ -210,21 +210,21 @@ func Plan(p Protocol) (*Campaign, error) {
 			if len(p.Q) == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			qs, err := vendi.ParseOrders(strings.Join(p.Q, ","))
-			if err != nil {
-				return nil, fmt.Errorf("q: %w", err)
-			}
-			seenQ := map[float64]bool{}
-			for _, q := range qs {
+			seenQ := map[vendi.Order]bool{}
+			for _, text := range p.Q {
+				q, err := vendi.ParseOrder(text)
+				if err != nil {
+					return nil, fmt.Errorf("q: %w", err)
+				}
 				if seenQ[q] {
-					return nil, fmt.Errorf("q: order %s listed twice", vendi.FormatOrder(q))
+					return nil, fmt.Errorf("q: order %s listed twice", q)
 				}
 				seenQ[q] = true
-				key := "qvs-q" + vendi.FormatOrder(q)
+				key := "qvs-q" + q.String()
 				if p.AuthorsShortcut {
 					key += "-authors" // a folder never mixes the two rules under one key
 				}
-				settings = append(settings, setting{method: m, key: key, q: vendi.FormatOrder(q), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
+				settings = append(settings, setting{method: m, key: key, q: q.String(), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
 			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
@@ -484,7 +484,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 func summaryFields(m Metrics, seconds float64) []campaign.Field {
 	f := []campaign.Field{campaign.I("positives", m.Positives)}
 	for i, q := range MetricOrders {
-		f = append(f, campaign.F("vs_q"+vendi.FormatOrder(q), m.VS[i]))
+		f = append(f, campaign.F("vs_q"+q.String(), m.VS[i]))
 	}
 	return append(f,
 		campaign.F("max_pairwise_distance", m.MaxPairwiseDistance),

@@ -80,7 +80,7 @@ func TestPlan(t *testing.T) {
 		{3, ECI{Threshold: 0.25, Fantasy: Pessimistic}},
 		{14, SELECT{Beta: 1, Lambda: 0.75, Fantasy: Optimistic}},
 		{15, ENS{Fantasy: Pessimistic}},
-		{17, QVS{Q: math.Inf(1), Kernel: kernel}},
+		{17, QVS{Q: vendi.OrderInf, Kernel: kernel}},
 	} {
 		p, err := c.Policy(c.Runs[tc.run], kernel)
 		if err != nil || p != tc.want {
@@ -101,7 +101,7 @@ func TestPlan(t *testing.T) {
 	if r := sc.Runs[8]; r.Key != "qvs-qinf-authors-r00" || r.Params != "authors_shortcut=true" {
 		t.Errorf("shortcut run %+v, want key qvs-qinf-authors-r00, params authors_shortcut=true", r)
 	}
-	if p, err := sc.Policy(sc.Runs[8], kernel); err != nil || p != (QVS{Q: math.Inf(1), Kernel: kernel, AuthorsShortcut: true}) {
+	if p, err := sc.Policy(sc.Runs[8], kernel); err != nil || p != (QVS{Q: vendi.OrderInf, Kernel: kernel, AuthorsShortcut: true}) {
 		t.Errorf("shortcut policy %#v (%v)", p, err)
 	}
 	// The paper's protocol: 1 + 1 + 3 + 4 x 3 + 1 + 6 = 24 settings x 10 repeats.

@@ -11,7 +11,7 @@ import (
 
 // MetricOrders are the orders q of the Vendi score reported for the
 // collected positives (Tables 1-3).
-var MetricOrders = []float64{0, 0.1, 0.5, 1, 2, math.Inf(1)}
+var MetricOrders = []vendi.Order{0, 0.1, 0.5, 1, 2, vendi.OrderInf}
 
 // Metrics are the paper's measures of the positives a run collected
 // (Section 4.1, Tables 1-3).
@@ -51,7 +51,7 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 	for i, q := range MetricOrders {
 		v, err := vendi.Score(K, q)
 		if err != nil {
-			return m, fmt.Errorf("VS_%s of %d positives: %w", vendi.FormatOrder(q), len(positives), err)
+			return m, fmt.Errorf("VS_%s of %d positives: %w", q, len(positives), err)
 		}
 		m.VS[i] = v
 	}
@@ -124,7 +124,7 @@ func Curve(kernel vendi.Kernel, queries []Query) ([]CurvePoint, error) {
 // BatchValues returns the eq. 7 value after each pick of a batch: qVS_q of
 // the observed positives (quality 1) plus picks[:i+1] (quality Pr(y = 1 | D))
 // on kernel, as `qvs as suggest` reports it for any policy.
-func BatchValues(kernel vendi.Kernel, m *Model, picks []int, q float64) ([]float64, error) {
+func BatchValues(kernel vendi.Kernel, m *Model, picks []int, q vendi.Order) ([]float64, error) {
 	quality := m.Probabilities(nil)
 	var prefix []int
 	for i := range quality {

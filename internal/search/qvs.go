@@ -37,7 +37,7 @@ import (
 // shortcut reproduces the paper's q = ∞ row, which exact greedy does not
 // (issue 13).
 type QVS struct {
-	Q               float64      // order of VS (math.Inf(1) for ∞)
+	Q               vendi.Order  // order of VS
 	Kernel          vendi.Kernel // diversity kernel over the pool's items
 	AuthorsShortcut bool         // the authors' shared value for masked candidates (see above)
 }
@@ -60,9 +60,6 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 	m := st.Model
 	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
 		return vendi.GreedyResult{}, err
-	}
-	if err := vendi.CheckOrder(v.Q); err != nil {
-		return vendi.GreedyResult{}, fmt.Errorf("search: qVS-AS: %w", err)
 	}
 	if v.Q == 0 {
 		picks, err := topProbabilities(m, b)

@@ -33,7 +33,7 @@ func denseSymmetrized(nbr [][]int32, w [][]float64) *mat.SymDense {
 
 // bruteQVS is eq. 7 evaluated from scratch: mean quality times VS_q of the
 // kernel restricted to items.
-func bruteQVS(t *testing.T, K *mat.SymDense, items []int, quality []float64, q float64) float64 {
+func bruteQVS(t *testing.T, K *mat.SymDense, items []int, quality []float64, q vendi.Order) float64 {
 	sub := mat.NewSymDense(len(items), nil)
 	for a, i := range items {
 		for b, j := range items {
@@ -57,7 +57,7 @@ func bruteQVS(t *testing.T, K *mat.SymDense, items []int, quality []float64, q f
 // unlabelled candidate by bruteQVS of positives ∪ picks ∪ {c} and keeps the
 // best, treating values within vendi.TieTol (relative) as tied and taking
 // the lowest index among them (vendi.Greedy's documented tie rule).
-func bruteGreedy(t *testing.T, K *mat.SymDense, m *Model, b int, q float64) ([]int, []float64) {
+func bruteGreedy(t *testing.T, K *mat.SymDense, m *Model, b int, q vendi.Order) ([]int, []float64) {
 	var items []int
 	var quality []float64
 	for i := 0; i < m.Len(); i++ {
@@ -119,7 +119,7 @@ func smallQVSPool(t *testing.T, rng *rand.Rand, maxK, minObs int, coarse bool) (
 
 func TestQVSMatchesBruteForceGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	orders := []float64{0.1, 0.5, 1, 2, math.Inf(1)}
+	orders := []vendi.Order{0.1, 0.5, 1, 2, vendi.OrderInf}
 	const valueTol = 1e-9 // secular-equation vs dense eigenvalues, relative
 	for trial := 0; trial < 15; trial++ {
 		_, _, m, kernel, K := smallQVSPool(t, rng, 4, 2, trial%3 == 0)
@@ -159,7 +159,7 @@ func TestQVSPrunedGreedyMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const valueTol = 1e-9
 	var stats vendi.PruneStats
-	for trial, q := range []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)} {
+	for trial, q := range []vendi.Order{0.1, 0.5, 1, 2, 5, vendi.OrderInf} {
 		const n = 110
 		nbr, w := randomGraph(rng, n, 4, trial%2 == 0)
 		m, err := NewModel(nbr, w, 0.8, 0.2)
@@ -237,7 +237,7 @@ func b2f(b bool) float64 {
 // later masked one copies its value (probability included); the others are
 // scored by brute force. The authors break ties at random; here the lowest
 // index within vendi.TieTol wins, as in qvs.
-func directAuthorsBatch(t *testing.T, K *mat.SymDense, nbr [][]int32, w [][]float64, m *Model, b int, q float64) []int {
+func directAuthorsBatch(t *testing.T, K *mat.SymDense, nbr [][]int32, w [][]float64, m *Model, b int, q vendi.Order) []int {
 	n := m.Len()
 	W := mat.NewDense(n, n, nil)
 	for i, row := range nbr {
@@ -301,7 +301,7 @@ func directAuthorsBatch(t *testing.T, K *mat.SymDense, nbr [][]int32, w [][]floa
 // greedy (some trials pick differently), so the option changes something.
 func TestQVSAuthorsShortcutMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 5))
-	orders := []float64{0.5, 1, 2, math.Inf(1)}
+	orders := []vendi.Order{0.5, 1, 2, vendi.OrderInf}
 	differ := 0
 	for trial := 0; trial < 24; trial++ {
 		nbr, w, m, kernel, K := smallQVSPool(t, rng, 3, 3, trial%3 == 0)

@@ -37,7 +37,7 @@ func TestMeasureClosedForms(t *testing.T) {
 	const tol = 1e-12 // 3x3 eigenproblem, values of order 1
 	for i, q := range MetricOrders {
 		if math.Abs(m.VS[i]-want[i]) > tol {
-			t.Errorf("VS_%s = %.15g, want %.15g", vendi.FormatOrder(q), m.VS[i], want[i])
+			t.Errorf("VS_%s = %.15g, want %.15g", q.String(), m.VS[i], want[i])
 		}
 	}
 	if m.Positives != 3 || m.MaxPairwiseDistance != 5 {
@@ -67,7 +67,7 @@ func TestMeasureClosedForms(t *testing.T) {
 	}
 	for i, v := range m.VS {
 		if v != 1 {
-			t.Errorf("single positive: VS_%s = %g, want 1", vendi.FormatOrder(MetricOrders[i]), v)
+			t.Errorf("single positive: VS_%s = %g, want 1", MetricOrders[i].String(), v)
 		}
 	}
 	if m.KernelDet != 1 || m.KernelDetPerItem != 1 || m.MaxPairwiseDistance != 0 {
@@ -383,7 +383,7 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 		}
 		for i := 1; i < len(m.VS); i++ {
 			if m.VS[i] > m.VS[i-1]*(1+1e-9) { // 1e-9: rounding of equal values
-				t.Errorf("trial %d: VS_%s = %.12g > VS_%s = %.12g", trial, vendi.FormatOrder(MetricOrders[i]), m.VS[i], vendi.FormatOrder(MetricOrders[i-1]), m.VS[i-1])
+				t.Errorf("trial %d: VS_%s = %.12g > VS_%s = %.12g", trial, MetricOrders[i].String(), m.VS[i], MetricOrders[i-1].String(), m.VS[i-1])
 			}
 		}
 	}
@@ -398,7 +398,7 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 	}
 	for i, v := range m.VS {
 		if math.Abs(v-1) > 1e-12 { // 2 x 2 eigenproblem
-			t.Errorf("VS_%s = %v, want 1", vendi.FormatOrder(MetricOrders[i]), v)
+			t.Errorf("VS_%s = %v, want 1", MetricOrders[i].String(), v)
 		}
 	}
 }

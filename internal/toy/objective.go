@@ -48,7 +48,7 @@ func fillKernel(K *mat.SymDense, x []Point) {
 
 // Scores returns VS_q and qVS_q = mean quality * VS_q of the batch x
 // (eqs. 1, 2 and 4 of the paper, computed by the vendi package).
-func Scores(x []Point, q float64) (vs, qvs float64, err error) {
+func Scores(x []Point, q vendi.Order) (vs, qvs float64, err error) {
 	if len(x) == 0 {
 		return 0, 0, fmt.Errorf("toy: empty batch")
 	}
@@ -102,14 +102,14 @@ func (t Target) String() string {
 // coordinates; it owns its workspace, so one objective per goroutine.
 type objective struct {
 	target Target
-	q      float64
+	q      vendi.Order
 	n      int
 	pts    []Point
 	K, G   mat.SymDense
 	s, ds  []float64
 }
 
-func newObjective(target Target, q float64, n int) *objective {
+func newObjective(target Target, q vendi.Order, n int) *objective {
 	return &objective{
 		target: target, q: q, n: n,
 		pts: make([]Point, n),

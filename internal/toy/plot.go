@@ -82,12 +82,12 @@ func (boldCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 
 // layout checks that panels are the VS row then the qVS row over the same
 // orders, and returns the orders.
-func layout(panels []Panel) ([]float64, error) {
+func layout(panels []Panel) ([]vendi.Order, error) {
 	if len(panels) == 0 || len(panels)%2 != 0 {
 		return nil, fmt.Errorf("toy: figure needs a VS row and a qVS row of equal length, got %d panels", len(panels))
 	}
 	m := len(panels) / 2
-	orders := make([]float64, m)
+	orders := make([]vendi.Order, m)
 	for j := 0; j < m; j++ {
 		top, bottom := panels[j], panels[m+j]
 		if top.Row != TargetVS || bottom.Row != TargetQVS || top.Q != bottom.Q {
@@ -167,7 +167,7 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 			}
 			p.Add(l)
 		}
-		q := vendi.FormatOrder(pn.Q)
+		q := pn.Q.String()
 		if pn.Row == TargetVS {
 			p.Title.Text = fmt.Sprintf("VS = %.3f", pn.VS)
 		} else {

@@ -12,7 +12,7 @@ import (
 )
 
 // Defaults of Figure 1 (paper section 2.4).
-var DefaultOrders = []float64{0, 0.1, 1, 5, math.Inf(1)}
+var DefaultOrders = []vendi.Order{0, 0.1, 1, 5, vendi.OrderInf}
 
 const (
 	DefaultN       = 10   // points per batch, "a batch X_* of size n = 10"
@@ -54,16 +54,16 @@ func (c Config) check() error {
 // Panel is one cell of Figure 1: the best batch found for a row (TargetVS or
 // TargetQVS) and an order q.
 type Panel struct {
-	Row       Target  // TargetVS (top row) or TargetQVS (bottom row)
-	Q         float64 // order q of the column
-	Maximised Target  // the function actually ascended (see Note)
-	Empty     bool    // nothing to maximise: the VS_0 panel
-	Points    []Point // the best batch; nil when Empty
-	VS, QVS   float64 // VS_q and qVS_q of Points (vendi.Score)
-	Starts    int     // random starts run
-	BestStart int     // index of the start that found Points
-	Evals     int     // objective evaluations over all starts
-	Note      string  // why a q = 0 panel looks the way it does
+	Row       Target      // TargetVS (top row) or TargetQVS (bottom row)
+	Q         vendi.Order // order q of the column
+	Maximised Target      // the function actually ascended (see Note)
+	Empty     bool        // nothing to maximise: the VS_0 panel
+	Points    []Point     // the best batch; nil when Empty
+	VS, QVS   float64     // VS_q and qVS_q of Points (vendi.Score)
+	Starts    int         // random starts run
+	BestStart int         // index of the start that found Points
+	Evals     int         // objective evaluations over all starts
+	Note      string      // why a q = 0 panel looks the way it does
 }
 
 // Maximize runs cfg.Starts projected-gradient ascents of the target of
@@ -73,11 +73,11 @@ type Panel struct {
 // a count: VS_0 is piecewise constant with zero gradient, so the VS panel is
 // left empty and the qVS panel ascends the mean quality (the only term with
 // a gradient), which puts every point at the centre.
-func Maximize(ctx context.Context, row Target, q float64, cfg Config) (Panel, error) {
+func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel, error) {
 	if err := cfg.check(); err != nil {
 		return Panel{}, err
 	}
-	if err := vendi.CheckOrder(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return Panel{}, err
 	}
 	if row != TargetVS && row != TargetQVS {
@@ -115,7 +115,7 @@ func Maximize(ctx context.Context, row Target, q float64, cfg Config) (Panel, er
 			defer wg.Done()
 			o := newObjective(p.Maximised, q, cfg.N)
 			for s := range jobs {
-				rng := campaign.RNG(cfg.Seed, "toy", row.String(), vendi.FormatOrder(q), cfg.N, s)
+				rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
 				z0 := make([]float64, 2*cfg.N)
 				for i := range z0 {
 					z0[i] = Lo + (Hi-Lo)*rng.Float64()
@@ -140,7 +140,7 @@ feed:
 	wg.Wait()
 	for s, r := range results {
 		if r.err != nil && !errors.Is(r.err, context.Canceled) {
-			return Panel{}, fmt.Errorf("toy: %v q=%s start %d: %w", row, vendi.FormatOrder(q), s, r.err)
+			return Panel{}, fmt.Errorf("toy: %v q=%s start %d: %w", row, q.String(), s, r.err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -169,7 +169,7 @@ feed:
 
 // Figure1 maximises every panel of Figure 1: the VS row then the qVS row,
 // one column per order.
-func Figure1(ctx context.Context, orders []float64, cfg Config) ([]Panel, error) {
+func Figure1(ctx context.Context, orders []vendi.Order, cfg Config) ([]Panel, error) {
 	if len(orders) == 0 {
 		return nil, errors.New("toy: no orders")
 	}

@@ -73,7 +73,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	const h, tol = 1e-6, 1e-6
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, target := range []Target{TargetVS, TargetQVS, TargetMeanQuality} {
-		for _, q := range []float64{0.1, 0.5, 1, 2, 5, inf} {
+		for _, q := range []vendi.Order{0.1, 0.5, 1, 2, 5, vendi.OrderInf} {
 			t.Run(fmt.Sprintf("%v/q=%v", target, q), func(t *testing.T) {
 				const n = 6
 				z := make([]float64, 2*n)
@@ -155,7 +155,7 @@ func TestMaximizeBeatsRandomSets(t *testing.T) {
 		if !(got > best) {
 			t.Errorf("%v q=%v: optimised %v does not beat the best of %d random batches, %v", p.Row, p.Q, got, sets, best)
 		}
-		t.Logf("%v q=%s: optimised %.4f, best random %.4f", p.Row, vendi.FormatOrder(p.Q), got, best)
+		t.Logf("%v q=%s: optimised %.4f, best random %.4f", p.Row, p.Q.String(), got, best)
 	}
 }
 
@@ -172,7 +172,7 @@ func TestFigure1Claims(t *testing.T) {
 			continue
 		}
 		dv, dq := meanDistance(vsP.Points), meanDistance(qvsP.Points)
-		t.Logf("q=%s: mean distance from the centre VS %.4f, qVS %.4f", vendi.FormatOrder(q), dv, dq)
+		t.Logf("q=%s: mean distance from the centre VS %.4f, qVS %.4f", q.String(), dv, dq)
 		if !(dq < dv) {
 			t.Errorf("q=%v: qVS points (mean distance %v) not closer to the centre than VS points (%v)", q, dq, dv)
 		}
@@ -231,7 +231,7 @@ func TestMaximizeDeterministic(t *testing.T) {
 }
 
 func TestMaximizeStaysInBox(t *testing.T) {
-	for _, q := range []float64{0.1, 1, inf} {
+	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
 		p, err := Maximize(context.Background(), TargetVS, q, Config{N: 12, Starts: 3, Workers: 2, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +261,7 @@ func TestMaximizeBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		row  Target
-		q    float64
+		q    vendi.Order
 		cfg  Config
 		want string
 	}{
@@ -270,7 +270,7 @@ func TestMaximizeBadInput(t *testing.T) {
 		{"starts=0", TargetVS, 1, Config{N: 3, Starts: 0, Workers: 1}, "starts"},
 		{"workers=0", TargetVS, 1, Config{N: 3, Starts: 1, Workers: 0}, "workers"},
 		{"q<0", TargetVS, -1, ok, "order"},
-		{"q=NaN", TargetVS, math.NaN(), ok, "order"},
+		{"q=NaN", TargetVS, vendi.Order(math.NaN()), ok, "order"},
 		{"row", TargetMeanQuality, 1, ok, "row"},
 	} {
 		_, err := Maximize(ctx, tc.row, tc.q, tc.cfg)
@@ -371,8 +371,8 @@ func BenchmarkValueGrad(b *testing.B) {
 }
 
 func BenchmarkMaximize(b *testing.B) {
-	for _, q := range []float64{0.1, 1, inf} {
-		b.Run("q="+vendi.FormatOrder(q), func(b *testing.B) {
+	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
+		b.Run("q="+q.String(), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Maximize(context.Background(), TargetQVS, q, Config{N: 10, Starts: 1, Workers: 1}); err != nil {
 					b.Fatal(err)
@@ -387,7 +387,7 @@ func BenchmarkMaximize(b *testing.B) {
 // 3.1032; every point has quality exp(-1) = 0.3679.
 func ExampleScores() {
 	corners := []Point{{-1, -1}, {-1, 1}, {1, -1}, {1, 1}}
-	vs, qvs, err := Scores(corners, math.Inf(1))
+	vs, qvs, err := Scores(corners, vendi.OrderInf)
 	if err != nil {
 		fmt.Println(err)
 		return

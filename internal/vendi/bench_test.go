@@ -15,7 +15,7 @@ func BenchmarkScore(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{50, 200, 1000} {
 		K := randomPSD(rng, n, 20)
-		for _, q := range []float64{1, 2} {
+		for _, q := range []Order{1, 2} {
 			b.Run(fmt.Sprintf("n=%d/q=%v", n, q), func(b *testing.B) {
 				for b.Loop() {
 					if _, err := Score(K, q); err != nil {
@@ -74,7 +74,7 @@ func BenchmarkGreedySparse(b *testing.B) {
 			quality[i] = 1
 		}
 	}
-	for _, q := range []float64{0.1, 1, math.Inf(1)} {
+	for _, q := range []Order{0.1, 1, OrderInf} {
 		b.Run(fmt.Sprintf("q=%v", q), func(b *testing.B) {
 			var stats PruneStats
 			for b.Loop() {
@@ -142,7 +142,7 @@ func BenchmarkGreedyEmbeddings(b *testing.B) {
 
 // bruteForceGreedyBench is the per-candidate eigendecomposition baseline
 // (what the original Python does), for the speed-up figure.
-func bruteForceGreedyBench(K Kernel, quality []float64, k int, q float64) []int {
+func bruteForceGreedyBench(K Kernel, quality []float64, k int, q Order) []int {
 	var chosen []int
 	used := make([]bool, K.Len())
 	for step := 0; step < k; step++ {

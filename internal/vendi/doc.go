@@ -29,7 +29,9 @@
 // dependence, not a new effective item, and counts as 0 for every q (raised
 // to a small q, rounding noise of 1e-16 would otherwise add 0.03 per
 // eigenvalue at q = 0.1). This keeps VS_q continuous as q → 0. VS of an empty set is 0 and of a
-// single item 1. Orders are float64 with math.Inf(1) for q = ∞.
+// single item 1. Orders are of type Order (a float64, OrderInf
+// for q = ∞), which parses, checks and formats q and holds the formulas
+// that differ between orders.
 //
 // The quality-weighted score (eq. 2) is qVS_q(X) = (Σ s(x_i) / n) VS_q(X),
 // with qualities s finite and >= 0 (negative objectives must be mapped to a

@@ -48,11 +48,11 @@ const maxTieTol = 1e-10
 // equal derivatives (needed by ScoreGradient). q = 0: VS_0 counts
 // eigenvalues and is piecewise constant, so its derivative is 0 wherever it
 // exists; dst is zeroed.
-func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error) {
+func ScoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) {
 	if len(dst) != len(eig) {
 		panic(fmt.Sprintf("vendi: ScoreEigenGradient dst has length %d, want %d", len(dst), len(eig)))
 	}
-	if err := CheckOrder(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return 0, err
 	}
 	if len(eig) == 0 {
@@ -92,7 +92,7 @@ func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error
 			p := math.Max(v/s, ZeroTol) // the floor, see above
 			dst[i] = vs / s * (-math.Log(p) - 1 + pa - h)
 		}
-	case math.IsInf(q, 1):
+	case q.IsInf():
 		var ties int
 		for _, v := range eig {
 			if v >= top*(1-maxTieTol) {
@@ -106,6 +106,7 @@ func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error
 			}
 		}
 	default:
+		q := float64(q)
 		var sum float64
 		for _, v := range eig {
 			if kept(v) {
@@ -147,7 +148,7 @@ func ScoreEigenGradient(eig []float64, q float64, dst []float64) (float64, error
 //
 // K must be symmetric with finite entries; for the Vendi score it should
 // have unit diagonal (kernel k(x, x) = 1). NaN or Inf entries are an error.
-func ScoreGradient(K *mat.SymDense, q float64, dst *mat.SymDense) (float64, error) {
+func ScoreGradient(K *mat.SymDense, q Order, dst *mat.SymDense) (float64, error) {
 	n := K.SymmetricDim()
 	if dst.IsEmpty() {
 		dst.ReuseAsSym(n)
@@ -199,7 +200,7 @@ func ScoreGradient(K *mat.SymDense, q float64, dst *mat.SymDense) (float64, erro
 // same convention as ScoreGradient) receives mean(quality) * dVS_q/dK, and
 // dQuality (length n, else it panics) receives dqVS/ds_i = VS_q / n.
 // Qualities must be finite and >= 0 (CheckQuality), as for QualityWeighted.
-func QualityWeightedGradient(K *mat.SymDense, quality []float64, q float64, dK *mat.SymDense, dQuality []float64) (float64, error) {
+func QualityWeightedGradient(K *mat.SymDense, quality []float64, q Order, dK *mat.SymDense, dQuality []float64) (float64, error) {
 	n := K.SymmetricDim()
 	if len(quality) != n || len(dQuality) != n {
 		panic(fmt.Sprintf("vendi: QualityWeightedGradient got %d qualities and %d quality gradients for a %d x %d kernel", len(quality), len(dQuality), n, n))

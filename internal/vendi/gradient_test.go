@@ -10,7 +10,7 @@ import (
 )
 
 // gradOrders are the orders the issue asks the gradient to be checked at.
-var gradOrders = []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)}
+var gradOrders = []Order{0.1, 0.5, 1, 2, 5, OrderInf}
 
 // fdStep is the central finite-difference step: the truncation error is
 // O(h^2) ~ 1e-10 and the rounding error O(eps/h) ~ 1e-11 relative, so a
@@ -46,7 +46,7 @@ func gaussianKernel(rng *rand.Rand, n, d int, scale float64) *mat.SymDense {
 
 // scoreOf evaluates VS_q of K with Score, independently of the gradient
 // code path (q = 2 even avoids the eigendecomposition).
-func scoreOf(t *testing.T, K mat.Symmetric, q float64) float64 {
+func scoreOf(t *testing.T, K mat.Symmetric, q Order) float64 {
 	t.Helper()
 	v, err := Score(K, q)
 	if err != nil {
@@ -120,7 +120,7 @@ func TestScoreEigenGradientFiniteDifferences(t *testing.T) {
 func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 	eig := []float64{2, 1, 0}
 	const S = 3.0
-	for _, q := range []float64{2, 5} {
+	for _, q := range []Order{2, 5} {
 		g := make([]float64, 3)
 		if _, err := ScoreEigenGradient(eig, q, g); err != nil {
 			t.Fatal(err)
@@ -133,7 +133,7 @@ func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 			t.Errorf("q=%v: dVS/dmu at a zero eigenvalue = %v, one-sided difference %v", q, g[2], fd)
 		}
 	}
-	for _, q := range []float64{0.1, 0.5, 1} {
+	for _, q := range []Order{0.1, 0.5, 1} {
 		g := make([]float64, 3)
 		vs, err := ScoreEigenGradient(eig, q, g)
 		if err != nil {
@@ -145,6 +145,7 @@ func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 			h := -p1*math.Log(p1) - p2*math.Log(p2)
 			want = vs / S * (-math.Log(ZeroTol) - 1 + 1 - h)
 		} else {
+			q := float64(q)
 			P := math.Pow(p1, q) + math.Pow(p2, q)
 			want = q * vs / ((1 - q) * S) * (math.Pow(ZeroTol, q-1)/P - 1)
 		}
@@ -208,7 +209,7 @@ func TestScoreGradientRepeatedEigenvalues(t *testing.T) {
 		0, 0, 1, a,
 		0, 0, a, 1,
 	})
-	for _, q := range []float64{0.1, 0.5, 1, 2, 5} {
+	for _, q := range []Order{0.1, 0.5, 1, 2, 5} {
 		var G mat.SymDense
 		if _, err := ScoreGradient(K, q, &G); err != nil {
 			t.Fatal(err)
@@ -235,11 +236,11 @@ func TestScoreGradientClosedForm(t *testing.T) {
 	for _, a := range []float64{0.1, 0.5, 0.9} {
 		K := mat.NewSymDense(2, []float64{1, a, a, 1})
 		for _, tc := range []struct {
-			q      float64
+			q      Order
 			vs, da float64
 		}{
 			{2, 2 / (1 + a*a), -4 * a / ((1 + a*a) * (1 + a*a))},
-			{math.Inf(1), 2 / (1 + a), -2 / ((1 + a) * (1 + a))},
+			{OrderInf, 2 / (1 + a), -2 / ((1 + a) * (1 + a))},
 		} {
 			var G mat.SymDense
 			vs, err := ScoreGradient(K, tc.q, &G)
@@ -256,7 +257,7 @@ func TestScoreGradientClosedForm(t *testing.T) {
 func TestScoreGradientEdgeCases(t *testing.T) {
 	const tol = 1e-12 // exact answers; only rounding separates them
 	t.Run("n=1", func(t *testing.T) {
-		for _, q := range append([]float64{0}, gradOrders...) {
+		for _, q := range append([]Order{0}, gradOrders...) {
 			var G mat.SymDense
 			vs, err := ScoreGradient(mat.NewSymDense(1, []float64{1}), q, &G)
 			if err != nil || math.Abs(vs-1) > tol || math.Abs(G.At(0, 0)) > tol {
@@ -292,7 +293,7 @@ func TestScoreGradientEdgeCases(t *testing.T) {
 		// VS_q (q <= 1) along the zero eigenvalues is +inf; the ZeroTol
 		// floor keeps it finite, large and of the right sign.
 		ones := mat.NewSymDense(3, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
-		for _, q := range []float64{0.1, 0.5, 1, 2, math.Inf(1)} {
+		for _, q := range []Order{0.1, 0.5, 1, 2, OrderInf} {
 			var G mat.SymDense
 			vs, err := ScoreGradient(ones, q, &G)
 			if err != nil || math.Abs(vs-1) > 1e-9 {

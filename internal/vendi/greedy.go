@@ -24,7 +24,7 @@ type GreedyProblem struct {
 	Prefix     []int     // already-chosen items: count in the score, never picked
 	Candidates []int     // eligible items (nil = every item not in Prefix)
 	K          int       // number of picks
-	Q          float64   // order q (math.Inf(1) for ∞)
+	Q          Order     // order q (OrderInf for ∞)
 	Workers    int       // goroutines scoring candidates (<= 1: serial)
 	// KnownPSD declares the kernel positive semidefinite (a Gram matrix, a
 	// kernel checked PSD). Only then does q = 2 use the closed form
@@ -174,7 +174,7 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	if p.Kernel == nil {
 		return nil, errors.New("vendi: greedy needs a kernel")
 	}
-	if err := CheckOrder(p.Q); err != nil {
+	if err := p.Q.Validate(); err != nil {
 		return nil, err
 	}
 	n := p.Kernel.Len()
@@ -255,40 +255,6 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 // (tr K)²/‖K‖²_F: only at q = 2 on a kernel declared PSD, where it equals
 // the clipped-spectrum VS_2.
 func (g *greedyState) frobenius2() bool { return g.p.Q == 2 && g.p.KnownPSD }
-
-// phi is the raw per-eigenvalue term whose sum defines VS_q: λ log λ at
-// q = 1, λ^q otherwise (0 for λ <= 0; unused at q ∈ {0, ∞}).
-func (g *greedyState) phi(l float64) float64 {
-	if l <= 0 {
-		return 0
-	}
-	switch q := g.p.Q; {
-	case q == 1:
-		return l * math.Log(l)
-	case q == 0 || math.IsInf(q, 1):
-		return 0
-	default:
-		return math.Pow(l, q)
-	}
-}
-
-// vsFrom finishes VS_q from the positive total, the raw φ-sum of the
-// eigenvalues above ZeroTol·total, their count and the largest eigenvalue.
-func (g *greedyState) vsFrom(total, f, maxEig float64, rank int) float64 {
-	q := g.p.Q
-	switch {
-	case total <= 0 || rank == 0:
-		return 0
-	case q == 0:
-		return float64(rank)
-	case q == 1:
-		return math.Exp(math.Log(total) - f/total)
-	case math.IsInf(q, 1):
-		return total / maxEig
-	default:
-		return math.Pow(f/math.Pow(total, q), 1/(1-q))
-	}
-}
 
 // members returns the number of chosen items.
 func (g *greedyState) members() int { return len(g.memberItem) }
@@ -410,7 +376,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 	var maxEig float64
 	for _, mu := range ws.mus {
 		if mu > thr {
-			f += g.phi(mu)
+			f += g.p.Q.Term(mu)
 			rank++
 			maxEig = math.Max(maxEig, mu)
 		}
@@ -422,7 +388,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 			break
 		}
 	}
-	return g.vsFrom(total, f, maxEig, rank)
+	return g.p.Q.FromRawSum(total, f, maxEig, rank)
 }
 
 // touchedBlocks appends to tb the blocks of the members in t, each once
@@ -815,7 +781,7 @@ func (g *greedyState) finishBlock(b *vblock) {
 	r := len(b.eig)
 	b.suf = make([]float64, r+1)
 	for k := r - 1; k >= 0; k-- {
-		b.suf[k] = b.suf[k+1] + g.phi(b.eig[k])
+		b.suf[k] = b.suf[k+1] + g.p.Q.Term(b.eig[k])
 		if b.eig[k] > 0 {
 			b.pos += b.eig[k]
 		}

@@ -125,7 +125,7 @@ func randomKNN(rng *rand.Rand, n, d, k int) *Sparse {
 
 func TestGreedyMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	orders := []float64{0, 0.1, 0.5, 1, 2, 5, math.Inf(1)}
+	orders := []Order{0, 0.1, 0.5, 1, 2, 5, OrderInf}
 	const oracleTol = 1e-9 // issue 2: qVS within 1e-9 relative of the oracle
 	for trial := 0; trial < 6; trial++ {
 		n := 14 + trial*3
@@ -272,7 +272,7 @@ func TestGreedyMinVS(t *testing.T) {
 		for i := range quality {
 			quality[i] = rng.Float64()
 		}
-		for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+		for _, q := range []Order{0.5, 1, 2, OrderInf} {
 			// Floor: the VS of s points pairwise at distance 1.2.
 			floor := func(s int) float64 { return equicorrelatedVS(t, s, math.Exp(-1.44/2), q) }
 			p := GreedyProblem{Kernel: k, Quality: quality, K: 8, Q: q, MinVS: floor, Workers: 1 + trial%2}
@@ -318,8 +318,9 @@ func TestGreedyMinVS(t *testing.T) {
 // equicorrelatedVS is the VS_q of s items with unit self-similarity and
 // pairwise similarity c, from its closed-form spectrum: (1 + (s-1)c)/s once
 // and (1-c)/s with multiplicity s-1.
-func equicorrelatedVS(t *testing.T, s int, c, q float64) float64 {
+func equicorrelatedVS(t *testing.T, s int, c float64, order Order) float64 {
 	t.Helper()
+	q := float64(order)
 	n := float64(s)
 	p := []float64{(1 + (n-1)*c) / n}
 	for i := 1; i < s; i++ {
@@ -367,7 +368,7 @@ func TestGreedySimilarityCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, kernel := range map[string]Kernel{"embeddings": FeatureMatrix{X}, "rbf": rbf} {
-		for _, q := range []float64{0.5, 1, math.Inf(1)} {
+		for _, q := range []Order{0.5, 1, OrderInf} {
 			for _, prefix := range [][]int{nil, {3, 77}} {
 				p := GreedyProblem{Kernel: kernel, Quality: quality, Q: q, K: 25, Prefix: prefix}
 				with, err := Greedy(p)

@@ -159,8 +159,8 @@ func (s *dualState) factorize(g *greedyState) error {
 		s.phiLam[k], s.dphiLam[k] = 0, 0
 		if l > 0 {
 			s.rank++
-			s.phiLam[k] = g.phi(l)
-			s.dphiLam[k] = g.dphi(l)
+			s.phiLam[k] = g.p.Q.Term(l)
+			s.dphiLam[k] = g.p.Q.DTerm(l)
 			s.sumPhi += s.phiLam[k]
 		}
 		for a := 0; a < d; a++ {
@@ -168,18 +168,6 @@ func (s *dualState) factorize(g *greedyState) error {
 		}
 	}
 	return nil
-}
-
-// dphi is the derivative of phi at l > 0.
-func (g *greedyState) dphi(l float64) float64 {
-	switch q := g.p.Q; {
-	case q == 1:
-		return math.Log(l) + 1
-	case q == 0 || math.IsInf(q, 1):
-		return 0
-	default:
-		return q * math.Pow(l, q-1)
-	}
 }
 
 // project sets w = Vᵀ x and returns xᵀx.
@@ -232,7 +220,7 @@ func (s *dualState) order2(w []float64, a float64) float64 {
 // a second filter on the candidates the cheap bound keeps.
 func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 {
 	s := g.dual
-	q := g.p.Q
+	q := float64(g.p.Q)
 	T := s.tr + a
 	if T <= 0 {
 		return math.Inf(1)
@@ -252,7 +240,7 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 	for k, l := range s.lam {
 		switch {
 		case exactDiag:
-			fd += g.phi(l + w[k]*w[k])
+			fd += g.p.Q.Term(l + w[k]*w[k])
 		case l > 0:
 			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
 		default:
@@ -261,9 +249,9 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 		}
 	}
 	if nn > 0 {
-		fd += float64(nn) * g.phi(wn/float64(nn))
+		fd += float64(nn) * g.p.Q.Term(wn/float64(nn))
 	}
-	fiso := s.sumPhi + g.phi(a)
+	fiso := s.sumPhi + g.p.Q.Term(a)
 	var F float64
 	if q >= 1 {
 		F = math.Max(fd, fiso) // lower bounds on Σ φ(μ)
@@ -298,7 +286,7 @@ func (g *greedyState) dualExact(w []float64, a float64, ws *secularWork) float64
 	for k := range z {
 		z[k] = s.sq[k] * w[k]
 	}
-	if math.IsInf(g.p.Q, 1) {
+	if g.p.Q.IsInf() {
 		// VS_∞ = total / λ_max: only the largest root is needed. The total
 		// is the trace (the spectrum is PSD).
 		total := s.tr + a
@@ -327,12 +315,12 @@ func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
 	rank := 0
 	for _, mu := range eig {
 		if mu > thr {
-			f += g.phi(mu)
+			f += g.p.Q.Term(mu)
 			rank++
 			maxEig = math.Max(maxEig, mu)
 		}
 	}
-	return g.vsFrom(total, f, maxEig, rank)
+	return g.p.Q.FromRawSum(total, f, maxEig, rank)
 }
 
 // bestDual is best() in the dual: bounds for every candidate, exact
@@ -504,7 +492,7 @@ func (g *greedyState) dualExactItem(c int, ws *secularWork, prune func(vsBound f
 	}
 	w := ws.wbuf[:g.dual.d]
 	a := g.dual.project(g.feat.Features(c), w)
-	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !math.IsInf(q, 1) && prune(g.dualBound(w, a, true)) {
+	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !q.IsInf() && prune(g.dualBound(w, a, true)) {
 		return 0, true
 	}
 	return g.dualExact(w, a, ws), false

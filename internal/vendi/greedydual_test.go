@@ -100,7 +100,7 @@ func TestGreedyDualSwitch(t *testing.T) {
 	dualDimCap = 2
 	rng := rand.New(rand.NewPCG(22, 6))
 	const n, d = 20, 4
-	for _, q := range []float64{0.5, 1, 2, math.Inf(1)} {
+	for _, q := range []Order{0.5, 1, 2, OrderInf} {
 		F := randomFeatures(rng, n, d, "linear")
 		quality := make([]float64, n)
 		for i := range quality {
@@ -197,7 +197,7 @@ func TestGreedyDualPrunesAndMatchesBordered(t *testing.T) {
 	for i := range quality {
 		quality[i] = rng.Float64()
 	}
-	for _, q := range []float64{0.1, 1, math.Inf(1)} {
+	for _, q := range []Order{0.1, 1, OrderInf} {
 		p := GreedyProblem{Kernel: F, Quality: quality, K: picks, Q: q, Workers: 2}
 		g, err := newGreedyState(p)
 		if err != nil {

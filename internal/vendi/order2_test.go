@@ -9,7 +9,7 @@ import (
 )
 
 // monotoneOrders are the orders of the issue-13 monotonicity test.
-var monotoneOrders = []float64{0, 0.1, 0.5, 1, 2, 5, math.Inf(1)}
+var monotoneOrders = []Order{0, 0.1, 0.5, 1, 2, 5, OrderInf}
 
 // monoTol is the slack of "non-increasing": VS_q of neighbouring orders may
 // coincide (a flat spectrum), so rounding of ~1e-13 must not fail the test.
@@ -21,7 +21,7 @@ func checkNonIncreasing(t *testing.T, what string, vs []float64) {
 	for i := 1; i < len(vs); i++ {
 		if vs[i] > vs[i-1]*(1+monoTol) {
 			t.Errorf("%s: VS_%s = %.15g > VS_%s = %.15g (VS_q must not increase with q)",
-				what, FormatOrder(monotoneOrders[i]), vs[i], FormatOrder(monotoneOrders[i-1]), vs[i-1])
+				what, monotoneOrders[i].String(), vs[i], monotoneOrders[i-1].String(), vs[i-1])
 		}
 	}
 }
@@ -48,17 +48,17 @@ func TestOrder2IndefiniteExample(t *testing.T) {
 	for _, q := range monotoneOrders {
 		v, err := Score(K, q)
 		if err != nil || math.Abs(v-1) > tol {
-			t.Errorf("Score(q = %s) = %v, %v; want 1", FormatOrder(q), v, err)
+			t.Errorf("Score(q = %s) = %v, %v; want 1", q.String(), v, err)
 		}
 		if v := ScoreFromEigenvalues([]float64{2.5, -0.5}, q); math.Abs(v-1) > tol {
-			t.Errorf("ScoreFromEigenvalues(q = %s) = %v, want 1", FormatOrder(q), v)
+			t.Errorf("ScoreFromEigenvalues(q = %s) = %v, want 1", q.String(), v)
 		}
 		if v, err := ScoreSet(DenseKernel(K), []int{0, 1}, q); err != nil || math.Abs(v-1) > tol {
-			t.Errorf("ScoreSet(q = %s) = %v, %v; want 1", FormatOrder(q), v, err)
+			t.Errorf("ScoreSet(q = %s) = %v, %v; want 1", q.String(), v, err)
 		}
 		res, err := Greedy(GreedyProblem{Kernel: DenseKernel(K), Quality: []float64{1, 1}, Prefix: []int{0}, K: 1, Q: q})
 		if err != nil || len(res.Scores) != 1 || math.Abs(res.Scores[0]-1) > tol {
-			t.Errorf("Greedy(q = %s) = %+v, %v; want score 1", FormatOrder(q), res, err)
+			t.Errorf("Greedy(q = %s) = %+v, %v; want score 1", q.String(), res, err)
 		}
 	}
 }

@@ -412,7 +412,7 @@ func solveNear(a float64, p, w []float64, g, left, right float64, upper bool) fl
 // max{bl_j : bl_j > θh}). Only fLo (q >= 1) or fHi (q < 1) is computed, with
 // one logarithm or power a root (phiMin).
 func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float64, fOther func(thr float64) (float64, int)) float64 {
-	q := g.p.Q
+	q := float64(g.p.Q)
 	var posLo, posHi, negLo, negHi float64
 	for j := range bl {
 		posLo += math.Max(bl[j], 0)
@@ -456,7 +456,7 @@ func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float
 		}
 		if x, y := math.Max(bl[j], thl), bh[j]; y > thl {
 			if upper {
-				v = math.Max(v, g.phi(y)) // t^q is increasing
+				v = math.Max(v, g.p.Q.Term(y)) // t^q is increasing
 			} else {
 				v = math.Min(v, g.phiMin(x, y))
 			}
@@ -485,7 +485,7 @@ func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float
 // log being concave).
 func (g *greedyState) phiMin(x, y float64) float64 {
 	if g.p.Q != 1 {
-		return g.phi(x)
+		return g.p.Q.Term(x)
 	}
 	switch {
 	case x >= 1/math.E:

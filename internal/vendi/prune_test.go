@@ -11,7 +11,7 @@ import (
 )
 
 // pruneOrders are the orders the pruning tests cover (q = 0 never prunes).
-var pruneOrders = []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)}
+var pruneOrders = []Order{0.1, 0.5, 1, 2, 5, OrderInf}
 
 // randomArrowhead returns strictly increasing poles p (r of them, spread
 // over [-3, 6] so some are negative), weights w and a corner a; kind

@@ -106,7 +106,7 @@ func TestRBFAgainstBruteForce(t *testing.T) {
 	if eig[0] < -1e-12 {
 		t.Errorf("RBF kernel not PSD: smallest eigenvalue %g", eig[0])
 	}
-	for _, q := range []float64{0, 0.5, 1, 2, math.Inf(1)} {
+	for _, q := range []Order{0, 0.5, 1, 2, OrderInf} {
 		a, err1 := Score(K, q)
 		b, err2 := Score(brute, q)
 		if err1 != nil || err2 != nil || math.Abs(a-b) > 1e-9 {
@@ -121,7 +121,7 @@ func TestRBFAgainstBruteForce(t *testing.T) {
 	if v, _ := Score(two.Matrix(), 1); math.Abs(v-math.Exp(-p*math.Log(p)-(1-p)*math.Log(1-p))) > 1e-12 {
 		t.Errorf("two points VS_1 = %g", v)
 	}
-	if v, _ := Score(two.Matrix(), math.Inf(1)); math.Abs(v-2/(1+c)) > 1e-12 {
+	if v, _ := Score(two.Matrix(), OrderInf); math.Abs(v-2/(1+c)) > 1e-12 {
 		t.Errorf("two points VS_inf = %g, want %g", v, 2/(1+c))
 	}
 	// Default: the median heuristic; duplicates score as one item.

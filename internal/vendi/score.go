@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -26,7 +24,7 @@ var ErrNoPositiveEigenvalue = errors.New("the kernel has no positive eigenvalue 
 // ScoreFromEigenvalues returns VS_q of the spectrum eig (eigenvalues of a
 // kernel matrix, any scale). Negative values are clipped to 0 and the rest
 // normalised to sum 1. It returns 0 when no eigenvalue is positive.
-func ScoreFromEigenvalues(eig []float64, q float64) float64 {
+func ScoreFromEigenvalues(eig []float64, q Order) float64 {
 	var total float64
 	for _, l := range eig {
 		if l > 0 {
@@ -43,7 +41,7 @@ func ScoreFromEigenvalues(eig []float64, q float64) float64 {
 // eigenvalues at or below ZeroTol count as zero for every q, so rounding noise
 // of a rank-deficient kernel (≈1e-16, which raised to a small q is not small)
 // never counts as diversity.
-func scoreFromSums(eig []float64, total, q float64) float64 {
+func scoreFromSums(eig []float64, total float64, q Order) float64 {
 	thr := ZeroTol * total
 	var n int
 	var s, m float64
@@ -53,45 +51,9 @@ func scoreFromSums(eig []float64, total, q float64) float64 {
 		}
 		n++
 		m = math.Max(m, l)
-		s += orderTerm(l/total, q)
+		s += q.Term(l / total)
 	}
-	return finishOrder(q, s, m/total, n)
-}
-
-// orderTerm is the per-eigenvalue term of VS_q for a normalised eigenvalue
-// p > 0: p log p at q = 1, p^q otherwise (unused at q = 0 and ∞).
-func orderTerm(p, q float64) float64 {
-	switch {
-	case q == 0 || math.IsInf(q, 1):
-		return 0
-	case q == 1:
-		return p * math.Log(p)
-	}
-	return math.Pow(p, q)
-}
-
-// finishOrder turns the sum of orderTerm, the largest normalised eigenvalue
-// and the count of nonzero eigenvalues into VS_q.
-func finishOrder(q, s, maxP float64, n int) float64 {
-	switch {
-	case n == 0:
-		return 0
-	case q == 0:
-		return float64(n)
-	case q == 1:
-		return math.Exp(-s)
-	case math.IsInf(q, 1):
-		return 1 / maxP
-	}
-	return math.Pow(s, 1/(1-q))
-}
-
-// CheckOrder returns an error unless q is a valid order: q >= 0 (q = +Inf allowed).
-func CheckOrder(q float64) error {
-	if math.IsNaN(q) || q < 0 {
-		return fmt.Errorf("order q = %v: must be >= 0 or inf", q)
-	}
-	return nil
+	return q.FromSum(s, m/total, n)
 }
 
 // Eigenvalues returns the eigenvalues of the symmetric matrix K in ascending order.
@@ -137,8 +99,8 @@ func EigenvaluesInPlace(K *mat.SymDense) ([]float64, error) {
 // the clipped spectrum: K may be indefinite (a symmetrised kNN graph), and
 // the closed form (tr K)²/‖K‖²_F would then count the negative eigenvalues
 // (issue 13: [[1, 1.5], [1.5, 1]] gave VS_2 = 0.615 < VS_∞ = 1).
-func Score(K mat.Symmetric, q float64) (float64, error) {
-	if err := CheckOrder(q); err != nil {
+func Score(K mat.Symmetric, q Order) (float64, error) {
+	if err := q.Validate(); err != nil {
 		return 0, err
 	}
 	n := K.SymmetricDim()
@@ -214,7 +176,7 @@ func MeanQuality(quality []float64) float64 {
 }
 
 // QualityWeighted returns qVS_q = mean(quality) × VS_q(K) (paper eq. 2).
-func QualityWeighted(K mat.Symmetric, quality []float64, q float64) (float64, error) {
+func QualityWeighted(K mat.Symmetric, quality []float64, q Order) (float64, error) {
 	if len(quality) != K.SymmetricDim() {
 		return 0, fmt.Errorf("vendi: %d qualities for a %d x %d kernel", len(quality), K.SymmetricDim(), K.SymmetricDim())
 	}
@@ -271,7 +233,7 @@ func NormalizeInPlace(K *mat.SymDense) {
 // eigenvalues are those of diag(√p) K diag(√p) (vendi_score's `p`). p must be
 // finite, >= 0 and not all zero; it is normalised to sum 1. Uniform p gives
 // Score(K, q) for a unit-diagonal K.
-func WeightedScore(K mat.Symmetric, p []float64, q float64) (float64, error) {
+func WeightedScore(K mat.Symmetric, p []float64, q Order) (float64, error) {
 	n := K.SymmetricDim()
 	if len(p) != n {
 		return 0, fmt.Errorf("vendi: %d weights for a %d x %d kernel", len(p), n, n)
@@ -301,7 +263,7 @@ func WeightedScore(K mat.Symmetric, p []float64, q float64) (float64, error) {
 
 // ScoreSamples returns VS_q of samples under the similarity function k
 // (k(x, x) should be 1).
-func ScoreSamples[T any](xs []T, k func(a, b T) float64, q float64) (float64, error) {
+func ScoreSamples[T any](xs []T, k func(a, b T) float64, q Order) (float64, error) {
 	return Score(SampleKernel(xs, k), q)
 }
 
@@ -332,8 +294,8 @@ const (
 // d x d matrix is used when d < n: O(n d² + d³) instead of O(n³), and no
 // n x n kernel is formed (EmbeddingSpectrum). The Gram matrix is PSD, so
 // every order, q = 2 included, follows from its eigenvalues.
-func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, error) {
-	if err := CheckOrder(q); err != nil {
+func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q Order) (float64, error) {
+	if err := q.Validate(); err != nil {
 		return 0, err
 	}
 	n, d := X.Dims()
@@ -354,50 +316,4 @@ func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q float64) (float64, 
 		return v, nil
 	}
 	return 0, errors.New("vendi: embeddings are all zero")
-}
-
-// ParseOrders parses a comma-separated list of orders: numbers >= 0 and
-// "inf" (also "Inf", "∞"). Duplicates are kept in the given order.
-func ParseOrders(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		q, err := ParseOrder(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, q)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no orders in %q", s)
-	}
-	return out, nil
-}
-
-// ParseOrder parses one order q ("inf" allowed).
-func ParseOrder(f string) (float64, error) {
-	switch strings.ToLower(strings.TrimSpace(f)) {
-	case "inf", "+inf", "infinity", "∞":
-		return math.Inf(1), nil
-	}
-	q, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-	if err != nil || math.IsInf(q, 0) {
-		return 0, fmt.Errorf("order %q: expected a number >= 0 or inf", f)
-	}
-	if err := CheckOrder(q); err != nil {
-		return 0, err
-	}
-	return q, nil
-}
-
-// FormatOrder writes q as in the paper's tables: "inf" for ∞, else the
-// shortest decimal ("0.1", "2").
-func FormatOrder(q float64) string {
-	if math.IsInf(q, 1) {
-		return "inf"
-	}
-	return strconv.FormatFloat(q, 'g', -1, 64)
 }

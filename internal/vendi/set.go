@@ -8,9 +8,9 @@ import "fmt"
 // the union of the blocks' spectra), so the VS of hundreds of items on a kNN
 // graph costs the cube of the largest block, not of the whole set.
 // Duplicate items in idx are an error.
-func ScoreSet(k Kernel, idx []int, q float64) (float64, error) {
+func ScoreSet(k Kernel, idx []int, q Order) (float64, error) {
 	if len(idx) == 0 {
-		if err := CheckOrder(q); err != nil {
+		if err := q.Validate(); err != nil {
 			return 0, err
 		}
 		return 0, nil
@@ -28,7 +28,7 @@ func ScoreSet(k Kernel, idx []int, q float64) (float64, error) {
 
 // QualityWeightedSet returns qVS_q of the items idx of a pool: the mean of
 // quality over idx times ScoreSet. quality has one entry per pool item.
-func QualityWeightedSet(k Kernel, quality []float64, idx []int, q float64) (float64, error) {
+func QualityWeightedSet(k Kernel, quality []float64, idx []int, q Order) (float64, error) {
 	if len(quality) != k.Len() {
 		return 0, fmt.Errorf("vendi: %d qualities for %d items", len(quality), k.Len())
 	}
@@ -67,7 +67,7 @@ func (g *greedyState) setScore() float64 {
 	if n := len(g.all.eig); n > 0 {
 		maxEig = g.all.eig[n-1]
 	}
-	return g.vsFrom(total, f, maxEig, rank)
+	return g.p.Q.FromRawSum(total, f, maxEig, rank)
 }
 
 // QualityWeightedSequence returns qVS_q(prefix ∪ picks[:t+1]) for every t,
@@ -77,7 +77,7 @@ func (g *greedyState) setScore() float64 {
 // and only that block is re-eigendecomposed), so scoring a batch of B costs
 // about what B greedy adds cost, not B eigendecompositions of ever larger
 // sets (O(B^4), which made `qvs as suggest --batch 400` take seconds).
-func QualityWeightedSequence(k Kernel, quality []float64, prefix, picks []int, q float64) ([]float64, error) {
+func QualityWeightedSequence(k Kernel, quality []float64, prefix, picks []int, q Order) ([]float64, error) {
 	g, err := newGreedyState(GreedyProblem{Kernel: k, Quality: quality, Prefix: prefix, Candidates: []int{}, Q: q, Workers: 1})
 	if err != nil {
 		return nil, err

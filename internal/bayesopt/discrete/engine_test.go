@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestEngineReplaysSearch: an engine told the first N evaluations of a
@@ -13,7 +15,7 @@ import (
 // boundary. This is what `qvs bayesopt suggest --kernel` relies on.
 func TestEngineReplaysSearch(t *testing.T) {
 	p := toyProblem(t, 40, 6)
-	for _, s := range []Settings{settings(MethodRandom, 0), settings(MethodUCB, 0), settings(MethodQVS, 1), settings(MethodQVS, math.Inf(1))} {
+	for _, s := range []Settings{settings(MethodRandom, 0), settings(MethodUCB, 0), settings(MethodQVS, 1), settings(MethodQVS, vendi.OrderInf)} {
 		s.Budget, s.Batch, s.Init, s.Repeat = 17, 4, 3, 1 // 3 initial points, then 4, 4, 4, 2
 		iters, err := p.Search(context.Background(), s, nil, nil)
 		if err != nil {

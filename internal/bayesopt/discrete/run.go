@@ -20,9 +20,9 @@ var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
 var CurveHeader = []string{"iteration", "evaluations", "best_value"}
 
 // RunKey names a run: "random-r03", "ucb-r03", "qvs-q0.5-r03", "qvs-qinf-r03".
-func RunKey(method string, q float64, repeat int) string {
+func RunKey(method string, q vendi.Order, repeat int) string {
 	if method == MethodQVS {
-		return fmt.Sprintf("%s-q%s-r%02d", method, vendi.FormatOrder(q), repeat)
+		return fmt.Sprintf("%s-q%s-r%02d", method, q.String(), repeat)
 	}
 	return fmt.Sprintf("%s-r%02d", method, repeat)
 }
@@ -32,7 +32,7 @@ func RunKey(method string, q float64, repeat int) string {
 // for the continuous tasks), within a repeat by method and then q (qvs
 // only, one run per order). Run.Q is the order as written in tables for
 // qvs and empty for random and ucb.
-func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
+func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, error) {
 	for _, m := range methods {
 		switch m {
 		case MethodRandom, MethodUCB:
@@ -55,7 +55,7 @@ func Runs(methods []string, qs []float64, repeats int) ([]campaign.Run, error) {
 				continue
 			}
 			for _, q := range qs {
-				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: vendi.FormatOrder(q), Repeat: r})
+				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: q.String(), Repeat: r})
 			}
 		}
 	}

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 )
@@ -39,7 +40,7 @@ func column(t *testing.T, recs [][]string, name string) int {
 }
 
 func TestRunsAndKeys(t *testing.T) {
-	runs, err := Runs([]string{"random", "ucb", "qvs"}, []float64{0.1, math.Inf(1)}, 2)
+	runs, err := Runs([]string{"random", "ucb", "qvs"}, []vendi.Order{0.1, vendi.OrderInf}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestRunFuncCampaign(t *testing.T) {
 	p := toyProblem(t, 40, 5)
 	base := DefaultSettings()
 	base.Budget, base.Batch, base.Seed = 12, 4, 3 // 2 initial points, then batches of 4, 4, 2
-	runs, err := Runs([]string{"random", "ucb", "qvs"}, []float64{1}, 2)
+	runs, err := Runs([]string{"random", "ucb", "qvs"}, []vendi.Order{1}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,14 @@ var Methods = []string{MethodRandom, MethodUCB, MethodQVS}
 // MOF settings (reference notes §4).
 type Settings struct {
 	Method  string
-	Q       float64 // order of qVS (MethodQVS only); math.Inf(1) = ∞
-	Init    int     // initial points drawn uniformly at random (same for every method of a repeat)
-	Budget  int     // evaluations per run, initial points included (as `qvs bayesopt --budget`)
-	Batch   int     // queries per iteration
-	Beta    float64 // UCB = mu + sqrt(Beta) sd
-	Seed    uint64  // master seed
-	Repeat  int     // repeat number: selects the initial points
-	Workers int     // goroutines of the greedy qVS step (<= 1: serial)
+	Q       vendi.Order // order of qVS (MethodQVS only)
+	Init    int         // initial points drawn uniformly at random (same for every method of a repeat)
+	Budget  int         // evaluations per run, initial points included (as `qvs bayesopt --budget`)
+	Batch   int         // queries per iteration
+	Beta    float64     // UCB = mu + sqrt(Beta) sd
+	Seed    uint64      // master seed
+	Repeat  int         // repeat number: selects the initial points
+	Workers int         // goroutines of the greedy qVS step (<= 1: serial)
 }
 
 // DefaultSettings: 2 initial points then 100 queries in batches of 5
@@ -66,7 +66,7 @@ func (s Settings) validatePolicy(n int) error {
 	default:
 		return fmt.Errorf("unknown method %q: expected one of random, ucb, qvs", s.Method)
 	}
-	if err := vendi.CheckOrder(s.Q); err != nil {
+	if err := s.Q.Validate(); err != nil {
 		return err
 	}
 	switch {

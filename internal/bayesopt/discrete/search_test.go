@@ -79,7 +79,7 @@ func acquire(t testing.TB, p *Problem, s Settings, obs []int) *Acquisition {
 	return a
 }
 
-func settings(method string, q float64) Settings {
+func settings(method string, q vendi.Order) Settings {
 	s := DefaultSettings()
 	s.Method, s.Q, s.Seed = method, q, 7
 	return s
@@ -159,7 +159,7 @@ func TestUCBPicksDirect(t *testing.T) {
 // bruteForceAlgorithm3 runs Algorithm 3 literally: every candidate's
 // qVS(D ∪ X ∪ {x}) from a fresh eigendecomposition (vendi.Score), argmax
 // with ties to the lowest index.
-func bruteForceAlgorithm3(t *testing.T, p *Problem, quality []float64, obs []int, b int, q float64) []int {
+func bruteForceAlgorithm3(t *testing.T, p *Problem, quality []float64, obs []int, b int, q vendi.Order) []int {
 	t.Helper()
 	var X []int
 	for len(X) < b {
@@ -191,7 +191,7 @@ func TestQVSPicksBruteForce(t *testing.T) {
 	obs := []int{0, 5, 11, 19, 23, 27}
 	acq := acquire(t, p, settings(MethodUCB, 0), obs)
 	differs := 0
-	for _, q := range []float64{0.1, 0.5, 1, 2, 5, math.Inf(1)} {
+	for _, q := range []vendi.Order{0.1, 0.5, 1, 2, 5, vendi.OrderInf} {
 		got := nextBatch(t, p, settings(MethodQVS, q), obs, 5)
 		want := bruteForceAlgorithm3(t, p, acq.Quality, obs, 5, q)
 		if !slices.Equal(got, want) {
@@ -386,7 +386,7 @@ func TestSettingsValidate(t *testing.T) {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
-	if err := settings(MethodQVS, math.Inf(1)).Validate(102); err != nil {
+	if err := settings(MethodQVS, vendi.OrderInf).Validate(102); err != nil {
 		t.Errorf("defaults on 102 items: %v", err)
 	}
 }

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,10 +16,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
-	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // discreteBayesOpt runs discrete tasks (set by cmd/bayesopt_discrete.go); handled=false if task is not discrete.
@@ -31,44 +27,6 @@ var discreteBayesOpt func(c *cobra.Command, g *GlobalOptions, task, configPath s
 var bayesoptSubcommands []func(g *GlobalOptions) *cobra.Command
 
 func init() { register(newBayesoptCmd) }
-
-// bayesoptConfig is the resolved configuration of a continuous BayesOpt
-// campaign (configs/rover.yaml, configs/lunar.yaml, configs/synthetic-bo.yaml).
-// It is recorded in DIR/config.yaml: every key that changes results is here;
-// out, workers and shard are not.
-type bayesoptConfig struct {
-	Task          string   `mapstructure:"task" yaml:"task"`
-	Out           string   `mapstructure:"out" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Regions       int      `mapstructure:"regions" yaml:"regions"`
-	Tau           float64  `mapstructure:"tau" yaml:"tau"`
-	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
-	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
-	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
-	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
-	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
-	// earlier campaigns still match) or authors (bayesopt.ModeAuthors).
-	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
-	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
-	// trust-region failure rule of every method (ROBOT's code: 32, true).
-	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
-	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
-	// Sampler draws the Thompson samples: exact (recorded as absent) or
-	// pathwise (bayesopt.SamplerPathwise).
-	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
-	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
-	// on an external objective (task: space; see runBayesopt).
-	Space            string `mapstructure:"space" yaml:"space,omitempty"`
-	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
-	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
-	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
-}
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
 // results/TASK, or results/TASK-bo when TASK also names an active-search
@@ -80,37 +38,19 @@ func bayesoptDefaultOut(task string) string {
 	return filepath.Join("results", task)
 }
 
-// bayesoptGrowable are the keys a rerun into a campaign's folder may grow
-// (campaign.CheckConfig): they only add runs, keyed as before.
-var bayesoptGrowable = []string{"methods", "q", "repeats"}
-
 // spaceTask is the task name of a campaign on a user's space and objective
 // command (--space with --objective-cmd); the campaign itself is named after
 // the space file (space.CampaignName).
 const spaceTask = space.CampaignTask
 
-// defaultBayesoptConfig returns the built-in settings for a task: the
-// paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
-// settings, reference notes §3) with the budgets of configs/TASK.yaml.
-// A space campaign's folder is left empty here: it is named after the space
-// file once that is known (resolveBayesoptConfig).
-func defaultBayesoptConfig(task string) bayesoptConfig {
-	c := bayesoptConfig{
-		Task: task, Out: bayesoptDefaultOut(task),
-		Methods: append([]string(nil), bayesopt.Methods...),
-		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: bayesopt.DefaultTau,
-		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
-	}
-	switch task {
-	case spaceTask:
-		c.Out = ""
-	case "rover":
-		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 800, 50, 30
-	case "lunar":
-		c.Regions, c.Tau = 20, 0.6
-		c.Budget, c.Init, c.Batch = 150, 30, 20
+// defaultBayesoptConfig is the built-in protocol of a task
+// (bayesopt.DefaultProtocol) writing to its default folder. A space
+// campaign's folder is left empty here: it is named after the space file
+// once that is known (resolveBayesoptConfig).
+func defaultBayesoptConfig(task string) bayesopt.Protocol {
+	c := bayesopt.DefaultProtocol(task)
+	if task != spaceTask {
+		c.Out = bayesoptDefaultOut(task)
 	}
 	return c
 }
@@ -263,7 +203,7 @@ func boSplitList(s string) []string {
 
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []vendi.Order, error) {
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
 	cfg := defaultBayesoptConfig(task)
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return cfg, nil, err
@@ -302,12 +242,6 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if ch("qvs-mode") {
 		cfg.QVSMode = f.qvsMode
 	}
-	if cfg.Sampler == bayesopt.SamplerExact {
-		cfg.Sampler = "" // the default, recorded as absent
-	}
-	if cfg.QVSMode == bayesopt.ModePaper {
-		cfg.QVSMode = "" // the default, recorded as absent
-	}
 	if ch("out") {
 		cfg.Out = f.out
 	}
@@ -338,10 +272,6 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
 	}
-	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
-	if cfg.Repeats < 1 {
-		return cfg, nil, settingError(g.Config, "repeats", cfg.Repeats, "must be at least 1")
-	}
 	for _, k := range []struct {
 		key      string
 		v, limit int
@@ -350,88 +280,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 			return cfg, nil, err
 		}
 	}
-	// The engine reads 0 as "its default", which config.yaml would then
-	// record as 0: an explicit value below 1 is refused instead.
-	for _, k := range []struct {
-		key string
-		v   int
-	}{{"candidates", cfg.Candidates}, {"max_train", cfg.MaxTrain}, {"fit_iterations", cfg.FitIterations}} {
-		if k.v < 1 {
-			return cfg, nil, settingError(g.Config, k.key, k.v, "must be at least 1")
-		}
+	if cfg.Out == "" {
+		return cfg, nil, configErrorf(g.Config, "no output directory: set --out or out: in the config")
 	}
-	if len(cfg.Methods) == 0 {
-		return cfg, nil, bad("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
-	}
-	if err := configkeys.Unique("methods", cfg.Methods); err != nil {
+	camp, err := bayesopt.Plan(cfg)
+	if err != nil {
 		return cfg, nil, configErrorf(g.Config, "%w", err)
 	}
-	hasQVS := slices.Contains(cfg.Methods, bayesopt.MethodQVS)
-	var qs []vendi.Order
-	for k, s := range cfg.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return cfg, nil, settingError(g.Config, "q", s, "%v", err)
-		}
-		qs = append(qs, q)
-		cfg.Q[k] = q.String()
-	}
-	if hasQVS && len(qs) == 0 {
-		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
-	}
-	if cfg.Out == "" {
-		return cfg, nil, bad("no output directory: set --out or out: in the config")
-	}
-	for _, m := range cfg.Methods {
-		s := cfg.settings(m, 1)
-		if err := s.Validate(); err != nil {
-			return cfg, nil, configErrorf(g.Config, "%w", err)
-		}
-	}
-	return cfg, qs, nil
-}
-
-func (cfg bayesoptConfig) settings(method string, q vendi.Order) bayesopt.Settings {
-	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
-		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
-		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
-		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
-}
-
-// bayesoptRun is one planned run with its settings.
-type bayesoptRun struct {
-	run      campaign.Run
-	settings bayesopt.Settings
-}
-
-// planBayesoptRuns lists the runs repeat by repeat, so a partial campaign
-// has every method for its first repeats.
-func planBayesoptRuns(cfg bayesoptConfig, qs []vendi.Order) []bayesoptRun {
-	var out []bayesoptRun
-	for r := 0; r < cfg.Repeats; r++ {
-		for _, m := range cfg.Methods {
-			if m == bayesopt.MethodQVS {
-				for k, q := range qs {
-					key := bayesopt.RunKey(m, cfg.Q[k], cfg.QVSFloor, r)
-					params := ""
-					switch {
-					case cfg.QVSFloor:
-						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-					case cfg.QVSMode == bayesopt.ModeAuthors:
-						params = "authors tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-					}
-					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
-				}
-				continue
-			}
-			run := campaign.Run{Key: bayesopt.RunKey(m, "", false, r), Method: m, Repeat: r}
-			if m == bayesopt.MethodROBOT {
-				run.Params = "tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-			}
-			out = append(out, bayesoptRun{run, cfg.settings(m, 1)})
-		}
-	}
-	return out
+	return camp.Protocol, camp, nil
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
@@ -464,7 +320,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 			return usageErrorf("--task: %w", err)
 		}
 	}
-	cfg, qs, err := resolveBayesoptConfig(c, g, f, task)
+	cfg, camp, err := resolveBayesoptConfig(c, g, f, task)
 	if err != nil {
 		return err
 	}
@@ -477,20 +333,12 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
+	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
 		return err
 	}
-	plan := planBayesoptRuns(cfg, qs)
-	runs := make([]campaign.Run, len(plan))
-	settings := map[string]bayesopt.Settings{}
-	for i, p := range plan {
-		runs[i] = p.run
-		settings[p.run.Key] = p.settings
-	}
-	cmdObj, _ := obj.(*space.Command) // nil for a built-in task
+	runs := camp.Runs
 	// Parallel runs first; spare workers go to each run's regions and batch.
 	inner := max(1, g.Workers/max(1, len(runs)))
-	d := obj.Dim()
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
@@ -502,31 +350,12 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesoptGrowable, Version: Version,
+		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version,
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),
-	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
-		s := settings[run.Key]
-		s.Workers = inner
-		prior, err := bayesopt.ParseRecords(rec.Rows(), d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
-		}
-		res, err := bayesopt.Optimize(ctx, obj, s, bayesopt.RunID{Seed: cfg.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
-			func(evs []bayesopt.Evaluation) error {
-				rows := make([][]string, len(evs))
-				for i, e := range evs {
-					rows[i] = bayesopt.FormatRecord(e)
-				}
-				return rec.Append(rows...)
-			})
-		if err != nil {
-			return nil, err
-		}
-		return writeBayesoptRunFiles(rec, res, d, cmdObj)
-	})
+	}, camp.RunFunc(obj, inner))
 	if !g.Quiet {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
@@ -537,7 +366,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 }
 
 // commandObjective is the external objective of a task: space campaign.
-func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
+func commandObjective(cfg bayesopt.Protocol) (bayesopt.Objective, error) {
 	sp, err := space.Load(cfg.Space)
 	if err != nil {
 		return nil, err
@@ -552,62 +381,3 @@ func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// writeBayesoptRunFiles writes the curve, solutions and distances files and
-// returns the run's summary fields. With a space campaign's command (cmdObj
-// non-nil) the solutions are written for the user: the space's parameter
-// names and values (not engine coordinates) and the value as the command
-// printed it; built-in tasks write x0.. and the maximised value.
-func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int, cmdObj *space.Command) ([]campaign.Field, error) {
-	best := res.BestSoFar()
-	curve := make([][]string, len(best))
-	for i, v := range best {
-		curve[i] = []string{strconv.Itoa(i + 1), boFloat(v)}
-	}
-	if err := rec.WriteFile("curve", []string{"evaluations", "best_so_far"}, curve); err != nil {
-		return nil, err
-	}
-	head := []string{"rank", "index", "value"}
-	if cmdObj != nil {
-		head = append(head, cmdObj.Names()...)
-	}
-	for j := 0; j < d && cmdObj == nil; j++ {
-		head = append(head, "x"+strconv.Itoa(j))
-	}
-	var sols, dists [][]string
-	minDist := math.Inf(1)
-	for i, s := range res.Solutions {
-		if cmdObj != nil {
-			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(cmdObj.Printed(s.Value))}
-			sols = append(sols, append(row, cmdObj.FormatPoint(s.X)...))
-		} else {
-			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(s.Value)}
-			for _, x := range s.X {
-				row = append(row, boFloat(x))
-			}
-			sols = append(sols, row)
-		}
-		for j := i + 1; j < len(res.Solutions); j++ {
-			dists = append(dists, []string{strconv.Itoa(i + 1), strconv.Itoa(j + 1), boFloat(res.Distances[i][j])})
-			minDist = math.Min(minDist, res.Distances[i][j])
-		}
-	}
-	if math.IsInf(minDist, 1) {
-		minDist = 0
-	}
-	if err := rec.WriteFile("solutions", head, sols); err != nil {
-		return nil, err
-	}
-	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
-		return nil, err
-	}
-	return []campaign.Field{
-		campaign.F("best_value", res.BestValue),
-		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
-		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
-		campaign.F("solutions_min_distance", minDist),
-		campaign.F("solutions_vs", res.SolutionsVS),
-		campaign.I("evaluations", len(res.Evaluations)),
-		campaign.I("restarts", res.Restarts),
-	}, nil
-}

@@ -334,7 +334,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
+	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
 		return err
 	}
 	set, err := loadDiscreteSet(g, cfg)
@@ -376,7 +376,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discreteConfig, sha
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
-		Config: cfg, Growable: bayesoptGrowable, Version: Version, Inputs: campaignInputs(g.DataDir, discreteInputFiles(g, cfg)...),
+		Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Inputs: campaignInputs(g.DataDir, discreteInputFiles(g, cfg)...),
 		Prepare: func() error {
 			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
 		},

@@ -56,8 +56,8 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
-	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
-	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+	f.IntVar(&o.candidates, "candidates", bayesopt.DefaultCandidates, "Thompson-sampling candidates per region")
+	f.IntVar(&o.maxTrain, "max-train", bayesopt.DefaultMaxTrain, "GP training points per region: the nearest to its centre")
 }
 
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
@@ -117,7 +117,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
-		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}
+		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: bayesopt.DefaultFitIterations, Workers: g.Workers}
 	s.Budget = s.Init
 	if err := s.Validate(); err != nil {
 		return usageErrorf("%w", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
@@ -90,7 +91,7 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 		case discreteBayesOptTask(task):
 			target = &discreteConfig{}
 		case task == "rover" || task == "lunar" || strings.HasPrefix(task, "synthetic-") || strings.Contains(filepath.Base(f), "-bo"):
-			target = &bayesoptConfig{}
+			target = &bayesopt.Protocol{}
 		}
 		if err := configkeys.Check(f, data, target); err != nil {
 			t.Errorf("%s (task %s, %T): %v", filepath.Base(f), task, target, err)

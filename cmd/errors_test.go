@@ -39,12 +39,12 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{[]string{"version"}, ExitOK},
-		{[]string{"sccore"}, ExitUsage},                            // cobra's unknown command (root)
-		{[]string{"as", "sugest"}, ExitUsage},                      // unknown subcommand
-		{[]string{"as", "table", "a", "b"}, ExitUsage},             // cobra.MaximumNArgs
-		{[]string{"eval"}, ExitUsage},                              // cobra.ExactArgs
-		{[]string{"score", "extra"}, ExitUsage},                    // cobra.NoArgs
-		{[]string{"score", "--kernell", "k.csv"}, ExitUsage},       // unknown flag
+		{[]string{"sccore"}, ExitUsage},                             // cobra's unknown command (root)
+		{[]string{"as", "sugest"}, ExitUsage},                       // unknown subcommand
+		{[]string{"as", "table", "a", "b"}, ExitUsage},              // cobra.MaximumNArgs
+		{[]string{"eval"}, ExitUsage},                               // cobra.ExactArgs
+		{[]string{"score", "extra"}, ExitUsage},                     // cobra.NoArgs
+		{[]string{"score", "--kernell", "k.csv"}, ExitUsage},        // unknown flag
 		{[]string{"score", "--q", "x", "--kernel", "k"}, ExitUsage}, // bad flag value
 		{[]string{"bayesopt", "--task", "synthetic", "--max-train", "0", "--out", filepath.Join(dir, "o")}, ExitUsage},
 		{[]string{"score", "--kernel", filepath.Join(dir, "missing.csv")}, ExitRuntime}, // an unreadable file

@@ -81,15 +81,24 @@ type Settings struct {
 	Workers int
 }
 
+// Defaults of Settings, Protocol and `qvs bayesopt suggest`: Thompson
+// candidates per region, GP training points per region, L-BFGS iterations
+// per GP fit.
+const (
+	DefaultCandidates    = 1000
+	DefaultMaxTrain      = 300
+	DefaultFitIterations = 30
+)
+
 func (s *Settings) defaults() {
 	if s.Candidates == 0 {
-		s.Candidates = 1000
+		s.Candidates = DefaultCandidates
 	}
 	if s.MaxTrain == 0 {
-		s.MaxTrain = 300
+		s.MaxTrain = DefaultMaxTrain
 	}
 	if s.FitIterations == 0 {
-		s.FitIterations = 30
+		s.FitIterations = DefaultFitIterations
 	}
 	if s.Workers < 1 {
 		s.Workers = 1

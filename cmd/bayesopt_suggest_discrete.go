@@ -26,7 +26,7 @@ func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
 	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates in kernel order, the first column of a CSV (a header named id is skipped, so an id,value table works) (default: their indices)")
-	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
+	f.StringVar(&d.name, "name", discrete.TaskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
 	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
 }
 

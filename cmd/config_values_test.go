@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
@@ -88,8 +89,8 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 		}
 		var target any = &asConfig{}
 		switch {
-		case discreteBayesOptTask(task):
-			target = &discreteConfig{}
+		case discrete.IsTask(task):
+			target = &discrete.Protocol{}
 		case task == "rover" || task == "lunar" || strings.HasPrefix(task, "synthetic-") || strings.Contains(filepath.Base(f), "-bo"):
 			target = &bayesopt.Protocol{}
 		}

@@ -22,7 +22,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newASCmd) }
 
 // asConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
 // name, the pool and the campaign's protocol (methods, grids, repeats,

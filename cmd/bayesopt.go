@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
@@ -20,13 +21,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-// discreteBayesOpt runs discrete tasks (set by cmd/bayesopt_discrete.go); handled=false if task is not discrete.
-var discreteBayesOpt func(c *cobra.Command, g *GlobalOptions, task, configPath string) (handled bool, err error)
 
-// bayesoptSubcommands are added under `qvs bayesopt` (e.g. `evaluate`).
-var bayesoptSubcommands []func(g *GlobalOptions) *cobra.Command
-
-func init() { register(newBayesoptCmd) }
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
 // results/TASK, or results/TASK-bo when TASK also names an active-search
@@ -162,9 +157,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
 	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
 	fs.BoolVar(&f.minimize, "minimize", false, "--objective-cmd prints values to minimise")
-	for _, sub := range bayesoptSubcommands {
-		c.AddCommand(sub(g))
-	}
+	c.AddCommand(newBayesoptEvaluateCmd(g), newBayesoptSuggestCmd(g))
 	return c
 }
 
@@ -308,10 +301,8 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if task == "" {
 		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
-	if discreteBayesOpt != nil {
-		if handled, err := discreteBayesOpt(c, g, task, g.Config); handled {
-			return err
-		}
+	if discrete.IsTask(task) {
+		return runDiscreteBayesOpt(c, g, task)
 	}
 	var obj bayesopt.Objective
 	if task != spaceTask {

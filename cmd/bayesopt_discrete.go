@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -16,7 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-func init() { discreteBayesOpt = runDiscreteBayesOpt }
 
 // defaultDiscreteConfig is the built-in protocol of a discrete task
 // (discrete.DefaultProtocol) writing to its default folder (task kernel:
@@ -29,48 +27,23 @@ func defaultDiscreteConfig(task string) discrete.Protocol {
 	return c
 }
 
-// configTask peeks at the task: key of a config file ("" if none).
-func configTask(path string) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return "", usageErrorf("config %s: %w", path, err)
-	}
-	return v.GetString("task"), nil
-}
-
-// runDiscreteBayesOpt runs the discrete tasks for `qvs bayesopt`: it
-// returns handled = false (and does nothing) for other tasks. task comes
-// from --task or the config's task: key; the shared flags (--methods, --q,
-// --repeats, --budget, --init, --batch, --out, --shard) are read from
-// c.Flags() and override the config when set.
-func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task, configPath string) (bool, error) {
-	if task == "" {
-		t, err := configTask(configPath)
-		if err != nil {
-			return false, err
-		}
-		task = t
-	}
-	if !discrete.IsTask(task) {
-		return false, nil
-	}
+// runDiscreteBayesOpt runs a discrete task for `qvs bayesopt` (task from
+// --task or the config's task: key): the shared flags (--methods, --q,
+// --repeats, --budget, --init, --batch, --out, --shard) override the
+// config when set; the continuous engine's flags are refused.
+func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task string) error {
 	cfg := defaultDiscreteConfig(task)
-	if err := loadConfig(configPath, &cfg); err != nil {
-		return true, err
+	if err := loadConfig(g.Config, &cfg); err != nil {
+		return err
 	}
 	if cfg.Task != task {
-		return true, usageErrorf("--task %s but config %s has task: %s", task, configPath, cfg.Task)
+		return usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
 	}
 	shard, err := applyDiscreteFlags(c.Flags(), g, &cfg)
 	if err != nil {
-		return true, err
+		return err
 	}
-	return true, executeDiscrete(c, g, cfg, shard)
+	return executeDiscrete(c, g, cfg, shard)
 }
 
 // discreteIgnoredFlags are the flags of qvs bayesopt that only the

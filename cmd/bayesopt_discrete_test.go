@@ -218,10 +218,9 @@ func TestDiscreteUsageErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "budgte") {
 		t.Errorf("unknown key: %v", err)
 	}
-	// Other tasks are not handled.
-	handled, err := runDiscreteBayesOpt(nil, &GlobalOptions{}, "rover", "")
-	if handled || err != nil {
-		t.Errorf("rover: handled %v err %v", handled, err)
+	// Other tasks are not discrete.
+	if discrete.IsTask("rover") || discrete.IsTask("space") {
+		t.Error("rover or space counted as discrete tasks")
 	}
 }
 

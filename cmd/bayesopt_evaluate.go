@@ -14,7 +14,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptEvaluateCmd) }
 
 type bayesoptEvaluateOptions struct {
 	task   string

@@ -53,10 +53,12 @@ const DefaultCacheDir = ".cache"
 // SeedSet reports whether --seed was given on the command line.
 func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
 
-// subcommands registered by the files of this package (one file per command).
-var subcommands []func(g *GlobalOptions) *cobra.Command
-
-func register(f func(g *GlobalOptions) *cobra.Command) { subcommands = append(subcommands, f) }
+// commands are the commands under qvs (each builds its own subcommands,
+// e.g. `qvs bayesopt suggest`): adding a command is adding its constructor
+// here. `qvs version` is built by NewRootCommand.
+var commands = []func(g *GlobalOptions) *cobra.Command{
+	newASCmd, newBayesoptCmd, newEvalCmd, newScoreCmd, newSelectCmd, newToyCmd,
+}
 
 // NewRootCommand builds the qvs command tree writing to stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) (*cobra.Command, *GlobalOptions) {
@@ -136,7 +138,7 @@ Diverse Experimental Design" (ICML 2024).`,
 		},
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 	})
-	for _, f := range subcommands {
+	for _, f := range commands {
 		root.AddCommand(f(g))
 	}
 	for _, sub := range root.Commands() {

@@ -13,7 +13,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newScoreCmd) }
 
 type scoreOptions struct {
 	in     inputFlags

@@ -12,7 +12,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newSelectCmd) }
 
 type selectOptions struct {
 	in     inputFlags

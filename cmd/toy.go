@@ -15,7 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newToyCmd) }
 
 // toyOptions are the settings of `qvs toy`; the mapstructure tags are the
 // keys of its YAML config.

@@ -22,7 +22,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-
 // asConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
 // name, the pool and the campaign's protocol (methods, grids, repeats,
 // budget, batch, seed, ties; keys inline). Every key that changes results

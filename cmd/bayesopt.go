@@ -21,8 +21,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-
-
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
 // results/TASK, or results/TASK-bo when TASK also names an active-search
 // pool (synthetic), so that `qvs as` and `qvs bayesopt` never share one.

@@ -15,7 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-
 // defaultDiscreteConfig is the built-in protocol of a discrete task
 // (discrete.DefaultProtocol) writing to its default folder (task kernel:
 // results/NAME, set once the name is known).

@@ -14,7 +14,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-
 type bayesoptEvaluateOptions struct {
 	task   string
 	points string

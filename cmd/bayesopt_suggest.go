@@ -16,7 +16,6 @@ import (
 // cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
 // and the dispatch.
 
-
 // suggestCommon are the flags both kinds of suggest share.
 type suggestCommon struct {
 	observed, method, q, format string

@@ -12,7 +12,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-
 // evalConfig holds the keys `qvs eval` reads from --config; flags the user
 // sets override them.
 type evalConfig struct {

@@ -13,7 +13,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-
 type scoreOptions struct {
 	in     inputFlags
 	orders string

@@ -12,7 +12,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-
 type selectOptions struct {
 	in     inputFlags
 	k      int

@@ -15,7 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-
 // toyOptions are the settings of `qvs toy`; the mapstructure tags are the
 // keys of its YAML config.
 type toyOptions struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -119,7 +120,7 @@ resume); 2 bad command line.`,
 	f.IntVar(&o.budget, "budget", 0, "queries per run after the start")
 	f.IntVar(&o.batch, "batch", 0, "batch size")
 	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
-	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto: from a Slurm array or Kubernetes Indexed Job, see docs/cluster.md)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
@@ -156,7 +157,8 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if g.fromFlags == nil {
 		g.fromFlags = map[string]bool{}
 	}
-	if err := o.csv.apply(fl, &cfg, g.fromFlags); err != nil {
+	o.csv.fromFlags = g.fromFlags
+	if err := o.csv.apply(fl, &cfg); err != nil {
 		return cfg, err
 	}
 	switch {
@@ -188,6 +190,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
+	}
+	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
+		return cfg, configErrorf(g.Config, "task: %w", err)
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
@@ -252,6 +257,9 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	sp, err := search.NewPool(pool)
 	if err != nil {
 		return nil, err
+	}
+	for _, note := range pool.Notes {
+		fmt.Fprintln(stderr, note)
 	}
 	if !g.Quiet {
 		if pool.Unlabeled {
@@ -389,6 +397,7 @@ type asSuggestOptions struct {
 	method    string
 	q         string
 	format    string
+	rawIDs    bool
 	threshold float64
 	beta      float64
 	lambda    float64
@@ -400,7 +409,13 @@ type asSuggestOptions struct {
 // common case of a CSV pool without writing a config (pool.csv keys).
 type asCSVPoolOptions struct {
 	file, idColumn, features, featurePrefix, metric string
+	fingerprintColumn, fingerprintFormat, exclude   string
+	graph, kernel, ids                              string // pool.graph: the user's own graph or kernel
 	k                                               int
+	// fromFlags are the flags whose value (given or default) apply put
+	// into the pool's keys: a SettingError on one of their keys names the
+	// flag (errorMessage). Shared with GlobalOptions.fromFlags.
+	fromFlags map[string]bool
 }
 
 func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
@@ -408,21 +423,32 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
 	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
 	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
-	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean or cosine")
+	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)")
 	f.IntVar(&o.k, "k", 20, "--pool: neighbours per item in the kNN graph")
+	f.StringVar(&o.fingerprintColumn, "fingerprint-column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format")
+	f.StringVar(&o.fingerprintFormat, "fingerprint-format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')")
+	f.StringVar(&o.exclude, "exclude-columns", "", "--pool: comma-separated columns that are never features")
+	f.StringVar(&o.graph, "graph", "", "your own similarity graph instead of a pool CSV: W.npz (scipy.sparse.save_npz of a CSR matrix; row i = i's neighbours) or an edge list CSV with header i,j,w or id_i,id_j,w; weights in [0, 1], self loops ignored (pool.graph.file)")
+	f.StringVar(&o.kernel, "kernel", "", "your own dense similarity K.npy or K.csv (n x n, entries in [0, 1]): the kNN graph keeps the --k largest entries of each row, the diagonal excluded, ties to the lower index (pool.graph.kernel)")
+	f.StringVar(&o.ids, "ids", "", "--graph, --kernel: item ids, one per line in item order (optional header id) (pool.graph.ids)")
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
-var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k"}
+var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k", "fingerprint-column", "fingerprint-format", "exclude-columns"}
+
+// asGraphPoolFlags are the flags that set pool.graph keys.
+var asGraphPoolFlags = []string{"graph", "kernel", "ids", "k"}
 
 // apply sets the pool.csv keys from the flags: --pool replaces a config's
 // pool of another kind by a CSV pool (flag defaults for the other keys) and
 // overrides only the file of a config's CSV pool; the other flags without
 // --pool on a pool of another kind are usage errors.
-// A pool that --pool replaced takes every pool.csv key from the flags,
-// their defaults included: those flags are recorded in fromFlags, so that a
-// SettingError on one of their keys names the flag (errorMessage).
-func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig, fromFlags map[string]bool) error {
+func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
+	if fl.Lookup("graph") != nil {
+		if done, err := o.applyGraph(fl, cfg); done || err != nil {
+			return err
+		}
+	}
 	var set []string
 	for _, name := range asCSVPoolFlags {
 		if fl.Lookup(name) != nil && fl.Changed(name) {
@@ -435,9 +461,7 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig, fromFlags map
 	replaced := false
 	defer func() {
 		for _, name := range asCSVPoolFlags {
-			if replaced {
-				fromFlags[name] = true
-			}
+			o.fromFlags[name] = o.fromFlags[name] || replaced
 		}
 	}()
 	if fl.Changed("pool") {
@@ -471,10 +495,25 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig, fromFlags map
 		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
 	}
 	if fl.Changed("metric") || replaced {
-		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine {
-			return usageErrorf("--metric %q: expected %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine)
+		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine && o.metric != datasets.MetricTanimoto {
+			return usageErrorf("--metric %q: expected %s, %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
 		}
 		cs.Metric = o.metric
+	}
+	if fl.Changed("fingerprint-column") {
+		cs.FingerprintColumn = o.fingerprintColumn
+		if cs.Metric != datasets.MetricTanimoto {
+			return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
+		}
+	}
+	if fl.Changed("fingerprint-format") || replaced {
+		if !slices.Contains(datasets.FingerprintFormats, o.fingerprintFormat) {
+			return usageErrorf("--fingerprint-format %q: expected %s", o.fingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
+		}
+		cs.FingerprintFormat = o.fingerprintFormat
+	}
+	if fl.Changed("exclude-columns") {
+		cs.ExcludeColumns = splitList(o.exclude)
 	}
 	if fl.Changed("k") || replaced {
 		if o.k < 1 {
@@ -485,10 +524,49 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig, fromFlags map
 	return nil
 }
 
+// applyGraph sets the pool.graph keys from --graph, --kernel, --ids and
+// --k (with --kernel); done is true when the pool is such a graph pool.
+func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bool, err error) {
+	if !fl.Changed("graph") && !fl.Changed("kernel") {
+		if fl.Changed("ids") {
+			return true, usageErrorf("--ids applies to --graph and --kernel (a CSV pool takes --id-column)")
+		}
+		return false, nil
+	}
+	switch {
+	case fl.Changed("graph") && fl.Changed("kernel"):
+		return true, usageErrorf("give --graph or --kernel, not both")
+	case fl.Changed("pool") || fl.Changed("pool-dir"):
+		return true, usageErrorf("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
+	case fl.Changed("graph") && fl.Changed("k"):
+		return true, usageErrorf("--k applies to --kernel and --pool: --graph is used as given")
+	}
+	for _, name := range asCSVPoolFlags {
+		if name != "k" && fl.Changed(name) {
+			return true, usageErrorf("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
+		}
+	}
+	cfg.Pool = datasets.DefaultConfig(datasets.KindGraph)
+	gc := &cfg.Pool.Graph
+	gc.File, gc.Kernel, gc.IDs = o.graph, o.kernel, o.ids
+	if fl.Changed("k") {
+		if o.k < 1 {
+			return true, usageErrorf("--k must be at least 1, got %d", o.k)
+		}
+		gc.K = o.k
+	}
+	base := filepath.Base(o.graph + o.kernel)
+	cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+	for _, name := range asGraphPoolFlags {
+		o.fromFlags[name] = true
+	}
+	return true, nil
+}
+
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x] [--metric euclidean|cosine] [--k 20] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -498,11 +576,39 @@ paper's eq. 7 value of the observed positives (quality 1) plus the picks so
 far (quality = probability) under order --q.
 
 The pool: --pool pool.csv, one row per item with a header, the feature
-columns (--features or --feature-prefix; default every column but --id-column
-and a column named label) and the kNN graph built with --metric and --k; or a
-config (--config, pool.kind csv for your own CSV, see configs/README.md); or
-the authors' folder format (--pool-dir). The pool needs no labels: only the
-labels in FILE are used.
+columns (--features or --feature-prefix; default every column but --id-column,
+a column named label and --exclude-columns) and the kNN graph built with
+--metric and --k; or your own similarity: --graph W.npz (a CSR matrix
+saved by scipy.sparse.save_npz, row i = i's neighbours) or --graph
+edges.csv (header i,j,w with 0-based indices, or id_i,id_j,w), used as
+given, or --kernel K.npy|K.csv (a dense n x n similarity, whose kNN graph
+keeps the --k largest entries of each row, the diagonal excluded, ties to
+the lower index), with --ids ids.csv naming the items (one per line, in
+order); weights must lie in [0, 1], self loops are ignored, zeros dropped;
+or a config (--config, pool.kind csv or graph, see configs/README.md); or
+the authors' folder format (--pool-dir, described in configs/README.md). The pool needs no labels: only the labels in FILE are
+used. Columns never leak into the features: a column without a name (the
+index pandas' to_csv writes) is read as the row index when it holds
+0..n-1, as the ids when its values are unique (said on stderr), else
+refused; a column named like a label or target (target, y, class, activity,
+active, is_*) is refused unless --exclude-columns leaves it out or
+--features names it.
+
+Fingerprints (chemists' libraries): --metric tanimoto compares items by
+Tanimoto similarity, |a AND b| / |a OR b|, on a text column of fingerprints
+(--fingerprint-column fp; --fingerprint-format bits: '0'/'1' characters, bit
+0 first, as RDKit's ToBitString; hex: chemfp's FPS convention, two hex
+digits per byte, bytes in order, bit i is 1<<(i%8) of byte i/8, so '04' is
+'00100000') or on the feature columns: 0/1 bits, or non-negative integer
+counts compared by sum(min)/sum(max), which equals Tanimoto on 0/1. Two
+all-zero fingerprints have similarity 1, an all-zero and any other 0. The
+kNN graph is exact; an edge weighs the Tanimoto similarity, ties go to the
+lower index, edges of similarity 0 are dropped.
+
+The diversity kernel of qVS-AS (and the qvs column) is the symmetrised
+graph, k(i, j) = (W_ij + W_ji)/2 for i != j with unit diagonal, W the kNN
+graph's weights (0 off the graph): items that are not neighbours either
+way count as dissimilar.
 
 The model's prior a1 (its Pr(y = 1) far from every label) is --prior a1, else
 the config key prior, else the estimate from what you know: the geometric
@@ -531,6 +637,7 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
 	f.StringVar(&o.format, "format", "table", "output format: table or csv")
+	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
 	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
@@ -544,8 +651,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if o.observed == "" {
 		return usageErrorf("--observed FILE is required")
 	}
-	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") {
-		return usageErrorf("give the pool with --pool FILE.csv, --config FILE or --pool-dir DIR")
+	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
+		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
 	}
 	if o.batch < 1 || o.batch > maxASSuggestBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
@@ -638,7 +745,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		w := csv.NewWriter(&buf)
 		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
 		for r, x := range s.Picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
+			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), csvID(id(x), o.rawIDs), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
 		}
 		w.Flush()
 	} else {

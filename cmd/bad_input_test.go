@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -270,5 +271,28 @@ func TestSemicolonCSVHint(t *testing.T) {
 				t.Errorf("stderr %q: hint %q present = %v, want %v", stderr, hint, !c.hint, c.hint)
 			}
 		})
+	}
+}
+
+// TestHostileNamesRefused (issue 23, item 1): a config's task: or a
+// discrete name: that is a path (../../ESCAPED) became the default results
+// folder and the MDS cache file name, above --out and --cache-dir. Each is
+// refused naming the config and key, before anything is written.
+func TestHostileNamesRefused(t *testing.T) {
+	dir, _, out, args := toyMOFCampaign(t)
+	discrete := writeFile(t, dir, "name.yaml", strings.Replace(toyMOFConfig, "task: mof\n", "task: kernel\nname: ../../x\n", 1))
+	discreteArgs := append([]string{"bayesopt"}, args...)
+	discreteArgs[2] = discrete
+	as := writeFile(t, dir, "as.yaml", "task: ../../../ESCAPED\nrepeats: 1\n")
+	checkBadInput(t, []badInputCase{
+		{"discrete name:", discreteArgs, 2, "config " + discrete + `: name: "../../x" is not a plain name`},
+		{"as task:", []string{"as", "--config", as, "--cache-dir", filepath.Join(dir, "cache")}, 2,
+			"config " + as + `: task: "../../../ESCAPED" is not a plain name`},
+	})
+	escaped, _ := filepath.Glob(filepath.Join(dir, "x-*"))
+	for _, p := range append(escaped, out, filepath.Join(dir, "cache")) {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
 	}
 }

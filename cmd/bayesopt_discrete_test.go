@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,4 +411,52 @@ func readFileString(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDiscreteResumeMidIteration (issue 23, item 2, discrete BayesOpt):
+// record files cut inside an iteration resume into the uninterrupted run
+// (the cut iteration is recomputed; before, this was refused without
+// naming the file), and a short iteration followed by another is refused
+// naming the file and line.
+func TestDiscreteResumeMidIteration(t *testing.T) {
+	dir, _, full, args := toyMOFCampaign(t)
+	if _, err, _, stderr := runDiscreteCLI(t, append(args, "--quiet")...); err != nil {
+		t.Fatal(stderr)
+	}
+	part := filepath.Join(dir, "part")
+	partArgs := append(slices.Clone(args), "--out", part, "--quiet")
+	reset := func() {
+		if err := os.RemoveAll(part); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(part, os.DirFS(full)); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(part, "summary.csv"))
+	}
+	cut := func(key string, keep int, edit func([][]string)) {
+		for _, ext := range []string{".summary.csv", ".curve.csv"} {
+			os.Remove(filepath.Join(part, "runs", key+ext))
+		}
+		cutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
+	}
+	// toyMOFConfig: budget 8, init 2, batch 3: iterations of 2, 3, 3.
+	reset()
+	cut("qvs-q1-r00", 1+2+1, nil)
+	cut("random-r01", 1+2+3+2, nil)
+	cut("ucb-r00", 1+1, nil)
+	if _, err, _, stderr := runDiscreteCLI(t, partArgs...); err != nil {
+		t.Fatal(stderr)
+	}
+	sameResults(t, full, part)
+
+	reset()
+	cut("qvs-q1-r00", 1+2+3+3, func(r [][]string) {
+		r[5][0], r[5][1] = "2", "0" // iteration 1 ends after 2 queries
+		r[6][1], r[7][1], r[8][1] = "1", "2", "3"
+	})
+	_, err, stdout, _ := runDiscreteCLI(t, partArgs...)
+	if want := "runs/qvs-q1-r00.csv line 6: iteration 1 has 2 queries, expected 3"; err == nil || !strings.Contains(err.Error(), want) || stdout != "" {
+		t.Errorf("short iteration: %v, stdout %q; want %q", err, stdout, want)
+	}
 }

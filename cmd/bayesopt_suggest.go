@@ -20,6 +20,7 @@ import (
 type suggestCommon struct {
 	observed, method, q, format string
 	batch                       int
+	rawIDs                      bool
 }
 
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
@@ -64,6 +65,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
 	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv or table")
+	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	addContinuousSuggestFlags(c, cont)
 	addDiscreteSuggestFlags(c, disc)
 	return c

@@ -138,7 +138,11 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	rows := make([][]string, len(picks))
 	for r, i := range picks {
-		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), ids[i], "", "", ""}
+		id := ids[i]
+		if f.format == "csv" {
+			id = csvID(id, f.rawIDs)
+		}
+		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), id, "", "", ""}
 		if acq != nil {
 			m, sd := acq.Mean[i], acq.SD[i]
 			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(m+math.Sqrt(d.beta)*sd), fullPrecision(m), fullPrecision(sd)

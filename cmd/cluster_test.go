@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,8 +19,13 @@ import (
 )
 
 // The Slurm array script of docs/cluster.md, run as two array tasks with
-// the environment Slurm gives them (--array=1-2), fills the folder as one
-// unsharded process does.
+// the environment Slurm gives them (--array=0-1, SHARDS=2), fills the
+// folder as one unsharded process does; each task's log starts with the
+// line naming its shard, and a task rerun alone (ARRAY=1: Slurm sets
+// _MIN=1, _COUNT=1) is shard 1 again. Run outside a job, the script submits
+// itself (a stand-in sbatch on PATH records the arguments): job and log
+// named after OUT, logs appended to across requeues, the extra flags
+// passed on (issue 23, item 14).
 func TestClusterSlurmScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -33,19 +39,59 @@ func TestClusterSlurmScript(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	out := filepath.Join(dir, "array")
-	for task := 1; task <= 2; task++ {
+	env := append(os.Environ(), "QVS_TEST_MAIN=1", "QVS="+os.Args[0], "CMD=as", "CONFIG="+cfg, "OUT="+out, "SHARDS=2",
+		"QVS_CACHE_DIR="+cache, "SLURM_JOB_ID=", "SLURM_CPUS_PER_TASK=1")
+	task := func(id, lo, count int) string {
 		cmd := exec.Command("bash", script)
-		cmd.Env = append(os.Environ(), "QVS_TEST_MAIN=1", "QVS="+os.Args[0], "CMD=as", "CONFIG="+cfg, "OUT="+out,
-			"QVS_CACHE_DIR="+cache, "SLURM_ARRAY_TASK_ID="+strconv.Itoa(task), "SLURM_ARRAY_TASK_MIN=1",
-			"SLURM_ARRAY_TASK_MAX=2", "SLURM_ARRAY_TASK_STEP=1", "SLURM_ARRAY_TASK_COUNT=2", "SLURM_CPUS_PER_TASK=1")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("array task %d: %v\n%s", task, err, b)
+		cmd.Env = append(env, "SLURM_ARRAY_JOB_ID=77", "SLURM_ARRAY_TASK_ID="+strconv.Itoa(id), "SLURM_ARRAY_TASK_MIN="+strconv.Itoa(lo),
+			"SLURM_ARRAY_TASK_STEP=1", "SLURM_ARRAY_TASK_COUNT="+strconv.Itoa(count))
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("array task %d: %v\n%s", id, err, b)
 		}
-		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; n != 4*task {
-			t.Errorf("after array task %d: %d of 8 runs, want %d", task, n, 4*task)
+		return string(b)
+	}
+	for id := 0; id <= 1; id++ {
+		log := task(id, 0, 2)
+		if want := fmt.Sprintf("%s: shard %d/2 in Slurm array task %d of job 77: 4 of 8 runs\n", out, id, id); !strings.HasPrefix(log, want) {
+			t.Errorf("array task %d log %q, want it to start with %q", id, log, want)
+		}
+		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; n != 4*(id+1) {
+			t.Errorf("after array task %d: %d of 8 runs, want %d", id, n, 4*(id+1))
 		}
 	}
 	sameResults(t, whole, out)
+	// Task 1 rerun alone into a fresh folder runs shard 1's 4 runs.
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if log := task(1, 1, 1); !strings.Contains(log, "shard 1/2") {
+		t.Errorf("rerun of task 1: %q", log)
+	}
+	if got := readCSVFile(t, filepath.Join(out, "summary.csv")); len(got) != 5 || got[1][0] == readCSVFile(t, filepath.Join(whole, "summary.csv"))[1][0] {
+		t.Errorf("rerun of task 1 ran %v, want shard 1's 4 runs", got[1:])
+	}
+
+	bin := t.TempDir()
+	args := filepath.Join(dir, "sbatch.args")
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+args+"\necho 4711\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := exec.Command("bash", script, "--seed", "3")
+	sub.Dir = dir
+	sub.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "OUT=results/bmg-2", "CMD=as", "SLURM_JOB_ID=", "SLURM_ARRAY_TASK_ID=")
+	b, err := sub.Output()
+	if err != nil || string(b) != "4711\n" {
+		t.Fatalf("submit: %v, stdout %q", err, b)
+	}
+	got, _ := os.ReadFile(args)
+	want := "--parsable\n--array=0-7\n--job-name=qvs-bmg-2\n--output=logs/qvs-bmg-2-%A_%a.log\n--open-mode=append\n" + script + "\n--seed\n3\n"
+	if string(got) != want {
+		t.Errorf("sbatch arguments\n%s\nwant\n%s", got, want)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "logs")); err != nil || !fi.IsDir() {
+		t.Errorf("the logs folder was not made: %v", err)
+	}
 }
 
 // The Kubernetes manifests of docs/cluster.md parse, run `qvs ... --shard

@@ -100,12 +100,20 @@ func TestTenProcessesShareOneFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 10 processes")
 	}
-	t.Run("flock", func(t *testing.T) { tenProcesses(t, nil) })
+	t.Run("flock", func(t *testing.T) { tenProcesses(t, func(int) []string { return nil }) })
 	// Lease files, as where flock is unavailable or local to one host.
-	t.Run("lease", func(t *testing.T) { tenProcesses(t, []string{"QVS_LOCK=lease"}) })
+	t.Run("lease", func(t *testing.T) { tenProcesses(t, func(int) []string { return []string{"QVS_LOCK=lease"} }) })
+	// Issue 23, item 5: every other process with QVS_LOCK=lease (one
+	// forgotten export on a cluster); before, flock ignored lease files
+	// and runs were computed twice.
+	t.Run("mixed", func(t *testing.T) {
+		tenProcesses(t, func(i int) []string { return []string{"QVS_LOCK=" + []string{"flock", "lease"}[i%2]} })
+	})
 }
 
-func tenProcesses(t *testing.T, lockEnv []string) {
+// tenProcesses runs the ten processes, process i with lockEnv(i) added to
+// its environment.
+func tenProcesses(t *testing.T, lockEnv func(int) []string) {
 	dir := t.TempDir()
 	cfg := asWriteFile(t, dir, "c.yaml", concurrentASConfig)
 	cache := filepath.Join(dir, "cache")
@@ -140,7 +148,7 @@ func tenProcesses(t *testing.T, lockEnv []string) {
 	start := time.Now()
 	for i, p := range plans {
 		time.Sleep(time.Until(start.Add(p.delay)))
-		procs[i] = startQVS(t, ctx, p.name, append(p.env, lockEnv...), append(append(base, "--out", out), p.args...)...)
+		procs[i] = startQVS(t, ctx, p.name, append(p.env, lockEnv(i)...), append(append(base, "--out", out), p.args...)...)
 	}
 	finishedHere := 0
 	for _, p := range procs {
@@ -456,5 +464,44 @@ func TestBinaryIgnoresSlowFsyncHook(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bo", "summary.csv")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestShardAutoRerunsOneTask (issue 23, item 14): a Slurm array task
+// resubmitted alone (sbatch --array=2 of an array 0-3) sees
+// SLURM_ARRAY_TASK_MIN=2 and _COUNT=1. With --shard auto/4 it runs shard
+// 2's runs exactly (before: shard 0/4, and shard 2 never ran); with plain
+// --shard auto it is refused, writing nothing (before: shard 0/1, the
+// whole campaign). Every sharded task names its shard in one line at
+// start, --quiet or not.
+func TestShardAutoRerunsOneTask(t *testing.T) {
+	dir := t.TempDir()
+	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random,qvs", "--q", "1", "--repeats", "2"}
+	for k, v := range map[string]string{"SLURM_ARRAY_JOB_ID": "4711", "SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2",
+		"SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "1", "JOB_COMPLETION_INDEX": ""} {
+		t.Setenv(k, v)
+	}
+	out := filepath.Join(dir, "rerun")
+	code, _, stderr := runQVS(t, append(base, "--out", out, "--shard", "auto/4")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	// Runs in plan order, repeat by repeat: random-r00, qvs-q1-r00,
+	// random-r01, qvs-q1-r01; shard 2/4 is position 2.
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	if len(sum) != 2 || sum[1][0] != "random-r01" {
+		t.Errorf("shard 2/4 ran %v, want random-r01 alone", sum[1:])
+	}
+	if want := out + ": shard 2/4 in Slurm array task 2 of job 4711: 1 of 4 runs\n"; stderr != want {
+		t.Errorf("stderr %q, want the one line %q", stderr, want)
+	}
+	none := filepath.Join(dir, "plain")
+	code, stdout, stderr := runQVS(t, append(base, "--out", none, "--shard", "auto")...)
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--shard auto: Slurm array task 2 belongs to an array of 1 task(s) starting at 2") {
+		t.Errorf("plain auto on a resubmitted task: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Errorf("plain auto on a resubmitted task wrote %s", none)
 	}
 }

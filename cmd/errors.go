@@ -64,25 +64,32 @@ func settingError(path, key string, value any, format string, args ...any) error
 	return configErrorf(path, "%w", configkeys.Invalid(key, value, format, args...))
 }
 
-// flagKeys maps each flag whose config key is not its name with dashes
-// turned into underscores (--max-train sets max_train) to that key: the
-// one table that names, in a SettingError's message, the flag the user
-// typed for a key.
-var flagKeys = map[string]string{
-	"pool":           "pool.csv.file",
-	"id-column":      "pool.csv.id_column",
-	"features":       "pool.csv.feature_columns",
-	"feature-prefix": "pool.csv.feature_prefix",
-	"metric":         "pool.csv.metric",
-	"k":              "pool.csv.k",
+// keyFlags maps each config key to the flag that sets it where the flag
+// is not the key with underscores turned into dashes (max_train is set by
+// --max-train): the one table that names, in a SettingError's message, the
+// flag the user typed for a key.
+var keyFlags = map[string]string{
+	"pool.csv.file":               "pool",
+	"pool.csv.id_column":          "id-column",
+	"pool.csv.feature_columns":    "features",
+	"pool.csv.feature_prefix":     "feature-prefix",
+	"pool.csv.metric":             "metric",
+	"pool.csv.k":                  "k",
+	"pool.csv.fingerprint_column": "fingerprint-column",
+	"pool.csv.fingerprint_format": "fingerprint-format",
+	"pool.csv.exclude_columns":    "exclude-columns",
+	"pool.graph.file":             "graph",
+	"pool.graph.kernel":           "kernel",
+	"pool.graph.ids":              "ids",
+	"pool.graph.k":                "k",
 }
 
-// flagKey is the config key flag sets.
-func flagKey(flag string) string {
-	if k, ok := flagKeys[flag]; ok {
-		return k
+// keyFlag is the flag that sets config key.
+func keyFlag(key string) string {
+	if f, ok := keyFlags[key]; ok {
+		return f
 	}
-	return strings.ReplaceAll(flag, "-", "_")
+	return strings.ReplaceAll(key, "_", "-")
 }
 
 // errorMessage is err's message, with the key of the SettingError in its
@@ -91,21 +98,67 @@ func flagKey(flag string) string {
 // never saw the key. A flag sets the key when the user gave it on c's
 // command line, or when the command took the flag's default value for the
 // key (fromFlags: `as suggest --pool` fills every pool.csv key from its
-// flags).
+// flags). Without a SettingError, the pool keys of keyFlags that a message
+// mentions in passing (the CSV column and fingerprint readers' "column
+// "fp" (pool.csv.fingerprint_column)", "leave it out with
+// pool.csv.exclude_columns") are named the same way (nameKeys).
 func errorMessage(err error, c *cobra.Command, fromFlags map[string]bool) string {
 	msg := err.Error()
-	var se *configkeys.SettingError
-	if c == nil || !errors.As(err, &se) || se.Flag != "" {
+	if c == nil {
 		return msg
 	}
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if se.Flag == "" && flagKey(f.Name) == se.Key && (f.Changed || fromFlags[f.Name]) {
-			plain := se.Error()
-			se.Flag = f.Name
-			msg = strings.Replace(msg, plain, se.Error(), 1)
+	set := func(flag string) *pflag.Flag {
+		if f := c.Flags().Lookup(flag); f != nil && (f.Changed || fromFlags[f.Name]) {
+			return f
 		}
-	})
+		return nil
+	}
+	var se *configkeys.SettingError
+	if !errors.As(err, &se) {
+		return nameKeys(msg, set)
+	}
+	if f := set(keyFlag(se.Key)); f != nil && se.Flag == "" {
+		plain := se.Error()
+		se.Flag = f.Name
+		msg = strings.Replace(msg, plain, se.Error(), 1)
+	}
 	return msg
+}
+
+// nameKeys writes each whole-word mention of a key of keyFlags in msg as
+// "--FLAG (key KEY)" when set(FLAG) says the flag set it.
+func nameKeys(msg string, set func(flag string) *pflag.Flag) string {
+	for key, flag := range keyFlags {
+		if set(flag) == nil {
+			continue
+		}
+		var b strings.Builder
+		rest := msg
+		for {
+			i := strings.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			end := i + len(key)
+			// A key ends a sentence with '.', never continues with one.
+			next := end < len(rest) && keyByte(rest[end]) && !(rest[end] == '.' && (end+1 == len(rest) || !keyByte(rest[end+1])))
+			whole := (i == 0 || !keyByte(rest[i-1])) && !next
+			b.WriteString(rest[:i])
+			if whole {
+				b.WriteString("--" + flag + " (key " + key + ")")
+			} else {
+				b.WriteString(key)
+			}
+			rest = rest[end:]
+		}
+		msg = b.String() + rest
+	}
+	return msg
+}
+
+// keyByte reports whether c can be part of a config key.
+func keyByte(c byte) bool {
+	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // usageArgs wraps the argument check of c (a subcommand) and of its

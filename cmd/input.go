@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -42,14 +43,18 @@ const symmetryTol = 1e-8
 
 // Embedding kernels of --embedding-kernel.
 const (
-	embCosine = "cosine"
-	embLinear = "linear"
-	embRBF    = "rbf"
+	embCosine   = "cosine"
+	embLinear   = "linear"
+	embRBF      = "rbf"
+	embTanimoto = "tanimoto"
 )
 
 type inputFlags struct {
 	kernel, embeddings, quality, ids, idColumn string
 	qualityColumn, featureColumns              string
+	featurePrefix, excludeColumns              string
+	fingerprintColumn, fingerprintFormat       string
+	standardize                                bool
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
@@ -84,8 +89,20 @@ func (f inputFlags) embeddingKernel() (string, error) {
 	if k == "" {
 		k = embCosine
 	}
-	if k != embCosine && k != embLinear && k != embRBF {
-		return "", usageErrorf("--embedding-kernel %q: expected cosine, linear or rbf", f.embKernel)
+	if k != embCosine && k != embLinear && k != embRBF && k != embTanimoto {
+		return "", usageErrorf("--embedding-kernel %q: expected cosine, linear, rbf or tanimoto", f.embKernel)
+	}
+	if f.fingerprintColumn != "" && k != embTanimoto {
+		return "", usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --embedding-kernel tanimoto")
+	}
+	if f.changed("fingerprint-format") && !slices.Contains(datasets.FingerprintFormats, f.fingerprintFormat) {
+		return "", usageErrorf("--fingerprint-format %q: expected %s", f.fingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
+	}
+	if f.standardize && k == embTanimoto {
+		return "", usageErrorf("--standardize: z-scored features are not fingerprints: --embedding-kernel tanimoto needs 0/1 bits or counts as they are")
+	}
+	if f.featureColumns != "" && f.featurePrefix != "" {
+		return "", usageErrorf("give --feature-columns or --feature-prefix, not both")
 	}
 	if f.linear {
 		if f.changed("embedding-kernel") && k != embLinear {
@@ -120,7 +137,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, err
 	}
 	if f.kernel != "" {
-		for _, name := range []string{"quality-column", "feature-columns", "embedding-kernel", "linear", "length-scale"} {
+		for _, name := range []string{"quality-column", "feature-columns", "feature-prefix", "exclude-columns", "fingerprint-column", "fingerprint-format", "standardize", "embedding-kernel", "linear", "length-scale"} {
 			if f.changed(name) {
 				return nil, usageErrorf("--%s applies to --embeddings, not --kernel", name)
 			}
@@ -131,9 +148,16 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 	}
 	in := &itemInput{}
 	path := f.kernel + f.embeddings
-	if loaded, err := in.loadRawNPY(f, embKernel); err != nil {
+	loaded, err := in.loadRawNPY(f, embKernel)
+	if err != nil {
 		return nil, err
-	} else if !loaded {
+	}
+	if !loaded {
+		if loaded, err = in.loadColumnsCSV(f, embKernel, stderr, quiet); err != nil {
+			return nil, err
+		}
+	}
+	if !loaded {
 		var t *fileio.Table
 		if f.idColumn != "" {
 			t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
@@ -154,7 +178,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
 				return nil, err
 			}
-			if err := in.setEmbeddings(t, embKernel, f.lengthScale, stderr, quiet); err != nil {
+			if err := in.setFeatures(t, f, embKernel, stderr, quiet); err != nil {
 				return nil, err
 			}
 		}
@@ -277,8 +301,8 @@ func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 // --feature-columns it warns about header columns that look like a quality
 // or a label but are read as dimensions.
 func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fileio.Table, []float64, error) {
-	if (f.qualityColumn != "" || f.featureColumns != "") && t.Header == nil {
-		return nil, nil, fmt.Errorf("%s: --quality-column and --feature-columns name header columns, and the file has no header row", t.Path)
+	if (f.qualityColumn != "" || f.featureColumns != "" || f.featurePrefix != "" || f.excludeColumns != "" || f.fingerprintColumn != "") && t.Header == nil {
+		return nil, nil, fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
 	}
 	find := func(flag, name string) (int, error) {
 		j := t.ColumnIndex(name)
@@ -429,7 +453,7 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 // no table); loaded is false when the ordinary reader must be used.
 func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, err error) {
 	if !f.rawNPY || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
-		embKernel == embRBF || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
+		embKernel == embRBF || embKernel == embTanimoto || f.standardize || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
 		return false, nil
 	}
 	in.rawCosine = embKernel == embCosine
@@ -547,8 +571,102 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ids, "ids", "", "item ids, the first column, one per item (optional header 'id'); ids must be unique")
 	fs.StringVar(&f.idColumn, "id-column", "", "name of an id column in the --kernel/--embeddings CSV (requires a header)")
 	fs.BoolVar(&f.normalize, "normalize", false, "rescale the kernel to unit diagonal, K_ij / sqrt(K_ii K_jj)")
-	fs.StringVar(&f.embKernel, "embedding-kernel", embCosine, "kernel on --embeddings: cosine, linear (X X^T) or rbf (exp(-|x-y|^2/(2 l^2)))")
+	fs.StringVar(&f.embKernel, "embedding-kernel", embCosine, "kernel on --embeddings: cosine, linear (X X^T), rbf (exp(-|x-y|^2/(2 l^2))) or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count columns)")
+	fs.StringVar(&f.featurePrefix, "feature-prefix", "", "--embeddings CSV: the embedding columns are those named PREFIX... (e.g. x for x1,x2,...)")
+	fs.StringVar(&f.excludeColumns, "exclude-columns", "", "--embeddings CSV: comma-separated columns that are never embedding dimensions")
+	fs.StringVar(&f.fingerprintColumn, "fingerprint-column", "", "--embeddings CSV: column of fingerprints as text (with --embedding-kernel tanimoto), see --fingerprint-format")
+	fs.StringVar(&f.fingerprintFormat, "fingerprint-format", datasets.FingerprintBits, "bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')")
+	fs.BoolVar(&f.standardize, "standardize", false, "z-score every embedding column before the kernel: (x - mean)/sd, population sd (divisor n); a constant column becomes 0")
 	fs.BoolVar(&f.linear, "linear", false, "same as --embedding-kernel linear")
 	fs.Float64Var(&f.lengthScale, "length-scale", 0, "rbf: length scale l (default: the median heuristic, the median distance between distinct rows)")
 	f.changed = func(name string) bool { return fs.Changed(name) }
+}
+
+// loadColumnsCSV reads --embeddings when it is a CSV with a header row:
+// columns by role (fileio.ReadColumnsCSV: --id-column, --quality-column,
+// --fingerprint-column, --feature-columns or --feature-prefix, and
+// --exclude-columns; unnamed columns never features, label-like ones refused
+// unless named), then the kernel; loaded is false for a .npy, a kernel or a
+// headerless CSV, which the table reader handles.
+func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Writer, quiet bool) (loaded bool, err error) {
+	path := f.embeddings
+	if path == "" || strings.HasSuffix(strings.ToLower(path), ".npy") {
+		return false, nil
+	}
+	spec := fileio.ColumnSpec{
+		ID: f.idColumn, Quality: f.qualityColumn, Fingerprint: f.fingerprintColumn,
+		Features: splitList(f.featureColumns), Prefix: f.featurePrefix, Exclude: splitList(f.excludeColumns),
+		IDFlag: "--id-column", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column",
+		FeaturesFlag: "--feature-columns", PrefixFlag: "--feature-prefix", ExcludeFlag: "--exclude-columns",
+	}
+	d, ok, err := fileio.ReadColumnsCSV(path, spec)
+	if !ok || err != nil {
+		if err != nil && f.idColumn == "" {
+			if hint := idColumnHint(path); hint != "" {
+				err = fmt.Errorf("%w (%s)", err, hint)
+			}
+		}
+		return ok, err
+	}
+	if !quiet {
+		for _, note := range d.Notes {
+			fmt.Fprintln(stderr, "qvs: "+note)
+		}
+	}
+	in.ids, in.quality = d.IDs, d.Quality
+	if d.Features == nil { // fingerprint column
+		row := func(i int) string { return fmt.Sprintf("line %d", d.Lines[i]) }
+		bits, err := datasets.ParseFingerprints(d.Fingerprints, f.fingerprintFormat, path, fmt.Sprintf("%q (--fingerprint-column)", f.fingerprintColumn), row)
+		if err != nil {
+			return true, err
+		}
+		in.setTanimoto(bits)
+		return true, nil
+	}
+	if f.featureColumns == "" && f.featurePrefix == "" {
+		warnSuspectColumns(d.Features, stderr)
+	}
+	return true, in.setFeatures(d.Features, f, embKernel, stderr, quiet)
+}
+
+// setFeatures sets the items from a table of features: Tanimoto
+// fingerprints (0/1 bits or counts) under tanimoto, else embeddings,
+// z-scored first with --standardize.
+func (in *itemInput) setFeatures(t *fileio.Table, f inputFlags, embKernel string, stderr io.Writer, quiet bool) error {
+	if embKernel == embTanimoto {
+		column := func(j int) string {
+			if t.Header != nil {
+				return fmt.Sprintf("column %q", strings.TrimSpace(t.Header[j]))
+			}
+			return fmt.Sprintf("column %d", j+1)
+		}
+		bits, err := datasets.FingerprintsFromCounts(t.RowViews(), column)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+		in.setTanimoto(bits)
+		return nil
+	}
+	if f.standardize {
+		fileio.StandardizeRows(t.RowViews())
+	}
+	return in.setEmbeddings(t, embKernel, f.lengthScale, stderr, quiet)
+}
+
+// setTanimoto sets the kernel to the Tanimoto similarities of the
+// fingerprints (PSD, unit diagonal).
+func (in *itemInput) setTanimoto(bits [][]uint64) {
+	in.n = len(bits)
+	in.kernel = mat.NewSymDense(in.n, datasets.TanimotoMatrix(bits))
+}
+
+// warnSuspectColumns warns about header columns read as embedding
+// dimensions that look like a quality (quality, score, value).
+func warnSuspectColumns(t *fileio.Table, stderr io.Writer) {
+	for _, h := range t.Header {
+		h = strings.TrimSpace(h)
+		if suspectColumn(h) && !fileio.LabelLikeColumn(h, t.Header) && !(h == "y" && t.ColumnIndex("x") >= 0) {
+			fmt.Fprintf(stderr, "qvs: warning: %s: column %q is read as an embedding dimension; if it holds qualities pass --quality-column %s, or choose the dimensions with --feature-columns\n", t.Path, h, h)
+		}
+	}
 }

@@ -22,7 +22,7 @@ type scoreOptions struct {
 func newScoreCmd(g *GlobalOptions) *cobra.Command {
 	o := &scoreOptions{}
 	c := &cobra.Command{
-		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf] [--length-scale L]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
+		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf|tanimoto] [--length-scale L] [--fingerprint-column fp] [--feature-columns c1,... | --feature-prefix x] [--exclude-columns c1,...] [--standardize]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
 		Short: "Vendi scores (VS) and quality-weighted Vendi scores (qVS) of a set of items",
 		Long: `Computes VS_q of a set of items for each order q (paper eq. 1 and 3) and,
 with --quality, qVS_q = mean quality x VS_q (eq. 2).
@@ -131,10 +131,25 @@ const embeddingsHelp = `Embeddings (--embeddings, one row per item): the kernel 
 linear (X X^T) or rbf, exp(-|x_i - x_j|^2 / (2 l^2)) with l = --length-scale,
 by default the median heuristic: the median Euclidean distance between
 distinct rows (exact up to 2,048 rows, a fixed sample of 2^21 pairs above),
-printed on stderr. A CSV with a header may hold more than the embedding:
---id-column names the ids, --quality-column the qualities and
---feature-columns the dimensions; a header column named like quality, score,
-value, label or y that is read as a dimension draws a warning.`
+printed on stderr; or tanimoto, for fingerprints: a text column
+(--fingerprint-column; --fingerprint-format bits, '0'/'1' with bit 0 first,
+or hex, chemfp's FPS convention: two hex digits per byte, bytes in order,
+bit i = 1<<(i%8) of byte i/8, so '04' = '00100000'), or 0/1 columns, or
+non-negative integer counts compared by sum(min)/sum(max) (Tanimoto on
+0/1); two all-zero fingerprints have similarity 1, an all-zero and another
+0. --standardize z-scores each column first, (x - mean)/sd with the
+population sd (divisor n; a constant column becomes 0).
+
+A CSV with a header may hold more than the embedding: --id-column names the
+ids, --quality-column the qualities, --feature-columns or --feature-prefix
+the dimensions, --exclude-columns columns that are never dimensions.
+Columns never leak: a column without a name (the index pandas' to_csv
+writes, or "Unnamed: 0") is never a dimension: it is read as the row index
+when it holds 0..n-1, as the ids when its values are unique (said on
+stderr), else refused; a column named like a label or target (label,
+target, y without x, class, activity, active, is_*) is refused unless
+--exclude-columns leaves it out or --feature-columns names it; one named
+like quality, score or value that is read as a dimension draws a warning.`
 
 // formatFloat writes a float with full precision, "inf" for +Inf.
 func formatFloat(v float64) string {

@@ -156,9 +156,10 @@ func TestScoreRBF(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
-	// A "y" beside "x" is a coordinate: no warning (above); alone it is
-	// suspect.
-	if code, _, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n")); code != 0 || !strings.Contains(stderr, `column "y"`) {
+	// A "y" beside "x" is a coordinate: no warning (above); alone it looks
+	// like a target and is refused (issue 20 item 5), naming the flags.
+	if code, out, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n")); code != 1 || out != "" ||
+		!strings.Contains(stderr, `column "y" looks like a label or target`) || !strings.Contains(stderr, "--exclude-columns y") {
 		t.Errorf("y without x: exit %d, stderr %q", code, stderr)
 	}
 	// --linear still means the linear kernel: rows (1,0), (2,0) have rank 1.

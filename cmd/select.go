@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,6 +19,7 @@ type selectOptions struct {
 	order  string
 	prefix string
 	format string
+	rawIDs bool
 }
 
 func newSelectCmd(g *GlobalOptions) *cobra.Command {
@@ -49,6 +51,7 @@ greedy works in d x d).
 	c.Flags().StringVar(&o.order, "q", "1", "order q (>= 0, or inf)")
 	c.Flags().StringVar(&o.prefix, "prefix", "", "comma-separated 0-based rows already chosen")
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table or csv")
+	c.Flags().BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	return c
 }
 
@@ -124,7 +127,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		for r, i := range res.Picks {
 			fmt.Fprintf(&buf, "%d,%d", r+1, i)
 			if in.ids != nil {
-				fmt.Fprintf(&buf, ",%s", csvField(in.ids[i]))
+				fmt.Fprintf(&buf, ",%s", csvField(csvID(in.ids[i], o.rawIDs)))
 			}
 			fmt.Fprintf(&buf, ",%s\n", formatFloat(res.Scores[r]))
 		}
@@ -146,6 +149,15 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	}
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
+}
+
+// csvID is id as a CSV output shows it: fileio.SpreadsheetSafe unless raw
+// (--raw-ids).
+func csvID(id string, raw bool) string {
+	if raw {
+		return id
+	}
+	return fileio.SpreadsheetSafe(id)
 }
 
 // csvField quotes a CSV field when needed.

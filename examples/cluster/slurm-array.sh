@@ -1,31 +1,57 @@
 #!/bin/bash
 # One shard of a qvs campaign per Slurm array task, all writing into one
 # folder on a shared file system (docs/cluster.md). From the repository
-# checkout (with ./qvs built by `make build`):
+# checkout (with ./qvs built by `make build`), submit with
 #
-#   jid=$(sbatch --parsable examples/cluster/slurm-array.sh)
+#   jid=$(examples/cluster/slurm-array.sh)                  # the rover campaign
+#   jid=$(CMD=as CONFIG=configs/bmg.yaml OUT=results/bmg examples/cluster/slurm-array.sh --seed 3)
 #   sbatch --dependency=afterok:$jid --wrap './qvs eval results/'
 #
-# The array size is the number of shards: --shard auto reads the task's
-# index and the array's size from SLURM_ARRAY_TASK_ID, _MIN, _STEP and
-# _COUNT. A resubmitted or requeued task resumes its runs; a task that
-# finds a run held by another (a duplicate) waits for it.
+# Run outside a job, the script submits itself as an array of SHARDS tasks
+# named after OUT (job qvs-NAME, logs NAME-JOBID_TASK.log in LOGS, appended
+# to across requeues) and prints the job id; inside an array task it runs
+# shard SLURM_ARRAY_TASK_ID of SHARDS (--shard auto/SHARDS: the task id is
+# the shard index). Arguments after the script are extra qvs flags.
 #
-# Environment (defaults: the rover campaign of the paper's Figure 3):
+# Rerun one task (shard 2) that failed or was cancelled:
+#   ARRAY=2 examples/cluster/slurm-array.sh     (same CMD, CONFIG, OUT, SHARDS)
+#   or: scontrol requeue JOBID_2
+# Its finished runs are kept; unfinished ones resume from their records.
+#
+# Environment:
 #   QVS     the qvs binary (./qvs)
 #   CMD     the campaign command: bayesopt or as (bayesopt)
 #   CONFIG  its config (configs/rover.yaml)
 #   OUT     the shared results folder (results/rover)
-#SBATCH --job-name=qvs-rover
-#SBATCH --array=0-7
+#   SHARDS  the number of array tasks (8)
+#   ARRAY   the task ids to submit (0-(SHARDS-1))
+#   NAME    the job and log name (qvs-$(basename OUT))
+#   LOGS    the folder of the task logs (logs)
+#SBATCH --job-name=qvs
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=2G
 #SBATCH --time=01:00:00
-#SBATCH --output=qvs-rover-%A_%a.log
+#SBATCH --output=qvs-%A_%a.log
+#SBATCH --open-mode=append
 set -euo pipefail
 QVS=${QVS:-./qvs}
 CMD=${CMD:-bayesopt}
 CONFIG=${CONFIG:-configs/rover.yaml}
 OUT=${OUT:-results/rover}
-exec "$QVS" "$CMD" --config "$CONFIG" --out "$OUT" --shard auto \
-	--workers "${SLURM_CPUS_PER_TASK:-1}" --quiet
+SHARDS=${SHARDS:-8}
+NAME=${NAME:-qvs-$(basename "$OUT")}
+LOGS=${LOGS:-logs}
+
+if [ -z "${SLURM_ARRAY_TASK_ID:-}" ] && [ -n "${SLURM_JOB_ID:-}" ]; then
+	echo "slurm-array.sh: job $SLURM_JOB_ID is not an array: run the script itself to submit, or sbatch --array=0-$((SHARDS - 1))" >&2
+	exit 2
+fi
+if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
+	# Submit: the environment above goes with the job (sbatch --export=ALL).
+	mkdir -p "$LOGS"
+	export QVS CMD CONFIG OUT SHARDS NAME LOGS
+	exec sbatch --parsable --array="${ARRAY:-0-$((SHARDS - 1))}" --job-name="$NAME" \
+		--output="$LOGS/$NAME-%A_%a.log" --open-mode=append "$0" "$@"
+fi
+exec "$QVS" "$CMD" --config "$CONFIG" --out "$OUT" --shard "auto/$SHARDS" \
+	--workers "${SLURM_CPUS_PER_TASK:-1}" --quiet "$@"

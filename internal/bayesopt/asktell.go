@@ -118,8 +118,10 @@ func (e *Engine) Ask(ctx context.Context, b int, pending [][]float64) ([]Evaluat
 	if r.s.Method == MethodRandom {
 		props = r.randomBatch(e.it, b, taken)
 	} else {
-		var err error
-		props, regions, err = r.propose(ctx, e.it, e.centres(), b, pending, taken)
+		cs, err := e.centres()
+		if err == nil {
+			props, regions, err = r.propose(ctx, e.it, cs, b, pending, taken)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", e.it, err)
 		}
@@ -163,7 +165,11 @@ func (e *Engine) Tell(evs []Evaluation) error {
 		}
 	}
 	if e.it > 0 && r.s.Method != MethodRandom {
-		r.updateRegions(e.centres(), evs)
+		cs, err := e.centres()
+		if err != nil {
+			return fmt.Errorf("iteration %d: %w", e.it, err)
+		}
+		r.updateRegions(cs, evs)
 	}
 	r.add(evs)
 	e.it++
@@ -177,8 +183,9 @@ func (e *Engine) Result() (*Result, error) { return e.r.result() }
 // RegionOf returns the trust region of the current iteration that would
 // have proposed engine point x: among the regions whose box (centre ±
 // Length/2 in the unit cube) contains x, the one with the nearest centre
-// (ties: the better rank); -1 if none does, for random search, and before
-// the initial design was told. suggest uses it for evaluation files without
+// (ties: the better rank); -1 if none does, for random search, before
+// the initial design was told, and when the centres cannot be selected (an
+// error Ask and Tell return). suggest uses it for evaluation files without
 // a region column.
 func (e *Engine) RegionOf(x []float64) int {
 	r := e.r
@@ -187,7 +194,11 @@ func (e *Engine) RegionOf(x []float64) int {
 	}
 	u := r.toUnit(x)
 	best, bestD := -1, math.Inf(1)
-	for m, c := range e.centres() {
+	cs, err := e.centres()
+	if err != nil {
+		return -1 // Ask and Tell report the error
+	}
+	for m, c := range cs {
 		d, inside := 0.0, true
 		for j := range u {
 			t := math.Abs(u[j] - c.u[j])
@@ -202,11 +213,15 @@ func (e *Engine) RegionOf(x []float64) int {
 }
 
 // centres returns the centres of the current iteration (cached).
-func (e *Engine) centres() []centre {
+func (e *Engine) centres() ([]centre, error) {
 	if e.csIt != e.it || e.csN != len(e.r.H) {
-		e.cs, e.csIt, e.csN = e.r.centres(e.it, true), e.it, len(e.r.H)
+		cs, err := e.r.centres(e.it, true)
+		if err != nil {
+			return nil, err
+		}
+		e.cs, e.csIt, e.csN = cs, e.it, len(e.r.H)
 	}
-	return e.cs
+	return e.cs, nil
 }
 
 // randomBatch draws b uniform points from campaign.RNG(Seed, Key, it); for a

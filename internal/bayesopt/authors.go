@@ -146,7 +146,7 @@ func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi
 // invalid picks are left out, so a run may end with fewer than M solutions.
 // Draws come from campaign.RNG(seed, key, it, "authors") (invalid picks) and
 // (seed, key, it, "centres") (random centres).
-func (r *runner) authorsCentres(it int, live bool) []centre {
+func (r *runner) authorsCentres(it int, live bool) ([]centre, error) {
 	n := len(r.H)
 	v := make([]float64, n)
 	for i, e := range r.H {
@@ -158,8 +158,8 @@ func (r *runner) authorsCentres(it int, live bool) []centre {
 		v, r.s.Q, min(r.s.Regions, n),
 		func(size int) float64 { return AuthorsFloorVS(size, tau) },
 		campaign.RNG(r.id.Seed, r.id.Key, it, "authors"))
-	if err != nil { // only on invalid input, which Validate excludes
-		panic(fmt.Sprintf("bayesopt: authors' qVS centres: %v", err))
+	if err != nil {
+		return nil, fmt.Errorf("authors' qVS centres: %w", err)
 	}
 	rng := campaign.RNG(r.id.Seed, r.id.Key, it, "centres")
 	cs := make([]centre, 0, r.s.Regions)
@@ -174,5 +174,5 @@ func (r *runner) authorsCentres(it int, live bool) []centre {
 	if live && len(cs) < r.s.Regions { // fewer evaluations than regions
 		cs = append(cs, r.randomCentresFrom(rng, cs, r.s.Regions-len(cs))...)
 	}
-	return cs
+	return cs, nil
 }

@@ -189,7 +189,11 @@ func TestAuthorsCentresRawQuality(t *testing.T) {
 		}
 		tellPoints(t, e, xs, vs)
 		var got []int
-		for _, c := range e.centres() {
+		cs, err := e.centres()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
 			got = append(got, c.index)
 		}
 		if !slices.Equal(got, tc.want) {
@@ -328,7 +332,10 @@ func TestAuthorsBatchIsPlainThompson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := e.centres()
+	cs, err := e.centres()
+	if err != nil {
+		t.Fatal(err)
+	}
 	counts := splitBatch(s.Batch, s.Regions)
 	var want [][]float64
 	for m, c := range cs {

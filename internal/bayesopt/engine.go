@@ -2,19 +2,18 @@ package bayesopt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -246,6 +245,11 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 	if err != nil {
 		return nil, err
 	}
+	if keep, err := CompleteIterations("the records", prior, s); err != nil {
+		return nil, err
+	} else if keep < len(prior) {
+		return nil, fmt.Errorf("the records end inside iteration %d (%d of its evaluations): resume from the complete iterations (CompleteIterations)", prior[keep].Iteration, len(prior)-keep)
+	}
 	next := 0 // position in prior
 	take := func(it int) []Evaluation {
 		j := next
@@ -409,41 +413,12 @@ func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evalua
 		}
 		return nil
 	}
-	return parallel(ctx, len(evs), workers, func(i int) error {
+	return parallel.Each(ctx, len(evs), workers, func(i int) error {
 		t0 := time.Now()
 		v := obj.Evaluate(evs[i].X)
 		evs[i].Seconds = time.Since(t0).Seconds()
 		return check(i, v)
 	})
-}
-
-// parallel runs f(0..n-1) on up to workers goroutines and returns the first
-// error (by index); it stops starting work once ctx is done.
-func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	ch := make(chan int)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				errs[i] = f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- i
-	}
-	close(ch)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(errs...)
 }
 
 // distance is the task distance between evaluated points i and j, cached.
@@ -497,8 +472,9 @@ func (r *runner) rankByValue() []int {
 // During the run (live = true) ROBOT (and qvs with TauFloor) may need a
 // random centre when fewer than M evaluated points are feasible; for the
 // final solutions it does not, so a run may end with fewer than M.
-func (r *runner) centres(it int, live bool) []centre {
+func (r *runner) centres(it int, live bool) ([]centre, error) {
 	var idx []int
+	var err error
 	M := r.s.Regions
 	switch r.s.Method {
 	case MethodTuRBO:
@@ -516,9 +492,12 @@ func (r *runner) centres(it int, live bool) []centre {
 		if r.s.authors() {
 			return r.authorsCentres(it, live)
 		}
-		idx = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
+		idx, err = r.qvsGreedy(r.s.Q, M, r.s.TauFloor)
 	case MethodRandom:
-		idx = r.qvsGreedy(1, M, false)
+		idx, err = r.qvsGreedy(1, M, false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	cs := make([]centre, 0, M)
 	for _, i := range idx {
@@ -527,7 +506,7 @@ func (r *runner) centres(it int, live bool) []centre {
 	if live && len(cs) < M {
 		cs = append(cs, r.randomCentres(it, cs, M-len(cs))...)
 	}
-	return cs
+	return cs, nil
 }
 
 // feasible: evaluated point i is at task distance >= Tau from every point in chosen.
@@ -588,7 +567,7 @@ func (r *runner) randomCentresFrom(rng *rand.Rand, have []centre, k int) []centr
 // points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
 // similarity exp(-d²/2). With floor (Settings.TauFloor) it may return fewer
 // than k points.
-func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) []int {
+func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) ([]int, error) {
 	n := len(r.H)
 	k = min(k, n)
 	v := make([]float64, n)
@@ -607,10 +586,10 @@ func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) []int {
 		Workers: 1, // the distance cache is not safe for concurrent use
 		MinVS:   minVS,
 	})
-	if err != nil { // only on invalid input, which Validate excludes
-		panic(fmt.Sprintf("bayesopt: qVS greedy: %v", err))
+	if err != nil {
+		return nil, fmt.Errorf("qVS greedy: %w", err)
 	}
-	return res.Picks
+	return res.Picks, nil
 }
 
 // TauFloorVS is the VS_q of size points pairwise at task distance tau
@@ -625,7 +604,11 @@ func TauFloorVS(size int, tau float64, q vendi.Order) float64 {
 		K.SetSym(i, i, 1)
 	}
 	vs, err := vendi.Score(K, q)
-	if err != nil { // q was validated
+	if err != nil {
+		// Not an input error: Validate checked q and tau, and K is finite
+		// with a unit diagonal. Only a failed eigendecomposition of this
+		// equicorrelated matrix could land here, and the floor is called
+		// from GreedyProblem.MinVS, which cannot return an error.
 		panic(fmt.Sprintf("bayesopt: tau floor: %v", err))
 	}
 	return vs
@@ -780,7 +763,7 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 		}
 	}
 	models := make([]regionModel, M)
-	err := parallel(ctx, M, r.s.Workers, func(m int) error {
+	err := parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}
@@ -946,7 +929,10 @@ func (r *runner) result() (*Result, error) {
 	for _, tr := range res.TrustRegions {
 		res.Restarts += tr.Restarts
 	}
-	cs := r.centres(-1, false)
+	cs, err := r.centres(-1, false)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range cs {
 		res.Solutions = append(res.Solutions, Solution{Index: c.index, X: r.H[c.index].X, Value: c.value})
 	}

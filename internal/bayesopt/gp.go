@@ -75,27 +75,31 @@ type GP struct {
 // indefinite after the largest jitter.
 var ErrNotPositiveDefinite = errors.New("bayesopt: covariance matrix not positive definite even with jitter")
 
-// standardize returns (y - mean) / sd, mean and sd (sd = 1 when n < 2 or the
-// values are all equal, so a constant target stays finite).
-func standardize(y []float64) (z []float64, loc, scale float64) {
-	n := float64(len(y))
+// Standardize returns z = (y - mean) / scale with scale the n-1 sample
+// standard deviation, or 1 if n < 2 or all values are equal (so a constant
+// target stays finite); mean is 0 for an empty y. Both GPs (the continuous
+// one here and discrete's) fit standardised targets.
+func Standardize(y []float64) (z []float64, mean, scale float64) {
+	n := len(y)
 	for _, v := range y {
-		loc += v
+		mean += v
 	}
-	loc /= n
-	ss := 0.0
+	if n > 0 {
+		mean /= float64(n)
+	}
+	var ss float64
 	for _, v := range y {
-		ss += (v - loc) * (v - loc)
+		ss += (v - mean) * (v - mean)
 	}
 	scale = 1
-	if len(y) > 1 && ss > 0 {
-		scale = math.Sqrt(ss / (n - 1))
+	if n > 1 && ss > 0 {
+		scale = math.Sqrt(ss / float64(n-1))
 	}
-	z = make([]float64, len(y))
+	z = make([]float64, n)
 	for i, v := range y {
-		z[i] = (v - loc) / scale
+		z[i] = (v - mean) / scale
 	}
-	return z, loc, scale
+	return z, mean, scale
 }
 
 // scaled returns x with column j divided by ls[j].
@@ -208,7 +212,7 @@ func NewGP(x *mat.Dense, y []float64, h GPHyper) (*GP, error) {
 		}
 	}
 	g := &GP{x: mat.DenseCopyOf(x), hyper: cloneHyper(h)}
-	g.z, g.loc, g.scale = standardize(y)
+	g.z, g.loc, g.scale = Standardize(y)
 	K := g.trainCov(selfSqDist(scaled(x, h.Lengthscales)))
 	jit, err := choleskyJitter(&g.chol, K)
 	if err != nil {
@@ -548,7 +552,7 @@ func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
 			init.Lengthscales[i] = 0.5
 		}
 	}
-	z, _, _ := standardize(y)
+	z, _, _ := Standardize(y)
 	u0 := make([]float64, d+3)
 	for i := 0; i < d; i++ {
 		u0[i] = unboundedLog(init.Lengthscales[i], b.Lengthscale)

@@ -89,7 +89,7 @@ func TestLMLGradient(t *testing.T) {
 		cluster bool // two tight clusters and short lengthscales: tests the BLAS distance expansion
 	}{{1, 1, false}, {5, 2, false}, {30, 4, false}, {20, 3, true}} {
 		x, y := randomProblem(rng, c.n, c.d)
-		z, _, _ := standardize(y)
+		z, _, _ := Standardize(y)
 		h := GPHyper{Lengthscales: make([]float64, c.d), SignalVariance: 0.8, NoiseVariance: 0.03, Mean: 0.1}
 		for i := range h.Lengthscales {
 			h.Lengthscales[i] = 0.2 + 0.3*rng.Float64()
@@ -377,6 +377,31 @@ func checkMoments(t *testing.T, samples [][]float64, mean []float64, cov *mat.Sy
 			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + cov.At(i, j)*cov.At(i, j)) / k)
 			if math.Abs(c-cov.At(i, j)) > covSE*se+1e-12 {
 				t.Errorf("sample cov (%d,%d): %v want %v (se %v)", i, j, c, cov.At(i, j), se)
+			}
+		}
+	}
+}
+
+func TestStandardize(t *testing.T) {
+	cases := []struct {
+		y           []float64
+		mean, scale float64
+	}{
+		{[]float64{5}, 5, 1},             // one value: no scale
+		{[]float64{2, 2, 2}, 2, 1},       // all equal: no scale
+		{[]float64{1, 3}, 2, math.Sqrt2}, // n-1 sample sd of {1,3} = sqrt(2)
+		{[]float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
+		{nil, 0, 1}, // empty: no NaN
+	}
+	const tol = 1e-15 // exact up to one rounding
+	for _, c := range cases {
+		z, m, s := Standardize(c.y)
+		if math.Abs(m-c.mean) > tol || math.Abs(s-c.scale) > tol {
+			t.Errorf("Standardize(%v): mean %v scale %v, want %v %v", c.y, m, s, c.mean, c.scale)
+		}
+		for i := range z {
+			if want := (c.y[i] - c.mean) / c.scale; math.Abs(z[i]-want) > tol {
+				t.Errorf("Standardize(%v)[%d] = %v, want %v", c.y, i, z[i], want)
 			}
 		}
 	}

@@ -209,6 +209,9 @@ func (c *Campaign) RunFunc(obj Objective, workers int) campaign.RunFunc {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
 		}
+		if prior, err = KeepCompleteIterations(rec, prior, s); err != nil {
+			return nil, err
+		}
 		res, err := Optimize(ctx, obj, s, RunID{Seed: c.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
 			func(evs []Evaluation) error {
 				rows := make([][]string, len(evs))

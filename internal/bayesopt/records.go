@@ -3,7 +3,10 @@ package bayesopt
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
 )
 
 // RecordHeader is the header of a run's evaluation CSV for a d-dimensional
@@ -77,4 +80,53 @@ func RunKey(method, q string, floor bool, repeat int) string {
 		return fmt.Sprintf("qvs-q%s-r%02d", q, repeat)
 	}
 	return fmt.Sprintf("%s-r%02d", method, repeat)
+}
+
+// CompleteIterations checks the iteration sizes of an interrupted attempt's
+// records (prior, in record order) against s: iteration 0 holds s.Init
+// points, iteration t >= 1 min(s.Batch, s.Budget - evaluations before it),
+// exactly as Optimize makes them. It returns how many records form complete
+// iterations: records that stop inside the last iteration (a file cut by
+// hand; qvs writes whole iterations) are dropped by the caller and Optimize
+// recomputes that iteration from the same seed, so the resumed run equals
+// the uninterrupted one. An iteration too large, or a short one followed by
+// another, is an error naming name and the record's file line (the header
+// is line 1). Settings' defaults must have been applied.
+func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error) {
+	done := 0
+	for k := 0; k < len(prior); {
+		it := prior[k].Iteration
+		end := k
+		for end < len(prior) && prior[end].Iteration == it {
+			end++
+		}
+		want := s.Init
+		if it > 0 {
+			want = min(s.Batch, s.Budget-done)
+		}
+		got := end - k
+		switch {
+		case got > want || (got < want && end < len(prior)):
+			return 0, fmt.Errorf("%s line %d: iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				name, k+2+min(got, want), it, got, want, s.Init, s.Batch, s.Budget)
+		case got < want:
+			return k, nil
+		}
+		done += got
+		k = end
+	}
+	return len(prior), nil
+}
+
+// KeepCompleteIterations applies CompleteIterations to a campaign run's
+// records: a cut last iteration is dropped from prior and from rec (the
+// record file is rewritten without it at the next append).
+func KeepCompleteIterations(rec *campaign.Recorder, prior []Evaluation, s Settings) ([]Evaluation, error) {
+	s.defaults()
+	keep, err := CompleteIterations(filepath.Join("runs", rec.Key()+".csv"), prior, s)
+	if err != nil {
+		return nil, err
+	}
+	rec.Keep(keep)
+	return prior[:keep], nil
 }

@@ -154,6 +154,16 @@ type Recorder struct {
 // Rows returns the records of an interrupted earlier attempt, or nil.
 func (r *Recorder) Rows() [][]string { return r.prior }
 
+// Keep drops the earlier attempt's records from the n-th on (records that
+// end inside a batch, which the run recomputes): the record file is
+// rewritten without them at the next Append, and Rows returns the first n.
+func (r *Recorder) Keep(n int) {
+	if n < len(r.prior) {
+		r.prior = r.prior[:n]
+		r.rows = r.rows[:n]
+	}
+}
+
 // Append durably adds records: once it returns, they survive a kill.
 func (r *Recorder) Append(rows ...[]string) error {
 	r.rows = append(r.rows, rows...)
@@ -182,6 +192,22 @@ func (r *Recorder) Key() string { return r.key }
 
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.=+-]*$`)
 
+// shardLine is the line a sharded process prints at start, e.g.
+// "results/rover: shard 2/8 in Slurm array task 2 of job 4711: 8 of 60 runs".
+func shardLine(spec Spec, getenv func(string) string) string {
+	n := 0
+	for pos := range spec.Runs {
+		if spec.Shard.selects(pos) {
+			n++
+		}
+	}
+	src := ""
+	if s := shardSource(getenv); s != "" {
+		src = " in " + s
+	}
+	return fmt.Sprintf("%s: shard %s%s: %d of %d runs", spec.Dir, spec.Shard, src, n, len(spec.Runs))
+}
+
 // Execute runs every selected run not yet finished, in parallel, then
 // rewrites DIR/summary.csv from all finished runs in the directory.
 // A failed run does not stop the others; its error is in the report and in
@@ -209,6 +235,10 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 			return rep, fmt.Errorf("campaign: duplicate run key %q", r.Key)
 		}
 		seen[r.Key] = true
+	}
+	if spec.Shard.Count >= 1 && spec.Progress != nil {
+		// Even with Quiet: a cluster task's log says which shard it ran.
+		fmt.Fprintln(spec.Progress, shardLine(spec, os.Getenv))
 	}
 	runsDir := filepath.Join(spec.Dir, "runs")
 	if err := prepare(ctx, spec); err != nil {
@@ -249,6 +279,9 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		_ = bar.Add(priorRecords)
 	}
 	var mu sync.Mutex // guards bar
+	// Not internal/parallel: the workers hand each run's result to
+	// dispatch as soon as it is done (failures, the interrupt report)
+	// while dispatch is still feeding them jobs.
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup

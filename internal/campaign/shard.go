@@ -39,15 +39,21 @@ func parseShard(s string, getenv func(string) string) (Shard, error) {
 }
 
 // ShardFromEnv is the shard of this task of a cluster job array:
-//   - Slurm job array (sbatch --array=A-B[:S]): index (SLURM_ARRAY_TASK_ID -
-//     SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP of SLURM_ARRAY_TASK_COUNT,
-//     so --array=1-8 works as well as 0-7;
+//   - Slurm job array, --shard auto/n (count > 0): index SLURM_ARRAY_TASK_ID
+//     itself, of n, so a task resubmitted alone (sbatch --array=2) is
+//     shard 2 again; the array must be --array=0-(n-1) (or a part of it);
+//   - Slurm job array, plain --shard auto (sbatch --array=A-B[:S]): index
+//     (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP
+//     of SLURM_ARRAY_TASK_COUNT, so --array=1-8 works as well as 0-7. Only
+//     a whole array says its size: an array starting above task 1, or a
+//     one-task array other than task 0 (a task resubmitted alone, which
+//     would otherwise be shard 0/1 and take over the whole campaign), is an
+//     error asking for --shard auto/n;
 //   - Kubernetes Indexed Job: index JOB_COMPLETION_INDEX, count from
 //     QVS_SHARD_COUNT (set it to the Job's completions) unless count > 0.
 //
-// count > 0 (from --shard auto/n) overrides the scheduler's count. It is an
-// error, naming the variables, when neither scheduler's are set or they
-// make no shard.
+// It is an error, naming the variables, when neither scheduler's are set
+// or they make no shard.
 func ShardFromEnv(getenv func(string) string, count int) (Shard, error) {
 	num := func(name string, dflt int) (int, error) {
 		v := getenv(name)
@@ -79,13 +85,20 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, error) {
 		if err != nil {
 			return sh, err
 		}
+		if count > 0 {
+			if id < 0 || id >= count {
+				return sh, fmt.Errorf("--shard auto/%d: Slurm array task %d is outside 0..%d: with auto/n the task id is the shard index; submit --array=0-%d (or the tasks to rerun)", count, id, count-1, count-1)
+			}
+			return Shard{Index: id, Count: count}, nil
+		}
+		if lo > 1 || (n == 1 && id != 0) {
+			return sh, fmt.Errorf("--shard auto: Slurm array task %d belongs to an array of %d task(s) starting at %d, not a whole array (a resubmitted task?): "+
+				"its shard count is unknown; give --shard auto/n with the original array's size n (the task id is then the shard index) or --shard i/n", id, n, lo)
+		}
 		if step < 1 || (id-lo)%step != 0 {
 			return sh, fmt.Errorf("--shard auto: Slurm array task %d is not on the grid min %d, step %d; use --array=0-(n-1) or --shard i/n", id, lo, step)
 		}
 		sh = Shard{Index: (id - lo) / step, Count: n}
-		if count > 0 {
-			sh.Count = count
-		}
 		if sh.Count < 1 {
 			return sh, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_COUNT is not set; give --shard auto/n")
 		}
@@ -116,6 +129,29 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, error) {
 	}
 	return sh, fmt.Errorf("--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX " +
 		"(a Kubernetes Indexed Job) is set; give --shard i/n")
+}
+
+// String is "i/n", or "all" when s selects every run.
+func (s Shard) String() string {
+	if s.Count < 1 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// shardSource names the scheduler task this process runs in ("Slurm array
+// task 2 of job 4711", "Kubernetes index 1"), "" outside a scheduler.
+func shardSource(getenv func(string) string) string {
+	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
+		if job := getenv("SLURM_ARRAY_JOB_ID"); job != "" {
+			return "Slurm array task " + id + " of job " + job
+		}
+		return "Slurm array task " + id
+	}
+	if i := getenv("JOB_COMPLETION_INDEX"); i != "" {
+		return "Kubernetes index " + i
+	}
+	return ""
 }
 
 func (s Shard) selects(pos int) bool { return s.Count <= 1 || pos%s.Count == s.Index }

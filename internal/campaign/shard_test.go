@@ -29,6 +29,19 @@ func TestShardAuto(t *testing.T) {
 		{"auto", nil, Shard{}, "neither SLURM_ARRAY_TASK_ID"},
 		{"auto/0", map[string]string{"JOB_COMPLETION_INDEX": "0"}, Shard{}, "auto/n"},
 		{"1/4", map[string]string{"JOB_COMPLETION_INDEX": "3"}, Shard{1, 4}, ""}, // explicit i/n ignores the environment
+		// Issue 23, item 14: a task resubmitted alone (sbatch --array=2)
+		// sees MIN = 2 and COUNT = 1. With auto/n the task id is the shard
+		// (before: shard 0/4, so shard 2 never ran); plain auto refuses
+		// (before: shard 0/1, the whole campaign).
+		{"auto/4", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": "1"}, Shard{2, 4}, ""},
+		{"auto/8", map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_COUNT": "3"}, Shard{5, 8}, ""}, // --array=3-5 reruns shards 3..5
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_COUNT": "1"}, Shard{}, "give --shard auto/n with the original array's size"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "1"}, Shard{}, "not a whole array"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_COUNT": "2"}, Shard{}, "starting at 3"},
+		{"auto", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "1"}, Shard{0, 1}, ""}, // --array=0: one shard, all runs
+		// With auto/n the id must be a shard index: --array=1-8 with
+		// auto/8 is refused at task 8 (plain auto takes it).
+		{"auto/8", map[string]string{"SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "8"}, Shard{}, "outside 0..7"},
 	} {
 		got, err := parseShard(c.flag, func(k string) string { return c.env[k] })
 		if c.err == "" && (err != nil || got != c.want) {

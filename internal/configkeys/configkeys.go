@@ -222,6 +222,39 @@ func checkNumber(v *yaml.Node, kind reflect.Kind) string {
 	if unsigned && x < 0 {
 		return fmt.Sprintf("%s is negative: expected a whole number >= 0", v.Value)
 	}
+	return checkRange(v, kind, x)
+}
+
+// checkRange returns what is wrong with whole number v (x as a float) as a
+// value of integer kind: beyond the kind's range the decoder would wrap it
+// (seed: 18446744073709551616 became 0, repeats: 1e30 became
+// -9223372036854775808), so it is refused with the largest value allowed.
+func checkRange(v *yaml.Node, kind reflect.Kind, x float64) string {
+	bits := 64
+	switch kind {
+	case reflect.Int8, reflect.Uint8:
+		bits = 8
+	case reflect.Int16, reflect.Uint16:
+		bits = 16
+	case reflect.Int32, reflect.Uint32:
+		bits = 32
+	case reflect.Int, reflect.Uint:
+		bits = strconv.IntSize
+	}
+	clean := strings.ReplaceAll(v.Value, "_", "")
+	if kind >= reflect.Uint && kind <= reflect.Uint64 {
+		limit := uint64(1)<<(bits-1) - 1 + uint64(1)<<(bits-1)
+		_, err := strconv.ParseUint(strings.TrimPrefix(clean, "+"), 0, bits)
+		if errors.Is(err, strconv.ErrRange) || (err != nil && x >= math.Ldexp(1, bits)) {
+			return fmt.Sprintf("%s is too large: expected a whole number <= %d", v.Value, limit)
+		}
+		return ""
+	}
+	lo, hi := -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+	_, err := strconv.ParseInt(clean, 0, bits)
+	if errors.Is(err, strconv.ErrRange) || (err != nil && (x >= math.Ldexp(1, bits-1) || x < float64(lo))) {
+		return fmt.Sprintf("%s is out of range: expected a whole number from %d to %d", v.Value, lo, hi)
+	}
 	return ""
 }
 

@@ -52,6 +52,19 @@ func TestCheck(t *testing.T) {
 		{"negative seed", "seed: -1\n", []string{"config f.yaml:1: seed: -1 is negative: expected a whole number >= 0"}},
 		{"fraction in an int list", "classes: [0, 1.5]\n", []string{"config f.yaml:1: classes: 1.5 is not a whole number"}},
 		{"infinite budget", "budget: .inf\n", []string{"budget: .inf is not a whole number"}},
+		// Issue 23, item 3: values beyond the field's range were wrapped by
+		// the decoder (seed 2^64 became 0; repeats: 1e30 became -2^63).
+		// The limits are the uint64 and int64 ranges; each limit itself
+		// is accepted.
+		{"seed of 2^64", "seed: 18446744073709551616\n", []string{"config f.yaml:1: seed: 18446744073709551616 is too large: expected a whole number <= 18446744073709551615"}},
+		{"seed of 2^64 as a float", "seed: 1.8446744073709552e19\n", []string{"seed: 1.8446744073709552e19 is too large"}},
+		{"seed far beyond", "seed: 99999999999999999999999999\n", []string{"is too large"}},
+		{"largest seed", "seed: 18446744073709551615\n", nil},
+		{"budget of 1e30", "budget: 1e30\n", []string{"config f.yaml:1: budget: 1e30 is out of range: expected a whole number from -9223372036854775808 to 9223372036854775807"}},
+		{"budget of 2^63", "budget: 9223372036854775808\n", []string{"is out of range"}},
+		{"budget of -2^63-1", "budget: -9223372036854775809\n", []string{"is out of range"}},
+		{"extreme budgets", "budget: -9223372036854775808\nbatch: 9223372036854775807\n", nil},
+		{"int list beyond", "classes: [1, 1e19]\n", []string{"classes: 1e19 is out of range"}},
 		{"floats stay free", "eci:\n  thresholds: [0.5, 1e-3]\n", nil},
 		{"text for an integer", "budget: lots\n", []string{`config f.yaml:1: budget: "lots" is not a whole number`}},
 		{"text in a float list", "eci:\n  thresholds: [0.5, high]\n", []string{`config f.yaml:2: eci.thresholds: "high" is not a number`}},

@@ -113,6 +113,9 @@ type MagpieTable struct {
 // atomic number i, "Missing" for unknown values. A line with several values
 // (e.g. OxidationStates) is an error: only scalar properties are supported.
 func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
+	if err := fileio.CheckPlainName(name); err != nil {
+		return nil, fmt.Errorf("magpie property: %w", err)
+	}
 	path := filepath.Join(dir, name+".table")
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -16,10 +16,11 @@ const (
 	KindFashion     = "fashion"
 	KindBMG         = "bmg"
 	KindCSV         = "csv"
+	KindGraph       = "graph"
 )
 
 // Kinds lists the pool kinds.
-var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV}
+var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, KindBMG, KindCSV, KindGraph}
 
 // Config selects and parameterises a pool. It is meant to be embedded in a
 // command's configuration under the key "pool:"; error messages name keys as
@@ -36,6 +37,7 @@ type Config struct {
 	Fashion     FashionConfig     `mapstructure:"fashion" yaml:"fashion"`
 	BMG         BMGConfig         `mapstructure:"bmg" yaml:"bmg"`
 	CSV         CSVConfig         `mapstructure:"csv" yaml:"csv"`
+	Graph       GraphConfig       `mapstructure:"graph" yaml:"graph,omitempty"`
 }
 
 // FolderConfig: the authors' folder (features.npy, labels.npy,
@@ -106,10 +108,16 @@ type CSVConfig struct {
 	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
 	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
 	FeaturePrefix  string   `mapstructure:"feature_prefix" yaml:"feature_prefix,omitempty"`   // or: the columns named PREFIX...
-	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features (false)
-	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean or cosine (euclidean)
-	K              int      `mapstructure:"k" yaml:"k"`                                       // neighbours (20)
-	Similarity     string   `mapstructure:"similarity" yaml:"similarity"`                     // edge weights (gaussian)
+	ExcludeColumns []string `mapstructure:"exclude_columns" yaml:"exclude_columns,omitempty"` // never features
+	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features, population sd (false)
+	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean, cosine or tanimoto (euclidean)
+	// FingerprintColumn: a text column of fingerprints (metric tanimoto),
+	// in FingerprintFormat: bits ('0'/'1', bit 0 first; the default) or hex
+	// (FPS: byte i/8 holds bit i at 1<<(i%8)).
+	FingerprintColumn string `mapstructure:"fingerprint_column" yaml:"fingerprint_column,omitempty"`
+	FingerprintFormat string `mapstructure:"fingerprint_format" yaml:"fingerprint_format,omitempty"`
+	K                 int    `mapstructure:"k" yaml:"k"`                   // neighbours (20)
+	Similarity        string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is
@@ -192,6 +200,8 @@ func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
 		p, err = LoadBMG(cfg.BMG, dataDir, cacheDir, workers)
 	case KindCSV:
 		p, err = LoadCSV(cfg.CSV, cacheDir, workers)
+	case KindGraph:
+		p, err = LoadGraph(cfg.Graph)
 	default:
 		return nil, fmt.Errorf("pool.kind: %q is not one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}

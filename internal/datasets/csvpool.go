@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,24 +20,48 @@ import (
 // has one; without a label column the pool is Unlabeled, for suggestions
 // only); an optional identifier column cfg.IDColumn; the feature columns
 // cfg.FeatureColumns, or those whose name starts with cfg.FeaturePrefix
-// (default: every other column); ids must be non-empty and unique. A row is positive
+// (default: every other column but cfg.ExcludeColumns); ids must be
+// non-empty and unique. Columns never leak into the features
+// (fileio.ResolveColumns): an unnamed column (pandas' index) is the row
+// index when it holds 0..n-1, else the ids when its values are unique (the
+// Notes say so), else an error; a column named like a label or target
+// (target, y, class, activity, active, is_*) is an error unless excluded or
+// named in cfg.FeatureColumns. A row is positive
 // if its label, trimmed, equals one of cfg.Positive (compared as text, or as
 // numbers when both parse as numbers, so "1" matches "1.0"); with
 // cfg.Positive empty, a label must be a number (positive if > 0) or a
 // boolean (true/false). Feature cells must be finite numbers. Optionally the
-// features are z-scored (constant columns become 0). The graph is the exact
-// kNN graph under cfg.Metric (euclidean or cosine) with cfg.K neighbours and
-// cfg.Similarity weights. The pool is named after the file (without the
-// extension).
+// features are z-scored (population sd; constant columns become 0). The
+// graph is the exact kNN graph under cfg.Metric with cfg.K neighbours:
+// euclidean or cosine with cfg.Similarity weights; tanimoto on
+// fingerprints, whose edge weight is the Tanimoto similarity (similarity
+// unweighted: 1), ties to the lower index. Fingerprints are the text column
+// cfg.FingerprintColumn in cfg.FingerprintFormat (ParseFingerprint), or the
+// feature columns: 0/1 bits, or non-negative integer counts compared by
+// Σ min / Σ max (FingerprintsFromCounts). The pool is named after the file
+// (without the extension).
 func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.File == "" {
 		return nil, configkeys.Invalid("pool.csv.file", nil, "empty, expected the path of a CSV file")
 	}
-	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine {
-		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q or %q", MetricEuclidean, MetricCosine)
+	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
+		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
+	}
+	format := cfg.FingerprintFormat
+	if format == "" {
+		format = FingerprintBits
+	}
+	if !slices.Contains(FingerprintFormats, format) {
+		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
+	}
+	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
+		return nil, fmt.Errorf("pool.csv.fingerprint_column: fingerprints are compared by Tanimoto similarity: set pool.csv.metric to %q (it is %q)", MetricTanimoto, cfg.Metric)
+	}
+	if cfg.Metric == MetricTanimoto && cfg.Standardize {
+		return nil, fmt.Errorf("pool.csv.standardize: z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
 	}
 	path := cfg.File
 	f, err := os.Open(path)
@@ -56,67 +81,26 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	col := map[string]int{}
 	for j, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := col[h]; dup {
+		if _, dup := col[h]; dup && !fileio.UnnamedColumn(h) {
 			return nil, fmt.Errorf("%s: the header names column %q twice", path, h)
 		}
 		col[h] = j
 	}
-	find := func(key, name string) (int, error) {
-		j, ok := col[name]
-		if !ok {
-			return 0, fmt.Errorf("%s: %w", path, configkeys.Invalid(key, name, "no such column in the header %q%s", header, fileio.SeparatorHint(header...)))
-		}
-		return j, nil
+	spec := fileio.ColumnSpec{
+		ID: cfg.IDColumn, Label: cfg.LabelColumn, Fingerprint: cfg.FingerprintColumn,
+		Features: cfg.FeatureColumns, Prefix: cfg.FeaturePrefix, Exclude: cfg.ExcludeColumns,
+		IDFlag: "pool.csv.id_column", LabelFlag: "pool.csv.label_column", FingerprintFlag: "pool.csv.fingerprint_column",
+		FeaturesFlag: "pool.csv.feature_columns", PrefixFlag: "pool.csv.feature_prefix", ExcludeFlag: "pool.csv.exclude_columns",
 	}
-	lc := -1
-	if cfg.LabelColumn != "" {
-		if lc, err = find("pool.csv.label_column", cfg.LabelColumn); err != nil {
-			return nil, err
-		}
-	} else if j, ok := col[DefaultLabelColumn]; ok {
-		lc = j
+	if _, ok := col[DefaultLabelColumn]; ok && spec.Label == "" {
+		spec.Label = DefaultLabelColumn
 	}
-	ic := -1
-	if cfg.IDColumn != "" {
-		if ic, err = find("pool.csv.id_column", cfg.IDColumn); err != nil {
-			return nil, err
-		}
+	cols, err := fileio.ResolveColumns(path, header, spec)
+	if err != nil {
+		return nil, err
 	}
-	var fcols []int
-	if len(cfg.FeatureColumns) > 0 && cfg.FeaturePrefix != "" {
-		return nil, fmt.Errorf("pool.csv: give feature_columns or feature_prefix, not both")
-	}
-	if cfg.FeaturePrefix != "" {
-		for j, h := range header {
-			h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-			if strings.HasPrefix(h, cfg.FeaturePrefix) && j != lc && j != ic {
-				fcols = append(fcols, j)
-			}
-		}
-		if len(fcols) == 0 {
-			return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid("pool.csv.feature_prefix", cfg.FeaturePrefix, "no column name starts with it in the header %q", header))
-		}
-	} else if len(cfg.FeatureColumns) > 0 {
-		for _, name := range cfg.FeatureColumns {
-			j, err := find("pool.csv.feature_columns", name)
-			if err != nil {
-				return nil, err
-			}
-			if j == lc || j == ic {
-				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid("pool.csv.feature_columns", name, "the label or id column cannot be a feature"))
-			}
-			fcols = append(fcols, j)
-		}
-	} else {
-		for j := range header {
-			if j != lc && j != ic {
-				fcols = append(fcols, j)
-			}
-		}
-	}
-	if len(fcols) == 0 {
-		return nil, fmt.Errorf("%s: no feature columns besides the label and id columns", path)
-	}
+	lc, ic, fc, fcols := cols.Label, cols.ID, cols.Fingerprint, cols.Features
+	unnamed := make([][]string, len(cols.Unnamed))
 	isPositive := func(cell string) (bool, error) {
 		if len(cfg.Positive) > 0 {
 			v, verr := strconv.ParseFloat(cell, 64)
@@ -148,6 +132,8 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		p.IDs = []string{}
 		idLine = map[string]int{}
 	}
+	var texts []string // the fingerprint column
+	var lines []int
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
 		if lc >= 0 {
@@ -156,17 +142,23 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 				return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
 			}
 		}
-		x := make([]float64, len(fcols))
-		for k, j := range fcols {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
+		if fc >= 0 {
+			texts = append(texts, rec[fc])
+			lines = append(lines, line)
+		} else {
+			x := make([]float64, len(fcols))
+			for k, j := range fcols {
+				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
+				}
+				x[k] = v
 			}
-			x[k] = v
+			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := strings.TrimSpace(rec[ic])
-			if id == "" {
+			id := rec[ic] // verbatim: " sp " stays " sp " (issue 23)
+			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}
 			if l, dup := idLine[id]; dup {
@@ -175,12 +167,27 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			idLine[id] = line
 			p.IDs = append(p.IDs, id)
 		}
+		for u, j := range cols.Unnamed {
+			unnamed[u] = append(unnamed[u], strings.TrimSpace(rec[j]))
+		}
 		p.Labels = append(p.Labels, pos)
-		p.Dense = append(p.Dense, x)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
+		return nil, err
+	}
+	if fc >= 0 {
+		row := func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
+		column := fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))
+		if p.Bits, err = ParseFingerprints(texts, format, path, column, row); err != nil {
+			return nil, err
+		}
+	}
+	if ic < 0 && cols.ID >= 0 {
+		p.IDs = unnamed[slices.Index(cols.Unnamed, cols.ID)]
 	}
 	if p.Len() < 2 {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())
@@ -191,8 +198,22 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)
 	}
+	if cfg.Metric == MetricTanimoto {
+		if fc < 0 {
+			if p.Bits, err = FingerprintsFromCounts(p.Dense, func(j int) string { return fmt.Sprintf("column %q", strings.TrimSpace(header[fcols[j]])) }); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			p.Dense = nil
+		}
+		g, w, err := TanimotoGraph(p.Bits, cfg.K, cfg.Similarity, cacheDir, workers)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		p.SetGraph(g, w)
+		return p, nil
+	}
 	if cfg.Standardize {
-		standardizeColumns(p.Dense)
+		fileio.StandardizeRows(p.Dense)
 	}
 	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, cfg.Metric, workers)
 	if err != nil {
@@ -204,29 +225,4 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	p.SetGraph(g, w)
 	return p, nil
-}
-
-// standardizeColumns z-scores each column in place (population sd); a
-// constant column becomes all zeros.
-func standardizeColumns(x [][]float64) {
-	n := float64(len(x))
-	for c := range x[0] {
-		var s float64
-		for _, row := range x {
-			s += row[c]
-		}
-		mean := s / n
-		var ss float64
-		for _, row := range x {
-			ss += (row[c] - mean) * (row[c] - mean)
-		}
-		sd := math.Sqrt(ss / n)
-		for _, row := range x {
-			if sd > 0 {
-				row[c] = (row[c] - mean) / sd
-			} else {
-				row[c] = 0
-			}
-		}
-	}
 }

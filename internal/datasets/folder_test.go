@@ -247,3 +247,49 @@ func TestLoadFolderErrors(t *testing.T) {
 		t.Errorf("bad metric: %v", err)
 	}
 }
+
+// TestReadCSRNPZDuplicateMember (issue 23, item 3): an archive with two
+// members for one array (zip allows it) was read with the first one while
+// NumPy and SciPy take the last, so the file meant two matrices. Both
+// spellings of the clash ("data.npy" twice; "data" beside "data.npy") are
+// refused naming the file, the array and both members; the archive without
+// the extra member reads.
+func TestReadCSRNPZDuplicateMember(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.npz")
+	writeScipyCSR(t, good, 2, 2, []int32{0, 1, 2}, []int32{1, 0}, []float64{0.5, 0.25}, "csr")
+	if _, err := ReadCSRNPZ(good); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	other := rawNPY("<f8", false, []int{2}, leBytes([]float64{0.9, 0.9}))
+	for _, extra := range []string{"data.npy", "data"} {
+		var buf bytes.Buffer
+		z := zip.NewWriter(&buf)
+		for _, f := range zr.File {
+			if err := z.Copy(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := z.Create(extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(other)
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "dup.npz")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`%s: the archive has two members for array "data" ("data.npy" and %q)`, p, extra)
+		if _, err := ReadCSRNPZ(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("extra member %q: %v, want %q", extra, err, want)
+		}
+	}
+}

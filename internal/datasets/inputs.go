@@ -48,6 +48,12 @@ func InputFiles(cfg Config, dataDir string) []string {
 		}
 	case KindCSV:
 		add(cfg.CSV.File)
+	case KindGraph:
+		for _, f := range []string{cfg.Graph.File, cfg.Graph.Kernel, cfg.Graph.IDs, cfg.Graph.Labels} {
+			if f != "" {
+				add(f)
+			}
+		}
 	}
 	return files
 }

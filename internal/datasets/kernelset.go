@@ -216,8 +216,8 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		if len(rec) != len(header) {
 			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", f.Table, line, len(rec), len(header))
 		}
-		id := strings.TrimSpace(rec[idCol])
-		if id == "" {
+		id := rec[idCol] // verbatim: " sp " stays " sp " (issue 23)
+		if strings.TrimSpace(id) == "" {
 			return fmt.Errorf("%s: line %d, column %q: empty id", f.Table, line, f.IDColumn)
 		}
 		if l, dup := firstLine[id]; dup {

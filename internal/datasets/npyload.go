@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -16,6 +17,22 @@ func npzMember(z *zip.Reader, key string) *zip.File {
 		if f.Name == key+".npy" || f.Name == key {
 			return f
 		}
+	}
+	return nil
+}
+
+// checkNPZNames refuses an archive in which two members name the same
+// array ("data.npy" twice, or "data" and "data.npy"): readers disagree on
+// which one counts (qvs read the first, NumPy and SciPy the last), so the
+// file means two different matrices.
+func checkNPZNames(z *zip.Reader, path string) error {
+	seen := map[string]string{}
+	for _, f := range z.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if first, ok := seen[key]; ok {
+			return fmt.Errorf("%s: the archive has two members for array %q (%q and %q): rewrite it with one (numpy.savez, scipy.sparse.save_npz)", path, key, first, f.Name)
+		}
+		seen[key] = f.Name
 	}
 	return nil
 }
@@ -70,6 +87,9 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 	}
 	defer zc.Close()
 	z := &zc.Reader
+	if err := checkNPZNames(z, path); err != nil {
+		return nil, err
+	}
 	if npzMember(z, "format") != nil {
 		format, err := readNPZMember(z, path, "format", fileio.ReadNPYString)
 		if err != nil {

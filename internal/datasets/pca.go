@@ -3,12 +3,12 @@ package datasets
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // pcaChunk is the number of rows centred and multiplied at a time: large
@@ -54,29 +54,20 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 	// forChunks runs f(slot, lo, hi, buf) over the row chunks [lo, hi),
 	// each slot on one worker; buf holds the chunk's rows.
 	forChunks := func(f func(slot, lo, hi int, buf []float64)) {
-		var wg sync.WaitGroup
-		var next atomic.Int64
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				buf := make([]float64, pcaChunk*d)
-				for {
-					slot := int(next.Add(1) - 1)
-					if slot >= slots {
-						return
-					}
-					for c := slot; c < chunks; c += slots {
-						lo, hi := c*pcaChunk, min((c+1)*pcaChunk, n)
-						for i := lo; i < hi; i++ {
-							row(i, buf[(i-lo)*d:(i-lo+1)*d])
-						}
-						f(slot, lo, hi, buf)
-					}
+		bufs := make([][]float64, workers)
+		parallel.Blocks(slots, 1, workers, func(w, slot, _ int) {
+			if bufs[w] == nil {
+				bufs[w] = make([]float64, pcaChunk*d)
+			}
+			buf := bufs[w]
+			for c := slot; c < chunks; c += slots {
+				lo, hi := c*pcaChunk, min((c+1)*pcaChunk, n)
+				for i := lo; i < hi; i++ {
+					row(i, buf[(i-lo)*d:(i-lo+1)*d])
 				}
-			}()
-		}
-		wg.Wait()
+				f(slot, lo, hi, buf)
+			}
+		})
 	}
 	// Pass 1: column sums.
 	sums := make([][]float64, slots)

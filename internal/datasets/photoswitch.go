@@ -168,16 +168,34 @@ func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers in
 	if p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("pool.photoswitch.threshold: no molecule of %s has lambda-max >= %v nm", path, cfg.Threshold)
 	}
-	g, _, err := CachedKNN(cacheDir, nil, t.Bits, cfg.K, MetricTanimoto, workers)
+	g, w, err := TanimotoGraph(t.Bits, cfg.K, SimilarityNative, cacheDir, workers)
 	if err != nil {
 		return nil, err
 	}
-	// Weight = the Tanimoto similarity itself, recomputed rather than taken
-	// as 1 - distance so that it equals Tanimoto(b_i, b_j) bit for bit.
-	w := make([]float64, len(g.Index))
-	for e, j := range g.Index {
-		w[e] = Tanimoto(t.Bits[e/g.K], t.Bits[j])
-	}
 	p.SetGraph(g, w)
 	return p, nil
+}
+
+// TanimotoGraph is the exact Tanimoto kNN graph of the fingerprints b (k
+// neighbours, ties to the lower index, cached under cacheDir as CachedKNN
+// does) and its edge weights: the Tanimoto similarity itself, recomputed
+// rather than taken as 1 - distance so that it equals Tanimoto(b_i, b_j)
+// bit for bit (similarity native, or gaussian: the CSV pools' default,
+// which means the metric's own similarity here), or 1 (unweighted).
+func TanimotoGraph(b [][]uint64, k int, similarity, cacheDir string, workers int) (*KNNGraph, []float64, error) {
+	if similarity != SimilarityNative && similarity != SimilarityGaussian && similarity != SimilarityUnweighted {
+		return nil, nil, fmt.Errorf("similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", similarity, SimilarityNative, SimilarityUnweighted)
+	}
+	g, _, err := CachedKNN(cacheDir, nil, b, k, MetricTanimoto, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := make([]float64, len(g.Index))
+	for e, j := range g.Index {
+		w[e] = 1
+		if similarity != SimilarityUnweighted {
+			w[e] = Tanimoto(b[e/g.K], b[j])
+		}
+	}
+	return g, w, nil
 }

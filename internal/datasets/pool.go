@@ -28,6 +28,11 @@ type Pool struct {
 	// distance" metric: "euclidean", "cosine" (1 - cosine similarity) or
 	// "tanimoto" (1 - Tanimoto similarity of bit vectors).
 	Metric string
+
+	// Notes are what the loader decided about the input that the user
+	// should hear (an unnamed column read as the row index or the ids), one
+	// line each; commands print them on stderr.
+	Notes []string
 }
 
 // Len is the number of items.

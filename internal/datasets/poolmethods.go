@@ -8,7 +8,9 @@ import (
 // Distance is the feature-space distance between items i and j under the
 // pool's Metric: Euclidean |x_i - x_j|, cosine 1 - cos(x_i, x_j) (clamped to
 // [0, 2]; zero vectors are at distance 1 from non-zero ones) or Tanimoto
-// 1 - Tanimoto(b_i, b_j). These are the distances the kNN graphs are built
+// 1 - Tanimoto(b_i, b_j), or for a pool without features (MetricGraph)
+// 1 - k(i, j), k = (W + Wᵀ)/2 with unit diagonal the diversity kernel.
+// These are the distances the kNN graphs are built
 // from, bit for bit. It panics on an unknown metric (Validate reports it).
 func (p *Pool) Distance(i, j int) float64 {
 	switch p.Metric {
@@ -18,6 +20,11 @@ func (p *Pool) Distance(i, j int) float64 {
 		return cosineDistance(p.Dense[i], p.Dense[j])
 	case MetricTanimoto:
 		return 1 - Tanimoto(p.Bits[i], p.Bits[j])
+	case MetricGraph:
+		if i == j {
+			return 0
+		}
+		return 1 - (p.graphWeight(i, j)+p.graphWeight(j, i))/2
 	}
 	panic(fmt.Sprintf("datasets: pool %q has unknown metric %q", p.Name, p.Metric))
 }
@@ -86,6 +93,8 @@ func (p *Pool) Validate() error {
 				return fmt.Errorf("pool %q: fingerprint %d has %d words, expected %d", p.Name, i, len(row), len(p.Bits[0]))
 			}
 		}
+	case p.Metric == MetricGraph:
+		// a graph or kernel given as such: no features
 	default:
 		return fmt.Errorf("pool %q has no features", p.Name)
 	}

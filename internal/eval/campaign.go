@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
@@ -298,6 +299,9 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	// candidate set with name: (configs/mof.yaml is task kernel, name mof).
 	for _, k := range []string{"name", "task"} {
 		if s, ok := c.Config[k].(string); ok && s != "" {
+			if err := fileio.CheckPlainName(s); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w (it names the campaign's tables and figures)", cfgPath, k, err)
+			}
 			c.Name = s
 			break
 		}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -109,14 +110,7 @@ func TestSameTaskCampaignsKeepTheirOutputs(t *testing.T) {
 // Task stays "space": a space file called rover.yaml never stands in for
 // the paper's rover campaign (no trajectory figure, no coverage).
 func TestSpaceCampaignsNamedAfterTheirFile(t *testing.T) {
-	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join(fixture, "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture, cfg := roverFixture(t)
 	res := t.TempDir()
 	for folder, spaceFile := range map[string]string{"a": "spaces/rover.yaml", "my-reactor": "my reactor.yml", "old": "x/my reactor.yml"} {
 		dir := filepath.Join(res, folder)
@@ -155,4 +149,54 @@ func TestSpaceCampaignsNamedAfterTheirFile(t *testing.T) {
 	if !slices.ContainsFunc(rep.NotMade, func(m string) bool { return strings.HasPrefix(m, "Figures 3 and 4 (rover BayesOpt)") }) {
 		t.Errorf("a space campaign named rover counts as the paper's rover campaign; not made: %q", rep.NotMade)
 	}
+}
+
+// TestHostileNameRefused (issue 23, item 1): a campaign whose config.yaml
+// says `task: ../../../ESCAPED` (or `name:`) made eval write its tables and
+// figures above --out. The name is refused naming the file and key, and
+// nothing is written anywhere.
+func TestHostileNameRefused(t *testing.T) {
+	fixture, cfg := roverFixture(t)
+	for _, edit := range []string{"\ntask: ../../../ESCAPED\n", "\ntask: rover\nname: ../../x\n"} {
+		root := t.TempDir()
+		res := filepath.Join(root, "a", "b", "results")
+		dir := filepath.Join(res, "rover")
+		if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Replace(string(cfg), "\ntask: rover\n", edit, 1)
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(res, "eval")
+		_, err := Evaluate(context.Background(), Options{Dir: res, Out: out, Formats: []string{"md", "csv"}, FigureFormats: []string{"svg"}})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "config.yaml")) || !strings.Contains(err.Error(), "is not a plain name") {
+			t.Errorf("%q: error %v, want one naming config.yaml and the name", edit, err)
+		}
+		var written []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, _ error) error {
+			if !d.IsDir() && !strings.HasPrefix(p, dir) {
+				written = append(written, p)
+			}
+			return nil
+		})
+		if len(written) > 0 {
+			t.Errorf("%q: wrote %v", edit, written)
+		}
+	}
+}
+
+// roverFixture is the absolute path of the rover fixture campaign and its
+// config.yaml.
+func roverFixture(t *testing.T) (string, []byte) {
+	t.Helper()
+	fixture, err := filepath.Abs(filepath.Join(fixtureResults, "rover"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(fixture, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture, cfg
 }

@@ -162,6 +162,9 @@ func Duration(s float64) string {
 // WriteTable writes t as dir/NAME.md, .tex, .csv for each format.
 func WriteTable(t *Table, dir string, formats []string) ([]string, error) {
 	var files []string
+	if err := fileio.CheckPlainName(t.Name); err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
 	for _, f := range formats {
 		path := filepath.Join(dir, t.Name+"."+f)
 		var err error

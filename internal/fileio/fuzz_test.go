@@ -112,3 +112,50 @@ func FuzzReadPromised(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadColumnsCSV: the role-aware CSV reader never panics, its errors
+// name the file, and what it returns is consistent: one id, quality and
+// fingerprint per row when those columns exist, a rectangular feature
+// table of finite numbers, and no unnamed or label-like column among the
+// features (the default selection).
+func FuzzReadColumnsCSV(f *testing.F) {
+	for _, s := range []string{",e1,e2,target\n0,1.0,0.0,1\n1,0.0,1.0,0\n", "id,e1,quality\na,1,0.5\nb,2,1\n", "Unnamed: 0,x\nq,1\nr,2\n", "1,2\n3,4\n", ",x\n0,1\n0,2\n", "a,y\n1,2\n"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, withRoles bool) {
+		p := fuzzFile(t, dir, "c.csv", data)
+		spec := ColumnSpec{IDFlag: "--id-column", QualityFlag: "--quality-column", FeaturesFlag: "--feature-columns", PrefixFlag: "--feature-prefix", ExcludeFlag: "--exclude-columns"}
+		if withRoles {
+			spec.ID, spec.Quality = "id", "quality"
+		}
+		d, ok, err := ReadColumnsCSV(p, spec)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), p) && !strings.Contains(err.Error(), "c.csv") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if !ok {
+			return
+		}
+		ft := d.Features
+		if ft == nil || ft.Rows < 1 || len(ft.Data) != ft.Rows*ft.Cols || len(ft.Header) != ft.Cols || len(d.Lines) != ft.Rows {
+			t.Fatalf("inconsistent table %+v", d)
+		}
+		if (d.IDs != nil && len(d.IDs) != ft.Rows) || (d.Quality != nil && len(d.Quality) != ft.Rows) {
+			t.Fatalf("%d ids, %d qualities for %d rows", len(d.IDs), len(d.Quality), ft.Rows)
+		}
+		for _, v := range ft.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite feature %v", v)
+			}
+		}
+		for _, h := range ft.Header {
+			if UnnamedColumn(h) || LabelLikeColumn(h, ft.Header) && !(strings.TrimSpace(strings.ToLower(h)) == "y") {
+				t.Fatalf("column %q became a feature", h)
+			}
+		}
+	})
+}

@@ -26,6 +26,12 @@ import (
 // stale, and may be taken over, when its owner is on this host and no longer
 // runs, or when it has not been touched for LeaseExpiry (an owner on another
 // host that died; hosts' clocks must agree to within a fraction of that).
+//
+// The two kinds respect each other, so processes with and without
+// QVS_LOCK=lease can share a folder (issue 23: they computed the same runs
+// twice): a lease holder also flocks its lease file where flock works, and
+// a process that gets the flock of a file holding a live lease (its owner
+// on another host, or between creating the file and flocking it) backs off.
 
 // ErrLocked is returned (wrapped in a *LockedError) by TryLock when another
 // live process holds the lock.
@@ -57,6 +63,7 @@ type Lock struct {
 	path  string
 	f     *os.File      // flock mode: the locked file
 	nonce string        // lease mode: our lease's nonce
+	held  *os.File      // lease mode: the lease file, flocked where flock works
 	stop  chan struct{} // lease mode: stops the refresher
 	done  sync.WaitGroup
 }
@@ -124,6 +131,10 @@ func tryFlock(path string) (*Lock, error) {
 			f.Close()
 			continue
 		}
+		if b, err := readSmall(path); err == nil && isLease(b) && !leaseStale(b, pi.ModTime()) {
+			f.Close() // a live lease of a QVS_LOCK=lease process
+			return nil, &LockedError{Path: path, Owner: readOwner(path)}
+		}
 		if err := f.Truncate(0); err == nil {
 			_, _ = f.WriteAt([]byte(owner()+"\n"), 0)
 		}
@@ -164,21 +175,42 @@ func tryLease(path string) (*Lock, error) {
 		nonce := strconv.FormatUint(rand.Uint64(), 36)
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
+			// Flock the new lease before writing it, so a process without
+			// QVS_LOCK=lease sees it held; one that flocked it first (it
+			// opened the file we had just created) holds the lock.
+			held := f
+			switch err := flock(f); {
+			case errors.Is(err, ErrLocked):
+				f.Close()
+				return nil, &LockedError{Path: path, Owner: readOwner(path)}
+			case err != nil:
+				held = nil // flock does not work here: the lease alone
+			}
 			_, err = f.WriteString(owner() + " " + nonce + "\n")
-			if err2 := f.Close(); err == nil {
-				err = err2
+			if held == nil {
+				if err2 := f.Close(); err == nil {
+					err = err2
+				}
 			}
 			if err != nil {
 				os.Remove(path)
+				if held != nil {
+					held.Close()
+				}
 				return nil, fmt.Errorf("lock %s: %w", path, err)
 			}
-			l := &Lock{path: path, nonce: nonce, stop: make(chan struct{})}
+			l := &Lock{path: path, nonce: nonce, held: held, stop: make(chan struct{})}
 			l.done.Add(1)
 			go l.refresh()
 			return l, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if flockHeld(path) {
+			// A flock holder (either kind where flock works): alive,
+			// however old its file; a flock holder never refreshes it.
+			return nil, &LockedError{Path: path, Owner: readOwner(path)}
 		}
 		old, fi, err := readLease(path)
 		if errors.Is(err, os.ErrNotExist) {
@@ -206,6 +238,17 @@ func tryLease(path string) (*Lock, error) {
 	return nil, fmt.Errorf("lock %s: contended lease", path)
 }
 
+// flockHeld reports whether another open file holds the flock of path (a
+// live holder: the kernel drops the flock of a process that died).
+func flockHeld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(flock(f), ErrLocked)
+}
+
 func readLease(path string) ([]byte, os.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -214,6 +257,10 @@ func readLease(path string) ([]byte, os.FileInfo, error) {
 	b, err := readSmall(path)
 	return b, fi, err
 }
+
+// isLease reports whether a lock file's content is a lease ("host pid
+// nonce"), not a flock holder's "host pid".
+func isLease(content []byte) bool { return len(strings.Fields(string(content))) == 3 }
 
 // leaseStale: the owner is a dead process of this host, or the lease has
 // not been refreshed for LeaseExpiry (an empty or unreadable lease is
@@ -261,10 +308,16 @@ func (l *Lock) Unlock() error {
 		close(l.stop)
 		l.done.Wait()
 		l.stop = nil
-		// Remove the lease only if it is still ours.
-		if b, err := readSmall(l.path); err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), " "+l.nonce) {
-			return os.Remove(l.path)
+		// Remove the lease only if it is still ours, then drop its flock.
+		var err error
+		if b, err2 := readSmall(l.path); err2 == nil && strings.HasSuffix(strings.TrimSpace(string(b)), " "+l.nonce) {
+			err = os.Remove(l.path)
 		}
+		if l.held != nil {
+			l.held.Close()
+			l.held = nil
+		}
+		return err
 	}
 	return nil
 }

@@ -156,6 +156,9 @@ func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	}
 	close(l.stop)
 	l.done.Wait()
+	if l.held != nil {
+		l.held.Close() // the holder died: the kernel drops its flock
+	}
 	old := time.Now().Add(-2 * LeaseExpiry)
 	os.Chtimes(p, old, old)
 	if l2, err := TryLock(p); err != nil {
@@ -232,5 +235,72 @@ func FuzzLeaseFile(f *testing.F) {
 			t.Fatalf("owner %q", o)
 		}
 		_ = leaseStale([]byte(content), time.Now())
+	})
+}
+
+// TestMixedLockModes (issue 23, item 5): a flock process and a
+// QVS_LOCK=lease process exclude each other, whichever holds the lock: a
+// real second process holds it in one mode, this one asks in the other,
+// and kill -9 of the holder frees it. A lease file of another host (no
+// flock to see) keeps a flock process out while fresh and is taken over
+// once expired; a flock holder's file, however old, keeps a lease process
+// out (flock holders never refresh their file).
+func TestMixedLockModes(t *testing.T) {
+	for _, holder := range []string{"lease", "flock"} {
+		t.Run("held by "+holder, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.lock")
+			env := []string{"QVS_LOCK=" + holder}
+			if holder == "flock" {
+				forceLease(t) // this process asks with a lease
+			}
+			cmd := holdLock(t, path, env...)
+			if holder == "flock" {
+				old := time.Now().Add(-3 * LeaseExpiry)
+				os.Chtimes(path, old, old)
+			}
+			var le *LockedError
+			if _, err := TryLock(path); !errors.As(err, &le) || le.Owner != hostName()+" "+strconv.Itoa(cmd.Process.Pid) {
+				t.Fatalf("TryLock while a %s holder runs: %v", holder, err)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			l, err := TryLock(path)
+			if err != nil {
+				t.Fatalf("TryLock after the %s holder was killed: %v", holder, err)
+			}
+			l.Unlock()
+		})
+	}
+	t.Run("old flock of another host", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "run.lock")
+		l, err := TryLock(path) // flock: this process stands for the other host's holder
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+		os.WriteFile(path, []byte("elsewhere 1\n"), 0o644)
+		old := time.Now().Add(-3 * LeaseExpiry)
+		os.Chtimes(path, old, old)
+		forceLease(t)
+		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
+			t.Fatalf("lease over a held flock of another host, unrefreshed: %v, want ErrLocked", err)
+		}
+	})
+	t.Run("lease of another host", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "run.lock")
+		os.WriteFile(path, []byte("elsewhere 1 n1\n"), 0o644)
+		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
+			t.Fatalf("flock over a fresh lease of another host: %v, want ErrLocked", err)
+		}
+		old := time.Now().Add(-2 * LeaseExpiry)
+		os.Chtimes(path, old, old)
+		l, err := TryLock(path)
+		if err != nil {
+			t.Fatalf("flock over an expired lease: %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != owner()+"\n" {
+			t.Errorf("lock file after takeover holds %q", b)
+		}
+		l.Unlock()
 	})
 }

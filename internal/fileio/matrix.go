@@ -190,8 +190,8 @@ func ReadStrings(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		v := strings.TrimSpace(rec[0])
-		if line == 1 && strings.EqualFold(v, "id") {
+		v := rec[0] // verbatim, as the pool readers keep ids
+		if line == 1 && strings.EqualFold(strings.TrimSpace(v), "id") {
 			continue
 		}
 		out = append(out, v)
@@ -239,7 +239,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 	for i, rec := range recs[1:] {
 		for j, cell := range rec {
 			if j == col {
-				ids = append(ids, strings.TrimSpace(cell))
+				ids = append(ids, cell) // verbatim, as the pool readers keep ids
 				continue
 			}
 			v, err := parseNumber(cell)

@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,9 +12,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // ErrNotFloat32 is returned by ReadNPYFloat32 for a valid array that is not
@@ -119,8 +120,10 @@ func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want strin
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if err := parallelChunks(n, per, func(off, k int) error {
-			return chunk(off, k, func(b []byte) (int, error) {
+		chunks := (n + per - 1) / per
+		if err := parallel.Each(context.Background(), chunks, min(runtime.GOMAXPROCS(0), 4), func(c int) error {
+			off := c * per
+			return chunk(off, min(per, n-off), func(b []byte) (int, error) {
 				got, err := f.ReadAt(b, base+int64(width*off))
 				if got == len(b) {
 					err = nil
@@ -140,33 +143,6 @@ func readNPYFloat[T float32 | float64](r io.Reader, size int64, name, want strin
 		}
 	}
 	return rows, cols, data, nil
-}
-
-// parallelChunks runs do on the chunks [off, off+per) of n values on
-// GOMAXPROCS workers (at most 4) and returns the error of the first chunk,
-// in order, that failed.
-func parallelChunks(n, per int, do func(off, k int) error) error {
-	chunks := (n + per - 1) / per
-	errs := make([]error, chunks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 4) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
-				off := c * per
-				errs[c] = do(off, min(per, n-off))
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // firstNonFinite is the index of the first Inf or NaN in vals, or -1: a

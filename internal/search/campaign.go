@@ -431,11 +431,21 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 
 // execute runs one search and writes its records and curve.
 func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int, workers func() int) ([]campaign.Field, error) {
-	prior, err := ParseRecords(filepath.Join(dir, "runs", run.Key+".csv"), rec.Rows())
+	path := filepath.Join(dir, "runs", run.Key+".csv")
+	prior, err := ParseRecords(path, rec.Rows())
 	if err != nil {
 		return nil, err
 	}
 	ids := pool.IDs
+	if err := CheckRecordIDs(path, rec.Rows(), ids); err != nil {
+		return nil, err
+	}
+	keep, err := CompleteBatches(path, prior, c.Protocol.Batch, c.Protocol.Budget, sp.Len())
+	if err != nil {
+		return nil, err
+	}
+	prior = prior[:keep]
+	rec.Keep(keep)
 	all, err := Run(ctx, RunConfig{
 		Space: sp, Policy: policy, Start: start,
 		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1, WorkersNow: workers,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // ECI is expected coverage improvement (Malkomes et al. 2021), as the
@@ -223,7 +225,7 @@ func (e ECI) cover(m *Model, l int, covered []bool) {
 }
 
 func (e ECI) scores(m *Model, open, score []float64, workers int) {
-	parallelFor(len(score), workers, func(lo, hi int) {
+	parallel.Split(len(score), workers, minChunk, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
 			e.scoreOne(m, open, score, x)
 		}

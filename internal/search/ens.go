@@ -3,6 +3,8 @@ package search
 import (
 	"math"
 	"slices"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
@@ -364,7 +366,7 @@ func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) fl
 func (e ENS) scores(m *Model, k, workers int) []float64 {
 	t := newENSTable(m)
 	score := make([]float64, m.Len())
-	parallelFor(len(score), workers, func(lo, hi int) {
+	parallel.Split(len(score), workers, minChunk, func(lo, hi int) {
 		var s ensScratch
 		for x := lo; x < hi; x++ {
 			if m.Observed(x) {
@@ -409,7 +411,7 @@ func (e ENS) argmax(t *ensTable, k, workers int) int {
 	n := m.Len()
 	ub := make([]float64, n)
 	gainer := t.gainers(sk)
-	parallelFor(n, workers, func(lo, hi int) {
+	parallel.Split(n, workers, minChunk, func(lo, hi int) {
 		for x := lo; x < hi; x++ {
 			switch {
 			case m.Observed(x):
@@ -456,7 +458,7 @@ func (e ENS) argmax(t *ensTable, k, workers int) int {
 			break
 		}
 		lo, hi := scored, min(scored+chunk, len(order))
-		parallelFor(hi-lo, workers, func(a, b int) {
+		parallel.Split(hi-lo, workers, minChunk, func(a, b int) {
 			var s ensScratch
 			for i := lo + a; i < lo+b; i++ {
 				fast[i] = e.candidateScore(t, int(order[i]), k, &s, false)

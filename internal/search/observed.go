@@ -92,7 +92,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		var i int
 		if byID {
 			var ok bool
-			if i, ok = idIndex[key]; !ok {
+			if i, _, ok = fileio.LookupID(idIndex, rec[keyCol]); !ok {
 				return nil, fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
 			}
 		} else {

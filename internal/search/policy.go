@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"sync"
 )
 
 // State is what a policy sees when it chooses the next batch.
@@ -157,32 +156,10 @@ func argmaxUnobserved(score []float64, m *Model) (int, error) {
 	return t[0], nil
 }
 
-// parallelFor runs body over [0, n) split into contiguous chunks on up to
-// workers goroutines.
-func parallelFor(n, workers int, body func(lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	const minChunk = 2048 // below this, goroutine start-up outweighs the work
-	if workers > 1 && n/workers < minChunk {
-		workers = max(1, n/minChunk)
-	}
-	if workers == 1 {
-		body(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// minChunk is the fewest candidates a goroutine scores in the baselines'
+// parallel loops (parallel.Split): below it, starting the goroutine costs
+// more than its share of the work.
+const minChunk = 2048
 
 // Fantasy is how batch policies label a pick before choosing the next one
 // (Section 3.1 baselines; authors' code): pessimistic = negative, optimistic

@@ -95,6 +95,13 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 			return all, err
 		}
 	} else {
+		keep, err := CompleteBatches("the records", prior, cfg.Batch, cfg.Budget, n)
+		if err != nil {
+			return nil, err
+		}
+		if keep < len(prior) {
+			return nil, fmt.Errorf("the records end inside batch %d (%d of its queries): resume from the complete batches (CompleteBatches)", prior[keep].Batch, len(prior)-keep)
+		}
 		if err := replay(m, cfg, prior); err != nil {
 			return nil, err
 		}
@@ -155,6 +162,82 @@ func checkPicks(m *Model, picks []int, b int) error {
 			return fmt.Errorf("returned item %d, which is out of range, labelled or repeated", x)
 		}
 		seen[x] = true
+	}
+	return nil
+}
+
+// CompleteBatches checks the batch structure of an interrupted attempt's
+// records (prior, in record order) against the run's batch size, budget
+// and pool size n, and returns how many of them form complete batches.
+// Batch 0 is the start alone; batch t >= 1 holds min(batch, budget - done,
+// n - 1 - done) queries, done being the queries before it, exactly as Run
+// makes them. Records that stop inside the last batch (a file cut by hand;
+// qvs writes whole batches) are not a prefix Run could have stopped at: the
+// caller drops them and Run recomputes that batch from the same seed, so
+// the resumed run equals the uninterrupted one. Any other deviation (a
+// batch too large, a short batch followed by another, batch numbers out of
+// order) is an error naming name and the file line of the record (the
+// header is line 1).
+func CompleteBatches(name string, prior []Query, batch, budget, n int) (int, error) {
+	line := func(k int) string { return fmt.Sprintf("%s line %d", name, k+2) }
+	if len(prior) == 0 {
+		return 0, nil
+	}
+	if prior[0].Batch != 0 {
+		return 0, fmt.Errorf("%s: the start is in batch %d, expected batch 0", line(0), prior[0].Batch)
+	}
+	done, k := 0, 1
+	for k < len(prior) {
+		b := prior[k].Batch
+		want := prior[k-1].Batch + 1
+		if b != want {
+			return 0, fmt.Errorf("%s: batch %d, expected %d (batches are numbered 0, 1, 2, ... in order)", line(k), b, want)
+		}
+		size := min(batch, budget-done, n-1-done)
+		if size <= 0 {
+			return 0, fmt.Errorf("%s: batch %d is beyond the budget of %d queries", line(k), b, budget)
+		}
+		end := k
+		for end < len(prior) && prior[end].Batch == b {
+			end++
+		}
+		switch got := end - k; {
+		case got > size:
+			return 0, fmt.Errorf("%s: batch %d has %d queries, expected %d (batch size %d, budget %d)", line(k+size), b, got, size, batch, budget)
+		case got < size && end < len(prior):
+			return 0, fmt.Errorf("%s: batch %d starts after %d queries of batch %d, expected %d (batch size %d, budget %d)", line(end), b+1, got, b, size, batch, budget)
+		case got < size:
+			return k, nil // the last batch is cut: drop it
+		}
+		done += size
+		k = end
+	}
+	return len(prior), nil
+}
+
+// CheckRecordIDs checks that each record's id column names the item its
+// index column points at (ids: the pool's ids, nil when items are named by
+// index), so a hand-edited index (or id) is refused instead of replayed as
+// another item: the error names the file, line and both values.
+func CheckRecordIDs(name string, rows [][]string, ids []string) error {
+	for k, row := range rows {
+		if len(row) != len(RecordHeader) {
+			continue // ParseRecords reports it
+		}
+		i, err := strconv.Atoi(row[2])
+		if err != nil {
+			continue
+		}
+		want := row[2]
+		if ids != nil {
+			if i < 0 || i >= len(ids) {
+				return fmt.Errorf("%s line %d: index %d is outside the pool's %d items", name, k+2, i, len(ids))
+			}
+			want = ids[i]
+		}
+		if row[3] != want {
+			return fmt.Errorf("%s line %d: index %d is item %q but the record's id is %q (an edited index or id?); delete the file to restart this run", name, k+2, i, want, row[3])
+		}
 	}
 	return nil
 }

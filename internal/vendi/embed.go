@@ -1,13 +1,14 @@
 package vendi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/qvs-dev/qvs/internal/linalg"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // gramBlock is the number of summed products accumulated in float32 before
@@ -145,22 +146,11 @@ func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) (
 // a pass over all of x); the error of the first bad row is returned.
 func scaleRows[T float32 | float64](n, d int, x []T, kernel EmbeddingKernel) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), n*d/(1<<20)))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for t := range workers {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			errs[t] = scaleRowRange(lo, hi, d, x, kernel)
-		}(t*n/workers, (t+1)*n/workers)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	// One contiguous range per worker; Each reports the first failing
+	// range, which holds the first bad row.
+	return parallel.Each(context.Background(), workers, workers, func(t int) error {
+		return scaleRowRange(t*n/workers, (t+1)*n/workers, d, x, kernel)
+	})
 }
 
 // scaleRowRange is scaleRows on rows [lo, hi).

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // TieTol is the relative tolerance of Greedy's tie rule: candidates whose
@@ -71,15 +71,20 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	}
 	var res GreedyResult
 	for t := 0; t < p.K; t++ {
-		c, v := g.best()
+		c, v, err := g.best()
 		res.Stats = g.stats
+		if err != nil {
+			return res, err
+		}
 		if c == floorRejected {
 			return res, nil
 		}
 		if c < 0 {
 			return res, errors.New("vendi: no candidate left")
 		}
-		g.add(c)
+		if err := g.add(c); err != nil {
+			return res, err
+		}
 		res.Picks = append(res.Picks, c)
 		res.Scores = append(res.Scores, v)
 	}
@@ -446,12 +451,15 @@ func (g *greedyState) project(t []touch, tb []int32, ws *secularWork) (d, z []fl
 // Every candidate left unsolved is then strictly below the final best and
 // outside the tie window, so the pick and its score are those of solving
 // every candidate.
-func (g *greedyState) best() (int, float64) {
+//
+// The error is an eigendecomposition that did not converge (syncDual).
+func (g *greedyState) best() (int, float64, error) {
 	if err := g.syncDual(); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric matrix
+		return -1, 0, err
 	}
 	if g.dual != nil {
-		return g.bestDual()
+		c, v := g.bestDual()
+		return c, v, nil
 	}
 	m := g.members()
 	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
@@ -482,47 +490,39 @@ func (g *greedyState) best() (int, float64) {
 		return g.denseTouches(cands[k], buf)
 	}
 	// Workers take blocks of candidates in turn (their costs differ:
-	// cached, bounded, solved, isolated).
+	// cached, bounded, solved, isolated); each keeps its own scratch.
 	const block = 16
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for _, ws := range g.ws {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			mark := make([]int32, len(g.blocks))
-			var buf []touch
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= len(cands) {
-					return
-				}
-				for k := lo; k < min(lo+block, len(cands)); k++ {
-					c := cands[k]
-					t := touches(k, buf)
-					buf = t[:0]
-					if len(t) == 0 && !g.frobenius2() {
-						state[k] = isolated
-						continue
-					}
-					if prune {
-						if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
-							// vals holds the bound on the qVS until solved.
-							state[k] = bounded
-							if wt := weight(c); wt > 0 {
-								vals[k] = wt * vsb * (1 + boundMargin)
-							} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
-							continue
-						}
-					}
-					vs := g.score(c, t, ws, mark, int32(2*k+2))
-					vss[k] = vs
-					vals[k] = weight(c) * vs
+	marks := make([][]int32, len(g.ws))
+	bufs := make([][]touch, len(g.ws))
+	parallel.Blocks(len(cands), block, len(g.ws), func(w, lo, hi int) {
+		ws := g.ws[w]
+		if marks[w] == nil {
+			marks[w] = make([]int32, len(g.blocks))
+		}
+		mark := marks[w]
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			t := touches(k, bufs[w])
+			bufs[w] = t[:0]
+			if len(t) == 0 && !g.frobenius2() {
+				state[k] = isolated
+				continue
+			}
+			if prune {
+				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+					// vals holds the bound on the qVS until solved.
+					state[k] = bounded
+					if wt := weight(c); wt > 0 {
+						vals[k] = wt * vsb * (1 + boundMargin)
+					} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+					continue
 				}
 			}
-		}(ws)
-	}
-	wg.Wait()
+			vs := g.score(c, t, ws, mark, int32(2*k+2))
+			vss[k] = vs
+			vals[k] = weight(c) * vs
+		}
+	})
 	// Isolated candidates (no similarity to the chosen set) share one VS per
 	// self-similarity value: computed once.
 	iso := map[float64]float64{}
@@ -563,7 +563,7 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(cands) == 0 {
-		return -1, 0
+		return -1, 0, nil
 	}
 	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
@@ -593,9 +593,10 @@ func (g *greedyState) best() (int, float64) {
 		}
 	}
 	if len(kept) == 0 {
-		return floorRejected, 0
+		return floorRejected, 0, nil
 	}
-	return pickTied(kept, keptVals, bestVal)
+	c, v := pickTied(kept, keptVals, bestVal)
+	return c, v, nil
 }
 
 // floorRejected is best's answer when candidates remain but none reaches
@@ -615,12 +616,11 @@ func pickTied(cands []int, vals []float64, bestVal float64) (int, float64) {
 	return win, wv
 }
 
-// add makes candidate c a member (a pick).
-func (g *greedyState) add(c int) {
+// add makes candidate c a member (a pick); the error is an
+// eigendecomposition that did not converge.
+func (g *greedyState) add(c int) error {
 	g.eligible[c] = false
-	if err := g.addMember(c); err != nil {
-		panic(err) // eigendecomposition failure of a small symmetric block
-	}
+	return g.addMember(c)
 }
 
 // addMember adds item i to the chosen set: its block merges every block it
@@ -648,18 +648,11 @@ func (g *greedyState) cacheSimilarities(i int) {
 		return
 	}
 	col := make([]float64, g.n)
-	workers := max(1, len(g.ws))
-	var wg sync.WaitGroup
-	for t := range workers {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			for c := lo; c < hi; c++ {
-				col[c] = g.p.Kernel.At(c, i)
-			}
-		}(t*g.n/workers, (t+1)*g.n/workers)
-	}
-	wg.Wait()
+	parallel.Split(g.n, len(g.ws), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			col[c] = g.p.Kernel.At(c, i)
+		}
+	})
 	g.simCols = append(g.simCols, col)
 }
 

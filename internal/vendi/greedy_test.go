@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -387,5 +388,26 @@ func TestGreedySimilarityCache(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGreedyReturnsEigenFailure: when a chosen block's eigendecomposition
+// fails, Greedy returns the error (it used to panic inside best and add).
+// A NaN similarity provokes it at q = inf; kernels must be finite, so this
+// stands in for a non-converging decomposition, which finite input has not
+// produced.
+func TestGreedyReturnsEigenFailure(t *testing.T) {
+	k := FuncKernel(6, func(i, j int) float64 {
+		switch {
+		case i == j:
+			return 1
+		case i+j == 5 && i*j == 6: // the pair (2, 3)
+			return math.NaN()
+		}
+		return 0.3
+	})
+	res, err := Greedy(GreedyProblem{Kernel: k, Quality: []float64{1, 1, 1, 1, 1, 1}, K: 5, Q: OrderInf})
+	if err == nil || !strings.Contains(err.Error(), "did not converge") {
+		t.Fatalf("Greedy = %+v, %v; want the eigendecomposition error", res, err)
 	}
 }

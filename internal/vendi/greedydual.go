@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // The greedy on a FeatureKernel (embeddings X, K = X Xᵀ) works in the d x d
@@ -343,33 +345,22 @@ func (g *greedyState) bestDual() (int, float64) {
 	// bounds[k] the corresponding bound on its qVS.
 	vsb := make([]float64, len(cands))
 	bounds := make([]float64, len(cands))
-	workers := len(g.ws)
-	chunk := (len(cands) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(cands))
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			wv := make([]float64, s.d)
-			for k := lo; k < hi; k++ {
-				c := cands[k]
-				a := s.project(g.feat.Features(c), wv)
-				if order2 {
-					vsb[k] = s.order2(wv, a)
-				} else {
-					vsb[k] = g.dualBound(wv, a, false)
-				}
-				if wt := weight(c); wt > 0 {
-					bounds[k] = wt * vsb[k]
-				} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+	// Every candidate costs one projection: equal chunks, one per worker.
+	parallel.Split(len(cands), len(g.ws), 1, func(lo, hi int) {
+		wv := make([]float64, s.d)
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			a := s.project(g.feat.Features(c), wv)
+			if order2 {
+				vsb[k] = s.order2(wv, a)
+			} else {
+				vsb[k] = g.dualBound(wv, a, false)
 			}
-		}(lo, hi)
-	}
-	wg.Wait()
+			if wt := weight(c); wt > 0 {
+				bounds[k] = wt * vsb[k]
+			} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
+		}
+	})
 	floor := math.Inf(-1)
 	if g.p.MinVS != nil {
 		floor = g.p.MinVS(m+1) * (1 - 1e-12)
@@ -429,44 +420,42 @@ func (g *greedyState) bestDual() (int, float64) {
 	// depend on the interleaving.
 	vals := make([]float64, len(order))
 	solved := make([]bool, len(order))
+	// The queue is handed out under the lock that guards bestVal (the
+	// cut-off), not by parallel.Blocks: see solveInOrder.
 	var mu sync.Mutex
 	var solves atomic.Int64
 	next, bestVal := 0, math.Inf(-1)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				if k >= len(order) || bounds[order[k]] < bestVal-TieTol*math.Abs(bestVal) {
-					mu.Unlock()
-					return
-				}
-				next++
+	parallel.Workers(len(g.ws), func(w int) {
+		ws := g.ws[w]
+		for {
+			mu.Lock()
+			k := next
+			if k >= len(order) || bounds[order[k]] < bestVal-TieTol*math.Abs(bestVal) {
 				mu.Unlock()
-				c := cands[order[k]]
-				vs, pruned := g.dualExactItem(c, ws, func(vsBound float64) bool {
-					mu.Lock()
-					defer mu.Unlock()
-					return weight(c)*vsBound < bestVal-TieTol*math.Abs(bestVal)
-				})
-				if pruned {
-					continue
-				}
-				solves.Add(1)
-				if vs < floor {
-					continue
-				}
-				v := weight(c) * vs
-				mu.Lock()
-				vals[k], solved[k] = v, true
-				bestVal = math.Max(bestVal, v)
-				mu.Unlock()
+				return
 			}
-		}(g.ws[w])
-	}
-	wg.Wait()
+			next++
+			mu.Unlock()
+			c := cands[order[k]]
+			vs, pruned := g.dualExactItem(c, ws, func(vsBound float64) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return weight(c)*vsBound < bestVal-TieTol*math.Abs(bestVal)
+			})
+			if pruned {
+				continue
+			}
+			solves.Add(1)
+			if vs < floor {
+				continue
+			}
+			v := weight(c) * vs
+			mu.Lock()
+			vals[k], solved[k] = v, true
+			bestVal = math.Max(bestVal, v)
+			mu.Unlock()
+		}
+	})
 	s.evals = int(solves.Load()) + 1 // + the first, top-bound candidate
 	var evCands []int
 	var evVals []float64

@@ -206,9 +206,14 @@ func TestGreedyDualPrunesAndMatchesBordered(t *testing.T) {
 		var got GreedyResult
 		evals := 0
 		for i := 0; i < picks; i++ {
-			c, v := g.best()
+			c, v, err := g.best()
+			if err != nil {
+				t.Fatal(err)
+			}
 			evals += g.dual.evals
-			g.add(c)
+			if err := g.add(c); err != nil {
+				t.Fatal(err)
+			}
 			got.Picks = append(got.Picks, c)
 			got.Scores = append(got.Scores, v)
 		}

@@ -5,9 +5,10 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // Kernel is a similarity between the items 0..Len()-1 of a pool. It must be
@@ -213,19 +214,12 @@ func SymmetrizeKNN(n int, nbr [][]int32, w [][]float64) (*Sparse, error) {
 	}
 	next = nil
 	kept := make([]int, n)
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
-	var wg sync.WaitGroup
-	for t := 0; t < workers; t++ {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			var buf mergeBuf
-			for i := lo; i < hi; i++ {
-				kept[i] = buf.mergeRow(int32(i), cols[ptr[i]:ptr[i+1]], vals[ptr[i]:ptr[i+1]], lenW[i])
-			}
-		}(t*n/workers, (t+1)*n/workers)
-	}
-	wg.Wait()
+	parallel.Split(n, runtime.GOMAXPROCS(0), 1024, func(lo, hi int) {
+		var buf mergeBuf
+		for i := lo; i < hi; i++ {
+			kept[i] = buf.mergeRow(int32(i), cols[ptr[i]:ptr[i+1]], vals[ptr[i]:ptr[i+1]], lenW[i])
+		}
+	})
 	// Compact the merged rows (in order, so each copy moves left or stays).
 	s := &Sparse{N: n, Ptr: make([]int, n+1)}
 	out := 0

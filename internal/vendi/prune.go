@@ -40,6 +40,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // bracketWindow is the number of poles on each side of an interval, beyond
@@ -648,54 +650,54 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 		}
 		return cands[order[x]] - cands[order[y]]
 	})
+	// Not parallel.Blocks: the next candidate is handed out under the lock
+	// that guards bestVal, because whether to take it at all depends on
+	// the best value solved so far (the cut-off), which every solve may
+	// raise. A queue fixed in advance would solve candidates the cut-off
+	// excludes.
 	var mu sync.Mutex
-	var wg sync.WaitGroup
 	next, nsolved := 0, 0
-	for _, ws := range g.ws {
-		wg.Add(1)
-		go func(ws *secularWork) {
-			defer wg.Done()
-			mark := make([]int32, len(g.blocks))
-			var buf []touch
-			for {
-				mu.Lock()
-				if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
-					mu.Unlock()
-					return
-				}
-				k := order[idx[next]]
-				next++
+	parallel.Workers(len(g.ws), func(w int) {
+		ws := g.ws[w]
+		mark := make([]int32, len(g.blocks))
+		var buf []touch
+		for {
+			mu.Lock()
+			if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
 				mu.Unlock()
-				c := cands[k]
-				t := touches(k, buf)
-				buf = t[:0]
-				// Second filter: the tighter bound (every interval, wider
-				// near window), worth it for the few candidates the first
-				// one keeps.
-				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
-					mu.Lock()
-					below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
-					mu.Unlock()
-					if below {
-						continue
-					}
-				}
-				mu.Lock()
-				nsolved++
-				mu.Unlock()
-				vs := g.score(c, t, ws, mark, int32(2*k+2))
-				v := weight(c) * vs
-				mu.Lock()
-				vals[k], vss[k] = v, vs
-				if vs >= floor {
-					solved[k] = true
-					*bestVal = math.Max(*bestVal, v)
-				}
-				mu.Unlock()
+				return
 			}
-		}(ws)
-	}
-	wg.Wait()
+			k := order[idx[next]]
+			next++
+			mu.Unlock()
+			c := cands[k]
+			t := touches(k, buf)
+			buf = t[:0]
+			// Second filter: the tighter bound (every interval, wider
+			// near window), worth it for the few candidates the first
+			// one keeps.
+			if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
+				mu.Lock()
+				below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
+				mu.Unlock()
+				if below {
+					continue
+				}
+			}
+			mu.Lock()
+			nsolved++
+			mu.Unlock()
+			vs := g.score(c, t, ws, mark, int32(2*k+2))
+			v := weight(c) * vs
+			mu.Lock()
+			vals[k], vss[k] = v, vs
+			if vs >= floor {
+				solved[k] = true
+				*bestVal = math.Max(*bestVal, v)
+			}
+			mu.Unlock()
+		}
+	})
 	g.stats.Bounded += len(order)
 	g.stats.Pruned += len(order) - nsolved
 }

@@ -93,8 +93,8 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 			i = k
 		}
 		if hasID {
-			cell := strings.TrimSpace(rec[idCol])
-			k, ok := byID[cell]
+			cell := rec[idCol]
+			k, _, ok := fileio.LookupID(byID, cell)
 			switch {
 			case !ok:
 				return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)

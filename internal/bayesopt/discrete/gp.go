@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // Hyper are the GP hyperparameters, in standardised-target units.
@@ -54,31 +56,6 @@ type GP struct {
 	resid *mat.VecDense // (K_DD + r I)^-1 (z - m)
 }
 
-// Standardize returns z = (y - mean) / scale with scale the n-1 sample
-// standard deviation, or 1 if n < 2 or all values are equal.
-func Standardize(y []float64) (z []float64, mean, scale float64) {
-	n := len(y)
-	for _, v := range y {
-		mean += v
-	}
-	if n > 0 {
-		mean /= float64(n)
-	}
-	var ss float64
-	for _, v := range y {
-		ss += (v - mean) * (v - mean)
-	}
-	scale = 1
-	if n > 1 && ss > 0 {
-		scale = math.Sqrt(ss / float64(n-1))
-	}
-	z = make([]float64, n)
-	for i, v := range y {
-		z[i] = (v - mean) / scale
-	}
-	return z, mean, scale
-}
-
 // NewGP conditions the GP with fixed hyperparameters h (standardised units)
 // on observations y (raw units) of the items obs.
 func NewGP(K mat.Symmetric, obs []int, y []float64, h Hyper) (*GP, error) {
@@ -116,7 +93,7 @@ func newGP(K mat.Symmetric, obs []int, y []float64) (*GP, error) {
 			return nil, fmt.Errorf("discrete: target of item %d is %v", i, y[k])
 		}
 	}
-	z, ym, ys := Standardize(y)
+	z, ym, ys := bayesopt.Standardize(y)
 	return &GP{K: K, Obs: append([]int(nil), obs...), Z: z, YMean: ym, YScale: ys}, nil
 }
 

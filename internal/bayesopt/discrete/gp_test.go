@@ -31,30 +31,6 @@ func gaussKernel(rng *rand.Rand, n, d int, ell float64) *mat.SymDense {
 	return K
 }
 
-func TestStandardize(t *testing.T) {
-	cases := []struct {
-		y           []float64
-		mean, scale float64
-	}{
-		{[]float64{5}, 5, 1},             // one value: no scale
-		{[]float64{2, 2, 2}, 2, 1},       // all equal: no scale
-		{[]float64{1, 3}, 2, math.Sqrt2}, // n-1 sample sd of {1,3} = sqrt(2)
-		{[]float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
-	}
-	const tol = 1e-15 // exact up to one rounding
-	for _, c := range cases {
-		z, m, s := Standardize(c.y)
-		if math.Abs(m-c.mean) > tol || math.Abs(s-c.scale) > tol {
-			t.Errorf("Standardize(%v): mean %v scale %v, want %v %v", c.y, m, s, c.mean, c.scale)
-		}
-		for i := range z {
-			if want := (c.y[i] - c.mean) / c.scale; math.Abs(z[i]-want) > tol {
-				t.Errorf("Standardize(%v)[%d] = %v, want %v", c.y, i, z[i], want)
-			}
-		}
-	}
-}
-
 // TestPosteriorClosedFormTwoObservations checks mean, sd and the log
 // marginal likelihood against the hand-written 2 x 2 inverse.
 func TestPosteriorClosedFormTwoObservations(t *testing.T) {

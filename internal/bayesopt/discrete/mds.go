@@ -263,6 +263,9 @@ func KernelHash(K mat.Symmetric) uint64 {
 // writing it there otherwise. An unreadable or mismatched cache file is
 // recomputed and replaced.
 func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
+	if err := fileio.CheckPlainName(name); err != nil {
+		return nil, fmt.Errorf("mds cache: %w", err)
+	}
 	n := K.SymmetricDim()
 	fileio.SweepOnce(filepath.Join(cacheDir, "mds"))
 	path := filepath.Join(cacheDir, "mds", fmt.Sprintf("%s-%016x.csv", name, KernelHash(K)))

@@ -185,3 +185,18 @@ func BenchmarkMDS(b *testing.B) {
 		})
 	}
 }
+
+// TestCachedMDSRefusesPathNames (issue 23, item 1): a set name such as
+// "../../x" put the MDS cache file outside --cache-dir; it is refused
+// before anything is written.
+func TestCachedMDSRefusesPathNames(t *testing.T) {
+	root := t.TempDir()
+	cache := filepath.Join(root, "a", "cache")
+	K := mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})
+	if _, err := CachedMDS(cache, "../../x", K); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+		t.Errorf("error %v, want a refused name", err)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) > 0 {
+		t.Errorf("wrote %v", entries)
+	}
+}

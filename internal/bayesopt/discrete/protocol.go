@@ -12,6 +12,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -136,6 +137,11 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 		}
 		qs = append(qs, q)
 		p.Q[k] = q.String()
+	}
+	for _, k := range []struct{ key, name string }{{"task", p.Task}, {"name", p.Name}} {
+		if err := fileio.CheckPlainName(k.name); k.name != "" && err != nil {
+			return nil, fmt.Errorf("%s: %v", k.key, err)
+		}
 	}
 	if p.Task == TaskKernel && math.IsNaN(p.GoodThreshold) {
 		return nil, fmt.Errorf("task kernel: good_threshold is required: the objective value from which an item counts as good (the EDC is the VS_1 of the good items found)")

@@ -94,6 +94,9 @@ func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
 		if err != nil {
 			return nil, err
 		}
+		if prior, err = completeIterations(s, rec, prior); err != nil {
+			return nil, err
+		}
 		iters, err := p.Search(ctx, s, prior, func(t int, batch []int) error {
 			rows := make([][]string, len(batch))
 			for k, i := range batch {
@@ -128,6 +131,33 @@ func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
 		}
 		return fields, nil
 	}
+}
+
+// completeIterations checks the iteration sizes of an interrupted
+// attempt's records against s (the initial design, then batches) and drops
+// a last iteration cut short (a file cut by hand: qvs writes whole
+// iterations) from prior and from rec, so Search recomputes it from the
+// same seed and the resumed run equals the uninterrupted one. An iteration
+// of the wrong size followed by another is an error naming the record file
+// and line (the header is line 1).
+func completeIterations(s Settings, rec *campaign.Recorder, prior [][]int) ([][]int, error) {
+	line := 2
+	for t, batch := range prior {
+		want := s.Init
+		if t > 0 {
+			want = s.batchSize(t)
+		}
+		switch {
+		case len(batch) > want || (len(batch) < want && t < len(prior)-1):
+			return nil, fmt.Errorf("runs/%s.csv line %d: iteration %d has %d queries, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				rec.Key(), line+min(len(batch), want), t, len(batch), want, s.Init, s.Batch, s.Budget)
+		case len(batch) < want:
+			rec.Keep(line - 2)
+			return prior[:t], nil
+		}
+		line += len(batch)
+	}
+	return prior, nil
 }
 
 // parseRecords turns the record rows of an interrupted attempt into batches

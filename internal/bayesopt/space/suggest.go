@@ -68,6 +68,14 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 	if req.Batch < 1 {
 		return nil, configkeys.Invalid("batch", req.Batch, "must be at least 1")
 	}
+	// Every row's region is checked, the initial design's and rows read
+	// while the design is incomplete included (a region >= --regions was
+	// accepted there and ignored).
+	for _, o := range req.Observed {
+		if o.HasRegion && o.Region >= req.Settings.Regions {
+			return nil, regionError(o, req.Settings.Regions)
+		}
+	}
 	groups, err := Iterations(req.Observed, req.Settings.Init, req.Settings.Batch)
 	if err != nil {
 		return nil, err
@@ -87,9 +95,6 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 			switch {
 			case t == 0:
 			case o.HasRegion:
-				if o.Region >= req.Settings.Regions {
-					return nil, fmt.Errorf("line %d, column region: %d, but there are only regions 0..%d (--regions %d)", o.Line, o.Region, req.Settings.Regions-1, req.Settings.Regions)
-				}
 				reg = o.Region
 			default:
 				reg = e.RegionOf(x)
@@ -177,4 +182,10 @@ func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64)
 		out = append(out, Suggestion{Values: s.Values(d.X), Region: -1})
 	}
 	return out
+}
+
+// regionError: o's region column names a trust region the request does not
+// have.
+func regionError(o Observation, regions int) error {
+	return fmt.Errorf("line %d, column region: %d, but there are only regions 0..%d (--regions %d)", o.Line, o.Region, regions-1, regions)
 }

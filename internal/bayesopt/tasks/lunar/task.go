@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/ByteArena/box2d"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // NumEpisodes is the number of fixed-seed episodes (seeds 0..49) whose mean
@@ -71,22 +73,9 @@ func (t *Task) Returns(x []float64) []float64 {
 	}
 	workers = min(workers, NumEpisodes)
 	returns := make([]float64, NumEpisodes)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ep := range next {
-				returns[ep] = runEpisode(x, uint64(ep))
-			}
-		}()
-	}
-	for ep := range NumEpisodes {
-		next <- ep
-	}
-	close(next)
-	wg.Wait()
+	parallel.Blocks(NumEpisodes, 1, workers, func(_, ep, _ int) {
+		returns[ep] = runEpisode(x, uint64(ep))
+	})
 	return returns
 }
 

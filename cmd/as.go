@@ -234,16 +234,6 @@ func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 	}
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // loadASPool loads the pool of cfg and prepares it for search, saying so
 // on stderr unless quiet.
 func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {

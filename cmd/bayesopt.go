@@ -182,16 +182,6 @@ func boPeekTask(path string) (string, error) {
 	return head.Task, nil
 }
 
-func boSplitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
 func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
@@ -207,10 +197,10 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	ch := c.Flags().Changed
 	if ch("methods") {
-		cfg.Methods = boSplitList(f.methods)
+		cfg.Methods = splitList(f.methods)
 	}
 	if ch("q") {
-		cfg.Q = boSplitList(f.q)
+		cfg.Q = splitList(f.q)
 	}
 	ints := []struct {
 		name string

@@ -61,15 +61,6 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discrete.Proto
 		}
 		return f.Value.String(), true
 	}
-	list := func(s string) []string {
-		var out []string
-		for _, f := range strings.Split(s, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
 	// The continuous engine's flags mean nothing here: refused rather than
 	// silently ignored, like the global flags a command does not use.
 	for _, name := range discreteIgnoredFlags {
@@ -78,10 +69,10 @@ func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discrete.Proto
 		}
 	}
 	if v, ok := changed("methods"); ok {
-		cfg.Methods = list(v)
+		cfg.Methods = splitList(v)
 	}
 	if v, ok := changed("q"); ok {
-		cfg.Q = list(v)
+		cfg.Q = splitList(v)
 	}
 	for _, p := range []struct {
 		name string

@@ -33,6 +33,10 @@ type asConfig struct {
 	search.Protocol `mapstructure:",squash" yaml:",inline"`
 	// Out is the results directory (default results/TASK); not recorded.
 	Out string `mapstructure:"out" yaml:"out,omitempty"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind string `mapstructure:"kind" yaml:"-"`
 }
 
 // defaultASConfig is the paper's protocol (search.PaperProtocol) on the
@@ -338,7 +342,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
-		Config: recorded, Growable: search.GrowableKeys, Version: Version,
+		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)

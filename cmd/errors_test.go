@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +94,45 @@ func TestSettingErrorNamesFlag(t *testing.T) {
 		}
 		if !strings.Contains(msg, tc.want) {
 			t.Errorf("%q: message %q, want %q", tc.args, msg, tc.want)
+		}
+	}
+}
+
+// TestCampaignConfigRecordsKind: every campaign kind records kind: in its
+// config.yaml, which reads back with --config (rerunning the folder's own
+// config resumes it, nothing left to do). A config.yaml that records input
+// fingerprints (inputs:, the discrete campaign here) is not a --config
+// file, kind or not.
+func TestCampaignConfigRecordsKind(t *testing.T) {
+	dir := t.TempDir()
+	kernelCfg := writeFile(t, dir, "k.yaml", "task: kernel\nname: tiny\ngood_threshold: 0.5\nrepeats: 1\nbudget: 4\ninit: 2\nbatch: 2\nmethods: [random]\ndata:\n  kernel: "+
+		writeFile(t, dir, "k.csv", "1,0.5,0.2,0.1\n0.5,1,0.3,0.2\n0.2,0.3,1,0.4\n0.1,0.2,0.4,1\n")+"\n  table: "+
+		writeFile(t, dir, "t.csv", "id,value\na,0.1\nb,0.9\nc,0.4\nd,0.7\n")+"\n")
+	for _, tc := range []struct {
+		kind string
+		args []string
+	}{
+		{"active-search", []string{"as", "--repeats", "1", "--budget", "5", "--methods", "random"}},
+		{"bayesopt", []string{"bayesopt", "--task", "synthetic", "--repeats", "1", "--budget", "12", "--init", "4", "--batch", "4", "--methods", "random"}},
+		{"discrete-bayesopt", []string{"bayesopt", "--config", kernelCfg}},
+	} {
+		out := filepath.Join(dir, tc.kind)
+		if code, _, errs := runQVS(t, append(tc.args, "--out", out, "--quiet")...); code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.kind, code, errs)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "config.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "\nkind: "+tc.kind+"\n") {
+			t.Errorf("%s: config.yaml has no kind: %s line:\n%s", tc.kind, tc.kind, b)
+		}
+		if strings.Contains(string(b), "\ninputs:") {
+			continue
+		}
+		again := []string{tc.args[0], "--config", filepath.Join(out, "config.yaml"), "--out", out, "--quiet"}
+		if code, _, errs := runQVS(t, again...); code != ExitOK {
+			t.Errorf("%s: rerun with its own config.yaml: exit %d: %s", tc.kind, code, errs)
 		}
 	}
 }

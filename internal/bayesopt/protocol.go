@@ -19,8 +19,12 @@ import (
 // defaults (DefaultProtocol). It is recorded in DIR/config.yaml: every key
 // that changes results is here; out, workers and shard are not.
 type Protocol struct {
-	Task          string   `mapstructure:"task" yaml:"task"`
-	Out           string   `mapstructure:"out" yaml:"-"`
+	Task string `mapstructure:"task" yaml:"task"`
+	Out  string `mapstructure:"out" yaml:"-"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind          string   `mapstructure:"kind" yaml:"-"`
 	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
 	Methods       []string `mapstructure:"methods" yaml:"methods"`
 	Q             []string `mapstructure:"q" yaml:"q"`

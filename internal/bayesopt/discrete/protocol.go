@@ -55,8 +55,12 @@ type Protocol struct {
 	// Name names the candidate set: the campaign's name in tables, the
 	// default folder results/NAME, and part of every random stream (so a
 	// renamed set draws other initial points). Default: the task.
-	Name          string   `mapstructure:"name" yaml:"name,omitempty"`
-	Out           string   `mapstructure:"out" yaml:"-"`
+	Name string `mapstructure:"name" yaml:"name,omitempty"`
+	Out  string `mapstructure:"out" yaml:"-"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind          string   `mapstructure:"kind" yaml:"-"`
 	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
 	Methods       []string `mapstructure:"methods" yaml:"methods"`
 	Q             []string `mapstructure:"q" yaml:"q"`

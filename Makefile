@@ -14,8 +14,12 @@ build:
 	$(GO) build -tags '$(TAGS)' -ldflags "-X github.com/qvs-dev/qvs/cmd.Version=$(VERSION)" -o qvs .
 
 # Tests read third-party data from ../shared/data (or $$QVS_DATA_DIR); `make data` fetches it.
+# Tests skipped for missing data are summed up in one line on stderr after
+# go test's output (scripts/skipped-data.sh); the exit status is go test's.
 test:
-	$(GO) test -count=1 -timeout 20m ./...
+	@echo "$(GO) test -count=1 -timeout 20m ./..."; log=$$(mktemp); \
+	QVS_SKIP_LOG=$$log $(GO) test -count=1 -timeout 20m ./...; rc=$$?; \
+	scripts/skipped-data.sh $$log >&2; rm -f $$log; exit $$rc
 
 # Every fuzz target for FUZZTIME each (the seed corpora also run in `make test`).
 FUZZTIME ?= 5s

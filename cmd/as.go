@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -138,11 +137,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	cfg := syntheticASConfig()
 	priorSet := false
 	if g.Config != "" {
-		v := viper.New()
-		v.SetConfigFile(g.Config)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return cfg, usageErrorf("config %s: %w", g.Config, err)
+		v, _, err := readConfigFile(g.Config)
+		if err != nil {
+			return cfg, err
 		}
 		if kind := v.GetString("pool.kind"); kind != "" {
 			cfg = defaultASConfig(kind)
@@ -212,6 +209,11 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	kind := cfg.Pool.Kind
 	if kind == "" {
 		kind = datasets.KindSynthetic
+	}
+	if kind == datasets.KindSynthetic {
+		if err := datasets.CheckSyntheticConfig(cfg.Pool.Synthetic); err != nil {
+			return cfg, configErrorf(g.Config, "%v", err)
+		}
 	}
 	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
 		return cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
@@ -346,7 +348,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,6 +294,122 @@ func TestHostileNamesRefused(t *testing.T) {
 	for _, p := range append(escaped, out, filepath.Join(dir, "cache")) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written", p)
+		}
+	}
+}
+
+// TestHugeValuesScoreTheirScale (issue 23, unclear messages): diag(1e308)
+// said "no positive eigenvalue (a zero matrix?)" and a 1e308 embedding row
+// "every row is all zeros" (products overflowed float64; under cosine the
+// row was silently scaled to zero). VS is invariant to the kernel's scale,
+// so they now score as their rescaled selves: diag(c, c) is VS = 2 at
+// every order; rows (1e308, 1) and (2, 3) under cosine have similarity
+// c = 2/sqrt(13) (the first row is (1, 1e-308) after normalising), so the
+// eigenvalues are 1 ± c and VS_1 = exp(-Σ p log p) with p = (1 ± c)/2;
+// the same rows under the linear kernel are dominated by the first: VS_1
+// = 1 to float64 precision (the other eigenvalue is ~1e-616 of it).
+func TestHugeValuesScoreTheirScale(t *testing.T) {
+	dir := t.TempDir()
+	c := 2 / math.Sqrt(13)
+	p, q := (1+c)/2, (1-c)/2
+	cosineVS1 := math.Exp(-(p*math.Log(p) + q*math.Log(q)))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want map[string]float64 // q -> VS
+	}{
+		{"diag(1e308) kernel", []string{"--kernel", writeFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
+		{"diag(1e-310) kernel", []string{"--kernel", writeFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
+		{"1e308 row, cosine", []string{"--embeddings", writeFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
+		{"1e308 rows, linear", []string{"--embeddings", writeFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
+	} {
+		code, out, stderr := runQVS(t, append([]string{"score", "--format", "csv", "--q", "0,1,inf"}, tc.args...)...)
+		if tc.want == nil { // subnormal entries: refused or scored, never a crash
+			if code != 0 && code != 1 {
+				t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
+			continue
+		}
+		got := scoreCSV(t, out)
+		for q, w := range tc.want {
+			if math.Abs(got[q][0]-w) > 1e-12*w {
+				t.Errorf("%s: VS_%s = %v, want %v", tc.name, q, got[q][0], w)
+			}
+		}
+	}
+}
+
+// TestFileShapeMessages (issue 23, unclear messages): a CSV whose lines
+// end with CR alone said "no numeric rows (empty file?)"; a directory
+// given as a .npy said "no \x93NUMPY magic". Each now names the cause.
+func TestFileShapeMessages(t *testing.T) {
+	dir := t.TempDir()
+	npyDir := filepath.Join(dir, "features.npy")
+	if err := os.Mkdir(npyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checkBadInput(t, []badInputCase{
+		{"CR-only lines", []string{"score", "--kernel", writeFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
+			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
+		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
+	})
+}
+
+// TestSyntheticPoolKeysNameTheConfig (issue 23, unclear messages): a bad
+// pool.synthetic.dim or k ended in exit 1 without the config's name; it is
+// a config error (exit 2) naming the file and key, with or without
+// pool.kind, before anything is written.
+func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	var cases []badInputCase
+	for _, c := range []struct{ body, want string }{
+		{"pool:\n  kind: synthetic\n  synthetic: {dim: 0}\n", "pool.synthetic.dim: 0, expected 1 to 25000"},
+		{"pool:\n  synthetic: {k: 0}\n", "pool.synthetic.k: 0, expected 1 to n-1 = 3999"},
+		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
+	} {
+		cfg := writeFile(t, dir, fmt.Sprintf("s%d.yaml", len(cases)), "task: synthetic\nmethods: [random]\nrepeats: 1\n"+c.body)
+		cases = append(cases, badInputCase{c.want, []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, 2, "config " + cfg + ": " + c.want})
+	}
+	checkBadInput(t, cases)
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+}
+
+// TestMissingPaperDataNamesMakeData (issue 23, unclear messages): a
+// campaign on a paper data set whose files are not in the data folder said
+// "open ../shared/data/bmg/...: no such file or directory", naming neither
+// `make data` nor --data-dir. Each missing file is listed (at most 5 lines)
+// with both, and nothing is written.
+func TestMissingPaperDataNamesMakeData(t *testing.T) {
+	dir := t.TempDir()
+	configs := filepath.Join(testutil.RepoRoot(), "configs")
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"as", "--config", filepath.Join(configs, "bmg.yaml")},
+			[]string{filepath.Join(dir, "bmg", "glassdata_ward2016_landolt.csv"), "... and ", " more"}},
+		{[]string{"as", "--config", filepath.Join(configs, "photoswitch.yaml")}, []string{filepath.Join(dir, "photoswitch", "UMAP-AllHits.csv")}},
+		{[]string{"bayesopt", "--config", filepath.Join(configs, "photoswitch-bo.yaml")}, []string{filepath.Join(dir, "photoswitch", "UMAP-AllHits.csv")}},
+	} {
+		code, stdout, stderr := runQVS(t, append(c.args, "--data-dir", dir, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")...)
+		for _, w := range append(c.want, "needs data files that are missing", "`make data`", "--data-dir DIR") {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, stderr)
+			}
+		}
+		if code != 1 || stdout != "" || strings.Count(stderr, "\n  - ") > 5 {
+			t.Errorf("%v: exit %d, stdout %q, %d lines of files", c.args, code, stdout, strings.Count(stderr, "\n  - "))
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was written", c.args, out)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -165,7 +165,7 @@ func boPeekTask(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return "", usageErrorf("config %s: %w", path, err)
 	}
@@ -335,7 +335,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),
 	}, camp.RunFunc(obj, inner))
-	if !g.Quiet {
+	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
 	if err != nil {

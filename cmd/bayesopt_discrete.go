@@ -164,7 +164,9 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
 		},
 	}, p.RunFunc(base))
-	chatter("%s: %s\n", cfg.SetName(), rep)
+	if rep.Started() {
+		chatter("%s: %s\n", cfg.SetName(), rep)
+	}
 	if err != nil {
 		return err
 	}

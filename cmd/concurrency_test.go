@@ -325,8 +325,18 @@ func TestLaterRunsSweepOrphanedTemps(t *testing.T) {
 		plant(filepath.Join(dir, "cache", "mds"), ".mof-0.csv.tmp-otherhost_77_4"),
 		plant(filepath.Join(dir, "cache", "knn"), ".x.bin.tmp-otherhost_77_5"),
 	}
-	// Ours (this process is alive): being written, so kept.
+	// Ours (this process is alive): being written, so kept. A live writer
+	// holds its flock on the temp file (fileio.CreateTemp); without it an
+	// old temp file is an orphan even if its pid runs (a reused pid).
 	live := plant(out, ".summary.csv.tmp-"+host+"_"+strconv.Itoa(os.Getpid())+"_6")
+	lf, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
 	// Later runs are new processes (a process sweeps a directory once);
 	// every run is done and every cache lookup hits.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

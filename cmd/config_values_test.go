@@ -99,3 +99,31 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsThatSizeAllocationsBounded: counts from a config or a flag that
+// size an allocation are refused (exit 2, an input error) with the key or flag named, before
+// anything is allocated (issue 23; before, each ended in a Go
+// out-of-memory stack trace): pool.synthetic.n, dim and clusters, toy
+// --starts, --workers.
+func TestCountsThatSizeAllocationsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"as", "--config", writeFile(t, dir, "n.yaml", "pool:\n  synthetic:\n    n: 100000000000\n"), "--out", filepath.Join(dir, "o1")},
+			2, "pool.synthetic.n: 100000000000, expected 2 to 1000000"},
+		{[]string{"as", "--config", writeFile(t, dir, "d.yaml", "pool:\n  synthetic:\n    dim: 100000000000\n"), "--out", filepath.Join(dir, "o2")},
+			2, "pool.synthetic.dim: 100000000000"},
+		{[]string{"as", "--config", writeFile(t, dir, "c.yaml", "pool:\n  synthetic:\n    clusters: 100000000000\n"), "--out", filepath.Join(dir, "o3")},
+			2, "pool.synthetic.clusters: 100000000000"},
+		{[]string{"toy", "--starts", "100000000000", "--out", filepath.Join(dir, "o4")}, 2, "--starts (starts) must be 1 to 100000, got 100000000000"},
+		{[]string{"--workers", "100000000000", "as", "--repeats", "1", "--budget", "5", "--out", filepath.Join(dir, "o5")}, 2, "--workers must be 1 to 1024, got 100000000000"},
+	} {
+		code, out, errs := runQVS(t, c.args...)
+		if code != c.code || out != "" || !strings.Contains(errs, c.want) || strings.Contains(errs, "goroutine") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %.300q; want %d and %q", c.args, code, out, errs, c.code, c.want)
+		}
+	}
+}

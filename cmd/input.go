@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,6 +311,9 @@ func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fi
 
 // setEmbeddings sets the items from the embeddings table under kernel.
 func (in *itemInput) setEmbeddings(t *fileio.Table, kernel string, lengthScale float64, stderr io.Writer, quiet bool) error {
+	if kernel == embLinear {
+		vendi.Unoverflow(t.Data) // cosine normalises rows; the RBF's --length-scale is in the file's units
+	}
 	X := t.Dense()
 	in.n = t.Rows
 	switch kernel {
@@ -331,6 +333,9 @@ func (in *itemInput) setEmbeddings(t *fileio.Table, kernel string, lengthScale f
 		for i := 0; i < t.Rows; i++ {
 			row := X.RawRowView(i)
 			norm := math.Sqrt(mat.Dot(mat.NewVecDense(len(row), row), mat.NewVecDense(len(row), row)))
+			if math.IsInf(norm, 0) || norm < 1e-140 {
+				norm = vendi.RowNorm(row) // squares overflow or underflow
+			}
 			if norm == 0 {
 				return fmt.Errorf("%s: row %d is all zeros: cosine similarity is undefined (use --embedding-kernel linear or rbf)", t.Path, i+1)
 			}
@@ -351,7 +356,7 @@ func idColumnHint(path string) string {
 	if strings.HasSuffix(strings.ToLower(path), ".npy") {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return ""
 	}
@@ -427,6 +432,9 @@ func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, er
 	if err != nil {
 		return false, err
 	}
+	if embKernel == embLinear {
+		vendi.Unoverflow(x64) // cosine rows are normalised by vendi.RowNorm
+	}
 	in.emb64, in.n, in.dim = x64, rows, cols
 	return true, nil
 }
@@ -479,6 +487,30 @@ func (in *itemInput) spectrumOrder() (int, string) {
 	r := in.embeddings.RawMatrix()
 	m := min(r.Rows, r.Cols)
 	return m, fmt.Sprintf("the %d x %d Gram matrix of the embeddings", m, m)
+}
+
+// undefinedCheaply reports items whose VS O(n²) reads show undefined (no
+// positive eigenvalue: a zero kernel, all-zero embeddings under the linear
+// kernel), so score refuses them before the eigendecomposition.
+func (in *itemInput) undefinedCheaply() bool {
+	allZero := func(n int, at func(k int) bool) bool {
+		for k := 0; k < n; k++ {
+			if !at(k) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case in.kernel != nil:
+		has, known := vendi.PositiveEigenvalueCheaply(vendi.DenseKernel(in.kernel))
+		return known && !has
+	case in.emb32 != nil && !in.rawCosine:
+		return allZero(len(in.emb32), func(k int) bool { return in.emb32[k] == 0 })
+	case in.emb64 != nil && !in.rawCosine:
+		return allZero(len(in.emb64), func(k int) bool { return in.emb64[k] == 0 })
+	}
+	return false
 }
 
 // spectrum returns the eigenvalues VS_q is computed from, once for every

@@ -19,6 +19,10 @@ const (
 	// kernel took 47 MB and 3 s at 100, 185 MB and 35 s at 300, and ran out
 	// of 3 GB at 700 (the paper uses 5).
 	maxDiscreteBatch = 300
+	// maxWorkers: each worker is a goroutine with its own buffers (a
+	// campaign's, a kNN graph's); 10^11 workers ran out of memory starting
+	// them. 1024 is far above the cores of any one node.
+	maxWorkers = 1024
 )
 
 // limitWhy says in a message why each bound exists.

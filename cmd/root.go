@@ -3,21 +3,23 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
@@ -89,8 +91,8 @@ Diverse Experimental Design" (ICML 2024).`,
 			if err := checkIgnoredGlobals(c); err != nil {
 				return err
 			}
-			if g.Workers < 1 {
-				return usageErrorf("--workers must be at least 1, got %d", g.Workers)
+			if g.Workers < 1 || g.Workers > maxWorkers {
+				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
 			}
 			if g.CPUProfile != "" {
 				f, err := os.Create(g.CPUProfile)
@@ -219,8 +221,29 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		// already, usageArgs).
 		err = usageError{err}
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", errorMessage(err, ran, g.fromFlags))
+	msg := errorMessage(err, ran, g.fromFlags)
+	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
+		// eval, toy: say what happened as campaigns do, not "context canceled".
+		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
+	}
+	fmt.Fprintf(stderr, "qvs: %s\n", msg)
 	return exitCode(err)
+}
+
+// readConfigFile reads the YAML config at path once, through
+// fileio.ReadInput (a FIFO or a device is refused, not waited for), into a
+// viper and as bytes; errors are usage errors naming the file.
+func readConfigFile(path string) (*viper.Viper, []byte, error) {
+	data, err := fileio.ReadInput(path)
+	if err != nil {
+		return nil, nil, usageErrorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, nil, usageErrorf("config %s: %w", path, err)
+	}
+	return v, data, nil
 }
 
 // loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
@@ -232,18 +255,12 @@ func loadConfig(path string, out any) error {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	v, data, err := readConfigFile(path)
 	if err != nil {
-		return usageErrorf("config %s: %w", path, err)
+		return err
 	}
 	if err := configkeys.Check(path, data, out); err != nil {
 		return usageError{err}
-	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		return usageErrorf("config %s: %w", path, err)
 	}
 	if err := v.UnmarshalExact(out); err != nil {
 		return usageErrorf("config %s: %w", path, err)
@@ -252,11 +269,12 @@ func loadConfig(path string, out any) error {
 }
 
 // interruptContext is the command's context (Background when it has none),
-// cancelled on SIGINT or SIGTERM so campaigns stop cleanly and resume later.
+// cancelled on SIGINT, SIGTERM or SIGHUP (campaign.InterruptSignals) so
+// campaigns stop cleanly and resume later.
 func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 	ctx := c.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	return campaign.InterruptContext(ctx)
 }

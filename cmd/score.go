@@ -65,6 +65,9 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 		VS  float64  `json:"vs"`
 		QVS *float64 `json:"qvs,omitempty"`
 	}
+	if in.undefinedCheaply() {
+		return in.undefinedError(o.in.kernel + o.in.embeddings)
+	}
 	// One eigendecomposition serves every order.
 	order, what := in.spectrumOrder()
 	noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)

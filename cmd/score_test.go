@@ -342,3 +342,32 @@ func TestNItems(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreZeroKernelRefusedBeforeEigendecomposition: a large zero kernel
+// (and -I) is refused by O(n²) checks before the dense eigendecomposition,
+// whose notice must not appear (issue 23: a 20,000 x 20,000 zero kernel
+// was still being decomposed after 120 s); all-zero float32 embeddings
+// under the linear kernel likewise. 2000 is the pure-Go notice threshold.
+func TestScoreZeroKernelRefusedBeforeEigendecomposition(t *testing.T) {
+	const n = 2000
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero.npy")
+	writeNPY(t, zero, "<f8", []int{n, n}, make([]float64, n*n))
+	negI := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		negI[i*n+i] = -1
+	}
+	neg := filepath.Join(dir, "negI.npy")
+	writeNPY(t, neg, "<f8", []int{n, n}, negI)
+	var b bytes.Buffer
+	if err := fileio.WriteNPYFloat32(&b, n, n, make([]float32, n*n)); err != nil {
+		t.Fatal(err)
+	}
+	emb := writeFile(t, dir, "zemb.npy", b.String())
+	for _, args := range [][]string{{"--kernel", zero}, {"--kernel", neg}, {"--embeddings", emb, "--embedding-kernel", "linear"}} {
+		code, out, errs := runQVS(t, append([]string{"score"}, args...)...)
+		if code != 1 || out != "" || strings.Contains(errs, "eigendecomposing") || !strings.Contains(errs, "VS is undefined") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1, nothing, VS undefined without an eigendecomposition", args, code, out, errs)
+		}
+	}
+}

@@ -82,8 +82,8 @@ func resolveToyOptions(c *cobra.Command, g *GlobalOptions, flags *toyOptions) (t
 	switch {
 	case o.N < 1 || o.N > toy.MaxN:
 		return o, usageErrorf("--n (n) must be 1 to %d, got %d (the cost grows like n^3: n = 100 takes ~25 min)", toy.MaxN, o.N)
-	case o.Starts < 1:
-		return o, usageErrorf("--starts (starts) must be at least 1, got %d", o.Starts)
+	case o.Starts < 1 || o.Starts > toy.MaxStarts:
+		return o, usageErrorf("--starts (starts) must be 1 to %d, got %d (each start's result is kept until the panel's best is chosen)", toy.MaxStarts, o.Starts)
 	case o.Format != "png" && o.Format != "svg":
 		return o, usageErrorf("--format (format) %q: expected png or svg", o.Format)
 	case o.Out == "":

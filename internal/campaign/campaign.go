@@ -107,7 +107,13 @@ type Report struct {
 	Interrupted  int      // runs stopped by cancellation part-way (their records are kept)
 	NotStarted   int      // runs not begun because of cancellation
 	Seconds      float64
+	started      bool // the folder was prepared and the runs planned
 }
+
+// Started reports whether the campaign got as far as planning its runs;
+// a campaign refused before (its folder unwritable, its config.yaml
+// different) has no report to print, only its error.
+func (r Report) Started() bool { return r.started }
 
 // Selected is the number of runs the report accounts for.
 func (r Report) Selected() int {
@@ -257,6 +263,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		}
 	}
 
+	rep.started = true
 	var jobs []job
 	priorRecords := 0
 	for pos, r := range spec.Runs {
@@ -289,7 +296,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	ch := make(chan job)
 	results := make(chan result)
 	var wg sync.WaitGroup
-	for w := 0; w < spec.Workers; w++ {
+	for w := 0; w < min(spec.Workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -501,6 +508,12 @@ func prepare(ctx context.Context, spec Spec) error {
 		return err
 	}
 	defer lock.Unlock()
+	// Checked before config.yaml is written: nothing is written when the
+	// campaign cannot run (issue 23: a file named runs got config.yaml).
+	runs := filepath.Join(spec.Dir, "runs")
+	if fi, err := os.Stat(runs); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not the folder of the run records: move it away or choose another --out", runs)
+	}
 	if err := writeConfig(spec); err != nil {
 		return err
 	}
@@ -566,7 +579,7 @@ func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error)
 
 // readRecords reads a run's record CSV; nil if absent. The header must match.
 func readRecords(path string, header []string) ([][]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -599,7 +612,7 @@ func writeConfig(spec Spec) error {
 		return err
 	}
 	path := filepath.Join(spec.Dir, "config.yaml")
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := fileio.ReadInput(path); err == nil {
 		_, inputs := splitInputs(old)
 		if err := checkInputs(path, inputs, fps); err != nil {
 			return err
@@ -665,7 +678,7 @@ func WriteSummary(dir string, order []Run) error {
 	col := map[string]int{}
 	var rows []map[string]string
 	for _, k := range keys {
-		b, err := os.ReadFile(byKey[k][0])
+		b, err := fileio.ReadInput(byKey[k][0])
 		if err != nil {
 			return err
 		}

@@ -286,3 +286,33 @@ func BenchmarkFingerprints(b *testing.B) {
 		}
 	}
 }
+
+// TestRefusedCampaignWritesAndReportsNothing (issue 23, unclear
+// messages): a folder whose "runs" is a file got config.yaml written
+// before the error, and a campaign that could not start (there, or in a
+// read-only folder) reported "0 of 0 run(s) finished" before its error.
+// Now the error names the file, nothing else is written, and the report
+// says it never started.
+func TestRefusedCampaignWritesAndReportsNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "runs"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Execute(context.Background(), spec(dir), toyRun(5, nil))
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "runs")+" is a file, not the folder of the run records") {
+		t.Errorf("error %v", err)
+	}
+	if rep.Started() {
+		t.Errorf("report %q of a campaign that never started", rep)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "runs" && e.Name() != ".campaign.lock" {
+			t.Errorf("wrote %s", e.Name())
+		}
+	}
+	rep, err = Execute(context.Background(), spec(t.TempDir()), toyRun(5, nil))
+	if err != nil || !rep.Started() {
+		t.Errorf("a campaign that ran: started %v, %v", rep.Started(), err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // CheckConfig compares config with the config recorded in dir/config.yaml
@@ -30,7 +32,7 @@ func CheckConfig(dir string, config any, growable []string) error {
 // exists and equals config exactly.
 func checkConfig(dir string, config any, growable []string) (same bool, err error) {
 	path := filepath.Join(dir, "config.yaml")
-	old, err := os.ReadFile(path)
+	old, err := fileio.ReadInput(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

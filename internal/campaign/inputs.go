@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"sort"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Input is a file the results of a campaign depend on.
@@ -38,7 +39,7 @@ func fingerprints(inputs []Input) ([]fingerprint, error) {
 		if i > 0 && x.Name == in[i-1].Name {
 			continue
 		}
-		f, err := os.Open(x.Path)
+		f, err := fileio.OpenInput(x.Path)
 		if err != nil {
 			return nil, fmt.Errorf("input file: %w", err)
 		}

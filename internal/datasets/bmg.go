@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -117,7 +116,7 @@ func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
 		return nil, fmt.Errorf("magpie property: %w", err)
 	}
 	path := filepath.Join(dir, name+".table")
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("magpie property %q: %w", name, err)
 	}
@@ -296,7 +295,7 @@ type BMGRecord struct {
 // Repeated formulas are kept: they are distinct experiments, sometimes with
 // different outcomes.
 func ReadBMGTable(path string) ([]BMGRecord, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,9 @@ func DefaultConfig(kind string) Config {
 // The pool's Name is the task name (synthetic, photoswitch, fashion, bmg, the
 // folder's or the CSV file's base name), and it passes Validate.
 func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
+	if err := missingPaperData(cfg, dataDir); err != nil {
+		return nil, err
+	}
 	var p *Pool
 	var err error
 	switch cfg.Kind {
@@ -228,3 +231,8 @@ func checkPositive(key string, v int) error {
 	}
 	return nil
 }
+
+// CheckSyntheticConfig reports the first invalid key of a synthetic pool's
+// settings (the checks LoadSynthetic makes), so a command can refuse a bad
+// config naming its file before any data are made.
+func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,7 +38,7 @@ func (im *Images) Size() int { return im.Rows * im.Cols }
 
 // openMaybeGzip opens path and, if its name ends in .gz, decompresses it.
 func openMaybeGzip(path string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,6 +183,9 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	}
 	if cfg.K >= im.N {
 		return nil, fmt.Errorf("pool.fashion.k: %d, expected less than the %d images", cfg.K, im.N)
+	}
+	if err := checkGraphSize("pool.fashion.k", cfg.K, im.N, "images"); err != nil {
+		return nil, err
 	}
 	positive := map[uint8]bool{}
 	for _, c := range cfg.Classes {

@@ -116,12 +116,9 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 	rows := make([][]candidate, n) // (weight, neighbour)
 	cpath := filepath.Join(dir, FolderCSRWeights)
 	if _, err := os.Stat(cpath); err == nil {
-		m, err := ReadCSRNPZ(cpath)
+		m, err := fileio.ReadSquareCSRNPZ(cpath, n)
 		if err != nil {
 			return nil, err
-		}
-		if m.Rows != n || m.Cols != n {
-			return nil, fmt.Errorf("%s: matrix is %d x %d, expected %d x %d (one row and column per item of %s)", cpath, m.Rows, m.Cols, n, n, FolderFeatures)
 		}
 		for i := range n {
 			for e := m.Indptr[i]; e < m.Indptr[i+1]; e++ {

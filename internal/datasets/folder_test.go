@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
+
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
 )
@@ -258,7 +260,7 @@ func TestReadCSRNPZDuplicateMember(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.npz")
 	writeScipyCSR(t, good, 2, 2, []int32{0, 1, 2}, []int32{1, 0}, []float64{0.5, 0.25}, "csr")
-	if _, err := ReadCSRNPZ(good); err != nil {
+	if _, err := fileio.ReadCSRNPZ(good); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.OpenReader(good)
@@ -288,7 +290,7 @@ func TestReadCSRNPZDuplicateMember(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf(`%s: the archive has two members for array "data" ("data.npy" and %q)`, p, extra)
-		if _, err := ReadCSRNPZ(p); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := fileio.ReadCSRNPZ(p); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("extra member %q: %v, want %q", extra, err, want)
 		}
 	}

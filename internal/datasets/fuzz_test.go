@@ -32,38 +32,6 @@ func csrSeed(f *testing.F) []byte {
 	return b
 }
 
-// FuzzReadCSRNPZ: the CSR reader never panics; a matrix it returns is
-// structurally valid (offsets rise from 0 to the number of values, columns
-// in range), so the graph builder can index it blindly.
-func FuzzReadCSRNPZ(f *testing.F) {
-	f.Add(csrSeed(f))
-	f.Add([]byte("PK\x05\x06" + strings.Repeat("\x00", 18)))
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p := fuzzWrite(t, dir, "w.npz", data)
-		m, err := ReadCSRNPZ(p)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), p) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		if len(m.Indptr) != m.Rows+1 || m.Indptr[0] != 0 || m.Indptr[m.Rows] != len(m.Indices) || len(m.Indices) != len(m.Data) {
-			t.Fatalf("inconsistent CSR %+v", m)
-		}
-		for i := 0; i < m.Rows; i++ {
-			if m.Indptr[i] > m.Indptr[i+1] {
-				t.Fatalf("indptr falls at row %d", i)
-			}
-		}
-		for _, j := range m.Indices {
-			if j < 0 || j >= m.Cols {
-				t.Fatalf("column %d outside 0..%d", j, m.Cols-1)
-			}
-		}
-	})
-}
-
 // FuzzLoadFolder: a folder of arbitrary features.npy, labels.npy and
 // csr_weights.npz never panics the loader, and a pool it returns passes
 // Validate.

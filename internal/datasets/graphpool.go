@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -186,7 +185,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 // ids), or the ids are those of the file in order of first appearance
 // (id_i,id_j). It returns the rows of (weight, neighbour) and the ids.
 func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -294,7 +293,7 @@ func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 // readLabels sets the pool's labels from a CSV index,label or id,label
 // that labels every item (label > 0, or true, is positive).
 func (p *Pool) readLabels(path string) error {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return fmt.Errorf("pool.graph.labels: %w", err)
 	}

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -9,11 +11,42 @@ import (
 // ones resolved against dataDir), so that a campaign can fingerprint them.
 // Files that do not exist are left out (Load reports them).
 func InputFiles(cfg Config, dataDir string) []string {
-	var files []string
+	files, _ := inputFiles(cfg, dataDir)
+	return files
+}
+
+// DataHint is the advice appended when data files of the paper's data sets
+// are missing.
+const DataHint = "Fetch the paper's data with `make data` (into ../shared/data beside the checkout, or $QVS_DATA_DIR), or give --data-dir DIR (or QVS_DATA_DIR) naming the folder that holds these files."
+
+// missingPaperData is a *MissingDataError listing the files of a paper
+// data set (photoswitch, fashion, bmg) that are not under dataDir, naming
+// `make data` and --data-dir (before: "open ../shared/data/bmg/...: no such
+// file or directory"); nil when all are there or the pool is the user's.
+func missingPaperData(cfg Config, dataDir string) error {
+	switch cfg.Kind {
+	case KindPhotoswitch, KindFashion, KindBMG:
+	default:
+		return nil
+	}
+	if _, missing := inputFiles(cfg, dataDir); len(missing) > 0 {
+		if len(missing) > 5 {
+			missing = append(missing[:4], fmt.Sprintf("... and %d more", len(missing)-4))
+		}
+		return &MissingDataError{Task: cfg.Kind, Missing: missing, Note: DataHint + " (data folder now: " + dataDir + ")"}
+	}
+	return nil
+}
+
+// inputFiles splits the files Load reads for cfg into those present and
+// those missing.
+func inputFiles(cfg Config, dataDir string) (files, missing []string) {
 	add := func(paths ...string) {
 		for _, p := range paths {
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 				files = append(files, p)
+			} else if errors.Is(err, os.ErrNotExist) {
+				missing = append(missing, p)
 			}
 		}
 	}
@@ -55,5 +88,5 @@ func InputFiles(cfg Config, dataDir string) []string {
 			}
 		}
 	}
-	return files
+	return files, missing
 }

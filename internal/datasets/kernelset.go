@@ -160,7 +160,7 @@ func ReadKernelMatrix(path string) (*mat.SymDense, error) {
 
 // readKernelTable reads the ids, objective and metrics of the table file.
 func readKernelTable(f KernelSetFiles, set *KernelSet) error {
-	fh, err := os.Open(f.Table)
+	fh, err := fileio.OpenInput(f.Table)
 	if err != nil {
 		return err
 	}
@@ -352,10 +352,7 @@ func KernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 	if t.Rows != t.Cols {
 		return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
 	}
-	var maxAbs float64
-	for _, v := range t.Data {
-		maxAbs = math.Max(maxAbs, math.Abs(v))
-	}
+	maxAbs := vendi.Unoverflow(t.Data)
 	for i := 0; i < t.Rows; i++ {
 		for j := i + 1; j < t.Cols; j++ {
 			if math.Abs(t.At(i, j)-t.At(j, i)) > KernelSymmetryTol*maxAbs {

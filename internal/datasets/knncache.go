@@ -68,8 +68,9 @@ func (s CacheStatus) String() string {
 // or bits (metric tanimoto) features. With a non-empty cacheDir it first looks
 // for cacheDir/knn/<KNNCacheKey>.bin; a missing file is computed and written
 // atomically, a file that fails its checks (size, header, SHA-256 trailer,
-// index ranges) is recomputed and replaced. Exactly one of dense and bits is
-// used: bits when metric is tanimoto.
+// index ranges) is recomputed and replaced. A cache file that cannot be
+// written (full disk) is a warning, not an error (fileio.WriteCacheFunc).
+// Exactly one of dense and bits is used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
 	compute := func() (*KNNGraph, error) {
 		if metric == MetricTanimoto {
@@ -90,7 +91,7 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 	fileio.SweepOnce(filepath.Join(cacheDir, "knn"))
 	path := filepath.Join(cacheDir, "knn", KNNCacheKey(dense, bits, k, metric)+".bin")
 	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		g, err := decodeKNN(data, n, k, metric)
 		if err == nil {
 			return g, CacheHit, nil
@@ -103,9 +104,7 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 	if err != nil {
 		return nil, status, err
 	}
-	if err := fileio.WriteAtomicFunc(path, func(w io.Writer) error { return encodeKNN(w, g) }); err != nil {
-		return nil, status, fmt.Errorf("kNN cache: %w", err)
-	}
+	fileio.WriteCacheFunc(path, func(w io.Writer) error { return encodeKNN(w, g) })
 	return g, status, nil
 }
 
@@ -182,7 +181,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 	fileio.SweepOnce(filepath.Join(cacheDir, sub))
 	path := filepath.Join(cacheDir, sub, key+".bin")
 	status := CacheMiss
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fileio.ReadInput(path); err == nil {
 		if v, ok := decodeFloats(data, want); ok {
 			return v, CacheHit, nil
 		}
@@ -194,7 +193,7 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 	if err != nil {
 		return nil, status, err
 	}
-	err = fileio.WriteAtomicFunc(path, func(w io.Writer) error {
+	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		buf := make([]byte, 0, 16+8*len(v)+sha256.Size)
 		buf = append(buf, floatsMagic[:]...)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(v)))
@@ -206,9 +205,6 @@ func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64
 		_, err := w.Write(buf)
 		return err
 	})
-	if err != nil {
-		return nil, status, fmt.Errorf("cache: %w", err)
-	}
 	return v, status, nil
 }
 

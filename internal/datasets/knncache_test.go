@@ -1,11 +1,15 @@
 package datasets
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 func TestCachedKNNHitAndRecovery(t *testing.T) {
@@ -99,5 +103,45 @@ func TestCachedFloats(t *testing.T) {
 	// A stored array of another length is not accepted.
 	if _, st, _ := cachedFloats(cache, "pca", "k", 4, func() ([]float64, error) { return make([]float64, 4), nil }); st != CacheRecovered {
 		t.Errorf("wrong length: status %v, want recovered", st)
+	}
+}
+
+// TestCacheWriteFailureIsAWarning (issue 23, unclear messages): a cache
+// that cannot be written (a full file system; here the cache's knn and pca
+// folders are files, so every write fails) aborted the campaign although
+// the cache only saves time. The graph and the floats are computed and
+// returned as without a cache, and one warning per file names it and the
+// cause.
+func TestCacheWriteFailureIsAWarning(t *testing.T) {
+	var warnings bytes.Buffer
+	old := fileio.CacheWarnings
+	fileio.CacheWarnings = &warnings
+	t.Cleanup(func() { fileio.CacheWarnings = old })
+	cache := t.TempDir()
+	for _, sub := range []string{"knn", "pca"} {
+		if err := os.WriteFile(filepath.Join(cache, sub), []byte("not a folder"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := randomPoints(rand.New(rand.NewPCG(1, 1)), 50, 3, 0)
+	want, err := DenseKNN(x, 4, MetricEuclidean, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		g, _, err := CachedKNN(cache, x, nil, 4, MetricEuclidean, 1)
+		if err != nil || !slices.Equal(g.Index, want.Index) || !slices.Equal(g.Distance, want.Distance) {
+			t.Fatalf("CachedKNN with an unwritable cache: %v", err)
+		}
+	}
+	v, _, err := cachedFloats(cache, "pca", "k", 3, func() ([]float64, error) { return []float64{1, 2, 3}, nil })
+	if err != nil || !slices.Equal(v, []float64{1, 2, 3}) {
+		t.Fatalf("cachedFloats with an unwritable cache: %v %v", v, err)
+	}
+	knnFile := filepath.Join(cache, "knn", KNNCacheKey(x, nil, 4, MetricEuclidean)+".bin")
+	w := warnings.String()
+	if strings.Count(w, "qvs: warning: cache file "+knnFile+" not written (") != 1 || !strings.Contains(w, "not a directory); going on without it") ||
+		!strings.Contains(w, filepath.Join(cache, "pca", "k.bin")) {
+		t.Errorf("warnings %q: want one per file, naming it and the cause", w)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"strconv"
 	"strings"
 
@@ -41,7 +40,7 @@ func (t *PhotoswitchTable) Len() int { return len(t.Smiles) }
 // order; extra columns are ignored). Fingerprints are strings of '0'/'1', all
 // of the same length. Errors name the file, the 1-based line and the column.
 func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

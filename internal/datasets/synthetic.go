@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
@@ -55,14 +56,40 @@ func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, er
 	return p, nil
 }
 
+// Bounds on the synthetic pool's sizes, checked before anything is
+// allocated (issue 23: n = 10^11 ended in a Go out-of-memory stack trace).
+const (
+	// MaxSyntheticN: the kNN graph is built by comparing every pair of
+	// items, O(n² dim) time: 10^6 items take hours already.
+	MaxSyntheticN = 1_000_000
+	// maxSyntheticValues bounds n x dim, the features held (800 MB as
+	// float64), and clusters x dim, the centres.
+	maxSyntheticValues = 100_000_000
+	// maxGraphEdges bounds n x k, the kNN graph's edges (about 24 bytes
+	// each once symmetrised, so 480 MB), as for a graph read from a file
+	// (fileio.MaxCSRValues); Fashion-MNIST's graph, the largest of the
+	// shipped configs, has 70,000 x 200 = 1.4 x 10^7.
+	maxGraphEdges = fileio.MaxCSRValues
+)
+
+// checkGraphSize refuses a neighbour count k whose kNN graph on n items
+// (what: "items", "rows of FILE") would exceed maxGraphEdges; key names
+// the config key. k < n is checked by the caller.
+func checkGraphSize(key string, k, n int, what string) error {
+	if n > 0 && k > maxGraphEdges/n {
+		return fmt.Errorf("%s: %d, expected at most %d for %d %s (the kNN graph's n x k edges are held in memory, at most %d)", key, k, maxGraphEdges/n, n, what, maxGraphEdges)
+	}
+	return nil
+}
+
 func validateSynthetic(cfg SyntheticConfig) error {
 	switch {
-	case cfg.N < 2:
-		return fmt.Errorf("pool.synthetic.n: %d, expected at least 2", cfg.N)
-	case cfg.Dim < 1:
-		return fmt.Errorf("pool.synthetic.dim: %d, expected at least 1", cfg.Dim)
-	case cfg.Clusters < 1:
-		return fmt.Errorf("pool.synthetic.clusters: %d, expected at least 1", cfg.Clusters)
+	case cfg.N < 2 || cfg.N > MaxSyntheticN:
+		return fmt.Errorf("pool.synthetic.n: %d, expected 2 to %d (the kNN graph compares every pair of items)", cfg.N, MaxSyntheticN)
+	case cfg.Dim < 1 || cfg.Dim > maxSyntheticValues/cfg.N:
+		return fmt.Errorf("pool.synthetic.dim: %d, expected 1 to %d (n x dim = %d x dim features are held in memory, at most %d)", cfg.Dim, maxSyntheticValues/cfg.N, cfg.N, maxSyntheticValues)
+	case cfg.Clusters < 1 || cfg.Clusters > cfg.N:
+		return fmt.Errorf("pool.synthetic.clusters: %d, expected 1 to n = %d", cfg.Clusters, cfg.N)
 	case cfg.PositiveClusters < 0 || cfg.PositiveClusters > cfg.Clusters:
 		return fmt.Errorf("pool.synthetic.positive_clusters: %d, expected 0 to clusters = %d", cfg.PositiveClusters, cfg.Clusters)
 	case !(cfg.PositiveRate >= 0 && cfg.PositiveRate <= 1):
@@ -75,6 +102,9 @@ func validateSynthetic(cfg SyntheticConfig) error {
 		return fmt.Errorf("pool.synthetic.spread: %v, expected a finite number > 0", cfg.Spread)
 	case cfg.K < 1 || cfg.K >= cfg.N:
 		return fmt.Errorf("pool.synthetic.k: %d, expected 1 to n-1 = %d", cfg.K, cfg.N-1)
+	}
+	if err := checkGraphSize("pool.synthetic.k", cfg.K, cfg.N, "items"); err != nil {
+		return err
 	}
 	return nil
 }

@@ -285,7 +285,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if cb, err := os.ReadFile(cfgPath); err == nil {
+	if cb, err := fileio.ReadInput(cfgPath); err == nil {
 		var m map[string]any
 		if err := yaml.Unmarshal(cb, &m); err != nil {
 			c.Problems = append(c.Problems, fmt.Sprintf("%s: %v", cfgPath, err))

@@ -5,10 +5,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Curve is one run's series, e.g. best value so far against evaluations.
@@ -20,7 +21,7 @@ type Curve struct {
 // Rows must have increasing x; a y that does not parse is an error naming
 // the row.
 func ReadCurve(path, xcol, ycol string) (Curve, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return Curve{}, err
 	}

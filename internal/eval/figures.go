@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // makeFigures draws the figures of one campaign (what its kind supports)
@@ -144,7 +145,7 @@ func runningMax(path, col string) (Curve, error) {
 
 // readCSV reads a CSV with a header line.
 func readCSV(path string) ([][]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -90,9 +90,7 @@ func cachedPoolEmbedding(c *Campaign, pool *datasets.Pool, cacheDir string) (*Em
 		for i := range rows {
 			rows[i] = []string{fmt.Sprint(i), "", fullFloat(e.X[i]), fullFloat(e.Y[i]), fullFloat(e.Value[i])}
 		}
-		if err := fileio.WriteCSVAtomic(path, []string{"index", "id", "x", "y", "objective"}, rows); err != nil {
-			return nil, err
-		}
+		fileio.WriteCacheCSV(path, []string{"index", "id", "x", "y", "objective"}, rows)
 	}
 	return e, nil
 }

@@ -85,10 +85,12 @@ var TempOrphanAge = time.Hour
 // SweepTemps removes the temporary files ".NAME.tmp-*" of dir whose writer
 // is gone (killed between creating and renaming them), and leaves those
 // being written. A writer is gone when its flock on the file can be taken
-// and, for a writer on this host, its pid no longer runs; for a writer on
-// another host (or an old-style name without one) the file must also be at
-// least a minute old (TempOrphanAge when flock is unavailable). It returns
-// how many files it removed.
+// and either it is on this host and its pid no longer runs, or the file is
+// at least a minute old (TempOrphanAge when flock is unavailable): a live
+// writer holds its flock from a moment after creating the file, so a free
+// lock on a file a minute old means its writer died, even when its pid now
+// runs another process (pids are reused, from 1 again after a reboot). It
+// returns how many files it removed.
 func SweepTemps(dir string) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -128,8 +130,9 @@ func tempOrphan(path, tag string) bool {
 	// tag is HOST_PID_RANDOM (hostName has no underscores).
 	parts := strings.Split(tag, "_")
 	if len(parts) == 3 && parts[0] == hostName() {
-		pid, err := strconv.Atoi(parts[1])
-		return err == nil && !processAlive(pid)
+		if pid, err := strconv.Atoi(parts[1]); err == nil && !processAlive(pid) {
+			return true
+		}
 	}
 	if locked {
 		return age > time.Minute
@@ -150,6 +153,11 @@ func SweepOnce(dir string) {
 
 // WriteCSVAtomic writes a header and rows as CSV to path atomically.
 func WriteCSVAtomic(path string, header []string, rows [][]string) error {
+	return WriteAtomicFunc(path, func(w io.Writer) error { return writeCSV(w, header, rows) })
+}
+
+// writeCSV writes a header (if not nil) and rows as CSV to w in one write.
+func writeCSV(out io.Writer, header []string, rows [][]string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	if header != nil {
@@ -160,5 +168,6 @@ func WriteCSVAtomic(path string, header []string, rows [][]string) error {
 	if err := w.WriteAll(rows); err != nil {
 		return err
 	}
-	return WriteAtomic(path, buf.Bytes())
+	_, err := out.Write(buf.Bytes())
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -302,7 +301,7 @@ type ColumnData struct {
 // and quality cells as finite numbers. Errors name the file, the line and
 // the column.
 func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, false, err
 	}

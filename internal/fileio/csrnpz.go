@@ -70,19 +70,36 @@ const maxDeflateRatio = 1032
 //
 // Bounded memory: before any array is inflated, every member's declared
 // uncompressed size is checked against its compressed size (at most
-// maxDeflateRatio times, equal when stored), its .npy header against its
-// declared size, and the headers against each other (shape 2 values,
-// indptr rows+1, indices as many as data); the arrays are then read in
-// chunks that grow with the bytes actually inflated, which archive/zip stops
-// at the declared size. A small file cannot make the reader allocate much
-// more than the matrix it really holds.
-func ReadCSRNPZ(path string) (*CSR, error) {
+// maxDeflateRatio times, equal when stored) and must be exactly what its
+// .npy header justifies (numpy writes nothing more), and the headers are
+// checked against each other (shape 2 values, indptr rows+1, indices as
+// many as data, at most rows x cols and MaxCSRValues); indptr is read and
+// must end at that count before indices and data are inflated, in chunks
+// that grow with the bytes actually inflated, which archive/zip stops at the
+// declared size. A small file cannot make the reader allocate much more
+// than the matrix it really holds (issue 23: a 1.9 MB csr_weights.npz
+// inflating to 2 GB, a legal deflate ratio, used 1.9 GB).
+func ReadCSRNPZ(path string) (*CSR, error) { return ReadSquareCSRNPZ(path, -1) }
+
+// MaxCSRValues bounds the stored values of a sparse matrix ReadCSRNPZ reads
+// (and of a kNN graph qvs builds): 2 x 10^7 values take 320 MB as indices
+// and weights; Fashion-MNIST's graph, the largest of the shipped configs,
+// has 70,000 x 200 = 1.4 x 10^7.
+const MaxCSRValues = 20_000_000
+
+// ReadSquareCSRNPZ is ReadCSRNPZ for a matrix that must be n x n (one row
+// and column per item of a pool; n < 0: any shape), checked from its
+// "shape" array before the other arrays are inflated.
+func ReadSquareCSRNPZ(path string, n int) (*CSR, error) {
 	zc, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npz (zip) archive: %w", path, err)
 	}
 	defer zc.Close()
 	z := &zc.Reader
+	if err := checkNPZNames(z, path); err != nil {
+		return nil, err
+	}
 	members := map[string]*zip.File{}
 	for _, key := range csrMembers {
 		f := npzMember(z, key)
@@ -118,6 +135,9 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 		if dt, _ := splitDtype(h.Dtype); key != "data" && (len(dt) != 2 || (dt[0] != 'i' && dt[0] != 'u')) {
 			return nil, fmt.Errorf("%s: array %q has dtype %s, expected integers", path, key, h.Dtype)
 		}
+		if d, size := h.DataBytes(), members[key].UncompressedSize64; d >= 0 && size != uint64(h.Len+d) {
+			return nil, fmt.Errorf("%s: array %q: the archive declares %d bytes uncompressed, its header (shape %v of dtype %s) justifies %d", path, key, size, h.Shape, h.Dtype, h.Len+d)
+		}
 		headers[key] = h
 	}
 	if n := headers["shape"].Shape[0]; n != 2 {
@@ -135,8 +155,15 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 		return nil, fmt.Errorf("%s: array \"shape\" is %v, expected two sizes in 0..%d", path, shape.Data, math.MaxInt32)
 	}
 	m := &CSR{Rows: int(rows), Cols: int(cols)}
+	if n >= 0 && (m.Rows != n || m.Cols != n) {
+		return nil, fmt.Errorf("%s: matrix is %d x %d, expected %d x %d (one row and column per item)", path, m.Rows, m.Cols, n, n)
+	}
 	if got := headers["indptr"].Shape[0]; got != m.Rows+1 {
 		return nil, fmt.Errorf("%s: array \"indptr\" has %d entries, expected rows+1 = %d", path, got, m.Rows+1)
+	}
+	nnz := headers["data"].Shape[0]
+	if int64(nnz) > int64(m.Rows)*int64(m.Cols) || nnz > MaxCSRValues {
+		return nil, fmt.Errorf("%s: arrays \"indices\" and \"data\" promise %d stored values, more than the %d x %d matrix holds or the %d qvs reads", path, nnz, m.Rows, m.Cols, MaxCSRValues)
 	}
 	streamed := func(r io.Reader, _ int64, name string) (*NPYArray, error) { return ReadNPY(r, -1, name) }
 	arrays := map[string][]float64{}
@@ -146,6 +173,10 @@ func ReadCSRNPZ(path string) (*CSR, error) {
 			return nil, err
 		}
 		arrays[key] = a.Data
+		if key == "indptr" && (len(a.Data) == 0 || a.Data[len(a.Data)-1] != float64(nnz)) {
+			// Checked before indices and data are inflated.
+			return nil, fmt.Errorf("%s: array \"indptr\" must end at %d (the number of stored values)", path, nnz)
+		}
 	}
 	m.Data = arrays["data"]
 	m.Indptr = toInts(arrays["indptr"])
@@ -194,6 +225,22 @@ func npzMember(z *zip.Reader, key string) *zip.File {
 		if f.Name == key+".npy" || f.Name == key {
 			return f
 		}
+	}
+	return nil
+}
+
+// checkNPZNames refuses an archive in which two members name the same
+// array ("data.npy" twice, or "data" and "data.npy"): readers disagree on
+// which one counts (qvs read the first, NumPy and SciPy the last), so the
+// file means two different matrices.
+func checkNPZNames(z *zip.Reader, path string) error {
+	seen := map[string]string{}
+	for _, f := range z.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if first, ok := seen[key]; ok {
+			return fmt.Errorf("%s: the archive has two members for array %q (%q and %q): rewrite it with one (numpy.savez, scipy.sparse.save_npz)", path, key, first, f.Name)
+		}
+		seen[key] = f.Name
 	}
 	return nil
 }

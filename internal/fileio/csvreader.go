@@ -23,8 +23,8 @@ const sniffLen = 512
 // Input that is not text fails on the first Read with an error saying what
 // it looks like (a NumPy .npy array, a zip archive such as .npz, or other
 // binary data such as UTF-16 text, recognised by a NUL byte in the first
-// 512 bytes) instead of a parse error quoting raw bytes; callers prefix it
-// with the file name.
+// 512 bytes, or text whose lines end with CR alone) instead of a parse
+// error quoting raw bytes; callers prefix it with the file name.
 func NewCSVReader(r io.Reader) *csv.Reader {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
@@ -48,6 +48,11 @@ func notText(head []byte) error {
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return fmt.Errorf("binary data (a NUL byte at offset %d), not CSV text; a spreadsheet's UTF-16 \"Unicode text\" must be saved as CSV (UTF-8)", i)
+	}
+	// Lines ended by CR alone (classic Mac OS, some exports) read as one
+	// line holding every row ("empty file?" before, issue 23).
+	if i := bytes.IndexByte(head, '\r'); i >= 0 && i+1 < len(head) && bytes.IndexByte(head, '\n') < 0 {
+		return fmt.Errorf("lines end with a carriage return alone (CR, old Mac format; offset %d): save the file with LF or CRLF line endings", i)
 	}
 	return nil
 }

@@ -24,8 +24,11 @@ import (
 // lease file is used instead: created with O_EXCL, holding the owner's host,
 // pid and a nonce, and touched every LeaseRefresh while held. A lease is
 // stale, and may be taken over, when its owner is on this host and no longer
-// runs, or when it has not been touched for LeaseExpiry (an owner on another
-// host that died; hosts' clocks must agree to within a fraction of that).
+// runs, or when it has not been touched for LeaseExpiry, whoever the owner:
+// an owner on another host that died, or one on this host whose pid a new
+// process has taken since (after a reboot pids start again, so a live pid
+// proves nothing). Hosts' clocks must agree to within a fraction of
+// LeaseExpiry.
 //
 // The two kinds respect each other, so processes with and without
 // QVS_LOCK=lease can share a folder (issue 23: they computed the same runs
@@ -52,7 +55,12 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-// Lease timing (variables so tests can shorten them).
+// Lease timing (variables so tests can shorten them). A holder touches its
+// lease every LeaseRefresh; a lease untouched for LeaseExpiry = 6 refreshes
+// is stale. A live holder misses six in a row only when stopped (SIGSTOP, a
+// suspended machine) or when its file system stalls for two minutes, and
+// then the cost of a takeover is one run computed twice, each record file
+// still written whole; while a dead holder's run waits at most two minutes.
 var (
 	LeaseRefresh = 20 * time.Second
 	LeaseExpiry  = 2 * time.Minute
@@ -263,16 +271,21 @@ func readLease(path string) ([]byte, os.FileInfo, error) {
 func isLease(content []byte) bool { return len(strings.Fields(string(content))) == 3 }
 
 // leaseStale: the owner is a dead process of this host, or the lease has
-// not been refreshed for LeaseExpiry (an empty or unreadable lease is
-// judged by age alone: its owner may be between creating and writing it).
+// not been refreshed for LeaseExpiry, whoever the owner (a live pid of this
+// host may be a new process that reused a dead holder's pid: issue 23,
+// such a lease was waited for forever). An empty or unreadable lease is
+// judged by age alone: its owner may be between creating and writing it.
 func leaseStale(content []byte, mod time.Time) bool {
+	if time.Since(mod) > LeaseExpiry {
+		return true
+	}
 	f := strings.Fields(string(content))
 	if len(f) >= 2 && f[0] == hostName() {
 		if pid, err := strconv.Atoi(f[1]); err == nil {
 			return !processAlive(pid)
 		}
 	}
-	return time.Since(mod) > LeaseExpiry
+	return false
 }
 
 func (l *Lock) refresh() {

@@ -114,7 +114,12 @@ func TestLeaseStaleness(t *testing.T) {
 		free          bool
 	}{
 		{"dead-owner", hostName() + " " + dead + " n1\n", 0, true},
-		{"live-owner", hostName() + " " + live + " n2\n", 3 * LeaseExpiry, false}, // a live local owner is asked, not aged
+		{"live-owner", hostName() + " " + live + " n2\n", 0, false},
+		// A live pid of this host whose lease nobody refreshes: a new
+		// process that reused a dead holder's pid (issue 23: waited for
+		// forever). Pid 1 and the test's parent are live and unrelated.
+		{"reused-pid", hostName() + " " + live + " n5\n", 3 * LeaseExpiry, true},
+		{"reused-pid-1", hostName() + " 1 n6\n", 3 * LeaseExpiry, true},
 		{"other-host-fresh", "elsewhere 1 n3\n", 0, false},
 		{"other-host-expired", "elsewhere 1 n4\n", 2 * LeaseExpiry, true},
 		{"empty-fresh", "", 0, false}, // owner between create and write
@@ -183,7 +188,11 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 	oldStyle := mk(".b.csv.tmp-123456", 2*time.Minute)
 	otherOld := mk(".c.csv.tmp-elsewhere_1_2", 2*time.Minute)
 	otherNew := mk(".d.csv.tmp-elsewhere_1_3", 0)
-	mineLive := mk(".e.csv.tmp-"+hostName()+"_"+me+"_4", time.Hour)
+	mineLive := mk(".e.csv.tmp-"+hostName()+"_"+me+"_4", 0)
+	// A live pid of this host on an unlocked file a minute old: the pid
+	// was reused after its writer died (before, kept forever).
+	reused := mk(".h.csv.tmp-"+hostName()+"_"+strconv.Itoa(os.Getppid())+"_6", 2*time.Minute)
+	reused1 := mk(".i.csv.tmp-"+hostName()+"_1_7", 2*time.Minute)
 	// A temp file being written by another process right now: its writer's flock.
 	held := mk(".f.csv.tmp-elsewhere_1_5", time.Hour)
 	f, _ := os.OpenFile(held, os.O_RDWR, 0)
@@ -194,10 +203,10 @@ func TestSweepTempsOnlyOrphans(t *testing.T) {
 	notTemp := mk("g.csv", time.Hour)
 
 	n, err := SweepTemps(dir)
-	if err != nil || n != 3 {
-		t.Errorf("SweepTemps removed %d (%v), want 3", n, err)
+	if err != nil || n != 5 {
+		t.Errorf("SweepTemps removed %d (%v), want 5", n, err)
 	}
-	for p, gone := range map[string]bool{orphanLocal: true, oldStyle: true, otherOld: true,
+	for p, gone := range map[string]bool{orphanLocal: true, oldStyle: true, otherOld: true, reused: true, reused1: true,
 		otherNew: false, mineLive: false, held: false, notTemp: false} {
 		if _, err := os.Stat(p); os.IsNotExist(err) != gone {
 			t.Errorf("%s: removed=%v, want %v", filepath.Base(p), !gone, gone)

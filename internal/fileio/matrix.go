@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -93,7 +92,7 @@ func readNPY(path string) (*Table, error) {
 }
 
 func readCSV(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +173,7 @@ func ReadVector(path string) ([]float64, error) {
 // ReadStrings reads one string per line from a text/CSV file (the first
 // column; an optional header named "id" is skipped). Empty files are errors.
 func ReadStrings(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +205,7 @@ func ReadStrings(path string) ([]string, error) {
 // and returns the remaining numeric table and the ids. The file must have a
 // header row.
 func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}

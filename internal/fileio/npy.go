@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -41,6 +40,16 @@ func (h *NPYHeader) Elements() int {
 	return n
 }
 
+// DataBytes is the size of the data the header promises, in bytes, or -1
+// for a dtype ReadNPY does not read.
+func (h *NPYHeader) DataBytes() int64 {
+	item := npyItemSize(h.Dtype)
+	if item == 0 {
+		return -1
+	}
+	return int64(h.Elements()) * int64(item)
+}
+
 const (
 	// maxNPYElements bounds what a header may promise, so a corrupt header
 	// cannot make us allocate without limit (2^31 values = 16 GiB as float64),
@@ -68,6 +77,10 @@ var npyMagic = []byte("\x93NUMPY")
 func ReadNPYHeader(r io.Reader, size int64, name string) (*NPYHeader, error) {
 	var pre [10]byte // magic (6), major, minor, and at least 2 length bytes
 	n, err := io.ReadFull(r, pre[:8])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		// Not the content: a directory ("is a directory"), an I/O error.
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if string(pre[:min(n, 6)]) != string(npyMagic[:min(n, 6)]) || n < 6 {
 		return nil, fmt.Errorf("%s: not a .npy file (no \\x93NUMPY magic at the start)", name)
 	}
@@ -438,7 +451,7 @@ func uintFrom(b []byte, order binary.ByteOrder) uint64 {
 // ReadNPYFile reads a numeric .npy file, checking the header against the
 // file's size before anything is allocated.
 func ReadNPYFile(path string) (*NPYArray, error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -192,7 +191,7 @@ func ReadNPYFloat64File(path string) (rows, cols int, data []float64, err error)
 }
 
 func readNPYFile[T any](path string, read func(io.Reader, int64, string) (int, int, []T, error)) (rows, cols int, data []T, err error) {
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return 0, 0, nil, err
 	}

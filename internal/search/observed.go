@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -39,7 +38,7 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 // twice, an unknown item or label and a short row are errors naming the
 // file and line.
 func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

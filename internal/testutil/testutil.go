@@ -38,10 +38,32 @@ func DataDir(t testing.TB, need ...string) string {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s (CI is set, so missing data is a failure)", msg)
 		} else {
+			logSkip(t.Name(), msg)
 			t.Skip(msg)
 		}
 	}
 	return d
+}
+
+// SkipLogEnv names the file `make test` gives the test binaries: each
+// test skipped for missing data appends "TEST\tREASON" to it, and the
+// Makefile prints one line summing them up after go test's own output
+// (skips are otherwise silent without -v).
+const SkipLogEnv = "QVS_SKIP_LOG"
+
+// logSkip appends one line to $QVS_SKIP_LOG, if set (one write with
+// O_APPEND: lines of parallel test binaries do not interleave).
+func logSkip(test, reason string) {
+	p := os.Getenv(SkipLogEnv)
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(test + "\t" + strings.ReplaceAll(reason, "\n", " ") + "\n")
 }
 
 // missingData describes what of need is absent from dir ("" if nothing).

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,45 @@ func TestDataDirMissing(t *testing.T) {
 	DataDir(f, "photoswitch/a.csv")
 	if !strings.Contains(f.skipped, "test data directory "+filepath.Join(dir, "nope")+" is missing: run `make data`") {
 		t.Errorf("missing directory: skipped %q", f.skipped)
+	}
+}
+
+func (f *fakeTB) Name() string { return "TestFake" }
+
+// TestSkipSummary (issue 23, unclear messages): `make test` skipped data
+// tests without a word unless -v. Each skip is logged to $QVS_SKIP_LOG and
+// scripts/skipped-data.sh (run by the Makefile after go test) sums them up
+// in one line: the count and the most frequent reason; nothing at all
+// when no test was skipped.
+func TestSkipSummary(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "skips")
+	t.Setenv(SkipLogEnv, log)
+	t.Setenv("CI", "")
+	summary := func() string {
+		t.Helper()
+		out, err := exec.Command("bash", filepath.Join(RepoRoot(), "scripts", "skipped-data.sh"), log).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if s := summary(); s != "" {
+		t.Errorf("no skips: %q", s)
+	}
+	t.Setenv("QVS_DATA_DIR", filepath.Join(dir, "nope"))
+	for range 3 {
+		DataDir(&fakeTB{}, "bmg/x.csv")
+	}
+	t.Setenv("QVS_DATA_DIR", dir)
+	DataDir(&fakeTB{}, "bmg/x.csv")
+	b, _ := os.ReadFile(log)
+	if n := strings.Count(string(b), "TestFake\t"); n != 4 {
+		t.Errorf("log has %d lines, want 4:\n%s", n, b)
+	}
+	want := "make test: 4 test(s) skipped for missing data: test data directory " + filepath.Join(dir, "nope") +
+		" is missing: run `make data` or set QVS_DATA_DIR (and 1 other reason(s)); go test -v ./... names them\n"
+	if s := summary(); s != want {
+		t.Errorf("summary %q, want %q", s, want)
 	}
 }

@@ -23,6 +23,11 @@ const (
 	// kernel, so a figure costs ~n^3: n = 10 takes ~5 s, 30 ~40 s on one
 	// core, 100 ~25 min; n = 100,000 would need an 80 GB kernel.
 	MaxN = 100
+	// MaxStarts bounds the random starts per panel: each start's result
+	// is kept until the panel's best is chosen (10^11 starts asked for a
+	// 6.4 TB slice up front), and at ~0.1 s a start 100,000 already take
+	// hours.
+	MaxStarts = 100000
 )
 
 // Config describes a multi-start maximisation.
@@ -39,8 +44,8 @@ func (c Config) check() error {
 	switch {
 	case c.N < 1 || c.N > MaxN:
 		return fmt.Errorf("toy: batch size n must be 1 to %d, got %d", MaxN, c.N)
-	case c.Starts < 1:
-		return fmt.Errorf("toy: starts must be at least 1, got %d", c.Starts)
+	case c.Starts < 1 || c.Starts > MaxStarts:
+		return fmt.Errorf("toy: starts must be 1 to %d, got %d", MaxStarts, c.Starts)
 	case c.Workers < 1:
 		return fmt.Errorf("toy: workers must be at least 1, got %d", c.Workers)
 	case c.MaxIter < 0:

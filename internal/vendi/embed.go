@@ -187,10 +187,38 @@ func rowScale[T float32 | float64](i int, row []T, kernel EmbeddingKernel) (floa
 	if kernel != Cosine {
 		return 1, nil
 	}
-	if ss == 0 {
+	norm := math.Sqrt(ss)
+	if math.IsInf(ss, 0) || ss < minNormSquared {
+		norm = RowNorm(row) // the squares overflow or underflow: scale first
+	}
+	if norm == 0 {
 		return 0, fmt.Errorf("row %d is all zeros: cosine similarity is undefined (use the linear kernel)", i+1)
 	}
-	return 1 / math.Sqrt(ss), nil
+	return 1 / norm, nil
+}
+
+// minNormSquared: below it a row's sum of squares has lost precision to
+// underflow (the smallest normal float64 is ~2.2e-308).
+const minNormSquared = 1e-280
+
+// RowNorm is ‖row‖, computed as m sqrt(Σ (v/m)²) with m = max|v| so that
+// rows of values near 1e308 or 1e-308 get their norm instead of +Inf or 0
+// (a 1e308 row's cosine similarities were all zero, issue 23). Callers use
+// it only where the plain sum of squares fails: other rows keep their bits.
+func RowNorm[T float32 | float64](row []T) float64 {
+	var m float64
+	for _, v := range row {
+		m = math.Max(m, math.Abs(float64(v)))
+	}
+	if m == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range row {
+		r := float64(v) / m
+		s += r * r
+	}
+	return m * math.Sqrt(s)
 }
 
 // addUpper32 adds (or, when assign, copies) the upper triangle of the m x m
@@ -278,7 +306,7 @@ func gramSpectrum(n, d int, fill64 func(buf []float64, lo, hi int, trans bool), 
 // symSpectrum returns the eigenvalues of the m x m Gram g (upper triangle).
 func symSpectrum(m int, g []float64) ([]float64, error) {
 	eig := make([]float64, m)
-	if !linalg.SymEigenvalues(m, g, eig) {
+	if !symEigenvalues(m, g, eig) {
 		return nil, errors.New("vendi: eigendecomposition of the Gram matrix did not converge")
 	}
 	return eig, nil

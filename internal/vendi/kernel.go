@@ -103,34 +103,15 @@ func Submatrix(k Kernel, idx []int) *mat.SymDense {
 // matrix with no positive eigenvalue has none either, so when this is false
 // every candidate set scores 0.
 //
-// A positive diagonal entry settles it in O(n): λ_max ≥ e_iᵀKe_i = K_ii.
-// Otherwise an all-zero kernel (every entry read once) and a FeatureKernel
-// (a Gram matrix: zero diagonal means zero rows) have none; only a kernel
-// with a non-positive diagonal and a nonzero off-diagonal entry needs its
-// spectrum. The answer is exact: any eigenvalue > 0 counts, as in
-// ScoreFromEigenvalues.
+// PositiveEigenvalueCheaply settles it in O(n²) reads for nearly every
+// kernel; only one it cannot settle (a negative diagonal whose Gershgorin
+// discs reach above 0) needs its spectrum. The answer is exact: any
+// eigenvalue > 0 counts, as in ScoreFromEigenvalues.
 func HasPositiveEigenvalue(k Kernel) (bool, error) {
+	if has, known := PositiveEigenvalueCheaply(k); known {
+		return has, nil
+	}
 	n := k.Len()
-	for i := 0; i < n; i++ {
-		if k.At(i, i) > 0 {
-			return true, nil
-		}
-	}
-	if _, gram := k.(FeatureKernel); gram {
-		return false, nil
-	}
-	nonzero := false
-	for i := 0; i < n && !nonzero; i++ {
-		for j := i + 1; j < n; j++ {
-			if k.At(i, j) != 0 {
-				nonzero = true
-				break
-			}
-		}
-	}
-	if !nonzero {
-		return false, nil
-	}
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
@@ -140,6 +121,49 @@ func HasPositiveEigenvalue(k Kernel) (bool, error) {
 		return false, err
 	}
 	return eig[n-1] > 0, nil
+}
+
+// PositiveEigenvalueCheaply answers HasPositiveEigenvalue without a
+// spectrum when at most n² reads of k settle it (known), so a kernel with
+// no VS (the zero matrix, -I) is refused before an O(n³)
+// eigendecomposition (issue 23: a 20,000 x 20,000 zero kernel was still
+// being decomposed after 120 s). For a symmetric k:
+//   - a positive diagonal entry means yes: λ_max ≥ e_iᵀKe_i = K_ii (O(n));
+//   - a FeatureKernel (a Gram matrix) with no positive diagonal entry is zero;
+//   - a zero diagonal entry with a nonzero entry in its row means yes: the
+//     principal 2 x 2 submatrix [[0, a], [a, K_jj]] has determinant -a² < 0,
+//     so a positive eigenvalue, and by interlacing so has K;
+//   - every Gershgorin disc K_ii + Σ_{j≠i} |K_ij| ≤ 0 means no: every
+//     eigenvalue lies in some disc.
+//
+// Otherwise known is false and only the spectrum can tell.
+func PositiveEigenvalueCheaply(k Kernel) (has, known bool) {
+	n := k.Len()
+	for i := 0; i < n; i++ {
+		if k.At(i, i) > 0 {
+			return true, true
+		}
+	}
+	if _, gram := k.(FeatureKernel); gram {
+		return false, true
+	}
+	inDiscs := true
+	for i := 0; i < n; i++ {
+		var r float64
+		for j := 0; j < n; j++ {
+			if j != i {
+				r += math.Abs(k.At(i, j))
+			}
+		}
+		d := k.At(i, i)
+		if d == 0 && r > 0 {
+			return true, true
+		}
+		if d+r > 0 {
+			inDiscs = false
+		}
+	}
+	return false, inDiscs
 }
 
 // SymmetrizeKNN builds the diversity kernel of a kNN graph (reference notes

@@ -21,6 +21,34 @@ const ZeroTol = 1e-10
 // a negative semidefinite one such as -I).
 var ErrNoPositiveEigenvalue = errors.New("the kernel has no positive eigenvalue (a zero matrix?): VS is undefined")
 
+// OverflowScale is the magnitude beyond which kernel entries or embedding
+// values make sums of products overflow float64 (MaxFloat64 ≈ 1.8e308:
+// n·x² overflows for x above ~1e154 / sqrt(n)); 1e150 leaves room for
+// n up to 10^8. VS is invariant to the kernel's scale, so such data
+// should be divided by its largest value first.
+const OverflowScale = 1e150
+
+// Unoverflow divides x (a kernel's entries, or embeddings under the linear
+// or cosine kernel) by its largest |value| when that exceeds OverflowScale,
+// and returns the largest |value| of x as it is afterwards. VS_q and qVS_q
+// are invariant to that scale, so the scores are the same, but products no
+// longer overflow: diag(1e308) scored "no positive eigenvalue" and a
+// 1e308 embedding row "every row is all zeros" (issue 23). Data below the
+// threshold are left bit for bit.
+func Unoverflow(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	if !(m > OverflowScale) || math.IsInf(m, 0) {
+		return m
+	}
+	for i := range x {
+		x[i] /= m
+	}
+	return 1
+}
+
 // ScoreFromEigenvalues returns VS_q of the spectrum eig (eigenvalues of a
 // kernel matrix, any scale). Negative values are clipped to 0 and the rest
 // normalised to sum 1. It returns 0 when no eigenvalue is positive.
@@ -56,6 +84,10 @@ func scoreFromSums(eig []float64, total float64, q Order) float64 {
 	return q.FromSum(s, m/total, n)
 }
 
+// symEigenvalues is the dense symmetric eigensolver every spectrum here
+// uses; a test replaces it to prove that cheap checks come first.
+var symEigenvalues = linalg.SymEigenvalues
+
 // Eigenvalues returns the eigenvalues of the symmetric matrix K in ascending order.
 func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 	n := K.SymmetricDim()
@@ -69,7 +101,7 @@ func Eigenvalues(K mat.Symmetric) ([]float64, error) {
 		}
 	}
 	w := make([]float64, n)
-	if !linalg.SymEigenvalues(n, a, w) {
+	if !symEigenvalues(n, a, w) {
 		return nil, errors.New("vendi: eigendecomposition did not converge")
 	}
 	return w, nil
@@ -88,7 +120,7 @@ func EigenvaluesInPlace(K *mat.SymDense) ([]float64, error) {
 		return Eigenvalues(K)
 	}
 	w := make([]float64, n)
-	if !linalg.SymEigenvalues(n, raw.Data[:n*n], w) {
+	if !symEigenvalues(n, raw.Data[:n*n], w) {
 		return nil, errors.New("vendi: eigendecomposition did not converge")
 	}
 	return w, nil
@@ -109,6 +141,9 @@ func Score(K mat.Symmetric, q Order) (float64, error) {
 	}
 	if err := checkFinite(K); err != nil {
 		return 0, err
+	}
+	if has, known := PositiveEigenvalueCheaply(DenseKernel(K)); known && !has {
+		return 0, fmt.Errorf("vendi: %w", ErrNoPositiveEigenvalue)
 	}
 	eig, err := Eigenvalues(K)
 	if err != nil {

@@ -331,3 +331,63 @@ func TestEigenvaluesInPlace(t *testing.T) {
 		t.Errorf("Inf diagonal: %v", err)
 	}
 }
+
+// TestCheapChecksBeforeEigendecomposition: Score refuses kernels with no
+// positive eigenvalue that O(n²) reads reveal (zero, -I, negative
+// diagonally dominant) without calling the eigensolver, and
+// PositiveEigenvalueCheaply, when it answers, agrees with the spectrum on
+// random small kernels with zero or negative diagonals (brute force).
+func TestCheapChecksBeforeEigendecomposition(t *testing.T) {
+	saved := symEigenvalues
+	defer func() { symEigenvalues = saved }()
+	calls := 0
+	symEigenvalues = func(n int, a, w []float64) bool { calls++; return saved(n, a, w) }
+	const n = 500
+	negI := mat.NewSymDense(n, nil)
+	dom := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		negI.SetSym(i, i, -1)
+		dom.SetSym(i, i, -3)
+		if i > 0 {
+			dom.SetSym(i-1, i, 1) // rows sum |off| <= 2 < 3
+		}
+	}
+	for name, K := range map[string]*mat.SymDense{"zero": mat.NewSymDense(n, nil), "-I": negI, "dominant": dom} {
+		if _, err := Score(K, 1); !errors.Is(err, ErrNoPositiveEigenvalue) || calls != 0 {
+			t.Errorf("%s: error %v after %d eigendecompositions; want ErrNoPositiveEigenvalue after none", name, err, calls)
+		}
+	}
+	symEigenvalues = saved
+	rng := rand.New(rand.NewPCG(23, 12))
+	answered := 0
+	for trial := 0; trial < 500; trial++ {
+		m := 1 + rng.IntN(5)
+		K := mat.NewSymDense(m, nil)
+		for i := 0; i < m; i++ {
+			if rng.IntN(2) == 0 {
+				K.SetSym(i, i, -2*rng.Float64())
+			} // else an exact zero diagonal entry
+			for j := i + 1; j < m; j++ {
+				if rng.IntN(2) == 0 {
+					K.SetSym(i, j, 0.5*rng.NormFloat64())
+				}
+			}
+		}
+		has, known := PositiveEigenvalueCheaply(DenseKernel(K))
+		if !known {
+			continue
+		}
+		answered++
+		var es mat.EigenSym
+		if !es.Factorize(K, false) {
+			t.Fatal("eigendecomposition failed")
+		}
+		vals := es.Values(nil)
+		if want := vals[m-1] > 1e-12; has != want {
+			t.Fatalf("trial %d: cheap answer %v, λ_max = %v\n%v", trial, has, vals[m-1], mat.Formatted(K))
+		}
+	}
+	if answered < 250 {
+		t.Errorf("the cheap checks answered %d of 500 cases; expected most", answered)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,7 +15,7 @@ import (
 // ReadEvaluations reads a history of finished queries from the CSV file at
 // path; see ParseEvaluations.
 func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

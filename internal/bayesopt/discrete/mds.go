@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -260,7 +259,8 @@ func KernelHash(K mat.Symmetric) uint64 {
 
 // CachedMDS returns MDS(K), reading it from cacheDir/mds/<name>-<hash>.csv
 // when present (hash = KernelHash(K), so a changed kernel is recomputed) and
-// writing it there otherwise. An unreadable or mismatched cache file is
+// writing it there otherwise (a failed write is a warning:
+// fileio.WriteCacheFunc). An unreadable or mismatched cache file is
 // recomputed and replaced.
 func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
 	if err := fileio.CheckPlainName(name); err != nil {
@@ -280,14 +280,12 @@ func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
 	for i, p := range xy {
 		rows[i] = []string{strconv.FormatFloat(p[0], 'g', -1, 64), strconv.FormatFloat(p[1], 'g', -1, 64)}
 	}
-	if err := fileio.WriteCSVAtomic(path, []string{"x", "y"}, rows); err != nil {
-		return nil, fmt.Errorf("MDS cache: %w", err)
-	}
+	fileio.WriteCacheCSV(path, []string{"x", "y"}, rows)
 	return xy, nil
 }
 
 func readMDS(path string, n int) ([][2]float64, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/campaign"
@@ -218,7 +219,7 @@ func (p Protocol) LoadSet(dataDir string) (*datasets.KernelSet, error) {
 		path := at(d.Photoswitch)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, &datasets.MissingDataError{Task: p.Task, Missing: []string{path +
-				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: d.Note}
+				": the photoswitch table UMAP-AllHits.csv (see the data folder's photoswitch/PROVENANCE.md)"}, Note: strings.TrimSpace(d.Note + "\n" + datasets.DataHint)}
 		}
 		set, err := datasets.PhotoswitchKernelSet(path)
 		if set != nil {

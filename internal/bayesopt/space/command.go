@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Command is an external objective (`qvs bayesopt --space S --objective-cmd
@@ -78,15 +79,22 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(runCtx, "sh", "-c", c.Line)
+	// A command printing too much is killed at once (it may ignore the
+	// broken pipe), not left to run until the time limit.
+	runCtx, stop := context.WithCancel(runCtx)
+	defer stop()
+	cmd, done, err := groupCommand(func(name string, args ...string) *exec.Cmd { return exec.CommandContext(runCtx, name, args...) }, c.Line)
+	if err != nil {
+		return nil, fmt.Errorf("objective command %q: %w", c.Line, err)
+	}
+	defer done()
 	cmd.Dir = c.Dir
 	cmd.Stdin = &in
-	out := &limitedBuffer{max: maxCommandStdout}
+	out := &limitedBuffer{max: maxCommandStdout, stop: stop}
 	errTail := &tailBuffer{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	killGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second // a grandchild holding stdout open cannot hang qvs
-	err := cmd.Run()
+	err = cmd.Run()
 	what := fmt.Sprintf("objective command %q (batch of %d points)", c.Line, len(xs))
 	tail := func() string {
 		t := strings.TrimSpace(errTail.String())
@@ -98,10 +106,10 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case out.overflow:
+		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout, the most qvs reads: killed%s", what, maxCommandStdout, tail())
 	case runCtx.Err() != nil:
 		return nil, fmt.Errorf("%s: no answer within the time limit %v (--objective-timeout, key objective_timeout): killed%s", what, c.Timeout, tail())
-	case out.overflow:
-		return nil, fmt.Errorf("%s: printed more than %d bytes on stdout%s", what, maxCommandStdout, tail())
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The command exited, but a process it started (a background
 		// job) still holds its stdout or stderr: its output may be
@@ -151,7 +159,7 @@ func ParseValues(b []byte) ([]float64, error) {
 		s = strings.TrimSpace(s)
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("line %d: %q is not a finite number", line, s)
+			return 0, fmt.Errorf("line %d: %s is not a finite number", line, fileio.Excerpt(s))
 		}
 		if err := bayesopt.CheckObjective(v); err != nil {
 			return 0, fmt.Errorf("line %d: %w", line, err)
@@ -185,7 +193,7 @@ func ParseValues(b []byte) ([]float64, error) {
 		}
 	}
 	if col < 0 {
-		return nil, fmt.Errorf("line %d: %q is neither a number nor a CSV header with a value column", first+1, strings.TrimSpace(lines[first]))
+		return nil, fmt.Errorf("line %d: %s is neither a number nor a CSV header with a value column", first+1, fileio.Excerpt(strings.TrimSpace(lines[first])))
 	}
 	var out []float64
 	for {
@@ -273,7 +281,7 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 			for k := range xs {
 				if k != i && c.Distance(e, xs[k]) <= exact {
 					return fmt.Errorf("line %d: parameters %s are input row %d's, not row %d's: print one row per input row, in the input's order",
-						line, strings.Join(rec, ","), k+1, i+1)
+						line, fileio.ExcerptCells(rec), k+1, i+1)
 				}
 			}
 		}
@@ -282,20 +290,31 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 	return nil
 }
 
-// limitedBuffer keeps at most max bytes and notes an overflow.
+// limitedBuffer keeps at most max bytes; a write beyond them fails, notes
+// the overflow and calls stop (which kills the command). It holds its
+// bytes.Buffer in a field, not embedded: embedded, the buffer's ReadFrom
+// was promoted and io.Copy (os/exec's copy of the child's stdout) used it,
+// bypassing Write and its check, so `yes` grew qvs without bound.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf      bytes.Buffer
 	max      int
 	overflow bool
+	stop     func()
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
+	if b.buf.Len()+len(p) > b.max {
+		if !b.overflow && b.stop != nil {
+			b.stop()
+		}
 		b.overflow = true
 		return 0, errors.New("output too large")
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+// Bytes returns the bytes kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 
 // tailBuffer keeps the last max bytes written.
 type tailBuffer struct {

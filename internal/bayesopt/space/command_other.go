@@ -4,5 +4,9 @@ package space
 
 import "os/exec"
 
-// killGroup: cancellation kills the command itself (default behaviour).
-func killGroup(cmd *exec.Cmd) {}
+// groupCommand runs line with sh -c; cancellation kills the command itself
+// (default behaviour). Without Unix process groups, a command's children
+// may outlive qvs.
+func groupCommand(cmd func(name string, args ...string) *exec.Cmd, line string) (*exec.Cmd, func(), error) {
+	return cmd("sh", "-c", line), func() {}, nil
+}

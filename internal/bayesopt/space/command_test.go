@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestCommandBackgroundJob: a command that exits but leaves a background
@@ -43,7 +46,7 @@ func TestCommandEchoOrder(t *testing.T) {
 	}{
 		// value = a * 100 + row number, so a misassignment shows.
 		{"reversed", `awk -F, 'NR==1{print $0",value";next}{r[NR]=$0}END{for(i=NR;i>1;i--)print r[i]","i}'`,
-			"stdout line 2: parameters 9.87654,0.0314159,4 are input row 3's, not row 1's", nil},
+			`stdout line 2: parameters "9.87654,0.0314159,4" are input row 3's, not row 1's`, nil},
 		{"rounded", `awk -F, 'NR==1{print "value,"$0",note";next}{printf "%d,%.2f,%.3f,x\n", $1*100, $1, $2}'`,
 			"", []float64{123, 550, 987}},
 		{"values only", `awk -F, 'NR>1{print int($1*100)}'`, "", []float64{123, 550, 987}},
@@ -69,5 +72,43 @@ func TestCommandEchoOrder(t *testing.T) {
 	got, err := (&Command{Space: sp, Line: `awk -F, 'NR==1{print $0",value";next}{printf "%.2f,%.2f,%d\n", $1, $2, NR}'`}).EvaluateBatch(context.Background(), near)
 	if err != nil || !slices.Equal(got, []float64{2, 3}) {
 		t.Fatalf("near points, rounded echo: %v, %v", got, err)
+	}
+}
+
+// TestCommandStdoutCap: a command that prints without end (`yes 1.0`), or
+// one line of 100 MB without a newline, fails at the 64 MiB stdout cap
+// with a short message, and qvs's heap stays near the cap. Before, the cap
+// never applied (io.Copy bypassed the checking Write through the embedded
+// bytes.Buffer's ReadFrom) and `yes` grew qvs to 23 GB; here the watcher
+// stops that at 512 MiB and the test fails.
+func TestCommandStdoutCap(t *testing.T) {
+	sp, err := Parse("s.yaml", []byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"yes 1.0", "head -c 100000000 /dev/zero | tr '\\0' 7"} {
+		t.Run(line, func(t *testing.T) {
+			ctx, peak := testutil.WatchHeap(t, 512<<20)
+			c := &Command{Space: sp, Line: line, Timeout: time.Minute}
+			_, err := c.EvaluateBatch(ctx, [][]float64{{0.5}})
+			if ctx.Err() != nil {
+				t.Fatalf("heap grew past 512 MiB (peak %d MiB): the stdout cap did not apply", peak()>>20)
+			}
+			if err == nil || !strings.Contains(err.Error(), "printed more than 67108864 bytes on stdout") || len(err.Error()) > 300 {
+				t.Fatalf("error %.500v", err)
+			}
+			if p := peak(); p > 3*maxCommandStdout {
+				t.Errorf("peak heap %d MiB, want at most 3 x the 64 MiB cap", p>>20)
+			}
+		})
+	}
+}
+
+// TestParseValuesExcerpt: a long line that is not a number is quoted by
+// its first bytes only.
+func TestParseValuesExcerpt(t *testing.T) {
+	_, err := ParseValues([]byte(strings.Repeat("x", 10<<20)))
+	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(10485760 bytes)") {
+		t.Fatalf("error %.300v", err)
 	}
 }

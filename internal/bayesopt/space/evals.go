@@ -65,7 +65,7 @@ func read(path string, s *Space, withValue, minimize bool) ([]Observation, error
 	if st.Size() > maxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes, larger than the %d this reader accepts", path, st.Size(), maxFileBytes)
 	}
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

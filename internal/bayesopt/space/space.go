@@ -26,11 +26,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Scales and types of a parameter.
@@ -87,7 +88,7 @@ type spaceFile struct {
 
 // Load reads and validates the space file at path.
 func Load(path string) (*Space, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,155 @@
+//go:build linux
+
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startQVSLog starts qvs (under wrapper, if any) with its stderr in a
+// file, which waitLog can read while the process runs.
+func startQVSLog(t *testing.T, ctx context.Context, wrapper []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "stderr")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	argv := append(append(append([]string(nil), wrapper...), os.Args[0]), args...)
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Env = append(os.Environ(), "QVS_TEST_MAIN=1")
+	c.Stderr = f
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c, log
+}
+
+// waitLog waits until the file log holds want; false after 60 s.
+func waitLog(log, want string) bool {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(log); strings.Contains(string(b), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSIGHUPInterruptsLikeSIGTERM: SIGHUP (a closed terminal or ssh
+// session) stops `as` (a campaign: its runs keep their records, summary.csv
+// is written) and `toy` cleanly, exit 1 with "interrupted", as SIGTERM
+// does; before, SIGHUP was not handled and qvs died with exit 129 and no
+// summary. `toy` says "interrupted", not "context canceled". Started with
+// SIGHUP ignored (nohup), qvs keeps it ignored and runs on.
+func TestSIGHUPInterruptsLikeSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "as")
+	for _, c := range []struct {
+		args  []string
+		ready string // on stderr once qvs listens for signals
+		want  string
+	}{
+		{[]string{"as", "--repeats", "3", "--budget", "300", "--batch", "1", "--workers", "1", "--cache-dir", filepath.Join(dir, "cache"), "--out", out},
+			"prior a1", "campaign " + out + " interrupted"},
+		{[]string{"toy", "--starts", "100000", "--workers", "1", "--out", filepath.Join(dir, "toy")}, "toy: n=", "qvs toy interrupted: rerun the same command"},
+	} {
+		p, log := startQVSLog(t, ctx, nil, c.args...)
+		if !waitLog(log, c.ready) {
+			p.Process.Kill()
+			p.Wait()
+			t.Fatalf("%s never started", c.args[0])
+		}
+		if c.args[0] == "as" {
+			for ctx.Err() == nil {
+				if recs, _ := filepath.Glob(filepath.Join(out, "runs", "*.csv")); len(recs) > 0 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		p.Process.Signal(syscall.SIGHUP)
+		p.Wait()
+		b, _ := os.ReadFile(log)
+		if code := p.ProcessState.ExitCode(); code != ExitRuntime || !strings.Contains(string(b), c.want) || c.args[0] == "toy" && strings.Contains(string(b), "context canceled") {
+			t.Errorf("%s after SIGHUP: exit %d (%v), stderr:\n%s\nwant exit 1 and %q", c.args[0], code, p.ProcessState, b, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.csv")); err != nil {
+		t.Errorf("as: no summary.csv after SIGHUP: %v", err)
+	}
+	// nohup: SIGHUP ignored at start stays ignored.
+	p, log := startQVSLog(t, ctx, []string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`},
+		"toy", "--starts", "100000", "--workers", "1", "--out", filepath.Join(dir, "toy2"))
+	if !waitLog(log, "toy: n=") {
+		t.Fatal("toy under nohup never started")
+	}
+	p.Process.Signal(syscall.SIGHUP)
+	time.Sleep(500 * time.Millisecond)
+	if p.Process.Signal(syscall.Signal(0)) != nil {
+		t.Error("toy started with SIGHUP ignored (nohup) stopped on SIGHUP")
+	}
+	p.Process.Signal(syscall.SIGTERM)
+	p.Wait()
+}
+
+// TestObjectiveCommandDiesWithQVS: the process group of an --objective-cmd
+// child (the shell and what it starts) is killed when qvs is killed with
+// SIGKILL, which no handler sees, and when qvs stops on SIGHUP; before, the
+// child ran on after either, and a resumed campaign evaluated the batch a
+// second time beside it.
+func TestObjectiveCommandDiesWithQVS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGHUP} {
+		pgFile := filepath.Join(dir, sig.String()+".pg")
+		// The shell writes its pid (= the group's id) and starts a child
+		// that outlives it unless the group is killed.
+		line := "echo $$ > '" + pgFile + "'; sleep 300; echo 1"
+		p := startQVS(t, ctx, "bayesopt", nil, "bayesopt", "--space", space, "--objective-cmd", line, "--repeats", "1",
+			"--methods", "random", "--budget", "10", "--init", "5", "--batch", "5", "--workers", "1", "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, sig.String()))
+		var pg int
+		for ctx.Err() == nil {
+			if b, err := os.ReadFile(pgFile); err == nil && strings.HasSuffix(string(b), "\n") {
+				pg, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if pg <= 1 {
+			t.Fatalf("no process group recorded; stderr:\n%s", p.stderr.String())
+		}
+		t.Cleanup(func() { syscall.Kill(-pg, syscall.SIGKILL) })
+		p.cmd.Process.Signal(sig)
+		p.cmd.Wait()
+		gone := false
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if err := syscall.Kill(-pg, 0); errors.Is(err, syscall.ESRCH) {
+				gone = true
+				break
+			}
+		}
+		if !gone {
+			t.Errorf("%v of qvs: the objective command's group %d still runs 10 s later", sig, pg)
+		}
+	}
+}

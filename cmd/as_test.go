@@ -300,7 +300,7 @@ func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
 	}
 }
 
-// TestASResumeMidBatch (issue 23, item 2): record files cut inside a batch
+// TestASResumeMidBatch: record files cut inside a batch
 // (qvs writes whole batches; a hand edit or a copy does not) resumed with
 // exit 0 into a different run: the next batches were shorter, and from
 // there records and curve differed. Now the cut batch is recomputed and
@@ -617,17 +617,17 @@ func TestASSuggest(t *testing.T) {
 	}
 	// Independent expectation: the model on the observed labels and the
 	// brute-force eq. 7 value of positives + picks so far. The prior is the
-	// default estimate from 2 positives of 5 labels in 300 items:
-	// sqrt(3/302 x 3/7).
-	a1 := math.Sqrt(3.0 / 302 * 3.0 / 7)
-	a0 := 1 - a1
-	m, err := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
+	// default estimate of the 5 labels, search.FitPrior (tested there
+	// against a brute-force maximum likelihood).
+	m, err := search.NewModel(pool.Neighbors, pool.Weights, 0.5, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range obs {
 		m.Observe(i, pool.Labels[i])
 	}
+	m.Alpha1 = search.FitPrior(m).A1
+	m.Alpha0 = 1 - m.Alpha1
 	kernel, _ := vendi.SymmetrizeKNN(pool.Len(), pool.Neighbors, pool.Weights)
 	items := []int{obs[0], obs[1]}
 	quality := []float64{1, 1}
@@ -691,7 +691,7 @@ func TestASSuggest(t *testing.T) {
 		{"--observed", observed, "--method", "best"},
 		{"--observed", observed, "--format", "xml"},
 		{"--observed", observed, "--batch", "0"},
-		{"--observed", observed, "--batch", "501"}, // issue 14 item 3: 3997 ran for minutes
+		{"--observed", observed, "--batch", "501"}, // the cost grows faster than the batch: 3997 once ran for minutes
 	} {
 		code, _, stderr := runQVS(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
 		if code != 2 {

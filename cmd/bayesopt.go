@@ -124,7 +124,9 @@ it); --minimize negates them (records hold the maximised values). A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
-that batch is recorded and a rerun resumes there. A run never has two
+that batch is recorded and a rerun resumes there. The command runs in its
+own process group, which dies with qvs (kill -9 of qvs included), and may
+print at most 64 MiB. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records
 (runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the

@@ -64,7 +64,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
 	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; inf allowed)")
-	f.StringVar(&common.format, "format", "csv", "output format: csv or table")
+	f.StringVar(&common.format, "format", "csv", "output format: csv, table or json (one document: docs/json.md)")
 	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	addContinuousSuggestFlags(c, cont)
 	addDiscreteSuggestFlags(c, disc)
@@ -89,9 +89,13 @@ func flagsOnlyFor(c *cobra.Command, kind string, names []string) error {
 }
 
 // writeSuggestions writes a suggest command's rows under head to w in one
-// write, so an error leaves stdout empty: CSV with --format csv, otherwise
+// write, so an error leaves stdout empty: CSV with --format csv, JSON
+// (writeJSONTable) with --format json, otherwise
 // an aligned table whose rows shorten (if non-nil) first rounds for reading.
 func writeSuggestions(w io.Writer, format string, head []string, rows [][]string, shorten func([]string)) error {
+	if format == formatJSON {
+		return writeJSONTable(w, "bayesopt suggest", head, rows)
+	}
 	var buf bytes.Buffer
 	if format == "csv" {
 		cw := csv.NewWriter(&buf)

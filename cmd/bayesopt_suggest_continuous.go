@@ -77,8 +77,8 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	if common.batch < 1 || common.batch > maxSuggestBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (the candidates and the qvs greedy grow with the batch; ask again with the results of this one)", common.batch, maxSuggestBatch)
 	}
-	if common.format != "csv" && common.format != "table" {
-		return usageErrorf("--format %q: expected csv or table", common.format)
+	if common.format != "csv" && common.format != "table" && common.format != formatJSON {
+		return usageErrorf("--format %q: expected csv, table or json", common.format)
 	}
 	switch common.method {
 	case bayesopt.MethodQVS, bayesopt.MethodTuRBO, bayesopt.MethodROBOT, bayesopt.MethodRandom:

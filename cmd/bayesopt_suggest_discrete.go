@@ -66,8 +66,8 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if f.batch < 1 || f.batch > maxDiscreteBatch {
 		return usageErrorf("--batch %d: expected 1 to %d (%s; ask again with the results of this one)", f.batch, maxDiscreteBatch, limitWhy["batch"])
 	}
-	if f.format != "csv" && f.format != "table" {
-		return usageErrorf("--format %q: expected csv or table", f.format)
+	if f.format != "csv" && f.format != "table" && f.format != formatJSON {
+		return usageErrorf("--format %q: expected csv, table or json", f.format)
 	}
 	switch f.method {
 	case discrete.MethodQVS, discrete.MethodUCB, discrete.MethodRandom:

@@ -15,7 +15,7 @@ import (
 // TestMeaninglessConfigValues: a config value that means nothing is a usage
 // error (exit 2) naming the config file and the key, in qvs as and in qvs
 // bayesopt (continuous and discrete) alike; before, each was silently read
-// as a default, truncated, wrapped or capped (issue 14 item 11).
+// as a default, truncated, wrapped or capped.
 func TestMeaninglessConfigValues(t *testing.T) {
 	dir := t.TempDir()
 	writeToyMOF(t, dir, 30)
@@ -101,10 +101,10 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 }
 
 // TestCountsThatSizeAllocationsBounded: counts from a config or a flag that
-// size an allocation are refused (exit 2, an input error) with the key or flag named, before
-// anything is allocated (issue 23; before, each ended in a Go
-// out-of-memory stack trace): pool.synthetic.n, dim and clusters, toy
-// --starts, --workers.
+// size an allocation are refused (exit 2, an input error) with the key or
+// flag named, before anything is allocated (before, each ended in a Go
+// out-of-memory stack trace): pool.synthetic.n, dim and clusters (naming
+// the config file), toy --starts, --workers.
 func TestCountsThatSizeAllocationsBounded(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -113,11 +113,11 @@ func TestCountsThatSizeAllocationsBounded(t *testing.T) {
 		want string
 	}{
 		{[]string{"as", "--config", writeFile(t, dir, "n.yaml", "pool:\n  synthetic:\n    n: 100000000000\n"), "--out", filepath.Join(dir, "o1")},
-			2, "pool.synthetic.n: 100000000000, expected 2 to 1000000"},
+			2, "n.yaml: pool.synthetic.n: 100000000000, expected 2 to 1000000"},
 		{[]string{"as", "--config", writeFile(t, dir, "d.yaml", "pool:\n  synthetic:\n    dim: 100000000000\n"), "--out", filepath.Join(dir, "o2")},
-			2, "pool.synthetic.dim: 100000000000"},
+			2, "d.yaml: pool.synthetic.dim: 100000000000"},
 		{[]string{"as", "--config", writeFile(t, dir, "c.yaml", "pool:\n  synthetic:\n    clusters: 100000000000\n"), "--out", filepath.Join(dir, "o3")},
-			2, "pool.synthetic.clusters: 100000000000"},
+			2, "c.yaml: pool.synthetic.clusters: 100000000000"},
 		{[]string{"toy", "--starts", "100000000000", "--out", filepath.Join(dir, "o4")}, 2, "--starts (starts) must be 1 to 100000, got 100000000000"},
 		{[]string{"--workers", "100000000000", "as", "--repeats", "1", "--budget", "5", "--out", filepath.Join(dir, "o5")}, 2, "--workers must be 1 to 1024, got 100000000000"},
 	} {

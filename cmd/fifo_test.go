@@ -38,7 +38,7 @@ func TestReadersRefuseFIFOsAndDevices(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(folder, "features.npy"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	suggestPool := []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--batch", "1", "--method", "random"}
+	suggestPool := []string{"--cache-dir", filepath.Join(dir, "cache"), "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--batch", "1", "--method", "random"}
 	fifoMsg := ": a named pipe (FIFO), not a regular file"
 	for _, c := range []struct {
 		name string

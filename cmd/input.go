@@ -34,6 +34,7 @@ type itemInput struct {
 	rawCosine bool
 	quality   []float64 // nil when not given
 	ids       []string  // nil when not given
+	groups    []string  // each item's group (score --group-column), nil when not given
 }
 
 // Embedding kernels of --embedding-kernel.
@@ -50,6 +51,7 @@ type inputFlags struct {
 	featurePrefix, excludeColumns              string
 	fingerprintColumn, fingerprintFormat       string
 	standardize                                bool
+	groupColumn                                string // score only
 	embKernel                                  string
 	lengthScale                                float64
 	normalize, linear                          bool
@@ -132,7 +134,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 		return nil, err
 	}
 	if f.kernel != "" {
-		for _, name := range []string{"quality-column", "feature-columns", "feature-prefix", "exclude-columns", "fingerprint-column", "fingerprint-format", "standardize", "embedding-kernel", "linear", "length-scale"} {
+		for _, name := range []string{"quality-column", "feature-columns", "feature-prefix", "exclude-columns", "fingerprint-column", "fingerprint-format", "standardize", "embedding-kernel", "linear", "length-scale", "group-column"} {
 			if f.changed(name) {
 				return nil, usageErrorf("--%s applies to --embeddings, not --kernel", name)
 			}
@@ -154,6 +156,9 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 	}
 	if !loaded {
 		var t *fileio.Table
+		if f.groupColumn != "" {
+			return nil, usageErrorf("--group-column names a header column, and %s has no header row", path)
+		}
 		if f.idColumn != "" {
 			t, in.ids, err = fileio.SplitIDColumn(path, f.idColumn)
 		} else if t, err = fileio.ReadTable(path, false); err != nil {
@@ -261,7 +266,7 @@ func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fi
 	find := func(flag, name string) (int, error) {
 		j := t.ColumnIndex(name)
 		if j < 0 {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %q", t.Path, flag, name, t.Header)
+			return 0, fmt.Errorf("%s: %s: no column %q in the header %s", t.Path, flag, name, fileio.ExcerptCells(t.Header))
 		}
 		return j, nil
 	}
@@ -413,7 +418,7 @@ func (in *itemInput) vendiKernel() vendi.Kernel {
 // no table); loaded is false when the ordinary reader must be used.
 func (in *itemInput) loadRawNPY(f inputFlags, embKernel string) (loaded bool, err error) {
 	if !f.rawNPY || f.embeddings == "" || !strings.HasSuffix(strings.ToLower(f.embeddings), ".npy") ||
-		embKernel == embRBF || embKernel == embTanimoto || f.standardize || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" {
+		embKernel == embRBF || embKernel == embTanimoto || f.standardize || f.idColumn != "" || f.qualityColumn != "" || f.featureColumns != "" || f.groupColumn != "" {
 		return false, nil
 	}
 	in.rawCosine = embKernel == embCosine
@@ -550,8 +555,8 @@ func (in *itemInput) spectrum(path string) ([]float64, error) {
 }
 
 func (f *inputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy)")
-	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy); cosine kernel unless --embedding-kernel")
+	fs.StringVar(&f.kernel, "kernel", "", "kernel matrix, n x n (.csv or .npy; - reads stdin)")
+	fs.StringVar(&f.embeddings, "embeddings", "", "embeddings, n x d (.csv or .npy; - reads stdin); cosine kernel unless --embedding-kernel")
 	fs.StringVar(&f.quality, "quality", "", "quality scores, one per item, >= 0 (.csv or .npy)")
 	fs.StringVar(&f.qualityColumn, "quality-column", "", "--embeddings CSV: the column holding each item's quality (not an embedding dimension)")
 	fs.StringVar(&f.featureColumns, "feature-columns", "", "--embeddings CSV: comma-separated columns that are the embedding (default: all but the id and quality columns)")
@@ -581,9 +586,9 @@ func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Wr
 		return false, nil
 	}
 	spec := fileio.ColumnSpec{
-		ID: f.idColumn, Quality: f.qualityColumn, Fingerprint: f.fingerprintColumn,
+		ID: f.idColumn, Quality: f.qualityColumn, Fingerprint: f.fingerprintColumn, Group: f.groupColumn,
 		Features: splitList(f.featureColumns), Prefix: f.featurePrefix, Exclude: splitList(f.excludeColumns),
-		IDFlag: "--id-column", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column",
+		IDFlag: "--id-column", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column", GroupFlag: "--group-column",
 		FeaturesFlag: "--feature-columns", PrefixFlag: "--feature-prefix", ExcludeFlag: "--exclude-columns",
 	}
 	d, ok, err := fileio.ReadColumnsCSV(path, spec)
@@ -600,7 +605,7 @@ func (in *itemInput) loadColumnsCSV(f inputFlags, embKernel string, stderr io.Wr
 			fmt.Fprintln(stderr, "qvs: "+note)
 		}
 	}
-	in.ids, in.quality = d.IDs, d.Quality
+	in.ids, in.quality, in.groups = d.IDs, d.Quality, d.Groups
 	if d.Features == nil { // fingerprint column
 		row := func(i int) string { return fmt.Sprintf("line %d", d.Lines[i]) }
 		bits, err := datasets.ParseFingerprints(d.Fingerprints, f.fingerprintFormat, path, fmt.Sprintf("%q (--fingerprint-column)", f.fingerprintColumn), row)

@@ -43,6 +43,9 @@ type GlobalOptions struct {
 	// fromFlags are the flags whose default value a command took for a
 	// config key (errorMessage names them in a SettingError's message).
 	fromFlags map[string]bool
+	// stdin is where a file flag given as "-" was copied (resolveStdin).
+	stdin   stdinFile
+	stdinIn io.Reader
 }
 
 // DefaultDataDir is used when neither --data-dir nor $QVS_DATA_DIR is set:
@@ -91,6 +94,17 @@ Diverse Experimental Design" (ICML 2024).`,
 			if err := checkIgnoredGlobals(c); err != nil {
 				return err
 			}
+			in := g.stdinIn
+			if in == nil {
+				in = c.InOrStdin()
+			}
+			var err error
+			if g.stdin, err = resolveStdin(c, in); err != nil {
+				return err
+			}
+			if g.stdin.path != "" {
+				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
+			}
 			if g.Workers < 1 || g.Workers > maxWorkers {
 				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
 			}
@@ -125,7 +139,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR or "+DefaultDataDir+")")
 	pf.Uint64Var(&g.Seed, "seed", 0, "master random seed")
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
-	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages")
+	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages (a sharded campaign still names its shard in one line)")
 	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (for `go tool pprof`)")
 	_ = pf.MarkHidden("cpuprofile")
@@ -206,9 +220,16 @@ func checkIgnoredGlobals(c *cobra.Command) error {
 
 // Main runs qvs with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainIO(args, os.Stdin, stdout, stderr)
+}
+
+// MainIO is Main reading stdin from stdin (a file flag given as "-").
+func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root, g := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
+	g.stdinIn = stdin
 	ran, err := root.ExecuteC()
+	defer g.stdin.remove()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
@@ -226,7 +247,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", msg)
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(msg))
 	return exitCode(err)
 }
 

@@ -22,7 +22,7 @@ type scoreOptions struct {
 func newScoreCmd(g *GlobalOptions) *cobra.Command {
 	o := &scoreOptions{}
 	c := &cobra.Command{
-		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf|tanimoto] [--length-scale L] [--fingerprint-column fp] [--feature-columns c1,... | --feature-prefix x] [--exclude-columns c1,...] [--standardize]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
+		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf|tanimoto] [--length-scale L] [--fingerprint-column fp] [--feature-columns c1,... | --feature-prefix x] [--exclude-columns c1,...] [--standardize] [--group-column COL]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
 		Short: "Vendi scores (VS) and quality-weighted Vendi scores (qVS) of a set of items",
 		Long: `Computes VS_q of a set of items for each order q (paper eq. 1 and 3) and,
 with --quality, qVS_q = mean quality x VS_q (eq. 2).
@@ -36,6 +36,13 @@ eigenvalue (all zeros, or negative semidefinite) has no VS: an error.
 Before a dense eigendecomposition of order ` + denseEigNoticeOrders + ` or
 more, a line on stderr says what is decomposed (not with --quiet).
 
+--group-column COL (embeddings CSV) prints one row per group of rows (the
+values of COL, in order of first appearance): the VS of each group under
+one kernel of the whole file, so one RBF length scale (the median heuristic
+over every row unless --length-scale) serves every group and their scores
+compare. Scoring each group's file alone would give each its own median
+distance, rescaling every group to look alike.
+
 ` + embeddingsHelp,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 		Args:        cobra.NoArgs,
@@ -44,7 +51,135 @@ more, a line on stderr says what is decomposed (not with --quiet).
 	o.in.register(c.Flags())
 	c.Flags().StringVar(&o.orders, "q", "0,0.1,0.5,1,2,inf", "comma-separated orders q (>= 0, or inf)")
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
+	c.Flags().StringVar(&o.in.groupColumn, "group-column", "", "--embeddings CSV: score each group of rows (the column's values) under one shared kernel; one row per group")
 	return c
+}
+
+// scoreRow is one order's scores.
+type scoreRow struct {
+	Q   string   `json:"q"`
+	VS  float64  `json:"vs"`
+	QVS *float64 `json:"qvs,omitempty"`
+}
+
+// groupScores are the scores of one group of score --group-column.
+type groupScores struct {
+	Group  string     `json:"group"`
+	N      int        `json:"n"`
+	Scores []scoreRow `json:"scores"`
+}
+
+// scoreGroups prints, for each group of in.groups (in order of first
+// appearance), VS_q (and qVS_q) of its items under the kernel of all the
+// items: one RBF length scale, the one printed, for every group. Scoring
+// each group's file alone would take each group's own median distance as
+// the length scale, which rescales every group to the same typical
+// similarity and hides how spread out the groups are compared with each
+// other.
+func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemInput, orders vendi.Orders) error {
+	path := o.in.embeddings
+	var names []string
+	members := map[string][]int{}
+	for i, grp := range in.groups {
+		if grp == "" {
+			return fmt.Errorf("%s: line %d: the group column %q is empty", path, i+2, o.in.groupColumn)
+		}
+		if _, ok := members[grp]; !ok {
+			names = append(names, grp)
+		}
+		members[grp] = append(members[grp], i)
+	}
+	k := in.vendiKernel()
+	var out []groupScores
+	for _, name := range names {
+		idx := members[name]
+		noteDenseEig(c.ErrOrStderr(), g.Quiet, len(idx), fmt.Sprintf("qvs score: eigendecomposing the %d x %d kernel of group %s", len(idx), len(idx), name))
+		eig, err := vendi.EigenvaluesInPlace(vendi.Submatrix(k, idx))
+		if err != nil {
+			return fmt.Errorf("%s: group %s: %w", path, name, err)
+		}
+		gs := groupScores{Group: name, N: len(idx)}
+		for _, q := range orders {
+			vs := vendi.ScoreFromEigenvalues(eig, q)
+			if vs == 0 {
+				return fmt.Errorf("%s: group %s: every row is all zeros: the linear kernel is the zero matrix and VS is undefined", path, name)
+			}
+			r := scoreRow{Q: q.String(), VS: vs}
+			if in.quality != nil {
+				sub := make([]float64, len(idx))
+				for t, i := range idx {
+					sub[t] = in.quality[i]
+				}
+				v := vendi.MeanQuality(sub) * vs
+				r.QVS = &v
+			}
+			gs.Scores = append(gs.Scores, r)
+		}
+		out = append(out, gs)
+	}
+	var buf bytes.Buffer
+	switch o.format {
+	case "json":
+		doc := map[string]any{"n": in.n, "group_column": o.in.groupColumn, "groups": out}
+		if in.rbf != nil {
+			doc["length_scale"] = in.rbf.LengthScale
+		}
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	case "csv":
+		head := []string{"group", "n"}
+		for _, q := range orders {
+			head = append(head, "vs_q"+q.String())
+		}
+		if in.quality != nil {
+			for _, q := range orders {
+				head = append(head, "qvs_q"+q.String())
+			}
+		}
+		rows := make([][]string, len(out))
+		for r, gs := range out {
+			rows[r] = []string{gs.Group, strconv.Itoa(gs.N)}
+			for _, s := range gs.Scores {
+				rows[r] = append(rows[r], formatFloat(s.VS))
+			}
+			for _, s := range gs.Scores {
+				if s.QVS != nil {
+					rows[r] = append(rows[r], formatFloat(*s.QVS))
+				}
+			}
+		}
+		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
+	default:
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "group\tn\t")
+		for _, q := range orders {
+			fmt.Fprintf(tw, "VS_%s\t", q.String())
+		}
+		if in.quality != nil {
+			for _, q := range orders {
+				fmt.Fprintf(tw, "qVS_%s\t", q.String())
+			}
+		}
+		fmt.Fprintln(tw)
+		for _, gs := range out {
+			fmt.Fprintf(tw, "%s\t%d\t", gs.Group, gs.N)
+			for _, s := range gs.Scores {
+				fmt.Fprintf(tw, "%.6f\t", s.VS)
+			}
+			for _, s := range gs.Scores {
+				if s.QVS != nil {
+					fmt.Fprintf(tw, "%.6f\t", *s.QVS)
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	_, err := c.OutOrStdout().Write(buf.Bytes())
+	return err
 }
 
 func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
@@ -60,14 +195,13 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	type row struct {
-		Q   string   `json:"q"`
-		VS  float64  `json:"vs"`
-		QVS *float64 `json:"qvs,omitempty"`
+	if in.groups != nil {
+		return scoreGroups(c, g, o, in, orders)
 	}
 	if in.undefinedCheaply() {
 		return in.undefinedError(o.in.kernel + o.in.embeddings)
 	}
+	type row = scoreRow
 	// One eigendecomposition serves every order.
 	order, what := in.spectrumOrder()
 	noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)

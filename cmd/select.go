@@ -50,7 +50,7 @@ greedy works in d x d).
 	c.Flags().IntVar(&o.k, "k", 0, "number of items to pick (required)")
 	c.Flags().StringVar(&o.order, "q", "1", "order q (>= 0, or inf)")
 	c.Flags().StringVar(&o.prefix, "prefix", "", "comma-separated 0-based rows already chosen")
-	c.Flags().StringVar(&o.format, "format", "table", "output format: table or csv")
+	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	c.Flags().BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	return c
 }
@@ -63,8 +63,8 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if o.k < 1 {
 		return usageErrorf("--k must be at least 1")
 	}
-	if o.format != "table" && o.format != "csv" {
-		return usageErrorf("--format %q: expected table or csv", o.format)
+	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
+		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
 	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
 	if err != nil {
@@ -117,36 +117,46 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if o.format == "csv" {
-		buf.WriteString("rank,index")
+	if o.format == "csv" || o.format == formatJSON {
+		head := []string{"rank", "index"}
 		if in.ids != nil {
-			buf.WriteString(",id")
+			head = append(head, "id")
 		}
-		buf.WriteString(",qvs\n")
+		head = append(head, "qvs")
+		rows := make([][]string, len(res.Picks))
 		for r, i := range res.Picks {
-			fmt.Fprintf(&buf, "%d,%d", r+1, i)
+			rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i)}
 			if in.ids != nil {
-				fmt.Fprintf(&buf, ",%s", csvField(csvID(in.ids[i], o.rawIDs)))
+				rows[r] = append(rows[r], in.ids[i])
 			}
-			fmt.Fprintf(&buf, ",%s\n", formatFloat(res.Scores[r]))
+			rows[r] = append(rows[r], formatFloat(res.Scores[r]))
 		}
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprint(tw, "rank\tindex\t")
+		if o.format == formatJSON {
+			// JSON keeps ids verbatim: no spreadsheet opens it.
+			return writeJSONTable(c.OutOrStdout(), "select", head, rows, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prefix", prefixOrEmpty(prefix)})
+		}
 		if in.ids != nil {
-			fmt.Fprint(tw, "id\t")
-		}
-		fmt.Fprintf(tw, "qVS_%s\n", q.String())
-		for r, i := range res.Picks {
-			fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
-			if in.ids != nil {
-				fmt.Fprintf(tw, "%s\t", in.ids[i])
+			for _, r := range rows {
+				r[2] = csvID(r[2], o.rawIDs)
 			}
-			fmt.Fprintf(tw, "%.6f\n", res.Scores[r])
 		}
-		tw.Flush()
+		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
 	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "rank\tindex\t")
+	if in.ids != nil {
+		fmt.Fprint(tw, "id\t")
+	}
+	fmt.Fprintf(tw, "qVS_%s\n", q.String())
+	for r, i := range res.Picks {
+		fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
+		if in.ids != nil {
+			fmt.Fprintf(tw, "%s\t", in.ids[i])
+		}
+		fmt.Fprintf(tw, "%.6f\n", res.Scores[r])
+	}
+	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
 }
@@ -166,4 +176,12 @@ func csvField(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// prefixOrEmpty is prefix, or an empty list (JSON [] rather than null).
+func prefixOrEmpty(prefix []int) []int {
+	if prefix == nil {
+		return []int{}
+	}
+	return prefix
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,47 @@ func FuzzParseRecords(f *testing.F) {
 			if !slices.Equal(again[i].X, evs[i].X) || again[i].Value != evs[i].Value || again[i].Iteration != evs[i].Iteration {
 				t.Fatalf("round trip changed %+v into %+v", evs[i], again[i])
 			}
+		}
+	})
+}
+
+// FuzzCompleteIterations: any iteration numbering of resume records and
+// any init, batch and budget give an error naming the file and line, or a
+// count of records forming whole iterations of the sizes Optimize makes.
+func FuzzCompleteIterations(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 1, 1, 2}, 2, 3, 8)
+	f.Add([]byte{1, 1}, 1, 1, 1)
+	f.Fuzz(func(t *testing.T, its []byte, init, batch, budget int) {
+		prior := make([]Evaluation, len(its))
+		for i, it := range its {
+			prior[i] = Evaluation{Iteration: int(it)}
+		}
+		s := Settings{Init: init, Batch: batch, Budget: budget}
+		keep, err := CompleteIterations("f.csv", prior, s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.csv line ") {
+				t.Fatalf("error does not name the file and line: %v", err)
+			}
+			return
+		}
+		if keep < 0 || keep > len(prior) {
+			t.Fatalf("keep %d of %d", keep, len(prior))
+		}
+		done := 0
+		for k := 0; k < keep; {
+			end := k
+			for end < keep && prior[end].Iteration == prior[k].Iteration {
+				end++
+			}
+			want := init
+			if prior[k].Iteration > 0 {
+				want = min(batch, budget-done)
+			}
+			if end-k != want {
+				t.Fatalf("kept iteration %d of %d evaluations, Optimize makes %d", prior[k].Iteration, end-k, want)
+			}
+			done += end - k
+			k = end
 		}
 	})
 }

@@ -63,7 +63,7 @@ var GrowableKeys = []string{"methods", "q", "repeats"}
 // DefaultProtocol returns the built-in settings of a task: every method,
 // q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training
 // points per region, 30 L-BFGS iterations; the paper's M and tau for rover
-// (3, 0.15) and lunar (20, 0.6) (ROBOT's settings) with the budgets of
+// (3, 0.15) and lunar (20, 0.6) (ROBOT's settings, from its README) with the budgets of
 // configs/TASK.yaml. Out is left for the caller (the results folder).
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{

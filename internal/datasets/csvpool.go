@@ -149,14 +149,14 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, header[j], rec[j], fileio.SeparatorHint(rec[j]))
+					return fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, fileio.Excerpt(header[j]), fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
 				}
 				x[k] = v
 			}
 			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := rec[ic] // verbatim: " sp " stays " sp " (issue 23)
+			id := rec[ic] // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}

@@ -77,11 +77,13 @@ func LabelLikeColumn(name string, header []string) bool {
 // or nil: not given), and the flags or keys that gave them, for messages.
 type ColumnSpec struct {
 	ID, Label, Quality, Fingerprint string
+	Group                           string   // a text column grouping the rows (score --group-column)
 	Features                        []string // explicit feature columns
 	Prefix                          string   // or: the columns named Prefix...
 	Exclude                         []string // columns never features
 	// Flag names for messages, e.g. "--id-column" or "pool.csv.id_column".
 	IDFlag, LabelFlag, QualityFlag, FingerprintFlag, FeaturesFlag, PrefixFlag, ExcludeFlag string
+	GroupFlag                                                                              string
 }
 
 // Columns is a resolved header: the index of each role (-1 when absent),
@@ -89,6 +91,7 @@ type ColumnSpec struct {
 // the unnamed columns, which are never features (see ResolveUnnamed).
 type Columns struct {
 	ID, Label, Quality, Fingerprint int
+	Group                           int
 	Features                        []int
 	Unnamed                         []int
 }
@@ -115,17 +118,17 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 		if !strings.HasPrefix(flag, "-") {
 			// A config key: typed, so the command line can name the flag
 			// that set it.
-			return -1, fmt.Errorf("%s: %w", path, configkeys.Invalid(flag, name, "no such column in the header %q%s", header, SeparatorHint(header...)))
+			return -1, fmt.Errorf("%s: %w", path, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)))
 		}
-		return -1, fmt.Errorf("%s: %s: no column %q in the header %q%s", path, flag, name, header, SeparatorHint(header...))
+		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
-	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1}
+	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1, Group: -1}
 	type roleOf struct{ what, flag string }
 	role := map[int]roleOf{}
 	for _, r := range []struct {
 		name, flag, what string
 		dst              *int
-	}{{s.ID, s.IDFlag, "id", &c.ID}, {s.Label, s.LabelFlag, "label", &c.Label}, {s.Quality, s.QualityFlag, "quality", &c.Quality}, {s.Fingerprint, s.FingerprintFlag, "fingerprint", &c.Fingerprint}} {
+	}{{s.ID, s.IDFlag, "id", &c.ID}, {s.Label, s.LabelFlag, "label", &c.Label}, {s.Quality, s.QualityFlag, "quality", &c.Quality}, {s.Fingerprint, s.FingerprintFlag, "fingerprint", &c.Fingerprint}, {s.Group, s.GroupFlag, "group", &c.Group}} {
 		if r.name == "" {
 			continue
 		}
@@ -192,11 +195,11 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
 			if !strings.HasPrefix(s.PrefixFlag, "-") {
-				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %q", header))
+				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)))
 			}
-			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %q", path, s.PrefixFlag, s.Prefix, header)
+			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
 		}
-		return nil, fmt.Errorf("%s: no feature columns left in the header %q (besides the id, label, quality, unnamed and excluded columns)", path, header)
+		return nil, fmt.Errorf("%s: no feature columns left in the header %s (besides the id, label, quality, unnamed and excluded columns)", path, ExcerptCells(header))
 	}
 	return c, nil
 }
@@ -289,6 +292,7 @@ type ColumnData struct {
 	IDs          []string  // nil without an id column
 	Quality      []float64 // nil without a quality column
 	Fingerprints []string  // the fingerprint column's text, trimmed (nil without)
+	Groups       []string  // the group column's text, trimmed (nil without)
 	Lines        []int     // each row's 1-based line in the file
 	Columns      *Columns
 	Notes        []string // what ResolveUnnamed decided, for stderr
@@ -339,7 +343,7 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 	number := func(line int, rec []string, j int) (float64, error) {
 		v, err := parseNumber(rec[j])
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", path, line, strings.TrimSpace(header[j]), rec[j], SeparatorHint(rec[j]))
+			return 0, fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, Excerpt(strings.TrimSpace(header[j])), Excerpt(rec[j]), SeparatorHint(rec[j]))
 		}
 		return v, nil
 	}
@@ -364,6 +368,9 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 		}
 		if cols.ID >= 0 {
 			d.IDs = append(d.IDs, strings.TrimSpace(rec[cols.ID]))
+		}
+		if cols.Group >= 0 {
+			d.Groups = append(d.Groups, strings.TrimSpace(rec[cols.Group]))
 		}
 		for u, j := range cols.Unnamed {
 			unnamed[u] = append(unnamed[u], strings.TrimSpace(rec[j]))

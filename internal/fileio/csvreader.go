@@ -34,7 +34,52 @@ func NewCSVReader(r io.Reader) *csv.Reader {
 	if err := notText(head); err != nil {
 		return csv.NewReader(errReader{err})
 	}
-	return csv.NewReader(br)
+	return csv.NewReader(&lineLimiter{r: br, max: MaxCSVLine})
+}
+
+// MaxCSVLine bounds a line of a CSV file qvs reads: 1 MiB holds 50,000
+// numbers of 20 characters, more than any table qvs can use as CSV (a
+// kernel of 50,000 columns is 20 GB as float64; wide embeddings belong in
+// .npy). encoding/csv holds a whole line and about 40 bytes per cell
+// besides (it parses even the part of a line read before the bound), so
+// without the bound a single-line file of 100 MB took 4-5 GB;
+// with it, a line costs at most about 50 MB whatever the file.
+const MaxCSVLine = 1 << 20
+
+// lineLimiter passes r through and fails once a line (bytes between
+// newlines) exceeds max bytes, naming the line.
+type lineLimiter struct {
+	r    io.Reader
+	max  int
+	line int // newlines seen
+	run  int // bytes since the last newline
+	err  error
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for chunk := p[:n]; ; {
+		k := bytes.IndexByte(chunk, '\n')
+		if k < 0 {
+			l.run += len(chunk)
+		} else {
+			l.run += k
+		}
+		if l.run > l.max {
+			l.err = fmt.Errorf("line %d is longer than %d bytes (a file without line breaks?): qvs reads CSV lines up to that; save wide tables as .npy", l.line+1, l.max)
+			return 0, l.err
+		}
+		if k < 0 {
+			break
+		}
+		l.line++
+		l.run = 0
+		chunk = chunk[k+1:]
+	}
+	return n, err
 }
 
 // notText describes why head, a file's first bytes, is not CSV text, or
@@ -50,7 +95,7 @@ func notText(head []byte) error {
 		return fmt.Errorf("binary data (a NUL byte at offset %d), not CSV text; a spreadsheet's UTF-16 \"Unicode text\" must be saved as CSV (UTF-8)", i)
 	}
 	// Lines ended by CR alone (classic Mac OS, some exports) read as one
-	// line holding every row ("empty file?" before, issue 23).
+	// line holding every row ("empty file?" before).
 	if i := bytes.IndexByte(head, '\r'); i >= 0 && i+1 < len(head) && bytes.IndexByte(head, '\n') < 0 {
 		return fmt.Errorf("lines end with a carriage return alone (CR, old Mac format; offset %d): save the file with LF or CRLF line endings", i)
 	}

@@ -31,7 +31,7 @@ import (
 // LeaseExpiry.
 //
 // The two kinds respect each other, so processes with and without
-// QVS_LOCK=lease can share a folder (issue 23: they computed the same runs
+// QVS_LOCK=lease can share a folder (they computed the same runs
 // twice): a lease holder also flocks its lease file where flock works, and
 // a process that gets the flock of a file holding a live lease (its owner
 // on another host, or between creating the file and flocking it) backs off.
@@ -187,7 +187,7 @@ func tryLease(path string) (*Lock, error) {
 			// QVS_LOCK=lease sees it held; one that flocked it first (it
 			// opened the file we had just created) holds the lock.
 			held := f
-			switch err := flock(f); {
+			switch err := flockNewLease(f); {
 			case errors.Is(err, ErrLocked):
 				f.Close()
 				return nil, &LockedError{Path: path, Owner: readOwner(path)}
@@ -246,6 +246,19 @@ func tryLease(path string) (*Lock, error) {
 	return nil, fmt.Errorf("lock %s: contended lease", path)
 }
 
+// flockNewLease flocks a lease file just created. Another lease taker's
+// flockHeld probe holds the flock for an instant: it is retried for up to
+// ~20 ms, so only a real flock holder (a process without QVS_LOCK=lease
+// that opened the new file first) makes it fail.
+func flockNewLease(f *os.File) error {
+	err := flock(f)
+	for i := 0; i < 20 && errors.Is(err, ErrLocked); i++ {
+		time.Sleep(time.Millisecond)
+		err = flock(f)
+	}
+	return err
+}
+
 // flockHeld reports whether another open file holds the flock of path (a
 // live holder: the kernel drops the flock of a process that died).
 func flockHeld(path string) bool {
@@ -272,8 +285,8 @@ func isLease(content []byte) bool { return len(strings.Fields(string(content))) 
 
 // leaseStale: the owner is a dead process of this host, or the lease has
 // not been refreshed for LeaseExpiry, whoever the owner (a live pid of this
-// host may be a new process that reused a dead holder's pid: issue 23,
-// such a lease was waited for forever). An empty or unreadable lease is
+// host may be a new process that reused a dead holder's pid: such a lease
+// was once waited for forever). An empty or unreadable lease is
 // judged by age alone: its owner may be between creating and writing it.
 func leaseStale(content []byte, mod time.Time) bool {
 	if time.Since(mod) > LeaseExpiry {

@@ -130,7 +130,7 @@ func readCSV(path string) (*Table, error) {
 				t.Cols = len(rec)
 				continue
 			}
-			return nil, fmt.Errorf("%s: line %d, column %d: %q is not a number%s", path, line, bad+1, rec[bad], SeparatorHint(rec[bad]))
+			return nil, fmt.Errorf("%s: line %d, column %d: %s is not a number%s", path, line, bad+1, Excerpt(rec[bad]), SeparatorHint(rec[bad]))
 		}
 		if t.Cols == 0 {
 			t.Cols = len(rec)
@@ -228,10 +228,10 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 	if col < 0 {
 		for _, h := range recs[0] {
 			if _, err := parseNumber(h); err == nil {
-				return nil, nil, fmt.Errorf("%s: the id column %q needs a header row naming the columns, but line 1 %v holds numbers, like data: add a header line", path, idColumn, recs[0])
+				return nil, nil, fmt.Errorf("%s: the id column %q needs a header row naming the columns, but line 1 %s holds numbers, like data: add a header line", path, idColumn, ExcerptCells(recs[0]))
 			}
 		}
-		return nil, nil, fmt.Errorf("%s: no column named %q in header %v%s", path, idColumn, recs[0], SeparatorHint(recs[0]...))
+		return nil, nil, fmt.Errorf("%s: no column named %q in header %s%s", path, idColumn, ExcerptCells(recs[0]), SeparatorHint(recs[0]...))
 	}
 	t := &Table{Path: path, Cols: len(recs[0]) - 1}
 	var ids []string
@@ -243,7 +243,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 			}
 			v, err := parseNumber(cell)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("%s: line %d, column %d (%s): %q is not a finite number%s", path, i+2, j+1, recs[0][j], cell, SeparatorHint(cell))
+				return nil, nil, fmt.Errorf("%s: line %d, column %d (%s): %s is not a finite number%s", path, i+2, j+1, Excerpt(recs[0][j]), Excerpt(cell), SeparatorHint(cell))
 			}
 			t.Data = append(t.Data, v)
 		}

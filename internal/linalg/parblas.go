@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // parBLAS is gonum's pure-Go BLAS with the two routines that make up
@@ -78,16 +80,11 @@ func (p parBLAS) Dsymv(ul blas.Uplo, n int, alpha float64, a []float64, lda int,
 			yc[i] = beta * y[i*incY]
 		}
 	}
-	var wg sync.WaitGroup
-	for t := 0; t < w; t++ {
-		j0, j1 := t*n/w, (t+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			symvUpperCols(n, alpha, a, lda, xc, yc, j0, j1)
-		}()
-	}
-	wg.Wait()
+	// The split is part of the arithmetic (rows are grouped relative to
+	// j0), so it is fixed here and parallel.Workers only runs it.
+	parallel.Workers(w, func(t int) {
+		symvUpperCols(n, alpha, a, lda, xc, yc, t*n/w, (t+1)*n/w)
+	})
 	for i, v := range yc {
 		y[i*incY] = v
 	}
@@ -253,21 +250,16 @@ func (p parBLAS) Dsyr2k(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64
 // byTriangleRows runs f on w row ranges of an upper triangle of order n,
 // of equal area, in parallel, and waits for them.
 func byTriangleRows(n, w int, f func(i0, i1 int)) {
-	var wg sync.WaitGroup
-	i0 := 0
-	for t := 0; t < w; t++ {
-		i1 := n
+	parallel.Workers(w, func(t int) {
+		i0, i1 := 0, n
+		if t > 0 {
+			i0 = triangleSplit(n, t, w)
+		}
 		if t < w-1 {
 			i1 = triangleSplit(n, t+1, w)
 		}
-		wg.Add(1)
-		go func(i0, i1 int) {
-			defer wg.Done()
-			f(i0, i1)
-		}(i0, i1)
-		i0 = i1
-	}
-	wg.Wait()
+		f(i0, i1)
+	})
 }
 
 // triangleSplit is the first row of part t of w of an upper triangle of

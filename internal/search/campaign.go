@@ -43,8 +43,9 @@ type Protocol struct {
 	// index).
 	Ties string `mapstructure:"ties" yaml:"ties"`
 	// Prior is the kNN model's prior a1 (ParsePrior): "prevalence" (the
-	// authors' rule, PriorFromPrevalence), "estimate" (EstimatePrior with
-	// the one positive a run starts from as the only label) or a number.
+	// authors' rule, PriorFromPrevalence), "estimate" (FitPrior of the
+	// run's labels, re-estimated before every batch as a user's suggest
+	// loop does) or a number.
 	Prior string `mapstructure:"prior" yaml:"prior"`
 	// AuthorsShortcut makes qVS-AS use the authors' shared value for
 	// candidates whose own kNN row misses the chosen set (QVS.AuthorsShortcut);
@@ -76,8 +77,9 @@ type ENSSettings struct {
 	Fantasy string `mapstructure:"fantasy" yaml:"fantasy"`
 }
 
-// PaperProtocol is the paper's protocol (Section 4.1; reference notes §2:
-// budget 200, batch 5, 10 repeats) with the authors' hyperparameter grids
+// PaperProtocol is the paper's protocol (Section 4.1: 10 repeats; a budget
+// of 200 queries in batches of 5, the budget random search's positive
+// counts in Tables 1-3 imply) with the authors' hyperparameter grids
 // (ECI thresholds 0.25/0.5/0.75, SELECT beta 0.1/0.3/1/3 x lambda
 // 0.25/0.5/0.75, pessimistic fantasies), every method, qVS-AS at
 // q = 0, 0.1, 0.5, 1, 2, inf, seed 0, random tie-breaking and the authors'
@@ -290,7 +292,8 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 type Pool struct {
 	*datasets.Pool
 	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
-	// indices (reference notes §2), for the metrics of the positives found.
+	// indices (as the authors' code builds it), for the metrics of the
+	// positives found.
 	Kernel *vendi.Sparse
 }
 
@@ -304,15 +307,16 @@ func NewPool(p *datasets.Pool) (*Pool, error) {
 	return &Pool{Pool: p, Kernel: kernel}, nil
 }
 
-// PseudoCounts returns the kNN model's pseudo-counts under prior when
-// observed items of the pool are labelled, positives of them positive.
-// Only PriorPrevalence reads the pool's labels (an error if unknown).
-func (p *Pool) PseudoCounts(prior Prior, observed, positives int) (a0, a1 float64, err error) {
+// PseudoCounts returns the kNN model's pseudo-counts under prior given m,
+// a model of the pool with the labels observed so far (read by
+// PriorEstimate only). Only PriorPrevalence reads the pool's labels (an
+// error if unknown).
+func (p *Pool) PseudoCounts(prior Prior, m *Model) (a0, a1 float64, err error) {
 	prevalence := math.NaN()
 	if !p.Unlabeled {
 		prevalence = p.Prevalence()
 	}
-	a0, a1, err = prior.PseudoCounts(p.Len(), observed, positives, prevalence)
+	a0, a1, err = prior.PseudoCounts(prevalence, m)
 	if err != nil {
 		return 0, 0, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
@@ -385,8 +389,8 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries
 // (summed over batches, so a resumed run counts its earlier attempts).
 // At most workers + 1 search spaces are kept alive. The kNN model's prior
-// is c.Prior with the start as the one labelled item (the same for every
-// run: a run knows one positive when it starts). Each batch may use
+// is c.Prior (StartPrior); under PriorEstimate each run re-estimates it
+// from its own labels before every batch. Each batch may use
 // workers / (runs in flight) goroutines, so the last runs of a campaign
 // score candidates on the cores the finished runs left idle.
 func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFunc, error) {
@@ -394,7 +398,7 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 	if pool.Unlabeled {
 		return nil, fmt.Errorf("pool %s has no labels: a campaign simulates queries with the pool's labels (give the label column; 'qvs as suggest' works without)", pool.Name)
 	}
-	a0, a1, err := pool.PseudoCounts(c.Prior, 1, 1)
+	a0, a1, err := c.StartPrior(pool)
 	if err != nil {
 		return nil, err
 	}
@@ -429,6 +433,33 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 	}, nil
 }
 
+// StartPrior is the kNN model's pseudo-counts when a run starts, its one
+// label the start positive: under PriorEstimate FitPrior of a lone
+// positive, 2/3 (each run then re-estimates before every batch).
+func (c *Campaign) StartPrior(pool *Pool) (a0, a1 float64, err error) {
+	var m *Model
+	if c.Prior.Rule == PriorEstimate {
+		if m, err = NewModel(pool.Neighbors, pool.Weights, 0.5, 0.5); err != nil {
+			return 0, 0, fmt.Errorf("pool %s: %w", pool.Name, err)
+		}
+		start, err := StartPositive(pool.Labels, c.Protocol.Seed, 0)
+		if err != nil {
+			return 0, 0, err
+		}
+		m.Observe(start, true)
+	}
+	return pool.PseudoCounts(c.Prior, m)
+}
+
+// priorA1 is RunConfig.PriorA1 under c.Prior: FitPrior for PriorEstimate,
+// nil (fixed) otherwise.
+func (c *Campaign) priorA1() func(*Model) float64 {
+	if c.Prior.Rule != PriorEstimate {
+		return nil
+	}
+	return func(m *Model) float64 { return FitPrior(m).A1 }
+}
+
 // execute runs one search and writes its records and curve.
 func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int, workers func() int) ([]campaign.Field, error) {
 	path := filepath.Join(dir, "runs", run.Key+".csv")
@@ -449,6 +480,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 	all, err := Run(ctx, RunConfig{
 		Space: sp, Policy: policy, Start: start,
 		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1, WorkersNow: workers,
+		PriorA1: c.priorA1(),
 	}, prior, func(batch []Query) error {
 		rows := make([][]string, len(batch))
 		for i, q := range batch {

@@ -237,20 +237,23 @@ func TestNewPool(t *testing.T) {
 	if _, err := c.RunFunc(sp, t.TempDir(), 1); err == nil || !strings.Contains(err.Error(), "has no labels") {
 		t.Errorf("campaign on an unlabelled pool: %v", err)
 	}
-	if _, _, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, 0, 0); err == nil || !strings.Contains(err.Error(), "needs the pool's labels") {
+	if _, _, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, nil); err == nil || !strings.Contains(err.Error(), "needs the pool's labels") {
 		t.Errorf("prevalence prior of an unlabelled pool: %v", err)
 	}
 	p.Unlabeled = false
 	p.Labels[0], p.Labels[3], p.Labels[5] = true, true, true
 	// Prevalence 3/7 = 0.42857...: a1 = 0.429, a0 = 0.571.
 	const tol = 1e-15 // rounding of the decimal constants
-	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, 0, 0); err != nil || math.Abs(a1-0.429) > tol || math.Abs(a0-0.571) > tol {
+	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorPrevalence}, nil); err != nil || math.Abs(a1-0.429) > tol || math.Abs(a0-0.571) > tol {
 		t.Errorf("pseudo-counts a0 %g, a1 %g (%v), want 0.571, 0.429", a0, a1, err)
 	}
-	// The estimate ignores the pool's labels: 1 positive of 2 labelled in 7
-	// gives sqrt(2/9 x 2/4) = 1/3.
-	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorEstimate}, 2, 1); err != nil || math.Abs(a1-1.0/3) > tol || math.Abs(a0-2.0/3) > tol {
-		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want 2/3, 1/3", a0, a1, err)
+	// The estimate ignores the pool's labels: it reads the model's.
+	m, err := NewModel(p.Neighbors, p.Weights, 0.5, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a0, a1, err := sp.PseudoCounts(Prior{Rule: PriorEstimate}, m); err != nil || a1 != FitPrior(m).A1 || a0 != 1-a1 {
+		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want FitPrior's %g", a0, a1, err, FitPrior(m).A1)
 	}
 	K := denseKernel(p)
 	for i := 0; i < p.Len(); i++ {

@@ -4,7 +4,7 @@
 // batch from a probabilistic model.
 //
 // The model is the k-nearest-neighbour model of Garnett et al. (2012) on the
-// pool's DIRECTED kNN graph (reference notes §2): Model keeps, per item, the
+// pool's DIRECTED kNN graph, as the authors' code does: Model keeps, per item, the
 // summed weight to observed positives and negatives among its own
 // neighbours, updated in O(in-degree) per observation through reverse
 // neighbour lists.
@@ -41,8 +41,9 @@
 // run's metrics for summary.csv.
 //
 // The model's prior a1 is a Prior: the authors' rule (the pool's true
-// prevalence, PriorFromPrevalence; the paper configs), EstimatePrior (from
-// the observed labels and the pool size only, for real use), or a number.
+// prevalence, PriorFromPrevalence; the paper configs), FitPrior (empirical
+// Bayes from the observed labels and the graph only, for real use), or a
+// number.
 // Suggest (`qvs as suggest`) picks the next batch from the labels a user
 // has observed, on a pool whose labels may be unknown, breaking exact ties
 // in a random order drawn from the seed as campaigns do.

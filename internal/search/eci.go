@@ -9,7 +9,7 @@ import (
 )
 
 // ECI is expected coverage improvement (Malkomes et al. 2021), as the
-// authors run it on a kNN graph (reference notes §2). The neighbourhood of an
+// authors run it on a kNN graph. The neighbourhood of an
 // item x is x itself plus the neighbours j in x's own kNN list with
 // similarity w(x, j) > Threshold (strictly, as the authors' code: a
 // neighbour exactly at the threshold is out; about 2 % of photoswitch edges
@@ -57,18 +57,23 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 	if math.IsNaN(e.Threshold) {
 		return nil, fmt.Errorf("search: ECI threshold is NaN")
 	}
-	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
-	fm := m.Clone()
+	// Pending items are fantasised as the batch's first picks; the memo
+	// is of batches without them.
+	fm := st.fantasyModel(e.Fantasy)
+	carry := st.Carry
+	if len(st.Pending) > 0 {
+		carry = nil
+	}
 	covered := e.Covered(fm)
 	open := openMass(fm, covered)
 	n := fm.Len()
 	score := make([]float64, n)
 	mark := make([]int32, n) // mark[y] = stamp once y is queued for rescoring
 	var rescore []int32
-	memo, _ := st.Carry.get().(*eciMemo)
+	memo, _ := carry.get().(*eciMemo)
 	if memo.fits(fm, e.Threshold) {
 		// Since the last batch's first pick, only the items whose open mass
 		// or label changed can change a score.
@@ -87,9 +92,9 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 	} else {
 		e.scores(fm, open, score, st.Workers)
 		memo = &eciMemo{}
-		st.Carry.set(memo)
+		carry.set(memo)
 	}
-	if st.Carry != nil {
+	if carry != nil {
 		memo.save(fm, e.Threshold, open, score)
 	}
 	picks := make([]int, 0, b)

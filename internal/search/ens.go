@@ -8,7 +8,7 @@ import (
 )
 
 // ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
-// the authors run (reference notes §2). With t queries left after this batch
+// the authors run. With t queries left after this batch
 // (Remaining - b) and p = Pr(y_x = 1 | D), a candidate scores
 //
 //	ENS(x) = p (1 + T_1(x)) + (1 - p) T_0(x),
@@ -52,15 +52,14 @@ func (e ENS) Params() string { return "fantasy=" + e.Fantasy.String() }
 func Horizon(remaining, b int) int { return remaining - b - 1 }
 
 func (e ENS) Batch(st *State, b int) ([]int, error) {
-	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
 	k := Horizon(st.Remaining, b)
 	if k < 0 {
-		return topProbabilities(m, b)
+		return topProbabilities(st, b)
 	}
-	fm := m.Clone()
+	fm := st.fantasyModel(e.Fantasy)
 	t := newENSTable(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,35 @@ func FuzzParseObserved(f *testing.F) {
 				t.Fatalf("observation %+v accepted (pool of %d, seen %v)", o, pool.Len(), seen[o.Index])
 			}
 			seen[o.Index] = true
+		}
+	})
+}
+
+// FuzzParsePending: a pending-items CSV never panics the reader; what it
+// accepts names each pool item at most once, only items of the pool and
+// none of the labelled ones.
+func FuzzParsePending(f *testing.F) {
+	for _, s := range []string{"index\n3\n4\n", "id\n2\n", "Index,note\n0,x\n9,y\n", "id\n3\n3\n", "index\n-1\n", "index\n5\n"} {
+		f.Add([]byte(s))
+	}
+	pool := linePool(rand.New(rand.NewPCG(1, 1)), 10, 3)
+	observed := []Observation{{Index: 5, Positive: true}}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "pending.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pending, err := ParsePending(p, pool, observed, "obs.csv")
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{5: true}
+		for _, x := range pending {
+			if x < 0 || x >= pool.Len() || seen[x] {
+				t.Fatalf("pending item %d accepted (pool of %d, seen or labelled %v)", x, pool.Len(), seen[x])
+			}
+			seen[x] = true
 		}
 	})
 }
@@ -68,6 +98,45 @@ func FuzzResumeRecords(f *testing.F) {
 		all, err := Run(context.Background(), cfg, prior, func([]Query) error { return nil })
 		if err == nil && len(all) != len(full) {
 			t.Fatalf("resumed run has %d queries, an uninterrupted one %d", len(all), len(full))
+		}
+	})
+}
+
+// FuzzCompleteBatches: any batch numbering of resume records, batch size,
+// budget and pool size gives an error or a count of records that form
+// whole batches of the sizes Run makes (a prefix of the records), never a
+// panic.
+func FuzzCompleteBatches(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 1, 1, 2, 2}, 4, 13, 300)
+	f.Add([]byte{0, 1, 1, 2}, 2, 3, 3)
+	f.Add([]byte{1}, 1, 1, 2)
+	f.Fuzz(func(t *testing.T, batches []byte, batch, budget, n int) {
+		prior := make([]Query, len(batches))
+		for i, b := range batches {
+			prior[i] = Query{Iteration: i, Batch: int(b)}
+		}
+		keep, err := CompleteBatches("f.csv", prior, batch, budget, n)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.csv line ") {
+				t.Fatalf("error does not name the file and line: %v", err)
+			}
+			return
+		}
+		if keep < 0 || keep > len(prior) || (len(prior) > 0 && keep == 0) {
+			t.Fatalf("keep %d of %d", keep, len(prior))
+		}
+		done := 0
+		for k := 1; k < keep; {
+			b := prior[k].Batch
+			end := k
+			for end < keep && prior[end].Batch == b {
+				end++
+			}
+			if want := min(batch, budget-done, n-1-done); end-k != want {
+				t.Fatalf("kept batch %d of %d queries, Run makes %d", b, end-k, want)
+			}
+			done += end - k
+			k = end
 		}
 	})
 }

@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Model is the k-nearest-neighbour (kNN) model of active search (reference
-// notes §2; Garnett et al. 2012): for an item x with directed neighbour
+// Model is the k-nearest-neighbour (kNN) model of active search (Garnett
+// et al. 2012, as the authors' code runs it): for an item x with directed neighbour
 // weights w(x, ·),
 //
 //	Pr(y = 1 | x, D) = (a1 + Σ_{l ∈ D, y_l = 1} w(x, l)) /
@@ -43,7 +43,7 @@ type graph struct {
 // a1 = prevalence rounded to 3 decimals (half to even, as numpy.round), a0 = 1 - a1.
 // The prevalence is the pool's true fraction of positives, as in the
 // authors' experiments (their batch_run.py reads it from the full label
-// vector); a real campaign uses EstimatePrior instead (Prior).
+// vector); a real campaign uses FitPrior instead (Prior).
 func PriorFromPrevalence(prevalence float64) (a0, a1 float64) {
 	a1 = math.RoundToEven(prevalence*1000) / 1000
 	return 1 - a1, a1

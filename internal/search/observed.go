@@ -38,9 +38,62 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 // twice, an unknown item or label and a short row are errors naming the
 // file and line.
 func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
+	rows, err := readItemFile(path, pool, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Observation, len(rows))
+	for k, r := range rows {
+		out[k] = Observation{Index: r.index, Positive: r.positive}
+	}
+	return out, nil
+}
+
+// ParsePending reads the items whose experiments are still running from
+// the CSV file at path, in file order: a header naming an item column,
+// index or id, resolved as by ParseObserved; other columns (a label column
+// included) are ignored. An item listed twice, an unknown item, and an item
+// that is also in observed (read from observedPath: its label is known, so
+// it is not pending; remove it from one of the files) are errors naming
+// the file and line.
+func ParsePending(path string, pool *datasets.Pool, observed []Observation, observedPath string) ([]int, error) {
+	rows, err := readItemFile(path, pool, false)
+	if err != nil {
+		return nil, err
+	}
+	labelled := make(map[int]bool, len(observed))
+	for _, o := range observed {
+		labelled[o.Index] = true
+	}
+	out := make([]int, len(rows))
+	for k, r := range rows {
+		if labelled[r.index] {
+			return nil, fmt.Errorf("%s line %d: item %d (%s) is also labelled in %s: an item is pending until its label is known; remove it from one of the files", path, r.line, r.index, r.key, observedPath)
+		}
+		out[k] = r.index
+	}
+	return out, nil
+}
+
+// itemRow is one row of an item file: the line, the key as written, the
+// pool index and (label files) the label.
+type itemRow struct {
+	line     int
+	key      string
+	index    int
+	positive bool
+}
+
+// readItemFile reads a CSV file naming pool items by an index or id column
+// and, if withLabel, labelled by a label column (see ParseObserved).
+func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, error) {
 	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
+	}
+	expected := "index or id"
+	if withLabel {
+		expected = "index,label or id,label"
 	}
 	// A UTF-8 byte-order mark (spreadsheets write one) is not part of the
 	// first column's name; binary input is an error saying what it is.
@@ -51,7 +104,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: empty file; expected a header index,label or id,label", path)
+		return nil, fmt.Errorf("%s: empty file; expected a header %s", path, expected)
 	}
 	keyCol, labelCol, byID := -1, -1, false
 	for j, h := range recs[0] {
@@ -66,8 +119,8 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 			labelCol = j
 		}
 	}
-	if keyCol < 0 || labelCol < 0 {
-		return nil, fmt.Errorf("%s: header %v: expected columns index,label or id,label%s", path, recs[0], fileio.SeparatorHint(recs[0]...))
+	if keyCol < 0 || (withLabel && labelCol < 0) {
+		return nil, fmt.Errorf("%s: header %s: expected columns %s%s", path, fileio.ExcerptCells(recs[0]), expected, fileio.SeparatorHint(recs[0]...))
 	}
 	var idIndex map[string]int
 	if byID {
@@ -81,7 +134,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 		}
 	}
 	seen := make(map[int]bool, len(recs)-1)
-	out := make([]Observation, 0, len(recs)-1)
+	out := make([]itemRow, 0, len(recs)-1)
 	for k, rec := range recs[1:] {
 		line := k + 2
 		if len(rec) != len(recs[0]) {
@@ -101,18 +154,20 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 			}
 		}
 		var y bool
-		switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
-		case "1", "true":
-			y = true
-		case "0", "false":
-		default:
-			return nil, fmt.Errorf("%s line %d: label %q: expected 1 (positive) or 0 (negative)", path, line, rec[labelCol])
+		if withLabel {
+			switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
+			case "1", "true":
+				y = true
+			case "0", "false":
+			default:
+				return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[labelCol]))
+			}
 		}
 		if seen[i] {
 			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
 		}
 		seen[i] = true
-		out = append(out, Observation{Index: i, Positive: y})
+		out = append(out, itemRow{line: line, key: key, index: i, positive: y})
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,48 @@ func TestReadObserved(t *testing.T) {
 		err := ReadObserved(write(tc.body), pool, model())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "obs.csv") {
 			t.Errorf("%s: error %v, want one naming obs.csv and %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestParsePending(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := linePool(rng, 10, 3)
+	pool.IDs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "pending.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	observed := []Observation{{Index: 2, Positive: true}, {Index: 9}}
+	// By id or index, file order kept, a label column and others ignored.
+	for body, want := range map[string][]int{
+		"id\nh\nb\n":             {7, 1},
+		"note,index\nx,4\ny,0\n": {4, 0},
+		"id,label\ne,1\n":        {4},
+		"\ufeffid\r\nd\r\n":      {3},
+		"id\n":                   {},
+		"index,id\n5,zz\n6,yy\n": {5, 6}, // index wins over id, as in --observed
+	} {
+		got, err := ParsePending(write(body), pool, observed, "obs.csv")
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%q: %v, %v; want %v", body, got, err, want)
+		}
+	}
+	for name, tc := range map[string]struct{ body, want string }{
+		"empty":      {"", "empty file; expected a header index or id"},
+		"header":     {"item\n3\n", "expected columns index or id"},
+		"twice":      {"id\nd\nd\n", "line 3: item 3 (d) is listed twice"},
+		"unknown id": {"id\nzz\n", `line 2: id "zz" is not in pool line`},
+		"range":      {"index\n10\n", `line 2: index "10": expected an integer in [0, 10)`},
+		"observed":   {"id\nd\nj\n", "line 3: item 9 (j) is also labelled in obs.csv"},
+	} {
+		_, err := ParsePending(write(tc.body), pool, observed, "obs.csv")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pending.csv") {
+			t.Errorf("%s: error %v, want one naming pending.csv and %q", name, err, tc.want)
 		}
 	}
 }

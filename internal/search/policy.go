@@ -24,6 +24,47 @@ type State struct {
 	// the next (Run passes one per run). A policy returns the same batch
 	// with or without it; it only saves work.
 	Carry *Carry
+	// Pending are items already chosen for this batch whose labels are
+	// not known yet (experiments still running), in the order they were
+	// chosen. A policy never picks them and treats them as the first picks
+	// of the batch it continues: qVS-AS counts them in the set with their
+	// probability as quality, ECI, SELECT and ENS fantasise their labels as
+	// they fantasise their own picks, one-step and random skip them. So a
+	// batch of b asked with Pending = the first j picks of a batch of j + b
+	// is the rest of that batch (ENS: with Remaining reduced by j). Nil in
+	// campaigns.
+	Pending []int
+}
+
+// checkBatch checks State.Pending (in range, not observed, listed once)
+// and that b items are left to pick besides the observed and pending ones.
+func (st *State) checkBatch(b int) error {
+	m := st.Model
+	seen := make(map[int]bool, len(st.Pending))
+	for _, x := range st.Pending {
+		if x < 0 || x >= m.Len() {
+			return fmt.Errorf("search: pending item %d out of range [0, %d)", x, m.Len())
+		}
+		if m.Observed(x) {
+			return fmt.Errorf("search: pending item %d is labelled", x)
+		}
+		if seen[x] {
+			return fmt.Errorf("search: pending item %d listed twice", x)
+		}
+		seen[x] = true
+	}
+	return checkBatch(b, m.Len()-m.NumObserved()-len(st.Pending))
+}
+
+// fantasyModel is a clone of st.Model with every pending item observed with
+// the label f, in order: the model a batch policy holds after fantasising
+// its own first picks.
+func (st *State) fantasyModel(f Fantasy) *Model {
+	fm := st.Model.Clone()
+	for _, x := range st.Pending {
+		fm.Observe(x, bool(f))
+	}
+	return fm
 }
 
 // Carry holds a policy's memory between the batches of one run (see
@@ -61,20 +102,31 @@ type Random struct{}
 func (Random) Name() string   { return "random" }
 func (Random) Params() string { return "" }
 
-// Batch draws by a partial Fisher–Yates shuffle of the unlabelled items.
+// Batch draws by a partial Fisher–Yates shuffle of the unlabelled items,
+// pending ones included, keeping the first b that are not pending: the
+// shuffle's prefix does not depend on how far it runs, so pending items
+// drawn by the same RNG as the first picks of a batch leave its rest.
 func (Random) Batch(st *State, b int) ([]int, error) {
-	cand := st.Model.Unobserved()
-	if err := checkBatch(b, len(cand)); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
 	if st.RNG == nil {
 		return nil, fmt.Errorf("search: random policy needs State.RNG")
 	}
-	for i := 0; i < b; i++ {
+	pending := make(map[int]bool, len(st.Pending))
+	for _, x := range st.Pending {
+		pending[x] = true
+	}
+	cand := st.Model.Unobserved()
+	picks := make([]int, 0, b)
+	for i := 0; len(picks) < b; i++ {
 		j := i + st.RNG.IntN(len(cand)-i)
 		cand[i], cand[j] = cand[j], cand[i]
+		if !pending[cand[i]] {
+			picks = append(picks, cand[i])
+		}
 	}
-	return append([]int(nil), cand[:b]...), nil
+	return picks, nil
 }
 
 // OneStep is the one-step (greedy) policy of Garnett et al. 2012: the b
@@ -85,14 +137,25 @@ type OneStep struct{}
 func (OneStep) Name() string   { return "one-step" }
 func (OneStep) Params() string { return "" }
 
+// Batch returns the top b; pending items are skipped (one-step does not
+// fantasise, so they change no probability).
 func (OneStep) Batch(st *State, b int) ([]int, error) {
-	return topProbabilities(st.Model, b)
+	return topProbabilities(st, b)
 }
 
-func topProbabilities(m *Model, b int) ([]int, error) {
-	n := m.Len()
-	if err := checkBatch(b, n-m.NumObserved()); err != nil {
+// topProbabilities returns the b unlabelled, not pending items of highest
+// probability under st.Model, ties to the lowest index.
+func topProbabilities(st *State, b int) ([]int, error) {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
+	}
+	m := st.Model
+	if len(st.Pending) > 0 {
+		// Pending items rank as observed ones: never.
+		m = m.Clone()
+		for _, x := range st.Pending {
+			m.observed[x] = true
+		}
 	}
 	p := m.Probabilities(nil)
 	for i := range p {

@@ -42,6 +42,10 @@ type RunConfig struct {
 	Seed    uint64
 	Key     string
 	Workers int
+	// PriorA1, if set, re-estimates the kNN model's prior a1 (a0 = 1 - a1)
+	// from the labels so far before every batch, as a user's suggest loop
+	// does (prior: estimate sets FitPrior). Nil keeps the Space's.
+	PriorA1 func(m *Model) float64
 	// WorkersNow, if set, is asked before each batch and overrides Workers:
 	// a campaign gives the cores of finished runs to the runs still going
 	// (the tail of every campaign). Policies' results do not depend on it.
@@ -119,6 +123,10 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 			break // every item is labelled
 		}
 		batchNo++
+		if cfg.PriorA1 != nil {
+			a1 := cfg.PriorA1(m)
+			m.Alpha0, m.Alpha1 = 1-a1, a1
+		}
 		st := &State{
 			Model: m, Remaining: cfg.Budget - done,
 			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1), Carry: carry,

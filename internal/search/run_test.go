@@ -363,8 +363,8 @@ func TestSpaceRelabelling(t *testing.T) {
 
 var order10 = []int{7, 3, 9, 0, 5, 1, 8, 2, 6, 4}
 
-// TestMeasureVSNonIncreasingInQ is issue 13 item 1 for the active-search
-// metrics: the symmetrised kNN kernel is indefinite in general, and the
+// TestMeasureVSNonIncreasingInQ checks the active-search metrics: the
+// symmetrised kNN kernel is indefinite in general, and the
 // reported VS_q must still fall with q (VS_2 used to take the unclipped
 // closed form and could drop below VS_inf).
 func TestMeasureVSNonIncreasingInQ(t *testing.T) {
@@ -446,6 +446,57 @@ func TestRunWorkersNow(t *testing.T) {
 		}
 		if len(seen) != 4 || seen[0] != 2 || seen[1] != 3 || seen[2] != 1 {
 			t.Errorf("%s: batches got workers %v, want 2, 3, 1, 2", p.Name(), seen)
+		}
+	}
+}
+
+// TestRunReestimatesPrior: with RunConfig.PriorA1 (prior: estimate) every
+// batch's recorded probabilities are those of the model whose a1 is
+// FitPrior of the labels before that batch (rebuilt from scratch in pool
+// indices), a1 changes over the run, and a resumed run equals the
+// uninterrupted one.
+func TestRunReestimatesPrior(t *testing.T) {
+	nbr, w, labels := testPool(5, 300)
+	start, err := StartPositive(labels, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := NewSpace(nbr, w, labels, 1.0/3, 2.0/3, RandomOrder(300, rand.New(rand.NewPCG(3, 3))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(m *Model) float64 { return FitPrior(m).A1 }
+	for _, p := range []Policy{OneStep{}, QVS{Q: 1, Kernel: sp.Kernel}, ECI{Threshold: 0.5}} {
+		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 30, Batch: 5, Seed: 7, Key: p.Name(), Workers: 1, PriorA1: fit}
+		var emitted [][]Query
+		full, err := Run(context.Background(), cfg, nil, func(b []Query) error { emitted = append(emitted, b); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a1s := map[float64]bool{}
+		m, _ := NewModel(nbr, w, 0.5, 0.5)
+		for _, b := range emitted {
+			if b[0].Batch > 0 {
+				a1 := FitPrior(m).A1
+				a1s[a1] = true
+				m.Alpha0, m.Alpha1 = 1-a1, a1
+				for _, q := range b {
+					if want := directProbability(m, q.Index); math.Abs(q.Probability-want) > 1e-15 {
+						t.Fatalf("%s batch %d: item %d recorded probability %.17g, want %.17g (a1 = %g)", p.Name(), q.Batch, q.Index, q.Probability, want, a1)
+					}
+				}
+			}
+			for _, q := range b {
+				m.Observe(q.Index, q.Positive)
+			}
+		}
+		if len(a1s) < 3 {
+			t.Errorf("%s: a1 took %d values over 6 batches: %v", p.Name(), len(a1s), a1s)
+		}
+		cut := len(emitted[0]) + len(emitted[1]) + len(emitted[2])
+		resumed, err := Run(context.Background(), cfg, full[:cut], func([]Query) error { return nil })
+		if err != nil || !equalQueries(resumed, full) {
+			t.Errorf("%s: resumed run differs (%v)", p.Name(), err)
 		}
 	}
 }

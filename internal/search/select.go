@@ -7,7 +7,7 @@ import (
 )
 
 // SELECT is the UCB-style diverse search policy of Vanchinathan et al. 2015
-// as the authors run it with the kNN model (reference notes §2): with p the
+// as the authors run it with the kNN model: with p the
 // probability of a candidate and v = p(1 - p) its Bernoulli variance,
 //
 //	SELECT(x) = (1 - λ)(p + β √v) + (λ / 2) log(1 + v).
@@ -49,11 +49,10 @@ func (s SELECT) Batch(st *State, b int) ([]int, error) {
 	if math.IsNaN(s.Beta) || math.IsNaN(s.Lambda) {
 		return nil, fmt.Errorf("search: SELECT beta and lambda must be numbers")
 	}
-	m := st.Model
-	if err := checkBatch(b, m.Len()-m.NumObserved()); err != nil {
+	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
-	fm := m.Clone()
+	fm := st.fantasyModel(s.Fantasy)
 	score := s.Scores(fm)
 	picks := make([]int, 0, b)
 	for len(picks) < b {

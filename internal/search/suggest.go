@@ -10,7 +10,13 @@ import (
 // policy given the labels observed so far.
 type SuggestRequest struct {
 	Observed []Observation // the labels the user has, in pool indices
-	Prior    Prior         // the kNN model's prior a1
+	// Pending are items chosen earlier whose labels are not known yet
+	// (experiments still running), in pool indices, in the order they were
+	// chosen: never suggested, not labelled, and treated by the policy as
+	// the first picks of this batch (State.Pending). Disjoint from
+	// Observed.
+	Pending []int
+	Prior   Prior // the kNN model's prior a1
 	// Ties breaks exact ties between candidates as a campaign does:
 	// "random" searches the pool relabelled in the random order drawn from
 	// (Seed, "suggest-order") (see Space), "index" to the lowest pool index.
@@ -26,11 +32,12 @@ type SuggestRequest struct {
 // Suggestion is a suggested batch, in the order the policy picked it.
 type Suggestion struct {
 	A0, A1        float64   // the kNN model's pseudo-counts used
+	Fit           PriorFit  // FitPrior of the observed labels (A1 under PriorEstimate)
 	Picks         []int     // pool indices
 	Probabilities []float64 // the kNN model's Pr(y = 1) of each pick given the observed labels
 	// Values are eq. 7's qVS_q (q = Settings.Q) of the observed positives
-	// (quality 1) plus the picks up to and including this one (quality =
-	// probability).
+	// (quality 1) plus the pending items and the picks up to and including
+	// this one (quality = probability).
 	Values []float64
 }
 
@@ -40,18 +47,23 @@ type Suggestion struct {
 // method and random tie-breaking draw from r.Seed, so a suggestion is
 // reproducible.
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
-	positives := 0
+	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
-		if o.Positive {
-			positives++
+		observed[o.Index] = true
+	}
+	for _, x := range r.Pending {
+		if x < 0 || x >= pool.Len() {
+			return nil, fmt.Errorf("pending item %d: expected an index in [0, %d)", x, pool.Len())
+		}
+		if observed[x] {
+			return nil, fmt.Errorf("item %d is both labelled and pending", x)
 		}
 	}
-	if free := pool.Len() - len(r.Observed); r.Batch > free {
+	if free := pool.Len() - len(r.Observed) - len(r.Pending); r.Batch > free {
+		if len(r.Pending) > 0 {
+			return nil, fmt.Errorf("batch %d: only %d items are neither labelled nor pending", r.Batch, free)
+		}
 		return nil, fmt.Errorf("batch %d: only %d items are unlabelled", r.Batch, free)
-	}
-	a0, a1, err := pool.PseudoCounts(r.Prior, len(r.Observed), positives)
-	if err != nil {
-		return nil, err
 	}
 	var order []int
 	switch r.Ties {
@@ -61,11 +73,9 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	default:
 		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)
 	}
-	sp, err := pool.Space(order, a0, a1)
-	if err != nil {
-		return nil, err
-	}
-	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	// The pseudo-counts are set once the labels are observed (FitPrior
+	// reads them).
+	sp, err := pool.Space(order, 0.5, 0.5)
 	if err != nil {
 		return nil, err
 	}
@@ -73,16 +83,30 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	for _, o := range r.Observed {
 		m.Observe(sp.View(o.Index), o.Positive)
 	}
-	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers}
+	a0, a1, err := pool.PseudoCounts(r.Prior, m)
+	if err != nil {
+		return nil, err
+	}
+	m.Alpha0, m.Alpha1 = a0, a1
+	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	pending := make([]int, len(r.Pending))
+	for t, x := range r.Pending {
+		pending[t] = sp.View(x)
+	}
+	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers, Pending: pending}
 	picks, err := policy.Batch(st, r.Batch)
 	if err != nil {
 		return nil, err
 	}
-	values, err := BatchValues(sp.Kernel, m, picks, r.Settings.Q)
+	values, err := BatchValues(sp.Kernel, m, append(pending, picks...), r.Settings.Q)
 	if err != nil {
 		return nil, err
 	}
-	s := &Suggestion{A0: a0, A1: a1, Values: values}
+	values = values[len(pending):]
+	s := &Suggestion{A0: a0, A1: a1, Fit: FitPrior(m), Values: values}
 	for _, v := range picks {
 		s.Picks = append(s.Picks, sp.Orig(v))
 		s.Probabilities = append(s.Probabilities, m.Probability(v))

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -28,46 +29,138 @@ func TestParsePrior(t *testing.T) {
 	}
 }
 
-func TestEstimatePrior(t *testing.T) {
-	const tol = 1e-15 // a few roundings of a square root
-	for _, tc := range []struct {
-		n, observed, positives int
-		want                   float64
-	}{
-		// Worked examples of the doc comment: sqrt(L U), L = (p+1)/(n+2),
-		// U = (p+1)/(m+2).
-		{4000, 0, 0, math.Sqrt(1.0 / 4002 * 1.0 / 2)},
-		{4000, 1, 1, math.Sqrt(2.0 / 4002 * 2.0 / 3)},
-		{4000, 100, 30, math.Sqrt(31.0 / 4002 * 31.0 / 102)},
-		// Every item labelled and positive: L = U = (n+1)/(n+2).
-		{5, 5, 5, 6.0 / 7},
-	} {
-		got := EstimatePrior(tc.n, tc.observed, tc.positives)
-		if math.Abs(got-tc.want) > tol {
-			t.Errorf("EstimatePrior(%d, %d, %d) = %.17g, want %.17g", tc.n, tc.observed, tc.positives, got, tc.want)
+// looLogLikelihood is FitPrior's objective written out: the
+// leave-one-out log-likelihood of the observed labels at a1 from
+// directProbability (the model's formula from scratch), plus the two
+// pseudo-labels log a1 + log(1 - a1).
+func looLogLikelihood(m *Model, a1 float64) float64 {
+	c := m.Clone()
+	c.Alpha0, c.Alpha1 = 1-a1, a1
+	ll := math.Log(a1) + math.Log(1-a1)
+	for l := range c.Len() {
+		if !c.Observed(l) {
+			continue
+		}
+		// l is never its own neighbour, so this leaves l out.
+		p := directProbability(c, l)
+		if c.Positive(l) {
+			ll += math.Log(p)
+		} else {
+			ll += math.Log(1 - p)
 		}
 	}
-	if a := EstimatePrior(4000, 0, 0); math.Abs(a-0.0112) > 5e-5 {
-		t.Errorf("doc example: %g, documented 0.0112", a)
+	return ll
+}
+
+// TestFitPrior checks FitPrior against closed forms and a brute-force
+// maximisation of the leave-one-out likelihood (grid of 10^4 points, then
+// golden-section search).
+func TestFitPrior(t *testing.T) {
+	const tol = 1e-9 // bisection to 1e-12; golden section to ~1e-10
+	nbr, w := [][]int32{{}, {}, {}, {}, {}}, [][]float64{{}, {}, {}, {}, {}}
+	m, err := NewModel(nbr, w, 0.5, 0.5)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if a := EstimatePrior(4000, 1, 1); math.Abs(a-0.0183) > 5e-5 {
-		t.Errorf("doc example: %g, documented 0.0183", a)
+	// No label: 1/2. Isolated labels only: Laplace, (pos + 1)/(labels + 2).
+	if f := FitPrior(m); math.Abs(f.A1-0.5) > tol || f.Labels != 0 {
+		t.Errorf("no label: %+v, want a1 = 1/2", f)
 	}
-	if a := EstimatePrior(4000, 100, 30); math.Abs(a-0.0485) > 5e-5 {
-		t.Errorf("doc example: %g, documented 0.0485", a)
+	m.Observe(0, true)
+	if f := FitPrior(m); math.Abs(f.A1-2.0/3) > tol || f.Isolated != 1 || f.IsolatedPositives != 1 {
+		t.Errorf("one positive: %+v, want a1 = 2/3", f)
 	}
-	// Between the bounds, and more positives (same labelled count) never
-	// lower it.
-	for m := 0; m <= 20; m++ {
-		prev := 0.0
-		for p := 0; p <= m; p++ {
-			a := EstimatePrior(50, m, p)
-			lo, hi := float64(p+1)/52, float64(p+1)/float64(m+2)
-			if !(a > 0 && a < 1 && a >= lo-1e-15 && a <= hi+1e-15 && a > prev) {
-				t.Fatalf("EstimatePrior(50, %d, %d) = %g outside (%g, %g) or not above %g", m, p, a, lo, hi, prev)
+	m.Observe(1, false)
+	m.Observe(2, false)
+	m.Observe(3, false)
+	if f := FitPrior(m); math.Abs(f.A1-2.0/6) > tol || f.Labels != 4 || f.Positives != 1 {
+		t.Errorf("1 of 4 isolated: %+v, want a1 = 2/6", f)
+	}
+
+	// Random graphs and labels: the brute-force maximiser.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 30 {
+		m := randomModel(t, rng, 60, 1+rng.IntN(6), rng.IntN(50), trial%2 == 0)
+		got := FitPrior(m).A1
+		best, arg := math.Inf(-1), 0.0
+		for k := 1; k < 10000; k++ {
+			if v := looLogLikelihood(m, float64(k)/10000); v > best {
+				best, arg = v, float64(k)/10000
 			}
-			prev = a
 		}
+		lo, hi := max(arg-1e-4, 1e-12), min(arg+1e-4, 1-1e-12)
+		const phi = 0.6180339887498949
+		for hi-lo > 1e-11 {
+			a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+			if looLogLikelihood(m, a) < looLogLikelihood(m, b) {
+				lo = a
+			} else {
+				hi = b
+			}
+		}
+		// Near its maximum the log-likelihood is flat to rounding over
+		// ~sqrt(machine epsilon) in a1, which bounds the brute force's
+		// precision; FitPrior must also score at least as well.
+		const argTol = 1e-6
+		want := (lo + hi) / 2
+		if math.Abs(got-want) > argTol || looLogLikelihood(m, got) < looLogLikelihood(m, want)-1e-12*math.Abs(best) {
+			t.Errorf("trial %d (%d labels): FitPrior %.12f (log-likelihood %.15g), brute force %.12f (%.15g)", trial, m.NumObserved(), got, looLogLikelihood(m, got), want, looLogLikelihood(m, want))
+		}
+	}
+
+	// The pool's size plays no part (issue 20: the old rule printed 0.004
+	// for 200 random labels, 10 % positive, in 100,000 items): 200 labels,
+	// 20 positive, on a ring of 200 items, alone or inside a pool of
+	// 100,000 whose other items are unlabelled, give the same a1.
+	ring := func(n int) *Model {
+		nb, wt := make([][]int32, n), make([][]float64, n)
+		for i := range n {
+			nb[i] = []int32{int32((i + 1) % n), int32((i + n - 1) % n)}
+			wt[i] = []float64{0.5, 0.5}
+		}
+		m, _ := NewModel(nb, wt, 0.5, 0.5)
+		return m
+	}
+	small, big := ring(200), ring(100000)
+	for i := range 200 {
+		pos := i%10 == 0
+		small.Observe(i, pos)
+		big.Observe(i, pos)
+	}
+	if a, b := FitPrior(small).A1, FitPrior(big).A1; math.Abs(a-b) > 1e-9 || !(a > 0.05 && a < 0.2) {
+		t.Errorf("a1 %g in a pool of 200, %g in 100,000; want equal and near the labels' 10 %%", a, b)
+	}
+
+	// Positives found next to positives barely move a1; isolated ones do.
+	// A line 0-1-2-...-19 (each item's neighbours: i-1, i+1, weight 1)
+	// with 6 isolated negatives; adding 3 adjacent positives raises a1 far
+	// less than adding 3 scattered (isolated) positives.
+	line := func() *Model {
+		nb, wt := make([][]int32, 40), make([][]float64, 40)
+		for i := range 40 {
+			for _, j := range []int{i - 1, i + 1} {
+				if j >= 0 && j < 40 {
+					nb[i], wt[i] = append(nb[i], int32(j)), append(wt[i], 1)
+				}
+			}
+		}
+		m, _ := NewModel(nb, wt, 0.5, 0.5)
+		for _, i := range []int{0, 5, 10, 15, 20, 25} {
+			m.Observe(i, false)
+		}
+		return m
+	}
+	adj, iso := line(), line()
+	for _, i := range []int{30, 31, 32} {
+		adj.Observe(i, true)
+	}
+	for _, i := range []int{28, 33, 38} {
+		iso.Observe(i, true)
+	}
+	base := line()
+	a0, aAdj, aIso := FitPrior(base).A1, FitPrior(adj).A1, FitPrior(iso).A1
+	if !(aAdj-a0 < (aIso-a0)/2) || math.Abs(aIso-4.0/11) > tol {
+		t.Errorf("a1: no positive %g, 3 adjacent %g, 3 isolated %g (want the adjacent rise under half the isolated, isolated = 4/11)", a0, aAdj, aIso)
 	}
 }
 
@@ -96,8 +189,8 @@ func suggestPool(t *testing.T) *Pool {
 	return sp
 }
 
-// TestSuggestIgnoresUnobservedLabels is the regression test of issue 12
-// item 2: marking unobserved items positive moved the prior (it was the
+// TestSuggestIgnoresUnobservedLabels is a regression test: marking
+// unobserved items positive moved the prior (it was the
 // pool's prevalence) and changed the batch. With the default prior the
 // suggestion depends on the observed labels only.
 func TestSuggestIgnoresUnobservedLabels(t *testing.T) {
@@ -110,8 +203,9 @@ func TestSuggestIgnoresUnobservedLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// sqrt(2/42 x 2/4), from the 2 labels (1 positive) and n = 40 only.
-	if want := math.Sqrt(2.0 / 42 * 2.0 / 4); math.Abs(base.A1-want) > 1e-15 || math.Abs(base.A0+base.A1-1) > 1e-15 {
+	// Two isolated labels (the line's items 10 and 20 have no labelled
+	// neighbour), 1 positive: Laplace's (1 + 1)/(2 + 2).
+	if want := 0.5; math.Abs(base.A1-want) > 1e-12 || math.Abs(base.A0+base.A1-1) > 1e-15 {
 		t.Errorf("a0 %g, a1 %g, want a1 %g", base.A0, base.A1, want)
 	}
 	for _, i := range []int{0, 1, 2, 3, 30, 31, 32} {
@@ -178,7 +272,7 @@ func TestSuggestValues(t *testing.T) {
 	}
 }
 
-// TestSuggestColdStartTies is the regression test of issue 12 item 4: with
+// TestSuggestColdStartTies is a regression test: with
 // nothing near the labels every far item ties, and the batch was the first
 // rows of the file whatever the seed. Now ties fall in the seed's random
 // order; ties: index keeps the lowest index.

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -110,39 +110,30 @@ func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel
 		err error
 	}
 	results := make([]result, cfg.Starts)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for w := 0; w < min(cfg.Workers, cfg.Starts); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := newObjective(p.Maximised, q, cfg.N)
-			for s := range jobs {
-				rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
-				z0 := make([]float64, 2*cfg.N)
-				for i := range z0 {
-					z0[i] = Lo + (Hi-Lo)*rng.Float64()
-				}
-				r, err := ascend(ctx, o, z0, cfg.MaxIter, cfg.Tol)
-				results[s] = result{r, err}
-				if err != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for s := 0; s < cfg.Starts; s++ {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
+	// Each worker keeps one objective (its scratch) for the starts it takes;
+	// the first failure cancels the starts not yet begun.
+	workers := min(cfg.Workers, cfg.Starts)
+	objs := make([]*objective, max(workers, 1))
+	parallel.Blocks(cfg.Starts, 1, workers, func(w, s, _ int) {
+		if ctx.Err() != nil {
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		if objs[w] == nil {
+			objs[w] = newObjective(p.Maximised, q, cfg.N)
+		}
+		rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
+		z0 := make([]float64, 2*cfg.N)
+		for i := range z0 {
+			z0[i] = Lo + (Hi-Lo)*rng.Float64()
+		}
+		r, err := ascend(ctx, objs[w], z0, cfg.MaxIter, cfg.Tol)
+		results[s] = result{r, err}
+		if err != nil {
+			cancel()
+		}
+	})
 	for s, r := range results {
 		if r.err != nil && !errors.Is(r.err, context.Canceled) {
 			return Panel{}, fmt.Errorf("toy: %v q=%s start %d: %w", row, q.String(), s, r.err)

@@ -75,6 +75,15 @@ func ScoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) 
 	for i := range dst {
 		dst[i] = 0
 	}
+	q.scoreGradient(eig, s, top, vs, dst)
+	return vs, nil
+}
+
+// scoreGradient writes dVS_q/dλ_i into dst (zeroed by the caller) for the
+// spectrum eig with positive sum s, largest eigenvalue top and VS_q = vs,
+// by the order's formula (see ScoreEigenGradient for the conventions: the
+// ZeroTol floor for q <= 1, shared ties at q = ∞, zero at q = 0).
+func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
 	kept := func(v float64) bool { return v > ZeroTol*s }
 	switch {
 	case q == 0:
@@ -125,7 +134,6 @@ func ScoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) 
 			dst[i] = c * (pw/sum - 1)
 		}
 	}
-	return vs, nil
 }
 
 // ScoreGradient returns VS_q(K) and writes its gradient dVS_q/dK into dst,

@@ -80,7 +80,8 @@ is not public. Export the kernel restricted to the labelled MOFs (n x n, row ord
 table of the same MOFs, put them at the paths above (relative paths are under --data-dir), or point
 data.kernel / data.table in configs/mof.yaml at your files.`
 
-// DefaultProtocol holds the authors' settings for task: every method, q =
+// DefaultProtocol holds the settings of Liu et al. 2024 for the MOF search
+// for task: every method, q =
 // 0.1, 0.5, 1, 2, inf, 10 repeats of 2 initial points + 100 queries in
 // batches of 5, beta = 2; the task's data files and good threshold (task
 // kernel has none: good_threshold is required). Out is left for the caller.

@@ -172,7 +172,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column value: %q is not a finite number%s", path, line, cell, fileio.SeparatorHint(cell))
+				return nil, fmt.Errorf("%s: line %d, column value: %s is not a finite number%s", path, line, fileio.Excerpt(cell), fileio.SeparatorHint(cell))
 			}
 			if err := bayesopt.CheckObjective(v); err != nil {
 				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)

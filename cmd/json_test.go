@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// jsonDoc is the --format json document (docs/json.md).
+type jsonDoc struct {
+	Command string           `json:"command"`
+	Columns []string         `json:"columns"`
+	Rows    []map[string]any `json:"rows"`
+}
+
+// checkJSONMatchesCSV parses a --format json document and checks it holds
+// the CSV form's header and cells: ids and other text as strings, numbers
+// as JSON numbers of the same float64 value.
+func checkJSONMatchesCSV(t *testing.T, name, command, jsonOut, csvOut string) jsonDoc {
+	t.Helper()
+	var doc jsonDoc
+	dec := json.NewDecoder(strings.NewReader(jsonOut))
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("%s: not one JSON document: %v\n%s", name, err, jsonOut)
+	}
+	if dec.More() {
+		t.Errorf("%s: more than one JSON document:\n%s", name, jsonOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: CSV form %q: %v", name, csvOut, err)
+	}
+	if doc.Command != command || strings.Join(doc.Columns, ",") != strings.Join(recs[0], ",") || len(doc.Rows) != len(recs)-1 {
+		t.Fatalf("%s: command %q columns %v, %d rows; CSV header %v, %d rows", name, doc.Command, doc.Columns, len(doc.Rows), recs[0], len(recs)-1)
+	}
+	for r, rec := range recs[1:] {
+		if len(doc.Rows[r]) != len(rec) {
+			t.Errorf("%s row %d: %d fields, CSV has %d", name, r, len(doc.Rows[r]), len(rec))
+		}
+		for j, h := range recs[0] {
+			got := doc.Rows[r][h]
+			if h == "id" {
+				if got != rec[j] {
+					t.Errorf("%s row %d: id %#v, CSV %q", name, r, got, rec[j])
+				}
+				continue
+			}
+			want, err := strconv.ParseFloat(rec[j], 64)
+			if num, ok := got.(float64); err != nil || !ok || num != want {
+				t.Errorf("%s row %d column %s: %#v, CSV %q", name, r, h, got, rec[j])
+			}
+		}
+	}
+	return doc
+}
+
+// TestFormatJSON (issue 20 item 6): --format json of select, as suggest and
+// bayesopt suggest (--space and --kernel) is one JSON document whose rows
+// are the CSV form's, numbers as numbers and ids as strings (also ids that
+// look like numbers), and stdout stays empty on an error.
+func TestFormatJSON(t *testing.T) {
+	dir := t.TempDir()
+	both := func(name, command string, args ...string) jsonDoc {
+		t.Helper()
+		code, csvOut, stderr := runQVS(t, append(args, "--format", "csv")...)
+		if code != 0 {
+			t.Fatalf("%s csv: exit %d: %s", name, code, stderr)
+		}
+		code, jsonOut, stderr := runQVS(t, append(args, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%s json: exit %d: %s", name, code, stderr)
+		}
+		return checkJSONMatchesCSV(t, name, command, jsonOut, csvOut)
+	}
+
+	// select: a kernel, and embeddings with ids that look like numbers.
+	k := writeFile(t, dir, "K.csv", kernel3)
+	doc := both("select --kernel", "select", "select", "--kernel", k, "--k", "2", "--q", "inf")
+	if strings.Join(doc.Columns, ",") != "rank,index,qvs" {
+		t.Errorf("select columns %v", doc.Columns)
+	}
+	emb := writeFile(t, dir, "emb.csv", "id,x1,x2\n007,1,0\n008,0,1\n009,0.7,0.7\n010,-1,0\n")
+	doc = both("select --embeddings", "select", "select", "--embeddings", emb, "--id-column", "id", "--k", "3")
+	if id := doc.Rows[0]["id"]; id != "007" && id != "008" && id != "009" && id != "010" {
+		t.Errorf("select id %#v: want the id as written", id)
+	}
+	var raw map[string]any
+	_, out, _ := runQVS(t, "select", "--kernel", k, "--k", "2", "--q", "inf", "--prefix", "0", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["q"] != "inf" || len(raw["prefix"].([]any)) != 1 {
+		t.Errorf("select extra fields: %v (%v)", raw, err)
+	}
+
+	// as suggest on a CSV pool.
+	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
+	obs := asWriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	both("as suggest", "as suggest", "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
+		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet")
+	_, out, _ = runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
+		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["prior_a1"] != 0.1 || raw["q"] != 1.0 || raw["method"] != "qvs" || raw["labelled"] != 2.0 {
+		t.Errorf("as suggest extra fields: %v (%v)", raw, err)
+	}
+
+	// bayesopt suggest --space and --kernel.
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	evals := writeFile(t, dir, "evals.csv", "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n")
+	both("bayesopt suggest --space", "bayesopt suggest", "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "3", "--init", "3", "--seed", "1")
+	writeToyMOF(t, dir, 8)
+	kernel := filepath.Join(dir, "mof", "kernel.csv")
+	good := writeFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n")
+	doc = both("bayesopt suggest --kernel", "bayesopt suggest", "bayesopt", "suggest", "--kernel", kernel, "--observed", good, "--batch", "3", "--seed", "1")
+	if _, ok := doc.Rows[0]["id"].(string); !ok {
+		t.Errorf("bayesopt suggest --kernel: id %#v is not a string", doc.Rows[0]["id"])
+	}
+
+	// Errors: stdout empty.
+	code, out, stderr := runQVS(t, "select", "--kernel", k, "--k", "9", "--format", "json")
+	if code == 0 || out != "" || !strings.Contains(stderr, "--k") {
+		t.Errorf("select error with json: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+func TestJSONCell(t *testing.T) {
+	for _, tc := range []struct {
+		s       string
+		numeric bool
+		want    any
+	}{
+		{"1.5", true, 1.5}, {"", true, nil}, {"inf", true, "inf"}, {"-Inf", true, "-inf"}, {"NaN", true, "nan"},
+		{"007", false, "007"}, {"0.1", true, 0.1},
+	} {
+		if got := jsonCell(tc.s, tc.numeric); got != tc.want {
+			t.Errorf("jsonCell(%q, %v) = %#v, want %#v", tc.s, tc.numeric, got, tc.want)
+		}
+	}
+}

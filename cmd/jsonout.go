@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+)
+
+// formatJSON is the --format value of the JSON document of select, as
+// suggest and bayesopt suggest (writeJSONTable).
+const formatJSON = "json"
+
+// jsonField is a top-level field of a --format json document besides
+// command, columns and rows.
+type jsonField struct {
+	Key   string
+	Value any
+}
+
+// writeJSONTable writes the --format json form of a command's CSV output
+// (head, rows) to w in one write, as one JSON document (docs/json.md):
+//
+//	{"command": "as suggest", "columns": ["rank", ...], "rows": [{"rank": 1, ...}, ...], ...extra}
+//
+// Each row is an object with the columns in header order. A column named
+// id, or holding a cell that is not a number, has strings; the others have
+// JSON numbers with the value the CSV prints (float64, round-trip exact),
+// except non-finite values, written as the strings "inf", "-inf" and
+// "nan" (JSON has no such numbers), and empty cells, written as null.
+func writeJSONTable(w io.Writer, command string, head []string, rows [][]string, extra ...jsonField) error {
+	numeric := make([]bool, len(head))
+	for j, h := range head {
+		numeric[j] = h != "id"
+		for _, r := range rows {
+			if !numeric[j] {
+				break
+			}
+			if _, err := strconv.ParseFloat(r[j], 64); err != nil && r[j] != "" {
+				numeric[j] = false
+			}
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString("{\"command\":")
+	writeJSONValue(&buf, command)
+	buf.WriteString(",\"columns\":")
+	writeJSONValue(&buf, head)
+	buf.WriteString(",\"rows\":[")
+	for i, r := range rows {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n{")
+		for j, h := range head {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONValue(&buf, h)
+			buf.WriteByte(':')
+			writeJSONValue(&buf, jsonCell(r[j], numeric[j]))
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteString("]")
+	for _, f := range extra {
+		buf.WriteString(",\n")
+		writeJSONValue(&buf, f.Key)
+		buf.WriteByte(':')
+		writeJSONValue(&buf, f.Value)
+	}
+	buf.WriteString("}\n")
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// jsonCell is a cell's JSON value (see writeJSONTable).
+func jsonCell(s string, numeric bool) any {
+	if !numeric {
+		return s
+	}
+	if s == "" {
+		return nil
+	}
+	v, _ := strconv.ParseFloat(s, 64)
+	return jsonNumber(v)
+}
+
+// jsonNumber is v, or "inf", "-inf", "nan" when it is not finite.
+func jsonNumber(v float64) any {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return v
+}
+
+// writeJSONValue appends the JSON encoding of v (strings, numbers, string
+// slices: never fails) without HTML escaping.
+func writeJSONValue(buf *bytes.Buffer, v any) {
+	e := json.NewEncoder(buf)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+}

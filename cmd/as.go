@@ -254,10 +254,10 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if err != nil {
 		return nil, err
 	}
-	for _, note := range pool.Notes {
-		fmt.Fprintln(stderr, note)
-	}
 	if !g.Quiet {
+		for _, note := range pool.Notes {
+			fmt.Fprintln(stderr, "qvs: "+note)
+		}
 		if pool.Unlabeled {
 			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
 		} else {
@@ -587,13 +587,13 @@ keeps the --k largest entries of each row, the diagonal excluded, ties to
 the lower index), with --ids ids.csv naming the items (one per line, in
 order); weights must lie in [0, 1], self loops are ignored, zeros dropped;
 or a config (--config, pool.kind csv or graph, see configs/README.md); or
-the authors' folder format (--pool-dir, described in configs/README.md). The pool needs no labels: only the labels in FILE are
-used. Columns never leak into the features: a column without a name (the
-index pandas' to_csv writes) is read as the row index when it holds
-0..n-1, as the ids when its values are unique (said on stderr), else
-refused; a column named like a label or target (target, y, class, activity,
-active, is_*) is refused unless --exclude-columns leaves it out or
---features names it.
+the authors' folder format (--pool-dir, described in configs/README.md).
+The pool needs no labels: only the labels in FILE are used. Columns never
+leak into the features: a column without a name (the index pandas' to_csv
+writes) is read as the row index when it holds 0..n-1, as the ids when its
+values are unique (said on stderr), else refused; a column named like a
+label or target (target, y without x, class, activity, active, is_*) is
+refused unless --exclude-columns leaves it out or --features names it.
 
 Fingerprints (chemists' libraries): --metric tanimoto compares items by
 Tanimoto similarity, |a AND b| / |a OR b|, on a text column of fingerprints

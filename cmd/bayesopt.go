@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,7 +89,10 @@ region dropped within tau of points picked this iteration by better-ranked
 regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
 batch = greedy qVS_q maximiser over the merged Thompson candidates of all
 regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
-solutions are the method's centres on all evaluations (random: greedy qVS_1).
+solutions are the method's centres on all evaluations (random: greedy qVS_1);
+a --space campaign's are instead the rule of qvs bayesopt solutions (the
+greedy qVS_q, q = 1 for methods other than qvs, over the best 10% of the
+evaluations), for every method.
 --qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
 paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
 apart is rejected (runs keyed qvs-qQ-floor-rNN). --qvs-mode authors (key
@@ -120,7 +124,10 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A non-zero
+it); --minimize negates them (records hold the maximised values). A point
+printed as nan or failed is a failed experiment: recorded with value
+failed, left out of the model, and no point is proposed within 0.05 x
+sqrt(parameters) of it in the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
@@ -140,7 +147,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs := c.Flags()
 	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
 	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
-	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs, e.g. 0.5,1,1.5 (inf allowed)")
+	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
 	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
@@ -157,7 +164,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
 	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
 	fs.BoolVar(&f.minimize, "minimize", false, "--objective-cmd prints values to minimise")
-	c.AddCommand(newBayesoptEvaluateCmd(g), newBayesoptSuggestCmd(g))
+	c.AddCommand(newBayesoptEvaluateCmd(g), newBayesoptSolutionsCmd(g), newBayesoptSuggestCmd(g))
 	return c
 }
 
@@ -323,6 +330,10 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
+	var warn io.Writer // failed evaluations, said on stderr unless quiet
+	if !g.Quiet {
+		warn = stderr
+	}
 	if !g.Quiet {
 		name := task
 		if task == spaceTask {
@@ -336,7 +347,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),
-	}, camp.RunFunc(obj, inner))
+	}, camp.RunFunc(obj, inner, warn))
 	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}

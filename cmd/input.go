@@ -175,7 +175,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			}
 			in.n = t.Rows
 		} else {
-			if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
+			if err := checkHeaderFlags(t, f); err != nil {
 				return nil, err
 			}
 			if err := in.setFeatures(t, f, embKernel, stderr, quiet); err != nil {
@@ -255,63 +255,14 @@ func checkUniqueIDs(src string, ids []string) error {
 	return nil
 }
 
-// splitEmbeddingColumns takes the quality column (--quality-column) out of
-// an embeddings table and keeps the --feature-columns; without
-// --feature-columns it warns about header columns that look like a quality
-// or a label but are read as dimensions.
-func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fileio.Table, []float64, error) {
+// checkHeaderFlags refuses the flags that name header columns on a table
+// without a header (a headerless CSV or a .npy; a CSV with a header is read
+// by loadColumnsCSV).
+func checkHeaderFlags(t *fileio.Table, f inputFlags) error {
 	if (f.qualityColumn != "" || f.featureColumns != "" || f.featurePrefix != "" || f.excludeColumns != "" || f.fingerprintColumn != "") && t.Header == nil {
-		return nil, nil, fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
+		return fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
 	}
-	find := func(flag, name string) (int, error) {
-		j := t.ColumnIndex(name)
-		if j < 0 {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %s", t.Path, flag, name, fileio.ExcerptCells(t.Header))
-		}
-		return j, nil
-	}
-	qc := -1
-	var quality []float64
-	if f.qualityColumn != "" {
-		var err error
-		if qc, err = find("--quality-column", f.qualityColumn); err != nil {
-			return nil, nil, err
-		}
-		quality = t.Column(qc)
-	}
-	var cols []int
-	if f.featureColumns != "" {
-		for _, name := range splitList(f.featureColumns) {
-			j, err := find("--feature-columns", name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if j == qc {
-				return nil, nil, fmt.Errorf("%s: column %q is both the quality column and a feature column", t.Path, name)
-			}
-			cols = append(cols, j)
-		}
-	} else {
-		// "y" beside an "x" column is a coordinate, not a target.
-		coords := t.ColumnIndex("x") >= 0
-		for j := 0; j < t.Cols; j++ {
-			if j == qc {
-				continue
-			}
-			cols = append(cols, j)
-			if t.Header != nil && suspectColumn(t.Header[j]) && !(coords && strings.TrimSpace(t.Header[j]) == "y") {
-				h := strings.TrimSpace(t.Header[j])
-				fmt.Fprintf(stderr, "qvs: warning: %s: column %q is read as an embedding dimension; if it holds qualities pass --quality-column %s, or choose the dimensions with --feature-columns\n", t.Path, h, h)
-			}
-		}
-	}
-	if len(cols) == 0 {
-		return nil, nil, fmt.Errorf("%s: no embedding columns left besides the quality column", t.Path)
-	}
-	if len(cols) == t.Cols {
-		return t, quality, nil
-	}
-	return t.Select(cols), quality, nil
+	return nil
 }
 
 // setEmbeddings sets the items from the embeddings table under kernel.

@@ -3,6 +3,7 @@ package bayesopt
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -140,7 +141,19 @@ func (p Protocol) Settings(method string, q vendi.Order) Settings {
 	return Settings{Method: method, Q: q, Budget: p.Budget, Init: p.Init, Batch: p.Batch,
 		Regions: p.Regions, Tau: p.Tau, Candidates: p.Candidates, MaxTrain: p.MaxTrain,
 		FitIterations: p.FitIterations, TauFloor: p.QVSFloor && method == MethodQVS,
-		Mode: p.QVSMode, Sampler: p.Sampler, FailureTolerance: p.FailureTolerance, FailurePerPoint: p.FailurePerPoint}
+		Mode: p.QVSMode, Sampler: p.Sampler, FailureTolerance: p.FailureTolerance, FailurePerPoint: p.FailurePerPoint,
+		Final: p.finalRule()}
+}
+
+// finalRule: a campaign of a user's space reports the band rule's final
+// solutions (what qvs bayesopt solutions prints); the built-in tasks keep
+// the paper's (the method's centres), so their records and summaries stay
+// those of the paper's protocol.
+func (p Protocol) finalRule() string {
+	if p.Space != "" {
+		return FinalBand
+	}
+	return FinalCentres
 }
 
 // Campaign is a validated protocol and its runs (Plan).
@@ -202,8 +215,9 @@ type UserObjective interface {
 // RunFunc executes one run of the campaign on obj: it resumes from the
 // run's records, appends every evaluation to them, then writes the curve,
 // solutions and distances files and returns the summary fields. Each run
-// uses workers goroutines for its regions and batch.
-func (c *Campaign) RunFunc(obj Objective, workers int) campaign.RunFunc {
+// uses workers goroutines for its regions and batch. A run with failed
+// evaluations says how many on warn (nil: nowhere).
+func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.RunFunc {
 	d := obj.Dim()
 	user, _ := obj.(UserObjective)
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
@@ -226,6 +240,9 @@ func (c *Campaign) RunFunc(obj Objective, workers int) campaign.RunFunc {
 			})
 		if err != nil {
 			return nil, err
+		}
+		if n := res.Failures(); n > 0 && warn != nil {
+			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}
 		return writeRunFiles(rec, res, d, user)
 	}

@@ -131,8 +131,10 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		p.IDs = []string{}
 		idLine = map[string]int{}
 	}
-	var texts []string // the fingerprint column
-	var lines []int
+	var fps *FingerprintReader
+	if fc >= 0 {
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))}
+	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
 		if lc >= 0 {
@@ -142,8 +144,11 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 		}
 		if fc >= 0 {
-			texts = append(texts, rec[fc])
-			lines = append(lines, line)
+			b, err := fps.Parse(rec[fc], fmt.Sprintf("line %d", line))
+			if err != nil {
+				return err
+			}
+			p.Bits = append(p.Bits, b)
 		} else {
 			x := make([]float64, len(fcols))
 			for k, j := range fcols {
@@ -178,13 +183,6 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
 		return nil, err
 	}
-	if fc >= 0 {
-		row := func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
-		column := fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))
-		if p.Bits, err = ParseFingerprints(texts, format, path, column, row); err != nil {
-			return nil, err
-		}
-	}
 	if ic < 0 && cols.ID >= 0 {
 		p.IDs = unnamed[slices.Index(cols.Unnamed, cols.ID)]
 	}
@@ -206,6 +204,9 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			p.Dense = nil
+		}
+		if s := cfg.Similarity; s != SimilarityGaussian && s != SimilarityNative && s != SimilarityUnweighted {
+			return nil, fmt.Errorf("pool.csv.similarity: similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", s, SimilarityNative, SimilarityUnweighted)
 		}
 		g, w, err := TanimotoGraph(p.Bits, cfg.K, cfg.Similarity, cacheDir, workers)
 		if err != nil {

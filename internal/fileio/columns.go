@@ -367,7 +367,7 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 			texts = append(texts, strings.TrimSpace(rec[cols.Fingerprint]))
 		}
 		if cols.ID >= 0 {
-			d.IDs = append(d.IDs, strings.TrimSpace(rec[cols.ID]))
+			d.IDs = append(d.IDs, rec[cols.ID]) // verbatim, as the pool readers keep ids
 		}
 		if cols.Group >= 0 {
 			d.Groups = append(d.Groups, strings.TrimSpace(rec[cols.Group]))

@@ -55,7 +55,7 @@ type continuousSuggestOptions struct {
 	minimize                            bool
 	regions, init, candidates, maxTrain int
 	tau, lengthScale                    float64
-	retryFailed, qvsFloor               bool
+	qvsFloor                            bool
 	qvsMode                             string
 }
 
@@ -72,7 +72,6 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.maxTrain, "max-train", bayesopt.DefaultMaxTrain, "GP training points per region: the nearest to its centre")
 	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
 	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
-	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
 
 // defaultSuggestCandidates is suggest's --candidates: 200, not the
@@ -139,7 +138,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
 		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: bayesopt.DefaultFitIterations, Workers: g.Workers,
-		RetryFailed: o.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
+		RetryFailed: common.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
 	s.Budget = s.Init
 	if (o.qvsFloor || o.qvsMode != bayesopt.ModePaper) && common.method != bayesopt.MethodQVS {
 		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
@@ -151,13 +150,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	if err != nil {
 		return err
 	}
-	if n := space.CountFailed(obs); n > 0 {
-		what := "no suggestion within 0.05 x sqrt(parameters) of them in the unit-scaled space (--retry-failed allows it)"
-		if o.retryFailed {
-			what = "--retry-failed: they may be suggested again"
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, len(obs), common.observed, what)
-	}
+	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, "within 0.05 x sqrt(parameters) of them in the unit-scaled space", common.retryFailed)
 	var pend []space.Observation
 	if o.pending != "" {
 		if pend, err = space.ReadPending(o.pending, sp); err != nil {

@@ -35,6 +35,10 @@ type Settings struct {
 	Seed    uint64      // master seed
 	Repeat  int         // repeat number: selects the initial points
 	Workers int         // goroutines of the greedy qVS step (<= 1: serial)
+	// RetryFailed lets Ask return failed items again (Engine; `qvs
+	// bayesopt suggest --kernel --retry-failed`). A campaign's evaluations
+	// never fail, so it never reads this.
+	RetryFailed bool
 }
 
 // DefaultSettings: 2 initial points then 100 queries in batches of 5

@@ -17,8 +17,6 @@ import (
 // evaluations, by the rule a --space campaign writes to
 // runs/KEY.solutions.csv (bayesopt.SelectSolutions).
 
-func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptSolutionsCmd) }
-
 type solutionsOptions struct {
 	space, kernel, ids, observed, q, format string
 	m                                       int
@@ -53,8 +51,9 @@ space's length_scale. Output: rank,<parameters>,value,region, values in the
 file's units (region: the file's region column, -1 without one).
 
 --kernel K.npy: evals.csv with index (0-based kernel row) or id (from
---ids) and value; the similarity is the kernel's entry. Output:
-rank,index,id,value.
+--ids) and value, as for qvs bayesopt suggest --kernel; failed rows (the
+same rule) are counted on stderr and never chosen. The similarity is the
+kernel's entry. Output: rank,index,id,value.
 
 The set's VS (order 1, the diversity measure the campaigns report as
 solutions_vs) goes to stderr with --format csv or table, and into the JSON
@@ -136,9 +135,18 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		if err != nil {
 			return err
 		}
-		evals, err := discrete.ReadEvaluations(o.observed, ids)
+		all, err := discrete.ReadEvaluations(o.observed, ids)
 		if err != nil {
 			return err
+		}
+		var evals []discrete.Evaluation // the successes: a failed item is never chosen
+		for _, e := range all {
+			if !e.Failed {
+				evals = append(evals, e)
+			}
+		}
+		if n := len(all) - len(evals); n > 0 {
+			note = fmt.Sprintf("; %d of %d experiments failed (never chosen)", n, len(all))
 		}
 		vals := make([]float64, len(evals))
 		for i, e := range evals {

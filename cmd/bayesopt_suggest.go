@@ -16,13 +16,11 @@ import (
 // cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
 // and the dispatch.
 
-func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptSuggestCmd) }
-
 // suggestCommon are the flags both kinds of suggest share.
 type suggestCommon struct {
 	observed, method, q, format string
 	batch                       int
-	rawIDs                      bool
+	rawIDs, retryFailed         bool
 }
 
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
@@ -68,6 +66,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv, table or json (one document: docs/json.md)")
 	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
+	f.BoolVar(&common.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: --space, none within 0.05 x sqrt(parameters) in the unit-scaled space; --kernel, never the failed item itself)")
 	addContinuousSuggestFlags(c, cont)
 	addDiscreteSuggestFlags(c, disc)
 	return c
@@ -76,9 +75,23 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 // Flags that only one kind of suggest reads (--init and the shared flags
 // above serve both).
 var (
-	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train", "retry-failed", "qvs-floor", "qvs-mode"}
+	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train", "qvs-floor", "qvs-mode"}
 	discreteOnlyFlags   = []string{"ids", "beta", "name"}
 )
+
+// warnFailed tells stderr how many of the total experiments of observed
+// failed (n > 0) and what suggest does about them: near says where no
+// suggestion falls without --retry-failed.
+func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
+	if n == 0 {
+		return
+	}
+	what := "no suggestion " + near + " (--retry-failed allows it)"
+	if retry {
+		what = "--retry-failed: they may be suggested again"
+	}
+	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
+}
 
 // flagsOnlyFor reports a flag of names given to the other kind of suggest.
 func flagsOnlyFor(c *cobra.Command, kind string, names []string) error {

@@ -55,7 +55,7 @@ type continuousSuggestOptions struct {
 	minimize                            bool
 	regions, init, candidates, maxTrain int
 	tau, lengthScale                    float64
-	retryFailed, qvsFloor               bool
+	qvsFloor                            bool
 	qvsMode                             string
 }
 
@@ -69,10 +69,9 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
 	f.IntVar(&o.candidates, "candidates", defaultSuggestCandidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: 1000 (a campaign's default, to continue its run) takes about 10x the CPU of 200 per round")
-	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+	f.IntVar(&o.maxTrain, "max-train", bayesopt.DefaultMaxTrain, "GP training points per region: the nearest to its centre")
 	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
 	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
-	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
 
 // defaultSuggestCandidates is suggest's --candidates: 200, not the
@@ -108,7 +107,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	q, err := vendi.ParseOrder(common.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	sp, err := space.Load(o.space)
 	if err != nil {
@@ -138,26 +137,20 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
-		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers,
-		RetryFailed: o.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
+		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: bayesopt.DefaultFitIterations, Workers: g.Workers,
+		RetryFailed: common.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
 	s.Budget = s.Init
 	if (o.qvsFloor || o.qvsMode != bayesopt.ModePaper) && common.method != bayesopt.MethodQVS {
 		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
 	}
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {
 		return err
 	}
-	if n := space.CountFailed(obs); n > 0 {
-		what := "no suggestion within 0.05 x sqrt(parameters) of them in the unit-scaled space (--retry-failed allows it)"
-		if o.retryFailed {
-			what = "--retry-failed: they may be suggested again"
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, len(obs), common.observed, what)
-	}
+	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, "within 0.05 x sqrt(parameters) of them in the unit-scaled space", common.retryFailed)
 	var pend []space.Observation
 	if o.pending != "" {
 		if pend, err = space.ReadPending(o.pending, sp); err != nil {

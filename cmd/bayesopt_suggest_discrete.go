@@ -26,7 +26,7 @@ func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
 	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates in kernel order, the first column of a CSV (a header named id is skipped, so an id,value table works) (default: their indices)")
-	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
+	f.StringVar(&d.name, "name", discrete.TaskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
 	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
 }
 
@@ -34,8 +34,17 @@ const discreteSuggestHelp = `
 Discrete pool (--kernel; paper §4.2, Algorithm 3):
   --observed CSV with a header holding index (0-based kernel row) or id
   (a name from --ids), and value (the objective, maximised); one row per
-  finished experiment, in the order they were run; other columns ignored.
-  A file with the header alone starts a campaign.
+  finished experiment, in the order they were run; other columns ignored
+  except status. A file with the header alone starts a campaign.
+  Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
+  or failed, or whose status column (optional) says failed, is a failure.
+  It counts as a row (for --init and the iteration below) but never enters
+  the model (the GP and the qVS history), and the failed item is never
+  suggested again (for a discrete pool the radius is the item itself: the
+  kernel gives no distance), unless --retry-failed; the item may then be listed
+  again with its new result. The number of failed rows goes to stderr. A
+  file whose rows all failed gets the next points of the initial design's
+  stream (uniform random from --seed) until one succeeds.
   Methods: qvs (greedy qVS_q of the evaluated items plus the batch, quality
   = UCB min-max scaled to [0, 1]; q = 0 is ucb), ucb (top-B UCB), random.
   The GP (prior covariance = the kernel; mean, scale and noise fitted by
@@ -76,7 +85,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	q, err := vendi.ParseOrder(f.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
 		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
@@ -97,7 +106,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if err != nil {
 		return err
 	}
-	s := discrete.Settings{Method: f.method, Q: q, Init: init, Batch: f.batch, Beta: d.beta, Seed: g.Seed, Workers: g.Workers}
+	s := discrete.Settings{Method: f.method, Q: q, Init: init, Batch: f.batch, Beta: d.beta, Seed: g.Seed, Workers: g.Workers, RetryFailed: f.retryFailed}
 	if f.method != discrete.MethodQVS {
 		s.Q = 0
 	}
@@ -109,12 +118,16 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)
 	}
-	if free := n - e.Len(); f.batch > free {
+	warnFailed(c.ErrOrStderr(), e.Failures(), e.Len(), f.observed, "of a failed item", f.retryFailed)
+	if free := e.Available(); f.batch > free {
+		if e.Failures() > 0 && !f.retryFailed {
+			return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are neither evaluated nor failed in %s (--retry-failed makes failed ones candidates again)", f.batch, free, n, d.kernel, f.observed)
+		}
 		return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are not in %s", f.batch, free, n, d.kernel, f.observed)
 	}
 	picks, err := e.Ask(f.batch)
@@ -132,8 +145,11 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 			fmt.Fprintf(w, ", q = %s", q.String())
 		}
 		fmt.Fprintln(w)
-		if e.Len() < init {
+		switch {
+		case e.Len() < init:
 			fmt.Fprintf(w, "suggest: fewer than --init %d evaluations: %d point(s) of the initial design (uniform random from --seed %d)\n", init, len(picks), g.Seed)
+		case e.Successes() == 0 && f.method != discrete.MethodRandom:
+			fmt.Fprintf(w, "suggest: no successful evaluation yet: %d point(s) of the initial design's stream (uniform random from --seed %d)\n", len(picks), g.Seed)
 		}
 	}
 	rows := make([][]string, len(picks))

@@ -15,8 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-func init() { register(newGraphCmd) }
-
 type graphOptions struct {
 	as         asOptions
 	similarity string
@@ -71,6 +69,10 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return usageErrorf("--out W.npz is required")
 	}
 	cfg := asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
+	if g.fromFlags == nil {
+		g.fromFlags = map[string]bool{}
+	}
+	o.as.csv.fromFlags = g.fromFlags
 	if err := o.as.csv.apply(fl, &cfg); err != nil {
 		return err
 	}
@@ -80,7 +82,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	stderr := c.ErrOrStderr()
 	pool, err := loadPool(cfg.Pool, g, stderr)
 	if err != nil {
-		return o.as.csv.nameFlags(err)
+		return err
 	}
 	n := pool.Len()
 	m := &fileio.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}

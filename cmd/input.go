@@ -37,10 +37,6 @@ type itemInput struct {
 	groups    []string  // each item's group (score --group-column), nil when not given
 }
 
-// symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
-// kernel file (values written with ~10 significant digits round-trip).
-const symmetryTol = 1e-8
-
 // Embedding kernels of --embedding-kernel.
 const (
 	embCosine   = "cosine"
@@ -174,7 +170,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			return nil, err
 		}
 		if f.kernel != "" {
-			if in.kernel, err = kernelFromTable(t, f.normalize); err != nil {
+			if in.kernel, err = datasets.KernelFromTable(t, f.normalize); err != nil {
 				return nil, err
 			}
 			in.n = t.Rows
@@ -257,44 +253,6 @@ func checkUniqueIDs(src string, ids []string) error {
 		first[id] = k
 	}
 	return nil
-}
-
-// kernelFromTable checks that t is a square symmetric matrix and returns it
-// (rescaled to unit diagonal with normalize).
-func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
-	path := t.Path
-	if t.Rows != t.Cols {
-		return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
-	}
-	maxAbs := vendi.Unoverflow(t.Data)
-	for i := 0; i < t.Rows; i++ {
-		for j := i + 1; j < t.Cols; j++ {
-			if math.Abs(t.At(i, j)-t.At(j, i)) > symmetryTol*maxAbs {
-				return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
-					path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
-			}
-		}
-	}
-	// K shares the table's memory (no second n x n copy): its upper
-	// triangle becomes (K_ij + K_ji)/2 in place, the lower one is left as read.
-	n := t.Rows
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			t.Data[i*n+j] = 0.5 * (t.Data[i*n+j] + t.Data[j*n+i])
-		}
-	}
-	K := mat.NewSymDense(n, t.Data)
-	if !normalize {
-		return K, nil
-	}
-	// vendi.Normalize names the item 0-based; the file's row is 1-based.
-	for i := 0; i < n; i++ {
-		if v := t.At(i, i); !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0 and finite", path, i+1, i+1, v)
-		}
-	}
-	vendi.NormalizeInPlace(K)
-	return K, nil
 }
 
 // checkHeaderFlags refuses the flags that name header columns on a table

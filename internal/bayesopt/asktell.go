@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Engine is the optimiser as a state machine driven by its evaluation
@@ -103,7 +104,7 @@ func (e *Engine) Ask(ctx context.Context, b int, pending [][]float64) ([]Evaluat
 		return nil, fmt.Errorf("ask before the initial design was told: tell InitialDesign's evaluations first")
 	}
 	if b < 1 {
-		return nil, fmt.Errorf("batch = %d: must be at least 1", b)
+		return nil, configkeys.Invalid("batch", b, "must be at least 1")
 	}
 	for i, x := range pending {
 		if len(x) != r.d {

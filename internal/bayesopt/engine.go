@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -88,6 +89,15 @@ type Settings struct {
 	RetryFailed bool
 }
 
+// Defaults of Settings, Protocol and `qvs bayesopt suggest`: Thompson
+// candidates per region, GP training points per region, L-BFGS iterations
+// per GP fit.
+const (
+	DefaultCandidates    = 1000
+	DefaultMaxTrain      = 300
+	DefaultFitIterations = 30
+)
+
 // FailureRadiusFraction is the radius around a failed experiment inside
 // which the engine proposes nothing (unless Settings.RetryFailed), as a
 // fraction of the diagonal of the unit cube the engine works in (each
@@ -104,13 +114,13 @@ const FailureRadiusFraction = 0.05
 
 func (s *Settings) defaults() {
 	if s.Candidates == 0 {
-		s.Candidates = 1000
+		s.Candidates = DefaultCandidates
 	}
 	if s.MaxTrain == 0 {
-		s.MaxTrain = 300
+		s.MaxTrain = DefaultMaxTrain
 	}
 	if s.FitIterations == 0 {
-		s.FitIterations = 30
+		s.FitIterations = DefaultFitIterations
 	}
 	if s.Workers < 1 {
 		s.Workers = 1
@@ -123,41 +133,41 @@ func (s Settings) Validate() error {
 	switch s.Method {
 	case MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS:
 	default:
-		return fmt.Errorf("method %q: expected one of %v", s.Method, Methods)
+		return configkeys.Invalid("method", s.Method, "expected one of %v", Methods)
 	}
 	switch {
 	case s.Init < 1:
-		return fmt.Errorf("init = %d: need at least 1 initial point", s.Init)
+		return configkeys.Invalid("init", s.Init, "need at least 1 initial point")
 	case s.Budget < s.Init:
-		return fmt.Errorf("budget = %d: must be at least init = %d", s.Budget, s.Init)
+		return configkeys.Invalid("budget", s.Budget, "must be at least init = %d", s.Init)
 	case s.Batch < 1:
-		return fmt.Errorf("batch = %d: must be at least 1", s.Batch)
+		return configkeys.Invalid("batch", s.Batch, "must be at least 1")
 	case s.Regions < 1:
-		return fmt.Errorf("regions = %d: must be at least 1", s.Regions)
+		return configkeys.Invalid("regions", s.Regions, "must be at least 1")
 	case s.Method != MethodRandom && s.Init < s.Regions:
-		return fmt.Errorf("init = %d: %s needs at least regions = %d initial points to place its centres", s.Init, s.Method, s.Regions)
+		return configkeys.Invalid("init", s.Init, "%s needs at least regions = %d initial points to place its centres", s.Method, s.Regions)
 	case s.Tau < 0 || math.IsNaN(s.Tau):
-		return fmt.Errorf("tau = %v: must be >= 0", s.Tau)
+		return configkeys.Invalid("tau", s.Tau, "must be >= 0")
 	case s.Candidates < s.Batch:
-		return fmt.Errorf("candidates = %d: must be at least batch = %d", s.Candidates, s.Batch)
+		return configkeys.Invalid("candidates", s.Candidates, "must be at least batch = %d", s.Batch)
 	case s.MaxTrain < 1:
-		return fmt.Errorf("max_train = %d: must be at least 1", s.MaxTrain)
+		return configkeys.Invalid("max_train", s.MaxTrain, "must be at least 1")
 	case s.TauFloor && s.Method != MethodQVS:
-		return fmt.Errorf("qvs_floor: applies to method qvs only, not %s", s.Method)
+		return configkeys.Invalid("qvs_floor", nil, "applies to method qvs only, not %s", s.Method)
 	case s.TauFloor && !(s.Tau > 0):
-		return fmt.Errorf("qvs_floor: needs tau > 0, got %v", s.Tau)
+		return configkeys.Invalid("qvs_floor", nil, "needs tau > 0, got %v", s.Tau)
 	case s.Mode != "" && s.Mode != ModePaper && s.Mode != ModeAuthors:
-		return fmt.Errorf("qvs_mode %q: expected %s or %s", s.Mode, ModePaper, ModeAuthors)
+		return configkeys.Invalid("qvs_mode", s.Mode, "expected %s or %s", ModePaper, ModeAuthors)
 	case s.authors() && s.TauFloor:
-		return fmt.Errorf("qvs_floor: qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
+		return configkeys.Invalid("qvs_floor", nil, "qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
 	case s.authors() && !(s.Tau > 0):
-		return fmt.Errorf("qvs_mode %s: needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+		return configkeys.Invalid("qvs_mode", nil, "%s needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
 	case s.Final != "" && s.Final != FinalCentres && s.Final != FinalBand:
-		return fmt.Errorf("final %q: expected %s or %s", s.Final, FinalCentres, FinalBand)
+		return configkeys.Invalid("final", s.Final, "expected %s or %s", FinalCentres, FinalBand)
 	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
-		return fmt.Errorf("sampler %q: expected %s or %s", s.Sampler, SamplerExact, SamplerPathwise)
+		return configkeys.Invalid("sampler", s.Sampler, "expected %s or %s", SamplerExact, SamplerPathwise)
 	case s.FailureTolerance < 0:
-		return fmt.Errorf("failure_tolerance = %d: must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))", s.FailureTolerance)
+		return configkeys.Invalid("failure_tolerance", s.FailureTolerance, "must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))")
 	case s.Method == MethodQVS:
 		if err := s.Q.Validate(); err != nil {
 			return fmt.Errorf("q: %w", err)

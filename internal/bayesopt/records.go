@@ -53,6 +53,19 @@ func IsFailedCell(cell string) bool {
 	return false
 }
 
+// IsFailedStatus reports whether a status cell (the optional status column
+// of a user's evaluation file) marks a failed experiment: "failed" or
+// "fail" (any case, surrounding spaces ignored). Other statuses, such as
+// "ok" or "complete", and an empty cell mean nothing: the value cell decides
+// (IsFailedCell). The continuous and the discrete suggest share this rule.
+func IsFailedStatus(cell string) bool {
+	switch strings.ToLower(strings.TrimSpace(cell)) {
+	case "failed", "fail":
+		return true
+	}
+	return false
+}
+
 // ParseRecords parses evaluation rows (without header) of a d-dimensional
 // task. A value cell "failed" or "nan" (any case) is a failed experiment
 // (Failed, Value NaN); records written before failures existed never hold

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -44,7 +45,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 
 func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if cfg.File == "" {
-		return nil, fmt.Errorf("pool.csv.file: empty, expected the path of a CSV file")
+		return nil, configkeys.Invalid("pool.csv.file", nil, "empty, expected the path of a CSV file")
 	}
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
@@ -53,7 +54,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		return nil, fmt.Errorf("pool.csv.ids_file: only for a .npy pool; a CSV pool names its id column (pool.csv.id_column)")
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q, %q", cfg.Metric, MetricEuclidean, MetricCosine, MetricTanimoto)
+		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		format = FingerprintBits
 	}
 	if !slices.Contains(FingerprintFormats, format) {
-		return nil, fmt.Errorf("pool.csv.fingerprint_format: %q is not one of %s", cfg.FingerprintFormat, strings.Join(FingerprintFormats, ", "))
+		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
 	}
 	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
 		return nil, fmt.Errorf("pool.csv.fingerprint_column: fingerprints are compared by Tanimoto similarity: set pool.csv.metric to %q (it is %q)", MetricTanimoto, cfg.Metric)
@@ -74,7 +75,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	path := cfg.File
 	f, err := fileio.OpenInput(path)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.file: %w", err)
+		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)
@@ -199,7 +200,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())
 	}
 	if cfg.K >= p.Len() {
-		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
+		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", p.Len(), path)
 	}
 	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
 		return nil, err
@@ -232,11 +233,11 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 // (k, metric, knn, similarity), recording how in p.Graph.
 func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) error {
 	if _, err := ResolveKNNMethod(cfg.KNN, p.Len()); err != nil {
-		return fmt.Errorf("pool.csv.knn: %w", err)
+		return configkeys.Wrap("pool.csv.knn", err)
 	}
 	if cfg.Metric == MetricTanimoto {
 		if err := checkTanimotoSimilarity(cfg.Similarity); err != nil {
-			return fmt.Errorf("pool.csv.similarity: %w", err)
+			return configkeys.Wrap("pool.csv.similarity", err)
 		}
 	}
 	g, info, err := BuildGraph(cacheDir, p.Dense, p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
@@ -247,7 +248,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	if cfg.Metric == MetricTanimoto {
 		w = tanimotoWeights(g, p.Bits, cfg.Similarity)
 	} else if w, err = EdgeWeights(g, cfg.Similarity); err != nil {
-		return fmt.Errorf("pool.csv.similarity: %w", err)
+		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
 	p.Graph = info

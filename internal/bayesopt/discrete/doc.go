@@ -38,7 +38,12 @@
 // evaluations. Problem.Search (a campaign run, with exact resume) is a loop
 // of Ask and Tell, and `qvs bayesopt suggest --kernel` tells a user's
 // history and asks once: the same history gives the same batch.
-// ReadEvaluations reads such a history from a CSV file.
+// ReadEvaluations reads such a history from a CSV file. A failed experiment
+// (Evaluation.Failed: a value of nan, failed or empty, or a status of
+// failed, as in the continuous form) counts as a row of the history but
+// never enters the GP or the qVS history, and its item is never asked
+// again unless Settings.RetryFailed (the failure radius of a discrete pool
+// is the item itself).
 //
 // Every run of a repeat starts from the same Init random points. The budget
 // counts every evaluation, initial points included (as for the continuous

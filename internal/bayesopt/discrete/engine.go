@@ -12,10 +12,12 @@ import (
 )
 
 // Evaluation is one finished query: candidate Index (0-based row of the
-// kernel) and its objective Value (maximised, finite).
+// kernel) and its objective Value (maximised, finite), or a failed
+// experiment (Failed; Value is ignored, NaN by convention).
 type Evaluation struct {
-	Index int
-	Value float64
+	Index  int
+	Value  float64
+	Failed bool
 }
 
 // Engine is the discrete search (Algorithm 3 and its baselines) as an
@@ -31,15 +33,26 @@ type Evaluation struct {
 // 1 + ceil((N - Init) / Batch). A campaign's history after t batches of
 // Batch points has exactly that length; a user's file in which the last
 // batch is unfinished counts that batch as done.
+//
+// A failed evaluation (Evaluation.Failed) counts in N (it spent its place
+// in the initial design or its batch) but never enters the GP or the qVS
+// history D, and its item is never asked again: for a discrete pool the
+// failure radius is the item itself, since the kernel gives no distance
+// in which a neighbour is "the same experiment". With Settings.RetryFailed
+// a failed item is a candidate again; an item that failed may be told
+// again (a retry), one that succeeded may not.
 type Engine struct {
 	name      string        // candidate-set name: part of every random stream
 	kernel    *mat.SymDense // GP prior covariance
 	diversity *mat.SymDense // unit-diagonal similarity of qVS
 	s         Settings
 
-	obs  []int     // evaluated items, in the order told
-	y    []float64 // their values
-	seen []bool
+	obs    []int     // successfully evaluated items, in the order told
+	y      []float64 // their values
+	seen   []bool    // evaluated successfully
+	failed []bool    // failed, and no success since
+	told   int       // evaluations told, failures included
+	nFail  int       // failed evaluations told
 
 	acq *Acquisition // fitted to the current history on demand; reset by Tell
 }
@@ -63,7 +76,7 @@ func NewEngine(name string, kernel, diversity *mat.SymDense, s Settings) (*Engin
 	if err := s.validatePolicy(n); err != nil {
 		return nil, err
 	}
-	return &Engine{name: name, kernel: kernel, diversity: diversity, s: s, seen: make([]bool, n)}, nil
+	return &Engine{name: name, kernel: kernel, diversity: diversity, s: s, seen: make([]bool, n), failed: make([]bool, n)}, nil
 }
 
 // NewEngine starts an engine on the problem's candidate set.
@@ -71,16 +84,40 @@ func (p *Problem) NewEngine(s Settings) (*Engine, error) {
 	return NewEngine(p.Set.Name, p.Set.Kernel, p.Diversity, s)
 }
 
-// Len is the number of evaluations told.
-func (e *Engine) Len() int { return len(e.obs) }
+// Len is the number of evaluations told, failed ones included.
+func (e *Engine) Len() int { return e.told }
 
-// Observed reports whether item i has been evaluated.
+// Failures is the number of failed evaluations told.
+func (e *Engine) Failures() int { return e.nFail }
+
+// Successes is the number of successful evaluations told (the GP's data).
+func (e *Engine) Successes() int { return len(e.obs) }
+
+// Observed reports whether item i has been evaluated successfully.
 func (e *Engine) Observed(i int) bool { return e.seen[i] }
+
+// Failed reports whether item i failed and has not succeeded since.
+func (e *Engine) Failed(i int) bool { return e.failed[i] }
+
+// Available is the number of items Ask may return: neither evaluated
+// successfully nor (without Settings.RetryFailed) failed.
+func (e *Engine) Available() int { return len(e.free()) }
+
+// free lists the items Ask may return, ascending.
+func (e *Engine) free() []int {
+	out := make([]int, 0, len(e.seen)-len(e.obs))
+	for i, ok := range e.seen {
+		if !ok && (!e.failed[i] || e.s.RetryFailed) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
 
 // Iteration is the iteration the next Ask belongs to: 0 while fewer than
 // Init evaluations were told, else 1 + ceil((N - Init) / Batch).
 func (e *Engine) Iteration() int {
-	n := len(e.obs)
+	n := e.told
 	if n < e.s.Init {
 		return 0
 	}
@@ -88,8 +125,10 @@ func (e *Engine) Iteration() int {
 }
 
 // Tell appends finished evaluations to the history. An index out of range,
-// an item already evaluated or a non-finite value is an error, and then
-// nothing of this call is recorded.
+// an item already evaluated successfully (in the history or this call) or
+// a non-finite value of a successful evaluation is an error, and then
+// nothing of this call is recorded. A failed evaluation may follow failed
+// ones of the same item, and a success may follow them.
 func (e *Engine) Tell(evals ...Evaluation) error {
 	n := len(e.seen)
 	fresh := make(map[int]bool, len(evals))
@@ -99,15 +138,24 @@ func (e *Engine) Tell(evals ...Evaluation) error {
 			return fmt.Errorf("discrete: item %d out of range [0, %d)", ev.Index, n)
 		case e.seen[ev.Index] || fresh[ev.Index]:
 			return fmt.Errorf("discrete: item %d evaluated twice", ev.Index)
+		case ev.Failed:
+			continue
 		case math.IsNaN(ev.Value) || math.IsInf(ev.Value, 0):
 			return fmt.Errorf("discrete: item %d has value %v, expected a finite number", ev.Index, ev.Value)
 		}
 		fresh[ev.Index] = true
 	}
 	for _, ev := range evals {
+		e.told++
+		if ev.Failed {
+			e.nFail++
+			e.failed[ev.Index] = true
+			continue
+		}
 		e.obs = append(e.obs, ev.Index)
 		e.y = append(e.y, ev.Value)
 		e.seen[ev.Index] = true
+		e.failed[ev.Index] = false
 	}
 	if len(evals) > 0 {
 		e.acq = nil
@@ -121,8 +169,14 @@ func (e *Engine) Tell(evals ...Evaluation) error {
 func (e *Engine) InitialDesign() []int { return initialDesign(e.s, e.name, len(e.seen)) }
 
 func initialDesign(s Settings, name string, n int) []int {
-	rng := campaign.RNG(s.Seed, name, "init", s.Repeat)
-	return append([]int(nil), rng.Perm(n)[:s.Init]...)
+	return designOrder(s, name, n)[:s.Init:s.Init]
+}
+
+// designOrder is the initial design's stream: a uniform permutation of the
+// n items from (seed, name, repeat); its first Init items are the initial
+// design, and a history without a successful evaluation continues it.
+func designOrder(s Settings, name string, n int) []int {
+	return campaign.RNG(s.Seed, name, "init", s.Repeat).Perm(n)
 }
 
 // Acquisition holds a GP fitted to the history, its posterior and the UCB
@@ -134,11 +188,12 @@ type Acquisition struct {
 	Quality  []float64 // UCB mapped to [0, 1] (see QualityFromUCB)
 }
 
-// ErrNoHistory is returned by Acquisition before any evaluation was told.
-var ErrNoHistory = errors.New("discrete: the GP needs at least one evaluation")
+// ErrNoHistory is returned by Acquisition before any successful
+// evaluation was told.
+var ErrNoHistory = errors.New("discrete: the GP needs at least one successful evaluation")
 
-// Acquisition fits the GP to the history (once per history) and returns
-// its UCB and qualities. The GP works in standardised units (see GP); Mean
+// Acquisition fits the GP to the successful evaluations of the history
+// (once per history) and returns its UCB and qualities. The GP works in standardised units (see GP); Mean
 // and SD are mapped back to objective units.
 func (e *Engine) Acquisition() (*Acquisition, error) {
 	if e.acq != nil {
@@ -166,6 +221,9 @@ func (e *Engine) Acquisition() (*Acquisition, error) {
 //
 //   - Fewer than Init evaluations: the first min(b, Init - N) items of the
 //     initial design not yet evaluated (a campaign asks for all Init at once).
+//   - No successful evaluation (every one failed), ucb or qvs: the next b
+//     items of the initial design's stream (designOrder) that Ask may return,
+//     as a longer initial design would.
 //   - random: uniform without replacement among the unevaluated items, from
 //     campaign.RNG(seed, name, "random", repeat, Iteration()).
 //   - ucb: the b unevaluated items of largest UCB (ties: lowest index), as
@@ -178,24 +236,35 @@ func (e *Engine) Acquisition() (*Acquisition, error) {
 //     greedy batch is exactly the top-b UCB batch: q = 0 is regular
 //     BayesOpt, computed as such (vendi's numerical-rank VS_0 would differ
 //     only by penalising exact duplicates).
+//
+// Ask never returns an item evaluated successfully, nor a failed one unless
+// Settings.RetryFailed.
 func (e *Engine) Ask(b int) ([]int, error) {
 	n := len(e.seen)
 	if b < 1 {
 		return nil, fmt.Errorf("discrete: batch of %d asked, expected at least 1", b)
 	}
-	free := make([]int, 0, n-len(e.obs))
-	for i := 0; i < n; i++ {
-		if !e.seen[i] {
-			free = append(free, i)
-		}
-	}
+	free := e.free()
 	if b > len(free) {
+		if e.nFail > 0 && !e.s.RetryFailed {
+			return nil, fmt.Errorf("discrete: %d queries asked but only %d candidates are neither evaluated nor failed", b, len(free))
+		}
 		return nil, fmt.Errorf("discrete: %d queries asked but only %d candidates are not evaluated", b, len(free))
 	}
-	if len(e.obs) < e.s.Init {
+	askable := func(i int) bool { return !e.seen[i] && (!e.failed[i] || e.s.RetryFailed) }
+	if e.told < e.s.Init {
 		var out []int
 		for _, i := range e.InitialDesign() {
-			if len(out) < min(b, e.s.Init-len(e.obs)) && !e.seen[i] {
+			if len(out) < min(b, e.s.Init-e.told) && askable(i) {
+				out = append(out, i)
+			}
+		}
+		return out, nil
+	}
+	if len(e.obs) == 0 && e.s.Method != MethodRandom {
+		var out []int
+		for _, i := range designOrder(e.s, e.name, n) {
+			if len(out) < b && askable(i) {
 				out = append(out, i)
 			}
 		}
@@ -217,13 +286,20 @@ func (e *Engine) Ask(b int) ([]int, error) {
 	if e.s.Method == MethodUCB || e.s.Q == 0 {
 		return TopK(acq.UCB, free, b), nil
 	}
+	// Candidates nil (every item not in the prefix) unless failed items
+	// must be left out: the same greedy as before failures existed.
+	var cand []int
+	if len(free) != n-len(e.obs) {
+		cand = free
+	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
-		Kernel:  vendi.DenseKernel(e.diversity),
-		Quality: acq.Quality,
-		Prefix:  e.obs,
-		K:       b,
-		Q:       e.s.Q,
-		Workers: e.s.Workers,
+		Kernel:     vendi.DenseKernel(e.diversity),
+		Quality:    acq.Quality,
+		Prefix:     e.obs,
+		Candidates: cand,
+		K:          b,
+		Q:          e.s.Q,
+		Workers:    e.s.Workers,
 	})
 	if err != nil {
 		return nil, err

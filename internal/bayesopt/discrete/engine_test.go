@@ -91,7 +91,7 @@ func TestEngineInitialDesign(t *testing.T) {
 	for slices.Contains(design, other) {
 		other++
 	}
-	if err := e.Tell(Evaluation{design[1], 1}, Evaluation{other, 2}); err != nil {
+	if err := e.Tell(Evaluation{Index: design[1], Value: 1}, Evaluation{Index: other, Value: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := e.Ask(5); !slices.Equal(got, []int{design[0], design[2]}) {
@@ -113,16 +113,18 @@ func TestEngineTellErrors(t *testing.T) {
 	if _, err := e.Acquisition(); err != ErrNoHistory {
 		t.Errorf("acquisition of an empty history: %v, want ErrNoHistory", err)
 	}
-	if err := e.Tell(Evaluation{1, 1}); err != nil {
+	if err := e.Tell(Evaluation{Index: 1, Value: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range [][]Evaluation{
-		{{2, 1}, {10, 1}},          // out of range
-		{{-1, 1}},                  // out of range
-		{{2, 1}, {1, 3}},           // 1 already told
-		{{2, 1}, {2, 3}},           // twice in one call
-		{{3, math.NaN()}},          // not finite
-		{{3, 1}, {4, math.Inf(1)}}, // not finite
+		{{Index: 2, Value: 1}, {Index: 10, Value: 1}},          // out of range
+		{{Index: -1, Value: 1}},                                // out of range
+		{{Index: 2, Value: 1}, {Index: 1, Value: 3}},           // 1 already told
+		{{Index: 2, Value: 1}, {Index: 2, Value: 3}},           // twice in one call
+		{{Index: 3, Value: math.NaN()}},                        // not finite
+		{{Index: 3, Value: 1}, {Index: 4, Value: math.Inf(1)}}, // not finite
+		{{Index: 1, Failed: true}},                             // 1 already succeeded
+		{{Index: 3, Value: 1}, {Index: 3, Failed: true}},       // a failure after a success
 	} {
 		if err := e.Tell(bad...); err == nil {
 			t.Errorf("Tell(%v): no error", bad)
@@ -183,7 +185,7 @@ func TestAcquisitionObjectiveUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range obs {
-		if err := e2.Tell(Evaluation{i, a*p.Set.Objective[i] + c}); err != nil {
+		if err := e2.Tell(Evaluation{Index: i, Value: a*p.Set.Objective[i] + c}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,12 +27,22 @@ func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
 // naming an item column, `index` (0-based kernel row) or `id` (an entry of
 // ids, the names of the n candidates in kernel order), and a `value` column
 // (the objective, maximised); header names are case-insensitive, other
-// columns are ignored. With both index and id, index is the key and id must
-// name the same item. Rows are returned in file order, which is the order
-// the engine is told. A header alone is an empty history. Errors name the
-// file (name), the line and the column: a missing or unknown item, a value
-// that is not a finite number, an item listed twice, a row with another
-// number of cells than the header.
+// columns are ignored except status. With both index and id, index is the
+// key and id must name the same item. Rows are returned in file order,
+// which is the order the engine is told. A header alone is an empty
+// history.
+//
+// A failed experiment (Optuna's FAIL state) is a row whose value cell is
+// empty, "nan" or "failed" (any case; bayesopt.IsFailedCell), or whose
+// optional status column says "failed" or "fail" (bayesopt.IsFailedStatus,
+// the rule of the continuous space.ReadObservations): it gets Failed and a
+// NaN Value. An item may be listed again after rows of it that all failed
+// (a retry), never after a successful row.
+//
+// Errors name the file (name), the line and the column: a missing or
+// unknown item, a value that is not a finite number (and not a failure), an
+// item listed again after a success, a row with another number of cells
+// than the header.
 func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, error) {
 	n := len(ids)
 	cr := fileio.NewCSVReader(r)
@@ -58,6 +68,7 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 	idxCol, hasIdx := col["index"]
 	idCol, hasID := col["id"]
 	valCol, hasVal := col["value"]
+	statusCol, hasStatus := col["status"]
 	if !hasVal || !(hasIdx || hasID) {
 		return nil, fmt.Errorf("%s: line 1: header %q: expected columns index,value or id,value", name, strings.Join(header, ","))
 	}
@@ -69,7 +80,7 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		}
 	}
 	var out []Evaluation
-	firstLine := map[int]int{}
+	okLine := map[int]int{} // line of each item's successful row
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -102,6 +113,13 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 			}
 			i = k
 		}
+		if l, dup := okLine[i]; dup {
+			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once (or again only after failed rows)", name, line, i, ids[i], l)
+		}
+		if (hasStatus && bayesopt.IsFailedStatus(rec[statusCol])) || bayesopt.IsFailedCell(rec[valCol]) {
+			out = append(out, Evaluation{Index: i, Value: math.NaN(), Failed: true})
+			continue
+		}
 		cell := strings.TrimSpace(rec[valCol])
 		v, err := strconv.ParseFloat(cell, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -110,10 +128,7 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		if err := bayesopt.CheckObjective(v); err != nil {
 			return nil, fmt.Errorf("%s: line %d, column \"value\": %w", name, line, err)
 		}
-		if l, dup := firstLine[i]; dup {
-			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once", name, line, i, ids[i], l)
-		}
-		firstLine[i] = line
+		okLine[i] = line
 		out = append(out, Evaluation{Index: i, Value: v})
 	}
 }

@@ -14,11 +14,11 @@ func TestParseEvaluations(t *testing.T) {
 		name, in string
 		want     []Evaluation
 	}{
-		{"by index, any order", "index,value\n2,1.5\n0,-3\n", []Evaluation{{2, 1.5}, {0, -3}}},
-		{"by id, extra columns", "\ufeffnote,ID,Value\nx,d,7\ny,a,1e-3\n", []Evaluation{{3, 7}, {0, 1e-3}}},
-		{"both, consistent", "rank,index,id,value\n1,1,b,2\n", []Evaluation{{1, 2}}},
+		{"by index, any order", "index,value\n2,1.5\n0,-3\n", []Evaluation{{Index: 2, Value: 1.5}, {Index: 0, Value: -3}}},
+		{"by id, extra columns", "\ufeffnote,ID,Value\nx,d,7\ny,a,1e-3\n", []Evaluation{{Index: 3, Value: 7}, {Index: 0, Value: 1e-3}}},
+		{"both, consistent", "rank,index,id,value\n1,1,b,2\n", []Evaluation{{Index: 1, Value: 2}}},
 		{"header only", "index,value\n", nil},
-		{"blank lines and spaces", "index , value\n\n 3 , 4 \n\n", []Evaluation{{3, 4}}},
+		{"blank lines and spaces", "index , value\n\n 3 , 4 \n\n", []Evaluation{{Index: 3, Value: 4}}},
 	} {
 		got, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
 		if err != nil {
@@ -42,11 +42,11 @@ func TestParseEvaluationsErrors(t *testing.T) {
 		{"index,value\n1.0,2\n", `line 2, column "index": "1.0"`},
 		{"id,value\nb,2\nz,1\n", `e.csv: line 3, column "id": "z" is not the id of a candidate`},
 		{"index,id,value\n1,c,2\n", `e.csv: line 2: index 1 is item "b" but column "id" says "c"`},
-		{"index,value\n1,\n", `e.csv: line 2, column "value": "" is not a finite number`},
-		{"index,value\n1,NaN\n", `line 2, column "value": "NaN"`},
 		{"index,value\n1,inf\n", `line 2, column "value": "inf"`},
 		{"index,value\n1,abc\n", `line 2, column "value": "abc"`},
 		{"index,value\n1,2\n\n2,3\n1,4\n", `e.csv: line 5: item 1 (id "b") was already evaluated on line 2`},
+		{"index,value\n1,failed\n1,2\n1,nan\n", `e.csv: line 4: item 1 (id "b") was already evaluated on line 3`},
+		{"index,value\n1,-inf\n", `line 2, column "value": "-inf"`},
 		{"index,value\n1,2,3\n", "e.csv: line 2 has 3 cells, expected 2 like the header"},
 		{"index,value\n\"1,2\n", "e.csv: "},
 	} {
@@ -58,10 +58,11 @@ func TestParseEvaluationsErrors(t *testing.T) {
 }
 
 // FuzzParseEvaluations: any input either fails with an error naming the
-// file, or gives valid evaluations (known items, each once, finite values),
+// file, or gives valid evaluations (known items, none listed after its
+// successful row, a finite value exactly for the rows not failed),
 // no more than the file has lines.
 func FuzzParseEvaluations(f *testing.F) {
-	for _, s := range []string{"index,value\n2,1.5\n0,-3\n", "id,value\nd,7\n", "rank,index,id,value\n1,1,b,2\n", "index,value\n1,1\n1,2\n", "", "\"", "index,value\n1e400,1\n"} {
+	for _, s := range []string{"index,value\n2,1.5\n0,-3\n", "id,value\nd,7\n", "rank,index,id,value\n1,1,b,2\n", "index,value\n1,1\n1,2\n", "", "\"", "index,value\n1e400,1\n", "index,value,status\n1,2,FAIL\n1,,\n1,nan,ok\n1,3,ok\n", "id,value\nb,failed\nb,1\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -77,10 +78,10 @@ func FuzzParseEvaluations(f *testing.F) {
 		}
 		seen := map[int]bool{}
 		for _, e := range got {
-			if e.Index < 0 || e.Index >= len(evalIDs) || seen[e.Index] || math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
+			if e.Index < 0 || e.Index >= len(evalIDs) || seen[e.Index] || math.IsNaN(e.Value) != e.Failed || math.IsInf(e.Value, 0) {
 				t.Fatalf("invalid evaluations %v", got)
 			}
-			seen[e.Index] = true
+			seen[e.Index] = !e.Failed
 		}
 	})
 }

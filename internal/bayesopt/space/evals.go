@@ -44,10 +44,10 @@ const maxFileBytes = 1 << 30
 //
 // A failed experiment (Optuna's FAIL state) is a row whose value cell is
 // empty, "nan" or "failed" (any case; bayesopt.IsFailedCell), or whose
-// optional status column says "failed" or "fail" (any case; other statuses,
-// such as "ok" or "complete", mean nothing here and the value is read as
-// usual). Its parameters are checked like any row's; it gets Failed and a
-// NaN Value.
+// optional status column says "failed" or "fail" (any case;
+// bayesopt.IsFailedStatus: other statuses, such as "ok" or "complete",
+// mean nothing here and the value is read as usual). Its parameters are
+// checked like any row's; it gets Failed and a NaN Value.
 //
 // A file whose header is exactly a run's records header
 // (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
@@ -180,11 +180,8 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			}
 			o.Values[j] = v
 		}
-		if statusCol >= 0 {
-			switch strings.ToLower(strings.TrimSpace(rec[statusCol])) {
-			case "failed", "fail":
-				o.Failed, o.Value = true, math.NaN()
-			}
+		if statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol]) {
+			o.Failed, o.Value = true, math.NaN()
 		}
 		if withValue && !o.Failed && bayesopt.IsFailedCell(rec[valCol]) {
 			o.Failed, o.Value = true, math.NaN()

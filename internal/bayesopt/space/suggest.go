@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Request is everything a suggestion depends on.
@@ -71,7 +72,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 		return nil, err
 	}
 	if req.Batch < 1 {
-		return nil, fmt.Errorf("batch = %d: must be at least 1", req.Batch)
+		return nil, configkeys.Invalid("batch", req.Batch, "must be at least 1")
 	}
 	// Every row's region is checked, the initial design's and rows read
 	// while the design is incomplete included (a region >= --regions was

@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestSuggestDiscreteFailed: failed rows of --observed (empty, nan, failed,
+// status failed) are counted on stderr in the continuous form's words and
+// never suggested, for every method and batch size, even when the batch
+// asks for every item left; with --retry-failed they are candidates again;
+// a history whose every row failed gets a full batch; a status column
+// without failures leaves stdout byte-identical.
+func TestSuggestDiscreteFailed(t *testing.T) {
+	dir := t.TempDir()
+	writeToyMOF(t, dir, 20)
+	kernel := filepath.Join(dir, "mof", "kernel.csv")
+	table := readCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
+	ok := []int{3, 8, 14, 0}
+	failed := map[int]string{5: "", 11: "nan", 17: "FAILED", 2: "status"}
+	var h, plain, okStatus strings.Builder
+	h.WriteString("index,value,status\n")
+	plain.WriteString("index,value\n")
+	okStatus.WriteString("index,value,status\n")
+	for k, i := range ok {
+		fmt.Fprintf(&h, "%d,%s,ok\n", i, table[i+1][1])
+		fmt.Fprintf(&plain, "%d,%s\n", i, table[i+1][1])
+		fmt.Fprintf(&okStatus, "%d,%s,complete\n", i, table[i+1][1])
+		f := []int{5, 11, 17, 2}[k]
+		if failed[f] == "status" {
+			fmt.Fprintf(&h, "%d,1.5,failed\n", f)
+		} else {
+			fmt.Fprintf(&h, "%d,%s,\n", f, failed[f])
+		}
+	}
+	evals := writeFile(t, dir, "evals.csv", h.String())
+	suggest := func(file string, args ...string) (picks []int, stdout, stderr string) {
+		t.Helper()
+		code, stdout, stderr := runSuggest(t, append([]string{"--kernel", kernel, "--observed", file}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for _, row := range parseCSV(t, stdout)[1:] {
+			i, err := strconv.Atoi(row[1])
+			if err != nil {
+				t.Fatalf("row %v", row)
+			}
+			picks = append(picks, i)
+		}
+		return picks, stdout, stderr
+	}
+	for _, m := range []string{"qvs", "ucb", "random"} {
+		for _, b := range []string{"1", "5", "12"} { // 12 = every item neither evaluated nor failed
+			picks, _, stderr := suggest(evals, "--method", m, "--batch", b)
+			if want := "qvs bayesopt suggest: 4 of 8 experiments in " + evals + " failed: left out of the model; no suggestion of a failed item (--retry-failed allows it)"; !strings.Contains(stderr, want) {
+				t.Errorf("%s: stderr %q, want %q", m, stderr, want)
+			}
+			if strconv.Itoa(len(picks)) != b {
+				t.Errorf("%s --batch %s: %d picks", m, b, len(picks))
+			}
+			for _, i := range picks {
+				if _, f := failed[i]; f || slices.Contains(ok, i) {
+					t.Errorf("%s --batch %s: %v suggests evaluated or failed item %d", m, b, picks, i)
+				}
+			}
+		}
+		// Every item not evaluated successfully: the failed ones included.
+		picks, _, stderr := suggest(evals, "--method", m, "--batch", "16", "--retry-failed")
+		if !strings.Contains(stderr, "4 of 8 experiments in "+evals+" failed: left out of the model; --retry-failed: they may be suggested again") {
+			t.Errorf("%s --retry-failed: stderr %q", m, stderr)
+		}
+		for i := range failed {
+			if !slices.Contains(picks, i) {
+				t.Errorf("%s --retry-failed --batch 16: %v lacks failed item %d", m, picks, i)
+			}
+		}
+	}
+	// Failures never enter the model: with --retry-failed the ucb and qvs
+	// batches are those of the successes alone.
+	plainFile := writeFile(t, dir, "plain.csv", plain.String())
+	for _, m := range []string{"qvs", "ucb"} {
+		_, got, _ := suggest(evals, "--method", m, "--batch", "5", "--retry-failed")
+		_, want, _ := suggest(plainFile, "--method", m, "--batch", "5")
+		if got != want {
+			t.Errorf("%s --retry-failed:\n%s\nthe successes alone:\n%s", m, got, want)
+		}
+	}
+	// Outputs unchanged otherwise: a status column without failures.
+	okFile := writeFile(t, dir, "ok.csv", okStatus.String())
+	for _, f := range []string{"csv", "json", "table"} {
+		_, got, stderr := runSuggest(t, "--kernel", kernel, "--observed", okFile, "--format", f)
+		_, want, _ := runSuggest(t, "--kernel", kernel, "--observed", plainFile, "--format", f)
+		if got != want || strings.Contains(stderr, "failed") {
+			t.Errorf("--format %s: a status column changed the output:\n%s\nvs\n%s\nstderr %q", f, got, want, stderr)
+		}
+	}
+	// Every row failed (beyond --init): a full batch, none of them.
+	allFailed := writeFile(t, dir, "all.csv", "index,value\n4,failed\n9,nan\n13,\n")
+	for _, m := range []string{"qvs", "ucb", "random"} {
+		picks, stdout, stderr := suggest(allFailed, "--method", m, "--batch", "5")
+		if len(picks) != 5 || !strings.Contains(stderr, "3 of 3 experiments in "+allFailed+" failed") {
+			t.Errorf("%s, all failed: picks %v, stderr %q", m, picks, stderr)
+		}
+		for _, i := range picks {
+			if i == 4 || i == 9 || i == 13 {
+				t.Errorf("%s, all failed: %v suggests failed item %d", m, picks, i)
+			}
+		}
+		if m != "random" && (!strings.Contains(stderr, "no successful evaluation yet: 5 point(s) of the initial design's stream") || !strings.Contains(stdout, "rank,index,id,ucb,mean,sd\n1,")) {
+			t.Errorf("%s, all failed: stderr %q stdout %q", m, stderr, stdout)
+		}
+	}
+}

@@ -576,18 +576,6 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 		}
 		cs.K = o.k
 	}
-	if fl.Changed("knn") || replaced {
-		if _, err := datasets.ResolveKNNMethod(o.knn, 0); err != nil {
-			return usageErrorf("--knn %q: expected %s", o.knn, strings.Join(datasets.KNNMethods, ", "))
-		}
-		cs.KNN = o.knn
-		if o.knn == datasets.KNNAuto {
-			cs.KNN = ""
-		}
-	}
-	if fl.Changed("ids") {
-		cs.IDsFile = o.ids
-	}
 	return nil
 }
 

@@ -638,14 +638,8 @@ func bitsKNN(b [][]uint64, k int, workers int, progress func(done, total int64))
 					if j == i {
 						continue
 					}
-					and := 0
-					for w, x := range bi {
-						and += bits.OnesCount64(x & b[j][w])
-					}
-					v := 0.0 // two empty fingerprints: similarity 1
-					if or := count[i] + count[j] - and; or > 0 {
-						v = 1 - float64(and)/float64(or)
-					}
+					// two empty fingerprints: similarity 1
+					v := tanimotoFromCounts(andCount(bi, b[j]), count[i], count[j])
 					if v > tau {
 						continue
 					}

@@ -53,6 +53,19 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
+	p, err := readCSVPool(cfg, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readCSVPool is LoadCSV up to the graph: the checked rows, features
+// (standardized if asked) or fingerprints, parsed on workers goroutines.
+func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 	if cfg.IDsFile != "" {
 		return nil, fmt.Errorf("pool.csv.ids_file: only for a .npy pool; a CSV pool names its id column (pool.csv.id_column)")
 	}
@@ -194,7 +207,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		}
 		return nil
 	}
-	workers := defaultWorkers(opt.Workers)
+	workers = defaultWorkers(workers)
 	if st, serr := f.Stat(); serr == nil && fc < 0 && workers > 1 && st.Size() >= parallelCSVMinBytes {
 		err = rows.readParallel(f, st.Size(), fileio.CSVDataStart(f, cr), path, len(header), workers, row, checkIDs)
 	} else {
@@ -240,16 +253,10 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 			}
 			p.Dense = nil
 		}
-		if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
-			return nil, err
-		}
 		return p, nil
 	}
 	if cfg.Standardize {
 		fileio.StandardizeRows(p.Dense)
-	}
-	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
-		return nil, err
 	}
 	return p, nil
 }

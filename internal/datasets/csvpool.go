@@ -208,7 +208,7 @@ func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 		return nil
 	}
 	workers = defaultWorkers(workers)
-	if st, serr := f.Stat(); serr == nil && fc < 0 && workers > 1 && st.Size() >= parallelCSVMinBytes {
+	if st, serr := f.Stat(); serr == nil && fc < 0 && st.Size() >= parallelCSVMinBytes {
 		err = rows.readParallel(f, st.Size(), fileio.CSVDataStart(f, cr), path, len(header), workers, row, checkIDs)
 	} else {
 		err = rows.readSerial(cr, path, len(header), row, checkIDs)
@@ -287,9 +287,9 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	return nil
 }
 
-// parallelCSVMinBytes: CSV pools from this size on are parsed on several
-// cores (csvRows.readParallel); smaller ones take less than starting the
-// workers costs.
+// parallelCSVMinBytes: CSV pools from this size on are parsed in byte
+// ranges (csvRows.readParallel), on several cores and into one allocation
+// sized in advance, even with one worker; smaller ones are read row by row.
 var parallelCSVMinBytes int64 = 4 << 20
 
 // csvRows holds the parsed rows of a CSV pool by slot: labels, features

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 )
 
 // loadBoth loads body as a CSV pool serially (one worker) and in parallel
-// (workers byte ranges, whatever the file's size), and fails unless both
+// (2·workers byte ranges, whatever the file's size), and fails unless both
 // give the same pool or the same error. It returns the serial error.
 func loadBoth(t *testing.T, dir, body, prefix, idColumn string, workers int) error {
 	t.Helper()
@@ -20,11 +21,12 @@ func loadBoth(t *testing.T, dir, body, prefix, idColumn string, workers int) err
 		t.Fatal(err)
 	}
 	saved := parallelCSVMinBytes
-	parallelCSVMinBytes = 0
 	defer func() { parallelCSVMinBytes = saved }()
 	cfg := DefaultConfig(KindCSV).CSV
 	cfg.File, cfg.K, cfg.FeaturePrefix, cfg.IDColumn = path, 1, prefix, idColumn
+	parallelCSVMinBytes = math.MaxInt64
 	serial, serr := Load(Config{Kind: KindCSV, CSV: cfg}, "", "", 1)
+	parallelCSVMinBytes = 0
 	par, perr := Load(Config{Kind: KindCSV, CSV: cfg}, "", "", workers)
 	if fmt.Sprint(serr) != fmt.Sprint(perr) {
 		t.Fatalf("%q: serial error %v, parallel %v", body, serr, perr)
@@ -90,13 +92,13 @@ func randomPoolCSV(rng *rand.Rand, bad bool) string {
 // TestLoadCSVParallelMatchesSerial: CSV pools parsed in byte ranges on
 // several workers equal the serial reader's (features, ids, labels, notes,
 // graph), and a bad file fails with the serial reader's error (file and
-// line), for 2 to 5 workers (4 to 10 ranges).
+// line), for 1 to 4 workers (2 to 8 ranges).
 func TestLoadCSVParallelMatchesSerial(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(33, 1))
 	failed := 0
 	for trial := 0; trial < 150; trial++ {
-		if loadBoth(t, dir, randomPoolCSV(rng, trial%2 == 1), "x", "id", 2+trial%4) != nil {
+		if loadBoth(t, dir, randomPoolCSV(rng, trial%2 == 1), "x", "id", 1+trial%4) != nil {
 			failed++
 		}
 	}
@@ -121,8 +123,8 @@ func FuzzLoadCSVParallel(f *testing.F) {
 }
 
 // BenchmarkReadCSVPool: parsing a 200,000 x 32 CSV pool (id column,
-// features printed with 6 significant digits, ~70 MB) serially and in
-// byte ranges on 2 workers; the graph is not built.
+// features printed with 6 significant digits, ~60 MB) row by row (the
+// serial reader) and in byte ranges on 1 and 2 workers; no graph.
 func BenchmarkReadCSVPool(b *testing.B) {
 	const n, d = 200_000, 32
 	path := filepath.Join(b.TempDir(), "pool.csv")
@@ -145,8 +147,16 @@ func BenchmarkReadCSVPool(b *testing.B) {
 	}
 	cfg := DefaultConfig(KindCSV).CSV
 	cfg.File, cfg.IDColumn, cfg.FeaturePrefix = path, "id", "x"
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+	saved := parallelCSVMinBytes
+	defer func() { parallelCSVMinBytes = saved }()
+	for _, c := range []struct {
+		name     string
+		minBytes int64
+		workers  int
+	}{{"rows", math.MaxInt64, 1}, {"ranges,workers=1", 0, 1}, {"ranges,workers=2", 0, 2}} {
+		workers := c.workers
+		b.Run(c.name, func(b *testing.B) {
+			parallelCSVMinBytes = c.minBytes
 			for b.Loop() {
 				p, err := readCSVPool(cfg, workers)
 				if err != nil || p.Len() != n {

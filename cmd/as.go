@@ -412,7 +412,7 @@ type asSuggestOptions struct {
 	pending   string
 	batch     int
 	method    string
-	q         string
+	q         vendi.Order
 	format    string
 	rawIDs    bool
 	threshold float64
@@ -712,7 +712,8 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
-	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
+	o.q = 1
+	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed)")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
@@ -740,10 +741,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if !slices.Contains(search.Methods, o.method) {
 		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
 	}
-	q, err := vendi.ParseOrder(o.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := o.q // parsed and checked with the flag
 	fan, err := search.ParseFantasy(o.fantasy)
 	if err != nil {
 		return usageErrorf("--fantasy: %w", err)

@@ -118,7 +118,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
 	progress, stop := graphProgress(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress})
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress, Name: g.keyName})
 	stop()
 	if err != nil {
 		return nil, err

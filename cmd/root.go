@@ -172,8 +172,9 @@ func versionLine() string {
 // unknown flag, names the nearest flag of the command: "unknown flag:
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		name := unknown.GetSpecifiedName()
 		var names []string
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if !f.Hidden {
@@ -244,7 +245,8 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	msg := g.errorMessage(err)
-	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
+	var said *campaign.InterruptedError
+	if errors.Is(err, context.Canceled) && !errors.As(err, &said) && ran != nil {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}

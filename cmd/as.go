@@ -726,20 +726,13 @@ index); random draws from --seed too.`,
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
-	if o.observed == "" {
-		return usageErrorf("--observed FILE is required")
+	if err := checkSuggestFlags(o.observed, "", o.batch, maxASSuggestBatch,
+		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
+		o.format, o.method, search.Methods); err != nil {
+		return err
 	}
 	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
 		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
-	}
-	if o.batch < 1 || o.batch > maxASSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
-	}
-	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
-		return usageErrorf("--format %q: expected table, csv or json", o.format)
-	}
-	if !slices.Contains(search.Methods, o.method) {
-		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
 	}
 	q := o.q // parsed and checked with the flag
 	fan, err := search.ParseFantasy(o.fantasy)

@@ -68,19 +68,10 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if !c.Flags().Changed("init") {
 		init = discrete.DefaultSettings().Init
 	}
-	if f.observed == "" {
-		return usageErrorf("--observed FILE is required: a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)")
-	}
-	if f.batch < 1 || f.batch > maxDiscreteBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (%s; ask again with the results of this one)", f.batch, maxDiscreteBatch, limitWhy["batch"])
-	}
-	if f.format != "csv" && f.format != "table" && f.format != formatJSON {
-		return usageErrorf("--format %q: expected csv, table or json", f.format)
-	}
-	switch f.method {
-	case discrete.MethodQVS, discrete.MethodUCB, discrete.MethodRandom:
-	default:
-		return usageErrorf("--method %q: with --kernel expected one of qvs, ucb, random", f.method)
+	if err := checkSuggestFlags(f.observed, ": a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)", f.batch, maxDiscreteBatch,
+		limitWhy["batch"]+"; ask again with the results of this one",
+		f.format, f.method, discrete.Methods); err != nil {
+		return err
 	}
 	q := f.q // parsed and checked with the flag
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {

@@ -8,6 +8,7 @@
 #   EXACT_MAX=100000 ...                   skip qvs exact above this size
 #   TIMEOUT=1800 ...                       stop any one build after this many s
 #   QUALITY_ONLY=1 ...                     only the campaign comparison below
+#   NO_QUALITY=1 ...                       skip the campaign comparison
 #
 # Installs python3-faiss (and python3-numpy) with apt-get when missing
 # (needs root); not part of `make test`. Pools: SIZES/1000 centres (at least
@@ -123,6 +124,7 @@ PYEOF
 	echo "| $n | qvs first batch / FAISS build + search | $(awk -v a="$qvsfirst" -v b="$1" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }') | | | | |"
 done
 
+[ -n "${NO_QUALITY:-}" ] && exit 0
 QN=${QN:-20000}
 QREPEATS=${QREPEATS:-5}
 $PY - "$QN" "$WORK/labelled.csv" <<'PYEOF'

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // `qvs bayesopt suggest` dispatches on its input: --space (a continuous
@@ -27,6 +29,7 @@ func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
 	common := &suggestCommon{}
 	cont := &continuousSuggestOptions{}
 	disc := &discreteSuggestOptions{}
+	var t *configkeys.Table
 	c := &cobra.Command{
 		Use:   "suggest (--space space.yaml | --kernel K.npy) --observed evals.csv --batch B [flags]",
 		Short: "Suggest the next batch of experiments for your own problem, given the evaluations so far",
@@ -43,6 +46,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 		Args:        cobra.NoArgs,
 		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			g.table = t
 			space, kernel := c.Flags().Changed("space"), c.Flags().Changed("kernel")
 			switch {
 			case space == kernel:
@@ -69,6 +73,12 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.BoolVar(&common.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: --space, none within 0.05 x sqrt(parameters) in the unit-scaled space; --kernel, never the failed item itself)")
 	addContinuousSuggestFlags(c, cont)
 	addDiscreteSuggestFlags(c, disc)
+	// No config file: the table only names the flag of a refused setting
+	// (the engines' settings are keyed as a campaign's config is).
+	t = configkeys.NewTable(f)
+	for _, flag := range []string{"init", "batch", "regions", "tau", "candidates", "max-train", "qvs-floor", "qvs-mode", "beta", "q", "method"} {
+		t.Key(flag, strings.ReplaceAll(flag, "-", "_"))
+	}
 	return c
 }
 

@@ -144,7 +144,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
 	}
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {

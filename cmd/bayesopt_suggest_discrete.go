@@ -118,7 +118,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)

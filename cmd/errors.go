@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 )
@@ -52,89 +51,70 @@ func usageErrorf(format string, args ...any) error {
 // configErrorf is an error in the values of config file path (exit 2);
 // with no config file, the values came from flags.
 func configErrorf(path, format string, args ...any) error {
-	if path == "" {
-		return usageErrorf(format, args...)
-	}
-	return usageErrorf("config %s: "+format, append([]any{path}, args...)...)
+	return configError(path, fmt.Errorf(format, args...))
 }
+
+// configError is err, a refused value of config file path or of a flag,
+// as a usage error (exit 2): "config PATH: " then err's message (err's
+// alone without a file). The message is made when it is printed, so a
+// SettingError in err's chain is printed with the flag Main names for it
+// (GlobalOptions.errorMessage).
+func configError(path string, err error) error {
+	return usageError{inConfig{path, err}}
+}
+
+// inConfig is an error in config file path; its message is made when asked.
+type inConfig struct {
+	path string
+	err  error
+}
+
+func (e inConfig) Error() string {
+	if e.path == "" {
+		return e.err.Error()
+	}
+	return "config " + e.path + ": " + e.err.Error()
+}
+
+func (e inConfig) Unwrap() error { return e.err }
 
 // settingError is a refused setting from the config file at path or from
 // flags (exit 2).
 func settingError(path, key string, value any, format string, args ...any) error {
-	return configErrorf(path, "%w", configkeys.Invalid(key, value, format, args...))
-}
-
-// keyFlags maps each config key to the flag that sets it where the flag
-// is not the key with underscores turned into dashes (max_train is set by
-// --max-train): the one table that names, in a SettingError's message, the
-// flag the user typed for a key.
-var keyFlags = map[string]string{
-	"pool.csv.file":               "pool",
-	"pool.csv.id_column":          "id-column",
-	"pool.csv.feature_columns":    "features",
-	"pool.csv.feature_prefix":     "feature-prefix",
-	"pool.csv.metric":             "metric",
-	"pool.csv.k":                  "k",
-	"pool.csv.fingerprint_column": "fingerprint-column",
-	"pool.csv.fingerprint_format": "fingerprint-format",
-	"pool.csv.exclude_columns":    "exclude-columns",
-	"pool.csv.knn":                "knn",
-	"pool.csv.ids_file":           "ids",
-	"pool.graph.file":             "graph",
-	"pool.graph.kernel":           "kernel",
-	"pool.graph.ids":              "ids",
-	"pool.graph.k":                "k",
-}
-
-// keyFlag is the flag that sets config key.
-func keyFlag(key string) string {
-	if f, ok := keyFlags[key]; ok {
-		return f
-	}
-	return strings.ReplaceAll(key, "_", "-")
+	return configError(path, configkeys.Invalid(key, value, format, args...))
 }
 
 // errorMessage is err's message, with the key of the SettingError in its
-// chain (if any) named by the flag that set it: "--max-train (key
-// max_train) = 0: must be at least 1" when the user typed --max-train, who
-// never saw the key. A flag sets the key when the user gave it on c's
-// command line, or when the command took the flag's default value for the
-// key (fromFlags: `as suggest --pool` fills every pool.csv key from its
-// flags). Without a SettingError, the pool keys of keyFlags that a message
-// mentions in passing (the CSV column and fingerprint readers' "column
-// "fp" (pool.csv.fingerprint_column)", "leave it out with
-// pool.csv.exclude_columns") are named the same way (nameKeys).
-func errorMessage(err error, c *cobra.Command, fromFlags map[string]bool) string {
+// chain (if any) named by the flag that set it, through the settings
+// table of the command that ran (configkeys.Table.Name): "--max-train
+// (key max_train) = 0: must be at least 1" when the user typed
+// --max-train, who never saw the key, "max_train = 0: ..." when the config
+// file set it. A flag sets the key when the user gave it, or when the
+// command took the flag's default value for the key (fromFlags: `as
+// suggest --pool` fills every pool.csv key from its flags).
+func (g *GlobalOptions) errorMessage(err error) string {
+	from := func(flag string) bool { return g.fromFlags[flag] }
+	g.table.Name(err, from)
 	msg := err.Error()
-	if c == nil {
-		return msg
-	}
-	set := func(flag string) *pflag.Flag {
-		if f := c.Flags().Lookup(flag); f != nil && (f.Changed || fromFlags[f.Name]) {
-			return f
-		}
-		return nil
-	}
 	var se *configkeys.SettingError
-	if !errors.As(err, &se) {
-		return nameKeys(msg, set)
-	}
-	if f := set(keyFlag(se.Key)); f != nil && se.Flag == "" {
-		plain := se.Error()
-		se.Flag = f.Name
-		msg = strings.Replace(msg, plain, se.Error(), 1)
+	if g.table != nil && !errors.As(err, &se) {
+		msg = nameKeys(msg, g.table, from)
 	}
 	return msg
 }
 
-// nameKeys writes each whole-word mention of a key of keyFlags in msg as
-// "--FLAG (key KEY)" when set(FLAG) says the flag set it.
-func nameKeys(msg string, set func(flag string) *pflag.Flag) string {
-	for key, flag := range keyFlags {
-		if set(flag) == nil {
+// nameKeys writes each whole-word mention of a pool key bound in t in msg
+// as "--FLAG (key KEY)" when the flag set it: the CSV column and
+// fingerprint readers mention keys in passing ("column "fp"
+// (pool.csv.fingerprint_column)", "leave it out with
+// pool.csv.exclude_columns").
+func nameKeys(msg string, t *configkeys.Table, from func(string) bool) string {
+	for _, b := range t.Bindings() {
+		if !strings.HasPrefix(b.Key, "pool.") || b.Flag == "" || !(t.Changed(b.Flag) || from(b.Flag)) {
 			continue
 		}
-		var b strings.Builder
+		key, flag := b.Key, b.Flag
+		var sb strings.Builder
 		rest := msg
 		for {
 			i := strings.Index(rest, key)
@@ -145,15 +125,15 @@ func nameKeys(msg string, set func(flag string) *pflag.Flag) string {
 			// A key ends a sentence with '.', never continues with one.
 			next := end < len(rest) && keyByte(rest[end]) && !(rest[end] == '.' && (end+1 == len(rest) || !keyByte(rest[end+1])))
 			whole := (i == 0 || !keyByte(rest[i-1])) && !next
-			b.WriteString(rest[:i])
+			sb.WriteString(rest[:i])
 			if whole {
-				b.WriteString("--" + flag + " (key " + key + ")")
+				sb.WriteString("--" + flag + " (key " + key + ")")
 			} else {
-				b.WriteString(key)
+				sb.WriteString(key)
 			}
 			rest = rest[end:]
 		}
-		msg = b.String() + rest
+		msg = sb.String() + rest
 	}
 	return msg
 }

@@ -31,19 +31,19 @@ type GraphConfig struct {
 	// File: the graph, a scipy.sparse CSR matrix saved by save_npz (.npz),
 	// or an edge list CSV with header i,j,w (0-based indices) or
 	// id_i,id_j,w (ids): row i of W lists i's neighbours.
-	File string `mapstructure:"file" yaml:"file,omitempty"`
+	File string `yaml:"file,omitempty"`
 	// Kernel: a dense n x n similarity (.npy or CSV); its kNN graph keeps
 	// the K largest entries of each row (the diagonal excluded, ties to the
 	// lower index).
-	Kernel string `mapstructure:"kernel" yaml:"kernel,omitempty"`
-	K      int    `mapstructure:"k" yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
+	Kernel string `yaml:"kernel,omitempty"`
+	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
 	// IDs: one id per item, in item order (first column; an optional
 	// header "id"); edges id_i,id_j,w name items by them.
-	IDs string `mapstructure:"ids" yaml:"ids,omitempty"`
+	IDs string `yaml:"ids,omitempty"`
 	// Labels: a CSV index,label or id,label with a label for every item
 	// (label > 0 or true = positive), for campaigns; without it the pool
 	// is unlabelled (suggestions only).
-	Labels string `mapstructure:"labels" yaml:"labels,omitempty"`
+	Labels string `yaml:"labels,omitempty"`
 }
 
 // LoadGraph builds a pool from the user's own graph or kernel (see

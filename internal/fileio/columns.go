@@ -118,7 +118,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 		if !strings.HasPrefix(flag, "-") {
 			// A config key: typed, so the command line can name the flag
 			// that set it.
-			return -1, fmt.Errorf("%s: %w", path, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)))
+			return -1, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)).In(path)
 		}
 		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
@@ -195,7 +195,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
 			if !strings.HasPrefix(s.PrefixFlag, "-") {
-				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)))
+				return nil, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)).In(path)
 			}
 			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
 		}

@@ -287,24 +287,40 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 	return NewPolicy(run.Method, s, kernel)
 }
 
-// Pool is an active-search pool prepared for search: the pool and the
-// diversity kernel every run's metrics use.
+// Pool is an active-search pool prepared for search: the pool and, built
+// on first use, the diversity kernel every run's metrics use.
 type Pool struct {
 	*datasets.Pool
-	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
-	// indices (as the authors' code builds it), for the metrics of the
-	// positives found.
-	Kernel *vendi.Sparse
+
+	kernelOnce sync.Once
+	kernel     *vendi.Sparse
+	kernelErr  error
 }
 
-// NewPool prepares p for search. Its labels may be unknown
-// (p.Unlabeled): such a pool serves suggestions, not simulated campaigns.
+// NewPool prepares p for search, checking its kNN graph (rows of equal
+// neighbour and weight counts, neighbours in [0, n), finite weights). Its
+// labels may be unknown (p.Unlabeled): such a pool serves suggestions, not
+// simulated campaigns.
 func NewPool(p *datasets.Pool) (*Pool, error) {
-	kernel, err := vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
-	if err != nil {
+	if err := vendi.CheckKNN(p.Len(), p.Neighbors, p.Weights); err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
-	return &Pool{Pool: p, Kernel: kernel}, nil
+	return &Pool{Pool: p}, nil
+}
+
+// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
+// indices (as the authors' code builds it), for the metrics of the
+// positives found. It is built on the first call (a suggestion never
+// needs it: its runs see Space.Kernel, in view indices), so a pool of a
+// million items does not hold two kernels.
+func (p *Pool) Kernel() (*vendi.Sparse, error) {
+	p.kernelOnce.Do(func() {
+		p.kernel, p.kernelErr = vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
+		if p.kernelErr != nil {
+			p.kernelErr = fmt.Errorf("pool %s: %w", p.Name, p.kernelErr)
+		}
+	})
+	return p.kernel, p.kernelErr
 }
 
 // PseudoCounts returns the kNN model's pseudo-counts under prior given m,
@@ -503,11 +519,15 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 			lastBatch = q.Batch
 		}
 	}
-	m, err := Measure(pool.Kernel, positives, pool.Distance)
+	kernel, err := pool.Kernel()
 	if err != nil {
 		return nil, err
 	}
-	curve, err := Curve(pool.Kernel, all)
+	m, err := Measure(kernel, positives, pool.Distance)
+	if err != nil {
+		return nil, err
+	}
+	curve, err := Curve(kernel, all)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/items"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -193,7 +194,7 @@ func suggestIDs(path string, n int, kernel string) ([]string, error) {
 	if len(ids) != n {
 		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
 	}
-	if err := checkUniqueIDs(path, ids); err != nil {
+	if err := items.CheckUniqueIDs(path, ids); err != nil {
 		return nil, err
 	}
 	return ids, nil

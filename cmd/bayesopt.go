@@ -1,13 +1,13 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -17,6 +17,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/fileio"
@@ -313,9 +314,15 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return err
 	}
 	if task == spaceTask {
-		if obj, err = commandObjective(cfg); err != nil {
+		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
+		var se *configkeys.SettingError
+		if errors.As(err, &se) {
+			return configErrorf(g.Config, "%w", err)
+		}
+		if err != nil {
 			return err
 		}
+		obj = command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
@@ -355,21 +362,6 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
-}
-
-// commandObjective is the external objective of a task: space campaign.
-func commandObjective(cfg bayesopt.Protocol) (bayesopt.Objective, error) {
-	sp, err := space.Load(cfg.Space)
-	if err != nil {
-		return nil, err
-	}
-	var timeout time.Duration
-	if cfg.ObjectiveTimeout != "" {
-		if timeout, err = time.ParseDuration(cfg.ObjectiveTimeout); err != nil || timeout <= 0 {
-			return nil, usageErrorf("objective_timeout %q: expected a positive duration such as 90s or 2h", cfg.ObjectiveTimeout)
-		}
-	}
-	return &space.Command{Space: sp, Line: cfg.ObjectiveCmd, Timeout: timeout, Minimize: cfg.Minimize}, nil
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -36,6 +36,26 @@ type Run struct {
 	Repeat int
 }
 
+// RunKey is the key of repeat r of a run of every campaign kind: the
+// method, "q" + the order's label when the run has one (qVS, as
+// vendi.Order.String writes it), the setting's other labels in order, and
+// "r" + the repeat with at least two digits, joined by "-": "random-r03",
+// "qvs-q0.5-r00", "qvs-qinf-floor-r01", "eci-t0.5-pessimistic-r02". The key
+// names the run's files and seeds its random streams: it must never
+// change for a given run.
+func RunKey(method, q string, repeat int, labels ...string) string {
+	var b strings.Builder
+	b.WriteString(method)
+	if q != "" {
+		b.WriteString("-q" + q)
+	}
+	for _, l := range labels {
+		b.WriteString("-" + l)
+	}
+	fmt.Fprintf(&b, "-r%02d", repeat)
+	return b.String()
+}
+
 // Field is one named value of a run's summary row.
 type Field struct {
 	Name  string

@@ -57,21 +57,12 @@ type Protocol struct {
 	// default folder results/NAME, and part of every random stream (so a
 	// renamed set draws other initial points). Default: the task.
 	Name string `mapstructure:"name" yaml:"name,omitempty"`
-	Out  string `mapstructure:"out" yaml:"-"`
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind          string   `mapstructure:"kind" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Beta          float64  `mapstructure:"beta" yaml:"beta"`
-	GoodThreshold float64  `mapstructure:"good_threshold" yaml:"good_threshold"`
-	Data          Data     `mapstructure:"data" yaml:"data"`
+	// Common: seed, methods, q, repeats, budget, init, batch (and out,
+	// kind), as in continuous BayesOpt.
+	bayesopt.Common `mapstructure:",squash" yaml:",inline"`
+	Beta            float64 `mapstructure:"beta" yaml:"beta"`
+	GoodThreshold   float64 `mapstructure:"good_threshold" yaml:"good_threshold"`
+	Data            Data    `mapstructure:"data" yaml:"data"`
 }
 
 // mofNote is appended to the error when the MOF files are missing.
@@ -87,10 +78,10 @@ data.kernel / data.table in configs/mof.yaml at your files.`
 // kernel has none: good_threshold is required). Out is left for the caller.
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
-		Task:    task,
-		Methods: []string{MethodRandom, MethodUCB, MethodQVS},
-		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
-		Repeats: 10, Budget: 102, Init: 2, Batch: 5, Beta: 2, // 2 initial points + 100 queries
+		Task: task,
+		Common: bayesopt.Common{Methods: []string{MethodRandom, MethodUCB, MethodQVS}, Q: []string{"0.1", "0.5", "1", "2", "inf"},
+			Repeats: 10, Budget: 102, Init: 2, Batch: 5}, // 2 initial points + 100 queries
+		Beta: 2,
 	}
 	switch task {
 	case TaskMOF:
@@ -121,8 +112,9 @@ func (p *Protocol) SetName() string {
 // are checked against the candidate set by Settings.Validate once it is
 // loaded (Campaign).
 func (p *Protocol) Validate() ([]vendi.Order, error) {
-	if p.Repeats < 1 {
-		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	qs, err := p.ValidateCommon()
+	if err != nil {
+		return nil, err
 	}
 	if p.Data.Format != "kernel" && p.Data.Format != "photoswitch" {
 		return nil, configkeys.Invalid("data.format", p.Data.Format, "expected kernel (kernel matrix + table) or photoswitch")
@@ -134,15 +126,6 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 		if m != MethodRandom && m != MethodUCB && m != MethodQVS {
 			return nil, fmt.Errorf("method %q: the discrete task %s runs random, ucb and qvs", m, p.Task)
 		}
-	}
-	var qs []vendi.Order
-	for k, s := range p.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, fmt.Errorf("q: %w", err)
-		}
-		qs = append(qs, q)
-		p.Q[k] = q.String()
 	}
 	for _, k := range []struct{ key, name string }{{"task", p.Task}, {"name", p.Name}} {
 		if err := fileio.CheckPlainName(k.name); k.name != "" && err != nil {

@@ -19,14 +19,6 @@ var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
 // CurveHeader is the header of runs/KEY.curve.csv.
 var CurveHeader = []string{"iteration", "evaluations", "best_value"}
 
-// RunKey names a run: "random-r03", "ucb-r03", "qvs-q0.5-r03", "qvs-qinf-r03".
-func RunKey(method string, q vendi.Order, repeat int) string {
-	if method == MethodQVS {
-		return fmt.Sprintf("%s-q%s-r%02d", method, q.String(), repeat)
-	}
-	return fmt.Sprintf("%s-r%02d", method, repeat)
-}
-
 // Runs lists the runs of a campaign repeat by repeat (so a partial
 // campaign has every method for its first repeats, as `qvs bayesopt` does
 // for the continuous tasks), within a repeat by method and then q (qvs
@@ -51,11 +43,11 @@ func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, erro
 	for r := 0; r < repeats; r++ {
 		for _, m := range methods {
 			if m != MethodQVS {
-				runs = append(runs, campaign.Run{Key: RunKey(m, 0, r), Method: m, Repeat: r})
+				runs = append(runs, campaign.Run{Key: campaign.RunKey(m, "", r), Method: m, Repeat: r})
 				continue
 			}
 			for _, q := range qs {
-				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: q.String(), Repeat: r})
+				runs = append(runs, campaign.Run{Key: campaign.RunKey(m, q.String(), r), Method: m, Q: q.String(), Repeat: r})
 			}
 		}
 	}

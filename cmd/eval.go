@@ -112,7 +112,14 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 		DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Log: log,
 	})
 	if rep != nil {
-		printEvalReport(c.OutOrStdout(), rep)
+		// A failed eval leaves stdout empty, as every command does; what
+		// it did write is still worth knowing, so the report goes to
+		// stderr then.
+		w := c.OutOrStdout()
+		if err != nil {
+			w = c.ErrOrStderr()
+		}
+		printEvalReport(w, rep)
 	}
 	return err
 }

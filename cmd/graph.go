@@ -85,18 +85,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	n := pool.Len()
-	m := &fileio.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
-	for i := range n {
-		m.Indptr[i+1] = m.Indptr[i] + len(pool.Neighbors[i])
-	}
-	m.Indices = make([]int, 0, m.Indptr[n])
-	m.Data = make([]float64, 0, m.Indptr[n])
-	for i := range n {
-		for e, j := range pool.Neighbors[i] {
-			m.Indices = append(m.Indices, int(j))
-			m.Data = append(m.Data, pool.Weights[i][e])
-		}
-	}
+	m := pool.GraphCSR()
 	if err := fileio.WriteCSRNPZ(o.out, m); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"math"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Distance is the feature-space distance between items i and j under the
@@ -118,4 +120,25 @@ func (p *Pool) Validate() error {
 		}
 	}
 	return nil
+}
+
+// GraphCSR is the pool's kNN graph as a CSR matrix, n x n: row i holds
+// item i's neighbours (never i) with their weights, in the graph's order
+// (nearest first), as scipy.sparse.csr_matrix stores it (`qvs graph`
+// writes it with fileio.WriteCSRNPZ).
+func (p *Pool) GraphCSR() *fileio.CSR {
+	n := p.Len()
+	m := &fileio.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	for i := range n {
+		m.Indptr[i+1] = m.Indptr[i] + len(p.Neighbors[i])
+	}
+	m.Indices = make([]int, 0, m.Indptr[n])
+	m.Data = make([]float64, 0, m.Indptr[n])
+	for i := range n {
+		for e, j := range p.Neighbors[i] {
+			m.Indices = append(m.Indices, int(j))
+			m.Data = append(m.Data, p.Weights[i][e])
+		}
+	}
+	return m
 }

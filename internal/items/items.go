@@ -163,7 +163,7 @@ func Load(spec Spec, stderr io.Writer, quiet bool) (*Items, error) {
 		if src == "" {
 			src = fmt.Sprintf("%s column %q", path, spec.IDColumn)
 		}
-		if err := CheckUniqueIDs(src, in.IDs); err != nil {
+		if err := fileio.CheckUniqueIDs(src, in.IDs); err != nil {
 			return nil, err
 		}
 	}
@@ -199,23 +199,6 @@ func (in *Items) loadTable(spec Spec, stderr io.Writer, quiet bool) error {
 		return err
 	}
 	return in.setFeatures(t, spec, stderr, quiet)
-}
-
-// CheckUniqueIDs reports an empty or repeated id: ids name the items in
-// the output (and in input files such as --observed), so each must name
-// one item. src names where the ids come from; rows count the items from 1.
-func CheckUniqueIDs(src string, ids []string) error {
-	first := make(map[string]int, len(ids))
-	for k, id := range ids {
-		if id == "" {
-			return fmt.Errorf("%s: id %d is empty", src, k+1)
-		}
-		if j, dup := first[id]; dup {
-			return fmt.Errorf("%s: id %q is given for rows %d and %d; ids must be unique", src, id, j+1, k+1)
-		}
-		first[id] = k
-	}
-	return nil
 }
 
 // checkHeaderFlags refuses the options that name header columns on a table

@@ -333,7 +333,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	}
 	runs := camp.Runs
 	// Parallel runs first; spare workers go to each run's regions and batch.
-	inner := max(1, g.Workers/max(1, len(runs)))
+	inner := campaign.InnerWorkers(g.Workers, len(runs))
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()

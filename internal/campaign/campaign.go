@@ -36,6 +36,14 @@ type Run struct {
 	Repeat int
 }
 
+// InnerWorkers is what each run of a campaign of runs runs may use inside
+// (a region's fit, a greedy step) when workers goroutines execute the runs
+// in parallel: runs go in parallel first, the workers left over when there
+// are fewer runs than workers are shared among them; at least 1.
+func InnerWorkers(workers, runs int) int {
+	return max(1, workers/max(1, min(workers, runs)))
+}
+
 // RunKey is the key of repeat r of a run of every campaign kind: the
 // method, "q" + the order's label when the run has one (qVS, as
 // vendi.Order.String writes it), the setting's other labels in order, and

@@ -24,3 +24,14 @@ func TestRunKey(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerWorkers: runs in parallel first, the rest shared; at least 1.
+func TestInnerWorkers(t *testing.T) {
+	for _, c := range []struct{ workers, runs, want int }{
+		{8, 2, 4}, {8, 3, 2}, {8, 8, 1}, {8, 100, 1}, {1, 5, 1}, {4, 0, 4}, {0, 3, 1},
+	} {
+		if got := InnerWorkers(c.workers, c.runs); got != c.want {
+			t.Errorf("InnerWorkers(%d, %d) = %d, want %d", c.workers, c.runs, got, c.want)
+		}
+	}
+}

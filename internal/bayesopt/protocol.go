@@ -86,6 +86,9 @@ func (c *Common) ValidateCommon() ([]vendi.Order, error) {
 		qs = append(qs, q)
 		c.Q[k] = q.String()
 	}
+	if err := configkeys.Unique("q", c.Q); err != nil {
+		return nil, err // an order given twice, as 1 and 1.0 say
+	}
 	return qs, nil
 }
 

@@ -213,16 +213,19 @@ func Plan(p Protocol) (*Campaign, error) {
 			if len(p.Q) == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			seenQ := map[vendi.Order]bool{}
-			for _, text := range p.Q {
+			orders := make([]vendi.Order, len(p.Q))
+			labels := make([]string, len(p.Q))
+			for k, text := range p.Q {
 				q, err := vendi.ParseOrder(text)
 				if err != nil {
 					return nil, fmt.Errorf("q: %w", err)
 				}
-				if seenQ[q] {
-					return nil, fmt.Errorf("q: order %s listed twice", q)
-				}
-				seenQ[q] = true
+				orders[k], labels[k] = q, q.String()
+			}
+			if err := configkeys.Unique("q", labels); err != nil {
+				return nil, err // an order given twice, as 1 and 1.0 say
+			}
+			for _, q := range orders {
 				var labels []string
 				if p.AuthorsShortcut {
 					labels = []string{"authors"} // a folder never mixes the two rules under one key

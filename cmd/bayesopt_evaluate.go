@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -65,7 +66,7 @@ func runBayesoptEvaluate(c *cobra.Command, g *GlobalOptions, o *bayesoptEvaluate
 	start := time.Now()
 	values, err := bayesopt.EvaluatePoints(ctx, obj, t.Data, g.Workers)
 	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %w", ctx.Err())
+		return &campaign.InterruptedError{Err: ctx.Err()}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.points, err)

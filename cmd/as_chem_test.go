@@ -58,8 +58,8 @@ func chemPool(rng *rand.Rand, n, nbits int) []string {
 	return fps
 }
 
-// TestASSuggestTanimotoExact is issue 20's call, verbatim but for the file
-// paths:
+// TestASSuggestTanimotoExact is a user's command from a bug report,
+// verbatim but for the file paths:
 //
 //	qvs as suggest --pool fp.csv --id-column id --fingerprint-column fp --metric tanimoto --k 20 --prior 0.37 --observed obs.csv --batch 5 --method qvs --q 1 --format csv
 //

@@ -52,8 +52,10 @@ func suggestRows(t *testing.T, out string) [][]string {
 	return recs[1:]
 }
 
-// TestASSuggestOwnCSVPool is issue 12 items 1, 2 and 4 end to end on files
-// written here: a CSV pool without labels, given by flags or by a config.
+// TestASSuggestOwnCSVPool runs suggest end to end on files written here: a
+// CSV pool without labels, given by flags or by a config; the prior comes
+// from the observed labels only, and cold-start ties fall in the seed's
+// order.
 func TestASSuggestOwnCSVPool(t *testing.T) {
 	dir := t.TempDir()
 	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
@@ -282,7 +284,7 @@ func TestASSuggestPoolErrorsNameFlags(t *testing.T) {
 	}
 }
 
-// TestSuggestIDsSpreadsheetSafe (issue 23, item 4): ids a spreadsheet runs
+// TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
 // as formulas (=, +, -, @ first) came out of `as suggest --format csv`
 // verbatim; they now get a leading ' (numbers such as -5 stay numbers),
 // --raw-ids keeps them, and the output fed back as --observed names the

@@ -300,7 +300,7 @@ func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
 	}
 }
 
-// TestASResumeMidBatch (issue 23, item 2): record files cut inside a batch
+// TestASResumeMidBatch: record files cut inside a batch
 // (qvs writes whole batches; a hand edit or a copy does not) resumed with
 // exit 0 into a different run: the next batches were shorter, and from
 // there records and curve differed. Now the cut batch is recomputed and
@@ -691,7 +691,7 @@ func TestASSuggest(t *testing.T) {
 		{"--observed", observed, "--method", "best"},
 		{"--observed", observed, "--format", "xml"},
 		{"--observed", observed, "--batch", "0"},
-		{"--observed", observed, "--batch", "501"}, // issue 14 item 3: 3997 ran for minutes
+		{"--observed", observed, "--batch", "501"}, // the cost grows faster than the batch: 3997 once ran for minutes
 	} {
 		code, _, stderr := runQVS(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
 		if code != 2 {

@@ -275,7 +275,7 @@ func TestSemicolonCSVHint(t *testing.T) {
 	}
 }
 
-// TestHostileNamesRefused (issue 23, item 1): a config's task: or a
+// TestHostileNamesRefused: a config's task: or a
 // discrete name: that is a path (../../ESCAPED) became the default results
 // folder and the MDS cache file name, above --out and --cache-dir. Each is
 // refused naming the config and key, before anything is written.
@@ -298,7 +298,7 @@ func TestHostileNamesRefused(t *testing.T) {
 	}
 }
 
-// TestHugeValuesScoreTheirScale (issue 23, unclear messages): diag(1e308)
+// TestHugeValuesScoreTheirScale: diag(1e308)
 // said "no positive eigenvalue (a zero matrix?)" and a 1e308 embedding row
 // "every row is all zeros" (products overflowed float64; under cosine the
 // row was silently scaled to zero). VS is invariant to the kernel's scale,
@@ -343,7 +343,7 @@ func TestHugeValuesScoreTheirScale(t *testing.T) {
 	}
 }
 
-// TestFileShapeMessages (issue 23, unclear messages): a CSV whose lines
+// TestFileShapeMessages: a CSV whose lines
 // end with CR alone said "no numeric rows (empty file?)"; a directory
 // given as a .npy said "no \x93NUMPY magic". Each now names the cause.
 func TestFileShapeMessages(t *testing.T) {
@@ -359,7 +359,7 @@ func TestFileShapeMessages(t *testing.T) {
 	})
 }
 
-// TestSyntheticPoolKeysNameTheConfig (issue 23, unclear messages): a bad
+// TestSyntheticPoolKeysNameTheConfig: a bad
 // pool.synthetic.dim or k ended in exit 1 without the config's name; it is
 // a config error (exit 2) naming the file and key, with or without
 // pool.kind, before anything is written.
@@ -381,7 +381,7 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 	}
 }
 
-// TestMissingPaperDataNamesMakeData (issue 23, unclear messages): a
+// TestMissingPaperDataNamesMakeData: a
 // campaign on a paper data set whose files are not in the data folder said
 // "open ../shared/data/bmg/...: no such file or directory", naming neither
 // `make data` nor --data-dir. Each missing file is listed (at most 5 lines)

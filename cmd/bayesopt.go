@@ -90,7 +90,7 @@ const spaceTask = space.CampaignTask
 
 // defaultBayesoptConfig returns the built-in settings for a task: the
 // paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
-// settings, reference notes §3) with the budgets of configs/TASK.yaml.
+// settings, from its README) with the budgets of configs/TASK.yaml.
 // A space campaign's folder is left empty here: it is named after the space
 // file once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesoptConfig {

@@ -77,7 +77,8 @@ is not public. Export the kernel restricted to the labelled MOFs (n x n, row ord
 table of the same MOFs, put them at the paths above (relative paths are under --data-dir), or point
 data.kernel / data.table in configs/mof.yaml at your files.`
 
-// defaultDiscreteConfig holds the authors' settings (reference notes §4).
+// defaultDiscreteConfig holds the settings of Liu et al. 2024 for the MOF
+// search (UCB beta = 2, 2 initial points, 100 queries in batches of 5).
 func defaultDiscreteConfig(task string) discreteConfig {
 	c := discreteConfig{
 		Task: task, Out: bayesoptDefaultOut(task),

@@ -413,7 +413,7 @@ func readFileString(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestDiscreteResumeMidIteration (issue 23, item 2, discrete BayesOpt):
+// TestDiscreteResumeMidIteration:
 // record files cut inside an iteration resume into the uninterrupted run
 // (the cut iteration is recomputed; before, this was refused without
 // naming the file), and a short iteration followed by another is refused

@@ -51,8 +51,8 @@ func parseRowValue(t *testing.T, out string) []float64 {
 }
 
 func TestBayesoptEvaluateRoverGolden(t *testing.T) {
-	// Reference notes §3 golden values: x_i = 0.03 gives -6.3773481093 and
-	// x_i = 0.03 + 0.03 sin(i) gives -11.0512770566.
+	// Golden values of the original Python rover code: x_i = 0.03 gives
+	// -6.3773481093 and x_i = 0.03 + 0.03 sin(i) gives -11.0512770566.
 	const relTol = 1e-6
 	sin := make([]float64, 60)
 	for i := range sin {

@@ -97,7 +97,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
 		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
 		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
-		// Issue 23, item 3: in the initial design, and while the design
+		// In the initial design, and while the design
 		// is incomplete, a region beyond --regions was accepted.
 		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
 		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},

@@ -78,8 +78,8 @@ func TestBayesoptResume(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	// Keep the initial design and the first iteration (10 + 5 rows), or
-	// cut the records inside the first iteration (10 + 2 rows; issue 23,
-	// item 2: the next iterations were then shorter and the run differed).
+	// cut the records inside the first iteration (10 + 2 rows: the next
+	// iterations were once shorter and the run differed).
 	for key, keep := range map[string]int{"qvs-q1-r00": 15, "robot-r00": 12} {
 		path := filepath.Join(dir, "runs", key+".csv")
 		full := readCSVFile(t, path)

@@ -11,7 +11,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// TestDefaultFoldersDistinct (issue 12 item 6): no two campaigns of
+// TestDefaultFoldersDistinct: no two campaigns of
 // different commands or tasks default to one results folder; the README
 // walk-through ran `qvs as` and configs/synthetic-bo.yaml into
 // results/synthetic.
@@ -70,7 +70,7 @@ func TestDefaultFoldersDistinct(t *testing.T) {
 	}
 }
 
-// TestASCampaignGrows (issue 12 item 6): a finished campaign accepts a
+// TestASCampaignGrows: a finished campaign accepts a
 // config that only adds runs (repeats, methods, q) and runs just the new
 // ones; another difference is refused naming the keys, with nothing
 // printed before the error.

@@ -25,7 +25,7 @@ import (
 // _MIN=1, _COUNT=1) is shard 1 again. Run outside a job, the script submits
 // itself (a stand-in sbatch on PATH records the arguments): job and log
 // named after OUT, logs appended to across requeues, the extra flags
-// passed on (issue 23, item 14).
+// passed on.
 func TestClusterSlurmScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")

@@ -17,11 +17,11 @@ const pandasCSV = ",e1,e2,target\n0,1.0,0.0,1\n1,0.0,1.0,0\n2,1.0,1.0,0\n3,0.5,0
 // plainCSV holds the same features without the index and the target.
 const plainCSV = "e1,e2\n1.0,0.0\n0.0,1.0\n1.0,1.0\n0.5,0.25\n"
 
-// TestColumnsNeverLeakScoreSelect is issue 20 item 5 on score and select:
-// the pandas index is never a feature (it is read as the row index, or as
-// the ids when it holds unique labels, with a note on stderr), a target
-// column is refused until excluded or named, and the results equal those
-// of the file without those columns.
+// TestColumnsNeverLeakScoreSelect, on score and select: the pandas index is
+// never a feature (it is read as the row index, or as the ids when it holds
+// unique labels, with a note on stderr), a target column is refused until
+// excluded or named, and the results equal those of the file without those
+// columns.
 func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	dir := t.TempDir()
 	pandas := writeFile(t, dir, "p.csv", pandasCSV)

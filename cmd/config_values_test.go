@@ -13,7 +13,7 @@ import (
 // TestMeaninglessConfigValues: a config value that means nothing is a usage
 // error (exit 2) naming the config file and the key, in qvs as and in qvs
 // bayesopt (continuous and discrete) alike; before, each was silently read
-// as a default, truncated, wrapped or capped (issue 14 item 11).
+// as a default, truncated, wrapped or capped.
 func TestMeaninglessConfigValues(t *testing.T) {
 	dir := t.TempDir()
 	writeToyMOF(t, dir, 30)
@@ -100,9 +100,9 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 
 // TestCountsThatSizeAllocationsBounded: counts from a config or a flag that
 // size an allocation are refused (exit 2, an input error) with the key or
-// flag named, before anything is allocated (issue 23; before, each ended
-// in a Go out-of-memory stack trace): pool.synthetic.n, dim and clusters
-// (naming the config file), toy --starts, --workers.
+// flag named, before anything is allocated (before, each ended in a Go
+// out-of-memory stack trace): pool.synthetic.n, dim and clusters (naming
+// the config file), toy --starts, --workers.
 func TestCountsThatSizeAllocationsBounded(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {

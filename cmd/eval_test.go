@@ -219,7 +219,7 @@ func damageCell(t *testing.T, name string, row int, col, val string) string {
 	return dir
 }
 
-// TestDamagedCellIsNamed is issue 14 item 8: NaN or abc in a vs_q0 cell was
+// TestDamagedCellIsNamed: NaN or abc in a vs_q0 cell was once
 // left out of the mean with exit 0 and no note. `qvs as table` now fails
 // naming the file, line and column; `qvs eval` lists the campaign as not
 // made with the same message, or fails when no campaign is readable.
@@ -251,7 +251,7 @@ func TestDamagedCellIsNamed(t *testing.T) {
 	}
 }
 
-// TestMisleadingMessages is issue 14 item 9: a missing folder was "empty
+// TestMisleadingMessages: a missing folder was once "empty
 // file", a damaged or empty summary.csv was "no summary.csv".
 func TestMisleadingMessages(t *testing.T) {
 	dir := t.TempDir()
@@ -281,7 +281,7 @@ func TestMisleadingMessages(t *testing.T) {
 	}
 }
 
-// TestEvalFigureWriteFailure is issue 14 item 10: a figure that could not be
+// TestEvalFigureWriteFailure: a figure that could not be
 // written ("no space left on device") appeared only under "not made" and
 // eval exited 0. Here OUT/figures is a file, so no figure can be written:
 // exit 1 naming the failure, while the tables and README.md are still made.

@@ -35,7 +35,7 @@ func FuzzLoadConfig(f *testing.F) {
 	})
 }
 
-// TestDamagedNPYHeaders is issue 14 item 2 at the command line: a truncated
+// TestDamagedNPYHeaders at the command line: a truncated
 // v1 header and one without its newline made npyio panic (exit 2 with a Go
 // stack trace) in score and select; now each is exit 1 naming the file.
 func TestDamagedNPYHeaders(t *testing.T) {

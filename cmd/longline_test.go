@@ -12,7 +12,7 @@ import (
 // TestSingleLineCSVBounded: a CSV of 40 MB on one line ("1,1,1,..."),
 // given as kernel, embeddings, pool, observed labels and evaluations, is
 // refused naming the file and line 1, with a message of a line and the
-// heap under 3 x the file (issue 23: 100 MB took 4-5 GB, 40-50 x, and a
+// heap under 3 x the file (100 MB took 4-5 GB, 40-50 x, and a
 // message quoted the 104 MB header). A 900 KB header is quoted by its
 // first bytes only.
 func TestSingleLineCSVBounded(t *testing.T) {

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestScoreSelectClipEveryOrder is issue 13 item 1 through the CLI: on an
+// TestScoreSelectClipEveryOrder checks the clipping convention through the
+// CLI: on an
 // indefinite kernel, `qvs score` reports VS_q non-increasing in q, and both
 // `score` and `select` give VS_2 = 1 on [[1, 1.5], [1.5, 1]] (eigenvalues
 // 2.5 and -0.5; the old closed form printed 4/6.5 = 0.615).

@@ -32,7 +32,7 @@ func scoreCSV(t *testing.T, out string) map[string][]float64 {
 	return res
 }
 
-// TestScoreCombinedCSV (issue 12 item 7): a CSV id,e1,e2,quality was read
+// TestScoreCombinedCSV: a CSV id,e1,e2,quality was once read
 // as 3 embedding dimensions; --quality-column and --feature-columns read it
 // as meant, a warning flags the quality column otherwise, and a text first
 // column suggests --id-column.
@@ -101,7 +101,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 	}
 }
 
-// TestScoreRBF (issue 12 item 8): the RBF kernel against one built from
+// TestScoreRBF: the RBF kernel against one built from
 // the definition, the median-heuristic default, select on it, and misuse.
 func TestScoreRBF(t *testing.T) {
 	dir := t.TempDir()
@@ -157,7 +157,7 @@ func TestScoreRBF(t *testing.T) {
 		}
 	}
 	// A "y" beside "x" is a coordinate: no warning (above); alone it looks
-	// like a target and is refused (issue 20 item 5), naming the flags.
+	// like a target and is refused, naming the flags.
 	if code, out, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n")); code != 1 || out != "" ||
 		!strings.Contains(stderr, `column "y" looks like a label or target`) || !strings.Contains(stderr, "--exclude-columns y") {
 		t.Errorf("y without x: exit %d, stderr %q", code, stderr)

@@ -98,8 +98,9 @@ func TestScoreEmbeddingsNPY(t *testing.T) {
 
 func TestSelect(t *testing.T) {
 	dir := t.TempDir()
-	// Issue 2: samples [0,0,2,2,4,4], k = exp(-|a-b|), quality exp(-|a-2|):
-	// greedy picks values [2, 0, 2] (rows 2, 0, 3) with final qVS_1 1.3338057427881422.
+	// Samples [0,0,2,2,4,4], k = exp(-|a-b|), quality exp(-|a-2|): greedy
+	// picks values [2, 0, 2] (rows 2, 0, 3) with final qVS_1
+	// 1.3338057427881422 (hand-checked).
 	xs := []float64{0, 0, 2, 2, 4, 4}
 	var kb, qb strings.Builder
 	for _, a := range xs {
@@ -345,7 +346,7 @@ func TestNItems(t *testing.T) {
 
 // TestScoreZeroKernelRefusedBeforeEigendecomposition: a large zero kernel
 // (and -I) is refused by O(n²) checks before the dense eigendecomposition,
-// whose notice must not appear (issue 23: a 20,000 x 20,000 zero kernel
+// whose notice must not appear (a 20,000 x 20,000 zero kernel
 // was still being decomposed after 120 s); all-zero float32 embeddings
 // under the linear kernel likewise. 2000 is the pure-Go notice threshold.
 func TestScoreZeroKernelRefusedBeforeEigendecomposition(t *testing.T) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -15,6 +16,11 @@ import (
 // stdinFlags are the file flags that read their file once, so "-" may
 // stand for stdin (docs/json.md, "Pipes").
 var stdinFlags = []string{"kernel", "embeddings", "quality", "ids", "observed", "pending", "pool", "graph"}
+
+// maxStdin bounds what a file flag given as "-" reads from stdin (a
+// variable so tests can lower it): 1 GiB, copied to a temporary file, not
+// held in memory.
+var maxStdin int64 = 1 << 30
 
 // stdinName is how messages name the file read from stdin.
 const stdinName = "stdin"
@@ -43,23 +49,34 @@ func resolveStdin(c *cobra.Command, stdin io.Reader) (stdinFile, error) {
 	default:
 		return stdinFile{}, usageErrorf("--%s and --%s are both - (stdin), which can be read once: give one of them as a file", named[0].Name, named[1].Name)
 	}
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		return stdinFile{}, fmt.Errorf("--%s -: reading stdin: %w", named[0].Name, err)
-	}
+	// Streamed to the file, at most maxStdin bytes: stdin has no size to
+	// justify what is read (`--observed - < /dev/zero` read without end).
+	in := bufio.NewReader(stdin)
+	head, _ := in.Peek(6)
 	dir, err := os.MkdirTemp("", "qvs-stdin-")
 	if err != nil {
 		return stdinFile{}, fmt.Errorf("--%s -: %w", named[0].Name, err)
 	}
 	name := "stdin.csv"
 	switch {
-	case bytes.HasPrefix(data, []byte("\x93NUMPY")):
+	case bytes.HasPrefix(head, []byte("\x93NUMPY")):
 		name = "stdin.npy"
-	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		name = "stdin.npz"
 	}
 	s := stdinFile{dir: dir, path: filepath.Join(dir, name)}
-	if err := os.WriteFile(s.path, data, 0o600); err != nil {
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		var n int64
+		n, err = io.Copy(f, io.LimitReader(in, maxStdin+1))
+		if err2 := f.Close(); err == nil {
+			err = err2
+		}
+		if err == nil && n > maxStdin {
+			err = fmt.Errorf("stdin holds more than %d bytes, the most qvs reads from stdin: give the data as a file", maxStdin)
+		}
+	}
+	if err != nil {
 		s.remove()
 		return stdinFile{}, fmt.Errorf("--%s -: %w", named[0].Name, err)
 	}

@@ -119,3 +119,39 @@ func TestStdinDash(t *testing.T) {
 		t.Errorf("temporary copies left behind: %v", left)
 	}
 }
+
+// endless is a reader that never ends (like /dev/zero), counting what was
+// read from it.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '1'
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestStdinDashBounded: a file flag given as "-" reads at most maxStdin
+// bytes of stdin (an endless stdin, `< /dev/zero`, was read without end
+// into memory) and says so; the temporary copy is removed; stdin within
+// the bound still works.
+func TestStdinDashBounded(t *testing.T) {
+	saved := maxStdin
+	maxStdin = 1 << 20
+	defer func() { maxStdin = saved }()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	src := &endless{}
+	var o, e bytes.Buffer
+	code := MainIO([]string{"score", "--kernel", "-"}, src, &o, &e)
+	if code == 0 || o.Len() != 0 || !strings.Contains(e.String(), "--kernel -: stdin holds more than 1048576 bytes") || src.n > 2<<20 {
+		t.Errorf("exit %d, stdout %q, stderr %q, %d bytes read", code, o.String(), e.String(), src.n)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left %v in TMPDIR", left)
+	}
+	if code, out, errs := runQVSStdin(t, []byte("1,0\n0,1\n"), "score", "--kernel", "-", "--q", "1", "--format", "csv"); code != 0 || out != "q,vs\n1,2\n" {
+		t.Errorf("a 2 x 2 kernel on stdin: exit %d, %q, %s", code, out, errs)
+	}
+}

@@ -108,7 +108,7 @@ func TestToyUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--n", "0"}, "--n"},
-		{[]string{"--n", "100000"}, "must be 1 to 100"}, // issue 14 item 3: ran out of memory
+		{[]string{"--n", "100000"}, "must be 1 to 100"}, // once ran out of memory
 		{[]string{"--starts", "0"}, "--starts"},
 		{[]string{"--format", "pdf"}, "png or svg"},
 		{[]string{"--q", "1,-2"}, "--q"},

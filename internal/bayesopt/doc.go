@@ -34,10 +34,10 @@
 //
 // # Trust regions
 //
-// TrustRegion is TuRBO's state machine with the reference notes' constants:
+// TrustRegion is TuRBO's state machine with the constants of ROBOT's code:
 // L0 = 0.8, Lmin = 0.5^7, Lmax = 1.6; a batch succeeds if its best value
 // beats the region's best by a relative 1e-3; 10 successes in a row double
-// L (TuRBO uses 3; the notes, following ROBOT's code, use 10); ceil(max(4/b,
+// L (TuRBO uses 3; ROBOT's code uses 10); ceil(max(4/b,
 // d/b)) failures in a row halve it, with b = batch / M the region's average
 // share of a batch (Settings.FailureTolerance replaces this count, and with
 // Settings.FailurePerPoint a failed batch adds its size to the counter, as
@@ -63,7 +63,8 @@
 //     paper eq. 5) over all evaluated points with similarity exp(-d²/2), d
 //     the task's distance, and quality = the objective min-max scaled over
 //     the evaluated points to [0, 1] (the original code used raw, possibly
-//     negative, values: reference notes §1); each batch is Algorithm 1: every
+//     negative, values, but qVS counts high-quality items only when
+//     quality is >= 0); each batch is Algorithm 1: every
 //     region draws one joint sample f̄ over its candidates, the candidates are
 //     merged, and the batch is the greedy qVS_q maximiser over them with
 //     quality = f̄ min-max scaled over all merged candidates. For speed the

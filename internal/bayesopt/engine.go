@@ -16,7 +16,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// Method names (paper §4.2 and reference notes §3).
+// Method names (paper §4.2; TuRBO: Eriksson et al. 2019; ROBOT: Maus et
+// al. 2023).
 const (
 	MethodRandom = "random" // uniform random points
 	MethodTuRBO  = "turbo"  // TuRBO-M: centres = top-M points
@@ -426,13 +427,15 @@ func (r *runner) distance(i, j int) float64 {
 }
 
 // similarity is the diversity kernel exp(-d²/2) of the paper's BayesOpt
-// experiments (reference notes §3), d the task's distance.
+// experiments (the k_δ of §3.2, as the authors' code derives it from the
+// distance), d the task's distance.
 func similarity(d float64) float64 { return math.Exp(-d * d / 2) }
 
 // minMaxQuality maps values to [0, 1] by (v - min) / (max - min) over the
 // values themselves (all 1 when they are equal). This is the quality of
 // qVS-BayesOpt: the objective is often negative (rover, lunar), and qVS
-// needs non-negative quality (reference notes §1).
+// needs non-negative quality (eq. 2: with negative qualities the mean no
+// longer counts high-quality items).
 func minMaxQuality(v []float64) []float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range v {

@@ -3,7 +3,8 @@ package bayesopt
 import "context"
 
 // Domain is a search space: a box with the task's own diversity distance
-// between two solutions (reference notes §3). The engine (Engine) needs
+// between two solutions (rover: the one-way distance between trajectories;
+// lunar: Euclidean in x, as in the ROBOT code). The engine (Engine) needs
 // only this; Optimize also needs the objective.
 type Domain interface {
 	Name() string

@@ -3,12 +3,12 @@ package bayesopt
 import "math"
 
 // TrustRegionRules are the constants of the TuRBO trust-region state machine
-// (Eriksson et al. 2019; reference notes §3). Lengths are fractions of the
+// (Eriksson et al. 2019, with ROBOT's constants). Lengths are fractions of the
 // domain width: a region is the box centre ± Length/2 in the unit cube.
 type TrustRegionRules struct {
 	LengthInit, LengthMin, LengthMax float64
 	// SuccessTolerance consecutive successful batches double the length.
-	// TuRBO uses 3; the reference notes (ROBOT's code) use 10, and so do we.
+	// TuRBO uses 3; ROBOT's code uses 10, and so do we.
 	SuccessTolerance int
 	// FailureTolerance consecutive failed batches halve the length.
 	FailureTolerance int
@@ -23,7 +23,7 @@ type TrustRegionRules struct {
 	RelativeImprovement float64
 }
 
-// DefaultTrustRegionRules returns the reference notes' constants for a
+// DefaultTrustRegionRules returns ROBOT's constants for a
 // dim-dimensional problem whose regions each receive batch evaluations per
 // iteration on average: L0 = 0.8, Lmin = 0.5^7, Lmax = 1.6, 10 successes to
 // expand, and TuRBO's ceil(max(4/batch, dim/batch)) failures to shrink.

@@ -505,7 +505,7 @@ func prepare(ctx context.Context, spec Spec) error {
 	}
 	defer lock.Unlock()
 	// Checked before config.yaml is written: nothing is written when the
-	// campaign cannot run (issue 23: a file named runs got config.yaml).
+	// campaign cannot run (a file named runs got config.yaml).
 	runs := filepath.Join(spec.Dir, "runs")
 	if fi, err := os.Stat(runs); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file, not the folder of the run records: move it away or choose another --out", runs)

@@ -24,8 +24,9 @@ func bigSpec(dir string, runs int) Spec {
 	return s
 }
 
-// Issue 14 item 12: after an interrupt the report counts what happened, not
-// what was planned: 12 runs, cancelled when 4 have finished.
+// After an interrupt the report counts what happened, not what was planned
+// (it once said "48 run(s) ran" with 20 of 48 done): 12 runs, cancelled
+// when 4 have finished.
 func TestInterruptReportCountsHonestly(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -178,8 +179,8 @@ func TestHeldRunWaitedForOrTakenOver(t *testing.T) {
 	}
 }
 
-// Issue 14 item 7: changed data under the same names is refused, naming
-// the file, and nothing is written.
+// Changed data under the same names is refused, naming the file, and
+// nothing is written (a folder once silently mixed runs of two datasets).
 func TestChangedInputRefused(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(t.TempDir(), "pool.csv")
@@ -220,8 +221,8 @@ func TestChangedInputRefused(t *testing.T) {
 	}
 }
 
-// Issue 14 item 6: with a config mismatch nothing is written, Prepare
-// (campaign-level files such as mds.csv) included.
+// With a config mismatch nothing is written, Prepare (campaign-level files
+// such as mds.csv) included.
 func TestConfigMismatchWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Execute(context.Background(), spec(dir), toyRun(5, nil)); err != nil {
@@ -287,12 +288,11 @@ func BenchmarkFingerprints(b *testing.B) {
 	}
 }
 
-// TestRefusedCampaignWritesAndReportsNothing (issue 23, unclear
-// messages): a folder whose "runs" is a file got config.yaml written
-// before the error, and a campaign that could not start (there, or in a
-// read-only folder) reported "0 of 0 run(s) finished" before its error.
-// Now the error names the file, nothing else is written, and the report
-// says it never started.
+// TestRefusedCampaignWritesAndReportsNothing: a folder whose "runs" is a
+// file got config.yaml written before the error, and a campaign that could
+// not start (there, or in a read-only folder) reported "0 of 0 run(s)
+// finished" before its error. Now the error names the file, nothing else is
+// written, and the report says it never started.
 func TestRefusedCampaignWritesAndReportsNothing(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "runs"), []byte("x"), 0o644); err != nil {

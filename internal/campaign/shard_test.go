@@ -29,7 +29,7 @@ func TestShardAuto(t *testing.T) {
 		{"auto", nil, Shard{}, "neither SLURM_ARRAY_TASK_ID"},
 		{"auto/0", map[string]string{"JOB_COMPLETION_INDEX": "0"}, Shard{}, "auto/n"},
 		{"1/4", map[string]string{"JOB_COMPLETION_INDEX": "3"}, Shard{1, 4}, ""}, // explicit i/n ignores the environment
-		// Issue 23, item 14: a task resubmitted alone (sbatch --array=2)
+		// A task resubmitted alone (sbatch --array=2)
 		// sees MIN = 2 and COUNT = 1. With auto/n the task id is the shard
 		// (before: shard 0/4, so shard 2 never ran); plain auto refuses
 		// (before: shard 0/1, the whole campaign).

@@ -52,7 +52,7 @@ func TestCheck(t *testing.T) {
 		{"negative seed", "seed: -1\n", []string{"config f.yaml:1: seed: -1 is negative: expected a whole number >= 0"}},
 		{"fraction in an int list", "classes: [0, 1.5]\n", []string{"config f.yaml:1: classes: 1.5 is not a whole number"}},
 		{"infinite budget", "budget: .inf\n", []string{"budget: .inf is not a whole number"}},
-		// Issue 23, item 3: values beyond the field's range were wrapped by
+		// Values beyond the field's range were wrapped by
 		// the decoder (seed 2^64 became 0; repeats: 1e30 became -2^63).
 		// The limits are the uint64 and int64 ranges; each limit itself
 		// is accepted.

@@ -130,7 +130,7 @@ type CSVConfig struct {
 //     kNN with k = 100, weight = similarity. k = 100 is inferred from the
 //     paper's Table 1, which no public graph file fixes: with it, random
 //     search's VS_1 / count and the other VS columns land within 1-2 standard
-//     errors of the paper's (issue 13), while the authors' earlier MATLAB
+//     errors of the paper's, while the authors' earlier MATLAB
 //     setup's k = 20 (photoswitch/PROVENANCE.md) links too few pairs (random
 //     VS_1 51 of 77 positives against the paper's 31 of 72).
 //   - fashion: class 0; 50 PCA components of the pixels scaled to [0, 1]
@@ -140,7 +140,7 @@ type CSVConfig struct {
 //     distance (the authors used exp(-squared distance) on a 10-d UMAP
 //     embedding with k = 500, which is not reproducible as UMAP is
 //     unseeded, and exp(-d^2) without a bandwidth would vanish on
-//     pixel-scale distances). k and the scale 4 were chosen (issue 13) so
+//     pixel-scale distances). k and the scale 4 were chosen so
 //     that random search's VS_q / count ratios approach the paper's Table 3
 //     (0.97, 0.95, 0.92, 0.88, 0.53 for q = 0.1 .. inf against 0.97, 0.93,
 //     0.90, 0.86, 0.59); the earlier k = 50, scale 1 linked almost no

@@ -155,7 +155,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := rec[ic] // verbatim: " sp " stays " sp " (issue 23)
+			id := rec[ic] // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}

@@ -6,7 +6,7 @@
 // Row i of the directed graph lists i's k nearest neighbours (never i), each
 // with a weight in (0, 1]; the kNN model of internal/search uses it as is,
 // and the Vendi kernel of a set of items is its symmetrisation (W + W^T)/2
-// with unit diagonal (reference notes §2). The features serve the "maximum
+// with unit diagonal, as in the authors' code. The features serve the "maximum
 // pairwise distance" column of the tables through Pool.Distance.
 //
 // # Pools

@@ -250,7 +250,7 @@ func TestLoadFolderErrors(t *testing.T) {
 	}
 }
 
-// TestReadCSRNPZDuplicateMember (issue 23, item 3): an archive with two
+// TestReadCSRNPZDuplicateMember: an archive with two
 // members for one array (zip allows it) was read with the first one while
 // NumPy and SciPy take the last, so the file meant two matrices. Both
 // spellings of the clash ("data.npy" twice; "data" beside "data.npy") are

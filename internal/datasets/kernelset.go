@@ -216,7 +216,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		if len(rec) != len(header) {
 			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", f.Table, line, len(rec), len(header))
 		}
-		id := rec[idCol] // verbatim: " sp " stays " sp " (issue 23)
+		id := rec[idCol] // verbatim: " sp " stays " sp "
 		if strings.TrimSpace(id) == "" {
 			return fmt.Errorf("%s: line %d, column %q: empty id", f.Table, line, f.IDColumn)
 		}
@@ -292,8 +292,8 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 	return fmt.Errorf("%s (tolerance -%g x mean diagonal = %.3g); clip its negative eigenvalues before use", msg, KernelPSDTol, -jitter)
 }
 
-// PhotoswitchKernelSet is the photoswitch stand-in for the MOF task (reference
-// notes §4): the molecules of the photoswitch table at path, the Tanimoto
+// PhotoswitchKernelSet is the photoswitch stand-in for the MOF task (whose
+// data, from Liu et al. 2024, is not public): the molecules of the photoswitch table at path, the Tanimoto
 // kernel of their Morgan fingerprints (positive semidefinite: Ralaivola et
 // al. 2005, "Graph kernels for chemical informatics"), and the objective
 // lambda-max in nm (maximised). Items are named by their SMILES. There are

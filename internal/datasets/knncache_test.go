@@ -106,7 +106,7 @@ func TestCachedFloats(t *testing.T) {
 	}
 }
 
-// TestCacheWriteFailureIsAWarning (issue 23, unclear messages): a cache
+// TestCacheWriteFailureIsAWarning: a cache
 // that cannot be written (a full file system; here the cache's knn and pca
 // folders are files, so every write fails) aborted the campaign although
 // the cache only saves time. The graph and the floats are computed and

@@ -430,7 +430,7 @@ func BenchmarkLoadSynthetic(b *testing.B) {
 }
 
 // TestSyntheticSizeBounds: every count of pool.synthetic that sizes an
-// allocation is bounded before anything is allocated (issue 23: n = 10^11
+// allocation is bounded before anything is allocated (n = 10^11
 // ended in a Go out-of-memory stack trace; dim and clusters likewise),
 // and so is a kNN graph's n x k (fashion, csv and synthetic pools).
 func TestSyntheticSizeBounds(t *testing.T) {

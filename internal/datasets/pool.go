@@ -7,7 +7,7 @@ package datasets
 // neighbours of item i (never i itself) and Weights[i] their similarity
 // weights in (0, 1]. Self-similarity is 1 by convention and not stored. The
 // kNN model of internal/search uses the directed graph; the diversity kernel is
-// its symmetrisation (W + W^T)/2 with unit diagonal (reference notes §2).
+// its symmetrisation (W + W^T)/2 with unit diagonal, as in the authors' code.
 type Pool struct {
 	Name   string
 	IDs    []string // optional item identifiers (nil: use the 0-based index)

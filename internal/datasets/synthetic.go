@@ -57,7 +57,7 @@ func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, er
 }
 
 // Bounds on the synthetic pool's sizes, checked before anything is
-// allocated (issue 23: n = 10^11 ended in a Go out-of-memory stack trace).
+// allocated (n = 10^11 ended in a Go out-of-memory stack trace).
 const (
 	// MaxSyntheticN: the kNN graph is built by comparing every pair of
 	// items, O(n² dim) time: 10^6 items take hours already.

@@ -18,8 +18,8 @@ func groupOf(method, q string, vs1 map[int]string) *Group {
 }
 
 // TestMedianGainRepeat: the Figure 2 analogue draws the repeat whose VS_1
-// gain of qVS-AS over one-step is the median, not repeat 0 (issue 12 item
-// 11: repeat 0 was the one repeat where qVS-AS lost).
+// gain of qVS-AS over one-step is the median, not repeat 0 (on bmg repeat 0
+// was the one repeat where qVS-AS lost, against the means).
 func TestMedianGainRepeat(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -68,7 +68,7 @@ func bandOf(means ...float64) Band {
 }
 
 // TestMergeIdenticalCurves: identical curves are drawn once with a combined
-// label (issue 12 item 12); near but different curves stay apart.
+// label, so no curve hides another; near but different curves stay apart.
 func TestMergeIdenticalCurves(t *testing.T) {
 	ss := []series{
 		{label: "random search", method: "random"},

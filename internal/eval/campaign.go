@@ -318,7 +318,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 }
 
 // addDetPerItem fills the kernel_det_per_item column of an active-search
-// summary written before it existed (issue 13): exp(kernel_logdet /
+// summary written before it existed: exp(kernel_logdet /
 // positives), or |kernel_det|^(1/positives) in summaries older still
 // (search.DetPerItem). A run lacking them is left empty.
 func addDetPerItem(c *Campaign) {

@@ -151,7 +151,7 @@ func TestSpaceCampaignsNamedAfterTheirFile(t *testing.T) {
 	}
 }
 
-// TestHostileNameRefused (issue 23, item 1): a campaign whose config.yaml
+// TestHostileNameRefused: a campaign whose config.yaml
 // says `task: ../../../ESCAPED` (or `name:`) made eval write its tables and
 // figures above --out. The name is refused naming the file and key, and
 // nothing is written anywhere.

@@ -17,7 +17,7 @@ var cacheWarned sync.Map // path -> true: one warning per file
 // a failure (a full or read-only file system, a cache folder that is a
 // file) is not an error: caches only save time, so the work goes on, and a
 // warning naming the file and the cause goes to CacheWarnings once per
-// file (issue 23: a full cache file system aborted a campaign). The file
+// file (a full cache file system aborted a campaign). The file
 // is left as it was (atomic write), so a later run recomputes it.
 func WriteCacheFunc(path string, write func(w io.Writer) error) {
 	if err := WriteAtomicFunc(path, write); err != nil {

@@ -52,7 +52,7 @@ func writeBomb(t *testing.T, path string, members []bombMember) {
 // TestCSRDecompressionBomb: archives of 200-300 KB whose members inflate
 // to 200-300 MB of zeros (a legal deflate ratio) are refused from their
 // headers before the large members are inflated, with the heap far below
-// what they inflate to (issue 23: a 1.9 MB csr_weights.npz inflating to
+// what they inflate to (a 1.9 MB csr_weights.npz inflating to
 // 2 GB used 1.9 GB). Before, the headers agreeing with each other was
 // enough and the arrays were inflated whole (191-383 MB of heap here).
 func TestCSRDecompressionBomb(t *testing.T) {

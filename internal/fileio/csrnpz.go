@@ -77,7 +77,7 @@ const maxDeflateRatio = 1032
 // must end at that count before indices and data are inflated, in chunks
 // that grow with the bytes actually inflated, which archive/zip stops at the
 // declared size. A small file cannot make the reader allocate much more
-// than the matrix it really holds (issue 23: a 1.9 MB csr_weights.npz
+// than the matrix it really holds (a 1.9 MB csr_weights.npz
 // inflating to 2 GB, a legal deflate ratio, used 1.9 GB).
 func ReadCSRNPZ(path string) (*CSR, error) { return ReadSquareCSRNPZ(path, -1) }
 

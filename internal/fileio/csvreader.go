@@ -42,7 +42,7 @@ func NewCSVReader(r io.Reader) *csv.Reader {
 // kernel of 50,000 columns is 20 GB as float64; wide embeddings belong in
 // .npy). encoding/csv holds a whole line and about 40 bytes per cell
 // besides (it parses even the part of a line read before the bound), so
-// without the bound a single-line file of 100 MB took 4-5 GB (issue 23);
+// without the bound a single-line file of 100 MB took 4-5 GB;
 // with it, a line costs at most about 50 MB whatever the file.
 const MaxCSVLine = 1 << 20
 
@@ -95,7 +95,7 @@ func notText(head []byte) error {
 		return fmt.Errorf("binary data (a NUL byte at offset %d), not CSV text; a spreadsheet's UTF-16 \"Unicode text\" must be saved as CSV (UTF-8)", i)
 	}
 	// Lines ended by CR alone (classic Mac OS, some exports) read as one
-	// line holding every row ("empty file?" before, issue 23).
+	// line holding every row ("empty file?" before).
 	if i := bytes.IndexByte(head, '\r'); i >= 0 && i+1 < len(head) && bytes.IndexByte(head, '\n') < 0 {
 		return fmt.Errorf("lines end with a carriage return alone (CR, old Mac format; offset %d): save the file with LF or CRLF line endings", i)
 	}

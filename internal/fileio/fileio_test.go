@@ -109,8 +109,7 @@ func TestSplitIDColumnAndStrings(t *testing.T) {
 	if _, _, err := SplitIDColumn(p, "nope"); err == nil || !strings.Contains(err.Error(), `no column named "nope" in header "f1,name,f2"`) {
 		t.Errorf("missing id column: %v", err)
 	}
-	// Issue 14 item 9: a header-less file's first data row was called the
-	// header ("no column named \"name\" in header [1 a 2]").
+	// A header-less file's first data row was once called the header ("no column named \"name\" in header [1 a 2]").
 	os.WriteFile(p, []byte("1,a,2\n3,b,4\n"), 0o644)
 	if _, _, err := SplitIDColumn(p, "name"); err == nil || !strings.Contains(err.Error(), `needs a header row naming the columns, but line 1 "1,a,2" holds numbers`) {
 		t.Errorf("header-less file: %v", err)

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestSpreadsheetSafe (issue 23, item 4): ids a spreadsheet would run as
+// TestSpreadsheetSafe: ids a spreadsheet would run as
 // formulas get a leading ', numbers and plain ids are unchanged, and the
 // mapping round-trips through UnquoteSpreadsheet and LookupID for every
 // id, including ids that themselves start with ' (without the extra quote

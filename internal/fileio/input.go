@@ -24,7 +24,7 @@ func (e notRegularError) Unwrap() error { return ErrNotRegular }
 // OpenInput opens path, a file qvs reads, like os.Open, but refuses what
 // is not a regular file (after symbolic links) without opening it: a named
 // pipe (FIFO) with no writer would block the open forever, and a device
-// such as /dev/zero or a pipe would be read without end (issue 23: eleven
+// such as /dev/zero or a pipe would be read without end (eleven
 // readers hung on a FIFO, `--observed /dev/zero` read until memory ran
 // out). A regular file's size then bounds what every reader holds. The
 // error is an *fs.PathError ("open PATH: a named pipe (FIFO), not a

@@ -31,7 +31,7 @@ import (
 // LeaseExpiry.
 //
 // The two kinds respect each other, so processes with and without
-// QVS_LOCK=lease can share a folder (issue 23: they computed the same runs
+// QVS_LOCK=lease can share a folder (they computed the same runs
 // twice): a lease holder also flocks its lease file where flock works, and
 // a process that gets the flock of a file holding a live lease (its owner
 // on another host, or between creating the file and flocking it) backs off.
@@ -285,8 +285,8 @@ func isLease(content []byte) bool { return len(strings.Fields(string(content))) 
 
 // leaseStale: the owner is a dead process of this host, or the lease has
 // not been refreshed for LeaseExpiry, whoever the owner (a live pid of this
-// host may be a new process that reused a dead holder's pid: issue 23,
-// such a lease was waited for forever). An empty or unreadable lease is
+// host may be a new process that reused a dead holder's pid: such a lease
+// was once waited for forever). An empty or unreadable lease is
 // judged by age alone: its owner may be between creating and writing it.
 func leaseStale(content []byte, mod time.Time) bool {
 	if time.Since(mod) > LeaseExpiry {

@@ -116,7 +116,7 @@ func TestLeaseStaleness(t *testing.T) {
 		{"dead-owner", hostName() + " " + dead + " n1\n", 0, true},
 		{"live-owner", hostName() + " " + live + " n2\n", 0, false},
 		// A live pid of this host whose lease nobody refreshes: a new
-		// process that reused a dead holder's pid (issue 23: waited for
+		// process that reused a dead holder's pid (waited for
 		// forever). Pid 1 and the test's parent are live and unrelated.
 		{"reused-pid", hostName() + " " + live + " n5\n", 3 * LeaseExpiry, true},
 		{"reused-pid-1", hostName() + " 1 n6\n", 3 * LeaseExpiry, true},
@@ -247,7 +247,7 @@ func FuzzLeaseFile(f *testing.F) {
 	})
 }
 
-// TestMixedLockModes (issue 23, item 5): a flock process and a
+// TestMixedLockModes: a flock process and a
 // QVS_LOCK=lease process exclude each other, whichever holds the lock: a
 // real second process holds it in one mode, this one asks in the other,
 // and kill -9 of the holder frees it. A lease file of another host (no

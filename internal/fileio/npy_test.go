@@ -104,7 +104,7 @@ func TestReadNPYString(t *testing.T) {
 	}
 }
 
-// TestReadNPYDamaged is issue 14 item 2: truncated and malformed headers were
+// TestReadNPYDamaged: truncated and malformed headers were once
 // handed to npyio, which panicked (slice bounds out of range in its header
 // reader); each must now be an error naming the file.
 func TestReadNPYDamaged(t *testing.T) {
@@ -153,7 +153,7 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestReadNPYHugeClaim is issue 14 item 3: a 416-byte file whose header
+// TestReadNPYHugeClaim: a 416-byte file whose header
 // claims 40000 x 40000 float64 made the old reader allocate 12.8 GB before
 // reading. The claim is now checked against the file size (file path) or
 // the data are read in chunks (stream of unknown size), so a few KiB are

@@ -76,8 +76,9 @@ type ENSSettings struct {
 	Fantasy string `mapstructure:"fantasy" yaml:"fantasy"`
 }
 
-// PaperProtocol is the paper's protocol (Section 4.1; reference notes §2:
-// budget 200, batch 5, 10 repeats) with the authors' hyperparameter grids
+// PaperProtocol is the paper's protocol (Section 4.1: 10 repeats; a budget
+// of 200 queries in batches of 5, the budget random search's positive
+// counts in Tables 1-3 imply) with the authors' hyperparameter grids
 // (ECI thresholds 0.25/0.5/0.75, SELECT beta 0.1/0.3/1/3 x lambda
 // 0.25/0.5/0.75, pessimistic fantasies), every method, qVS-AS at
 // q = 0, 0.1, 0.5, 1, 2, inf, seed 0, random tie-breaking and the authors'
@@ -292,7 +293,8 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 type Pool struct {
 	*datasets.Pool
 	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
-	// indices (reference notes §2), for the metrics of the positives found.
+	// indices (as the authors' code builds it), for the metrics of the
+	// positives found.
 	Kernel *vendi.Sparse
 }
 

@@ -4,7 +4,7 @@
 // batch from a probabilistic model.
 //
 // The model is the k-nearest-neighbour model of Garnett et al. (2012) on the
-// pool's DIRECTED kNN graph (reference notes §2): Model keeps, per item, the
+// pool's DIRECTED kNN graph, as the authors' code does: Model keeps, per item, the
 // summed weight to observed positives and negatives among its own
 // neighbours, updated in O(in-degree) per observation through reverse
 // neighbour lists.

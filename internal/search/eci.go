@@ -9,7 +9,7 @@ import (
 )
 
 // ECI is expected coverage improvement (Malkomes et al. 2021), as the
-// authors run it on a kNN graph (reference notes §2). The neighbourhood of an
+// authors run it on a kNN graph. The neighbourhood of an
 // item x is x itself plus the neighbours j in x's own kNN list with
 // similarity w(x, j) > Threshold (strictly, as the authors' code: a
 // neighbour exactly at the threshold is out; about 2 % of photoswitch edges

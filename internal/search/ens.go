@@ -8,7 +8,7 @@ import (
 )
 
 // ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
-// the authors run (reference notes §2). With t queries left after this batch
+// the authors run. With t queries left after this batch
 // (Remaining - b) and p = Pr(y_x = 1 | D), a candidate scores
 //
 //	ENS(x) = p (1 + T_1(x)) + (1 - p) T_0(x),

@@ -46,7 +46,7 @@ func randomModel(t testing.TB, rng *rand.Rand, n, k, nObs int, coarse bool) *Mod
 	return m
 }
 
-// directProbability is the kNN formula of reference notes §2 evaluated from
+// directProbability is the kNN model's formula (see Model) evaluated from
 // scratch on the observed set.
 func directProbability(m *Model, x int) float64 {
 	pos, neg := 0.0, 0.0

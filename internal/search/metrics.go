@@ -35,7 +35,8 @@ type Metrics struct {
 	// some indefinite kNN kernels, is in KernelDet). The paper's "kernel
 	// matrix det." is not defined by any public code, and its values (0.96
 	// for a 138-item set whose unit-diagonal kernel has det <= 0.48) cannot
-	// be the raw det; this per-item form is our inference (issue 13).
+	// be the raw det; this per-item form is our inference, which gives
+	// about 0.33 for random photoswitch sets against the paper's 0.32.
 	KernelDetPerItem float64
 }
 

@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Model is the k-nearest-neighbour (kNN) model of active search (reference
-// notes §2; Garnett et al. 2012): for an item x with directed neighbour
+// Model is the k-nearest-neighbour (kNN) model of active search (Garnett
+// et al. 2012, as the authors' code runs it): for an item x with directed neighbour
 // weights w(x, ·),
 //
 //	Pr(y = 1 | x, D) = (a1 + Σ_{l ∈ D, y_l = 1} w(x, l)) /

@@ -16,7 +16,7 @@ func TestModelHandComputation(t *testing.T) {
 	}
 	m.Observe(1, true)
 	m.Observe(2, false)
-	// Hand computation (reference notes §2):
+	// Hand computation with Model's formula:
 	//  item 0: pos = 0.5 (item 1), neg = 0.25 (item 2): (0.1+0.5)/(0.9+0.25+0.1+0.5) = 0.6/1.75
 	//  item 3: neg = 0.25 (item 2): 0.1/(0.9+0.25+0.1) = 0.1/1.25
 	//  item 4: no neighbours: the prior 0.1

@@ -14,7 +14,7 @@ import (
 // different orders, so they agree to ~1e-14; 1e-12 leaves margin.
 const scoreTol = 1e-12
 
-// directECI is ECI from its definition (reference notes §2): the summed
+// directECI is ECI from its definition (Malkomes et al. 2021): the summed
 // probability of the unlabelled, uncovered items of x's neighbourhood, where
 // a neighbourhood is the item plus its neighbours with similarity > thr and
 // covered = inside the neighbourhood of a labelled item.
@@ -46,7 +46,8 @@ func directECI(m *Model, thr float64, x int) float64 {
 	return s
 }
 
-// directSELECT is SELECT's formula (Vanchinathan et al. 2015 as in reference notes §2).
+// directSELECT is SELECT's formula (Vanchinathan et al. 2015, with the kNN
+// model's probability p and Bernoulli variance p(1-p)).
 func directSELECT(m *Model, beta, lambda float64, x int) float64 {
 	p := directProbability(m, x)
 	v := p * (1 - p)

@@ -12,7 +12,7 @@ import (
 )
 
 // denseSymmetrized builds (W + Wᵀ)/2 with unit diagonal directly from the
-// graph (reference notes §2), independently of vendi.SymmetrizeKNN.
+// graph (qVS-AS's diversity kernel), independently of vendi.SymmetrizeKNN.
 func denseSymmetrized(nbr [][]int32, w [][]float64) *mat.SymDense {
 	n := len(nbr)
 	W := mat.NewDense(n, n, nil)

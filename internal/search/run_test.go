@@ -363,8 +363,8 @@ func TestSpaceRelabelling(t *testing.T) {
 
 var order10 = []int{7, 3, 9, 0, 5, 1, 8, 2, 6, 4}
 
-// TestMeasureVSNonIncreasingInQ is issue 13 item 1 for the active-search
-// metrics: the symmetrised kNN kernel is indefinite in general, and the
+// TestMeasureVSNonIncreasingInQ checks the active-search metrics: the
+// symmetrised kNN kernel is indefinite in general, and the
 // reported VS_q must still fall with q (VS_2 used to take the unclipped
 // closed form and could drop below VS_inf).
 func TestMeasureVSNonIncreasingInQ(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 )
 
 // SELECT is the UCB-style diverse search policy of Vanchinathan et al. 2015
-// as the authors run it with the kNN model (reference notes §2): with p the
+// as the authors run it with the kNN model: with p the
 // probability of a candidate and v = p(1 - p) its Bernoulli variance,
 //
 //	SELECT(x) = (1 - λ)(p + β √v) + (λ / 2) log(1 + v).

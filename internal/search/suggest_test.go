@@ -189,8 +189,8 @@ func suggestPool(t *testing.T) *Pool {
 	return sp
 }
 
-// TestSuggestIgnoresUnobservedLabels is the regression test of issue 12
-// item 2: marking unobserved items positive moved the prior (it was the
+// TestSuggestIgnoresUnobservedLabels is a regression test: marking
+// unobserved items positive moved the prior (it was the
 // pool's prevalence) and changed the batch. With the default prior the
 // suggestion depends on the observed labels only.
 func TestSuggestIgnoresUnobservedLabels(t *testing.T) {
@@ -272,7 +272,7 @@ func TestSuggestValues(t *testing.T) {
 	}
 }
 
-// TestSuggestColdStartTies is the regression test of issue 12 item 4: with
+// TestSuggestColdStartTies is a regression test: with
 // nothing near the labels every far item ties, and the batch was the first
 // rows of the file whatever the seed. Now ties fall in the seed's random
 // order; ties: index keeps the lowest index.

@@ -130,7 +130,7 @@ func TestFetchDataMirror(t *testing.T) {
 	}
 }
 
-// TestFetchDataWithoutNetwork (issue 23, unclear messages): without
+// TestFetchDataWithoutNetwork: without
 // network `make data` took about 8.5 minutes (73 files x 4 attempts) and
 // left empty folders. The first missing file's source is probed once with
 // short timeouts: an unreachable host (127.0.0.1:9, connection refused at

@@ -61,7 +61,7 @@ func TestDataDirMissing(t *testing.T) {
 
 func (f *fakeTB) Name() string { return "TestFake" }
 
-// TestSkipSummary (issue 23, unclear messages): `make test` skipped data
+// TestSkipSummary: `make test` skipped data
 // tests without a word unless -v. Each skip is logged to $QVS_SKIP_LOG and
 // scripts/skipped-data.sh (run by the Makefile after go test) sums them up
 // in one line: the count and the most frequent reason; nothing at all

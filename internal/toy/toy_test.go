@@ -123,7 +123,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 
 // TestMaximizeBeatsRandomSets: the multi-start optimum must beat the best of
 // 1,000 uniform random batches of 10 points, for every order with a
-// gradient (issue 6).
+// gradient (q = 0 has none: VS_0 is piecewise constant).
 func TestMaximizeBeatsRandomSets(t *testing.T) {
 	ps := panelsOrFail(t)
 	rng := rand.New(rand.NewPCG(1, 1))

@@ -53,7 +53,8 @@ func syntheticKNN(rng *rand.Rand, n, k int) *Sparse {
 }
 
 // BenchmarkGreedySparse: 10 picks from 100,000 items, kNN kernel k = 50,
-// 150-item prefix (the active-search setting of issue 2 / issue 3).
+// 150-item prefix (the active-search setting: a large pool, a kNN kernel
+// and the observed positives as the prefix).
 func BenchmarkGreedySparse(b *testing.B) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	const n = 100000
@@ -110,7 +111,7 @@ func embeddingKernel(rng *rand.Rand, n, d int) (FeatureMatrix, []float64) {
 }
 
 // BenchmarkGreedyEmbeddings: picks from 4,000 embeddings, d = 16, cosine
-// kernel (issue 15's `qvs select` row). dual: the d x d rank-one form with
+// kernel (the `qvs select` row of docs/performance.md). dual: the d x d rank-one form with
 // bound-ordered pruning (FeatureMatrix); bordered: the same kernel behind
 // FuncKernel, m x m bordered form; bruteforce: per-candidate
 // eigendecomposition.
@@ -183,7 +184,8 @@ func BenchmarkBruteForceCandidate(b *testing.B) {
 	}
 }
 
-// BenchmarkEmbeddingSpectrum32: issue 15's first row, the VS of 10,000
+// BenchmarkEmbeddingSpectrum32: the first row of docs/performance.md's
+// comparison with NumPy, the VS of 10,000
 // float32 embeddings of dimension 2,048 (cosine; blocked float32 Gram and
 // eigenvalues of the 2,048 x 2,048 dual), and a smaller size. Run with
 // -tags openblas for the LAPACK backend.

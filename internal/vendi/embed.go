@@ -203,7 +203,7 @@ const minNormSquared = 1e-280
 
 // RowNorm is ‖row‖, computed as m sqrt(Σ (v/m)²) with m = max|v| so that
 // rows of values near 1e308 or 1e-308 get their norm instead of +Inf or 0
-// (a 1e308 row's cosine similarities were all zero, issue 23). Callers use
+// (a 1e308 row's cosine similarities were all zero). Callers use
 // it only where the plain sum of squares fails: other rows keep their bits.
 func RowNorm[T float32 | float64](row []T) float64 {
 	var m float64

@@ -127,7 +127,7 @@ func randomKNN(rng *rand.Rand, n, d, k int) *Sparse {
 func TestGreedyMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	orders := []Order{0, 0.1, 0.5, 1, 2, 5, OrderInf}
-	const oracleTol = 1e-9 // issue 2: qVS within 1e-9 relative of the oracle
+	const oracleTol = 1e-9 // qVS within 1e-9 relative of the brute-force oracle
 	for trial := 0; trial < 6; trial++ {
 		n := 14 + trial*3
 		var kernels []struct {

@@ -126,7 +126,7 @@ func HasPositiveEigenvalue(k Kernel) (bool, error) {
 // PositiveEigenvalueCheaply answers HasPositiveEigenvalue without a
 // spectrum when at most n² reads of k settle it (known), so a kernel with
 // no VS (the zero matrix, -I) is refused before an O(n³)
-// eigendecomposition (issue 23: a 20,000 x 20,000 zero kernel was still
+// eigendecomposition (a 20,000 x 20,000 zero kernel was still
 // being decomposed after 120 s). For a symmetric k:
 //   - a positive diagonal entry means yes: λ_max ≥ e_iᵀKe_i = K_ii (O(n));
 //   - a FeatureKernel (a Gram matrix) with no positive diagonal entry is zero;
@@ -166,8 +166,8 @@ func PositiveEigenvalueCheaply(k Kernel) (has, known bool) {
 	return false, inDiscs
 }
 
-// SymmetrizeKNN builds the diversity kernel of a kNN graph (reference notes
-// §2): (W + Wᵀ)/2 with unit diagonal, where row i of W holds i's neighbours
+// SymmetrizeKNN builds the diversity kernel of a kNN graph as the authors'
+// active-search code does: (W + Wᵀ)/2 with unit diagonal, where row i of W holds i's neighbours
 // nbr[i] with weights w[i]. Self-loops are ignored (self-similarity is 1);
 // duplicate entries are summed, in the order of the edges (item i's list
 // for i = 0, 1, ..., each edge i -> j giving w/2 to rows i and j): a pair

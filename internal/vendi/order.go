@@ -99,7 +99,8 @@ func (q Order) MarshalYAML() (any, error) { return q.String(), nil }
 // IsInf reports whether q = ∞.
 func (q Order) IsInf() bool { return math.IsInf(float64(q), 1) }
 
-// Term is the summand of VS_q for one eigenvalue p (normalised or not):
+// Term is the summand of VS_q for one eigenvalue p (normalised or not; the
+// φ of the greedy's comments):
 // p log p at q = 1, p^q otherwise; 0 for p <= 0 (the clipped part of the
 // spectrum) and at q ∈ {0, ∞}, whose scores are not sums (FromSum takes
 // the count and the maximum instead).

@@ -181,7 +181,7 @@ func TestGreedyKnownPSDOrder2(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := bruteGreedy(t, p)
-		const tol = 1e-9 // issue 2's oracle tolerance
+		const tol = 1e-9 // the oracle tolerance of TestGreedyMatchesBruteForce
 		for i := range want.Picks {
 			if eigPath.Picks[i] != want.Picks[i] || closed.Picks[i] != want.Picks[i] {
 				t.Fatalf("trial %d pick %d: eigen %v, closed form %v, brute force %v", trial, i, eigPath.Picks, closed.Picks, want.Picks)

@@ -33,7 +33,7 @@ const OverflowScale = 1e150
 // and returns the largest |value| of x as it is afterwards. VS_q and qVS_q
 // are invariant to that scale, so the scores are the same, but products no
 // longer overflow: diag(1e308) scored "no positive eigenvalue" and a
-// 1e308 embedding row "every row is all zeros" (issue 23). Data below the
+// 1e308 embedding row "every row is all zeros". Data below the
 // threshold are left bit for bit.
 func Unoverflow(x []float64) float64 {
 	var m float64
@@ -130,7 +130,7 @@ func EigenvaluesInPlace(K *mat.SymDense) ([]float64, error) {
 // K must be finite; an empty K scores 0. Every order, q = 2 included, uses
 // the clipped spectrum: K may be indefinite (a symmetrised kNN graph), and
 // the closed form (tr K)²/‖K‖²_F would then count the negative eigenvalues
-// (issue 13: [[1, 1.5], [1.5, 1]] gave VS_2 = 0.615 < VS_∞ = 1).
+// ([[1, 1.5], [1.5, 1]] would give VS_2 = 0.615 < VS_∞ = 1).
 func Score(K mat.Symmetric, q Order) (float64, error) {
 	if err := q.Validate(); err != nil {
 		return 0, err

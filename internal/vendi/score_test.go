@@ -45,7 +45,7 @@ func TestIdentityAndAllOnes(t *testing.T) {
 	}
 }
 
-// Hand-checked values from issue 2 (computed independently with numpy).
+// Hand-checked values (computed independently with NumPy).
 func TestHandCheckedValues(t *testing.T) {
 	K := mat.NewSymDense(3, []float64{1, .9, 0, .9, 1, 0, 0, 0, 1})
 	if v, _ := Score(K, 1); !near(v, 2.1573004833739833, 1e-12) {

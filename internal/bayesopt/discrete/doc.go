@@ -2,7 +2,8 @@
 // whose only geometry is a precomputed kernel matrix: the MOF search of
 // Nguyen & Dieng (ICML 2024, §4.2, Algorithm 3, Table 4, Figures 5-6),
 // after Liu et al. 2024 (Chem. Sci., doi:10.1039/D4SC03609C), and a
-// photoswitch stand-in with the same machinery (reference notes §4).
+// photoswitch stand-in with the same machinery (the MOF data is not public;
+// any candidate set given as a kernel matrix and objective values runs).
 //
 // # Model
 //

@@ -34,8 +34,8 @@ const (
 
 // GP is a Gaussian process over a finite candidate set {0, ..., n-1} whose
 // prior covariance is a precomputed kernel matrix: f ~ GP(m, s² K), observed
-// with noise σ². It is the surrogate of Liu et al. 2024 (reference notes §4)
-// with one precomputed kernel in place of their sum of four.
+// with noise σ². It is the surrogate of Liu et al. 2024 with one
+// precomputed kernel in place of their sum of four.
 //
 // Targets are standardised before fitting, z = (y - mean(y)) / sd(y) with
 // the n-1 sample standard deviation, as the authors' normalize_y_values

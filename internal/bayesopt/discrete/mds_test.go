@@ -186,7 +186,7 @@ func BenchmarkMDS(b *testing.B) {
 	}
 }
 
-// TestCachedMDSRefusesPathNames (issue 23, item 1): a set name such as
+// TestCachedMDSRefusesPathNames: a set name such as
 // "../../x" put the MDS cache file outside --cache-dir; it is refused
 // before anything is written.
 func TestCachedMDSRefusesPathNames(t *testing.T) {

@@ -22,8 +22,8 @@ const (
 // Methods lists the method names in table order.
 var Methods = []string{MethodRandom, MethodUCB, MethodQVS}
 
-// Settings of one search run. Defaults (DefaultSettings) are the authors'
-// MOF settings (reference notes §4).
+// Settings of one search run. Defaults (DefaultSettings) are the MOF
+// settings of Liu et al. 2024: UCB beta = 2, 2 initial points, batches of 5.
 type Settings struct {
 	Method  string
 	Q       vendi.Order // order of qVS (MethodQVS only)
@@ -147,7 +147,8 @@ func (p *Problem) evaluations(items []int) []Evaluation {
 // QualityFromUCB maps UCB values to qualities in [0, 1] by min-max scaling
 // over every item of the candidate set, observed ones included:
 // s_i = (u_i - min u) / (max u - min u), or 1 for all if the UCB is
-// constant. qVS needs non-negative qualities (reference notes §1) and UCB
+// constant. qVS needs non-negative qualities (eq. 2: a mean quality that
+// can be negative does not count high-quality items) and UCB
 // in standardised units is negative for below-average items; min-max keeps
 // the UCB ranking, so q = 0 still reduces to top-b UCB.
 func QualityFromUCB(u []float64) []float64 {

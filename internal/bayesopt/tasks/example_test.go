@@ -7,7 +7,7 @@ import (
 )
 
 // The rover heading straight for the goal (every step 0.03) crosses four
-// obstacles: one of the reference notes' golden values.
+// obstacles: f = -6.3773481093 in the original Python rover code.
 func ExampleLookup() {
 	obj, err := tasks.Lookup("rover")
 	if err != nil {

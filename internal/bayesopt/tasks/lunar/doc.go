@@ -1,6 +1,6 @@
 // Package lunar is the 12-dimensional lunar lander task of the paper's
 // diverse Bayesian optimisation experiments (section 4.2, Figure 4), as the
-// reference notes §3 and the TuRBO/ROBOT code define it: OpenAI's hand-written
+// TuRBO/ROBOT code defines it: OpenAI's hand-written
 // heuristic controller with its twelve constants w = 2x, x in [0, 1]^12, flies
 // gym's LunarLander-v2 (discrete actions), and the objective is the mean
 // return over 50 episodes with fixed seeds 0..49.
@@ -22,8 +22,8 @@
 // results are deterministic but not numerically equal to gym's (NumPy's
 // generator draws different terrains and forces). With seeds 0..49 OpenAI's
 // default heuristic (DefaultX) averages 228.6; over 1000 seeds it averages
-// 254.7 (sd 105), in line with the "about 260" the reference notes expect.
-// Random x average about -126 (40 draws); the notes expect about -140.
+// 254.7 (sd 105), in line with the roughly 260 it scores in gym. Random x
+// average about -126 (40 draws), against about -140 in gym.
 //
 // The diversity distance between two controllers is the Euclidean distance
 // between their x.

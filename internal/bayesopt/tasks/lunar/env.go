@@ -7,7 +7,7 @@ import (
 	"github.com/ByteArena/box2d"
 )
 
-// Constants of gym's LunarLander-v2 (reference notes §3), in pixels where the
+// Constants of gym's LunarLander-v2, in pixels where the
 // original uses pixels; SCALE converts to Box2D units.
 const (
 	FPS             = 50

@@ -3,8 +3,8 @@ package lunar
 import "math"
 
 // Heuristic is OpenAI's hand-written lander controller with its twelve
-// constants exposed (reference notes §3; the ROBOT code's
-// heuristic_Controller): w = 2x for x in [0, 1]^12.
+// constants exposed (the ROBOT code's heuristic_Controller): w = 2x for
+// x in [0, 1]^12.
 //
 //	angle target = s0 w0 + s2 w1, clipped to [-w2, w2]
 //	hover target = w3 |s0|

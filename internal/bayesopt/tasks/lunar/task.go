@@ -79,7 +79,7 @@ func (t *Task) Returns(x []float64) []float64 {
 	return returns
 }
 
-// Distance is the Euclidean distance in x (reference notes §3).
+// Distance is the Euclidean distance in x, the ROBOT code's lunar distance.
 func (*Task) Distance(a, b []float64) float64 {
 	s := 0.0
 	for i := range a {

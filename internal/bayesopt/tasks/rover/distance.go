@@ -162,7 +162,7 @@ func meanMinDistance(ia, ib *curveIndex) float64 {
 }
 
 // OneWayDistance is the symmetric one-way distance between two trajectories
-// (reference notes §3; Zheng et al.'s OWD):
+// (Zheng et al.'s OWD, the rover distance of the ROBOT code):
 // 0.5 (mean_{a in A} min_{b in B} |a-b| + mean_{b in B} min_{a in A} |a-b|).
 // Both must be non-empty.
 func OneWayDistance(a, b [][2]float64) float64 {

@@ -1,7 +1,6 @@
 // Package rover is the 60-dimensional rover trajectory planning task of the
 // paper's diverse Bayesian optimisation experiments (section 4.2, Figure 3),
-// as the reference notes §3 define it after Wang et al. (2018) and the
-// ROBOT code (Maus et al. 2023).
+// after Wang et al. (2018) as the ROBOT code (Maus et al. 2023) sets it up.
 //
 // x holds 30 steps (dx, dy), each coordinate in [-1/30, 1/15]. The control
 // points are the start (0.05, 0.05) followed by the cumulative sums of the

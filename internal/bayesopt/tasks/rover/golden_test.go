@@ -14,7 +14,8 @@ func goldenX(f func(i int) float64) []float64 {
 }
 
 func TestRewardGolden(t *testing.T) {
-	// Golden values: reference notes §3 (the original Python rover code).
+	// Golden values of the original Python rover code (Wang et al. 2018, as
+	// the ROBOT code runs it).
 	const relTol = 1e-6 // the brief's acceptance tolerance
 	cases := []struct {
 		name string

@@ -4,8 +4,8 @@ import (
 	"math"
 )
 
-// Task constants (reference notes §3; Wang et al. 2018's rover domain as the
-// ROBOT code sets it up for 30 steps).
+// Task constants (Wang et al. 2018's rover domain as the ROBOT code sets it
+// up for 30 steps).
 const (
 	// Dim is the number of inputs: 30 steps (dx, dy), interleaved.
 	Dim = 60

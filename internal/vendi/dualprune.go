@@ -47,11 +47,11 @@ import (
 //     C + x xᵀ at x, (b + a²)/a, and >= λ_max (interlacing).
 //   - q = 0: the rank is at most rank C + 1 (no projection either).
 //
-// The bound only needs a and b, so it is exact for any b <= the true one
-// when q >= 1 only up to rounding: b is accumulated over the picks and C's
-// eigenvalues are thresholded, errors of a few ulps relative to T. The
-// first stage therefore multiplies its bound by 1 + cheapMargin (1e-6), far
-// above those errors and far below the spread of the bounds it prunes.
+// Rounding: b is accumulated over the picks (relative error about m·eps)
+// and the bound uses C's thresholded eigenvalues (greedydual.go's
+// factorize) while b comes from C itself, a difference of about
+// d·eps·λ_max·a. The first stage therefore multiplies its bound by
+// 1 + cheapMargin (1e-6), far above those errors.
 
 // cheapMargin is the relative slack of the first-stage bound.
 const cheapMargin = 1e-6

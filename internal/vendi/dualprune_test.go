@@ -72,7 +72,7 @@ func adversarialFeatures(rng *rand.Rand, n, d int) (FeatureMatrix, []float64) {
 // with the chosen set smaller and larger than d.
 func TestFirstStageMatchesUnpruned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 99))
-	orders := append(slices.Clone(testOrders), 0.5, 1.5, 3)
+	orders := append(slices.Clone(testOrders), 0.7, 1.5, 3)
 	const n, d, picks = 300, 6, 14
 	for _, kind := range []string{"cosine", "linear", "lowrank", "adversarial"} {
 		for _, variant := range []string{"plain", "prefix", "floor"} {
@@ -116,7 +116,7 @@ func TestFirstStageMatchesUnpruned(t *testing.T) {
 // meets it for isolated candidates at rank 0 (the first pick).
 func TestFirstStageBoundHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 7))
-	orders := append(slices.Clone(testOrders), 0.5, 1.5, 3)
+	orders := append(slices.Clone(testOrders), 0.7, 1.5, 3)
 	const n, d, picks = 120, 5, 9
 	for _, kind := range []string{"cosine", "linear", "lowrank", "adversarial"} {
 		var F FeatureMatrix

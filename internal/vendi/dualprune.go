@@ -103,7 +103,6 @@ func (g *greedyState) ensureXCX() {
 	}
 	d := s.d
 	parallel.Split(g.n, len(g.ws), 1024, func(lo, hi int) {
-		cx := make([]float64, d)
 		for i := lo; i < hi; i++ {
 			if !g.eligible[i] {
 				continue
@@ -111,13 +110,7 @@ func (g *greedyState) ensureXCX() {
 			x := g.feat.Features(i)
 			var b float64
 			for r := 0; r < d; r++ {
-				row := s.gram[r*d : (r+1)*d]
-				var t float64
-				for j, v := range x[:d] {
-					t += row[j] * v
-				}
-				cx[r] = t
-				b += x[r] * t
+				b += x[r] * dot(s.gram[r*d:(r+1)*d], x)
 			}
 			s.xcx[i] = b
 		}

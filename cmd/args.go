@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,4 +30,16 @@ func noArgsButSubcommands(c *cobra.Command, args []string) error {
 		err = fmt.Errorf("%w (did you mean %s?)", err, s)
 	}
 	return usageError{err}
+}
+
+// splitList splits a comma-separated flag value (--methods, --q,
+// --features) into its trimmed, non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

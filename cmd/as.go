@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,8 +21,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newASCmd) }
-
 // asConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
 // name, the pool and the campaign's protocol (methods, grids, repeats,
 // budget, batch, seed, ties; keys inline). Every key that changes results
@@ -34,6 +31,10 @@ type asConfig struct {
 	search.Protocol `mapstructure:",squash" yaml:",inline"`
 	// Out is the results directory (default results/TASK); not recorded.
 	Out string `mapstructure:"out" yaml:"out,omitempty"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind string `mapstructure:"kind" yaml:"-"`
 }
 
 // defaultASConfig is the paper's protocol (search.PaperProtocol) on the
@@ -154,6 +155,10 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		cfg.Pool.Dir = o.poolDir
 		cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
 	}
+	if g.fromFlags == nil {
+		g.fromFlags = map[string]bool{}
+	}
+	o.csv.fromFlags = g.fromFlags
 	if err := o.csv.apply(fl, &cfg); err != nil {
 		return cfg, err
 	}
@@ -188,7 +193,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		cfg.Seed = g.Seed
 	}
 	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
-		return cfg, configErrorf(g.Config, "task: %v", err)
+		return cfg, configErrorf(g.Config, "task: %w", err)
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
@@ -235,16 +240,6 @@ func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 	}
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // loadASPool loads the pool of cfg and prepares it for search, saying so
 // on stderr unless quiet.
 func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {
@@ -259,10 +254,10 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if err != nil {
 		return nil, err
 	}
-	for _, note := range pool.Notes {
-		fmt.Fprintln(stderr, note)
-	}
 	if !g.Quiet {
+		for _, note := range pool.Notes {
+			fmt.Fprintln(stderr, "qvs: "+note)
+		}
 		if pool.Unlabeled {
 			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
 		} else {
@@ -301,12 +296,12 @@ func checkASFlags(c *cobra.Command, o *asOptions) error {
 	}
 	if c.Flags().Changed("q") {
 		if _, err := vendi.ParseOrders(o.q); err != nil {
-			return usageErrorf("--q: %v", err)
+			return usageErrorf("--q: %w", err)
 		}
 	}
 	if c.Flags().Changed("prior") {
 		if _, err := search.ParsePrior(o.prior); err != nil {
-			return usageErrorf("--prior: %v", err)
+			return usageErrorf("--prior: %w", err)
 		}
 	}
 	return nil
@@ -322,11 +317,11 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	camp, err := search.Plan(cfg.Protocol)
 	if err != nil {
-		return configErrorf(g.Config, "%v", err)
+		return configErrorf(g.Config, "%w", err)
 	}
 	recorded := cfg
 	recorded.Out = ""
@@ -353,7 +348,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
-		Config: recorded, Growable: search.GrowableKeys, Version: Version,
+		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
 	rep, err := campaign.Execute(ctx, spec, runFunc)
@@ -419,8 +414,9 @@ type asCSVPoolOptions struct {
 	graph, kernel, ids                              string // pool.graph: the user's own graph or kernel
 	k                                               int
 	// fromFlags are the flags whose value (given or default) apply put
-	// into the pool.csv keys; their errors name them (nameFlags).
-	fromFlags []string
+	// into the pool's keys: a SettingError on one of their keys names the
+	// flag (errorMessage). Shared with GlobalOptions.fromFlags.
+	fromFlags map[string]bool
 }
 
 func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
@@ -441,43 +437,8 @@ func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
 // asCSVPoolFlags are the flags that set pool.csv keys.
 var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix", "metric", "k", "fingerprint-column", "fingerprint-format", "exclude-columns"}
 
-// asCSVPoolKeys are the keys of asCSVPoolFlags, in their order, then those
-// of asGraphPoolFlags.
-var asCSVPoolKeys = []string{"csv.file", "csv.id_column", "csv.feature_columns", "csv.feature_prefix", "csv.metric", "csv.k", "csv.fingerprint_column", "csv.fingerprint_format", "csv.exclude_columns",
-	"graph.file", "graph.kernel", "graph.ids", "graph.k"}
-
 // asGraphPoolFlags are the flags that set pool.graph keys.
 var asGraphPoolFlags = []string{"graph", "kernel", "ids", "k"}
-
-// nameFlags rewrites the pool.csv keys that err names and a flag set (from
-// fromFlags) as "--flag (key pool.csv.KEY)": a user who gave only flags
-// never saw those keys. The error's kind (exit code) is kept.
-func (o *asCSVPoolOptions) nameFlags(err error) error {
-	if err == nil || len(o.fromFlags) == 0 {
-		return err
-	}
-	msg := err.Error()
-	for i, flag := range append(slices.Clip(asCSVPoolFlags), asGraphPoolFlags...) {
-		if !slices.Contains(o.fromFlags, flag) {
-			continue
-		}
-		key := regexp.MustCompile(`\bpool\.` + strings.ReplaceAll(asCSVPoolKeys[i], ".", `\.`) + `\b`)
-		msg = key.ReplaceAllLiteralString(msg, "--"+flag+" (key pool."+asCSVPoolKeys[i]+")")
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return renamedError{msg, err}
-}
-
-// renamedError is err with another message.
-type renamedError struct {
-	msg string
-	err error
-}
-
-func (e renamedError) Error() string { return e.msg }
-func (e renamedError) Unwrap() error { return e.err }
 
 // apply sets the pool.csv keys from the flags: --pool replaces a config's
 // pool of another kind by a CSV pool (flag defaults for the other keys) and
@@ -500,11 +461,8 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 	}
 	replaced := false
 	defer func() {
-		o.fromFlags = nil
 		for _, name := range asCSVPoolFlags {
-			if replaced || fl.Changed(name) {
-				o.fromFlags = append(o.fromFlags, name)
-			}
+			o.fromFlags[name] = o.fromFlags[name] || replaced
 		}
 	}()
 	if fl.Changed("pool") {
@@ -600,7 +558,9 @@ func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bo
 	}
 	base := filepath.Base(o.graph + o.kernel)
 	cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
-	o.fromFlags = slices.Clone(asGraphPoolFlags)
+	for _, name := range asGraphPoolFlags {
+		o.fromFlags[name] = true
+	}
 	return true, nil
 }
 
@@ -627,13 +587,13 @@ keeps the --k largest entries of each row, the diagonal excluded, ties to
 the lower index), with --ids ids.csv naming the items (one per line, in
 order); weights must lie in [0, 1], self loops are ignored, zeros dropped;
 or a config (--config, pool.kind csv or graph, see configs/README.md); or
-the authors' folder format (--pool-dir, described in configs/README.md). The pool needs no labels: only the labels in FILE are
-used. Columns never leak into the features: a column without a name (the
-index pandas' to_csv writes) is read as the row index when it holds
-0..n-1, as the ids when its values are unique (said on stderr), else
-refused; a column named like a label or target (target, y, class, activity,
-active, is_*) is refused unless --exclude-columns leaves it out or
---features names it.
+the authors' folder format (--pool-dir, described in configs/README.md).
+The pool needs no labels: only the labels in FILE are used. Columns never
+leak into the features: a column without a name (the index pandas' to_csv
+writes) is read as the row index when it holds 0..n-1, as the ids when its
+values are unique (said on stderr), else refused; a column named like a
+label or target (target, y without x, class, activity, active, is_*) is
+refused unless --exclude-columns leaves it out or --features names it.
 
 Fingerprints (chemists' libraries): --metric tanimoto compares items by
 Tanimoto similarity, |a AND b| / |a OR b|, on a text column of fingerprints
@@ -725,11 +685,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	q, err := vendi.ParseOrder(o.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	fan, err := search.ParseFantasy(o.fantasy)
 	if err != nil {
-		return usageErrorf("--fantasy: %v", err)
+		return usageErrorf("--fantasy: %w", err)
 	}
 	for _, chk := range []struct {
 		flag  string
@@ -745,7 +705,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	if fl.Changed("prior") {
 		if _, err := search.ParsePrior(o.as.prior); err != nil {
-			return usageErrorf("--prior: %v", err)
+			return usageErrorf("--prior: %w", err)
 		}
 	}
 	cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
@@ -754,7 +714,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	prior, err := search.ParsePrior(cfg.Prior)
 	if err != nil {
-		return configErrorf(g.Config, "%v", err)
+		return configErrorf(g.Config, "%w", err)
 	}
 	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
 		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
@@ -762,7 +722,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {
-		return o.as.csv.nameFlags(err)
+		return err
 	}
 	observed, err := search.ParseObserved(o.observed, pool.Pool)
 	if err != nil {

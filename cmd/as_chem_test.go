@@ -245,7 +245,7 @@ func TestASSuggestFingerprintErrors(t *testing.T) {
 		{[]string{"--pool", short, "--fingerprint-column", "fp", "--metric", "tanimoto"}, 1, short + `: line 3, column "fp" (--fingerprint-column (key pool.csv.fingerprint_column)): fingerprint of 3 bits, expected 4 like line 2`},
 		{[]string{"--pool", pool, "--fingerprint-column", "fp"}, 2, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto"},
 		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto", "--fingerprint-format", "b64"}, 2, `--fingerprint-format "b64": expected bits or hex`},
-		{[]string{"--pool", pool, "--fingerprint-column", "smiles", "--metric", "tanimoto"}, 1, `--fingerprint-column (key pool.csv.fingerprint_column): no column "smiles"`},
+		{[]string{"--pool", pool, "--fingerprint-column", "smiles", "--metric", "tanimoto"}, 1, `--fingerprint-column (key pool.csv.fingerprint_column) = "smiles": no such column`},
 		{[]string{"--pool", pool, "--metric", "jaccard"}, 2, `--metric "jaccard": expected euclidean, cosine or tanimoto`},
 	} {
 		code, out, stderr := runQVS(t, append(base, c.args...)...)
@@ -535,5 +535,39 @@ func TestREADMEChemists(t *testing.T) {
 		if len(got[q]) != 1 || math.Abs(got[q][0]-vs) > 1e-9*vs {
 			t.Errorf("q = %s: printed %v, brute force %v", q, got[q], vs)
 		}
+	}
+}
+
+// TestASCampaignCSVTanimoto: a campaign (qvs as) on a CSV pool of
+// fingerprints with a label column (pool.csv.metric: tanimoto) runs, and its
+// records hold only pool items; and score reads 0/1 fingerprints from a
+// float32 .npy under --embedding-kernel tanimoto as from the CSV.
+func TestASCampaignCSVTanimoto(t *testing.T) {
+	fps := chemPool(rand.New(rand.NewPCG(5, 6)), 50, 32)
+	dir := t.TempDir()
+	var pool strings.Builder
+	pool.WriteString("id,fp,label\n")
+	x := make([]float32, 0, 50*32)
+	for i, fp := range fps {
+		fmt.Fprintf(&pool, "m%d,%s,%d\n", i, fp, b2i(fp[0] == '1'))
+		for _, c := range fp {
+			x = append(x, float32(c-'0'))
+		}
+	}
+	csvPath := writeFile(t, dir, "fp.csv", pool.String())
+	cfg := writeFile(t, dir, "c.yaml", "task: fp\nrepeats: 1\nbudget: 8\nbatch: 2\nmethods: [qvs]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: csv\n  csv: {file: "+csvPath+", id_column: id, fingerprint_column: fp, metric: tanimoto, k: 5}\n")
+	code, out, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, "res"), "--cache-dir", t.TempDir(), "--quiet")
+	if code != 0 || !strings.Contains(out, "qVS-AS") {
+		t.Fatalf("campaign: exit %d, %q, %s", code, out, stderr)
+	}
+	var npy strings.Builder
+	if err := fileio.WriteNPYFloat32(&npy, 50, 32, x); err != nil {
+		t.Fatal(err)
+	}
+	npyPath := writeFile(t, dir, "fp.npy", npy.String())
+	_, want, _ := runQVS(t, "score", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--exclude-columns", "label", "--embedding-kernel", "tanimoto", "--format", "csv")
+	code, got, stderr := runQVS(t, "score", "--embeddings", npyPath, "--embedding-kernel", "tanimoto", "--format", "csv")
+	if code != 0 || got != want || want == "" {
+		t.Errorf(".npy: exit %d, %q, want %q (%s)", code, got, want, stderr)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestASSuggestPending (issue 20 item 3) on a CSV pool: with the first two
+// TestASSuggestPending on a CSV pool: with the first two
 // items of a batch of 5 pending, `as suggest` prints the batch's other
 // three items with the same index, id, probability and qvs, for every
 // method; bad pending files exit 1 with stdout empty and a message naming
@@ -56,7 +56,7 @@ func TestASSuggestPending(t *testing.T) {
 	}
 }
 
-// TestASSuggestRefusesConfigPrevalence (issue 20 item 4): a config's prior:
+// TestASSuggestRefusesConfigPrevalence: a config's prior:
 // prevalence reads the pool's true labels, a leak for a real user: suggest
 // refuses it (exit 2, stdout empty, naming the config and the key) unless
 // --prior prevalence is passed explicitly on a pool labelled throughout.

@@ -152,8 +152,8 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--pool", pool, "--features", "x1,x3"}, 1, `no column "x3"`},
-		{[]string{"--pool", pool, "--feature-prefix", "z"}, 1, `no column name starts with "z"`},
+		{[]string{"--pool", pool, "--features", "x1,x3"}, 1, `--features (key pool.csv.feature_columns) = "x3": no such column`},
+		{[]string{"--pool", pool, "--feature-prefix", "z"}, 1, `--feature-prefix (key pool.csv.feature_prefix) = "z": no column name starts with it`},
 		{[]string{"--pool", pool, "--id-column", "id"}, 1, `column "note": "n/a" is not a finite number`},
 		{[]string{"--pool", pool, "--features", "x1", "--feature-prefix", "x"}, 2, "not both"},
 		{[]string{"--pool", pool, "--pool-dir", dir}, 2, "not both"},
@@ -269,13 +269,13 @@ func TestASSuggestPoolErrorsNameFlags(t *testing.T) {
 		args        []string
 		want, avoid string
 	}{
-		{[]string{"--pool", p4, "--id-column", "id"}, "--k (key pool.csv.k): 20, expected less than the 4 rows", ""},
-		{[]string{"--pool", p4, "--id-column", "id", "--k", "9"}, "--k (key pool.csv.k): 9", ""},
+		{[]string{"--pool", p4, "--id-column", "id"}, "--k (key pool.csv.k) = 20: expected less than the 4 rows", ""},
+		{[]string{"--pool", p4, "--id-column", "id", "--k", "9"}, "--k (key pool.csv.k) = 9", ""},
 		{[]string{"--pool", p4, "--id-column", "id", "--features", "x1,x3"}, "--features (key pool.csv.feature_columns)", ""},
 		{[]string{"--pool", p4, "--id-column", "idx"}, "--id-column (key pool.csv.id_column)", ""},
 		// The config set k: 7; --k was not given, so the key alone is named.
-		{[]string{"--config", cfg}, "pool.csv.k: 7", "--k"},
-		{[]string{"--config", cfg, "--pool", p4}, "pool.csv.k: 7", "--k"},
+		{[]string{"--config", cfg}, "pool.csv.k = 7", "--k"},
+		{[]string{"--config", cfg, "--pool", p4}, "pool.csv.k = 7", "--k"},
 	} {
 		code, stdout, stderr := runQVS(t, append(base, tc.args...)...)
 		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, tc.want) || (tc.avoid != "" && strings.Contains(stderr, tc.avoid)) {

@@ -79,7 +79,7 @@ func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
 	}
 	// A flag still overrides its key (--k 40 is refused on 40 rows, the
 	// config's k: 2 is not).
-	if code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool, "--k", "40")...); code != 1 || got != "" || !strings.Contains(stderr, "--k (key pool.csv.k): 40") {
+	if code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool, "--k", "40")...); code != 1 || got != "" || !strings.Contains(stderr, "--k (key pool.csv.k) = 40") {
 		t.Errorf("--k 40 over the config's k: exit %d, stdout %q, stderr %q", code, got, stderr)
 	}
 }

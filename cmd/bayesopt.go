@@ -1,9 +1,8 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
-	"math"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,60 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
-
-// discreteBayesOpt runs discrete tasks (set by cmd/bayesopt_discrete.go); handled=false if task is not discrete.
-var discreteBayesOpt func(c *cobra.Command, g *GlobalOptions, task, configPath string) (handled bool, err error)
-
-// bayesoptSubcommands are added under `qvs bayesopt` (e.g. `evaluate`).
-var bayesoptSubcommands []func(g *GlobalOptions) *cobra.Command
-
-func init() { register(newBayesoptCmd) }
-
-// bayesoptConfig is the resolved configuration of a continuous BayesOpt
-// campaign (configs/rover.yaml, configs/lunar.yaml, configs/synthetic-bo.yaml).
-// It is recorded in DIR/config.yaml: every key that changes results is here;
-// out, workers and shard are not.
-type bayesoptConfig struct {
-	Task          string   `mapstructure:"task" yaml:"task"`
-	Out           string   `mapstructure:"out" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Regions       int      `mapstructure:"regions" yaml:"regions"`
-	Tau           float64  `mapstructure:"tau" yaml:"tau"`
-	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
-	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
-	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
-	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
-	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
-	// earlier campaigns still match) or authors (bayesopt.ModeAuthors).
-	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
-	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
-	// trust-region failure rule of every method (ROBOT's code: 32, true).
-	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
-	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
-	// Sampler draws the Thompson samples: exact (recorded as absent) or
-	// pathwise (bayesopt.SamplerPathwise).
-	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
-	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
-	// on an external objective (task: space; see runBayesopt).
-	Space            string `mapstructure:"space" yaml:"space,omitempty"`
-	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
-	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
-	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
-}
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
 // results/TASK, or results/TASK-bo when TASK also names an active-search
@@ -79,37 +32,19 @@ func bayesoptDefaultOut(task string) string {
 	return filepath.Join("results", task)
 }
 
-// bayesoptGrowable are the keys a rerun into a campaign's folder may grow
-// (campaign.CheckConfig): they only add runs, keyed as before.
-var bayesoptGrowable = []string{"methods", "q", "repeats"}
-
 // spaceTask is the task name of a campaign on a user's space and objective
 // command (--space with --objective-cmd); the campaign itself is named after
 // the space file (space.CampaignName).
 const spaceTask = space.CampaignTask
 
-// defaultBayesoptConfig returns the built-in settings for a task: the
-// paper's M and tau for rover (3, 0.15) and lunar (20, 0.6) (ROBOT's
-// settings, from its README) with the budgets of configs/TASK.yaml.
-// A space campaign's folder is left empty here: it is named after the space
-// file once that is known (resolveBayesoptConfig).
-func defaultBayesoptConfig(task string) bayesoptConfig {
-	c := bayesoptConfig{
-		Task: task, Out: bayesoptDefaultOut(task),
-		Methods: append([]string(nil), bayesopt.Methods...),
-		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: bayesopt.DefaultTau,
-		Candidates: 1000, MaxTrain: 300, FitIterations: 30,
-	}
-	switch task {
-	case spaceTask:
-		c.Out = ""
-	case "rover":
-		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 800, 50, 30
-	case "lunar":
-		c.Regions, c.Tau = 20, 0.6
-		c.Budget, c.Init, c.Batch = 150, 30, 20
+// defaultBayesoptConfig is the built-in protocol of a task
+// (bayesopt.DefaultProtocol) writing to its default folder. A space
+// campaign's folder is left empty here: it is named after the space file
+// once that is known (resolveBayesoptConfig).
+func defaultBayesoptConfig(task string) bayesopt.Protocol {
+	c := bayesopt.DefaultProtocol(task)
+	if task != spaceTask {
+		c.Out = bayesoptDefaultOut(task)
 	}
 	return c
 }
@@ -154,7 +89,10 @@ region dropped within tau of points picked this iteration by better-ranked
 regions), qvs (centres = greedy qVS_q maximiser over all evaluations; each
 batch = greedy qVS_q maximiser over the merged Thompson candidates of all
 regions, quality = the Thompson sample min-max scaled to [0, 1]). The final
-solutions are the method's centres on all evaluations (random: greedy qVS_1).
+solutions are the method's centres on all evaluations (random: greedy qVS_1);
+a --space campaign's are instead the rule of qvs bayesopt solutions (the
+greedy qVS_q, q = 1 for methods other than qvs, over the best 10% of the
+evaluations), for every method.
 --qvs-floor (key qvs_floor) adds the authors' code's rule, absent from the
 paper: a qvs centre whose VS_q falls below that of as many points pairwise tau
 apart is rejected (runs keyed qvs-qQ-floor-rNN). --qvs-mode authors (key
@@ -186,7 +124,10 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A non-zero
+it); --minimize negates them (records hold the maximised values). A point
+printed as nan or failed is a failed experiment: recorded with value
+failed, left out of the model, and no point is proposed within 0.05 x
+sqrt(parameters) of it in the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
@@ -206,7 +147,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs := c.Flags()
 	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
 	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
-	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs, e.g. 0.5,1,1.5 (inf allowed)")
+	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
 	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
 	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
@@ -223,9 +164,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
 	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
 	fs.BoolVar(&f.minimize, "minimize", false, "--objective-cmd prints values to minimise")
-	for _, sub := range bayesoptSubcommands {
-		c.AddCommand(sub(g))
-	}
+	c.AddCommand(newBayesoptEvaluateCmd(g), newBayesoptSolutionsCmd(g), newBayesoptSuggestCmd(g))
 	return c
 }
 
@@ -252,19 +191,9 @@ func boPeekTask(path string) (string, error) {
 	return head.Task, nil
 }
 
-func boSplitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesoptConfig, []vendi.Order, error) {
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
 	cfg := defaultBayesoptConfig(task)
 	if err := loadConfig(g.Config, &cfg); err != nil {
 		return cfg, nil, err
@@ -277,10 +206,10 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	ch := c.Flags().Changed
 	if ch("methods") {
-		cfg.Methods = boSplitList(f.methods)
+		cfg.Methods = splitList(f.methods)
 	}
 	if ch("q") {
-		cfg.Q = boSplitList(f.q)
+		cfg.Q = splitList(f.q)
 	}
 	ints := []struct {
 		name string
@@ -302,12 +231,6 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	if ch("qvs-mode") {
 		cfg.QVSMode = f.qvsMode
-	}
-	if cfg.Sampler == bayesopt.SamplerExact {
-		cfg.Sampler = "" // the default, recorded as absent
-	}
-	if cfg.QVSMode == bayesopt.ModePaper {
-		cfg.QVSMode = "" // the default, recorded as absent
 	}
 	if ch("out") {
 		cfg.Out = f.out
@@ -339,10 +262,6 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	if g.SeedSet() {
 		cfg.Seed = g.Seed
 	}
-	bad := func(format string, args ...any) error { return configErrorf(g.Config, format, args...) }
-	if cfg.Repeats < 1 {
-		return cfg, nil, bad("repeats = %d: must be at least 1", cfg.Repeats)
-	}
 	for _, k := range []struct {
 		key      string
 		v, limit int
@@ -351,93 +270,14 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 			return cfg, nil, err
 		}
 	}
-	// The engine reads 0 as "its default", which config.yaml would then
-	// record as 0: an explicit value below 1 is refused instead.
-	for _, k := range []struct {
-		key string
-		v   int
-	}{{"candidates", cfg.Candidates}, {"max_train", cfg.MaxTrain}, {"fit_iterations", cfg.FitIterations}} {
-		if k.v < 1 {
-			return cfg, nil, bad("%s = %d: must be at least 1", k.key, k.v)
-		}
-	}
-	if len(cfg.Methods) == 0 {
-		return cfg, nil, bad("no methods: expected some of %s", strings.Join(bayesopt.Methods, ", "))
-	}
-	seen := map[string]bool{}
-	hasQVS := false
-	for _, m := range cfg.Methods {
-		if seen[m] {
-			return cfg, nil, bad("method %q listed twice", m)
-		}
-		seen[m] = true
-		hasQVS = hasQVS || m == bayesopt.MethodQVS
-	}
-	var qs []vendi.Order
-	for k, s := range cfg.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return cfg, nil, bad("q: %v", err)
-		}
-		qs = append(qs, q)
-		cfg.Q[k] = q.String()
-	}
-	if hasQVS && len(qs) == 0 {
-		return cfg, nil, bad("method qvs needs at least one order: set --q or q: in the config")
-	}
 	if cfg.Out == "" {
-		return cfg, nil, bad("no output directory: set --out or out: in the config")
+		return cfg, nil, configErrorf(g.Config, "no output directory: set --out or out: in the config")
 	}
-	for _, m := range cfg.Methods {
-		s := cfg.settings(m, 1)
-		if err := s.Validate(); err != nil {
-			return cfg, nil, bad("%v", err)
-		}
+	camp, err := bayesopt.Plan(cfg)
+	if err != nil {
+		return cfg, nil, configErrorf(g.Config, "%w", err)
 	}
-	return cfg, qs, nil
-}
-
-func (cfg bayesoptConfig) settings(method string, q vendi.Order) bayesopt.Settings {
-	return bayesopt.Settings{Method: method, Q: q, Budget: cfg.Budget, Init: cfg.Init, Batch: cfg.Batch,
-		Regions: cfg.Regions, Tau: cfg.Tau, Candidates: cfg.Candidates, MaxTrain: cfg.MaxTrain,
-		FitIterations: cfg.FitIterations, TauFloor: cfg.QVSFloor && method == bayesopt.MethodQVS,
-		Mode: cfg.QVSMode, Sampler: cfg.Sampler, FailureTolerance: cfg.FailureTolerance, FailurePerPoint: cfg.FailurePerPoint}
-}
-
-// bayesoptRun is one planned run with its settings.
-type bayesoptRun struct {
-	run      campaign.Run
-	settings bayesopt.Settings
-}
-
-// planBayesoptRuns lists the runs repeat by repeat, so a partial campaign
-// has every method for its first repeats.
-func planBayesoptRuns(cfg bayesoptConfig, qs []vendi.Order) []bayesoptRun {
-	var out []bayesoptRun
-	for r := 0; r < cfg.Repeats; r++ {
-		for _, m := range cfg.Methods {
-			if m == bayesopt.MethodQVS {
-				for k, q := range qs {
-					key := bayesopt.RunKey(m, cfg.Q[k], cfg.QVSFloor, r)
-					params := ""
-					switch {
-					case cfg.QVSFloor:
-						params = "floor tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-					case cfg.QVSMode == bayesopt.ModeAuthors:
-						params = "authors tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-					}
-					out = append(out, bayesoptRun{campaign.Run{Key: key, Method: m, Q: cfg.Q[k], Params: params, Repeat: r}, cfg.settings(m, q)})
-				}
-				continue
-			}
-			run := campaign.Run{Key: bayesopt.RunKey(m, "", false, r), Method: m, Repeat: r}
-			if m == bayesopt.MethodROBOT {
-				run.Params = "tau=" + strconv.FormatFloat(cfg.Tau, 'g', -1, 64)
-			}
-			out = append(out, bayesoptRun{run, cfg.settings(m, 1)})
-		}
-	}
-	return out
+	return camp.Protocol, camp, nil
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
@@ -458,19 +298,17 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	if task == "" {
 		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
-	if discreteBayesOpt != nil {
-		if handled, err := discreteBayesOpt(c, g, task, g.Config); handled {
-			return err
-		}
+	if discrete.IsTask(task) {
+		return runDiscreteBayesOpt(c, g, task)
 	}
 	var obj bayesopt.Objective
 	if task != spaceTask {
 		var err error
 		if obj, err = tasks.Lookup(task); err != nil {
-			return usageErrorf("--task: %v", err)
+			return usageErrorf("--task: %w", err)
 		}
 	}
-	cfg, qs, err := resolveBayesoptConfig(c, g, f, task)
+	cfg, camp, err := resolveBayesoptConfig(c, g, f, task)
 	if err != nil {
 		return err
 	}
@@ -481,25 +319,21 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
-	if err := campaign.CheckConfig(cfg.Out, cfg, bayesoptGrowable); err != nil {
+	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
 		return err
 	}
-	plan := planBayesoptRuns(cfg, qs)
-	runs := make([]campaign.Run, len(plan))
-	settings := map[string]bayesopt.Settings{}
-	for i, p := range plan {
-		runs[i] = p.run
-		settings[p.run.Key] = p.settings
-	}
-	cmdObj, _ := obj.(*space.Command) // nil for a built-in task
+	runs := camp.Runs
 	// Parallel runs first; spare workers go to each run's regions and batch.
 	inner := max(1, g.Workers/max(1, len(runs)))
-	d := obj.Dim()
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
+	var warn io.Writer // failed evaluations, said on stderr unless quiet
+	if !g.Quiet {
+		warn = stderr
+	}
 	if !g.Quiet {
 		name := task
 		if task == spaceTask {
@@ -508,34 +342,12 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(d), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesoptGrowable, Version: Version,
+		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),
-	}, func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
-		s := settings[run.Key]
-		s.Workers = inner
-		prior, err := bayesopt.ParseRecords(rec.Rows(), d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
-		}
-		if prior, err = bayesopt.KeepCompleteIterations(rec, prior, s); err != nil {
-			return nil, err
-		}
-		res, err := bayesopt.Optimize(ctx, obj, s, bayesopt.RunID{Seed: cfg.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
-			func(evs []bayesopt.Evaluation) error {
-				rows := make([][]string, len(evs))
-				for i, e := range evs {
-					rows[i] = bayesopt.FormatRecord(e)
-				}
-				return rec.Append(rows...)
-			})
-		if err != nil {
-			return nil, err
-		}
-		return writeBayesoptRunFiles(rec, res, d, cmdObj)
-	})
+	}, camp.RunFunc(obj, inner, warn))
 	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
 	}
@@ -546,7 +358,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 }
 
 // commandObjective is the external objective of a task: space campaign.
-func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
+func commandObjective(cfg bayesopt.Protocol) (bayesopt.Objective, error) {
 	sp, err := space.Load(cfg.Space)
 	if err != nil {
 		return nil, err
@@ -561,62 +373,3 @@ func commandObjective(cfg bayesoptConfig) (bayesopt.Objective, error) {
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// writeBayesoptRunFiles writes the curve, solutions and distances files and
-// returns the run's summary fields. With a space campaign's command (cmdObj
-// non-nil) the solutions are written for the user: the space's parameter
-// names and values (not engine coordinates) and the value as the command
-// printed it; built-in tasks write x0.. and the maximised value.
-func writeBayesoptRunFiles(rec *campaign.Recorder, res *bayesopt.Result, d int, cmdObj *space.Command) ([]campaign.Field, error) {
-	best := res.BestSoFar()
-	curve := make([][]string, len(best))
-	for i, v := range best {
-		curve[i] = []string{strconv.Itoa(i + 1), boFloat(v)}
-	}
-	if err := rec.WriteFile("curve", []string{"evaluations", "best_so_far"}, curve); err != nil {
-		return nil, err
-	}
-	head := []string{"rank", "index", "value"}
-	if cmdObj != nil {
-		head = append(head, cmdObj.Names()...)
-	}
-	for j := 0; j < d && cmdObj == nil; j++ {
-		head = append(head, "x"+strconv.Itoa(j))
-	}
-	var sols, dists [][]string
-	minDist := math.Inf(1)
-	for i, s := range res.Solutions {
-		if cmdObj != nil {
-			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(cmdObj.Printed(s.Value))}
-			sols = append(sols, append(row, cmdObj.FormatPoint(s.X)...))
-		} else {
-			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), boFloat(s.Value)}
-			for _, x := range s.X {
-				row = append(row, boFloat(x))
-			}
-			sols = append(sols, row)
-		}
-		for j := i + 1; j < len(res.Solutions); j++ {
-			dists = append(dists, []string{strconv.Itoa(i + 1), strconv.Itoa(j + 1), boFloat(res.Distances[i][j])})
-			minDist = math.Min(minDist, res.Distances[i][j])
-		}
-	}
-	if math.IsInf(minDist, 1) {
-		minDist = 0
-	}
-	if err := rec.WriteFile("solutions", head, sols); err != nil {
-		return nil, err
-	}
-	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
-		return nil, err
-	}
-	return []campaign.Field{
-		campaign.F("best_value", res.BestValue),
-		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
-		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
-		campaign.F("solutions_min_distance", minDist),
-		campaign.F("solutions_vs", res.SolutionsVS),
-		campaign.I("evaluations", len(res.Evaluations)),
-		campaign.I("restarts", res.Restarts),
-	}, nil
-}

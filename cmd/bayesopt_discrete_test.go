@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/testutil"
@@ -218,10 +219,9 @@ func TestDiscreteUsageErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "budgte") {
 		t.Errorf("unknown key: %v", err)
 	}
-	// Other tasks are not handled.
-	handled, err := runDiscreteBayesOpt(nil, &GlobalOptions{}, "rover", "")
-	if handled || err != nil {
-		t.Errorf("rover: handled %v err %v", handled, err)
+	// Other tasks are not discrete.
+	if discrete.IsTask("rover") || discrete.IsTask("space") {
+		t.Error("rover or space counted as discrete tasks")
 	}
 }
 
@@ -252,13 +252,13 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 // configs/photoswitch-bo.yaml parse, hold the authors' settings and run.
 func TestDiscreteShippedConfigs(t *testing.T) {
 	root := testutil.RepoRoot()
-	for _, c := range []struct{ file, task, name string }{{"mof", taskKernel, "mof"}, {"photoswitch-bo", taskPhotoswitch, ""}} {
+	for _, c := range []struct{ file, task, name string }{{"mof", discrete.TaskKernel, "mof"}, {"photoswitch-bo", discrete.TaskPhotoswitch, ""}} {
 		task := c.file
 		cfg := defaultDiscreteConfig(c.task)
 		if err := loadConfig(filepath.Join(root, "configs", c.file+".yaml"), &cfg); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Task != c.task || cfg.Name != c.name || cfg.setName() != c.file || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
+		if cfg.Task != c.task || cfg.Name != c.name || cfg.SetName() != c.file || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
 			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
 			t.Errorf("%s: config %+v", task, cfg)
 		}

@@ -14,8 +14,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptEvaluateCmd) }
-
 type bayesoptEvaluateOptions struct {
 	task   string
 	points string
@@ -54,7 +52,7 @@ func runBayesoptEvaluate(c *cobra.Command, g *GlobalOptions, o *bayesoptEvaluate
 	}
 	obj, err := tasks.Lookup(o.task)
 	if err != nil {
-		return usageErrorf("--task: %v", err)
+		return usageErrorf("--task: %w", err)
 	}
 	t, err := fileio.ReadTable(o.points, false)
 	if err != nil {

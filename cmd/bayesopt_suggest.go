@@ -16,8 +16,6 @@ import (
 // cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
 // and the dispatch.
 
-func init() { bayesoptSubcommands = append(bayesoptSubcommands, newBayesoptSuggestCmd) }
-
 // suggestCommon are the flags both kinds of suggest share.
 type suggestCommon struct {
 	observed, method, q, format string
@@ -65,7 +63,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (required)")
 	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
-	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; inf allowed)")
+	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv, table or json (one document: docs/json.md)")
 	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	addContinuousSuggestFlags(c, cont)
@@ -76,7 +74,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 // Flags that only one kind of suggest reads (--init and the shared flags
 // above serve both).
 var (
-	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train"}
+	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train", "retry-failed", "qvs-floor", "qvs-mode"}
 	discreteOnlyFlags   = []string{"ids", "beta", "name"}
 )
 

@@ -28,6 +28,15 @@ for the trust region that contains it with the nearest centre. With fewer
 rows than --init (an empty file with just the header is fine), the next
 points of the initial design (uniform, from --seed) come first.
 
+Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
+or failed, or whose status column (optional) says failed, is a failure. It
+counts as a row (for --init and --batch above) but never enters the model,
+and no suggestion falls within 5% of the space's diagonal of it (Euclidean
+distance 0.05 x sqrt(parameters) with every parameter scaled to [0, 1], log
+parameters in log units), the failed point included, unless --retry-failed.
+The number of failed rows goes to stderr. A file whose rows all failed gets
+points of the initial design (or uniform ones) until one succeeds.
+
 --observed may also be a run's records (runs/KEY.csv of qvs bayesopt
 --space, recognised by its header iteration,region,x0..,value,seconds):
 column xj is parameter j in engine units (natural log for scale: log) and
@@ -35,7 +44,8 @@ the values are already maximised, so --minimize does not apply to it.
 
 The answer depends only on the space, the rows, the pending rows, the flags
 and --seed: fed the first N records of a qvs bayesopt run (same seed,
-method, q and settings), suggest returns the batch the run evaluated next.
+method, q and settings: a campaign's default --candidates is 1000, suggest's
+200), suggest returns the batch the run evaluated next.
 Diversity is measured by the Euclidean distance in the unit-scaled space
 (log parameters in log space) divided by --length-scale (default: the
 space file's length_scale, else 1).`
@@ -45,6 +55,8 @@ type continuousSuggestOptions struct {
 	minimize                            bool
 	regions, init, candidates, maxTrain int
 	tau, lengthScale                    float64
+	retryFailed, qvsFloor               bool
+	qvsMode                             string
 }
 
 func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
@@ -56,9 +68,18 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
-	f.IntVar(&o.candidates, "candidates", 1000, "Thompson-sampling candidates per region")
-	f.IntVar(&o.maxTrain, "max-train", 300, "GP training points per region: the nearest to its centre")
+	f.IntVar(&o.candidates, "candidates", defaultSuggestCandidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: 1000 (a campaign's default, to continue its run) takes about 10x the CPU of 200 per round")
+	f.IntVar(&o.maxTrain, "max-train", bayesopt.DefaultMaxTrain, "GP training points per region: the nearest to its centre")
+	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
+	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: none within 0.05 x sqrt(parameters) in the unit-scaled space)")
 }
+
+// defaultSuggestCandidates is suggest's --candidates: 200, not the
+// campaigns' 1,000, so that a round costs about what Optuna's TPE does on a
+// 95-point history (docs/performance.md, BenchmarkSuggest95) at the same
+// regret (TestSamplerQualityTable).
+const defaultSuggestCandidates = 200
 
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
 // per region (at least the batch) and the qvs greedy over them grows faster
@@ -87,7 +108,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	q, err := vendi.ParseOrder(common.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	sp, err := space.Load(o.space)
 	if err != nil {
@@ -117,14 +138,25 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		init = space.DefaultInit(sp.Dim(), common.batch, o.regions)
 	}
 	s := bayesopt.Settings{Method: common.method, Q: q, Init: init, Batch: common.batch, Regions: o.regions,
-		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: 30, Workers: g.Workers}
+		Tau: o.tau, Candidates: max(o.candidates, common.batch), MaxTrain: o.maxTrain, FitIterations: bayesopt.DefaultFitIterations, Workers: g.Workers,
+		RetryFailed: o.retryFailed, TauFloor: o.qvsFloor, Mode: o.qvsMode}
 	s.Budget = s.Init
+	if (o.qvsFloor || o.qvsMode != bayesopt.ModePaper) && common.method != bayesopt.MethodQVS {
+		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
+	}
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {
 		return err
+	}
+	if n := space.CountFailed(obs); n > 0 {
+		what := "no suggestion within 0.05 x sqrt(parameters) of them in the unit-scaled space (--retry-failed allows it)"
+		if o.retryFailed {
+			what = "--retry-failed: they may be suggested again"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, len(obs), common.observed, what)
 	}
 	var pend []space.Observation
 	if o.pending != "" {
@@ -139,7 +171,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	defer stop()
 	sug, err := space.Suggest(ctx, space.Request{
 		Space: sp, Settings: s, Observed: obs, Pending: pend, Batch: common.batch,
-		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, q.String(), false, 0)},
+		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, q.String(), o.qvsFloor, 0)},
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", common.observed, err)

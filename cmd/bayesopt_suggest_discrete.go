@@ -26,7 +26,7 @@ func addDiscreteSuggestFlags(c *cobra.Command, d *discreteSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&d.kernel, "kernel", "", "discrete pool: n x n kernel matrix (.npy or .csv)")
 	f.StringVar(&d.ids, "ids", "", "--kernel: names of the candidates in kernel order, the first column of a CSV (a header named id is skipped, so an id,value table works) (default: their indices)")
-	f.StringVar(&d.name, "name", taskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
+	f.StringVar(&d.name, "name", discrete.TaskKernel, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)")
 	f.Float64Var(&d.beta, "beta", 2, "--kernel: UCB = mean + sqrt(beta) sd")
 }
 
@@ -76,7 +76,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	q, err := vendi.ParseOrder(f.q)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
 		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
@@ -109,7 +109,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)

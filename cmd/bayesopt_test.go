@@ -219,8 +219,8 @@ func TestBayesoptUsageErrors(t *testing.T) {
 		{[]string{"bayesopt", "--task", "synthetic", "--budget", "5"}, ExitUsage, "budget"},
 		{[]string{"bayesopt", "--task", "synthetic", "--regions", "30"}, ExitUsage, "init"},
 		{[]string{"bayesopt", "--task", "synthetic", "--shard", "3/2"}, ExitUsage, "shard"},
-		{[]string{"bayesopt", "--task", "synthetic", "--qvs-floor", "--tau", "0"}, ExitUsage, "qvs_floor: needs tau > 0"},
-		{[]string{"bayesopt", "--task", "synthetic", "--qvs-mode", "author"}, ExitUsage, `qvs_mode "author": expected paper or authors`},
+		{[]string{"bayesopt", "--task", "synthetic", "--qvs-floor", "--tau", "0"}, ExitUsage, "--qvs-floor (key qvs_floor): needs tau > 0"},
+		{[]string{"bayesopt", "--task", "synthetic", "--qvs-mode", "author"}, ExitUsage, `--qvs-mode (key qvs_mode) = "author": expected paper or authors`},
 		{[]string{"bayesopt", "--task", "synthetic", "--qvs-mode", "authors", "--qvs-floor"}, ExitUsage, "has its own floor"},
 		{[]string{"bayesopt", "--task", "rover", "--config", cfg}, ExitUsage, "task: synthetic"},
 		{[]string{"bayesopt", "--config", bad}, ExitUsage, `bad.yaml:2: unknown key "budgte" (did you mean "budget"?)`},
@@ -261,29 +261,22 @@ func TestBayesoptConfigsMatchDefaults(t *testing.T) {
 	}
 }
 
-// TestBayesoptDiscreteHook: the task is peeked from the config and handed to
-// discreteBayesOpt first.
-func TestBayesoptDiscreteHook(t *testing.T) {
-	old := discreteBayesOpt
-	defer func() { discreteBayesOpt = old }()
-	var seen []string
-	discreteBayesOpt = func(c *cobra.Command, g *GlobalOptions, task, configPath string) (bool, error) {
-		seen = append(seen, task+"|"+configPath)
-		return task == "mof", nil
-	}
+// TestBayesoptDispatchesDiscreteTasks: the task is peeked from the config
+// (or --task) and a discrete task goes to the discrete engine, which reads
+// the config under its own keys; an unknown task is a usage error.
+func TestBayesoptDispatchesDiscreteTasks(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(cfg, []byte("task: mof\nanything: goes\n"), 0o644); err != nil {
-		t.Fatal(err)
+	cfg := writeFile(t, dir, "m.yaml", "task: mof\nbeta: 3\n") // beta: a discrete key only
+	code, _, errs := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
+	if code != ExitRuntime || !strings.Contains(errs, "mof/kernel.npy") || !strings.Contains(errs, "is not public") {
+		t.Errorf("discrete task from the config: exit %d, stderr %q; want the MOF data named missing", code, errs)
 	}
-	if code, _, errs := runQVS(t, "bayesopt", "--config", cfg, "--quiet"); code != ExitOK {
-		t.Fatalf("discrete task: exit %d %s", code, errs)
+	code, _, errs = runQVS(t, "bayesopt", "--task", "mof", "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
+	if code != ExitRuntime || !strings.Contains(errs, "is not public") {
+		t.Errorf("discrete --task: exit %d, stderr %q", code, errs)
 	}
 	if code, _, _ := runQVS(t, "bayesopt", "--task", "nosuch", "--quiet"); code != ExitUsage {
-		t.Errorf("non-discrete unknown task: exit %d", code)
-	}
-	if !reflect.DeepEqual(seen, []string{"mof|" + cfg, "nosuch|"}) {
-		t.Errorf("hook saw %v", seen)
+		t.Errorf("unknown task: exit %d", code)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -49,7 +50,7 @@ func TestDefaultFoldersDistinct(t *testing.T) {
 				t.Fatalf("%s: %v", path, err)
 			}
 			claim(cfg.Out, "as "+cfg.Task)
-		case discreteBayesOptTask(task):
+		case discrete.IsTask(task):
 			cfg := defaultDiscreteConfig(task)
 			if err := loadConfig(path, &cfg); err != nil {
 				t.Fatal(err)

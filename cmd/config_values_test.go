@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
@@ -34,7 +36,7 @@ func TestMeaninglessConfigValues(t *testing.T) {
 		{"fit_iterations -1", "bayesopt", boBase + "fit_iterations: -1\n", ": fit_iterations = -1: must be at least 1"},
 		{"bo budget 20.5", "bayesopt", boBase + "regions: 2.5\n", ":7: regions: 2.5 is not a whole number"},
 		{"bo seed -1", "bayesopt", boBase + "seed: -1\n", ":7: seed: -1 is negative"},
-		{"discrete budget over the pool", "bayesopt", strings.Replace(toyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31 exceeds the 30 candidates"},
+		{"discrete budget over the pool", "bayesopt", strings.Replace(toyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31: exceeds the 30 candidates"},
 		{"discrete negative beta", "bayesopt", strings.Replace(toyMOFConfig, "beta: 2", "beta: -1", 1), ": beta = -1: must be finite and >= 0"},
 		{"discrete repeats 0", "bayesopt", strings.Replace(toyMOFConfig, "repeats: 2", "repeats: 0", 1), ": repeats = 0: must be at least 1"},
 	} {
@@ -87,10 +89,10 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 		}
 		var target any = &asConfig{}
 		switch {
-		case discreteBayesOptTask(task):
-			target = &discreteConfig{}
+		case discrete.IsTask(task):
+			target = &discrete.Protocol{}
 		case task == "rover" || task == "lunar" || strings.HasPrefix(task, "synthetic-") || strings.Contains(filepath.Base(f), "-bo"):
-			target = &bayesoptConfig{}
+			target = &bayesopt.Protocol{}
 		}
 		if err := configkeys.Check(f, data, target); err != nil {
 			t.Errorf("%s (task %s, %T): %v", filepath.Base(f), task, target, err)

@@ -12,8 +12,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
-func init() { register(newEvalCmd) }
-
 // evalConfig holds the keys `qvs eval` reads from --config; flags the user
 // sets override them.
 type evalConfig struct {
@@ -79,16 +77,16 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 		cfg.Out = o.out
 	}
 	if c.Flags().Changed("format") {
-		cfg.Format = evalList(o.format)
+		cfg.Format = splitList(o.format)
 	}
 	if c.Flags().Changed("figures") {
-		cfg.Figures = evalList(o.figures)
+		cfg.Figures = splitList(o.figures)
 	}
 	if len(cfg.Figures) == 1 && cfg.Figures[0] == "none" {
 		cfg.Figures = nil
 	}
 	for _, f := range cfg.Format {
-		if !evalHas(eval.TableFormats, f) {
+		if !slices.Contains(eval.TableFormats, f) {
 			return usageErrorf("--format %q: expected comma-separated md, tex, csv", f)
 		}
 	}
@@ -96,7 +94,7 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 		return usageErrorf("--format: give at least one of md, tex, csv")
 	}
 	for _, f := range cfg.Figures {
-		if !evalHas(eval.FigureFormats, f) {
+		if !slices.Contains(eval.FigureFormats, f) {
 			return usageErrorf("--figures %q: expected comma-separated png, svg, or none", f)
 		}
 	}
@@ -138,23 +136,4 @@ func printEvalReport(w io.Writer, rep *eval.Report) {
 	for _, s := range rep.NotMade {
 		fmt.Fprintf(w, "not made: %s\n", s)
 	}
-}
-
-func evalList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func evalHas(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // FuzzLoadConfig: a YAML config file never panics the config reader
@@ -27,7 +29,7 @@ func FuzzLoadConfig(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, target := range []any{&asConfig{}, &bayesoptConfig{}, &toyOptions{}, &evalConfig{}} {
+		for _, target := range []any{&asConfig{}, &bayesopt.Protocol{}, &toyOptions{}, &evalConfig{}} {
 			if err := loadConfig(p, target); err != nil && !strings.Contains(err.Error(), p) {
 				t.Fatalf("%T: error does not name the file: %v", target, err)
 			}

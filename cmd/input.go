@@ -37,10 +37,6 @@ type itemInput struct {
 	groups    []string  // each item's group (score --group-column), nil when not given
 }
 
-// symmetryTol is the relative asymmetry |K_ij - K_ji| / max|K| accepted in a
-// kernel file (values written with ~10 significant digits round-trip).
-const symmetryTol = 1e-8
-
 // Embedding kernels of --embedding-kernel.
 const (
 	embCosine   = "cosine"
@@ -174,12 +170,12 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*itemInput, error) {
 			return nil, err
 		}
 		if f.kernel != "" {
-			if in.kernel, err = kernelFromTable(t, f.normalize); err != nil {
+			if in.kernel, err = datasets.KernelFromTable(t, f.normalize); err != nil {
 				return nil, err
 			}
 			in.n = t.Rows
 		} else {
-			if t, in.quality, err = splitEmbeddingColumns(t, f, stderr); err != nil {
+			if err := checkHeaderFlags(t, f); err != nil {
 				return nil, err
 			}
 			if err := in.setFeatures(t, f, embKernel, stderr, quiet); err != nil {
@@ -259,101 +255,14 @@ func checkUniqueIDs(src string, ids []string) error {
 	return nil
 }
 
-// kernelFromTable checks that t is a square symmetric matrix and returns it
-// (rescaled to unit diagonal with normalize).
-func kernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
-	path := t.Path
-	if t.Rows != t.Cols {
-		return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
-	}
-	maxAbs := vendi.Unoverflow(t.Data)
-	for i := 0; i < t.Rows; i++ {
-		for j := i + 1; j < t.Cols; j++ {
-			if math.Abs(t.At(i, j)-t.At(j, i)) > symmetryTol*maxAbs {
-				return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
-					path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
-			}
-		}
-	}
-	// K shares the table's memory (no second n x n copy): its upper
-	// triangle becomes (K_ij + K_ji)/2 in place, the lower one is left as read.
-	n := t.Rows
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			t.Data[i*n+j] = 0.5 * (t.Data[i*n+j] + t.Data[j*n+i])
-		}
-	}
-	K := mat.NewSymDense(n, t.Data)
-	if !normalize {
-		return K, nil
-	}
-	// vendi.Normalize names the item 0-based; the file's row is 1-based.
-	for i := 0; i < n; i++ {
-		if v := t.At(i, i); !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0 and finite", path, i+1, i+1, v)
-		}
-	}
-	vendi.NormalizeInPlace(K)
-	return K, nil
-}
-
-// splitEmbeddingColumns takes the quality column (--quality-column) out of
-// an embeddings table and keeps the --feature-columns; without
-// --feature-columns it warns about header columns that look like a quality
-// or a label but are read as dimensions.
-func splitEmbeddingColumns(t *fileio.Table, f inputFlags, stderr io.Writer) (*fileio.Table, []float64, error) {
+// checkHeaderFlags refuses the flags that name header columns on a table
+// without a header (a headerless CSV or a .npy; a CSV with a header is read
+// by loadColumnsCSV).
+func checkHeaderFlags(t *fileio.Table, f inputFlags) error {
 	if (f.qualityColumn != "" || f.featureColumns != "" || f.featurePrefix != "" || f.excludeColumns != "" || f.fingerprintColumn != "") && t.Header == nil {
-		return nil, nil, fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
+		return fmt.Errorf("%s: --quality-column, --feature-columns, --feature-prefix, --exclude-columns and --fingerprint-column name header columns, and the file has no header row", t.Path)
 	}
-	find := func(flag, name string) (int, error) {
-		j := t.ColumnIndex(name)
-		if j < 0 {
-			return 0, fmt.Errorf("%s: %s: no column %q in the header %s", t.Path, flag, name, fileio.ExcerptCells(t.Header))
-		}
-		return j, nil
-	}
-	qc := -1
-	var quality []float64
-	if f.qualityColumn != "" {
-		var err error
-		if qc, err = find("--quality-column", f.qualityColumn); err != nil {
-			return nil, nil, err
-		}
-		quality = t.Column(qc)
-	}
-	var cols []int
-	if f.featureColumns != "" {
-		for _, name := range splitList(f.featureColumns) {
-			j, err := find("--feature-columns", name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if j == qc {
-				return nil, nil, fmt.Errorf("%s: column %q is both the quality column and a feature column", t.Path, name)
-			}
-			cols = append(cols, j)
-		}
-	} else {
-		// "y" beside an "x" column is a coordinate, not a target.
-		coords := t.ColumnIndex("x") >= 0
-		for j := 0; j < t.Cols; j++ {
-			if j == qc {
-				continue
-			}
-			cols = append(cols, j)
-			if t.Header != nil && suspectColumn(t.Header[j]) && !(coords && strings.TrimSpace(t.Header[j]) == "y") {
-				h := strings.TrimSpace(t.Header[j])
-				fmt.Fprintf(stderr, "qvs: warning: %s: column %q is read as an embedding dimension; if it holds qualities pass --quality-column %s, or choose the dimensions with --feature-columns\n", t.Path, h, h)
-			}
-		}
-	}
-	if len(cols) == 0 {
-		return nil, nil, fmt.Errorf("%s: no embedding columns left besides the quality column", t.Path)
-	}
-	if len(cols) == t.Cols {
-		return t, quality, nil
-	}
-	return t.Select(cols), quality, nil
+	return nil
 }
 
 // setEmbeddings sets the items from the embeddings table under kernel.

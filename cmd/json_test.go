@@ -57,7 +57,7 @@ func checkJSONMatchesCSV(t *testing.T, name, command, jsonOut, csvOut string) js
 	return doc
 }
 
-// TestFormatJSON (issue 20 item 6): --format json of select, as suggest and
+// TestFormatJSON: --format json of select, as suggest and
 // bayesopt suggest (--space and --kernel) is one JSON document whose rows
 // are the CSV form's, numbers as numbers and ids as strings (also ids that
 // look like numbers), and stdout stays empty on an error.

@@ -37,7 +37,7 @@ var limitWhy = map[string]string{
 // (or the flag that set it) and the file.
 func checkAtMost(configPath, key string, v, limit int) error {
 	if v > limit {
-		return configErrorf(configPath, "%s = %d: at most %d (%s)", key, v, limit, limitWhy[key])
+		return settingError(configPath, key, v, "at most %d (%s)", limit, limitWhy[key])
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -22,13 +21,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
-)
-
-// Exit codes of the qvs command (documented in README.md).
-const (
-	ExitOK      = 0 // success
-	ExitRuntime = 1 // the command ran but failed (bad file contents, numerical failure, I/O)
-	ExitUsage   = 2 // the command line itself is wrong (unknown flag, bad flag value)
 )
 
 // Version is the qvs version; overridden at build time with
@@ -48,6 +40,9 @@ type GlobalOptions struct {
 	CPUProfile  string
 	seedSet     bool
 	stopProfile func()
+	// fromFlags are the flags whose default value a command took for a
+	// config key (errorMessage names them in a SettingError's message).
+	fromFlags map[string]bool
 	// stdin is where a file flag given as "-" was copied (resolveStdin).
 	stdin   stdinFile
 	stdinIn io.Reader
@@ -63,21 +58,12 @@ const DefaultCacheDir = ".cache"
 // SeedSet reports whether --seed was given on the command line.
 func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
 
-// usageError marks errors in how the command was invoked (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// usageErrorf returns an error that makes qvs exit with ExitUsage.
-func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+// commands are the commands under qvs (each builds its own subcommands,
+// e.g. `qvs bayesopt suggest`): adding a command is adding its constructor
+// here. `qvs version` is built by NewRootCommand.
+var commands = []func(g *GlobalOptions) *cobra.Command{
+	newASCmd, newBayesoptCmd, newEvalCmd, newScoreCmd, newSelectCmd, newToyCmd,
 }
-
-// subcommands registered by the files of this package (one file per command).
-var subcommands []func(g *GlobalOptions) *cobra.Command
-
-func register(f func(g *GlobalOptions) *cobra.Command) { subcommands = append(subcommands, f) }
 
 // NewRootCommand builds the qvs command tree writing to stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) (*cobra.Command, *GlobalOptions) {
@@ -168,8 +154,11 @@ Diverse Experimental Design" (ICML 2024).`,
 		},
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 	})
-	for _, f := range subcommands {
+	for _, f := range commands {
 		root.AddCommand(f(g))
+	}
+	for _, sub := range root.Commands() {
+		usageArgs(sub)
 	}
 	return root, g
 }
@@ -247,45 +236,19 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	msg := err.Error()
+	if ran == root {
+		// The root runs nothing itself: its error is cobra's lookup of an
+		// unknown command (a subcommand's argument errors are usage errors
+		// already, usageArgs).
+		err = usageError{err}
+	}
+	msg := errorMessage(err, ran, g.fromFlags)
 	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(nameSetFlags(msg, ran)))
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
-		return ExitUsage
-	}
-	return ExitRuntime
-}
-
-// nameSetFlags rewrites "KEY = value" opening an error message (after a
-// "config PATH: " prefix, if any) as "--FLAG (key KEY) = value" for every flag the user set on the command line whose name
-// is KEY with dashes (--max-train and max_train): settings are validated
-// under their config keys, and a user who typed only flags never saw them
-// ("max_train = 0: must be at least 1" for --max-train 0).
-func nameSetFlags(msg string, c *cobra.Command) string {
-	if c == nil {
-		return msg
-	}
-	c.Flags().Visit(func(f *pflag.Flag) {
-		key := strings.ReplaceAll(f.Name, "-", "_")
-		re := regexp.MustCompile(`^(config [^:]*: )?` + regexp.QuoteMeta(key) + ` = `)
-		msg = re.ReplaceAllString(msg, "${1}--"+f.Name+" (key "+key+") = ")
-	})
-	return msg
-}
-
-// isCobraUsageError recognises the argument errors cobra creates itself.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(msg))
+	return exitCode(err)
 }
 
 // readConfigFile reads the YAML config at path once, through
@@ -324,15 +287,6 @@ func loadConfig(path string, out any) error {
 		return usageErrorf("config %s: %w", path, err)
 	}
 	return nil
-}
-
-// configErrorf is an error in the values of config file path (exit 2);
-// with no config file, the values came from flags.
-func configErrorf(path, format string, args ...any) error {
-	if path == "" {
-		return usageErrorf(format, args...)
-	}
-	return usageErrorf("config %s: "+format, append([]any{path}, args...)...)
 }
 
 // interruptContext is the command's context (Background when it has none),

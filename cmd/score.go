@@ -13,8 +13,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newScoreCmd) }
-
 type scoreOptions struct {
 	in     inputFlags
 	orders string
@@ -187,7 +185,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	orders, err := vendi.ParseOrders(o.orders)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)

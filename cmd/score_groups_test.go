@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestScoreGroupColumn (issue 20 item 6): score --group-column scores each
+// TestScoreGroupColumn: score --group-column scores each
 // group under one kernel. Two groups of 8 points on circles of radius 0.1
 // (tight) and 3 (spread): each group's own median distance rescales both
 // to the same shape, so scoring each group's file alone (per-file median

@@ -13,8 +13,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newSelectCmd) }
-
 type selectOptions struct {
 	in     inputFlags
 	k      int
@@ -60,7 +58,7 @@ greedy works in d x d).
 func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	q, err := vendi.ParseOrder(o.order)
 	if err != nil {
-		return usageErrorf("--q: %v", err)
+		return usageErrorf("--q: %w", err)
 	}
 	if o.k < 1 {
 		return usageErrorf("--k must be at least 1")

@@ -19,7 +19,7 @@ func runQVSStdin(t *testing.T, in []byte, args ...string) (code int, stdout, std
 	return code, o.String(), e.String()
 }
 
-// TestStdinDash (issue 20 item 6): "-" as a file argument reads stdin
+// TestStdinDash: "-" as a file argument reads stdin
 // (CSV or .npy), with the same output as the file; messages name stdin,
 // not the temporary copy, which is removed; "-" twice is refused.
 func TestStdinDash(t *testing.T) {

@@ -15,8 +15,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-func init() { register(newToyCmd) }
-
 // toyOptions are the settings of `qvs toy`; the mapstructure tags are the
 // keys of its YAML config.
 type toyOptions struct {
@@ -101,7 +99,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 	}
 	orders, err := vendi.ParseOrders(o.Orders)
 	if err != nil {
-		return usageErrorf("--q (q): %v", err)
+		return usageErrorf("--q (q): %w", err)
 	}
 	ctx, stop := interruptContext(c)
 	defer stop()

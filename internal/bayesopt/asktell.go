@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Engine is the optimiser as a state machine driven by its evaluation
@@ -56,11 +57,16 @@ func NewEngine(dom Domain, s Settings, id RunID) (*Engine, error) {
 // Iteration is the iteration the next Tell belongs to (0: the initial design).
 func (e *Engine) Iteration() int { return e.it }
 
-// Evaluations is the number of evaluations told so far.
-func (e *Engine) Evaluations() int { return len(e.r.H) }
+// Evaluations is the number of evaluations told so far, failed ones
+// included (they spend budget).
+func (e *Engine) Evaluations() int { return len(e.r.all) }
 
-// History returns the evaluations told so far, in order (do not modify).
-func (e *Engine) History() []Evaluation { return e.r.H }
+// Failures is the number of failed evaluations told so far.
+func (e *Engine) Failures() int { return len(e.r.failedU) }
+
+// History returns the evaluations told so far, failed ones included, in
+// order (do not modify).
+func (e *Engine) History() []Evaluation { return e.r.all }
 
 // TrustRegions returns a copy of the trust-region states (rank order).
 func (e *Engine) TrustRegions() []TrustRegion { return append([]TrustRegion(nil), e.r.trs...) }
@@ -98,7 +104,7 @@ func (e *Engine) Ask(ctx context.Context, b int, pending [][]float64) ([]Evaluat
 		return nil, fmt.Errorf("ask before the initial design was told: tell InitialDesign's evaluations first")
 	}
 	if b < 1 {
-		return nil, fmt.Errorf("batch = %d: must be at least 1", b)
+		return nil, configkeys.Invalid("batch", b, "must be at least 1")
 	}
 	for i, x := range pending {
 		if len(x) != r.d {
@@ -106,15 +112,19 @@ func (e *Engine) Ask(ctx context.Context, b int, pending [][]float64) ([]Evaluat
 		}
 	}
 	taken := newPointSet()
-	for _, ev := range r.H {
-		taken.add(ev.X)
+	for _, ev := range r.all {
+		if !ev.Failed || !r.s.RetryFailed {
+			taken.add(ev.X)
+		}
 	}
 	for _, x := range pending {
 		taken.add(x)
 	}
 	var props [][]float64
 	var regions []int
-	if r.s.Method == MethodRandom {
+	if r.s.Method == MethodRandom || len(r.H) == 0 {
+		// Without one successful evaluation there is no model: uniform
+		// points, as random search draws them.
 		props = r.randomBatch(e.it, b, taken)
 	} else {
 		cs, err := e.centres()
@@ -137,7 +147,8 @@ func (e *Engine) Ask(ctx context.Context, b int, pending [][]float64) ([]Evaluat
 }
 
 // Tell adds the evaluations of iteration Iteration() (any points, in any
-// number, an empty batch included) and moves to the next iteration. From
+// number, an empty batch included, failed ones too: see Evaluation.Failed)
+// and moves to the next iteration. From
 // iteration 1 on, every region is recentred on the centre the method picks
 // from the history before this batch and updated with the values of the
 // points it proposed (Evaluation.Region; -1 counts for no region).
@@ -153,8 +164,9 @@ func (e *Engine) Tell(evs []Evaluation) error {
 			return fmt.Errorf("evaluation %d: region %d out of range [-1, %d]", i+1, ev.Region, r.s.Regions-1)
 		}
 		// Non-finite or huge values (|v| > MaxAbsObjective) would overflow
-		// the GP's standardisation and reach the qVS greedy as NaN.
-		if err := CheckObjective(ev.Value); err != nil {
+		// the GP's standardisation and reach the qVS greedy as NaN. A
+		// failed evaluation has no value.
+		if err := CheckObjective(ev.Value); err != nil && !ev.Failed {
 			return fmt.Errorf("evaluation %d: value %w", i+1, err)
 		}
 		for j, x := range ev.X {
@@ -163,12 +175,18 @@ func (e *Engine) Tell(evs []Evaluation) error {
 			}
 		}
 	}
-	if e.it > 0 && r.s.Method != MethodRandom {
+	if e.it > 0 && r.s.Method != MethodRandom && len(r.H) > 0 {
 		cs, err := e.centres()
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", e.it, err)
 		}
-		r.updateRegions(cs, evs)
+		var ok []Evaluation // failed points count for no region
+		for _, ev := range evs {
+			if !ev.Failed {
+				ok = append(ok, ev)
+			}
+		}
+		r.updateRegions(cs, ok)
 	}
 	r.add(evs)
 	e.it++
@@ -224,15 +242,16 @@ func (e *Engine) centres() ([]centre, error) {
 }
 
 // randomBatch draws b uniform points from campaign.RNG(Seed, Key, it); for a
-// Snapper domain a point whose snap is taken is redrawn, at most 100 times
-// per point, after which the batch ends short (a small integer space can run
-// out of new points).
+// Snapper domain a point whose snap is taken, and any point near a failed
+// evaluation (runner.nearFailure), is redrawn, at most 100 times per point,
+// after which the batch ends short (a small integer space can run out of
+// new points).
 func (r *runner) randomBatch(it, b int, taken pointSet) [][]float64 {
 	rng := campaign.RNG(r.id.Seed, r.id.Key, it)
 	out := make([][]float64, 0, b)
 	for len(out) < b {
 		u := uniformPoints(rng, 1, r.d)[0]
-		for try := 1; r.snap != nil && taken.has(r.unitToX(u)); try++ {
+		for try := 1; (r.snap != nil && taken.has(r.unitToX(u))) || r.nearFailure(r.unitToX(u)); try++ {
 			if try == 100 {
 				return out
 			}

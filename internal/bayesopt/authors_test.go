@@ -342,7 +342,11 @@ func TestAuthorsBatchIsPlainThompson(t *testing.T) {
 		if c.index < 0 {
 			t.Skip("a random centre: pick a seed whose centres are all valid")
 		}
-		mod, err := e.r.model(e.Iteration(), m, c, counts[m])
+		gp, err := e.r.fit(e.r.trainingSet(c.u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := e.r.model(e.Iteration(), m, c, gp, counts[m])
 		if err != nil {
 			t.Fatal(err)
 		}

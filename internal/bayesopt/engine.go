@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -78,17 +79,48 @@ type Settings struct {
 	// Workers fit region models and evaluate batch points in parallel
 	// (default 1). Results do not depend on it.
 	Workers int
+	// Final is the rule for the final M solutions: FinalCentres ("" means
+	// centres) or FinalBand.
+	Final string
+	// RetryFailed lets the engine propose points again within
+	// FailureRadius of a failed experiment (Evaluation.Failed), the failed
+	// point itself included. Failed experiments never enter the GPs either
+	// way.
+	RetryFailed bool
 }
+
+// Defaults of Settings, Protocol and `qvs bayesopt suggest`: Thompson
+// candidates per region, GP training points per region, L-BFGS iterations
+// per GP fit.
+const (
+	DefaultCandidates    = 1000
+	DefaultMaxTrain      = 300
+	DefaultFitIterations = 30
+)
+
+// FailureRadiusFraction is the radius around a failed experiment inside
+// which the engine proposes nothing (unless Settings.RetryFailed), as a
+// fraction of the diagonal of the unit cube the engine works in (each
+// parameter scaled to [0, 1], log parameters in log units): the radius is
+// 0.05·sqrt(d) in Euclidean distance. A failure usually says something about
+// a neighbourhood (a solver that diverges, a synthesis that does not take),
+// but its size is unknown; 5% of the diagonal keeps suggestions off the
+// point and its immediate surroundings while the excluded volume stays
+// small (a disc of 1.6% of the box in d = 2, under 10^-4 of it from d = 6),
+// so a failure next to the optimum cannot wall it off, and a shrunk trust
+// region (side down to 0.5^7 of the box) around it still finds candidates
+// once it restarts.
+const FailureRadiusFraction = 0.05
 
 func (s *Settings) defaults() {
 	if s.Candidates == 0 {
-		s.Candidates = 1000
+		s.Candidates = DefaultCandidates
 	}
 	if s.MaxTrain == 0 {
-		s.MaxTrain = 300
+		s.MaxTrain = DefaultMaxTrain
 	}
 	if s.FitIterations == 0 {
-		s.FitIterations = 30
+		s.FitIterations = DefaultFitIterations
 	}
 	if s.Workers < 1 {
 		s.Workers = 1
@@ -101,39 +133,41 @@ func (s Settings) Validate() error {
 	switch s.Method {
 	case MethodRandom, MethodTuRBO, MethodROBOT, MethodQVS:
 	default:
-		return fmt.Errorf("method %q: expected one of %v", s.Method, Methods)
+		return configkeys.Invalid("method", s.Method, "expected one of %v", Methods)
 	}
 	switch {
 	case s.Init < 1:
-		return fmt.Errorf("init = %d: need at least 1 initial point", s.Init)
+		return configkeys.Invalid("init", s.Init, "need at least 1 initial point")
 	case s.Budget < s.Init:
-		return fmt.Errorf("budget = %d: must be at least init = %d", s.Budget, s.Init)
+		return configkeys.Invalid("budget", s.Budget, "must be at least init = %d", s.Init)
 	case s.Batch < 1:
-		return fmt.Errorf("batch = %d: must be at least 1", s.Batch)
+		return configkeys.Invalid("batch", s.Batch, "must be at least 1")
 	case s.Regions < 1:
-		return fmt.Errorf("regions = %d: must be at least 1", s.Regions)
+		return configkeys.Invalid("regions", s.Regions, "must be at least 1")
 	case s.Method != MethodRandom && s.Init < s.Regions:
-		return fmt.Errorf("init = %d: %s needs at least regions = %d initial points to place its centres", s.Init, s.Method, s.Regions)
+		return configkeys.Invalid("init", s.Init, "%s needs at least regions = %d initial points to place its centres", s.Method, s.Regions)
 	case s.Tau < 0 || math.IsNaN(s.Tau):
-		return fmt.Errorf("tau = %v: must be >= 0", s.Tau)
+		return configkeys.Invalid("tau", s.Tau, "must be >= 0")
 	case s.Candidates < s.Batch:
-		return fmt.Errorf("candidates = %d: must be at least batch = %d", s.Candidates, s.Batch)
+		return configkeys.Invalid("candidates", s.Candidates, "must be at least batch = %d", s.Batch)
 	case s.MaxTrain < 1:
-		return fmt.Errorf("max_train = %d: must be at least 1", s.MaxTrain)
+		return configkeys.Invalid("max_train", s.MaxTrain, "must be at least 1")
 	case s.TauFloor && s.Method != MethodQVS:
-		return fmt.Errorf("qvs_floor: applies to method qvs only, not %s", s.Method)
+		return configkeys.Invalid("qvs_floor", nil, "applies to method qvs only, not %s", s.Method)
 	case s.TauFloor && !(s.Tau > 0):
-		return fmt.Errorf("qvs_floor: needs tau > 0, got %v", s.Tau)
+		return configkeys.Invalid("qvs_floor", nil, "needs tau > 0, got %v", s.Tau)
 	case s.Mode != "" && s.Mode != ModePaper && s.Mode != ModeAuthors:
-		return fmt.Errorf("qvs_mode %q: expected %s or %s", s.Mode, ModePaper, ModeAuthors)
+		return configkeys.Invalid("qvs_mode", s.Mode, "expected %s or %s", ModePaper, ModeAuthors)
 	case s.authors() && s.TauFloor:
-		return fmt.Errorf("qvs_floor: qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
+		return configkeys.Invalid("qvs_floor", nil, "qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
 	case s.authors() && !(s.Tau > 0):
-		return fmt.Errorf("qvs_mode %s: needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+		return configkeys.Invalid("qvs_mode", nil, "%s needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
+	case s.Final != "" && s.Final != FinalCentres && s.Final != FinalBand:
+		return configkeys.Invalid("final", s.Final, "expected %s or %s", FinalCentres, FinalBand)
 	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
-		return fmt.Errorf("sampler %q: expected %s or %s", s.Sampler, SamplerExact, SamplerPathwise)
+		return configkeys.Invalid("sampler", s.Sampler, "expected %s or %s", SamplerExact, SamplerPathwise)
 	case s.FailureTolerance < 0:
-		return fmt.Errorf("failure_tolerance = %d: must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))", s.FailureTolerance)
+		return configkeys.Invalid("failure_tolerance", s.FailureTolerance, "must be >= 0 (0: TuRBO's ceil(max(4/b, d/b)))")
 	case s.Method == MethodQVS:
 		if err := s.Q.Validate(); err != nil {
 			return fmt.Errorf("q: %w", err)
@@ -153,27 +187,33 @@ type RunID struct {
 }
 
 // Evaluation is one evaluated point. Region is the trust region (rank 0..M-1)
-// that proposed it, or -1 for initial and random points.
+// that proposed it, or -1 for initial and random points. Failed marks an
+// experiment that ran but produced no value (Optuna's FAIL state; Value is
+// NaN): it counts against the budget and is kept in the records, but it
+// never enters a GP, a centre choice or a trust region's success or failure
+// count, and the engine proposes nothing within FailureRadiusFraction of it
+// unless Settings.RetryFailed.
 type Evaluation struct {
 	Iteration int
 	Region    int
 	X         []float64
 	Value     float64
 	Seconds   float64
+	Failed    bool
 }
 
 // Solution is one of the final M solutions.
 type Solution struct {
-	Index int // into Result.Evaluations
+	Index int // into Result.Evaluations (failed ones included)
 	X     []float64
 	Value float64
 }
 
 // Result is the outcome of a run.
 type Result struct {
-	Evaluations []Evaluation
-	Solutions   []Solution  // in rank (selection) order
-	Distances   [][]float64 // task distance between solutions i and j
+	Evaluations []Evaluation // every evaluation, failed ones included, in order
+	Solutions   []Solution   // in rank (selection) order
+	Distances   [][]float64  // task distance between solutions i and j
 	BestValue   float64
 	// SolutionsMeanValue is the mean value of the solutions;
 	// SolutionsMeanDistance the mean pairwise task distance (0 for fewer
@@ -185,15 +225,29 @@ type Result struct {
 	TrustRegions []TrustRegion
 }
 
-// BestSoFar returns the best value after each evaluation.
+// BestSoFar returns the best value after each evaluation (failed ones
+// leave it unchanged; -Inf before the first success).
 func (r *Result) BestSoFar() []float64 {
 	out := make([]float64, len(r.Evaluations))
 	best := math.Inf(-1)
 	for i, e := range r.Evaluations {
-		best = math.Max(best, e.Value)
+		if !e.Failed {
+			best = math.Max(best, e.Value)
+		}
 		out[i] = best
 	}
 	return out
+}
+
+// Failures counts the failed evaluations.
+func (r *Result) Failures() int {
+	n := 0
+	for _, e := range r.Evaluations {
+		if e.Failed {
+			n++
+		}
+	}
+	return n
 }
 
 // centre is a trust region's centre for one iteration.
@@ -210,10 +264,16 @@ type runner struct {
 	id     RunID
 	d      int
 	lo, hi []float64
-	H      []Evaluation
-	U      [][]float64 // unit-cube coordinates of H
-	trs    []TrustRegion
-	dcache map[[2]int]float64 // task distances between evaluated points
+	H      []Evaluation // the successful evaluations, in order
+	U      [][]float64  // unit-cube coordinates of H
+	// all holds every evaluation in order, failed ones included; pos[i] is
+	// H[i]'s position in it; failedU the unit-cube coordinates of the
+	// failed ones.
+	all     []Evaluation
+	pos     []int
+	failedU [][]float64
+	trs     []TrustRegion
+	dcache  map[[2]int]float64 // task distances between evaluated points
 }
 
 // Optimize runs one optimisation of obj (maximisation) with settings s: a
@@ -361,16 +421,70 @@ func (r *runner) toUnit(x []float64) []float64 {
 	return u
 }
 
+// add appends one iteration's evaluations: the successful ones to H, the
+// failed ones to failedU, all of them to all.
 func (r *runner) add(evs []Evaluation) {
 	for _, e := range evs {
-		r.H = append(r.H, e)
-		r.U = append(r.U, r.toUnit(e.X))
+		if e.Failed {
+			r.failedU = append(r.failedU, r.toUnit(e.X))
+		} else {
+			r.pos = append(r.pos, len(r.all))
+			r.H = append(r.H, e)
+			r.U = append(r.U, r.toUnit(e.X))
+		}
+		r.all = append(r.all, e)
 	}
+}
+
+// nearFailure reports whether point x (task coordinates) lies within
+// FailureRadiusFraction·sqrt(d) of a failed evaluation in the unit cube
+// (always false with Settings.RetryFailed).
+func (r *runner) nearFailure(x []float64) bool {
+	if r.s.RetryFailed || len(r.failedU) == 0 {
+		return false
+	}
+	return withinFailureRadius(r.failedU, r.toUnit(x))
+}
+
+// NearFailed reports whether point x of dom lies within
+// FailureRadiusFraction·sqrt(d) of one of the failed points, in the unit
+// cube of dom's bounds (the rule the engine applies to its proposals).
+func NearFailed(dom Domain, failed [][]float64, x []float64) bool {
+	lo, hi := dom.Bounds()
+	unit := func(x []float64) []float64 {
+		u := make([]float64, len(x))
+		for j, v := range x {
+			u[j] = (v - lo[j]) / (hi[j] - lo[j])
+		}
+		return u
+	}
+	fu := make([][]float64, len(failed))
+	for i, f := range failed {
+		fu[i] = unit(f)
+	}
+	return withinFailureRadius(fu, unit(x))
+}
+
+func withinFailureRadius(failedU [][]float64, u []float64) bool {
+	rad2 := FailureRadiusFraction * FailureRadiusFraction * float64(len(u))
+	for _, f := range failedU {
+		s := 0.0
+		for j := range f {
+			s += (f[j] - u[j]) * (f[j] - u[j])
+		}
+		if s <= rad2 {
+			return true
+		}
+	}
+	return false
 }
 
 // evaluateBatch sets the Value and Seconds of every evaluation of one
 // iteration: in one call for a BatchObjective (Seconds = the batch's wall
-// time shared equally), else with workers goroutines.
+// time shared equally), else with workers goroutines. A BatchObjective
+// reports a failed experiment as NaN (Failed is set); from Evaluate, NaN is
+// an error (a function that cannot fail returned nonsense), and so is ±Inf
+// from either.
 func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evaluation) error {
 	check := func(i int, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -398,6 +512,10 @@ func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evalua
 		sec := time.Since(t0).Seconds() / float64(len(evs))
 		for i, v := range vals {
 			evs[i].Seconds = sec
+			if math.IsNaN(v) {
+				evs[i].Value, evs[i].Failed = v, true
+				continue
+			}
 			if err := check(i, v); err != nil {
 				return err
 			}
@@ -668,21 +786,67 @@ func (r *runner) trainingSet(u []float64) []int {
 	return idx
 }
 
-// model fits region m's GP on its training set and draws k joint samples
-// over fresh candidates; every draw comes from campaign.RNG(seed, key, it, m).
-func (r *runner) model(it, m int, c centre, k int) (regionModel, error) {
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
-	idx := r.trainingSet(c.u)
+// fit fits a GP on the evaluated points idx (FitGP: deterministic, no
+// random draw).
+func (r *runner) fit(idx []int) (*GP, error) {
 	X := mat.NewDense(len(idx), r.d, nil)
 	y := make([]float64, len(idx))
 	for a, i := range idx {
 		X.SetRow(a, r.U[i])
 		y[a] = r.H[i].Value
 	}
-	gp, err := FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
-	if err != nil {
-		return regionModel{}, fmt.Errorf("region %d: GP fit: %w", m, err)
+	return FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
+}
+
+// fits returns each region's GP, fitted on its training set (the MaxTrain
+// evaluated points nearest its centre; nil where need[m] is false). Regions
+// with the same training set (all of them while at most MaxTrain points are
+// evaluated) share one fit: FitGP is a deterministic function of the
+// training set, so sharing changes no bit and saves M-1 fits.
+func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, error) {
+	M := len(need)
+	sets := make([][]int, M)
+	owner := make([]int, M) // the region whose fit region m uses
+	for m := range sets {
+		owner[m] = -1
+		if !need[m] {
+			continue
+		}
+		sets[m] = r.trainingSet(cs[m].u)
+		owner[m] = m
+		for o := 0; o < m; o++ {
+			if owner[o] == o && slices.Equal(sets[o], sets[m]) {
+				owner[m] = o
+				break
+			}
+		}
 	}
+	gps := make([]*GP, M)
+	err := parallel.Each(ctx, M, r.s.Workers, func(m int) error {
+		if owner[m] != m {
+			return nil
+		}
+		var err error
+		if gps[m], err = r.fit(sets[m]); err != nil {
+			return fmt.Errorf("region %d: GP fit: %w", m, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for m, o := range owner {
+		if o >= 0 {
+			gps[m] = gps[o]
+		}
+	}
+	return gps, nil
+}
+
+// model draws region m's k joint samples from its GP gp over fresh
+// candidates; every draw comes from campaign.RNG(seed, key, it, m).
+func (r *runner) model(it, m int, c centre, gp *GP, k int) (regionModel, error) {
+	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
 	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err
@@ -755,13 +919,21 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			}
 		}
 	}
+	need := make([]bool, M)
+	for m := range need {
+		need[m] = counts[m] > 0
+	}
+	gps, err := r.fits(ctx, cs, need)
+	if err != nil {
+		return nil, nil, err
+	}
 	models := make([]regionModel, M)
-	err := parallel.Each(ctx, M, r.s.Workers, func(m int) error {
+	err = parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}
 		var err error
-		models[m], err = r.model(it, m, cs[m], counts[m])
+		models[m], err = r.model(it, m, cs[m], gps[m], counts[m])
 		return err
 	})
 	if err != nil {
@@ -782,7 +954,7 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 		robotOK := make([]int8, mod.cand.RawMatrix().Rows) // 0 unknown, 1 feasible, -1 not
 		allowed := func(i int) bool {
 			x := r.unitToX(mod.cand.RawRowView(i))
-			if taken.has(x) {
+			if taken.has(x) || r.nearFailure(x) {
 				return false
 			}
 			if r.s.Method == MethodROBOT {
@@ -854,7 +1026,7 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 				break
 			}
 			x := r.unitToX(mod.cand.RawRowView(i))
-			if taken.has(x) || inPool.has(x) {
+			if taken.has(x) || inPool.has(x) || r.nearFailure(x) {
 				continue
 			}
 			inPool.add(x)
@@ -912,7 +1084,7 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 // result selects the final M solutions (the method's centres on all
 // evaluations; for random the qVS_1 greedy) and summarises the run.
 func (r *runner) result() (*Result, error) {
-	res := &Result{Evaluations: r.H, BestValue: math.Inf(-1)}
+	res := &Result{Evaluations: r.all, BestValue: math.Inf(-1)}
 	for _, e := range r.H {
 		res.BestValue = math.Max(res.BestValue, e.Value)
 	}
@@ -922,36 +1094,36 @@ func (r *runner) result() (*Result, error) {
 	for _, tr := range res.TrustRegions {
 		res.Restarts += tr.Restarts
 	}
-	cs, err := r.centres(-1, false)
+	if len(r.H) == 0 { // every evaluation failed: no solutions
+		return res, nil
+	}
+	var idx []int // into r.all
+	var dist func(a, b int) float64
+	if r.s.Final == FinalBand {
+		q := vendi.Order(1)
+		if r.s.Method == MethodQVS {
+			q = r.s.Q
+		}
+		var err error
+		if idx, err = SelectSolutions(r.dom, r.all, r.s.Regions, q); err != nil {
+			return nil, err
+		}
+		dist = func(a, b int) float64 { return r.dom.Distance(r.all[idx[a]].X, r.all[idx[b]].X) }
+	} else {
+		cs, err := r.centres(-1, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			idx = append(idx, r.pos[c.index])
+		}
+		dist = func(a, b int) float64 { return r.distance(cs[a].index, cs[b].index) }
+	}
+	set, err := summarise(r.all, idx, dist)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cs {
-		res.Solutions = append(res.Solutions, Solution{Index: c.index, X: r.H[c.index].X, Value: c.value})
-	}
-	n := len(cs)
-	res.Distances = make([][]float64, n)
-	K := mat.NewSymDense(max(n, 1), nil)
-	pairs := 0
-	for i := 0; i < n; i++ {
-		res.Distances[i] = make([]float64, n)
-		res.SolutionsMeanValue += cs[i].value / float64(n)
-		K.SetSym(i, i, 1)
-		for j := 0; j < i; j++ {
-			d := r.distance(cs[i].index, cs[j].index)
-			res.Distances[i][j], res.Distances[j][i] = d, d
-			res.SolutionsMeanDistance += d
-			pairs++
-			K.SetSym(i, j, similarity(d))
-		}
-	}
-	if pairs > 0 {
-		res.SolutionsMeanDistance /= float64(pairs)
-	}
-	vs, err := vendi.Score(K, 1)
-	if err != nil {
-		return nil, fmt.Errorf("Vendi score of the solutions: %w", err)
-	}
-	res.SolutionsVS = vs
+	res.Solutions, res.Distances = set.Solutions, set.Distances
+	res.SolutionsMeanValue, res.SolutionsMeanDistance, res.SolutionsVS = set.MeanValue, set.MeanDistance, set.VS
 	return res, nil
 }

@@ -235,7 +235,8 @@ func sameRun(a, b *Result) bool {
 	}
 	for i := range a.Evaluations {
 		ea, eb := a.Evaluations[i], b.Evaluations[i]
-		if ea.Iteration != eb.Iteration || ea.Region != eb.Region || ea.Value != eb.Value || !reflect.DeepEqual(ea.X, eb.X) {
+		if ea.Iteration != eb.Iteration || ea.Region != eb.Region || ea.Failed != eb.Failed ||
+			(ea.Value != eb.Value && !(ea.Failed && eb.Failed)) || !reflect.DeepEqual(ea.X, eb.X) {
 			return false
 		}
 	}

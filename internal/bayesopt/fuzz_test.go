@@ -15,6 +15,7 @@ import (
 func FuzzParseRecords(f *testing.F) {
 	f.Add([]byte("0,-1,0.25,0.5,1.5,0.01\n1,0,0.3,0.125,2,0.02\n"), 2)
 	f.Add([]byte("1,0,0.1,NaN,0\n0,0,0.1,1,0\n"), 1)
+	f.Add([]byte("0,-1,0.25,failed,0.5\n1,0,0.5,nan,0\n"), 1)
 	f.Fuzz(func(t *testing.T, data []byte, d int) {
 		if d < 0 || d > 64 {
 			return
@@ -39,7 +40,8 @@ func FuzzParseRecords(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 		for i := range evs {
-			if !slices.Equal(again[i].X, evs[i].X) || again[i].Value != evs[i].Value || again[i].Iteration != evs[i].Iteration {
+			sameValue := again[i].Value == evs[i].Value || (again[i].Failed && evs[i].Failed)
+			if !slices.Equal(again[i].X, evs[i].X) || !sameValue || again[i].Failed != evs[i].Failed || again[i].Iteration != evs[i].Iteration {
 				t.Fatalf("round trip changed %+v into %+v", evs[i], again[i])
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -377,6 +379,50 @@ func checkMoments(t *testing.T, samples [][]float64, mean []float64, cov *mat.Sy
 			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + cov.At(i, j)*cov.At(i, j)) / k)
 			if math.Abs(c-cov.At(i, j)) > covSE*se+1e-12 {
 				t.Errorf("sample cov (%d,%d): %v want %v (se %v)", i, j, c, cov.At(i, j), se)
+			}
+		}
+	}
+}
+
+// TestJointSamplesFactorIsCholesky: JointSamples' factor (Potrf without
+// the condition estimate) gives the samples of mat.Cholesky's factor, bit
+// for bit: the reference draws them as JointSamples did before.
+func TestJointSamplesFactorIsCholesky(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	X, y := randomProblem(rng, 40, 3)
+	gp, err := FitGP(X, y, GPFitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, err := TrustRegionCandidates(X.RawRowView(0), 0.5, 300, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := gp.JointSamples(cand, 2, rand.New(rand.NewPCG(9, 9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, cov := gp.PosteriorCovariance(cand)
+	var chol mat.Cholesky
+	if _, err := choleskyJitter(&chol, cov); err != nil {
+		t.Fatal(err)
+	}
+	var L mat.TriDense
+	chol.LTo(&L)
+	m := len(mean)
+	ref := rand.New(rand.NewPCG(9, 9))
+	Z := mat.NewDense(m, 2, nil)
+	for s := 0; s < 2; s++ {
+		for i := 0; i < m; i++ {
+			Z.Set(i, s, ref.NormFloat64())
+		}
+	}
+	zr := Z.RawMatrix()
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, L.RawTriangular(), zr)
+	for s := 0; s < 2; s++ {
+		for i := 0; i < m; i++ {
+			if want := mean[i] + Z.At(i, s); got[s][i] != want {
+				t.Fatalf("sample %d, candidate %d: %v, Cholesky's %v", s, i, got[s][i], want)
 			}
 		}
 	}

@@ -5,13 +5,15 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 )
 
 // RecordHeader is the header of a run's evaluation CSV for a d-dimensional
 // task: iteration, region, x0 .. x{d-1} (one column per coordinate), value,
-// seconds. Region -1 marks initial-design and random-search points.
+// seconds. Region -1 marks initial-design and random-search points. A failed
+// experiment (Evaluation.Failed) has the value cell "failed" (FailedCell).
 func RecordHeader(d int) []string {
 	h := []string{"iteration", "region"}
 	for j := 0; j < d; j++ {
@@ -30,11 +32,32 @@ func FormatRecord(e Evaluation) []string {
 	for _, x := range e.X {
 		row = append(row, formatFloat(x))
 	}
-	return append(row, formatFloat(e.Value), formatFloat(e.Seconds))
+	value := formatFloat(e.Value)
+	if e.Failed {
+		value = FailedCell
+	}
+	return append(row, value, formatFloat(e.Seconds))
+}
+
+// FailedCell is the value cell of a failed experiment in a run's records.
+const FailedCell = "failed"
+
+// IsFailedCell reports whether a value cell marks a failed experiment: empty,
+// "nan" or "failed" (any case, surrounding spaces ignored). Records, a user's
+// evaluation file and an objective command's output share this rule.
+func IsFailedCell(cell string) bool {
+	switch strings.ToLower(strings.TrimSpace(cell)) {
+	case "", "nan", FailedCell:
+		return true
+	}
+	return false
 }
 
 // ParseRecords parses evaluation rows (without header) of a d-dimensional
-// task. Errors name the row (1 = first data row) and column.
+// task. A value cell "failed" or "nan" (any case) is a failed experiment
+// (Failed, Value NaN); records written before failures existed never hold
+// one. An empty cell is an error here (a damaged file), unlike in a user's
+// evaluation file. Errors name the row (1 = first data row) and column.
 func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
 	out := make([]Evaluation, 0, len(rows))
 	head := RecordHeader(d)
@@ -54,6 +77,10 @@ func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
 		}
 		nums := make([]float64, d+2)
 		for j := range nums {
+			if j == d && strings.TrimSpace(row[j+2]) != "" && IsFailedCell(row[j+2]) {
+				e.Failed, nums[j] = true, math.NaN()
+				continue
+			}
 			v, err := strconv.ParseFloat(row[j+2], 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("record row %d, column %s: %q is not a finite number", r+1, head[j+2], row[j+2])

@@ -77,6 +77,10 @@ type Spec struct {
 	Config   any
 	Growable []string
 	Version  string // qvs version, recorded in config.yaml
+	// Kind is the campaign's kind, recorded as kind: in config.yaml (after
+	// the version line; "": not recorded) for `qvs eval`. It is not part
+	// of Config: folders written before it was recorded resume as they are.
+	Kind string
 	// Inputs are the files the results depend on (data, kernels). Their
 	// size and CRC-32C are recorded in config.yaml; a rerun into the same
 	// directory with other contents is refused, naming the file.
@@ -626,6 +630,9 @@ func writeConfig(spec Spec) error {
 		return fmt.Errorf("campaign: cannot record inputs: %w", err)
 	}
 	head := fmt.Sprintf("# resolved config of this campaign, written by qvs %s\n", spec.Version)
+	if spec.Kind != "" {
+		head += "kind: " + spec.Kind + "\n"
+	}
 	return fileio.WriteAtomic(path, slices.Concat([]byte(head), body, tail))
 }
 

@@ -192,3 +192,38 @@ func TestProgressBarNamesUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigRecordsKind: Spec.Kind is written as kind: after the version
+// line; a folder written without it (before kinds were recorded) resumes
+// and grows under a Spec with a kind, and a recorded kind never counts as a
+// config difference.
+func TestConfigRecordsKind(t *testing.T) {
+	dir := t.TempDir()
+	s := spec(dir)
+	s.Kind = "bayesopt"
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.SplitN(string(b), "\n", 3); len(lines) < 3 || !strings.HasPrefix(lines[0], "# ") || lines[1] != "kind: bayesopt" {
+		t.Errorf("config.yaml starts %q, want the version line then kind: bayesopt", lines)
+	}
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Errorf("rerun with the kind recorded: %v", err)
+	}
+	old := t.TempDir()
+	if _, err := Execute(context.Background(), spec(old), toyRun(5, nil)); err != nil {
+		t.Fatal(err)
+	}
+	s = spec(old)
+	s.Kind = "bayesopt"
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Errorf("folder without kind: resumed under a kind: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(old, "config.yaml")); strings.Contains(string(b), "kind:") {
+		t.Errorf("an unchanged config was rewritten: %s", b)
+	}
+}

@@ -51,6 +51,8 @@ func checkConfig(dir string, config any, growable []string) (same bool, err erro
 	if err := yaml.Unmarshal(body, &now); err != nil {
 		return false, fmt.Errorf("campaign: cannot record config: %w", err)
 	}
+	// kind: is recorded beside the config (Spec.Kind), not part of it.
+	delete(was, "kind")
 	a, b := map[string]any{}, map[string]any{}
 	flatten("", was, a)
 	flatten("", now, b)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Pool kinds accepted by Config.Kind.
@@ -225,7 +227,7 @@ func dataPath(dataDir, p string) string {
 
 func checkPositive(key string, v int) error {
 	if v < 1 {
-		return fmt.Errorf("%s: %d, expected a positive integer", key, v)
+		return configkeys.Invalid(key, v, "expected a positive integer")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -40,10 +41,10 @@ import (
 // (without the extension).
 func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if cfg.File == "" {
-		return nil, fmt.Errorf("pool.csv.file: empty, expected the path of a CSV file")
+		return nil, configkeys.Invalid("pool.csv.file", nil, "empty, expected the path of a CSV file")
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q, %q", cfg.Metric, MetricEuclidean, MetricCosine, MetricTanimoto)
+		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		format = FingerprintBits
 	}
 	if !slices.Contains(FingerprintFormats, format) {
-		return nil, fmt.Errorf("pool.csv.fingerprint_format: %q is not one of %s", cfg.FingerprintFormat, strings.Join(FingerprintFormats, ", "))
+		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
 	}
 	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
 		return nil, fmt.Errorf("pool.csv.fingerprint_column: fingerprints are compared by Tanimoto similarity: set pool.csv.metric to %q (it is %q)", MetricTanimoto, cfg.Metric)
@@ -64,7 +65,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	path := cfg.File
 	f, err := fileio.OpenInput(path)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.file: %w", err)
+		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)
@@ -130,8 +131,10 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		p.IDs = []string{}
 		idLine = map[string]int{}
 	}
-	var texts []string // the fingerprint column
-	var lines []int
+	var fps *FingerprintReader
+	if fc >= 0 {
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))}
+	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false
 		if lc >= 0 {
@@ -141,8 +144,11 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 			}
 		}
 		if fc >= 0 {
-			texts = append(texts, rec[fc])
-			lines = append(lines, line)
+			b, err := fps.Parse(rec[fc], fmt.Sprintf("line %d", line))
+			if err != nil {
+				return err
+			}
+			p.Bits = append(p.Bits, b)
 		} else {
 			x := make([]float64, len(fcols))
 			for k, j := range fcols {
@@ -177,13 +183,6 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
 		return nil, err
 	}
-	if fc >= 0 {
-		row := func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
-		column := fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))
-		if p.Bits, err = ParseFingerprints(texts, format, path, column, row); err != nil {
-			return nil, err
-		}
-	}
 	if ic < 0 && cols.ID >= 0 {
 		p.IDs = unnamed[slices.Index(cols.Unnamed, cols.ID)]
 	}
@@ -191,7 +190,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())
 	}
 	if cfg.K >= p.Len() {
-		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, p.Len(), path)
+		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", p.Len(), path)
 	}
 	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
 		return nil, err
@@ -205,6 +204,9 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			p.Dense = nil
+		}
+		if s := cfg.Similarity; s != SimilarityGaussian && s != SimilarityNative && s != SimilarityUnweighted {
+			return nil, fmt.Errorf("pool.csv.similarity: similarity %q is not one of %q, %q (metric tanimoto weighs an edge by the Tanimoto similarity, or 1)", s, SimilarityNative, SimilarityUnweighted)
 		}
 		g, w, err := TanimotoGraph(p.Bits, cfg.K, cfg.Similarity, cacheDir, workers)
 		if err != nil {
@@ -222,7 +224,7 @@ func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
 	}
 	w, err := EdgeWeights(g, cfg.Similarity)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.similarity: %w", err)
+		return nil, configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
 	return p, nil

@@ -156,22 +156,40 @@ func TanimotoMatrix(b [][]uint64) []float64 {
 	return k
 }
 
-// ParseFingerprints parses one fingerprint per item (ParseFingerprint);
-// all must have the same length in bits. Errors read "path: ROW, column
-// COLUMN: ...", row(i) naming item i's row (e.g. "line 3").
+// FingerprintReader parses a column of fingerprints one row at a time
+// (ParseFingerprint), checking that all have the same length in bits.
+// Errors read "Path: ROW, column Column: ...", ROW as the caller names it
+// (e.g. "line 3").
+type FingerprintReader struct {
+	Format, Path, Column string
+	nbits                int
+	first                string
+}
+
+// Parse parses the fingerprint of the row named row.
+func (r *FingerprintReader) Parse(text, row string) ([]uint64, error) {
+	b, nb, err := ParseFingerprint(text, r.Format)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s, column %s, format %s: %w", r.Path, row, r.Column, r.Format, err)
+	}
+	if r.first == "" {
+		r.nbits, r.first = nb, row
+	} else if nb != r.nbits {
+		return nil, fmt.Errorf("%s: %s, column %s: fingerprint of %d bits, expected %d like %s", r.Path, row, r.Column, nb, r.nbits, r.first)
+	}
+	return b, nil
+}
+
+// ParseFingerprints parses one fingerprint per item with a
+// FingerprintReader; row(i) names item i's row in errors (e.g. "line 3").
 func ParseFingerprints(texts []string, format, path, column string, row func(i int) string) ([][]uint64, error) {
+	r := FingerprintReader{Format: format, Path: path, Column: column}
 	out := make([][]uint64, len(texts))
-	nbits := -1
-	for i, s := range texts {
-		b, nb, err := ParseFingerprint(s, format)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s, column %s, format %s: %w", path, row(i), column, format, err)
+	for i, text := range texts {
+		var err error
+		if out[i], err = r.Parse(text, row(i)); err != nil {
+			return nil, err
 		}
-		if i > 0 && nb != nbits {
-			return nil, fmt.Errorf("%s: %s, column %s: fingerprint of %d bits, expected %d like %s", path, row(i), column, nb, nbits, row(0))
-		}
-		nbits = nb
-		out[i] = b
 	}
 	return out, nil
 }

@@ -254,9 +254,11 @@ func TestLoadCSVTanimoto(t *testing.T) {
 		{"id,fp\na,0101\nb,011\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column): fingerprint of 3 bits, expected 4 like line 2`, nil},
 		{"id,fp\na,0101\nb,0121\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column), format bits: character 3 is "2"`, nil},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column: fingerprints are compared by Tanimoto`, func(c *CSVConfig) { c.Metric = MetricEuclidean }},
-		{"id,fp\na,0101\nb,0111\nc,0000\n", `no column "fingerprint"`, func(c *CSVConfig) { c.FingerprintColumn = "fingerprint" }},
-		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_format: "b64"`, func(c *CSVConfig) { c.FingerprintFormat = "b64" }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column = "fingerprint": no such column`, func(c *CSVConfig) { c.FingerprintColumn = "fingerprint" }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_format = "b64": expected one of`, func(c *CSVConfig) { c.FingerprintFormat = "b64" }},
 		{"id,x\na,1\nb,0.5\nc,0\n", `column "x": 0.5 is not a count`, func(c *CSVConfig) { c.FingerprintColumn = "" }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `"cosine" is not one of "native", "unweighted"`, func(c *CSVConfig) { c.Similarity = "cosine" }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.standardize: z-scored features are not fingerprints`, func(c *CSVConfig) { c.Standardize = true }},
 	} {
 		cfg := DefaultConfig(KindCSV).CSV
 		cfg.File, cfg.IDColumn, cfg.FingerprintColumn, cfg.Metric, cfg.K = writeFile(t, dir, "bad.csv", c.content), "id", "fp", MetricTanimoto, 1
@@ -299,4 +301,26 @@ func FuzzParseFingerprint(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseFingerprint: one 2,048-bit fingerprint as a bit string and
+// as FPS hex (the per-row cost of reading a fingerprint column).
+func BenchmarkParseFingerprint(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var bs, hs strings.Builder
+	for i := 0; i < 2048; i++ {
+		bs.WriteByte(byte('0' + rng.IntN(2)))
+	}
+	for i := 0; i < 256; i++ {
+		fmt.Fprintf(&hs, "%02x", rng.IntN(256))
+	}
+	for _, c := range []struct{ name, s, format string }{{"bits", bs.String(), FingerprintBits}, {"hex", hs.String(), FingerprintHex}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := ParseFingerprint(c.s, c.format); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -64,7 +64,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		}
 		first := map[string]int{}
 		for i, id := range ids {
-			if id == "" {
+			if strings.TrimSpace(id) == "" {
 				return nil, fmt.Errorf("pool.graph.ids: %s: id %d is empty", cfg.IDs, i+1)
 			}
 			if j, dup := first[id]; dup {
@@ -92,7 +92,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		rows, err = csrRows(path)
 	default:
 		path = cfg.File
-		rows, ids, err = ReadEdgesCSV(path, ids)
+		rows, ids, err = readEdgesCSV(path, ids)
 	}
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 	return rows, nil
 }
 
-// ReadEdgesCSV reads a graph as an edge list: a CSV with the header i,j,w
+// readEdgesCSV reads a graph as an edge list: a CSV with the header i,j,w
 // (0-based item indices) or id_i,id_j,w (item ids), one directed edge i ->
 // j of weight w per row (w in [0, 1]; an edge listed twice is an error when
 // the pool is built). ids, if not nil, are the items (their count is n;
@@ -184,7 +184,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 // (i,j), which at most twice the edge count may reach (isolated items need
 // ids), or the ids are those of the file in order of first appearance
 // (id_i,id_j). It returns the rows of (weight, neighbour) and the ids.
-func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
+func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
@@ -192,7 +192,6 @@ func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)
 	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("%s: empty file, expected a header i,j,w or id_i,id_j,w", path)
@@ -226,14 +225,14 @@ func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	err = fileio.EachRow(cr, path, 3, func(line int, rec []string) error {
 		var e edge
 		for c, dst := range []*int{&e.i, &e.j} {
-			cell := strings.TrimSpace(rec[c])
+			cell := rec[c] // ids verbatim, as the pool readers keep them
 			if byID {
 				k, ok := index[cell]
 				if !ok {
 					if ids != nil {
 						return fmt.Errorf("%s: line %d, column %q: id %q is not among the ids", path, line, header[c], cell)
 					}
-					if cell == "" {
+					if strings.TrimSpace(cell) == "" {
 						return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[c])
 					}
 					k = len(out)
@@ -243,7 +242,7 @@ func ReadEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 				*dst = k
 				continue
 			}
-			v, err := strconv.Atoi(cell)
+			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			if err != nil || v < 0 || v > math.MaxInt32-1 {
 				return fmt.Errorf("%s: line %d, column %q: %q is not an item index (an integer from 0)", path, line, header[c], cell)
 			}
@@ -318,10 +317,10 @@ func (p *Pool) readLabels(path string) error {
 	}
 	seen := make([]int, p.Len())
 	err = fileio.EachRow(cr, path, 2, func(line int, rec []string) error {
-		cell := strings.TrimSpace(rec[0])
+		cell := rec[0]
 		i, ok := index[cell]
 		if key == "index" {
-			v, err := strconv.Atoi(cell)
+			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			i, ok = v, err == nil && v >= 0 && v < p.Len()
 		}
 		if !ok {

@@ -107,7 +107,7 @@ func FuzzReadEdgesCSV(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, ids, err := ReadEdgesCSV(p, nil)
+		rows, ids, err := readEdgesCSV(p, nil)
 		if err != nil {
 			if !strings.Contains(err.Error(), p) {
 				t.Fatalf("error does not name the file: %v", err)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // KernelSet is a finite candidate set for discrete Bayesian optimisation
@@ -331,4 +332,53 @@ func TanimotoKernel(bits [][]uint64) *mat.SymDense {
 		}
 	}
 	return K
+}
+
+// KernelSymmetryTol is the relative asymmetry |K_ij - K_ji| / max|K|
+// KernelFromTable accepts (values written with ~10 significant digits
+// round-trip).
+const KernelSymmetryTol = 1e-8
+
+// KernelFromTable checks that t is a square matrix, symmetric up to
+// KernelSymmetryTol, and returns it symmetrised, (K + Kᵀ)/2, sharing t's
+// memory (no second n x n copy; t's upper triangle is overwritten). With
+// normalize (`qvs score|select --normalize`) it is rescaled to unit
+// diagonal, K_ij / sqrt(K_ii K_jj), which needs every diagonal entry > 0
+// and finite. Errors name t's file and the 1-based row and column.
+// Unlike ReadKernelMatrix it does not require a PSD kernel: VS clips the
+// spectrum at 0.
+func KernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
+	path := t.Path
+	if t.Rows != t.Cols {
+		return nil, fmt.Errorf("%s: kernel must be square, got %d rows x %d columns", path, t.Rows, t.Cols)
+	}
+	maxAbs := vendi.Unoverflow(t.Data)
+	for i := 0; i < t.Rows; i++ {
+		for j := i + 1; j < t.Cols; j++ {
+			if math.Abs(t.At(i, j)-t.At(j, i)) > KernelSymmetryTol*maxAbs {
+				return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
+					path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
+			}
+		}
+	}
+	// K shares the table's memory (no second n x n copy): its upper
+	// triangle becomes (K_ij + K_ji)/2 in place, the lower one is left as read.
+	n := t.Rows
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			t.Data[i*n+j] = 0.5 * (t.Data[i*n+j] + t.Data[j*n+i])
+		}
+	}
+	K := mat.NewSymDense(n, t.Data)
+	if !normalize {
+		return K, nil
+	}
+	// vendi.Normalize names the item 0-based; the file's row is 1-based.
+	for i := 0; i < n; i++ {
+		if v := t.At(i, i); !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: --normalize: row %d, column %d (the diagonal) is %v; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0 and finite", path, i+1, i+1, v)
+		}
+	}
+	vendi.NormalizeInPlace(K)
+	return K, nil
 }

@@ -41,6 +41,26 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// kindKeys are the kinds as config.yaml records them (kind:).
+var kindKeys = map[Kind]string{KindActiveSearch: "active-search", KindDiscreteBO: "discrete-bayesopt", KindContinuousBO: "bayesopt"}
+
+// Key is the kind as config.yaml records it (campaign.Spec.Kind):
+// active-search, discrete-bayesopt or bayesopt ("" for KindUnknown).
+func (k Kind) Key() string { return kindKeys[k] }
+
+// kindOf is the kind config.yaml records (KindUnknown when absent or not a
+// known kind: folders written before kind: was recorded).
+func kindOf(config map[string]any) Kind {
+	if s, ok := config["kind"].(string); ok {
+		for k, key := range kindKeys {
+			if key == s {
+				return k
+			}
+		}
+	}
+	return KindUnknown
+}
+
 // Campaign is one results folder: its summary, resolved config and the state
 // of its runs.
 type Campaign struct {
@@ -264,24 +284,6 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		}
 		return nil, fmt.Errorf("%s: empty file, expected a header line", path)
 	}
-	has := map[string]bool{}
-	for _, h := range c.Header {
-		has[h] = true
-	}
-	switch {
-	case has["vs_q0"]:
-		c.Kind = KindActiveSearch
-	case has["edc"]:
-		c.Kind = KindDiscreteBO
-	case has["solutions_vs"] || has["best_value"]:
-		c.Kind = KindContinuousBO
-	}
-	if c.Kind == KindActiveSearch && !has["kernel_det_per_item"] {
-		addDetPerItem(c)
-	}
-	if !has["method"] && len(c.Header) > 0 {
-		return nil, fmt.Errorf("%s: no method column (header %v): not a qvs campaign summary", path, c.Header)
-	}
 	cfgPath := filepath.Join(dir, "config.yaml")
 	if cb, err := fileio.ReadInput(cfgPath); err == nil {
 		var m map[string]any
@@ -294,6 +296,28 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		c.Problems = append(c.Problems, err.Error())
 	} else {
 		c.Problems = append(c.Problems, cfgPath+" is missing")
+	}
+	has := map[string]bool{}
+	for _, h := range c.Header {
+		has[h] = true
+	}
+	// The kind config.yaml records; inferred from the summary's columns
+	// for folders written before it was recorded.
+	c.Kind = kindOf(c.Config)
+	switch {
+	case c.Kind != KindUnknown:
+	case has["vs_q0"]:
+		c.Kind = KindActiveSearch
+	case has["edc"]:
+		c.Kind = KindDiscreteBO
+	case has["solutions_vs"] || has["best_value"]:
+		c.Kind = KindContinuousBO
+	}
+	if c.Kind == KindActiveSearch && !has["kernel_det_per_item"] {
+		addDetPerItem(c)
+	}
+	if !has["method"] && len(c.Header) > 0 {
+		return nil, fmt.Errorf("%s: no method column (header %v): not a qvs campaign summary", path, c.Header)
 	}
 	// name before task: a generic task (discrete `task: kernel`) names its
 	// candidate set with name: (configs/mof.yaml is task kernel, name mof).

@@ -122,3 +122,38 @@ func TestOldSummaryGetsDetPerItem(t *testing.T) {
 		t.Errorf("notes lack the inferred-definition note: %q", tab.Notes)
 	}
 }
+
+// TestLoadCampaignReadsKind: the kind config.yaml records (kind:) is the
+// campaign's kind; without it (folders written before kinds were recorded)
+// it is inferred from the summary's columns, as before.
+func TestLoadCampaignReadsKind(t *testing.T) {
+	summary := "key,method,q,params,repeat,best_value,edc,seconds\nucb-r00,ucb,,,0,1,2,0.1\n"
+	for _, tc := range []struct {
+		config string
+		want   Kind
+	}{
+		{"task: mof\n", KindDiscreteBO},                   // inferred from edc
+		{"kind: bayesopt\ntask: mof\n", KindContinuousBO}, // recorded: wins
+		{"kind: discrete-bayesopt\ntask: mof\n", KindDiscreteBO},
+		{"kind: nonsense\ntask: mof\n", KindDiscreteBO}, // unknown: inferred
+	} {
+		dir := t.TempDir()
+		for name, body := range map[string]string{"summary.csv": summary, "config.yaml": tc.config} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := LoadCampaign(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Kind != tc.want {
+			t.Errorf("config %q: kind %v, want %v", tc.config, c.Kind, tc.want)
+		}
+	}
+	for _, k := range []Kind{KindActiveSearch, KindDiscreteBO, KindContinuousBO} {
+		if got := kindOf(map[string]any{"kind": k.Key()}); got != k {
+			t.Errorf("kindOf(%q) = %v, want %v", k.Key(), got, k)
+		}
+	}
+}

@@ -190,6 +190,12 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 // are small next to the early climb. A campaign that minimised its
 // objective (config minimize: true) is drawn as the objective printed its
 // values: the lowest value so far (records hold them negated).
+//
+// The curves are steps (the best so far changes only at an evaluation, and
+// holds until the next), the legend sits below the panels, off the curves,
+// and the value axis is logarithmic when the plotted means are all
+// positive and span at least two decades (a Branin campaign's 0-90 on a
+// linear axis flattened every curve).
 func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
 	minimised := c.Config["minimize"] == true
 	title, ylabel := c.Name+": best value found", "best value so far"
@@ -228,7 +234,7 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 				b.Stat[i].Mean = -b.Stat[i].Mean
 			}
 		}
-		lines = append(lines, line{b, fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), strings.EqualFold(s.method, "random")})
+		lines = append(lines, line{stepBand(b), fmt.Sprintf("%s (%d)", s.label, len(curves)), s.color(), strings.EqualFold(s.method, "random")})
 		xmax = math.Max(xmax, b.X[len(b.X)-1])
 	}
 	if len(lines) == 0 {
@@ -242,10 +248,27 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 	}
 	half := xmax / 2
 	lo, hi := math.Inf(1), math.Inf(-1)
+	bands := make([]Band, len(lines))
+	for i, l := range lines {
+		bands[i] = l.band
+	}
+	logY := spansDecades(bands)
+	if logY {
+		for i := range lines {
+			lines[i].band = clampBandPositive(lines[i].band)
+		}
+		for _, p := range []*plot.Plot{full, zoom} {
+			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+			p.Y.Label.Text += " (log scale)"
+		}
+	}
+	leg := &outsideLegend{Columns: 4, Size: vg.Points(9)}
 	for _, l := range lines {
-		if err := addBand(full, l.band, l.label, l.col, false); err != nil {
+		ml, err := addBandLine(full, l.band, l.label, l.col, false)
+		if err != nil {
 			return nil, err
 		}
+		leg.Add(l.label, ml)
 		var tail Band
 		for i, x := range l.band.X {
 			if x >= half {
@@ -267,17 +290,65 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 			}
 		}
 	}
+	full.Legend = plot.NewLegend() // the legend is drawn below the panels
 	grid := [][]*plot.Plot{{full}}
 	if lo < hi {
 		pad := 0.05 * (hi - lo)
 		zoom.Y.Min, zoom.Y.Max = lo-pad, hi+pad
-		zoom.Legend = plot.NewLegend() // one legend (in the full panel) is enough
+		if logY {
+			zoom.Y.Min, zoom.Y.Max = lo/math.Pow(hi/lo, 0.05), hi*math.Pow(hi/lo, 0.05)
+		}
+		zoom.Legend = plot.NewLegend()
 		zoom.X.Tick.Marker = plainTicks{}
 		grid[0] = append(grid[0], zoom)
 	}
-	paths, err := saveFigure(base, formats, vg.Length(len(grid[0]))*5.5*vg.Inch, 4.5*vg.Inch, grid)
+	leg.Note = "mean ± standard error over repeats; (n): runs averaged"
+	paths, err := saveFigureWithLegend(base, formats, vg.Length(len(grid[0]))*5.5*vg.Inch, 4.5*vg.Inch+leg.height(), figureDPI, grid, leg)
 	if err == nil && len(missing) > 0 {
 		err = fmt.Errorf("drawn without %d run(s) lacking curve and record files (%s)", len(missing), abbreviate(missing, 4))
 	}
 	return paths, err
+}
+
+// stepBand turns a best-so-far band into steps: each value holds until the
+// next evaluation, where the curve jumps (points (x_{i+1}, y_i) inserted).
+func stepBand(b Band) Band {
+	var out Band
+	for i := range b.X {
+		if i > 0 {
+			out.X = append(out.X, b.X[i])
+			out.Stat = append(out.Stat, b.Stat[i-1])
+		}
+		out.X = append(out.X, b.X[i])
+		out.Stat = append(out.Stat, b.Stat[i])
+	}
+	return out
+}
+
+// spansDecades reports whether the finite means of bands are all positive
+// and their largest is at least 100 times their smallest: a log axis then
+// shows every curve's progress.
+func spansDecades(bands []Band) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range bands {
+		for _, s := range b.Stat {
+			if s.N == 0 || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
+				continue
+			}
+			lo, hi = math.Min(lo, s.Mean), math.Max(hi, s.Mean)
+		}
+	}
+	return lo > 0 && hi >= 100*lo
+}
+
+// clampBandPositive limits each point's standard error so that mean - SE
+// stays positive (at least a tenth of the mean) for a log axis.
+func clampBandPositive(b Band) Band {
+	out := Band{X: b.X, Stat: append([]Stat(nil), b.Stat...)}
+	for i, s := range out.Stat {
+		if !math.IsNaN(s.SE) && s.Mean-s.SE < s.Mean/10 {
+			out.Stat[i].SE = s.Mean - s.Mean/10
+		}
+	}
+	return out
 }

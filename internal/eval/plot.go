@@ -267,17 +267,27 @@ func withAlpha(c color.Color, a uint8) color.Color {
 // the legend. Points with fewer than one value are skipped; where the SE is
 // undefined (one run) the band has zero width.
 func addBand(p *plot.Plot, b Band, label string, c color.Color, dashed bool) error {
-	poly, l, _, err := bandLayers(b, label, c, 35)
+	l, err := addBandLine(p, b, label, c, dashed)
 	if err != nil {
 		return err
+	}
+	p.Legend.Add(label, l)
+	return nil
+}
+
+// addBandLine is addBand without the legend entry; it returns the mean
+// line for a legend drawn elsewhere (outsideLegend).
+func addBandLine(p *plot.Plot, b Band, label string, c color.Color, dashed bool) (*plotter.Line, error) {
+	poly, l, _, err := bandLayers(b, label, c, 35)
+	if err != nil {
+		return nil, err
 	}
 	l.Width = vg.Points(1.5)
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	}
 	p.Add(poly, l)
-	p.Legend.Add(label, l)
-	return nil
+	return l, nil
 }
 
 // bandLayers returns the mean +- SE polygon of b (colour c at alpha), its
@@ -366,4 +376,30 @@ func (s ColorScale) At(x float64) color.Color {
 	a, b, u := stops[i], stops[i+1], f-float64(i)
 	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x)*(1-u) + float64(y)*u)) }
 	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
+}
+
+// colorBarPlot is a plot holding only a vertical colour bar of s, its
+// values on the y axis under label: one filled band per shade of the scale
+// (24), so the PNG's palette keeps room for the other colours (an image bar
+// interpolated per pixel filled it, and red crosses turned grey).
+func colorBarPlot(s ColorScale, label string) *plot.Plot {
+	p := plot.New()
+	const shades = 24
+	step := (s.Max - s.Min) / shades
+	for k := 0; k < shades; k++ {
+		lo, hi := s.Min+float64(k)*step, s.Min+float64(k+1)*step
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: lo}, {X: 1, Y: lo}, {X: 1, Y: hi}, {X: 0, Y: hi}})
+		if err != nil { // four finite points: cannot fail
+			continue
+		}
+		poly.Color = s.At((lo + hi) / 2)
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+	}
+	p.X.Min, p.X.Max = 0, 1
+	p.Y.Min, p.Y.Max = s.Min, s.Max
+	p.HideX()
+	p.Y.Label.Text = label
+	p.Y.Tick.Label.Font.Size = vg.Points(7)
+	return p
 }

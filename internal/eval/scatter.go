@@ -17,6 +17,8 @@ import (
 type Embedding struct {
 	X, Y  []float64
 	Value []float64 // objective (MDS), or 1 for a positive and 0 otherwise (PCA)
+	// XLabel and YLabel name the axes of its panels ("" for none).
+	XLabel, YLabel string
 }
 
 // ReadMDS reads DIR/mds.csv of a discrete BayesOpt campaign: columns index,
@@ -90,6 +92,7 @@ var pickRed = color.RGBA{214, 39, 40, 255}
 func embeddingPanel(e *Embedding, title string, scale *ColorScale) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = e.XLabel, e.YLabel
 	p.X.Tick.Label.Font.Size = vg.Points(7)
 	p.Y.Tick.Label.Font.Size = vg.Points(7)
 	pts := make(plotter.XYs, len(e.X))
@@ -112,8 +115,10 @@ func embeddingPanel(e *Embedding, title string, scale *ColorScale) (*plot.Plot, 
 
 // MDSFigure draws the paper's Figure 5 for a discrete BayesOpt campaign:
 // the MDS embedding of the kernel coloured by objective (first panel, dark =
-// high), then one panel per method and q with every item its runs queried
-// after the initial design, over all repeats, as red crosses.
+// high, with a colour bar of the values beside it), then one panel per
+// method and q with every item its runs queried after the initial design,
+// over all repeats, as red crosses (named in a legend below the panels).
+// Axes are the MDS coordinates.
 func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	mdsPath := filepath.Join(c.Dir, "mds.csv")
 	if !exists(mdsPath) {
@@ -124,11 +129,14 @@ func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 		return nil, err
 	}
 	scale := NewColorScale(e.Value)
+	e.XLabel, e.YLabel = "MDS coordinate 1", "MDS coordinate 2"
 	first, err := embeddingPanel(e, fmt.Sprintf("all %d items (dark = high objective)", len(e.X)), &scale)
 	if err != nil {
 		return nil, err
 	}
-	panels := []*plot.Plot{first}
+	panels := []*plot.Plot{first, colorBarPlot(scale, "objective value")}
+	leg := &outsideLegend{Columns: 2, Size: vg.Points(9)}
+	var cross *plotter.Scatter
 	var problems []string
 	for _, s := range seriesOf(c, discreteMethods) {
 		var pts plotter.XYs
@@ -147,11 +155,12 @@ func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 			return nil, err
 		}
 		if len(pts) > 0 {
-			sc, err := scatter(pts, draw.CrossGlyph{}, vg.Points(2), pickRed)
+			sc, err := scatter(pts, boldCross{}, vg.Points(2.5), pickRed)
 			if err != nil {
 				return nil, err
 			}
 			p.Add(sc)
+			cross = sc
 		}
 		panels = append(panels, p)
 	}
@@ -161,9 +170,26 @@ func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	for i, p := range panels {
 		grid[i/cols] = append(grid[i/cols], p)
 	}
-	paths, err := saveFigure(base, formats, vg.Length(cols)*2.6*vg.Inch, vg.Length(rows)*2.5*vg.Inch, grid)
+	if cross != nil {
+		leg.Add("items a method's runs queried after the initial design (all repeats)", cross)
+	}
+	leg.Note = "grey: items never queried; first panel: every item coloured by its objective value"
+	paths, err := saveFigureWithLegend(base, formats, vg.Length(cols)*2.6*vg.Inch, vg.Length(rows)*2.5*vg.Inch+leg.height(), figureDPI, grid, leg)
 	if err == nil && len(problems) > 0 {
 		err = fmt.Errorf("drawn without some runs: %s", abbreviate(problems, 3))
 	}
 	return paths, err
+}
+
+// boldCross is draw.CrossGlyph with strokes 1.2 pt wide instead of 0.5:
+// a 0.5 pt diagonal at 96 dpi covers no pixel fully, so its red exists
+// only as blended shades, which the PNG's palette (compactPNG) may drop
+// for grey when the figure has many colours (the MDS colour bar).
+type boldCross struct{}
+
+func (boldCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	st := draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)}
+	r := sty.Radius * 0.7071067811865476 // cos(pi/4), as CrossGlyph
+	c.StrokeLine2(st, pt.X-r, pt.Y-r, pt.X+r, pt.Y+r)
+	c.StrokeLine2(st, pt.X-r, pt.Y+r, pt.X+r, pt.Y-r)
 }

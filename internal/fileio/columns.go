@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // ColumnIndex is the index of the column named name in t's header
@@ -113,6 +115,11 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 				return j, nil
 			}
 		}
+		if !strings.HasPrefix(flag, "-") {
+			// A config key: typed, so the command line can name the flag
+			// that set it.
+			return -1, fmt.Errorf("%s: %w", path, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)))
+		}
 		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
 	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1, Group: -1}
@@ -187,6 +194,9 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	}
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
+			if !strings.HasPrefix(s.PrefixFlag, "-") {
+				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)))
+			}
 			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
 		}
 		return nil, fmt.Errorf("%s: no feature columns left in the header %s (besides the id, label, quality, unnamed and excluded columns)", path, ExcerptCells(header))
@@ -357,7 +367,7 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 			texts = append(texts, strings.TrimSpace(rec[cols.Fingerprint]))
 		}
 		if cols.ID >= 0 {
-			d.IDs = append(d.IDs, strings.TrimSpace(rec[cols.ID]))
+			d.IDs = append(d.IDs, rec[cols.ID]) // verbatim, as the pool readers keep ids
 		}
 		if cols.Group >= 0 {
 			d.Groups = append(d.Groups, strings.TrimSpace(rec[cols.Group]))

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -161,12 +162,10 @@ func Plan(p Protocol) (*Campaign, error) {
 		s              PolicySettings
 	}
 	var settings []setting
-	seen := map[string]bool{}
+	if err := configkeys.Unique("methods", p.Methods); err != nil {
+		return nil, err
+	}
 	for _, m := range p.Methods {
-		if seen[m] {
-			return nil, fmt.Errorf("method %q listed twice", m)
-		}
-		seen[m] = true
 		switch m {
 		case "random", "one-step":
 			settings = append(settings, setting{method: m, key: m})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -119,7 +121,7 @@ func TestPlanErrors(t *testing.T) {
 		"no batch":           {func(p *Protocol) { p.Batch = 0 }, "batch (0)"},
 		"no methods":         {func(p *Protocol) { p.Methods = nil }, "no methods"},
 		"bad ties":           {func(p *Protocol) { p.Ties = "first" }, `ties: "first"`},
-		"method twice":       {func(p *Protocol) { p.Methods = append(p.Methods, "eci") }, `method "eci" listed twice`},
+		"method twice":       {func(p *Protocol) { p.Methods = append(p.Methods, "eci") }, `methods = "eci": listed twice`},
 		"unknown method":     {func(p *Protocol) { p.Methods = append(p.Methods, "greedy") }, `unknown method "greedy"`},
 		"bad eci fantasy":    {func(p *Protocol) { p.ECI.Fantasy = "hopeful" }, "eci.fantasy"},
 		"no thresholds":      {func(p *Protocol) { p.ECI.Thresholds = nil }, "eci.thresholds"},
@@ -153,6 +155,19 @@ func TestPlanErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
 		}
+	}
+}
+
+// TestPlanSettingError: Plan's refusals of a setting are typed, so that the
+// command line can name the flag that set the key and pick the exit code
+// without reading the message.
+func TestPlanSettingError(t *testing.T) {
+	p := smallProtocol()
+	p.Methods = append(p.Methods, p.Methods[0])
+	_, err := Plan(p)
+	var se *configkeys.SettingError
+	if !errors.As(err, &se) || se.Key != "methods" || se.Value != strconv.Quote(p.Methods[0]) || se.Reason != "listed twice" {
+		t.Fatalf("Plan with %q twice: error %#v, want a SettingError for key methods", p.Methods[0], err)
 	}
 }
 

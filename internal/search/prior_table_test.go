@@ -16,7 +16,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// geometricPrior is the default prior before issue 20: the geometric mean
+// geometricPrior is the former default prior (before FitPrior): the geometric mean
 // of (positives+1)/(n+2) and (positives+1)/(labelled+2). Kept here to
 // measure it against FitPrior.
 func geometricPrior(m *Model) float64 {
@@ -62,7 +62,7 @@ func priorTablePools(t *testing.T) map[string]datasets.Config {
 }
 
 // TestPriorEstimateTable is the harness behind docs/results.md's prior
-// table (issue 20 item 4). It runs only with QVS_PRIOR_TABLE=1 (minutes):
+// table. It runs only with QVS_PRIOR_TABLE=1 (minutes):
 //
 //	QVS_PRIOR_TABLE=1 QVS_PRIOR_CSV=digits=/tmp/digits.csv,cancer=/tmp/cancer.csv:z \
 //	  go test ./internal/search -run TestPriorEstimateTable -v -timeout 2h

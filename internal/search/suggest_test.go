@@ -108,7 +108,7 @@ func TestFitPrior(t *testing.T) {
 		}
 	}
 
-	// The pool's size plays no part (issue 20: the old rule printed 0.004
+	// The pool's size plays no part (the old rule printed 0.004
 	// for 200 random labels, 10 % positive, in 100,000 items): 200 labels,
 	// 20 positive, on a ring of 200 items, alone or inside a pool of
 	// 100,000 whose other items are unlabelled, give the same a1.

@@ -100,8 +100,9 @@ func layout(panels []Panel) ([]vendi.Order, error) {
 
 // FigurePlots builds one plot per panel in the grid of Figure 1: the VS row
 // on top, the qVS row below, one column per order with "q = ..." under the
-// bottom row. Empty panels (VS_0) are nil: the grid leaves them blank, as
-// the paper does.
+// bottom row. The first empty panel (VS_0, blank in the paper) holds the
+// colour bar of the heat map's quality; without one, the bar gets a column
+// of its own at the right.
 func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 	orders, err := layout(panels)
 	if err != nil {
@@ -196,6 +197,26 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 				break
 			}
 		}
+	}
+	// The heat map's colour bar (the quality scale of qualityPalette) goes
+	// in the first blank cell (the VS_0 panel the paper leaves empty), or in
+	// a column of its own.
+	bar := plot.New()
+	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	bar.HideX()
+	bar.Title.Text = "quality of a point (heat map)"
+	bar.Title.TextStyle.Font.Size = vg.Points(9)
+	placed := false
+	for r := range grid {
+		for c := range grid[r] {
+			if grid[r][c] == nil && !placed {
+				grid[r][c], placed = bar, true
+			}
+		}
+	}
+	if !placed {
+		grid[0] = append(grid[0], bar)
+		grid[1] = append(grid[1], nil)
 	}
 	return grid, nil
 }

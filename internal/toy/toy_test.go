@@ -319,13 +319,21 @@ func TestWriteFigure(t *testing.T) {
 	if r := img.Bounds(); r.Dx() != 1150 || r.Dy() != 500 {
 		t.Errorf("PNG is %v, want 1150 x 500", r)
 	}
-	// The empty VS_0 cell (top left) is plain white; a drawn panel is not.
 	white := func(x, y int) bool {
 		r, g, b, _ := img.At(x, y).RGBA()
 		return r == 0xffff && g == 0xffff && b == 0xffff
 	}
-	if !white(100, 120) {
-		t.Error("VS_0 cell is not empty")
+	// The VS_0 cell (top left, blank in the paper) holds the heat map's
+	// colour bar: blue, dark at the top (quality 1) and light below.
+	lum := func(x, y int) uint32 {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return r + g + b
+	}
+	if r, _, b, _ := img.At(100, 120).RGBA(); white(100, 120) || b <= r {
+		t.Error("VS_0 cell: no blue colour bar")
+	}
+	if !(lum(100, 60) < lum(100, 180)) {
+		t.Errorf("colour bar: top luminance %d not below the bottom's %d", lum(100, 60), lum(100, 180))
 	}
 	if white(1150/5*2+115, 120) { // centre of the VS q=1 heat map
 		t.Error("VS q=1 panel has no heat map")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -32,7 +33,6 @@ func RunKey(method string, q vendi.Order, repeat int) string {
 // only, one run per order). Run.Q is the order as written in tables for
 // qvs and empty for random and ucb.
 func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, error) {
-	seen := map[string]bool{}
 	for _, m := range methods {
 		switch m {
 		case MethodRandom, MethodUCB:
@@ -43,10 +43,9 @@ func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, erro
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected one of random, ucb, qvs", m)
 		}
-		if seen[m] {
-			return nil, fmt.Errorf("method %q listed twice", m)
-		}
-		seen[m] = true
+	}
+	if err := configkeys.Unique("methods", methods); err != nil {
+		return nil, err
 	}
 	var runs []campaign.Run
 	for r := 0; r < repeats; r++ {

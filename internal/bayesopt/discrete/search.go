@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -50,9 +51,9 @@ func (s Settings) Validate(n int) error {
 	}
 	switch {
 	case s.Budget < s.Init:
-		return fmt.Errorf("budget = %d: must be at least init = %d (the budget counts every evaluation, initial points included)", s.Budget, s.Init)
+		return configkeys.Invalid("budget", s.Budget, "must be at least init = %d (the budget counts every evaluation, initial points included)", s.Init)
 	case s.Budget > n:
-		return fmt.Errorf("budget = %d exceeds the %d candidates", s.Budget, n)
+		return configkeys.Invalid("budget", s.Budget, "exceeds the %d candidates", n)
 	}
 	return nil
 }
@@ -70,13 +71,13 @@ func (s Settings) validatePolicy(n int) error {
 	}
 	switch {
 	case s.Init < 1:
-		return fmt.Errorf("init = %d: at least one initial point is needed to fit the GP", s.Init)
+		return configkeys.Invalid("init", s.Init, "at least one initial point is needed to fit the GP")
 	case s.Init > n:
-		return fmt.Errorf("init = %d exceeds the %d candidates", s.Init, n)
+		return configkeys.Invalid("init", s.Init, "exceeds the %d candidates", n)
 	case s.Batch < 1:
-		return fmt.Errorf("batch = %d: must be >= 1", s.Batch)
+		return configkeys.Invalid("batch", s.Batch, "must be >= 1")
 	case math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) || s.Beta < 0:
-		return fmt.Errorf("beta = %v: must be finite and >= 0", s.Beta)
+		return configkeys.Invalid("beta", s.Beta, "must be finite and >= 0")
 	}
 	return nil
 }

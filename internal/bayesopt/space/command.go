@@ -26,10 +26,13 @@ import (
 // It may evaluate the points in parallel; qvs never starts a second batch
 // of one run before the first has returned.
 //
-// A non-zero exit, a time-out (the whole process group is killed), a wrong
-// number of values and a value that is not a finite number are errors that
-// say what happened and show the tail of the command's stderr; no value of
-// the batch is kept.
+// A point whose experiment failed is printed as "nan" or "failed" (any
+// case; bayesopt.IsFailedCell): its value is NaN and the campaign records
+// it as failed (bayesopt.Evaluation.Failed). The command itself failing is
+// different: a non-zero exit, a time-out (the whole process group is
+// killed), a wrong number of values and a value that is neither a finite
+// number nor a failure mark are errors that say what happened and show the
+// tail of the command's stderr; no value of the batch is kept.
 type Command struct {
 	*Space
 	Line     string        // the command line, run with sh -c
@@ -53,17 +56,23 @@ func (c *Command) Printed(v float64) float64 {
 	return v
 }
 
-// Evaluate evaluates one point (NaN on failure; campaigns use
-// EvaluateBatch, which reports why).
+// Evaluate evaluates one point: NaN when the command reports the
+// experiment failed. It exists for the bayesopt.Objective interface;
+// campaigns call EvaluateBatch, which returns a command that could not run
+// as an error. Evaluate has no error to return, and a NaN would be taken
+// for a failed experiment, so it panics with that error instead: call
+// EvaluateBatch.
 func (c *Command) Evaluate(x []float64) float64 {
 	v, err := c.EvaluateBatch(context.Background(), [][]float64{x})
 	if err != nil {
-		return math.NaN()
+		panic(fmt.Sprintf("space.Command.Evaluate: %v (use EvaluateBatch, which returns the error)", err))
 	}
 	return v[0]
 }
 
-// EvaluateBatch runs the command on the engine points xs.
+// EvaluateBatch runs the command on the engine points xs and returns one
+// value per point, NaN for a failed experiment; err is non-nil when the
+// command could not produce the batch's values (see Command).
 func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64, error) {
 	var in bytes.Buffer
 	w := csv.NewWriter(&in)
@@ -141,7 +150,8 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 }
 
 // ParseValues reads an objective command's output: one number per line, or
-// a CSV whose header has a value column. Blank lines are skipped; a cell
+// a CSV whose header has a value column. Blank lines are skipped; "nan" or
+// "failed" (any case) is a failed experiment, returned as NaN; another cell
 // that is not a finite number is an error naming its line.
 func ParseValues(b []byte) ([]float64, error) {
 	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
@@ -157,6 +167,9 @@ func ParseValues(b []byte) ([]float64, error) {
 	}
 	num := func(line int, s string) (float64, error) {
 		s = strings.TrimSpace(s)
+		if s != "" && bayesopt.IsFailedCell(s) {
+			return math.NaN(), nil
+		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("line %d: %s is not a finite number", line, fileio.Excerpt(s))
@@ -166,7 +179,7 @@ func ParseValues(b []byte) ([]float64, error) {
 		}
 		return v, nil
 	}
-	if _, err := strconv.ParseFloat(strings.TrimSpace(lines[first]), 64); err == nil {
+	if _, err := strconv.ParseFloat(strings.TrimSpace(lines[first]), 64); err == nil || bayesopt.IsFailedCell(lines[first]) {
 		var out []float64
 		for i, l := range lines[first:] {
 			if strings.TrimSpace(l) == "" {

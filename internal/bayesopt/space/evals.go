@@ -26,6 +26,8 @@ type Observation struct {
 	// (-1 when the file has no such column).
 	Iteration, Region int
 	HasRegion         bool
+	// Failed marks a failed experiment (Value is NaN): see ReadObservations.
+	Failed bool
 }
 
 // maxFileBytes bounds an evaluation or pending file read into memory.
@@ -39,6 +41,13 @@ const maxFileBytes = 1 << 30
 // cell that is not a finite number, a value outside the space or not an
 // integer for type: int, and a bad iteration or region are errors naming
 // the file, line and column.
+//
+// A failed experiment (Optuna's FAIL state) is a row whose value cell is
+// empty, "nan" or "failed" (any case; bayesopt.IsFailedCell), or whose
+// optional status column says "failed" or "fail" (any case; other statuses,
+// such as "ok" or "complete", mean nothing here and the value is read as
+// usual). Its parameters are checked like any row's; it gets Failed and a
+// NaN Value.
 //
 // A file whose header is exactly a run's records header
 // (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
@@ -107,7 +116,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		}
 		idx[j] = c
 	}
-	valCol, itCol, regCol := -1, -1, -1
+	valCol, itCol, regCol, statusCol := -1, -1, -1, -1
 	if withValue {
 		c, ok := col["value"]
 		if !ok {
@@ -120,6 +129,9 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 	}
 	if c, ok := col["region"]; ok {
 		regCol = c
+	}
+	if c, ok := col["status"]; ok && withValue {
+		statusCol = c
 	}
 	var out []Observation
 	prevIt := 0
@@ -168,7 +180,16 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			}
 			o.Values[j] = v
 		}
-		if withValue {
+		if statusCol >= 0 {
+			switch strings.ToLower(strings.TrimSpace(rec[statusCol])) {
+			case "failed", "fail":
+				o.Failed, o.Value = true, math.NaN()
+			}
+		}
+		if withValue && !o.Failed && bayesopt.IsFailedCell(rec[valCol]) {
+			o.Failed, o.Value = true, math.NaN()
+		}
+		if withValue && !o.Failed {
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -201,6 +222,17 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// CountFailed counts the failed observations.
+func CountFailed(obs []Observation) int {
+	n := 0
+	for _, o := range obs {
+		if o.Failed {
+			n++
+		}
+	}
+	return n
 }
 
 // IsRecords reports whether head is the header of a d-parameter run's

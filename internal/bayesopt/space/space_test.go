@@ -251,7 +251,7 @@ func TestParseValues(t *testing.T) {
 		{"x,value\n0,1\n1,2\n", []float64{1, 2}, ""},
 		{"", nil, ""},
 		{"1\nfoo\n", nil, `line 2: "foo" is not a finite number`},
-		{"1\nnan\n", nil, `line 2: "nan"`},
+		{"1\ninf\n", nil, `line 2: "inf"`},
 		{"hello world\n", nil, "neither a number nor a CSV header with a value column"},
 		{"a,value\n1,x\n", nil, `line 2: "x"`},
 	} {
@@ -295,6 +295,7 @@ func FuzzDecode(f *testing.F) {
 	s := mustParse(f, mixedSpace)
 	f.Add([]byte("temp,ppm,rpm,beads,value\n25,3,100,4,1\n"))
 	f.Add([]byte("iteration,region,temp,ppm,rpm,beads,value\n0,-1,25,3,100,4,1\n1,2,30,3,100,4,1\n"))
+	f.Add([]byte("temp,ppm,rpm,beads,value,status\n25,3,100,4,,\n26,3,100,4,2,failed\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		obs, err := Decode("fuzz.csv", b, s, true, false)
 		if err != nil {
@@ -306,8 +307,9 @@ func FuzzDecode(f *testing.F) {
 					t.Fatalf("accepted %v for %s: %s", v, s.Parameters[j].Name, why)
 				}
 			}
-			if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
-				t.Fatalf("accepted value %v", o.Value)
+			// A failed row's value is NaN; every other is finite.
+			if o.Failed != math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+				t.Fatalf("accepted value %v (failed %v)", o.Value, o.Failed)
 			}
 		}
 	})
@@ -316,13 +318,14 @@ func FuzzDecode(f *testing.F) {
 func FuzzParseValues(f *testing.F) {
 	f.Add([]byte("1\n2\n"))
 	f.Add([]byte("a,value\n1,2\n"))
+	f.Add([]byte("1\nfailed\nnan\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		vals, err := ParseValues(b)
 		if err != nil {
 			return
 		}
-		for _, v := range vals {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+		for _, v := range vals { // NaN is a failed experiment; never an infinity
+			if math.IsInf(v, 0) {
 				t.Fatalf("accepted %v", v)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // Request is everything a suggestion depends on.
@@ -58,6 +59,12 @@ const maxDesignDraws = 100
 // after the observed and pending ones (the stream continues past Init, so
 // the batch is always full). Otherwise the engine is told every iteration
 // and asked for Batch points with the pending rows as pending points.
+//
+// A failed row (Observation.Failed) is a row for the history rule and
+// spends its place in an iteration, but it never enters a GP, a centre
+// choice or a trust region's counts, and nothing is suggested within
+// bayesopt.FailureRadiusFraction·sqrt(d) of it in the unit cube unless
+// Settings.RetryFailed (bayesopt.Evaluation.Failed).
 func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 	s := req.Space
 	e, err := bayesopt.NewEngine(s, req.Settings, req.ID)
@@ -65,7 +72,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 		return nil, err
 	}
 	if req.Batch < 1 {
-		return nil, fmt.Errorf("batch = %d: must be at least 1", req.Batch)
+		return nil, configkeys.Invalid("batch", req.Batch, "must be at least 1")
 	}
 	// Every row's region is checked, the initial design's and rows read
 	// while the design is incomplete included (a region >= --regions was
@@ -98,7 +105,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 			default:
 				reg = e.RegionOf(x)
 			}
-			evs[i] = bayesopt.Evaluation{Iteration: t, Region: reg, X: x, Value: o.Value}
+			evs[i] = bayesopt.Evaluation{Iteration: t, Region: reg, X: x, Value: o.Value, Failed: o.Failed}
 		}
 		if err := e.Tell(evs); err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", t, err)
@@ -156,7 +163,8 @@ func Iterations(obs []Observation, init, batch int) ([][]Observation, error) {
 
 // designBatch returns the next Batch points of the initial-design stream
 // after the first len(observed)+len(pending), skipping points equal to an
-// observed, pending or already chosen one.
+// observed, pending or already chosen one, and points near a failed one
+// (bayesopt.NearFailed; unless Settings.RetryFailed).
 func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64) []Suggestion {
 	taken := map[string]bool{}
 	key := func(x []float64) string { return fmt.Sprint(s.Values(x)) }
@@ -166,6 +174,12 @@ func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64)
 	for _, x := range pending {
 		taken[key(x)] = true
 	}
+	var failed [][]float64
+	for _, o := range req.Observed {
+		if o.Failed && !req.Settings.RetryFailed {
+			failed = append(failed, o.engine(s))
+		}
+	}
 	start := len(req.Observed) + len(req.Pending)
 	design := e.Design(start + maxDesignDraws*req.Batch)
 	var out []Suggestion
@@ -174,7 +188,7 @@ func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64)
 			break
 		}
 		k := key(d.X)
-		if taken[k] {
+		if taken[k] || bayesopt.NearFailed(s, failed, d.X) {
 			continue
 		}
 		taken[k] = true

@@ -1,0 +1,155 @@
+package cmd
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBayesoptSolutionsMatchCampaign: `bayesopt solutions` fed a --space
+// run's records (with the run's q and M) prints the rows of the run's
+// runs/KEY.solutions.csv (parameters and value, in the user's units), each
+// among the ceil(0.1 n) best evaluations, and the run's solutions_vs.
+func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", unitsSpace)
+	args := unitsCampaign(dir, "turbo,qvs")
+	args[slices.Index(args, "--q")+1] = "0.5"
+	args[slices.Index(args, "--budget")+1] = "60"
+	if code, _, errs := runQVS(t, args...); code != ExitOK {
+		t.Fatalf("campaign: exit %d: %s", code, errs)
+	}
+	summary := readCSVFile(t, filepath.Join(dir, "bo", "summary.csv"))
+	vsCol := slices.Index(summary[0], "solutions_vs")
+	for _, run := range []struct{ key, q string }{{"turbo-r00", "1"}, {"qvs-q0.5-r00", "0.5"}} {
+		recsPath := filepath.Join(dir, "bo", "runs", run.key+".csv")
+		sols := readCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".solutions.csv")) // rank,index,value,temp,conc
+		code, stdout, stderr := runQVS(t, "bayesopt", "solutions", "--space", space, "--observed", recsPath, "--q", run.q, "--m", "3", "--minimize")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", run.key, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if lines[0] != "rank,temp,conc,value,region" || len(lines) != len(sols) {
+			t.Fatalf("%s: output %q, campaign solutions %v", run.key, stdout, sols)
+		}
+		// The band: values (as printed, minimised) at most the 6th smallest.
+		recs := readCSVFile(t, recsPath)
+		var printed []float64
+		for _, r := range recs[1:] {
+			printed = append(printed, -num(t, r[4]))
+		}
+		slices.Sort(printed)
+		for i, l := range lines[1:] {
+			c := strings.Split(l, ",")
+			s := sols[1+i]
+			if got, want := strings.Join(c[:4], ","), strings.Join([]string{s[0], s[3], s[4], s[2]}, ","); got != want {
+				t.Errorf("%s: solution %s, the campaign's %s", run.key, got, want)
+			}
+			if v := num(t, c[3]); v > printed[5] {
+				t.Errorf("%s: solution %s outside the band (6th best %v)", run.key, l, printed[5])
+			}
+		}
+		if lines[1] != "" && num(t, strings.Split(lines[1], ",")[3]) != printed[0] {
+			t.Errorf("%s: first solution %s is not the best evaluation %v", run.key, lines[1], printed[0])
+		}
+		for _, row := range summary[1:] {
+			if row[0] == run.key && !strings.Contains(stderr, "VS (order 1, exp(-d^2/2)) = ") {
+				t.Errorf("%s: stderr %q", run.key, stderr)
+			}
+		}
+		// JSON carries the same VS as the summary's solutions_vs.
+		code, stdout, _ = runQVS(t, "bayesopt", "solutions", "--space", space, "--observed", recsPath, "--q", run.q, "--minimize", "--format", "json")
+		var js struct {
+			Command string               `json:"command"`
+			VS      float64              `json:"vs"`
+			Rows    []map[string]float64 `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &js); code != ExitOK || err != nil || len(js.Rows) != 3 || js.Command != "bayesopt solutions" {
+			t.Fatalf("%s json: exit %d, %v: %q", run.key, code, err, stdout)
+		}
+		for _, row := range summary[1:] {
+			if row[0] == run.key && math.Abs(js.VS-num(t, row[vsCol])) > 1e-12 {
+				t.Errorf("%s: VS %v, summary's solutions_vs %s", run.key, js.VS, row[vsCol])
+			}
+		}
+	}
+}
+
+// TestBayesoptSolutionsKernel: the --kernel form picks by the kernel's
+// similarity: of two near-twin top items it takes the best, then the
+// next-best dissimilar item, and the twin last.
+func TestBayesoptSolutionsKernel(t *testing.T) {
+	dir := t.TempDir()
+	// Items 0 and 1 are twins (similarity 0.99); 2 and 3 are unlike them.
+	kernel := writeFile(t, dir, "k.csv", "1,0.99,0,0\n0.99,1,0,0\n0,0,1,0\n0,0,0,1\n")
+	evals := writeFile(t, dir, "e.csv", "index,value\n0,10\n1,9.9\n2,9\n3,1\n")
+	code, stdout, stderr := runQVS(t, "bayesopt", "solutions", "--kernel", kernel, "--observed", evals, "--m", "3")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Band: max(3, ceil(0.4)) = 3 items {0, 1, 2}, quality (v - 1) / 9 =
+	// 1, 0.989, 0.889. The greedy qVS_1 takes 0, then 2: {0, 2} scores
+	// 0.944 x 2 (orthogonal) = 1.89, {0, 1} 0.994 x 1.032 (eigenvalues
+	// 0.995, 0.005) = 1.03; then 1.
+	if want := "rank,index,id,value\n1,0,0,10\n2,2,2,9\n3,1,1,9.9\n"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
+
+// TestBayesoptSuggestQVSModes: suggest --qvs-floor and --qvs-mode authors
+// fed the first iterations of the matching campaign run's records print the
+// batch that run evaluated next (as TestBayesoptSuggestMatchesCampaign for
+// the paper mode).
+func TestBayesoptSuggestQVSModes(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", unitSpace6)
+	// tau 1.2 makes the floor bind in this run (at 0.5 it never does).
+	for _, c := range []struct{ flag, value, key, tau string }{
+		{"--qvs-floor", "", "qvs-q1-floor-r00", "1.2"},
+		{"--qvs-mode", "authors", "qvs-q1-r00", "0.5"},
+	} {
+		out := filepath.Join(dir, strings.TrimPrefix(c.flag, "--"))
+		mode := []string{c.flag}
+		if c.value != "" {
+			mode = append(mode, c.value)
+		}
+		if code, _, errs := runQVS(t, append(append(slices.Clone(smallBO), "--methods", "qvs", "--tau", c.tau, "--out", out), mode...)...); code != ExitOK {
+			t.Fatalf("%s campaign: exit %d: %s", c.flag, code, errs)
+		}
+		recs := readCSVFile(t, filepath.Join(out, "runs", c.key+".csv"))
+		const n = 15 // init 10 + one batch of 5
+		var b strings.Builder
+		for _, r := range recs[:1+n] {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		evals := writeFile(t, dir, c.key+".csv", b.String())
+		args := append([]string{"bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "5",
+			"--method", "qvs", "--q", "1", "--seed", "4", "--init", "10", "--regions", "3", "--tau", c.tau, "--candidates", "60"}, mode...)
+		code, stdout, errs := runQVS(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", c.flag, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		var want []string
+		for _, rec := range recs[1+n:] {
+			if rec[0] != recs[1+n][0] {
+				break
+			}
+			want = append(want, strings.Join(append(rec[2:8:8], rec[1]), ","))
+		}
+		var got []string
+		for _, l := range lines[1:] {
+			got = append(got, strings.SplitN(l, ",", 2)[1])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: suggested\n%s\nthe campaign evaluated\n%s", c.flag, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	// Both are for method qvs.
+	if code, _, errs := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", "x0,x1,x2,x3,x4,x5,value\n"), "--method", "turbo", "--qvs-floor"); code != ExitUsage || !strings.Contains(errs, "--method qvs only") {
+		t.Errorf("turbo --qvs-floor: exit %d, %s", code, errs)
+	}
+}

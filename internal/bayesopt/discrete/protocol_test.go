@@ -1,0 +1,65 @@
+package discrete
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
+)
+
+// TestProtocolPlan: Plan writes the orders canonically, drops them when
+// qvs is not run (so config.yaml records none), and lists the runs with
+// Runs' keys.
+func TestProtocolPlan(t *testing.T) {
+	p := DefaultProtocol(TaskPhotoswitch)
+	p.Q, p.Repeats = []string{"1.0", "Inf"}, 1
+	got, runs, err := Plan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Q, []string{"1", "inf"}) {
+		t.Errorf("q written as %q", got.Q)
+	}
+	var keys []string
+	for _, r := range runs {
+		keys = append(keys, r.Key)
+	}
+	if want := []string{"random-r00", "ucb-r00", "qvs-q1-r00", "qvs-qinf-r00"}; !slices.Equal(keys, want) {
+		t.Errorf("keys %q, want %q", keys, want)
+	}
+	p = DefaultProtocol(TaskPhotoswitch)
+	p.Methods = []string{MethodRandom}
+	if got, _, err = Plan(p); err != nil || got.Q != nil {
+		t.Errorf("without qvs: q %q, err %v", got.Q, err)
+	}
+}
+
+// TestProtocolRefusals: the config-only checks are typed where a key and
+// value say it all.
+func TestProtocolRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		edit       func(*Protocol)
+		key, value string
+	}{
+		{func(p *Protocol) { p.Repeats = 0 }, "repeats", "0"},
+		{func(p *Protocol) { p.Methods = []string{"ucb", "ucb"} }, "methods", `"ucb"`},
+		{func(p *Protocol) { p.Data.Format = "npz" }, "data.format", `"npz"`},
+	} {
+		p := DefaultProtocol(TaskMOF)
+		tc.edit(&p)
+		_, _, err := Plan(p)
+		var se *configkeys.SettingError
+		if !errors.As(err, &se) || se.Key != tc.key || se.Value != tc.value {
+			t.Errorf("want %s = %s, got %v", tc.key, tc.value, err)
+		}
+	}
+	if _, _, err := Plan(DefaultProtocol(TaskKernel)); err == nil {
+		t.Error("task kernel without good_threshold: no error")
+	}
+	p := DefaultProtocol(TaskMOF)
+	if got, want := p.InputFiles("/data"), []string{filepath.Join("/data", "mof/kernel.npy"), filepath.Join("/data", "mof/mofs.csv")}; !slices.Equal(got, want) {
+		t.Errorf("InputFiles %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,308 @@
+package bayesopt
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Protocol is the configuration of a continuous BayesOpt campaign
+// (configs/rover.yaml, configs/lunar.yaml, configs/synthetic-bo.yaml, and
+// `qvs bayesopt --space FILE --objective-cmd CMD`): its settings and their
+// defaults (DefaultProtocol). It is recorded in DIR/config.yaml: every key
+// that changes results is here; out, workers and shard are not.
+type Protocol struct {
+	Task string `mapstructure:"task" yaml:"task"`
+	Out  string `mapstructure:"out" yaml:"-"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind          string   `mapstructure:"kind" yaml:"-"`
+	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
+	Methods       []string `mapstructure:"methods" yaml:"methods"`
+	Q             []string `mapstructure:"q" yaml:"q"`
+	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
+	Budget        int      `mapstructure:"budget" yaml:"budget"`
+	Init          int      `mapstructure:"init" yaml:"init"`
+	Batch         int      `mapstructure:"batch" yaml:"batch"`
+	Regions       int      `mapstructure:"regions" yaml:"regions"`
+	Tau           float64  `mapstructure:"tau" yaml:"tau"`
+	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
+	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
+	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
+	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
+	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
+	// earlier campaigns still match) or authors (ModeAuthors).
+	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
+	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
+	// trust-region failure rule of every method (ROBOT's code: 32, true).
+	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
+	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
+	// Sampler draws the Thompson samples: exact (recorded as absent) or
+	// pathwise (SamplerPathwise).
+	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
+	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
+	// on an external objective (task: space, package space).
+	Space            string `mapstructure:"space" yaml:"space,omitempty"`
+	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
+	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
+	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
+}
+
+// GrowableKeys are the keys a rerun into a campaign's folder may grow
+// (campaign.CheckConfig): they only add runs, keyed as before.
+var GrowableKeys = []string{"methods", "q", "repeats"}
+
+// DefaultProtocol returns the built-in settings of a task: every method,
+// q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training
+// points per region, 30 L-BFGS iterations; the paper's M and tau for rover
+// (3, 0.15) and lunar (20, 0.6) (ROBOT's settings, from its README) with the budgets of
+// configs/TASK.yaml. Out is left for the caller (the results folder).
+func DefaultProtocol(task string) Protocol {
+	c := Protocol{
+		Task:    task,
+		Methods: slices.Clone(Methods),
+		Q:       []string{"0.5", "1", "1.5"},
+		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: DefaultTau,
+		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
+	}
+	switch task {
+	case "rover":
+		c.Regions, c.Tau = 3, 0.15
+		c.Budget, c.Init, c.Batch = 800, 50, 30
+	case "lunar":
+		c.Regions, c.Tau = 20, 0.6
+		c.Budget, c.Init, c.Batch = 150, 30, 20
+	}
+	return c
+}
+
+// Validate checks the protocol and writes its defaults canonically (q as
+// vendi.Order.String, sampler exact and qvs_mode paper as absent); it
+// returns the orders of the qvs runs. A refused value is a
+// configkeys.SettingError naming its key.
+func (p *Protocol) Validate() ([]vendi.Order, error) {
+	if p.Sampler == SamplerExact {
+		p.Sampler = "" // the default, recorded as absent
+	}
+	if p.QVSMode == ModePaper {
+		p.QVSMode = "" // the default, recorded as absent
+	}
+	if p.Repeats < 1 {
+		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	}
+	// The engine reads 0 as "its default", which config.yaml would then
+	// record as 0: an explicit value below 1 is refused instead.
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"candidates", p.Candidates}, {"max_train", p.MaxTrain}, {"fit_iterations", p.FitIterations}} {
+		if k.v < 1 {
+			return nil, configkeys.Invalid(k.key, k.v, "must be at least 1")
+		}
+	}
+	if len(p.Methods) == 0 {
+		return nil, fmt.Errorf("no methods: expected some of %s", strings.Join(Methods, ", "))
+	}
+	if err := configkeys.Unique("methods", p.Methods); err != nil {
+		return nil, err
+	}
+	var qs []vendi.Order
+	for k, s := range p.Q {
+		q, err := vendi.ParseOrder(s)
+		if err != nil {
+			return nil, configkeys.Invalid("q", s, "%v", err)
+		}
+		qs = append(qs, q)
+		p.Q[k] = q.String()
+	}
+	if slices.Contains(p.Methods, MethodQVS) && len(qs) == 0 {
+		return nil, fmt.Errorf("method qvs needs at least one order: set --q or q: in the config")
+	}
+	for _, m := range p.Methods {
+		s := p.Settings(m, 1)
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
+}
+
+// Settings are the engine settings of a run of method with order q.
+func (p Protocol) Settings(method string, q vendi.Order) Settings {
+	return Settings{Method: method, Q: q, Budget: p.Budget, Init: p.Init, Batch: p.Batch,
+		Regions: p.Regions, Tau: p.Tau, Candidates: p.Candidates, MaxTrain: p.MaxTrain,
+		FitIterations: p.FitIterations, TauFloor: p.QVSFloor && method == MethodQVS,
+		Mode: p.QVSMode, Sampler: p.Sampler, FailureTolerance: p.FailureTolerance, FailurePerPoint: p.FailurePerPoint,
+		Final: p.finalRule()}
+}
+
+// finalRule: a campaign of a user's space reports the band rule's final
+// solutions (what qvs bayesopt solutions prints); the built-in tasks keep
+// the paper's (the method's centres), so their records and summaries stay
+// those of the paper's protocol.
+func (p Protocol) finalRule() string {
+	if p.Space != "" {
+		return FinalBand
+	}
+	return FinalCentres
+}
+
+// Campaign is a validated protocol and its runs (Plan).
+type Campaign struct {
+	Protocol
+	Runs     []campaign.Run      // repeat by repeat, then method, then q
+	settings map[string]Settings // by run key
+}
+
+// Plan validates p and lists its runs repeat by repeat, so a partial
+// campaign has every method for its first repeats; qvs has a run per
+// order (keyed by RunKey), ROBOT's and qvs's params record tau.
+func Plan(p Protocol) (*Campaign, error) {
+	qs, err := p.Validate()
+	if err != nil {
+		return nil, err
+	}
+	c := &Campaign{Protocol: p, settings: map[string]Settings{}}
+	tau := strconv.FormatFloat(p.Tau, 'g', -1, 64)
+	add := func(run campaign.Run, s Settings) {
+		c.Runs = append(c.Runs, run)
+		c.settings[run.Key] = s
+	}
+	for r := 0; r < p.Repeats; r++ {
+		for _, m := range p.Methods {
+			if m == MethodQVS {
+				for k, q := range qs {
+					params := ""
+					switch {
+					case p.QVSFloor:
+						params = "floor tau=" + tau
+					case p.QVSMode == ModeAuthors:
+						params = "authors tau=" + tau
+					}
+					add(campaign.Run{Key: RunKey(m, p.Q[k], p.QVSFloor, r), Method: m, Q: p.Q[k], Params: params, Repeat: r}, p.Settings(m, q))
+				}
+				continue
+			}
+			run := campaign.Run{Key: RunKey(m, "", false, r), Method: m, Repeat: r}
+			if m == MethodROBOT {
+				run.Params = "tau=" + tau
+			}
+			add(run, p.Settings(m, 1))
+		}
+	}
+	return c, nil
+}
+
+// UserObjective is an objective of the user's (space.Command): its
+// solutions are written under the space's parameter names, in their units,
+// with the value as the user's program printed it.
+type UserObjective interface {
+	Objective
+	Names() []string
+	FormatPoint(x []float64) []string
+	Printed(v float64) float64
+}
+
+// RunFunc executes one run of the campaign on obj: it resumes from the
+// run's records, appends every evaluation to them, then writes the curve,
+// solutions and distances files and returns the summary fields. Each run
+// uses workers goroutines for its regions and batch. A run with failed
+// evaluations says how many on warn (nil: nowhere).
+func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.RunFunc {
+	d := obj.Dim()
+	user, _ := obj.(UserObjective)
+	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
+		s := c.settings[run.Key]
+		s.Workers = workers
+		prior, err := ParseRecords(rec.Rows(), d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
+		}
+		if prior, err = KeepCompleteIterations(rec, prior, s); err != nil {
+			return nil, err
+		}
+		res, err := Optimize(ctx, obj, s, RunID{Seed: c.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
+			func(evs []Evaluation) error {
+				rows := make([][]string, len(evs))
+				for i, e := range evs {
+					rows[i] = FormatRecord(e)
+				}
+				return rec.Append(rows...)
+			})
+		if err != nil {
+			return nil, err
+		}
+		if n := res.Failures(); n > 0 && warn != nil {
+			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
+		}
+		return writeRunFiles(rec, res, d, user)
+	}
+}
+
+// writeRunFiles writes the curve, solutions and distances files and
+// returns the run's summary fields. With a user objective the solutions
+// are written for the user: the space's parameter names and values (not
+// engine coordinates) and the value as the command printed it; built-in
+// tasks write x0.. and the maximised value.
+func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjective) ([]campaign.Field, error) {
+	best := res.BestSoFar()
+	curve := make([][]string, len(best))
+	for i, v := range best {
+		curve[i] = []string{strconv.Itoa(i + 1), formatFloat(v)}
+	}
+	if err := rec.WriteFile("curve", []string{"evaluations", "best_so_far"}, curve); err != nil {
+		return nil, err
+	}
+	head := []string{"rank", "index", "value"}
+	if user != nil {
+		head = append(head, user.Names()...)
+	}
+	for j := 0; j < d && user == nil; j++ {
+		head = append(head, "x"+strconv.Itoa(j))
+	}
+	var sols, dists [][]string
+	minDist := math.Inf(1)
+	for i, s := range res.Solutions {
+		if user != nil {
+			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), formatFloat(user.Printed(s.Value))}
+			sols = append(sols, append(row, user.FormatPoint(s.X)...))
+		} else {
+			row := []string{strconv.Itoa(i + 1), strconv.Itoa(s.Index), formatFloat(s.Value)}
+			for _, x := range s.X {
+				row = append(row, formatFloat(x))
+			}
+			sols = append(sols, row)
+		}
+		for j := i + 1; j < len(res.Solutions); j++ {
+			dists = append(dists, []string{strconv.Itoa(i + 1), strconv.Itoa(j + 1), formatFloat(res.Distances[i][j])})
+			minDist = math.Min(minDist, res.Distances[i][j])
+		}
+	}
+	if math.IsInf(minDist, 1) {
+		minDist = 0
+	}
+	if err := rec.WriteFile("solutions", head, sols); err != nil {
+		return nil, err
+	}
+	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
+		return nil, err
+	}
+	return []campaign.Field{
+		campaign.F("best_value", res.BestValue),
+		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
+		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
+		campaign.F("solutions_min_distance", minDist),
+		campaign.F("solutions_vs", res.SolutionsVS),
+		campaign.I("evaluations", len(res.Evaluations)),
+		campaign.I("restarts", res.Restarts),
+	}, nil
+}

@@ -1,0 +1,82 @@
+package configkeys
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// SettingError is a setting whose value is refused: the config key (dotted
+// for nested keys, as in pool.csv.k), the value as the user would write it
+// and why it is refused. Validate and Plan functions return it so that the
+// command line can name the flag the user typed for the key (Flag) and
+// decide the exit code with errors.As instead of reading the message.
+//
+//	max_train = 0: must be at least 1
+//	--max-train (key max_train) = 0: must be at least 1      (Flag set)
+type SettingError struct {
+	Key    string // config key, e.g. "max_train" or "pool.csv.k"
+	Value  string // the value as written ("" when the key is missing or empty)
+	Reason string // what is wrong or expected, e.g. "must be at least 1"
+	// Flag, when set (by the command line, for a flag the user gave), is
+	// named before the key: "--max-train (key max_train)".
+	Flag string
+	// Err is the underlying error, if any (Wrap): errors.Is and errors.As
+	// see through a SettingError to it.
+	Err error
+}
+
+// Wrap returns a SettingError for key whose reason is err (an unreadable
+// file named by the key, say); errors.Is(result, fs.ErrNotExist) still holds.
+func Wrap(key string, err error) *SettingError {
+	return &SettingError{Key: key, Reason: err.Error(), Err: err}
+}
+
+// Unwrap returns the underlying error of Wrap, or nil.
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Invalid returns a SettingError for key with value (formatted with %v;
+// strings quoted) and the reason format(args...).
+func Invalid(key string, value any, format string, args ...any) *SettingError {
+	var v string
+	switch x := value.(type) {
+	case nil:
+	case string:
+		v = strconv.Quote(x)
+	case float64:
+		v = strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		v = fmt.Sprint(x)
+	}
+	return &SettingError{Key: key, Value: v, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Name is how the message names the setting: the key, or "--FLAG (key
+// KEY)" when Flag is set.
+func (e *SettingError) Name() string {
+	if e.Flag != "" {
+		return "--" + e.Flag + " (key " + e.Key + ")"
+	}
+	return e.Key
+}
+
+// Error is "KEY = VALUE: REASON" ("KEY: REASON" without a value).
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return e.Name() + ": " + e.Reason
+	}
+	return e.Name() + " = " + e.Value + ": " + e.Reason
+}
+
+// Unique refuses a list setting (methods: [qvs, random, qvs]) that names a
+// value twice: the error is a SettingError for key naming the first value
+// seen again.
+func Unique(key string, values []string) error {
+	seen := make(map[string]bool, len(values))
+	for _, v := range values {
+		if seen[v] {
+			return Invalid(key, v, "listed twice")
+		}
+		seen[v] = true
+	}
+	return nil
+}

@@ -86,7 +86,10 @@ type dualState struct {
 	// tangent data for the bounds: φ(λ_k), φ'(λ_k) and Σ φ(λ_k)
 	phiLam, dphiLam []float64
 	sumPhi          float64
-	evals           int // exact evaluations in the last pick (for tests)
+	// xcx[i] = x_iᵀ C x_i for the eligible items, kept by updateXCX once
+	// the first stage has run (dualprune.go); nil before.
+	xcx   []float64
+	evals int // exact evaluations in the last pick (for tests)
 }
 
 // dualActive reports whether the greedy runs in the dual (or switches to it
@@ -181,20 +184,7 @@ func (s *dualState) project(x, w []float64) float64 {
 	}
 	x = x[:d]
 	for k := 0; k < d; k++ {
-		row := s.vecs[k*d : (k+1)*d]
-		// four accumulators: the dot product is latency-bound otherwise
-		var t0, t1, t2, t3 float64
-		j := 0
-		for ; j+4 <= d; j += 4 {
-			t0 += row[j] * x[j]
-			t1 += row[j+1] * x[j+1]
-			t2 += row[j+2] * x[j+2]
-			t3 += row[j+3] * x[j+3]
-		}
-		for ; j < d; j++ {
-			t0 += row[j] * x[j]
-		}
-		w[k] = (t0 + t1) + (t2 + t3)
+		w[k] = dot(s.vecs[k*d:(k+1)*d], x)
 	}
 	return a
 }
@@ -223,13 +213,11 @@ func (s *dualState) order2(w []float64, a float64) float64 {
 func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 {
 	s := g.dual
 	q := float64(g.p.Q)
-	T := s.tr + a
-	if T <= 0 {
-		return math.Inf(1)
+	T, vs, done := g.boundTotal(a)
+	if done {
+		return vs
 	}
 	switch {
-	case q == 0:
-		return float64(min(s.rank+1, s.d))
 	case math.IsInf(q, 1):
 		maxDiag := math.Max(a, s.lam[s.d-1])
 		for k, l := range s.lam {
@@ -260,13 +248,37 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 	} else {
 		F = math.Min(fd, fiso) // upper bounds
 	}
+	return g.vsBoundFromSum(F, T)
+}
+
+// boundTotal returns the total T = tr C + a of the chosen set plus a
+// candidate with xᵀx = a and, with done, the bound when no sum is needed:
+// +Inf if T <= 0 (no bound), rank C + 1 at q = 0.
+func (g *greedyState) boundTotal(a float64) (T, vs float64, done bool) {
+	s := g.dual
+	T = s.tr + a
+	switch {
+	case T <= 0:
+		return T, math.Inf(1), true
+	case g.p.Q == 0:
+		return T, float64(min(s.rank+1, s.d)), true
+	}
+	return T, 0, false
+}
+
+// vsBoundFromSum turns a bound F on Σ φ(μ) (a lower bound for q >= 1, an
+// upper one for q < 1; 0 < q < ∞) and the total T into the bound on VS_q,
+// with the ZeroTol and rounding slack described at the top of the file.
+func (g *greedyState) vsBoundFromSum(F, T float64) float64 {
+	q := float64(g.p.Q)
+	d := g.dual.d
 	if q == 1 {
-		slack := boundMargin + float64(s.d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*T))
+		slack := boundMargin + float64(d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*T))
 		return math.Exp(math.Log(T)-F/T) * (1 + slack)
 	}
 	S := F / math.Pow(T, q)
 	if q > 1 {
-		S -= float64(s.d+1) * math.Pow(ZeroTol, q)
+		S -= float64(d+1) * math.Pow(ZeroTol, q)
 		if S <= 0 {
 			return math.Inf(1)
 		}
@@ -340,6 +352,17 @@ func (g *greedyState) bestDual() (int, float64) {
 		return -1, 0
 	}
 	weight := func(c int) float64 { return (g.sumQ + g.p.Quality[c]) / float64(m+1) }
+	floor := math.Inf(-1)
+	if g.p.MinVS != nil {
+		floor = g.p.MinVS(m+1) * (1 - 1e-12)
+	}
+	if dualFirstStage && len(cands) >= firstStageMin {
+		keep := g.firstStage(cands, weight, floor)
+		for j, k := range keep {
+			cands[j] = cands[k]
+		}
+		cands = cands[:len(keep)]
+	}
 	order2 := g.p.Q == 2
 	// vsb[k]: an upper bound on candidate k's VS (its exact VS at q = 2);
 	// bounds[k] the corresponding bound on its qVS.
@@ -361,10 +384,6 @@ func (g *greedyState) bestDual() (int, float64) {
 			} // else the qVS is exactly 0 (and Inf * 0 would be NaN)
 		}
 	})
-	floor := math.Inf(-1)
-	if g.p.MinVS != nil {
-		floor = g.p.MinVS(m+1) * (1 - 1e-12)
-	}
 	s.evals = 0
 	if order2 {
 		// vsb holds the exact VS_2: no pruning needed.
@@ -387,23 +406,7 @@ func (g *greedyState) bestDual() (int, float64) {
 	}
 	// A first exact value (the candidate with the largest bound) sets a
 	// cut; only candidates whose bound reaches it are sorted and solved.
-	top := 0
-	for k := range bounds {
-		if bounds[k] > bounds[top] {
-			top = k
-		}
-	}
-	cut := math.Inf(-1)
-	if v, _ := g.dualExactItem(cands[top], g.ws[0], nil); v >= floor {
-		cut = weight(cands[top]) * v
-		cut -= TieTol * math.Abs(cut)
-	}
-	var order []int
-	for k := range bounds {
-		if bounds[k] >= cut {
-			order = append(order, k)
-		}
-	}
+	order := g.reachCut(cands, bounds, weight, floor)
 	slices.SortFunc(order, func(x, y int) int {
 		if bounds[x] != bounds[y] {
 			if bounds[x] > bounds[y] {

@@ -1,0 +1,263 @@
+package vendi
+
+import (
+	"math"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
+)
+
+// # Bounds without the projection (dual greedy, first stage)
+//
+// bestDual's bounds (greedydual.go) need w = Vᵀx, O(d²) per candidate and
+// pick: on 10⁶ x 32 embeddings that is the whole cost of a pick. The first
+// stage bounds every candidate from two numbers kept per item instead:
+// a = xᵀx (fixed) and b = xᵀ C x = Σ_{i ∈ S} (x_iᵀ x)², which grows by
+// (x_newᵀ x)² when x_new joins the chosen set S: O(d) per candidate and
+// pick (updateXCX). Only candidates whose first-stage bound reaches the
+// exact qVS of the best-bounded candidate (less the tie tolerance) are
+// projected and go through bestDual's bound-ordered search, so the picks,
+// tie rule and scores are exactly those of the unpruned pass.
+//
+// Proof of the bound. With u_k = w_k² >= 0 in the eigenbasis of C (Λ' its
+// thresholded eigenvalues, P = {k : λ_k > 0}, N the others, n_N = |N|), the
+// candidate set's VS is that of Λ' + w wᵀ, whose diagonal is λ_k + u_k and
+// whose trace is T = tr C + a. The known sums are Σ_k u_k = a and
+// Σ_k λ_k u_k = b (λ = 0 on N). Write ρ = Σ_N u_k; then Σ_P u_k = a - ρ and,
+// as λ_min⁺ <= λ_k <= λ_max on P, ρ ∈ [max(0, a - b/λ_min⁺), a - b/λ_max].
+// By Schur's theorem the eigenvalues majorise the diagonal, so every
+// Rényi entropy — VS_q for every q — is at most that of the diagonal
+// (the same majorisation as greedydual.go's bound; paper eq. 1 and 3). With
+// φ(t) = t log t (q = 1) or t^q:
+//
+//   - q >= 1: φ is convex, so Σ φ(λ_k + u_k) >= Σ_P [φ(λ_k) + φ'(λ_k) u_k]
+//     + n_N φ(ρ/n_N) (tangents on P, Jensen on N). φ' (log t + 1, or
+//     q t^(q-1)) is concave for q <= 2, so on [λ_min⁺, λ_max] it lies above
+//     its chord α + βλ; for q > 2 it is convex and lies above its tangent
+//     α + βλ at any t₀ (t₀ = b/(a - ρ_lo), the weighted mean of λ over P
+//     when N is empty). Hence Σ φ >= L(ρ) = Σ_P φ(λ_k) + α(a - ρ) + β b +
+//     n_N φ(ρ/n_N), convex in ρ, minimised at φ'(ρ/n_N) = α clamped to
+//     ρ's interval. VS_q decreases in Σ φ for q >= 1, so VS_q <= VS_q(L).
+//   - q < 1: φ is concave: the same steps with every inequality reversed
+//     (tangents above, Jensen above, φ' = q t^(q-1) convex so below its
+//     chord on [λ_min⁺, λ_max]); L is concave in ρ and maximised at the same
+//     stationary point; VS_q increases in Σ φ.
+//   - Both combine with the pinching bound VS_q(λ ∪ {a}) (x isolated), as in
+//     dualBound, and pass through the same ZeroTol slack (vsBoundFromSum).
+//   - q = ∞: VS_∞ = T / max μ and max μ >= the Rayleigh quotient of
+//     C + x xᵀ at x, (b + a²)/a, and >= λ_max (interlacing).
+//   - q = 0: the rank is at most rank C + 1 (no projection either).
+//
+// Rounding: b is accumulated over the picks (relative error about m·eps)
+// and the bound uses C's thresholded eigenvalues (greedydual.go's
+// factorize) while b comes from C itself, a difference of about
+// d·eps·λ_max·a. The first stage therefore multiplies its bound by
+// 1 + cheapMargin (1e-6), far above those errors.
+
+// cheapMargin is the relative slack of the first-stage bound.
+const cheapMargin = 1e-6
+
+// dualFirstStage switches the first-stage bounds on (tests compare against
+// the unpruned pass with it off).
+var dualFirstStage = true
+
+// cheapConsts are the per-pick constants of the first-stage bound.
+type cheapConsts struct {
+	lmin, lmax  float64 // smallest positive and largest eigenvalue of C
+	alpha, beta float64 // chord of φ' on [lmin, lmax] (q <= 2)
+	nNull       int
+}
+
+// prepCheap computes the per-pick constants from the factorised C.
+func (g *greedyState) prepCheap() cheapConsts {
+	s := g.dual
+	var c cheapConsts
+	c.lmin = math.Inf(1)
+	for _, l := range s.lam {
+		if l > 0 {
+			c.lmin = math.Min(c.lmin, l)
+			c.lmax = math.Max(c.lmax, l)
+		}
+	}
+	c.nNull = s.d - s.rank
+	if s.rank > 0 {
+		q := g.p.Q
+		dl, dh := q.DTerm(c.lmin), q.DTerm(c.lmax)
+		if c.lmax > c.lmin {
+			c.beta = (dh - dl) / (c.lmax - c.lmin)
+		}
+		c.alpha = dl - c.beta*c.lmin
+	}
+	return c
+}
+
+// ensureXCX computes b = xᵀ C x for every item from the Gram matrix the first
+// time the first stage runs (O(n d²) once); updateXCX keeps it afterwards.
+func (g *greedyState) ensureXCX() {
+	s := g.dual
+	if s.xcx != nil {
+		return
+	}
+	s.xcx = make([]float64, g.n)
+	if g.members() == 0 {
+		return
+	}
+	d := s.d
+	parallel.Split(g.n, len(g.ws), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !g.eligible[i] {
+				continue
+			}
+			x := g.feat.Features(i)
+			var b float64
+			for r := 0; r < d; r++ {
+				b += x[r] * dot(s.gram[r*d:(r+1)*d], x)
+			}
+			s.xcx[i] = b
+		}
+	})
+}
+
+// updateXCX adds (x_newᵀ x)² to every eligible item's b after x_new joined
+// the chosen set.
+func (g *greedyState) updateXCX(xnew []float64) {
+	s := g.dual
+	if s.xcx == nil {
+		return
+	}
+	d := s.d
+	xnew = xnew[:d]
+	parallel.Split(g.n, len(g.ws), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !g.eligible[i] {
+				continue
+			}
+			t := dot(xnew, g.feat.Features(i))
+			s.xcx[i] += t * t
+		}
+	})
+}
+
+// cheapBound is the first-stage upper bound on VS_q of the chosen set plus
+// an item with xᵀx = a and xᵀ C x = b (see the comment at the top of the
+// file); +Inf when none is available.
+func (g *greedyState) cheapBound(c *cheapConsts, a, b float64) float64 {
+	s := g.dual
+	q := g.p.Q
+	T, vs, done := g.boundTotal(a)
+	if done {
+		return vs
+	}
+	if q.IsInf() {
+		top := s.lam[s.d-1]
+		if a > 0 {
+			top = math.Max(top, a+b/a)
+		}
+		if top <= 0 {
+			return math.Inf(1)
+		}
+		return T / top * (1 + cheapMargin)
+	}
+	qf := float64(q)
+	// ρ's interval, widened by a relative 1e-9 of a for rounding.
+	rlo, rhi := 0.0, a
+	if s.rank > 0 {
+		rlo = math.Max(0, a-b/c.lmin-1e-9*a)
+		rhi = math.Min(a, math.Max(0, a-b/c.lmax+1e-9*a))
+	}
+	if c.nNull == 0 {
+		rlo, rhi = 0, 0
+	} else if s.rank == 0 {
+		rlo, rhi = a, a
+	}
+	rlo = math.Min(rlo, rhi)
+	alpha, beta := c.alpha, c.beta
+	if qf > 2 && s.rank > 0 {
+		t0 := c.lmax
+		if p := a - rlo; p > 0 && b > 0 {
+			t0 = math.Min(math.Max(b/p, c.lmin), c.lmax)
+		}
+		beta = qf * (qf - 1) * math.Pow(t0, qf-2)
+		alpha = q.DTerm(t0) - beta*t0
+	}
+	// Stationary point of L(ρ): φ'(ρ/n_N) = α.
+	rho := rlo
+	if c.nNull > 0 && rhi > rlo {
+		var t float64
+		switch {
+		case q == 1:
+			t = math.Exp(alpha - 1)
+		case alpha > 0:
+			t = math.Pow(alpha/qf, 1/(qf-1))
+		case qf < 1:
+			t = math.Inf(1) // φ' > 0 >= α: L increases in ρ
+		}
+		rho = math.Min(math.Max(float64(c.nNull)*t, rlo), rhi)
+	}
+	F := s.sumPhi
+	if s.rank > 0 {
+		F += alpha*(a-rho) + beta*b
+	}
+	if c.nNull > 0 {
+		F += float64(c.nNull) * q.Term(rho/float64(c.nNull))
+	}
+	fiso := s.sumPhi + q.Term(a)
+	if qf >= 1 {
+		F = math.Max(F, fiso)
+	} else {
+		F = math.Min(F, fiso)
+	}
+	return g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+}
+
+// firstStage returns the indices k of cands whose first-stage qVS bound
+// reaches the exact qVS of the candidate with the largest bound, less the
+// tie tolerance (every candidate when that one fails the floor).
+func (g *greedyState) firstStage(cands []int, weight func(int) float64, floor float64) []int {
+	s := g.dual
+	g.ensureXCX()
+	cc := g.prepCheap()
+	bounds := make([]float64, len(cands))
+	parallel.Split(len(cands), len(g.ws), 4096, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			c := cands[k]
+			if wt := weight(c); wt > 0 {
+				x := g.feat.Features(c)
+				var a float64
+				for _, v := range x {
+					a += v * v
+				}
+				bounds[k] = wt * g.cheapBound(&cc, a, s.xcx[c])
+			}
+		}
+	})
+	return g.reachCut(cands, bounds, weight, floor)
+}
+
+// reachCut solves the candidate with the largest qVS bound exactly and
+// returns the indices k of the candidates whose bound reaches its qVS less
+// the tie tolerance (all when it fails the floor). A NaN bound keeps its
+// candidate, and the top one is kept whatever its bound.
+func (g *greedyState) reachCut(cands []int, bounds []float64, weight func(int) float64, floor float64) []int {
+	top := 0
+	for k := range bounds {
+		if bounds[k] > bounds[top] {
+			top = k
+		}
+	}
+	cut := math.Inf(-1)
+	if v, _ := g.dualExactItem(cands[top], g.ws[0], nil); v >= floor {
+		cut = weight(cands[top]) * v
+		cut -= TieTol * math.Abs(cut)
+	}
+	var keep []int
+	for k, b := range bounds {
+		if !(b < cut) || k == top {
+			keep = append(keep, k)
+		}
+	}
+	return keep
+}
+
+// firstStageMin is the number of candidates from which bestDual runs the
+// first stage (a var so tests can force it on small problems).
+var firstStageMin = 256

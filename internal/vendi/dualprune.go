@@ -24,21 +24,24 @@ import (
 // whose trace is T = tr C + a. The known sums are Σ_k u_k = a and
 // Σ_k λ_k u_k = b (λ = 0 on N). Write ρ = Σ_N u_k; then Σ_P u_k = a - ρ and,
 // as λ_min⁺ <= λ_k <= λ_max on P, ρ ∈ [max(0, a - b/λ_min⁺), a - b/λ_max].
-// By Schur's theorem the eigenvalues majorise the diagonal, so every
-// Rényi entropy — VS_q for every q — is at most that of the diagonal
-// (the same majorisation as greedydual.go's bound; paper eq. 1 and 3). With
+// By Schur's theorem the eigenvalues majorise the diagonal in every
+// orthonormal basis; in the one whose N part has the unit vector along x's
+// null component as a basis vector the diagonal is λ_k + u_k on P, ρ once
+// and zeros, so every Rényi entropy — VS_q for every q — is at most that
+// of this diagonal (the same majorisation as greedydual.go's bound; paper
+// eq. 1 and 3). With
 // φ(t) = t log t (q = 1) or t^q:
 //
 //   - q >= 1: φ is convex, so Σ φ(λ_k + u_k) >= Σ_P [φ(λ_k) + φ'(λ_k) u_k]
-//     + n_N φ(ρ/n_N) (tangents on P, Jensen on N). φ' (log t + 1, or
+//     + φ(ρ) (tangents on P). φ' (log t + 1, or
 //     q t^(q-1)) is concave for q <= 2, so on [λ_min⁺, λ_max] it lies above
 //     its chord α + βλ; for q > 2 it is convex and lies above its tangent
 //     α + βλ at any t₀ (t₀ = b/(a - ρ_lo), the weighted mean of λ over P
 //     when N is empty). Hence Σ φ >= L(ρ) = Σ_P φ(λ_k) + α(a - ρ) + β b +
-//     n_N φ(ρ/n_N), convex in ρ, minimised at φ'(ρ/n_N) = α clamped to
+//     φ(ρ), convex in ρ, minimised at φ'(ρ) = α clamped to
 //     ρ's interval. VS_q decreases in Σ φ for q >= 1, so VS_q <= VS_q(L).
 //   - q < 1: φ is concave: the same steps with every inequality reversed
-//     (tangents above, Jensen above, φ' = q t^(q-1) convex so below its
+//     (tangents above, φ' = q t^(q-1) convex so below its
 //     chord on [λ_min⁺, λ_max]); L is concave in ρ and maximised at the same
 //     stationary point; VS_q increases in Σ φ.
 //   - Both combine with the pinching bound VS_q(λ ∪ {a}) (x isolated), as in
@@ -179,7 +182,7 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b float64) float64 {
 		beta = qf * (qf - 1) * math.Pow(t0, qf-2)
 		alpha = q.DTerm(t0) - beta*t0
 	}
-	// Stationary point of L(ρ): φ'(ρ/n_N) = α.
+	// Stationary point of L(ρ): φ'(ρ) = α.
 	rho := rlo
 	if c.nNull > 0 && rhi > rlo {
 		var t float64
@@ -191,14 +194,14 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b float64) float64 {
 		case qf < 1:
 			t = math.Inf(1) // φ' > 0 >= α: L increases in ρ
 		}
-		rho = math.Min(math.Max(float64(c.nNull)*t, rlo), rhi)
+		rho = math.Min(math.Max(t, rlo), rhi)
 	}
 	F := s.sumPhi
 	if s.rank > 0 {
 		F += alpha*(a-rho) + beta*b
 	}
 	if c.nNull > 0 {
-		F += float64(c.nNull) * q.Term(rho/float64(c.nNull))
+		F += q.Term(rho)
 	}
 	fiso := s.sumPhi + q.Term(a)
 	if qf >= 1 {

@@ -34,9 +34,12 @@ import (
 // # Bound-ordered pruning
 //
 // Most candidates are never solved exactly. Let μ be the spectrum of
-// C + x xᵀ, δ_k = λ_k + w_k² its diagonal in the basis V, and (λ, xᵀx) the
-// diagonal of A. By Schur's theorem the eigenvalues of a symmetric matrix
-// majorise its diagonal, so for every Schur-concave function of the
+// C + x xᵀ and δ its diagonal in the basis made of V's columns with λ_k > 0
+// (P) and, in C's null space N (λ_k = 0), of the unit vector along x's
+// component there plus any completion: δ_k = λ_k + w_k² on P, one entry
+// ρ = Σ_N w_k² and zeros. (λ, xᵀx) is the diagonal of A. By Schur's theorem
+// the eigenvalues of a symmetric matrix majorise its diagonal in every
+// orthonormal basis, so for every Schur-concave function of the
 // normalised spectrum — every Rényi entropy, hence VS_q for every q >= 0 —
 //
 //	VS_q(μ) <= VS_q(δ)   and   VS_q(μ) <= VS_q(λ ∪ {xᵀx})   (the pinching
@@ -45,11 +48,13 @@ import (
 // with the same total tr C + xᵀx. VS_q(δ) would cost d logarithms; instead,
 // with φ(t) = t log t (q = 1) or t^q, φ is convex for q >= 1 and concave for
 // q < 1, and the tangent at λ_k > 0 gives Σ φ(λ_k + w_k²) >= (q >= 1) or <=
-// (q < 1) Σ [φ(λ_k) + φ'(λ_k) w_k²]; over the null directions N (λ_k = 0),
-// Jensen gives Σ_N φ(w_k²) >=/<= |N| φ(Σ_N w_k² / |N|). VS_q is decreasing
-// in Σ φ for q >= 1 and increasing for q < 1, so both relaxations keep the
-// bound valid. At q = ∞, VS = T / max μ and max μ >= every diagonal entry;
-// at q = 0 the rank is at most rank(C) + 1.
+// (q < 1) Σ [φ(λ_k) + φ'(λ_k) w_k²], and N adds φ(ρ) (φ(0) = 0). VS_q is
+// decreasing in Σ φ for q >= 1 and increasing for q < 1, so the relaxation
+// keeps the bound valid. (Spreading ρ over the |N| null directions of V, as
+// V's own diagonal does, gives |N| φ(ρ/|N|): a valid but looser bound, by
+// far the loosest part while the chosen set has fewer than d items.) At
+// q = ∞, VS = T / max μ and max μ >= every diagonal entry; at q = 0 the
+// rank is at most rank(C) + 1.
 //
 // The exact VS (vsFrom) drops normalised eigenvalues <= ZeroTol. That only
 // lowers VS for q <= 1 and q = ∞; for q > 1 it can raise Σ p^q's reciprocal
@@ -220,26 +225,31 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 	switch {
 	case math.IsInf(q, 1):
 		maxDiag := math.Max(a, s.lam[s.d-1])
+		var rho float64 // the null-space entry ρ
 		for k, l := range s.lam {
 			maxDiag = math.Max(maxDiag, l+w[k]*w[k])
+			if l <= 0 {
+				rho += w[k] * w[k]
+			}
 		}
+		maxDiag = math.Max(maxDiag, rho)
 		return T / maxDiag * (1 + boundMargin)
 	}
 	var fd, wn float64
 	nn := 0
 	for k, l := range s.lam {
 		switch {
-		case exactDiag:
-			fd += g.p.Q.Term(l + w[k]*w[k])
-		case l > 0:
-			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
-		default:
+		case l <= 0:
 			nn++
 			wn += w[k] * w[k]
+		case exactDiag:
+			fd += g.p.Q.Term(l + w[k]*w[k])
+		default:
+			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
 		}
 	}
 	if nn > 0 {
-		fd += float64(nn) * g.p.Q.Term(wn/float64(nn))
+		fd += g.p.Q.Term(wn)
 	}
 	fiso := s.sumPhi + g.p.Q.Term(a)
 	var F float64

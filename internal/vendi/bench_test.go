@@ -275,3 +275,27 @@ func BenchmarkSelectEmbeddings(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectSmallEmbeddings: the greedy of `qvs select --embeddings
+// X.csv --k 100 --q 1` on scripts/perf-compare.sh's size, 4,000 x 16
+// standard normal rows under the cosine kernel (unit rows) with uniform
+// qualities, with the dual greedy's pruning as it is (prune=all) and with
+// the early stop of exact solves off (prune=noexit).
+func BenchmarkSelectSmallEmbeddings(b *testing.B) {
+	F, quality := embeddingKernel(rand.New(rand.NewPCG(15, 4000)), 4000, 16)
+	for _, exit := range []bool{true, false} {
+		name := "prune=all"
+		if !exit {
+			name = "prune=noexit"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(v bool) { dualEarlyExit = v }(dualEarlyExit)
+			dualEarlyExit = exit
+			for b.Loop() {
+				if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: 100, Q: 1, Workers: runtime.GOMAXPROCS(0), KnownPSD: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -264,3 +264,113 @@ func (g *greedyState) reachCut(cands []int, bounds []float64, weight func(int) f
 // firstStageMin is the number of candidates from which bestDual runs the
 // first stage (a var so tests can force it on small problems).
 var firstStageMin = 256
+
+// # Stopping an exact solve early
+//
+// The exact VS of a candidate needs every root of its secular equation
+// (greedydual.go), but a candidate that loses is usually recognisable from
+// its few largest roots. dualExactOrPrune solves the roots from the largest
+// down and, after 1, 2, 4, 8, ... of them, bounds the VS from the roots
+// known so far: the unknown roots are those of the intervals j = 0 .. u-1
+// between consecutive poles (lo, p_0), (p_0, p_1), ..., (p_{u-2}, p_{u-1})
+// — each holds exactly one root, the interlacing of a rank-one update, and
+// the solver's bracket keeps the computed root inside it — and their sum is
+// the trace T = tr C + xᵀx less the known eigenvalues (the deflated ones and
+// the solved roots). Among vectors with entries in those boxes and that
+// sum, the water-filled one (fill the boxes from the lowest up: boxes below
+// the level at their upper end, one partly, the rest at their lower end) is
+// majorised by every other (the boxes are ordered and touch, so raising the
+// level fills them one after the other). Σ φ over the unknown roots is then
+// at least (q >= 1, φ convex) or at most (q < 1, φ concave) its value at the
+// water-filled vector, and with the known roots' exact φ this bounds Σ φ(μ)
+// as vsBoundFromSum needs (paper eq. 1; the same ZeroTol and rounding
+// slack as dualBound: the computed roots sum to T within about (d+1)·eps·T,
+// far inside boundMargin). Negative boxes are clipped at 0 (the spectrum of
+// the PSD C + x xᵀ is >= 0; Term is 0 at and below 0).
+//
+// When the candidate is not pruned every root is solved and the spectrum is
+// assembled in arrowhead's order (deflated values, then roots 0 .. s), so
+// vsOfSpectrum sums exactly what dualExact sums: the same VS, bit for bit.
+
+// dualEarlyExit switches the early stop of exact solves on (tests compare
+// against the unpruned pass with it off).
+var dualEarlyExit = true
+
+// dualExactOrPrune is dualExact (0 < q < ∞, q != 2) that asks prune with
+// the bound described above after 1, 2, 4, ... roots and gives up (pruned)
+// when it answers true.
+func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
+	s := g.dual
+	if cap(ws.zbuf) < s.d {
+		ws.zbuf = make([]float64, s.d)
+	}
+	z := ws.zbuf[:s.d]
+	for k := range z {
+		z[k] = s.sq[k] * w[k]
+	}
+	ws.mus = ws.mus[:0]
+	p, wt, lo, hi, ok := ws.deflate(s.lam, z, a, func(mu float64) { ws.mus = append(ws.mus, mu) })
+	if !ok {
+		return g.vsOfSpectrum(ws.mus), false
+	}
+	np := len(p)
+	if cap(ws.roots) < np+1 {
+		ws.roots = make([]float64, np+1)
+	}
+	roots := ws.roots[:np+1]
+	T := s.tr + a
+	next := 1
+	for done := 1; done <= np+1; done++ {
+		j := np + 1 - done
+		roots[j] = secularRoot(a, p, wt, lo, hi, j, ws.diff)
+		if done == next && j >= 2 {
+			next *= 2
+			if prune(g.vsBoundFromSum(g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T), T)) {
+				return 0, true
+			}
+		}
+	}
+	ws.mus = append(ws.mus, roots...)
+	return g.vsOfSpectrum(ws.mus), false
+}
+
+// knownPlusFilled is Σ φ over the known eigenvalues (deflated and solved)
+// plus Σ φ over the water-filled values of the u = len(poles) unknown
+// roots, which lie in (lo, poles[0]), (poles[0], poles[1]), ... and sum to
+// T less the known ones (see dualExactOrPrune).
+func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T float64) float64 {
+	q := g.p.Q
+	var F, known float64
+	for _, mu := range deflated {
+		F += q.Term(mu)
+		known += math.Max(mu, 0)
+	}
+	for _, mu := range solved {
+		F += q.Term(mu)
+		known += math.Max(mu, 0)
+	}
+	// Box j is [l_j, r_j] = [max(lo, 0), poles[0]] for j = 0, else
+	// [poles[j-1], poles[j]]; all at their lower ends sum to base.
+	low := math.Max(lo, 0)
+	base := low
+	for _, pl := range poles[:len(poles)-1] {
+		base += pl
+	}
+	extra := math.Max(T-known-base, 0)
+	l := low
+	for _, r := range poles {
+		width := r - l
+		switch {
+		case extra >= width: // box full: at its upper end
+			F += q.Term(r)
+			extra -= width
+		case extra > 0: // the partly filled box
+			F += q.Term(l + extra)
+			extra = 0
+		default:
+			F += q.Term(l)
+		}
+		l = r
+	}
+	return F
+}

@@ -494,8 +494,13 @@ func (g *greedyState) dualExactItem(c int, ws *secularWork, prune func(vsBound f
 	}
 	w := ws.wbuf[:g.dual.d]
 	a := g.dual.project(g.feat.Features(c), w)
-	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !q.IsInf() && prune(g.dualBound(w, a, true)) {
-		return 0, true
+	if q := g.p.Q; prune != nil && q != 0 && q != 2 && !q.IsInf() {
+		if prune(g.dualBound(w, a, true)) {
+			return 0, true
+		}
+		if dualEarlyExit {
+			return g.dualExactOrPrune(w, a, ws, prune)
+		}
 	}
 	return g.dualExact(w, a, ws), false
 }

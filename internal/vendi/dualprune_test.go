@@ -112,10 +112,13 @@ func TestFirstStageMatchesUnpruned(t *testing.T) {
 	}
 }
 
-// TestFirstStageBoundHolds: the first-stage bound is at least the exact VS
-// of every candidate, at every pick (brute force over all candidates), and
-// meets it for isolated candidates at rank 0 (the first pick).
+// TestFirstStageBoundHolds: the first-stage bound, with 0, 1 or 3 of C's
+// smallest positive eigendirections projected exactly, is at least the
+// exact VS of every candidate, at every pick (brute force over all
+// candidates), and meets it for isolated candidates at rank 0 (the first
+// pick).
 func TestFirstStageBoundHolds(t *testing.T) {
+	defer func(v int) { firstStageDirs = v }(firstStageDirs)
 	rng := rand.New(rand.NewPCG(5, 7))
 	orders := append(slices.Clone(testOrders), 0.7, 1.5, 3)
 	const n, d, picks = 120, 5, 9
@@ -129,20 +132,22 @@ func TestFirstStageBoundHolds(t *testing.T) {
 			worst := math.Inf(1)
 			for pick := 0; pick < picks; pick++ {
 				g.ensureXCX()
-				cc := g.prepCheap()
-				for c := 0; c < n; c++ {
-					if !g.eligible[c] {
-						continue
-					}
-					x := F.Features(c)
-					a := mat.Dot(mat.NewVecDense(d, x), mat.NewVecDense(d, x))
-					ub := g.cheapBound(&cc, a, g.dual.xcx[c])
-					v, _ := g.dualExactItem(c, g.ws[0], nil)
-					if !(ub >= v*(1-1e-12)) {
-						t.Fatalf("%s q=%v pick %d item %d: bound %.15g < exact %.15g", kind, q, pick, c, ub, v)
-					}
-					if v > 0 {
-						worst = math.Min(worst, ub/v)
+				for _, dirs := range []int{0, 1, 3} {
+					firstStageDirs = dirs
+					cc := g.prepCheap()
+					for c := 0; c < n; c++ {
+						if !g.eligible[c] {
+							continue
+						}
+						a, uK, luK, fK := g.cheapProject(&cc, F.Features(c))
+						ub := g.cheapBound(&cc, a, g.dual.xcx[c], uK, luK, fK)
+						v, _ := g.dualExactItem(c, g.ws[0], nil)
+						if !(ub >= v*(1-1e-12)) {
+							t.Fatalf("%s q=%v pick %d item %d, %d directions exact: bound %.15g < exact %.15g", kind, q, pick, c, dirs, ub, v)
+						}
+						if v > 0 {
+							worst = math.Min(worst, ub/v)
+						}
 					}
 				}
 				c, _, err := g.best()
@@ -291,10 +296,11 @@ func TestDualBoundsExactOffSpan(t *testing.T) {
 		a := g.dual.project(F.Features(5), w)
 		g.ensureXCX()
 		cc := g.prepCheap()
+		_, uK, luK, fK := g.cheapProject(&cc, F.Features(5))
 		for name, b := range map[string]float64{
 			"tangent":   g.dualBound(w, a, false),
 			"diagonal":  g.dualBound(w, a, true),
-			"first":     g.cheapBound(&cc, a, g.dual.xcx[5]),
+			"first":     g.cheapBound(&cc, a, g.dual.xcx[5], uK, luK, fK),
 			"dualExact": g.dualExact(w, a, &secularWork{}),
 		} {
 			if !near(b, exact, 2e-6) {
@@ -378,4 +384,39 @@ func unitQualityFeatures(rng *rand.Rand, n, d int, kind string) (FeatureMatrix, 
 		quality[i] = 1
 	}
 	return F, quality
+}
+
+// TestProject4MatchesProject: the four-at-a-time projection of the bounds
+// agrees with project (and with mat's product) to rounding, for odd and
+// even d.
+func TestProject4MatchesProject(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, d := range []int{1, 2, 5, 16, 33} {
+		s := &dualState{d: d, vecs: make([]float64, d*d)}
+		for i := range s.vecs {
+			s.vecs[i] = rng.NormFloat64()
+		}
+		var xs [4][]float64
+		var w4 [4][]float64
+		for i := range xs {
+			xs[i] = make([]float64, d)
+			for j := range xs[i] {
+				xs[i][j] = rng.NormFloat64()
+			}
+			w4[i] = make([]float64, d)
+		}
+		s.project4(xs[0], xs[1], xs[2], xs[3], w4)
+		V := mat.NewDense(d, d, s.vecs)
+		w := make([]float64, d)
+		for i := range xs {
+			s.project(xs[i], w)
+			var ref mat.VecDense
+			ref.MulVec(V, mat.NewVecDense(d, xs[i]))
+			for k := range w {
+				if !near(w4[i][k], w[k], 1e-12) && math.Abs(w4[i][k]-w[k]) > 1e-13 || !near(w4[i][k], ref.AtVec(k), 1e-12) && math.Abs(w4[i][k]-ref.AtVec(k)) > 1e-13 {
+					t.Errorf("d=%d candidate %d w[%d]: project4 %v, project %v, mat %v", d, i, k, w4[i][k], w[k], ref.AtVec(k))
+				}
+			}
+		}
+	}
 }

@@ -183,13 +183,52 @@ func (s *dualState) factorize(g *greedyState) error {
 // project sets w = Vᵀ x and returns xᵀx.
 func (s *dualState) project(x, w []float64) float64 {
 	d := s.d
-	var a float64
-	for _, v := range x {
-		a += v * v
-	}
+	a := dotSelf(x)
 	x = x[:d]
 	for k := 0; k < d; k++ {
 		w[k] = dot(s.vecs[k*d:(k+1)*d], x)
+	}
+	return a
+}
+
+// project4 sets w[i] = Vᵀ x_i for four candidates at once: each row of V is
+// loaded once for the four (a register-blocked product, about 1.5x the
+// speed of four project calls in pure Go). The sums are grouped
+// differently from project's, so the results may differ in the last bits.
+func (s *dualState) project4(x0, x1, x2, x3 []float64, w [4][]float64) {
+	d := s.d
+	x0, x1, x2, x3 = x0[:d], x1[:d], x2[:d], x3[:d]
+	for k := 0; k < d; k++ {
+		v := s.vecs[k*d : (k+1)*d]
+		// two accumulators per candidate: the adds are latency-bound otherwise
+		var a0, a1, a2, a3, b0, b1, b2, b3 float64
+		j := 0
+		for ; j+2 <= d; j += 2 {
+			va, vb := v[j], v[j+1]
+			a0 += va * x0[j]
+			b0 += vb * x0[j+1]
+			a1 += va * x1[j]
+			b1 += vb * x1[j+1]
+			a2 += va * x2[j]
+			b2 += vb * x2[j+1]
+			a3 += va * x3[j]
+			b3 += vb * x3[j+1]
+		}
+		if j < d {
+			a0 += v[j] * x0[j]
+			a1 += v[j] * x1[j]
+			a2 += v[j] * x2[j]
+			a3 += v[j] * x3[j]
+		}
+		w[0][k], w[1][k], w[2][k], w[3][k] = a0+b0, a1+b1, a2+b2, a3+b3
+	}
+}
+
+// dotSelf is xᵀx, summed as project sums it.
+func dotSelf(x []float64) float64 {
+	var a float64
+	for _, v := range x {
+		a += v * v
 	}
 	return a
 }
@@ -379,15 +418,35 @@ func (g *greedyState) bestDual() (int, float64) {
 	vsb := make([]float64, len(cands))
 	bounds := make([]float64, len(cands))
 	// Every candidate costs one projection: equal chunks, one per worker.
+	// Below q = 2 the projections only feed bounds (boundMargin covers their
+	// rounding; the exact solve projects again with project), so they go
+	// four candidates at a time (project4); at q = 2 the closed form is the
+	// exact VS and keeps project's arithmetic.
 	parallel.Split(len(cands), len(g.ws), 1, func(lo, hi int) {
-		wv := make([]float64, s.d)
-		for k := lo; k < hi; k++ {
+		var wv [4][]float64
+		for i := range wv {
+			wv[i] = make([]float64, s.d)
+		}
+		k := lo
+		if !order2 {
+			for ; k+4 <= hi; k += 4 {
+				c := cands[k : k+4]
+				s.project4(g.feat.Features(c[0]), g.feat.Features(c[1]), g.feat.Features(c[2]), g.feat.Features(c[3]), wv)
+				for i := range 4 {
+					vsb[k+i] = g.dualBound(wv[i], dotSelf(g.feat.Features(c[i])), false)
+					if wt := weight(c[i]); wt > 0 {
+						bounds[k+i] = wt * vsb[k+i]
+					}
+				}
+			}
+		}
+		for ; k < hi; k++ {
 			c := cands[k]
-			a := s.project(g.feat.Features(c), wv)
+			a := s.project(g.feat.Features(c), wv[0])
 			if order2 {
-				vsb[k] = s.order2(wv, a)
+				vsb[k] = s.order2(wv[0], a)
 			} else {
-				vsb[k] = g.dualBound(wv, a, false)
+				vsb[k] = g.dualBound(wv[0], a, false)
 			}
 			if wt := weight(c); wt > 0 {
 				bounds[k] = wt * vsb[k]

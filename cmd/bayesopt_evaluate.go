@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -97,7 +98,7 @@ feed:
 	close(rows)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted: %w", err)
+		return &campaign.InterruptedError{Err: err}
 	}
 
 	var buf bytes.Buffer

@@ -10,7 +10,6 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 const continuousSuggestHelp = `Continuous (--space): evals.csv has a header with every parameter name and
@@ -105,10 +104,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	default:
 		return usageErrorf("--method %q: expected one of %s", common.method, strings.Join(bayesopt.Methods, ", "))
 	}
-	q, err := vendi.ParseOrder(common.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := common.q // parsed and checked with the flag
 	sp, err := space.Load(o.space)
 	if err != nil {
 		return err
@@ -144,7 +140,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
 	}
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // discreteSuggestOptions are the flags of `qvs bayesopt suggest --kernel`
@@ -83,10 +82,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	default:
 		return usageErrorf("--method %q: with --kernel expected one of qvs, ucb, random", f.method)
 	}
-	q, err := vendi.ParseOrder(f.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := f.q // parsed and checked with the flag
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
 		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
 	}
@@ -118,7 +114,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)

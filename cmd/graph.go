@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -54,7 +55,8 @@ path will take next time. Nothing is written to stdout.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}
 	f := c.Flags()
-	o.as.csv.register(f)
+	o.as.table = configkeys.NewTable(f)
+	o.as.csv.register(o.as.table)
 	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
 	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
 	return c
@@ -69,6 +71,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return usageErrorf("--out W.npz is required")
 	}
 	cfg := asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
+	g.table = o.as.table
 	if g.fromFlags == nil {
 		g.fromFlags = map[string]bool{}
 	}
@@ -115,7 +118,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
 	progress, stop := graphProgress(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress})
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress, Name: g.keyName})
 	stop()
 	if err != nil {
 		return nil, err

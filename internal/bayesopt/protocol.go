@@ -20,46 +20,56 @@ import (
 // defaults (DefaultProtocol). It is recorded in DIR/config.yaml: every key
 // that changes results is here; out, workers and shard are not.
 type Protocol struct {
-	Task string `mapstructure:"task" yaml:"task"`
-	Out  string `mapstructure:"out" yaml:"-"`
+	Task string `yaml:"task"`
+	Out  string `yaml:"out,omitempty"` // read from a config, not recorded (MarshalYAML)
 	// Kind is read from a campaign's own config.yaml (kind:, written by
 	// campaign.Spec.Kind) so that it can be given back with --config; not
 	// recorded from here.
-	Kind          string   `mapstructure:"kind" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Regions       int      `mapstructure:"regions" yaml:"regions"`
-	Tau           float64  `mapstructure:"tau" yaml:"tau"`
-	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
-	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
-	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
-	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
+	Kind          string   `yaml:"kind,omitempty"`
+	Seed          uint64   `yaml:"seed"`
+	Methods       []string `yaml:"methods"`
+	Q             []string `yaml:"q"`
+	Repeats       int      `yaml:"repeats"`
+	Budget        int      `yaml:"budget"`
+	Init          int      `yaml:"init"`
+	Batch         int      `yaml:"batch"`
+	Regions       int      `yaml:"regions"`
+	Tau           float64  `yaml:"tau"`
+	Candidates    int      `yaml:"candidates"`
+	MaxTrain      int      `yaml:"max_train"`
+	FitIterations int      `yaml:"fit_iterations"`
+	QVSFloor      bool     `yaml:"qvs_floor,omitempty"`
 	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
 	// earlier campaigns still match) or authors (ModeAuthors).
-	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
+	QVSMode string `yaml:"qvs_mode,omitempty"`
 	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
 	// trust-region failure rule of every method (ROBOT's code: 32, true).
-	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
-	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
+	FailureTolerance int  `yaml:"failure_tolerance,omitempty"`
+	FailurePerPoint  bool `yaml:"failure_per_point,omitempty"`
 	// Sampler draws the Thompson samples: exact (recorded as absent) or
 	// pathwise (SamplerPathwise).
-	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
+	Sampler string `yaml:"sampler,omitempty"`
 	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
 	// on an external objective (task: space, package space).
-	Space            string `mapstructure:"space" yaml:"space,omitempty"`
-	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
-	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
-	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
+	Space            string `yaml:"space,omitempty"`
+	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
+	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
+	Minimize         bool   `yaml:"minimize,omitempty"`
 }
 
 // GrowableKeys are the keys a rerun into a campaign's folder may grow
 // (campaign.CheckConfig): they only add runs, keyed as before.
 var GrowableKeys = []string{"methods", "q", "repeats"}
+
+// MarshalYAML records p in DIR/config.yaml without the keys that do not
+// change results and are only read from a config: out, and kind (written
+// beside the config by campaign.Spec.Kind, read back with --config).
+func (p Protocol) MarshalYAML() (any, error) {
+	type recorded Protocol // without this method
+	r := recorded(p)
+	r.Out, r.Kind = "", ""
+	return r, nil
+}
 
 // DefaultProtocol returns the built-in settings of a task: every method,
 // q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training

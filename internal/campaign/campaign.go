@@ -317,7 +317,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
-		return rep, fmt.Errorf("campaign %s interrupted: rerun the same command to resume: %w", spec.Dir, ctx.Err())
+		return rep, &InterruptedError{What: "campaign " + spec.Dir, Next: "rerun the same command to resume", Err: ctx.Err()}
 	}
 	if len(rep.Failed) > 0 {
 		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(rep.Failed), strings.Join(rep.Failed, "\n  "))

@@ -256,10 +256,14 @@ func TestNewPool(t *testing.T) {
 		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want FitPrior's %g", a0, a1, err, FitPrior(m).A1)
 	}
 	K := denseKernel(p)
+	kernel, err := sp.Kernel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < p.Len(); i++ {
 		for j := 0; j < p.Len(); j++ {
-			if sp.Kernel.At(i, j) != K.At(i, j) {
-				t.Fatalf("kernel (%d, %d) = %g, (W + Wᵀ)/2 = %g", i, j, sp.Kernel.At(i, j), K.At(i, j))
+			if kernel.At(i, j) != K.At(i, j) {
+				t.Fatalf("kernel (%d, %d) = %g, (W + Wᵀ)/2 = %g", i, j, kernel.At(i, j), K.At(i, j))
 			}
 		}
 	}

@@ -37,41 +37,41 @@ func IsTask(task string) bool {
 type Data struct {
 	// Format: "kernel" (a kernel matrix file plus a CSV table, the MOF
 	// format) or "photoswitch" (the photoswitch CSV; Tanimoto kernel).
-	Format          string   `mapstructure:"format" yaml:"format"`
-	Kernel          string   `mapstructure:"kernel" yaml:"kernel,omitempty"`
-	Table           string   `mapstructure:"table" yaml:"table,omitempty"`
-	IDColumn        string   `mapstructure:"id_column" yaml:"id_column,omitempty"`
-	ObjectiveColumn string   `mapstructure:"objective_column" yaml:"objective_column,omitempty"`
-	MetricColumns   []string `mapstructure:"metric_columns" yaml:"metric_columns,omitempty"`
-	Photoswitch     string   `mapstructure:"photoswitch" yaml:"photoswitch,omitempty"`
+	Format          string   `yaml:"format"`
+	Kernel          string   `yaml:"kernel,omitempty"`
+	Table           string   `yaml:"table,omitempty"`
+	IDColumn        string   `yaml:"id_column,omitempty"`
+	ObjectiveColumn string   `yaml:"objective_column,omitempty"`
+	MetricColumns   []string `yaml:"metric_columns,omitempty"`
+	Photoswitch     string   `yaml:"photoswitch,omitempty"`
 	// Note is shown when the data files are missing (where to get them).
-	Note string `mapstructure:"note" yaml:"-"`
+	Note string `yaml:"note,omitempty"` // read from a config, not recorded (MarshalYAML)
 }
 
 // Protocol is the configuration of a discrete BayesOpt campaign
 // (configs/mof.yaml, configs/photoswitch-bo.yaml): its settings and their
 // defaults (DefaultProtocol). It is recorded in DIR/config.yaml; out is not.
 type Protocol struct {
-	Task string `mapstructure:"task" yaml:"task"`
+	Task string `yaml:"task"`
 	// Name names the candidate set: the campaign's name in tables, the
 	// default folder results/NAME, and part of every random stream (so a
 	// renamed set draws other initial points). Default: the task.
-	Name string `mapstructure:"name" yaml:"name,omitempty"`
-	Out  string `mapstructure:"out" yaml:"-"`
+	Name string `yaml:"name,omitempty"`
+	Out  string `yaml:"out,omitempty"` // read from a config, not recorded (MarshalYAML)
 	// Kind is read from a campaign's own config.yaml (kind:, written by
 	// campaign.Spec.Kind) so that it can be given back with --config; not
 	// recorded from here.
-	Kind          string   `mapstructure:"kind" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Beta          float64  `mapstructure:"beta" yaml:"beta"`
-	GoodThreshold float64  `mapstructure:"good_threshold" yaml:"good_threshold"`
-	Data          Data     `mapstructure:"data" yaml:"data"`
+	Kind          string   `yaml:"kind,omitempty"`
+	Seed          uint64   `yaml:"seed"`
+	Methods       []string `yaml:"methods"`
+	Q             []string `yaml:"q"`
+	Repeats       int      `yaml:"repeats"`
+	Budget        int      `yaml:"budget"`
+	Init          int      `yaml:"init"`
+	Batch         int      `yaml:"batch"`
+	Beta          float64  `yaml:"beta"`
+	GoodThreshold float64  `yaml:"good_threshold"`
+	Data          Data     `yaml:"data"`
 }
 
 // mofNote is appended to the error when the MOF files are missing.
@@ -79,6 +79,17 @@ const mofNote = `The 1,000-MOF data of Liu et al. 2024 (Chem. Sci., doi:10.1039/
 is not public. Export the kernel restricted to the labelled MOFs (n x n, row order = the table's) and a
 table of the same MOFs, put them at the paths above (relative paths are under --data-dir), or point
 data.kernel / data.table in configs/mof.yaml at your files.`
+
+// MarshalYAML records p in DIR/config.yaml without the keys that do not
+// change results and are only read from a config: out, kind (written
+// beside the config by campaign.Spec.Kind, read back with --config) and
+// data.note.
+func (p Protocol) MarshalYAML() (any, error) {
+	type recorded Protocol // without this method
+	r := recorded(p)
+	r.Out, r.Kind, r.Data.Note = "", "", ""
+	return r, nil
+}
 
 // DefaultProtocol holds the settings of Liu et al. 2024 for the MOF search
 // for task: every method, q =

@@ -9,6 +9,7 @@
 #   TIMEOUT=1800 ...                       stop any one build after this many s
 #   QUALITY_ONLY=1 ...                     only the campaign comparison below
 #   FP=1 SIZES="100000 1000000" ...        2,048-bit fingerprints instead (below)
+#   NO_QUALITY=1 ...                       skip the campaign comparison
 #
 # FP=1: pools of clustered 2,048-bit fingerprints like folded ECFP4 ones
 # (scripts/fp_pool.py: skewed bit popularity, scaffold families, series,
@@ -36,8 +37,11 @@
 # QN items (default 20000; 3 of its QN/1000 clusters 30 % positive, the
 # rest 0.5 %) with the exact graph and with the approximate one (pool.csv.knn
 # exact | approx), printed as the two campaigns' tables.
-# Prints Markdown tables; the load average is printed first (the machine
-# is shared: compare rows of one run, not runs).
+# Prints Markdown tables; every row has the 1-minute load average when it
+# started and its CPU seconds (user + system) beside the wall time, and
+# each size ends with the ratio of qvs's first call (graph built, first
+# batch) to FAISS's build + search, both measured back to back on the same
+# file (the machine is shared: compare rows of one run, not runs).
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"10000 100000 1000000"}
@@ -54,30 +58,44 @@ go build -o "$WORK/qvs" .
 QVS=$WORK/qvs
 echo "load: $(uptime | sed 's/.*load average: //') ($(nproc) cores)"
 echo
-echo "| items | method | seconds | peak memory | recall@20 |"
-echo "| ---: | --- | ---: | ---: | ---: |"
-# row NAME N CMD...: runs CMD under /usr/bin/time, prints wall s and max RSS MB
+echo "| items | method | seconds | CPU seconds | load | peak memory | recall@20 |"
+echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+# measure CMD...: runs CMD under /usr/bin/time, prints wall s, max RSS MB,
+# CPU s and the 1-minute load average at the start
 measure() {
-	/usr/bin/time -f '%e %M' -o "$WORK/time" timeout "$TIMEOUT" "$@" >"$WORK/out" 2>"$WORK/err" || {
-		echo "timeout"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" timeout "$TIMEOUT" "$@" >"$WORK/out" 2>"$WORK/err" || {
+		echo "timeout - - $load"
 		return
 	}
-	awk '{printf "%s %.0f\n", $1, $2/1024}' "$WORK/time"
+	awk -v load="$load" '{printf "%s %.0f %.1f %s\n", $1, $2/1024, $3+$4, load}' "$WORK/time"
+}
+# row N METHOD RECALL WALL MB CPU LOAD: one table row
+row() {
+	echo "| $1 | $2 | $4 | $6 | $7 | ${5:+$5 MB} | $3 |"
+}
+# suggest_twice N LABEL "ARGS": \`qvs as suggest ARGS --batch 5\` with the
+# cache cleared (the graph built: the time to the first batch) and again
+# (the graph from the cache), one row each; qvsfirst is the first's wall s.
+suggest_twice() {
+	printf 'index,label\n0,1\n1,0\n' >"$WORK/observed.csv"
+	rm -rf "$WORK/cache"
+	for pass in first cached; do
+		# shellcheck disable=SC2086 # ARGS are words
+		set -- "$1" "$2" "$3" $(measure "$QVS" as suggest $3 --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
+		[ "$4" = timeout ] && set -- "$1" "$2" "$3" "> $TIMEOUT" "" "" "$7"
+		[ "$pass" = first ] && qvsfirst=$4
+		recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
+		built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
+		row "$1" "$2, $pass call${built:+ (graph $built s)}" "$recall" "$4" "$5" "$6" "$7"
+	done
 }
 [ -n "${QUALITY_ONLY:-}" ] && SIZES=
 if [ -n "${FP:-}" ]; then
 	for n in $SIZES; do
 		pool=$WORK/fp$n.npy
 		$PY scripts/fp_pool.py "$n" "$pool"
-		printf 'index,label\n0,1\n1,0\n' >"$WORK/observed.csv"
-		rm -rf "$WORK/cache"
-		for pass in first cached; do
-			set -- $(measure "$QVS" as suggest --pool "$pool" --metric tanimoto --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
-			[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
-			recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
-			built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
-			echo "| $n | qvs: \`as suggest --metric tanimoto --batch 5\`, $pass call${built:+ (graph $built s)} | $1 | ${2:+$2 MB} | $recall |"
-		done
+		suggest_twice "$n" "qvs: \`as suggest --metric tanimoto --batch 5\`" "--pool $pool --metric tanimoto"
 		set -- $(measure $PY - "$pool" <<'PYEOF'
 import sys
 import numpy as np
@@ -105,7 +123,8 @@ for i in rows:
 print(found / (len(rows) * k))
 PYEOF
 )
-		echo "| $n | FAISS IndexBinaryHNSW (Hamming; speed reference only) | $1 | ${2:+$2 MB} | $(cat "$WORK/out") (Tanimoto) |"
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+		row "$n" "FAISS IndexBinaryHNSW (Hamming; speed reference only)" "$(cat "$WORK/out") (Tanimoto)" "$@"
 	done
 	exit 0
 fi
@@ -124,22 +143,14 @@ PYEOF
 	if [ "$n" -le "$EXACT_MAX" ]; then
 		rm -rf "$WORK/cache"
 		set -- $(measure "$QVS" graph --pool "$pool" --k 20 --knn exact --out "$WORK/w.npz" --cache-dir "$WORK/cache")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
-		echo "| $n | qvs exact (\`qvs graph --knn exact\`) | $1 | ${2:+$2 MB} | 1 |"
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+		row "$n" "qvs exact (\`qvs graph --knn exact\`)" 1 "$@"
 	else
-		echo "| $n | qvs exact | (skipped) | | |"
+		echo "| $n | qvs exact | (skipped) | | | | |"
 	fi
 	# The approximate graph timed inside the first suggest call (cache
 	# cleared): the time to the first batch; the second call reads the cache.
-	printf 'index,label\n0,1\n1,0\n' >"$WORK/observed.csv"
-	rm -rf "$WORK/cache"
-	for pass in first cached; do
-		set -- $(measure "$QVS" as suggest --pool "$pool" --knn approx --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
-		recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
-		built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
-		echo "| $n | qvs approx: \`as suggest --knn approx --batch 5\`, $pass call${built:+ (graph $built s)} | $1 | ${2:+$2 MB} | $recall |"
-	done
+	suggest_twice "$n" "qvs approx: \`as suggest --knn approx --batch 5\`" "--pool $pool --knn approx"
 	set -- $(measure $PY - "$pool" <<'PYEOF'
 import sys, time
 import numpy as np
@@ -163,9 +174,12 @@ for i in rows:
 print(found / (len(rows) * k))
 PYEOF
 )
-	echo "| $n | FAISS HNSW (build + search all) | $1 | ${2:+$2 MB} | $(cat "$WORK/out") |"
+	[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+	row "$n" "FAISS HNSW (build + search all)" "$(cat "$WORK/out")" "$@"
+	echo "| $n | qvs first batch / FAISS build + search | $(awk -v a="$qvsfirst" -v b="$1" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }') | | | | |"
 done
 
+[ -n "${NO_QUALITY:-}" ] && exit 0
 QN=${QN:-20000}
 QREPEATS=${QREPEATS:-5}
 $PY - "$QN" "$WORK/labelled.csv" <<'PYEOF'

@@ -53,7 +53,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
-	p, err := readCSVPool(cfg, opt.Workers)
+	p, err := readCSVPool(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +64,10 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 }
 
 // readCSVPool is LoadCSV up to the graph: the checked rows, features
-// (standardized if asked) or fingerprints, parsed on workers goroutines.
-func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
+// (standardized if asked) or fingerprints, parsed on opt.Workers goroutines.
+func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	if cfg.IDsFile != "" {
-		return nil, fmt.Errorf("pool.csv.ids_file: only for a .npy pool; a CSV pool names its id column (pool.csv.id_column)")
+		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.name("pool.csv.id_column"))
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
 		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
@@ -83,10 +83,10 @@ func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
 	}
 	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.csv.fingerprint_column: fingerprints are compared by Tanimoto similarity: set pool.csv.metric to %q (it is %q)", MetricTanimoto, cfg.Metric)
+		return nil, configkeys.Invalid("pool.csv.fingerprint_column", nil, "fingerprints are compared by Tanimoto similarity: set %s to %q (it is %q)", opt.name("pool.csv.metric"), MetricTanimoto, cfg.Metric)
 	}
 	if cfg.Metric == MetricTanimoto && cfg.Standardize {
-		return nil, fmt.Errorf("pool.csv.standardize: z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
+		return nil, configkeys.Invalid("pool.csv.standardize", nil, "z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
 	}
 	path := cfg.File
 	f, err := fileio.OpenInput(path)
@@ -116,6 +116,7 @@ func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 		Features: cfg.FeatureColumns, Prefix: cfg.FeaturePrefix, Exclude: cfg.ExcludeColumns,
 		IDFlag: "pool.csv.id_column", LabelFlag: "pool.csv.label_column", FingerprintFlag: "pool.csv.fingerprint_column",
 		FeaturesFlag: "pool.csv.feature_columns", PrefixFlag: "pool.csv.feature_prefix", ExcludeFlag: "pool.csv.exclude_columns",
+		Name: opt.Name,
 	}
 	if _, ok := col[DefaultLabelColumn]; ok && spec.Label == "" {
 		spec.Label = DefaultLabelColumn
@@ -152,7 +153,7 @@ func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
 	var fps *FingerprintReader
 	if fc >= 0 {
-		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))}
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.name("pool.csv.fingerprint_column"))}
 	}
 	rows := &csvRows{d: len(fcols), unnamed: unnamed}
 	// row parses one data row into slot: everything but the uniqueness of
@@ -207,7 +208,7 @@ func readCSVPool(cfg CSVConfig, workers int) (*Pool, error) {
 		}
 		return nil
 	}
-	workers = defaultWorkers(workers)
+	workers := defaultWorkers(opt.Workers)
 	if st, serr := f.Stat(); serr == nil && fc < 0 && st.Size() >= parallelCSVMinBytes {
 		err = rows.readParallel(f, st.Size(), fileio.CSVDataStart(f, cr), path, len(header), workers, row, checkIDs)
 	} else {

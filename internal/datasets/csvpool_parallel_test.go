@@ -158,7 +158,7 @@ func BenchmarkReadCSVPool(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			parallelCSVMinBytes = c.minBytes
 			for b.Loop() {
-				p, err := readCSVPool(cfg, workers)
+				p, err := readCSVPool(cfg, GraphOptions{Workers: workers})
 				if err != nil || p.Len() != n {
 					b.Fatal(err)
 				}

@@ -352,7 +352,9 @@ func (r *csvRows) readSerial(cr *csv.Reader, path string, ncols int, row func(sl
 // readParallel parses the data rows of the file f (size bytes, rows from
 // offset start) in byte ranges on workers goroutines (fileio.SplitCSV, two
 // per worker), each range into its own slots of one allocation (the rows
-// it may hold at most), then moves the rows down over the unused slots.
+// it may hold at most: at most its bytes / ncols + 1, so a file of blank
+// lines allocates no more than 8 bytes per byte of input), then moves the
+// rows down over the unused slots.
 // The rows, and the error if any (the first in file order, ids checked in
 // file order before it), are the serial reader's.
 func (r *csvRows) readParallel(f *os.File, size, start int64, path string, ncols, workers int, row func(slot, line int, rec []string) error, checkIDs func(upto int) error) error {
@@ -361,7 +363,12 @@ func (r *csvRows) readParallel(f *os.File, size, start int64, path string, ncols
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	first := make([]int, len(chunks)+1) // first slot of each chunk
-	for c, ch := range chunks {
+	for c := range chunks {
+		// A row passed on has ncols cells: ncols-1 commas and a line end
+		// (the range's last row may lack it), which bounds the slots by the
+		// bytes, however many blank lines there are.
+		ch := &chunks[c]
+		ch.MaxRows = min(ch.MaxRows, int((ch.End-ch.Start)/int64(ncols))+1)
 		first[c+1] = first[c] + ch.MaxRows
 	}
 	r.resize(first[len(chunks)])

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -164,5 +165,43 @@ func BenchmarkReadCSVPool(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadCSVPoolBlankLinesBounded: a 400-column header over 200,000 blank
+// lines (200 kB) counts 200,000 possible records; the slots allocated for
+// them stay within a few bytes per input byte (400 x 8 bytes each, 640 MB,
+// without the bound), and the rows are the serial reader's.
+func TestReadCSVPoolBlankLinesBounded(t *testing.T) {
+	var sb strings.Builder
+	for j := range 400 {
+		if j > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, "x%d", j)
+	}
+	sb.WriteString("\n")
+	for i := range 3 {
+		sb.WriteString(strings.Repeat(fmt.Sprintf("%d,", i), 399) + "1\n")
+	}
+	sb.WriteString(strings.Repeat("\n", 200_000))
+	path := filepath.Join(t.TempDir(), "pool.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := parallelCSVMinBytes
+	defer func() { parallelCSVMinBytes = saved }()
+	parallelCSVMinBytes = 0
+	cfg := DefaultConfig(KindCSV).CSV
+	cfg.File, cfg.K, cfg.FeaturePrefix = path, 1, "x"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p, err := readCSVPool(cfg, GraphOptions{Workers: 2})
+	runtime.ReadMemStats(&after)
+	if err != nil || p.Len() != 3 || p.Dense[2][0] != 2 {
+		t.Fatalf("pool %v, error %v", p, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("%d MB allocated for a 205 kB file", got>>20)
 	}
 }

@@ -196,7 +196,7 @@ func boPeekTask(path string) (string, error) {
 // flags the user set, and validates the result.
 func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
 	f.cont = defaultBayesoptConfig(task)
-	if err := resolveSettings(g, f.table, &f.cont); err != nil {
+	if err := resolveSettings(g, f.table, &f.cont, nil); err != nil {
 		return f.cont, nil, err
 	}
 	cfg := f.cont

@@ -316,15 +316,9 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	// The graph method used is recorded: approx; the exact graph, the only
-	// one before, records nothing, so older campaigns resume unchanged.
-	// campaign.Execute checks the resolved config again.
-	if cfg.Pool.Kind == datasets.KindCSV {
-		cfg.Pool.CSV.KNN = ""
-		if pool.Graph.Method == datasets.KNNApprox {
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-		}
-	}
+	// The graph method used is recorded; campaign.Execute checks the
+	// resolved config again.
+	cfg.Pool.RecordKNN(pool.Graph.Method)
 	recorded := cfg
 	recorded.Out = ""
 	warnASPoolSize(stderr, cfg, pool.Len())
@@ -362,25 +356,18 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 func checkASConfig(cfg asConfig) error {
 	dir := cfg.Out
 	cfg.Out = ""
-	if cfg.Pool.Kind == datasets.KindCSV {
-		switch cfg.Pool.CSV.KNN {
-		case datasets.KNNApprox:
-		case datasets.KNNExact:
-			cfg.Pool.CSV.KNN = ""
-		default: // auto
-			cfg.Pool.CSV.KNN = ""
-			err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
-			if err == nil {
-				return nil
-			}
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-			if campaign.CheckConfig(dir, cfg, search.GrowableKeys) == nil {
-				return nil
-			}
-			return err
+	var first error
+	for _, knn := range cfg.Pool.RecordedKNN() {
+		cfg.Pool.CSV.KNN = knn
+		err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+	return first
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // discreteSuggestOptions are the flags of `qvs bayesopt suggest --kernel`
@@ -85,7 +84,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		return err
 	}
 	n := K.SymmetricDim()
-	ids, err := suggestIDs(d.ids, n, d.kernel)
+	ids, err := discrete.ReadIDs(d.ids, n, d.kernel)
 	if err != nil {
 		return err
 	}
@@ -161,27 +160,4 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		}
 	}
 	return writeSuggestions(c.OutOrStdout(), f.format, header, rows, short)
-}
-
-// suggestIDs reads the candidate names of --ids (n unique, non-empty
-// names) or, without the flag, names the candidates by their indices.
-func suggestIDs(path string, n int, kernel string) ([]string, error) {
-	if path == "" {
-		ids := make([]string, n)
-		for i := range ids {
-			ids[i] = strconv.Itoa(i)
-		}
-		return ids, nil
-	}
-	ids, err := fileio.ReadStrings(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(ids) != n {
-		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
-	}
-	if err := checkUniqueIDs(path, ids); err != nil {
-		return nil, err
-	}
-	return ids, nil
 }

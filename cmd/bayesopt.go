@@ -271,7 +271,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
 		var se *configkeys.SettingError
 		if errors.As(err, &se) {
-			return configErrorf(g.Config, "%w", err)
+			return configError(g.Config, err)
 		}
 		if err != nil {
 			return err

@@ -107,15 +107,16 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	// The engine reads 0 as "the default"; a user who writes 0 means
 	// nothing sensible, so it is refused as a campaign config's is.
+	// Refused as a campaign refuses them (the table names the flag).
 	for _, f := range []struct {
-		name     string
+		key      string
 		v, limit int
-	}{{"candidates", o.candidates, maxCandidates}, {"max-train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
+	}{{"candidates", o.candidates, maxCandidates}, {"max_train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
 		if f.v < 1 {
-			return usageErrorf("--%s %d: must be at least 1", f.name, f.v)
+			return settingError("", f.key, f.v, "must be at least 1")
 		}
-		if f.v > f.limit {
-			return usageErrorf("--%s %d: at most %d (%s)", f.name, f.v, f.limit, limitWhy[f.name])
+		if err := checkAtMost("", f.key, f.v, f.limit); err != nil {
+			return err
 		}
 	}
 	init := o.init

@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,59 +87,25 @@ func settingError(path, key string, value any, format string, args ...any) error
 // chain (if any) named by the flag that set it, through the settings
 // table of the command that ran (configkeys.Table.Name): "--max-train
 // (key max_train) = 0: must be at least 1" when the user typed
-// --max-train, who never saw the key, "max_train = 0: ..." when the config
-// file set it. A flag sets the key when the user gave it, or when the
-// command took the flag's default value for the key (fromFlags: `as
-// suggest --pool` fills every pool.csv key from its flags).
+// --max-train, who never saw the key; "config FILE: max_train = 0: ..."
+// when the config file set it. Messages that mention a key in passing are
+// named when they are made (keyName).
 func (g *GlobalOptions) errorMessage(err error) string {
-	from := func(flag string) bool { return g.fromFlags[flag] }
-	g.table.Name(err, from)
-	msg := err.Error()
-	var se *configkeys.SettingError
-	if g.table != nil && !errors.As(err, &se) {
-		msg = nameKeys(msg, g.table, from)
-	}
-	return msg
+	g.table.Name(err, g.fromFlag)
+	return err.Error()
 }
 
-// nameKeys writes each whole-word mention of a pool key bound in t in msg
-// as "--FLAG (key KEY)" when the flag set it: the CSV column and
-// fingerprint readers mention keys in passing ("column "fp"
-// (pool.csv.fingerprint_column)", "leave it out with
-// pool.csv.exclude_columns").
-func nameKeys(msg string, t *configkeys.Table, from func(string) bool) string {
-	for _, b := range t.Bindings() {
-		if !strings.HasPrefix(b.Key, "pool.") || b.Flag == "" || !(t.Changed(b.Flag) || from(b.Flag)) {
-			continue
-		}
-		key, flag := b.Key, b.Flag
-		var sb strings.Builder
-		rest := msg
-		for {
-			i := strings.Index(rest, key)
-			if i < 0 {
-				break
-			}
-			end := i + len(key)
-			// A key ends a sentence with '.', never continues with one.
-			next := end < len(rest) && keyByte(rest[end]) && !(rest[end] == '.' && (end+1 == len(rest) || !keyByte(rest[end+1])))
-			whole := (i == 0 || !keyByte(rest[i-1])) && !next
-			sb.WriteString(rest[:i])
-			if whole {
-				sb.WriteString("--" + flag + " (key " + key + ")")
-			} else {
-				sb.WriteString(key)
-			}
-			rest = rest[end:]
-		}
-		msg = sb.String() + rest
-	}
-	return msg
-}
+// fromFlag reports whether the command took flag's default value for its
+// config key (`as suggest --pool` fills every pool.csv key from its flags).
+func (g *GlobalOptions) fromFlag(flag string) bool { return g.fromFlags[flag] }
 
-// keyByte reports whether c can be part of a config key.
-func keyByte(c byte) bool {
-	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+// keyName is how a message names config key in passing: "--FLAG (key
+// KEY)" when a flag of the command's settings table set it, else the key
+// (datasets.GraphOptions.Name).
+func (g *GlobalOptions) keyName(key string) string {
+	se := configkeys.SettingError{Key: key}
+	g.table.Name(&se, g.fromFlag)
+	return se.Name()
 }
 
 // usageArgs wraps the argument check of c (a subcommand) and of its

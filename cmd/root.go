@@ -45,7 +45,7 @@ type GlobalOptions struct {
 	// config key (errorMessage names them in a SettingError's message).
 	fromFlags map[string]bool
 	// stdin is where a file flag given as "-" was copied (resolveStdin).
-	stdin   stdinFile
+	stdin   fileio.Spool
 	stdinIn io.Reader
 }
 
@@ -103,7 +103,7 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.stdin, err = resolveStdin(c, in); err != nil {
 				return err
 			}
-			if g.stdin.path != "" {
+			if g.stdin.Path() != "" {
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
 			if g.Workers < 1 || g.Workers > maxWorkers {
@@ -172,8 +172,9 @@ func versionLine() string {
 // unknown flag, names the nearest flag of the command: "unknown flag:
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		name := unknown.GetSpecifiedName()
 		var names []string
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if !f.Hidden {
@@ -230,7 +231,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	g.stdinIn = stdin
 	ran, err := root.ExecuteC()
-	defer g.stdin.remove()
+	defer g.stdin.Remove()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
@@ -244,11 +245,12 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	msg := g.errorMessage(err)
-	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
+	var said *campaign.InterruptedError
+	if errors.Is(err, context.Canceled) && !errors.As(err, &said) && ran != nil {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(msg))
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.Rename(msg))
 	return exitCode(err)
 }
 

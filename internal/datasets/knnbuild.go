@@ -20,6 +20,19 @@ type GraphOptions struct {
 	// the total (items, or item-steps for the approximate graph); calls may
 	// come from several goroutines at once.
 	Progress func(done, total int64)
+	// Name, if set, is how a message names a config key it mentions in
+	// passing (a CSV pool's column keys): the command line names the flag
+	// that set the key ("--exclude-columns (key pool.csv.exclude_columns)").
+	// nil: the key itself.
+	Name func(key string) string
+}
+
+// name is how a message names config key in passing (Name).
+func (o GraphOptions) name(key string) string {
+	if o.Name == nil {
+		return key
+	}
+	return o.Name(key)
 }
 
 // GraphInfo says how a pool's kNN graph was obtained.

@@ -310,15 +310,9 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	// The graph method used is recorded: approx; the exact graph, the only
-	// one before, records nothing, so older campaigns resume unchanged.
-	// campaign.Execute checks the resolved config again.
-	if cfg.Pool.Kind == datasets.KindCSV {
-		cfg.Pool.CSV.KNN = ""
-		if pool.Graph.Method == datasets.KNNApprox {
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-		}
-	}
+	// The graph method used is recorded; campaign.Execute checks the
+	// resolved config again.
+	cfg.Pool.RecordKNN(pool.Graph.Method)
 	recorded := cfg
 	recorded.Out = ""
 	warnASPoolSize(stderr, cfg, pool.Len())
@@ -356,25 +350,18 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 func checkASConfig(cfg asConfig) error {
 	dir := cfg.Out
 	cfg.Out = ""
-	if cfg.Pool.Kind == datasets.KindCSV {
-		switch cfg.Pool.CSV.KNN {
-		case datasets.KNNApprox:
-		case datasets.KNNExact:
-			cfg.Pool.CSV.KNN = ""
-		default: // auto
-			cfg.Pool.CSV.KNN = ""
-			err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
-			if err == nil {
-				return nil
-			}
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-			if campaign.CheckConfig(dir, cfg, search.GrowableKeys) == nil {
-				return nil
-			}
-			return err
+	var first error
+	for _, knn := range cfg.Pool.RecordedKNN() {
+		cfg.Pool.CSV.KNN = knn
+		err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+	return first
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -726,20 +713,13 @@ index); random draws from --seed too.`,
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
-	if o.observed == "" {
-		return usageErrorf("--observed FILE is required")
+	if err := checkSuggestFlags(o.observed, "", o.batch, maxASSuggestBatch,
+		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
+		o.format, o.method, search.Methods); err != nil {
+		return err
 	}
 	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
 		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
-	}
-	if o.batch < 1 || o.batch > maxASSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
-	}
-	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
-		return usageErrorf("--format %q: expected table, csv or json", o.format)
-	}
-	if !slices.Contains(search.Methods, o.method) {
-		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
 	}
 	q := o.q // parsed and checked with the flag
 	fan, err := search.ParseFantasy(o.fantasy)

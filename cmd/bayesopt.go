@@ -1,13 +1,13 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -268,9 +268,15 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		return err
 	}
 	if task == spaceTask {
-		if obj, err = commandObjective(cfg); err != nil {
+		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
+		var se *configkeys.SettingError
+		if errors.As(err, &se) {
+			return configErrorf(g.Config, "%w", err)
+		}
+		if err != nil {
 			return err
 		}
+		obj = command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
@@ -281,7 +287,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	}
 	runs := camp.Runs
 	// Parallel runs first; spare workers go to each run's regions and batch.
-	inner := max(1, g.Workers/max(1, len(runs)))
+	inner := campaign.InnerWorkers(g.Workers, len(runs))
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
@@ -310,21 +316,6 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
-}
-
-// commandObjective is the external objective of a task: space campaign.
-func commandObjective(cfg bayesopt.Protocol) (bayesopt.Objective, error) {
-	sp, err := space.Load(cfg.Space)
-	if err != nil {
-		return nil, err
-	}
-	var timeout time.Duration
-	if cfg.ObjectiveTimeout != "" {
-		if timeout, err = time.ParseDuration(cfg.ObjectiveTimeout); err != nil || timeout <= 0 {
-			return nil, usageErrorf("objective_timeout %q: expected a positive duration such as 90s or 2h", cfg.ObjectiveTimeout)
-		}
-	}
-	return &space.Command{Space: sp, Line: cfg.ObjectiveCmd, Timeout: timeout, Minimize: cfg.Minimize}, nil
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -73,14 +73,11 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
 		return err
 	}
-	set, err := cfg.LoadSet(g.DataDir)
+	loaded, err := cfg.Open(g.DataDir)
 	if err != nil {
 		return err
 	}
-	p, err := discrete.NewProblem(set, cfg.GoodThreshold)
-	if err != nil {
-		return err
-	}
+	set := loaded.Set
 	base, err := cfg.Settings(set.Len())
 	if err != nil {
 		return configError(g.Config, err)
@@ -88,21 +85,15 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 	if after := cfg.Budget - cfg.Init; cfg.Batch > after && after > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt: warning: batch %d is more than the %d evaluations after the initial design; each run makes one batch of %d\n", cfg.Batch, after, after)
 	}
-	// Runs go in parallel; the greedy step gets the cores left over when
-	// there are fewer runs than workers.
-	base.Workers = max(1, g.Workers/max(1, min(g.Workers, len(runs))))
+	base.Workers = campaign.InnerWorkers(g.Workers, len(runs))
 	chatter := func(format string, args ...any) {
 		if !g.Quiet {
 			fmt.Fprintf(c.ErrOrStderr(), format, args...)
 		}
 	}
 	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
-		cfg.SetName(), set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
-
-	// The MDS embedding of Figure 5, once per kernel (cached), beside the
-	// runs: written by Prepare, once config.yaml and the inputs are checked.
-	xy, err := discrete.CachedMDS(g.CacheDir, cfg.SetName(), set.Kernel)
-	if err != nil {
+		cfg.SetName(), set.Len(), loaded.Good, set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
+	if err := loaded.ComputeMDS(g.CacheDir); err != nil {
 		return err
 	}
 	ctx, stop := interruptContext(c)
@@ -111,10 +102,10 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindDiscreteBO.Key(), Inputs: campaignInputs(g.DataDir, cfg.InputFiles(g.DataDir)...),
-		Prepare: func() error {
-			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
-		},
-	}, p.RunFunc(base))
+		// The MDS embedding of Figure 5 beside the runs, once config.yaml
+		// and the inputs are checked.
+		Prepare: func() error { return loaded.WriteMDS(cfg.Out) },
+	}, loaded.Problem.RunFunc(base))
 	if rep.Started() {
 		chatter("%s: %s\n", cfg.SetName(), rep)
 	}
@@ -122,14 +113,4 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindDiscreteBO, shard, len(runs))
-}
-
-func countAtLeast(v []float64, t float64) int {
-	n := 0
-	for _, x := range v {
-		if x >= t {
-			n++
-		}
-	}
-	return n
 }

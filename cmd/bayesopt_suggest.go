@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -104,6 +105,24 @@ func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
 		what = "--retry-failed: they may be suggested again"
 	}
 	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
+}
+
+// checkSuggestFlags checks the flags every suggest command has: --observed
+// given (need: what it holds, for the message), --batch from 1 to
+// maxBatch (why: what grows with the batch and what to do instead),
+// --format table, csv or json, and --method one of methods.
+func checkSuggestFlags(observed, need string, batch, maxBatch int, why, format, method string, methods []string) error {
+	switch {
+	case observed == "":
+		return usageErrorf("--observed FILE is required%s", need)
+	case batch < 1 || batch > maxBatch:
+		return usageErrorf("--batch %d: expected 1 to %d (%s)", batch, maxBatch, why)
+	case format != "table" && format != "csv" && format != formatJSON:
+		return usageErrorf("--format %q: expected table, csv or json", format)
+	case !slices.Contains(methods, method):
+		return usageErrorf("--method %q: expected one of %s", method, strings.Join(methods, ", "))
+	}
+	return nil
 }
 
 // flagsOnlyFor reports a flag of names given to the other kind of suggest.

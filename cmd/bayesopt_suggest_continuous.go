@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -90,19 +89,10 @@ const (
 )
 
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
-	if common.observed == "" {
-		return usageErrorf("--observed FILE is required")
-	}
-	if common.batch < 1 || common.batch > maxSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (the candidates and the qvs greedy grow with the batch; ask again with the results of this one)", common.batch, maxSuggestBatch)
-	}
-	if common.format != "csv" && common.format != "table" && common.format != formatJSON {
-		return usageErrorf("--format %q: expected csv, table or json", common.format)
-	}
-	switch common.method {
-	case bayesopt.MethodQVS, bayesopt.MethodTuRBO, bayesopt.MethodROBOT, bayesopt.MethodRandom:
-	default:
-		return usageErrorf("--method %q: expected one of %s", common.method, strings.Join(bayesopt.Methods, ", "))
+	if err := checkSuggestFlags(common.observed, "", common.batch, maxSuggestBatch,
+		"the candidates and the qvs greedy grow with the batch; ask again with the results of this one",
+		common.format, common.method, bayesopt.Methods); err != nil {
+		return err
 	}
 	q := common.q // parsed and checked with the flag
 	sp, err := space.Load(o.space)

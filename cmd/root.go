@@ -45,7 +45,7 @@ type GlobalOptions struct {
 	// config key (errorMessage names them in a SettingError's message).
 	fromFlags map[string]bool
 	// stdin is where a file flag given as "-" was copied (resolveStdin).
-	stdin   stdinFile
+	stdin   fileio.Spool
 	stdinIn io.Reader
 }
 
@@ -103,7 +103,7 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.stdin, err = resolveStdin(c, in); err != nil {
 				return err
 			}
-			if g.stdin.path != "" {
+			if g.stdin.Path() != "" {
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
 			if g.Workers < 1 || g.Workers > maxWorkers {
@@ -231,7 +231,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	g.stdinIn = stdin
 	ran, err := root.ExecuteC()
-	defer g.stdin.remove()
+	defer g.stdin.Remove()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
@@ -250,7 +250,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(msg))
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.Rename(msg))
 	return exitCode(err)
 }
 

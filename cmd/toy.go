@@ -3,15 +3,11 @@ package cmd
 import (
 	"fmt"
 	"math"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/toy"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -109,32 +105,13 @@ func runToy(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, settings *t
 	}
 	elapsed := time.Since(start)
 
-	// Plain files first, figure last; each is written atomically.
-	rows := make([][]string, 0, len(panels)*o.N)
-	for _, p := range panels {
-		for i, x := range p.Points {
-			rows = append(rows, []string{p.Row.String(), p.Q.String(), strconv.Itoa(i),
-				formatFloat(x[0]), formatFloat(x[1]), formatFloat(p.VS), formatFloat(p.QVS)})
-		}
-	}
-	csvPath := filepath.Join(o.Out, "toy.csv")
-	if err := fileio.WriteCSVAtomic(csvPath, []string{"row", "q", "point", "x", "y", "vs", "qvs"}, rows); err != nil {
-		return err
-	}
 	resolved := struct {
 		toyOptions `yaml:",inline"`
 		Seed       uint64 `yaml:"seed"`
 		Version    string `yaml:"qvs_version"`
 	}{o, g.Seed, Version}
-	cfgYAML, err := yaml.Marshal(resolved)
+	csvPath, figPath, err := toy.WriteResults(o.Out, o.Format, panels, resolved)
 	if err != nil {
-		return err
-	}
-	if err := fileio.WriteAtomic(filepath.Join(o.Out, "config.yaml"), cfgYAML); err != nil {
-		return err
-	}
-	figPath := filepath.Join(o.Out, "toy."+o.Format)
-	if err := toy.WriteFigure(figPath, o.Format, panels); err != nil {
 		return err
 	}
 

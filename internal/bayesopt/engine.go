@@ -531,8 +531,11 @@ func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evalua
 	}
 	return parallel.Each(ctx, len(evs), workers, func(i int) error {
 		t0 := time.Now()
-		v := obj.Evaluate(evs[i].X)
+		v, err := obj.Evaluate(ctx, evs[i].X)
 		evs[i].Seconds = time.Since(t0).Seconds()
+		if err != nil {
+			return fmt.Errorf("iteration %d, point %d: %w", evs[i].Iteration, i, err)
+		}
 		return check(i, v)
 	})
 }

@@ -24,7 +24,7 @@ func (f *failingBumps) EvaluateBatch(_ context.Context, xs [][]float64) ([]float
 	n := f.batches.Add(1)
 	out := make([]float64, len(xs))
 	for i, x := range xs {
-		out[i] = f.Evaluate(x)
+		out[i] = f.value(x)
 		if n <= f.skipFirst || math.Hypot(x[0], x[1]-1) < f.failRadius {
 			out[i] = math.NaN()
 		}

@@ -21,24 +21,15 @@ import (
 // that changes results is here; out, workers and shard are not.
 type Protocol struct {
 	Task string `yaml:"task"`
-	Out  string `yaml:"out,omitempty"` // read from a config, not recorded (MarshalYAML)
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind          string   `yaml:"kind,omitempty"`
-	Seed          uint64   `yaml:"seed"`
-	Methods       []string `yaml:"methods"`
-	Q             []string `yaml:"q"`
-	Repeats       int      `yaml:"repeats"`
-	Budget        int      `yaml:"budget"`
-	Init          int      `yaml:"init"`
-	Batch         int      `yaml:"batch"`
-	Regions       int      `yaml:"regions"`
-	Tau           float64  `yaml:"tau"`
-	Candidates    int      `yaml:"candidates"`
-	MaxTrain      int      `yaml:"max_train"`
-	FitIterations int      `yaml:"fit_iterations"`
-	QVSFloor      bool     `yaml:"qvs_floor,omitempty"`
+	// Common: out, kind, seed, methods, q, repeats, budget, init, batch,
+	// the keys discrete BayesOpt shares.
+	Common        `yaml:",inline"`
+	Regions       int     `yaml:"regions"`
+	Tau           float64 `yaml:"tau"`
+	Candidates    int     `yaml:"candidates"`
+	MaxTrain      int     `yaml:"max_train"`
+	FitIterations int     `yaml:"fit_iterations"`
+	QVSFloor      bool    `yaml:"qvs_floor,omitempty"`
 	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
 	// earlier campaigns still match) or authors (ModeAuthors).
 	QVSMode string `yaml:"qvs_mode,omitempty"`
@@ -55,6 +46,51 @@ type Protocol struct {
 	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
 	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
 	Minimize         bool   `yaml:"minimize,omitempty"`
+}
+
+// Common are the settings every BayesOpt campaign kind has (Protocol and
+// discrete.Protocol embed it; in config.yaml its keys sit at the top
+// level, after task: and name:): the seed, the methods, the orders q of
+// the qvs runs, the repeats per method, the evaluations per run (budget,
+// initial design included), the initial design and the batch. Out and
+// Kind are read from a config, never recorded (the Protocols' MarshalYAML
+// clears them).
+type Common struct {
+	Out string `yaml:"out,omitempty"`
+	// Kind is read from a campaign's own config.yaml (kind:, written by
+	// campaign.Spec.Kind) so that it can be given back with --config; not
+	// recorded from here.
+	Kind    string   `yaml:"kind,omitempty"`
+	Seed    uint64   `yaml:"seed"`
+	Methods []string `yaml:"methods"`
+	Q       []string `yaml:"q"`
+	Repeats int      `yaml:"repeats"`
+	Budget  int      `yaml:"budget"`
+	Init    int      `yaml:"init"`
+	Batch   int      `yaml:"batch"`
+}
+
+// ValidateCommon checks repeats and parses the orders q, writing them
+// canonically (vendi.Order.String); it returns them. A refused value is a
+// configkeys.SettingError naming its key. The methods and the rest are the
+// kind's to check.
+func (c *Common) ValidateCommon() ([]vendi.Order, error) {
+	if c.Repeats < 1 {
+		return nil, configkeys.Invalid("repeats", c.Repeats, "must be at least 1")
+	}
+	var qs []vendi.Order
+	for k, s := range c.Q {
+		q, err := vendi.ParseOrder(s)
+		if err != nil {
+			return nil, configkeys.Invalid("q", s, "%v", err)
+		}
+		qs = append(qs, q)
+		c.Q[k] = q.String()
+	}
+	if err := configkeys.Unique("q", c.Q); err != nil {
+		return nil, err // an order given twice, as 1 and 1.0 say
+	}
+	return qs, nil
 }
 
 // GrowableKeys are the keys a rerun into a campaign's folder may grow
@@ -78,10 +114,10 @@ func (p Protocol) MarshalYAML() (any, error) {
 // configs/TASK.yaml. Out is left for the caller (the results folder).
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
-		Task:    task,
-		Methods: slices.Clone(Methods),
-		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: DefaultTau,
+		Task: task,
+		Common: Common{Methods: slices.Clone(Methods), Q: []string{"0.5", "1", "1.5"},
+			Repeats: 10, Budget: 200, Init: 20, Batch: 10},
+		Regions: 3, Tau: DefaultTau,
 		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
 	}
 	switch task {
@@ -106,8 +142,9 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 	if p.QVSMode == ModePaper {
 		p.QVSMode = "" // the default, recorded as absent
 	}
-	if p.Repeats < 1 {
-		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	qs, err := p.ValidateCommon()
+	if err != nil {
+		return nil, err
 	}
 	// The engine reads 0 as "its default", which config.yaml would then
 	// record as 0: an explicit value below 1 is refused instead.
@@ -124,15 +161,6 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 	}
 	if err := configkeys.Unique("methods", p.Methods); err != nil {
 		return nil, err
-	}
-	var qs []vendi.Order
-	for k, s := range p.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, configkeys.Invalid("q", s, "%v", err)
-		}
-		qs = append(qs, q)
-		p.Q[k] = q.String()
 	}
 	if slices.Contains(p.Methods, MethodQVS) && len(qs) == 0 {
 		return nil, fmt.Errorf("method qvs needs at least one order: set --q or q: in the config")

@@ -250,3 +250,35 @@ func checkPositive(key string, v int) error {
 // settings (the checks LoadSynthetic makes), so a command can refuse a bad
 // config naming its file before any data are made.
 func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }
+
+// RecordKNN sets pool.csv.knn to what a campaign's config.yaml records
+// once a CSV pool is built with graph method method: approx for the
+// approximate graph, nothing for the exact one (the only method before
+// approx existed, so older campaigns resume unchanged). Other pools are
+// left as they are.
+func (c *Config) RecordKNN(method string) {
+	if c.Kind != KindCSV {
+		return
+	}
+	c.CSV.KNN = ""
+	if method == KNNApprox {
+		c.CSV.KNN = KNNApprox
+	}
+}
+
+// RecordedKNN lists the values pool.csv.knn of c may be recorded with
+// (RecordKNN) before the pool is built: approx for approx, nothing for
+// exact, and either for auto, where the pool's size decides. A pool of
+// another kind records its config as it is.
+func (c Config) RecordedKNN() []string {
+	if c.Kind != KindCSV {
+		return []string{c.CSV.KNN}
+	}
+	switch c.CSV.KNN {
+	case KNNApprox:
+		return []string{KNNApprox}
+	case KNNExact:
+		return []string{""}
+	}
+	return []string{"", KNNApprox}
+}

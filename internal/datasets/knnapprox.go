@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // kNN construction methods (config key pool.csv.knn, flag --knn).
@@ -206,7 +208,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			items[i] = int32(i)
 		}
 		leaves := buildRPTree(sp, items, opt.LeafSize, rng.Uint64(), opt.Workers)
-		parallelFor(len(leaves), opt.Workers, func(l int) {
+		parallel.Blocks(len(leaves), 1, opt.Workers, func(_, l, _ int) {
 			leaf := leaves[l]
 			for a := 0; a < len(leaf); a++ {
 				for b := a + 1; b < len(leaf); b++ {
@@ -221,7 +223,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// Rows the trees left short (k close to the leaf size, duplicates) get
 	// random candidates: NN-descent only reaches neighbours of neighbours,
 	// so a closed group of rows would stay closed.
-	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			r := rand.New(rand.NewPCG(opt.Seed, uint64(p)+1))
 			for try := 0; try < 4*kc && h.row(p).idx[kc-1] < 0; try++ {
@@ -247,7 +249,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 		copy(prev.fresh, h.fresh)
 		rev.build(prev, n, kc, kx)
 		var updates atomic.Int64
-		parallelChunks(n, 512, opt.Workers, func(lo, hi int) {
+		parallel.Blocks(n, 512, opt.Workers, func(_, lo, hi int) {
 			stamp := <-stamps
 			defer func() { stamps <- stamp }()
 			var u int64
@@ -307,7 +309,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// 3. Exact re-ranking, back in the original numbering (ties to the
 	// lower original index).
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		c := make([]candidate, 0, kc)
 		for p := lo; p < hi; p++ {
 			c = c[:0]
@@ -359,7 +361,7 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 		slices.Sort(sample)
 	}
 	found := make([]int, len(sample))
-	parallelFor(len(sample), workers, func(s int) {
+	parallel.Blocks(len(sample), 1, workers, func(_, s, _ int) {
 		i := sample[s]
 		d := make([]float64, 0, n-1)
 		for j := 0; j < n; j++ {
@@ -543,7 +545,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		}
 		tasks = next
 	}
-	parallelFor(len(tasks), workers, func(w int) {
+	parallel.Blocks(len(tasks), 1, workers, func(_, w, _ int) {
 		rec(tasks[w], make([]float32, len(tasks[w].items)))
 	})
 	// Leaves in a fixed order, so the result does not depend on scheduling.
@@ -712,34 +714,6 @@ func (s *bitsSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
 		}
 	}
 	return medianSplit(items, key)
-}
-
-// parallelFor calls f(0..n-1) on workers goroutines.
-func parallelFor(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// parallelChunks calls f(lo, hi) over [0, n) in chunks of size chunk on
-// workers goroutines.
-func parallelChunks(n, chunk, workers int, f func(lo, hi int)) {
-	parallelFor((n+chunk-1)/chunk, workers, func(c int) {
-		f(c*chunk, min((c+1)*chunk, n))
-	})
 }
 
 func popcount(row []uint64) int {

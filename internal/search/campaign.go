@@ -158,8 +158,9 @@ func Plan(p Protocol) (*Campaign, error) {
 		return nil, err
 	}
 	type setting struct {
-		method, key, q string
-		s              PolicySettings
+		method, q string
+		labels    []string // of the run key, after the method and order (campaign.RunKey)
+		s         PolicySettings
 	}
 	var settings []setting
 	if err := configkeys.Unique("methods", p.Methods); err != nil {
@@ -168,7 +169,7 @@ func Plan(p Protocol) (*Campaign, error) {
 	for _, m := range p.Methods {
 		switch m {
 		case "random", "one-step":
-			settings = append(settings, setting{method: m, key: m})
+			settings = append(settings, setting{method: m})
 		case "eci":
 			fan, err := ParseFantasy(p.ECI.Fantasy)
 			if err != nil {
@@ -181,7 +182,7 @@ func Plan(p Protocol) (*Campaign, error) {
 				if err := CheckThreshold(t); err != nil {
 					return nil, fmt.Errorf("eci.thresholds: %w", err)
 				}
-				settings = append(settings, setting{method: m, key: "eci-t" + num(t) + "-" + fan.String(), s: PolicySettings{Threshold: t, Fantasy: fan}})
+				settings = append(settings, setting{method: m, labels: []string{"t" + num(t), fan.String()}, s: PolicySettings{Threshold: t, Fantasy: fan}})
 			}
 		case "select":
 			fan, err := ParseFantasy(p.SELECT.Fantasy)
@@ -199,7 +200,7 @@ func Plan(p Protocol) (*Campaign, error) {
 					if err := CheckLambda(l); err != nil {
 						return nil, fmt.Errorf("select.lambdas: %w", err)
 					}
-					settings = append(settings, setting{method: m, key: "select-b" + num(b) + "-l" + num(l) + "-" + fan.String(), s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
+					settings = append(settings, setting{method: m, labels: []string{"b" + num(b), "l" + num(l), fan.String()}, s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
 				}
 			}
 		case "ens":
@@ -207,26 +208,29 @@ func Plan(p Protocol) (*Campaign, error) {
 			if err != nil {
 				return nil, fmt.Errorf("ens.fantasy: %w", err)
 			}
-			settings = append(settings, setting{method: m, key: "ens-" + fan.String(), s: PolicySettings{Fantasy: fan}})
+			settings = append(settings, setting{method: m, labels: []string{fan.String()}, s: PolicySettings{Fantasy: fan}})
 		case "qvs":
 			if len(p.Q) == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			seenQ := map[vendi.Order]bool{}
-			for _, text := range p.Q {
+			orders := make([]vendi.Order, len(p.Q))
+			labels := make([]string, len(p.Q))
+			for k, text := range p.Q {
 				q, err := vendi.ParseOrder(text)
 				if err != nil {
 					return nil, fmt.Errorf("q: %w", err)
 				}
-				if seenQ[q] {
-					return nil, fmt.Errorf("q: order %s listed twice", q)
-				}
-				seenQ[q] = true
-				key := "qvs-q" + q.String()
+				orders[k], labels[k] = q, q.String()
+			}
+			if err := configkeys.Unique("q", labels); err != nil {
+				return nil, err // an order given twice, as 1 and 1.0 say
+			}
+			for _, q := range orders {
+				var labels []string
 				if p.AuthorsShortcut {
-					key += "-authors" // a folder never mixes the two rules under one key
+					labels = []string{"authors"} // a folder never mixes the two rules under one key
 				}
-				settings = append(settings, setting{method: m, key: key, q: q.String(), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
+				settings = append(settings, setting{method: m, q: q.String(), labels: labels, s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
 			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
@@ -238,7 +242,7 @@ func Plan(p Protocol) (*Campaign, error) {
 			// Params is the policy's own description, e.g. "threshold=0.5
 			// fantasy=pessimistic" (empty for random, one-step and qVS-AS).
 			pol, _ := NewPolicy(s.method, s.s, nil)
-			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", s.key, r), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
+			run := campaign.Run{Key: campaign.RunKey(s.method, s.q, r, s.labels...), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
 			c.Runs = append(c.Runs, run)
 			c.settings[run.Key] = s.s
 		}

@@ -140,7 +140,7 @@ func TestPlanErrors(t *testing.T) {
 		"bad ens fantasy":  {func(p *Protocol) { p.ENS.Fantasy = "x" }, "ens.fantasy"},
 		"no orders":        {func(p *Protocol) { p.Q = nil }, "needs orders q"},
 		"negative order":   {func(p *Protocol) { p.Q = []string{"-1"} }, "q: "},
-		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, "order 1 listed twice"},
+		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, `q = "1": listed twice`},
 		"qvs not selected": {func(p *Protocol) { p.Methods, p.Q = []string{"random"}, nil }, ""},
 	} {
 		p := smallProtocol()

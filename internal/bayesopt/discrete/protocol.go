@@ -57,21 +57,12 @@ type Protocol struct {
 	// default folder results/NAME, and part of every random stream (so a
 	// renamed set draws other initial points). Default: the task.
 	Name string `yaml:"name,omitempty"`
-	Out  string `yaml:"out,omitempty"` // read from a config, not recorded (MarshalYAML)
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind          string   `yaml:"kind,omitempty"`
-	Seed          uint64   `yaml:"seed"`
-	Methods       []string `yaml:"methods"`
-	Q             []string `yaml:"q"`
-	Repeats       int      `yaml:"repeats"`
-	Budget        int      `yaml:"budget"`
-	Init          int      `yaml:"init"`
-	Batch         int      `yaml:"batch"`
-	Beta          float64  `yaml:"beta"`
-	GoodThreshold float64  `yaml:"good_threshold"`
-	Data          Data     `yaml:"data"`
+	// Common: out, kind, seed, methods, q, repeats, budget, init, batch,
+	// as in continuous BayesOpt.
+	bayesopt.Common `yaml:",inline"`
+	Beta            float64 `yaml:"beta"`
+	GoodThreshold   float64 `yaml:"good_threshold"`
+	Data            Data    `yaml:"data"`
 }
 
 // mofNote is appended to the error when the MOF files are missing.
@@ -98,10 +89,10 @@ func (p Protocol) MarshalYAML() (any, error) {
 // kernel has none: good_threshold is required). Out is left for the caller.
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
-		Task:    task,
-		Methods: []string{MethodRandom, MethodUCB, MethodQVS},
-		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
-		Repeats: 10, Budget: 102, Init: 2, Batch: 5, Beta: 2, // 2 initial points + 100 queries
+		Task: task,
+		Common: bayesopt.Common{Methods: []string{MethodRandom, MethodUCB, MethodQVS}, Q: []string{"0.1", "0.5", "1", "2", "inf"},
+			Repeats: 10, Budget: 102, Init: 2, Batch: 5}, // 2 initial points + 100 queries
+		Beta: 2,
 	}
 	switch task {
 	case TaskMOF:
@@ -132,8 +123,9 @@ func (p *Protocol) SetName() string {
 // are checked against the candidate set by Settings.Validate once it is
 // loaded (Campaign).
 func (p *Protocol) Validate() ([]vendi.Order, error) {
-	if p.Repeats < 1 {
-		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	qs, err := p.ValidateCommon()
+	if err != nil {
+		return nil, err
 	}
 	if p.Data.Format != "kernel" && p.Data.Format != "photoswitch" {
 		return nil, configkeys.Invalid("data.format", p.Data.Format, "expected kernel (kernel matrix + table) or photoswitch")
@@ -145,15 +137,6 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 		if m != MethodRandom && m != MethodUCB && m != MethodQVS {
 			return nil, fmt.Errorf("method %q: the discrete task %s runs random, ucb and qvs", m, p.Task)
 		}
-	}
-	var qs []vendi.Order
-	for k, s := range p.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, fmt.Errorf("q: %w", err)
-		}
-		qs = append(qs, q)
-		p.Q[k] = q.String()
 	}
 	for _, k := range []struct{ key, name string }{{"task", p.Task}, {"name", p.Name}} {
 		if err := fileio.CheckPlainName(k.name); k.name != "" && err != nil {

@@ -41,6 +41,8 @@ import (
 	"sort"
 	"sync"
 
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
+
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
@@ -348,22 +350,14 @@ func farBase(p, w, base, full []float64, L, from int, cauchy []float64) {
 	}
 }
 
-// dot is Σ x_k y_k with four accumulators (the loop is latency-bound
-// otherwise).
+// dot is Σ x_k y_k: gonum's SSE2 kernel (two-wide, unrolled), about twice
+// the scalar four-accumulator loop this replaced on the far sums. The far
+// sums enter only the pruning bounds, whose rounding the margin covers.
 func dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var t0, t1, t2, t3 float64
-	k := 0
-	for ; k+4 <= len(x); k += 4 {
-		t0 += x[k] * y[k]
-		t1 += x[k+1] * y[k+1]
-		t2 += x[k+2] * y[k+2]
-		t3 += x[k+3] * y[k+3]
+	if len(x) == 0 {
+		return 0
 	}
-	for ; k < len(x); k++ {
-		t0 += x[k] * y[k]
-	}
-	return (t0 + t1) + (t2 + t3)
+	return gonumblas.Implementation{}.Ddot(len(x), x, 1, y, 1)
 }
 
 // solveNear returns a point x of [left, right] certified to lie on one side

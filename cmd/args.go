@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,14 +31,7 @@ func noArgsButSubcommands(c *cobra.Command, args []string) error {
 	return usageError{err}
 }
 
-// splitList splits a comma-separated flag value (--methods, --q,
-// --features) into its trimmed, non-empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// splitList splits a comma-separated value into its trimmed, non-empty
+// items: configkeys.ParseList, which the list flags of the settings tables
+// use too.
+func splitList(s string) []string { return configkeys.ParseList(s) }

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
+
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
@@ -26,15 +28,24 @@ import (
 // budget, batch, seed, ties; keys inline). Every key that changes results
 // is recorded in DIR/config.yaml.
 type asConfig struct {
-	Task            string          `mapstructure:"task" yaml:"task"`
-	Pool            datasets.Config `mapstructure:"pool" yaml:"pool"`
-	search.Protocol `mapstructure:",squash" yaml:",inline"`
+	Task            string          `yaml:"task"`
+	Pool            datasets.Config `yaml:"pool"`
+	search.Protocol `yaml:",inline"`
 	// Out is the results directory (default results/TASK); not recorded.
-	Out string `mapstructure:"out" yaml:"out,omitempty"`
+	Out string `yaml:"out,omitempty"`
 	// Kind is read from a campaign's own config.yaml (kind:, written by
 	// campaign.Spec.Kind) so that it can be given back with --config; not
 	// recorded from here.
-	Kind string `mapstructure:"kind" yaml:"-"`
+	Kind string `yaml:"kind,omitempty"`
+}
+
+// MarshalYAML records c in DIR/config.yaml without out and kind, which
+// are only read from a config.
+func (c asConfig) MarshalYAML() (any, error) {
+	type recorded asConfig // without this method
+	r := recorded(c)
+	r.Out, r.Kind = "", ""
+	return r, nil
 }
 
 // defaultASConfig is the paper's protocol (search.PaperProtocol) on the
@@ -51,20 +62,21 @@ func syntheticASConfig() asConfig {
 	return c
 }
 
+// asOptions are the settings of `qvs as` (and of the pool and prior of
+// `qvs as suggest` and `qvs graph`): the flags that are no config key and
+// the config (cfg) that the settings table fills from the defaults of its
+// pool kind, the config file and the flags (resolveASConfig).
 type asOptions struct {
 	poolDir string
-	prior   string
-	csv     asCSVPoolOptions // suggest only
-	methods string
-	q       string
-	repeats int
-	budget  int
-	batch   int
-	out     string
+	csv     asCSVPoolOptions // suggest and graph
 	shard   string
-	// authorsShortcut: qVS-AS with the authors' shortcut (config key
-	// authors_shortcut).
-	authorsShortcut bool
+	cfg     asConfig
+	table   *configkeys.Table
+}
+
+// bindPrior binds --prior (config key prior) in t.
+func (o *asOptions) bindPrior(t *configkeys.Table, usage string) {
+	configkeys.Bind(t, t.FlagSet().StringVar, "prior", "prior", "", usage, &o.cfg.Prior)
 }
 
 func newASCmd(g *GlobalOptions) *cobra.Command {
@@ -117,39 +129,62 @@ resume); 2 bad command line.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.poolDir, "pool-dir", "", "pool in the authors' folder format (features.npy, labels.npy, csr_weights.npz)")
-	f.StringVar(&o.methods, "methods", "", "comma-separated methods: "+strings.Join(search.Methods, ","))
-	f.StringVar(&o.q, "q", "", "comma-separated orders of qVS-AS (inf allowed)")
-	f.IntVar(&o.repeats, "repeats", 0, "repeats per method")
-	f.IntVar(&o.budget, "budget", 0, "queries per run after the start")
-	f.IntVar(&o.batch, "batch", 0, "batch size")
-	f.StringVar(&o.out, "out", "", "results directory (default results/TASK)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
-	f.StringVar(&o.prior, "prior", "", "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
-	f.BoolVar(&o.authorsShortcut, "authors-shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)")
+	// The settings table: flag, config key, the field it sets.
+	t := configkeys.NewTable(f)
+	o.table = t
+	p := &o.cfg.Protocol
+	configkeys.BindList(t, "methods", "methods", checkASMethod, "comma-separated methods: "+strings.Join(search.Methods, ","), &p.Methods)
+	configkeys.BindList(t, "q", "q", checkOrder, "comma-separated orders of qVS-AS (inf allowed)", &p.Q)
+	configkeys.Bind(t, f.IntVar, "repeats", "repeats", 0, "repeats per method", &p.Repeats)
+	configkeys.Bind(t, f.IntVar, "budget", "budget", 0, "queries per run after the start", &p.Budget)
+	configkeys.Bind(t, f.IntVar, "batch", "batch", 0, "batch size", &p.Batch)
+	configkeys.Bind(t, f.StringVar, "out", "out", "", "results directory (default results/TASK)", &o.cfg.Out)
+	o.bindPrior(t, "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
+	configkeys.Bind(t, f.BoolVar, "authors-shortcut", "authors_shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)", &p.AuthorsShortcut)
+	configkeys.BindFunc(t, "seed", "seed", func() { p.Seed = g.Seed })
 	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
 	return c
 }
 
-// resolveASConfig reads the config file onto the defaults of its pool kind
-// and applies the flags the user set. defaultPrior, if not "", replaces the
-// protocol's prior when neither the config file nor --prior sets one.
+// checkASMethod checks one item of --methods.
+func checkASMethod(m string) error {
+	if !slices.Contains(search.Methods, m) {
+		return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(search.Methods, ","))
+	}
+	return nil
+}
+
+// resolveASConfig resolves o.cfg (resolveSettings): the defaults of the
+// config's pool kind, the config file, the flags the user set, then the
+// pool flags (--pool-dir, and suggest's and graph's --pool, --graph,
+// --kernel). defaultPrior, if not "", replaces the protocol's prior when
+// neither the config file nor --prior sets one.
 func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPrior string) (asConfig, error) {
-	cfg := syntheticASConfig()
-	priorSet := false
-	if g.Config != "" {
-		v, _, err := readConfigFile(g.Config)
-		if err != nil {
-			return cfg, err
-		}
-		if kind := v.GetString("pool.kind"); kind != "" {
-			cfg = defaultASConfig(kind)
-		}
-		priorSet = v.IsSet("prior")
-		if err := loadConfig(g.Config, &cfg); err != nil {
-			return cfg, err
-		}
+	kind, err := peekConfig(g.Config, "pool", "kind")
+	if err != nil {
+		return o.cfg, err
+	}
+	o.cfg = syntheticASConfig()
+	if kind != "" {
+		o.cfg = defaultASConfig(kind)
+	}
+	if defaultPrior != "" {
+		o.cfg.Prior = "" // set by neither the file nor --prior: defaultPrior
+	}
+	if err := resolveSettings(g, o.table, &o.cfg); err != nil {
+		return o.cfg, err
+	}
+	cfg := &o.cfg
+	if cfg.Prior == "" {
+		cfg.Prior = defaultPrior
 	}
 	fl := c.Flags()
+	if fl.Changed("prior") {
+		if _, err := search.ParsePrior(cfg.Prior); err != nil {
+			return *cfg, usageErrorf("--prior: %w", err)
+		}
+	}
 	if fl.Changed("pool-dir") {
 		cfg.Pool = datasets.DefaultConfig("folder")
 		cfg.Pool.Dir = o.poolDir
@@ -159,67 +194,37 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		g.fromFlags = map[string]bool{}
 	}
 	o.csv.fromFlags = g.fromFlags
-	if err := o.csv.apply(fl, &cfg); err != nil {
-		return cfg, err
-	}
-	switch {
-	case fl.Changed("prior"):
-		cfg.Prior = o.prior
-	case !priorSet && defaultPrior != "":
-		cfg.Prior = defaultPrior
-	}
-	if fl.Changed("methods") {
-		cfg.Methods = splitList(o.methods)
-	}
-	if fl.Changed("q") {
-		cfg.Q = splitList(o.q)
-	}
-	if fl.Changed("repeats") {
-		cfg.Repeats = o.repeats
-	}
-	if fl.Changed("budget") {
-		cfg.Budget = o.budget
-	}
-	if fl.Changed("batch") {
-		cfg.Batch = o.batch
-	}
-	if fl.Changed("out") {
-		cfg.Out = o.out
-	}
-	if fl.Changed("authors-shortcut") {
-		cfg.AuthorsShortcut = o.authorsShortcut
-	}
-	if g.SeedSet() {
-		cfg.Seed = g.Seed
+	if err := o.csv.apply(fl, cfg); err != nil {
+		return *cfg, err
 	}
 	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
-		return cfg, configErrorf(g.Config, "task: %w", err)
+		return *cfg, configErrorf(g.Config, "task: %w", err)
 	}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task)
 	}
 	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
-		return cfg, err
+		return *cfg, err
 	}
 	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
-		return cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
+		return *cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
 	}
 	// A paper task's name on another built-in pool would label the results
 	// (folder, tables, figures) with a dataset they do not come from.
-	kind := cfg.Pool.Kind
+	kind = cfg.Pool.Kind
 	if kind == "" {
 		kind = datasets.KindSynthetic
 	}
 	if kind == datasets.KindSynthetic {
 		if err := datasets.CheckSyntheticConfig(cfg.Pool.Synthetic); err != nil {
-			return cfg, configErrorf(g.Config, "%v", err)
+			return *cfg, configErrorf(g.Config, "%v", err)
 		}
 	}
 	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
-		return cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
+		return *cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
 			cfg.Task, kind, cfg.Task, kind, cfg.Task)
 	}
-	return cfg, nil
+	return *cfg, nil
 }
 
 // builtinASPools are the pool kinds whose names are also task names.
@@ -284,33 +289,7 @@ func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.Prio
 	}
 }
 
-// checkASFlags reports bad values of the list flags as usage errors (the
-// same values in a config file are config errors).
-func checkASFlags(c *cobra.Command, o *asOptions) error {
-	if c.Flags().Changed("methods") {
-		for _, m := range splitList(o.methods) {
-			if !slices.Contains(search.Methods, m) {
-				return usageErrorf("--methods: unknown method %q: expected some of %s", m, strings.Join(search.Methods, ","))
-			}
-		}
-	}
-	if c.Flags().Changed("q") {
-		if _, err := vendi.ParseOrders(o.q); err != nil {
-			return usageErrorf("--q: %w", err)
-		}
-	}
-	if c.Flags().Changed("prior") {
-		if _, err := search.ParsePrior(o.prior); err != nil {
-			return usageErrorf("--prior: %w", err)
-		}
-	}
-	return nil
-}
-
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
-	if err := checkASFlags(c, o); err != nil {
-		return err
-	}
 	cfg, err := resolveASConfig(c, g, o, "")
 	if err != nil {
 		return err
@@ -321,7 +300,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	camp, err := search.Plan(cfg.Protocol)
 	if err != nil {
-		return configErrorf(g.Config, "%w", err)
+		return configError(g.Config, err)
 	}
 	if err := checkASConfig(cfg); err != nil {
 		return err
@@ -331,15 +310,9 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return err
 	}
-	// The graph method used is recorded: approx; the exact graph, the only
-	// one before, records nothing, so older campaigns resume unchanged.
-	// campaign.Execute checks the resolved config again.
-	if cfg.Pool.Kind == datasets.KindCSV {
-		cfg.Pool.CSV.KNN = ""
-		if pool.Graph.Method == datasets.KNNApprox {
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-		}
-	}
+	// The graph method used is recorded; campaign.Execute checks the
+	// resolved config again.
+	cfg.Pool.RecordKNN(pool.Graph.Method)
 	recorded := cfg
 	recorded.Out = ""
 	warnASPoolSize(stderr, cfg, pool.Len())
@@ -377,25 +350,18 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 func checkASConfig(cfg asConfig) error {
 	dir := cfg.Out
 	cfg.Out = ""
-	if cfg.Pool.Kind == datasets.KindCSV {
-		switch cfg.Pool.CSV.KNN {
-		case datasets.KNNApprox:
-		case datasets.KNNExact:
-			cfg.Pool.CSV.KNN = ""
-		default: // auto
-			cfg.Pool.CSV.KNN = ""
-			err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
-			if err == nil {
-				return nil
-			}
-			cfg.Pool.CSV.KNN = datasets.KNNApprox
-			if campaign.CheckConfig(dir, cfg, search.GrowableKeys) == nil {
-				return nil
-			}
-			return err
+	var first error
+	for _, knn := range cfg.Pool.RecordedKNN() {
+		cfg.Pool.CSV.KNN = knn
+		err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return campaign.CheckConfig(dir, cfg, search.GrowableKeys)
+	return first
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -433,7 +399,7 @@ type asSuggestOptions struct {
 	pending   string
 	batch     int
 	method    string
-	q         string
+	q         vendi.Order
 	format    string
 	rawIDs    bool
 	threshold float64
@@ -457,7 +423,20 @@ type asCSVPoolOptions struct {
 	fromFlags map[string]bool
 }
 
-func (o *asCSVPoolOptions) register(f *pflag.FlagSet) {
+// register defines the pool flags on t's flag set and binds each to the
+// config key it sets, for naming (apply sets the keys: one flag may
+// replace the whole pool).
+func (o *asCSVPoolOptions) register(t *configkeys.Table) {
+	f := t.FlagSet()
+	for _, k := range [][2]string{
+		{"pool", "pool.csv.file"}, {"id-column", "pool.csv.id_column"}, {"features", "pool.csv.feature_columns"},
+		{"feature-prefix", "pool.csv.feature_prefix"}, {"metric", "pool.csv.metric"}, {"k", "pool.csv.k"},
+		{"fingerprint-column", "pool.csv.fingerprint_column"}, {"fingerprint-format", "pool.csv.fingerprint_format"},
+		{"exclude-columns", "pool.csv.exclude_columns"}, {"knn", "pool.csv.knn"}, {"ids", "pool.csv.ids_file"},
+		{"graph", "pool.graph.file"}, {"kernel", "pool.graph.kernel"}, {"ids", "pool.graph.ids"}, {"k", "pool.graph.k"},
+	} {
+		t.Key(k[0], k[1])
+	}
 	f.StringVar(&o.file, "pool", "", "pool CSV with a header: one row per item, feature columns, optional id column, no label needed (config: pool.kind csv; with such a config, overrides pool.csv.file only)")
 	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
 	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
@@ -711,13 +690,17 @@ index); random draws from --seed too.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.as.poolDir, "pool-dir", "", "pool in the authors' folder format")
-	o.as.csv.register(f)
-	f.StringVar(&o.as.prior, "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
+	t := configkeys.NewTable(f)
+	o.as.table = t
+	o.as.csv.register(t)
+	o.as.bindPrior(t, "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
+	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
 	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required; - reads stdin)")
 	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
-	f.StringVar(&o.q, "q", "1", "order q of qVS-AS and of the qvs column (inf allowed)")
+	o.q = 1
+	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed)")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
@@ -730,25 +713,15 @@ index); random draws from --seed too.`,
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
-	if o.observed == "" {
-		return usageErrorf("--observed FILE is required")
+	if err := checkSuggestFlags(o.observed, "", o.batch, maxASSuggestBatch,
+		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
+		o.format, o.method, search.Methods); err != nil {
+		return err
 	}
 	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
 		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
 	}
-	if o.batch < 1 || o.batch > maxASSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch); ask for more in later calls with the labels observed so far", o.batch, maxASSuggestBatch)
-	}
-	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
-		return usageErrorf("--format %q: expected table, csv or json", o.format)
-	}
-	if !slices.Contains(search.Methods, o.method) {
-		return usageErrorf("--method %q: expected one of %s", o.method, strings.Join(search.Methods, ", "))
-	}
-	q, err := vendi.ParseOrder(o.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := o.q // parsed and checked with the flag
 	fan, err := search.ParseFantasy(o.fantasy)
 	if err != nil {
 		return usageErrorf("--fantasy: %w", err)
@@ -765,18 +738,13 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if c.Flags().Changed("remaining") && o.remaining < o.batch {
 		return usageErrorf("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", o.remaining, o.batch)
 	}
-	if fl.Changed("prior") {
-		if _, err := search.ParsePrior(o.as.prior); err != nil {
-			return usageErrorf("--prior: %w", err)
-		}
-	}
 	cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
 	if err != nil {
 		return err
 	}
 	prior, err := search.ParsePrior(cfg.Prior)
 	if err != nil {
-		return configErrorf(g.Config, "%w", err)
+		return configError(g.Config, err)
 	}
 	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
 		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")

@@ -1,25 +1,25 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
+	"github.com/spf13/pflag"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
-	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -49,19 +49,19 @@ func defaultBayesoptConfig(task string) bayesopt.Protocol {
 	return c
 }
 
-type bayesoptFlags struct {
-	task, methods, q, out, shard                      string
-	repeats, budget, init, batch, regions, candidates int
-	maxTrain                                          int
-	tau                                               float64
-	qvsFloor                                          bool
-	qvsMode                                           string
-	space, objectiveCmd, objectiveTimeout             string
-	minimize                                          bool
+// bayesoptOptions are the settings of `qvs bayesopt`: the flags that are
+// no config key (--task, --shard) and the protocol of each engine, which
+// the one settings table (table) fills from the config file and the flags
+// (resolveSettings); the flags shared by both engines write to both.
+type bayesoptOptions struct {
+	task, shard string
+	cont        bayesopt.Protocol
+	disc        discrete.Protocol
+	table       *configkeys.Table
 }
 
 func newBayesoptCmd(g *GlobalOptions) *cobra.Command {
-	f := &bayesoptFlags{}
+	f := &bayesoptOptions{}
 	c := &cobra.Command{
 		Use:   "bayesopt (--task NAME | --config configs/TASK.yaml | --space space.yaml --objective-cmd CMD) [flags]",
 		Short: "Diverse Bayesian optimisation campaigns: random, TuRBO, ROBOT, qVS-BayesOpt (paper §4.2)",
@@ -144,109 +144,67 @@ bayesopt suggest --space reads a run's records as they are.`,
 		Args: noArgsButSubcommands,
 		RunE: func(c *cobra.Command, _ []string) error { return runBayesopt(c, g, f) },
 	}
-	fs := c.Flags()
-	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
-	fs.StringVar(&f.methods, "methods", "", "comma-separated methods (default random,turbo,robot,qvs)")
-	fs.StringVar(&f.q, "q", "", "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)")
-	fs.IntVar(&f.repeats, "repeats", 0, "repeats per method (default 10)")
-	fs.IntVar(&f.budget, "budget", 0, "evaluations per run, initial design included")
-	fs.IntVar(&f.init, "init", 0, "uniform random initial points per run")
-	fs.IntVar(&f.batch, "batch", 0, "evaluations per iteration")
-	fs.IntVar(&f.regions, "regions", 0, "trust regions M (also the number of final solutions)")
-	fs.Float64Var(&f.tau, "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)")
-	fs.BoolVar(&f.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)")
-	fs.StringVar(&f.qvsMode, "qvs-mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)")
-	fs.IntVar(&f.candidates, "candidates", 0, "Thompson-sampling candidates per region (default 1000)")
-	fs.IntVar(&f.maxTrain, "max-train", 0, "GP training points per region: the nearest to its centre (default 300)")
-	fs.StringVar(&f.out, "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
-	fs.StringVar(&f.space, "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd")
-	fs.StringVar(&f.objectiveCmd, "objective-cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout")
-	fs.StringVar(&f.objectiveTimeout, "objective-timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)")
-	fs.BoolVar(&f.minimize, "minimize", false, "--objective-cmd prints values to minimise")
+	f.register(c.Flags(), g)
 	c.AddCommand(newBayesoptEvaluateCmd(g), newBayesoptSolutionsCmd(g), newBayesoptSuggestCmd(g))
 	return c
+}
+
+// register defines the flags of qvs bayesopt on fs and its settings table.
+func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
+	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
+	// The settings table: flag, config key, the field(s) it sets. Both
+	// engines read the shared flags; discreteIgnoredFlags lists the ones
+	// only the continuous engine has.
+	t := configkeys.NewTable(fs)
+	f.table = t
+	cont, disc := &f.cont, &f.disc
+	configkeys.BindList(t, "methods", "methods", nil, "comma-separated methods (default random,turbo,robot,qvs)", &cont.Methods, &disc.Methods)
+	configkeys.BindList(t, "q", "q", checkOrder, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
+	configkeys.Bind(t, fs.IntVar, "repeats", "repeats", 0, "repeats per method (default 10)", &cont.Repeats, &disc.Repeats)
+	configkeys.Bind(t, fs.IntVar, "budget", "budget", 0, "evaluations per run, initial design included", &cont.Budget, &disc.Budget)
+	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run", &cont.Init, &disc.Init)
+	configkeys.Bind(t, fs.IntVar, "batch", "batch", 0, "evaluations per iteration", &cont.Batch, &disc.Batch)
+	configkeys.Bind(t, fs.IntVar, "regions", "regions", 0, "trust regions M (also the number of final solutions)", &cont.Regions)
+	configkeys.Bind(t, fs.Float64Var, "tau", "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)", &cont.Tau)
+	configkeys.Bind(t, fs.BoolVar, "qvs-floor", "qvs_floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)", &cont.QVSFloor)
+	configkeys.Bind(t, fs.StringVar, "qvs-mode", "qvs_mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)", &cont.QVSMode)
+	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+")", &cont.Candidates)
+	configkeys.Bind(t, fs.IntVar, "max-train", "max_train", 0, "GP training points per region: the nearest to its centre (default "+strconv.Itoa(bayesopt.DefaultMaxTrain)+")", &cont.MaxTrain)
+	configkeys.Bind(t, fs.StringVar, "out", "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)", &cont.Out, &disc.Out)
+	configkeys.Bind(t, fs.StringVar, "space", "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
+	configkeys.Bind(t, fs.StringVar, "objective-cmd", "objective_cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout", &cont.ObjectiveCmd)
+	configkeys.Bind(t, fs.StringVar, "objective-timeout", "objective_timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)", &cont.ObjectiveTimeout)
+	configkeys.Bind(t, fs.BoolVar, "minimize", "minimize", false, "--objective-cmd prints values to minimise", &cont.Minimize)
+	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
 }
 
 // boPeekTask reads the top-level task: key of a YAML config ("" if absent);
 // a config with a space: key is of task space.
 func boPeekTask(path string) (string, error) {
-	if path == "" {
-		return "", nil
+	task, err := peekConfig(path, "task")
+	if err != nil || task != "" {
+		return task, err
 	}
-	b, err := fileio.ReadInput(path)
-	if err != nil {
-		return "", usageErrorf("config %s: %w", path, err)
+	if sp, err := peekConfig(path, "space"); sp != "" || err != nil {
+		return spaceTask, err
 	}
-	var head struct {
-		Task  string `yaml:"task"`
-		Space string `yaml:"space"`
-	}
-	if err := yaml.Unmarshal(b, &head); err != nil {
-		return "", usageErrorf("config %s: %w", path, err)
-	}
-	if head.Space != "" && head.Task == "" {
-		return spaceTask, nil
-	}
-	return head.Task, nil
+	return "", nil
 }
 
 // resolveBayesoptConfig merges built-in defaults, the config file and the
 // flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
-	cfg := defaultBayesoptConfig(task)
-	if err := loadConfig(g.Config, &cfg); err != nil {
-		return cfg, nil, err
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
+	f.cont = defaultBayesoptConfig(task)
+	if err := resolveSettings(g, f.table, &f.cont); err != nil {
+		return f.cont, nil, err
 	}
+	cfg := f.cont
 	if cfg.Task == "" && cfg.Space != "" {
 		cfg.Task = spaceTask
 	}
 	if cfg.Task != task {
 		return cfg, nil, usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
-	}
-	ch := c.Flags().Changed
-	if ch("methods") {
-		cfg.Methods = splitList(f.methods)
-	}
-	if ch("q") {
-		cfg.Q = splitList(f.q)
-	}
-	ints := []struct {
-		name string
-		src  int
-		dst  *int
-	}{{"repeats", f.repeats, &cfg.Repeats}, {"budget", f.budget, &cfg.Budget}, {"init", f.init, &cfg.Init},
-		{"batch", f.batch, &cfg.Batch}, {"regions", f.regions, &cfg.Regions}, {"candidates", f.candidates, &cfg.Candidates},
-		{"max-train", f.maxTrain, &cfg.MaxTrain}}
-	for _, p := range ints {
-		if ch(p.name) {
-			*p.dst = p.src
-		}
-	}
-	if ch("tau") {
-		cfg.Tau = f.tau
-	}
-	if ch("qvs-floor") {
-		cfg.QVSFloor = f.qvsFloor
-	}
-	if ch("qvs-mode") {
-		cfg.QVSMode = f.qvsMode
-	}
-	if ch("out") {
-		cfg.Out = f.out
-	}
-	strs := []struct {
-		name string
-		src  string
-		dst  *string
-	}{{"space", f.space, &cfg.Space}, {"objective-cmd", f.objectiveCmd, &cfg.ObjectiveCmd}, {"objective-timeout", f.objectiveTimeout, &cfg.ObjectiveTimeout}}
-	for _, p := range strs {
-		if ch(p.name) {
-			*p.dst = p.src
-		}
-	}
-	if ch("minimize") {
-		cfg.Minimize = f.minimize
 	}
 	if task == spaceTask {
 		cfg.Task = spaceTask
@@ -258,9 +216,6 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 		}
 	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize {
 		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout and --minimize are for your own problem, not task %s", task)
-	}
-	if g.SeedSet() {
-		cfg.Seed = g.Seed
 	}
 	for _, k := range []struct {
 		key      string
@@ -275,12 +230,12 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags,
 	}
 	camp, err := bayesopt.Plan(cfg)
 	if err != nil {
-		return cfg, nil, configErrorf(g.Config, "%w", err)
+		return cfg, nil, configError(g.Config, err)
 	}
 	return camp.Protocol, camp, nil
 }
 
-func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
+func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	task := f.task
 	if task == "" {
 		t, err := boPeekTask(g.Config)
@@ -299,7 +254,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
 	if discrete.IsTask(task) {
-		return runDiscreteBayesOpt(c, g, task)
+		return runDiscreteBayesOpt(c, g, f, task)
 	}
 	var obj bayesopt.Objective
 	if task != spaceTask {
@@ -313,9 +268,15 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return err
 	}
 	if task == spaceTask {
-		if obj, err = commandObjective(cfg); err != nil {
+		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
+		var se *configkeys.SettingError
+		if errors.As(err, &se) {
+			return configErrorf(g.Config, "%w", err)
+		}
+		if err != nil {
 			return err
 		}
+		obj = command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
@@ -326,7 +287,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 	}
 	runs := camp.Runs
 	// Parallel runs first; spare workers go to each run's regions and batch.
-	inner := max(1, g.Workers/max(1, len(runs)))
+	inner := campaign.InnerWorkers(g.Workers, len(runs))
 	ctx, stop := interruptContext(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
@@ -355,21 +316,6 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptFlags) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
-}
-
-// commandObjective is the external objective of a task: space campaign.
-func commandObjective(cfg bayesopt.Protocol) (bayesopt.Objective, error) {
-	sp, err := space.Load(cfg.Space)
-	if err != nil {
-		return nil, err
-	}
-	var timeout time.Duration
-	if cfg.ObjectiveTimeout != "" {
-		if timeout, err = time.ParseDuration(cfg.ObjectiveTimeout); err != nil || timeout <= 0 {
-			return nil, usageErrorf("objective_timeout %q: expected a positive duration such as 90s or 2h", cfg.ObjectiveTimeout)
-		}
-	}
-	return &space.Command{Space: sp, Line: cfg.ObjectiveCmd, Timeout: timeout, Minimize: cfg.Minimize}, nil
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -3,11 +3,8 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -28,19 +25,27 @@ func defaultDiscreteConfig(task string) discrete.Protocol {
 
 // runDiscreteBayesOpt runs a discrete task for `qvs bayesopt` (task from
 // --task or the config's task: key): the shared flags (--methods, --q,
-// --repeats, --budget, --init, --batch, --out, --shard) override the
-// config when set; the continuous engine's flags are refused.
-func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task string) error {
-	cfg := defaultDiscreteConfig(task)
-	if err := loadConfig(g.Config, &cfg); err != nil {
+// --repeats, --budget, --init, --batch, --out) override the config when
+// set; the continuous engine's flags are refused.
+func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) error {
+	f.disc = defaultDiscreteConfig(task)
+	if err := resolveSettings(g, f.table, &f.disc); err != nil {
 		return err
 	}
+	cfg := f.disc
 	if cfg.Task != task {
 		return usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
 	}
-	shard, err := applyDiscreteFlags(c.Flags(), g, &cfg)
+	// The continuous engine's flags mean nothing here: refused rather than
+	// silently ignored, like the global flags a command does not use.
+	for _, name := range discreteIgnoredFlags {
+		if c.Flags().Changed(name) {
+			return usageErrorf("--%s applies to continuous tasks, not the discrete task %s", name, cfg.Task)
+		}
+	}
+	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
-		return err
+		return usageErrorf("%w", err)
 	}
 	return executeDiscrete(c, g, cfg, shard)
 }
@@ -48,60 +53,6 @@ func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, task string) error 
 // discreteIgnoredFlags are the flags of qvs bayesopt that only the
 // continuous engine reads.
 var discreteIgnoredFlags = []string{"regions", "tau", "candidates", "max-train", "qvs-floor", "minimize", "objective-cmd", "objective-timeout"}
-
-// applyDiscreteFlags overrides config keys with the flags the user set.
-func applyDiscreteFlags(fs *pflag.FlagSet, g *GlobalOptions, cfg *discrete.Protocol) (campaign.Shard, error) {
-	changed := func(name string) (string, bool) {
-		f := fs.Lookup(name)
-		if f == nil || !f.Changed {
-			return "", false
-		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			return strings.Join(sv.GetSlice(), ","), true
-		}
-		return f.Value.String(), true
-	}
-	// The continuous engine's flags mean nothing here: refused rather than
-	// silently ignored, like the global flags a command does not use.
-	for _, name := range discreteIgnoredFlags {
-		if _, ok := changed(name); ok {
-			return campaign.Shard{}, usageErrorf("--%s applies to continuous tasks, not the discrete task %s", name, cfg.Task)
-		}
-	}
-	if v, ok := changed("methods"); ok {
-		cfg.Methods = splitList(v)
-	}
-	if v, ok := changed("q"); ok {
-		cfg.Q = splitList(v)
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int
-	}{{"repeats", &cfg.Repeats}, {"budget", &cfg.Budget}, {"init", &cfg.Init}, {"batch", &cfg.Batch}} {
-		if v, ok := changed(p.name); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return campaign.Shard{}, usageErrorf("--%s %q: expected an integer", p.name, v)
-			}
-			*p.dst = n
-		}
-	}
-	if v, ok := changed("out"); ok {
-		cfg.Out = v
-	}
-	if g.SeedSet() {
-		cfg.Seed = g.Seed
-	}
-	var shard campaign.Shard
-	if v, ok := changed("shard"); ok {
-		s, err := campaign.ParseShard(v)
-		if err != nil {
-			return shard, usageErrorf("%w", err)
-		}
-		shard = s
-	}
-	return shard, nil
-}
 
 func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, shard campaign.Shard) error {
 	for _, k := range []struct {
@@ -117,41 +68,32 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 	}
 	cfg, runs, err := discrete.Plan(cfg)
 	if err != nil {
-		return configErrorf(g.Config, "%w", err)
+		return configError(g.Config, err)
 	}
 	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
 		return err
 	}
-	set, err := cfg.LoadSet(g.DataDir)
+	loaded, err := cfg.Open(g.DataDir)
 	if err != nil {
 		return err
 	}
-	p, err := discrete.NewProblem(set, cfg.GoodThreshold)
-	if err != nil {
-		return err
-	}
+	set := loaded.Set
 	base, err := cfg.Settings(set.Len())
 	if err != nil {
-		return configErrorf(g.Config, "%w", err)
+		return configError(g.Config, err)
 	}
 	if after := cfg.Budget - cfg.Init; cfg.Batch > after && after > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt: warning: batch %d is more than the %d evaluations after the initial design; each run makes one batch of %d\n", cfg.Batch, after, after)
 	}
-	// Runs go in parallel; the greedy step gets the cores left over when
-	// there are fewer runs than workers.
-	base.Workers = max(1, g.Workers/max(1, min(g.Workers, len(runs))))
+	base.Workers = campaign.InnerWorkers(g.Workers, len(runs))
 	chatter := func(format string, args ...any) {
 		if !g.Quiet {
 			fmt.Fprintf(c.ErrOrStderr(), format, args...)
 		}
 	}
 	chatter("%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
-		cfg.SetName(), set.Len(), countAtLeast(set.Objective, cfg.GoodThreshold), set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
-
-	// The MDS embedding of Figure 5, once per kernel (cached), beside the
-	// runs: written by Prepare, once config.yaml and the inputs are checked.
-	xy, err := discrete.CachedMDS(g.CacheDir, cfg.SetName(), set.Kernel)
-	if err != nil {
+		cfg.SetName(), set.Len(), loaded.Good, set.ObjectiveName, cfg.GoodThreshold, len(runs), cfg.Out)
+	if err := loaded.ComputeMDS(g.CacheDir); err != nil {
 		return err
 	}
 	ctx, stop := interruptContext(c)
@@ -160,10 +102,10 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
 		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindDiscreteBO.Key(), Inputs: campaignInputs(g.DataDir, cfg.InputFiles(g.DataDir)...),
-		Prepare: func() error {
-			return discrete.WriteMDSFile(filepath.Join(cfg.Out, "mds.csv"), set.IDs, xy, set.Objective)
-		},
-	}, p.RunFunc(base))
+		// The MDS embedding of Figure 5 beside the runs, once config.yaml
+		// and the inputs are checked.
+		Prepare: func() error { return loaded.WriteMDS(cfg.Out) },
+	}, loaded.Problem.RunFunc(base))
 	if rep.Started() {
 		chatter("%s: %s\n", cfg.SetName(), rep)
 	}
@@ -171,14 +113,4 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindDiscreteBO, shard, len(runs))
-}
-
-func countAtLeast(v []float64, t float64) int {
-	n := 0
-	for _, x := range v {
-		if x >= t {
-			n++
-		}
-	}
-	return n
 }

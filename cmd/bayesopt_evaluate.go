@@ -3,14 +3,14 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -61,51 +61,20 @@ func runBayesoptEvaluate(c *cobra.Command, g *GlobalOptions, o *bayesoptEvaluate
 	if t.Cols != obj.Dim() {
 		return fmt.Errorf("%s: rows have %d columns, task %s expects %d", o.points, t.Cols, obj.Name(), obj.Dim())
 	}
-	lo, hi := obj.Bounds()
-	for i := 0; i < t.Rows; i++ {
-		for j := 0; j < t.Cols; j++ {
-			if v := t.At(i, j); v < lo[j] || v > hi[j] {
-				return fmt.Errorf("%s: row %d, column %d: %v is outside the box [%v, %v] of task %s",
-					o.points, i+1, j+1, v, lo[j], hi[j], obj.Name())
-			}
-		}
-	}
-
 	ctx, stop := interruptContext(c)
 	defer stop()
 	start := time.Now()
-	values := make([]float64, t.Rows)
-	rows := make(chan int)
-	var wg sync.WaitGroup
-	for range min(g.Workers, t.Rows) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range rows {
-				values[i] = obj.Evaluate(t.Data[i*t.Cols : (i+1)*t.Cols])
-			}
-		}()
+	values, err := bayesopt.EvaluatePoints(ctx, obj, t.Data, g.Workers)
+	if ctx.Err() != nil {
+		return &campaign.InterruptedError{Err: ctx.Err()}
 	}
-feed:
-	for i := 0; i < t.Rows; i++ {
-		select {
-		case rows <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(rows)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted: %w", err)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.points, err)
 	}
 
 	var buf bytes.Buffer
 	buf.WriteString("row,value\n")
 	for i, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: row %d: task %s returned %v", o.points, i+1, obj.Name(), v)
-		}
 		buf.WriteString(strconv.Itoa(i + 1))
 		buf.WriteByte(',')
 		buf.WriteString(strconv.FormatFloat(v, 'g', -1, 64))

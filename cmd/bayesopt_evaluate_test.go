@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,7 +100,7 @@ func TestBayesoptEvaluateSyntheticAndLunar(t *testing.T) {
 	}
 	vals := parseRowValue(t, out)
 	for i, c := range syn.Centres() {
-		if want := syn.Evaluate(c); vals[i] != want { // 'g' -1 formatting round-trips exactly
+		if want, _ := syn.Evaluate(context.Background(), c); vals[i] != want { // 'g' -1 formatting round-trips exactly
 			t.Errorf("row %d: %v, want %v", i+1, vals[i], want)
 		}
 	}

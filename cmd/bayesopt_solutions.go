@@ -131,7 +131,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		if err != nil {
 			return err
 		}
-		ids, err := suggestIDs(o.ids, K.SymmetricDim(), o.kernel)
+		ids, err := discrete.ReadIDs(o.ids, K.SymmetricDim(), o.kernel)
 		if err != nil {
 			return err
 		}
@@ -139,30 +139,16 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		if err != nil {
 			return err
 		}
-		var evals []discrete.Evaluation // the successes: a failed item is never chosen
-		for _, e := range all {
-			if !e.Failed {
-				evals = append(evals, e)
-			}
-		}
-		if n := len(all) - len(evals); n > 0 {
-			note = fmt.Sprintf("; %d of %d experiments failed (never chosen)", n, len(all))
-		}
-		vals := make([]float64, len(evals))
-		for i, e := range evals {
-			vals[i] = sign * e.Value
-		}
-		sim := func(a, b int) float64 { return K.At(evals[a].Index, evals[b].Index) }
-		idx, err := bayesopt.SelectBand(vals, sim, o.m, q, bayesopt.SolutionBandFraction)
+		chosen, setVS, failed, err := discrete.Solutions(K, all, o.m, q, sign)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.observed, err)
 		}
-		if vs, err = bayesopt.SetVS(len(idx), func(a, b int) float64 { return sim(idx[a], idx[b]) }); err != nil {
-			return err
+		if failed > 0 {
+			note = fmt.Sprintf("; %d of %d experiments failed (never chosen)", failed, len(all))
 		}
+		vs = setVS
 		head = []string{"rank", "index", "id", "value"}
-		for r, i := range idx {
-			e := evals[i]
+		for r, e := range chosen {
 			rows = append(rows, []string{strconv.Itoa(r + 1), strconv.Itoa(e.Index), ids[e.Index], fullPrecision(e.Value)})
 		}
 	}

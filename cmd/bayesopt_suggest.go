@@ -5,10 +5,14 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // `qvs bayesopt suggest` dispatches on its input: --space (a continuous
@@ -18,15 +22,17 @@ import (
 
 // suggestCommon are the flags both kinds of suggest share.
 type suggestCommon struct {
-	observed, method, q, format string
-	batch                       int
-	rawIDs, retryFailed         bool
+	observed, method, format string
+	q                        vendi.Order
+	batch                    int
+	rawIDs, retryFailed      bool
 }
 
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
 	common := &suggestCommon{}
 	cont := &continuousSuggestOptions{}
 	disc := &discreteSuggestOptions{}
+	var t *configkeys.Table
 	c := &cobra.Command{
 		Use:   "suggest (--space space.yaml | --kernel K.npy) --observed evals.csv --batch B [flags]",
 		Short: "Suggest the next batch of experiments for your own problem, given the evaluations so far",
@@ -43,6 +49,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 		Args:        cobra.NoArgs,
 		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			g.table = t
 			space, kernel := c.Flags().Changed("space"), c.Flags().Changed("kernel")
 			switch {
 			case space == kernel:
@@ -63,12 +70,19 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (required)")
 	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
-	f.StringVar(&common.q, "q", "1", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")
+	common.q = 1
+	f.Var(&common.q, "q", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")
 	f.StringVar(&common.format, "format", "csv", "output format: csv, table or json (one document: docs/json.md)")
 	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.BoolVar(&common.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: --space, none within 0.05 x sqrt(parameters) in the unit-scaled space; --kernel, never the failed item itself)")
 	addContinuousSuggestFlags(c, cont)
 	addDiscreteSuggestFlags(c, disc)
+	// No config file: the table only names the flag of a refused setting
+	// (the engines' settings are keyed as a campaign's config is).
+	t = configkeys.NewTable(f)
+	for _, flag := range []string{"init", "batch", "regions", "tau", "candidates", "max-train", "qvs-floor", "qvs-mode", "beta", "q", "method"} {
+		t.Key(flag, strings.ReplaceAll(flag, "-", "_"))
+	}
 	return c
 }
 
@@ -91,6 +105,24 @@ func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
 		what = "--retry-failed: they may be suggested again"
 	}
 	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
+}
+
+// checkSuggestFlags checks the flags every suggest command has: --observed
+// given (need: what it holds, for the message), --batch from 1 to
+// maxBatch (why: what grows with the batch and what to do instead),
+// --format table, csv or json, and --method one of methods.
+func checkSuggestFlags(observed, need string, batch, maxBatch int, why, format, method string, methods []string) error {
+	switch {
+	case observed == "":
+		return usageErrorf("--observed FILE is required%s", need)
+	case batch < 1 || batch > maxBatch:
+		return usageErrorf("--batch %d: expected 1 to %d (%s)", batch, maxBatch, why)
+	case format != "table" && format != "csv" && format != formatJSON:
+		return usageErrorf("--format %q: expected table, csv or json", format)
+	case !slices.Contains(methods, method):
+		return usageErrorf("--method %q: expected one of %s", method, strings.Join(methods, ", "))
+	}
+	return nil
 }
 
 // flagsOnlyFor reports a flag of names given to the other kind of suggest.

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 const continuousSuggestHelp = `Continuous (--space): evals.csv has a header with every parameter name and
@@ -91,24 +89,12 @@ const (
 )
 
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
-	if common.observed == "" {
-		return usageErrorf("--observed FILE is required")
+	if err := checkSuggestFlags(common.observed, "", common.batch, maxSuggestBatch,
+		"the candidates and the qvs greedy grow with the batch; ask again with the results of this one",
+		common.format, common.method, bayesopt.Methods); err != nil {
+		return err
 	}
-	if common.batch < 1 || common.batch > maxSuggestBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (the candidates and the qvs greedy grow with the batch; ask again with the results of this one)", common.batch, maxSuggestBatch)
-	}
-	if common.format != "csv" && common.format != "table" && common.format != formatJSON {
-		return usageErrorf("--format %q: expected csv, table or json", common.format)
-	}
-	switch common.method {
-	case bayesopt.MethodQVS, bayesopt.MethodTuRBO, bayesopt.MethodROBOT, bayesopt.MethodRandom:
-	default:
-		return usageErrorf("--method %q: expected one of %s", common.method, strings.Join(bayesopt.Methods, ", "))
-	}
-	q, err := vendi.ParseOrder(common.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := common.q // parsed and checked with the flag
 	sp, err := space.Load(o.space)
 	if err != nil {
 		return err
@@ -144,7 +130,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		return usageErrorf("--qvs-floor and --qvs-mode apply to --method qvs only, not %s", common.method)
 	}
 	if err := s.Validate(); err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
 	if err != nil {

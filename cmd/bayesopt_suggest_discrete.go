@@ -10,8 +10,6 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // discreteSuggestOptions are the flags of `qvs bayesopt suggest --kernel`
@@ -69,24 +67,12 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if !c.Flags().Changed("init") {
 		init = discrete.DefaultSettings().Init
 	}
-	if f.observed == "" {
-		return usageErrorf("--observed FILE is required: a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)")
+	if err := checkSuggestFlags(f.observed, ": a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)", f.batch, maxDiscreteBatch,
+		limitWhy["batch"]+"; ask again with the results of this one",
+		f.format, f.method, discrete.Methods); err != nil {
+		return err
 	}
-	if f.batch < 1 || f.batch > maxDiscreteBatch {
-		return usageErrorf("--batch %d: expected 1 to %d (%s; ask again with the results of this one)", f.batch, maxDiscreteBatch, limitWhy["batch"])
-	}
-	if f.format != "csv" && f.format != "table" && f.format != formatJSON {
-		return usageErrorf("--format %q: expected csv, table or json", f.format)
-	}
-	switch f.method {
-	case discrete.MethodQVS, discrete.MethodUCB, discrete.MethodRandom:
-	default:
-		return usageErrorf("--method %q: with --kernel expected one of qvs, ucb, random", f.method)
-	}
-	q, err := vendi.ParseOrder(f.q)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := f.q // parsed and checked with the flag
 	if math.IsNaN(d.beta) || math.IsInf(d.beta, 0) || d.beta < 0 {
 		return usageErrorf("--beta %v: expected a finite number >= 0", d.beta)
 	}
@@ -98,7 +84,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		return err
 	}
 	n := K.SymmetricDim()
-	ids, err := suggestIDs(d.ids, n, d.kernel)
+	ids, err := discrete.ReadIDs(d.ids, n, d.kernel)
 	if err != nil {
 		return err
 	}
@@ -118,7 +104,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	e, err := discrete.NewEngine(d.name, K, nil, s)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return configError("", err)
 	}
 	if err := e.Tell(evals...); err != nil {
 		return fmt.Errorf("%s: %w", f.observed, err)
@@ -152,6 +138,10 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 			fmt.Fprintf(w, "suggest: no successful evaluation yet: %d point(s) of the initial design's stream (uniform random from --seed %d)\n", len(picks), g.Seed)
 		}
 	}
+	var ucb []float64 // in the objective's units, as mean and sd
+	if acq != nil {
+		ucb = discrete.UCB(acq.Mean, acq.SD, d.beta, nil)
+	}
 	rows := make([][]string, len(picks))
 	for r, i := range picks {
 		id := ids[i]
@@ -160,8 +150,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		}
 		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), id, "", "", ""}
 		if acq != nil {
-			m, sd := acq.Mean[i], acq.SD[i]
-			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(m+math.Sqrt(d.beta)*sd), fullPrecision(m), fullPrecision(sd)
+			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(ucb[i]), fullPrecision(acq.Mean[i]), fullPrecision(acq.SD[i])
 		}
 	}
 	header := []string{"rank", "index", "id", "ucb", "mean", "sd"}
@@ -174,27 +163,4 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		}
 	}
 	return writeSuggestions(c.OutOrStdout(), f.format, header, rows, short)
-}
-
-// suggestIDs reads the candidate names of --ids (n unique, non-empty
-// names) or, without the flag, names the candidates by their indices.
-func suggestIDs(path string, n int, kernel string) ([]string, error) {
-	if path == "" {
-		ids := make([]string, n)
-		for i := range ids {
-			ids[i] = strconv.Itoa(i)
-		}
-		return ids, nil
-	}
-	ids, err := fileio.ReadStrings(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(ids) != n {
-		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
-	}
-	if err := checkUniqueIDs(path, ids); err != nil {
-		return nil, err
-	}
-	return ids, nil
 }

@@ -245,8 +245,8 @@ func TestBayesoptConfigsMatchDefaults(t *testing.T) {
 		}
 		g := &GlobalOptions{Config: filepath.Join(root, "configs", name)}
 		c := &cobra.Command{}
-		f := &bayesoptFlags{}
-		c.Flags().StringVar(&f.methods, "methods", "", "")
+		f := &bayesoptOptions{}
+		f.register(c.Flags(), g)
 		got, _, err := resolveBayesoptConfig(c, g, f, task)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -3,10 +3,8 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 )
@@ -52,115 +50,62 @@ func usageErrorf(format string, args ...any) error {
 // configErrorf is an error in the values of config file path (exit 2);
 // with no config file, the values came from flags.
 func configErrorf(path, format string, args ...any) error {
-	if path == "" {
-		return usageErrorf(format, args...)
-	}
-	return usageErrorf("config %s: "+format, append([]any{path}, args...)...)
+	return configError(path, fmt.Errorf(format, args...))
 }
+
+// configError is err, a refused value of config file path or of a flag,
+// as a usage error (exit 2): "config PATH: " then err's message (err's
+// alone without a file). The message is made when it is printed, so a
+// SettingError in err's chain is printed with the flag Main names for it
+// (GlobalOptions.errorMessage).
+func configError(path string, err error) error {
+	return usageError{inConfig{path, err}}
+}
+
+// inConfig is an error in config file path; its message is made when asked.
+type inConfig struct {
+	path string
+	err  error
+}
+
+func (e inConfig) Error() string {
+	if e.path == "" {
+		return e.err.Error()
+	}
+	return "config " + e.path + ": " + e.err.Error()
+}
+
+func (e inConfig) Unwrap() error { return e.err }
 
 // settingError is a refused setting from the config file at path or from
 // flags (exit 2).
 func settingError(path, key string, value any, format string, args ...any) error {
-	return configErrorf(path, "%w", configkeys.Invalid(key, value, format, args...))
-}
-
-// keyFlags maps each config key to the flag that sets it where the flag
-// is not the key with underscores turned into dashes (max_train is set by
-// --max-train): the one table that names, in a SettingError's message, the
-// flag the user typed for a key.
-var keyFlags = map[string]string{
-	"pool.csv.file":               "pool",
-	"pool.csv.id_column":          "id-column",
-	"pool.csv.feature_columns":    "features",
-	"pool.csv.feature_prefix":     "feature-prefix",
-	"pool.csv.metric":             "metric",
-	"pool.csv.k":                  "k",
-	"pool.csv.fingerprint_column": "fingerprint-column",
-	"pool.csv.fingerprint_format": "fingerprint-format",
-	"pool.csv.exclude_columns":    "exclude-columns",
-	"pool.csv.knn":                "knn",
-	"pool.csv.ids_file":           "ids",
-	"pool.graph.file":             "graph",
-	"pool.graph.kernel":           "kernel",
-	"pool.graph.ids":              "ids",
-	"pool.graph.k":                "k",
-}
-
-// keyFlag is the flag that sets config key.
-func keyFlag(key string) string {
-	if f, ok := keyFlags[key]; ok {
-		return f
-	}
-	return strings.ReplaceAll(key, "_", "-")
+	return configError(path, configkeys.Invalid(key, value, format, args...))
 }
 
 // errorMessage is err's message, with the key of the SettingError in its
-// chain (if any) named by the flag that set it: "--max-train (key
-// max_train) = 0: must be at least 1" when the user typed --max-train, who
-// never saw the key. A flag sets the key when the user gave it on c's
-// command line, or when the command took the flag's default value for the
-// key (fromFlags: `as suggest --pool` fills every pool.csv key from its
-// flags). Without a SettingError, the pool keys of keyFlags that a message
-// mentions in passing (the CSV column and fingerprint readers' "column
-// "fp" (pool.csv.fingerprint_column)", "leave it out with
-// pool.csv.exclude_columns") are named the same way (nameKeys).
-func errorMessage(err error, c *cobra.Command, fromFlags map[string]bool) string {
-	msg := err.Error()
-	if c == nil {
-		return msg
-	}
-	set := func(flag string) *pflag.Flag {
-		if f := c.Flags().Lookup(flag); f != nil && (f.Changed || fromFlags[f.Name]) {
-			return f
-		}
-		return nil
-	}
-	var se *configkeys.SettingError
-	if !errors.As(err, &se) {
-		return nameKeys(msg, set)
-	}
-	if f := set(keyFlag(se.Key)); f != nil && se.Flag == "" {
-		plain := se.Error()
-		se.Flag = f.Name
-		msg = strings.Replace(msg, plain, se.Error(), 1)
-	}
-	return msg
+// chain (if any) named by the flag that set it, through the settings
+// table of the command that ran (configkeys.Table.Name): "--max-train
+// (key max_train) = 0: must be at least 1" when the user typed
+// --max-train, who never saw the key; "config FILE: max_train = 0: ..."
+// when the config file set it. Messages that mention a key in passing are
+// named when they are made (keyName).
+func (g *GlobalOptions) errorMessage(err error) string {
+	g.table.Name(err, g.fromFlag)
+	return err.Error()
 }
 
-// nameKeys writes each whole-word mention of a key of keyFlags in msg as
-// "--FLAG (key KEY)" when set(FLAG) says the flag set it.
-func nameKeys(msg string, set func(flag string) *pflag.Flag) string {
-	for key, flag := range keyFlags {
-		if set(flag) == nil {
-			continue
-		}
-		var b strings.Builder
-		rest := msg
-		for {
-			i := strings.Index(rest, key)
-			if i < 0 {
-				break
-			}
-			end := i + len(key)
-			// A key ends a sentence with '.', never continues with one.
-			next := end < len(rest) && keyByte(rest[end]) && !(rest[end] == '.' && (end+1 == len(rest) || !keyByte(rest[end+1])))
-			whole := (i == 0 || !keyByte(rest[i-1])) && !next
-			b.WriteString(rest[:i])
-			if whole {
-				b.WriteString("--" + flag + " (key " + key + ")")
-			} else {
-				b.WriteString(key)
-			}
-			rest = rest[end:]
-		}
-		msg = b.String() + rest
-	}
-	return msg
-}
+// fromFlag reports whether the command took flag's default value for its
+// config key (`as suggest --pool` fills every pool.csv key from its flags).
+func (g *GlobalOptions) fromFlag(flag string) bool { return g.fromFlags[flag] }
 
-// keyByte reports whether c can be part of a config key.
-func keyByte(c byte) bool {
-	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+// keyName is how a message names config key in passing: "--FLAG (key
+// KEY)" when a flag of the command's settings table set it, else the key
+// (datasets.GraphOptions.Name).
+func (g *GlobalOptions) keyName(key string) string {
+	se := configkeys.SettingError{Key: key}
+	g.table.Name(&se, g.fromFlag)
+	return se.Name()
 }
 
 // usageArgs wraps the argument check of c (a subcommand) and of its

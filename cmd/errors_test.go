@@ -26,7 +26,7 @@ func execQVS(t *testing.T, args ...string) (err error, msg string, code int) {
 	if ran == root {
 		err = usageError{err}
 	}
-	return err, errorMessage(err, ran, g.fromFlags), exitCode(err)
+	return err, g.errorMessage(err), exitCode(err)
 }
 
 // TestExitCodes: the exit status comes from the error's type (exitCode),

@@ -9,19 +9,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/eval"
 )
 
 // evalConfig holds the keys `qvs eval` reads from --config; flags the user
 // sets override them.
 type evalConfig struct {
-	Out     string   `mapstructure:"out"`
-	Format  []string `mapstructure:"format"`
-	Figures []string `mapstructure:"figures"`
+	Out     string   `yaml:"out"`
+	Format  []string `yaml:"format"`
+	Figures []string `yaml:"figures"`
 }
 
+// evalOptions are the settings of `qvs eval`, filled by its settings
+// table (resolveSettings).
 type evalOptions struct {
-	out, format, figures string
+	cfg   evalConfig
+	table *configkeys.Table
 }
 
 func newEvalCmd(g *GlobalOptions) *cobra.Command {
@@ -59,29 +63,22 @@ be written (disk full) is exit 1. OUT defaults to DIR/eval.`,
 		RunE:        func(c *cobra.Command, args []string) error { return runEval(c, g, o, args[0]) },
 	}
 	f := c.Flags()
-	f.StringVar(&o.out, "out", "", "output folder (default DIR/eval)")
-	f.StringVar(&o.format, "format", "md,tex,csv", "table formats: comma-separated md, tex, csv")
-	f.StringVar(&o.figures, "figures", "png,svg", "figure formats: comma-separated png, svg, or none")
+	t := configkeys.NewTable(f)
+	o.table = t
+	configkeys.Bind(t, f.StringVar, "out", "out", "", "output folder (default DIR/eval)", &o.cfg.Out)
+	configkeys.BindList(t, "format", "format", nil, "table formats: comma-separated md, tex, csv (default md,tex,csv)", &o.cfg.Format)
+	configkeys.BindList(t, "figures", "figures", nil, "figure formats: comma-separated png, svg, or none (default png,svg)", &o.cfg.Figures)
 	return c
 }
 
 func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) error {
-	// Clones: decoding the config into a slice reuses its array, which would
-	// overwrite the package defaults (a later eval in the same process then
-	// wrote only the formats of an earlier config).
-	cfg := evalConfig{Format: slices.Clone(eval.TableFormats), Figures: slices.Clone(eval.FigureFormats)}
-	if err := loadConfig(g.Config, &cfg); err != nil {
+	// Clones: the package's lists stay as they are whatever the settings
+	// become.
+	o.cfg = evalConfig{Format: slices.Clone(eval.TableFormats), Figures: slices.Clone(eval.FigureFormats)}
+	if err := resolveSettings(g, o.table, &o.cfg); err != nil {
 		return err
 	}
-	if c.Flags().Changed("out") || cfg.Out == "" {
-		cfg.Out = o.out
-	}
-	if c.Flags().Changed("format") {
-		cfg.Format = splitList(o.format)
-	}
-	if c.Flags().Changed("figures") {
-		cfg.Figures = splitList(o.figures)
-	}
+	cfg := o.cfg
 	if len(cfg.Figures) == 1 && cfg.Figures[0] == "none" {
 		cfg.Figures = nil
 	}
@@ -112,7 +109,14 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 		DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Log: log,
 	})
 	if rep != nil {
-		printEvalReport(c.OutOrStdout(), rep)
+		// A failed eval leaves stdout empty, as every command does; what
+		// it did write is still worth knowing, so the report goes to
+		// stderr then.
+		w := c.OutOrStdout()
+		if err != nil {
+			w = c.ErrOrStderr()
+		}
+		printEvalReport(w, rep)
 	}
 	return err
 }

@@ -296,8 +296,8 @@ func TestEvalFigureWriteFailure(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "figure file(s) could not be written") || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("exit %d, stderr %q; want 1 and the write failure", code, stderr)
 	}
-	if !strings.Contains(stdout, "not made: rover: best value so far") {
-		t.Errorf("stdout lacks the figure under not made:\n%s", stdout)
+	if stdout != "" || !strings.Contains(stderr, "not made: rover: best value so far") {
+		t.Errorf("want stdout empty and the figure under not made on stderr; stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	for _, f := range []string{filepath.Join("tables", "rover-bo-table.md"), "README.md"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {

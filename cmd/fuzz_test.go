@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzLoadConfig: a YAML config file never panics the config reader
-// (configkeys.Check, then viper) for any command's config; a rejected file
+// (configkeys.Load: its checks, then the YAML decoder) for any command's config; a rejected file
 // is an error naming it.
 func FuzzLoadConfig(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -54,7 +55,8 @@ path will take next time. Nothing is written to stdout.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}
 	f := c.Flags()
-	o.as.csv.register(f)
+	o.as.table = configkeys.NewTable(f)
+	o.as.csv.register(o.as.table)
 	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
 	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
 	return c
@@ -69,6 +71,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return usageErrorf("--out W.npz is required")
 	}
 	cfg := asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
+	g.table = o.as.table
 	if g.fromFlags == nil {
 		g.fromFlags = map[string]bool{}
 	}
@@ -85,18 +88,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	n := pool.Len()
-	m := &fileio.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
-	for i := range n {
-		m.Indptr[i+1] = m.Indptr[i] + len(pool.Neighbors[i])
-	}
-	m.Indices = make([]int, 0, m.Indptr[n])
-	m.Data = make([]float64, 0, m.Indptr[n])
-	for i := range n {
-		for e, j := range pool.Neighbors[i] {
-			m.Indices = append(m.Indices, int(j))
-			m.Data = append(m.Data, pool.Weights[i][e])
-		}
-	}
+	m := pool.GraphCSR()
 	if err := fileio.WriteCSRNPZ(o.out, m); err != nil {
 		return err
 	}
@@ -115,7 +107,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
 	progress, stop := graphProgress(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress})
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress, Name: g.keyName})
 	stop()
 	if err != nil {
 		return nil, err
@@ -165,9 +157,7 @@ func graphProgress(w io.Writer, quiet bool) (func(done, total int64), func()) {
 
 // describeGraph says on stderr how the pool's graph was made (method,
 // recall, time) and, after a build stored in the cache, how long the
-// cached path will take: the whole load but the build, plus reading the
-// cache file at the speed the features were hashed (its SHA-256 and
-// decoding cost about what hashing them did per byte).
+// cached path will take (Pool.CachedLoadSeconds).
 func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 	info := p.Graph
 	k := 0
@@ -187,15 +177,7 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 	default:
 		fmt.Fprintf(w, "kNN graph: %s; built in %.1f s\n", how, info.Seconds)
 		if info.CacheFile != "" && info.CacheBytes > 0 {
-			featureBytes := 8 * float64(p.Len())
-			if len(p.Dense) > 0 {
-				featureBytes *= float64(len(p.Dense[0]))
-			} else if len(p.Bits) > 0 {
-				featureBytes *= float64(len(p.Bits[0]))
-			}
-			read := 3 * info.KeySeconds * float64(info.CacheBytes) / featureBytes
-			next := loadSeconds - info.Seconds + read
-			fmt.Fprintf(w, "kNN graph cached in %s (%.0f MB): the next load of these features takes about %.1f s\n", info.CacheFile, float64(info.CacheBytes)/1e6, next)
+			fmt.Fprintf(w, "kNN graph cached in %s (%.0f MB): the next load of these features takes about %.1f s\n", info.CacheFile, float64(info.CacheBytes)/1e6, p.CachedLoadSeconds(loadSeconds))
 		}
 	}
 }

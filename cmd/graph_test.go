@@ -123,7 +123,7 @@ func TestGraphCommandErrors(t *testing.T) {
 		{[]string{"--out", "w.npz"}, "--pool"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--knn", "fast"}, `--knn "fast"`},
 		{[]string{"--pool", csv, "--out", "w.npz", "--metric", "hamming"}, `--metric "hamming"`},
-		{[]string{"--pool", pool, "--out", "w.npz", "--k", "50"}, "--k (key pool.csv.k): 50"},
+		{[]string{"--pool", pool, "--out", "w.npz", "--k", "50"}, "--k (key pool.csv.k) = 50: expected less than the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--ids", csv}, "ids for the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--similarity", "native"}, "similarity"},
 	} {

@@ -3,7 +3,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
@@ -29,7 +27,7 @@ var Version = "0.1.0-dev"
 
 // GlobalOptions are the flags every subcommand shares.
 type GlobalOptions struct {
-	Config   string // YAML config file (read with viper)
+	Config   string // YAML config file (loadConfig)
 	DataDir  string // third-party data directory; env QVS_DATA_DIR
 	Seed     uint64 // master seed
 	Workers  int    // parallel workers; default runtime.NumCPU()
@@ -40,11 +38,14 @@ type GlobalOptions struct {
 	CPUProfile  string
 	seedSet     bool
 	stopProfile func()
+	// table is the settings table of the command that ran
+	// (resolveSettings): errorMessage names flags through it.
+	table *configkeys.Table
 	// fromFlags are the flags whose default value a command took for a
 	// config key (errorMessage names them in a SettingError's message).
 	fromFlags map[string]bool
 	// stdin is where a file flag given as "-" was copied (resolveStdin).
-	stdin   stdinFile
+	stdin   fileio.Spool
 	stdinIn io.Reader
 }
 
@@ -102,7 +103,7 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.stdin, err = resolveStdin(c, in); err != nil {
 				return err
 			}
-			if g.stdin.path != "" {
+			if g.stdin.Path() != "" {
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
 			if g.Workers < 1 || g.Workers > maxWorkers {
@@ -171,8 +172,9 @@ func versionLine() string {
 // unknown flag, names the nearest flag of the command: "unknown flag:
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		name := unknown.GetSpecifiedName()
 		var names []string
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if !f.Hidden {
@@ -229,7 +231,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	g.stdinIn = stdin
 	ran, err := root.ExecuteC()
-	defer g.stdin.remove()
+	defer g.stdin.Remove()
 	if g.stopProfile != nil {
 		g.stopProfile()
 	}
@@ -242,49 +244,34 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// already, usageArgs).
 		err = usageError{err}
 	}
-	msg := errorMessage(err, ran, g.fromFlags)
-	if errors.Is(err, context.Canceled) && !strings.Contains(msg, "interrupted") && ran != nil {
+	msg := g.errorMessage(err)
+	var said *campaign.InterruptedError
+	if errors.Is(err, context.Canceled) && !errors.As(err, &said) && ran != nil {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.rename(msg))
+	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.Rename(msg))
 	return exitCode(err)
 }
 
-// readConfigFile reads the YAML config at path once, through
-// fileio.ReadInput (a FIFO or a device is refused, not waited for), into a
-// viper and as bytes; errors are usage errors naming the file.
-func readConfigFile(path string) (*viper.Viper, []byte, error) {
-	data, err := fileio.ReadInput(path)
-	if err != nil {
-		return nil, nil, usageErrorf("config %s: %w", path, err)
-	}
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, nil, usageErrorf("config %s: %w", path, err)
-	}
-	return v, data, nil
-}
-
-// loadConfig reads the YAML file at path (if non-empty) into out, a pointer to a
-// struct with `mapstructure` tags. Unknown keys are errors naming the file,
-// the line and the nearest valid key. Every config error is a usage error
-// (exit 2), as a bad flag is. Flags the user set explicitly are applied by
-// the caller afterwards.
+// loadConfig decodes the YAML file at path (if non-empty) onto out, a
+// pointer to a struct with `yaml` tags holding the defaults
+// (configkeys.Load): unknown keys and values of the wrong type are errors
+// naming the file, the line and the key (with the nearest valid key). The
+// file is read once, through fileio.ReadInput (a FIFO or a device is
+// refused, not waited for). Every config error is a usage error (exit 2),
+// as a bad flag is. Flags the user set are applied by the caller
+// afterwards (configkeys.Table.Apply).
 func loadConfig(path string, out any) error {
 	if path == "" {
 		return nil
 	}
-	v, data, err := readConfigFile(path)
+	data, err := fileio.ReadInput(path)
 	if err != nil {
-		return err
-	}
-	if err := configkeys.Check(path, data, out); err != nil {
-		return usageError{err}
-	}
-	if err := v.UnmarshalExact(out); err != nil {
 		return usageErrorf("config %s: %w", path, err)
+	}
+	if err := configkeys.Load(path, data, out); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

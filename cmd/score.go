@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/items"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -33,7 +34,7 @@ included) and normalised to sum 1;
 normalised eigenvalues <= 1e-10 count as zero; q = 0 is their count (rank),
 q = 1 exp(Shannon entropy), q = inf 1/max. A kernel with no positive
 eigenvalue (all zeros, or negative semidefinite) has no VS: an error.
-Before a dense eigendecomposition of order ` + denseEigNoticeOrders + ` or
+Before a dense eigendecomposition of order ` + items.NoticeOrders + ` or
 more, a line on stderr says what is decomposed (not with --quiet).
 
 --group-column COL (embeddings CSV) prints one row per group of rows (the
@@ -62,6 +63,15 @@ type scoreRow struct {
 	QVS *float64 `json:"qvs,omitempty"`
 }
 
+// scoreRows are the rows of scores.
+func scoreRows(scores []items.Score) []scoreRow {
+	rows := make([]scoreRow, len(scores))
+	for k, s := range scores {
+		rows[k] = scoreRow{Q: s.Q.String(), VS: s.VS, QVS: s.QVS}
+	}
+	return rows
+}
+
 // groupScores are the scores of one group of score --group-column.
 type groupScores struct {
 	Group  string     `json:"group"`
@@ -69,60 +79,27 @@ type groupScores struct {
 	Scores []scoreRow `json:"scores"`
 }
 
-// scoreGroups prints, for each group of in.groups (in order of first
+// scoreGroups prints, for each group of the items (in order of first
 // appearance), VS_q (and qVS_q) of its items under the kernel of all the
-// items: one RBF length scale, the one printed, for every group. Scoring
-// each group's file alone would take each group's own median distance as
-// the length scale, which rescales every group to the same typical
-// similarity and hides how spread out the groups are compared with each
-// other.
-func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemInput, orders vendi.Orders) error {
-	path := o.in.embeddings
-	var names []string
-	members := map[string][]int{}
-	for i, grp := range in.groups {
-		if grp == "" {
-			return fmt.Errorf("%s: line %d: the group column %q is empty", path, i+2, o.in.groupColumn)
-		}
-		if _, ok := members[grp]; !ok {
-			names = append(names, grp)
-		}
-		members[grp] = append(members[grp], i)
+// items (items.GroupScores): one RBF length scale, the one printed, for
+// every group.
+func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *items.Items, orders vendi.Orders) error {
+	groups, err := in.GroupScores(orders, func(order int, what string) {
+		noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
+	})
+	if err != nil {
+		return err
 	}
-	k := in.vendiKernel()
-	var out []groupScores
-	for _, name := range names {
-		idx := members[name]
-		noteDenseEig(c.ErrOrStderr(), g.Quiet, len(idx), fmt.Sprintf("qvs score: eigendecomposing the %d x %d kernel of group %s", len(idx), len(idx), name))
-		eig, err := vendi.EigenvaluesInPlace(vendi.Submatrix(k, idx))
-		if err != nil {
-			return fmt.Errorf("%s: group %s: %w", path, name, err)
-		}
-		gs := groupScores{Group: name, N: len(idx)}
-		for _, q := range orders {
-			vs := vendi.ScoreFromEigenvalues(eig, q)
-			if vs == 0 {
-				return fmt.Errorf("%s: group %s: every row is all zeros: the linear kernel is the zero matrix and VS is undefined", path, name)
-			}
-			r := scoreRow{Q: q.String(), VS: vs}
-			if in.quality != nil {
-				sub := make([]float64, len(idx))
-				for t, i := range idx {
-					sub[t] = in.quality[i]
-				}
-				v := vendi.MeanQuality(sub) * vs
-				r.QVS = &v
-			}
-			gs.Scores = append(gs.Scores, r)
-		}
-		out = append(out, gs)
+	out := make([]groupScores, len(groups))
+	for k, gr := range groups {
+		out[k] = groupScores{Group: gr.Name, N: gr.N, Scores: scoreRows(gr.Scores)}
 	}
 	var buf bytes.Buffer
 	switch o.format {
 	case "json":
-		doc := map[string]any{"n": in.n, "group_column": o.in.groupColumn, "groups": out}
-		if in.rbf != nil {
-			doc["length_scale"] = in.rbf.LengthScale
+		doc := map[string]any{"n": in.N, "group_column": o.in.groupColumn, "groups": out}
+		if l, ok := in.LengthScale(); ok {
+			doc["length_scale"] = l
 		}
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -134,7 +111,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 		for _, q := range orders {
 			head = append(head, "vs_q"+q.String())
 		}
-		if in.quality != nil {
+		if in.Quality != nil {
 			for _, q := range orders {
 				head = append(head, "qvs_q"+q.String())
 			}
@@ -158,7 +135,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 		for _, q := range orders {
 			fmt.Fprintf(tw, "VS_%s\t", q.String())
 		}
-		if in.quality != nil {
+		if in.Quality != nil {
 			for _, q := range orders {
 				fmt.Fprintf(tw, "qVS_%s\t", q.String())
 			}
@@ -178,7 +155,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *itemIn
 		}
 		tw.Flush()
 	}
-	_, err := c.OutOrStdout().Write(buf.Bytes())
+	_, err = c.OutOrStdout().Write(buf.Bytes())
 	return err
 }
 
@@ -195,44 +172,27 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	if in.groups != nil {
+	if in.Groups != nil {
 		return scoreGroups(c, g, o, in, orders)
 	}
-	if in.undefinedCheaply() {
-		return in.undefinedError(o.in.kernel + o.in.embeddings)
-	}
-	type row = scoreRow
-	// One eigendecomposition serves every order.
-	order, what := in.spectrumOrder()
-	noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
-	eig, err := in.spectrum(o.in.kernel + o.in.embeddings)
+	scores, err := in.Scores(orders, func(order int, what string) {
+		noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
+	})
 	if err != nil {
 		return err
 	}
-	var rows []row
-	for _, q := range orders {
-		vs := vendi.ScoreFromEigenvalues(eig, q)
-		if vs == 0 {
-			return in.undefinedError(o.in.kernel + o.in.embeddings)
-		}
-		r := row{Q: q.String(), VS: vs}
-		if in.quality != nil {
-			v := vendi.MeanQuality(in.quality) * vs
-			r.QVS = &v
-		}
-		rows = append(rows, r)
-	}
+	rows := scoreRows(scores)
 	var buf bytes.Buffer
 	switch o.format {
 	case "json":
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"n": in.n, "scores": rows}); err != nil {
+		if err := enc.Encode(map[string]any{"n": in.N, "scores": rows}); err != nil {
 			return err
 		}
 	case "csv":
 		buf.WriteString("q,vs")
-		if in.quality != nil {
+		if in.Quality != nil {
 			buf.WriteString(",qvs")
 		}
 		buf.WriteString("\n")
@@ -246,7 +206,7 @@ func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
 	default:
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "q\tVS\t")
-		if in.quality != nil {
+		if in.Quality != nil {
 			fmt.Fprintf(tw, "qVS\t")
 		}
 		fmt.Fprintln(tw)

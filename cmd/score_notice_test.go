@@ -3,15 +3,17 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/items"
 )
 
 // TestDenseEigNotice: score and select say on stderr, before it starts,
-// that a dense eigendecomposition of order >= denseEigNotice is coming
+// that a dense eigendecomposition of order >= items.NoticeOrder is coming
 // (its order and what it is of), nothing below the threshold or with
 // --quiet. The threshold is lowered to 3 so that small inputs cross it.
 func TestDenseEigNotice(t *testing.T) {
-	defer func(g, l int) { denseEigNotice, denseEigNoticeLAPACK = g, l }(denseEigNotice, denseEigNoticeLAPACK)
-	denseEigNotice, denseEigNoticeLAPACK = 3, 3
+	defer func(g, l int) { items.NoticeOrder, items.NoticeOrderLAPACK = g, l }(items.NoticeOrder, items.NoticeOrderLAPACK)
+	items.NoticeOrder, items.NoticeOrderLAPACK = 3, 3
 	dir := t.TempDir()
 	k3 := writeFile(t, dir, "K3.csv", kernel3)
 	k2 := writeFile(t, dir, "K2.csv", "1,0.5\n0.5,1\n")

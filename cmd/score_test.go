@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -228,13 +227,8 @@ func TestScoreRawNPY(t *testing.T) {
 	}
 	os.WriteFile(npy, b.Bytes(), 0o644)
 	csvp := writeFile(t, dir, "X.csv", csv.String())
-	// qvs score keeps the float32 data (no float64 table), qvs select does not
-	if in, err := loadItems(inputFlags{embeddings: npy, rawNPY: true}, io.Discard, true); err != nil || in.emb32 == nil || in.embeddings != nil {
-		t.Fatalf("float32 load: %v", err)
-	}
-	if in, err := loadItems(inputFlags{embeddings: npy}, io.Discard, true); err != nil || in.emb32 != nil {
-		t.Fatalf("float64 load: %v", err)
-	}
+	// qvs score keeps the float32 data (no float64 table), qvs select does
+	// not: TestLoadRawNPY in internal/items.
 	sameScores(t, npy, csvp, 1e-6)
 	// The same values as a float64 .npy (NumPy's default dtype): read raw
 	// into float64, scored in float64 throughout, so equal to the scores of
@@ -260,9 +254,6 @@ func TestScoreRawNPY(t *testing.T) {
 		t.Fatal(err)
 	}
 	f64.Close()
-	if in, err := loadItems(inputFlags{embeddings: npy64, rawNPY: true}, io.Discard, true); err != nil || in.emb64 == nil || in.emb32 != nil || in.embeddings != nil {
-		t.Fatalf("float64 raw load: %v", err)
-	}
 	sameScores(t, npy64, csv64p, 1e-12)
 	x[1*d+2] = float32(math.Inf(1))
 	b.Reset()

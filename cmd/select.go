@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/items"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -37,7 +38,7 @@ with no positive eigenvalue (all zeros, or negative semidefinite) is an
 error, as in score: the VS of every set would be undefined.
 Output: rank, index (0-based input row), id (with --ids/--id-column) and the
 qVS of the prefix plus the picks so far. When the prefix plus --k reaches
-` + denseEigNoticeOrders + `, a line on stderr says so first
+` + items.NoticeOrders + `, a line on stderr says so first
 (not with --quiet, nor on embeddings with a linear or cosine kernel, whose
 greedy works in d x d).
 
@@ -71,14 +72,14 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		return err
 	}
 	var prefix []int
-	inPrefix := make([]bool, in.n)
+	inPrefix := make([]bool, in.N)
 	for _, f := range strings.Split(o.prefix, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
 		i, err := strconv.Atoi(f)
-		if err != nil || i < 0 || i >= in.n {
-			return usageErrorf("--prefix: %q is not a row index in [0, %d)", f, in.n)
+		if err != nil || i < 0 || i >= in.N {
+			return usageErrorf("--prefix: %q is not a row index in [0, %d)", f, in.N)
 		}
 		if inPrefix[i] {
 			return usageErrorf("--prefix: row %d is listed twice", i)
@@ -86,48 +87,26 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 		inPrefix[i] = true
 		prefix = append(prefix, i)
 	}
-	if o.k > in.n-len(prefix) {
-		return usageErrorf("--k %d: only %s can be picked (%s, %d in the prefix)", o.k, nItems(in.n-len(prefix), "item"), nItems(in.n, "item"), len(prefix))
+	if o.k > in.N-len(prefix) {
+		return usageErrorf("--k %d: only %s can be picked (%s, %d in the prefix)", o.k, nItems(in.N-len(prefix), "item"), nItems(in.N, "item"), len(prefix))
 	}
-	quality := in.quality
-	if quality == nil {
-		quality = make([]float64, in.n)
-		for i := range quality {
-			quality[i] = 1
-		}
-	}
-	// Every set the greedy can form then scores 0: refuse, as score does.
-	if ok, err := vendi.HasPositiveEigenvalue(in.vendiKernel()); err != nil {
-		return fmt.Errorf("%s: %w", o.in.kernel+o.in.embeddings, err)
-	} else if !ok {
-		return in.undefinedError(o.in.kernel + o.in.embeddings)
-	}
-	// The greedy eigendecomposes the chosen set's kernel (blocks of up to
-	// prefix + k items); on a Gram (FeatureKernel) it works in the d x d dual.
-	if _, dual := in.vendiKernel().(vendi.FeatureKernel); !dual {
-		size := len(prefix) + o.k
+	res, err := in.Select(o.k, q, prefix, g.Workers, func(size int) {
 		noteDenseEig(c.ErrOrStderr(), g.Quiet, size, fmt.Sprintf("qvs select: picking %s: the greedy eigendecomposes chosen sets of order up to %d", nItems(o.k, "item"), size))
-	}
-	res, err := vendi.Greedy(vendi.GreedyProblem{
-		Kernel: in.vendiKernel(), Quality: quality, Prefix: prefix, K: o.k, Q: q, Workers: g.Workers,
-		// Embeddings give a Gram matrix (PSD): q = 2 may use the closed form.
-		// A --kernel file may be indefinite: every order clips its spectrum.
-		KnownPSD: in.embeddings != nil,
 	})
 	if err != nil {
 		return err
 	}
 	if o.format == "csv" || o.format == formatJSON {
 		head := []string{"rank", "index"}
-		if in.ids != nil {
+		if in.IDs != nil {
 			head = append(head, "id")
 		}
 		head = append(head, "qvs")
 		rows := make([][]string, len(res.Picks))
 		for r, i := range res.Picks {
 			rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i)}
-			if in.ids != nil {
-				rows[r] = append(rows[r], in.ids[i])
+			if in.IDs != nil {
+				rows[r] = append(rows[r], in.IDs[i])
 			}
 			rows[r] = append(rows[r], formatFloat(res.Scores[r]))
 		}
@@ -135,7 +114,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 			// JSON keeps ids verbatim: no spreadsheet opens it.
 			return writeJSONTable(c.OutOrStdout(), "select", head, rows, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prefix", prefixOrEmpty(prefix)})
 		}
-		if in.ids != nil {
+		if in.IDs != nil {
 			for _, r := range rows {
 				r[2] = csvID(r[2], o.rawIDs)
 			}
@@ -145,14 +124,14 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "rank\tindex\t")
-	if in.ids != nil {
+	if in.IDs != nil {
 		fmt.Fprint(tw, "id\t")
 	}
 	fmt.Fprintf(tw, "qVS_%s\n", q.String())
 	for r, i := range res.Picks {
 		fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
-		if in.ids != nil {
-			fmt.Fprintf(tw, "%s\t", in.ids[i])
+		if in.IDs != nil {
+			fmt.Fprintf(tw, "%s\t", in.IDs[i])
 		}
 		fmt.Fprintf(tw, "%.6f\n", res.Scores[r])
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // printCampaignTable prints the table of the campaign in dir exactly as
@@ -60,14 +60,6 @@ func kindArticle(k eval.Kind) string {
 	return "a " + k.String()
 }
 
-// nItems writes a count of things for a message: "1 item", "3 items"; the
-// plural adds s, or turns a final consonant-y into ies (quality, query).
-func nItems(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou") {
-		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// nItems writes a count of things for a message: "1 item", "3 items"
+// (fileio.Count).
+func nItems(n int, noun string) string { return fileio.Count(n, noun) }

@@ -3,30 +3,33 @@ package cmd
 import (
 	"fmt"
 	"math"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
-	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/toy"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// toyOptions are the settings of `qvs toy`; the mapstructure tags are the
-// keys of its YAML config.
+// toyOptions are the settings of `qvs toy`; the yaml tags are the keys of
+// its YAML config and of the config.yaml it writes.
 type toyOptions struct {
-	N      int    `mapstructure:"n" yaml:"n"`
-	Orders string `mapstructure:"q" yaml:"q"`
-	Starts int    `mapstructure:"starts" yaml:"starts"`
-	Out    string `mapstructure:"out" yaml:"out"`
-	Format string `mapstructure:"format" yaml:"format"`
+	N      int    `yaml:"n"`
+	Orders string `yaml:"q"`
+	Starts int    `yaml:"starts"`
+	Out    string `yaml:"out"`
+	Format string `yaml:"format"`
+}
+
+// defaultToyOptions are the settings of Figure 1.
+func defaultToyOptions() toyOptions {
+	return toyOptions{N: toy.DefaultN, Orders: "0,0.1,1,5,inf", Starts: toy.DefaultStarts, Out: "results/toy", Format: "png"}
 }
 
 func newToyCmd(g *GlobalOptions) *cobra.Command {
 	o := &toyOptions{}
+	var t *configkeys.Table
 	c := &cobra.Command{
 		Use:   "toy [--n 10] [--q 0,0.1,1,5,inf] [--starts N] [--out DIR] [--format png|svg]",
 		Short: "Figure 1: batches in [-1,1]^2 maximising VS_q and qVS_q (multi-start gradient ascent)",
@@ -46,54 +49,41 @@ and prints one line per panel. Points that coincide are drawn once with
 their multiplicity.`,
 		Annotations: ignoresGlobals("data-dir", "cache-dir"),
 		Args:        cobra.NoArgs,
-		RunE:        func(c *cobra.Command, _ []string) error { return runToy(c, g, o) },
+		RunE:        func(c *cobra.Command, _ []string) error { return runToy(c, g, t, o) },
 	}
 	f := c.Flags()
-	f.IntVar(&o.N, "n", toy.DefaultN, "points per batch")
-	f.StringVar(&o.Orders, "q", "0,0.1,1,5,inf", "comma-separated orders q, one column each")
-	f.IntVar(&o.Starts, "starts", toy.DefaultStarts, "random starts per panel (the best is kept)")
-	f.StringVar(&o.Out, "out", "results/toy", "output directory")
-	f.StringVar(&o.Format, "format", "png", "figure format: png or svg")
+	def := defaultToyOptions()
+	t = configkeys.NewTable(f)
+	configkeys.Bind(t, f.IntVar, "n", "n", def.N, "points per batch", &o.N)
+	configkeys.Bind(t, f.StringVar, "q", "q", def.Orders, "comma-separated orders q, one column each", &o.Orders)
+	configkeys.Bind(t, f.IntVar, "starts", "starts", def.Starts, "random starts per panel (the best is kept)", &o.Starts)
+	configkeys.Bind(t, f.StringVar, "out", "out", def.Out, "output directory", &o.Out)
+	configkeys.Bind(t, f.StringVar, "format", "format", def.Format, "figure format: png or svg", &o.Format)
 	return c
 }
 
-// resolveToyOptions applies the config file, then the flags set explicitly.
-func resolveToyOptions(c *cobra.Command, g *GlobalOptions, flags *toyOptions) (toyOptions, error) {
-	o := toyOptions{N: toy.DefaultN, Orders: "0,0.1,1,5,inf", Starts: toy.DefaultStarts, Out: "results/toy", Format: "png"}
-	if err := loadConfig(g.Config, &o); err != nil {
-		return o, err
-	}
-	fs := c.Flags()
-	if fs.Changed("n") {
-		o.N = flags.N
-	}
-	if fs.Changed("q") {
-		o.Orders = flags.Orders
-	}
-	if fs.Changed("starts") {
-		o.Starts = flags.Starts
-	}
-	if fs.Changed("out") {
-		o.Out = flags.Out
-	}
-	if fs.Changed("format") {
-		o.Format = flags.Format
+// resolveToyOptions resolves the settings (resolveSettings): the
+// defaults, the config file, the flags set explicitly.
+func resolveToyOptions(g *GlobalOptions, t *configkeys.Table, o *toyOptions) (toyOptions, error) {
+	*o = defaultToyOptions()
+	if err := resolveSettings(g, t, o); err != nil {
+		return *o, err
 	}
 	switch {
 	case o.N < 1 || o.N > toy.MaxN:
-		return o, usageErrorf("--n (n) must be 1 to %d, got %d (the cost grows like n^3: n = 100 takes ~25 min)", toy.MaxN, o.N)
+		return *o, usageErrorf("--n (n) must be 1 to %d, got %d (the cost grows like n^3: n = 100 takes ~25 min)", toy.MaxN, o.N)
 	case o.Starts < 1 || o.Starts > toy.MaxStarts:
-		return o, usageErrorf("--starts (starts) must be 1 to %d, got %d (each start's result is kept until the panel's best is chosen)", toy.MaxStarts, o.Starts)
+		return *o, usageErrorf("--starts (starts) must be 1 to %d, got %d (each start's result is kept until the panel's best is chosen)", toy.MaxStarts, o.Starts)
 	case o.Format != "png" && o.Format != "svg":
-		return o, usageErrorf("--format (format) %q: expected png or svg", o.Format)
+		return *o, usageErrorf("--format (format) %q: expected png or svg", o.Format)
 	case o.Out == "":
-		return o, usageErrorf("--out (out) must name a directory")
+		return *o, usageErrorf("--out (out) must name a directory")
 	}
-	return o, nil
+	return *o, nil
 }
 
-func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
-	o, err := resolveToyOptions(c, g, flags)
+func runToy(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, settings *toyOptions) error {
+	o, err := resolveToyOptions(g, t, settings)
 	if err != nil {
 		return err
 	}
@@ -115,32 +105,13 @@ func runToy(c *cobra.Command, g *GlobalOptions, flags *toyOptions) error {
 	}
 	elapsed := time.Since(start)
 
-	// Plain files first, figure last; each is written atomically.
-	rows := make([][]string, 0, len(panels)*o.N)
-	for _, p := range panels {
-		for i, x := range p.Points {
-			rows = append(rows, []string{p.Row.String(), p.Q.String(), strconv.Itoa(i),
-				formatFloat(x[0]), formatFloat(x[1]), formatFloat(p.VS), formatFloat(p.QVS)})
-		}
-	}
-	csvPath := filepath.Join(o.Out, "toy.csv")
-	if err := fileio.WriteCSVAtomic(csvPath, []string{"row", "q", "point", "x", "y", "vs", "qvs"}, rows); err != nil {
-		return err
-	}
 	resolved := struct {
 		toyOptions `yaml:",inline"`
 		Seed       uint64 `yaml:"seed"`
 		Version    string `yaml:"qvs_version"`
 	}{o, g.Seed, Version}
-	cfgYAML, err := yaml.Marshal(resolved)
+	csvPath, figPath, err := toy.WriteResults(o.Out, o.Format, panels, resolved)
 	if err != nil {
-		return err
-	}
-	if err := fileio.WriteAtomic(filepath.Join(o.Out, "config.yaml"), cfgYAML); err != nil {
-		return err
-	}
-	figPath := filepath.Join(o.Out, "toy."+o.Format)
-	if err := toy.WriteFigure(figPath, o.Format, panels); err != nil {
 		return err
 	}
 

@@ -8,6 +8,7 @@
 #   EXACT_MAX=100000 ...                   skip qvs exact above this size
 #   TIMEOUT=1800 ...                       stop any one build after this many s
 #   QUALITY_ONLY=1 ...                     only the campaign comparison below
+#   NO_QUALITY=1 ...                       skip the campaign comparison
 #
 # Installs python3-faiss (and python3-numpy) with apt-get when missing
 # (needs root); not part of `make test`. Pools: SIZES/1000 centres (at least
@@ -25,8 +26,11 @@
 # QN items (default 20000; 3 of its QN/1000 clusters 30 % positive, the
 # rest 0.5 %) with the exact graph and with the approximate one (pool.csv.knn
 # exact | approx), printed as the two campaigns' tables.
-# Prints Markdown tables; the load average is printed first (the machine
-# is shared: compare rows of one run, not runs).
+# Prints Markdown tables; every row has the 1-minute load average when it
+# started and its CPU seconds (user + system) beside the wall time, and
+# each size ends with the ratio of qvs's first call (graph built, first
+# batch) to FAISS's build + search, both measured back to back on the same
+# file (the machine is shared: compare rows of one run, not runs).
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"10000 100000 1000000"}
@@ -43,15 +47,21 @@ go build -o "$WORK/qvs" .
 QVS=$WORK/qvs
 echo "load: $(uptime | sed 's/.*load average: //') ($(nproc) cores)"
 echo
-echo "| items | method | seconds | peak memory | recall@20 |"
-echo "| ---: | --- | ---: | ---: | ---: |"
-# row NAME N CMD...: runs CMD under /usr/bin/time, prints wall s and max RSS MB
+echo "| items | method | seconds | CPU seconds | load | peak memory | recall@20 |"
+echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+# measure CMD...: runs CMD under /usr/bin/time, prints wall s, max RSS MB,
+# CPU s and the 1-minute load average at the start
 measure() {
-	/usr/bin/time -f '%e %M' -o "$WORK/time" timeout "$TIMEOUT" "$@" >"$WORK/out" 2>"$WORK/err" || {
-		echo "timeout"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" timeout "$TIMEOUT" "$@" >"$WORK/out" 2>"$WORK/err" || {
+		echo "timeout - - $load"
 		return
 	}
-	awk '{printf "%s %.0f\n", $1, $2/1024}' "$WORK/time"
+	awk -v load="$load" '{printf "%s %.0f %.1f %s\n", $1, $2/1024, $3+$4, load}' "$WORK/time"
+}
+# row N METHOD RECALL WALL MB CPU LOAD: one table row
+row() {
+	echo "| $1 | $2 | $4 | $6 | $7 | ${5:+$5 MB} | $3 |"
 }
 [ -n "${QUALITY_ONLY:-}" ] && SIZES=
 for n in $SIZES; do
@@ -69,10 +79,10 @@ PYEOF
 	if [ "$n" -le "$EXACT_MAX" ]; then
 		rm -rf "$WORK/cache"
 		set -- $(measure "$QVS" graph --pool "$pool" --k 20 --knn exact --out "$WORK/w.npz" --cache-dir "$WORK/cache")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
-		echo "| $n | qvs exact (\`qvs graph --knn exact\`) | $1 | ${2:+$2 MB} | 1 |"
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+		row "$n" "qvs exact (\`qvs graph --knn exact\`)" 1 "$@"
 	else
-		echo "| $n | qvs exact | (skipped) | | |"
+		echo "| $n | qvs exact | (skipped) | | | | |"
 	fi
 	# The approximate graph timed inside the first suggest call (cache
 	# cleared): the time to the first batch; the second call reads the cache.
@@ -80,10 +90,11 @@ PYEOF
 	rm -rf "$WORK/cache"
 	for pass in first cached; do
 		set -- $(measure "$QVS" as suggest --pool "$pool" --knn approx --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" ""
+		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+		[ "$pass" = first ] && qvsfirst=$1
 		recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
 		built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
-		echo "| $n | qvs approx: \`as suggest --knn approx --batch 5\`, $pass call${built:+ (graph $built s)} | $1 | ${2:+$2 MB} | $recall |"
+		row "$n" "qvs approx: \`as suggest --knn approx --batch 5\`, $pass call${built:+ (graph $built s)}" "$recall" "$@"
 	done
 	set -- $(measure $PY - "$pool" <<'PYEOF'
 import sys, time
@@ -108,9 +119,12 @@ for i in rows:
 print(found / (len(rows) * k))
 PYEOF
 )
-	echo "| $n | FAISS HNSW (build + search all) | $1 | ${2:+$2 MB} | $(cat "$WORK/out") |"
+	[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+	row "$n" "FAISS HNSW (build + search all)" "$(cat "$WORK/out")" "$@"
+	echo "| $n | qvs first batch / FAISS build + search | $(awk -v a="$qvsfirst" -v b="$1" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }') | | | | |"
 done
 
+[ -n "${NO_QUALITY:-}" ] && exit 0
 QN=${QN:-20000}
 QREPEATS=${QREPEATS:-5}
 $PY - "$QN" "$WORK/labelled.csv" <<'PYEOF'

@@ -164,7 +164,7 @@ func TestAskPendingAndRegionOf(t *testing.T) {
 		init := e.InitialDesign()
 		obj := &bumps{d: 2}
 		for i := range init {
-			init[i].Value = obj.Evaluate(init[i].X)
+			init[i].Value = obj.value(init[i].X)
 		}
 		if err := e.Tell(init); err != nil {
 			t.Fatal(err)

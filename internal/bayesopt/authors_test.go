@@ -16,11 +16,11 @@ import (
 // histories.
 type line struct{}
 
-func (line) Name() string                    { return "line" }
-func (line) Dim() int                        { return 1 }
-func (line) Bounds() ([]float64, []float64)  { return []float64{0}, []float64{1} }
-func (line) Distance(a, b []float64) float64 { return math.Abs(a[0] - b[0]) }
-func (line) Evaluate(x []float64) float64    { return -x[0] }
+func (line) Name() string                                             { return "line" }
+func (line) Dim() int                                                 { return 1 }
+func (line) Bounds() ([]float64, []float64)                           { return []float64{0}, []float64{1} }
+func (line) Distance(a, b []float64) float64                          { return math.Abs(a[0] - b[0]) }
+func (line) Evaluate(_ context.Context, x []float64) (float64, error) { return -x[0], nil }
 func authorsSettings(tau float64) Settings {
 	return Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 3, Batch: 10, Regions: 2, Tau: tau,
 		Candidates: 50, MaxTrain: 40, FitIterations: 10, FailureTolerance: 5, FailurePerPoint: true}
@@ -373,7 +373,11 @@ func engineAfterInit(tb testing.TB, obj Objective, s Settings, id RunID) *Engine
 	}
 	init := e.InitialDesign()
 	for i := range init {
-		init[i].Value = obj.Evaluate(init[i].X)
+		v, err := obj.Evaluate(context.Background(), init[i].X)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		init[i].Value = v
 	}
 	if err := e.Tell(init); err != nil {
 		tb.Fatal(err)

@@ -350,6 +350,13 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 			if err != nil {
 				return nil, err
 			}
+			if len(batch) == 0 {
+				// Every point tried is taken (a space of integer
+				// parameters exhausted) or within the failure radius of
+				// a failed experiment; asking again would propose
+				// nothing again, and the loop would never end.
+				return nil, fmt.Errorf("iteration %d: no new point can be proposed after %d evaluations (%d failed): every point tried was evaluated already or lies near a failed experiment", it, e.Evaluations(), e.Failures())
+			}
 		}
 		if err := evaluateBatch(ctx, obj, s.Workers, batch); err != nil {
 			return nil, err
@@ -524,8 +531,11 @@ func evaluateBatch(ctx context.Context, obj Objective, workers int, evs []Evalua
 	}
 	return parallel.Each(ctx, len(evs), workers, func(i int) error {
 		t0 := time.Now()
-		v := obj.Evaluate(evs[i].X)
+		v, err := obj.Evaluate(ctx, evs[i].X)
 		evs[i].Seconds = time.Since(t0).Seconds()
+		if err != nil {
+			return fmt.Errorf("iteration %d, point %d: %w", evs[i].Iteration, i, err)
+		}
 		return check(i, v)
 	})
 }

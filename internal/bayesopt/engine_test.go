@@ -2,6 +2,7 @@ package bayesopt
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -31,7 +32,10 @@ func (b *bumps) Bounds() ([]float64, []float64) {
 	return lo, hi
 }
 
-func (b *bumps) Evaluate(x []float64) float64 {
+func (b *bumps) Evaluate(_ context.Context, x []float64) (float64, error) { return b.value(x), nil }
+
+// value is the bumps' f(x).
+func (b *bumps) value(x []float64) float64 {
 	b.calls.Add(1)
 	centres := [][2]float64{{0, 1}, {1, 0}, {0.2, 0.2}}
 	heights := []float64{3, 2.5, 2}
@@ -312,7 +316,9 @@ func TestOptimizeCancelled(t *testing.T) {
 
 type nanObjective struct{ bumps }
 
-func (o *nanObjective) Evaluate(x []float64) float64 { return math.NaN() }
+func (o *nanObjective) Evaluate(context.Context, []float64) (float64, error) {
+	return math.NaN(), nil
+}
 
 func TestOptimizeErrors(t *testing.T) {
 	_, err := Optimize(context.Background(), &nanObjective{bumps{d: 2}}, smallSettings(MethodRandom), RunID{}, nil, func([]Evaluation) error { return nil })
@@ -567,4 +573,56 @@ func scoreRows(t *testing.T, rows [][]float64, q vendi.Order) float64 {
 		t.Fatal(err)
 	}
 	return vs
+}
+
+// errObjective's Evaluate fails at points with x0 > 0.5.
+type errObjective struct{ bumps }
+
+func (o *errObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
+	if x[0] > 0.5 {
+		return math.NaN(), fmt.Errorf("simulator crashed at %.3f", x[0])
+	}
+	return o.value(x), nil
+}
+
+// TestOptimizeEvaluateError: an error of Objective.Evaluate ends the run
+// with that error (naming the iteration and point), not a panic or a NaN.
+func TestOptimizeEvaluateError(t *testing.T) {
+	_, err := Optimize(context.Background(), &errObjective{bumps{d: 2}}, smallSettings(MethodRandom), RunID{}, nil, func([]Evaluation) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "simulator crashed") || !strings.Contains(err.Error(), "iteration 0, point") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestEvaluatePoints: values in row order equal Evaluate's, from any
+// number of workers; a point outside the box, an error and a non-finite
+// value are errors naming the row (and column).
+func TestEvaluatePoints(t *testing.T) {
+	obj := &bumps{d: 2}
+	xs := []float64{0, 1, 1, 0, 0.2, 0.2, -1, 2, 0.3, 0.4}
+	for _, w := range []int{1, 3} {
+		got, err := EvaluatePoints(context.Background(), obj, xs, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if want := obj.value(xs[2*i : 2*i+2]); got[i] != want {
+				t.Errorf("workers %d row %d: %v, want %v", w, i+1, got[i], want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		obj  Objective
+		xs   []float64
+		want string
+	}{
+		{obj, []float64{0, 0, 3, 0}, "row 2, column 1: 3 is outside the box [-1, 2]"},
+		{obj, []float64{0, 0, 0}, "3 numbers are not points"},
+		{&errObjective{bumps{d: 2}}, []float64{0, 0, 0.9, 0}, "row 2: task bumps: simulator crashed"},
+		{&nanObjective{bumps{d: 2}}, []float64{0, 0}, "row 1: task bumps returned NaN"},
+	} {
+		if _, err := EvaluatePoints(context.Background(), c.obj, c.xs, 2); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // failingBumps is bumps whose experiments fail (NaN) within failRadius
@@ -23,7 +24,7 @@ func (f *failingBumps) EvaluateBatch(_ context.Context, xs [][]float64) ([]float
 	n := f.batches.Add(1)
 	out := make([]float64, len(xs))
 	for i, x := range xs {
-		out[i] = f.Evaluate(x)
+		out[i] = f.value(x)
 		if n <= f.skipFirst || math.Hypot(x[0], x[1]-1) < f.failRadius {
 			out[i] = math.NaN()
 		}
@@ -164,6 +165,35 @@ func TestFailedRecords(t *testing.T) {
 		got, err := ParseRecords([][]string{row}, 2)
 		if err != nil || !got[0].Failed || !math.IsNaN(got[0].Value) || got[0].Seconds != 0.25 {
 			t.Errorf("%q: %+v %v", cell, got, err)
+		}
+	}
+}
+
+// alwaysFails is a one-dimensional objective whose every experiment fails.
+type alwaysFails struct{ bumps }
+
+func (a *alwaysFails) EvaluateBatch(_ context.Context, xs [][]float64) ([]float64, error) {
+	out := make([]float64, len(xs))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out, nil
+}
+
+// TestEveryExperimentFailsEnds: when failures cover the whole box (each
+// excludes a radius of 0.05·sqrt(d) of the unit cube, so a few dozen cover
+// [0, 1]), the engine can propose nothing new. The run must end with an
+// error that says so, not spin on empty batches until the context ends.
+func TestEveryExperimentFailsEnds(t *testing.T) {
+	for _, method := range []string{MethodRandom, MethodQVS} {
+		s := smallSettings(method)
+		s.Budget, s.Init, s.Batch = 400, 5, 5
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := Optimize(ctx, &alwaysFails{bumps{d: 1}}, s, RunID{Seed: 1, Key: "fails"}, nil, func([]Evaluation) error { return nil })
+		timedOut := ctx.Err()
+		cancel()
+		if err == nil || timedOut != nil || !strings.Contains(err.Error(), "no new point") {
+			t.Fatalf("%s: err = %v (context: %v), want an error saying no new point can be proposed", method, err, timedOut)
 		}
 	}
 }

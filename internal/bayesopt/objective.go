@@ -1,6 +1,12 @@
 package bayesopt
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
+)
 
 // Domain is a search space: a box with the task's own diversity distance
 // between two solutions (rover: the one-way distance between trajectories;
@@ -19,8 +25,12 @@ type Domain interface {
 // Evaluate must be safe for concurrent use and deterministic.
 type Objective interface {
 	Domain
-	// Evaluate returns f(x) for x inside the box.
-	Evaluate(x []float64) float64
+	// Evaluate returns f(x) for x inside the box, or an error when f(x)
+	// could not be computed (x of the wrong length, an external program
+	// that failed, ctx done). A finite value is the only valid result:
+	// the engine refuses NaN and ±Inf from Evaluate. A failed experiment
+	// (NaN, recorded as failed) is a BatchObjective's to report.
+	Evaluate(ctx context.Context, x []float64) (float64, error)
 }
 
 // BatchObjective is an Objective that evaluates a whole batch in one call
@@ -40,4 +50,42 @@ type BatchObjective interface {
 // already proposed one.
 type Snapper interface {
 	Snap(x []float64)
+}
+
+// EvaluatePoints evaluates obj at every point of xs (row-major, dim =
+// obj.Dim() numbers per point) on up to workers goroutines and returns the
+// values in order. A coordinate outside the box, an error of Evaluate and
+// a non-finite value are errors naming the point's row (1-based) and, for
+// the box, its column; nothing is returned then. Once ctx is done no
+// further point starts and ctx.Err() is returned.
+func EvaluatePoints(ctx context.Context, obj Objective, xs []float64, workers int) ([]float64, error) {
+	d := obj.Dim()
+	if d <= 0 || len(xs)%d != 0 {
+		return nil, fmt.Errorf("%d numbers are not points of task %s, which has %d dimensions", len(xs), obj.Name(), d)
+	}
+	n := len(xs) / d
+	lo, hi := obj.Bounds()
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			if v := xs[i*d+j]; !(v >= lo[j] && v <= hi[j]) {
+				return nil, fmt.Errorf("row %d, column %d: %v is outside the box [%v, %v] of task %s", i+1, j+1, v, lo[j], hi[j], obj.Name())
+			}
+		}
+	}
+	values := make([]float64, n)
+	err := parallel.Each(ctx, n, workers, func(i int) error {
+		v, err := obj.Evaluate(ctx, xs[i*d:(i+1)*d])
+		switch {
+		case err != nil:
+			return fmt.Errorf("row %d: task %s: %w", i+1, obj.Name(), err)
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("row %d: task %s returned %v", i+1, obj.Name(), v)
+		}
+		values[i] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return values, nil
 }

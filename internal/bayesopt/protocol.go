@@ -20,46 +20,92 @@ import (
 // defaults (DefaultProtocol). It is recorded in DIR/config.yaml: every key
 // that changes results is here; out, workers and shard are not.
 type Protocol struct {
-	Task string `mapstructure:"task" yaml:"task"`
-	Out  string `mapstructure:"out" yaml:"-"`
+	Task string `yaml:"task"`
+	// Common: out, kind, seed, methods, q, repeats, budget, init, batch,
+	// the keys discrete BayesOpt shares.
+	Common        `yaml:",inline"`
+	Regions       int     `yaml:"regions"`
+	Tau           float64 `yaml:"tau"`
+	Candidates    int     `yaml:"candidates"`
+	MaxTrain      int     `yaml:"max_train"`
+	FitIterations int     `yaml:"fit_iterations"`
+	QVSFloor      bool    `yaml:"qvs_floor,omitempty"`
+	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
+	// earlier campaigns still match) or authors (ModeAuthors).
+	QVSMode string `yaml:"qvs_mode,omitempty"`
+	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
+	// trust-region failure rule of every method (ROBOT's code: 32, true).
+	FailureTolerance int  `yaml:"failure_tolerance,omitempty"`
+	FailurePerPoint  bool `yaml:"failure_per_point,omitempty"`
+	// Sampler draws the Thompson samples: exact (recorded as absent) or
+	// pathwise (SamplerPathwise).
+	Sampler string `yaml:"sampler,omitempty"`
+	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
+	// on an external objective (task: space, package space).
+	Space            string `yaml:"space,omitempty"`
+	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
+	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
+	Minimize         bool   `yaml:"minimize,omitempty"`
+}
+
+// Common are the settings every BayesOpt campaign kind has (Protocol and
+// discrete.Protocol embed it; in config.yaml its keys sit at the top
+// level, after task: and name:): the seed, the methods, the orders q of
+// the qvs runs, the repeats per method, the evaluations per run (budget,
+// initial design included), the initial design and the batch. Out and
+// Kind are read from a config, never recorded (the Protocols' MarshalYAML
+// clears them).
+type Common struct {
+	Out string `yaml:"out,omitempty"`
 	// Kind is read from a campaign's own config.yaml (kind:, written by
 	// campaign.Spec.Kind) so that it can be given back with --config; not
 	// recorded from here.
-	Kind          string   `mapstructure:"kind" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Regions       int      `mapstructure:"regions" yaml:"regions"`
-	Tau           float64  `mapstructure:"tau" yaml:"tau"`
-	Candidates    int      `mapstructure:"candidates" yaml:"candidates"`
-	MaxTrain      int      `mapstructure:"max_train" yaml:"max_train"`
-	FitIterations int      `mapstructure:"fit_iterations" yaml:"fit_iterations"`
-	QVSFloor      bool     `mapstructure:"qvs_floor" yaml:"qvs_floor,omitempty"`
-	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
-	// earlier campaigns still match) or authors (ModeAuthors).
-	QVSMode string `mapstructure:"qvs_mode" yaml:"qvs_mode,omitempty"`
-	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
-	// trust-region failure rule of every method (ROBOT's code: 32, true).
-	FailureTolerance int  `mapstructure:"failure_tolerance" yaml:"failure_tolerance,omitempty"`
-	FailurePerPoint  bool `mapstructure:"failure_per_point" yaml:"failure_per_point,omitempty"`
-	// Sampler draws the Thompson samples: exact (recorded as absent) or
-	// pathwise (SamplerPathwise).
-	Sampler string `mapstructure:"sampler" yaml:"sampler,omitempty"`
-	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
-	// on an external objective (task: space, package space).
-	Space            string `mapstructure:"space" yaml:"space,omitempty"`
-	ObjectiveCmd     string `mapstructure:"objective_cmd" yaml:"objective_cmd,omitempty"`
-	ObjectiveTimeout string `mapstructure:"objective_timeout" yaml:"objective_timeout,omitempty"`
-	Minimize         bool   `mapstructure:"minimize" yaml:"minimize,omitempty"`
+	Kind    string   `yaml:"kind,omitempty"`
+	Seed    uint64   `yaml:"seed"`
+	Methods []string `yaml:"methods"`
+	Q       []string `yaml:"q"`
+	Repeats int      `yaml:"repeats"`
+	Budget  int      `yaml:"budget"`
+	Init    int      `yaml:"init"`
+	Batch   int      `yaml:"batch"`
+}
+
+// ValidateCommon checks repeats and parses the orders q, writing them
+// canonically (vendi.Order.String); it returns them. A refused value is a
+// configkeys.SettingError naming its key. The methods and the rest are the
+// kind's to check.
+func (c *Common) ValidateCommon() ([]vendi.Order, error) {
+	if c.Repeats < 1 {
+		return nil, configkeys.Invalid("repeats", c.Repeats, "must be at least 1")
+	}
+	var qs []vendi.Order
+	for k, s := range c.Q {
+		q, err := vendi.ParseOrder(s)
+		if err != nil {
+			return nil, configkeys.Invalid("q", s, "%v", err)
+		}
+		qs = append(qs, q)
+		c.Q[k] = q.String()
+	}
+	if err := configkeys.Unique("q", c.Q); err != nil {
+		return nil, err // an order given twice, as 1 and 1.0 say
+	}
+	return qs, nil
 }
 
 // GrowableKeys are the keys a rerun into a campaign's folder may grow
 // (campaign.CheckConfig): they only add runs, keyed as before.
 var GrowableKeys = []string{"methods", "q", "repeats"}
+
+// MarshalYAML records p in DIR/config.yaml without the keys that do not
+// change results and are only read from a config: out, and kind (written
+// beside the config by campaign.Spec.Kind, read back with --config).
+func (p Protocol) MarshalYAML() (any, error) {
+	type recorded Protocol // without this method
+	r := recorded(p)
+	r.Out, r.Kind = "", ""
+	return r, nil
+}
 
 // DefaultProtocol returns the built-in settings of a task: every method,
 // q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training
@@ -68,10 +114,10 @@ var GrowableKeys = []string{"methods", "q", "repeats"}
 // configs/TASK.yaml. Out is left for the caller (the results folder).
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
-		Task:    task,
-		Methods: slices.Clone(Methods),
-		Q:       []string{"0.5", "1", "1.5"},
-		Repeats: 10, Budget: 200, Init: 20, Batch: 10, Regions: 3, Tau: DefaultTau,
+		Task: task,
+		Common: Common{Methods: slices.Clone(Methods), Q: []string{"0.5", "1", "1.5"},
+			Repeats: 10, Budget: 200, Init: 20, Batch: 10},
+		Regions: 3, Tau: DefaultTau,
 		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
 	}
 	switch task {
@@ -96,8 +142,9 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 	if p.QVSMode == ModePaper {
 		p.QVSMode = "" // the default, recorded as absent
 	}
-	if p.Repeats < 1 {
-		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	qs, err := p.ValidateCommon()
+	if err != nil {
+		return nil, err
 	}
 	// The engine reads 0 as "its default", which config.yaml would then
 	// record as 0: an explicit value below 1 is refused instead.
@@ -114,15 +161,6 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 	}
 	if err := configkeys.Unique("methods", p.Methods); err != nil {
 		return nil, err
-	}
-	var qs []vendi.Order
-	for k, s := range p.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, configkeys.Invalid("q", s, "%v", err)
-		}
-		qs = append(qs, q)
-		p.Q[k] = q.String()
 	}
 	if slices.Contains(p.Methods, MethodQVS) && len(qs) == 0 {
 		return nil, fmt.Errorf("method qvs needs at least one order: set --q or q: in the config")

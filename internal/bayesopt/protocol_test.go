@@ -51,6 +51,7 @@ func TestProtocolValidateTyped(t *testing.T) {
 		key, value string
 	}{
 		{func(p *Protocol) { p.Repeats = 0 }, "repeats", "0"},
+		{func(p *Protocol) { p.Q = []string{"inf", "Inf"} }, "q", `"inf"`},
 		{func(p *Protocol) { p.MaxTrain = 0 }, "max_train", "0"},
 		{func(p *Protocol) { p.Methods = []string{"qvs", "random", "qvs"} }, "methods", `"qvs"`},
 		{func(p *Protocol) { p.Q = []string{"-1"} }, "q", `"-1"`},

@@ -107,19 +107,19 @@ func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
 	return out, nil
 }
 
-// RunKey is the key of a campaign run, which names its records and seeds
-// its draws (RunID.Key): "METHOD-rNN", or "qvs-qQ-rNN" and
-// "qvs-qQ-floor-rNN" for qvs with order label Q (vendi.FormatOrder).
+// RunKey is the key of a campaign run (campaign.RunKey), which names its
+// records and seeds its draws (RunID.Key): "METHOD-rNN", or "qvs-qQ-rNN"
+// and "qvs-qQ-floor-rNN" for qvs with order label Q (vendi.Order.String).
 // `qvs bayesopt suggest` uses repeat 0's key, so its batches continue a
 // campaign run's.
 func RunKey(method, q string, floor bool, repeat int) string {
-	switch {
-	case method == MethodQVS && floor:
-		return fmt.Sprintf("qvs-q%s-floor-r%02d", q, repeat)
-	case method == MethodQVS:
-		return fmt.Sprintf("qvs-q%s-r%02d", q, repeat)
+	if method != MethodQVS {
+		return campaign.RunKey(method, "", repeat)
 	}
-	return fmt.Sprintf("%s-r%02d", method, repeat)
+	if floor {
+		return campaign.RunKey(method, q, repeat, "floor")
+	}
+	return campaign.RunKey(method, q, repeat)
 }
 
 // CompleteIterations checks the iteration sizes of an interrupted attempt's

@@ -36,6 +36,34 @@ type Run struct {
 	Repeat int
 }
 
+// InnerWorkers is what each run of a campaign of runs runs may use inside
+// (a region's fit, a greedy step) when workers goroutines execute the runs
+// in parallel: runs go in parallel first, the workers left over when there
+// are fewer runs than workers are shared among them; at least 1.
+func InnerWorkers(workers, runs int) int {
+	return max(1, workers/max(1, min(workers, runs)))
+}
+
+// RunKey is the key of repeat r of a run of every campaign kind: the
+// method, "q" + the order's label when the run has one (qVS, as
+// vendi.Order.String writes it), the setting's other labels in order, and
+// "r" + the repeat with at least two digits, joined by "-": "random-r03",
+// "qvs-q0.5-r00", "qvs-qinf-floor-r01", "eci-t0.5-pessimistic-r02". The key
+// names the run's files and seeds its random streams: it must never
+// change for a given run.
+func RunKey(method, q string, repeat int, labels ...string) string {
+	var b strings.Builder
+	b.WriteString(method)
+	if q != "" {
+		b.WriteString("-q" + q)
+	}
+	for _, l := range labels {
+		b.WriteString("-" + l)
+	}
+	fmt.Fprintf(&b, "-r%02d", repeat)
+	return b.String()
+}
+
 // Field is one named value of a run's summary row.
 type Field struct {
 	Name  string
@@ -317,7 +345,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
-		return rep, fmt.Errorf("campaign %s interrupted: rerun the same command to resume: %w", spec.Dir, ctx.Err())
+		return rep, &InterruptedError{What: "campaign " + spec.Dir, Next: "rerun the same command to resume", Err: ctx.Err()}
 	}
 	if len(rep.Failed) > 0 {
 		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(rep.Failed), strings.Join(rep.Failed, "\n  "))

@@ -26,3 +26,26 @@ func InterruptSignals() []os.Signal {
 func InterruptContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
 	return signal.NotifyContext(parent, InterruptSignals()...)
 }
+
+// InterruptedError is the error of work stopped by a signal (Err, the
+// context's error): "WHAT interrupted: NEXT: context canceled", where What
+// names the work and Next says how to carry on (either may be empty). It
+// says so itself, so the command line prints it as it is.
+type InterruptedError struct {
+	What, Next string
+	Err        error
+}
+
+func (e *InterruptedError) Error() string {
+	s := "interrupted"
+	if e.What != "" {
+		s = e.What + " " + s
+	}
+	if e.Next != "" {
+		s += ": " + e.Next
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the context's error.
+func (e *InterruptedError) Unwrap() error { return e.Err }

@@ -1,10 +1,12 @@
 package configkeys
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,10 +24,18 @@ type level struct {
 	elem *level       // a list's element
 }
 
-// levelOf builds the key tree of type t from its mapstructure tags.
+// levelOf builds the key tree of type t from its `yaml` tags, the one tag
+// set of every config struct: ",inline" fields contribute their keys to
+// the enclosing level, "-" fields are no key, an untagged field's key is
+// its name in lower case (as the YAML decoder reads it). A type that
+// decodes itself (a yaml.Unmarshaler, such as vendi.Orders) is a leaf
+// whose values are its own to check.
 func levelOf(t reflect.Type, depth int) *level {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(obsoleteUnmarshalerType) {
+		return &level{free: true}
 	}
 	switch t.Kind() {
 	case reflect.Map:
@@ -45,12 +55,11 @@ func levelOf(t reflect.Type, depth int) *level {
 		if !f.IsExported() {
 			continue
 		}
-		tag := f.Tag.Get("mapstructure")
-		name, opts, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "-" {
 			continue
 		}
-		if name == "" && (strings.Contains(opts, "squash") || f.Anonymous) {
+		if name == "" && slices.Contains(strings.Split(opts, ","), "inline") {
 			if sub := levelOf(f.Type, depth+1); sub.kind == reflect.Struct || sub.free {
 				if sub.free {
 					l.free = true
@@ -62,12 +71,20 @@ func levelOf(t reflect.Type, depth int) *level {
 			continue
 		}
 		if name == "" {
-			name = f.Name
+			name = strings.ToLower(f.Name)
 		}
-		l.keys[strings.ToLower(name)] = levelOf(f.Type, depth+1)
+		l.keys[name] = levelOf(f.Type, depth+1)
 	}
 	return l
 }
+
+// The two interfaces by which a type decodes its own YAML.
+var (
+	unmarshalerType         = reflect.TypeFor[yaml.Unmarshaler]()
+	obsoleteUnmarshalerType = reflect.TypeFor[interface {
+		UnmarshalYAML(unmarshal func(any) error) error
+	}]()
+)
 
 // Keys lists the valid top-level keys of target (a struct or a pointer to
 // one), sorted.
@@ -102,35 +119,71 @@ func (e *UnknownKeyError) Error() string {
 }
 
 // Check parses data, the YAML text of the config file path, and reports
-// every key target has no place for, and every number that its field
-// cannot hold exactly (20.5 for an integer, which the decoder would
-// truncate to 20; -1 for an unsigned seed, which it would wrap to 2^64-1),
-// each with its line (several joined with errors.Join). A YAML syntax error
-// is reported as such. An empty file is valid.
+// every key target has no place for, and every value its field cannot
+// hold: a number it cannot hold exactly (20.5 for an integer, which the
+// decoder would truncate to 20; -1 for an unsigned seed, which it would
+// wrap to 2^64-1), text for a number or a boolean, a list or a mapping for
+// one value, each with its line and key (several joined with
+// errors.Join). A YAML syntax error is reported as such. An empty file is
+// valid.
 func Check(path string, data []byte, target any) error {
+	_, err := check(path, data, target)
+	return err
+}
+
+// check is Check returning the parsed document (nil for an empty one),
+// its single values for lists already made lists.
+func check(path string, data []byte, target any) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	if len(doc.Content) == 0 {
-		return nil
+		return nil, nil
 	}
 	root := levelOf(reflect.TypeOf(target), 0)
 	if root.kind != reflect.Struct {
-		return nil
+		return &doc, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
 		if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
-			return nil
+			return nil, nil
 		}
-		return fmt.Errorf("config %s:%d: expected a mapping of keys (key: value), found %s", path, top.Line, kindName(top))
+		return nil, fmt.Errorf("config %s:%d: expected a mapping of keys (key: value), found %s", path, top.Line, kindName(top))
 	}
 	var errs []error
 	walk(path, top, root, "", &errs)
-	return errors.Join(errs...)
+	return &doc, errors.Join(errs...)
 }
 
+// Load decodes data, the YAML text of the config file path, onto target
+// (a pointer to a struct with `yaml` tags holding the defaults): only the
+// keys the file sets change, a list the file sets replaces the default
+// list. Check runs first, so an unknown key or a value of the wrong type is
+// an error naming the file, the line and the key; the decoder then refuses
+// unknown fields again (KnownFields), which also covers keys brought in by
+// a YAML merge (<<) that Check does not follow. Every error names path.
+func Load(path string, data []byte, target any) error {
+	doc, err := check(path, data, target)
+	if err != nil || doc == nil {
+		return err
+	}
+	// Re-encoded once check has made single values lists: the decoder's
+	// KnownFields works on a stream, not on a node.
+	text, err := yaml.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	dec.KnownFields(true)
+	if err := dec.Decode(target); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+// kindName names the kind of node n for a message.
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.SequenceNode:
@@ -156,11 +209,15 @@ func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
 		if k.Value == "<<" { // a YAML merge: its keys land at this level
 			continue
 		}
-		sub, ok := l.keys[strings.ToLower(k.Value)]
+		sub, ok := l.keys[k.Value]
 		if !ok {
 			valid := sortedKeys(l)
+			suggestion := Suggest(k.Value, valid)
+			if lower := strings.ToLower(k.Value); l.keys[lower] != nil {
+				suggestion = lower // keys are lower case: Task is task
+			}
 			*errs = append(*errs, &UnknownKeyError{Path: path, Line: k.Line, Key: prefix + k.Value,
-				Suggestion: Suggest(strings.ToLower(k.Value), valid), Valid: valid})
+				Suggestion: suggestion, Valid: valid})
 			continue
 		}
 		checkValue(path, v, sub, prefix+k.Value, errs)
@@ -168,25 +225,67 @@ func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
 }
 
 // checkValue checks the value node v of key against its level: nested
-// keys, list elements, and whole numbers for integer fields.
+// keys, list elements, whole numbers for integer fields, booleans, and the
+// shape (a mapping for a section, one value for a leaf). A single value
+// where a list is expected becomes a list of that value (methods: qvs is
+// methods: [qvs]), as the config reader has always accepted.
 func checkValue(path string, v *yaml.Node, l *level, key string, errs *[]error) {
-	if l == nil {
+	if l == nil || l.free {
 		return
+	}
+	bad := func(format string, args ...any) {
+		*errs = append(*errs, fmt.Errorf("config %s:%d: %s: %s", path, v.Line, key, fmt.Sprintf(format, args...)))
+	}
+	isList := l.kind == reflect.Slice || l.kind == reflect.Array
+	if isList && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+		elem := *v
+		*v = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column, Content: []*yaml.Node{&elem}}
 	}
 	switch v.Kind {
 	case yaml.MappingNode:
+		if l.kind != reflect.Struct {
+			bad("expected %s, found a mapping of keys", expected(l))
+			return
+		}
 		walk(path, v, l, key+".", errs)
 	case yaml.SequenceNode:
-		if l.elem != nil {
-			for _, e := range v.Content {
-				checkValue(path, e, l.elem, key, errs)
-			}
+		if !isList {
+			bad("expected %s, found a list", expected(l))
+			return
+		}
+		for _, e := range v.Content {
+			checkValue(path, e, l.elem, key, errs)
 		}
 	case yaml.ScalarNode:
-		if err := checkNumber(v, l.kind); err != "" {
-			*errs = append(*errs, fmt.Errorf("config %s:%d: %s: %s", path, v.Line, key, err))
+		switch {
+		case v.Tag == "!!null":
+		case l.kind == reflect.Struct:
+			bad("expected a mapping of keys (key: value), found %s", kindName(v))
+		case l.kind == reflect.Bool && v.Tag != "!!bool":
+			bad("%q is not true or false", v.Value)
+		default:
+			if err := checkNumber(v, l.kind); err != "" {
+				bad("%s", err)
+			}
 		}
 	}
+}
+
+// expected names what a value of level l is, for a message.
+func expected(l *level) string {
+	switch {
+	case l.kind == reflect.Struct:
+		return "a mapping of keys"
+	case l.kind == reflect.Slice || l.kind == reflect.Array:
+		return "a list"
+	case l.kind == reflect.Bool:
+		return "true or false"
+	case l.kind >= reflect.Int && l.kind <= reflect.Uint64:
+		return "a whole number"
+	case l.kind == reflect.Float32 || l.kind == reflect.Float64:
+		return "a number"
+	}
+	return "one value"
 }
 
 // checkNumber returns what is wrong with scalar v as a value of a numeric

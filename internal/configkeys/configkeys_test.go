@@ -7,29 +7,30 @@ import (
 )
 
 type grid struct {
-	Thresholds []float64 `mapstructure:"thresholds"`
-	Fantasy    string    `mapstructure:"fantasy"`
+	Thresholds []float64 `yaml:"thresholds"`
+	Fantasy    string    `yaml:"fantasy"`
 }
 
 type Protocol struct {
-	Seed    uint64 `mapstructure:"seed"`
-	Classes []int  `mapstructure:"classes"`
-	Budget  int    `mapstructure:"budget"`
-	Batch   int    `mapstructure:"batch"`
-	ECI     grid   `mapstructure:"eci"`
+	Seed    uint64 `yaml:"seed"`
+	Classes []int  `yaml:"classes"`
+	Budget  int    `yaml:"budget"`
+	Batch   int    `yaml:"batch"`
+	ECI     grid   `yaml:"eci"`
 }
 
 type testConfig struct {
-	Task     string `mapstructure:"task"`
-	Protocol `mapstructure:",squash"`
-	Extra    map[string]string `mapstructure:"extra"`
-	Hidden   string            `mapstructure:"-"`
+	Task     string `yaml:"task"`
+	Protocol `yaml:",inline"`
+	Extra    map[string]string `yaml:"extra"`
+	Hidden   string            `yaml:"-"`
 	NoTag    int
+	Flag     bool `yaml:"flag"`
 }
 
 func TestKeys(t *testing.T) {
 	got := strings.Join(Keys(&testConfig{}), ",")
-	if want := "batch,budget,classes,eci,extra,notag,seed,task"; got != want {
+	if want := "batch,budget,classes,eci,extra,flag,notag,seed,task"; got != want {
 		t.Errorf("Keys = %s, want %s", got, want)
 	}
 }
@@ -40,13 +41,18 @@ func TestCheck(t *testing.T) {
 		yaml string
 		want []string // substrings of the error, in order; nil = valid
 	}{
-		{"valid", "task: bmg\nbudget: 20\neci:\n  thresholds: [0.5]\nextra:\n  anything: x\nNoTag: 1\n", nil},
-		{"case-insensitive like viper", "Task: bmg\nBUDGET: 3\n", nil},
+		{"valid", "task: bmg\nbudget: 20\neci:\n  thresholds: [0.5]\nextra:\n  anything: x\nnotag: 1\n", nil},
+		{"keys are lower case", "Task: bmg\nBUDGET: 3\n", []string{`:1: unknown key "Task" (did you mean "task"?)`, `:2: unknown key "BUDGET" (did you mean "budget"?)`}},
+		{"one value for a list", "classes: 3\n", nil},
+		{"a list for one value", "budget: [1, 2]\n", []string{"config f.yaml:1: budget: expected a whole number, found a list"}},
+		{"a mapping for one value", "task: {a: 1}\n", []string{"config f.yaml:1: task: expected one value, found a mapping of keys"}},
+		{"a value for a section", "eci: 3\n", []string{`config f.yaml:1: eci: expected a mapping of keys (key: value), found the value "3"`}},
+		{"text for a boolean", "flag: maybe\n", []string{`config f.yaml:1: flag: "maybe" is not true or false`}},
 		{"empty file", "", nil},
 		{"only a comment", "# nothing\n", nil},
 		{"typo at top", "task: bmg\n\nbudgett: 20\n", []string{`config f.yaml:3: unknown key "budgett" (did you mean "budget"?)`}},
 		{"typo nested", "eci:\n  fantasy: pessimistic\n  treshold: [1]\n", []string{`config f.yaml:3: unknown key "eci.treshold" (did you mean "thresholds"?)`}},
-		{"no near key", "colour: red\n", []string{`config f.yaml:1: unknown key "colour"; expected one of batch, budget, classes, eci, extra, notag, seed, task`}},
+		{"no near key", "colour: red\n", []string{`config f.yaml:1: unknown key "colour"; expected one of batch, budget, classes, eci, extra, flag, notag, seed, task`}},
 		{"whole numbers in any spelling", "budget: 20.0\nbatch: 1e1\nseed: 7\nclasses: [0, 2]\n", nil},
 		{"fractional budget", "task: x\nbudget: 20.5\n", []string{"config f.yaml:2: budget: 20.5 is not a whole number"}},
 		{"negative seed", "seed: -1\n", []string{"config f.yaml:1: seed: -1 is negative: expected a whole number >= 0"}},

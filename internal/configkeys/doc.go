@@ -4,8 +4,20 @@
 //
 //	config configs/bmg.yaml:9: unknown key "budgett" (did you mean "budget"?)
 //
-// Keys are the struct's `mapstructure` tags (viper's decoder), compared
-// case-insensitively as viper does; ",squash" fields contribute their keys
-// to the enclosing level, nested structs are checked recursively, and maps
-// accept any key. Suggest is the did-you-mean used for flags too.
+// Keys are the struct's `yaml` tags, the one tag set of every config
+// struct (read from a config file, written to a campaign's config.yaml),
+// compared exactly; ",inline" fields contribute their keys to the
+// enclosing level, nested structs are checked recursively, maps accept any
+// key. Check also refuses values of the wrong type, naming the key and
+// what is expected; Load checks and then decodes a file onto its defaults.
+// Suggest is the did-you-mean used for flags too.
+//
+// A command's settings are resolved by one pipeline driven by one Table:
+// each Binding ties a flag to its config key and to the typed field both
+// set. The defaults are in the fields (from the Protocol constructors),
+// Load decodes the config file onto them, Apply copies the flags the user
+// set. The same table names the flag of a SettingError's key (Name), so a
+// message says "--budget (key budget)" to the user who typed --budget.
+// SettingError is the typed refusal of a setting that Validate and Plan
+// functions return.
 package configkeys

@@ -20,9 +20,19 @@ type SettingError struct {
 	// Flag, when set (by the command line, for a flag the user gave), is
 	// named before the key: "--max-train (key max_train)".
 	Flag string
+	// File, when set, is the input file whose contents refuse the value
+	// (a column the CSV lacks), named before the setting (In).
+	File string
 	// Err is the underlying error, if any (Wrap): errors.Is and errors.As
 	// see through a SettingError to it.
 	Err error
+}
+
+// In sets the file whose contents refuse the value and returns e:
+// "pool.csv: pool.csv.k = 40: expected less than the 30 rows".
+func (e *SettingError) In(file string) *SettingError {
+	e.File = file
+	return e
 }
 
 // Wrap returns a SettingError for key whose reason is err (an unreadable
@@ -59,12 +69,17 @@ func (e *SettingError) Name() string {
 	return e.Key
 }
 
-// Error is "KEY = VALUE: REASON" ("KEY: REASON" without a value).
+// Error is "KEY = VALUE: REASON" ("KEY: REASON" without a value),
+// after "FILE: " when File is set.
 func (e *SettingError) Error() string {
-	if e.Value == "" {
-		return e.Name() + ": " + e.Reason
+	s := e.Name() + ": " + e.Reason
+	if e.Value != "" {
+		s = e.Name() + " = " + e.Value + ": " + e.Reason
 	}
-	return e.Name() + " = " + e.Value + ": " + e.Reason
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s
 }
 
 // Unique refuses a list setting (methods: [qvs, random, qvs]) that names a

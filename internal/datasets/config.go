@@ -28,16 +28,16 @@ var Kinds = []string{KindSynthetic, KindFolder, KindPhotoswitch, KindFashion, Ki
 // directory, except Dir (kind folder) and CSV.File, which are the user's own
 // files and are resolved against the working directory.
 type Config struct {
-	Kind string `mapstructure:"kind" yaml:"kind"` // one of Kinds; "" means synthetic
-	Dir  string `mapstructure:"dir" yaml:"dir"`   // kind folder: the authors' folder format
+	Kind string `yaml:"kind"` // one of Kinds; "" means synthetic
+	Dir  string `yaml:"dir"`  // kind folder: the authors' folder format
 
-	Folder      FolderConfig      `mapstructure:"folder" yaml:"folder"`
-	Synthetic   SyntheticConfig   `mapstructure:"synthetic" yaml:"synthetic"`
-	Photoswitch PhotoswitchConfig `mapstructure:"photoswitch" yaml:"photoswitch"`
-	Fashion     FashionConfig     `mapstructure:"fashion" yaml:"fashion"`
-	BMG         BMGConfig         `mapstructure:"bmg" yaml:"bmg"`
-	CSV         CSVConfig         `mapstructure:"csv" yaml:"csv"`
-	Graph       GraphConfig       `mapstructure:"graph" yaml:"graph,omitempty"`
+	Folder      FolderConfig      `yaml:"folder"`
+	Synthetic   SyntheticConfig   `yaml:"synthetic"`
+	Photoswitch PhotoswitchConfig `yaml:"photoswitch"`
+	Fashion     FashionConfig     `yaml:"fashion"`
+	BMG         BMGConfig         `yaml:"bmg"`
+	CSV         CSVConfig         `yaml:"csv"`
+	Graph       GraphConfig       `yaml:"graph,omitempty"`
 }
 
 // FolderConfig: the authors' folder (features.npy, labels.npy,
@@ -45,55 +45,55 @@ type Config struct {
 type FolderConfig struct {
 	// Metric of the features for the "maximum pairwise distance" metric:
 	// euclidean (default), cosine, or tanimoto (features must be 0/1).
-	Metric string `mapstructure:"metric" yaml:"metric"`
+	Metric string `yaml:"metric"`
 }
 
 // SyntheticConfig: Gaussian clusters, a few of them rich in positives. The
 // pool is a deterministic function of this struct (Seed included).
 type SyntheticConfig struct {
-	N                int     `mapstructure:"n" yaml:"n"`                                 // items (default 4000)
-	Dim              int     `mapstructure:"dim" yaml:"dim"`                             // feature dimension (8)
-	Clusters         int     `mapstructure:"clusters" yaml:"clusters"`                   // Gaussian clusters (40)
-	PositiveClusters int     `mapstructure:"positive_clusters" yaml:"positive_clusters"` // clusters rich in positives (5)
-	PositiveRate     float64 `mapstructure:"positive_rate" yaml:"positive_rate"`         // P(positive) inside them (0.4)
-	BackgroundRate   float64 `mapstructure:"background_rate" yaml:"background_rate"`     // P(positive) elsewhere (0.002)
-	Separation       float64 `mapstructure:"separation" yaml:"separation"`               // sd of cluster centres (3)
-	Spread           float64 `mapstructure:"spread" yaml:"spread"`                       // sd inside a cluster (1)
-	K                int     `mapstructure:"k" yaml:"k"`                                 // neighbours (20)
-	Similarity       string  `mapstructure:"similarity" yaml:"similarity"`               // edge weights (gaussian)
-	Seed             uint64  `mapstructure:"seed" yaml:"seed"`                           // generator seed (1)
+	N                int     `yaml:"n"`                 // items (default 4000)
+	Dim              int     `yaml:"dim"`               // feature dimension (8)
+	Clusters         int     `yaml:"clusters"`          // Gaussian clusters (40)
+	PositiveClusters int     `yaml:"positive_clusters"` // clusters rich in positives (5)
+	PositiveRate     float64 `yaml:"positive_rate"`     // P(positive) inside them (0.4)
+	BackgroundRate   float64 `yaml:"background_rate"`   // P(positive) elsewhere (0.002)
+	Separation       float64 `yaml:"separation"`        // sd of cluster centres (3)
+	Spread           float64 `yaml:"spread"`            // sd inside a cluster (1)
+	K                int     `yaml:"k"`                 // neighbours (20)
+	Similarity       string  `yaml:"similarity"`        // edge weights (gaussian)
+	Seed             uint64  `yaml:"seed"`              // generator seed (1)
 }
 
 // PhotoswitchConfig: Mukadum et al.'s 1,919 azoarenes.
 type PhotoswitchConfig struct {
-	File      string  `mapstructure:"file" yaml:"file"`           // photoswitch/UMAP-AllHits.csv
-	Threshold float64 `mapstructure:"threshold" yaml:"threshold"` // positive: lambda-max >= this, nm (450)
-	K         int     `mapstructure:"k" yaml:"k"`                 // Tanimoto neighbours (100)
+	File      string  `yaml:"file"`      // photoswitch/UMAP-AllHits.csv
+	Threshold float64 `yaml:"threshold"` // positive: lambda-max >= this, nm (450)
+	K         int     `yaml:"k"`         // Tanimoto neighbours (100)
 }
 
 // FashionConfig: Fashion-MNIST, train then test (70,000 images).
 type FashionConfig struct {
-	Dir        string `mapstructure:"dir" yaml:"dir"`               // fashion-mnist
-	Classes    []int  `mapstructure:"classes" yaml:"classes"`       // positive classes ([0] = T-shirt/top)
-	Components int    `mapstructure:"components" yaml:"components"` // PCA dimension (50)
-	K          int    `mapstructure:"k" yaml:"k"`                   // neighbours (200)
-	Similarity string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
+	Dir        string `yaml:"dir"`        // fashion-mnist
+	Classes    []int  `yaml:"classes"`    // positive classes ([0] = T-shirt/top)
+	Components int    `yaml:"components"` // PCA dimension (50)
+	K          int    `yaml:"k"`          // neighbours (200)
+	Similarity string `yaml:"similarity"` // edge weights (gaussian)
 	// BandwidthScale multiplies the Gaussian bandwidth h² (the median
 	// squared edge distance): weights exp(-d²/(scale·h²)). 4 by default;
 	// only with similarity gaussian.
-	BandwidthScale float64 `mapstructure:"bandwidth_scale" yaml:"bandwidth_scale"`
+	BandwidthScale float64 `yaml:"bandwidth_scale"`
 }
 
 // BMGConfig: bulk metallic glasses. If Dir holds the authors' folder
 // (features.npy, labels.npy, csr_weights.npz), it is loaded as is; otherwise
 // the Landolt substitute File with composition features from ElementsDir.
 type BMGConfig struct {
-	Dir         string   `mapstructure:"dir" yaml:"dir"`                   // bmg
-	File        string   `mapstructure:"file" yaml:"file"`                 // glassdata_ward2016_landolt.csv, inside Dir
-	ElementsDir string   `mapstructure:"elements_dir" yaml:"elements_dir"` // elements/magpie
-	Targets     []string `mapstructure:"targets" yaml:"targets"`           // positive identifiers ([AM])
-	Properties  []string `mapstructure:"properties" yaml:"properties"`     // Magpie properties (MagpieProperties)
-	K           int      `mapstructure:"k" yaml:"k"`                       // neighbours (50)
+	Dir         string   `yaml:"dir"`          // bmg
+	File        string   `yaml:"file"`         // glassdata_ward2016_landolt.csv, inside Dir
+	ElementsDir string   `yaml:"elements_dir"` // elements/magpie
+	Targets     []string `yaml:"targets"`      // positive identifiers ([AM])
+	Properties  []string `yaml:"properties"`   // Magpie properties (MagpieProperties)
+	K           int      `yaml:"k"`            // neighbours (50)
 }
 
 // DefaultLabelColumn is the label column of a CSV pool when
@@ -102,29 +102,29 @@ const DefaultLabelColumn = "label"
 
 // CSVConfig: any table with a header row.
 type CSVConfig struct {
-	File           string   `mapstructure:"file" yaml:"file"`                                 // the CSV
-	LabelColumn    string   `mapstructure:"label_column" yaml:"label_column"`                 // "": "label" if present, else no labels
-	Positive       []string `mapstructure:"positive" yaml:"positive,omitempty"`               // positive label values; empty: number > 0
-	IDColumn       string   `mapstructure:"id_column" yaml:"id_column"`                       // optional identifiers
-	FeatureColumns []string `mapstructure:"feature_columns" yaml:"feature_columns,omitempty"` // empty: every other column
-	FeaturePrefix  string   `mapstructure:"feature_prefix" yaml:"feature_prefix,omitempty"`   // or: the columns named PREFIX...
-	ExcludeColumns []string `mapstructure:"exclude_columns" yaml:"exclude_columns,omitempty"` // never features
-	Standardize    bool     `mapstructure:"standardize" yaml:"standardize"`                   // z-score features, population sd (false)
-	Metric         string   `mapstructure:"metric" yaml:"metric"`                             // euclidean, cosine or tanimoto (euclidean)
+	File           string   `yaml:"file"`                      // the CSV
+	LabelColumn    string   `yaml:"label_column"`              // "": "label" if present, else no labels
+	Positive       []string `yaml:"positive,omitempty"`        // positive label values; empty: number > 0
+	IDColumn       string   `yaml:"id_column"`                 // optional identifiers
+	FeatureColumns []string `yaml:"feature_columns,omitempty"` // empty: every other column
+	FeaturePrefix  string   `yaml:"feature_prefix,omitempty"`  // or: the columns named PREFIX...
+	ExcludeColumns []string `yaml:"exclude_columns,omitempty"` // never features
+	Standardize    bool     `yaml:"standardize"`               // z-score features, population sd (false)
+	Metric         string   `yaml:"metric"`                    // euclidean, cosine or tanimoto (euclidean)
 	// FingerprintColumn: a text column of fingerprints (metric tanimoto),
 	// in FingerprintFormat: bits ('0'/'1', bit 0 first; the default) or hex
 	// (FPS: byte i/8 holds bit i at 1<<(i%8)).
-	FingerprintColumn string `mapstructure:"fingerprint_column" yaml:"fingerprint_column,omitempty"`
-	FingerprintFormat string `mapstructure:"fingerprint_format" yaml:"fingerprint_format,omitempty"`
-	K                 int    `mapstructure:"k" yaml:"k"`                   // neighbours (20)
-	Similarity        string `mapstructure:"similarity" yaml:"similarity"` // edge weights (gaussian)
+	FingerprintColumn string `yaml:"fingerprint_column,omitempty"`
+	FingerprintFormat string `yaml:"fingerprint_format,omitempty"`
+	K                 int    `yaml:"k"`          // neighbours (20)
+	Similarity        string `yaml:"similarity"` // edge weights (gaussian)
 	// IDsFile: for a .npy file, the item ids, one per line (optional
 	// header "id"); empty: the 0-based row index.
-	IDsFile string `mapstructure:"ids_file" yaml:"ids_file,omitempty"`
+	IDsFile string `yaml:"ids_file,omitempty"`
 	// KNN: how the graph is built, auto (""), exact or approx (see
 	// ResolveKNNMethod). A campaign records approx when the approximate
 	// graph was used, and nothing for the exact one.
-	KNN string `mapstructure:"knn" yaml:"knn,omitempty"`
+	KNN string `yaml:"knn,omitempty"`
 }
 
 // DefaultConfig returns the defaults of every section with Kind = kind ("" is
@@ -250,3 +250,35 @@ func checkPositive(key string, v int) error {
 // settings (the checks LoadSynthetic makes), so a command can refuse a bad
 // config naming its file before any data are made.
 func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }
+
+// RecordKNN sets pool.csv.knn to what a campaign's config.yaml records
+// once a CSV pool is built with graph method method: approx for the
+// approximate graph, nothing for the exact one (the only method before
+// approx existed, so older campaigns resume unchanged). Other pools are
+// left as they are.
+func (c *Config) RecordKNN(method string) {
+	if c.Kind != KindCSV {
+		return
+	}
+	c.CSV.KNN = ""
+	if method == KNNApprox {
+		c.CSV.KNN = KNNApprox
+	}
+}
+
+// RecordedKNN lists the values pool.csv.knn of c may be recorded with
+// (RecordKNN) before the pool is built: approx for approx, nothing for
+// exact, and either for auto, where the pool's size decides. A pool of
+// another kind records its config as it is.
+func (c Config) RecordedKNN() []string {
+	if c.Kind != KindCSV {
+		return []string{c.CSV.KNN}
+	}
+	switch c.CSV.KNN {
+	case KNNApprox:
+		return []string{KNNApprox}
+	case KNNExact:
+		return []string{""}
+	}
+	return []string{"", KNNApprox}
+}

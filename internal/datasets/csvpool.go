@@ -51,7 +51,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
 	if cfg.IDsFile != "" {
-		return nil, fmt.Errorf("pool.csv.ids_file: only for a .npy pool; a CSV pool names its id column (pool.csv.id_column)")
+		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.name("pool.csv.id_column"))
 	}
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
 		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
@@ -67,10 +67,10 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
 	}
 	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.csv.fingerprint_column: fingerprints are compared by Tanimoto similarity: set pool.csv.metric to %q (it is %q)", MetricTanimoto, cfg.Metric)
+		return nil, configkeys.Invalid("pool.csv.fingerprint_column", nil, "fingerprints are compared by Tanimoto similarity: set %s to %q (it is %q)", opt.name("pool.csv.metric"), MetricTanimoto, cfg.Metric)
 	}
 	if cfg.Metric == MetricTanimoto && cfg.Standardize {
-		return nil, fmt.Errorf("pool.csv.standardize: z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
+		return nil, configkeys.Invalid("pool.csv.standardize", nil, "z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
 	}
 	path := cfg.File
 	f, err := fileio.OpenInput(path)
@@ -100,6 +100,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 		Features: cfg.FeatureColumns, Prefix: cfg.FeaturePrefix, Exclude: cfg.ExcludeColumns,
 		IDFlag: "pool.csv.id_column", LabelFlag: "pool.csv.label_column", FingerprintFlag: "pool.csv.fingerprint_column",
 		FeaturesFlag: "pool.csv.feature_columns", PrefixFlag: "pool.csv.feature_prefix", ExcludeFlag: "pool.csv.exclude_columns",
+		Name: opt.Name,
 	}
 	if _, ok := col[DefaultLabelColumn]; ok && spec.Label == "" {
 		spec.Label = DefaultLabelColumn
@@ -143,7 +144,7 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	}
 	var fps *FingerprintReader
 	if fc >= 0 {
-		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (pool.csv.fingerprint_column)", strings.TrimSpace(header[fc]))}
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.name("pool.csv.fingerprint_column"))}
 	}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		pos := false

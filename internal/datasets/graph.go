@@ -35,7 +35,12 @@ func EdgeWeights(g *KNNGraph, similarity string) ([]float64, error) {
 			w[e] = min(max(1-d, 0), 1)
 		}
 	case SimilarityGaussian:
-		h2 := GaussianBandwidth(g)
+		// w holds the squared distances first (the bandwidth's scratch: a
+		// million-row graph needs no second array of them).
+		for e, d := range g.Distance {
+			w[e] = d * d
+		}
+		h2 := bandwidthOfSquares(w)
 		for e, d := range g.Distance {
 			w[e] = math.Exp(-d * d / h2)
 		}
@@ -54,6 +59,12 @@ func GaussianBandwidth(g *KNNGraph) float64 {
 	for e, d := range g.Distance {
 		d2[e] = d * d
 	}
+	return bandwidthOfSquares(d2)
+}
+
+// bandwidthOfSquares is GaussianBandwidth given the squared edge
+// distances, which it reorders.
+func bandwidthOfSquares(d2 []float64) float64 {
 	if len(d2) == 0 {
 		return 1
 	}
@@ -123,6 +134,11 @@ func kthSmallest(x []float64, k int) float64 {
 // first, keeping only edges of positive weight (an edge of weight 0 adds
 // nothing to the kNN model or the kernel, and the Pool promises weights in
 // (0, 1]). Rows may therefore hold fewer than g.K neighbours.
+//
+// It takes g.Index and weights over: row i of the pool is a view of their
+// segment [i K, (i+1) K), its kept edges moved to the front in order (a
+// million rows are two allocations, not two million). Neither may be used
+// by the caller afterwards.
 func (p *Pool) SetGraph(g *KNNGraph, weights []float64) {
 	if g.N != p.Len() || len(weights) != len(g.Index) {
 		panic(fmt.Sprintf("datasets: graph of %d items (%d weights) for a pool of %d", g.N, len(weights), p.Len()))
@@ -130,13 +146,14 @@ func (p *Pool) SetGraph(g *KNNGraph, weights []float64) {
 	p.Neighbors = make([][]int32, g.N)
 	p.Weights = make([][]float64, g.N)
 	for i := range g.N {
-		nb, ws := make([]int32, 0, g.K), make([]float64, 0, g.K)
-		for m := i * g.K; m < (i+1)*g.K; m++ {
+		lo, hi := i*g.K, (i+1)*g.K
+		out := lo
+		for m := lo; m < hi; m++ {
 			if weights[m] > 0 {
-				nb = append(nb, g.Index[m])
-				ws = append(ws, weights[m])
+				g.Index[out], weights[out] = g.Index[m], weights[m]
+				out++
 			}
 		}
-		p.Neighbors[i], p.Weights[i] = nb, ws
+		p.Neighbors[i], p.Weights[i] = g.Index[lo:out:out], weights[lo:out:out]
 	}
 }

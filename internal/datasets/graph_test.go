@@ -143,3 +143,56 @@ func TestKthSmallest(t *testing.T) {
 		}
 	}
 }
+
+// setGraphRows is SetGraph's layout before it took the graph over: a fresh
+// pair of slices per row (the reference of TestSetGraphLayout).
+func setGraphRows(g *KNNGraph, weights []float64) ([][]int32, [][]float64) {
+	nbr, ws := make([][]int32, g.N), make([][]float64, g.N)
+	for i := range g.N {
+		nbr[i], ws[i] = []int32{}, []float64{}
+		for m := i * g.K; m < (i+1)*g.K; m++ {
+			if weights[m] > 0 {
+				nbr[i] = append(nbr[i], g.Index[m])
+				ws[i] = append(ws[i], weights[m])
+			}
+		}
+	}
+	return nbr, ws
+}
+
+// TestSetGraphLayout: the rows SetGraph makes as views of the graph's
+// arrays equal the per-row copies on random graphs (weights 0 dropped,
+// repeated neighbours kept in order), rows of n = 1 (k = 0) and k = n - 1,
+// and appending to one row never overwrites the next.
+func TestSetGraphLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1))
+	for _, c := range []struct{ n, k int }{{1, 0}, {2, 1}, {5, 4}, {50, 7}, {300, 20}} {
+		g := &KNNGraph{N: c.n, K: c.k, Index: make([]int32, c.n*c.k), Distance: make([]float64, c.n*c.k)}
+		w := make([]float64, c.n*c.k)
+		for m := range g.Index {
+			g.Index[m] = int32((m/max(c.k, 1) + 1 + rng.IntN(max(c.n-1, 1))) % c.n)
+			if rng.IntN(4) > 0 { // a quarter of the edges weigh 0
+				w[m] = rng.Float64() + 0.01
+			}
+			if m%5 == 0 && m > 0 && m%c.k != 0 {
+				g.Index[m] = g.Index[m-1] // repeated neighbours
+			}
+		}
+		wantN, wantW := setGraphRows(g, w)
+		p := &Pool{Labels: make([]bool, c.n)}
+		p.SetGraph(g, w)
+		for i := range c.n {
+			if !slices.Equal(p.Neighbors[i], wantN[i]) || !slices.Equal(p.Weights[i], wantW[i]) {
+				t.Fatalf("n %d k %d row %d: %v %v, want %v %v", c.n, c.k, i, p.Neighbors[i], p.Weights[i], wantN[i], wantW[i])
+			}
+		}
+		for i := 0; i+1 < c.n; i++ {
+			next := slices.Clone(p.Neighbors[i+1])
+			_ = append(p.Neighbors[i], -7)
+			_ = append(p.Weights[i], -7)
+			if !slices.Equal(p.Neighbors[i+1], next) || slices.Contains(p.Weights[i+1], -7) {
+				t.Fatalf("n %d k %d: appending to row %d changed row %d", c.n, c.k, i, i+1)
+			}
+		}
+	}
+}

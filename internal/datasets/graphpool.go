@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -31,19 +32,19 @@ type GraphConfig struct {
 	// File: the graph, a scipy.sparse CSR matrix saved by save_npz (.npz),
 	// or an edge list CSV with header i,j,w (0-based indices) or
 	// id_i,id_j,w (ids): row i of W lists i's neighbours.
-	File string `mapstructure:"file" yaml:"file,omitempty"`
+	File string `yaml:"file,omitempty"`
 	// Kernel: a dense n x n similarity (.npy or CSV); its kNN graph keeps
 	// the K largest entries of each row (the diagonal excluded, ties to the
 	// lower index).
-	Kernel string `mapstructure:"kernel" yaml:"kernel,omitempty"`
-	K      int    `mapstructure:"k" yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
+	Kernel string `yaml:"kernel,omitempty"`
+	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
 	// IDs: one id per item, in item order (first column; an optional
 	// header "id"); edges id_i,id_j,w name items by them.
-	IDs string `mapstructure:"ids" yaml:"ids,omitempty"`
+	IDs string `yaml:"ids,omitempty"`
 	// Labels: a CSV index,label or id,label with a label for every item
 	// (label > 0 or true = positive), for campaigns; without it the pool
 	// is unlabelled (suggestions only).
-	Labels string `mapstructure:"labels" yaml:"labels,omitempty"`
+	Labels string `yaml:"labels,omitempty"`
 }
 
 // LoadGraph builds a pool from the user's own graph or kernel (see
@@ -60,15 +61,15 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 	if cfg.IDs != "" {
 		var err error
 		if ids, err = fileio.ReadStrings(cfg.IDs); err != nil {
-			return nil, fmt.Errorf("pool.graph.ids: %w", err)
+			return nil, configkeys.Wrap("pool.graph.ids", err)
 		}
 		first := map[string]int{}
 		for i, id := range ids {
 			if strings.TrimSpace(id) == "" {
-				return nil, fmt.Errorf("pool.graph.ids: %s: id %d is empty", cfg.IDs, i+1)
+				return nil, configkeys.Invalid("pool.graph.ids", nil, "%s: id %d is empty", cfg.IDs, i+1)
 			}
 			if j, dup := first[id]; dup {
-				return nil, fmt.Errorf("pool.graph.ids: %s: id %q is given for items %d and %d; ids must be unique", cfg.IDs, id, j+1, i+1)
+				return nil, configkeys.Invalid("pool.graph.ids", nil, "%s: id %q is given for items %d and %d; ids must be unique", cfg.IDs, id, j+1, i+1)
 			}
 			first[id] = i
 		}
@@ -84,7 +85,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 			k = DefaultGraphK
 		}
 		if k < 1 {
-			return nil, fmt.Errorf("pool.graph.k: %d, expected a positive integer", cfg.K)
+			return nil, configkeys.Invalid("pool.graph.k", cfg.K, "expected a positive integer")
 		}
 		rows, err = kernelKNN(path, k)
 	case strings.HasSuffix(strings.ToLower(cfg.File), ".npz"):
@@ -99,7 +100,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 	}
 	n := len(rows)
 	if ids != nil && len(ids) != n {
-		return nil, fmt.Errorf("pool.graph.ids: %s has %d ids for the %d items of %s", cfg.IDs, len(ids), n, path)
+		return nil, configkeys.Invalid("pool.graph.ids", nil, "%s has %d ids for the %d items of %s", cfg.IDs, len(ids), n, path)
 	}
 	base := filepath.Base(path)
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), IDs: ids, Labels: make([]bool, n), Metric: MetricGraph, Unlabeled: true}
@@ -155,7 +156,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 		return nil, fmt.Errorf("%s: kernel is %d x %d, expected a square n x n similarity with n >= 2", path, t.Rows, t.Cols)
 	}
 	if k >= n {
-		return nil, fmt.Errorf("pool.graph.k: %d, expected less than the %d items of %s", k, n, path)
+		return nil, configkeys.Invalid("pool.graph.k", k, "expected less than the %d items of %s", n, path)
 	}
 	rows := make([][]candidate, n)
 	for i := range n {
@@ -294,7 +295,7 @@ func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 func (p *Pool) readLabels(path string) error {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
-		return fmt.Errorf("pool.graph.labels: %w", err)
+		return configkeys.Wrap("pool.graph.labels", err)
 	}
 	defer f.Close()
 	cr := fileio.NewCSVReader(f)

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // kNN construction methods (config key pool.csv.knn, flag --knn).
@@ -112,6 +114,9 @@ type approxSpace interface {
 	// permuted returns the space whose item p is item perm[p] of this one,
 	// its working data laid out in that order.
 	permuted(perm []int32) approxSpace
+	// dropWorking frees what only work and split read: afterwards only n
+	// and exact may be called.
+	dropWorking()
 }
 
 // ApproxDenseKNN is the approximate counterpart of DenseKNN: same metrics,
@@ -194,6 +199,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	}
 	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers)
 	sp := orig.permuted(perm)
+	orig.dropWorking() // the recall below reads its exact distances only
 	// 1. Trees: built one after another (each item is in exactly one leaf of
 	// a tree, so a tree's leaves update disjoint rows in parallel).
 	items := make([]int32, n)
@@ -202,7 +208,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			items[i] = int32(i)
 		}
 		leaves := buildRPTree(sp, items, opt.LeafSize, rng.Uint64(), opt.Workers)
-		parallelFor(len(leaves), opt.Workers, func(l int) {
+		parallel.Blocks(len(leaves), 1, opt.Workers, func(_, l, _ int) {
 			leaf := leaves[l]
 			for a := 0; a < len(leaf); a++ {
 				for b := a + 1; b < len(leaf); b++ {
@@ -217,7 +223,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// Rows the trees left short (k close to the leaf size, duplicates) get
 	// random candidates: NN-descent only reaches neighbours of neighbours,
 	// so a closed group of rows would stay closed.
-	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			r := rand.New(rand.NewPCG(opt.Seed, uint64(p)+1))
 			for try := 0; try < 4*kc && h.row(p).idx[kc-1] < 0; try++ {
@@ -234,11 +240,16 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	for range opt.Workers {
 		stamps <- make([]uint32, n)
 	}
+	// The previous round's rows and reverse lists live in buffers reused
+	// from round to round (a million rows: 150 MB and 240 MB).
+	prev := &candHeap{kc: kc, idx: make([]int32, len(h.idx)), fresh: make([]bool, len(h.fresh))}
+	rev := &revLists{}
 	for round := 0; round < opt.MaxIter; round++ {
-		prev := h.snapshot()
-		rev := reverseLists(prev, n, kc, kx)
+		copy(prev.idx, h.idx)
+		copy(prev.fresh, h.fresh)
+		rev.build(prev, n, kc, kx)
 		var updates atomic.Int64
-		parallelChunks(n, 512, opt.Workers, func(lo, hi int) {
+		parallel.Blocks(n, 512, opt.Workers, func(_, lo, hi int) {
 			stamp := <-stamps
 			defer func() { stamps <- stamp }()
 			var u int64
@@ -281,7 +292,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 					expand(row.idx[e], row.fresh[e])
 				}
 				for _, r := range rev.of(i) {
-					expand(r.j, r.fresh)
+					expand(r.j(), r.fresh())
 				}
 			}
 			updates.Add(u)
@@ -298,7 +309,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// 3. Exact re-ranking, back in the original numbering (ties to the
 	// lower original index).
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	parallelChunks(n, 1024, opt.Workers, func(lo, hi int) {
+	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		c := make([]candidate, 0, kc)
 		for p := lo; p < hi; p++ {
 			c = c[:0]
@@ -350,7 +361,7 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 		slices.Sort(sample)
 	}
 	found := make([]int, len(sample))
-	parallelFor(len(sample), workers, func(s int) {
+	parallel.Blocks(len(sample), 1, workers, func(_, s, _ int) {
 		i := sample[s]
 		d := make([]float64, 0, n-1)
 		for j := 0; j < n; j++ {
@@ -436,30 +447,40 @@ func (h *candHeap) push(i, j int32, v float32) bool {
 
 func (h *candHeap) clearNew(i int) { clear(h.row(i).fresh) }
 
-// snapshot copies the rows' entries and flags (read by every worker during
-// a round), not their distances.
-func (h *candHeap) snapshot() *candHeap {
-	return &candHeap{kc: h.kc, idx: slices.Clone(h.idx), fresh: slices.Clone(h.fresh)}
+// revEntry is a reverse neighbour j of i (i is among j's first entries),
+// fresh if i entered j's row in the last round, packed in 4 bytes (a
+// million rows' lists: 120 MB, not 240): j >= 0, the sign bit set when
+// fresh.
+type revEntry int32
+
+func newRevEntry(j int32, fresh bool) revEntry {
+	if fresh {
+		return revEntry(j | math.MinInt32)
+	}
+	return revEntry(j)
 }
 
-// revEntry is a reverse neighbour j of i (i is among j's first entries),
-// fresh if i entered j's row in the last round.
-type revEntry struct {
-	j     int32
-	fresh bool
-}
+func (r revEntry) j() int32    { return int32(r) & math.MaxInt32 }
+func (r revEntry) fresh() bool { return r < 0 }
 
 // revLists are the reverse neighbours in CSR form, at most kx per item
 // (the first ones in index order).
 type revLists struct {
 	start []int32
 	e     []revEntry
+	fill  []int32 // scratch of build
 }
 
 func (r *revLists) of(i int) []revEntry { return r.e[r.start[i]:r.start[i+1]] }
 
-func reverseLists(h *candHeap, n, kc, kx int) *revLists {
-	count := make([]int32, n+1)
+// build fills r with the reverse lists of h's first kx entries per row,
+// reusing r's buffers.
+func (r *revLists) build(h *candHeap, n, kc, kx int) {
+	if cap(r.start) < n+1 {
+		r.start = make([]int32, n+1)
+	}
+	count := r.start[:n+1]
+	clear(count)
 	for j := 0; j < n; j++ {
 		for _, i := range h.idx[j*kc : j*kc+kx] {
 			if i >= 0 && count[i+1] < int32(kx) {
@@ -470,18 +491,24 @@ func reverseLists(h *candHeap, n, kc, kx int) *revLists {
 	for i := 0; i < n; i++ {
 		count[i+1] += count[i]
 	}
-	r := &revLists{start: count, e: make([]revEntry, count[n])}
-	fill := slices.Clone(count[:n])
+	if cap(r.e) < int(count[n]) {
+		r.e = make([]revEntry, count[n], int(count[n])+int(count[n])/8)
+	}
+	r.start, r.e = count, r.e[:count[n]]
+	if cap(r.fill) < n {
+		r.fill = make([]int32, n)
+	}
+	fill := r.fill[:n]
+	copy(fill, count[:n])
 	for j := 0; j < n; j++ {
 		row := h.row(j)
 		for e, i := range row.idx[:kx] {
 			if i >= 0 && fill[i] < count[i+1] {
-				r.e[fill[i]] = revEntry{int32(j), row.fresh[e]}
+				r.e[fill[i]] = newRevEntry(int32(j), row.fresh[e])
 				fill[i]++
 			}
 		}
 	}
-	return r
 }
 
 // buildRPTree returns the leaves of one random-projection tree over items
@@ -518,7 +545,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		}
 		tasks = next
 	}
-	parallelFor(len(tasks), workers, func(w int) {
+	parallel.Blocks(len(tasks), 1, workers, func(_, w, _ int) {
 		rec(tasks[w], make([]float32, len(tasks[w].items)))
 	})
 	// Leaves in a fixed order, so the result does not depend on scheduling.
@@ -578,6 +605,8 @@ func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
 }
 
 func (s *denseSpace) n() int { return len(s.x) }
+
+func (s *denseSpace) dropWorking() { s.w, s.norm2 = nil, nil }
 
 func (s *denseSpace) permuted(perm []int32) approxSpace {
 	d := s.d
@@ -649,6 +678,8 @@ func newBitsSpace(b [][]uint64) *bitsSpace {
 
 func (s *bitsSpace) n() int { return len(s.b) }
 
+func (s *bitsSpace) dropWorking() {} // exact reads everything it holds
+
 // permuted copies the fingerprints into one block in the new order.
 func (s *bitsSpace) permuted(perm []int32) approxSpace {
 	words := len(s.b[0])
@@ -683,34 +714,6 @@ func (s *bitsSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
 		}
 	}
 	return medianSplit(items, key)
-}
-
-// parallelFor calls f(0..n-1) on workers goroutines.
-func parallelFor(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// parallelChunks calls f(lo, hi) over [0, n) in chunks of size chunk on
-// workers goroutines.
-func parallelChunks(n, chunk, workers int, f func(lo, hi int)) {
-	parallelFor((n+chunk-1)/chunk, workers, func(c int) {
-		f(c*chunk, min((c+1)*chunk, n))
-	})
 }
 
 func popcount(row []uint64) int {

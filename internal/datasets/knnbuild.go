@@ -20,6 +20,19 @@ type GraphOptions struct {
 	// the total (items, or item-steps for the approximate graph); calls may
 	// come from several goroutines at once.
 	Progress func(done, total int64)
+	// Name, if set, is how a message names a config key it mentions in
+	// passing (a CSV pool's column keys): the command line names the flag
+	// that set the key ("--exclude-columns (key pool.csv.exclude_columns)").
+	// nil: the key itself.
+	Name func(key string) string
+}
+
+// name is how a message names config key in passing (Name).
+func (o GraphOptions) name(key string) string {
+	if o.Name == nil {
+		return key
+	}
+	return o.Name(key)
 }
 
 // GraphInfo says how a pool's kNN graph was obtained.
@@ -95,13 +108,12 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 	info.CacheFile = path
 	t0 = time.Now()
 	info.Status = CacheMiss
-	if data, err := fileio.ReadInput(path); err == nil {
-		g, st, err := decodeKNN(data, n, k, metric)
-		if err == nil && (m == KNNExact) == (st == nil) {
+	if g, st, size, err := readKNNCache(path, n, k, metric); err == nil {
+		if (m == KNNExact) == (st == nil) {
 			if st != nil {
 				info.Stats = *st
 			}
-			info.Status, info.Seconds, info.CacheBytes = CacheHit, time.Since(t0).Seconds(), int64(len(data))
+			info.Status, info.Seconds, info.CacheBytes = CacheHit, time.Since(t0).Seconds(), size
 			return g, info, nil
 		}
 		info.Status = CacheRecovered
@@ -128,4 +140,20 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 		info.CacheBytes = 0
 	}
 	return g, info, nil
+}
+
+// readKNNCache reads the cache file at path (decodeKNN) and returns its
+// size; an error satisfying os.IsNotExist when there is none.
+func readKNNCache(path string, n, k int, metric string) (*KNNGraph, *ApproxStats, int64, error) {
+	f, err := fileio.OpenInput(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	g, st, err := decodeKNN(f, fi.Size(), n, k, metric)
+	return g, st, fi.Size(), err
 }

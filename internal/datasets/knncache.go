@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -82,83 +83,116 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 // uint64 after it (before N): the NN-descent rounds, the recall's float64
 // bits and the number of rows it was measured on.
 func encodeKNN(w io.Writer, g *KNNGraph, st *ApproxStats) (int64, error) {
-	var buf bytes.Buffer
-	buf.Grow(48 + 12*len(g.Index) + sha256.Size)
+	// Streamed through a buffer and the hash: a million-row graph is not
+	// copied into memory a second time.
+	h := sha256.New()
+	cw := &fileio.CountingWriter{W: w}
+	bw := bufio.NewWriterSize(io.MultiWriter(h, cw), 1<<16)
 	var b [8]byte
-	if st != nil {
-		buf.Write(knnApproxMagic[:])
-		for _, v := range []uint64{uint64(st.Rounds), math.Float64bits(st.Recall), uint64(st.RecallRows)} {
-			binary.LittleEndian.PutUint64(b[:], v)
-			buf.Write(b[:])
-		}
-	} else {
-		buf.Write(knnMagic[:])
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(b[:], v)
+		bw.Write(b[:])
 	}
-	binary.LittleEndian.PutUint64(b[:], uint64(g.N))
-	buf.Write(b[:])
-	binary.LittleEndian.PutUint64(b[:], uint64(g.K))
-	buf.Write(b[:])
+	if st != nil {
+		bw.Write(knnApproxMagic[:])
+		put(uint64(st.Rounds))
+		put(math.Float64bits(st.Recall))
+		put(uint64(st.RecallRows))
+	} else {
+		bw.Write(knnMagic[:])
+	}
+	put(uint64(g.N))
+	put(uint64(g.K))
 	for _, j := range g.Index {
 		binary.LittleEndian.PutUint32(b[:4], uint32(j))
-		buf.Write(b[:4])
+		bw.Write(b[:4])
 	}
 	for _, d := range g.Distance {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(d))
-		buf.Write(b[:])
+		put(math.Float64bits(d))
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
+	if err := bw.Flush(); err != nil {
+		return cw.N, err
+	}
+	_, err := cw.Write(h.Sum(nil))
+	return cw.N, err
 }
 
 // knnApproxMagic opens the cache file of an approximate graph.
 var knnApproxMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'A', '0', '1'}
 
-// decodeKNN checks and reads a cache file; the stats are nil for an exact
+// decodeKNN checks and reads a cache file of size bytes from r, streamed
+// in blocks (no copy of the file is held); the stats are nil for an exact
 // graph's file.
-func decodeKNN(data []byte, n, k int, metric string) (*KNNGraph, *ApproxStats, error) {
-	if len(data) < 8+sha256.Size {
-		return nil, nil, fmt.Errorf("cache file has %d bytes, too short", len(data))
+func decodeKNN(r io.Reader, size int64, n, k int, metric string) (*KNNGraph, *ApproxStats, error) {
+	if size < 8+sha256.Size {
+		return nil, nil, fmt.Errorf("cache file has %d bytes, too short", size)
 	}
-	var st *ApproxStats
-	head := 24
-	if bytes.Equal(data[:8], knnApproxMagic[:]) {
-		head = 48
-	}
-	want := head + 12*n*k + sha256.Size
-	if len(data) != want {
-		return nil, nil, fmt.Errorf("cache file has %d bytes, expected %d", len(data), want)
-	}
-	body := data[:len(data)-sha256.Size]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, nil, fmt.Errorf("cache file checksum mismatch")
-	}
-	if head == 48 {
-		st = &ApproxStats{
-			Rounds:     int(binary.LittleEndian.Uint64(body[8:])),
-			Recall:     math.Float64frombits(binary.LittleEndian.Uint64(body[16:])),
-			RecallRows: int(binary.LittleEndian.Uint64(body[24:])),
+	h := sha256.New()
+	br := bufio.NewReaderSize(r, 1<<16)
+	block := make([]byte, 1<<16)
+	// read hashes and returns the next m bytes of the body.
+	read := func(m int) ([]byte, error) {
+		if _, err := io.ReadFull(br, block[:m]); err != nil {
+			return nil, fmt.Errorf("cache file: %w", err)
 		}
-	} else if !bytes.Equal(body[:8], knnMagic[:]) {
+		h.Write(block[:m])
+		return block[:m], nil
+	}
+	b, err := read(8)
+	if err != nil {
+		return nil, nil, err
+	}
+	head := int64(24)
+	if bytes.Equal(b, knnApproxMagic[:]) {
+		head = 48
+	} else if !bytes.Equal(b, knnMagic[:]) {
 		return nil, nil, fmt.Errorf("cache file has no kNN header")
 	}
-	if int(binary.LittleEndian.Uint64(body[head-16:])) != n || int(binary.LittleEndian.Uint64(body[head-8:])) != k {
+	if want := head + 12*int64(n)*int64(k) + sha256.Size; size != want {
+		return nil, nil, fmt.Errorf("cache file has %d bytes, expected %d", size, want)
+	}
+	if b, err = read(int(head) - 8); err != nil {
+		return nil, nil, err
+	}
+	word := func(t int) uint64 { return binary.LittleEndian.Uint64(b[8*t:]) }
+	var st *ApproxStats
+	if head == 48 {
+		st = &ApproxStats{Rounds: int(word(0)), Recall: math.Float64frombits(word(1)), RecallRows: int(word(2))}
+	}
+	if word(int(head)/8-3) != uint64(n) || word(int(head)/8-2) != uint64(k) {
 		return nil, nil, fmt.Errorf("cache file is for another graph size")
 	}
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	off := head
-	for m := range g.Index {
-		j := int32(binary.LittleEndian.Uint32(body[off:]))
-		if j < 0 || int(j) >= n || int(j) == m/k {
-			return nil, nil, fmt.Errorf("cache file has an invalid neighbour index")
+	bad := false // checked after the checksum: a corrupt file is reported as such
+	for lo := 0; lo < len(g.Index); lo += len(block) / 4 {
+		hi := min(lo+len(block)/4, len(g.Index))
+		if b, err = read(4 * (hi - lo)); err != nil {
+			return nil, nil, err
 		}
-		g.Index[m] = j
-		off += 4
+		for m := lo; m < hi; m++ {
+			j := int32(binary.LittleEndian.Uint32(b[4*(m-lo):]))
+			bad = bad || j < 0 || int(j) >= n || int(j) == m/k
+			g.Index[m] = j
+		}
 	}
-	for m := range g.Distance {
-		g.Distance[m] = math.Float64frombits(binary.LittleEndian.Uint64(body[off:]))
-		off += 8
+	for lo := 0; lo < len(g.Distance); lo += len(block) / 8 {
+		hi := min(lo+len(block)/8, len(g.Distance))
+		if b, err = read(8 * (hi - lo)); err != nil {
+			return nil, nil, err
+		}
+		for m := lo; m < hi; m++ {
+			g.Distance[m] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(m-lo):]))
+		}
+	}
+	var trailer [sha256.Size]byte
+	if _, err := io.ReadFull(br, trailer[:]); err != nil {
+		return nil, nil, fmt.Errorf("cache file: %w", err)
+	}
+	if !bytes.Equal(h.Sum(nil), trailer[:]) {
+		return nil, nil, fmt.Errorf("cache file checksum mismatch")
+	}
+	if bad {
+		return nil, nil, fmt.Errorf("cache file has an invalid neighbour index")
 	}
 	return g, st, nil
 }

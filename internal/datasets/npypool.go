@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -32,22 +33,22 @@ import (
 func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	path := cfg.File
 	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.csv.metric: %q is not one of %q, %q, %q", cfg.Metric, MetricEuclidean, MetricCosine, MetricTanimoto)
+		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
 	}
 	if cfg.LabelColumn != "" || cfg.IDColumn != "" || len(cfg.FeatureColumns) > 0 || cfg.FeaturePrefix != "" || len(cfg.Positive) > 0 {
-		return nil, fmt.Errorf("%s: a .npy pool holds features only: label_column, id_column, feature_columns, feature_prefix and positive do not apply (ids: pool.csv.ids_file)", path)
+		return nil, fmt.Errorf("%s: a .npy pool holds features only: label_column, id_column, feature_columns, feature_prefix and positive do not apply (ids: %s)", path, opt.name("pool.csv.ids_file"))
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.file: %w", err)
+		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("pool.csv.file: %w", err)
+		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	h, err := fileio.ReadNPYHeader(br, st.Size(), path)
@@ -138,7 +139,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 	if cfg.IDsFile != "" {
 		ids, err := fileio.ReadStrings(cfg.IDsFile)
 		if err != nil {
-			return nil, fmt.Errorf("pool.csv.ids_file: %w", err)
+			return nil, configkeys.Wrap("pool.csv.ids_file", err)
 		}
 		if len(ids) != n {
 			return nil, fmt.Errorf("%s: %d ids for the %d rows of %s, expected one per row", cfg.IDsFile, len(ids), n, path)
@@ -156,7 +157,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 		p.IDs = ids
 	}
 	if cfg.K >= n {
-		return nil, fmt.Errorf("pool.csv.k: %d, expected less than the %d rows of %s", cfg.K, n, path)
+		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", n, path)
 	}
 	if cfg.Standardize && p.Dense != nil {
 		fileio.StandardizeRows(p.Dense)

@@ -85,13 +85,13 @@ func (e *WriteError) Unwrap() error { return e.Err }
 type compactPNG struct{ *vgimg.Canvas }
 
 func (c compactPNG) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &fileio.CountingWriter{W: w}
 	var img image.Image = c.Image()
 	if p, ok := paletted(img); ok {
 		img = p
 	}
 	err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(cw, img)
-	return cw.n, err
+	return cw.N, err
 }
 
 // Limits of a faithful palette: a colour moved by more than paletteMaxShift
@@ -160,17 +160,6 @@ func paletted(img image.Image) (out *image.Paletted, ok bool) {
 		}
 	}
 	return out, true
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func drawGrid(dc draw.Canvas, grid [][]*plot.Plot) {

@@ -84,6 +84,19 @@ type ColumnSpec struct {
 	// Flag names for messages, e.g. "--id-column" or "pool.csv.id_column".
 	IDFlag, LabelFlag, QualityFlag, FingerprintFlag, FeaturesFlag, PrefixFlag, ExcludeFlag string
 	GroupFlag                                                                              string
+	// Name, if set, is how a message names a config key among the Flag
+	// names in passing ("leave it out with --exclude-columns (key
+	// pool.csv.exclude_columns) target"): the command line names the flag
+	// that set the key. A SettingError keeps the key itself.
+	Name func(key string) string
+}
+
+// name is how a message names the key or flag k in passing (Name).
+func (s ColumnSpec) name(k string) string {
+	if s.Name == nil {
+		return k
+	}
+	return s.Name(k)
 }
 
 // Columns is a resolved header: the index of each role (-1 when absent),
@@ -118,7 +131,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 		if !strings.HasPrefix(flag, "-") {
 			// A config key: typed, so the command line can name the flag
 			// that set it.
-			return -1, fmt.Errorf("%s: %w", path, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)))
+			return -1, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)).In(path)
 		}
 		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
 	}
@@ -157,12 +170,12 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	}
 	if s.Fingerprint != "" {
 		if len(s.Features) > 0 || s.Prefix != "" {
-			return nil, fmt.Errorf("%s: give %s or feature columns (%s, %s), not both", path, s.FingerprintFlag, s.FeaturesFlag, s.PrefixFlag)
+			return nil, fmt.Errorf("%s: give %s or feature columns (%s, %s), not both", path, s.name(s.FingerprintFlag), s.name(s.FeaturesFlag), s.name(s.PrefixFlag))
 		}
 		return c, nil
 	}
 	if len(s.Features) > 0 && s.Prefix != "" {
-		return nil, fmt.Errorf("%s: give %s or %s, not both", path, s.FeaturesFlag, s.PrefixFlag)
+		return nil, fmt.Errorf("%s: give %s or %s, not both", path, s.name(s.FeaturesFlag), s.name(s.PrefixFlag))
 	}
 	if len(s.Features) > 0 {
 		for _, name := range s.Features {
@@ -171,10 +184,10 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 				return nil, err
 			}
 			if r, taken := role[j]; taken {
-				return nil, fmt.Errorf("%s: column %q is both the %s column and a feature column (%s, %s)", path, names[j], r.what, r.flag, s.FeaturesFlag)
+				return nil, fmt.Errorf("%s: column %q is both the %s column and a feature column (%s, %s)", path, names[j], r.what, s.name(r.flag), s.name(s.FeaturesFlag))
 			}
 			if UnnamedColumn(header[j]) {
-				return nil, fmt.Errorf("%s: %s: column %d has no name (a row index): it is never a feature", path, s.FeaturesFlag, j+1)
+				return nil, fmt.Errorf("%s: %s: column %d has no name (a row index): it is never a feature", path, s.name(s.FeaturesFlag), j+1)
 			}
 			c.Features = append(c.Features, j)
 		}
@@ -188,14 +201,14 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 			continue
 		}
 		if s.Prefix == "" && LabelLikeColumn(h, names) {
-			return nil, fmt.Errorf("%s: column %q looks like a label or target, so it is not a feature by default: leave it out with %s %s, or include it by naming the features with %s", path, h, s.ExcludeFlag, h, s.FeaturesFlag)
+			return nil, fmt.Errorf("%s: column %q looks like a label or target, so it is not a feature by default: leave it out with %s %s, or include it by naming the features with %s", path, h, s.name(s.ExcludeFlag), h, s.name(s.FeaturesFlag))
 		}
 		c.Features = append(c.Features, j)
 	}
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
 			if !strings.HasPrefix(s.PrefixFlag, "-") {
-				return nil, fmt.Errorf("%s: %w", path, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)))
+				return nil, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)).In(path)
 			}
 			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
 		}

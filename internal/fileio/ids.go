@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -62,4 +63,21 @@ func LookupID(index map[string]int, cell string) (int, string, bool) {
 		}
 	}
 	return -1, "", false
+}
+
+// CheckUniqueIDs reports an empty or repeated id: ids name the items in
+// the output (and in input files such as --observed), so each must name
+// one item. src names where the ids come from; rows count the items from 1.
+func CheckUniqueIDs(src string, ids []string) error {
+	first := make(map[string]int, len(ids))
+	for k, id := range ids {
+		if id == "" {
+			return fmt.Errorf("%s: id %d is empty", src, k+1)
+		}
+		if j, dup := first[id]; dup {
+			return fmt.Errorf("%s: id %q is given for rows %d and %d; ids must be unique", src, id, j+1, k+1)
+		}
+		first[id] = k
+	}
+	return nil
 }

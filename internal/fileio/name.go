@@ -51,3 +51,15 @@ func suggestPlain(name string) string {
 	}
 	return "NAME"
 }
+
+// Count writes a count of things for a message: "1 item", "3 items"; the
+// plural adds s, or turns a final consonant-y into ies (quality, query).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -296,3 +296,35 @@ func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
 		})
 	}
 }
+
+// BenchmarkSuggestLargePool is `qvs as suggest`'s work after the pool is
+// loaded (search.NewPool, then Suggest: the search space in a random
+// order, the kNN model, the prior fit and a qVS-AS batch of 5) on a pool
+// of 1,000,000 items with k = 20 random local neighbours and two labels.
+// Its B/op is the memory that work allocates.
+func BenchmarkSuggestLargePool(b *testing.B) {
+	const n, k = 1_000_000, 20
+	rng := rand.New(rand.NewPCG(21, 21))
+	back := make([]int32, n*k)
+	wback := make([]float64, n*k)
+	p := &datasets.Pool{Name: "large", Labels: make([]bool, n), Unlabeled: true, Neighbors: make([][]int32, n), Weights: make([][]float64, n)}
+	for i := range n {
+		row, ws := back[i*k:(i+1)*k:(i+1)*k], wback[i*k:(i+1)*k:(i+1)*k]
+		for e := range row {
+			j := (i + 1 + rng.IntN(2000)) % n
+			row[e], ws[e] = int32(j), 0.05+rng.Float64()
+		}
+		p.Neighbors[i], p.Weights[i] = row, ws
+	}
+	obs := []Observation{{Index: 0, Positive: true}, {Index: 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		pool, err := NewPool(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Suggest(pool, SuggestRequest{Observed: obs, Prior: Prior{Rule: PriorEstimate}, Ties: "random", Seed: 1, Method: "qvs", Settings: PolicySettings{Q: 1}, Batch: 5, Remaining: 5}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,31 +26,31 @@ var Methods = []string{"random", "one-step", "eci", "select", "ens", "qvs"}
 // the keys of the `qvs as` config files (configs/TASK.yaml), as for
 // datasets.Config; every field changes results.
 type Protocol struct {
-	Methods []string `mapstructure:"methods" yaml:"methods"`
+	Methods []string `yaml:"methods"`
 	// Q are the orders of qVS-AS as written in the config ("inf" allowed);
 	// they name the runs and the q column of the summary verbatim.
-	Q       []string    `mapstructure:"q" yaml:"q"`
-	Repeats int         `mapstructure:"repeats" yaml:"repeats"`
-	Budget  int         `mapstructure:"budget" yaml:"budget"` // queries per run after the start
-	Batch   int         `mapstructure:"batch" yaml:"batch"`
-	Seed    uint64      `mapstructure:"seed" yaml:"seed"`
-	ECI     ECIGrid     `mapstructure:"eci" yaml:"eci"`
-	SELECT  SELECTGrid  `mapstructure:"select" yaml:"select"`
-	ENS     ENSSettings `mapstructure:"ens" yaml:"ens"`
+	Q       []string    `yaml:"q"`
+	Repeats int         `yaml:"repeats"`
+	Budget  int         `yaml:"budget"` // queries per run after the start
+	Batch   int         `yaml:"batch"`
+	Seed    uint64      `yaml:"seed"`
+	ECI     ECIGrid     `yaml:"eci"`
+	SELECT  SELECTGrid  `yaml:"select"`
+	ENS     ENSSettings `yaml:"ens"`
 	// Ties is how exact ties between candidates are broken: "random" (each
 	// repeat relabels the pool in a random order drawn from the seed, like
 	// the authors' random tie-breaking; see Space) or "index" (lowest pool
 	// index).
-	Ties string `mapstructure:"ties" yaml:"ties"`
+	Ties string `yaml:"ties"`
 	// Prior is the kNN model's prior a1 (ParsePrior): "prevalence" (the
 	// authors' rule, PriorFromPrevalence), "estimate" (FitPrior of the
 	// run's labels, re-estimated before every batch as a user's suggest
 	// loop does) or a number.
-	Prior string `mapstructure:"prior" yaml:"prior"`
+	Prior string `yaml:"prior"`
 	// AuthorsShortcut makes qVS-AS use the authors' shared value for
 	// candidates whose own kNN row misses the chosen set (QVS.AuthorsShortcut);
 	// false (the default) is the exact greedy of Algorithm 2.
-	AuthorsShortcut bool `mapstructure:"authors_shortcut" yaml:"authors_shortcut"`
+	AuthorsShortcut bool `yaml:"authors_shortcut"`
 }
 
 // GrowableKeys are the Protocol keys a rerun into a campaign's folder may
@@ -61,20 +61,20 @@ var GrowableKeys = []string{"repeats", "methods", "q", "eci.thresholds", "select
 
 // ECIGrid is the grid of ECI settings: one run per similarity threshold.
 type ECIGrid struct {
-	Thresholds []float64 `mapstructure:"thresholds" yaml:"thresholds"`
-	Fantasy    string    `mapstructure:"fantasy" yaml:"fantasy"`
+	Thresholds []float64 `yaml:"thresholds"`
+	Fantasy    string    `yaml:"fantasy"`
 }
 
 // SELECTGrid is the grid of SELECT settings: one run per (beta, lambda).
 type SELECTGrid struct {
-	Betas   []float64 `mapstructure:"betas" yaml:"betas"`
-	Lambdas []float64 `mapstructure:"lambdas" yaml:"lambdas"`
-	Fantasy string    `mapstructure:"fantasy" yaml:"fantasy"`
+	Betas   []float64 `yaml:"betas"`
+	Lambdas []float64 `yaml:"lambdas"`
+	Fantasy string    `yaml:"fantasy"`
 }
 
 // ENSSettings is the one ENS setting.
 type ENSSettings struct {
-	Fantasy string `mapstructure:"fantasy" yaml:"fantasy"`
+	Fantasy string `yaml:"fantasy"`
 }
 
 // PaperProtocol is the paper's protocol (Section 4.1: 10 repeats; a budget
@@ -158,8 +158,9 @@ func Plan(p Protocol) (*Campaign, error) {
 		return nil, err
 	}
 	type setting struct {
-		method, key, q string
-		s              PolicySettings
+		method, q string
+		labels    []string // of the run key, after the method and order (campaign.RunKey)
+		s         PolicySettings
 	}
 	var settings []setting
 	if err := configkeys.Unique("methods", p.Methods); err != nil {
@@ -168,7 +169,7 @@ func Plan(p Protocol) (*Campaign, error) {
 	for _, m := range p.Methods {
 		switch m {
 		case "random", "one-step":
-			settings = append(settings, setting{method: m, key: m})
+			settings = append(settings, setting{method: m})
 		case "eci":
 			fan, err := ParseFantasy(p.ECI.Fantasy)
 			if err != nil {
@@ -181,7 +182,7 @@ func Plan(p Protocol) (*Campaign, error) {
 				if err := CheckThreshold(t); err != nil {
 					return nil, fmt.Errorf("eci.thresholds: %w", err)
 				}
-				settings = append(settings, setting{method: m, key: "eci-t" + num(t) + "-" + fan.String(), s: PolicySettings{Threshold: t, Fantasy: fan}})
+				settings = append(settings, setting{method: m, labels: []string{"t" + num(t), fan.String()}, s: PolicySettings{Threshold: t, Fantasy: fan}})
 			}
 		case "select":
 			fan, err := ParseFantasy(p.SELECT.Fantasy)
@@ -199,7 +200,7 @@ func Plan(p Protocol) (*Campaign, error) {
 					if err := CheckLambda(l); err != nil {
 						return nil, fmt.Errorf("select.lambdas: %w", err)
 					}
-					settings = append(settings, setting{method: m, key: "select-b" + num(b) + "-l" + num(l) + "-" + fan.String(), s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
+					settings = append(settings, setting{method: m, labels: []string{"b" + num(b), "l" + num(l), fan.String()}, s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
 				}
 			}
 		case "ens":
@@ -207,26 +208,29 @@ func Plan(p Protocol) (*Campaign, error) {
 			if err != nil {
 				return nil, fmt.Errorf("ens.fantasy: %w", err)
 			}
-			settings = append(settings, setting{method: m, key: "ens-" + fan.String(), s: PolicySettings{Fantasy: fan}})
+			settings = append(settings, setting{method: m, labels: []string{fan.String()}, s: PolicySettings{Fantasy: fan}})
 		case "qvs":
 			if len(p.Q) == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			seenQ := map[vendi.Order]bool{}
-			for _, text := range p.Q {
+			orders := make([]vendi.Order, len(p.Q))
+			labels := make([]string, len(p.Q))
+			for k, text := range p.Q {
 				q, err := vendi.ParseOrder(text)
 				if err != nil {
 					return nil, fmt.Errorf("q: %w", err)
 				}
-				if seenQ[q] {
-					return nil, fmt.Errorf("q: order %s listed twice", q)
-				}
-				seenQ[q] = true
-				key := "qvs-q" + q.String()
+				orders[k], labels[k] = q, q.String()
+			}
+			if err := configkeys.Unique("q", labels); err != nil {
+				return nil, err // an order given twice, as 1 and 1.0 say
+			}
+			for _, q := range orders {
+				var labels []string
 				if p.AuthorsShortcut {
-					key += "-authors" // a folder never mixes the two rules under one key
+					labels = []string{"authors"} // a folder never mixes the two rules under one key
 				}
-				settings = append(settings, setting{method: m, key: key, q: q.String(), s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
+				settings = append(settings, setting{method: m, q: q.String(), labels: labels, s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
 			}
 		default:
 			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
@@ -238,7 +242,7 @@ func Plan(p Protocol) (*Campaign, error) {
 			// Params is the policy's own description, e.g. "threshold=0.5
 			// fantasy=pessimistic" (empty for random, one-step and qVS-AS).
 			pol, _ := NewPolicy(s.method, s.s, nil)
-			run := campaign.Run{Key: fmt.Sprintf("%s-r%02d", s.key, r), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
+			run := campaign.Run{Key: campaign.RunKey(s.method, s.q, r, s.labels...), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
 			c.Runs = append(c.Runs, run)
 			c.settings[run.Key] = s.s
 		}
@@ -287,24 +291,40 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 	return NewPolicy(run.Method, s, kernel)
 }
 
-// Pool is an active-search pool prepared for search: the pool and the
-// diversity kernel every run's metrics use.
+// Pool is an active-search pool prepared for search: the pool and, built
+// on first use, the diversity kernel every run's metrics use.
 type Pool struct {
 	*datasets.Pool
-	// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
-	// indices (as the authors' code builds it), for the metrics of the
-	// positives found.
-	Kernel *vendi.Sparse
+
+	kernelOnce sync.Once
+	kernel     *vendi.Sparse
+	kernelErr  error
 }
 
-// NewPool prepares p for search. Its labels may be unknown
-// (p.Unlabeled): such a pool serves suggestions, not simulated campaigns.
+// NewPool prepares p for search, checking its kNN graph (rows of equal
+// neighbour and weight counts, neighbours in [0, n), finite weights). Its
+// labels may be unknown (p.Unlabeled): such a pool serves suggestions, not
+// simulated campaigns.
 func NewPool(p *datasets.Pool) (*Pool, error) {
-	kernel, err := vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
-	if err != nil {
+	if err := vendi.CheckKNN(p.Len(), p.Neighbors, p.Weights); err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
-	return &Pool{Pool: p, Kernel: kernel}, nil
+	return &Pool{Pool: p}, nil
+}
+
+// Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
+// indices (as the authors' code builds it), for the metrics of the
+// positives found. It is built on the first call (a suggestion never
+// needs it: its runs see Space.Kernel, in view indices), so a pool of a
+// million items does not hold two kernels.
+func (p *Pool) Kernel() (*vendi.Sparse, error) {
+	p.kernelOnce.Do(func() {
+		p.kernel, p.kernelErr = vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
+		if p.kernelErr != nil {
+			p.kernelErr = fmt.Errorf("pool %s: %w", p.Name, p.kernelErr)
+		}
+	})
+	return p.kernel, p.kernelErr
 }
 
 // PseudoCounts returns the kNN model's pseudo-counts under prior given m,
@@ -503,11 +523,15 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 			lastBatch = q.Batch
 		}
 	}
-	m, err := Measure(pool.Kernel, positives, pool.Distance)
+	kernel, err := pool.Kernel()
 	if err != nil {
 		return nil, err
 	}
-	curve, err := Curve(pool.Kernel, all)
+	m, err := Measure(kernel, positives, pool.Distance)
+	if err != nil {
+		return nil, err
+	}
+	curve, err := Curve(kernel, all)
 	if err != nil {
 		return nil, err
 	}

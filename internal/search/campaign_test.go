@@ -140,7 +140,7 @@ func TestPlanErrors(t *testing.T) {
 		"bad ens fantasy":  {func(p *Protocol) { p.ENS.Fantasy = "x" }, "ens.fantasy"},
 		"no orders":        {func(p *Protocol) { p.Q = nil }, "needs orders q"},
 		"negative order":   {func(p *Protocol) { p.Q = []string{"-1"} }, "q: "},
-		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, "order 1 listed twice"},
+		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, `q = "1": listed twice`},
 		"qvs not selected": {func(p *Protocol) { p.Methods, p.Q = []string{"random"}, nil }, ""},
 	} {
 		p := smallProtocol()
@@ -256,10 +256,14 @@ func TestNewPool(t *testing.T) {
 		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want FitPrior's %g", a0, a1, err, FitPrior(m).A1)
 	}
 	K := denseKernel(p)
+	kernel, err := sp.Kernel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < p.Len(); i++ {
 		for j := 0; j < p.Len(); j++ {
-			if sp.Kernel.At(i, j) != K.At(i, j) {
-				t.Fatalf("kernel (%d, %d) = %g, (W + Wᵀ)/2 = %g", i, j, sp.Kernel.At(i, j), K.At(i, j))
+			if kernel.At(i, j) != K.At(i, j) {
+				t.Fatalf("kernel (%d, %d) = %g, (W + Wᵀ)/2 = %g", i, j, kernel.At(i, j), K.At(i, j))
 			}
 		}
 	}

@@ -500,3 +500,64 @@ func TestRunReestimatesPrior(t *testing.T) {
 		}
 	}
 }
+
+// TestSpaceLayout: a relabelled space's rows (one backing array for all
+// of them) and its lazily built kernel equal the hand-permuted graph's
+// rows and SymmetrizeKNN of it, bit for bit, on random graphs, n = 1, rows
+// listing a neighbour several times and rows listing every other item
+// (k >= n - 1); appending to a row never changes the next.
+func TestSpaceLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 7))
+	type graph struct {
+		nbr [][]int32
+		w   [][]float64
+	}
+	var cases []graph
+	for _, c := range [][2]int{{1, 0}, {2, 1}, {6, 5}, {60, 7}, {500, 20}} {
+		nbr, w := randomGraph(rng, c[0], c[1], true)
+		cases = append(cases, graph{nbr, w})
+	}
+	cases = append(cases, graph{[][]int32{{1, 1, 2}, {2, 2, 0, 2}, {1, 0, 1}}, [][]float64{{0.5, 0.25, 0.125}, {0.1, 0.7, 1, 0.3}, {0.2, 0.9, 0.6}}})
+	for _, c := range cases {
+		n := len(c.nbr)
+		labels := make([]bool, n)
+		order := RandomOrder(n, rng)
+		sp, err := NewSpace(c.nbr, c.w, labels, 0.8, 0.2, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := make([]int32, n)
+		for v, i := range order {
+			pos[i] = int32(v)
+		}
+		pn, pw := make([][]int32, n), make([][]float64, n)
+		for v, i := range order {
+			for e, j := range c.nbr[i] {
+				pn[v] = append(pn[v], pos[j])
+				pw[v] = append(pw[v], c.w[i][e])
+			}
+		}
+		want, err := vendi.SymmetrizeKNN(n, pn, pw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range n {
+			nb, ws := sp.Prior.Neighbors(v)
+			if !slices.Equal(nb, pn[v]) || !slices.Equal(ws, pw[v]) {
+				t.Fatalf("n %d: view row %d %v %v, want %v %v", n, v, nb, ws, pn[v], pw[v])
+			}
+			gc, gv := sp.Kernel.Row(v)
+			wc, wv := want.Row(v)
+			if !slices.Equal(gc, wc) || !slices.Equal(gv, wv) {
+				t.Fatalf("n %d: kernel row %d %v %v, want %v %v", n, v, gc, gv, wc, wv)
+			}
+			if v+1 < n {
+				next := slices.Clone(pn[v+1])
+				_ = append(nb, -1)
+				if nb2, _ := sp.Prior.Neighbors(v + 1); !slices.Equal(nb2, next) {
+					t.Fatalf("n %d: appending to view row %d changed row %d", n, v, v+1)
+				}
+			}
+		}
+	}
+}

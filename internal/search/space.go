@@ -21,9 +21,9 @@ import (
 // index is a uniformly random item. Every Vendi score, probability and
 // metric is invariant under relabelling; only the tie choice changes.
 type Space struct {
-	Prior  *Model        // the kNN model with no observations, in view indices
-	Kernel *vendi.Sparse // (W + Wᵀ)/2 with unit diagonal, in view indices
-	Labels []bool        // the hidden labels, in view indices
+	Prior  *Model           // the kNN model with no observations, in view indices
+	Kernel *vendi.KNNKernel // (W + Wᵀ)/2 with unit diagonal, in view indices
+	Labels []bool           // the hidden labels, in view indices
 
 	toOrig   []int32 // toOrig[v] = original item at view index v
 	fromOrig []int32 // fromOrig[i] = view index of original item i
@@ -66,8 +66,14 @@ func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order
 		vn = make([][]int32, n)
 		vw = make([][]float64, n)
 		s.Labels = make([]bool, n)
+		edges := 0
+		for _, row := range nbr {
+			edges += len(row)
+		}
+		back := make([]int32, edges) // one allocation for every row
 		for v, i := range s.toOrig {
-			row := make([]int32, len(nbr[i]))
+			row := back[:len(nbr[i]):len(nbr[i])]
+			back = back[len(nbr[i]):]
 			for t, j := range nbr[i] {
 				if j < 0 || int(j) >= n {
 					return nil, fmt.Errorf("search: kNN graph row %d: neighbour %d out of range [0, %d)", i, j, n)
@@ -82,9 +88,10 @@ func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order
 	if s.Prior, err = NewModel(vn, vw, a0, a1); err != nil {
 		return nil, err
 	}
-	if s.Kernel, err = vendi.SymmetrizeKNN(n, vn, vw); err != nil {
-		return nil, err
-	}
+	// The kernel's rows are built when read, from the model's graph and
+	// reverse lists: a run reads the rows of its picks only.
+	g := s.Prior.g
+	s.Kernel = vendi.NewKNNKernel(g.nbr, g.w, g.rev, g.revW)
 	return s, nil
 }
 

@@ -259,7 +259,11 @@ func TestSuggestValues(t *testing.T) {
 			t.Fatalf("pick %d: item %d, probability %g, model %g", r, x, s.Probabilities[r], m.Probability(x))
 		}
 		items, quality = append(items, x), append(quality, m.Probability(x))
-		want, err := vendi.QualityWeighted(vendi.Submatrix(pool.Kernel, items), quality, 2)
+		kernel, err := pool.Kernel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := vendi.QualityWeighted(vendi.Submatrix(kernel, items), quality, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,10 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -271,4 +275,40 @@ func WriteFigure(path, format string, panels []Panel) error {
 		return fmt.Errorf("toy: figure format %q: want png or svg", format)
 	}
 	return fileio.WriteAtomicFunc(path, func(w io.Writer) error { return DrawFigure(w, format, panels) })
+}
+
+// CSVHeader is the header of toy.csv: one row per point of every panel.
+var CSVHeader = []string{"row", "q", "point", "x", "y", "vs", "qvs"}
+
+// WriteResults writes the figure's data and the figure into dir, each file
+// atomically, plain files first and the figure last: toy.csv (CSVHeader;
+// numbers in full precision), config.yaml (config marshalled as YAML: the
+// resolved settings) and toy.FORMAT (WriteFigure). It returns the paths of
+// the CSV and the figure.
+func WriteResults(dir, format string, panels []Panel, config any) (csvPath, figPath string, err error) {
+	full := func(v float64) string { // as qvs score writes numbers: "inf" for +Inf
+		if math.IsInf(v, 1) {
+			return "inf"
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	var rows [][]string
+	for _, p := range panels {
+		for i, x := range p.Points {
+			rows = append(rows, []string{p.Row.String(), p.Q.String(), strconv.Itoa(i), full(x[0]), full(x[1]), full(p.VS), full(p.QVS)})
+		}
+	}
+	csvPath = filepath.Join(dir, "toy.csv")
+	if err := fileio.WriteCSVAtomic(csvPath, CSVHeader, rows); err != nil {
+		return "", "", err
+	}
+	b, err := yaml.Marshal(config)
+	if err != nil {
+		return "", "", err
+	}
+	if err := fileio.WriteAtomic(filepath.Join(dir, "config.yaml"), b); err != nil {
+		return "", "", err
+	}
+	figPath = filepath.Join(dir, "toy."+format)
+	return csvPath, figPath, WriteFigure(figPath, format, panels)
 }

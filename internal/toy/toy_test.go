@@ -404,3 +404,37 @@ func ExampleScores() {
 	// Output:
 	// VS_inf = 3.1032, qVS_inf = 1.1416
 }
+
+// TestWriteResults: toy.csv holds one row per point of every panel with
+// the panel's scores in full precision, config.yaml the given settings,
+// and the figure is written.
+func TestWriteResults(t *testing.T) {
+	panels, err := Figure1(context.Background(), []vendi.Order{1}, Config{N: 3, Starts: 1, Workers: 1, Seed: 1, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	csvPath, figPath, err := WriteResults(dir, "svg", panels, map[string]int{"starts": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "row,q,point,x,y,vs,qvs" || len(lines) != 1+2*3 {
+		t.Fatalf("toy.csv:\n%s", b)
+	}
+	p := panels[1]
+	want := fmt.Sprintf("%s,1,2,%v,%v,%v,%v", p.Row, p.Points[2][0], p.Points[2][1], p.VS, p.QVS)
+	if lines[6] != want {
+		t.Errorf("last row %q, want %q", lines[6], want)
+	}
+	if c, err := os.ReadFile(filepath.Join(dir, "config.yaml")); err != nil || string(c) != "starts: 3\n" {
+		t.Errorf("config.yaml %q (%v)", c, err)
+	}
+	if fi, err := os.Stat(figPath); err != nil || fi.Size() == 0 || filepath.Base(figPath) != "toy.svg" {
+		t.Errorf("figure %s: %v", figPath, err)
+	}
+}

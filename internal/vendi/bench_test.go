@@ -223,3 +223,79 @@ func reportPruned(b *testing.B, s PruneStats) {
 		b.ReportMetric(float64(s.Pruned)/float64(s.Bounded), "pruned/bounded")
 	}
 }
+
+// clusteredEmbeddings is n x d float64 rows drawn around 64 random centres
+// (unit-variance noise around centres of scale 3), the pool of issue 21.
+func clusteredEmbeddings(rng *rand.Rand, n, d int) FeatureMatrix {
+	const centres = 64
+	C := make([]float64, centres*d)
+	for i := range C {
+		C[i] = 3 * rng.NormFloat64()
+	}
+	X := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		row := X.RawRowView(i)
+		c := C[rng.IntN(centres)*d:]
+		for j := range row {
+			row[j] = c[j] + rng.NormFloat64()
+		}
+	}
+	return FeatureMatrix{X}
+}
+
+// BenchmarkSelectEmbeddings: `qvs select --embeddings` without the file
+// reading, k = 100 picks at q = 1 from n x 32 clustered embeddings with
+// random qualities (linear kernel), with the first-stage bounds
+// (dualprune.go) and, as stage=off, the unpruned dual pass before them.
+func BenchmarkSelectEmbeddings(b *testing.B) {
+	for _, n := range []int{10000, 100000, 1000000} {
+		rng := rand.New(rand.NewPCG(21, uint64(n)))
+		F := clusteredEmbeddings(rng, n, 32)
+		quality := make([]float64, n)
+		for i := range quality {
+			quality[i] = rng.Float64()
+		}
+		for _, stage := range []bool{true, false} {
+			if !stage && n > 100000 {
+				continue // about 100 s a run
+			}
+			name := fmt.Sprintf("n=%d/stage=on", n)
+			if !stage {
+				name = fmt.Sprintf("n=%d/stage=off", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				defer func(v bool) { dualFirstStage = v }(dualFirstStage)
+				dualFirstStage = stage
+				for b.Loop() {
+					if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: 100, Q: 1, Workers: runtime.GOMAXPROCS(0), KnownPSD: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSelectSmallEmbeddings: the greedy of `qvs select --embeddings
+// X.csv --k 100 --q 1` on scripts/perf-compare.sh's size, 4,000 x 16
+// standard normal rows under the cosine kernel (unit rows) with uniform
+// qualities, with the dual greedy's pruning as it is (prune=all) and with
+// the early stop of exact solves off (prune=noexit).
+func BenchmarkSelectSmallEmbeddings(b *testing.B) {
+	F, quality := embeddingKernel(rand.New(rand.NewPCG(15, 4000)), 4000, 16)
+	for _, exit := range []bool{true, false} {
+		name := "prune=all"
+		if !exit {
+			name = "prune=noexit"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(v bool) { dualEarlyExit = v }(dualEarlyExit)
+			dualEarlyExit = exit
+			for b.Loop() {
+				if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: 100, Q: 1, Workers: runtime.GOMAXPROCS(0), KnownPSD: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

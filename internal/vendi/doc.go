@@ -51,5 +51,11 @@
 // new eigenvalue enclosed in a certified bracket, O(r) per root with the
 // block's Cauchy matrix tabulated) and solved in decreasing bound order only
 // while the bound can reach the best value: the picks are those of solving
-// every candidate (prune.go). See Greedy for the tie rule.
+// every candidate (prune.go). On embeddings with a linear or cosine kernel
+// the greedy works in the d x d dual (greedydual.go), where a first stage
+// bounds every candidate from xᵀx and xᵀCx, kept in O(d) per candidate and
+// pick, and its components along C's few smallest positive eigendirections
+// before any full O(d²) projection, and an exact solve stops once its
+// largest roots bound the candidate below the best (dualprune.go; every
+// order q, same picks and scores). See Greedy for the tie rule.
 package vendi

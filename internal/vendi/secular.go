@@ -244,6 +244,7 @@ type secularWork struct {
 	// buffers of the greedy scorer
 	dbuf, zbuf, mus []float64
 	wbuf            []float64 // projections of the dual greedy
+	roots           []float64 // secular roots of dualExactOrPrune, by interval
 	bbuf            []float64 // far sums and root brackets of scoreUpper
 	groups          []int     // runs of merged poles of scoreUpper
 }

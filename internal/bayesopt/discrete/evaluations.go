@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // ReadEvaluations reads a history of finished queries from the CSV file at
@@ -131,4 +134,62 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		okLine[i] = line
 		out = append(out, Evaluation{Index: i, Value: v})
 	}
+}
+
+// ReadIDs reads the names of the n candidates of the kernel file kernel
+// from the file at path, one per kernel row in kernel order (n unique,
+// non-empty names; fileio.ReadStrings); without a file (path "") the
+// candidates are named by their indices, "0" to "n-1".
+func ReadIDs(path string, n int, kernel string) ([]string, error) {
+	if path == "" {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = strconv.Itoa(i)
+		}
+		return ids, nil
+	}
+	ids, err := fileio.ReadStrings(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("%s: %d ids but the kernel %s is %d x %d: give one id per kernel row, in kernel order", path, len(ids), kernel, n, n)
+	}
+	if err := fileio.CheckUniqueIDs(path, ids); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Solutions are the final m solutions of a history over a candidate set
+// with kernel K (`qvs bayesopt solutions --kernel`): the band rule
+// (bayesopt.SelectBand with bayesopt.SolutionBandFraction) over the
+// successful evaluations, ranked by sign x value (sign -1: the values are
+// to be minimised) with similarity K between their items, in pick order;
+// vs is the VS of order 1 of the chosen set under K, failed the number of
+// failed evaluations (never chosen).
+func Solutions(K *mat.SymDense, all []Evaluation, m int, q vendi.Order, sign float64) (chosen []Evaluation, vs float64, failed int, err error) {
+	var evals []Evaluation
+	for _, e := range all {
+		if !e.Failed {
+			evals = append(evals, e)
+		}
+	}
+	vals := make([]float64, len(evals))
+	for i, e := range evals {
+		vals[i] = sign * e.Value
+	}
+	sim := func(a, b int) float64 { return K.At(evals[a].Index, evals[b].Index) }
+	idx, err := bayesopt.SelectBand(vals, sim, m, q, bayesopt.SolutionBandFraction)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if vs, err = bayesopt.SetVS(len(idx), func(a, b int) float64 { return sim(idx[a], idx[b]) }); err != nil {
+		return nil, 0, 0, err
+	}
+	chosen = make([]Evaluation, len(idx))
+	for r, i := range idx {
+		chosen[r] = evals[i]
+	}
+	return chosen, vs, len(all) - len(evals), nil
 }

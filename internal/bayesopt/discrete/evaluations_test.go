@@ -2,9 +2,13 @@ package discrete
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 var evalIDs = []string{"a", "b", "c", "d"}
@@ -84,4 +88,59 @@ func FuzzParseEvaluations(f *testing.F) {
 			seen[e.Index] = !e.Failed
 		}
 	})
+}
+
+// TestReadIDs: indices without a file; a file must name every kernel row
+// once, in order.
+func TestReadIDs(t *testing.T) {
+	if ids, err := ReadIDs("", 3, "K.npy"); err != nil || !slices.Equal(ids, []string{"0", "1", "2"}) {
+		t.Errorf("no file: %v %v", ids, err)
+	}
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if ids, err := ReadIDs(write("ok.csv", "id\na\nb\n"), 2, "K.npy"); err != nil || !slices.Equal(ids, []string{"a", "b"}) {
+		t.Errorf("ok.csv: %v %v", ids, err)
+	}
+	for name, c := range map[string]struct{ content, want string }{
+		"short.csv": {"a\n", "1 ids but the kernel K.npy is 2 x 2"},
+		"dup.csv":   {"a\na\n", `id "a" is given for rows 1 and 2`},
+	} {
+		if _, err := ReadIDs(write(name, c.content), 2, "K.npy"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestSolutions: on a kernel where every pair is dissimilar the band rule
+// keeps the m best successes (by sign x value), never a failed one, and
+// their VS_1 is m.
+func TestSolutions(t *testing.T) {
+	K := mat.NewSymDense(5, nil)
+	for i := 0; i < 5; i++ {
+		K.SetSym(i, i, 1)
+	}
+	all := []Evaluation{{Index: 0, Value: 5}, {Index: 1, Value: 1}, {Index: 2, Value: 3}, {Index: 3, Value: math.NaN(), Failed: true}, {Index: 4, Value: 2}}
+	for _, c := range []struct {
+		sign float64
+		want []int
+	}{{1, []int{0, 2}}, {-1, []int{1, 4}}} {
+		chosen, vs, failed, err := Solutions(K, all, 2, 1, c.sign)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, e := range chosen {
+			got = append(got, e.Index)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) || math.Abs(vs-2) > 1e-12 || failed != 1 {
+			t.Errorf("sign %v: chosen %v (want %v), vs %v (want 2), failed %d (want 1)", c.sign, got, c.want, vs, failed)
+		}
+	}
 }

@@ -37,41 +37,32 @@ func IsTask(task string) bool {
 type Data struct {
 	// Format: "kernel" (a kernel matrix file plus a CSV table, the MOF
 	// format) or "photoswitch" (the photoswitch CSV; Tanimoto kernel).
-	Format          string   `mapstructure:"format" yaml:"format"`
-	Kernel          string   `mapstructure:"kernel" yaml:"kernel,omitempty"`
-	Table           string   `mapstructure:"table" yaml:"table,omitempty"`
-	IDColumn        string   `mapstructure:"id_column" yaml:"id_column,omitempty"`
-	ObjectiveColumn string   `mapstructure:"objective_column" yaml:"objective_column,omitempty"`
-	MetricColumns   []string `mapstructure:"metric_columns" yaml:"metric_columns,omitempty"`
-	Photoswitch     string   `mapstructure:"photoswitch" yaml:"photoswitch,omitempty"`
+	Format          string   `yaml:"format"`
+	Kernel          string   `yaml:"kernel,omitempty"`
+	Table           string   `yaml:"table,omitempty"`
+	IDColumn        string   `yaml:"id_column,omitempty"`
+	ObjectiveColumn string   `yaml:"objective_column,omitempty"`
+	MetricColumns   []string `yaml:"metric_columns,omitempty"`
+	Photoswitch     string   `yaml:"photoswitch,omitempty"`
 	// Note is shown when the data files are missing (where to get them).
-	Note string `mapstructure:"note" yaml:"-"`
+	Note string `yaml:"note,omitempty"` // read from a config, not recorded (MarshalYAML)
 }
 
 // Protocol is the configuration of a discrete BayesOpt campaign
 // (configs/mof.yaml, configs/photoswitch-bo.yaml): its settings and their
 // defaults (DefaultProtocol). It is recorded in DIR/config.yaml; out is not.
 type Protocol struct {
-	Task string `mapstructure:"task" yaml:"task"`
+	Task string `yaml:"task"`
 	// Name names the candidate set: the campaign's name in tables, the
 	// default folder results/NAME, and part of every random stream (so a
 	// renamed set draws other initial points). Default: the task.
-	Name string `mapstructure:"name" yaml:"name,omitempty"`
-	Out  string `mapstructure:"out" yaml:"-"`
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind          string   `mapstructure:"kind" yaml:"-"`
-	Seed          uint64   `mapstructure:"seed" yaml:"seed"`
-	Methods       []string `mapstructure:"methods" yaml:"methods"`
-	Q             []string `mapstructure:"q" yaml:"q"`
-	Repeats       int      `mapstructure:"repeats" yaml:"repeats"`
-	Budget        int      `mapstructure:"budget" yaml:"budget"`
-	Init          int      `mapstructure:"init" yaml:"init"`
-	Batch         int      `mapstructure:"batch" yaml:"batch"`
-	Beta          float64  `mapstructure:"beta" yaml:"beta"`
-	GoodThreshold float64  `mapstructure:"good_threshold" yaml:"good_threshold"`
-	Data          Data     `mapstructure:"data" yaml:"data"`
+	Name string `yaml:"name,omitempty"`
+	// Common: out, kind, seed, methods, q, repeats, budget, init, batch,
+	// as in continuous BayesOpt.
+	bayesopt.Common `yaml:",inline"`
+	Beta            float64 `yaml:"beta"`
+	GoodThreshold   float64 `yaml:"good_threshold"`
+	Data            Data    `yaml:"data"`
 }
 
 // mofNote is appended to the error when the MOF files are missing.
@@ -80,6 +71,17 @@ is not public. Export the kernel restricted to the labelled MOFs (n x n, row ord
 table of the same MOFs, put them at the paths above (relative paths are under --data-dir), or point
 data.kernel / data.table in configs/mof.yaml at your files.`
 
+// MarshalYAML records p in DIR/config.yaml without the keys that do not
+// change results and are only read from a config: out, kind (written
+// beside the config by campaign.Spec.Kind, read back with --config) and
+// data.note.
+func (p Protocol) MarshalYAML() (any, error) {
+	type recorded Protocol // without this method
+	r := recorded(p)
+	r.Out, r.Kind, r.Data.Note = "", "", ""
+	return r, nil
+}
+
 // DefaultProtocol holds the settings of Liu et al. 2024 for the MOF search
 // for task: every method, q =
 // 0.1, 0.5, 1, 2, inf, 10 repeats of 2 initial points + 100 queries in
@@ -87,10 +89,10 @@ data.kernel / data.table in configs/mof.yaml at your files.`
 // kernel has none: good_threshold is required). Out is left for the caller.
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
-		Task:    task,
-		Methods: []string{MethodRandom, MethodUCB, MethodQVS},
-		Q:       []string{"0.1", "0.5", "1", "2", "inf"},
-		Repeats: 10, Budget: 102, Init: 2, Batch: 5, Beta: 2, // 2 initial points + 100 queries
+		Task: task,
+		Common: bayesopt.Common{Methods: []string{MethodRandom, MethodUCB, MethodQVS}, Q: []string{"0.1", "0.5", "1", "2", "inf"},
+			Repeats: 10, Budget: 102, Init: 2, Batch: 5}, // 2 initial points + 100 queries
+		Beta: 2,
 	}
 	switch task {
 	case TaskMOF:
@@ -121,8 +123,9 @@ func (p *Protocol) SetName() string {
 // are checked against the candidate set by Settings.Validate once it is
 // loaded (Campaign).
 func (p *Protocol) Validate() ([]vendi.Order, error) {
-	if p.Repeats < 1 {
-		return nil, configkeys.Invalid("repeats", p.Repeats, "must be at least 1")
+	qs, err := p.ValidateCommon()
+	if err != nil {
+		return nil, err
 	}
 	if p.Data.Format != "kernel" && p.Data.Format != "photoswitch" {
 		return nil, configkeys.Invalid("data.format", p.Data.Format, "expected kernel (kernel matrix + table) or photoswitch")
@@ -134,15 +137,6 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 		if m != MethodRandom && m != MethodUCB && m != MethodQVS {
 			return nil, fmt.Errorf("method %q: the discrete task %s runs random, ucb and qvs", m, p.Task)
 		}
-	}
-	var qs []vendi.Order
-	for k, s := range p.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, fmt.Errorf("q: %w", err)
-		}
-		qs = append(qs, q)
-		p.Q[k] = q.String()
 	}
 	for _, k := range []struct{ key, name string }{{"task", p.Task}, {"name", p.Name}} {
 		if err := fileio.CheckPlainName(k.name); k.name != "" && err != nil {

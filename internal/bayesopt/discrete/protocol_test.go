@@ -46,6 +46,8 @@ func TestProtocolRefusals(t *testing.T) {
 		{func(p *Protocol) { p.Repeats = 0 }, "repeats", "0"},
 		{func(p *Protocol) { p.Methods = []string{"ucb", "ucb"} }, "methods", `"ucb"`},
 		{func(p *Protocol) { p.Data.Format = "npz" }, "data.format", `"npz"`},
+		{func(p *Protocol) { p.Q = []string{"1", "0.5", "1.0"} }, "q", `"1"`},
+		{func(p *Protocol) { p.Q = []string{"x"} }, "q", `"x"`},
 	} {
 		p := DefaultProtocol(TaskMOF)
 		tc.edit(&p)

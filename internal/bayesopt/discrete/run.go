@@ -3,12 +3,14 @@ package discrete
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,14 +20,6 @@ var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
 
 // CurveHeader is the header of runs/KEY.curve.csv.
 var CurveHeader = []string{"iteration", "evaluations", "best_value"}
-
-// RunKey names a run: "random-r03", "ucb-r03", "qvs-q0.5-r03", "qvs-qinf-r03".
-func RunKey(method string, q vendi.Order, repeat int) string {
-	if method == MethodQVS {
-		return fmt.Sprintf("%s-q%s-r%02d", method, q.String(), repeat)
-	}
-	return fmt.Sprintf("%s-r%02d", method, repeat)
-}
 
 // Runs lists the runs of a campaign repeat by repeat (so a partial
 // campaign has every method for its first repeats, as `qvs bayesopt` does
@@ -51,11 +45,11 @@ func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, erro
 	for r := 0; r < repeats; r++ {
 		for _, m := range methods {
 			if m != MethodQVS {
-				runs = append(runs, campaign.Run{Key: RunKey(m, 0, r), Method: m, Repeat: r})
+				runs = append(runs, campaign.Run{Key: campaign.RunKey(m, "", r), Method: m, Repeat: r})
 				continue
 			}
 			for _, q := range qs {
-				runs = append(runs, campaign.Run{Key: RunKey(m, q, r), Method: m, Q: q.String(), Repeat: r})
+				runs = append(runs, campaign.Run{Key: campaign.RunKey(m, q.String(), r), Method: m, Q: q.String(), Repeat: r})
 			}
 		}
 	}
@@ -196,3 +190,49 @@ func (p *Problem) parseRecords(key string, rows [][]string) ([][]int, error) {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Loaded is a discrete campaign's candidate set made ready for its runs.
+type Loaded struct {
+	Set     *datasets.KernelSet
+	Problem *Problem
+	// Good is the number of candidates whose objective is at least the
+	// protocol's good threshold.
+	Good int
+	// MDS is the set's 2-D MDS embedding (Figure 5), set by ComputeMDS;
+	// WriteMDS writes it beside the runs.
+	MDS [][2]float64
+}
+
+// Open reads the candidate set of a validated protocol p (LoadSet, data
+// paths under dataDir) and builds its Problem.
+func (p Protocol) Open(dataDir string) (*Loaded, error) {
+	set, err := p.LoadSet(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := NewProblem(set, p.GoodThreshold)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Set: set, Problem: prob}
+	for _, v := range set.Objective {
+		if v >= p.GoodThreshold {
+			l.Good++
+		}
+	}
+	return l, nil
+}
+
+// ComputeMDS sets the MDS embedding of the set's kernel, from the cache
+// under cacheDir when there (CachedMDS: computed once per kernel).
+func (l *Loaded) ComputeMDS(cacheDir string) error {
+	xy, err := CachedMDS(cacheDir, l.Set.Name, l.Set.Kernel)
+	l.MDS = xy
+	return err
+}
+
+// WriteMDS writes the MDS embedding with the items' ids and objective
+// values to DIR/mds.csv (WriteMDSFile).
+func (l *Loaded) WriteMDS(dir string) error {
+	return WriteMDSFile(filepath.Join(dir, "mds.csv"), l.Set.IDs, l.MDS, l.Set.Objective)
+}

@@ -143,3 +143,34 @@ func TestRunFuncCampaign(t *testing.T) {
 		t.Errorf("foreign records: err = %v", err)
 	}
 }
+
+// TestOpen: a task: kernel protocol's files are read into its Problem, Good
+// counts the candidates at or above the threshold by hand, and the MDS
+// embedding is written beside the runs with one row per candidate.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "K.csv"), []byte("1,0.5,0\n0.5,1,0.2\n0,0.2,1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte("id,value\na,1\nb,3\nc,2\n"), 0o644)
+	p := DefaultProtocol(TaskKernel)
+	p.Data.Kernel, p.Data.Table, p.GoodThreshold, p.Name = "K.csv", "t.csv", 2, "toy3"
+	l, err := p.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Set.Len() != 3 || l.Good != 2 || l.Problem == nil || l.Set.Name != "toy3" {
+		t.Errorf("n %d, good %d (want 3, 2), name %q", l.Set.Len(), l.Good, l.Set.Name)
+	}
+	if err := l.ComputeMDS(filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WriteMDS(dir); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readCSV(t, filepath.Join(dir, "mds.csv")); len(recs) != 4 || recs[1][1] != "a" || recs[3][4] != "2" {
+		t.Errorf("mds.csv: %v", recs)
+	}
+	p.Data.Table = "missing.csv"
+	if _, err := p.Open(dir); err == nil {
+		t.Error("a missing table opened")
+	}
+}

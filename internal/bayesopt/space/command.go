@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -56,18 +57,16 @@ func (c *Command) Printed(v float64) float64 {
 	return v
 }
 
-// Evaluate evaluates one point: NaN when the command reports the
-// experiment failed. It exists for the bayesopt.Objective interface;
-// campaigns call EvaluateBatch, which returns a command that could not run
-// as an error. Evaluate has no error to return, and a NaN would be taken
-// for a failed experiment, so it panics with that error instead: call
+// Evaluate evaluates one point by running the command on a batch of one
+// (EvaluateBatch): NaN when the command reports the experiment failed, an
+// error when the command could not produce the value. Campaigns call
 // EvaluateBatch.
-func (c *Command) Evaluate(x []float64) float64 {
-	v, err := c.EvaluateBatch(context.Background(), [][]float64{x})
+func (c *Command) Evaluate(ctx context.Context, x []float64) (float64, error) {
+	v, err := c.EvaluateBatch(ctx, [][]float64{x})
 	if err != nil {
-		panic(fmt.Sprintf("space.Command.Evaluate: %v (use EvaluateBatch, which returns the error)", err))
+		return math.NaN(), err
 	}
-	return v[0]
+	return v[0], nil
 }
 
 // EvaluateBatch runs the command on the engine points xs and returns one
@@ -344,3 +343,22 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *tailBuffer) String() string { return string(b.buf) }
+
+// NewCommand is the objective of a campaign on a user's space: the space
+// file at path (Load), the command line, its time limit per batch
+// (timeout, a time.ParseDuration string such as 90s or 2h; "" for none) and
+// whether its values are minimised. A bad timeout is a
+// configkeys.SettingError for key objective_timeout.
+func NewCommand(path, line, timeout string, minimize bool) (*Command, error) {
+	sp, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	var limit time.Duration
+	if timeout != "" {
+		if limit, err = time.ParseDuration(timeout); err != nil || limit <= 0 {
+			return nil, configkeys.Invalid("objective_timeout", timeout, "expected a positive duration such as 90s or 2h")
+		}
+	}
+	return &Command{Space: sp, Line: line, Timeout: limit, Minimize: minimize}, nil
+}

@@ -4,6 +4,7 @@ package space
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +111,26 @@ func TestParseValuesExcerpt(t *testing.T) {
 	_, err := ParseValues([]byte(strings.Repeat("x", 10<<20)))
 	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(10485760 bytes)") {
 		t.Fatalf("error %.300v", err)
+	}
+}
+
+// TestCommandEvaluate: Evaluate (bayesopt.Objective) returns the value of
+// a batch of one, NaN for a failed experiment, and the command's failure as
+// an error (it used to panic, having no error to return).
+func TestCommandEvaluate(t *testing.T) {
+	sp, err := Parse("s.yaml", []byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if v, err := (&Command{Space: sp, Line: "echo 2.5"}).Evaluate(ctx, []float64{0.5}); err != nil || v != 2.5 {
+		t.Errorf("echo 2.5: %v, %v", v, err)
+	}
+	if v, err := (&Command{Space: sp, Line: "echo failed"}).Evaluate(ctx, []float64{0.5}); err != nil || !math.IsNaN(v) {
+		t.Errorf("failed experiment: %v, %v; want NaN and no error", v, err)
+	}
+	v, err := (&Command{Space: sp, Line: "echo boom >&2; exit 3"}).Evaluate(ctx, []float64{0.5})
+	if err == nil || !strings.Contains(err.Error(), "boom") || !math.IsNaN(v) {
+		t.Errorf("exit 3: %v, %v; want the command's error", v, err)
 	}
 }

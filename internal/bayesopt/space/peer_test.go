@@ -79,7 +79,9 @@ type peerObjective struct {
 	p peerProblem
 }
 
-func (o peerObjective) Evaluate(x []float64) float64 { return -o.p.f(o.Values(x)) }
+func (o peerObjective) Evaluate(_ context.Context, x []float64) (float64, error) {
+	return -o.p.f(o.Values(x)), nil
+}
 
 // peerRun is one campaign run of p: 100 evaluations in batches of 5, M = 3.
 func peerRun(t testing.TB, p peerProblem, s bayesopt.Settings, seed uint64) *bayesopt.Result {

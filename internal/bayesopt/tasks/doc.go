@@ -14,5 +14,5 @@
 //
 //	obj, err := tasks.Lookup("rover")
 //	lo, hi := obj.Bounds()
-//	f := obj.Evaluate(x)
+//	f, err := obj.Evaluate(ctx, x)
 package tasks

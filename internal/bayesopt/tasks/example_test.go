@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
@@ -17,6 +18,10 @@ func ExampleLookup() {
 	for i := range x {
 		x[i] = 0.03
 	}
-	fmt.Printf("%s: d = %d, f = %.6f\n", obj.Name(), obj.Dim(), obj.Evaluate(x))
+	f, err := obj.Evaluate(context.Background(), x)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: d = %d, f = %.6f\n", obj.Name(), obj.Dim(), f)
 	// Output: rover: d = 60, f = -6.377348
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -89,16 +90,16 @@ func (s *Synthetic) Heights() []float64 { return s.heights }
 // Sigma returns the bumps' width.
 func (s *Synthetic) Sigma() float64 { return s.sigma }
 
-// Evaluate returns f(x).
-func (s *Synthetic) Evaluate(x []float64) float64 {
+// Evaluate returns f(x); x must have Dim entries.
+func (s *Synthetic) Evaluate(_ context.Context, x []float64) (float64, error) {
 	if len(x) != s.d {
-		panic(fmt.Sprintf("synthetic: x has %d entries, want %d", len(x), s.d))
+		return math.NaN(), fmt.Errorf("synthetic: x has %d entries, want %d", len(x), s.d)
 	}
 	f := 0.0
 	for k, c := range s.centres {
 		f += s.heights[k] * math.Exp(-sqDist(x, c)/(2*s.sigma*s.sigma))
 	}
-	return f
+	return f, nil
 }
 
 // Gradient returns the gradient of f at x.

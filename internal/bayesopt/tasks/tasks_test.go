@@ -1,10 +1,13 @@
 package tasks
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 func TestLookup(t *testing.T) {
@@ -58,7 +61,7 @@ func TestSyntheticClosedForm(t *testing.T) {
 		}
 		prev := math.Inf(1)
 		for k, c := range s.Centres() {
-			f := s.Evaluate(c)
+			f := value(t, s, c)
 			tail := 0.0
 			for j, cj := range s.Centres() {
 				if j != k {
@@ -92,7 +95,7 @@ func TestSyntheticGradientFiniteDifference(t *testing.T) {
 			xm := append([]float64(nil), x...)
 			xp[i] += h
 			xm[i] -= h
-			fd := (s.Evaluate(xp) - s.Evaluate(xm)) / (2 * h)
+			fd := (value(t, s, xp) - value(t, s, xm)) / (2 * h)
 			if math.Abs(fd-g[i]) > tol {
 				t.Errorf("d f/d x_%d = %v, finite difference %v", i, g[i], fd)
 			}
@@ -148,12 +151,12 @@ func TestObjectivesConcurrentAndDeterministic(t *testing.T) {
 			for i := range xs[k] {
 				xs[k][i] = lo[i] + (hi[i]-lo[i])*rng.Float64()
 			}
-			want[k] = obj.Evaluate(xs[k])
+			want[k] = value(t, obj, xs[k])
 		}
 		got := make([]float64, len(xs))
 		done := make(chan struct{})
 		for k := range xs {
-			go func() { got[k] = obj.Evaluate(xs[k]); done <- struct{}{} }()
+			go func() { got[k] = value(t, obj, xs[k]); done <- struct{}{} }()
 		}
 		for range xs {
 			<-done
@@ -162,6 +165,29 @@ func TestObjectivesConcurrentAndDeterministic(t *testing.T) {
 			if got[k] != want[k] {
 				t.Errorf("%s: concurrent Evaluate %v, serial %v", name, got[k], want[k])
 			}
+		}
+	}
+}
+
+// value is obj's f(x); an error fails the test (from any goroutine).
+func value(t testing.TB, obj bayesopt.Objective, x []float64) float64 {
+	v, err := obj.Evaluate(context.Background(), x)
+	if err != nil {
+		t.Errorf("Evaluate: %v", err)
+	}
+	return v
+}
+
+// TestEvaluateWrongLength: a point of the wrong length is an error, not a
+// panic (the tasks' Evaluate returns errors).
+func TestEvaluateWrongLength(t *testing.T) {
+	for _, name := range []string{"rover", "lunar", "synthetic"} {
+		obj, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := obj.Evaluate(context.Background(), make([]float64, obj.Dim()+1)); err == nil || !strings.Contains(err.Error(), "entries, want") {
+			t.Errorf("%s: err %v", name, err)
 		}
 	}
 }

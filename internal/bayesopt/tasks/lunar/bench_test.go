@@ -1,12 +1,15 @@
 package lunar
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // BenchmarkEvaluate is one objective evaluation: 50 episodes in parallel.
 func BenchmarkEvaluate(b *testing.B) {
 	task := New()
 	for b.Loop() {
-		task.Evaluate(DefaultX)
+		task.Evaluate(context.Background(), DefaultX)
 	}
 }
 

@@ -29,5 +29,5 @@
 // between their x.
 //
 //	task := lunar.New()
-//	f := task.Evaluate(lunar.DefaultX) // 50 episodes on GOMAXPROCS workers
+//	f, err := task.Evaluate(ctx, lunar.DefaultX) // 50 episodes on GOMAXPROCS workers
 package lunar

@@ -1,7 +1,9 @@
 package lunar
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ByteArena/box2d"
@@ -141,8 +143,11 @@ func TestEvaluateDeterministicAndGolden(t *testing.T) {
 	// crashes.
 	const golden = 228.5719948292918
 	const relTol = 1e-9 // other architectures may fuse multiply-adds
-	serial := (&Task{Workers: 1}).Evaluate(DefaultX)
-	parallel := (&Task{Workers: 4}).Evaluate(DefaultX)
+	serial, err1 := (&Task{Workers: 1}).Evaluate(context.Background(), DefaultX)
+	parallel, err2 := (&Task{Workers: 4}).Evaluate(context.Background(), DefaultX)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
 	if serial != parallel {
 		t.Errorf("serial %v != parallel %v", serial, parallel)
 	}
@@ -165,7 +170,7 @@ func TestTaskInterface(t *testing.T) {
 	}
 	nan := append([]float64(nil), DefaultX...)
 	nan[4] = math.NaN()
-	if v := task.Evaluate(nan); !math.IsNaN(v) {
-		t.Errorf("Evaluate with NaN = %v, want NaN", v)
+	if v, err := task.Evaluate(context.Background(), nan); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("Evaluate with NaN = %v, %v; want an error", v, err)
 	}
 }

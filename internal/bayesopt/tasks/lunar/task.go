@@ -1,6 +1,8 @@
 package lunar
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -43,17 +45,21 @@ func (*Task) Bounds() (lower, upper []float64) {
 	return lower, upper
 }
 
-// Evaluate returns the mean return over episodes 0..49. A NaN in x gives NaN.
-func (t *Task) Evaluate(x []float64) float64 {
+// Evaluate returns the mean return over episodes 0..49. A NaN in x, or x
+// of another length than Dim, is an error.
+func (t *Task) Evaluate(_ context.Context, x []float64) (float64, error) {
+	if len(x) != t.Dim() {
+		return math.NaN(), fmt.Errorf("lunar: x has %d entries, want %d", len(x), t.Dim())
+	}
 	returns := t.Returns(x)
 	if returns == nil {
-		return math.NaN()
+		return math.NaN(), fmt.Errorf("lunar: x has a NaN")
 	}
 	sum := 0.0
 	for _, r := range returns { // in episode order: the mean is bitwise reproducible
 		sum += r
 	}
-	return sum / NumEpisodes
+	return sum / NumEpisodes, nil
 }
 
 // Returns runs the NumEpisodes episodes and returns their returns in seed

@@ -26,7 +26,7 @@
 // 10^6 point pairs of the brute force.
 //
 //	task := rover.New()
-//	f := task.Evaluate(x)          // reward
+//	f, err := task.Evaluate(ctx, x) // reward
 //	d := task.Distance(x1, x2)     // trajectory distance
 //	path := rover.Trajectory(x)    // for plots, with rover.Obstacles()
 package rover

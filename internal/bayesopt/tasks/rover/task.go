@@ -1,7 +1,9 @@
 package rover
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"sync"
 )
@@ -42,8 +44,13 @@ func (*Task) Bounds() (lower, upper []float64) {
 	return lower, upper
 }
 
-// Evaluate returns Reward(x).
-func (*Task) Evaluate(x []float64) float64 { return Reward(x) }
+// Evaluate returns Reward(x); x must have Dim entries.
+func (t *Task) Evaluate(_ context.Context, x []float64) (float64, error) {
+	if len(x) != t.Dim() {
+		return math.NaN(), fmt.Errorf("rover: x has %d entries, want %d", len(x), t.Dim())
+	}
+	return Reward(x), nil
+}
 
 // Distance is the symmetric one-way distance between the trajectories of a
 // and b (0 when a == b).

@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+)
+
+// TestSettingsPrecedence: qvs bayesopt resolves every setting from its
+// one table in one order: the protocol's default, then the config file,
+// then the flags the user set (a flag equal to its own default included).
+func TestSettingsPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "c.yaml", "task: synthetic\nbudget: 30\ninit: 6\nmethods: qvs\nq: [2, inf]\n")
+	for _, tc := range []struct {
+		args []string
+		edit func(p *bayesopt.Protocol)
+	}{
+		{nil, func(p *bayesopt.Protocol) {
+			p.Budget, p.Init, p.Methods, p.Q = 30, 6, []string{"qvs"}, []string{"2", "inf"}
+		}},
+		{[]string{"--budget", "20", "--q", "0.50", "--tau", "0", "--seed", "9", "--out", "o"}, func(p *bayesopt.Protocol) {
+			p.Budget, p.Init, p.Methods, p.Q, p.Tau, p.Seed, p.Out = 20, 6, []string{"qvs"}, []string{"0.50"}, 0, 9, "o"
+		}},
+	} {
+		root := &cobra.Command{}
+		g := &GlobalOptions{Config: cfg}
+		root.PersistentFlags().Uint64Var(&g.Seed, "seed", 0, "")
+		c := &cobra.Command{Use: "bayesopt"}
+		root.AddCommand(c)
+		f := &bayesoptOptions{}
+		f.register(c.Flags(), g)
+		if err := c.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		f.cont = bayesopt.DefaultProtocol("synthetic")
+		if err := resolveSettings(g, f.table, &f.cont); err != nil {
+			t.Fatal(err)
+		}
+		want := bayesopt.DefaultProtocol("synthetic")
+		tc.edit(&want)
+		if !reflect.DeepEqual(f.cont, want) {
+			t.Errorf("%q: resolved %+v, want %+v", tc.args, f.cont, want)
+		}
+	}
+}
+
+// TestConfigTypeErrors: a value of the wrong type in a config is a usage
+// error naming the file, the line, the key and what is expected; a key in
+// the wrong case is refused with the right one.
+func TestConfigTypeErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ yaml, want string }{
+		{"task: synthetic\nbudget: [1, 2]\n", ":2: budget: expected a whole number, found a list"},
+		{"task: synthetic\nqvs_floor: sometimes\n", `:2: qvs_floor: "sometimes" is not true or false`},
+		{"task: synthetic\nBudget: 20\n", `:2: unknown key "Budget" (did you mean "budget"?)`},
+		{"task: synthetic\ntau: high\n", `:2: tau: "high" is not a number`},
+	} {
+		cfg := writeFile(t, dir, "c.yaml", tc.yaml)
+		code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--out", filepath.Join(dir, "o"))
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, "config "+cfg+tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.yaml, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package configkeys
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// A Table is a command's settings table: one Binding per setting, tying
+// the flag that sets it to its config key and to the field of the
+// resolved settings both write. A command resolves its settings in one
+// order, always: the defaults (already in the fields), then the config
+// file (Load), then the flags the user set (Apply). The same table names,
+// in a SettingError, the flag the user typed for a key (Name).
+//
+// Flags keep their own storage until Apply, so a flag parsed before the
+// config file is read still overrides the file.
+type Table struct {
+	fs       *pflag.FlagSet
+	bindings []Binding
+}
+
+// A Binding is one row of a Table. Key is "" for a flag that sets a field
+// no config key reaches; Flag is "" for a key no flag sets.
+type Binding struct {
+	Flag, Key string
+	apply     func() // copies the parsed flag value into the field
+}
+
+// NewTable returns an empty table whose flags are defined on fs.
+func NewTable(fs *pflag.FlagSet) *Table { return &Table{fs: fs} }
+
+// Bind defines flag on the table's flag set with define (a FlagSet method
+// such as IntVar, StringVar, Float64Var, BoolVar), default def and usage,
+// and binds it to config key and to fields: Apply copies the flag's value
+// into each field when the user set the flag (a command whose settings
+// take one of several shapes, as qvs bayesopt's continuous and discrete
+// protocols, binds the flag to the field of each). Values stay typed: an
+// int flag writes an int.
+func Bind[T any](t *Table, define func(p *T, name string, value T, usage string), flag, key string, def T, usage string, fields ...*T) {
+	v := new(T)
+	define(v, flag, def, usage)
+	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: func() {
+		for _, f := range fields {
+			*f = *v
+		}
+	}})
+}
+
+// BindList defines flag as a comma-separated List whose items check
+// (if non-nil) accepts, and binds it to config key and to fields: Apply
+// sets each field to the items when the user set the flag. The items are
+// kept as the user wrote them (a config records them verbatim).
+func BindList(t *Table, flag, key string, check func(item string) error, usage string, fields ...*[]string) {
+	l := &List{Check: check}
+	t.fs.Var(l, flag, usage)
+	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: func() {
+		for _, f := range fields {
+			*f = slices.Clone(l.Items)
+		}
+	}})
+}
+
+// BindFunc binds flag, defined elsewhere (a global flag such as --seed),
+// to config key: Apply calls apply when the user set the flag.
+func BindFunc(t *Table, flag, key string, apply func()) {
+	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: apply})
+}
+
+// Key binds config key to flag for naming only (Name), where the command
+// applies the flag itself (a flag that sets several keys at once, as
+// --pool FILE does).
+func (t *Table) Key(flag, key string) {
+	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key})
+}
+
+// Apply copies the value of every flag of the table that the user set into
+// its field, in the table's order. A nil table has no flags.
+func (t *Table) Apply() {
+	if t == nil {
+		return
+	}
+	for _, b := range t.bindings {
+		if b.apply != nil && t.fs.Changed(b.Flag) {
+			b.apply()
+		}
+	}
+}
+
+// Changed reports whether the user set flag.
+func (t *Table) Changed(flag string) bool { return t != nil && t.fs.Changed(flag) }
+
+// Flag is the flag bound to config key ("" if none).
+func (t *Table) Flag(key string) string {
+	if t == nil {
+		return ""
+	}
+	for _, b := range t.bindings {
+		if b.Key == key && b.Flag != "" {
+			return b.Flag
+		}
+	}
+	return ""
+}
+
+// Name sets the Flag of the SettingError in err's chain, if any, to the
+// flag bound to its key when the user set that flag (or when from says the
+// flag's value went into the key although the user did not type it, as
+// --pool FILE fills every pool.csv key from its flags' defaults), so that
+// its message says "--budget (key budget)" to the user who typed
+// --budget and "budget" to the one whose config file set it. It returns
+// err. Call it before wrapping err in more text: a wrapper's message is
+// made when it is created.
+func (t *Table) Name(err error, from func(flag string) bool) error {
+	var se *SettingError
+	if t == nil || !errors.As(err, &se) || se.Flag != "" {
+		return err
+	}
+	if f := t.Flag(se.Key); f != "" && (t.Changed(f) || from != nil && from(f)) {
+		se.Flag = f
+	}
+	return err
+}
+
+// List is a comma-separated list flag (--methods qvs,random, --features
+// x1,x2): items trimmed, empty ones dropped, each checked by Check (if
+// set) when the flag is parsed, so a bad item is a flag error naming the
+// flag. String joins the items again.
+type List struct {
+	Items []string
+	Check func(item string) error
+}
+
+// ParseList splits s at commas into its trimmed, non-empty items.
+func ParseList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Set replaces the list with the items of s.
+func (l *List) Set(s string) error {
+	items := ParseList(s)
+	if l.Check != nil {
+		for _, it := range items {
+			if err := l.Check(it); err != nil {
+				return err
+			}
+		}
+	}
+	l.Items = items
+	return nil
+}
+
+// String joins the items with commas.
+func (l *List) String() string { return strings.Join(l.Items, ",") }
+
+// Type names the flag value's type in --help.
+func (l *List) Type() string { return "list" }
+
+// Bindings lists the table's rows in the order they were bound.
+func (t *Table) Bindings() []Binding {
+	if t == nil {
+		return nil
+	}
+	return t.bindings
+}
+
+// FlagSet is the flag set the table defines its flags on.
+func (t *Table) FlagSet() *pflag.FlagSet { return t.fs }

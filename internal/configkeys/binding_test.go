@@ -1,0 +1,185 @@
+package configkeys
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// settings is a command's settings as a table binds them.
+type settings struct {
+	Budget   int      `yaml:"budget"`
+	Batch    int      `yaml:"batch"`
+	Repeats  int      `yaml:"repeats"`
+	Tau      float64  `yaml:"tau"`
+	Methods  []string `yaml:"methods"`
+	MaxTrain int      `yaml:"max_train"`
+	Floor    bool     `yaml:"floor"`
+	Out      string   `yaml:"out"`
+}
+
+func defaults() settings {
+	return settings{Budget: 100, Batch: 5, Repeats: 10, Tau: 0.5, Methods: []string{"a", "b"}, MaxTrain: 300, Out: "results"}
+}
+
+// newTestTable binds every field of *s to a flag.
+func newTestTable(s *settings) (*Table, *pflag.FlagSet) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	t := NewTable(fs)
+	Bind(t, fs.IntVar, "budget", "budget", 0, "", &s.Budget)
+	Bind(t, fs.IntVar, "batch", "batch", 0, "", &s.Batch)
+	Bind(t, fs.IntVar, "repeats", "repeats", 0, "", &s.Repeats)
+	Bind(t, fs.Float64Var, "tau", "tau", 0, "", &s.Tau)
+	BindList(t, "methods", "methods", func(m string) error {
+		if m != "a" && m != "b" && m != "c" {
+			return fmt.Errorf("unknown method %q", m)
+		}
+		return nil
+	}, "", &s.Methods)
+	Bind(t, fs.IntVar, "max-train", "max_train", 0, "", &s.MaxTrain)
+	Bind(t, fs.BoolVar, "floor", "floor", false, "", &s.Floor)
+	Bind(t, fs.StringVar, "out", "out", "", "", &s.Out)
+	return t, fs
+}
+
+// TestTablePrecedence: each field ends with the flag's value when the user
+// gave the flag (even a value equal to the flag's default, 0), else the
+// file's when the file sets the key, else the default; a list from the
+// file or a flag replaces the default list.
+func TestTablePrecedence(t *testing.T) {
+	s := defaults()
+	tab, fs := newTestTable(&s)
+	if err := fs.Parse([]string{"--batch", "0", "--tau", "2", "--methods", " c , a,", "--floor"}); err != nil {
+		t.Fatal(err)
+	}
+	file := "budget: 7\nbatch: 9\nrepeats: 3\nout: elsewhere\nmethods: [b]\n"
+	if err := Load("f.yaml", []byte(file), &s); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	want := settings{
+		Budget:   7,                  // file
+		Batch:    0,                  // flag over file, though 0 is the flag's default
+		Repeats:  3,                  // file
+		Tau:      2,                  // flag over default
+		Methods:  []string{"c", "a"}, // flag over file, items trimmed
+		MaxTrain: 300,                // default
+		Floor:    true,               // flag
+		Out:      "elsewhere",        // file
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("resolved %+v, want %+v", s, want)
+	}
+	// Without flags the file's values stand; without a file the defaults.
+	s = defaults()
+	tab, fs = newTestTable(&s)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	if !reflect.DeepEqual(s, defaults()) {
+		t.Errorf("no file, no flag: %+v, want the defaults", s)
+	}
+}
+
+// TestTableListCheck: a list flag's items are checked when the flag is
+// parsed: a bad one is a flag error naming the flag.
+func TestTableListCheck(t *testing.T) {
+	s := defaults()
+	_, fs := newTestTable(&s)
+	err := fs.Parse([]string{"--methods", "a,z"})
+	if err == nil || !strings.Contains(err.Error(), `"--methods"`) || !strings.Contains(err.Error(), `unknown method "z"`) {
+		t.Errorf("--methods a,z: %v, want a flag error naming --methods and the item", err)
+	}
+}
+
+// TestTableName: a SettingError is named by the flag bound to its key only
+// when the user set that flag (or from says its value went into the key);
+// the message follows, however the error was wrapped by a lazy wrapper.
+func TestTableName(t *testing.T) {
+	s := defaults()
+	tab, fs := newTestTable(&s)
+	if err := fs.Parse([]string{"--max-train", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  string
+		from func(string) bool
+		want string
+	}{
+		{"max_train", nil, "--max-train (key max_train) = 0: must be at least 1"},
+		{"budget", nil, "budget = 0: must be at least 1"},
+		{"budget", func(f string) bool { return f == "budget" }, "--budget (key budget) = 0: must be at least 1"},
+		{"nokey", func(string) bool { return true }, "nokey = 0: must be at least 1"},
+	} {
+		err := fmt.Errorf("outer: %w", error(Invalid(tc.key, 0, "must be at least 1")))
+		var se *SettingError
+		errors.As(tab.Name(err, tc.from), &se)
+		if got := se.Error(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if got := tab.Flag("max_train"); got != "max-train" {
+		t.Errorf("Flag(max_train) = %q", got)
+	}
+	var nilTable *Table
+	if err := nilTable.Name(Invalid("k", 1, "x"), nil); err.Error() != "k = 1: x" {
+		t.Errorf("nil table: %v", err)
+	}
+}
+
+// TestLoad: Load decodes onto the defaults, refuses what Check refuses and
+// what the decoder's KnownFields refuses (a key brought in by a merge),
+// and names the file in every error.
+func TestLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       settings
+		err        string
+	}{
+		{"keys set, others kept", "budget: 7\ntau: 1e-3\n", func() settings { s := defaults(); s.Budget, s.Tau = 7, 0.001; return s }(), ""},
+		{"one value for a list", "methods: c\n", func() settings { s := defaults(); s.Methods = []string{"c"}; return s }(), ""},
+		{"empty list", "methods: []\n", func() settings { s := defaults(); s.Methods = []string{}; return s }(), ""},
+		{"whole float for an int", "budget: 20.0\n", func() settings { s := defaults(); s.Budget = 20; return s }(), ""},
+		{"empty file", "", defaults(), ""},
+		{"unknown key", "budjet: 1\n", settings{}, `config f.yaml:1: unknown key "budjet" (did you mean "budget"?)`},
+		{"unknown key by merge", "base: &b {budjet: 1}\n", settings{}, `config f.yaml:1: unknown key "base"`},
+		{"merged unknown key", "<<: {budjet: 1}\n", settings{}, "config f.yaml: yaml: unmarshal errors"},
+		{"type", "floor: maybe\n", settings{}, `config f.yaml:1: floor: "maybe" is not true or false`},
+		{"list for a value", "out: [a, b]\n", settings{}, "config f.yaml:1: out: expected one value, found a list"},
+	} {
+		s := defaults()
+		err := Load("f.yaml", []byte(tc.yaml), &s)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(s, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, s, tc.want)
+		}
+	}
+}
+
+// FuzzLoad: Load never panics on any YAML text, and every error names the
+// file.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{"budget: 7\n", "methods: c\n", "<<: {budjet: 1}\n", "out: [a]\n", "budget: 1e30\n", "floor: yes\nmethods: [a, [b]]\n", "- a\n", "a: &x [*x]\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := defaults()
+		if err := Load("f.yaml", data, &s); err != nil && !strings.Contains(err.Error(), "f.yaml") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	})
+}

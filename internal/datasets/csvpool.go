@@ -279,7 +279,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	}
 	var w []float64
 	if cfg.Metric == MetricTanimoto {
-		w = tanimotoWeights(g, p.Bits, cfg.Similarity)
+		w = tanimotoWeights(g, p.Bits, cfg.Similarity, opt.Workers)
 	} else if w, err = EdgeWeights(g, cfg.Similarity); err != nil {
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}

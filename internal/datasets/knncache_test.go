@@ -2,6 +2,8 @@ package datasets
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -143,5 +145,64 @@ func TestCacheWriteFailureIsAWarning(t *testing.T) {
 	if strings.Count(w, "qvs: warning: cache file "+knnFile+" not written (") != 1 || !strings.Contains(w, "not a directory); going on without it") ||
 		!strings.Contains(w, filepath.Join(cache, "pca", "k.bin")) {
 		t.Errorf("warnings %q: want one per file, naming it and the cause", w)
+	}
+}
+
+// TestDecodeKNNStreamed: encodeKNN and the streamed decodeKNN round-trip
+// a graph spanning many read blocks (exact and approximate headers), and a
+// file whose checksum is right but whose content is not is rejected:
+// a neighbour out of range, a self-loop, another graph size, an unknown
+// magic.
+func TestDecodeKNNStreamed(t *testing.T) {
+	const n, k = 3000, 9 // 27,000 entries: several 64 KiB blocks of each array
+	rng := rand.New(rand.NewPCG(21, 8))
+	g := &KNNGraph{N: n, K: k, Metric: MetricCosine, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	for m := range g.Index {
+		g.Index[m] = int32((m/k + 1 + rng.IntN(n-1)) % n)
+		g.Distance[m] = rng.Float64()
+	}
+	encode := func(st *ApproxStats) []byte {
+		var b bytes.Buffer
+		size, err := encodeKNN(&b, g, st)
+		if err != nil || size != int64(b.Len()) {
+			t.Fatalf("encode: %d bytes reported, %d written, %v", size, b.Len(), err)
+		}
+		return b.Bytes()
+	}
+	for _, st := range []*ApproxStats{nil, {Rounds: 4, Recall: 0.993, RecallRows: 200}} {
+		data := encode(st)
+		got, gotSt, err := decodeKNN(bytes.NewReader(data), int64(len(data)), n, k, MetricCosine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Index, g.Index) || !slices.Equal(got.Distance, g.Distance) || (st == nil) != (gotSt == nil) || st != nil && *gotSt != *st {
+			t.Fatalf("stats %v: round trip differs (stats back %v)", st, gotSt)
+		}
+	}
+	// resum replaces the trailer by the checksum of the edited body.
+	resum := func(data []byte) []byte {
+		body := data[:len(data)-sha256.Size]
+		sum := sha256.Sum256(body)
+		return append(slices.Clone(body), sum[:]...)
+	}
+	data := encode(nil)
+	idx := func(m int) int { return 24 + 4*m } // entry m's index in an exact file
+	for name, c := range map[string]struct {
+		edit func(d []byte)
+		n    int
+		want string
+	}{
+		"out of range": {func(d []byte) { binary.LittleEndian.PutUint32(d[idx(5000):], n) }, n, "invalid neighbour index"},
+		"self-loop":    {func(d []byte) { binary.LittleEndian.PutUint32(d[idx(5*k+2):], 5) }, n, "invalid neighbour index"},
+		"other size":   {func(d []byte) { binary.LittleEndian.PutUint64(d[8:], n+1) }, n, "another graph size"},
+		"magic":        {func(d []byte) { d[0] = 'X' }, n, "no kNN header"},
+		"asked for n":  {func([]byte) {}, n - 1, "expected"},
+	} {
+		bad := slices.Clone(data)
+		c.edit(bad)
+		bad = resum(bad)
+		if _, _, err := decodeKNN(bytes.NewReader(bad), int64(len(bad)), c.n, k, MetricCosine); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
+		}
 	}
 }

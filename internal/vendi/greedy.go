@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -547,6 +548,16 @@ func (g *greedyState) best() (int, float64, error) {
 		for _, c := range cands {
 			touched[c] = true
 		}
+		// Grown once (a million candidates: appends would allocate five
+		// times their final size).
+		more := 0
+		for c := 0; c < g.n; c++ {
+			if g.eligible[c] && !touched[c] {
+				more++
+			}
+		}
+		cands, vals = slices.Grow(cands, more), slices.Grow(vals, more)
+		vss, state = slices.Grow(vss, more), slices.Grow(state, more)
 		for c := 0; c < g.n; c++ {
 			if g.eligible[c] && !touched[c] {
 				var vs float64
@@ -584,8 +595,14 @@ func (g *greedyState) best() (int, float64, error) {
 		}
 	}
 	g.solveInOrder(cands, touches, order, vals, vss, solved, floor, &bestVal, weight)
-	var kept []int
-	var keptVals []float64
+	nSolved := 0
+	for _, ok := range solved {
+		if ok {
+			nSolved++
+		}
+	}
+	kept := make([]int, 0, nSolved)
+	keptVals := make([]float64, 0, nSolved)
 	for k, c := range cands {
 		if solved[k] {
 			kept = append(kept, c)

@@ -141,12 +141,8 @@ func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KN
 
 // ApproxBitsKNN is the approximate counterpart of BitsKNN (Tanimoto
 // distance of fingerprints); trees split on the Tanimoto distance to two
-// random pivots. Rows keep k + 4 candidates unless opt.Extra says otherwise
-// (bitsExtra).
+// random pivots.
 func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
-	if opt.Extra <= 0 {
-		opt.Extra = bitsExtra
-	}
 	n := len(b)
 	if err := checkK(n, k); err != nil {
 		return nil, ApproxStats{}, err
@@ -158,13 +154,6 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 	}
 	return approxKNN(newBitsSpace(b), k, MetricTanimoto, opt)
 }
-
-// bitsExtra is the default ApproxOptions.Extra of fingerprints: a round of
-// NN-descent measures about (k + Extra)^2 pairs per row, each a 256-byte row
-// read from anywhere in memory at 2,048 bits, which is what bounds its
-// speed. Measured on 100,000 fingerprints of scripts/fp_pool.py (k = 20):
-// Extra 10, 43.6 CPU-s at recall@20 0.9992; Extra 4, 33.0 CPU-s at 0.9970.
-const bitsExtra = 4
 
 // approxKNN builds the graph in three steps.
 //

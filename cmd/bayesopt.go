@@ -20,6 +20,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -160,7 +161,7 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	f.table = t
 	cont, disc := &f.cont, &f.disc
 	configkeys.BindList(t, "methods", "methods", nil, "comma-separated methods (default random,turbo,robot,qvs)", &cont.Methods, &disc.Methods)
-	configkeys.BindList(t, "q", "q", checkOrder, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
+	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
 	configkeys.Bind(t, fs.IntVar, "repeats", "repeats", 0, "repeats per method (default 10)", &cont.Repeats, &disc.Repeats)
 	configkeys.Bind(t, fs.IntVar, "budget", "budget", 0, "evaluations per run, initial design included", &cont.Budget, &disc.Budget)
 	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run", &cont.Init, &disc.Init)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // resolveSettings is the one configuration pipeline of every command that
@@ -31,14 +30,6 @@ func resolveSettings(g *GlobalOptions, t *configkeys.Table, cfg any, choose func
 	}
 	t.Apply()
 	return nil
-}
-
-// checkOrder checks one item of a --q list (vendi.ParseOrder) when the
-// flag is parsed; the list keeps the orders as typed, as a config's q:
-// list is recorded.
-func checkOrder(item string) error {
-	_, err := vendi.ParseOrder(item)
-	return err
 }
 
 // peekConfig reads the value at the key path (path[0].path[1]...) of the

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestSettingsPrecedence: qvs bayesopt resolves every setting from its
@@ -23,10 +24,10 @@ func TestSettingsPrecedence(t *testing.T) {
 		edit func(p *bayesopt.Protocol)
 	}{
 		{nil, func(p *bayesopt.Protocol) {
-			p.Budget, p.Init, p.Methods, p.Q = 30, 6, []string{"qvs"}, []string{"2", "inf"}
+			p.Budget, p.Init, p.Methods, p.Q = 30, 6, []string{"qvs"}, mustOrders(t, "2,inf")
 		}},
 		{[]string{"--budget", "20", "--q", "0.50", "--tau", "0", "--seed", "9", "--out", "o"}, func(p *bayesopt.Protocol) {
-			p.Budget, p.Init, p.Methods, p.Q, p.Tau, p.Seed, p.Out = 20, 6, []string{"qvs"}, []string{"0.50"}, 0, 9, "o"
+			p.Budget, p.Init, p.Methods, p.Q, p.Tau, p.Seed, p.Out = 20, 6, []string{"qvs"}, mustOrders(t, "0.50"), 0, 9, "o"
 		}},
 	} {
 		root := &cobra.Command{}
@@ -87,4 +88,14 @@ func TestASSuggestFeaturesOverConfigPrefix(t *testing.T) {
 	if code != ExitOK || strings.Count(out, "\n") != 3 {
 		t.Errorf("--features over a config's feature_prefix: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+}
+
+// mustOrders parses s, comma-separated orders kept as written.
+func mustOrders(t *testing.T, s string) vendi.OrderList {
+	t.Helper()
+	l, err := vendi.ParseOrderList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -22,20 +22,22 @@ type level struct {
 	free bool         // a map: any key is valid
 	kind reflect.Kind // the Go kind of a leaf value
 	elem *level       // a list's element
+	self reflect.Type // a type that decodes itself (free), checked by decoding
 }
 
 // levelOf builds the key tree of type t from its `yaml` tags, the one tag
 // set of every config struct: ",inline" fields contribute their keys to
 // the enclosing level, "-" fields are no key, an untagged field's key is
 // its name in lower case (as the YAML decoder reads it). A type that
-// decodes itself (a yaml.Unmarshaler, such as vendi.Orders) is a leaf
-// whose values are its own to check.
+// decodes itself (a yaml.Unmarshaler, such as vendi.OrderList) is a leaf
+// whose values are its own to check: checkValue decodes them so that a
+// refusal names the file, line and key.
 func levelOf(t reflect.Type, depth int) *level {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(obsoleteUnmarshalerType) {
-		return &level{free: true}
+		return &level{free: true, self: t}
 	}
 	switch t.Kind() {
 	case reflect.Map:
@@ -230,11 +232,22 @@ func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
 // where a list is expected becomes a list of that value (methods: qvs is
 // methods: [qvs]), as the config reader has always accepted.
 func checkValue(path string, v *yaml.Node, l *level, key string, errs *[]error) {
-	if l == nil || l.free {
+	if l == nil {
 		return
 	}
 	bad := func(format string, args ...any) {
 		*errs = append(*errs, fmt.Errorf("config %s:%d: %s: %s", path, v.Line, key, fmt.Sprintf(format, args...)))
+	}
+	if l.self != nil {
+		// The type's own decoder refuses the value here, where its key
+		// and line are known (the decoder's error would name neither).
+		if err := v.Decode(reflect.New(l.self).Interface()); err != nil {
+			bad("%v", err)
+		}
+		return
+	}
+	if l.free {
+		return
 	}
 	isList := l.kind == reflect.Slice || l.kind == reflect.Array
 	if isList && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {

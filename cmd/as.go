@@ -161,7 +161,7 @@ func checkASMethod(m string) error {
 // --kernel). defaultPrior, if not "", replaces the protocol's prior when
 // neither the config file nor --prior sets one.
 func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPrior string) (asConfig, error) {
-	kind, err := peekConfig(g.Config, "pool", "kind")
+	kind, err := peekConfig(g, "pool", "kind")
 	if err != nil {
 		return o.cfg, err
 	}

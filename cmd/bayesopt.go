@@ -180,14 +180,14 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
 }
 
-// boPeekTask reads the top-level task: key of a YAML config ("" if absent);
+// boPeekTask reads the top-level task: key of the --config file ("" if absent);
 // a config with a space: key is of task space.
-func boPeekTask(path string) (string, error) {
-	task, err := peekConfig(path, "task")
+func boPeekTask(g *GlobalOptions) (string, error) {
+	task, err := peekConfig(g, "task")
 	if err != nil || task != "" {
 		return task, err
 	}
-	if sp, err := peekConfig(path, "space"); sp != "" || err != nil {
+	if sp, err := peekConfig(g, "space"); sp != "" || err != nil {
 		return spaceTask, err
 	}
 	return "", nil
@@ -239,7 +239,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	task := f.task
 	if task == "" {
-		t, err := boPeekTask(g.Config)
+		t, err := boPeekTask(g)
 		if err != nil {
 			return err
 		}

@@ -99,3 +99,24 @@ func mustOrders(t *testing.T, s string) vendi.OrderList {
 	}
 	return l
 }
+
+// TestConfigReadOnce: a command reads and parses its --config once: the
+// key that chooses the defaults (peekConfig) and the settings loaded onto
+// them come from the same read, so a file replaced between the two does
+// not mix two configs (the second version is never read).
+func TestConfigReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "c.yaml", tinyASConfig)
+	c, g := newTestASCommand(t, path)
+	if kind, err := peekConfig(g, "pool", "kind"); err != nil || kind != "synthetic" {
+		t.Fatalf("pool.kind %q, %v", kind, err)
+	}
+	writeFile(t, dir, "c.yaml", "task: bmg\nbudget: 99\npool:\n  kind: bmg\n")
+	cfg, err := resolveASConfig(c, g, &asOptions{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Budget != 13 || cfg.Pool.Kind != "synthetic" || cfg.Task != "tiny" {
+		t.Errorf("resolved task %s, pool.kind %s, budget %d: want the file as first read (tiny, synthetic, 13)", cfg.Task, cfg.Pool.Kind, cfg.Budget)
+	}
+}

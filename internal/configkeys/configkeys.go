@@ -129,23 +129,36 @@ func (e *UnknownKeyError) Error() string {
 // errors.Join). A YAML syntax error is reported as such. An empty file is
 // valid.
 func Check(path string, data []byte, target any) error {
-	_, err := check(path, data, target)
+	doc, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	_, err = check(path, doc, target)
 	return err
 }
 
-// check is Check returning the parsed document (nil for an empty one),
-// its single values for lists already made lists.
-func check(path string, data []byte, target any) (*yaml.Node, error) {
+// Parse parses data, the YAML text of the config file path, into its
+// document node, which LoadNode decodes (a command that reads a key
+// first, to choose the defaults the file is loaded onto, reads the file
+// once). A syntax error names path.
+func Parse(path string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	return &doc, nil
+}
+
+// check is Check of the parsed document doc, returning it (nil for an
+// empty one) with its single values for lists made lists (doc is
+// changed).
+func check(path string, doc *yaml.Node, target any) (*yaml.Node, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
 	root := levelOf(reflect.TypeOf(target), 0)
 	if root.kind != reflect.Struct {
-		return &doc, nil
+		return doc, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
@@ -156,7 +169,7 @@ func check(path string, data []byte, target any) (*yaml.Node, error) {
 	}
 	var errs []error
 	walk(path, top, root, "", &errs)
-	return &doc, errors.Join(errs...)
+	return doc, errors.Join(errs...)
 }
 
 // Load decodes data, the YAML text of the config file path, onto target
@@ -167,7 +180,18 @@ func check(path string, data []byte, target any) (*yaml.Node, error) {
 // unknown fields again (KnownFields), which also covers keys brought in by
 // a YAML merge (<<) that Check does not follow. Every error names path.
 func Load(path string, data []byte, target any) error {
-	doc, err := check(path, data, target)
+	doc, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	return LoadNode(path, doc, target)
+}
+
+// LoadNode is Load of the document Parse returned for the config file
+// path. It changes doc (single values for lists become lists): a document
+// is loaded once.
+func LoadNode(path string, doc *yaml.Node, target any) error {
+	doc, err := check(path, doc, target)
 	if err != nil || doc == nil {
 		return err
 	}

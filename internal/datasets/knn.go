@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
@@ -83,7 +84,8 @@ func prefixDims(d int) int { return min(d, max(8, d/3)) }
 // query leaf, the other leaves are visited by increasing distance between
 // bounding boxes (stopping once that bound exceeds every query's current k-th
 // squared distance); a query whose own distance to a leaf's box exceeds its
-// k-th value skips that leaf. For the remaining queries one float32 Sgemm
+// k-th value skips that leaf. For the remaining queries one float32 SGEMM (linalg.SgemmNT: gonum, or
+// OpenBLAS in the openblas build)
 // over the leading prefixDims axes gives the partial squared distances |a'|^2 + |b'|^2 - 2 a'.b', lower bounds of
 // the full ones up to a proven rounding slack; only pairs that pass are
 // measured in full, directly in float64. Each row keeps every candidate
@@ -450,7 +452,6 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph, 
 	slack32 := func(p int) float64 { return 2 * float64(m+9) * eps32 * (t.pnorm2[p] + t.maxPNorm) }
 	var next, done atomic.Int64
 	parallel.Workers(min(workers, len(t.leaves)), func(int) {
-		impl := gonum.Implementation{}
 		nl := len(t.leaves)
 		gram := make([]float32, leafSize*leafSize)
 		lb := make([]float64, nl)
@@ -528,7 +529,7 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph, 
 				}
 				j0, j1 := t.leaves[l][0], t.leaves[l][1]
 				mj := j1 - j0
-				impl.Sgemm(blas.NoTrans, blas.Trans, len(active), mj, m, 1, a, m, t.x32[j0*m:j1*m], m, 0, gram, mj)
+				linalg.SgemmNT(len(active), mj, m, a, m, t.x32[j0*m:j1*m], m, gram, mj)
 				pnorm2 := t.pnorm2[j0:j1]
 				for ai, r := range active {
 					p := q0 + r
@@ -629,14 +630,8 @@ func bitsKNN(b [][]uint64, k int, workers int, progress func(done, total int64))
 				if j == i {
 					continue
 				}
-				and := 0
-				for w, x := range bi {
-					and += bits.OnesCount64(x & b[j][w])
-				}
-				v := 0.0 // two empty fingerprints: similarity 1
-				if or := count[i] + count[j] - and; or > 0 {
-					v = 1 - float64(and)/float64(or)
-				}
+				// two empty fingerprints: similarity 1
+				v := tanimotoFromCounts(andCount(bi, b[j]), count[i], count[j])
 				if v > tau {
 					continue
 				}

@@ -27,9 +27,11 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 
 # The packages whose code depends on the linear-algebra backend, built with
-# OpenBLAS (CI runs this besides `make test`).
+# OpenBLAS (CI runs this besides `make test`), and the exact kNN graph's
+# tiles (linalg.SgemmNT).
 test-openblas:
 	$(GO) test -count=1 -tags openblas ./internal/linalg/ ./internal/vendi/ ./cmd/
+	$(GO) test -count=1 -tags openblas -run 'DenseKNN|ApproxDenseKNN' ./internal/datasets/
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...

@@ -172,29 +172,35 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if defaultPrior != "" {
 		o.cfg.Prior = "" // set by neither the file nor --prior: defaultPrior
 	}
-	if err := resolveSettings(g, o.table, &o.cfg); err != nil {
-		return o.cfg, err
+	cfg, fl := &o.cfg, c.Flags()
+	if g.fromFlags == nil {
+		g.fromFlags = map[string]bool{}
 	}
-	cfg := &o.cfg
+	o.csv.fromFlags = g.fromFlags
+	// The pool flags choose the pool before the table applies the flags.
+	choosePool := func() error {
+		if fl.Changed("pool-dir") {
+			cfg.Pool = datasets.DefaultConfig("folder")
+			cfg.Pool.Dir = o.poolDir
+			cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
+		}
+		if fl.Lookup("pool") == nil {
+			return nil
+		}
+		return o.csv.choose(fl, cfg)
+	}
+	if err := resolveSettings(g, o.table, cfg, choosePool); err != nil {
+		return *cfg, err
+	}
 	if cfg.Prior == "" {
 		cfg.Prior = defaultPrior
 	}
-	fl := c.Flags()
 	if fl.Changed("prior") {
 		if _, err := search.ParsePrior(cfg.Prior); err != nil {
 			return *cfg, usageErrorf("--prior: %w", err)
 		}
 	}
-	if fl.Changed("pool-dir") {
-		cfg.Pool = datasets.DefaultConfig("folder")
-		cfg.Pool.Dir = o.poolDir
-		cfg.Task = filepath.Base(filepath.Clean(o.poolDir))
-	}
-	if g.fromFlags == nil {
-		g.fromFlags = map[string]bool{}
-	}
-	o.csv.fromFlags = g.fromFlags
-	if err := o.csv.apply(fl, cfg); err != nil {
+	if err := o.csv.check(fl, cfg); err != nil {
 		return *cfg, err
 	}
 	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
@@ -409,47 +415,42 @@ type asSuggestOptions struct {
 	remaining int
 }
 
-// asCSVPoolOptions are the flags of `qvs as suggest --pool FILE.csv`: the
-// common case of a CSV pool without writing a config (pool.csv keys).
+// asCSVPoolOptions are the pool flags of `qvs as suggest` and `qvs graph`:
+// a CSV or .npy pool (--pool and the pool.csv keys) or the user's own
+// graph or kernel (pool.graph keys) without writing a config. The flags
+// that name the pool's file choose its kind (choose, before the settings
+// table applies the flags); the others are rows of the table.
 type asCSVPoolOptions struct {
-	file, idColumn, features, featurePrefix, metric string
-	fingerprintColumn, fingerprintFormat, exclude   string
-	graph, kernel, ids                              string // pool.graph: the user's own graph or kernel
-	k                                               int
-	knn                                             string
-	// fromFlags are the flags whose value (given or default) apply put
-	// into the pool's keys: a SettingError on one of their keys names the
-	// flag (errorMessage). Shared with GlobalOptions.fromFlags.
+	file, graph, kernel, ids string
+	// fromFlags are the flags whose value (given or default) went into the
+	// pool's keys: a SettingError on one of their keys names the flag
+	// (errorMessage). Shared with GlobalOptions.fromFlags.
 	fromFlags map[string]bool
 }
 
-// register defines the pool flags on t's flag set and binds each to the
-// config key it sets, for naming (apply sets the keys: one flag may
-// replace the whole pool).
-func (o *asCSVPoolOptions) register(t *configkeys.Table) {
+// register defines the pool flags on t's flag set: the file flags, which
+// choose the pool (choose), and a row of t for every other, bound to its
+// pool.csv (and pool.graph) key and field of cfg.
+func (o *asCSVPoolOptions) register(t *configkeys.Table, cfg *asConfig) {
 	f := t.FlagSet()
-	for _, k := range [][2]string{
-		{"pool", "pool.csv.file"}, {"id-column", "pool.csv.id_column"}, {"features", "pool.csv.feature_columns"},
-		{"feature-prefix", "pool.csv.feature_prefix"}, {"metric", "pool.csv.metric"}, {"k", "pool.csv.k"},
-		{"fingerprint-column", "pool.csv.fingerprint_column"}, {"fingerprint-format", "pool.csv.fingerprint_format"},
-		{"exclude-columns", "pool.csv.exclude_columns"}, {"knn", "pool.csv.knn"}, {"ids", "pool.csv.ids_file"},
-		{"graph", "pool.graph.file"}, {"kernel", "pool.graph.kernel"}, {"ids", "pool.graph.ids"}, {"k", "pool.graph.k"},
-	} {
-		t.Key(k[0], k[1])
-	}
+	cs, gc := &cfg.Pool.CSV, &cfg.Pool.Graph
 	f.StringVar(&o.file, "pool", "", "pool CSV with a header: one row per item, feature columns, optional id column, no label needed (config: pool.kind csv; with such a config, overrides pool.csv.file only)")
-	f.StringVar(&o.idColumn, "id-column", "", "--pool: column of item ids (pool.csv.id_column)")
-	f.StringVar(&o.features, "features", "", "--pool: comma-separated feature columns (default: every column but the id and label)")
-	f.StringVar(&o.featurePrefix, "feature-prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)")
-	f.StringVar(&o.metric, "metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)")
-	f.IntVar(&o.k, "k", 20, "--pool: neighbours per item in the kNN graph")
-	f.StringVar(&o.fingerprintColumn, "fingerprint-column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format")
-	f.StringVar(&o.fingerprintFormat, "fingerprint-format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')")
-	f.StringVar(&o.exclude, "exclude-columns", "", "--pool: comma-separated columns that are never features")
 	f.StringVar(&o.graph, "graph", "", "your own similarity graph instead of a pool CSV: W.npz (scipy.sparse.save_npz of a CSR matrix; row i = i's neighbours) or an edge list CSV with header i,j,w or id_i,id_j,w; weights in [0, 1], self loops ignored (pool.graph.file)")
 	f.StringVar(&o.kernel, "kernel", "", "your own dense similarity K.npy or K.csv (n x n, entries in [0, 1]): the kNN graph keeps the --k largest entries of each row, the diagonal excluded, ties to the lower index (pool.graph.kernel)")
 	f.StringVar(&o.ids, "ids", "", "--graph, --kernel, --pool X.npy: item ids, one per line in item order (optional header id) (pool.graph.ids, pool.csv.ids_file)")
-	f.StringVar(&o.knn, "knn", datasets.KNNAuto, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)")
+	for _, k := range [][2]string{{"pool", "pool.csv.file"}, {"graph", "pool.graph.file"}, {"kernel", "pool.graph.kernel"}, {"ids", "pool.csv.ids_file"}, {"ids", "pool.graph.ids"}} {
+		t.Key(k[0], k[1])
+	}
+	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "--pool: column of item ids (pool.csv.id_column)", &cs.IDColumn)
+	configkeys.BindList(t, "features", "pool.csv.feature_columns", nil, "--pool: comma-separated feature columns (default: every column but the id and label)", &cs.FeatureColumns)
+	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)", &cs.FeaturePrefix)
+	configkeys.Bind(t, f.StringVar, "metric", "pool.csv.metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
+	configkeys.Bind(t, f.IntVar, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
+	t.Key("k", "pool.graph.k")
+	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format", &cs.FingerprintColumn)
+	configkeys.Bind(t, f.StringVar, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
+	configkeys.BindList(t, "exclude-columns", "pool.csv.exclude_columns", nil, "--pool: comma-separated columns that are never features", &cs.ExcludeColumns)
+	configkeys.Bind(t, f.StringVar, "knn", "pool.csv.knn", datasets.KNNAuto, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
@@ -458,15 +459,39 @@ var asCSVPoolFlags = []string{"pool", "id-column", "features", "feature-prefix",
 // asGraphPoolFlags are the flags that set pool.graph keys.
 var asGraphPoolFlags = []string{"graph", "kernel", "ids", "k"}
 
-// apply sets the pool.csv keys from the flags: --pool replaces a config's
-// pool of another kind by a CSV pool (flag defaults for the other keys) and
-// overrides only the file of a config's CSV pool; the other flags without
-// --pool on a pool of another kind are usage errors.
-func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
-	if fl.Lookup("graph") != nil {
-		if done, err := o.applyGraph(fl, cfg); done || err != nil {
-			return err
+// choose sets the pool's kind and file from the flags, before the
+// settings table applies the other pool flags: --graph or --kernel make a
+// pool.graph pool; --pool replaces a config's pool of another kind by a
+// CSV pool (whose defaults are the flags' defaults) and overrides only the
+// file of a config's CSV pool; the other pool flags without --pool on a
+// pool of another kind, and flags that contradict each other, are usage
+// errors.
+func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
+	if fl.Changed("graph") || fl.Changed("kernel") {
+		switch {
+		case fl.Changed("graph") && fl.Changed("kernel"):
+			return usageErrorf("give --graph or --kernel, not both")
+		case fl.Changed("pool") || fl.Changed("pool-dir"):
+			return usageErrorf("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
+		case fl.Changed("graph") && fl.Changed("k"):
+			return usageErrorf("--k applies to --kernel and --pool: --graph is used as given")
 		}
+		for _, name := range asCSVPoolFlags {
+			if name != "k" && fl.Changed(name) {
+				return usageErrorf("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
+			}
+		}
+		cfg.Pool = datasets.DefaultConfig(datasets.KindGraph)
+		cfg.Pool.Graph.File, cfg.Pool.Graph.Kernel, cfg.Pool.Graph.IDs = o.graph, o.kernel, o.ids
+		base := filepath.Base(o.graph + o.kernel)
+		cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+		for _, name := range asGraphPoolFlags {
+			o.fromFlags[name] = true
+		}
+		return nil
+	}
+	if fl.Changed("ids") && !strings.EqualFold(filepath.Ext(o.file), ".npy") {
+		return usageErrorf("--ids applies to --graph and --kernel, and to --pool X.npy (a CSV pool takes --id-column)")
 	}
 	var set []string
 	for _, name := range asCSVPoolFlags {
@@ -474,127 +499,75 @@ func (o *asCSVPoolOptions) apply(fl *pflag.FlagSet, cfg *asConfig) error {
 			set = append(set, "--"+name)
 		}
 	}
-	if len(set) == 0 {
+	switch {
+	case len(set) == 0:
 		return nil
+	case fl.Changed("pool") && fl.Changed("pool-dir"):
+		return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
+	case !fl.Changed("pool") && cfg.Pool.Kind != datasets.KindCSV:
+		return usageErrorf("%s describe a CSV pool: give --pool FILE.csv (the pool is of kind %s)", strings.Join(set, ", "), cfg.Pool.Kind)
+	case fl.Changed("features") && fl.Changed("feature-prefix"):
+		return usageErrorf("give --features or --feature-prefix, not both")
 	}
-	replaced := false
-	defer func() {
-		for _, name := range asCSVPoolFlags {
-			o.fromFlags[name] = o.fromFlags[name] || replaced
-		}
-	}()
+	cs := &cfg.Pool.CSV
 	if fl.Changed("pool") {
-		if fl.Changed("pool-dir") {
-			return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
-		}
 		// A config's own CSV pool keeps its keys (id_column, features,
 		// labels, k, ...): --pool then overrides pool.csv.file like any
 		// flag its key; any other pool is replaced.
 		if cfg.Pool.Kind != datasets.KindCSV {
 			cfg.Pool = datasets.DefaultConfig(datasets.KindCSV)
-			replaced = true
+			for _, name := range asCSVPoolFlags {
+				o.fromFlags[name] = true
+			}
 		}
-		cfg.Pool.CSV.File = o.file
+		cs.File = o.file
+		if fl.Changed("ids") {
+			cs.IDsFile = o.ids
+		}
 		base := filepath.Base(o.file)
 		cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
-	} else if cfg.Pool.Kind != datasets.KindCSV {
-		return usageErrorf("%s describe a CSV pool: give --pool FILE.csv (the pool is of kind %s)", strings.Join(set, ", "), cfg.Pool.Kind)
 	}
-	if fl.Changed("features") && fl.Changed("feature-prefix") {
-		return usageErrorf("give --features or --feature-prefix, not both")
-	}
-	cs := &cfg.Pool.CSV
-	if fl.Changed("id-column") {
-		cs.IDColumn = o.idColumn
-	}
+	// --features and --feature-prefix each replace the other's key.
 	if fl.Changed("features") {
-		cs.FeatureColumns, cs.FeaturePrefix = splitList(o.features), ""
+		cs.FeaturePrefix = ""
 	}
 	if fl.Changed("feature-prefix") {
-		cs.FeaturePrefix, cs.FeatureColumns = o.featurePrefix, nil
-	}
-	if fl.Changed("metric") || replaced {
-		if o.metric != datasets.MetricEuclidean && o.metric != datasets.MetricCosine && o.metric != datasets.MetricTanimoto {
-			return usageErrorf("--metric %q: expected %s, %s or %s", o.metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
-		}
-		cs.Metric = o.metric
-		if o.metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
-			cs.Similarity = datasets.SimilarityNative
-		}
-	}
-	if fl.Changed("fingerprint-column") {
-		cs.FingerprintColumn = o.fingerprintColumn
-		if cs.Metric != datasets.MetricTanimoto {
-			return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
-		}
-	}
-	if fl.Changed("fingerprint-format") || replaced {
-		if !slices.Contains(datasets.FingerprintFormats, o.fingerprintFormat) {
-			return usageErrorf("--fingerprint-format %q: expected %s", o.fingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
-		}
-		cs.FingerprintFormat = o.fingerprintFormat
-	}
-	if fl.Changed("exclude-columns") {
-		cs.ExcludeColumns = splitList(o.exclude)
-	}
-	if fl.Changed("knn") || replaced {
-		if _, err := datasets.ResolveKNNMethod(o.knn, 0); err != nil {
-			return usageErrorf("--knn %q: expected %s", o.knn, strings.Join(datasets.KNNMethods, ", "))
-		}
-		cs.KNN = o.knn
-		if o.knn == datasets.KNNAuto {
-			cs.KNN = ""
-		}
-	}
-	if fl.Changed("ids") {
-		cs.IDsFile = o.ids
-	}
-	if fl.Changed("k") || replaced {
-		if o.k < 1 {
-			return usageErrorf("--k must be at least 1, got %d", o.k)
-		}
-		cs.K = o.k
+		cs.FeatureColumns = nil
 	}
 	return nil
 }
 
-// applyGraph sets the pool.graph keys from --graph, --kernel, --ids and
-// --k (with --kernel); done is true when the pool is such a graph pool.
-func (o *asCSVPoolOptions) applyGraph(fl *pflag.FlagSet, cfg *asConfig) (done bool, err error) {
-	if !fl.Changed("graph") && !fl.Changed("kernel") {
-		if fl.Changed("ids") && !strings.EqualFold(filepath.Ext(o.file), ".npy") {
-			return true, usageErrorf("--ids applies to --graph and --kernel, and to --pool X.npy (a CSV pool takes --id-column)")
+// check refuses the pool flags' values that mean nothing, once the table
+// has applied them, and completes what follows from them (--metric
+// tanimoto weighs edges by the Tanimoto similarity; --knn auto is no key).
+func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
+	cs := &cfg.Pool.CSV
+	if fl.Changed("metric") {
+		if cs.Metric != datasets.MetricEuclidean && cs.Metric != datasets.MetricCosine && cs.Metric != datasets.MetricTanimoto {
+			return usageErrorf("--metric %q: expected %s, %s or %s", cs.Metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
 		}
-		return false, nil
-	}
-	switch {
-	case fl.Changed("graph") && fl.Changed("kernel"):
-		return true, usageErrorf("give --graph or --kernel, not both")
-	case fl.Changed("pool") || fl.Changed("pool-dir"):
-		return true, usageErrorf("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
-	case fl.Changed("graph") && fl.Changed("k"):
-		return true, usageErrorf("--k applies to --kernel and --pool: --graph is used as given")
-	}
-	for _, name := range asCSVPoolFlags {
-		if name != "k" && fl.Changed(name) {
-			return true, usageErrorf("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
+		if cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
+			cs.Similarity = datasets.SimilarityNative
 		}
 	}
-	cfg.Pool = datasets.DefaultConfig(datasets.KindGraph)
-	gc := &cfg.Pool.Graph
-	gc.File, gc.Kernel, gc.IDs = o.graph, o.kernel, o.ids
-	if fl.Changed("k") {
-		if o.k < 1 {
-			return true, usageErrorf("--k must be at least 1, got %d", o.k)
+	if fl.Changed("fingerprint-column") && cs.Metric != datasets.MetricTanimoto {
+		return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
+	}
+	if fl.Changed("fingerprint-format") && !slices.Contains(datasets.FingerprintFormats, cs.FingerprintFormat) {
+		return usageErrorf("--fingerprint-format %q: expected %s", cs.FingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
+	}
+	if fl.Changed("knn") {
+		if _, err := datasets.ResolveKNNMethod(cs.KNN, 0); err != nil {
+			return usageErrorf("--knn %q: expected %s", cs.KNN, strings.Join(datasets.KNNMethods, ", "))
 		}
-		gc.K = o.k
+		if cs.KNN == datasets.KNNAuto {
+			cs.KNN = ""
+		}
 	}
-	base := filepath.Base(o.graph + o.kernel)
-	cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
-	for _, name := range asGraphPoolFlags {
-		o.fromFlags[name] = true
+	if fl.Changed("k") && cs.K < 1 {
+		return usageErrorf("--k must be at least 1, got %d", cs.K)
 	}
-	return true, nil
+	return nil
 }
 
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
@@ -692,7 +665,7 @@ index); random draws from --seed too.`,
 	f.StringVar(&o.as.poolDir, "pool-dir", "", "pool in the authors' folder format")
 	t := configkeys.NewTable(f)
 	o.as.table = t
-	o.as.csv.register(t)
+	o.as.csv.register(t, &o.as.cfg)
 	o.as.bindPrior(t, "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
 	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required; - reads stdin)")

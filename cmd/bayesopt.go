@@ -196,7 +196,7 @@ func boPeekTask(path string) (string, error) {
 // flags the user set, and validates the result.
 func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
 	f.cont = defaultBayesoptConfig(task)
-	if err := resolveSettings(g, f.table, &f.cont); err != nil {
+	if err := resolveSettings(g, f.table, &f.cont, nil); err != nil {
 		return f.cont, nil, err
 	}
 	cfg := f.cont
@@ -271,7 +271,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
 		var se *configkeys.SettingError
 		if errors.As(err, &se) {
-			return configErrorf(g.Config, "%w", err)
+			return configError(g.Config, err)
 		}
 		if err != nil {
 			return err

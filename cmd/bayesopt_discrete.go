@@ -29,7 +29,7 @@ func defaultDiscreteConfig(task string) discrete.Protocol {
 // set; the continuous engine's flags are refused.
 func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) error {
 	f.disc = defaultDiscreteConfig(task)
-	if err := resolveSettings(g, f.table, &f.disc); err != nil {
+	if err := resolveSettings(g, f.table, &f.disc, nil); err != nil {
 		return err
 	}
 	cfg := f.disc

@@ -66,7 +66,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
 	f.Float64Var(&o.lengthScale, "length-scale", 0, "kernel length scale of the diversity (default: the space file's, else 1)")
-	f.IntVar(&o.candidates, "candidates", defaultSuggestCandidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: 1000 (a campaign's default, to continue its run) takes about 10x the CPU of 200 per round")
+	f.IntVar(&o.candidates, "candidates", defaultSuggestCandidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: "+strconv.Itoa(bayesopt.DefaultCandidates)+" (a campaign's default, to continue its run) takes about 10x the CPU of "+strconv.Itoa(defaultSuggestCandidates)+" per round")
 	f.IntVar(&o.maxTrain, "max-train", bayesopt.DefaultMaxTrain, "GP training points per region: the nearest to its centre")
 	f.BoolVar(&o.qvsFloor, "qvs-floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)")
 	f.StringVar(&o.qvsMode, "qvs-mode", bayesopt.ModePaper, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)")
@@ -107,15 +107,16 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	// The engine reads 0 as "the default"; a user who writes 0 means
 	// nothing sensible, so it is refused as a campaign config's is.
+	// Refused as a campaign refuses them (the table names the flag).
 	for _, f := range []struct {
-		name     string
+		key      string
 		v, limit int
-	}{{"candidates", o.candidates, maxCandidates}, {"max-train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
+	}{{"candidates", o.candidates, maxCandidates}, {"max_train", o.maxTrain, math.MaxInt}, {"regions", o.regions, maxRegions}} {
 		if f.v < 1 {
-			return usageErrorf("--%s %d: must be at least 1", f.name, f.v)
+			return settingError("", f.key, f.v, "must be at least 1")
 		}
-		if f.v > f.limit {
-			return usageErrorf("--%s %d: at most %d (%s)", f.name, f.v, f.limit, limitWhy[f.name])
+		if err := checkAtMost("", f.key, f.v, f.limit); err != nil {
+			return err
 		}
 	}
 	init := o.init

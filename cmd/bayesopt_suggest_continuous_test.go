@@ -83,8 +83,8 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"config ignored", nil, []string{"--space", space, "--observed", good, "--config", "c.yaml"}, ExitUsage, []string{"--config has no effect"}},
 		{"bad length scale", nil, []string{"--space", space, "--observed", good, "--length-scale", "-1"}, ExitUsage, []string{"--length-scale"}},
 		// 0 used to be read as "the default" (candidates: the batch size).
-		{"candidates 0", nil, []string{"--space", space, "--observed", good, "--candidates", "0"}, ExitUsage, []string{"--candidates 0: must be at least 1"}},
-		{"max-train 0", nil, []string{"--space", space, "--observed", good, "--max-train", "0"}, ExitUsage, []string{"--max-train 0: must be at least 1"}},
+		{"candidates 0", nil, []string{"--space", space, "--observed", good, "--candidates", "0"}, ExitUsage, []string{"--candidates (key candidates) = 0: must be at least 1"}},
+		{"max-train 0", nil, []string{"--space", space, "--observed", good, "--max-train", "0"}, ExitUsage, []string{"--max-train (key max_train) = 0: must be at least 1"}},
 		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"--init (key init) = 2: qvs needs at least regions = 3 initial points"}},
 		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "kind"}},
 		{"space lower >= upper", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 2, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `parameter 1 ("a")`, "lower"}},

@@ -138,6 +138,10 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 			fmt.Fprintf(w, "suggest: no successful evaluation yet: %d point(s) of the initial design's stream (uniform random from --seed %d)\n", len(picks), g.Seed)
 		}
 	}
+	var ucb []float64 // in the objective's units, as mean and sd
+	if acq != nil {
+		ucb = discrete.UCB(acq.Mean, acq.SD, d.beta, nil)
+	}
 	rows := make([][]string, len(picks))
 	for r, i := range picks {
 		id := ids[i]
@@ -146,8 +150,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		}
 		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), id, "", "", ""}
 		if acq != nil {
-			m, sd := acq.Mean[i], acq.SD[i]
-			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(m+math.Sqrt(d.beta)*sd), fullPrecision(m), fullPrecision(sd)
+			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(ucb[i]), fullPrecision(acq.Mean[i]), fullPrecision(acq.SD[i])
 		}
 	}
 	header := []string{"rank", "index", "id", "ucb", "mean", "sd"}

@@ -75,7 +75,7 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 	// Clones: the package's lists stay as they are whatever the settings
 	// become.
 	o.cfg = evalConfig{Format: slices.Clone(eval.TableFormats), Figures: slices.Clone(eval.FigureFormats)}
-	if err := resolveSettings(g, o.table, &o.cfg); err != nil {
+	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
 		return err
 	}
 	cfg := o.cfg

@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzLoadConfig: a YAML config file never panics the config reader
-// (configkeys.Load: its checks, then the YAML decoder) for any command's config; a rejected file
+// (configkeys.Load: its checks, then the YAML decoder) for any command's
+// config, nor peekConfig (the key that picks the defaults); a rejected file
 // is an error naming it.
 func FuzzLoadConfig(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
@@ -28,6 +29,11 @@ func FuzzLoadConfig(f *testing.F) {
 		p := filepath.Join(dir, "c.yaml")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
+		}
+		for _, path := range [][]string{{"task"}, {"pool", "kind"}} {
+			if _, err := peekConfig(p, path...); err != nil && !strings.Contains(err.Error(), p) {
+				t.Fatalf("peekConfig %v: error does not name the file: %v", path, err)
+			}
 		}
 		for _, target := range []any{&asConfig{}, &bayesopt.Protocol{}, &toyOptions{}, &evalConfig{}} {
 			if err := loadConfig(p, target); err != nil && !strings.Contains(err.Error(), p) {

@@ -56,7 +56,7 @@ path will take next time. Nothing is written to stdout.`,
 	}
 	f := c.Flags()
 	o.as.table = configkeys.NewTable(f)
-	o.as.csv.register(o.as.table)
+	o.as.csv.register(o.as.table, &o.as.cfg)
 	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
 	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
 	return c
@@ -70,15 +70,21 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if o.out == "" {
 		return usageErrorf("--out W.npz is required")
 	}
-	cfg := asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
+	// No config: the pool flags on a CSV pool's defaults.
+	o.as.cfg = asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
 	g.table = o.as.table
 	if g.fromFlags == nil {
 		g.fromFlags = map[string]bool{}
 	}
 	o.as.csv.fromFlags = g.fromFlags
-	if err := o.as.csv.apply(fl, &cfg); err != nil {
+	if err := o.as.csv.choose(fl, &o.as.cfg); err != nil {
 		return err
 	}
+	o.as.table.Apply()
+	if err := o.as.csv.check(fl, &o.as.cfg); err != nil {
+		return err
+	}
+	cfg := o.as.cfg
 	if fl.Changed("similarity") {
 		cfg.Pool.CSV.Similarity = o.similarity
 	}

@@ -80,14 +80,11 @@ Diverse Experimental Design" (ICML 2024).`,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.seedSet = c.Flags().Changed("seed")
-			if g.DataDir == "" {
-				g.DataDir = os.Getenv("QVS_DATA_DIR")
+			if err := applyGlobalEnv(c.Flags()); err != nil {
+				return err
 			}
 			if g.DataDir == "" {
 				g.DataDir = DefaultDataDir
-			}
-			if g.CacheDir == "" {
-				g.CacheDir = os.Getenv("QVS_CACHE_DIR")
 			}
 			if g.CacheDir == "" {
 				g.CacheDir = DefaultCacheDir

@@ -15,10 +15,19 @@ import (
 // of t that the user set is copied into its field (t.Apply). t is the
 // command's settings table, the one place that ties a flag to its config
 // key and its field; Main names flags in setting errors through it.
-func resolveSettings(g *GlobalOptions, t *configkeys.Table, cfg any) error {
+// choose, if not nil, runs between the file and the flags: flags that
+// replace a whole section (`as suggest --pool FILE` a config's pool of
+// another kind) do so there, so the table's flags then refine the new
+// section.
+func resolveSettings(g *GlobalOptions, t *configkeys.Table, cfg any, choose func() error) error {
 	g.table = t
 	if err := loadConfig(g.Config, cfg); err != nil {
 		return err
+	}
+	if choose != nil {
+		if err := choose(); err != nil {
+			return err
+		}
 	}
 	t.Apply()
 	return nil

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -39,7 +40,7 @@ func TestSettingsPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.cont = bayesopt.DefaultProtocol("synthetic")
-		if err := resolveSettings(g, f.table, &f.cont); err != nil {
+		if err := resolveSettings(g, f.table, &f.cont, nil); err != nil {
 			t.Fatal(err)
 		}
 		want := bayesopt.DefaultProtocol("synthetic")
@@ -66,5 +67,24 @@ func TestConfigTypeErrors(t *testing.T) {
 		if code != ExitUsage || out != "" || !strings.Contains(stderr, "config "+cfg+tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.yaml, code, stderr, ExitUsage, tc.want)
 		}
+	}
+}
+
+// TestASSuggestFeaturesOverConfigPrefix: a pool flag refines a config's
+// CSV pool key by key, and --features replaces the config's
+// feature_prefix (the two together are refused by the CSV reader).
+func TestASSuggestFeaturesOverConfigPrefix(t *testing.T) {
+	dir := t.TempDir()
+	var rows strings.Builder
+	rows.WriteString("name,x1,x2,x3\n")
+	for i := range 12 {
+		fmt.Fprintf(&rows, "i%d,%d,%d,%d\n", i, i%3, i%4, i)
+	}
+	pool := writeFile(t, dir, "p.csv", rows.String())
+	cfg := writeFile(t, dir, "c.yaml", "task: mine\npool:\n  kind: csv\n  csv:\n    file: "+pool+"\n    feature_prefix: x\n    id_column: name\n    k: 3\n")
+	obs := writeFile(t, dir, "obs.csv", "id,label\ni0,1\ni1,0\n")
+	code, out, stderr := runQVS(t, "as", "suggest", "--config", cfg, "--features", "x1,x2", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
+	if code != ExitOK || strings.Count(out, "\n") != 3 {
+		t.Errorf("--features over a config's feature_prefix: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }

@@ -66,7 +66,7 @@ their multiplicity.`,
 // defaults, the config file, the flags set explicitly.
 func resolveToyOptions(g *GlobalOptions, t *configkeys.Table, o *toyOptions) (toyOptions, error) {
 	*o = defaultToyOptions()
-	if err := resolveSettings(g, t, o); err != nil {
+	if err := resolveSettings(g, t, o, nil); err != nil {
 		return *o, err
 	}
 	switch {

@@ -6,6 +6,15 @@
 #   scripts/perf-compare.sh                  NumPy, pure Go, OpenBLAS
 #   BASE=4133a35 scripts/perf-compare.sh     plus qvs built at BASE
 #   SKIP_NUMPY_GREEDY=1 ...                  skip NumPy's greedy (about 15 s)
+#   SKIP_AS=1 ...                            skip the photoswitch qVS-AS row
+#
+# The last row (issue 21) is a photoswitch qVS-AS campaign: one run at q = 1,
+# budget 100, batch 5, ties by index, from configs/photoswitch.yaml (the
+# data under QVS_DATA_DIR, default ../shared/data; the row is skipped
+# without it), the kNN graph read from a cache warmed by one untimed run,
+# against the same loop in NumPy (Tanimoto kNN graph from the CSV, kNN
+# model, exact greedy with a batched eigvalsh over the candidates linked to
+# the chosen set, from qvs's start), its queries checked equal to qvs's.
 #
 # Needs python3 with numpy (Debian: python3-numpy) for the inputs and the
 # NumPy side, /usr/bin/time for memory, and libopenblas-dev liblapacke-dev
@@ -99,6 +108,72 @@ else:  # greedy over the 16 x 16 dual, batched eigvalsh (what a NumPy user write
 print(f"{time.perf_counter() - t:.3f} {out}")
 EOF
 
+# --- the photoswitch qVS-AS loop in NumPy (issue 21) ------------------------
+cat >"$WORK/as.py" <<'EOF'
+import sys, time, csv, numpy as np
+# qVS-AS (q = 1, batch 5) on the photoswitch pool, what a NumPy user writes:
+# Tanimoto kNN graph (k = 100, ties to the lower index) of the CSV's
+# fingerprints, the kNN model with the authors' prior, and the exact greedy
+# of Algorithm 2 with a batched eigvalsh over the candidates linked to the
+# chosen set (the unlinked ones share one value).
+path, start, budget = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t = time.perf_counter()
+rows = list(csv.reader(open(path, newline="")))[1:]
+X = np.frombuffer("".join(r[2] for r in rows).encode(), dtype=np.uint8).reshape(len(rows), -1) - ord("0")
+X = X.astype(np.float32)
+y = np.array([float(r[3]) for r in rows]) >= 450
+n, k, b = len(rows), 100, 5
+inter = (X @ X.T).astype(np.float64)
+cnt = X.sum(1).astype(np.float64)
+union = cnt[:, None] + cnt[None, :] - inter
+with np.errstate(invalid="ignore", divide="ignore"):
+    S = np.where(union > 0, inter / union, 1.0)
+np.fill_diagonal(S, -np.inf)
+nbr = np.argsort(-S, axis=1, kind="stable")[:, :k]
+W = np.zeros((n, n))
+rr = np.repeat(np.arange(n), k)
+W[rr, nbr.ravel()] = S[rr, nbr.ravel()]
+K = (W + W.T) / 2
+np.fill_diagonal(K, 1.0)
+a1 = np.round(y.mean(), 3); a0 = 1 - a1
+obs = np.zeros(n, bool); lab = np.zeros(n, bool)
+obs[start] = True; lab[start] = y[start]
+def vs1(ev):  # eigenvalues of the m x m kernels, clipped; VS_1 = exp(entropy of ev / sum)
+    ev = np.clip(ev, 0, None)
+    p = ev / ev.sum(-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 1e-12, p * np.log(p), 0).sum(-1)
+    return np.exp(h)
+picks_all = []
+while obs.sum() - 1 < budget:
+    pos = W[:, obs & lab].sum(1); neg = W[:, obs & ~lab].sum(1)
+    prob = (a1 + pos) / (a0 + neg + a1 + pos)
+    chosen = list(np.flatnonzero(obs & lab)); qsum = float(len(chosen))
+    cand = ~obs
+    batch = []
+    for _ in range(min(b, budget - (obs.sum() - 1))):
+        m = len(chosen)
+        KS = K[np.ix_(chosen, chosen)]
+        c = np.flatnonzero(cand)
+        kc = K[np.ix_(c, chosen)]
+        linked = (kc != 0).any(1)
+        vs = np.empty(len(c))
+        M = np.empty((linked.sum(), m + 1, m + 1))
+        M[:, :m, :m] = KS; M[:, m, :m] = kc[linked]; M[:, :m, m] = kc[linked]; M[:, m, m] = 1
+        vs[linked] = vs1(np.linalg.eigvalsh(M))
+        if (~linked).any():
+            iso = np.zeros((m + 1, m + 1)); iso[:m, :m] = KS; iso[m, m] = 1
+            vs[~linked] = vs1(np.linalg.eigvalsh(iso))
+        val = (qsum + prob[c]) / (m + 1) * vs
+        best = val.max()
+        pick = int(c[np.flatnonzero(val >= best - 1e-10 * abs(best))[0]])
+        batch.append(pick); chosen.append(pick); qsum += prob[pick]; cand[pick] = False
+    for x in batch:
+        obs[x] = True; lab[x] = y[x]
+    picks_all += batch
+print(f"{time.perf_counter() - t:.3f} {','.join(map(str, picks_all))}")
+EOF
+
 header="| work | NumPy |"
 sep="| --- | --- |"
 for b in $BUILDS; do
@@ -138,6 +213,29 @@ npg="skipped"
 qvs_row "select --embeddings X.csv --quality s.csv --k 100 --q 1 (4,000 x 16)" "$npg" sel \
 	select --embeddings "$WORK/X.csv" --quality "$WORK/s.csv" --k 100 --q 1
 
+# The photoswitch qVS-AS campaign (issue 21): qvs first (the NumPy loop
+# starts from qvs's start item), each build after one untimed run that
+# warms the kNN graph cache.
+DATA=${QVS_DATA_DIR:-../shared/data}
+PS=$DATA/photoswitch/UMAP-AllHits.csv
+if [ -z "${SKIP_AS:-}" ] && [ -f "$PS" ]; then
+	sed 's/^ties:.*/ties: index/' configs/photoswitch.yaml >"$WORK/ps.yaml"
+	line=""
+	for b in $BUILDS; do
+		set -- as --config "$WORK/ps.yaml" --data-dir "$DATA" --cache-dir "$WORK/cache" --methods qvs --q 1 --repeats 1 --budget 100 --quiet
+		rm -rf "$WORK/as-$b"
+		"$WORK/qvs-$b" "$@" --out "$WORK/as-$b" >/dev/null 2>&1 || true
+		rm -rf "$WORK/as-$b"
+		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$WORK/qvs-$b" "$@" --out "$WORK/as-$b" >/dev/null 2>"$WORK/as-$b.err" || true
+		line="$line $(cell "$WORK/time") |"
+	done
+	first=$(echo "$BUILDS" | cut -d' ' -f1)
+	start=$(awk -F, 'NR == 2 { print $3 }' "$WORK/as-$first/runs/qvs-q1-r00.csv")
+	/usr/bin/time -f "%e %U %S %M" -o "$WORK/nptime" "$PY" "$WORK/as.py" "$PS" "$start" 100 >"$WORK/np-as"
+	read -r s _ <"$WORK/np-as"
+	echo "| as photoswitch qVS-AS q = 1, budget 100, batch 5 (1,919 molecules, k = 100) | $s s in NumPy; process $(cell "$WORK/nptime") |$line"
+fi
+
 # --- agreement ----------------------------------------------------------------
 echo
 "$PY" - "$WORK" $BUILDS <<'EOF'
@@ -160,5 +258,11 @@ try:
 except FileNotFoundError:
     npmsg = ""
 print(f"select: picks {'identical' if same else 'DIFFER'} across {builds}{npmsg}")
+import os
+if os.path.exists(f"{w}/np-as") and len(open(f"{w}/np-as").read().split()) == 2:
+    npa = open(f"{w}/np-as").read().split()[1].split(",")
+    qa = {b: [r[2] for r in list(csv.reader(open(f"{w}/as-{b}/runs/qvs-q1-r00.csv")))[2:]] for b in builds}
+    ok = all(v == npa for v in qa.values())
+    print(f"as: the {len(npa)} queries {'identical' if ok else 'DIFFER'} across {builds} and NumPy")
 EOF
 [ -n "$KEEP" ] || rm -rf "$WORK"

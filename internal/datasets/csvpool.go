@@ -1,10 +1,12 @@
 package datasets
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // LoadCSV builds a pool from a CSV file with a header row: an optional
@@ -50,6 +53,19 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
+	p, err := readCSVPool(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readCSVPool is LoadCSV up to the graph: the checked rows, features
+// (standardized if asked) or fingerprints, parsed on opt.Workers goroutines.
+func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	if cfg.IDsFile != "" {
 		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.name("pool.csv.id_column"))
 	}
@@ -135,33 +151,30 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	}
 	base := filepath.Base(path)
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
-	// idLine maps each id to its line: ids name items in an observed-labels
-	// file, so an empty or repeated id would make that file ambiguous.
-	var idLine map[string]int
-	if ic >= 0 {
-		p.IDs = []string{}
-		idLine = map[string]int{}
-	}
 	var fps *FingerprintReader
 	if fc >= 0 {
 		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.name("pool.csv.fingerprint_column"))}
 	}
-	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
-		pos := false
+	rows := &csvRows{d: len(fcols), unnamed: unnamed}
+	// row parses one data row into slot: everything but the uniqueness of
+	// the ids, which checkIDs does in file order.
+	row := func(slot, line int, rec []string) error {
+		rows.lines[slot] = line
 		if lc >= 0 {
-			var err error
-			if pos, err = isPositive(strings.TrimSpace(rec[lc])); err != nil {
+			pos, err := isPositive(strings.TrimSpace(rec[lc]))
+			if err != nil {
 				return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
 			}
+			rows.labels[slot] = pos
 		}
 		if fc >= 0 {
 			b, err := fps.Parse(rec[fc], fmt.Sprintf("line %d", line))
 			if err != nil {
 				return err
 			}
-			p.Bits = append(p.Bits, b)
+			rows.bits[slot] = b
 		} else {
-			x := make([]float64, len(fcols))
+			x := rows.dense[slot*rows.d : (slot+1)*rows.d]
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -169,27 +182,52 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 				}
 				x[k] = v
 			}
-			p.Dense = append(p.Dense, x)
 		}
 		if ic >= 0 {
-			id := rec[ic] // verbatim: " sp " stays " sp "
+			id := strings.Clone(rec[ic]) // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
 				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
 			}
-			if l, dup := idLine[id]; dup {
-				return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", path, line, header[ic], id, l)
-			}
-			idLine[id] = line
-			p.IDs = append(p.IDs, id)
+			rows.ids[slot] = id
 		}
 		for u, j := range cols.Unnamed {
-			unnamed[u] = append(unnamed[u], strings.TrimSpace(rec[j]))
+			rows.unnamed[u][slot] = strings.Clone(strings.TrimSpace(rec[j]))
 		}
-		p.Labels = append(p.Labels, pos)
 		return nil
-	})
+	}
+	checkIDs := func(upto int) error {
+		if ic < 0 {
+			return nil
+		}
+		idLine := make(map[string]int, upto)
+		for slot, id := range rows.ids[:upto] {
+			if l, dup := idLine[id]; dup {
+				return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", path, rows.lines[slot], header[ic], id, l)
+			}
+			idLine[id] = rows.lines[slot]
+		}
+		return nil
+	}
+	workers := defaultWorkers(opt.Workers)
+	if st, serr := f.Stat(); serr == nil && fc < 0 && st.Size() >= parallelCSVMinBytes {
+		err = rows.readParallel(f, st.Size(), fileio.CSVDataStart(f, cr), path, len(header), workers, row, checkIDs)
+	} else {
+		err = rows.readSerial(cr, path, len(header), row, checkIDs)
+	}
 	if err != nil {
 		return nil, err
+	}
+	p.Labels = rows.labels
+	if ic >= 0 {
+		p.IDs = rows.ids
+	}
+	if fc >= 0 {
+		p.Bits = rows.bits
+	} else {
+		p.Dense = make([][]float64, rows.n)
+		for i := range p.Dense {
+			p.Dense[i] = rows.dense[i*rows.d : (i+1)*rows.d : (i+1)*rows.d]
+		}
 	}
 	if p.Notes, err = fileio.ResolveUnnamed(path, header, cols, unnamed); err != nil {
 		return nil, err
@@ -216,16 +254,10 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 			}
 			p.Dense = nil
 		}
-		if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
-			return nil, err
-		}
 		return p, nil
 	}
 	if cfg.Standardize {
 		fileio.StandardizeRows(p.Dense)
-	}
-	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
@@ -247,11 +279,130 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	}
 	var w []float64
 	if cfg.Metric == MetricTanimoto {
-		w = tanimotoWeights(g, p.Bits, cfg.Similarity)
+		w = tanimotoWeights(g, p.Bits, cfg.Similarity, opt.Workers)
 	} else if w, err = EdgeWeights(g, cfg.Similarity); err != nil {
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
 	p.Graph = info
+	return nil
+}
+
+// parallelCSVMinBytes: CSV pools from this size on are parsed in byte
+// ranges (csvRows.readParallel), on several cores and into one allocation
+// sized in advance, even with one worker; smaller ones are read row by row.
+var parallelCSVMinBytes int64 = 4 << 20
+
+// csvRows holds the parsed rows of a CSV pool by slot: labels, features
+// (dense, slot-major, d per slot) or fingerprints, ids, the unnamed
+// columns' cells, and each row's line.
+type csvRows struct {
+	n, d    int // rows kept; features per row
+	lines   []int
+	labels  []bool
+	dense   []float64
+	bits    [][]uint64
+	ids     []string
+	unnamed [][]string
+}
+
+// resize makes room for exactly slots rows, keeping the first n.
+func (r *csvRows) resize(slots int) {
+	r.lines = slices.Grow(r.lines[:min(r.n, len(r.lines))], slots-r.n)[:slots]
+	r.labels = slices.Grow(r.labels[:min(r.n, len(r.labels))], slots-r.n)[:slots]
+	r.ids = slices.Grow(r.ids[:min(r.n, len(r.ids))], slots-r.n)[:slots]
+	r.bits = slices.Grow(r.bits[:min(r.n, len(r.bits))], slots-r.n)[:slots]
+	r.dense = slices.Grow(r.dense[:min(r.n*r.d, len(r.dense))], (slots-r.n)*r.d)[:slots*r.d]
+	for u := range r.unnamed {
+		r.unnamed[u] = slices.Grow(r.unnamed[u][:min(r.n, len(r.unnamed[u]))], slots-r.n)[:slots]
+	}
+}
+
+// truncate keeps the first n rows.
+func (r *csvRows) truncate(n int) {
+	r.n = n
+	r.lines, r.labels, r.ids, r.bits, r.dense = r.lines[:n], r.labels[:n], r.ids[:n], r.bits[:n], r.dense[:n*r.d]
+	for u := range r.unnamed {
+		r.unnamed[u] = r.unnamed[u][:n]
+	}
+}
+
+// readSerial parses the data rows from cr (after the header) one by one.
+func (r *csvRows) readSerial(cr *csv.Reader, path string, ncols int, row func(slot, line int, rec []string) error, checkIDs func(upto int) error) error {
+	err := fileio.EachRow(cr, path, ncols, func(line int, rec []string) error {
+		if r.n == len(r.lines) {
+			r.resize(max(2*r.n, 64))
+		}
+		if err := row(r.n, line, rec); err != nil {
+			return err
+		}
+		r.n++
+		return nil
+	})
+	if idErr := checkIDs(r.n); idErr != nil {
+		return idErr
+	}
+	if err != nil {
+		return err
+	}
+	r.truncate(r.n)
+	return nil
+}
+
+// readParallel parses the data rows of the file f (size bytes, rows from
+// offset start) in byte ranges on workers goroutines (fileio.SplitCSV, two
+// per worker), each range into its own slots of one allocation (the rows
+// it may hold at most: at most its bytes / ncols + 1, so a file of blank
+// lines allocates no more than 8 bytes per byte of input), then moves the
+// rows down over the unused slots.
+// The rows, and the error if any (the first in file order, ids checked in
+// file order before it), are the serial reader's.
+func (r *csvRows) readParallel(f *os.File, size, start int64, path string, ncols, workers int, row func(slot, line int, rec []string) error, checkIDs func(upto int) error) error {
+	chunks, err := fileio.SplitCSV(f, start, size, 2*workers)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	first := make([]int, len(chunks)+1) // first slot of each chunk
+	for c := range chunks {
+		// A row passed on has ncols cells: ncols-1 commas and a line end
+		// (the range's last row may lack it), which bounds the slots by the
+		// bytes, however many blank lines there are.
+		ch := &chunks[c]
+		ch.MaxRows = min(ch.MaxRows, int((ch.End-ch.Start)/int64(ncols))+1)
+		first[c+1] = first[c] + ch.MaxRows
+	}
+	r.resize(first[len(chunks)])
+	used := make([]int, len(chunks))
+	errs := make([]error, len(chunks))
+	parallel.Blocks(len(chunks), 1, workers, func(_, c, _ int) {
+		used[c], errs[c] = fileio.EachRowChunk(f, chunks[c], path, ncols, func(i, line int, rec []string) error {
+			return row(first[c]+i, line, rec)
+		})
+	})
+	// Compact: chunk c's rows move from first[c] to n.
+	n := 0
+	for c := range chunks {
+		if n != first[c] {
+			copy(r.lines[n:], r.lines[first[c]:first[c]+used[c]])
+			copy(r.labels[n:], r.labels[first[c]:first[c]+used[c]])
+			copy(r.ids[n:], r.ids[first[c]:first[c]+used[c]])
+			copy(r.bits[n:], r.bits[first[c]:first[c]+used[c]])
+			copy(r.dense[n*r.d:], r.dense[first[c]*r.d:(first[c]+used[c])*r.d])
+			for u := range r.unnamed {
+				copy(r.unnamed[u][n:], r.unnamed[u][first[c]:first[c]+used[c]])
+			}
+		}
+		n += used[c]
+		if errs[c] != nil {
+			if idErr := checkIDs(n); idErr != nil {
+				return idErr
+			}
+			return errs[c]
+		}
+	}
+	if err := checkIDs(n); err != nil {
+		return err
+	}
+	r.truncate(n)
 	return nil
 }

@@ -7,12 +7,14 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/linalg"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // Metric names: the feature-space distances a Pool can use.
@@ -82,7 +84,8 @@ func prefixDims(d int) int { return min(d, max(8, d/3)) }
 // query leaf, the other leaves are visited by increasing distance between
 // bounding boxes (stopping once that bound exceeds every query's current k-th
 // squared distance); a query whose own distance to a leaf's box exceeds its
-// k-th value skips that leaf. For the remaining queries one float32 Sgemm
+// k-th value skips that leaf. For the remaining queries one float32 SGEMM (linalg.SgemmNT: gonum, or
+// OpenBLAS in the openblas build)
 // over the leading prefixDims axes gives the partial squared distances |a'|^2 + |b'|^2 - 2 a'.b', lower bounds of
 // the full ones up to a proven rounding slack; only pairs that pass are
 // measured in full, directly in float64. Each row keeps every candidate
@@ -448,138 +451,131 @@ func (t *tiling) run(k, workers int, exact func(i, j int) float64, g *KNNGraph, 
 	slack64 := func(p int) float64 { return 4 * float64(5*d+8) * eps64 * (t.norm2[p] + t.maxNorm) }
 	slack32 := func(p int) float64 { return 2 * float64(m+9) * eps32 * (t.pnorm2[p] + t.maxPNorm) }
 	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(t.leaves)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			impl := gonum.Implementation{}
-			nl := len(t.leaves)
-			gram := make([]float32, leafSize*leafSize)
-			lb := make([]float64, nl)
-			order := make([]int32, nl)
-			rows := make([]knnRow, leafSize)
-			s32 := make([]float64, leafSize)
-			active := make([]int, 0, leafSize)
-			qbuf := make([]float32, leafSize*m)
-			for r := range rows {
-				rows[r].heap = make([]candidate, 0, k)
+	parallel.Workers(min(workers, len(t.leaves)), func(int) {
+		nl := len(t.leaves)
+		gram := make([]float32, leafSize*leafSize)
+		lb := make([]float64, nl)
+		order := make([]int32, nl)
+		rows := make([]knnRow, leafSize)
+		s32 := make([]float64, leafSize)
+		active := make([]int, 0, leafSize)
+		qbuf := make([]float32, leafSize*m)
+		for r := range rows {
+			rows[r].heap = make([]candidate, 0, k)
+		}
+		var final []candidate
+		for {
+			q := int(next.Add(1) - 1)
+			if q >= nl {
+				return
 			}
-			var final []candidate
-			for {
-				q := int(next.Add(1) - 1)
-				if q >= nl {
-					return
+			q0, q1 := t.leaves[q][0], t.leaves[q][1]
+			mq := q1 - q0
+			for r := 0; r < mq; r++ {
+				rows[r].reset(slack64(q0 + r))
+				s32[r] = slack32(q0+r) + slack64(q0+r) // see the filter below
+			}
+			qlo, qhi := t.lo[q*d:(q+1)*d], t.hi[q*d:(q+1)*d]
+			for l := 0; l < nl; l++ {
+				var s float64
+				llo, lhi := t.lo[l*d:(l+1)*d], t.hi[l*d:(l+1)*d]
+				for c := 0; c < d; c++ {
+					gap := max(llo[c]-qhi[c], qlo[c]-lhi[c], 0)
+					s += gap * gap
 				}
-				q0, q1 := t.leaves[q][0], t.leaves[q][1]
-				mq := q1 - q0
+				lb[l] = s
+				order[l] = int32(l)
+			}
+			slices.SortFunc(order, func(a, b int32) int {
+				if c := cmp.Compare(lb[a], lb[b]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			maxTau := math.Inf(1)
+			for _, l := range order {
+				// Box-to-box bound first (sorted: once it fails, all
+				// later leaves fail too); then the bound of each query
+				// point to the box over the leading m axes (the tail
+				// axes add little to it and would cost d/m times more).
+				// Both are exact up to rounding of order eps*bound,
+				// hence the factor.
+				const shrink = 1 - 1e-12
+				if lb[l]*shrink > maxTau {
+					break
+				}
+				llo, lhi := t.lo[int(l)*d:(int(l)+1)*d], t.hi[int(l)*d:(int(l)+1)*d]
+				// Only the rows the box may still serve enter the product.
+				active = active[:0]
 				for r := 0; r < mq; r++ {
-					rows[r].reset(slack64(q0 + r))
-					s32[r] = slack32(q0+r) + slack64(q0+r) // see the filter below
-				}
-				qlo, qhi := t.lo[q*d:(q+1)*d], t.hi[q*d:(q+1)*d]
-				for l := 0; l < nl; l++ {
 					var s float64
-					llo, lhi := t.lo[l*d:(l+1)*d], t.hi[l*d:(l+1)*d]
-					for c := 0; c < d; c++ {
-						gap := max(llo[c]-qhi[c], qlo[c]-lhi[c], 0)
+					for c, v := range t.x[(q0+r)*d : (q0+r)*d+m] {
+						gap := max(llo[c]-v, v-lhi[c], 0)
 						s += gap * gap
 					}
-					lb[l] = s
-					order[l] = int32(l)
+					if s*shrink <= rows[r].tau {
+						active = append(active, r)
+					}
 				}
-				slices.SortFunc(order, func(a, b int32) int {
-					if c := cmp.Compare(lb[a], lb[b]); c != 0 {
-						return c
-					}
-					return cmp.Compare(a, b)
-				})
-				maxTau := math.Inf(1)
-				for _, l := range order {
-					// Box-to-box bound first (sorted: once it fails, all
-					// later leaves fail too); then the bound of each query
-					// point to the box over the leading m axes (the tail
-					// axes add little to it and would cost d/m times more).
-					// Both are exact up to rounding of order eps*bound,
-					// hence the factor.
-					const shrink = 1 - 1e-12
-					if lb[l]*shrink > maxTau {
-						break
-					}
-					llo, lhi := t.lo[int(l)*d:(int(l)+1)*d], t.hi[int(l)*d:(int(l)+1)*d]
-					// Only the rows the box may still serve enter the product.
-					active = active[:0]
-					for r := 0; r < mq; r++ {
-						var s float64
-						for c, v := range t.x[(q0+r)*d : (q0+r)*d+m] {
-							gap := max(llo[c]-v, v-lhi[c], 0)
-							s += gap * gap
-						}
-						if s*shrink <= rows[r].tau {
-							active = append(active, r)
-						}
-					}
-					if len(active) == 0 {
-						continue
-					}
-					a := t.x32[q0*m : q1*m]
-					if len(active) < mq {
-						for ai, r := range active {
-							copy(qbuf[ai*m:(ai+1)*m], t.x32[(q0+r)*m:(q0+r+1)*m])
-						}
-						a = qbuf[:len(active)*m]
-					}
-					j0, j1 := t.leaves[l][0], t.leaves[l][1]
-					mj := j1 - j0
-					impl.Sgemm(blas.NoTrans, blas.Trans, len(active), mj, m, 1, a, m, t.x32[j0*m:j1*m], m, 0, gram, mj)
-					pnorm2 := t.pnorm2[j0:j1]
+				if len(active) == 0 {
+					continue
+				}
+				a := t.x32[q0*m : q1*m]
+				if len(active) < mq {
 					for ai, r := range active {
-						p := q0 + r
-						row := &rows[r]
-						np := t.pnorm2[p]
-						xp := t.x[p*d : (p+1)*d]
-						for c, gv := range gram[ai*mj : (ai+1)*mj] {
-							// The partial distance is a lower bound of the
-							// full one; it may err by slack32, the full one
-							// by slack64.
-							if np+pnorm2[c]-2*float64(gv) > row.tau+s32[r] || j0+c == p {
-								continue
-							}
-							var v float64
-							for e, y := range t.x[(j0+c)*d : (j0+c+1)*d] {
-								diff := xp[e] - y
-								v += diff * diff
-							}
-							if v <= row.tau {
-								row.add(v, int32(j0+c), k)
-							}
+						copy(qbuf[ai*m:(ai+1)*m], t.x32[(q0+r)*m:(q0+r+1)*m])
+					}
+					a = qbuf[:len(active)*m]
+				}
+				j0, j1 := t.leaves[l][0], t.leaves[l][1]
+				mj := j1 - j0
+				linalg.SgemmNT(len(active), mj, m, a, m, t.x32[j0*m:j1*m], m, gram, mj)
+				pnorm2 := t.pnorm2[j0:j1]
+				for ai, r := range active {
+					p := q0 + r
+					row := &rows[r]
+					np := t.pnorm2[p]
+					xp := t.x[p*d : (p+1)*d]
+					for c, gv := range gram[ai*mj : (ai+1)*mj] {
+						// The partial distance is a lower bound of the
+						// full one; it may err by slack32, the full one
+						// by slack64.
+						if np+pnorm2[c]-2*float64(gv) > row.tau+s32[r] || j0+c == p {
+							continue
+						}
+						var v float64
+						for e, y := range t.x[(j0+c)*d : (j0+c+1)*d] {
+							diff := xp[e] - y
+							v += diff * diff
+						}
+						if v <= row.tau {
+							row.add(v, int32(j0+c), k)
 						}
 					}
-					maxTau = math.Inf(-1)
-					for r := 0; r < mq; r++ {
-						maxTau = max(maxTau, rows[r].tau)
-					}
 				}
+				maxTau = math.Inf(-1)
 				for r := 0; r < mq; r++ {
-					i := int(t.perm[q0+r])
-					final = rows[r].kept(final[:0])
-					for m := range final {
-						j := t.perm[final[m].j]
-						final[m] = candidate{exact(i, int(j)), j}
-					}
-					slices.SortFunc(final, byDistanceThenIndex)
-					for m := 0; m < k; m++ {
-						g.Index[i*k+m] = final[m].j
-						g.Distance[i*k+m] = final[m].v
-					}
-				}
-				if progress != nil {
-					progress(done.Add(int64(mq)), int64(t.n))
+					maxTau = max(maxTau, rows[r].tau)
 				}
 			}
-		}()
-	}
-	wg.Wait()
+			for r := 0; r < mq; r++ {
+				i := int(t.perm[q0+r])
+				final = rows[r].kept(final[:0])
+				for m := range final {
+					j := t.perm[final[m].j]
+					final[m] = candidate{exact(i, int(j)), j}
+				}
+				slices.SortFunc(final, byDistanceThenIndex)
+				for m := 0; m < k; m++ {
+					g.Index[i*k+m] = final[m].j
+					g.Distance[i*k+m] = final[m].v
+				}
+			}
+			if progress != nil {
+				progress(done.Add(int64(mq)), int64(t.n))
+			}
+		}
+	})
 }
 
 // BitsKNN computes the exact kNN graph of fingerprints under the Tanimoto
@@ -613,60 +609,48 @@ func bitsKNN(b [][]uint64, k int, workers int, progress func(done, total int64))
 		}
 	}
 	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	for range min(defaultWorkers(workers), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			byDist := func(a, b candidate) int {
-				if s := cmp.Compare(a.v, b.v); s != 0 {
-					return s
-				}
-				return cmp.Compare(a.j, b.j)
+	parallel.Workers(min(defaultWorkers(workers), n), func(int) {
+		byDist := func(a, b candidate) int {
+			if s := cmp.Compare(a.v, b.v); s != 0 {
+				return s
 			}
-			capacity := 2*k + 32
-			c := make([]candidate, 0, capacity+1)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
+			return cmp.Compare(a.j, b.j)
+		}
+		capacity := 2*k + 32
+		c := make([]candidate, 0, capacity+1)
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			c = c[:0]
+			tau := math.Inf(1)
+			bi := b[i]
+			for j := range n {
+				if j == i {
+					continue
 				}
-				c = c[:0]
-				tau := math.Inf(1)
-				bi := b[i]
-				for j := range n {
-					if j == i {
-						continue
-					}
-					and := 0
-					for w, x := range bi {
-						and += bits.OnesCount64(x & b[j][w])
-					}
-					v := 0.0 // two empty fingerprints: similarity 1
-					if or := count[i] + count[j] - and; or > 0 {
-						v = 1 - float64(and)/float64(or)
-					}
-					if v > tau {
-						continue
-					}
-					c = append(c, candidate{v, int32(j)})
-					if len(c) > capacity {
-						slices.SortFunc(c, byDist)
-						c = c[:k]
-						tau = c[k-1].v
-					}
+				// two empty fingerprints: similarity 1
+				v := tanimotoFromCounts(andCount(bi, b[j]), count[i], count[j])
+				if v > tau {
+					continue
 				}
-				slices.SortFunc(c, byDist)
-				for m := 0; m < k; m++ {
-					g.Index[i*k+m] = c[m].j
-					g.Distance[i*k+m] = c[m].v
-				}
-				if progress != nil {
-					progress(done.Add(1), int64(n))
+				c = append(c, candidate{v, int32(j)})
+				if len(c) > capacity {
+					slices.SortFunc(c, byDist)
+					c = c[:k]
+					tau = c[k-1].v
 				}
 			}
-		}()
-	}
-	wg.Wait()
+			slices.SortFunc(c, byDist)
+			for m := 0; m < k; m++ {
+				g.Index[i*k+m] = c[m].j
+				g.Distance[i*k+m] = c[m].v
+			}
+			if progress != nil {
+				progress(done.Add(1), int64(n))
+			}
+		}
+	})
 	return g, nil
 }

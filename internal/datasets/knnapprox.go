@@ -141,8 +141,12 @@ func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KN
 
 // ApproxBitsKNN is the approximate counterpart of BitsKNN (Tanimoto
 // distance of fingerprints); trees split on the Tanimoto distance to two
-// random pivots.
+// random pivots. Rows keep k + 4 candidates unless opt.Extra says otherwise
+// (bitsExtra).
 func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	if opt.Extra <= 0 {
+		opt.Extra = bitsExtra
+	}
 	n := len(b)
 	if err := checkK(n, k); err != nil {
 		return nil, ApproxStats{}, err
@@ -154,6 +158,13 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 	}
 	return approxKNN(newBitsSpace(b), k, MetricTanimoto, opt)
 }
+
+// bitsExtra is the default ApproxOptions.Extra of fingerprints: a round of
+// NN-descent measures about (k + Extra)^2 pairs per row, each a 256-byte row
+// read from anywhere in memory at 2,048 bits, which is what bounds its
+// speed. Measured on 100,000 fingerprints of scripts/fp_pool.py (k = 20):
+// Extra 10, 43.6 CPU-s at recall@20 0.9992; Extra 4, 33.0 CPU-s at 0.9970.
+const bitsExtra = 4
 
 // approxKNN builds the graph in three steps.
 //
@@ -668,32 +679,42 @@ func (s *denseSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
 }
 
 // bitsSpace: fingerprints under the Tanimoto distance; the working distance
-// is the exact one rounded to float32 (popcounts are cheap).
+// is the exact one rounded to float32 (popcounts are cheap). The space of
+// the input keeps its rows (b); a permuted space holds them in one block
+// (flat, words per row), so that a row is found without reading a slice
+// header and rows close in the order are close in memory.
 type bitsSpace struct {
 	b     [][]uint64
-	count []int
+	flat  []uint64
+	words int
+	count []int32
 }
 
 func newBitsSpace(b [][]uint64) *bitsSpace {
-	s := &bitsSpace{b: b, count: make([]int, len(b))}
+	s := &bitsSpace{b: b, words: len(b[0]), count: make([]int32, len(b))}
 	for i, row := range b {
-		s.count[i] = popcount(row)
+		s.count[i] = int32(popcount(row))
 	}
 	return s
 }
 
-func (s *bitsSpace) n() int { return len(s.b) }
+func (s *bitsSpace) n() int { return len(s.count) }
+
+func (s *bitsSpace) row(i int) []uint64 {
+	if s.flat != nil {
+		return s.flat[i*s.words : (i+1)*s.words : (i+1)*s.words]
+	}
+	return s.b[i]
+}
 
 func (s *bitsSpace) dropWorking() {} // exact reads everything it holds
 
 // permuted copies the fingerprints into one block in the new order.
 func (s *bitsSpace) permuted(perm []int32) approxSpace {
-	words := len(s.b[0])
-	back := make([]uint64, len(perm)*words)
-	t := &bitsSpace{b: make([][]uint64, len(perm)), count: make([]int, len(perm))}
+	words := s.words
+	t := &bitsSpace{flat: make([]uint64, len(perm)*words), words: words, count: make([]int32, len(perm))}
 	for p, i := range perm {
-		t.b[p] = back[p*words : (p+1)*words]
-		copy(t.b[p], s.b[i])
+		copy(t.flat[p*words:(p+1)*words], s.row(int(i)))
 		t.count[p] = s.count[i]
 	}
 	return t
@@ -702,7 +723,7 @@ func (s *bitsSpace) permuted(perm []int32) approxSpace {
 func (s *bitsSpace) work(i, j int32) float32 { return float32(s.exact(int(i), int(j))) }
 
 func (s *bitsSpace) exact(i, j int) float64 {
-	return tanimotoDistance(s.b[i], s.b[j], s.count[i], s.count[j])
+	return tanimotoFromCounts(andCount(s.row(i), s.row(j)), int(s.count[i]), int(s.count[j]))
 }
 
 // split orders items by the difference of their Tanimoto distances to two
@@ -730,13 +751,30 @@ func popcount(row []uint64) int {
 	return c
 }
 
-// tanimotoDistance is 1 - |a AND b| / |a OR b| given the popcounts ca, cb
-// (0 for two empty fingerprints), the value BitsKNN computes.
-func tanimotoDistance(a, b []uint64, ca, cb int) float64 {
-	and := 0
-	for w, x := range a {
-		and += bits.OnesCount64(x & b[w])
+// andCount is |a AND b|, the popcount of the words' intersection (b at
+// least as long as a). Four independent sums let the processor overlap the
+// popcounts: 1.3x a plain loop on 2,048-bit rows (BenchmarkAndCount).
+func andCount(a, b []uint64) int {
+	b = b[:len(a)]
+	var c0, c1, c2, c3 int
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
+		c0 += bits.OnesCount64(x[0] & y[0])
+		c1 += bits.OnesCount64(x[1] & y[1])
+		c2 += bits.OnesCount64(x[2] & y[2])
+		c3 += bits.OnesCount64(x[3] & y[3])
 	}
+	for ; i < len(a); i++ {
+		c0 += bits.OnesCount64(a[i] & b[i])
+	}
+	return c0 + c1 + c2 + c3
+}
+
+// tanimotoFromCounts is the Tanimoto distance 1 - |a AND b| / |a OR b| from
+// and = |a AND b| and the popcounts ca, cb (|a OR b| = ca + cb - and; 0 for
+// two empty fingerprints), the value BitsKNN computes.
+func tanimotoFromCounts(and, ca, cb int) float64 {
 	if or := ca + cb - and; or > 0 {
 		return 1 - float64(and)/float64(or)
 	}

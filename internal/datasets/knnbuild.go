@@ -98,6 +98,9 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 	key := KNNCacheKey(dense, bits, k, metric)
 	if m == KNNApprox {
 		p := approxCacheParams
+		if metric == MetricTanimoto && p.Extra <= 0 {
+			p.Extra = bitsExtra // ApproxBitsKNN's default, in the key
+		}
 		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v1 seed=%d trees=%d leaf=%d extra=%d iter=%d delta=%g recall=%d",
 			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Delta, p.RecallRows))
 		key = hex.EncodeToString(sum[:])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,12 +95,8 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 					}
 					continue
 				}
-				for b := 0; b < 8; b++ { // MSB first
-					if v&(0x80>>b) != 0 {
-						bit := 8*c + b
-						w[bit/64] |= 1 << (bit % 64)
-					}
-				}
+				// MSB first: byte c's bit 7-b is fingerprint bit 8c+b.
+				w[c/8] |= uint64(bits.Reverse8(v)) << (8 * (c % 8))
 			}
 			p.Bits[i] = w
 		}

@@ -79,14 +79,14 @@ func TestNPYPoolMatchesCSV(t *testing.T) {
 // the Tanimoto graph of BitsKNN on the same bits.
 func TestNPYPoolFingerprints(t *testing.T) {
 	dir := t.TempDir()
-	const n, nbits = 30, 20 // 20 bits: 3 bytes, the last one half used
+	const n, nbits = 30, 150 // 19 bytes in 3 words, the last byte 6 bits used
 	fp := clusteredBits(n, nbits, 3, 4)
-	packed := make([]uint8, 0, n*3)
+	packed := make([]uint8, 0, n*19)
 	bools := make([]uint8, 0, n*nbits)
 	for _, w := range fp {
-		var row [3]uint8
+		var row [19]uint8
 		for b := 0; b < nbits; b++ {
-			bit := w[0] >> b & 1
+			bit := w[b/64] >> (b % 64) & 1
 			bools = append(bools, uint8(bit))
 			if bit == 1 {
 				row[b/8] |= 0x80 >> (b % 8)
@@ -99,7 +99,7 @@ func TestNPYPoolFingerprints(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{
-		writeNPYPool(t, dir, "packed.npy", "|u1", []int{n, 3}, packed),
+		writeNPYPool(t, dir, "packed.npy", "|u1", []int{n, 19}, packed),
 		writeNPYPool(t, dir, "bools.npy", "|b1", []int{n, nbits}, bools),
 	} {
 		cfg := npyPoolConfig(p)

@@ -7,10 +7,12 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // Header cells of the photoswitch table (photoswitch/UMAP-AllHits.csv, see
@@ -189,7 +191,7 @@ func TanimotoGraph(b [][]uint64, k int, similarity, cacheDir string, workers int
 	if err != nil {
 		return nil, nil, err
 	}
-	return g, tanimotoWeights(g, b, similarity), nil
+	return g, tanimotoWeights(g, b, similarity, workers), nil
 }
 
 // checkTanimotoSimilarity accepts the similarities of a Tanimoto graph:
@@ -202,14 +204,24 @@ func checkTanimotoSimilarity(similarity string) error {
 }
 
 // tanimotoWeights are the edge weights of a Tanimoto graph g of b: the
-// Tanimoto similarity, or 1 (unweighted).
-func tanimotoWeights(g *KNNGraph, b [][]uint64, similarity string) []float64 {
+// Tanimoto similarity, or 1 (unweighted), computed by workers goroutines
+// (<= 0: GOMAXPROCS) over blocks of rows (each weight is the same call
+// either way).
+func tanimotoWeights(g *KNNGraph, b [][]uint64, similarity string, workers int) []float64 {
 	w := make([]float64, len(g.Index))
-	for e, j := range g.Index {
-		w[e] = 1
-		if similarity != SimilarityUnweighted {
-			w[e] = Tanimoto(b[e/g.K], b[j])
+	if similarity == SimilarityUnweighted {
+		for e := range w {
+			w[e] = 1
 		}
+		return w
 	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel.Split(g.N, workers, 256, func(lo, hi int) {
+		for e := lo * g.K; e < hi*g.K; e++ {
+			w[e] = Tanimoto(b[e/g.K], b[g.Index[e]])
+		}
+	})
 	return w
 }

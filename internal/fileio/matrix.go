@@ -263,17 +263,23 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 // CSV syntax error, stops with an error naming the file and line. An error
 // returned by fn is returned as is.
 func EachRow(cr *csv.Reader, path string, ncols int, fn func(line int, rec []string) error) error {
+	return eachRow(cr, path, ncols, 0, fn)
+}
+
+// eachRow is EachRow for a reader that starts offset lines into the file.
+func eachRow(cr *csv.Reader, path string, ncols, offset int, fn func(line int, rec []string) error) error {
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, shiftParseError(err, offset))
 		}
 		// The reader's own position: it skips blank lines and a quoted
 		// cell may span lines, so counting records would misname the line.
 		line, _ := cr.FieldPos(0)
+		line += offset
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

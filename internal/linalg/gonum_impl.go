@@ -40,6 +40,12 @@ func gonumSyrkT32(n, k int, b, c []float32) {
 	}
 }
 
+// gonumSgemmNT is SgemmNT in Go (gonum's Sgemm, serial at the sizes of
+// the kNN tiles).
+func gonumSgemmNT(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	gonumBLAS.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+}
+
 var gonumBLAS blasgonum.Implementation
 
 func daxpy(n int, alpha float64, x, y []float64) { gonumBLAS.Daxpy(n, alpha, x, 1, y, 1) }

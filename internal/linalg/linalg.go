@@ -30,6 +30,27 @@ func SyrkT32(n, k int, b, c []float32) {
 	syrkT32(n, k, b, c)
 }
 
+// SgemmNT sets the m x n float32 matrix c (row-major, leading dimension
+// ldc) to a bᵀ, a m x k (leading dimension lda), b n x k (ldb), summing in
+// float32 in an order the backend chooses: callers bound the rounding by
+// the order-independent k·u·|a_i||b_j| (Higham, eq. 3.5), not by digits.
+// The exact kNN graph's distance tiles use it (datasets.DenseKNN).
+func SgemmNT(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	checkMinLen("SgemmNT a", len(a), (m-1)*lda+k)
+	checkMinLen("SgemmNT b", len(b), (n-1)*ldb+k)
+	checkMinLen("SgemmNT c", len(c), (m-1)*ldc+n)
+	if k == 0 {
+		for i := range m {
+			clear(c[i*ldc : i*ldc+n])
+		}
+		return
+	}
+	sgemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+}
+
 // SymEigenvalues writes the eigenvalues of the symmetric n x n matrix a
 // (upper triangle) to w in ascending order, without eigenvectors. a is
 // destroyed. It reports false when the iteration did not converge.
@@ -70,5 +91,13 @@ func Potri(n int, a []float64) bool {
 func checkLen(what string, got, want int) {
 	if got != want {
 		panic(fmt.Sprintf("linalg: %s has length %d, want %d", what, got, want))
+	}
+}
+
+// checkMinLen panics when a strided operand is shorter than its last row's
+// end.
+func checkMinLen(what string, got, want int) {
+	if got < want {
+		panic(fmt.Sprintf("linalg: %s has length %d, want at least %d", what, got, want))
 	}
 }

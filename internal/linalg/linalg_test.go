@@ -204,3 +204,48 @@ func BenchmarkSymEigenvalues(b *testing.B) {
 		})
 	}
 }
+
+// TestSgemmNT: c = a bᵀ against the float64 products of the same float32
+// values, within the rounding bound k·u·|a_i||b_j| (u = 2^-24) that
+// DenseKNN's filter assumes, in every build; strided operands (lda, ldb,
+// ldc beyond the row) are read and written only where they should be.
+func TestSgemmNT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, sz := range []struct{ m, n, k int }{{1, 1, 1}, {3, 5, 2}, {64, 64, 10}, {17, 64, 33}, {64, 40, 0}} {
+		lda, ldb, ldc := sz.k+2, sz.k+1, sz.n+3
+		a := make([]float32, sz.m*lda)
+		b := make([]float32, sz.n*ldb)
+		for i := range a {
+			a[i] = float32(rng.NormFloat64() * 10)
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		c := make([]float32, sz.m*ldc)
+		for i := range c {
+			c[i] = -7
+		}
+		SgemmNT(sz.m, sz.n, sz.k, a, lda, b, ldb, c, ldc)
+		for i := 0; i < sz.m; i++ {
+			for j := 0; j < ldc; j++ {
+				if j >= sz.n {
+					if c[i*ldc+j] != -7 {
+						t.Fatalf("%v: c[%d][%d] (padding) written", sz, i, j)
+					}
+					continue
+				}
+				var dot, na, nb float64
+				for l := 0; l < sz.k; l++ {
+					x, y := float64(a[i*lda+l]), float64(b[j*ldb+l])
+					dot += x * y
+					na += x * x
+					nb += y * y
+				}
+				bound := float64(sz.k) * 0x1p-24 * math.Sqrt(na*nb) * 1.01
+				if d := math.Abs(float64(c[i*ldc+j]) - dot); d > bound {
+					t.Fatalf("%v: c[%d][%d] = %v, float64 product %v (error %g > bound %g)", sz, i, j, c[i*ldc+j], dot, d, bound)
+				}
+			}
+		}
+	}
+}

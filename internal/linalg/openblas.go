@@ -17,6 +17,7 @@ package linalg
 // Go, where the libraries are missing.
 static __typeof__(cblas_dsyrk) *p_dsyrk;
 static __typeof__(cblas_ssyrk) *p_ssyrk;
+static __typeof__(cblas_sgemm) *p_sgemm;
 static __typeof__(LAPACKE_dsyevd) *p_dsyevd;
 static __typeof__(LAPACKE_dpotrf) *p_dpotrf;
 static __typeof__(LAPACKE_dpotri) *p_dpotri;
@@ -33,10 +34,11 @@ static int qvs_load(void) {
 	if (!blas || !lapacke) return 0;
 	p_dsyrk = (__typeof__(p_dsyrk))dlsym(blas, "cblas_dsyrk");
 	p_ssyrk = (__typeof__(p_ssyrk))dlsym(blas, "cblas_ssyrk");
+	p_sgemm = (__typeof__(p_sgemm))dlsym(blas, "cblas_sgemm");
 	p_dsyevd = (__typeof__(p_dsyevd))dlsym(lapacke, "LAPACKE_dsyevd");
 	p_dpotrf = (__typeof__(p_dpotrf))dlsym(lapacke, "LAPACKE_dpotrf");
 	p_dpotri = (__typeof__(p_dpotri))dlsym(lapacke, "LAPACKE_dpotri");
-	return p_dsyrk && p_ssyrk && p_dsyevd && p_dpotrf && p_dpotri;
+	return p_dsyrk && p_ssyrk && p_sgemm && p_dsyevd && p_dpotrf && p_dpotri;
 }
 
 static void qvs_dsyrk(int n, int k, const double *b, double *c) {
@@ -44,6 +46,9 @@ static void qvs_dsyrk(int n, int k, const double *b, double *c) {
 }
 static void qvs_ssyrk(int n, int k, const float *b, float *c) {
 	p_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, n, k, 1, b, n, 0, c, n);
+}
+static void qvs_sgemm_nt(int m, int n, int k, const float *a, int lda, const float *b, int ldb, float *c, int ldc) {
+	p_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
 }
 static int qvs_dsyevd(int n, double *a, double *w) {
 	return p_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, a, n, w);
@@ -107,6 +112,18 @@ func syrkT32(n, k int, b, c []float32) {
 		return
 	}
 	C.qvs_ssyrk(C.int(n), C.int(k), (*C.float)(unsafe.Pointer(&b[0])), (*C.float)(unsafe.Pointer(&c[0])))
+}
+
+// sgemmNT calls cblas_sgemm whatever the size: the kNN tiles (at most
+// 64 x 64 x prefix dimensions) are below OpenBLAS's threading threshold, so
+// it runs on the calling goroutine's thread without waking its own threads.
+func sgemmNT(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if !haveLAPACK() {
+		gonumSgemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	C.qvs_sgemm_nt(C.int(m), C.int(n), C.int(k), (*C.float)(unsafe.Pointer(&a[0])), C.int(lda),
+		(*C.float)(unsafe.Pointer(&b[0])), C.int(ldb), (*C.float)(unsafe.Pointer(&c[0])), C.int(ldc))
 }
 
 // symEigenvalues uses dsyevd without vectors (tridiagonalisation and

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -173,6 +174,51 @@ func realState(b *testing.B, kind, dir string, positives int) (*Model, *Space, s
 	return m, sp, fmt.Sprintf("n=%d/k=%d/positives=%d", m.Len(), k, found)
 }
 
+// BenchmarkQVSBatchFashionSpread is BenchmarkQVSBatchFashion in the state
+// late in a qVS-AS run, whose positives are spread over the class instead
+// of clustered: 130 positives drawn at random among the pool's and 70
+// random negatives observed. Their blocks touch about three times as many
+// candidates (about 5,000 per pick) as the one-step state's. Reports
+// cpu-s/op beside the wall time.
+func BenchmarkQVSBatchFashionSpread(b *testing.B) {
+	m, sp, _ := realState(b, "fashion", "fashion-mnist", 1)
+	rng := rand.New(rand.NewPCG(21, 21))
+	m = m.Clone()
+	pos, neg := 0, 0
+	for pos < 130 || neg < 70 {
+		i := rng.IntN(m.Len())
+		if m.Observed(i) {
+			continue
+		}
+		if y := sp.Labels[i]; y && pos < 130 {
+			m.Observe(i, true)
+			pos++
+		} else if !y && neg < 70 {
+			m.Observe(i, false)
+			neg++
+		}
+	}
+	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
+		b.Run(fmt.Sprintf("q=%s", q.String()), func(b *testing.B) {
+			st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
+			var stats vendi.PruneStats
+			cpu0 := testutil.ProcessCPU()
+			for b.Loop() {
+				res, err := (QVS{Q: q, Kernel: sp.Kernel}).batch(st, 5)
+				if err != nil {
+					b.Fatal(err)
+				}
+				stats = res.Stats
+			}
+			b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+			if stats.Bounded > 0 {
+				b.ReportMetric(float64(stats.Pruned)/float64(stats.Bounded), "pruned/bounded")
+				b.ReportMetric(float64(stats.Bounded)/5, "bounded/pick")
+			}
+		})
+	}
+}
+
 // benchRealBatch times one qVS-AS batch of 5 (q = 0.1, 1, ∞; ENS beside it)
 // on a real pool after one-step batches have found the given number of
 // positives.
@@ -202,6 +248,53 @@ func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 			}
 		}
 	})
+}
+
+// BenchmarkRunFashion times whole runs of budget 200 in batches of 5 on the
+// Fashion-MNIST pool (configs/fashion.yaml's graph, the authors' prior,
+// repeat 0's start, ties by index): qVS-AS at q = 1 and one-step, the
+// comparison of issue 21's goal (qVS-AS at most 3x one-step). Each
+// sub-benchmark reports cpu-s/op, the process CPU time per run.
+func BenchmarkRunFashion(b *testing.B) {
+	benchRuns(b, "fashion", "fashion-mnist", 200, []Policy{OneStep{}, nil})
+}
+
+// BenchmarkRunPhotoswitch: the same for a photoswitch run of budget 100
+// (qVS-AS at q = 1 and one-step), the run of issue 21's photoswitch goal.
+func BenchmarkRunPhotoswitch(b *testing.B) {
+	benchRuns(b, "photoswitch", "photoswitch", 100, []Policy{OneStep{}, nil})
+}
+
+func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
+	cfg := datasets.DefaultConfig(kind)
+	pool, err := datasets.Load(cfg, testutil.DataDir(b, dir), filepath.Join(testutil.RepoRoot(), ".cache"), runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a0, a1 := PriorFromPrevalence(pool.Prevalence())
+	sp, err := NewSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start, err := StartPositive(pool.Labels, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range policies {
+		if p == nil {
+			p = QVS{Q: 1, Kernel: sp.Kernel}
+		}
+		b.Run(p.Name(), func(b *testing.B) {
+			cpu0 := testutil.ProcessCPU()
+			for b.Loop() {
+				_, err := Run(context.Background(), RunConfig{Space: sp, Policy: p, Start: start, Budget: budget, Batch: 5, Key: p.Name(), Workers: runtime.GOMAXPROCS(0)}, nil, func([]Query) error { return nil })
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
 }
 
 // BenchmarkSuggestLargePool is `qvs as suggest`'s work after the pool is

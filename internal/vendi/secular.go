@@ -181,15 +181,25 @@ func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
 	positive := bhi > 0 // root on the right of the origin pole
 	x := 0.5 * (blo + bhi)
 	for it := 0; it < 200; it++ {
+		// The sum over the poles other than the origin, in pole order. The
+		// root lies between the origin and its neighbour pole, so x + diff_k
+		// is > 0 left of the origin (k < k0) and < 0 right of it, and with
+		// w_k >= 0 the term |w_k t| is w_k t or -(w_k t) exactly: the same
+		// bits as taking its absolute value, without the branch per pole.
 		var R, dR, absSum float64
-		for k, dk := range diff {
-			if k == k0 {
-				continue
-			}
+		for k, dk := range diff[:k0] {
 			t := 1 / (x + dk)
-			R += w[k] * t
-			dR -= w[k] * t * t
-			absSum += math.Abs(w[k] * t)
+			wt := w[k] * t
+			R += wt
+			dR -= wt * t
+			absSum += wt
+		}
+		for k := k0 + 1; k < len(diff); k++ {
+			t := 1 / (x + diff[k])
+			wt := w[k] * t
+			R += wt
+			dR -= wt * t
+			absSum -= wt
 		}
 		f := a0 - x + w0/x + R
 		// Stop once f is within the rounding error of its own evaluation

@@ -135,7 +135,7 @@ resume); 2 bad command line.`,
 	o.table = t
 	p := &o.cfg.Protocol
 	configkeys.BindList(t, "methods", "methods", checkASMethod, "comma-separated methods: "+strings.Join(search.Methods, ","), &p.Methods)
-	configkeys.BindList(t, "q", "q", checkOrder, "comma-separated orders of qVS-AS (inf allowed)", &p.Q)
+	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated orders of qVS-AS (inf allowed)", &p.Q)
 	configkeys.Bind(t, f.IntVar, "repeats", "repeats", 0, "repeats per method", &p.Repeats)
 	configkeys.Bind(t, f.IntVar, "budget", "budget", 0, "queries per run after the start", &p.Budget)
 	configkeys.Bind(t, f.IntVar, "batch", "batch", 0, "batch size", &p.Batch)
@@ -161,7 +161,7 @@ func checkASMethod(m string) error {
 // --kernel). defaultPrior, if not "", replaces the protocol's prior when
 // neither the config file nor --prior sets one.
 func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPrior string) (asConfig, error) {
-	kind, err := peekConfig(g.Config, "pool", "kind")
+	kind, err := peekConfig(g, "pool", "kind")
 	if err != nil {
 		return o.cfg, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // bayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -160,7 +161,7 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	f.table = t
 	cont, disc := &f.cont, &f.disc
 	configkeys.BindList(t, "methods", "methods", nil, "comma-separated methods (default random,turbo,robot,qvs)", &cont.Methods, &disc.Methods)
-	configkeys.BindList(t, "q", "q", checkOrder, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
+	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
 	configkeys.Bind(t, fs.IntVar, "repeats", "repeats", 0, "repeats per method (default 10)", &cont.Repeats, &disc.Repeats)
 	configkeys.Bind(t, fs.IntVar, "budget", "budget", 0, "evaluations per run, initial design included", &cont.Budget, &disc.Budget)
 	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run", &cont.Init, &disc.Init)
@@ -179,14 +180,14 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
 }
 
-// boPeekTask reads the top-level task: key of a YAML config ("" if absent);
+// boPeekTask reads the top-level task: key of the --config file ("" if absent);
 // a config with a space: key is of task space.
-func boPeekTask(path string) (string, error) {
-	task, err := peekConfig(path, "task")
+func boPeekTask(g *GlobalOptions) (string, error) {
+	task, err := peekConfig(g, "task")
 	if err != nil || task != "" {
 		return task, err
 	}
-	if sp, err := peekConfig(path, "space"); sp != "" || err != nil {
+	if sp, err := peekConfig(g, "space"); sp != "" || err != nil {
 		return spaceTask, err
 	}
 	return "", nil
@@ -238,7 +239,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	task := f.task
 	if task == "" {
-		t, err := boPeekTask(g.Config)
+		t, err := boPeekTask(g)
 		if err != nil {
 			return err
 		}

@@ -105,7 +105,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 		// The MDS embedding of Figure 5 beside the runs, once config.yaml
 		// and the inputs are checked.
 		Prepare: func() error { return loaded.WriteMDS(cfg.Out) },
-	}, loaded.Problem.RunFunc(base))
+	}, loaded.Problem.RunFunc(base, cfg.Q.Orders()))
 	if rep.Started() {
 		chatter("%s: %s\n", cfg.SetName(), rep)
 	}

@@ -259,7 +259,7 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if cfg.Task != c.task || cfg.Name != c.name || cfg.SetName() != c.file || cfg.Repeats != 10 || cfg.Budget != 102 || cfg.Init != 2 || cfg.Batch != 5 || cfg.Beta != 2 ||
-			strings.Join(cfg.Q, ",") != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
+			cfg.Q.String() != "0.1,0.5,1,2,inf" || strings.Join(cfg.Methods, ",") != "random,ucb,qvs" {
 			t.Errorf("%s: config %+v", task, cfg)
 		}
 	}

@@ -37,7 +37,7 @@ func TestDefaultFoldersDistinct(t *testing.T) {
 		t.Fatalf("configs: %v", files)
 	}
 	for _, path := range files {
-		task, err := boPeekTask(path)
+		task, err := boPeekTask(&GlobalOptions{Config: path})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func TestShippedConfigsPassChecks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		task, err := boPeekTask(f)
+		task, err := boPeekTask(&GlobalOptions{Config: f})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func FuzzLoadConfig(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, path := range [][]string{{"task"}, {"pool", "kind"}} {
-			if _, err := peekConfig(p, path...); err != nil && !strings.Contains(err.Error(), p) {
+			if _, err := peekConfig(&GlobalOptions{Config: p}, path...); err != nil && !strings.Contains(err.Error(), p) {
 				t.Fatalf("peekConfig %v: error does not name the file: %v", path, err)
 			}
 		}

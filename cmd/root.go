@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
@@ -41,6 +42,9 @@ type GlobalOptions struct {
 	// table is the settings table of the command that ran
 	// (resolveSettings): errorMessage names flags through it.
 	table *configkeys.Table
+	// config is the --config file at configPath, parsed (configDoc).
+	config     *yaml.Node
+	configPath string
 	// fromFlags are the flags whose default value a command took for a
 	// config key (errorMessage names them in a SettingError's message).
 	fromFlags map[string]bool
@@ -254,23 +258,61 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // loadConfig decodes the YAML file at path (if non-empty) onto out, a
 // pointer to a struct with `yaml` tags holding the defaults
 // (configkeys.Load): unknown keys and values of the wrong type are errors
-// naming the file, the line and the key (with the nearest valid key). The
-// file is read once, through fileio.ReadInput (a FIFO or a device is
-// refused, not waited for). Every config error is a usage error (exit 2),
-// as a bad flag is. Flags the user set are applied by the caller
-// afterwards (configkeys.Table.Apply).
+// naming the file, the line and the key (with the nearest valid key).
+// Every config error is a usage error (exit 2), as a bad flag is. Flags
+// the user set are applied by the caller afterwards
+// (configkeys.Table.Apply). A command loads its --config through
+// GlobalOptions.configDoc, which reads the file once for peekConfig too.
 func loadConfig(path string, out any) error {
 	if path == "" {
 		return nil
 	}
-	data, err := fileio.ReadInput(path)
+	doc, err := readConfig(path)
 	if err != nil {
-		return usageErrorf("config %s: %w", path, err)
+		return err
 	}
-	if err := configkeys.Load(path, data, out); err != nil {
+	return loadConfigDoc(path, doc, out)
+}
+
+// loadConfigDoc decodes doc, the parsed config file path (readConfig),
+// onto out (configkeys.LoadNode), as loadConfig.
+func loadConfigDoc(path string, doc *yaml.Node, out any) error {
+	if err := configkeys.LoadNode(path, doc, out); err != nil {
 		return usageError{err}
 	}
 	return nil
+}
+
+// readConfig reads the config file path through fileio.ReadInput (a FIFO
+// or a device is refused, not waited for) and parses it
+// (configkeys.Parse); errors are usage errors naming the file.
+func readConfig(path string) (*yaml.Node, error) {
+	data, err := fileio.ReadInput(path)
+	if err != nil {
+		return nil, usageErrorf("config %s: %w", path, err)
+	}
+	doc, err := configkeys.Parse(path, data)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return doc, nil
+}
+
+// configDoc is the --config file read and parsed once (nil without one):
+// peekConfig reads the key that chooses the defaults from it, then
+// resolveSettings decodes it onto them.
+func (g *GlobalOptions) configDoc() (*yaml.Node, error) {
+	if g.Config == "" {
+		return nil, nil
+	}
+	if g.config == nil || g.configPath != g.Config {
+		doc, err := readConfig(g.Config)
+		if err != nil {
+			return nil, err
+		}
+		g.config, g.configPath = doc, g.Config
+	}
+	return g.config, nil
 }
 
 // interruptContext is the command's context (Background when it has none),

@@ -4,8 +4,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // resolveSettings is the one configuration pipeline of every command that
@@ -21,8 +19,12 @@ import (
 // section.
 func resolveSettings(g *GlobalOptions, t *configkeys.Table, cfg any, choose func() error) error {
 	g.table = t
-	if err := loadConfig(g.Config, cfg); err != nil {
+	if doc, err := g.configDoc(); err != nil {
 		return err
+	} else if doc != nil {
+		if err := loadConfigDoc(g.Config, doc, cfg); err != nil {
+			return err
+		}
 	}
 	if choose != nil {
 		if err := choose(); err != nil {
@@ -33,31 +35,17 @@ func resolveSettings(g *GlobalOptions, t *configkeys.Table, cfg any, choose func
 	return nil
 }
 
-// checkOrder checks one item of a --q list (vendi.ParseOrder) when the
-// flag is parsed; the list keeps the orders as typed, as a config's q:
-// list is recorded.
-func checkOrder(item string) error {
-	_, err := vendi.ParseOrder(item)
-	return err
-}
-
 // peekConfig reads the value at the key path (path[0].path[1]...) of the
-// config file (""; no file, or no such key): the key that decides which
-// defaults the file is then loaded onto (task:, pool.kind:). Errors are
-// usage errors naming the file.
-func peekConfig(file string, path ...string) (string, error) {
-	if file == "" {
-		return "", nil
+// --config file (""; no file, or no such key): the key that decides which
+// defaults the file is then loaded onto (task:, pool.kind:). The file is
+// read and parsed once (GlobalOptions.configDoc), for resolveSettings
+// too. Errors are usage errors naming the file.
+func peekConfig(g *GlobalOptions, path ...string) (string, error) {
+	doc, err := g.configDoc()
+	if err != nil || doc == nil {
+		return "", err
 	}
-	data, err := fileio.ReadInput(file)
-	if err != nil {
-		return "", usageErrorf("config %s: %w", file, err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return "", usageErrorf("config %s: %w", file, err)
-	}
-	n := &doc
+	n := doc
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		n = n.Content[0]
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestSettingsPrecedence: qvs bayesopt resolves every setting from its
@@ -23,10 +24,10 @@ func TestSettingsPrecedence(t *testing.T) {
 		edit func(p *bayesopt.Protocol)
 	}{
 		{nil, func(p *bayesopt.Protocol) {
-			p.Budget, p.Init, p.Methods, p.Q = 30, 6, []string{"qvs"}, []string{"2", "inf"}
+			p.Budget, p.Init, p.Methods, p.Q = 30, 6, []string{"qvs"}, mustOrders(t, "2,inf")
 		}},
 		{[]string{"--budget", "20", "--q", "0.50", "--tau", "0", "--seed", "9", "--out", "o"}, func(p *bayesopt.Protocol) {
-			p.Budget, p.Init, p.Methods, p.Q, p.Tau, p.Seed, p.Out = 20, 6, []string{"qvs"}, []string{"0.50"}, 0, 9, "o"
+			p.Budget, p.Init, p.Methods, p.Q, p.Tau, p.Seed, p.Out = 20, 6, []string{"qvs"}, mustOrders(t, "0.50"), 0, 9, "o"
 		}},
 	} {
 		root := &cobra.Command{}
@@ -86,5 +87,36 @@ func TestASSuggestFeaturesOverConfigPrefix(t *testing.T) {
 	code, out, stderr := runQVS(t, "as", "suggest", "--config", cfg, "--features", "x1,x2", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
 	if code != ExitOK || strings.Count(out, "\n") != 3 {
 		t.Errorf("--features over a config's feature_prefix: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// mustOrders parses s, comma-separated orders kept as written.
+func mustOrders(t *testing.T, s string) vendi.OrderList {
+	t.Helper()
+	l, err := vendi.ParseOrderList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestConfigReadOnce: a command reads and parses its --config once: the
+// key that chooses the defaults (peekConfig) and the settings loaded onto
+// them come from the same read, so a file replaced between the two does
+// not mix two configs (the second version is never read).
+func TestConfigReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "c.yaml", tinyASConfig)
+	c, g := newTestASCommand(t, path)
+	if kind, err := peekConfig(g, "pool", "kind"); err != nil || kind != "synthetic" {
+		t.Fatalf("pool.kind %q, %v", kind, err)
+	}
+	writeFile(t, dir, "c.yaml", "task: bmg\nbudget: 99\npool:\n  kind: bmg\n")
+	cfg, err := resolveASConfig(c, g, &asOptions{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Budget != 13 || cfg.Pool.Kind != "synthetic" || cfg.Task != "tiny" {
+		t.Errorf("resolved task %s, pool.kind %s, budget %d: want the file as first read (tiny, synthetic, 13)", cfg.Task, cfg.Pool.Kind, cfg.Budget)
 	}
 }

@@ -15,16 +15,25 @@ import (
 // toyOptions are the settings of `qvs toy`; the yaml tags are the keys of
 // its YAML config and of the config.yaml it writes.
 type toyOptions struct {
-	N      int    `yaml:"n"`
-	Orders string `yaml:"q"`
-	Starts int    `yaml:"starts"`
-	Out    string `yaml:"out"`
-	Format string `yaml:"format"`
+	N      int       `yaml:"n"`
+	Orders toyOrders `yaml:"q"`
+	Starts int       `yaml:"starts"`
+	Out    string    `yaml:"out"`
+	Format string    `yaml:"format"`
 }
+
+// toyOrders are toy's orders q, parsed where they enter (--q, the
+// config's q: list or comma-separated string) and recorded in config.yaml
+// as one comma-separated string of the orders as written (q: 0,0.1,inf),
+// as when q was a string.
+type toyOrders struct{ vendi.OrderList }
+
+// MarshalYAML writes the orders as written, comma-separated.
+func (o toyOrders) MarshalYAML() (any, error) { return o.String(), nil }
 
 // defaultToyOptions are the settings of Figure 1.
 func defaultToyOptions() toyOptions {
-	return toyOptions{N: toy.DefaultN, Orders: "0,0.1,1,5,inf", Starts: toy.DefaultStarts, Out: "results/toy", Format: "png"}
+	return toyOptions{N: toy.DefaultN, Orders: toyOrders{vendi.NewOrderList(0, 0.1, 1, 5, vendi.OrderInf)}, Starts: toy.DefaultStarts, Out: "results/toy", Format: "png"}
 }
 
 func newToyCmd(g *GlobalOptions) *cobra.Command {
@@ -55,7 +64,7 @@ their multiplicity.`,
 	def := defaultToyOptions()
 	t = configkeys.NewTable(f)
 	configkeys.Bind(t, f.IntVar, "n", "n", def.N, "points per batch", &o.N)
-	configkeys.Bind(t, f.StringVar, "q", "q", def.Orders, "comma-separated orders q, one column each", &o.Orders)
+	configkeys.BindValue(t, "q", "q", def.Orders, "comma-separated orders q, one column each", &o.Orders)
 	configkeys.Bind(t, f.IntVar, "starts", "starts", def.Starts, "random starts per panel (the best is kept)", &o.Starts)
 	configkeys.Bind(t, f.StringVar, "out", "out", def.Out, "output directory", &o.Out)
 	configkeys.Bind(t, f.StringVar, "format", "format", def.Format, "figure format: png or svg", &o.Format)
@@ -70,6 +79,8 @@ func resolveToyOptions(g *GlobalOptions, t *configkeys.Table, o *toyOptions) (to
 		return *o, err
 	}
 	switch {
+	case o.Orders.Len() == 0:
+		return *o, usageErrorf("--q (q) must name at least one order")
 	case o.N < 1 || o.N > toy.MaxN:
 		return *o, usageErrorf("--n (n) must be 1 to %d, got %d (the cost grows like n^3: n = 100 takes ~25 min)", toy.MaxN, o.N)
 	case o.Starts < 1 || o.Starts > toy.MaxStarts:
@@ -87,10 +98,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, settings *t
 	if err != nil {
 		return err
 	}
-	orders, err := vendi.ParseOrders(o.Orders)
-	if err != nil {
-		return usageErrorf("--q (q): %w", err)
-	}
+	orders := o.Orders.Orders()
 	ctx, stop := interruptContext(c)
 	defer stop()
 

@@ -63,34 +63,34 @@ type Common struct {
 	Kind    string   `yaml:"kind,omitempty"`
 	Seed    uint64   `yaml:"seed"`
 	Methods []string `yaml:"methods"`
-	Q       []string `yaml:"q"`
-	Repeats int      `yaml:"repeats"`
-	Budget  int      `yaml:"budget"`
-	Init    int      `yaml:"init"`
-	Batch   int      `yaml:"batch"`
+	// Q is parsed where it enters (the flag, the config); Validate writes
+	// it canonically (vendi.Order.String: "0.50" is recorded as "0.5").
+	Q       vendi.OrderList `yaml:"q"`
+	Repeats int             `yaml:"repeats"`
+	Budget  int             `yaml:"budget"`
+	Init    int             `yaml:"init"`
+	Batch   int             `yaml:"batch"`
 }
 
-// ValidateCommon checks repeats and parses the orders q, writing them
-// canonically (vendi.Order.String); it returns them. A refused value is a
+// ValidateCommon checks repeats and the orders q (parsed already; an
+// Order set in Go code is checked here), writing them canonically
+// (vendi.Order.String); it returns them. A refused value is a
 // configkeys.SettingError naming its key. The methods and the rest are the
 // kind's to check.
 func (c *Common) ValidateCommon() ([]vendi.Order, error) {
 	if c.Repeats < 1 {
 		return nil, configkeys.Invalid("repeats", c.Repeats, "must be at least 1")
 	}
-	var qs []vendi.Order
-	for k, s := range c.Q {
-		q, err := vendi.ParseOrder(s)
-		if err != nil {
-			return nil, configkeys.Invalid("q", s, "%v", err)
+	c.Q = c.Q.Canonical()
+	for _, q := range c.Q.Orders() {
+		if err := q.Validate(); err != nil {
+			return nil, configkeys.Invalid("q", q.String(), "%v", err)
 		}
-		qs = append(qs, q)
-		c.Q[k] = q.String()
 	}
-	if err := configkeys.Unique("q", c.Q); err != nil {
+	if err := configkeys.Unique("q", c.Q.Text()); err != nil {
 		return nil, err // an order given twice, as 1 and 1.0 say
 	}
-	return qs, nil
+	return c.Q.Orders(), nil
 }
 
 // GrowableKeys are the keys a rerun into a campaign's folder may grow
@@ -115,7 +115,7 @@ func (p Protocol) MarshalYAML() (any, error) {
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
 		Task: task,
-		Common: Common{Methods: slices.Clone(Methods), Q: []string{"0.5", "1", "1.5"},
+		Common: Common{Methods: slices.Clone(Methods), Q: vendi.NewOrderList(0.5, 1, 1.5),
 			Repeats: 10, Budget: 200, Init: 20, Batch: 10},
 		Regions: 3, Tau: DefaultTau,
 		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
@@ -215,6 +215,7 @@ func Plan(p Protocol) (*Campaign, error) {
 		c.Runs = append(c.Runs, run)
 		c.settings[run.Key] = s
 	}
+	texts := p.Q.Text() // canonical: Validate
 	for r := 0; r < p.Repeats; r++ {
 		for _, m := range p.Methods {
 			if m == MethodQVS {
@@ -226,7 +227,7 @@ func Plan(p Protocol) (*Campaign, error) {
 					case p.QVSMode == ModeAuthors:
 						params = "authors tau=" + tau
 					}
-					add(campaign.Run{Key: RunKey(m, p.Q[k], p.QVSFloor, r), Method: m, Q: p.Q[k], Params: params, Repeat: r}, p.Settings(m, q))
+					add(campaign.Run{Key: RunKey(m, texts[k], p.QVSFloor, r), Method: m, Q: texts[k], Params: params, Repeat: r}, p.Settings(m, q))
 				}
 				continue
 			}

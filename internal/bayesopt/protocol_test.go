@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestPlanRuns: runs are listed repeat by repeat, then method, then q,
@@ -13,7 +14,7 @@ import (
 // written canonically (1.0 -> 1).
 func TestPlanRuns(t *testing.T) {
 	p := DefaultProtocol("synthetic")
-	p.Methods, p.Q, p.Repeats = []string{MethodROBOT, MethodQVS, MethodRandom}, []string{"1.0", "inf"}, 2
+	p.Methods, p.Q, p.Repeats = []string{MethodROBOT, MethodQVS, MethodRandom}, orderList(t, "1.0,inf"), 2
 	c, err := Plan(p)
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +52,10 @@ func TestProtocolValidateTyped(t *testing.T) {
 		key, value string
 	}{
 		{func(p *Protocol) { p.Repeats = 0 }, "repeats", "0"},
-		{func(p *Protocol) { p.Q = []string{"inf", "Inf"} }, "q", `"inf"`},
+		{func(p *Protocol) { p.Q = vendi.NewOrderList(vendi.OrderInf, vendi.OrderInf) }, "q", `"inf"`},
 		{func(p *Protocol) { p.MaxTrain = 0 }, "max_train", "0"},
 		{func(p *Protocol) { p.Methods = []string{"qvs", "random", "qvs"} }, "methods", `"qvs"`},
-		{func(p *Protocol) { p.Q = []string{"-1"} }, "q", `"-1"`},
+		{func(p *Protocol) { p.Q = vendi.NewOrderList(-1) }, "q", `"-1"`}, // an Order set in Go code
 		{func(p *Protocol) { p.Regions = 0 }, "regions", "0"},
 	} {
 		p := DefaultProtocol("rover")
@@ -64,5 +65,48 @@ func TestProtocolValidateTyped(t *testing.T) {
 		if !errors.As(err, &se) || se.Key != tc.key || se.Value != tc.value {
 			t.Errorf("want key %s = %s, got %v", tc.key, tc.value, err)
 		}
+	}
+}
+
+// orderList parses s, comma-separated orders kept as written.
+func orderList(t *testing.T, s string) vendi.OrderList {
+	t.Helper()
+	l, err := vendi.ParseOrderList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestPlanTypedOrders: Plan uses the parsed orders: a protocol built in Go
+// code from values plans the runs of the one written "0.50, Inf", and both
+// record q canonically (Validate), without changing the caller's list.
+func TestPlanTypedOrders(t *testing.T) {
+	written := DefaultProtocol("synthetic")
+	written.Q = orderList(t, "0.50, Inf")
+	typed := DefaultProtocol("synthetic")
+	typed.Q = vendi.NewOrderList(0.5, vendi.OrderInf)
+	a, err := Plan(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Plan(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Runs, b.Runs) {
+		t.Errorf("runs from text %v\nfrom values %v", a.Runs, b.Runs)
+	}
+	var keys []string
+	for _, r := range a.Runs {
+		if r.Method == MethodQVS && r.Repeat == 0 {
+			keys = append(keys, r.Key+"/"+r.Q+"/"+a.settings[r.Key].Q.String())
+		}
+	}
+	if want := []string{"qvs-q0.5-r00/0.5/0.5", "qvs-qinf-r00/inf/inf"}; !slices.Equal(keys, want) {
+		t.Errorf("qvs runs %q, want %q", keys, want)
+	}
+	if !slices.Equal(a.Q.Text(), []string{"0.5", "inf"}) || !slices.Equal(written.Q.Text(), []string{"0.50", "Inf"}) {
+		t.Errorf("recorded q %q, caller's q now %q", a.Q.Text(), written.Q.Text())
 	}
 }

@@ -63,6 +63,24 @@ func BindList(t *Table, flag, key string, check func(item string) error, usage s
 	}})
 }
 
+// BindValue defines flag as a pflag.Value of type T (a typed value that
+// parses and checks itself when the flag is parsed, as vendi.OrderList),
+// starting from def, and binds it to config key and to fields: Apply
+// copies the parsed value into each field when the user set the flag.
+func BindValue[T any, P interface {
+	*T
+	pflag.Value
+}](t *Table, flag, key string, def T, usage string, fields ...*T) {
+	v := new(T)
+	*v = def
+	t.fs.Var(P(v), flag, usage)
+	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: func() {
+		for _, f := range fields {
+			*f = *v
+		}
+	}})
+}
+
 // BindFunc binds flag, defined elsewhere (a global flag such as --seed),
 // to config key: Apply calls apply when the user set the flag.
 func BindFunc(t *Table, flag, key string, apply func()) {

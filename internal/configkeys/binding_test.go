@@ -183,3 +183,66 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// even is a value that parses and checks itself (a flag and a YAML value):
+// a whole number that must be even.
+type even int
+
+func (e *even) Set(s string) error {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || n%2 != 0 {
+		return fmt.Errorf("%q is not even", s)
+	}
+	*e = even(n)
+	return nil
+}
+func (e *even) String() string { return fmt.Sprint(int(*e)) }
+func (e *even) Type() string   { return "even" }
+func (e *even) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	return e.Set(s)
+}
+
+// TestBindValueAndSelfDecoding: a typed flag (BindValue) is parsed and
+// checked when the flag is parsed and copied by Apply only when set; the
+// same type in a config is refused by Load naming the file, line and key,
+// once.
+func TestBindValueAndSelfDecoding(t *testing.T) {
+	type cfg struct {
+		Sub struct {
+			E even `yaml:"e"`
+		} `yaml:"sub"`
+	}
+	for _, args := range [][]string{nil, {"--e", "4"}} {
+		var c cfg
+		c.Sub.E = 2
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		tab := NewTable(fs)
+		BindValue(tab, "e", "sub.e", even(0), "an even number", &c.Sub.E)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		tab.Apply()
+		if want := map[bool]even{false: 2, true: 4}[args != nil]; c.Sub.E != want {
+			t.Errorf("%q: e = %d, want %d", args, c.Sub.E, want)
+		}
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.SetOutput(&strings.Builder{})
+	var e even
+	BindValue(NewTable(fs), "e", "sub.e", even(0), "", &e)
+	if err := fs.Parse([]string{"--e", "3"}); err == nil || !strings.Contains(err.Error(), `"3" is not even`) {
+		t.Errorf("--e 3: %v", err)
+	}
+	var c cfg
+	if err := Load("f.yaml", []byte("sub:\n  e: 8\n"), &c); err != nil || c.Sub.E != 8 {
+		t.Errorf("e: 8 loads as %d, %v", c.Sub.E, err)
+	}
+	err := Load("f.yaml", []byte("sub:\n  e: 3\n"), &c)
+	if err == nil || err.Error() != `config f.yaml:2: sub.e: "3" is not even` {
+		t.Errorf("e: 3: %v", err)
+	}
+}

@@ -22,20 +22,22 @@ type level struct {
 	free bool         // a map: any key is valid
 	kind reflect.Kind // the Go kind of a leaf value
 	elem *level       // a list's element
+	self reflect.Type // a type that decodes itself (free), checked by decoding
 }
 
 // levelOf builds the key tree of type t from its `yaml` tags, the one tag
 // set of every config struct: ",inline" fields contribute their keys to
 // the enclosing level, "-" fields are no key, an untagged field's key is
 // its name in lower case (as the YAML decoder reads it). A type that
-// decodes itself (a yaml.Unmarshaler, such as vendi.Orders) is a leaf
-// whose values are its own to check.
+// decodes itself (a yaml.Unmarshaler, such as vendi.OrderList) is a leaf
+// whose values are its own to check: checkValue decodes them so that a
+// refusal names the file, line and key.
 func levelOf(t reflect.Type, depth int) *level {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(obsoleteUnmarshalerType) {
-		return &level{free: true}
+		return &level{free: true, self: t}
 	}
 	switch t.Kind() {
 	case reflect.Map:
@@ -127,23 +129,36 @@ func (e *UnknownKeyError) Error() string {
 // errors.Join). A YAML syntax error is reported as such. An empty file is
 // valid.
 func Check(path string, data []byte, target any) error {
-	_, err := check(path, data, target)
+	doc, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	_, err = check(path, doc, target)
 	return err
 }
 
-// check is Check returning the parsed document (nil for an empty one),
-// its single values for lists already made lists.
-func check(path string, data []byte, target any) (*yaml.Node, error) {
+// Parse parses data, the YAML text of the config file path, into its
+// document node, which LoadNode decodes (a command that reads a key
+// first, to choose the defaults the file is loaded onto, reads the file
+// once). A syntax error names path.
+func Parse(path string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	return &doc, nil
+}
+
+// check is Check of the parsed document doc, returning it (nil for an
+// empty one) with its single values for lists made lists (doc is
+// changed).
+func check(path string, doc *yaml.Node, target any) (*yaml.Node, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
 	root := levelOf(reflect.TypeOf(target), 0)
 	if root.kind != reflect.Struct {
-		return &doc, nil
+		return doc, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
@@ -154,7 +169,7 @@ func check(path string, data []byte, target any) (*yaml.Node, error) {
 	}
 	var errs []error
 	walk(path, top, root, "", &errs)
-	return &doc, errors.Join(errs...)
+	return doc, errors.Join(errs...)
 }
 
 // Load decodes data, the YAML text of the config file path, onto target
@@ -165,7 +180,18 @@ func check(path string, data []byte, target any) (*yaml.Node, error) {
 // unknown fields again (KnownFields), which also covers keys brought in by
 // a YAML merge (<<) that Check does not follow. Every error names path.
 func Load(path string, data []byte, target any) error {
-	doc, err := check(path, data, target)
+	doc, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	return LoadNode(path, doc, target)
+}
+
+// LoadNode is Load of the document Parse returned for the config file
+// path. It changes doc (single values for lists become lists): a document
+// is loaded once.
+func LoadNode(path string, doc *yaml.Node, target any) error {
+	doc, err := check(path, doc, target)
 	if err != nil || doc == nil {
 		return err
 	}
@@ -230,11 +256,22 @@ func walk(path string, n *yaml.Node, l *level, prefix string, errs *[]error) {
 // where a list is expected becomes a list of that value (methods: qvs is
 // methods: [qvs]), as the config reader has always accepted.
 func checkValue(path string, v *yaml.Node, l *level, key string, errs *[]error) {
-	if l == nil || l.free {
+	if l == nil {
 		return
 	}
 	bad := func(format string, args ...any) {
 		*errs = append(*errs, fmt.Errorf("config %s:%d: %s: %s", path, v.Line, key, fmt.Sprintf(format, args...)))
+	}
+	if l.self != nil {
+		// The type's own decoder refuses the value here, where its key
+		// and line are known (the decoder's error would name neither).
+		if err := v.Decode(reflect.New(l.self).Interface()); err != nil {
+			bad("%v", err)
+		}
+		return
+	}
+	if l.free {
+		return
 	}
 	isList := l.kind == reflect.Slice || l.kind == reflect.Array
 	if isList && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {

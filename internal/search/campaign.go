@@ -27,16 +27,18 @@ var Methods = []string{"random", "one-step", "eci", "select", "ens", "qvs"}
 // datasets.Config; every field changes results.
 type Protocol struct {
 	Methods []string `yaml:"methods"`
-	// Q are the orders of qVS-AS as written in the config ("inf" allowed);
-	// they name the runs and the q column of the summary verbatim.
-	Q       []string    `yaml:"q"`
-	Repeats int         `yaml:"repeats"`
-	Budget  int         `yaml:"budget"` // queries per run after the start
-	Batch   int         `yaml:"batch"`
-	Seed    uint64      `yaml:"seed"`
-	ECI     ECIGrid     `yaml:"eci"`
-	SELECT  SELECTGrid  `yaml:"select"`
-	ENS     ENSSettings `yaml:"ens"`
+	// Q are the orders of qVS-AS, parsed where they enter (the flag, the
+	// config) and recorded in config.yaml as written ("0.50", "inf"); the
+	// runs and the q column of the summary name them as vendi.Order.String
+	// does ("0.5").
+	Q       vendi.OrderList `yaml:"q"`
+	Repeats int             `yaml:"repeats"`
+	Budget  int             `yaml:"budget"` // queries per run after the start
+	Batch   int             `yaml:"batch"`
+	Seed    uint64          `yaml:"seed"`
+	ECI     ECIGrid         `yaml:"eci"`
+	SELECT  SELECTGrid      `yaml:"select"`
+	ENS     ENSSettings     `yaml:"ens"`
 	// Ties is how exact ties between candidates are broken: "random" (each
 	// repeat relabels the pool in a random order drawn from the seed, like
 	// the authors' random tie-breaking; see Space) or "index" (lowest pool
@@ -87,7 +89,7 @@ type ENSSettings struct {
 func PaperProtocol() Protocol {
 	return Protocol{
 		Methods: append([]string(nil), Methods...),
-		Q:       []string{"0", "0.1", "0.5", "1", "2", "inf"},
+		Q:       vendi.NewOrderList(0, 0.1, 0.5, 1, 2, vendi.OrderInf),
 		Repeats: 10, Budget: 200, Batch: 5,
 		ECI:    ECIGrid{Thresholds: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
 		SELECT: SELECTGrid{Betas: []float64{0.1, 0.3, 1, 3}, Lambdas: []float64{0.25, 0.5, 0.75}, Fantasy: "pessimistic"},
@@ -210,22 +212,18 @@ func Plan(p Protocol) (*Campaign, error) {
 			}
 			settings = append(settings, setting{method: m, labels: []string{fan.String()}, s: PolicySettings{Fantasy: fan}})
 		case "qvs":
-			if len(p.Q) == 0 {
+			if p.Q.Len() == 0 {
 				return nil, fmt.Errorf("method qvs needs orders q")
 			}
-			orders := make([]vendi.Order, len(p.Q))
-			labels := make([]string, len(p.Q))
-			for k, text := range p.Q {
-				q, err := vendi.ParseOrder(text)
-				if err != nil {
-					return nil, fmt.Errorf("q: %w", err)
+			for _, q := range p.Q.Orders() {
+				if err := q.Validate(); err != nil { // an Order set in Go code
+					return nil, configkeys.Invalid("q", q.String(), "%v", err)
 				}
-				orders[k], labels[k] = q, q.String()
 			}
-			if err := configkeys.Unique("q", labels); err != nil {
+			if err := configkeys.Unique("q", p.Q.Canonical().Text()); err != nil {
 				return nil, err // an order given twice, as 1 and 1.0 say
 			}
-			for _, q := range orders {
+			for _, q := range p.Q.Orders() {
 				var labels []string
 				if p.AuthorsShortcut {
 					labels = []string{"authors"} // a folder never mixes the two rules under one key

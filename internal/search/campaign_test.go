@@ -28,7 +28,7 @@ import (
 func smallProtocol() Protocol {
 	return Protocol{
 		Methods: []string{"random", "one-step", "eci", "select", "ens", "qvs"},
-		Q:       []string{"0", "inf"},
+		Q:       vendi.NewOrderList(0, vendi.OrderInf),
 		Repeats: 2, Budget: 7, Batch: 3, Seed: 5,
 		ECI:    ECIGrid{Thresholds: []float64{0.5, 0.25}, Fantasy: "pessimistic"},
 		SELECT: SELECTGrid{Betas: []float64{1}, Lambdas: []float64{0.5, 0.75}, Fantasy: "optimistic"},
@@ -138,10 +138,10 @@ func TestPlanErrors(t *testing.T) {
 			p.ECI.Thresholds, p.SELECT.Betas, p.SELECT.Lambdas = []float64{0, 1}, []float64{0}, []float64{0, 1}
 		}, ""},
 		"bad ens fantasy":  {func(p *Protocol) { p.ENS.Fantasy = "x" }, "ens.fantasy"},
-		"no orders":        {func(p *Protocol) { p.Q = nil }, "needs orders q"},
-		"negative order":   {func(p *Protocol) { p.Q = []string{"-1"} }, "q: "},
-		"order twice":      {func(p *Protocol) { p.Q = []string{"1", "1.0"} }, `q = "1": listed twice`},
-		"qvs not selected": {func(p *Protocol) { p.Methods, p.Q = []string{"random"}, nil }, ""},
+		"no orders":        {func(p *Protocol) { p.Q = vendi.OrderList{} }, "needs orders q"},
+		"negative order":   {func(p *Protocol) { p.Q = vendi.NewOrderList(-1) }, `q = "-1": `}, // an Order set in Go code
+		"order twice":      {func(p *Protocol) { p.Q, _ = vendi.ParseOrderList("1,1.0") }, `q = "1": listed twice`},
+		"qvs not selected": {func(p *Protocol) { p.Methods, p.Q = []string{"random"}, vendi.OrderList{} }, ""},
 	} {
 		p := smallProtocol()
 		tc.edit(&p)
@@ -308,7 +308,7 @@ func TestCampaignRunFunc(t *testing.T) {
 		t.Fatal(err)
 	}
 	proto := smallProtocol()
-	proto.Methods, proto.Q = []string{"random", "one-step", "qvs"}, []string{"1"}
+	proto.Methods, proto.Q = []string{"random", "one-step", "qvs"}, vendi.NewOrderList(1)
 	c, err := Plan(proto)
 	if err != nil {
 		t.Fatal(err)
@@ -473,4 +473,41 @@ func blankSeconds(recs [][]string) [][]string {
 		}
 	}
 	return recs
+}
+
+// TestPlanTypedOrders: Plan uses the parsed orders, never their text: a
+// protocol built in Go code from values plans the runs and keys of the one
+// whose orders were written "0.50, Inf, 2.0", and keeps the text as
+// written for config.yaml.
+func TestPlanTypedOrders(t *testing.T) {
+	written := smallProtocol()
+	var err error
+	if written.Q, err = vendi.ParseOrderList("0.50, Inf, 2.0"); err != nil {
+		t.Fatal(err)
+	}
+	typed := smallProtocol()
+	typed.Q = vendi.NewOrderList(0.5, vendi.OrderInf, 2)
+	a, err := Plan(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Plan(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Runs, b.Runs) || len(a.Runs) != 2*(1+1+2+2+1+3) {
+		t.Fatalf("runs from text %v\nfrom values %v", a.Runs, b.Runs)
+	}
+	var keys []string
+	for _, r := range a.Runs {
+		if r.Method == "qvs" && r.Repeat == 0 {
+			keys = append(keys, r.Key+"/"+r.Q+"/"+a.settings[r.Key].Q.String())
+		}
+	}
+	if want := []string{"qvs-q0.5-r00/0.5/0.5", "qvs-qinf-r00/inf/inf", "qvs-q2-r00/2/2"}; !slices.Equal(keys, want) {
+		t.Errorf("qvs runs %q, want %q", keys, want)
+	}
+	if !slices.Equal(a.Protocol.Q.Text(), []string{"0.50", "Inf", "2.0"}) {
+		t.Errorf("the campaign records q as %q", a.Protocol.Q.Text())
+	}
 }

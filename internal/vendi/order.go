@@ -3,6 +3,7 @@ package vendi
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -173,21 +174,14 @@ type Orders []Order
 // ParseOrders parses a comma-separated list of orders (ParseOrder each;
 // empty fields are skipped). An empty list is an error.
 func ParseOrders(s string) (Orders, error) {
-	var out Orders
-	for _, f := range strings.Split(s, ",") {
-		if strings.TrimSpace(f) == "" {
-			continue
-		}
-		q, err := ParseOrder(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, q)
+	l, err := ParseOrderList(s)
+	if err != nil {
+		return nil, err
 	}
-	if len(out) == 0 {
+	if l.Len() == 0 {
 		return nil, fmt.Errorf("no orders in %q", s)
 	}
-	return out, nil
+	return l.orders, nil
 }
 
 // String joins the orders with commas ("0,0.5,inf").
@@ -214,14 +208,124 @@ func (o *Orders) Type() string { return "orders" }
 
 // UnmarshalYAML reads a YAML list of orders or one comma-separated string.
 func (o *Orders) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if unmarshal(&s) == nil { // a scalar
-		return o.Set(s)
+	var l OrderList
+	if err := l.UnmarshalYAML(unmarshal); err != nil {
+		return err
 	}
-	var list []Order
-	if err := unmarshal(&list); err != nil {
-		return fmt.Errorf("orders: expected a list of numbers >= 0 or inf: %w", err)
+	if l.Len() == 0 {
+		return fmt.Errorf("no orders: expected a list of numbers >= 0 or inf")
 	}
-	*o = list
+	*o = l.orders
 	return nil
 }
+
+// OrderList is a campaign's orders q as they were written: each order is
+// parsed once, where it enters (Set for a flag's comma-separated list,
+// UnmarshalYAML for a config's list or string), and keeps its text, which
+// a config records verbatim (MarshalYAML: q: ["0.50", Inf] stays so). A
+// list built in Go code (NewOrderList) is written as Order.String writes
+// each order. The zero value is the empty list. A list's duplicates are
+// the campaign's to refuse, as its run keys would collide.
+type OrderList struct {
+	orders Orders
+	text   []string // as written, one per order
+}
+
+// NewOrderList returns the list of qs, written as Order.String.
+func NewOrderList(qs ...Order) OrderList {
+	if len(qs) == 0 {
+		return OrderList{}
+	}
+	l := OrderList{orders: slices.Clone(qs), text: make([]string, len(qs))}
+	for i, q := range qs {
+		l.text[i] = q.String()
+	}
+	return l
+}
+
+// Orders are the values, in the list's order (not to be modified).
+func (l OrderList) Orders() Orders { return l.orders }
+
+// Len is the number of orders.
+func (l OrderList) Len() int { return len(l.orders) }
+
+// Text is each order as written (not to be modified); nil for the zero
+// list.
+func (l OrderList) Text() []string { return l.text }
+
+// Canonical is the list written as Order.String ("0.50" becomes "0.5",
+// "Inf" becomes "inf").
+func (l OrderList) Canonical() OrderList { return NewOrderList(l.orders...) }
+
+// parseOrderList parses the orders of texts (ParseOrder each), keeping
+// the texts.
+func parseOrderList(texts []string) (OrderList, error) {
+	if len(texts) == 0 {
+		return OrderList{}, nil
+	}
+	l := OrderList{orders: make(Orders, 0, len(texts)), text: texts}
+	for _, s := range texts {
+		q, err := ParseOrder(s)
+		if err != nil {
+			return OrderList{}, err
+		}
+		l.orders = append(l.orders, q)
+	}
+	return l, nil
+}
+
+// splitOrders splits a comma-separated list into its trimmed, non-empty
+// fields.
+func splitOrders(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ParseOrderList parses s, comma-separated orders (ParseOrder each), each
+// kept as written (trimmed; empty fields are skipped, so "" is the empty
+// list).
+func ParseOrderList(s string) (OrderList, error) { return parseOrderList(splitOrders(s)) }
+
+// Set replaces the list with the orders of s (ParseOrderList). With String
+// and Type, *OrderList is a pflag.Value.
+func (l *OrderList) Set(s string) error {
+	v, err := ParseOrderList(s)
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// String joins the orders as written with commas.
+func (l OrderList) String() string { return strings.Join(l.Text(), ",") }
+
+// Type names the flag value's type in --help.
+func (l *OrderList) Type() string { return "orders" }
+
+// UnmarshalYAML reads a YAML list of orders ([0.50, 1, inf]) or one
+// comma-separated string, keeping each order's text.
+func (l *OrderList) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if unmarshal(&s) == nil { // a scalar
+		return l.Set(s)
+	}
+	var texts []string
+	if unmarshal(&texts) != nil {
+		return fmt.Errorf("expected a list of orders (numbers >= 0 or inf) or one comma-separated string")
+	}
+	v, err := parseOrderList(texts)
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// MarshalYAML records the orders as written (Text), as a list of strings.
+func (l OrderList) MarshalYAML() (any, error) { return l.Text(), nil }

@@ -3,6 +3,7 @@ package vendi
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ type flagValue interface {
 var (
 	_ flagValue = (*Order)(nil)
 	_ flagValue = (*Orders)(nil)
+	_ flagValue = (*OrderList)(nil)
 )
 
 func TestParseOrder(t *testing.T) {
@@ -329,5 +331,104 @@ func FuzzParseOrder(f *testing.F) {
 				}
 			}
 		}
+		// An OrderList keeps its texts: written and read back, it is the
+		// same list, texts and values.
+		var l struct {
+			Q OrderList `yaml:"q"`
+		}
+		if yaml.Unmarshal([]byte("q: "+s+"\n"), &l) == nil {
+			checkOrderListRoundTrip(t, l.Q)
+		}
+		if l, err := ParseOrderList(s); err == nil {
+			checkOrderListRoundTrip(t, l)
+		}
 	})
+}
+
+// checkOrderListRoundTrip: l holds valid orders, one text per order, and
+// reads back from its YAML as the same texts and values.
+func checkOrderListRoundTrip(t *testing.T, l OrderList) {
+	t.Helper()
+	if len(l.Text()) != l.Len() {
+		t.Fatalf("%d texts for %d orders", len(l.Text()), l.Len())
+	}
+	for i, q := range l.Orders() {
+		if q.Validate() != nil {
+			t.Fatalf("list %q holds %v", l.Text(), q)
+		}
+		if back, err := ParseOrder(l.Text()[i]); err != nil || !same(float64(back), float64(q)) {
+			t.Fatalf("text %q is not the order %v", l.Text()[i], q)
+		}
+	}
+	out, err := yaml.Marshal(struct {
+		Q OrderList `yaml:"q"`
+	}{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Q OrderList `yaml:"q"`
+	}
+	if err := yaml.Unmarshal(out, &back); err != nil {
+		t.Fatalf("%q does not read back: %v", out, err)
+	}
+	if !slices.Equal(back.Q.Text(), l.Text()) || !slices.Equal(back.Q.Orders(), l.Orders()) {
+		t.Fatalf("%q read back as %q %v, want %q %v", out, back.Q.Text(), back.Q.Orders(), l.Text(), l.Orders())
+	}
+}
+
+// TestOrderList: an OrderList parses each order once and keeps its text,
+// which YAML records verbatim ("0.50" stays "0.50", written as a []string
+// of the texts is, so a config.yaml keeps the bytes it had when q was a
+// []string); one built in Go code is written as Order.String.
+func TestOrderList(t *testing.T) {
+	var fl OrderList
+	if err := fl.Set(" 0.50, Inf,,1e0 "); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0.50", "Inf", "1e0"}; !slices.Equal(fl.Text(), want) || !slices.Equal(fl.Orders(), Orders{0.5, OrderInf, 1}) || fl.String() != "0.50,Inf,1e0" {
+		t.Errorf("Set: %q %v", fl.Text(), fl.Orders())
+	}
+	if c := fl.Canonical(); !slices.Equal(c.Text(), []string{"0.5", "inf", "1"}) || !slices.Equal(c.Orders(), fl.Orders()) {
+		t.Errorf("Canonical: %q %v", c.Text(), c.Orders())
+	}
+	if err := fl.Set("1,x"); err == nil || !strings.Contains(err.Error(), `order "x"`) || fl.Len() != 3 {
+		t.Errorf("Set(1,x): %v, list now %q", err, fl.Text())
+	}
+	if err := fl.Set(""); err != nil || fl.Len() != 0 || fl.Text() != nil {
+		t.Errorf(`Set(""): %v, %q`, err, fl.Text())
+	}
+	var cfg struct {
+		Q OrderList `yaml:"q"`
+		S OrderList `yaml:"s"`
+	}
+	if err := yaml.Unmarshal([]byte("q: [0.50, Inf, \"2\"]\ns: 0.1, inf\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.Q.Text(), []string{"0.50", "Inf", "2"}) || !slices.Equal(cfg.S.Text(), []string{"0.1", "inf"}) {
+		t.Errorf("decoded %q %q", cfg.Q.Text(), cfg.S.Text())
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := yaml.Marshal(struct {
+		Q []string `yaml:"q"`
+		S []string `yaml:"s"`
+	}{[]string{"0.50", "Inf", "2"}, []string{"0.1", "inf"}})
+	if string(out) != string(want) || !strings.Contains(string(out), `- "0.50"`) {
+		t.Errorf("Marshal = %q, want %q", out, want)
+	}
+	for _, bad := range []string{"q: [0, x]\n", "q: {a: 1}\n", "q: -1\n"} {
+		if err := yaml.Unmarshal([]byte(bad), &cfg); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+	g := NewOrderList(0, 0.5, OrderInf)
+	if !slices.Equal(g.Text(), []string{"0", "0.5", "inf"}) || g.String() != "0,0.5,inf" {
+		t.Errorf("NewOrderList: %q", g.Text())
+	}
+	if z := (OrderList{}); z.Len() != 0 || z.Text() != nil || z.String() != "" {
+		t.Errorf("zero list: %q", z.Text())
+	}
 }

@@ -90,7 +90,7 @@ func (p Protocol) MarshalYAML() (any, error) {
 func DefaultProtocol(task string) Protocol {
 	c := Protocol{
 		Task: task,
-		Common: bayesopt.Common{Methods: []string{MethodRandom, MethodUCB, MethodQVS}, Q: []string{"0.1", "0.5", "1", "2", "inf"},
+		Common: bayesopt.Common{Methods: []string{MethodRandom, MethodUCB, MethodQVS}, Q: vendi.NewOrderList(0.1, 0.5, 1, 2, vendi.OrderInf),
 			Repeats: 10, Budget: 102, Init: 2, Batch: 5}, // 2 initial points + 100 queries
 		Beta: 2,
 	}
@@ -150,7 +150,7 @@ func (p *Protocol) Validate() ([]vendi.Order, error) {
 		return nil, configkeys.Invalid("good_threshold", p.GoodThreshold, "must be a finite number")
 	}
 	if !slices.Contains(p.Methods, MethodQVS) {
-		qs, p.Q = nil, nil
+		qs, p.Q = nil, vendi.OrderList{}
 	}
 	return qs, nil
 }

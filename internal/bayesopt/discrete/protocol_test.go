@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestProtocolPlan: Plan writes the orders canonically, drops them when
@@ -14,12 +15,16 @@ import (
 // Runs' keys.
 func TestProtocolPlan(t *testing.T) {
 	p := DefaultProtocol(TaskPhotoswitch)
-	p.Q, p.Repeats = []string{"1.0", "Inf"}, 1
+	var err error
+	if p.Q, err = vendi.ParseOrderList("1.0, Inf"); err != nil {
+		t.Fatal(err)
+	}
+	p.Repeats = 1
 	got, runs, err := Plan(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Q, []string{"1", "inf"}) {
+	if !slices.Equal(got.Q.Text(), []string{"1", "inf"}) {
 		t.Errorf("q written as %q", got.Q)
 	}
 	var keys []string
@@ -31,7 +36,7 @@ func TestProtocolPlan(t *testing.T) {
 	}
 	p = DefaultProtocol(TaskPhotoswitch)
 	p.Methods = []string{MethodRandom}
-	if got, _, err = Plan(p); err != nil || got.Q != nil {
+	if got, _, err = Plan(p); err != nil || got.Q.Len() != 0 || got.Q.Text() != nil {
 		t.Errorf("without qvs: q %q, err %v", got.Q, err)
 	}
 }
@@ -46,8 +51,8 @@ func TestProtocolRefusals(t *testing.T) {
 		{func(p *Protocol) { p.Repeats = 0 }, "repeats", "0"},
 		{func(p *Protocol) { p.Methods = []string{"ucb", "ucb"} }, "methods", `"ucb"`},
 		{func(p *Protocol) { p.Data.Format = "npz" }, "data.format", `"npz"`},
-		{func(p *Protocol) { p.Q = []string{"1", "0.5", "1.0"} }, "q", `"1"`},
-		{func(p *Protocol) { p.Q = []string{"x"} }, "q", `"x"`},
+		{func(p *Protocol) { p.Q = vendi.NewOrderList(1, 0.5, 1) }, "q", `"1"`},
+		{func(p *Protocol) { p.Q = vendi.NewOrderList(-0.5) }, "q", `"-0.5"`}, // an Order set in Go code
 	} {
 		p := DefaultProtocol(TaskMOF)
 		tc.edit(&p)

@@ -70,17 +70,23 @@ func MetricField(m string) string {
 // records of an interrupted attempt, appends one record per query (each
 // batch durably, in one write), writes runs/KEY.curve.csv and returns the
 // summary: best_value, edc, good_found, evaluations, best_id, best_index and
-// best_<metric> for every extra metric of the candidate set.
-func (p *Problem) RunFunc(base Settings) campaign.RunFunc {
+// best_<metric> for every extra metric of the candidate set. qs are the
+// orders the runs were listed with (Runs): a qvs run's order is the one
+// its Run.Q names.
+func (p *Problem) RunFunc(base Settings, qs []vendi.Order) campaign.RunFunc {
+	orders := make(map[string]vendi.Order, len(qs))
+	for _, q := range qs {
+		orders[q.String()] = q
+	}
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := base
 		s.Method = run.Method
 		s.Repeat = run.Repeat
 		s.Q = 0
 		if run.Q != "" {
-			q, err := vendi.ParseOrder(run.Q)
-			if err != nil {
-				return nil, err
+			q, ok := orders[run.Q]
+			if !ok {
+				return nil, fmt.Errorf("run %s: order q = %s is not one of the campaign's", run.Key, run.Q)
 			}
 			s.Q = q
 		}

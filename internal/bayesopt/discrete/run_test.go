@@ -80,7 +80,7 @@ func TestRunFuncCampaign(t *testing.T) {
 	dir := t.TempDir()
 	spec := campaign.Spec{Dir: dir, Header: RecordHeader, Runs: runs, Steps: base.Budget, Workers: 2,
 		Quiet: true, Config: map[string]any{"seed": 3}, Version: "test"}
-	if _, err := campaign.Execute(context.Background(), spec, p.RunFunc(base)); err != nil {
+	if _, err := campaign.Execute(context.Background(), spec, p.RunFunc(base, []vendi.Order{1})); err != nil {
 		t.Fatal(err)
 	}
 	sum := readCSV(t, filepath.Join(dir, "summary.csv"))
@@ -120,7 +120,7 @@ func TestRunFuncCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "runs", "qvs-q1-r01.summary.csv"))
-	rep, err := campaign.Execute(context.Background(), spec, p.RunFunc(base))
+	rep, err := campaign.Execute(context.Background(), spec, p.RunFunc(base, []vendi.Order{1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRunFuncCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "runs", "qvs-q1-r01.summary.csv"))
-	_, err = campaign.Execute(context.Background(), spec, p.RunFunc(base))
+	_, err = campaign.Execute(context.Background(), spec, p.RunFunc(base, []vendi.Order{1}))
 	if err == nil || !strings.Contains(err.Error(), "delete runs/qvs-q1-r01.csv") {
 		t.Errorf("foreign records: err = %v", err)
 	}

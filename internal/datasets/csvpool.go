@@ -285,7 +285,27 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	}
 	p.SetGraph(g, w)
 	p.Graph = info
+	if note := lowRecallNote(cfg.K, info); note != "" {
+		p.Notes = append(p.Notes, note)
+	}
 	return nil
+}
+
+// MinApproxRecall is the recall@k an approximate kNN graph is built to
+// reach (measured against brute force on sampled rows, ApproxStats.Recall);
+// below it the loader warns (lowRecallNote).
+const MinApproxRecall = 0.99
+
+// lowRecallNote is the warning for an approximate graph whose measured
+// recall@k is below MinApproxRecall ("" otherwise, or when the recall was
+// not measured): qVS-AS then misses that share of the true neighbours, and
+// the exact graph is the remedy.
+func lowRecallNote(k int, info GraphInfo) string {
+	r := info.Stats.Recall
+	if info.Method != KNNApprox || r < 0 || r >= MinApproxRecall {
+		return ""
+	}
+	return fmt.Sprintf("warning: the approximate kNN graph's recall@%d is %.4f (measured on %d sampled rows), below %.2f: about %.1f%% of the true neighbours are missing; pool.csv.knn: exact (--knn exact) builds the exact graph, slower", k, r, info.Stats.RecallRows, MinApproxRecall, 100*(1-r))
 }
 
 // parallelCSVMinBytes: CSV pools from this size on are parsed in byte

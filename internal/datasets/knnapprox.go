@@ -109,6 +109,9 @@ type ApproxStats struct {
 type approxSpace interface {
 	n() int
 	work(i, j int32) float32
+	// workMany sets out[m] = work(i, js[m]) for every m, measuring several
+	// rows at once where that lets their memory reads overlap.
+	workMany(i int32, js []int32, out []float32)
 	exact(i, j int) float64
 	split(items []int32, rng *rand.Rand, proj []float32) int
 	// permuted returns the space whose item p is item perm[p] of this one,
@@ -236,9 +239,14 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	kx := kc // how many of a row's entries are expanded
-	stamps := make(chan []uint32, opt.Workers)
+	type scratch struct {
+		stamp []uint32
+		cand  []int32   // a row's candidates of the round
+		dist  []float32 // their working distances
+	}
+	scratches := make(chan *scratch, opt.Workers)
 	for range opt.Workers {
-		stamps <- make([]uint32, n)
+		scratches <- &scratch{stamp: make([]uint32, n)}
 	}
 	// The previous round's rows and reverse lists live in buffers reused
 	// from round to round (a million rows: 150 MB and 240 MB).
@@ -250,8 +258,9 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 		rev.build(prev, n, kc, kx)
 		var updates atomic.Int64
 		parallel.Blocks(n, 512, opt.Workers, func(_, lo, hi int) {
-			stamp := <-stamps
-			defer func() { stamps <- stamp }()
+			sc := <-scratches
+			defer func() { scratches <- sc }()
+			stamp := sc.stamp
 			var u int64
 			for i := lo; i < hi; i++ {
 				me := int32(i)
@@ -269,7 +278,12 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 				h.clearNew(i)
 				// A pair met before is not measured again: through a
 				// neighbour j already expanded last round (not fresh) only
-				// j's fresh entries are new.
+				// j's fresh entries are new. The candidates are gathered
+				// first, then measured several at a time (workMany), so
+				// that their memory reads overlap. The row's final content
+				// does not depend on the order of the pushes (its kc best
+				// candidates, ties to the lower index).
+				cand := sc.cand[:0]
 				expand := func(j int32, fresh bool) {
 					if j < 0 {
 						return
@@ -283,9 +297,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 							continue
 						}
 						stamp[c] = mark
-						if h.push(me, c, sp.work(me, c)) {
-							u++
-						}
+						cand = append(cand, c)
 					}
 				}
 				for e := 0; e < kx; e++ {
@@ -294,6 +306,17 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 				for _, r := range rev.of(i) {
 					expand(r.j(), r.fresh())
 				}
+				if cap(sc.dist) < len(cand) {
+					sc.dist = make([]float32, cap(cand))
+				}
+				dist := sc.dist[:len(cand)]
+				sp.workMany(me, cand, dist)
+				for m, c := range cand {
+					if h.push(me, c, dist[m]) {
+						u++
+					}
+				}
+				sc.cand = cand
 			}
 			updates.Add(u)
 			report(int64(hi - lo))
@@ -634,6 +657,14 @@ func (s *denseSpace) work(i, j int32) float32 {
 	return max(s.norm2[i]+s.norm2[j]-2*dot, 0)
 }
 
+// workMany is work for each of js in turn (gonum's vectorised Sdot per
+// pair; the rows are read in the order given).
+func (s *denseSpace) workMany(i int32, js []int32, out []float32) {
+	for m, j := range js {
+		out[m] = s.work(i, j)
+	}
+}
+
 func (s *denseSpace) exact(i, j int) float64 {
 	if s.cosine {
 		return cosineDistance(s.x[i], s.x[j])
@@ -711,6 +742,24 @@ func (s *bitsSpace) permuted(perm []int32) approxSpace {
 
 func (s *bitsSpace) work(i, j int32) float32 { return float32(s.exact(int(i), int(j))) }
 
+// workMany measures js four at a time (andCount4), so that the reads of
+// four candidate rows are in flight together.
+func (s *bitsSpace) workMany(i int32, js []int32, out []float32) {
+	a := s.row(int(i))
+	ca := int(s.count[i])
+	m := 0
+	for ; m+4 <= len(js); m += 4 {
+		j := js[m : m+4 : m+4]
+		c := andCount4(a, s.row(int(j[0])), s.row(int(j[1])), s.row(int(j[2])), s.row(int(j[3])))
+		for q := range 4 {
+			out[m+q] = float32(tanimotoFromCounts(c[q], ca, int(s.count[j[q]])))
+		}
+	}
+	for ; m < len(js); m++ {
+		out[m] = s.work(i, js[m])
+	}
+}
+
 func (s *bitsSpace) exact(i, j int) float64 {
 	return tanimotoFromCounts(andCount(s.row(i), s.row(j)), int(s.count[i]), int(s.count[j]))
 }
@@ -758,6 +807,22 @@ func andCount(a, b []uint64) int {
 		c0 += bits.OnesCount64(a[i] & b[i])
 	}
 	return c0 + c1 + c2 + c3
+}
+
+// andCount4 is andCount(a, b) for four rows b0..b3 at once (each at least
+// as long as a): one pass over a, the four rows' words read side by side so
+// that their cache misses overlap.
+func andCount4(a, b0, b1, b2, b3 []uint64) [4]int {
+	n := len(a)
+	b0, b1, b2, b3 = b0[:n], b1[:n], b2[:n], b3[:n]
+	var c0, c1, c2, c3 int
+	for w, x := range a {
+		c0 += bits.OnesCount64(x & b0[w])
+		c1 += bits.OnesCount64(x & b1[w])
+		c2 += bits.OnesCount64(x & b2[w])
+		c3 += bits.OnesCount64(x & b3[w])
+	}
+	return [4]int{c0, c1, c2, c3}
 }
 
 // tanimotoFromCounts is the Tanimoto distance 1 - |a AND b| / |a OR b| from

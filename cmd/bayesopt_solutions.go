@@ -18,9 +18,10 @@ import (
 // runs/KEY.solutions.csv (bayesopt.SelectSolutions).
 
 type solutionsOptions struct {
-	space, kernel, ids, observed, q, format string
-	m                                       int
-	minimize                                bool
+	space, kernel, ids, observed, format string
+	q                                    vendi.Order
+	m                                    int
+	minimize                             bool
 }
 
 func newBayesoptSolutionsCmd(g *GlobalOptions) *cobra.Command {
@@ -69,7 +70,8 @@ go to stdout.`, bayesopt.SolutionBandFraction, 100*bayesopt.SolutionBandFraction
 	f.StringVar(&o.ids, "ids", "", "--kernel: names of the candidates in kernel order (first column of a CSV)")
 	f.StringVar(&o.observed, "observed", "", "CSV of finished experiments (required)")
 	f.IntVar(&o.m, "m", 3, "number of solutions (a campaign's: its regions M)")
-	f.StringVar(&o.q, "q", "1", "order q of the qVS greedy (a qvs run's q; 1 for other methods; inf allowed)")
+	o.q = 1
+	f.Var(&o.q, "q", "order q of the qVS greedy (a qvs run's q; 1 for other methods; inf allowed)")
 	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
 	f.StringVar(&o.format, "format", "csv", "output format: csv, table or json")
 	return c
@@ -88,10 +90,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 	case o.ids != "" && o.kernel == "":
 		return usageErrorf("--ids applies only with --kernel")
 	}
-	q, err := vendi.ParseOrder(o.q)
-	if err != nil {
-		return usageErrorf("--q: %v", err)
-	}
+	q := o.q    // parsed and checked with the flag
 	sign := 1.0 // the file's units from the maximised values
 	if o.minimize {
 		sign = -1

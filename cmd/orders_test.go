@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,54 @@ func TestBadOrderInConfig(t *testing.T) {
 		want := "config " + cfg + tc.line + `order "x": expected a number >= 0 or inf`
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, want) || strings.Count(stderr, `"x"`) != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 with %q once", tc.name, code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestBadOrderFlag: a bad --q of score, select and bayesopt solutions is a
+// flag error at parse time (exit 2, stdout empty, the flag named with the
+// value), before the command checks its other flags: select lacks --k and
+// solutions lacks --space and --observed, which the command would report
+// first if it parsed --q itself.
+func TestBadOrderFlag(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		q    string
+		want string
+	}{
+		{[]string{"score"}, "x", `order "x": expected a number >= 0 or inf`},
+		{[]string{"score"}, "1,-2", "order q = -2: must be >= 0 or inf"},
+		{[]string{"score"}, "", `no orders in ""`},
+		{[]string{"score"}, " , ", "no orders in"},
+		{[]string{"select"}, "nan", "order q = NaN: must be >= 0 or inf"},
+		{[]string{"select"}, "0,1", `order "0,1": expected a number >= 0 or inf`},
+		{[]string{"select"}, "-inf", `order "-inf": expected a number >= 0 or inf`},
+		{[]string{"bayesopt", "solutions"}, "-1", "order q = -1: must be >= 0 or inf"},
+		{[]string{"bayesopt", "solutions"}, "", `order "": expected a number >= 0 or inf`},
+	} {
+		code, out, errs := runQVS(t, append(tc.cmd, "--q", tc.q)...)
+		flag := `invalid argument "` + tc.q + `" for "--q" flag: `
+		if code != ExitUsage || out != "" || !strings.Contains(errs, flag+tc.want) {
+			t.Errorf("%v --q %q: exit %d, stdout %q, stderr %q; want exit %d, stdout empty, stderr with %q",
+				tc.cmd, tc.q, code, out, errs, ExitUsage, flag+tc.want)
+		}
+	}
+}
+
+// TestOrderFlagHelp: the three commands' --help names --q's type (orders,
+// order) and its default as before the flag was typed.
+func TestOrderFlagHelp(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"score"}, `--q orders .* \(default 0,0.1,0.5,1,2,inf\)`},
+		{[]string{"select"}, `--q order .* \(default 1\)`},
+		{[]string{"bayesopt", "solutions"}, `--q order .* \(default 1\)`},
+	} {
+		code, out, errs := runQVS(t, append(tc.cmd, "--help")...)
+		if code != ExitOK || !regexp.MustCompile(tc.want).MatchString(out) {
+			t.Errorf("%v --help: exit %d, stderr %q; want a line matching %q in\n%s", tc.cmd, code, errs, tc.want, out)
 		}
 	}
 }

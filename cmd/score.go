@@ -16,7 +16,7 @@ import (
 
 type scoreOptions struct {
 	in     inputFlags
-	orders string
+	orders vendi.Orders
 	format string
 }
 
@@ -50,7 +50,8 @@ distance, rescaling every group to look alike.
 		RunE:        func(c *cobra.Command, _ []string) error { return runScore(c, g, o) },
 	}
 	o.in.register(c.Flags())
-	c.Flags().StringVar(&o.orders, "q", "0,0.1,0.5,1,2,inf", "comma-separated orders q (>= 0, or inf)")
+	o.orders = vendi.Orders{0, 0.1, 0.5, 1, 2, vendi.OrderInf}
+	c.Flags().Var(&o.orders, "q", "comma-separated orders q (>= 0, or inf)")
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
 	c.Flags().StringVar(&o.in.groupColumn, "group-column", "", "--embeddings CSV: score each group of rows (the column's values) under one shared kernel; one row per group")
 	return c
@@ -160,10 +161,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *items.
 }
 
 func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
-	orders, err := vendi.ParseOrders(o.orders)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	orders := o.orders // parsed and checked with the flag
 	if o.format != "table" && o.format != "csv" && o.format != "json" {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}

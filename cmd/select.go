@@ -17,7 +17,7 @@ import (
 type selectOptions struct {
 	in     inputFlags
 	k      int
-	order  string
+	order  vendi.Order
 	prefix string
 	format string
 	rawIDs bool
@@ -49,7 +49,8 @@ greedy works in d x d).
 	}
 	o.in.register(c.Flags())
 	c.Flags().IntVar(&o.k, "k", 0, "number of items to pick (required)")
-	c.Flags().StringVar(&o.order, "q", "1", "order q (>= 0, or inf)")
+	o.order = 1
+	c.Flags().Var(&o.order, "q", "order q (>= 0, or inf)")
 	c.Flags().StringVar(&o.prefix, "prefix", "", "comma-separated 0-based rows already chosen")
 	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	c.Flags().BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
@@ -57,10 +58,7 @@ greedy works in d x d).
 }
 
 func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
-	q, err := vendi.ParseOrder(o.order)
-	if err != nil {
-		return usageErrorf("--q: %w", err)
-	}
+	q := o.order // parsed and checked with the flag
 	if o.k < 1 {
 		return usageErrorf("--k must be at least 1")
 	}

@@ -30,8 +30,3 @@ func noArgsButSubcommands(c *cobra.Command, args []string) error {
 	}
 	return usageError{err}
 }
-
-// splitList splits a comma-separated value into its trimmed, non-empty
-// items: configkeys.ParseList, which the list flags of the settings tables
-// use too.
-func splitList(s string) []string { return configkeys.ParseList(s) }

@@ -173,9 +173,6 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 		o.cfg.Prior = "" // set by neither the file nor --prior: defaultPrior
 	}
 	cfg, fl := &o.cfg, c.Flags()
-	if g.fromFlags == nil {
-		g.fromFlags = map[string]bool{}
-	}
 	o.csv.fromFlags = g.fromFlags
 	// The pool flags choose the pool before the table applies the flags.
 	choosePool := func() error {

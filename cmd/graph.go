@@ -73,9 +73,6 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	// No config: the pool flags on a CSV pool's defaults.
 	o.as.cfg = asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
 	g.table = o.as.table
-	if g.fromFlags == nil {
-		g.fromFlags = map[string]bool{}
-	}
 	o.as.csv.fromFlags = g.fromFlags
 	if err := o.as.csv.choose(fl, &o.as.cfg); err != nil {
 		return err

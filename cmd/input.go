@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/items"
 )
@@ -113,7 +114,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*items.Items, error)
 	in, err := items.Load(items.Spec{
 		Kernel: f.kernel, Embeddings: f.embeddings, Quality: f.quality, IDs: f.ids,
 		IDColumn: f.idColumn, QualityColumn: f.qualityColumn, GroupColumn: f.groupColumn,
-		FeatureColumns: splitList(f.featureColumns), FeaturePrefix: f.featurePrefix, ExcludeColumns: splitList(f.excludeColumns),
+		FeatureColumns: configkeys.ParseList(f.featureColumns), FeaturePrefix: f.featurePrefix, ExcludeColumns: configkeys.ParseList(f.excludeColumns),
 		FingerprintColumn: f.fingerprintColumn, FingerprintFormat: f.fingerprintFormat, Standardize: f.standardize,
 		EmbeddingKernel: embKernel, LengthScale: f.lengthScale, Normalize: f.normalize, RawNPY: f.rawNPY,
 	}, stderr, quiet)

@@ -72,7 +72,7 @@ var commands = []func(g *GlobalOptions) *cobra.Command{
 
 // NewRootCommand builds the qvs command tree writing to stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) (*cobra.Command, *GlobalOptions) {
-	g := &GlobalOptions{}
+	g := &GlobalOptions{fromFlags: map[string]bool{}}
 	root := &cobra.Command{
 		Use:   "qvs",
 		Short: "Quality-weighted Vendi scores and diverse experimental design",

@@ -273,7 +273,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 			return configkeys.Wrap("pool.csv.similarity", err)
 		}
 	}
-	g, info, err := BuildGraph(cacheDir, p.Dense, p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
+	g, info, err := buildGraph(cacheDir, p.denseSrc(), p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.File, err)
 	}

@@ -112,7 +112,7 @@ func denseKNN(x [][]float64, k int, metric string, workers int, progress func(do
 	if err := checkDense(x); err != nil {
 		return nil, err
 	}
-	w, err := workingRows[float64](x, metric == MetricCosine)
+	w, err := workingRows[float64](denseSrc{x64: x}, metric == MetricCosine)
 	if err != nil {
 		return nil, err
 	}
@@ -152,27 +152,29 @@ func checkDense(x [][]float64) error {
 // mean (Euclidean) or scaled to unit length (cosine: the squared Euclidean
 // distance of unit vectors is twice the cosine distance), computed in
 // float64 and stored as T. A zero row is an error for cosine.
-func workingRows[T float32 | float64](x [][]float64, cosine bool) ([]T, error) {
-	n, d := len(x), len(x[0])
+func workingRows[T float32 | float64](x denseSrc, cosine bool) ([]T, error) {
+	n, d := x.n(), x.d()
 	w := make([]T, n*d)
+	buf := make([]float64, d)
 	if !cosine {
 		mean := make([]float64, d)
-		for _, row := range x {
-			for c, v := range row {
+		for i := range n {
+			for c, v := range x.row64(i, buf) {
 				mean[c] += v
 			}
 		}
 		for c := range mean {
 			mean[c] /= float64(n)
 		}
-		for i, row := range x {
-			for c, v := range row {
+		for i := range n {
+			for c, v := range x.row64(i, buf) {
 				w[i*d+c] = T(v - mean[c])
 			}
 		}
 		return w, nil
 	}
-	for i, row := range x {
+	for i := range n {
+		row := x.row64(i, buf)
 		var s float64
 		for _, v := range row {
 			s += v * v
@@ -224,10 +226,12 @@ func rotateToPrincipalAxes(w []float64, n, d int) []float64 {
 	return out
 }
 
-func euclidean(a, b []float64) float64 {
+// euclidean is |a - b|. The sums run in float64 whatever T: float32 rows
+// give the distance of the same values held as float64, bit for bit.
+func euclidean[T float32 | float64](a, b []T) float64 {
 	var s float64
 	for c, v := range a {
-		e := v - b[c]
+		e := float64(v) - float64(b[c])
 		s += e * e
 	}
 	return math.Sqrt(s)
@@ -235,12 +239,14 @@ func euclidean(a, b []float64) float64 {
 
 // cosineDistance is 1 - a.b/(|a||b|), clamped to [0, 2] against rounding.
 // Zero vectors have distance 1 to everything except another zero vector.
-func cosineDistance(a, b []float64) float64 {
+// Sums in float64 whatever T (as euclidean).
+func cosineDistance[T float32 | float64](a, b []T) float64 {
 	var ab, aa, bb float64
-	for c, v := range a {
-		ab += v * b[c]
+	for c, w := range a {
+		v, u := float64(w), float64(b[c])
+		ab += v * u
 		aa += v * v
-		bb += b[c] * b[c]
+		bb += u * u
 	}
 	if aa == 0 || bb == 0 {
 		if aa == bb {

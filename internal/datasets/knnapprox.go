@@ -128,14 +128,24 @@ type approxSpace interface {
 // lower index; a row may miss some of its exact neighbours (the recall is
 // measured and returned). See ApproxKNN for the method.
 func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
-	n := len(x)
+	return approxDenseKNN(denseSrc{x64: x}, k, metric, opt)
+}
+
+// ApproxDenseKNN32 is ApproxDenseKNN on float32 features (the same graph
+// as ApproxDenseKNN on the values widened to float64).
+func ApproxDenseKNN32(x Rows32, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	return approxDenseKNN(denseSrc{x32: x}, k, metric, opt)
+}
+
+func approxDenseKNN(x denseSrc, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+	n := x.n()
 	if err := checkK(n, k); err != nil {
 		return nil, ApproxStats{}, err
 	}
 	if metric != MetricEuclidean && metric != MetricCosine {
 		return nil, ApproxStats{}, fmt.Errorf("kNN graph: metric %q is not one of %q, %q for dense features", metric, MetricEuclidean, MetricCosine)
 	}
-	sp, err := newDenseSpace(x, metric)
+	sp, err := newDenseSpaceOf(x, metric)
 	if err != nil {
 		return nil, ApproxStats{}, err
 	}
@@ -203,25 +213,26 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers)
 	sp := orig.permuted(perm)
 	orig.dropWorking() // the recall below reads its exact distances only
-	// 1. Trees: built one after another (each item is in exactly one leaf of
-	// a tree, so a tree's leaves update disjoint rows in parallel).
-	items := make([]int32, n)
-	for t := 0; t < opt.Trees; t++ {
-		for i := range items {
-			items[i] = int32(i)
-		}
-		leaves := buildRPTree(sp, items, opt.LeafSize, rng.Uint64(), opt.Workers)
-		parallel.Blocks(len(leaves), 1, opt.Workers, func(_, l, _ int) {
-			leaf := leaves[l]
-			for a := 0; a < len(leaf); a++ {
-				for b := a + 1; b < len(leaf); b++ {
-					v := sp.work(leaf[a], leaf[b])
-					h.push(leaf[a], leaf[b], v)
-					h.push(leaf[b], leaf[a], v)
-				}
+	// 1. Trees: built Workers at a time, one per goroutine (no serial top
+	// levels), each from its own seed drawn in order; then their leaves
+	// are measured one tree after another (pushLeaves).
+	seeds := make([]uint64, opt.Trees)
+	for t := range seeds {
+		seeds[t] = rng.Uint64()
+	}
+	batch := make([][][]int32, 0, opt.Workers)
+	for t0 := 0; t0 < opt.Trees; t0 += opt.Workers {
+		batch = batch[:min(opt.Workers, opt.Trees-t0)]
+		parallel.Blocks(len(batch), 1, opt.Workers, func(_, b, _ int) {
+			items := make([]int32, n)
+			for i := range items {
+				items[i] = int32(i)
 			}
-			report(int64(len(leaf)))
+			batch[b] = buildRPTree(sp, items, opt.LeafSize, seeds[t0+b], 1)
 		})
+		for _, leaves := range batch {
+			pushLeaves(sp, h, leaves, opt.Workers, report)
+		}
 	}
 	// Rows the trees left short (k close to the leaf size, duplicates) get
 	// random candidates: NN-descent only reaches neighbours of neighbours,
@@ -540,6 +551,23 @@ func (r *revLists) build(h *candHeap, n, kc, kx int) {
 	}
 }
 
+// pushLeaves measures every pair within each leaf of one tree and offers
+// it to both rows (each item is in exactly one leaf, so the leaves update
+// disjoint rows in parallel).
+func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, report func(int64)) {
+	parallel.Blocks(len(leaves), 1, workers, func(_, l, _ int) {
+		leaf := leaves[l]
+		for a := 0; a < len(leaf); a++ {
+			for b := a + 1; b < len(leaf); b++ {
+				v := sp.work(leaf[a], leaf[b])
+				h.push(leaf[a], leaf[b], v)
+				h.push(leaf[b], leaf[a], v)
+			}
+		}
+		report(int64(len(leaf)))
+	})
+}
+
 // buildRPTree returns the leaves of one random-projection tree over items
 // (reordered in place; leaves are views into it).
 func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int) [][]int32 {
@@ -582,9 +610,98 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 	return leaves
 }
 
-// medianSplit reorders items so that the first half have the smaller key
-// (ties by index) and returns the half's size.
+// medianSplit reorders items (and key with them) so that the first half
+// are the len/2 items of smallest key, ties to the lower index, and returns
+// the half's size. The halves are found by selection (quickselect on the
+// pairs (key, index), which are distinct), in place and in linear time; the
+// order within each half is not sorted.
 func medianSplit(items []int32, key []float32) int {
+	key = key[:len(items)]
+	for m, v := range key {
+		if v != v { // NaN: ordered last
+			key[m] = float32(math.Inf(1))
+		}
+	}
+	m := len(items) / 2
+	selectPairs(items, key, m)
+	return m
+}
+
+// selectPairs reorders items and key together so that the pairs at
+// positions below m are the m smallest by (key, item).
+func selectPairs(items []int32, key []float32, m int) {
+	less := func(ka float32, ia int32, kb float32, ib int32) bool {
+		return ka < kb || ka == kb && ia < ib
+	}
+	swap := func(a, b int) {
+		items[a], items[b] = items[b], items[a]
+		key[a], key[b] = key[b], key[a]
+	}
+	lo, hi := 0, len(items) // the boundary m lies in [lo, hi]
+	for rounds := 0; hi-lo > 12; rounds++ {
+		if m == lo || m == hi {
+			return
+		}
+		if rounds > 64 { // pathological pivots: sort what is left
+			sortPairs(items[lo:hi], key[lo:hi])
+			return
+		}
+		// Median of three as the pivot, moved to lo.
+		mid := lo + (hi-lo)/2
+		x, y, z := lo, mid, hi-1
+		if less(key[y], items[y], key[x], items[x]) {
+			x, y = y, x
+		}
+		if less(key[z], items[z], key[y], items[y]) {
+			y = z
+			if less(key[y], items[y], key[x], items[x]) {
+				y = x
+			}
+		}
+		swap(lo, y)
+		pk, pi := key[lo], items[lo]
+		// Hoare partition of (lo, hi): [lo+1, i) below the pivot, (j, hi)
+		// above it.
+		i, j := lo+1, hi-1
+		for {
+			for i <= j && less(key[i], items[i], pk, pi) {
+				i++
+			}
+			for i <= j && less(pk, pi, key[j], items[j]) {
+				j--
+			}
+			if i >= j {
+				break
+			}
+			swap(i, j)
+			i++
+			j--
+		}
+		swap(lo, j) // the pivot at j: [lo, j) below, (j, hi) above
+		switch {
+		case m <= j:
+			hi = j
+		case m > j+1:
+			lo = j + 1
+		default:
+			return
+		}
+	}
+	sortPairs(items[lo:hi], key[lo:hi])
+}
+
+// sortPairs sorts items and key together by (key, item) (insertion sort
+// for short runs, else through a slice of pairs).
+func sortPairs(items []int32, key []float32) {
+	if len(items) <= 32 {
+		for a := 1; a < len(items); a++ {
+			for b := a; b > 0 && (key[b] < key[b-1] || key[b] == key[b-1] && items[b] < items[b-1]); b-- {
+				items[b], items[b-1] = items[b-1], items[b]
+				key[b], key[b-1] = key[b-1], key[b]
+			}
+		}
+		return
+	}
 	type kv struct {
 		k float32
 		i int32
@@ -599,17 +716,20 @@ func medianSplit(items []int32, key []float32) int {
 		}
 		return cmp.Compare(a.i, b.i)
 	})
-	for a := range items {
-		items[a] = pairs[a].i
+	for a, p := range pairs {
+		items[a], key[a] = p.i, p.k
 	}
-	return len(items) / 2
 }
 
 // denseSpace: working rows are float32, centred (Euclidean) or scaled to
 // unit length (cosine, whose distance is half the squared Euclidean one of
 // unit vectors); the working distance is the squared Euclidean distance.
+// The exact distance reads the original features (src, float64 or float32
+// as given, never copied): item p of a permuted space is item perm[p] of
+// src.
 type denseSpace struct {
-	x      [][]float64
+	src    denseSrc
+	perm   []int32 // nil: the identity
 	d      int
 	w      []float32
 	norm2  []float32 // squared norms of the working rows
@@ -618,14 +738,19 @@ type denseSpace struct {
 }
 
 func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
-	if err := checkDense(x); err != nil {
+	return newDenseSpaceOf(denseSrc{x64: x}, metric)
+}
+
+func newDenseSpaceOf(src denseSrc, metric string) (*denseSpace, error) {
+	if err := src.check(); err != nil {
 		return nil, err
 	}
-	w, err := workingRows[float32](x, metric == MetricCosine)
+	w, err := workingRows[float32](src, metric == MetricCosine)
 	if err != nil {
 		return nil, err
 	}
-	sp := &denseSpace{x: x, d: len(x[0]), w: w, cosine: metric == MetricCosine, norm2: make([]float32, len(x))}
+	n := src.n()
+	sp := &denseSpace{src: src, d: src.d(), w: w, cosine: metric == MetricCosine, norm2: make([]float32, n)}
 	for i := range sp.norm2 {
 		row := w[i*sp.d : (i+1)*sp.d]
 		sp.norm2[i] = sp.blas.Sdot(sp.d, row, 1, row, 1)
@@ -633,18 +758,49 @@ func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
 	return sp, nil
 }
 
-func (s *denseSpace) n() int { return len(s.x) }
+func (s *denseSpace) n() int { return len(s.norm2) }
 
 func (s *denseSpace) dropWorking() { s.w, s.norm2 = nil, nil }
 
+// permuted moves the working rows into the new order in place (following
+// the permutation's cycles: no second copy of them) and hands them to the
+// returned space; s keeps its exact distances only (as after dropWorking).
 func (s *denseSpace) permuted(perm []int32) approxSpace {
-	d := s.d
-	t := &denseSpace{x: make([][]float64, len(perm)), d: d, w: make([]float32, len(s.w)), norm2: make([]float32, len(perm)), cosine: s.cosine}
-	for p, i := range perm {
-		t.x[p] = s.x[i]
-		copy(t.w[p*d:(p+1)*d], s.w[int(i)*d:int(i)*d+d])
-		t.norm2[p] = s.norm2[i]
+	d, n := s.d, len(perm)
+	w := s.w
+	done := make([]uint64, (n+63)/64)
+	tmp := make([]float32, d)
+	for start := range n {
+		if done[start/64]&(1<<(start%64)) != 0 {
+			continue
+		}
+		// Row p receives row perm[p], along the cycle through start.
+		copy(tmp, w[start*d:(start+1)*d])
+		p := start
+		for {
+			done[p/64] |= 1 << (p % 64)
+			q := int(perm[p])
+			if q == start {
+				copy(w[p*d:(p+1)*d], tmp)
+				break
+			}
+			copy(w[p*d:(p+1)*d], w[q*d:(q+1)*d])
+			p = q
+		}
 	}
+	norm2 := make([]float32, n)
+	for p, i := range perm {
+		norm2[p] = s.norm2[i]
+	}
+	orig := perm
+	if s.perm != nil {
+		orig = make([]int32, n)
+		for p, i := range perm {
+			orig[p] = s.perm[i]
+		}
+	}
+	t := &denseSpace{src: s.src, perm: orig, d: d, w: w, norm2: norm2, cosine: s.cosine}
+	s.w = nil
 	return t
 }
 
@@ -666,14 +822,14 @@ func (s *denseSpace) workMany(i int32, js []int32, out []float32) {
 }
 
 func (s *denseSpace) exact(i, j int) float64 {
-	if s.cosine {
-		return cosineDistance(s.x[i], s.x[j])
+	if s.perm != nil {
+		i, j = int(s.perm[i]), int(s.perm[j])
 	}
-	return euclidean(s.x[i], s.x[j])
+	return s.src.dist(i, j, s.cosine)
 }
 
-// split projects items on the difference of two random members and splits
-// at the median.
+// split projects items on the difference of two random members (gonum's
+// vectorised Sdot per item) and splits at the median.
 func (s *denseSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
 	d := s.d
 	a := int(items[rng.IntN(len(items))])
@@ -689,11 +845,7 @@ func (s *denseSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
 	}
 	key := proj[:len(items)]
 	for m, i := range items {
-		var v float32
-		for c, x := range s.w[int(i)*d : int(i)*d+d] {
-			v += x * dir[c]
-		}
-		key[m] = v
+		key[m] = s.blas.Sdot(d, s.w[int(i)*d:int(i)*d+d], 1, dir, 1)
 	}
 	return medianSplit(items, key)
 }

@@ -60,11 +60,17 @@ var approxCacheParams = ApproxOptions{Seed: 1}
 // approximate graph's key adds the method and its parameters, and its file
 // also keeps the measured recall.
 func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
-	n := len(dense) + len(bits)
+	return buildGraph(cacheDir, denseSrc{x64: dense}, bits, k, metric, method, opt)
+}
+
+// buildGraph is BuildGraph on dense features held as float64 rows or as a
+// float32 block (the same graph, cache key and file for the same values).
+func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
+	var n int
 	if metric == MetricTanimoto {
-		dense, n = nil, len(bits)
+		dense, n = denseSrc{}, len(bits)
 	} else {
-		bits, n = nil, len(dense)
+		bits, n = nil, dense.n()
 	}
 	m, err := ResolveKNNMethod(method, n)
 	if err != nil {
@@ -77,7 +83,9 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 			if metric == MetricTanimoto {
 				return bitsKNN(bits, k, opt.Workers, opt.Progress)
 			}
-			return denseKNN(dense, k, metric, opt.Workers, opt.Progress)
+			// float32 rows are widened for the exact graph (below
+			// ApproxMinItems items by default: a small copy).
+			return denseKNN(dense.float64Rows(), k, metric, opt.Workers, opt.Progress)
 		}
 		ao := approxCacheParams
 		ao.Workers, ao.Progress = opt.Workers, opt.Progress
@@ -86,7 +94,7 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 		if metric == MetricTanimoto {
 			g, info.Stats, err = ApproxBitsKNN(bits, k, ao)
 		} else {
-			g, info.Stats, err = ApproxDenseKNN(dense, k, metric, ao)
+			g, info.Stats, err = approxDenseKNN(dense, k, metric, ao)
 		}
 		return g, err
 	}
@@ -95,10 +103,10 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
 		return g, info, err
 	}
-	key := KNNCacheKey(dense, bits, k, metric)
+	key := knnCacheKey(dense, bits, k, metric)
 	if m == KNNApprox {
 		p := approxCacheParams
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v1 seed=%d trees=%d leaf=%d extra=%d iter=%d delta=%g recall=%d",
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v2 seed=%d trees=%d leaf=%d extra=%d iter=%d delta=%g recall=%d",
 			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Delta, p.RecallRows))
 		key = hex.EncodeToString(sum[:])
 	}

@@ -26,14 +26,26 @@ var knnMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'N', '0', '1'}
 // cache format version, metric, k, the feature matrix shape and every
 // feature's bytes (float64 bits or fingerprint words, little-endian).
 func KNNCacheKey(dense [][]float64, bits [][]uint64, k int, metric string) string {
+	if dense == nil {
+		return knnCacheKey(denseSrc{}, bits, k, metric)
+	}
+	return knnCacheKey(denseSrc{x64: dense}, bits, k, metric)
+}
+
+// knnCacheKey is KNNCacheKey of dense rows held either way: float32 rows
+// are hashed as their float64 values, so the key is that of the same
+// values held as float64.
+func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00k=%d\x00", knnCacheVersion, metric, k)
 	var buf []byte
-	if dense != nil {
-		fmt.Fprintf(h, "dense %d", len(dense))
-		for _, row := range dense {
-			buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(len(row)))
-			for _, v := range row {
+	if n := dense.n(); dense.x64 != nil || dense.x32.Data != nil {
+		fmt.Fprintf(h, "dense %d", n)
+		row := make([]float64, dense.d())
+		for i := range n {
+			r := dense.row64(i, row)
+			buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(len(r)))
+			for _, v := range r {
 				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 			}
 			h.Write(buf)

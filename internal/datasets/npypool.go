@@ -19,8 +19,10 @@ import (
 // one row per item (pool.csv.file ends in .npy), read straight into one
 // contiguous copy of the features:
 //   - float32 or float64 (either byte order): real features, every value
-//     finite, metric euclidean or cosine (float32 values are widened to
-//     float64 exactly);
+//     finite, metric euclidean or cosine; float32 features are kept as
+//     read (Pool.Dense32, one copy at 4 bytes a value; distances computed
+//     from them in float64 equal those of the values widened, bit for
+//     bit), except with cfg.Standardize (then widened to float64);
 //   - uint8 with metric tanimoto: packed fingerprints, each row
 //     ceil(bits/8) bytes as numpy.packbits(fp, axis=1) writes them (bit b
 //     of the fingerprint is bit 7 - b%8 of byte b/8, most significant bit
@@ -102,6 +104,22 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 		}
 	case cfg.Metric == MetricTanimoto:
 		return nil, fmt.Errorf("%s: dtype %s with metric tanimoto: expected uint8 (packed bits, numpy.packbits) or bool (one bit per column)", path, h.Dtype)
+	case dt == "f4" && !cfg.Standardize:
+		p.Dense32 = Rows32{Data: make([]float32, n*d), D: d}
+		buf := make([]byte, 4*d)
+		for i := range n {
+			if _, err := io.ReadFull(br, buf); err != nil {
+				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
+			}
+			x := p.Dense32.Row(i)
+			for c := range x {
+				v := math.Float32frombits(order.Uint32(buf[4*c:]))
+				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					return nil, fmt.Errorf("%s: row %d, column %d: value %v is not a finite number", path, i+1, c+1, f)
+				}
+				x[c] = v
+			}
+		}
 	default:
 		width := map[string]int{"f4": 4, "f8": 8, "u1": 1, "b1": 1}[dt]
 		if width == 0 {

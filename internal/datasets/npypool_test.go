@@ -67,11 +67,88 @@ func TestNPYPoolMatchesCSV(t *testing.T) {
 		if !got.Unlabeled || got.IDs != nil || got.Graph.Method != KNNExact {
 			t.Errorf("%s: unlabelled %v, ids %v, method %q", p, got.Unlabeled, got.IDs, got.Graph.Method)
 		}
+		// float32 features stay float32 (one copy, 4 bytes a value).
+		if strings.HasSuffix(p, "p32.npy") != (got.Dense32.Data != nil && got.Dense == nil) {
+			t.Fatalf("%s: Dense32 %d values, Dense %d rows", p, len(got.Dense32.Data), len(got.Dense))
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatal(err)
+		}
 		for i := range x {
-			if !slices.Equal(got.Dense[i], want.Dense[i]) || !slices.Equal(got.Neighbors[i], want.Neighbors[i]) || !slices.Equal(got.Weights[i], want.Weights[i]) {
+			if !slices.Equal(got.Neighbors[i], want.Neighbors[i]) || !slices.Equal(got.Weights[i], want.Weights[i]) {
 				t.Fatalf("%s: row %d differs from the CSV pool", p, i)
 			}
+			for j := range x {
+				if got.Distance(i, j) != want.Distance(i, j) {
+					t.Fatalf("%s: Distance(%d, %d) = %v, CSV pool %v", p, i, j, got.Distance(i, j), want.Distance(i, j))
+				}
+			}
 		}
+	}
+}
+
+// A float32 .npy pool (kept as Dense32) and the float64 .npy of the same
+// values give the same approximate graph, weights, distances and cache
+// key under both metrics; with standardize the float32 values are widened.
+func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
+	dir := t.TempDir()
+	x := clusteredGaussian(400, 6, 5, 12)
+	f32 := make([]float32, 0, 400*6)
+	f64 := make([]float64, 0, 400*6)
+	for _, row := range x {
+		for _, v := range row {
+			f32 = append(f32, float32(v))
+			f64 = append(f64, float64(float32(v)))
+		}
+	}
+	p32 := writeNPYPool(t, dir, "a32.npy", "<f4", []int{400, 6}, f32)
+	p64 := writeNPYPool(t, dir, "a64.npy", "<f8", []int{400, 6}, f64)
+	for _, metric := range []string{MetricEuclidean, MetricCosine} {
+		var pools [2]*Pool
+		for a, p := range []string{p32, p64} {
+			cfg := npyPoolConfig(p)
+			cfg.CSV.Metric, cfg.CSV.K, cfg.CSV.KNN = metric, 8, KNNApprox
+			var err error
+			if pools[a], err = Load(cfg, "", filepath.Join(dir, "cache-"+metric), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := pools[0], pools[1]
+		if a.Dense32.Data == nil || a.Dense != nil || b.Dense == nil {
+			t.Fatalf("%s: float32 pool not kept as Dense32", metric)
+		}
+		// The second load found the first's cache file: same key.
+		if a.Graph.Status != CacheMiss || b.Graph.Status != CacheHit || a.Graph.CacheFile != b.Graph.CacheFile {
+			t.Errorf("%s: cache %v %v, files %s %s", metric, a.Graph.Status, b.Graph.Status, a.Graph.CacheFile, b.Graph.CacheFile)
+		}
+		for i := range 400 {
+			if !slices.Equal(a.Neighbors[i], b.Neighbors[i]) || !slices.Equal(a.Weights[i], b.Weights[i]) {
+				t.Fatalf("%s: row %d differs", metric, i)
+			}
+			for j := 0; j < 400; j += 7 {
+				if a.Distance(i, j) != b.Distance(i, j) {
+					t.Fatalf("%s: Distance(%d, %d) = %v, float64 %v", metric, i, j, a.Distance(i, j), b.Distance(i, j))
+				}
+			}
+		}
+		// Built without the cache, the float32 pool's graph is the float64 one's.
+		g, _, err := ApproxDenseKNN32(a.Dense32, 8, metric, approxCacheParams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g64, _, _ := ApproxDenseKNN(b.Dense, 8, metric, approxCacheParams)
+		if !slices.Equal(g.Index, g64.Index) || !slices.Equal(g.Distance, g64.Distance) {
+			t.Fatalf("%s: ApproxDenseKNN32 differs from ApproxDenseKNN", metric)
+		}
+	}
+	cfg := npyPoolConfig(p32)
+	cfg.CSV.Standardize = true
+	p, err := Load(cfg, "", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Dense == nil || p.Dense32.Data != nil {
+		t.Error("standardize: float32 features not widened")
 	}
 }
 

@@ -17,9 +17,10 @@ type Pool struct {
 	// labels the user observed, never simulated campaigns.
 	Unlabeled bool
 
-	// Features: exactly one of Dense or Bits is set.
-	Dense [][]float64 // n x d real features
-	Bits  [][]uint64  // n fingerprints, each ceil(nbits/64) words
+	// Features: exactly one of Dense, Dense32 or Bits is set.
+	Dense   [][]float64 // n x d real features
+	Dense32 Rows32      // n x d float32 features as read (a float32 .npy pool)
+	Bits    [][]uint64  // n fingerprints, each ceil(nbits/64) words
 
 	Neighbors [][]int32   // kNN graph: row i = i's neighbours, nearest first
 	Weights   [][]float64 // matching weights

@@ -16,10 +16,8 @@ import (
 // from, bit for bit. It panics on an unknown metric (Validate reports it).
 func (p *Pool) Distance(i, j int) float64 {
 	switch p.Metric {
-	case MetricEuclidean:
-		return euclidean(p.Dense[i], p.Dense[j])
-	case MetricCosine:
-		return cosineDistance(p.Dense[i], p.Dense[j])
+	case MetricEuclidean, MetricCosine:
+		return p.denseSrc().dist(i, j, p.Metric == MetricCosine)
 	case MetricTanimoto:
 		return 1 - Tanimoto(p.Bits[i], p.Bits[j])
 	case MetricGraph:
@@ -29,6 +27,15 @@ func (p *Pool) Distance(i, j int) float64 {
 		return 1 - (p.graphWeight(i, j)+p.graphWeight(j, i))/2
 	}
 	panic(fmt.Sprintf("datasets: pool %q has unknown metric %q", p.Name, p.Metric))
+}
+
+// denseSrc is the pool's dense features (Dense or Dense32) as the kNN
+// builders read them.
+func (p *Pool) denseSrc() denseSrc {
+	if p.Dense32.Data != nil {
+		return denseSrc{x32: p.Dense32}
+	}
+	return denseSrc{x64: p.Dense}
 }
 
 // PositiveCount is the number of positive items.
@@ -66,6 +73,18 @@ func (p *Pool) Validate() error {
 	switch {
 	case p.Dense != nil && p.Bits != nil:
 		return fmt.Errorf("pool %q has both dense and bit features", p.Name)
+	case p.Dense32.Data != nil && (p.Dense != nil || p.Bits != nil):
+		return fmt.Errorf("pool %q has float32 features and also dense or bit ones", p.Name)
+	case p.Dense32.Data != nil:
+		if p.Metric != MetricEuclidean && p.Metric != MetricCosine {
+			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, MetricEuclidean, MetricCosine)
+		}
+		if p.Dense32.Len() != n || len(p.Dense32.Data) != n*p.Dense32.D {
+			return fmt.Errorf("pool %q has %d float32 features in rows of %d for %d items", p.Name, len(p.Dense32.Data), p.Dense32.D, n)
+		}
+		if err := p.denseSrc().check(); err != nil {
+			return fmt.Errorf("pool %q: %w", p.Name, err)
+		}
 	case p.Dense != nil:
 		if p.Metric != MetricEuclidean && p.Metric != MetricCosine {
 			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, MetricEuclidean, MetricCosine)
@@ -152,7 +171,9 @@ func (p *Pool) GraphCSR() *fileio.CSR {
 func (p *Pool) CachedLoadSeconds(loadSeconds float64) float64 {
 	info := p.Graph
 	featureBytes := 8 * float64(p.Len())
-	if len(p.Dense) > 0 {
+	if p.Dense32.D > 0 {
+		featureBytes *= float64(p.Dense32.D)
+	} else if len(p.Dense) > 0 {
 		featureBytes *= float64(len(p.Dense[0]))
 	} else if len(p.Bits) > 0 {
 		featureBytes *= float64(len(p.Bits[0]))

@@ -304,6 +304,16 @@ func PoolEmbedding(pool *datasets.Pool) (*Embedding, error) {
 		}
 		d = len(pool.Dense[0])
 		row = func(i int, dst []float64) { copy(dst, pool.Dense[i]) }
+	case pool.Dense32.Data != nil:
+		if pool.Dense32.Len() != n || n == 0 {
+			return nil, fmt.Errorf("pool %s: %d float32 feature rows for %d items", pool.Name, pool.Dense32.Len(), n)
+		}
+		d = pool.Dense32.D
+		row = func(i int, dst []float64) {
+			for c, v := range pool.Dense32.Row(i) {
+				dst[c] = float64(v)
+			}
+		}
 	case pool.Bits != nil:
 		row, d = bitRow(pool.Bits)
 	default:

@@ -117,7 +117,8 @@ func (e ECI) batch(st *State, b int, check func(fm *Model, score []float64)) ([]
 		// The fantasy changes the open mass of x (labelled), of its reverse
 		// neighbours (probability) and of its close neighbours (covered).
 		changed = append(changed[:0], int32(x))
-		changed = append(changed, fm.g.rev[x]...)
+		rev, _ := fm.g.rev.Of(x)
+		changed = append(changed, rev...)
 		nbr, w := fm.Neighbors(x)
 		for t, j := range nbr {
 			if w[t] > e.Threshold {
@@ -152,9 +153,9 @@ func (e ECI) queue(m *Model, j int32, mark []int32, stamp int32, rescore []int32
 		mark[j] = stamp
 		rescore = append(rescore, j)
 	}
-	rev, revW := m.Influenced(int(j))
+	rev, at := m.Influenced(int(j))
 	for u, y := range rev {
-		if revW[u] > e.Threshold && mark[y] != stamp {
+		if m.InfluenceWeight(y, at[u]) > e.Threshold && mark[y] != stamp {
 			mark[y] = stamp
 			rescore = append(rescore, y)
 		}

@@ -175,14 +175,15 @@ type ensScratch struct {
 func (t *ensTable) changed(x int, s *ensScratch) {
 	s.removed = append(s.removed[:0], t.rank[x])
 	s.newVals[0], s.newVals[1] = s.newVals[0][:0], s.newVals[1][:0]
-	rev, revW := t.m.Influenced(x)
+	rev, at := t.m.Influenced(x)
 	for u, j := range rev {
 		if t.m.Observed(int(j)) {
 			continue
 		}
+		w := t.m.InfluenceWeight(j, at[u])
 		s.removed = append(s.removed, t.rank[j])
-		s.newVals[0] = append(s.newVals[0], t.m.FantasyProbability(int(j), revW[u], false))
-		s.newVals[1] = append(s.newVals[1], t.m.FantasyProbability(int(j), revW[u], true))
+		s.newVals[0] = append(s.newVals[0], t.m.FantasyProbability(int(j), w, false))
+		s.newVals[1] = append(s.newVals[1], t.m.FantasyProbability(int(j), w, true))
 	}
 	slices.Sort(s.removed)
 	for _, v := range s.newVals {
@@ -203,7 +204,7 @@ func (t *ensTable) changed(x int, s *ensScratch) {
 // fast score stays within rounding of the exact one; contenders are
 // rescored from changed).
 func (t *ensTable) changedTop(x, k int, s *ensScratch) {
-	rev, revW := t.m.Influenced(x)
+	rev, at := t.m.Influenced(x)
 	lim := k + len(rev)
 	thr := math.Inf(-1)
 	if lim < len(t.sorted) {
@@ -221,10 +222,11 @@ func (t *ensTable) changedTop(x, k int, s *ensScratch) {
 		if int(t.rank[j]) < lim {
 			s.removed = append(s.removed, t.rank[j])
 		}
-		if v := t.m.FantasyProbability(int(j), revW[u], false); v > thr {
+		w := t.m.InfluenceWeight(j, at[u])
+		if v := t.m.FantasyProbability(int(j), w, false); v > thr {
 			s.newVals[0] = append(s.newVals[0], v)
 		}
-		if v := t.m.FantasyProbability(int(j), revW[u], true); v > thr {
+		if v := t.m.FantasyProbability(int(j), w, true); v > thr {
 			s.newVals[1] = append(s.newVals[1], v)
 		}
 	}
@@ -247,10 +249,10 @@ func (t *ensTable) changedTop(x, k int, s *ensScratch) {
 // G = Σ_j max(0, p'_j - max(p_j, s_k)). Hence ENS(x) <= p + topMinus + p G.
 func (t *ensTable) upperBound(x, k int, top, sk float64) float64 {
 	gain := 0.0
-	rev, revW := t.m.Influenced(x)
+	rev, at := t.m.Influenced(x)
 	for u, j := range rev {
 		if !t.m.Observed(int(j)) {
-			gain += max(0, t.m.FantasyProbability(int(j), revW[u], true)-max(t.p[j], sk))
+			gain += max(0, t.m.FantasyProbability(int(j), t.m.InfluenceWeight(j, at[u]), true)-max(t.p[j], sk))
 		}
 	}
 	return t.bound(x, k, top, sk, gain)

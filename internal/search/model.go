@@ -3,6 +3,8 @@ package search
 import (
 	"fmt"
 	"math"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // Model is the k-nearest-neighbour (kNN) model of active search (Garnett
@@ -34,9 +36,8 @@ type Model struct {
 type graph struct {
 	nbr  [][]int32
 	w    [][]float64
-	rev  [][]int32   // rev[l] = items j whose neighbour list contains l
-	revW [][]float64 // revW[l][t] = w(rev[l][t], l)
-	wmax []float64   // wmax[i] = largest weight in row i (0 if the row is empty)
+	rev  *vendi.KNNReverse // rev.Of(l): the items j listing l, and l's positions t in their lists (w[j][t])
+	wmax []float64         // wmax[i] = largest weight in row i (0 if the row is empty)
 }
 
 // PriorFromPrevalence returns the pseudo-counts (a0, a1) the authors use:
@@ -61,7 +62,6 @@ func NewModel(nbr [][]int32, w [][]float64, a0, a1 float64) (*Model, error) {
 	if !(a0 >= 0 && a1 >= 0 && a0+a1 > 0) || math.IsInf(a0+a1, 0) {
 		return nil, fmt.Errorf("search: kNN model pseudo-counts a0=%g, a1=%g must be finite, >= 0 and not both 0", a0, a1)
 	}
-	indeg := make([]int, n)
 	for i, row := range nbr {
 		if len(w[i]) != len(row) {
 			return nil, fmt.Errorf("search: kNN graph row %d has %d neighbours but %d weights", i, len(row), len(w[i]))
@@ -76,32 +76,12 @@ func NewModel(nbr [][]int32, w [][]float64, a0, a1 float64) (*Model, error) {
 			if v := w[i][t]; !(v >= 0) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("search: kNN graph row %d: weight %g of neighbour %d is not finite and >= 0", i, v, j)
 			}
-			indeg[j]++
 		}
 	}
-	g := &graph{nbr: nbr, w: w, rev: make([][]int32, n), revW: make([][]float64, n), wmax: make([]float64, n)}
+	g := &graph{nbr: nbr, w: w, rev: vendi.NewKNNReverse(nbr), wmax: make([]float64, n)}
 	for i, row := range w {
 		for _, v := range row {
 			g.wmax[i] = max(g.wmax[i], v)
-		}
-	}
-	// One backing array for all reverse lists keeps them contiguous.
-	total := 0
-	for _, d := range indeg {
-		total += d
-	}
-	revAll := make([]int32, total)
-	revWAll := make([]float64, total)
-	off := 0
-	for l, d := range indeg {
-		g.rev[l] = revAll[off : off : off+d]
-		g.revW[l] = revWAll[off : off : off+d]
-		off += d
-	}
-	for i, row := range nbr {
-		for t, j := range row {
-			g.rev[j] = append(g.rev[j], int32(i))
-			g.revW[j] = append(g.revW[j], w[i][t])
 		}
 	}
 	return &Model{
@@ -136,8 +116,9 @@ func (m *Model) Observe(i int, positive bool) {
 	if positive {
 		acc = m.pos
 	}
-	for t, j := range m.g.rev[i] {
-		acc[j] += m.g.revW[i][t]
+	rev, at := m.g.rev.Of(i)
+	for u, j := range rev {
+		acc[j] += m.g.w[j][at[u]]
 	}
 }
 
@@ -181,10 +162,15 @@ func (m *Model) Probabilities(dst []float64) []float64 {
 // do not modify).
 func (m *Model) Neighbors(i int) ([]int32, []float64) { return m.g.nbr[i], m.g.w[i] }
 
-// Influenced returns the items whose neighbour lists contain i and the
-// weights they give i: exactly the items whose probability changes when i is
-// observed (shared; do not modify).
-func (m *Model) Influenced(i int) ([]int32, []float64) { return m.g.rev[i], m.g.revW[i] }
+// Influenced returns the items whose neighbour lists contain i and i's
+// positions in those lists (InfluenceWeight gives the weight): exactly the
+// items whose probability changes when i is observed (shared; do not
+// modify).
+func (m *Model) Influenced(i int) (rev, at []int32) { return m.g.rev.Of(i) }
+
+// InfluenceWeight is the weight item j gives its t-th neighbour, w[j][t]
+// (t from Influenced).
+func (m *Model) InfluenceWeight(j, t int32) float64 { return m.g.w[j][t] }
 
 // Unobserved returns the unlabelled items in increasing order.
 func (m *Model) Unobserved() []int {

@@ -64,7 +64,8 @@ func (s SELECT) Batch(st *State, b int) ([]int, error) {
 		fm.Observe(x, bool(s.Fantasy))
 		score[x] = math.Inf(-1)
 		// Only x's reverse neighbours change probability.
-		for _, j := range fm.g.rev[x] {
+		rev, _ := fm.g.rev.Of(x)
+		for _, j := range rev {
 			if !fm.Observed(int(j)) {
 				score[j] = s.Score(fm.Probability(int(j)))
 			}

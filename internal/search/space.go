@@ -91,7 +91,7 @@ func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order
 	// The kernel's rows are built when read, from the model's graph and
 	// reverse lists: a run reads the rows of its picks only.
 	g := s.Prior.g
-	s.Kernel = vendi.NewKNNKernel(g.nbr, g.w, g.rev, g.revW)
+	s.Kernel = vendi.NewKNNKernel(g.nbr, g.w, g.rev)
 	return s, nil
 }
 

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// reverseKNN is the reverse lists NewKNNKernel expects, built the plain
-// way: rev[j] gets i once per occurrence of j in i's list, i ascending.
+// reverseKNN is the reverse lists, built the plain way: rev[j] gets i
+// once per occurrence of j in i's list, i ascending, with the weight i
+// gives j.
 func reverseKNN(nbr [][]int32, w [][]float64) ([][]int32, [][]float64) {
 	rev, revW := make([][]int32, len(nbr)), make([][]float64, len(nbr))
 	for i, row := range nbr {
@@ -19,6 +20,26 @@ func reverseKNN(nbr [][]int32, w [][]float64) ([][]int32, [][]float64) {
 		}
 	}
 	return rev, revW
+}
+
+// reverseOf is NewKNNReverse(nbr), checked against reverseKNN: the same
+// items in the same order, and positions that give the same weights.
+func reverseOf(t *testing.T, nbr [][]int32, w [][]float64) *KNNReverse {
+	t.Helper()
+	r := NewKNNReverse(nbr)
+	rev, revW := reverseKNN(nbr, w)
+	for j := range nbr {
+		items, pos := r.Of(j)
+		if !slices.Equal(items, rev[j]) && len(items)+len(rev[j]) > 0 {
+			t.Fatalf("reverse list of %d: %v, want %v", j, items, rev[j])
+		}
+		for u, i := range items {
+			if nbr[i][pos[u]] != int32(j) || math.Float64bits(w[i][pos[u]]) != math.Float64bits(revW[j][u]) {
+				t.Fatalf("reverse list of %d, entry %d: position %d of row %d is not %d's weight", j, u, pos[u], i, j)
+			}
+		}
+	}
+	return r
 }
 
 // sameKernel fails unless every row and every entry of k equals s's bit
@@ -62,8 +83,7 @@ func TestKNNKernelMatchesSymmetrizeKNN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rev, revW := reverseKNN(nbr, w)
-		sameKernel(t, name, NewKNNKernel(nbr, w, rev, revW), s)
+		sameKernel(t, name, NewKNNKernel(nbr, w, reverseOf(t, nbr, w)), s)
 	}
 	for _, sz := range [][2]int{{1, 0}, {2, 1}, {50, 7}, {3000, 12}} {
 		nbr, w := randomKNNGraph(rng, sz[0], sz[1])
@@ -92,8 +112,7 @@ func TestKNNKernelMatchesSymmetrizeKNN(t *testing.T) {
 func TestKNNKernelConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 6))
 	nbr, w := randomKNNGraph(rng, 400, 9)
-	rev, revW := reverseKNN(nbr, w)
-	k := NewKNNKernel(nbr, w, rev, revW)
+	k := NewKNNKernel(nbr, w, reverseOf(t, nbr, w))
 	s, err := SymmetrizeKNN(len(nbr), nbr, w)
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +137,9 @@ func TestKNNKernelConcurrent(t *testing.T) {
 func BenchmarkKNNKernelRows(b *testing.B) {
 	rng := rand.New(rand.NewPCG(2, 3))
 	nbr, w := randomKNNGraph(rng, 1_000_000, 20)
-	rev, revW := reverseKNN(nbr, w)
+	rev := NewKNNReverse(nbr)
 	for b.Loop() {
-		k := NewKNNKernel(nbr, w, rev, revW)
+		k := NewKNNKernel(nbr, w, rev)
 		for i := range 100 {
 			k.Row(i * 9973)
 		}

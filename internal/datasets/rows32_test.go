@@ -202,3 +202,20 @@ func BenchmarkDenseWorkMany(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRPTree: one random-projection tree (leaves of 48) over 500,000
+// rows of the scripts/knn-bench.sh pool, on one goroutine: the projections
+// and median splits of the initial graph's trees.
+func BenchmarkRPTree(b *testing.B) {
+	sp, err := newDenseSpace(benchPool(500_000), MetricEuclidean)
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := make([]int32, 500_000)
+	for b.Loop() {
+		for i := range items {
+			items[i] = int32(i)
+		}
+		buildRPTree(sp, items, 48, 1, 1)
+	}
+}

@@ -32,7 +32,9 @@
 //   - csv: any table with feature columns, a label column and an optional id
 //     column; or a .npy matrix of features (float32, float64, uint8; packed
 //     fingerprints MSB-first for Tanimoto) with an optional ids file, loaded
-//     into one contiguous copy, without labels.
+//     into one contiguous copy, without labels; float32 features stay
+//     float32 (Pool.Dense32, a Rows32), every distance computed from them
+//     in float64, equal bit for bit to that of the values widened.
 //
 // DefaultConfig documents every default and the reason for it.
 //
@@ -58,8 +60,9 @@
 //
 // CSV and .npy pools choose the graph by pool.csv.knn: exact, approx, or
 // auto (approximate from ApproxMinItems items; the built-in pools are
-// always exact). ApproxDenseKNN and ApproxBitsKNN build random-projection
-// trees for an initial graph, refine it by NN-descent (each round reads the
+// always exact). ApproxDenseKNN (ApproxDenseKNN32 on float32 rows) and
+// ApproxBitsKNN build random-projection trees for an initial graph (median
+// splits by quickselect, Workers trees at a time), refine it by NN-descent (each round reads the
 // previous round's rows, so the result depends on the seed only, not on the
 // scheduling), and re-rank each row's candidates by the exact distance, so
 // every listed distance equals Pool.Distance. The recall@k is measured

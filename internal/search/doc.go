@@ -41,7 +41,9 @@
 // run's metrics for summary.csv.
 //
 // Memory: a Space holds the relabelled graph (one array for every row) and
-// the kNN model with its reverse lists; its diversity kernel is a
+// the kNN model with its reverse lists (vendi.KNNReverse: the listing item
+// and a position in its row per edge, 8 bytes, the weight read from the
+// row); its diversity kernel is a
 // vendi.KNNKernel, whose rows are built when read (a run reads its picks'
 // rows), and the Pool's own kernel, for the metrics, is built once, on a
 // campaign's first use. A suggestion on 1,000,000 items with k = 20 peaks

@@ -247,6 +247,7 @@ type secularWork struct {
 	roots           []float64 // secular roots of dualExactOrPrune, by interval
 	bbuf            []float64 // far sums and root brackets of scoreUpper
 	groups          []int     // runs of merged poles of scoreUpper
+	solved          int       // secular equations solved (GreedyResult.Solved)
 }
 
 func (ws *secularWork) grow(r int) {

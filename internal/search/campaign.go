@@ -405,8 +405,8 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // Repeat r starts every method from the same random positive
 // (StartPositive) and, with ties "random", searches the pool relabelled in
 // the random order drawn from (seed, "order", r). A run replays the records
-// of an interrupted attempt, appends one record per query (each batch
-// durably, in one write), writes runs/KEY.curve.csv and returns the summary
+// of an interrupted attempt, appends one record per query (each batch in
+// one atomic write, campaign.Recorder.Append), writes runs/KEY.curve.csv and returns the summary
 // fields after key, method, q, params, repeat: positives, vs_q0 ...
 // vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
 // kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries

@@ -101,23 +101,29 @@ func NewModel(nbr [][]int32, w [][]float64, a0, a1 float64) (*Model, error) {
 func reverseLists(nbr [][]int32, w [][]float64, indeg []int) (rev [][]int32, revW [][]float64) {
 	n := len(nbr)
 	rev, revW = make([][]int32, n), make([][]float64, n)
+	// next[l]: where l's next entry goes (a counting sort by target, items
+	// in ascending order).
+	next := make([]int, n)
 	total := 0
-	for _, d := range indeg {
+	for l, d := range indeg {
+		next[l] = total
 		total += d
 	}
 	revAll := make([]int32, total)
 	revWAll := make([]float64, total)
+	for i, row := range nbr {
+		wi := w[i][:len(row)]
+		for t, j := range row {
+			k := next[j]
+			revAll[k], revWAll[k] = int32(i), wi[t]
+			next[j] = k + 1
+		}
+	}
 	off := 0
 	for l, d := range indeg {
-		rev[l] = revAll[off : off : off+d]
-		revW[l] = revWAll[off : off : off+d]
+		rev[l] = revAll[off : off+d : off+d]
+		revW[l] = revWAll[off : off+d : off+d]
 		off += d
-	}
-	for i, row := range nbr {
-		for t, j := range row {
-			rev[j] = append(rev[j], int32(i))
-			revW[j] = append(revW[j], w[i][t])
-		}
 	}
 	return rev, revW
 }

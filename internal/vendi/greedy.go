@@ -414,7 +414,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		if mu > thr {
 			f += g.p.Q.Term(mu)
 			rank++
-			maxEig = math.Max(maxEig, mu)
+			maxEig = max(maxEig, mu) // the builtin: math.Max's value on non-NaN input, inlined
 		}
 	}
 	// Largest eigenvalue outside the touched blocks.

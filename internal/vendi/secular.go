@@ -74,7 +74,7 @@ func (ws *secularWork) deflate(d, z []float64, a float64, emit func(mu float64))
 	scale := math.Abs(a)
 	var znorm2 float64
 	for i := 0; i < r; i++ {
-		scale = math.Max(scale, math.Abs(d[i]))
+		scale = max(scale, math.Abs(d[i])) // the builtin: math.Max's value on non-NaN input, inlined
 		znorm2 += z[i] * z[i]
 	}
 	scale = math.Max(scale, math.Sqrt(znorm2))
@@ -398,7 +398,7 @@ func (s *shifted) update(n int, R, dR, absSum float64) (root float64, done bool)
 	if !(nx > s.blo && nx < s.bhi) || math.IsNaN(nx) {
 		nx = 0.5 * (s.blo + s.bhi)
 	}
-	if math.Abs(nx-x) <= 2e-16*math.Abs(nx) || s.bhi-s.blo <= 2e-16*math.Max(math.Abs(s.blo), math.Abs(s.bhi)) {
+	if math.Abs(nx-x) <= 2e-16*math.Abs(nx) || s.bhi-s.blo <= 2e-16*max(math.Abs(s.blo), math.Abs(s.bhi)) {
 		return nx, true
 	}
 	s.x = nx

@@ -71,21 +71,7 @@ func TestSolveShiftedBitwise(t *testing.T) {
 	ws := &secularWork{}
 	roots := 0
 	for trial := 0; trial < 3000; trial++ {
-		r := 1 + rng.IntN(60)
-		d := make([]float64, r)
-		z := make([]float64, r)
-		for i := range d {
-			switch trial % 3 {
-			case 0:
-				d[i] = 10*rng.Float64() - 4
-			case 1:
-				d[i] = float64(rng.IntN(5)) + 1e-9*rng.Float64() // clusters
-			default:
-				d[i] = math.Pow(10, -8*rng.Float64()) // graded
-			}
-			z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
-		}
-		a := 4*rng.Float64() - 1
+		d, z, a := randomBordered(rng, trial)
 		p, w, lo, hi, ok := ws.deflate(d, z, a, func(float64) {})
 		if !ok {
 			continue
@@ -146,21 +132,8 @@ func TestArrowheadPairsBitwise(t *testing.T) {
 	ws := &secularWork{}
 	roots := 0
 	for trial := 0; trial < 3000; trial++ {
-		r := 1 + rng.IntN(60)
-		d := make([]float64, r)
-		z := make([]float64, r)
-		for i := range d {
-			switch trial % 3 {
-			case 0:
-				d[i] = 10*rng.Float64() - 4
-			case 1:
-				d[i] = float64(rng.IntN(5)) + 1e-9*rng.Float64()
-			default:
-				d[i] = math.Pow(10, -8*rng.Float64())
-			}
-			z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
-		}
-		a := 4*rng.Float64() - 1
+		d, z, a := randomBordered(rng, trial)
+		r := len(d)
 		var deflated []float64
 		p, w, lo, hi, ok := ws.deflate(d, z, a, func(mu float64) { deflated = append(deflated, mu) })
 		var want []float64
@@ -186,4 +159,25 @@ func TestArrowheadPairsBitwise(t *testing.T) {
 	if roots < 10000 {
 		t.Fatalf("only %d roots compared", roots)
 	}
+}
+
+// randomBordered returns the poles d, border z and corner a of a random
+// arrowhead matrix of size 2..61: spread, clustered or graded poles
+// (trial % 3), weights from 1e-30 to 10, both signs of a.
+func randomBordered(rng *rand.Rand, trial int) (d, z []float64, a float64) {
+	r := 1 + rng.IntN(60)
+	d = make([]float64, r)
+	z = make([]float64, r)
+	for i := range d {
+		switch trial % 3 {
+		case 0:
+			d[i] = 10*rng.Float64() - 4
+		case 1:
+			d[i] = float64(rng.IntN(5)) + 1e-9*rng.Float64() // clusters
+		default:
+			d[i] = math.Pow(10, -8*rng.Float64()) // graded
+		}
+		z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
+	}
+	return d, z, 4*rng.Float64() - 1
 }

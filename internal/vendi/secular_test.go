@@ -1,6 +1,7 @@
 package vendi
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -180,4 +181,30 @@ func randomBordered(rng *rand.Rand, trial int) (d, z []float64, a float64) {
 		z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
 	}
 	return d, z, 4*rng.Float64() - 1
+}
+
+// BenchmarkArrowhead: every eigenvalue of a bordered matrix of r poles
+// spread over (0, 2) (a touched block's spectrum and a candidate's
+// projections, as the greedy solves them), the secular roots two at a time
+// (secularRootPair).
+func BenchmarkArrowhead(b *testing.B) {
+	for _, r := range []int{8, 20, 32} {
+		b.Run(fmt.Sprintf("r=%d", r), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, uint64(r)))
+			d := make([]float64, r)
+			z := make([]float64, r)
+			for i := range d {
+				d[i] = 2 * rng.Float64()
+				z[i] = 0.2 * rng.NormFloat64()
+			}
+			ws := &secularWork{}
+			n := 0
+			for b.Loop() {
+				arrowhead(d, z, 1, ws, func(float64) { n++ })
+			}
+			if n == 0 {
+				b.Fatal("no eigenvalue")
+			}
+		})
+	}
 }

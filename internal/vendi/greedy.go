@@ -378,7 +378,8 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		}
 		return tr * tr / fro
 	}
-	tb := g.touchedBlocks(t, mark, stamp, nil)
+	tb := g.touchedBlocks(t, mark, stamp, ws.tb[:0])
+	ws.tb = tb // reused by the worker's next candidate (the cache copies it)
 	total := g.totPos
 	for _, b := range tb {
 		total -= g.blocks[b].pos

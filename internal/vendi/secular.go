@@ -417,6 +417,7 @@ type secularWork struct {
 	bbuf            []float64 // far sums and root brackets of scoreUpper
 	groups          []int     // runs of merged poles of scoreUpper
 	solved          int       // secular equations solved (GreedyResult.Solved)
+	tb              []int32   // touched blocks of the greedy's score
 }
 
 func (ws *secularWork) grow(r int) {

@@ -460,13 +460,13 @@ func (o *asCSVPoolOptions) register(t *configkeys.Table, cfg *asConfig) {
 	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "--pool: column of item ids (pool.csv.id_column)", &cs.IDColumn)
 	configkeys.BindList(t, "features", "pool.csv.feature_columns", nil, "--pool: comma-separated feature columns (default: every column but the id and label)", &cs.FeatureColumns)
 	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)", &cs.FeaturePrefix)
-	configkeys.Bind(t, f.StringVar, "metric", "pool.csv.metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
-	configkeys.Bind(t, f.IntVar, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
+	configkeys.BindChoice(t, "metric", "pool.csv.metric", datasets.MetricEuclidean, datasets.Metrics, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
+	configkeys.BindMinInt(t, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, 1, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
 	t.Key("k", "pool.graph.k")
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format", &cs.FingerprintColumn)
-	configkeys.Bind(t, f.StringVar, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
+	configkeys.BindChoice(t, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, datasets.FingerprintFormats, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
 	configkeys.BindList(t, "exclude-columns", "pool.csv.exclude_columns", nil, "--pool: comma-separated columns that are never features", &cs.ExcludeColumns)
-	configkeys.Bind(t, f.StringVar, "knn", "pool.csv.knn", datasets.KNNAuto, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
+	configkeys.BindChoice(t, "knn", "pool.csv.knn", datasets.KNNAuto, datasets.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
@@ -553,35 +553,21 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 	return nil
 }
 
-// check refuses the pool flags' values that mean nothing, once the table
+// check refuses the pool flags that contradict each other, once the table
 // has applied them, and completes what follows from them (--metric
 // tanimoto weighs edges by the Tanimoto similarity; --knn auto is no key).
+// Each flag's own value (--metric, --knn, --k, --fingerprint-format) was
+// checked when it was parsed (configkeys.Choice, MinInt).
 func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 	cs := &cfg.Pool.CSV
-	if fl.Changed("metric") {
-		if cs.Metric != datasets.MetricEuclidean && cs.Metric != datasets.MetricCosine && cs.Metric != datasets.MetricTanimoto {
-			return usageErrorf("--metric %q: expected %s, %s or %s", cs.Metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
-		}
-		if cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
-			cs.Similarity = datasets.SimilarityNative
-		}
+	if fl.Changed("metric") && cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
+		cs.Similarity = datasets.SimilarityNative
 	}
 	if fl.Changed("fingerprint-column") && cs.Metric != datasets.MetricTanimoto {
 		return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
 	}
-	if fl.Changed("fingerprint-format") && !slices.Contains(datasets.FingerprintFormats, cs.FingerprintFormat) {
-		return usageErrorf("--fingerprint-format %q: expected %s", cs.FingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
-	}
-	if fl.Changed("knn") {
-		if _, err := datasets.ResolveKNNMethod(cs.KNN, 0); err != nil {
-			return usageErrorf("--knn %q: expected %s", cs.KNN, strings.Join(datasets.KNNMethods, ", "))
-		}
-		if cs.KNN == datasets.KNNAuto {
-			cs.KNN = ""
-		}
-	}
-	if fl.Changed("k") && cs.K < 1 {
-		return usageErrorf("--k must be at least 1, got %d", cs.K)
+	if fl.Changed("knn") && cs.KNN == datasets.KNNAuto {
+		cs.KNN = ""
 	}
 	return nil
 }

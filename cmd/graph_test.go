@@ -137,8 +137,8 @@ func TestGraphCommandErrors(t *testing.T) {
 	}{
 		{[]string{"--pool", pool}, "--out W.npz is required"},
 		{[]string{"--out", "w.npz"}, "--pool"},
-		{[]string{"--pool", pool, "--out", "w.npz", "--knn", "fast"}, `--knn "fast"`},
-		{[]string{"--pool", csv, "--out", "w.npz", "--metric", "hamming"}, `--metric "hamming"`},
+		{[]string{"--pool", pool, "--out", "w.npz", "--knn", "fast"}, `invalid argument "fast" for "--knn" flag: expected auto, exact or approx`},
+		{[]string{"--pool", csv, "--out", "w.npz", "--metric", "hamming"}, `invalid argument "hamming" for "--metric" flag: expected euclidean, cosine or tanimoto`},
 		{[]string{"--pool", pool, "--out", "w.npz", "--k", "50"}, "--k (key pool.csv.k) = 50: expected less than the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--ids", csv}, "ids for the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--similarity", "native"}, "similarity"},

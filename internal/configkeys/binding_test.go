@@ -246,3 +246,56 @@ func TestBindValueAndSelfDecoding(t *testing.T) {
 		t.Errorf("e: 3: %v", err)
 	}
 }
+
+// TestBindChoiceMinInt: a Choice or MinInt flag refuses a bad value when
+// it is parsed (pflag names the flag and the value), keeps its default
+// until the user sets it, and Apply copies the parsed value into every
+// field bound; a config's value of the key is the command's to check.
+func TestBindChoiceMinInt(t *testing.T) {
+	var metric, metric2 string
+	var k, k2 int
+	newFlags := func() (*Table, *pflag.FlagSet) {
+		metric, metric2, k, k2 = "from config", "", 7, 0
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		tab := NewTable(fs)
+		BindChoice(tab, "metric", "pool.metric", "euclidean", []string{"euclidean", "cosine", "tanimoto"}, "", &metric, &metric2)
+		BindMinInt(tab, "k", "pool.k", 20, 1, "", &k, &k2)
+		return tab, fs
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metric", "hamming"}, `invalid argument "hamming" for "--metric" flag: expected euclidean, cosine or tanimoto`},
+		{[]string{"--metric", "Cosine"}, `invalid argument "Cosine" for "--metric" flag: expected euclidean, cosine or tanimoto`},
+		{[]string{"--metric="}, `invalid argument "" for "--metric" flag`},
+		{[]string{"--k", "0"}, `invalid argument "0" for "--k" flag: expected at least 1`},
+		{[]string{"--k", "-3"}, `invalid argument "-3" for "--k" flag: expected at least 1`},
+		{[]string{"--k", "2.5"}, `invalid argument "2.5" for "--k" flag: expected an integer of at least 1`},
+		{[]string{"--k", "ten"}, `invalid argument "ten" for "--k" flag: expected an integer of at least 1`},
+	} {
+		_, fs := newFlags()
+		if err := fs.Parse(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	tab, fs := newFlags()
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	if metric != "from config" || k != 7 || fs.Lookup("metric").DefValue != "euclidean" || fs.Lookup("k").DefValue != "20" {
+		t.Errorf("no flag: metric %q, k %d (defaults %q, %q); want the config's values kept", metric, k, fs.Lookup("metric").DefValue, fs.Lookup("k").DefValue)
+	}
+	tab, fs = newFlags()
+	if err := fs.Parse([]string{"--metric", "tanimoto", "--k", " 1"}); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	if metric != "tanimoto" || metric2 != "tanimoto" || k != 1 || k2 != 1 {
+		t.Errorf("flags: %q %q %d %d, want tanimoto twice and 1 twice", metric, metric2, k, k2)
+	}
+	if got := orList([]string{"bits"}) + "|" + orList([]string{"bits", "hex"}); got != "bits|bits or hex" {
+		t.Errorf("orList: %q", got)
+	}
+}

@@ -304,6 +304,8 @@ func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, me
 	switch {
 	case s.PickedBy == "random":
 		fmt.Fprintln(w, same+"random draws it as always")
+	case q == 0:
+		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
 	case method == s.PickedBy:
 		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
 	default:

@@ -144,6 +144,11 @@ func TestASSuggestColdStart(t *testing.T) {
 		t.Errorf("--prior 0.1: exit %d, %v %v; want %v at 0.1 (%s)", code, p, pr, picks, stderr)
 	}
 
+	// q = 0: VS_0 counts items, every batch ties, stderr says so.
+	if code, _, stderr := runQVS(t, "as", "suggest", "--pool", "X.npy", "--q", "0", "--method", "eci"); code != 0 || !strings.Contains(stderr, "VS_0 counts items, so every batch ties") {
+		t.Errorf("--q 0: exit %d, stderr %q", code, stderr)
+	}
+
 	// The seed breaks the first pick's tie; a seed gives one batch.
 	firsts := map[int]bool{}
 	for seed := range 6 {

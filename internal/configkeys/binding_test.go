@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -298,4 +300,27 @@ func TestBindChoiceMinInt(t *testing.T) {
 	if got := orList([]string{"bits"}) + "|" + orList([]string{"bits", "hex"}); got != "bits|bits or hex" {
 		t.Errorf("orList: %q", got)
 	}
+}
+
+// FuzzFlagValues: Choice and MinInt take any flag text without panicking;
+// a Choice accepts exactly its words, a MinInt exactly the base-10
+// integers (spaces around allowed) of at least Min, and what they accept
+// prints back as the value parsed.
+func FuzzFlagValues(f *testing.F) {
+	for _, s := range []string{"euclidean", "Cosine", "", "20", " 1", "0", "-3", "2.5", "1e3", "99999999999999999999", "+4"} {
+		f.Add(s)
+	}
+	choices := []string{"euclidean", "cosine", "tanimoto"}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := &Choice{Value: "euclidean", Choices: choices}
+		if err := c.Set(s); (err == nil) != slices.Contains(choices, s) || (err == nil && c.String() != s) || (err != nil && c.Value != "euclidean") {
+			t.Errorf("Choice.Set(%q): %v, value %q", s, err, c.Value)
+		}
+		m := &MinInt{Value: 20, Min: 1}
+		err := m.Set(s)
+		v, perr := strconv.Atoi(strings.TrimSpace(s))
+		if (err == nil) != (perr == nil && v >= 1) || (err == nil && m.String() != strconv.Itoa(v)) || (err != nil && m.Value != 20) {
+			t.Errorf("MinInt.Set(%q): %v, value %d", s, err, m.Value)
+		}
+	})
 }

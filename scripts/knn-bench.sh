@@ -136,9 +136,15 @@ import numpy as np
 n, path = int(sys.argv[1]), sys.argv[2]
 rng = np.random.default_rng(1)
 centres = rng.normal(0, 2, (max(n // 1000, 10), 32))
-x = centres[rng.integers(0, len(centres), n)]
-x += rng.normal(0, 1, (n, 32))
-np.save(path, x.astype(np.float32))
+# Written in chunks of 10^6 rows (10^7 rows would need 2.56 GB of float64
+# at once); up to 10^6 rows the draws are those of one chunk.
+out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, 32))
+for a in range(0, n, 1_000_000):
+    m = min(n - a, 1_000_000)
+    x = centres[rng.integers(0, len(centres), m)]
+    x += rng.normal(0, 1, (m, 32))
+    out[a:a + m] = x.astype(np.float32)
+out.flush()
 PYEOF
 	if [ "$n" -le "$EXACT_MAX" ]; then
 		rm -rf "$WORK/cache"

@@ -167,42 +167,6 @@ func TestDenseSpacePermutedInPlace(t *testing.T) {
 	}
 }
 
-// BenchmarkDenseWorkMany: the dense working distance on candidate rows
-// drawn at random from 2,000,000 32-d float32 rows (256 MB, past the
-// caches as in an NN-descent round of a large pool): work per pair, and
-// workMany (reading denseAhead rows ahead).
-func BenchmarkDenseWorkMany(b *testing.B) {
-	const n, d, batch = 2_000_000, 32, 1 << 16
-	rng := rand.New(rand.NewPCG(8, 8))
-	r := Rows32{Data: make([]float32, n*d), D: d}
-	for e := range r.Data {
-		r.Data[e] = float32(rng.NormFloat64())
-	}
-	sp, err := newDenseSpaceOf(denseSrc{x32: r}, MetricEuclidean)
-	if err != nil {
-		b.Fatal(err)
-	}
-	js := make([]int32, batch)
-	for e := range js {
-		js[e] = int32(rng.IntN(n))
-	}
-	out := make([]float32, batch)
-	b.Run("one", func(b *testing.B) {
-		for b.Loop() {
-			for m, j := range js {
-				out[m] = sp.work(0, j)
-			}
-		}
-	})
-	b.Run("many", func(b *testing.B) {
-		for b.Loop() {
-			for m := 0; m < batch; m += 64 {
-				sp.workMany(0, js[m:m+64], out[m:m+64])
-			}
-		}
-	})
-}
-
 // BenchmarkRPTree: one random-projection tree (leaves of 48) over 500,000
 // rows of the scripts/knn-bench.sh pool, on one goroutine: the projections
 // and median splits of the initial graph's trees.

@@ -66,8 +66,9 @@ type ApproxOptions struct {
 	// entries (default 0.0005).
 	Delta float64
 	// RecallRows is the size of the row sample whose exact neighbours are
-	// computed by brute force to measure the recall (default 200; < 0: no
-	// measurement).
+	// computed by brute force to measure the recall, and of a second one
+	// that steers the rounds' stopping rule (default 200; < 0: neither, the
+	// rounds stop by Delta alone).
 	RecallRows int
 	// Progress, if set, is called with the work done and the total, in
 	// item-steps (each tree and each round is n of them; the total assumes
@@ -175,12 +176,13 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 //     random items (the median, so leaves are balanced) until at most
 //     LeafSize remain; every pair within a leaf is measured. Each row keeps
 //     its k+Extra best candidates by the working distance (float32).
-//  2. NN-descent (Dong, Moses & Li, WWW 2011), in the "pull" form: in each
-//     round every row measures the neighbours of its neighbours and of its
-//     reverse neighbours, reading the previous round's rows only (so rows
-//     are updated in parallel without locks and the result does not depend
-//     on scheduling); a pair is measured again only if one side changed.
-//     Rounds stop when fewer than Delta*n*k entries change, or at MaxIter.
+//  2. NN-descent (Dong, Moses & Li, WWW 2011) with local joins and
+//     sampling (localJoinRounds): each round, every row's new neighbours
+//     (forward and reverse, a share Sample of them) are measured against
+//     each other and against its old ones, each pair offered to both rows;
+//     the graph does not depend on scheduling. Rounds stop when fewer than
+//     Delta*n*k entries change, unless a recall estimated on a second row
+//     sample is still low and rising, or at MaxIter.
 //  3. Each row's candidates are re-ranked by the exact distance (float64,
 //     from the original features) with ties to the lower index; the first
 //     k form the row.

@@ -44,9 +44,27 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	fOld := make([]int32, n*kc)
 	nNew := make([]uint8, n)
 	nOld := make([]uint8, n)
-	worst := make([]float32, n) // each row's worst distance at the round's start
-	var rNew, rOld csrLists
 	var locks [1 << 12]sync.Mutex
+	// Each row's worst distance (float32 bits), updated under the row's
+	// lock: a pair farther than it cannot enter the row (the worst only
+	// falls), so it is not offered, without taking the lock.
+	worst := make([]atomic.Uint32, n)
+	worstOf := func(u int32) float32 { return math.Float32frombits(worst[u].Load()) }
+	offer := func(u int32, c []candidate) {
+		l := &locks[int(u)&(len(locks)-1)]
+		l.Lock()
+		changed := false
+		for _, c := range c {
+			if h.push(u, c.j, float32(c.v)) {
+				changed = true
+			}
+		}
+		if changed {
+			worst[u].Store(math.Float32bits(h.dist[int(u)*kc+kc-1]))
+		}
+		l.Unlock()
+	}
+	var rNew, rOld csrLists
 	type scratch struct {
 		stamp      []uint32
 		sNew, sOld []int32
@@ -78,7 +96,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		parallel.Blocks(n, 4096, opt.Workers, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
 				r := h.row(v)
-				worst[v] = r.dist[kc-1]
+				worst[v].Store(math.Float32bits(r.dist[kc-1]))
 				a, b := 0, 0
 				for e, u := range r.idx {
 					if u < 0 {
@@ -150,25 +168,18 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 					dist := sc.dist[:len(partners)]
 					sp.workMany(u1, partners, dist)
 					mine := sc.mine[:0]
+					w1 := worstOf(u1)
 					for m, u2 := range partners {
 						d := dist[m]
-						if d <= worst[u1] {
+						if d <= w1 {
 							mine = append(mine, candidate{float64(d), u2})
 						}
-						if d <= worst[u2] {
-							l := &locks[int(u2)&(len(locks)-1)]
-							l.Lock()
-							h.push(u2, u1, d)
-							l.Unlock()
+						if d <= worstOf(u2) {
+							offer(u2, []candidate{{float64(d), u1}})
 						}
 					}
 					if len(mine) > 0 {
-						l := &locks[int(u1)&(len(locks)-1)]
-						l.Lock()
-						for _, c := range mine {
-							h.push(u1, c.j, float32(c.v))
-						}
-						l.Unlock()
+						offer(u1, mine)
 					}
 					sc.mine = mine
 				}

@@ -24,7 +24,8 @@
 // (pessimistic: negative, or optimistic: positive). Every fast path (ENS's
 // prefix sums and bounds, ECI's incremental rescoring and the memory it
 // keeps between the batches of a run in State.Carry, qVS-AS's secular
-// equation in package vendi) is exact: it never changes a pick relative to
+// equation in package vendi and the greedy's memo of block spectra and
+// roots it keeps there) is exact: it never changes a pick relative to
 // evaluating the definition.
 //
 // Run executes one search run (start, budget, batch size) and replays the
@@ -53,7 +54,10 @@
 // number.
 // Suggest (`qvs as suggest`) picks the next batch from the labels a user
 // has observed, on a pool whose labels may be unknown, breaking exact ties
-// in a random order drawn from the seed as campaigns do.
+// in a random order drawn from the seed as campaigns do. With no label (a
+// cold start) every item's probability is the prior, eq. 7 is a1 · VS_q,
+// and every method but random returns qVS-AS's batch: the greedy
+// maximisation of VS_q on the diversity kernel (ColdStartMethod).
 //
 //	m, _ := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
 //	m.Observe(start, true)

@@ -98,7 +98,7 @@ func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metr
 	key := KNNCacheKey(dense, bits, k, metric)
 	if m == KNNApprox {
 		p := approxCacheParams
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v2 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v3 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
 			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Sample, p.Delta, p.RecallRows))
 		key = hex.EncodeToString(sum[:])
 	}

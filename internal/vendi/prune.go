@@ -80,10 +80,9 @@ const bracketTol = 0x1p-6
 // and H is increasing. Hence, for any lines ℓ below G_L + G_R (a tangent of
 // G_L plus the chord of G_R) and u above it (the chord of G_L plus a
 // tangent of G_R), H(x) <= ℓ(x) gives F(x) <= 0, so x <= μ_j, and H(x) >=
-// u(x) gives x >= μ_j. With s_ℓ = 1 - slope of ℓ (>= 1: every chord and
-// tangent of a decreasing function falls) H(x) - ℓ(x) = s_ℓ x - c_ℓ -
-// Σ_{N_j} w_k/(x - p_k), a function of the same form as H; certify and
-// solveNear return only points checked on it, or the interval's own ends,
+// u(x) gives x >= μ_j. H - ℓ and H - u increase too (every chord and
+// tangent of a decreasing function falls); certify and solveNear return
+// only points checked on them (see line), or the interval's own ends,
 // so the brackets hold up to the rounding of H and of the sums, which the
 // pruning margin covers. Against the constants G(right) <= G <= G(left)
 // (the outer intervals keep those: an end there is no pole, with no
@@ -106,18 +105,17 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *far
 			xe = start
 		}
 		vl, ml, vu, mu := farLines(p, w, lo, hi, L, j, xe, f)
-		// H(x) - ℓ(x) = sl x - cl - Σ_near, likewise for u.
-		sl, cl := 1-ml, a+vl-ml*left
-		su, cu := 1-mu, a+vu-mu*left
+		// H(x) - ℓ(x) = x - (a + vl) - ml (x - left) - Σ_near, likewise for u.
+		lower, upper := line{a + vl, ml, left}, line{a + vu, mu, left}
 		near, nw := p[kLo:kHi+1], w[kLo:kHi+1]
 		if !est {
 			pole = -1
 		}
 		var ok bool
-		bl[j], bh[j], ok = bracketNear(cl, sl, cu, su, near, nw, j-kLo, left, right, start, pole-kLo)
+		bl[j], bh[j], ok = bracketNear(lower, upper, near, nw, j-kLo, left, right, start, pole-kLo)
 		if !ok {
-			bl[j] = solveNear(cl, sl, near, nw, left, right, false)
-			bh[j] = solveNear(cu, su, near, nw, left, right, true)
+			bl[j] = solveNear(lower, near, nw, left, right, false)
+			bh[j] = solveNear(upper, near, nw, left, right, true)
 		}
 	}
 }
@@ -209,55 +207,65 @@ func farLines(p, w []float64, lo, hi float64, L, j int, xe float64, f *farField)
 	return vl, ml, vu, mu
 }
 
+// line is the function x - c - m (x - x0) - Σ w_k/(x - p_k) of the near
+// poles p (the secular function's near part less a line of the far field,
+// kept relative to x0 = the interval's left end, so that a steep line costs
+// no cancellation); m <= 0, so it increases on every interval.
+type line struct{ c, m, x0 float64 }
+
+// at returns the line's part x - c - m (x - x0) and its slope.
+func (ln line) at(x float64) (v, dv float64) { return x - ln.c - ln.m*(x-ln.x0), 1 - ln.m }
+
 // bracketNear is the fast path of rootBrackets for one interval (local index
 // jl of the near poles p): certify takes Newton steps towards the roots of
-// Hl(x) = sl x - cl - Σ w_k/(x - p_k) and Hu (cu, su), the lower and the
-// upper end, until a point is certified (Hl(x) <= 0, resp. Hu(x) >= 0,
-// evaluated); the interval's ends are certified by interlacing. The steps
-// start from the estimate start next to pole if there is one; only if they
-// leave a side uncertified or the bracket wider than 1/16 of the interval
-// are they redone from nearRoot's approximation of the root of the middle
-// function ((cl+cu)/2, (sl+su)/2). Every bracket end returned is certified
-// either way. ok is false if nearRoot fails (solveNear then bisects).
-func bracketNear(cl, sl, cu, su float64, p, w []float64, jl int, left, right, start float64, pole int) (lo, hi float64, ok bool) {
-	// Hl - Hu at x: the gap between the far field's two lines, over
-	// H' the width it leaves the bracket.
-	gap := func(x float64) float64 { return (sl-su)*x + cu - cl }
+// the lower and the upper function (see line) until a point is certified
+// (lower(x) <= 0, resp. upper(x) >= 0, evaluated); the interval's ends are
+// certified by interlacing. The steps start from the estimate start next
+// to pole if there is one; only if they leave a side uncertified or the
+// bracket wider than 1/16 of the interval are they redone from nearRoot's
+// approximation of the root of the mean of the two. Every bracket end
+// returned is certified either way. ok is false if nearRoot fails
+// (solveNear then bisects).
+func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start float64, pole int) (lo, hi float64, ok bool) {
+	// lower - upper at x: the gap between the far field's two lines, over
+	// the slope the width it leaves the bracket.
+	gap := func(x float64) float64 { return upper.c - lower.c + (upper.m-lower.m)*(x-left) }
+	both := func(x float64) (lo, hi float64) {
+		s, ds, d2s := nearSum(p, w, x)
+		vl, dl := lower.at(x)
+		vu, du := upper.at(x)
+		tol := bracketTol * gap(x) / (dl + ds)
+		lo = certify(lower, p, w, left, right, x, vl-s, dl+ds, d2s, tol, false)
+		hi = certify(upper, p, w, left, right, x, vu-s, du+ds, d2s, tol, true)
+		return lo, hi
+	}
 	if pole >= 0 && pole < len(p) && start > left && start < right {
 		// Newton's steps of certify from the estimate itself usually
 		// certify both sides; where they do not, nearRoot's point follows.
-		sx, dsx, d2h := nearSum(p, w, start)
-		dhl := sl + dsx
-		tol := bracketTol * gap(start) / dhl
-		lo = certify(cl, sl, p, w, left, right, start, sl*start-cl-sx, dhl, d2h, tol, false)
-		hi = certify(cu, su, p, w, left, right, start, su*start-cu-sx, su+dsx, d2h, tol, true)
+		lo, hi = both(start)
 		if lo > left && hi < right && hi-lo <= 0x1p-4*(right-left) {
 			return lo, hi, true
 		}
 	}
-	cm, sm := 0.5*(cl+cu), 0.5*(sl+su)
-	x, _, _, ok := nearRoot(cm, sm, p, w, jl, left, right, start, pole)
+	mid := line{0.5 * (lower.c + upper.c), 0.5 * (lower.m + upper.m), left}
+	x, _, _, ok := nearRoot(mid, p, w, jl, left, right, start, pole)
 	if !ok {
 		return 0, 0, false
 	}
-	sx, dsx, d2h := nearSum(p, w, x)
-	dhl := sl + dsx
-	tol := bracketTol * gap(x) / dhl
-	lo = certify(cl, sl, p, w, left, right, x, sl*x-cl-sx, dhl, d2h, tol, false)
-	hi = certify(cu, su, p, w, left, right, x, su*x-cu-sx, su+dsx, d2h, tol, true)
+	lo, hi = both(x)
 	return lo, hi, true
 }
 
-// nearRoot approximates the root of Φ(x) = sc x - c - Σ w_k/(x - p_k)
-// (sc > 0) in interval jl of the poles p (between p[jl-1] and p[jl]; left
-// and right are its ends, finite also for the outer intervals) to a
-// relative 1e-6 of its distance to the nearer pole, and returns a point x
-// near it with Φ(x) and Φ'(x) evaluated there. start, next to pole (a
-// local index; -1: none), is an estimate to begin with. The iteration is
-// solveShifted's (the nearer pole's term exact, the others linearised),
-// with a looser stop: the point only seeds certify's Newton steps. ok is
-// false if a weight is 0 or the iteration fails.
-func nearRoot(c, sc float64, p, w []float64, jl int, left, right, start float64, pole int) (x, f, df float64, ok bool) {
+// nearRoot approximates the root of Φ(x) = ln(x) (see line) in interval jl
+// of the poles p (between p[jl-1] and p[jl]; left and right are its ends,
+// finite also for the outer intervals) to a relative 1e-6 of its distance
+// to the nearer pole, and returns a point x near it with Φ(x) and Φ'(x)
+// evaluated there. start, next to pole (a local index; -1: none), is an
+// estimate to begin with. The iteration is solveShifted's (the nearer
+// pole's term exact, the others linearised), with a looser stop: the
+// point only seeds certify's Newton steps. ok is false if a weight is 0 or
+// the iteration fails.
+func nearRoot(ln line, p, w []float64, jl int, left, right, start float64, pole int) (x, f, df float64, ok bool) {
 	m := len(p)
 	for _, wk := range w {
 		if wk == 0 {
@@ -281,7 +289,7 @@ func nearRoot(c, sc float64, p, w []float64, jl int, left, right, start float64,
 	default:
 		k0 = jl - 1
 		mid := 0.5 * (p[jl-1] + p[jl])
-		fm := sc*mid - c
+		fm, _ := ln.at(mid)
 		for k, pk := range p {
 			fm -= w[k] / (mid - pk)
 		}
@@ -296,6 +304,8 @@ func nearRoot(c, sc float64, p, w []float64, jl int, left, right, start float64,
 		}
 	}
 	p0, w0 := p[k0], w[k0]
+	// Φ(p0 + δ) = sc δ + f0 - w0/δ - R(δ).
+	f0, sc := ln.at(p0)
 	positive := bhi > 0
 	for it := 0; it < 40; it++ {
 		var R, dR float64
@@ -307,16 +317,16 @@ func nearRoot(c, sc float64, p, w []float64, jl int, left, right, start float64,
 			R += w[k] * t
 			dR -= w[k] * t * t
 		}
-		f = sc*d + (sc*p0 - c) - w0/d - R
+		f = sc*d + f0 - w0/d - R
 		df = sc + w0/(d*d) - dR
 		if f < 0 {
 			blo = d
 		} else {
 			bhi = d
 		}
-		// Model sc δ + (sc p0 - c) - w0/δ - R - dR (δ - d) = 0, times δ.
+		// Model sc δ + f0 - w0/δ - R - dR (δ - d) = 0, times δ.
 		A := sc - dR
-		B := sc*p0 - c - R + dR*d
+		B := f0 - R + dR*d
 		qq := -0.5 * (B + math.Copysign(math.Sqrt(B*B+4*A*w0), B))
 		nd := qq / A
 		if (nd > 0) != positive {
@@ -358,10 +368,11 @@ func rootEstimate(a float64, p, w, full []float64, j int, left, right float64) (
 	return x, pole, best > 0 && !math.IsInf(best, 1) && x > left && x < right
 }
 
-// nearEval returns H(x) = sc x - c - Σ w_k/(x - p_k), H'(x) and |H″(x)|.
-func nearEval(c, sc float64, p, w []float64, x float64) (h, dh, d2h float64) {
+// nearEval returns H(x) = ln(x) (see line), H'(x) and |H″(x)|.
+func nearEval(ln line, p, w []float64, x float64) (h, dh, d2h float64) {
 	s, ds, d2h := nearSum(p, w, x)
-	return sc*x - c - s, sc + ds, d2h
+	v, dv := ln.at(x)
+	return v - s, dv + ds, d2h
 }
 
 // nearSum returns S(x) = Σ w_k/(x - p_k), -S'(x) and |S″(x)|.
@@ -377,7 +388,7 @@ func nearSum(p, w []float64, x float64) (s, ds, d2s float64) {
 }
 
 // certify returns a point of (left, right) with H(x) >= 0 (upper) or
-// H(x) <= 0 (lower), H(x) = sc x - c - Σ w_k/(x - p_k) increasing, by
+// H(x) <= 0 (lower), H = ln (see line) increasing, by
 // Newton steps from x (where H(x) = h, H'(x) = dh, |H″(x)| = d2h). A Newton
 // step on a convex or concave H can stop short of the solution by about
 // |H″|/(2H')·step², so each step is lengthened by twice that (and 2^-20 of
@@ -387,7 +398,7 @@ func nearSum(p, w []float64, x float64) (s, ds, d2s float64) {
 // lower: valid by interlacing) if no point is certified in a few steps. (At
 // a pole itself H is ±Inf and certifies nothing: only interior points
 // count.)
-func certify(c, sc float64, p, w []float64, left, right, x, h, dh, d2h, tol float64, upper bool) float64 {
+func certify(ln line, p, w []float64, left, right, x, h, dh, d2h, tol float64, upper bool) float64 {
 	cx, found := 0.0, false
 	for it := 0; it < 8 && x > left && x < right; it++ {
 		if upper && h >= 0 || !upper && h <= 0 {
@@ -401,7 +412,7 @@ func certify(c, sc float64, p, w []float64, left, right, x, h, dh, d2h, tol floa
 		}
 		push := d2h/dh*step*step + 0x1p-20*math.Abs(step) + 4e-16*math.Abs(x)
 		x += math.Copysign(math.Abs(step)+push, step)
-		h, dh, d2h = nearEval(c, sc, p, w, x)
+		h, dh, d2h = nearEval(ln, p, w, x)
 	}
 	if found {
 		return cx
@@ -469,16 +480,15 @@ func dot(x, y []float64) float64 {
 }
 
 // solveNear returns a point x of [left, right] certified to lie on one side
-// of the root of H(x) = sc x - c - Σ w_k/(x - p_k), increasing on the
-// interval: with upper, H(x) >= 0 (or x = right); otherwise H(x) <= 0 (or
-// x = left). The distance to the root is at most about 1e-7 of the
-// interval plus rounding.
-func solveNear(c, sc float64, p, w []float64, left, right float64, upper bool) float64 {
+// of the root of H = ln (see line), increasing on the interval: with
+// upper, H(x) >= 0 (or x = right); otherwise H(x) <= 0 (or x = left). The
+// distance to the root is at most about 1e-7 of the interval plus rounding.
+func solveNear(ln line, p, w []float64, left, right float64, upper bool) float64 {
 	xl, xh := left, right
 	tol := 1e-7*(right-left) + 4e-16*math.Max(math.Abs(left), math.Abs(right))
 	x := 0.5 * (xl + xh)
 	for it := 0; it < 100 && xh-xl > tol; it++ {
-		h, dh := sc*x-c, sc
+		h, dh := ln.at(x)
 		for k, pk := range p {
 			t := 1 / (x - pk)
 			h -= w[k] * t

@@ -243,6 +243,15 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 	if c.nNull > 0 {
 		F += q.Term(rho)
 	}
+	// The moment gain of the tangent sum (moments.go), with the end of ρ's
+	// interval that lowers it: Δ₂ = a² - ρ², Δ₃ = 3ab + a³ - ρ³.
+	r2, r3 := rhi, rhi
+	if d2Up, d3Up := momentUpper(q); d2Up {
+		r2 = rlo
+	} else if d3Up {
+		r3 = rlo
+	}
+	F += g.momentSign() * g.momentGainOf(a*a-r2*r2, 3*a*b+a*a*a-r3*r3*r3, a*a, 3*a*b+a*a*a, s.lam[s.d-1]+a)
 	fiso := s.sumPhi + q.Term(a)
 	if qf >= 1 {
 		F = math.Max(F, fiso)
@@ -355,13 +364,22 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 	}
 	roots := ws.roots[:np+1]
 	T := s.tr + a
+	// Σ μ² and Σ μ³ of the whole spectrum (moments.go).
+	var b, c2 float64
+	for k, l := range s.lam {
+		u := w[k] * w[k]
+		b += l * u
+		c2 += l * l * u
+	}
+	M2 := s.fro2 + 2*b + a*a
+	M3 := s.fro3 + 3*c2 + 3*a*b + a*a*a
 	next := 1
 	for done := 1; done <= np+1; done++ {
 		j := np + 1 - done
 		roots[j] = secularRoot(a, p, wt, lo, hi, j, ws.diff)
 		if done == next && j >= 2 {
 			next *= 2
-			if prune(g.vsBoundFromSum(g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T), T)) {
+			if prune(g.vsBoundFromSum(g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T, M2, M3), T)) {
 				return 0, true
 			}
 		}
@@ -374,16 +392,20 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 // plus Σ φ over the water-filled values of the u = len(poles) unknown
 // roots, which lie in (lo, poles[0]), (poles[0], poles[1]), ... and sum to
 // T less the known ones (see dualExactOrPrune).
-func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T float64) float64 {
+func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T, M2, M3 float64) float64 {
 	q := g.p.Q
-	var F, known float64
+	var F, known, k2, k3 float64
 	for _, mu := range deflated {
 		F += q.Term(mu)
 		known += math.Max(mu, 0)
+		k2 += mu * mu
+		k3 += mu * mu * mu
 	}
 	for _, mu := range solved {
 		F += q.Term(mu)
 		known += math.Max(mu, 0)
+		k2 += mu * mu
+		k3 += mu * mu * mu
 	}
 	// Box j is [l_j, r_j] = [max(lo, 0), poles[0]] for j = 0, else
 	// [poles[j-1], poles[j]]; all at their lower ends sum to base.
@@ -394,19 +416,27 @@ func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T f
 	}
 	extra := math.Max(T-known-base, 0)
 	l := low
+	var v2, v3 float64 // Σ v², Σ v³ of the water-filled v
 	for _, r := range poles {
 		width := r - l
+		var v float64
 		switch {
 		case extra >= width: // box full: at its upper end
-			F += q.Term(r)
+			v = r
 			extra -= width
 		case extra > 0: // the partly filled box
-			F += q.Term(l + extra)
+			v = l + extra
 			extra = 0
 		default:
-			F += q.Term(l)
+			v = l
 		}
+		F += q.Term(v)
+		v2 += v * v
+		v3 += v * v * v
 		l = r
 	}
-	return F
+	// The unknown roots majorise v: the moment gain of their power sums
+	// (those of the spectrum less the known ones) over v's.
+	top := poles[len(poles)-1]
+	return F + g.momentSign()*g.momentGainOf(M2-k2-v2, M3-k3-v3, M2, M3, top)
 }

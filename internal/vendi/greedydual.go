@@ -87,6 +87,7 @@ type dualState struct {
 	sq   []float64 // √λ_k
 	tr   float64   // Σ λ
 	fro2 float64   // Σ λ² = ‖C‖²_F
+	fro3 float64   // Σ λ³
 	rank int
 	// tangent data for the bounds: φ(λ_k), φ'(λ_k) and Σ φ(λ_k)
 	phiLam, dphiLam []float64
@@ -157,7 +158,7 @@ func (s *dualState) factorize(g *greedyState) error {
 	}
 	lmax := math.Max(s.lam[d-1], 0)
 	noise := float64(d) * 0x1p-52 * lmax
-	s.tr, s.fro2, s.rank, s.sumPhi = 0, 0, 0, 0
+	s.tr, s.fro2, s.fro3, s.rank, s.sumPhi = 0, 0, 0, 0, 0
 	for k, l := range s.lam {
 		if l <= noise {
 			l = 0
@@ -166,6 +167,7 @@ func (s *dualState) factorize(g *greedyState) error {
 		s.sq[k] = math.Sqrt(l)
 		s.tr += l
 		s.fro2 += l * l
+		s.fro3 += l * l * l
 		s.phiLam[k], s.dphiLam[k] = 0, 0
 		if l > 0 {
 			s.rank++
@@ -274,22 +276,40 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 		maxDiag = math.Max(maxDiag, rho)
 		return T / maxDiag * (1 + boundMargin)
 	}
-	var fd, wn float64
+	// b = Σ_P λ_k u_k; with exactDiag also Σ_P u_k², Σ_P λ_k u_k², Σ_P u_k³
+	// for the moment gain (u_k = w_k²).
+	var fd, wn, b, su2, slu2, su3 float64
 	nn := 0
 	for k, l := range s.lam {
+		u := w[k] * w[k]
 		switch {
 		case l <= 0:
 			nn++
-			wn += w[k] * w[k]
+			wn += u
 		case exactDiag:
-			fd += g.p.Q.Term(l + w[k]*w[k])
+			fd += g.p.Q.Term(l + u)
+			b += l * u
+			su2 += u * u
+			slu2 += l * u * u
+			su3 += u * u * u
 		default:
-			fd += s.phiLam[k] + s.dphiLam[k]*w[k]*w[k]
+			fd += s.phiLam[k] + s.dphiLam[k]*u
+			b += l * u
 		}
 	}
 	if nn > 0 {
 		fd += g.p.Q.Term(wn)
 	}
+	// The moment gain (moments.go): Σ μ² and Σ μ³ less those of the
+	// diagonal (exactDiag) or less the tangents of t² and t³ at λ_k on P
+	// and the exact ρ², ρ³ (the tangent bound).
+	d2 := a*a - wn*wn
+	d3 := 3*a*b + a*a*a - wn*wn*wn
+	if exactDiag {
+		d2 -= su2
+		d3 -= 3*slu2 + su3
+	}
+	fd += g.momentSign() * g.momentGainOf(d2, d3, a*a, 3*a*b+a*a*a, s.lam[s.d-1]+a)
 	fiso := s.sumPhi + g.p.Q.Term(a)
 	var F float64
 	if q >= 1 {
@@ -298,6 +318,32 @@ func (g *greedyState) dualBound(w []float64, a float64, exactDiag bool) float64 
 		F = math.Min(fd, fiso) // upper bounds
 	}
 	return g.vsBoundFromSum(F, T)
+}
+
+// momentSign is σ of moments.go: +1 where Σ φ is bounded below (q >= 1),
+// -1 where it is bounded above (q < 1).
+func (g *greedyState) momentSign() float64 {
+	if g.p.Q >= 1 {
+		return 1
+	}
+	return -1
+}
+
+// momentGainOf is momentGain with Δ₂ and Δ₃ widened by momentTol of the
+// sums they cancel (scale2, scale3 >= them) in the safe direction.
+func (g *greedyState) momentGainOf(d2, d3, scale2, scale3, top float64) float64 {
+	d2Up, d3Up := momentUpper(g.p.Q)
+	if d2Up {
+		d2 += momentTol * scale2
+	} else {
+		d2 -= momentTol * scale2
+	}
+	if d3Up {
+		d3 += momentTol * scale3
+	} else {
+		d3 -= momentTol * scale3
+	}
+	return momentGain(g.p.Q, d2, d3, top)
 }
 
 // boundTotal returns the total T = tr C + a of the chosen set plus a

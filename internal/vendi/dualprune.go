@@ -13,7 +13,7 @@ import (
 // first stage bounds every candidate from two numbers kept per item,
 // a = xᵀx (fixed) and b = xᵀ C x = Σ_{i ∈ S} (x_iᵀ x)², which grows by
 // (x_newᵀ x)² when x_new joins the chosen set S (O(d) per candidate and
-// pick, updateXCX), and from the exact components w_k = v_kᵀx along the t
+// pick, xcxOf), and from the exact components w_k = v_kᵀx along the t
 // (firstStageDirs) smallest positive eigenvalues of C, the set K (O(t·d)).
 // Only candidates whose first-stage bound reaches the exact qVS of the
 // best-bounded candidate (less the tie tolerance) are projected in full
@@ -130,19 +130,23 @@ func (g *greedyState) cheapProject(c *cheapConsts, x []float64) (a, uK, luK, fK 
 }
 
 // ensureXCX computes b = xᵀ C x for every item from the Gram matrix the first
-// time the first stage runs (O(n d²) once); updateXCX keeps it afterwards.
+// time the first stage runs (O(n d²) once); xcxOf brings an item's b up to
+// date when it is needed (O(d) per member added since).
 func (g *greedyState) ensureXCX() {
 	s := g.dual
 	if s.xcx != nil {
 		return
 	}
 	s.xcx = make([]float64, g.n)
-	if g.members() == 0 {
+	s.xcxDone = make([]int32, g.n)
+	m := int32(g.members())
+	if m == 0 {
 		return
 	}
 	d := s.d
 	parallel.Split(g.n, len(g.ws), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			s.xcxDone[i] = m
 			if !g.eligible[i] {
 				continue
 			}
@@ -156,24 +160,20 @@ func (g *greedyState) ensureXCX() {
 	})
 }
 
-// updateXCX adds (x_newᵀ x)² to every eligible item's b after x_new joined
-// the chosen set.
-func (g *greedyState) updateXCX(xnew []float64) {
+// xcxOf returns item i's b = xᵀ C x (after ensureXCX), adding (x_jᵀ x)² for
+// the members j that joined since it was last brought up to date: b only
+// grows, and an item the lazy bounds prune (lazyBounds) is not touched.
+func (g *greedyState) xcxOf(i int) float64 {
 	s := g.dual
-	if s.xcx == nil {
-		return
+	x := g.feat.Features(i)[:s.d]
+	b := s.xcx[i]
+	for _, j := range g.memberItem[s.xcxDone[i]:] {
+		t := dot(g.feat.Features(j), x)
+		b += t * t
 	}
-	d := s.d
-	xnew = xnew[:d]
-	parallel.Split(g.n, len(g.ws), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if !g.eligible[i] {
-				continue
-			}
-			t := dot(xnew, g.feat.Features(i))
-			s.xcx[i] += t * t
-		}
-	})
+	s.xcx[i] = b
+	s.xcxDone[i] = int32(g.members())
+	return b
 }
 
 // cheapBound is the first-stage upper bound on VS_q of the chosen set plus
@@ -181,11 +181,21 @@ func (g *greedyState) updateXCX(xnew []float64) {
 // uK, luK and fK (see the comment at the top of the file); +Inf when none is
 // available.
 func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) float64 {
-	s := g.dual
-	q := g.p.Q
-	T, vs, done := g.boundTotal(a)
+	F, T, vs, done := g.cheapBoundSum(c, a, b, uK, luK, fK)
 	if done {
 		return vs
+	}
+	return g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+}
+
+// cheapBoundSum is cheapBound before the last step: the bound F on Σ φ(μ)
+// and the total T, or (done) the VS bound itself at q = 0, ∞ and T <= 0.
+func (g *greedyState) cheapBoundSum(c *cheapConsts, a, b, uK, luK, fK float64) (F, T, vs float64, done bool) {
+	s := g.dual
+	q := g.p.Q
+	T, vs, done = g.boundTotal(a)
+	if done {
+		return 0, T, vs, true
 	}
 	if q.IsInf() {
 		top := s.lam[s.d-1]
@@ -193,9 +203,9 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 			top = math.Max(top, a+b/a)
 		}
 		if top <= 0 {
-			return math.Inf(1)
+			return 0, T, math.Inf(1), true
 		}
-		return T / top * (1 + cheapMargin)
+		return 0, T, T / top * (1 + cheapMargin), true
 	}
 	qf := float64(q)
 	// The mass and λ-weighted mass outside K, on R ∪ N (>= 0 up to rounding).
@@ -236,7 +246,7 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 		}
 		rho = math.Min(math.Max(t, rlo), rhi)
 	}
-	F := s.sumPhi + fK
+	F = s.sumPhi + fK
 	if s.rank > 0 {
 		F += alpha*(aR-rho) + beta*bR
 	}
@@ -258,14 +268,13 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 	} else {
 		F = math.Min(F, fiso)
 	}
-	return g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+	return F, T, 0, false
 }
 
 // firstStage returns the indices k of cands whose first-stage qVS bound
 // reaches the exact qVS of the candidate with the largest bound, less the
 // tie tolerance (every candidate when that one fails the floor).
 func (g *greedyState) firstStage(cands []int, weight func(int) float64, floor float64) []int {
-	s := g.dual
 	g.ensureXCX()
 	cc := g.prepCheap()
 	bounds := make([]float64, len(cands))
@@ -274,7 +283,12 @@ func (g *greedyState) firstStage(cands []int, weight func(int) float64, floor fl
 			c := cands[k]
 			if wt := weight(c); wt > 0 {
 				a, uK, luK, fK := g.cheapProject(&cc, g.feat.Features(c))
-				bounds[k] = wt * g.cheapBound(&cc, a, s.xcx[c], uK, luK, fK)
+				F, T, vs, done := g.cheapBoundSum(&cc, a, g.xcxOf(c), uK, luK, fK)
+				if !done {
+					g.noteLazy(c, F)
+					vs = g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+				}
+				bounds[k] = wt * vs
 			}
 		}
 	})
@@ -344,7 +358,7 @@ var dualEarlyExit = true
 // dualExactOrPrune is dualExact (0 < q < ∞, q != 2) that asks prune with
 // the bound described above after 1, 2, 4, ... roots and gives up (pruned)
 // when it answers true.
-func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
+func (g *greedyState) dualExactOrPrune(c int, w []float64, a float64, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
 	s := g.dual
 	if cap(ws.zbuf) < s.d {
 		ws.zbuf = make([]float64, s.d)
@@ -356,6 +370,9 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 	ws.mus = ws.mus[:0]
 	p, wt, lo, hi, ok := ws.deflate(s.lam, z, a, func(mu float64) { ws.mus = append(ws.mus, mu) })
 	if !ok {
+		if s.lazyD != nil {
+			g.noteLazy(c, g.sumTerms(ws.mus))
+		}
 		return g.vsOfSpectrum(ws.mus), false
 	}
 	np := len(p)
@@ -379,12 +396,17 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 		roots[j] = secularRoot(a, p, wt, lo, hi, j, ws.diff)
 		if done == next && j >= 2 {
 			next *= 2
-			if prune(g.vsBoundFromSum(g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T, M2, M3), T)) {
+			F := g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T, M2, M3)
+			if prune(g.vsBoundFromSum(F, T)) {
+				g.noteLazy(c, F)
 				return 0, true
 			}
 		}
 	}
 	ws.mus = append(ws.mus, roots...)
+	if s.lazyD != nil {
+		g.noteLazy(c, g.sumTerms(ws.mus))
+	}
 	return g.vsOfSpectrum(ws.mus), false
 }
 

@@ -687,7 +687,6 @@ func (g *greedyState) linkMember(i int) error {
 		g.itemMember[i] = int32(len(g.memberItem) - 1)
 		g.sumQ += g.p.Quality[i]
 		g.dual.addOuter(g.feat.Features(i))
-		g.updateXCX(g.feat.Features(i))
 		return g.dual.factorize(g)
 	}
 	var t []touch

@@ -292,6 +292,27 @@ func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.Prio
 	}
 }
 
+// describeColdStart says on stderr which prior a suggestion without labels
+// used and what picked its batch (search.Suggest's cold-start rule).
+func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, method string, q vendi.Order) {
+	if prior.Rule == search.PriorEstimate {
+		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
+	} else {
+		describePrior(w, prior, s.A1, &s.Fit)
+	}
+	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
+	switch {
+	case s.PickedBy == "random":
+		fmt.Fprintln(w, same+"random draws it as always")
+	case q == 0:
+		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
+	case method == s.PickedBy:
+		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
+	default:
+		fmt.Fprintf(w, "%s%s's scores all tie, so the batch is qVS-AS's (as --method qvs): the most diverse under the kNN kernel (greedy on VS_%s); %s ranks once labels are observed\n", same, method, q, method)
+	}
+}
+
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")
 	if err != nil {
@@ -441,13 +462,13 @@ func (o *asCSVPoolOptions) register(t *configkeys.Table, cfg *asConfig) {
 	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "--pool: column of item ids (pool.csv.id_column)", &cs.IDColumn)
 	configkeys.BindList(t, "features", "pool.csv.feature_columns", nil, "--pool: comma-separated feature columns (default: every column but the id and label)", &cs.FeatureColumns)
 	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)", &cs.FeaturePrefix)
-	configkeys.Bind(t, f.StringVar, "metric", "pool.csv.metric", datasets.MetricEuclidean, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
-	configkeys.Bind(t, f.IntVar, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
+	configkeys.BindChoice(t, "metric", "pool.csv.metric", datasets.MetricEuclidean, datasets.Metrics, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
+	configkeys.BindMinInt(t, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, 1, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
 	t.Key("k", "pool.graph.k")
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format", &cs.FingerprintColumn)
-	configkeys.Bind(t, f.StringVar, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
+	configkeys.BindChoice(t, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, datasets.FingerprintFormats, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
 	configkeys.BindList(t, "exclude-columns", "pool.csv.exclude_columns", nil, "--pool: comma-separated columns that are never features", &cs.ExcludeColumns)
-	configkeys.Bind(t, f.StringVar, "knn", "pool.csv.knn", datasets.KNNAuto, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
+	configkeys.BindChoice(t, "knn", "pool.csv.knn", datasets.KNNAuto, datasets.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
@@ -534,35 +555,21 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 	return nil
 }
 
-// check refuses the pool flags' values that mean nothing, once the table
+// check refuses the pool flags that contradict each other, once the table
 // has applied them, and completes what follows from them (--metric
 // tanimoto weighs edges by the Tanimoto similarity; --knn auto is no key).
+// Each flag's own value (--metric, --knn, --k, --fingerprint-format) was
+// checked when it was parsed (configkeys.Choice, MinInt).
 func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 	cs := &cfg.Pool.CSV
-	if fl.Changed("metric") {
-		if cs.Metric != datasets.MetricEuclidean && cs.Metric != datasets.MetricCosine && cs.Metric != datasets.MetricTanimoto {
-			return usageErrorf("--metric %q: expected %s, %s or %s", cs.Metric, datasets.MetricEuclidean, datasets.MetricCosine, datasets.MetricTanimoto)
-		}
-		if cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
-			cs.Similarity = datasets.SimilarityNative
-		}
+	if fl.Changed("metric") && cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
+		cs.Similarity = datasets.SimilarityNative
 	}
 	if fl.Changed("fingerprint-column") && cs.Metric != datasets.MetricTanimoto {
 		return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
 	}
-	if fl.Changed("fingerprint-format") && !slices.Contains(datasets.FingerprintFormats, cs.FingerprintFormat) {
-		return usageErrorf("--fingerprint-format %q: expected %s", cs.FingerprintFormat, strings.Join(datasets.FingerprintFormats, " or "))
-	}
-	if fl.Changed("knn") {
-		if _, err := datasets.ResolveKNNMethod(cs.KNN, 0); err != nil {
-			return usageErrorf("--knn %q: expected %s", cs.KNN, strings.Join(datasets.KNNMethods, ", "))
-		}
-		if cs.KNN == datasets.KNNAuto {
-			cs.KNN = ""
-		}
-	}
-	if fl.Changed("k") && cs.K < 1 {
-		return usageErrorf("--k must be at least 1, got %d", cs.K)
+	if fl.Changed("knn") && cs.KNN == datasets.KNNAuto {
+		cs.KNN = ""
 	}
 	return nil
 }
@@ -570,7 +577,7 @@ func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) --observed FILE [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table|json]",
+		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table|json]",
 		Short: "Suggest the next batch of items to label, given the labels observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -578,6 +585,16 @@ chosen policy queries. Columns: rank, index (0-based item), id, probability
 (the kNN model's Pr(y = 1) given FILE) and qvs (qVS_Q in the table), the
 paper's eq. 7 value of the observed positives (quality 1) plus the picks so
 far (quality = probability) under order --q.
+
+The first batch (no labels yet: no --observed, or FILE with its header
+alone) is a cold start: every item has the same probability, the prior a1,
+so qVS-AS's eq. 7 is a1 x VS_q of the batch and its greedy picks the most
+diverse batch under the kNN kernel (greedy on VS_q; pending items first);
+the prior scales the probability and qvs columns, never the batch. One-step,
+ECI, SELECT and ENS have only ties to rank, so they return that same batch
+(said on stderr; JSON: cold_start, picked_by) and rank from the next call
+on; random stays random. Then append each batch's labels to FILE and ask
+again.
 
 Large pools: --pool X.npy, a float32/float64/uint8 matrix one row per item
 (ids from --ids FILE, one per line, else the row index; uint8 with --metric
@@ -665,7 +682,7 @@ index); random draws from --seed too.`,
 	o.as.csv.register(t, &o.as.cfg)
 	o.as.bindPrior(t, "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
-	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (required; - reads stdin)")
+	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse)")
 	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
@@ -683,7 +700,7 @@ index); random draws from --seed too.`,
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
-	if err := checkSuggestFlags(o.observed, "", o.batch, maxASSuggestBatch,
+	if err := checkSuggestFlags(o.batch, maxASSuggestBatch,
 		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
 		o.format, o.method, search.Methods); err != nil {
 		return err
@@ -724,15 +741,21 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return err
 	}
-	observed, err := search.ParseObserved(o.observed, pool.Pool)
-	if err != nil {
-		return err
+	// No --observed (or a header alone) is a cold start: search.Suggest.
+	var observed []search.Observation
+	if o.observed != "" {
+		if observed, err = search.ParseObserved(o.observed, pool.Pool); err != nil {
+			return err
+		}
 	}
 	var pending []int
 	if o.pending != "" {
 		if pending, err = search.ParsePending(o.pending, pool.Pool, observed, o.observed); err != nil {
 			return err
 		}
+	}
+	if free := pool.Len() - len(observed) - len(pending); o.batch > free {
+		return fmt.Errorf("--batch %d: pool %s has %s, %d labelled and %d pending: ask for at most %d", o.batch, pool.Name, nItems(pool.Len(), "item"), len(observed), len(pending), free)
 	}
 	remaining := cfg.Budget
 	if fl.Changed("remaining") {
@@ -755,7 +778,11 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		return err
 	}
 	if !g.Quiet {
-		describePrior(stderr, prior, s.A1, &s.Fit)
+		if s.ColdStart {
+			describeColdStart(stderr, prior, s, o.method, q)
+		} else {
+			describePrior(stderr, prior, s.A1, &s.Fit)
+		}
 	}
 	id := func(i int) string {
 		if pool.IDs != nil {
@@ -773,7 +800,8 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 			// JSON keeps ids verbatim: no spreadsheet opens it.
 			return writeJSONTable(c.OutOrStdout(), "as suggest", head, rows,
 				jsonField{"method", o.method}, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prior_a1", s.A1},
-				jsonField{"labelled", len(observed)}, jsonField{"pending", len(pending)})
+				jsonField{"labelled", len(observed)}, jsonField{"pending", len(pending)},
+				jsonField{"cold_start", s.ColdStart}, jsonField{"picked_by", s.PickedBy})
 		}
 		for _, r := range rows {
 			r[2] = csvID(r[2], o.rawIDs)

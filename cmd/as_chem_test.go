@@ -244,9 +244,9 @@ func TestASSuggestFingerprintErrors(t *testing.T) {
 		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto"}, 1, pool + `: line 4, column "fp" (--fingerprint-column (key pool.csv.fingerprint_column)), format bits: character 3 is "x"`},
 		{[]string{"--pool", short, "--fingerprint-column", "fp", "--metric", "tanimoto"}, 1, short + `: line 3, column "fp" (--fingerprint-column (key pool.csv.fingerprint_column)): fingerprint of 3 bits, expected 4 like line 2`},
 		{[]string{"--pool", pool, "--fingerprint-column", "fp"}, 2, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto"},
-		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto", "--fingerprint-format", "b64"}, 2, `--fingerprint-format "b64": expected bits or hex`},
+		{[]string{"--pool", pool, "--fingerprint-column", "fp", "--metric", "tanimoto", "--fingerprint-format", "b64"}, 2, `invalid argument "b64" for "--fingerprint-format" flag: expected bits or hex`},
 		{[]string{"--pool", pool, "--fingerprint-column", "smiles", "--metric", "tanimoto"}, 1, `--fingerprint-column (key pool.csv.fingerprint_column) = "smiles": no such column`},
-		{[]string{"--pool", pool, "--metric", "jaccard"}, 2, `--metric "jaccard": expected euclidean, cosine or tanimoto`},
+		{[]string{"--pool", pool, "--metric", "jaccard"}, 2, `invalid argument "jaccard" for "--metric" flag: expected euclidean, cosine or tanimoto`},
 	} {
 		code, out, stderr := runQVS(t, append(base, c.args...)...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {

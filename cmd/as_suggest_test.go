@@ -284,6 +284,34 @@ func TestASSuggestPoolErrorsNameFlags(t *testing.T) {
 	}
 }
 
+// TestASPoolFlagValues: the values of the pool flags --metric, --knn, --k
+// and --fingerprint-format are checked when the flags are parsed, before
+// anything is read: a bad one is a usage error naming the flag and what it
+// takes (exit 2, stdout empty), even with a pool file that does not exist,
+// in as suggest and in graph.
+func TestASPoolFlagValues(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.csv")
+	for _, c := range []struct {
+		flag, value, want string
+	}{
+		{"metric", "hamming", "expected euclidean, cosine or tanimoto"},
+		{"metric", "Euclidean", "expected euclidean, cosine or tanimoto"},
+		{"knn", "fast", "expected auto, exact or approx"},
+		{"k", "0", "expected at least 1"},
+		{"k", "-2", "expected at least 1"},
+		{"k", "twenty", "expected an integer of at least 1"},
+		{"fingerprint-format", "oct", "expected bits or hex"},
+	} {
+		want := `invalid argument "` + c.value + `" for "--` + c.flag + `" flag: ` + c.want
+		for _, cmd := range [][]string{{"as", "suggest"}, {"graph", "--out", "w.npz"}} {
+			code, out, stderr := runQVS(t, append(cmd, "--pool", missing, "--"+c.flag, c.value)...)
+			if code != ExitUsage || out != "" || !strings.Contains(stderr, want) || strings.Contains(stderr, "missing.csv") {
+				t.Errorf("%v --%s %s: exit %d, stdout %q, stderr %q; want 2 and %q", cmd, c.flag, c.value, code, out, stderr, want)
+			}
+		}
+	}
+}
+
 // TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
 // as formulas (=, +, -, @ first) came out of `as suggest --format csv`
 // verbatim; they now get a leading ' (numbers such as -5 stay numbers),

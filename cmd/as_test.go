@@ -687,7 +687,6 @@ func TestASSuggest(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"--batch", "2"}, // no --observed
 		{"--observed", observed, "--method", "best"},
 		{"--observed", observed, "--format", "xml"},
 		{"--observed", observed, "--batch", "0"},

@@ -54,7 +54,7 @@ func TestASSuggestBadInput(t *testing.T) {
 		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
 			1, `nan.csv line 2: label "NaN"`},
 		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
-			1, "batch 100: only 39 items are unlabelled"},
+			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
 	})
 }
 

@@ -107,14 +107,21 @@ func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
 	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
 }
 
-// checkSuggestFlags checks the flags every suggest command has: --observed
-// given (need: what it holds, for the message), --batch from 1 to
-// maxBatch (why: what grows with the batch and what to do instead),
-// --format table, csv or json, and --method one of methods.
-func checkSuggestFlags(observed, need string, batch, maxBatch int, why, format, method string, methods []string) error {
-	switch {
-	case observed == "":
+// requireObserved refuses a missing --observed of the suggest commands
+// that need one (need: what it holds, for the message); `as suggest` takes
+// none on a cold start.
+func requireObserved(observed, need string) error {
+	if observed == "" {
 		return usageErrorf("--observed FILE is required%s", need)
+	}
+	return nil
+}
+
+// checkSuggestFlags checks the flags every suggest command has: --batch
+// from 1 to maxBatch (why: what grows with the batch and what to do
+// instead), --format table, csv or json, and --method one of methods.
+func checkSuggestFlags(batch, maxBatch int, why, format, method string, methods []string) error {
+	switch {
 	case batch < 1 || batch > maxBatch:
 		return usageErrorf("--batch %d: expected 1 to %d (%s)", batch, maxBatch, why)
 	case format != "table" && format != "csv" && format != formatJSON:

@@ -89,7 +89,10 @@ const (
 )
 
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
-	if err := checkSuggestFlags(common.observed, "", common.batch, maxSuggestBatch,
+	if err := requireObserved(common.observed, ""); err != nil {
+		return err
+	}
+	if err := checkSuggestFlags(common.batch, maxSuggestBatch,
 		"the candidates and the qvs greedy grow with the batch; ask again with the results of this one",
 		common.format, common.method, bayesopt.Methods); err != nil {
 		return err

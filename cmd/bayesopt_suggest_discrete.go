@@ -67,7 +67,10 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if !c.Flags().Changed("init") {
 		init = discrete.DefaultSettings().Init
 	}
-	if err := checkSuggestFlags(f.observed, ": a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)", f.batch, maxDiscreteBatch,
+	if err := requireObserved(f.observed, ": a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)"); err != nil {
+		return err
+	}
+	if err := checkSuggestFlags(f.batch, maxDiscreteBatch,
 		limitWhy["batch"]+"; ask again with the results of this one",
 		f.format, f.method, discrete.Methods); err != nil {
 		return err

@@ -33,14 +33,12 @@ func graphPool() (n, d int, x []float32) {
 	return n, d, x
 }
 
-// qvs graph writes the kNN graph as a CSR .npz: row i = the k nearest items
-// by brute force (ties to the lower index), Gaussian weights with h^2 the
-// median squared edge length; exact and approximate agree on this pool.
-func TestGraphCommand(t *testing.T) {
-	dir := t.TempDir()
-	n, d, x := graphPool()
-	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
-	const k = 4
+// bruteKNNGaussian is the directed kNN graph of the n x d points x (row
+// major) by brute force: row i = the k nearest items by Euclidean distance
+// (in float64, ties to the lower index), nearest first, weighing
+// exp(-d^2 / h^2) with h^2 the lower median squared edge length (the
+// default pool.csv similarity, gaussian).
+func bruteKNNGaussian(x []float32, n, d, k int) (nbr [][]int, w [][]float64) {
 	dist := func(i, j int) float64 {
 		var s float64
 		for c := range d {
@@ -53,22 +51,41 @@ func TestGraphCommand(t *testing.T) {
 		j int
 		v float64
 	}
-	want := make([][]nb, n)
+	near := make([][]nb, n)
 	var d2 []float64
 	for i := range n {
 		for j := range n {
 			if j != i {
-				want[i] = append(want[i], nb{j, dist(i, j)})
+				near[i] = append(near[i], nb{j, dist(i, j)})
 			}
 		}
-		slices.SortFunc(want[i], func(a, b nb) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.j, b.j)) })
-		want[i] = want[i][:k]
-		for _, e := range want[i] {
+		slices.SortFunc(near[i], func(a, b nb) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.j, b.j)) })
+		near[i] = near[i][:k]
+		for _, e := range near[i] {
 			d2 = append(d2, e.v*e.v)
 		}
 	}
 	slices.Sort(d2)
 	h2 := d2[(len(d2)-1)/2]
+	nbr, w = make([][]int, n), make([][]float64, n)
+	for i, row := range near {
+		for _, e := range row {
+			nbr[i] = append(nbr[i], e.j)
+			w[i] = append(w[i], math.Exp(-e.v*e.v/h2))
+		}
+	}
+	return nbr, w
+}
+
+// qvs graph writes the kNN graph as a CSR .npz: row i = the k nearest items
+// by brute force (ties to the lower index), Gaussian weights with h^2 the
+// median squared edge length; exact and approximate agree on this pool.
+func TestGraphCommand(t *testing.T) {
+	dir := t.TempDir()
+	n, d, x := graphPool()
+	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
+	const k = 4
+	nbr, w := bruteKNNGaussian(x, n, d, k)
 	for _, knn := range []string{"exact", "approx"} {
 		out := filepath.Join(dir, knn+".npz")
 		code, stdout, stderr := runQVS(t, "graph", "--pool", pool, "--k", "4", "--knn", knn, "--out", out, "--cache-dir", filepath.Join(dir, "cache"))
@@ -85,9 +102,8 @@ func TestGraphCommand(t *testing.T) {
 		for i := range n {
 			for e := 0; e < k; e++ {
 				p := m.Indptr[i] + e
-				w := math.Exp(-want[i][e].v * want[i][e].v / h2)
-				if m.Indices[p] != want[i][e].j || math.Abs(m.Data[p]-w) > 1e-12 {
-					t.Fatalf("%s: row %d entry %d: (%d, %v), want (%d, %v)", knn, i, e, m.Indices[p], m.Data[p], want[i][e].j, w)
+				if m.Indices[p] != nbr[i][e] || math.Abs(m.Data[p]-w[i][e]) > 1e-12 {
+					t.Fatalf("%s: row %d entry %d: (%d, %v), want (%d, %v)", knn, i, e, m.Indices[p], m.Data[p], nbr[i][e], w[i][e])
 				}
 			}
 		}
@@ -121,8 +137,8 @@ func TestGraphCommandErrors(t *testing.T) {
 	}{
 		{[]string{"--pool", pool}, "--out W.npz is required"},
 		{[]string{"--out", "w.npz"}, "--pool"},
-		{[]string{"--pool", pool, "--out", "w.npz", "--knn", "fast"}, `--knn "fast"`},
-		{[]string{"--pool", csv, "--out", "w.npz", "--metric", "hamming"}, `--metric "hamming"`},
+		{[]string{"--pool", pool, "--out", "w.npz", "--knn", "fast"}, `invalid argument "fast" for "--knn" flag: expected auto, exact or approx`},
+		{[]string{"--pool", csv, "--out", "w.npz", "--metric", "hamming"}, `invalid argument "hamming" for "--metric" flag: expected euclidean, cosine or tanimoto`},
 		{[]string{"--pool", pool, "--out", "w.npz", "--k", "50"}, "--k (key pool.csv.k) = 50: expected less than the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--ids", csv}, "ids for the 50 rows"},
 		{[]string{"--pool", pool, "--out", "w.npz", "--similarity", "native"}, "similarity"},

@@ -100,7 +100,8 @@ func TestFormatJSON(t *testing.T) {
 		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet")
 	_, out, _ = runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
 		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet", "--format", "json")
-	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["prior_a1"] != 0.1 || raw["q"] != 1.0 || raw["method"] != "qvs" || raw["labelled"] != 2.0 {
+	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["prior_a1"] != 0.1 || raw["q"] != 1.0 || raw["method"] != "qvs" || raw["labelled"] != 2.0 ||
+		raw["cold_start"] != false || raw["picked_by"] != "qvs" {
 		t.Errorf("as suggest extra fields: %v (%v)", raw, err)
 	}
 

@@ -2,7 +2,9 @@ package configkeys
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -73,12 +75,88 @@ func BindValue[T any, P interface {
 }](t *Table, flag, key string, def T, usage string, fields ...*T) {
 	v := new(T)
 	*v = def
-	t.fs.Var(P(v), flag, usage)
+	bindVar(t, flag, key, P(v), v, usage, fields)
+}
+
+// BindChoice defines flag as a Choice among choices starting from def and
+// binds it to config key and to fields: a word not in choices is refused
+// when the flag is parsed; Apply copies the word into each field when the
+// user set the flag.
+func BindChoice(t *Table, flag, key, def string, choices []string, usage string, fields ...*string) {
+	c := &Choice{Value: def, Choices: choices}
+	bindVar(t, flag, key, c, &c.Value, usage, fields)
+}
+
+// BindMinInt defines flag as a MinInt of at least min starting from def and
+// binds it to config key and to fields, as BindChoice does.
+func BindMinInt(t *Table, flag, key string, def, min int, usage string, fields ...*int) {
+	m := &MinInt{Value: def, Min: min}
+	bindVar(t, flag, key, m, &m.Value, usage, fields)
+}
+
+// bindVar defines flag as v, whose parsed value is *val, and binds it to
+// config key and to fields.
+func bindVar[T any](t *Table, flag, key string, v pflag.Value, val *T, usage string, fields []*T) {
+	t.fs.Var(v, flag, usage)
 	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: func() {
 		for _, f := range fields {
-			*f = *v
+			*f = *val
 		}
 	}})
+}
+
+// Choice is a flag value that is one word of Choices: Set refuses any
+// other, so a bad word fails when the flag is parsed, with a message that
+// lists the choices.
+type Choice struct {
+	Value   string
+	Choices []string
+}
+
+// Set sets the value to s if it is one of the choices (exactly).
+func (c *Choice) Set(s string) error {
+	if !slices.Contains(c.Choices, s) {
+		return fmt.Errorf("expected %s", orList(c.Choices))
+	}
+	c.Value = s
+	return nil
+}
+
+// String is the value.
+func (c *Choice) String() string { return c.Value }
+
+// Type names the flag value's type in --help.
+func (c *Choice) Type() string { return "string" }
+
+// MinInt is an int flag value of at least Min: Set refuses a smaller
+// number or a word when the flag is parsed.
+type MinInt struct{ Value, Min int }
+
+// Set parses s as a base-10 integer of at least Min.
+func (m *MinInt) Set(s string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("expected an integer of at least %d", m.Min)
+	}
+	if v < m.Min {
+		return fmt.Errorf("expected at least %d", m.Min)
+	}
+	m.Value = v
+	return nil
+}
+
+// String is the value in base 10.
+func (m *MinInt) String() string { return strconv.Itoa(m.Value) }
+
+// Type names the flag value's type in --help.
+func (m *MinInt) Type() string { return "int" }
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // BindFunc binds flag, defined elsewhere (a global flag such as --seed),

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -245,4 +247,80 @@ func TestBindValueAndSelfDecoding(t *testing.T) {
 	if err == nil || err.Error() != `config f.yaml:2: sub.e: "3" is not even` {
 		t.Errorf("e: 3: %v", err)
 	}
+}
+
+// TestBindChoiceMinInt: a Choice or MinInt flag refuses a bad value when
+// it is parsed (pflag names the flag and the value), keeps its default
+// until the user sets it, and Apply copies the parsed value into every
+// field bound; a config's value of the key is the command's to check.
+func TestBindChoiceMinInt(t *testing.T) {
+	var metric, metric2 string
+	var k, k2 int
+	newFlags := func() (*Table, *pflag.FlagSet) {
+		metric, metric2, k, k2 = "from config", "", 7, 0
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		tab := NewTable(fs)
+		BindChoice(tab, "metric", "pool.metric", "euclidean", []string{"euclidean", "cosine", "tanimoto"}, "", &metric, &metric2)
+		BindMinInt(tab, "k", "pool.k", 20, 1, "", &k, &k2)
+		return tab, fs
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metric", "hamming"}, `invalid argument "hamming" for "--metric" flag: expected euclidean, cosine or tanimoto`},
+		{[]string{"--metric", "Cosine"}, `invalid argument "Cosine" for "--metric" flag: expected euclidean, cosine or tanimoto`},
+		{[]string{"--metric="}, `invalid argument "" for "--metric" flag`},
+		{[]string{"--k", "0"}, `invalid argument "0" for "--k" flag: expected at least 1`},
+		{[]string{"--k", "-3"}, `invalid argument "-3" for "--k" flag: expected at least 1`},
+		{[]string{"--k", "2.5"}, `invalid argument "2.5" for "--k" flag: expected an integer of at least 1`},
+		{[]string{"--k", "ten"}, `invalid argument "ten" for "--k" flag: expected an integer of at least 1`},
+	} {
+		_, fs := newFlags()
+		if err := fs.Parse(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	tab, fs := newFlags()
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	if metric != "from config" || k != 7 || fs.Lookup("metric").DefValue != "euclidean" || fs.Lookup("k").DefValue != "20" {
+		t.Errorf("no flag: metric %q, k %d (defaults %q, %q); want the config's values kept", metric, k, fs.Lookup("metric").DefValue, fs.Lookup("k").DefValue)
+	}
+	tab, fs = newFlags()
+	if err := fs.Parse([]string{"--metric", "tanimoto", "--k", " 1"}); err != nil {
+		t.Fatal(err)
+	}
+	tab.Apply()
+	if metric != "tanimoto" || metric2 != "tanimoto" || k != 1 || k2 != 1 {
+		t.Errorf("flags: %q %q %d %d, want tanimoto twice and 1 twice", metric, metric2, k, k2)
+	}
+	if got := orList([]string{"bits"}) + "|" + orList([]string{"bits", "hex"}); got != "bits|bits or hex" {
+		t.Errorf("orList: %q", got)
+	}
+}
+
+// FuzzFlagValues: Choice and MinInt take any flag text without panicking;
+// a Choice accepts exactly its words, a MinInt exactly the base-10
+// integers (spaces around allowed) of at least Min, and what they accept
+// prints back as the value parsed.
+func FuzzFlagValues(f *testing.F) {
+	for _, s := range []string{"euclidean", "Cosine", "", "20", " 1", "0", "-3", "2.5", "1e3", "99999999999999999999", "+4"} {
+		f.Add(s)
+	}
+	choices := []string{"euclidean", "cosine", "tanimoto"}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := &Choice{Value: "euclidean", Choices: choices}
+		if err := c.Set(s); (err == nil) != slices.Contains(choices, s) || (err == nil && c.String() != s) || (err != nil && c.Value != "euclidean") {
+			t.Errorf("Choice.Set(%q): %v, value %q", s, err, c.Value)
+		}
+		m := &MinInt{Value: 20, Min: 1}
+		err := m.Set(s)
+		v, perr := strconv.Atoi(strings.TrimSpace(s))
+		if (err == nil) != (perr == nil && v >= 1) || (err == nil && m.String() != strconv.Itoa(v)) || (err != nil && m.Value != 20) {
+			t.Errorf("MinInt.Set(%q): %v, value %d", s, err, m.Value)
+		}
+	})
 }

@@ -24,6 +24,9 @@ const (
 	MetricTanimoto  = "tanimoto"  // 1 - Tanimoto(a, b) of bit vectors
 )
 
+// Metrics are the metric names a CSV or .npy pool takes (pool.csv.metric).
+var Metrics = []string{MetricEuclidean, MetricCosine, MetricTanimoto}
+
 // KNNGraph is an exact directed k-nearest-neighbour graph: row i lists the K
 // items nearest to item i in the metric (never i itself), nearest first, ties
 // broken by the lower index. Distances are those of Pool.Distance, computed

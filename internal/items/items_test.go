@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -23,38 +24,6 @@ func write(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// bruteVS is VS_q of a PSD kernel from the definition (eq. 1): the
-// exponential of the Rényi entropy of order q of its eigenvalues divided by
-// their sum (q = 1: Shannon).
-func bruteVS(t *testing.T, k *mat.SymDense, q float64) float64 {
-	t.Helper()
-	var es mat.EigenSym
-	if !es.Factorize(k, false) {
-		t.Fatal("eigendecomposition failed")
-	}
-	lam := es.Values(nil)
-	sum := 0.0
-	for _, l := range lam {
-		sum += math.Max(l, 0)
-	}
-	h := 0.0
-	for _, l := range lam {
-		p := math.Max(l, 0) / sum
-		if p <= 1e-10 {
-			continue
-		}
-		if q == 1 {
-			h -= p * math.Log(p)
-		} else {
-			h += math.Pow(p, q)
-		}
-	}
-	if q == 1 {
-		return math.Exp(h)
-	}
-	return math.Pow(h, 1/(1-q))
 }
 
 // TestScoresKernel: the scores of a kernel file against the definition of
@@ -82,7 +51,7 @@ func TestScoresKernel(t *testing.T) {
 		t.Errorf("announced %v, want one decomposition of order 3", announced)
 	}
 	for k, s := range scores {
-		want := bruteVS(t, K, float64(orders[k]))
+		want := testutil.BruteVS(K, float64(orders[k]))
 		if math.Abs(s.VS-want) > 1e-12*want {
 			t.Errorf("q = %v: VS %v, want %v", orders[k], s.VS, want)
 		}
@@ -121,7 +90,7 @@ func TestScoresEmbeddings(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range scores {
-			want := bruteVS(t, K, float64(s.Q))
+			want := testutil.BruteVS(K, float64(s.Q))
 			if math.Abs(s.VS-want) > 1e-10*want || s.QVS != nil {
 				t.Errorf("%s q = %v: VS %v (qVS %v), want %v and no qVS", kernel, s.Q, s.VS, s.QVS, want)
 			}
@@ -212,7 +181,7 @@ func TestGroupScores(t *testing.T) {
 				K.SetSym(a, c, math.Exp(-d2/(2*l*l)))
 			}
 		}
-		if v := bruteVS(t, K, 1); g.N != len(idx) || math.Abs(g.Scores[0].VS-v) > 1e-10 {
+		if v := testutil.BruteVS(K, 1); g.N != len(idx) || math.Abs(g.Scores[0].VS-v) > 1e-10 {
 			t.Errorf("group %s: n %d VS %v, want %d and %v", g.Name, g.N, g.Scores[0].VS, len(idx), v)
 		}
 	}

@@ -53,7 +53,10 @@
 // number.
 // Suggest (`qvs as suggest`) picks the next batch from the labels a user
 // has observed, on a pool whose labels may be unknown, breaking exact ties
-// in a random order drawn from the seed as campaigns do.
+// in a random order drawn from the seed as campaigns do. With no label (a
+// cold start) every item's probability is the prior, eq. 7 is a1 · VS_q,
+// and every method but random returns qVS-AS's batch: the greedy
+// maximisation of VS_q on the diversity kernel (ColdStartMethod).
 //
 //	m, _ := search.NewModel(pool.Neighbors, pool.Weights, a0, a1)
 //	m.Observe(start, true)

@@ -31,6 +31,11 @@ type SuggestRequest struct {
 
 // Suggestion is a suggested batch, in the order the policy picked it.
 type Suggestion struct {
+	// ColdStart is true when no label was observed (see Suggest); PickedBy
+	// is the method whose policy picked the batch: the one asked for, or
+	// ColdStartMethod of it on a cold start.
+	ColdStart     bool
+	PickedBy      string
 	A0, A1        float64   // the kNN model's pseudo-counts used
 	Fit           PriorFit  // FitPrior of the observed labels (A1 under PriorEstimate)
 	Picks         []int     // pool indices
@@ -46,6 +51,18 @@ type Suggestion struct {
 // PriorPrevalence, the authors' rule); the pool may be Unlabeled. The random
 // method and random tie-breaking draw from r.Seed, so a suggestion is
 // reproducible.
+//
+// A cold start (no observed label, the first batch of a search) gives every
+// item the same Pr(y = 1 | D) = a1, the prior. qVS-AS's objective (eq. 7,
+// mean quality times VS_q) is then a1 · VS_q of the batch, so its greedy is
+// the greedy maximisation of VS_q alone on the diversity kernel, whatever
+// a1 (pending items first, with quality a1 too): the most diverse batch
+// under the symmetrised kNN kernel, exact ties in the tie order. One-step,
+// ECI, SELECT and ENS have nothing to rank on (every score ties at the first
+// pick; one-step's at every pick), so they get the same batch
+// (ColdStartMethod), and every method's first batch is one common design,
+// as the paper's campaigns start every method from one common positive.
+// Random stays random.
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
@@ -88,7 +105,12 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 		return nil, err
 	}
 	m.Alpha0, m.Alpha1 = a0, a1
-	policy, err := NewPolicy(r.Method, r.Settings, sp.Kernel)
+	cold := len(r.Observed) == 0
+	method := r.Method
+	if cold {
+		method = ColdStartMethod(method)
+	}
+	policy, err := NewPolicy(method, r.Settings, sp.Kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +128,20 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 		return nil, err
 	}
 	values = values[len(pending):]
-	s := &Suggestion{A0: a0, A1: a1, Fit: FitPrior(m), Values: values}
+	s := &Suggestion{ColdStart: cold, PickedBy: method, A0: a0, A1: a1, Fit: FitPrior(m), Values: values}
 	for _, v := range picks {
 		s.Picks = append(s.Picks, sp.Orig(v))
 		s.Probabilities = append(s.Probabilities, m.Probability(v))
 	}
 	return s, nil
+}
+
+// ColdStartMethod is the method whose policy picks a cold-start batch (no
+// label observed) asked of method: random for random, else qvs (qVS-AS,
+// whose batch is then the greedy maximisation of VS_q; see Suggest).
+func ColdStartMethod(method string) string {
+	if method == "random" {
+		return method
+	}
+	return "qvs"
 }

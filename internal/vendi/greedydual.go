@@ -99,9 +99,13 @@ type dualState struct {
 	xcxDone []int32
 	// lazyD[i]: a bound on item i's increment σ(Σ φ(C + x_i x_iᵀ) - Σ φ(C))
 	// from an earlier pick, still valid (lazy.go); nil where unused.
-	lazyD []float64
-	norm2 []float64 // xᵀx of every item (dotSelf), for the lazy bounds
-	evals int       // exact evaluations in the last pick (for tests)
+	lazyD    []float64
+	norm2    []float64 // xᵀx of every item (dotSelf), for the lazy bounds
+	maxNorm2 float64   // the largest of them
+	// scratch of bestDual and lazyStage, reused from pick to pick
+	cands []int
+	logb  []float64
+	evals int // exact evaluations in the last pick (for tests)
 }
 
 // dualActive reports whether the greedy runs in the dual (or switches to it
@@ -464,12 +468,13 @@ func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
 func (g *greedyState) bestDual() (int, float64) {
 	s := g.dual
 	m := g.members()
-	var cands []int
+	cands := s.cands[:0] // reused from pick to pick (10⁶ items: 8 MB)
 	for c := 0; c < g.n; c++ {
 		if g.eligible[c] {
 			cands = append(cands, c)
 		}
 	}
+	s.cands = cands
 	if len(cands) == 0 {
 		return -1, 0
 	}

@@ -110,6 +110,11 @@ func (g *greedyState) lazyStage(cands []int, weight func(int) float64, floor flo
 				s.norm2[i] = dotSelf(g.feat.Features(i))
 			}
 		})
+		for _, a := range s.norm2 {
+			if a > s.maxNorm2 {
+				s.maxNorm2 = a
+			}
+		}
 	}
 	exact := func(c int) float64 {
 		wt := weight(c)
@@ -129,15 +134,15 @@ func (g *greedyState) lazyStage(cands []int, weight func(int) float64, floor flo
 		keep = g.reachCut(cands, bounds, weight, floor)
 		return keep, g.countUnknown(cands, keep)
 	}
-	// The first pass: upper bounds on the log of every lazy bound.
-	amax := 0.0
-	for _, c := range cands {
-		amax = math.Max(amax, s.norm2[c])
-	}
-	Tmax := tr + amax
+	// The first pass: upper bounds on the log of every lazy bound (the
+	// slack at the largest total of any item).
+	Tmax := tr + s.maxNorm2
 	base := math.Log(sumQ) - math.Log(float64(g.members()+1)) + math.Log(tr) +
 		boundMargin + float64(s.d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*Tmax)) + cheapMargin
-	logb := make([]float64, len(cands))
+	if cap(s.logb) < len(cands) {
+		s.logb = make([]float64, len(cands))
+	}
+	logb := s.logb[:len(cands)]
 	parallel.Split(len(cands), len(g.ws), 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			c := cands[k]
@@ -194,22 +199,35 @@ func (g *greedyState) countUnknown(cands, keep []int) int {
 const lazyCutSolves = 16
 
 // topIndices returns the indices of the (at most) k largest values of v,
-// NaN counted as largest, in no particular order.
+// NaN counted as largest, in no particular order. O(len(v)) plus O(k) per
+// replacement of the smallest kept value.
 func topIndices(v []float64, k int) []int {
-	var idx []int
-	for i := range v {
-		if len(idx) < k {
+	idx := make([]int, 0, k)
+	low, lowVal := -1, math.Inf(1) // the kept index with the smallest value
+	for i, x := range v {
+		if math.IsNaN(x) {
+			x = math.Inf(1)
+		}
+		switch {
+		case len(idx) < k:
 			idx = append(idx, i)
+			if x < lowVal {
+				low, lowVal = len(idx)-1, x
+			}
+			continue
+		case !(x > lowVal):
 			continue
 		}
-		low := 0
-		for j := range idx {
-			if v[idx[j]] < v[idx[low]] {
-				low = j
+		idx[low] = i
+		low, lowVal = 0, math.Inf(1)
+		for j, t := range idx {
+			y := v[t]
+			if math.IsNaN(y) {
+				y = math.Inf(1)
 			}
-		}
-		if v[i] > v[idx[low]] || math.IsNaN(v[i]) {
-			idx[low] = i
+			if y < lowVal {
+				low, lowVal = j, y
+			}
 		}
 	}
 	return idx

@@ -1,6 +1,7 @@
 package vendi
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -146,13 +147,13 @@ func TestTopIndices(t *testing.T) {
 		}
 		got := topIndices(v, k)
 		sorted := slices.Clone(v)
-		slices.SortFunc(sorted, func(a, b float64) int { return -cmpFloat(key(a), key(b)) })
+		slices.SortFunc(sorted, func(a, b float64) int { return -cmp.Compare(key(a), key(b)) })
 		want := sorted[:min(k, len(v))]
 		var vals []float64
 		for _, i := range got {
 			vals = append(vals, v[i])
 		}
-		slices.SortFunc(vals, func(a, b float64) int { return -cmpFloat(key(a), key(b)) })
+		slices.SortFunc(vals, func(a, b float64) int { return -cmp.Compare(key(a), key(b)) })
 		if len(vals) != len(want) {
 			t.Fatalf("v %v k %d: %d indices, want %d", v, k, len(vals), len(want))
 		}
@@ -164,12 +165,3 @@ func TestTopIndices(t *testing.T) {
 	}
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

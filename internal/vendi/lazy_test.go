@@ -164,4 +164,3 @@ func TestTopIndices(t *testing.T) {
 		}
 	}
 }
-

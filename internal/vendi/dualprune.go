@@ -48,6 +48,10 @@ import (
 //     (tangents above, φ' = q t^(q-1) convex so below its chord on
 //     [λ_min^R, λ_max]); L is concave in ρ and maximised at the same
 //     stationary point; VS_q increases in Σ φ.
+//   - Before the relaxation of Σ_R φ'(λ_k) u_k, the tangent sum gains the
+//     moment gain of moments.go, σ·momentGain(a² - ρ², 3ab + a³ - ρ³) (the
+//     tangent form of its lemma; the ‖Cx‖² terms cancel), with the end of
+//     ρ's interval that makes it smallest.
 //   - Both combine with the pinching bound VS_q(λ ∪ {a}) (x isolated), as in
 //     dualBound, and pass through the same ZeroTol slack (vsBoundFromSum).
 //   - q = ∞: VS_∞ = T / max μ and max μ >= the Rayleigh quotient of
@@ -162,7 +166,7 @@ func (g *greedyState) ensureXCX() {
 
 // xcxOf returns item i's b = xᵀ C x (after ensureXCX), adding (x_jᵀ x)² for
 // the members j that joined since it was last brought up to date: b only
-// grows, and an item the lazy bounds prune (lazyBounds) is not touched.
+// grows, and an item the lazy bounds prune (lazyStage) is not touched.
 func (g *greedyState) xcxOf(i int) float64 {
 	s := g.dual
 	x := g.feat.Features(i)[:s.d]
@@ -344,7 +348,10 @@ var firstStageMin = 256
 // water-filled vector, and with the known roots' exact φ this bounds Σ φ(μ)
 // as vsBoundFromSum needs (paper eq. 1; the same ZeroTol and rounding
 // slack as dualBound: the computed roots sum to T within about (d+1)·eps·T,
-// far inside boundMargin). Negative boxes are clipped at 0 (the spectrum of
+// far inside boundMargin). The unknown roots majorise the water-filled
+// vector v, so the bound also gains momentGain of their second and third
+// power sums (those of the whole spectrum, moments.go, less the known
+// roots') over v's. Negative boxes are clipped at 0 (the spectrum of
 // the PSD C + x xᵀ is >= 0; Term is 0 at and below 0).
 //
 // When the candidate is not pruned every root is solved and the spectrum is

@@ -50,7 +50,12 @@ import (
 // q < 1, and the tangent at λ_k > 0 gives Σ φ(λ_k + w_k²) >= (q >= 1) or <=
 // (q < 1) Σ [φ(λ_k) + φ'(λ_k) w_k²], and N adds φ(ρ) (φ(0) = 0). VS_q is
 // decreasing in Σ φ for q >= 1 and increasing for q < 1, so the relaxation
-// keeps the bound valid. (Spreading ρ over the |N| null directions of V, as
+// keeps the bound valid. Both forms then gain moments.go's momentGain: the
+// exact diagonal with Δ₂ = a² - Σ_P u_k² - ρ² and
+// Δ₃ = 3ab + a³ - Σ_P (3λ_k u_k² + u_k³) - ρ³ (b = Σ_P λ_k u_k; the power
+// sums of μ less the diagonal's), the tangent sum with Δ₂ = a² - ρ² and
+// Δ₃ = 3ab + a³ - ρ³ (less the tangents of t² and t³ at λ_k). (Spreading ρ
+// over the |N| null directions of V, as
 // V's own diagonal does, gives |N| φ(ρ/|N|): a valid but looser bound, by
 // far the loosest part while the chosen set has fewer than d items.) At
 // q = ∞, VS = T / max μ and max μ >= every diagonal entry; at q = 0 the

@@ -47,7 +47,11 @@
 // secular equation of the bordered (arrowhead) matrix, whose new eigenvalues
 // interlace the old ones: O(r²) per candidate for a touched block of size r.
 // Candidates with no similarity to the chosen set share one VS value,
-// computed once. Candidates touching a large block are first bounded (each
+// computed once. A candidate's roots are kept while the blocks it touches
+// stay the same, and GreedyMemo carries the prefix blocks' spectra and the
+// first pick's roots to the next call (a search's next batch), where blocks
+// of the same content come back (memo.go): bit for bit what solving again
+// gives. Candidates touching a large block are first bounded (each
 // new eigenvalue enclosed in a certified bracket, O(r) per root with the
 // block's Cauchy matrix tabulated) and solved in decreasing bound order only
 // while the bound can reach the best value: the picks are those of solving

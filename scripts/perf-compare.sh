@@ -7,6 +7,7 @@
 #   BASE=4133a35 scripts/perf-compare.sh     plus qvs built at BASE
 #   SKIP_NUMPY_GREEDY=1 ...                  skip NumPy's greedy (about 15 s)
 #   SKIP_AS=1 ...                            skip the photoswitch qVS-AS row
+#   ONLY_AS=1 ...                            the photoswitch qVS-AS row alone
 #
 # The last row (issue 21) is a photoswitch qVS-AS campaign: one run at q = 1,
 # budget 100, batch 5, ties by index, from configs/photoswitch.yaml (the
@@ -14,7 +15,8 @@
 # without it), the kNN graph read from a cache warmed by one untimed run,
 # against the same loop in NumPy (Tanimoto kNN graph from the CSV, kNN
 # model, exact greedy with a batched eigvalsh over the candidates linked to
-# the chosen set, from qvs's start), its queries checked equal to qvs's.
+# the chosen set, from qvs's start), its queries checked equal to qvs's;
+# NumPy runs twice, with OpenBLAS's default threads and with one.
 #
 # Needs python3 with numpy (Debian: python3-numpy) for the inputs and the
 # NumPy side, /usr/bin/time for memory, and libopenblas-dev liblapacke-dev
@@ -59,9 +61,11 @@ if [ -n "${BASE:-}" ]; then
 fi
 
 # --- inputs (fixed seed) ----------------------------------------------------
-"$PY" - "$WORK" <<'EOF'
+"$PY" - "$WORK" "${ONLY_AS:-}" <<'EOF'
 import sys, numpy as np
 w = sys.argv[1]
+if sys.argv[2]:
+    sys.exit(0)  # ONLY_AS: no inputs needed
 rng = np.random.default_rng(15)
 # 10,000 x 2,048 float32 embeddings (a generative model's features)
 np.save(f"{w}/E.npy", rng.standard_normal((10000, 2048), dtype=np.float32))
@@ -205,6 +209,7 @@ qvs_row() { # label, numpy cell, output name, qvs arguments...
 	echo "$line"
 }
 
+if [ -z "${ONLY_AS:-}" ]; then
 qvs_row "score --embeddings E.npy --q 1 (10,000 x 2,048 float32)" "$(np_time emb)" emb score --embeddings "$WORK/E.npy" --q 1
 qvs_row "score --embeddings E64.npy --q 1 (the same, float64)" "$(np_time emb64)" emb64 score --embeddings "$WORK/E64.npy" --q 1
 qvs_row "score --kernel K.npy --q 1 (1,000 x 1,000)" "$(np_time kernel)" ker score --kernel "$WORK/K.npy" --q 1
@@ -212,6 +217,7 @@ npg="skipped"
 [ -n "${SKIP_NUMPY_GREEDY:-}" ] || npg=$(np_time greedy)
 qvs_row "select --embeddings X.csv --quality s.csv --k 100 --q 1 (4,000 x 16)" "$npg" sel \
 	select --embeddings "$WORK/X.csv" --quality "$WORK/s.csv" --k 100 --q 1
+fi
 
 # The photoswitch qVS-AS campaign (issue 21): qvs first (the NumPy loop
 # starts from qvs's start item), each build after one untimed run that
@@ -233,36 +239,44 @@ if [ -z "${SKIP_AS:-}" ] && [ -f "$PS" ]; then
 	start=$(awk -F, 'NR == 2 { print $3 }' "$WORK/as-$first/runs/qvs-q1-r00.csv")
 	/usr/bin/time -f "%e %U %S %M" -o "$WORK/nptime" "$PY" "$WORK/as.py" "$PS" "$start" 100 >"$WORK/np-as"
 	read -r s _ <"$WORK/np-as"
-	echo "| as photoswitch qVS-AS q = 1, budget 100, batch 5 (1,919 molecules, k = 100) | $s s in NumPy; process $(cell "$WORK/nptime") |$line"
+	# The same loop with one BLAS thread: its matrices are small (at most
+	# 31 x 31 eigvalsh, a 1,919 x 2,048 product), and OpenBLAS's threads
+	# spin for work on a 2-core machine shared with other jobs.
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/time -f "%e %U %S %M" -o "$WORK/nptime1" "$PY" "$WORK/as.py" "$PS" "$start" 100 >"$WORK/np-as1"
+	read -r s1 _ <"$WORK/np-as1"
+	echo "| as photoswitch qVS-AS q = 1, budget 100, batch 5 (1,919 molecules, k = 100) | $s s in NumPy; process $(cell "$WORK/nptime"); 1 BLAS thread: $s1 s, process $(cell "$WORK/nptime1") |$line"
 fi
 
 # --- agreement ----------------------------------------------------------------
 echo
 "$PY" - "$WORK" $BUILDS <<'EOF'
-import sys, csv
+import sys, csv, os
 w, builds = sys.argv[1], sys.argv[2:]
 def val(path):
     rows = list(csv.reader(open(path)))
     return float(rows[1][1])
 for what, npf in (("emb", "np-emb"), ("emb64", "np-emb64"), ("ker", "np-kernel")):
+    if not os.path.exists(f"{w}/{npf}"):
+        continue  # ONLY_AS
     ref = float(open(f"{w}/{npf}").read().split()[1])
     got = {b: val(f"{w}/{what}-{b}") for b in builds}
     bad = {b: v for b, v in got.items() if abs(v - ref) > 1e-6 * ref}
     print(f"{what}: NumPy VS_1 {ref:.10g}; qvs {got}" + (f"  DISAGREE: {bad}" if bad else "  (agree to 1e-6)"))
-picks = {b: [r[1] for r in list(csv.reader(open(f"{w}/sel-{b}")))[1:]] for b in builds}
-same = all(p == picks[builds[0]] for p in picks.values())
-first = picks[builds[0]][:5]
-try:
-    npp = open(f"{w}/np-greedy").read().split()[1].split(",")
-    npmsg = f"; NumPy's first 5 picks {npp} " + ("match" if npp == first else "DIFFER")
-except FileNotFoundError:
-    npmsg = ""
-print(f"select: picks {'identical' if same else 'DIFFER'} across {builds}{npmsg}")
-import os
+if os.path.exists(f"{w}/sel-{builds[0]}"):
+    picks = {b: [r[1] for r in list(csv.reader(open(f"{w}/sel-{b}")))[1:]] for b in builds}
+    same = all(p == picks[builds[0]] for p in picks.values())
+    first = picks[builds[0]][:5]
+    try:
+        npp = open(f"{w}/np-greedy").read().split()[1].split(",")
+        npmsg = f"; NumPy's first 5 picks {npp} " + ("match" if npp == first else "DIFFER")
+    except FileNotFoundError:
+        npmsg = ""
+    print(f"select: picks {'identical' if same else 'DIFFER'} across {builds}{npmsg}")
 if os.path.exists(f"{w}/np-as") and len(open(f"{w}/np-as").read().split()) == 2:
     npa = open(f"{w}/np-as").read().split()[1].split(",")
+    np1 = open(f"{w}/np-as1").read().split()[1].split(",")
     qa = {b: [r[2] for r in list(csv.reader(open(f"{w}/as-{b}/runs/qvs-q1-r00.csv")))[2:]] for b in builds}
-    ok = all(v == npa for v in qa.values())
-    print(f"as: the {len(npa)} queries {'identical' if ok else 'DIFFER'} across {builds} and NumPy")
+    ok = all(v == npa for v in qa.values()) and np1 == npa
+    print(f"as: the {len(npa)} queries {'identical' if ok else 'DIFFER'} across {builds} and NumPy (both thread settings)")
 EOF
 [ -n "$KEEP" ] || rm -rf "$WORK"

@@ -187,6 +187,9 @@ type Recorder struct {
 	rows   [][]string
 	bar    *progressbar.ProgressBar
 	mu     *sync.Mutex
+	// pending receives the outcome of the record file's write in flight
+	// (Append), nil when none.
+	pending chan error
 }
 
 // Rows returns the records of an interrupted earlier attempt, or nil.
@@ -202,14 +205,42 @@ func (r *Recorder) Keep(n int) {
 	}
 }
 
-// Append durably adds records: once it returns, they survive a kill.
+// Append adds records and starts writing the record file with them (an
+// atomic write: temp file, fsync, rename) while the run computes its next
+// batch, whose Append first waits for this write and returns its error;
+// Flush waits for it too, and the run's end waits before its summary is
+// written and its lock released. So the file on disk always holds every
+// record but those of the write in flight, and is always a complete
+// version: a kill loses at most the last batch's records, which the
+// resumed run recomputes (the same records, from the same seed), never a
+// record of a finished run.
 func (r *Recorder) Append(rows ...[]string) error {
-	r.rows = append(r.rows, rows...)
-	if err := fileio.WriteCSVAtomic(r.path, r.header, r.rows); err != nil {
+	if err := r.Flush(); err != nil {
 		return err
 	}
-	r.progress(len(rows))
+	r.rows = append(r.rows, rows...)
+	all := r.rows[:len(r.rows):len(r.rows)] // a later append copies: all stays as is
+	done := make(chan error, 1)
+	r.pending = done
+	go func() {
+		err := fileio.WriteCSVAtomic(r.path, r.header, all)
+		if err == nil {
+			r.progress(len(rows))
+		}
+		done <- err
+	}()
 	return nil
+}
+
+// Flush waits for the record file's write in flight, if any, and returns
+// its error: once it returns nil, every record appended is on disk.
+func (r *Recorder) Flush() error {
+	if r.pending == nil {
+		return nil
+	}
+	err := <-r.pending
+	r.pending = nil
+	return err
 }
 
 func (r *Recorder) progress(n int) {
@@ -472,6 +503,10 @@ func attempt(ctx context.Context, spec Spec, j job, fn RunFunc, bar *progressbar
 	defer lock.Unlock()
 	rec := &Recorder{path: filepath.Join(runsDir, j.run.Key+".csv"), dir: runsDir, key: j.run.Key,
 		header: spec.Header, bar: bar, mu: mu}
+	// The records are on disk before the lock is released, whatever ends
+	// the attempt (runOne flushes before the run's summary; this covers
+	// errors, panics and interrupts).
+	defer func() { _ = rec.Flush() }()
 	if done(runsDir, j.run.Key) {
 		rec.progress(spec.Steps - j.planned)
 		return result{job: j, outcome: doneByOther}
@@ -587,6 +622,9 @@ func runOne(ctx context.Context, run Run, rec *Recorder, fn RunFunc) (err error)
 	}()
 	t0 := time.Now()
 	fields, err := fn(ctx, run, rec)
+	if ferr := rec.Flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}

@@ -295,8 +295,7 @@ type Pool struct {
 	*datasets.Pool
 
 	kernelOnce sync.Once
-	kernel     *vendi.Sparse
-	kernelErr  error
+	kernel     *vendi.KNNKernel
 }
 
 // NewPool prepares p for search, checking its kNN graph (rows of equal
@@ -312,17 +311,23 @@ func NewPool(p *datasets.Pool) (*Pool, error) {
 
 // Kernel is the diversity kernel (W + Wᵀ)/2 with unit diagonal in pool
 // indices (as the authors' code builds it), for the metrics of the
-// positives found. It is built on the first call (a suggestion never
-// needs it: its runs see Space.Kernel, in view indices), so a pool of a
-// million items does not hold two kernels.
-func (p *Pool) Kernel() (*vendi.Sparse, error) {
+// positives found: vendi.KNNKernel, the entries of vendi.SymmetrizeKNN bit
+// for bit, each row built when first read (the metrics read the rows of
+// the positives only). Its reverse lists are built on the first call (a
+// suggestion never needs them: its runs see Space.Kernel, in view
+// indices). Safe for concurrent use.
+func (p *Pool) Kernel() vendi.Kernel {
 	p.kernelOnce.Do(func() {
-		p.kernel, p.kernelErr = vendi.SymmetrizeKNN(p.Len(), p.Neighbors, p.Weights)
-		if p.kernelErr != nil {
-			p.kernelErr = fmt.Errorf("pool %s: %w", p.Name, p.kernelErr)
+		indeg := make([]int, p.Len())
+		for _, row := range p.Neighbors {
+			for _, j := range row {
+				indeg[j]++
+			}
 		}
+		rev, revW := reverseLists(p.Neighbors, p.Weights, indeg)
+		p.kernel = vendi.NewKNNKernel(p.Neighbors, p.Weights, rev, revW)
 	})
-	return p.kernel, p.kernelErr
+	return p.kernel
 }
 
 // PseudoCounts returns the kNN model's pseudo-counts under prior given m,
@@ -400,8 +405,8 @@ var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 // Repeat r starts every method from the same random positive
 // (StartPositive) and, with ties "random", searches the pool relabelled in
 // the random order drawn from (seed, "order", r). A run replays the records
-// of an interrupted attempt, appends one record per query (each batch
-// durably, in one write), writes runs/KEY.curve.csv and returns the summary
+// of an interrupted attempt, appends one record per query (each batch in
+// one atomic write, campaign.Recorder.Append), writes runs/KEY.curve.csv and returns the summary
 // fields after key, method, q, params, repeat: positives, vs_q0 ...
 // vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
 // kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries
@@ -521,10 +526,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 			lastBatch = q.Batch
 		}
 	}
-	kernel, err := pool.Kernel()
-	if err != nil {
-		return nil, err
-	}
+	kernel := pool.Kernel()
 	m, err := Measure(kernel, positives, pool.Distance)
 	if err != nil {
 		return nil, err

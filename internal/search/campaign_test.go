@@ -256,10 +256,7 @@ func TestNewPool(t *testing.T) {
 		t.Errorf("estimated pseudo-counts a0 %g, a1 %g (%v), want FitPrior's %g", a0, a1, err, FitPrior(m).A1)
 	}
 	K := denseKernel(p)
-	kernel, err := sp.Kernel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	kernel := sp.Kernel()
 	for i := 0; i < p.Len(); i++ {
 		for j := 0; j < p.Len(); j++ {
 			if kernel.At(i, j) != K.At(i, j) {

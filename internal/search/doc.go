@@ -24,7 +24,8 @@
 // (pessimistic: negative, or optimistic: positive). Every fast path (ENS's
 // prefix sums and bounds, ECI's incremental rescoring and the memory it
 // keeps between the batches of a run in State.Carry, qVS-AS's secular
-// equation in package vendi) is exact: it never changes a pick relative to
+// equation in package vendi and the greedy's memo of block spectra and
+// roots it keeps there) is exact: it never changes a pick relative to
 // evaluating the definition.
 //
 // Run executes one search run (start, budget, batch size) and replays the

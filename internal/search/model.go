@@ -79,36 +79,53 @@ func NewModel(nbr [][]int32, w [][]float64, a0, a1 float64) (*Model, error) {
 			indeg[j]++
 		}
 	}
-	g := &graph{nbr: nbr, w: w, rev: make([][]int32, n), revW: make([][]float64, n), wmax: make([]float64, n)}
+	g := &graph{nbr: nbr, w: w, wmax: make([]float64, n)}
 	for i, row := range w {
 		for _, v := range row {
 			g.wmax[i] = max(g.wmax[i], v)
 		}
 	}
-	// One backing array for all reverse lists keeps them contiguous.
-	total := 0
-	for _, d := range indeg {
-		total += d
-	}
-	revAll := make([]int32, total)
-	revWAll := make([]float64, total)
-	off := 0
-	for l, d := range indeg {
-		g.rev[l] = revAll[off : off : off+d]
-		g.revW[l] = revWAll[off : off : off+d]
-		off += d
-	}
-	for i, row := range nbr {
-		for t, j := range row {
-			g.rev[j] = append(g.rev[j], int32(i))
-			g.revW[j] = append(g.revW[j], w[i][t])
-		}
-	}
+	g.rev, g.revW = reverseLists(nbr, w, indeg)
 	return &Model{
 		Alpha0: a0, Alpha1: a1, g: g,
 		pos: make([]float64, n), neg: make([]float64, n),
 		observed: make([]bool, n), positive: make([]bool, n),
 	}, nil
+}
+
+// reverseLists returns the reverse lists of the directed graph nbr/w
+// (neighbours in range) with in-degrees indeg: rev[l] lists, in ascending
+// order, every item whose list contains l (once per occurrence), revW[l]
+// the matching weights w(i, l) (vendi.NewKNNKernel's reverse lists). One
+// backing array for all of them keeps them contiguous.
+func reverseLists(nbr [][]int32, w [][]float64, indeg []int) (rev [][]int32, revW [][]float64) {
+	n := len(nbr)
+	rev, revW = make([][]int32, n), make([][]float64, n)
+	// next[l]: where l's next entry goes (a counting sort by target, items
+	// in ascending order).
+	next := make([]int, n)
+	total := 0
+	for l, d := range indeg {
+		next[l] = total
+		total += d
+	}
+	revAll := make([]int32, total)
+	revWAll := make([]float64, total)
+	for i, row := range nbr {
+		wi := w[i][:len(row)]
+		for t, j := range row {
+			k := next[j]
+			revAll[k], revWAll[k] = int32(i), wi[t]
+			next[j] = k + 1
+		}
+	}
+	off := 0
+	for l, d := range indeg {
+		rev[l] = revAll[off : off+d : off+d]
+		revW[l] = revWAll[off : off+d : off+d]
+		off += d
+	}
+	return rev, revW
 }
 
 // Len is the number of items in the pool.

@@ -89,12 +89,19 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 		}
 	}
 	prefix = append(prefix, st.Pending...)
+	// The greedy's memo carries exact work (block spectra, secular roots)
+	// to the next batch of the run; the picks are the same without it.
+	memo, _ := st.Carry.get().(*vendi.GreedyMemo)
+	if memo == nil && (st.Carry != nil || v.AuthorsShortcut) {
+		memo = &vendi.GreedyMemo{}
+		st.Carry.set(memo)
+	}
 	if v.AuthorsShortcut {
-		return v.authorsBatch(st, b, quality, prefix, cand)
+		return v.authorsBatch(st, b, quality, prefix, cand, memo)
 	}
 	return vendi.Greedy(vendi.GreedyProblem{
 		Kernel: v.Kernel, Quality: quality, Prefix: prefix, Candidates: cand,
-		K: b, Q: v.Q, Workers: st.Workers,
+		K: b, Q: v.Q, Workers: st.Workers, Memo: memo,
 	})
 }
 
@@ -102,8 +109,8 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 // greedy step over the unmasked candidates plus the first (lowest-index)
 // masked one, which stands for every masked candidate: they all share its
 // value, and among equal values the lowest index, that one, wins. cand is
-// ascending.
-func (v QVS) authorsBatch(st *State, b int, quality []float64, prefix, cand []int) (vendi.GreedyResult, error) {
+// ascending. Each step's Greedy call passes memo to the next.
+func (v QVS) authorsBatch(st *State, b int, quality []float64, prefix, cand []int, memo *vendi.GreedyMemo) (vendi.GreedyResult, error) {
 	m := st.Model
 	chosen := append([]int(nil), prefix...)
 	inChosen := make([]bool, m.Len())
@@ -128,7 +135,7 @@ func (v QVS) authorsBatch(st *State, b int, quality []float64, prefix, cand []in
 		}
 		r, err := vendi.Greedy(vendi.GreedyProblem{
 			Kernel: v.Kernel, Quality: quality, Prefix: chosen, Candidates: step,
-			K: 1, Q: v.Q, Workers: st.Workers,
+			K: 1, Q: v.Q, Workers: st.Workers, Memo: memo,
 		})
 		if err != nil {
 			return res, err

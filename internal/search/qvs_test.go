@@ -322,3 +322,63 @@ func TestQVSAuthorsShortcutMatchesDirect(t *testing.T) {
 	}
 	t.Logf("%d of 24 trials pick differently from the exact greedy", differ)
 }
+
+// TestQVSCarryMemoSamePicks: qVS-AS batches that share a greedy memo
+// through State.Carry (as a run's batches do) pick the same items with the
+// same scores, bit for bit, as batches without one, exact greedy and
+// authors' shortcut alike, coarse weights (many ties) included; and the
+// memo saves secular solves over the runs.
+func TestQVSCarryMemoSamePicks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	orders := []vendi.Order{0.5, 1, 2, vendi.OrderInf}
+	withMemo, without := 0, 0
+	for trial := 0; trial < 12; trial++ {
+		n := 80 + rng.IntN(40)
+		nbr, w := randomGraph(rng, n, 3+trial%4, trial%3 == 0)
+		m, err := NewModel(nbr, w, 0.8, 0.2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]bool, n)
+		for i := range labels {
+			labels[i] = rng.IntN(3) == 0
+		}
+		m.Observe(0, true)
+		kernel, err := vendi.SymmetrizeKNN(n, nbr, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := QVS{Q: orders[trial%len(orders)], Kernel: kernel, AuthorsShortcut: trial%4 == 3}
+		carry := &Carry{}
+		for batch := 0; batch < 6; batch++ {
+			st := &State{Model: m, Workers: 1 + batch%2}
+			plain, err := v.batch(st, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Carry = carry
+			got, err := v.batch(st, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Picks, plain.Picks) {
+				t.Fatalf("trial %d batch %d: picks %v with the carried memo, %v without", trial, batch, got.Picks, plain.Picks)
+			}
+			for i := range got.Scores {
+				if math.Float64bits(got.Scores[i]) != math.Float64bits(plain.Scores[i]) {
+					t.Fatalf("trial %d batch %d: score %d %v with the carried memo, %v without", trial, batch, i, got.Scores[i], plain.Scores[i])
+				}
+			}
+			if !v.AuthorsShortcut {
+				withMemo += got.Solved
+				without += plain.Solved
+			}
+			for _, x := range got.Picks {
+				m.Observe(x, labels[x])
+			}
+		}
+	}
+	if withMemo >= without {
+		t.Fatalf("%d secular solves with the carried memo, %d without", withMemo, without)
+	}
+}

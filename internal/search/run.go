@@ -70,7 +70,7 @@ func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
 // Run executes a search run. prior holds the queries of an interrupted
 // attempt (nil on a fresh start), which are replayed without calling the
 // policy; emit receives each batch of new queries (the start is emitted as
-// its own batch 0) and must make them durable. Run returns every query,
+// its own batch 0) and records them (campaign.Recorder.Append). Run returns every query,
 // replayed and new. It stops early with ctx's error when ctx is cancelled
 // between batches, and when the pool runs out of unlabelled items.
 func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) error) ([]Query, error) {

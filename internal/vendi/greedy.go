@@ -39,13 +39,22 @@ type GreedyProblem struct {
 	// 1e-12, so a set exactly at the floor passes). When no candidate
 	// qualifies, Greedy stops early without error: len(Picks) < K.
 	MinVS func(size int) float64
+	// Memo, if non-nil, carries the prefix blocks' eigendecompositions and
+	// the first pick's secular roots from this call to the next on the
+	// same kernel (see GreedyMemo): a search passes one memo to the
+	// Greedy calls of its batches. Results are identical with or without.
+	Memo *GreedyMemo
 }
 
 // GreedyResult holds the picks in order and Scores[i] = qVS(Prefix ∪ Picks[:i+1]).
+// Solved counts the secular equations solved over all picks (candidates
+// whose roots were not read from the cache kept between picks or, with
+// GreedyProblem.Memo, between calls); diagnostics only, like Stats.
 type GreedyResult struct {
 	Picks  []int
 	Scores []float64
 	Stats  PruneStats
+	Solved int
 }
 
 // PruneStats counts, over all picks, the candidates whose qVS was bounded
@@ -71,11 +80,21 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 		return GreedyResult{}, err
 	}
 	var res GreedyResult
+	if g.memoContent != nil {
+		g.seedFromMemo()
+	}
 	for t := 0; t < p.K; t++ {
 		c, v, err := g.best()
 		res.Stats = g.stats
+		for _, ws := range g.ws {
+			res.Solved += ws.solved
+			ws.solved = 0
+		}
 		if err != nil {
 			return res, err
+		}
+		if t == 0 && g.memoContent != nil {
+			g.saveMemo()
 		}
 		if c == floorRejected {
 			return res, nil
@@ -150,6 +169,10 @@ type greedyState struct {
 	dual *dualState
 	// stats counts the pruning's work (GreedyResult.Stats).
 	stats PruneStats
+	// memoContent holds the content (blockContent) of the prefix's blocks
+	// when p.Memo is used; memoLoading is set while they are factored.
+	memoContent map[*vblock]string
+	memoLoading bool
 	// touchCount is touchLists' counting buffer (n+1 entries).
 	touchCount []int32
 	// simCols[m][c] = Kernel.At(c, memberItem[m]) for a kernel computed per
@@ -246,7 +269,13 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 			return nil, err
 		}
 	}
-	if err := g.factorPending(); err != nil {
+	if g.useMemo() {
+		g.memoContent = map[*vblock]string{}
+		g.memoLoading = true
+	}
+	err := g.factorPending()
+	g.memoLoading = false
+	if err != nil {
 		return nil, err
 	}
 	if err := g.syncDual(); err != nil {
@@ -350,7 +379,8 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		}
 		return tr * tr / fro
 	}
-	tb := g.touchedBlocks(t, mark, stamp, nil)
+	tb := g.touchedBlocks(t, mark, stamp, ws.tb[:0])
+	ws.tb = tb // reused by the worker's next candidate (the cache copies it)
 	total := g.totPos
 	for _, b := range tb {
 		total -= g.blocks[b].pos
@@ -359,6 +389,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		ws.mus = append(ws.mus[:0], cc.mus...)
 	} else {
 		d, z := g.project(t, tb, ws)
+		ws.solved++
 		ws.mus = ws.mus[:0]
 		arrowhead(d, z, a, ws, func(mu float64) { ws.mus = append(ws.mus, mu) })
 		if mark != nil {
@@ -385,7 +416,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 		if mu > thr {
 			f += g.p.Q.Term(mu)
 			rank++
-			maxEig = math.Max(maxEig, mu)
+			maxEig = max(maxEig, mu) // the builtin: math.Max's value on non-NaN input, inlined
 		}
 	}
 	// Largest eigenvalue outside the touched blocks.
@@ -688,7 +719,6 @@ func (g *greedyState) linkMember(i int) error {
 		g.itemMember[i] = int32(len(g.memberItem) - 1)
 		g.sumQ += g.p.Quality[i]
 		g.dual.addOuter(g.feat.Features(i))
-		g.updateXCX(g.feat.Features(i))
 		return g.dual.factorize(g)
 	}
 	var t []touch
@@ -752,7 +782,9 @@ func (g *greedyState) factorPending() error {
 		changed = true
 		members := blk.members
 		r := len(members)
-		if r == 1 {
+		if eig, vecs, ok := g.memoFactor(blk); ok {
+			blk.eig, blk.vecs = eig, vecs
+		} else if r == 1 {
 			blk.eig = []float64{g.p.Kernel.At(g.memberItem[members[0]], g.memberItem[members[0]])}
 			blk.vecs = []float64{1}
 		} else {

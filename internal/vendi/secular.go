@@ -29,7 +29,14 @@ func arrowhead(d, z []float64, a float64, ws *secularWork, emit func(mu float64)
 	if !ok {
 		return
 	}
-	for j := 0; j <= len(p); j++ {
+	// Roots in pairs (secularRootPair), the last alone when s+1 is odd.
+	j := 0
+	for ; j+1 <= len(p); j += 2 {
+		r1, r2 := secularRootPair(a, p, w, lo, hi, j, ws)
+		emit(r1)
+		emit(r2)
+	}
+	if j == len(p) {
 		emit(secularRoot(a, p, w, lo, hi, j, ws.diff))
 	}
 }
@@ -67,7 +74,7 @@ func (ws *secularWork) deflate(d, z []float64, a float64, emit func(mu float64))
 	scale := math.Abs(a)
 	var znorm2 float64
 	for i := 0; i < r; i++ {
-		scale = math.Max(scale, math.Abs(d[i]))
+		scale = max(scale, math.Abs(d[i])) // the builtin: math.Max's value on non-NaN input, inlined
 		znorm2 += z[i] * z[i]
 	}
 	scale = math.Max(scale, math.Sqrt(znorm2))
@@ -111,39 +118,95 @@ func (ws *secularWork) deflate(d, z []float64, a float64, emit func(mu float64))
 // secularRoot returns the root of the secular equation in interval j of
 // (lo, p_1, ..., p_s, hi), using diff (len >= s) as workspace.
 func secularRoot(a float64, p, w []float64, lo, hi float64, j int, diff []float64) float64 {
-	s := len(p)
-	var left, right float64
-	if j == 0 {
-		left = lo
-	} else {
-		left = p[j-1]
+	var fmid float64
+	if mid, interior := rootMid(p, lo, hi, j); interior {
+		fmid = secular(a, p, w, mid)
 	}
-	if j == s {
-		right = hi
-	} else {
-		right = p[j]
-	}
-	// Choose the origin: the pole nearer the root.
-	var origin float64
-	var blo, bhi float64 // bracket for δ = μ - origin
+	origin, blo, bhi := rootOrigin(p, lo, hi, j, fmid)
+	diff = shiftPoles(diff, p, origin)
+	return origin + solveShifted(a-origin, diff, w, blo, bhi)
+}
+
+// secularRootPair returns the roots in the intervals j and j+1 (j+1 <= s),
+// bit for bit those of secularRoot, with the two iterations interleaved:
+// each pass over the poles then carries six independent sums instead of
+// three, and a pass is bound by the latency of its sums, not by the
+// divisions, so two roots take little more than one.
+func secularRootPair(a float64, p, w []float64, lo, hi float64, j int, ws *secularWork) (float64, float64) {
+	var f1, f2 float64
+	mid1, in1 := rootMid(p, lo, hi, j)
+	mid2, in2 := rootMid(p, lo, hi, j+1)
 	switch {
-	case j == 0:
-		origin, blo, bhi = p[0], lo-p[0], 0
-	case j == s:
-		origin, blo, bhi = p[s-1], 0, hi-p[s-1]
-	default:
-		mid := 0.5 * (left + right)
-		if secular(a, p, w, mid) > 0 { // root in (mid, right)
-			origin, blo, bhi = right, mid-right, 0
-		} else {
-			origin, blo, bhi = left, 0, mid-left
+	case in1 && in2:
+		f1, f2 = secular2(a, p, w, mid1, mid2)
+	case in1:
+		f1 = secular(a, p, w, mid1)
+	case in2:
+		f2 = secular(a, p, w, mid2)
+	}
+	o1, blo1, bhi1 := rootOrigin(p, lo, hi, j, f1)
+	o2, blo2, bhi2 := rootOrigin(p, lo, hi, j+1, f2)
+	if len(ws.diff2) < len(p) {
+		ws.diff2 = make([]float64, len(p))
+	}
+	d1 := shiftPoles(ws.diff, p, o1)
+	d2 := shiftPoles(ws.diff2, p, o2)
+	x1 := newShifted(a-o1, d1, w, blo1, bhi1)
+	x2 := newShifted(a-o2, d2, w, blo2, bhi2)
+	n := len(p)
+	for it := 0; it < 200; it++ {
+		R1, dR1, abs1, R2, dR2, abs2 := poleSums2(&x1, d1, &x2, d2, w)
+		r1, done1 := x1.update(n, R1, dR1, abs1)
+		r2, done2 := x2.update(n, R2, dR2, abs2)
+		switch {
+		case done1 && done2:
+			return o1 + r1, o2 + r2
+		case done1:
+			return o1 + r1, o2 + x2.solve(it+1, d2, w)
+		case done2:
+			return o1 + x1.solve(it+1, d1, w), o2 + r2
 		}
 	}
-	diff = diff[:s]
-	for k := 0; k < s; k++ {
+	return o1 + x1.x, o2 + x2.x
+}
+
+// rootMid returns the midpoint of interval j of (lo, p_1, ..., p_s, hi)
+// and whether the interval is interior (between two poles), where the
+// sign of the secular function there chooses the origin.
+func rootMid(p []float64, lo, hi float64, j int) (float64, bool) {
+	s := len(p)
+	if j == 0 || j == s {
+		return 0, false
+	}
+	return 0.5 * (p[j-1] + p[j]), true
+}
+
+// rootOrigin returns the origin of the root in interval j (the pole nearer
+// the root) and the bracket (blo, bhi) of δ = μ - origin; fmid is φ at the
+// midpoint of an interior interval (rootMid).
+func rootOrigin(p []float64, lo, hi float64, j int, fmid float64) (origin, blo, bhi float64) {
+	s := len(p)
+	switch {
+	case j == 0:
+		return p[0], lo - p[0], 0
+	case j == s:
+		return p[s-1], 0, hi - p[s-1]
+	}
+	left, right := p[j-1], p[j]
+	mid := 0.5 * (left + right)
+	if fmid > 0 { // root in (mid, right)
+		return right, mid - right, 0
+	}
+	return left, 0, mid - left
+}
+
+// shiftPoles fills diff[:len(p)] with origin - p_k and returns it.
+func shiftPoles(diff, p []float64, origin float64) []float64 {
+	diff = diff[:len(p)]
+	for k := range diff {
 		diff[k] = origin - p[k]
 	}
-	return origin + solveShifted(a-origin, diff, w, blo, bhi)
+	return diff
 }
 
 // secularTol scales the rounding-error bound of the secular function at
@@ -159,6 +222,18 @@ func secular(a float64, p, w []float64, mu float64) float64 {
 	return f
 }
 
+// secular2 is secular at two points in one pass (the same sums, in the
+// same order, bit for bit).
+func secular2(a float64, p, w []float64, mu1, mu2 float64) (float64, float64) {
+	f1, f2 := a-mu1, a-mu2
+	w = w[:len(p)]
+	for k, pk := range p {
+		f1 += w[k] / (mu1 - pk)
+		f2 += w[k] / (mu2 - pk)
+	}
+	return f1, f2
+}
+
 // solveShifted finds δ in (blo, bhi) with ψ(δ) = a0 - δ + Σ w_k/(δ + diff_k) = 0,
 // where ψ is strictly decreasing on the bracket and diff[k0] = 0 is the pole
 // at the origin (an end of the bracket).
@@ -170,6 +245,19 @@ func secular(a float64, p, w []float64, mu float64) float64 {
 // next to the pole, where plain Newton overshoots; every step is safeguarded
 // by the bracket (bisection when the model root leaves it).
 func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
+	x := newShifted(a0, diff, w, blo, bhi)
+	return x.solve(0, diff, w)
+}
+
+// shifted is the state of solveShifted's iteration: the current iterate x
+// in the bracket (blo, bhi), the origin pole k0 and its weight w0.
+type shifted struct {
+	a0, w0, x, blo, bhi float64
+	k0                  int
+	positive            bool // root on the right of the origin pole
+}
+
+func newShifted(a0 float64, diff, w []float64, blo, bhi float64) shifted {
 	k0 := -1
 	for k, dk := range diff {
 		if dk == 0 {
@@ -177,76 +265,159 @@ func solveShifted(a0 float64, diff, w []float64, blo, bhi float64) float64 {
 			break
 		}
 	}
-	w0 := w[k0]
-	positive := bhi > 0 // root on the right of the origin pole
-	x := 0.5 * (blo + bhi)
-	for it := 0; it < 200; it++ {
-		// The sum over the poles other than the origin, in pole order. The
-		// root lies between the origin and its neighbour pole, so x + diff_k
-		// is > 0 left of the origin (k < k0) and < 0 right of it, and with
-		// w_k >= 0 the term |w_k t| is w_k t or -(w_k t) exactly: the same
-		// bits as taking its absolute value, without the branch per pole.
-		var R, dR, absSum float64
-		for k, dk := range diff[:k0] {
-			t := 1 / (x + dk)
-			wt := w[k] * t
-			R += wt
-			dR -= wt * t
-			absSum += wt
+	return shifted{a0: a0, w0: w[k0], x: 0.5 * (blo + bhi), blo: blo, bhi: bhi, k0: k0, positive: bhi > 0}
+}
+
+// solve iterates from iteration from (of at most 200) to the root.
+func (s *shifted) solve(from int, diff, w []float64) float64 {
+	for it := from; it < 200; it++ {
+		R, dR, absSum := poleSums(s.x, diff, w, s.k0)
+		if r, done := s.update(len(diff), R, dR, absSum); done {
+			return r
 		}
-		for k := k0 + 1; k < len(diff); k++ {
-			t := 1 / (x + diff[k])
-			wt := w[k] * t
-			R += wt
-			dR -= wt * t
-			absSum -= wt
-		}
-		f := a0 - x + w0/x + R
-		// Stop once f is within the rounding error of its own evaluation
-		// (LAPACK dlaed4's test): x is then a root of a matrix within a few
-		// ulps of the input, and further steps only chase rounding noise,
-		// which used to cost 20-50 bisection-like iterations per root.
-		if math.Abs(f) <= secularTol*float64(len(diff)+2)*(absSum+math.Abs(a0)+math.Abs(x)+math.Abs(w0/x)) {
-			return x
-		}
-		if f > 0 {
-			blo = x
-		} else {
-			bhi = x
-		}
-		// Quadratic model A δ² + B δ + C = 0.
-		A := dR - 1
-		B := a0 + R - dR*x
-		C := w0
-		disc := math.Sqrt(B*B - 4*A*C)
-		qq := -0.5 * (B + math.Copysign(disc, B))
-		r1, r2 := qq/A, C/qq
-		nx := r1
-		if (r1 > 0) != positive {
-			nx = r2
-		}
-		if !(nx > blo && nx < bhi) || math.IsNaN(nx) {
-			nx = 0.5 * (blo + bhi)
-		}
-		if math.Abs(nx-x) <= 2e-16*math.Abs(nx) || bhi-blo <= 2e-16*math.Max(math.Abs(blo), math.Abs(bhi)) {
-			return nx
-		}
-		x = nx
 	}
-	return x
+	return s.x
+}
+
+// poleSums returns, at x, the sum R over the poles other than the origin
+// k0 of w_k/(x + diff_k), its derivative dR and the sum of the terms'
+// absolute values, in pole order. The root lies between the origin and its
+// neighbour pole, so x + diff_k is > 0 left of the origin (k < k0) and < 0
+// right of it, and with w_k >= 0 the term |w_k t| is w_k t or -(w_k t)
+// exactly: the same bits as taking its absolute value, without the branch
+// per pole.
+func poleSums(x float64, diff, w []float64, k0 int) (R, dR, absSum float64) {
+	w = w[:len(diff)]
+	for k, dk := range diff[:k0] {
+		t := 1 / (x + dk)
+		wt := w[k] * t
+		R += wt
+		dR -= wt * t
+		absSum += wt
+	}
+	for k := k0 + 1; k < len(diff); k++ {
+		t := 1 / (x + diff[k])
+		wt := w[k] * t
+		R += wt
+		dR -= wt * t
+		absSum -= wt
+	}
+	return R, dR, absSum
+}
+
+// poleSums2 is poleSums at x1.x over d1 and at x2.x over d2 in one pass,
+// each sum in pole order as there (bit for bit).
+func poleSums2(x1 *shifted, d1 []float64, x2 *shifted, d2 []float64, w []float64) (R1, dR1, abs1, R2, dR2, abs2 float64) {
+	n := len(w)
+	d1, d2 = d1[:n], d2[:n]
+	y1, y2 := x1.x, x2.x
+	k1, k2 := x1.k0, x2.k0
+	lo, hi := min(k1, k2), max(k1, k2)
+	// Left of both origins.
+	for k := 0; k < lo; k++ {
+		t1 := 1 / (y1 + d1[k])
+		t2 := 1 / (y2 + d2[k])
+		wt1 := w[k] * t1
+		wt2 := w[k] * t2
+		R1 += wt1
+		dR1 -= wt1 * t1
+		abs1 += wt1
+		R2 += wt2
+		dR2 -= wt2 * t2
+		abs2 += wt2
+	}
+	// Between them: each root by the side of its own origin.
+	for k := lo; k <= hi; k++ {
+		if k != k1 {
+			t1 := 1 / (y1 + d1[k])
+			wt1 := w[k] * t1
+			R1 += wt1
+			dR1 -= wt1 * t1
+			if k < k1 {
+				abs1 += wt1
+			} else {
+				abs1 -= wt1
+			}
+		}
+		if k != k2 {
+			t2 := 1 / (y2 + d2[k])
+			wt2 := w[k] * t2
+			R2 += wt2
+			dR2 -= wt2 * t2
+			if k < k2 {
+				abs2 += wt2
+			} else {
+				abs2 -= wt2
+			}
+		}
+	}
+	// Right of both.
+	for k := hi + 1; k < n; k++ {
+		t1 := 1 / (y1 + d1[k])
+		t2 := 1 / (y2 + d2[k])
+		wt1 := w[k] * t1
+		wt2 := w[k] * t2
+		R1 += wt1
+		dR1 -= wt1 * t1
+		abs1 -= wt1
+		R2 += wt2
+		dR2 -= wt2 * t2
+		abs2 -= wt2
+	}
+	return
+}
+
+// update ends an iteration from the pole sums at s.x (poleSums over n
+// poles): done with the root, or s.x moved to the next iterate.
+func (s *shifted) update(n int, R, dR, absSum float64) (root float64, done bool) {
+	x, a0, w0 := s.x, s.a0, s.w0
+	f := a0 - x + w0/x + R
+	// Stop once f is within the rounding error of its own evaluation
+	// (LAPACK dlaed4's test): x is then a root of a matrix within a few
+	// ulps of the input, and further steps only chase rounding noise,
+	// which used to cost 20-50 bisection-like iterations per root.
+	if math.Abs(f) <= secularTol*float64(n+2)*(absSum+math.Abs(a0)+math.Abs(x)+math.Abs(w0/x)) {
+		return x, true
+	}
+	if f > 0 {
+		s.blo = x
+	} else {
+		s.bhi = x
+	}
+	// Quadratic model A δ² + B δ + C = 0.
+	A := dR - 1
+	B := a0 + R - dR*x
+	C := w0
+	disc := math.Sqrt(B*B - 4*A*C)
+	qq := -0.5 * (B + math.Copysign(disc, B))
+	r1, r2 := qq/A, C/qq
+	nx := r1
+	if (r1 > 0) != s.positive {
+		nx = r2
+	}
+	if !(nx > s.blo && nx < s.bhi) || math.IsNaN(nx) {
+		nx = 0.5 * (s.blo + s.bhi)
+	}
+	if math.Abs(nx-x) <= 2e-16*math.Abs(nx) || s.bhi-s.blo <= 2e-16*max(math.Abs(s.blo), math.Abs(s.bhi)) {
+		return nx, true
+	}
+	s.x = nx
+	return 0, false
 }
 
 // secularWork holds reusable buffers of one worker.
 type secularWork struct {
-	idx  []int
-	p, w []float64
-	diff []float64
+	idx         []int
+	p, w        []float64
+	diff, diff2 []float64
 	// buffers of the greedy scorer
 	dbuf, zbuf, mus []float64
 	wbuf            []float64 // projections of the dual greedy
 	roots           []float64 // secular roots of dualExactOrPrune, by interval
 	bbuf            []float64 // far sums and root brackets of scoreUpper
 	groups          []int     // runs of merged poles of scoreUpper
+	solved          int       // secular equations solved (GreedyResult.Solved)
+	tb              []int32   // touched blocks of the greedy's score
 }
 
 func (ws *secularWork) grow(r int) {

@@ -1,8 +1,10 @@
 package vendi
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -70,21 +72,7 @@ func TestSolveShiftedBitwise(t *testing.T) {
 	ws := &secularWork{}
 	roots := 0
 	for trial := 0; trial < 3000; trial++ {
-		r := 1 + rng.IntN(60)
-		d := make([]float64, r)
-		z := make([]float64, r)
-		for i := range d {
-			switch trial % 3 {
-			case 0:
-				d[i] = 10*rng.Float64() - 4
-			case 1:
-				d[i] = float64(rng.IntN(5)) + 1e-9*rng.Float64() // clusters
-			default:
-				d[i] = math.Pow(10, -8*rng.Float64()) // graded
-			}
-			z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
-		}
-		a := 4*rng.Float64() - 1
+		d, z, a := randomBordered(rng, trial)
 		p, w, lo, hi, ok := ws.deflate(d, z, a, func(float64) {})
 		if !ok {
 			continue
@@ -92,32 +80,7 @@ func TestSolveShiftedBitwise(t *testing.T) {
 		diff := make([]float64, len(p))
 		for j := 0; j <= len(p); j++ {
 			got := secularRoot(a, p, w, lo, hi, j, diff)
-			// The reference on the same shifted problem (secularRoot's set-up).
-			left, right := lo, hi
-			if j > 0 {
-				left = p[j-1]
-			}
-			if j < len(p) {
-				right = p[j]
-			}
-			var origin, blo, bhi float64
-			switch {
-			case j == 0:
-				origin, blo, bhi = p[0], lo-p[0], 0
-			case j == len(p):
-				origin, blo, bhi = p[len(p)-1], 0, hi-p[len(p)-1]
-			default:
-				mid := 0.5 * (left + right)
-				if secular(a, p, w, mid) > 0 {
-					origin, blo, bhi = right, mid-right, 0
-				} else {
-					origin, blo, bhi = left, 0, mid-left
-				}
-			}
-			for k := range p {
-				diff[k] = origin - p[k]
-			}
-			want := origin + solveShiftedRef(a-origin, diff, w, blo, bhi)
+			want := refRoot(a, p, w, lo, hi, j)
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("trial %d root %d of %d: %v (%x), reference %v (%x)", trial, j, len(p), got, math.Float64bits(got), want, math.Float64bits(want))
 			}
@@ -126,5 +89,122 @@ func TestSolveShiftedBitwise(t *testing.T) {
 	}
 	if roots < 10000 {
 		t.Fatalf("only %d roots compared", roots)
+	}
+}
+
+// refRoot is the root in interval j by secularRoot's set-up (origin, bracket)
+// and solveShiftedRef.
+func refRoot(a float64, p, w []float64, lo, hi float64, j int) float64 {
+	left, right := lo, hi
+	if j > 0 {
+		left = p[j-1]
+	}
+	if j < len(p) {
+		right = p[j]
+	}
+	var origin, blo, bhi float64
+	switch {
+	case j == 0:
+		origin, blo, bhi = p[0], lo-p[0], 0
+	case j == len(p):
+		origin, blo, bhi = p[len(p)-1], 0, hi-p[len(p)-1]
+	default:
+		mid := 0.5 * (left + right)
+		if secular(a, p, w, mid) > 0 {
+			origin, blo, bhi = right, mid-right, 0
+		} else {
+			origin, blo, bhi = left, 0, mid-left
+		}
+	}
+	diff := make([]float64, len(p))
+	for k := range p {
+		diff[k] = origin - p[k]
+	}
+	return origin + solveShiftedRef(a-origin, diff, w, blo, bhi)
+}
+
+// TestArrowheadPairsBitwise: arrowhead, which solves the roots two at a
+// time with interleaved iterations (secularRootPair), emits bit for bit
+// the reference's roots, in interval order after the deflated values, on
+// the random arrowhead matrices of TestSolveShiftedBitwise (odd and even
+// root counts, pairs that stop at different iterations).
+func TestArrowheadPairsBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2))
+	ws := &secularWork{}
+	roots := 0
+	for trial := 0; trial < 3000; trial++ {
+		d, z, a := randomBordered(rng, trial)
+		r := len(d)
+		var deflated []float64
+		p, w, lo, hi, ok := ws.deflate(d, z, a, func(mu float64) { deflated = append(deflated, mu) })
+		var want []float64
+		want = append(want, deflated...)
+		if ok {
+			p, w = slices.Clone(p), slices.Clone(w)
+			for j := 0; j <= len(p); j++ {
+				want = append(want, refRoot(a, p, w, lo, hi, j))
+			}
+		}
+		var got []float64
+		arrowhead(d, z, a, ws, func(mu float64) { got = append(got, mu) })
+		if len(got) != len(want) || len(got) != r+1 {
+			t.Fatalf("trial %d: %d eigenvalues, reference %d, size %d", trial, len(got), len(want), r+1)
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("trial %d eigenvalue %d of %d: %v, reference %v", trial, i, len(got), got[i], want[i])
+			}
+		}
+		roots += len(got) - len(deflated)
+	}
+	if roots < 10000 {
+		t.Fatalf("only %d roots compared", roots)
+	}
+}
+
+// randomBordered returns the poles d, border z and corner a of a random
+// arrowhead matrix of size 2..61: spread, clustered or graded poles
+// (trial % 3), weights from 1e-30 to 10, both signs of a.
+func randomBordered(rng *rand.Rand, trial int) (d, z []float64, a float64) {
+	r := 1 + rng.IntN(60)
+	d = make([]float64, r)
+	z = make([]float64, r)
+	for i := range d {
+		switch trial % 3 {
+		case 0:
+			d[i] = 10*rng.Float64() - 4
+		case 1:
+			d[i] = float64(rng.IntN(5)) + 1e-9*rng.Float64() // clusters
+		default:
+			d[i] = math.Pow(10, -8*rng.Float64()) // graded
+		}
+		z[i] = rng.NormFloat64() * math.Pow(10, -15*rng.Float64()*rng.Float64())
+	}
+	return d, z, 4*rng.Float64() - 1
+}
+
+// BenchmarkArrowhead: every eigenvalue of a bordered matrix of r poles
+// spread over (0, 2) (a touched block's spectrum and a candidate's
+// projections, as the greedy solves them), the secular roots two at a time
+// (secularRootPair).
+func BenchmarkArrowhead(b *testing.B) {
+	for _, r := range []int{8, 20, 32} {
+		b.Run(fmt.Sprintf("r=%d", r), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, uint64(r)))
+			d := make([]float64, r)
+			z := make([]float64, r)
+			for i := range d {
+				d[i] = 2 * rng.Float64()
+				z[i] = 0.2 * rng.NormFloat64()
+			}
+			ws := &secularWork{}
+			n := 0
+			for b.Loop() {
+				arrowhead(d, z, 1, ws, func(float64) { n++ })
+			}
+			if n == 0 {
+				b.Fatal("no eigenvalue")
+			}
+		})
 	}
 }

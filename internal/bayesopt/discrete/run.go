@@ -68,7 +68,7 @@ func MetricField(m string) string {
 // RunFunc returns the campaign function that runs one search with base
 // settings completed by the run's method, order and repeat. It replays the
 // records of an interrupted attempt, appends one record per query (each
-// batch durably, in one write), writes runs/KEY.curve.csv and returns the
+// batch in one atomic write, campaign.Recorder.Append), writes runs/KEY.curve.csv and returns the
 // summary: best_value, edc, good_found, evaluations, best_id, best_index and
 // best_<metric> for every extra metric of the candidate set. qs are the
 // orders the runs were listed with (Runs): a qvs run's order is the one

@@ -57,19 +57,27 @@ type ApproxOptions struct {
 	Seed     uint64 // random projections and the recall sample
 	Trees    int    // random-projection trees of the initial graph (default 8)
 	LeafSize int    // items per tree leaf (default 48)
-	Extra    int    // candidates kept per row beyond k (default 10)
+	Extra    int    // candidates kept per row beyond k (default 10; fingerprints 20)
 	MaxIter  int    // NN-descent rounds at most (default 15)
+	// Sample is the share ρ of a row's kc entries taken into the local
+	// joins of a round, as new ones and as reverse lists (default 0.5).
+	Sample float64
 	// Delta stops NN-descent once a round changes fewer than Delta*n*k
 	// entries (default 0.0005).
 	Delta float64
 	// RecallRows is the size of the row sample whose exact neighbours are
-	// computed by brute force to measure the recall (default 200; < 0: no
-	// measurement).
+	// computed by brute force to measure the recall, and of a second one
+	// that steers the rounds' stopping rule (default 200; < 0: neither, the
+	// rounds stop by Delta alone).
 	RecallRows int
 	// Progress, if set, is called with the work done and the total, in
 	// item-steps (each tree and each round is n of them; the total assumes
 	// 6 rounds and grows if more run).
 	Progress func(done, total int64)
+	// onRound, if set (tests), is called after the initial graph (round 0)
+	// and after each NN-descent round with the candidate rows (in the
+	// renumbered order) and perm (item p is original item perm[p]).
+	onRound func(round int, h *candHeap, perm []int32)
 }
 
 func (o *ApproxOptions) defaults() {
@@ -84,6 +92,9 @@ func (o *ApproxOptions) defaults() {
 	}
 	if o.MaxIter <= 0 {
 		o.MaxIter = 15
+	}
+	if o.Sample <= 0 || o.Sample > 1 {
+		o.Sample = 0.5
 	}
 	if o.Delta <= 0 {
 		o.Delta = 0.0005
@@ -165,6 +176,14 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 			return nil, ApproxStats{}, fmt.Errorf("kNN graph: fingerprint %d has %d words, expected %d like fingerprint 0", i, len(row), len(b[0]))
 		}
 	}
+	if opt.Extra <= 0 {
+		// Fingerprints' neighbours lie close together (docs/performance.md:
+		// on clustered 2,048-bit ones the 20 nearest within Tanimoto 0.05)
+		// and the trees barely help: with k + 10 candidates rows settle in
+		// closed groups (recall@20 0.97 after 11 rounds at 10^6 rows), with
+		// k + 20 the rounds reach 0.99.
+		opt.Extra = 20
+	}
 	return approxKNN(newBitsSpace(b), k, MetricTanimoto, opt)
 }
 
@@ -175,12 +194,13 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 //     random items (the median, so leaves are balanced) until at most
 //     LeafSize remain; every pair within a leaf is measured. Each row keeps
 //     its k+Extra best candidates by the working distance (float32).
-//  2. NN-descent (Dong, Moses & Li, WWW 2011), in the "pull" form: in each
-//     round every row measures the neighbours of its neighbours and of its
-//     reverse neighbours, reading the previous round's rows only (so rows
-//     are updated in parallel without locks and the result does not depend
-//     on scheduling); a pair is measured again only if one side changed.
-//     Rounds stop when fewer than Delta*n*k entries change, or at MaxIter.
+//  2. NN-descent (Dong, Moses & Li, WWW 2011) with local joins and
+//     sampling (localJoinRounds): each round, every row's new neighbours
+//     (forward and reverse, a share Sample of them) are measured against
+//     each other and against its old ones, each pair offered to both rows;
+//     the graph does not depend on scheduling. Rounds stop when fewer than
+//     Delta*n*k entries change, unless a recall estimated on a second row
+//     sample is still low and rising, or at MaxIter.
 //  3. Each row's candidates are re-ranked by the exact distance (float64,
 //     from the original features) with ties to the lower index; the first
 //     k form the row.
@@ -247,99 +267,17 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			}
 		}
 	})
+	if opt.onRound != nil {
+		opt.onRound(0, h, perm)
+	}
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
-	kx := kc // how many of a row's entries are expanded
-	type scratch struct {
-		stamp []uint32
-		cand  []int32   // a row's candidates of the round
-		dist  []float32 // their working distances
-	}
-	scratches := make(chan *scratch, opt.Workers)
-	for range opt.Workers {
-		scratches <- &scratch{stamp: make([]uint32, n)}
-	}
-	// The previous round's rows and reverse lists live in buffers reused
-	// from round to round (a million rows: 150 MB and 240 MB).
-	prev := &candHeap{kc: kc, idx: make([]int32, len(h.idx)), fresh: make([]bool, len(h.fresh))}
-	rev := &revLists{}
-	for round := 0; round < opt.MaxIter; round++ {
-		copy(prev.idx, h.idx)
-		copy(prev.fresh, h.fresh)
-		rev.build(prev, n, kc, kx)
-		var updates atomic.Int64
-		parallel.Blocks(n, 512, opt.Workers, func(_, lo, hi int) {
-			sc := <-scratches
-			defer func() { scratches <- sc }()
-			stamp := sc.stamp
-			var u int64
-			for i := lo; i < hi; i++ {
-				me := int32(i)
-				row := prev.row(i)
-				// stamp[c] == mark: c was measured for row i in this round
-				// (every row of every round has its own mark, so the
-				// slices are never cleared).
-				mark := uint32(round*n + i + 1)
-				stamp[i] = mark
-				for _, c := range row.idx {
-					if c >= 0 {
-						stamp[c] = mark
-					}
-				}
-				h.clearNew(i)
-				// A pair met before is not measured again: through a
-				// neighbour j already expanded last round (not fresh) only
-				// j's fresh entries are new. The candidates are gathered
-				// first, then measured several at a time (workMany), so
-				// that their memory reads overlap. The row's final content
-				// does not depend on the order of the pushes (its kc best
-				// candidates, ties to the lower index).
-				cand := sc.cand[:0]
-				expand := func(j int32, fresh bool) {
-					if j < 0 {
-						return
-					}
-					pj := prev.row(int(j))
-					for e, c := range pj.idx[:kx] {
-						if c < 0 {
-							break
-						}
-						if stamp[c] == mark || !fresh && !pj.fresh[e] {
-							continue
-						}
-						stamp[c] = mark
-						cand = append(cand, c)
-					}
-				}
-				for e := 0; e < kx; e++ {
-					expand(row.idx[e], row.fresh[e])
-				}
-				for _, r := range rev.of(i) {
-					expand(r.j(), r.fresh())
-				}
-				if cap(sc.dist) < len(cand) {
-					sc.dist = make([]float32, cap(cand))
-				}
-				dist := sc.dist[:len(cand)]
-				sp.workMany(me, cand, dist)
-				for m, c := range cand {
-					if h.push(me, c, dist[m]) {
-						u++
-					}
-				}
-				sc.cand = cand
-			}
-			updates.Add(u)
-			report(int64(hi - lo))
-		})
-		st.Rounds = round + 1
-		if round+1 >= 6 {
+	st.Rounds = localJoinRounds(sp, h, k, opt, perm, func(round int) {
+		report(int64(n))
+		if round >= 6 {
 			total += int64(n)
 		}
-		if float64(updates.Load()) < opt.Delta*float64(n)*float64(k) {
-			break
-		}
-	}
+	})
 	// 3. Exact re-ranking, back in the original numbering (ties to the
 	// lower original index). The working rows are no longer read (dense
 	// pools: their memory goes before the graph's is taken).
@@ -384,7 +322,22 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 // number of rows used. A neighbour counts as found if its distance is at
 // most the exact k-th distance of its row.
 func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int) (float64, int) {
-	n, k := g.N, g.K
+	sample, kth := sampleKth(g.N, g.K, exact, rows, seed, workers)
+	found := 0
+	for s, i := range sample {
+		for _, v := range g.Distances(i) {
+			if v <= kth[s] {
+				found++
+			}
+		}
+	}
+	return float64(found) / float64(len(sample)*g.K), len(sample)
+}
+
+// sampleKth draws rows rows of n from seed (all rows if n <= rows), in
+// increasing order, and returns them with the exact distance of each one's
+// k-th nearest neighbour (brute force under exact).
+func sampleKth(n, k int, exact func(i, j int) float64, rows int, seed uint64, workers int) ([]int, []float64) {
 	var sample []int
 	if n <= rows {
 		sample = make([]int, n)
@@ -396,7 +349,7 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 		sample = rng.Perm(n)[:rows]
 		slices.Sort(sample)
 	}
-	found := make([]int, len(sample))
+	kth := make([]float64, len(sample))
 	// One row of distances per worker, reused (a million items: 8 MB a
 	// row, 1.6 GB of garbage over 200 rows otherwise).
 	bufs := make([][]float64, workers)
@@ -411,57 +364,56 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 				d = append(d, exact(i, j))
 			}
 		}
-		kth := kthSmallest(d, k-1)
-		for _, v := range g.Distances(i) {
-			if v <= kth {
-				found[s]++
-			}
-		}
+		kth[s] = kthSmallest(d, k-1)
 	})
-	total := 0
-	for _, f := range found {
-		total += f
-	}
-	return float64(total) / float64(len(sample)*k), len(sample)
+	return sample, kth
 }
 
 // candHeap holds each row's kc best candidates, sorted by working distance
-// (then index); empty slots have index -1 and distance +Inf. fresh marks the
-// entries added in the current round.
+// (then index); empty slots have index -1 and distance +Inf. state says
+// whether an entry still has to be joined (entryNew, entryAdded) or was
+// (entryOld).
 type candHeap struct {
 	kc    int
 	idx   []int32
 	dist  []float32
-	fresh []bool
+	state []uint8
 }
+
+// Entry states of a candHeap: entryOld was taken into a local join;
+// entryNew was not yet; entryAdded entered the row in the current round
+// (and is new for the next).
+const (
+	entryOld uint8 = iota
+	entryNew
+	entryAdded
+)
 
 type candRow struct {
 	idx   []int32
 	dist  []float32
-	fresh []bool
+	state []uint8
 }
 
 func newCandHeap(n, kc int) *candHeap {
-	h := &candHeap{kc: kc, idx: make([]int32, n*kc), dist: make([]float32, n*kc), fresh: make([]bool, n*kc)}
+	h := &candHeap{kc: kc, idx: make([]int32, n*kc), dist: make([]float32, n*kc), state: make([]uint8, n*kc)}
 	for e := range h.idx {
 		h.idx[e] = -1
 		h.dist[e] = float32(math.Inf(1))
-		h.fresh[e] = true
+		h.state[e] = entryNew
 	}
 	return h
 }
 
 func (h *candHeap) row(i int) candRow {
 	a, b := i*h.kc, (i+1)*h.kc
-	r := candRow{idx: h.idx[a:b], fresh: h.fresh[a:b]}
-	if h.dist != nil {
-		r.dist = h.dist[a:b]
-	}
-	return r
+	return candRow{idx: h.idx[a:b], dist: h.dist[a:b], state: h.state[a:b]}
 }
 
 // push offers j as a candidate of row i at working distance v; it returns
-// whether the row changed (j was not there and beats the worst entry).
+// whether the row changed (j was not there and beats the worst entry). The
+// row after a set of pushes does not depend on their order: its kc best
+// distinct candidates by (distance, index).
 func (h *candHeap) push(i, j int32, v float32) bool {
 	r := h.row(int(i))
 	last := h.kc - 1
@@ -482,75 +434,9 @@ func (h *candHeap) push(i, j int32, v float32) bool {
 	}
 	copy(r.idx[pos+1:], r.idx[pos:last])
 	copy(r.dist[pos+1:], r.dist[pos:last])
-	copy(r.fresh[pos+1:], r.fresh[pos:last])
-	r.idx[pos], r.dist[pos], r.fresh[pos] = j, v, true
+	copy(r.state[pos+1:], r.state[pos:last])
+	r.idx[pos], r.dist[pos], r.state[pos] = j, v, entryAdded
 	return true
-}
-
-func (h *candHeap) clearNew(i int) { clear(h.row(i).fresh) }
-
-// revEntry is a reverse neighbour j of i (i is among j's first entries),
-// fresh if i entered j's row in the last round, packed in 4 bytes (a
-// million rows' lists: 120 MB, not 240): j >= 0, the sign bit set when
-// fresh.
-type revEntry int32
-
-func newRevEntry(j int32, fresh bool) revEntry {
-	if fresh {
-		return revEntry(j | math.MinInt32)
-	}
-	return revEntry(j)
-}
-
-func (r revEntry) j() int32    { return int32(r) & math.MaxInt32 }
-func (r revEntry) fresh() bool { return r < 0 }
-
-// revLists are the reverse neighbours in CSR form, at most kx per item
-// (the first ones in index order).
-type revLists struct {
-	start []int32
-	e     []revEntry
-	fill  []int32 // scratch of build
-}
-
-func (r *revLists) of(i int) []revEntry { return r.e[r.start[i]:r.start[i+1]] }
-
-// build fills r with the reverse lists of h's first kx entries per row,
-// reusing r's buffers.
-func (r *revLists) build(h *candHeap, n, kc, kx int) {
-	if cap(r.start) < n+1 {
-		r.start = make([]int32, n+1)
-	}
-	count := r.start[:n+1]
-	clear(count)
-	for j := 0; j < n; j++ {
-		for _, i := range h.idx[j*kc : j*kc+kx] {
-			if i >= 0 && count[i+1] < int32(kx) {
-				count[i+1]++
-			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		count[i+1] += count[i]
-	}
-	if cap(r.e) < int(count[n]) {
-		r.e = make([]revEntry, count[n], int(count[n])+int(count[n])/8)
-	}
-	r.start, r.e = count, r.e[:count[n]]
-	if cap(r.fill) < n {
-		r.fill = make([]int32, n)
-	}
-	fill := r.fill[:n]
-	copy(fill, count[:n])
-	for j := 0; j < n; j++ {
-		row := h.row(j)
-		for e, i := range row.idx[:kx] {
-			if i >= 0 && fill[i] < count[i+1] {
-				r.e[fill[i]] = newRevEntry(int32(j), row.fresh[e])
-				fill[i]++
-			}
-		}
-	}
 }
 
 // pushLeaves measures every pair within each leaf of one tree and offers

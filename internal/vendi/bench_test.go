@@ -245,8 +245,10 @@ func clusteredEmbeddings(rng *rand.Rand, n, d int) FeatureMatrix {
 
 // BenchmarkSelectEmbeddings: `qvs select --embeddings` without the file
 // reading, k = 100 picks at q = 1 from n x 32 clustered embeddings with
-// random qualities (linear kernel), with the first-stage bounds
-// (dualprune.go) and, as stage=off, the unpruned dual pass before them.
+// random qualities (linear kernel), with every pruning (stage=on: the lazy
+// bounds of lazy.go and the first-stage bounds of dualprune.go), without
+// the lazy bounds (lazy=off, the pass before them) and, as stage=off,
+// without either (the unpruned dual pass before the first stage).
 func BenchmarkSelectEmbeddings(b *testing.B) {
 	for _, n := range []int{10000, 100000, 1000000} {
 		rng := rand.New(rand.NewPCG(21, uint64(n)))
@@ -255,17 +257,13 @@ func BenchmarkSelectEmbeddings(b *testing.B) {
 		for i := range quality {
 			quality[i] = rng.Float64()
 		}
-		for _, stage := range []bool{true, false} {
-			if !stage && n > 100000 {
-				continue // about 100 s a run
+		for _, mode := range []string{"stage=on", "lazy=off", "stage=off"} {
+			if mode != "stage=on" && n > 100000 {
+				continue // 100-700 s a run
 			}
-			name := fmt.Sprintf("n=%d/stage=on", n)
-			if !stage {
-				name = fmt.Sprintf("n=%d/stage=off", n)
-			}
-			b.Run(name, func(b *testing.B) {
-				defer func(v bool) { dualFirstStage = v }(dualFirstStage)
-				dualFirstStage = stage
+			b.Run(fmt.Sprintf("n=%d/%s", n, mode), func(b *testing.B) {
+				defer func(v, l bool) { dualFirstStage, dualLazy = v, l }(dualFirstStage, dualLazy)
+				dualFirstStage, dualLazy = mode != "stage=off", mode == "stage=on"
 				for b.Loop() {
 					if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: 100, Q: 1, Workers: runtime.GOMAXPROCS(0), KnownPSD: true}); err != nil {
 						b.Fatal(err)
@@ -279,18 +277,15 @@ func BenchmarkSelectEmbeddings(b *testing.B) {
 // BenchmarkSelectSmallEmbeddings: the greedy of `qvs select --embeddings
 // X.csv --k 100 --q 1` on scripts/perf-compare.sh's size, 4,000 x 16
 // standard normal rows under the cosine kernel (unit rows) with uniform
-// qualities, with the dual greedy's pruning as it is (prune=all) and with
-// the early stop of exact solves off (prune=noexit).
+// qualities, with the dual greedy's pruning as it is (prune=all), without
+// the lazy bounds (prune=nolazy) and with the early stop of exact solves
+// off (prune=noexit).
 func BenchmarkSelectSmallEmbeddings(b *testing.B) {
 	F, quality := embeddingKernel(rand.New(rand.NewPCG(15, 4000)), 4000, 16)
-	for _, exit := range []bool{true, false} {
-		name := "prune=all"
-		if !exit {
-			name = "prune=noexit"
-		}
+	for _, name := range []string{"prune=all", "prune=nolazy", "prune=noexit"} {
 		b.Run(name, func(b *testing.B) {
-			defer func(v bool) { dualEarlyExit = v }(dualEarlyExit)
-			dualEarlyExit = exit
+			defer func(e, l bool) { dualEarlyExit, dualLazy = e, l }(dualEarlyExit, dualLazy)
+			dualEarlyExit, dualLazy = name != "prune=noexit", name != "prune=nolazy"
 			for b.Loop() {
 				if _, err := Greedy(GreedyProblem{Kernel: F, Quality: quality, K: 100, Q: 1, Workers: runtime.GOMAXPROCS(0), KnownPSD: true}); err != nil {
 					b.Fatal(err)

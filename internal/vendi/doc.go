@@ -56,10 +56,14 @@
 // block's Cauchy matrix tabulated) and solved in decreasing bound order only
 // while the bound can reach the best value: the picks are those of solving
 // every candidate (prune.go). On embeddings with a linear or cosine kernel
-// the greedy works in the d x d dual (greedydual.go), where a first stage
-// bounds every candidate from xᵀx and xᵀCx, kept in O(d) per candidate and
-// pick, and its components along C's few smallest positive eigendirections
-// before any full O(d²) projection, and an exact solve stops once its
-// largest roots bound the candidate below the best (dualprune.go; every
-// order q, same picks and scores). See Greedy for the tie rule.
+// the greedy works in the d x d dual (greedydual.go). There, for
+// 1 <= q <= 2, a candidate's increment of Σ φ(λ) only grows as the chosen
+// set does, so bounds and solves of earlier picks bound it at later ones
+// in O(1) (lazy.go); a first stage bounds the candidates without one from
+// xᵀx and xᵀCx and its components along C's few smallest positive
+// eigendirections before any full O(d²) projection, and an exact solve
+// stops once its largest roots bound the candidate below the best
+// (dualprune.go). Every bound is tightened by the second and third power
+// sums of the spectrum, known in O(d) (moments.go). Every order q, same
+// picks and scores. See Greedy for the tie rule.
 package vendi

@@ -13,7 +13,7 @@ import (
 // first stage bounds every candidate from two numbers kept per item,
 // a = xᵀx (fixed) and b = xᵀ C x = Σ_{i ∈ S} (x_iᵀ x)², which grows by
 // (x_newᵀ x)² when x_new joins the chosen set S (O(d) per candidate and
-// pick, updateXCX), and from the exact components w_k = v_kᵀx along the t
+// pick, xcxOf), and from the exact components w_k = v_kᵀx along the t
 // (firstStageDirs) smallest positive eigenvalues of C, the set K (O(t·d)).
 // Only candidates whose first-stage bound reaches the exact qVS of the
 // best-bounded candidate (less the tie tolerance) are projected in full
@@ -48,6 +48,10 @@ import (
 //     (tangents above, φ' = q t^(q-1) convex so below its chord on
 //     [λ_min^R, λ_max]); L is concave in ρ and maximised at the same
 //     stationary point; VS_q increases in Σ φ.
+//   - Before the relaxation of Σ_R φ'(λ_k) u_k, the tangent sum gains the
+//     moment gain of moments.go, σ·momentGain(a² - ρ², 3ab + a³ - ρ³) (the
+//     tangent form of its lemma; the ‖Cx‖² terms cancel), with the end of
+//     ρ's interval that makes it smallest.
 //   - Both combine with the pinching bound VS_q(λ ∪ {a}) (x isolated), as in
 //     dualBound, and pass through the same ZeroTol slack (vsBoundFromSum).
 //   - q = ∞: VS_∞ = T / max μ and max μ >= the Rayleigh quotient of
@@ -130,19 +134,23 @@ func (g *greedyState) cheapProject(c *cheapConsts, x []float64) (a, uK, luK, fK 
 }
 
 // ensureXCX computes b = xᵀ C x for every item from the Gram matrix the first
-// time the first stage runs (O(n d²) once); updateXCX keeps it afterwards.
+// time the first stage runs (O(n d²) once); xcxOf brings an item's b up to
+// date when it is needed (O(d) per member added since).
 func (g *greedyState) ensureXCX() {
 	s := g.dual
 	if s.xcx != nil {
 		return
 	}
 	s.xcx = make([]float64, g.n)
-	if g.members() == 0 {
+	s.xcxDone = make([]int32, g.n)
+	m := int32(g.members())
+	if m == 0 {
 		return
 	}
 	d := s.d
 	parallel.Split(g.n, len(g.ws), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			s.xcxDone[i] = m
 			if !g.eligible[i] {
 				continue
 			}
@@ -156,24 +164,20 @@ func (g *greedyState) ensureXCX() {
 	})
 }
 
-// updateXCX adds (x_newᵀ x)² to every eligible item's b after x_new joined
-// the chosen set.
-func (g *greedyState) updateXCX(xnew []float64) {
+// xcxOf returns item i's b = xᵀ C x (after ensureXCX), adding (x_jᵀ x)² for
+// the members j that joined since it was last brought up to date: b only
+// grows, and an item the lazy bounds prune (lazyStage) is not touched.
+func (g *greedyState) xcxOf(i int) float64 {
 	s := g.dual
-	if s.xcx == nil {
-		return
+	x := g.feat.Features(i)[:s.d]
+	b := s.xcx[i]
+	for _, j := range g.memberItem[s.xcxDone[i]:] {
+		t := dot(g.feat.Features(j), x)
+		b += t * t
 	}
-	d := s.d
-	xnew = xnew[:d]
-	parallel.Split(g.n, len(g.ws), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if !g.eligible[i] {
-				continue
-			}
-			t := dot(xnew, g.feat.Features(i))
-			s.xcx[i] += t * t
-		}
-	})
+	s.xcx[i] = b
+	s.xcxDone[i] = int32(g.members())
+	return b
 }
 
 // cheapBound is the first-stage upper bound on VS_q of the chosen set plus
@@ -181,11 +185,21 @@ func (g *greedyState) updateXCX(xnew []float64) {
 // uK, luK and fK (see the comment at the top of the file); +Inf when none is
 // available.
 func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) float64 {
-	s := g.dual
-	q := g.p.Q
-	T, vs, done := g.boundTotal(a)
+	F, T, vs, done := g.cheapBoundSum(c, a, b, uK, luK, fK)
 	if done {
 		return vs
+	}
+	return g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+}
+
+// cheapBoundSum is cheapBound before the last step: the bound F on Σ φ(μ)
+// and the total T, or (done) the VS bound itself at q = 0, ∞ and T <= 0.
+func (g *greedyState) cheapBoundSum(c *cheapConsts, a, b, uK, luK, fK float64) (F, T, vs float64, done bool) {
+	s := g.dual
+	q := g.p.Q
+	T, vs, done = g.boundTotal(a)
+	if done {
+		return 0, T, vs, true
 	}
 	if q.IsInf() {
 		top := s.lam[s.d-1]
@@ -193,9 +207,9 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 			top = math.Max(top, a+b/a)
 		}
 		if top <= 0 {
-			return math.Inf(1)
+			return 0, T, math.Inf(1), true
 		}
-		return T / top * (1 + cheapMargin)
+		return 0, T, T / top * (1 + cheapMargin), true
 	}
 	qf := float64(q)
 	// The mass and λ-weighted mass outside K, on R ∪ N (>= 0 up to rounding).
@@ -236,27 +250,35 @@ func (g *greedyState) cheapBound(c *cheapConsts, a, b, uK, luK, fK float64) floa
 		}
 		rho = math.Min(math.Max(t, rlo), rhi)
 	}
-	F := s.sumPhi + fK
+	F = s.sumPhi + fK
 	if s.rank > 0 {
 		F += alpha*(aR-rho) + beta*bR
 	}
 	if c.nNull > 0 {
 		F += q.Term(rho)
 	}
+	// The moment gain of the tangent sum (moments.go), with the end of ρ's
+	// interval that lowers it: Δ₂ = a² - ρ², Δ₃ = 3ab + a³ - ρ³.
+	r2, r3 := rhi, rhi
+	if d2Up, d3Up := momentUpper(q); d2Up {
+		r2 = rlo
+	} else if d3Up {
+		r3 = rlo
+	}
+	F += g.momentSign() * g.momentGainOf(a*a-r2*r2, 3*a*b+a*a*a-r3*r3*r3, a*a, 3*a*b+a*a*a, s.lam[s.d-1]+a)
 	fiso := s.sumPhi + q.Term(a)
 	if qf >= 1 {
 		F = math.Max(F, fiso)
 	} else {
 		F = math.Min(F, fiso)
 	}
-	return g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+	return F, T, 0, false
 }
 
 // firstStage returns the indices k of cands whose first-stage qVS bound
 // reaches the exact qVS of the candidate with the largest bound, less the
 // tie tolerance (every candidate when that one fails the floor).
 func (g *greedyState) firstStage(cands []int, weight func(int) float64, floor float64) []int {
-	s := g.dual
 	g.ensureXCX()
 	cc := g.prepCheap()
 	bounds := make([]float64, len(cands))
@@ -265,7 +287,12 @@ func (g *greedyState) firstStage(cands []int, weight func(int) float64, floor fl
 			c := cands[k]
 			if wt := weight(c); wt > 0 {
 				a, uK, luK, fK := g.cheapProject(&cc, g.feat.Features(c))
-				bounds[k] = wt * g.cheapBound(&cc, a, s.xcx[c], uK, luK, fK)
+				F, T, vs, done := g.cheapBoundSum(&cc, a, g.xcxOf(c), uK, luK, fK)
+				if !done {
+					g.noteLazy(c, F)
+					vs = g.vsBoundFromSum(F, T) * (1 + cheapMargin)
+				}
+				bounds[k] = wt * vs
 			}
 		}
 	})
@@ -321,7 +348,10 @@ var firstStageMin = 256
 // water-filled vector, and with the known roots' exact φ this bounds Σ φ(μ)
 // as vsBoundFromSum needs (paper eq. 1; the same ZeroTol and rounding
 // slack as dualBound: the computed roots sum to T within about (d+1)·eps·T,
-// far inside boundMargin). Negative boxes are clipped at 0 (the spectrum of
+// far inside boundMargin). The unknown roots majorise the water-filled
+// vector v, so the bound also gains momentGain of their second and third
+// power sums (those of the whole spectrum, moments.go, less the known
+// roots') over v's. Negative boxes are clipped at 0 (the spectrum of
 // the PSD C + x xᵀ is >= 0; Term is 0 at and below 0).
 //
 // When the candidate is not pruned every root is solved and the spectrum is
@@ -335,7 +365,7 @@ var dualEarlyExit = true
 // dualExactOrPrune is dualExact (0 < q < ∞, q != 2) that asks prune with
 // the bound described above after 1, 2, 4, ... roots and gives up (pruned)
 // when it answers true.
-func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
+func (g *greedyState) dualExactOrPrune(c int, w []float64, a float64, ws *secularWork, prune func(vsBound float64) bool) (vs float64, pruned bool) {
 	s := g.dual
 	if cap(ws.zbuf) < s.d {
 		ws.zbuf = make([]float64, s.d)
@@ -347,6 +377,9 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 	ws.mus = ws.mus[:0]
 	p, wt, lo, hi, ok := ws.deflate(s.lam, z, a, func(mu float64) { ws.mus = append(ws.mus, mu) })
 	if !ok {
+		if s.lazyD != nil {
+			g.noteLazy(c, g.sumTerms(ws.mus))
+		}
 		return g.vsOfSpectrum(ws.mus), false
 	}
 	np := len(p)
@@ -355,18 +388,32 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 	}
 	roots := ws.roots[:np+1]
 	T := s.tr + a
+	// Σ μ² and Σ μ³ of the whole spectrum (moments.go).
+	var b, c2 float64
+	for k, l := range s.lam {
+		u := w[k] * w[k]
+		b += l * u
+		c2 += l * l * u
+	}
+	M2 := s.fro2 + 2*b + a*a
+	M3 := s.fro3 + 3*c2 + 3*a*b + a*a*a
 	next := 1
 	for done := 1; done <= np+1; done++ {
 		j := np + 1 - done
 		roots[j] = secularRoot(a, p, wt, lo, hi, j, ws.diff)
 		if done == next && j >= 2 {
 			next *= 2
-			if prune(g.vsBoundFromSum(g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T), T)) {
+			F := g.knownPlusFilled(ws.mus, roots[j:], p[:j], lo, T, M2, M3)
+			if prune(g.vsBoundFromSum(F, T)) {
+				g.noteLazy(c, F)
 				return 0, true
 			}
 		}
 	}
 	ws.mus = append(ws.mus, roots...)
+	if s.lazyD != nil {
+		g.noteLazy(c, g.sumTerms(ws.mus))
+	}
 	return g.vsOfSpectrum(ws.mus), false
 }
 
@@ -374,16 +421,20 @@ func (g *greedyState) dualExactOrPrune(w []float64, a float64, ws *secularWork, 
 // plus Σ φ over the water-filled values of the u = len(poles) unknown
 // roots, which lie in (lo, poles[0]), (poles[0], poles[1]), ... and sum to
 // T less the known ones (see dualExactOrPrune).
-func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T float64) float64 {
+func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T, M2, M3 float64) float64 {
 	q := g.p.Q
-	var F, known float64
+	var F, known, k2, k3 float64
 	for _, mu := range deflated {
 		F += q.Term(mu)
 		known += math.Max(mu, 0)
+		k2 += mu * mu
+		k3 += mu * mu * mu
 	}
 	for _, mu := range solved {
 		F += q.Term(mu)
 		known += math.Max(mu, 0)
+		k2 += mu * mu
+		k3 += mu * mu * mu
 	}
 	// Box j is [l_j, r_j] = [max(lo, 0), poles[0]] for j = 0, else
 	// [poles[j-1], poles[j]]; all at their lower ends sum to base.
@@ -394,19 +445,27 @@ func (g *greedyState) knownPlusFilled(deflated, solved, poles []float64, lo, T f
 	}
 	extra := math.Max(T-known-base, 0)
 	l := low
+	var v2, v3 float64 // Σ v², Σ v³ of the water-filled v
 	for _, r := range poles {
 		width := r - l
+		var v float64
 		switch {
 		case extra >= width: // box full: at its upper end
-			F += q.Term(r)
+			v = r
 			extra -= width
 		case extra > 0: // the partly filled box
-			F += q.Term(l + extra)
+			v = l + extra
 			extra = 0
 		default:
-			F += q.Term(l)
+			v = l
 		}
+		F += q.Term(v)
+		v2 += v * v
+		v3 += v * v * v
 		l = r
 	}
-	return F
+	// The unknown roots majorise v: the moment gain of their power sums
+	// (those of the spectrum less the known ones) over v's.
+	top := poles[len(poles)-1]
+	return F + g.momentSign()*g.momentGainOf(M2-k2-v2, M3-k3-v3, M2, M3, top)
 }

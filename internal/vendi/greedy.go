@@ -123,9 +123,10 @@ type vblock struct {
 	pos     float64   // Σ max(λ, 0)
 	suf     []float64 // suf[k] = Σ_{i >= k, λ_i > 0} φ(λ_i); len r+1
 	alive   bool
-	// cauchy[i*r+k] = 1/(λ_i - λ_k) (0 on the diagonal), for the pruning
-	// bound (prune.go); set by prepareBounds on large blocks.
-	cauchy []float64
+	// cauchy[i*r+k] = 1/(λ_i - λ_k) (0 on the diagonal) and cauchy2 its
+	// squares, for the pruning bound (prune.go); set by prepareBounds on
+	// large blocks.
+	cauchy, cauchy2 []float64
 }
 
 // above returns the φ-sum and the count of the block's eigenvalues > thr.
@@ -718,7 +719,6 @@ func (g *greedyState) linkMember(i int) error {
 		g.itemMember[i] = int32(len(g.memberItem) - 1)
 		g.sumQ += g.p.Quality[i]
 		g.dual.addOuter(g.feat.Features(i))
-		g.updateXCX(g.feat.Features(i))
 		return g.dual.factorize(g)
 	}
 	var t []touch

@@ -1,0 +1,294 @@
+package datasets
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/qvs-dev/qvs/internal/parallel"
+)
+
+// localJoinRounds runs the NN-descent rounds of approxKNN on h (Dong, Moses
+// & Li, "Efficient k-nearest neighbor graph construction for generic
+// similarity measures", WWW 2011, Algorithm 2 with sampling rate
+// opt.Sample = ρ) and returns how many ran. In each round:
+//
+//   - every row v splits its entries into new ones (not yet joined: up to
+//     ρ·kc of them, nearest first, are taken now and become old; the others
+//     wait for a later round) and old ones;
+//   - the reverse lists are built from those (u is a reverse new neighbour
+//     of v if v was taken as new in u's row), and each is cut to a random
+//     ρ·kc of its members (drawn from Seed, the round and v);
+//   - the local join of v measures every pair of its new members (forward
+//     and reverse) and every pair of a new and an old member, and offers
+//     each pair to both rows: a candidate's row improves whichever side it
+//     is found from, and the rows read by one join are few (a row's
+//     members, ~2ρ·kc of them), so they stay in the processor's cache.
+//
+// Pushes into a row are serialised by a lock and the row after a round is
+// the kc best of what was offered, whatever the order (candHeap.push), so
+// the graph does not depend on the number of workers. A round counts the
+// entries that entered rows and still hold; the rounds stop once fewer
+// than Delta*n*k did, unless the recall is still low and rising: with
+// RecallRows > 0, the recall@k of the rows' first k entries is estimated
+// after each round on RecallRows rows drawn apart from those measureRecall
+// reports on (their exact k-th distances by brute force, once), and the
+// rounds go on while it is below stopRecall and rose by at least
+// stopRecallGain in the last round. At most MaxIter rounds run.
+func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32, roundDone func(round int)) int {
+	n, kc := sp.n(), h.kc
+	take := max(1, int(math.Ceil(opt.Sample*float64(kc)))) // ρ·kc
+	// Forward lists of the round in fixed strides (a million rows at kc =
+	// 30, ρ = 0.5: 60 + 120 MB), then the reverse lists in CSR form.
+	fNew := make([]int32, n*take)
+	fOld := make([]int32, n*kc)
+	nNew := make([]uint8, n)
+	nOld := make([]uint8, n)
+	var locks [1 << 12]sync.Mutex
+	// Each row's worst distance (float32 bits), updated under the row's
+	// lock: a pair farther than it cannot enter the row (the worst only
+	// falls), so it is not offered, without taking the lock.
+	worst := make([]atomic.Uint32, n)
+	worstOf := func(u int32) float32 { return math.Float32frombits(worst[u].Load()) }
+	offer := func(u int32, c []candidate) {
+		l := &locks[int(u)&(len(locks)-1)]
+		l.Lock()
+		changed := false
+		for _, c := range c {
+			if h.push(u, c.j, float32(c.v)) {
+				changed = true
+			}
+		}
+		if changed {
+			worst[u].Store(math.Float32bits(h.dist[int(u)*kc+kc-1]))
+		}
+		l.Unlock()
+	}
+	var rNew, rOld csrLists
+	type scratch struct {
+		stamp      []uint32
+		sNew, sOld []int32
+		pick       []int32
+		partners   []int32
+		dist       []float32
+		mine       []candidate
+	}
+	scr := make([]*scratch, opt.Workers)
+	var est func() float64
+	if opt.RecallRows > 0 {
+		sample, kth := sampleKth(n, k, sp.exact, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers)
+		est = func() float64 {
+			found := 0
+			for s, p := range sample {
+				for _, j := range h.row(p).idx[:k] {
+					if j >= 0 && sp.exact(p, int(j)) <= kth[s] {
+						found++
+					}
+				}
+			}
+			return float64(found) / float64(len(sample)*k)
+		}
+	}
+	last := -1.0 // the estimate after the previous round
+	rounds := 0
+	for round := 0; round < opt.MaxIter; round++ {
+		// 1. Forward lists; the entries taken as new become old.
+		parallel.Blocks(n, 4096, opt.Workers, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				r := h.row(v)
+				worst[v].Store(math.Float32bits(r.dist[kc-1]))
+				a, b := 0, 0
+				for e, u := range r.idx {
+					if u < 0 {
+						break
+					}
+					switch {
+					case r.state[e] == entryOld:
+						fOld[v*kc+b] = u
+						b++
+					case a < take:
+						fNew[v*take+a] = u
+						a++
+						r.state[e] = entryOld
+					default:
+						r.state[e] = entryNew
+					}
+				}
+				nNew[v], nOld[v] = uint8(a), uint8(b)
+			}
+		})
+		// 2. Reverse lists.
+		rNew.build(n, take, fNew, nNew)
+		rOld.build(n, kc, fOld, nOld)
+		// 3. Local joins.
+		parallel.Blocks(n, 256, opt.Workers, func(w, lo, hi int) {
+			sc := scr[w]
+			if sc == nil {
+				sc = &scratch{stamp: make([]uint32, n)}
+				scr[w] = sc
+			}
+			stamp := sc.stamp
+			for v := lo; v < hi; v++ {
+				// stamp[u] == mark: u is already a member of v's join
+				// (every (round, v) has its own mark).
+				mark := uint32(round*n + v + 1)
+				stamp[v] = mark
+				add := func(list []int32, u int32) []int32 {
+					if stamp[u] == mark {
+						return list
+					}
+					stamp[u] = mark
+					return append(list, u)
+				}
+				sNew, sOld := sc.sNew[:0], sc.sOld[:0]
+				for _, u := range fNew[v*take : v*take+int(nNew[v])] {
+					sNew = add(sNew, u)
+				}
+				sc.pick = sampleInto(sc.pick, rNew.of(v), take, opt.Seed, round, v)
+				for _, u := range sc.pick {
+					sNew = add(sNew, u)
+				}
+				for _, u := range fOld[v*kc : v*kc+int(nOld[v])] {
+					sOld = add(sOld, u)
+				}
+				sc.pick = sampleInto(sc.pick, rOld.of(v), take, opt.Seed^0x5851f42d4c957f2d, round, v)
+				for _, u := range sc.pick {
+					sOld = add(sOld, u)
+				}
+				sc.sNew, sc.sOld = sNew, sOld
+				for a, u1 := range sNew {
+					partners := append(append(sc.partners[:0], sNew[a+1:]...), sOld...)
+					sc.partners = partners
+					if len(partners) == 0 {
+						continue
+					}
+					if cap(sc.dist) < len(partners) {
+						sc.dist = make([]float32, cap(partners))
+					}
+					dist := sc.dist[:len(partners)]
+					sp.workMany(u1, partners, dist)
+					mine := sc.mine[:0]
+					w1 := worstOf(u1)
+					for m, u2 := range partners {
+						d := dist[m]
+						if d <= w1 {
+							mine = append(mine, candidate{float64(d), u2})
+						}
+						if d <= worstOf(u2) {
+							offer(u2, []candidate{{float64(d), u1}})
+						}
+					}
+					if len(mine) > 0 {
+						offer(u1, mine)
+					}
+					sc.mine = mine
+				}
+			}
+		})
+		// 4. Entries that entered a row this round and held.
+		var updates atomic.Int64
+		parallel.Blocks(n, 4096, opt.Workers, func(_, lo, hi int) {
+			var u int64
+			for _, s := range h.state[lo*kc : hi*kc] {
+				if s == entryAdded {
+					u++
+				}
+			}
+			updates.Add(u)
+		})
+		rounds = round + 1
+		roundDone(rounds)
+		if opt.onRound != nil {
+			opt.onRound(rounds, h, perm)
+		}
+		r := -1.0
+		if est != nil {
+			r = est()
+		}
+		if float64(updates.Load()) < opt.Delta*float64(n)*float64(k) &&
+			(est == nil || r >= stopRecall || r < last+stopRecallGain) {
+			break
+		}
+		last = r
+	}
+	return rounds
+}
+
+// The rounds' recall rule (localJoinRounds): past the Delta rule, rounds
+// go on while the estimated recall@k is below stopRecall (MinApproxRecall
+// plus a margin for the estimate's error on 200 rows) and rising by at
+// least stopRecallGain a round.
+const (
+	stopRecall     = MinApproxRecall + 0.004
+	stopRecallGain = 0.001
+)
+
+// csrLists are per-row lists of items in CSR form: row v's are
+// e[start[v]:start[v+1]].
+type csrLists struct {
+	start []int32
+	e     []int32
+	fill  []int32 // scratch of build
+}
+
+func (r *csrLists) of(v int) []int32 { return r.e[r.start[v]:r.start[v+1]] }
+
+// build fills r with the reverse of the forward lists f (row v's are
+// f[v*stride : v*stride+len[v]]), each in increasing order of its members,
+// reusing r's buffers.
+func (r *csrLists) build(n, stride int, f []int32, length []uint8) {
+	if cap(r.start) < n+1 {
+		r.start = make([]int32, n+1)
+	}
+	count := r.start[:n+1]
+	clear(count)
+	for v := 0; v < n; v++ {
+		for _, u := range f[v*stride : v*stride+int(length[v])] {
+			count[u+1]++
+		}
+	}
+	for v := 0; v < n; v++ {
+		count[v+1] += count[v]
+	}
+	if cap(r.e) < int(count[n]) {
+		r.e = make([]int32, count[n], int(count[n])+int(count[n])/8)
+	}
+	r.start, r.e = count, r.e[:count[n]]
+	if cap(r.fill) < n {
+		r.fill = make([]int32, n)
+	}
+	fill := r.fill[:n]
+	copy(fill, count[:n])
+	for v := 0; v < n; v++ {
+		for _, u := range f[v*stride : v*stride+int(length[v])] {
+			r.e[fill[u]] = int32(v)
+			fill[u]++
+		}
+	}
+}
+
+// sampleInto sets dst to list when it has at most m members, else to m of
+// them drawn without replacement by a generator seeded from (seed, round,
+// v): the same draw whoever runs it.
+func sampleInto(dst, list []int32, m int, seed uint64, round, v int) []int32 {
+	dst = append(dst[:0], list...)
+	if len(dst) <= m {
+		return dst
+	}
+	s := seed ^ uint64(round)<<40 ^ uint64(v)
+	for a := 0; a < m; a++ {
+		s = splitmix64(s)
+		b := a + int(s%uint64(len(dst)-a))
+		dst[a], dst[b] = dst[b], dst[a]
+	}
+	return dst[:m]
+}
+
+// splitmix64 is one step of Vigna's SplitMix64 generator: the next state's
+// output (a bijection of the 64-bit integers).
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}

@@ -252,7 +252,14 @@ func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 // on stderr unless quiet.
 func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {
 	if !g.Quiet {
-		fmt.Fprintf(stderr, "loading pool %s ...\n", cfg.Kind)
+		// A user's pool is named by its file: kind "csv" also reads .npy.
+		what := cfg.Kind
+		if cfg.Kind == "csv" && cfg.CSV.File != "" {
+			what = cfg.CSV.File
+		} else if cfg.Kind == "graph" && cfg.Graph.File != "" {
+			what = cfg.Graph.File
+		}
+		fmt.Fprintf(stderr, "loading pool %s ...\n", what)
 	}
 	pool, err := loadPool(cfg, g, stderr)
 	if err != nil {

@@ -73,7 +73,7 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	// The default prior (search.FitPrior) from 1 positive of 2 labels, both
 	// with no labelled neighbour: Laplace's rule, (1 + 1)/(2 + 2).
 	a1 := 0.5
-	if want := "prior a1 = 0.5: empirical Bayes from 2 observed label(s), 1 positive (2 with no labelled neighbour, 1 positive)"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "pool pool: 40 items, no labels") {
+	if want := "prior a1 = 0.5: empirical Bayes from 2 observed label(s), 1 positive (2 with no labelled neighbour, 1 positive)"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "pool pool: 40 items, no labels") || !strings.Contains(stderr, "loading pool "+pool+" ...") {
 		t.Errorf("stderr %q does not say %q", stderr, want)
 	}
 	rows := suggestRows(t, out)

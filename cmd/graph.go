@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
@@ -122,40 +119,6 @@ func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*dataset
 		describeGraph(stderr, pool, time.Since(t0).Seconds())
 	}
 	return pool, nil
-}
-
-// graphProgress returns the Progress callback of a graph build and a stop
-// function: a progress bar (count done, rate, time left) appears on w once
-// the build has run for a second; stop clears it. Quiet: no callback.
-func graphProgress(w io.Writer, quiet bool) (func(done, total int64), func()) {
-	if quiet {
-		return nil, func() {}
-	}
-	var mu sync.Mutex
-	var bar *progressbar.ProgressBar
-	start := time.Now()
-	progress := func(done, total int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			if time.Since(start) < time.Second {
-				return
-			}
-			bar = campaign.NewProgressBar(w, "kNN graph", "item-steps", int(total))
-		}
-		if bar.GetMax64() != total {
-			bar.ChangeMax64(total)
-		}
-		_ = bar.Set64(done)
-	}
-	stop := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar != nil {
-			_ = bar.Finish()
-		}
-	}
-	return progress, stop
 }
 
 // describeGraph says on stderr how the pool's graph was made (method,

@@ -88,8 +88,12 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	n := pool.Len()
+	steps := newStepLog(stderr, g.Quiet)
+	steps.step("writing " + o.out)
 	m := pool.GraphCSR()
-	if err := fileio.WriteCSRNPZ(o.out, m); err != nil {
+	err = fileio.WriteCSRNPZ(o.out, m)
+	steps.end()
+	if err != nil {
 		return err
 	}
 	if !g.Quiet {
@@ -102,13 +106,14 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	return nil
 }
 
-// loadPool loads the pool of cfg with a progress bar for the graph build
-// and the lines of describeGraph on stderr (unless --quiet).
+// loadPool loads the pool of cfg with its steps (reading, the graph
+// build's phases, ...) and the lines of describeGraph on stderr (unless
+// --quiet).
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
-	progress, stop := graphProgress(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress, Name: g.keyName})
-	stop()
+	steps := newStepLog(stderr, g.Quiet)
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName})
+	steps.end()
 	if err != nil {
 		return nil, err
 	}

@@ -17,21 +17,27 @@ import (
 // line shows (tests set 0): shorter steps pass silently.
 var progressDelay = time.Second
 
-// phaseBars shows the phases a datasets.ProgressFunc reports on w, one
-// progress bar per phase (done and total in the phase's unit, its rate and
-// the time left at that rate, cleared when the phase ends), and after each
-// phase that showed its bar, one line with its work and duration.
-type phaseBars struct {
+// stepLog shows the steps of a long command on stderr, one after another.
+// A counted step (datasets.ProgressFunc: done of total units) gets a
+// progress bar: done and total in its unit, the rate and the time left at
+// that rate, counted from the step's start, so the time left is the step's
+// own; the bar is cleared when the step ends. An uncounted step (step)
+// gets a line "<step> ..." . Either shows only once the step has run for
+// progressDelay, and a step that showed ends with one line: its work and
+// duration. A nil *stepLog (--quiet) shows nothing.
+type stepLog struct {
 	w     io.Writer
 	mu    sync.Mutex
 	phase string
 	unit  string
-	total int64
+	total int64 // 0: uncounted
 	scale int64 // reported units per bar unit: 1, or 1000 from 10^7
+	done  int64
 	start time.Time
+	gen   int // which step the timer belongs to
+	timer *time.Timer
 	gate  *gatedWriter
 	bar   *progressbar.ProgressBar
-	done  int64
 }
 
 // gatedWriter passes writes to w once open; before, it drops them.
@@ -47,62 +53,121 @@ func (g *gatedWriter) Write(b []byte) (int, error) {
 	return g.w.Write(b)
 }
 
-// graphProgress returns the ProgressFunc of a pool load (phaseBars on w)
-// and a stop function that ends the last phase. Quiet: no callback.
-func graphProgress(w io.Writer, quiet bool) (datasets.ProgressFunc, func()) {
+// newStepLog returns the stepLog of w (nil if quiet).
+func newStepLog(w io.Writer, quiet bool) *stepLog {
 	if quiet {
-		return nil, func() {}
+		return nil
 	}
-	b := &phaseBars{w: w}
-	return b.report, b.stop
+	return &stepLog{w: w}
 }
 
-// report is the datasets.ProgressFunc.
-func (b *phaseBars) report(phase, unit string, done, total int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if phase != b.phase || b.bar == nil {
-		b.end()
-		b.phase, b.unit, b.total, b.done, b.start = phase, unit, total, 0, time.Now()
-		b.scale = 1
+// progress is the datasets.ProgressFunc of l (nil for a nil l).
+func (l *stepLog) progress() datasets.ProgressFunc {
+	if l == nil {
+		return nil
+	}
+	return l.report
+}
+
+// report is the datasets.ProgressFunc: a new phase name starts a step.
+func (l *stepLog) report(phase, unit string, done, total int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if phase != l.phase || l.gate == nil {
+		l.begin(phase, unit, max(total, 1))
+	}
+	if done <= l.done { // calls from several goroutines may cross
+		return
+	}
+	l.done = done
+	if done < l.total {
+		_ = l.bar.Set64(done / l.scale)
+	}
+}
+
+// step starts an uncounted step (nothing for a nil l); end or the next
+// step ends it.
+func (l *stepLog) step(name string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.begin(name, "", 0)
+}
+
+// begin ends the current step and starts one of total units (0:
+// uncounted); the caller holds l.mu.
+func (l *stepLog) begin(phase, unit string, total int64) {
+	l.finish()
+	l.phase, l.unit, l.total, l.done, l.start = phase, unit, total, 0, time.Now()
+	l.gate = &gatedWriter{w: l.w}
+	l.bar = nil
+	if total > 0 {
+		l.scale = 1
 		if total >= 10_000_000 {
-			b.scale, unit = 1000, "k "+unit
+			l.scale, unit = 1000, "k "+unit
 		}
-		// The bar counts from the phase's start, so its rate (and the
-		// time left) is the phase's own; its output shows after the delay.
-		b.gate = &gatedWriter{w: b.w}
-		b.bar = campaign.NewProgressBar(b.gate, phase, unit, int(max(1, (total+b.scale-1)/b.scale)))
+		l.bar = campaign.NewProgressBar(l.gate, phase, unit, int(max(1, (total+l.scale-1)/l.scale)))
 	}
-	if done <= b.done { // calls from several goroutines may cross
+	l.gen++
+	if progressDelay <= 0 {
+		l.show()
 		return
 	}
-	b.done = done
-	if !b.gate.open && time.Since(b.start) >= progressDelay {
-		b.gate.open = true
-	}
-	if done < b.total {
-		_ = b.bar.Set64(done / b.scale)
+	gen := l.gen
+	l.timer = time.AfterFunc(progressDelay, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.gen == gen && l.gate != nil {
+			l.show()
+		}
+	})
+}
+
+// show makes the current step visible; the caller holds l.mu.
+func (l *stepLog) show() {
+	l.gate.open = true
+	if l.bar != nil {
+		_ = l.bar.RenderBlank()
+	} else {
+		fmt.Fprintf(l.w, "%s ...\n", l.phase)
 	}
 }
 
-// end closes the current phase: its bar is cleared and, if it showed, a
-// line says the work done and how long it took.
-func (b *phaseBars) end() {
-	if b.bar == nil {
+// finish ends the current step: its bar is cleared and, if it showed, one
+// line says its work and how long it took; the caller holds l.mu.
+func (l *stepLog) finish() {
+	if l.gate == nil {
 		return
 	}
-	_ = b.bar.Finish() // cleared
-	if b.gate.open || time.Since(b.start) >= progressDelay {
-		name, _, _ := strings.Cut(b.phase, " (")
-		fmt.Fprintf(b.w, "%s: %s in %s\n", name, workAmount(b.done, b.unit), seconds(time.Since(b.start)))
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
 	}
-	b.bar = nil
+	if l.bar != nil {
+		_ = l.bar.Finish() // cleared
+	}
+	if l.gate.open {
+		name, _, _ := strings.Cut(l.phase, " (")
+		took := time.Since(l.start)
+		if l.bar != nil {
+			fmt.Fprintf(l.w, "%s: %s in %s\n", name, workAmount(l.done, l.unit), seconds(took))
+		} else {
+			fmt.Fprintf(l.w, "%s: done in %s\n", name, seconds(took))
+		}
+	}
+	l.gate, l.bar = nil, nil
 }
 
-func (b *phaseBars) stop() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.end()
+// end ends the current step (nothing for a nil l).
+func (l *stepLog) end() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.finish()
 }
 
 // workAmount writes n units, in millions from 10^7.

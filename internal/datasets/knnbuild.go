@@ -115,7 +115,9 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
 		return g, info, err
 	}
-	key := knnCacheKey(dense, bits, k, metric)
+	hashing := startPhase(opt.Progress, "kNN graph: cache key (SHA-256 of the features)", "rows", int64(n))
+	key := knnCacheKey(dense, bits, k, metric, hashing)
+	hashing.finish()
 	if m == KNNApprox {
 		p := approxCacheParams
 		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v4 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
@@ -128,7 +130,10 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	info.CacheFile = path
 	t0 = time.Now()
 	info.Status = CacheMiss
-	if g, st, size, err := readKNNCache(path, n, k, metric); err == nil {
+	reading := startPhase(opt.Progress, "kNN graph: reading the cache", "", 0)
+	g, st, size, err := readKNNCache(path, n, k, metric)
+	reading.finish()
+	if err == nil {
 		if (m == KNNExact) == (st == nil) {
 			if st != nil {
 				info.Stats = *st
@@ -140,22 +145,24 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	} else if !os.IsNotExist(err) {
 		info.Status = CacheRecovered
 	}
-	g, err := compute()
+	g, err = compute()
 	if err != nil {
 		return nil, info, err
 	}
 	info.Seconds = time.Since(t0).Seconds()
-	var st *ApproxStats
+	st = nil
 	if m == KNNApprox {
 		st = &info.Stats
 	}
 	// A cache file that cannot be written is a warning (fileio.CacheWarnings),
 	// not an error: CacheBytes stays 0 then.
+	writing := startPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
 	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		b, err := encodeKNN(w, g, st)
 		info.CacheBytes = b
 		return err
 	})
+	writing.finish()
 	if fi, err := os.Stat(path); err != nil || fi.Size() != info.CacheBytes {
 		info.CacheBytes = 0
 	}

@@ -11,6 +11,8 @@ import "sync/atomic"
 // announced with done = 0, its total known in advance, and ends with
 // done = total, both from the goroutine that runs the computation; calls
 // in between may come from several goroutines at once, and out of order.
+// A phase of total 0 is not counted: only its start and end are reported
+// (both with done = 0).
 type ProgressFunc func(phase, unit string, done, total int64)
 
 // phaseCounter counts one phase's work and reports it; a nil one (no
@@ -43,5 +45,14 @@ func (c *phaseCounter) add(n int64) {
 func (c *phaseCounter) finish() {
 	if c != nil {
 		c.f(c.phase, c.unit, c.total, c.total)
+	}
+}
+
+// at reports done units when done is a multiple of 65,536 (a phase run on
+// one goroutine, counting rows as it goes).
+func (c *phaseCounter) at(done int64) {
+	if c != nil && done&0xffff == 0 && done > 0 {
+		c.done.Store(done)
+		c.f(c.phase, c.unit, done, c.total)
 	}
 }

@@ -56,7 +56,7 @@ func TestGraphProgressPhases(t *testing.T) {
 		// The lines that close each phase, in order (a bar is cleared by
 		// a carriage return).
 		stderr = strings.ReplaceAll(stderr, "\r", "\n")
-		re := regexp.MustCompile(`(?m)^kNN graph: ([a-z0-9 -]+): (\d+) (distances|pairs) in \d+\.\d s$`)
+		re := regexp.MustCompile(`(?m)^kNN graph: ([a-z0-9 -]+): (\d+) (steps|distances|pairs) in \d+\.\d s$`)
 		var phases []string
 		for _, m := range re.FindAllStringSubmatch(stderr, -1) {
 			phases = append(phases, m[1])

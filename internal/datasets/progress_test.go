@@ -16,10 +16,12 @@ import (
 type countingSpace struct {
 	approxSpace
 	count *atomic.Int64
+	works *atomic.Int64 // calls of work alone
 }
 
 func (s countingSpace) work(i, j int32) float32 {
 	s.count.Add(1)
+	s.works.Add(1)
 	return s.approxSpace.work(i, j)
 }
 
@@ -39,7 +41,7 @@ func (s countingSpace) split(items []int32, rng *rand.Rand, proj []float32) int 
 }
 
 func (s countingSpace) permuted(perm []int32) approxSpace {
-	return countingSpace{s.approxSpace.permuted(perm), s.count}
+	return countingSpace{s.approxSpace.permuted(perm), s.count, s.works}
 }
 
 // phaseLog records a build's progress calls and the counted distances at
@@ -47,6 +49,7 @@ func (s countingSpace) permuted(perm []int32) approxSpace {
 type phaseLog struct {
 	mu     sync.Mutex
 	count  *atomic.Int64
+	works  *atomic.Int64
 	phases []phaseRecord
 }
 
@@ -56,6 +59,8 @@ type phaseRecord struct {
 	lastDone         int64
 	countAtStart     int64
 	countAtEnd       int64
+	worksAtStart     int64
+	worksAtEnd       int64
 	starts, finishes int
 }
 
@@ -63,7 +68,7 @@ func (l *phaseLog) report(phase, unit string, done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.phases) == 0 || l.phases[len(l.phases)-1].name != phase {
-		l.phases = append(l.phases, phaseRecord{name: phase, unit: unit, total: total, countAtStart: l.count.Load()})
+		l.phases = append(l.phases, phaseRecord{name: phase, unit: unit, total: total, countAtStart: l.count.Load(), worksAtStart: l.works.Load()})
 	}
 	p := &l.phases[len(l.phases)-1]
 	if p.total != total || p.unit != unit {
@@ -75,7 +80,7 @@ func (l *phaseLog) report(phase, unit string, done, total int64) {
 	}
 	if done == total {
 		p.finishes++
-		p.countAtEnd = l.count.Load()
+		p.countAtEnd, p.worksAtEnd = l.count.Load(), l.works.Load()
 	}
 }
 
@@ -83,8 +88,9 @@ func (l *phaseLog) report(phase, unit string, done, total int64) {
 // is announced once with its total, in order (trees, recall sample, the
 // rounds, re-rank, recall), ends with a call at exactly that total, never
 // reports more, and the total is the distances the phase measured (counted by
-// wrapping the space, independently of the phase's own arithmetic). So
-// the work left, total - done, is exact in each phase's unit. The graph is
+// wrapping the space, independently of the phase's own arithmetic; in the
+// trees, each leaf pair, measured by work, counts leafPairSteps). So the
+// work left, total - done, is exact in each phase's unit. The graph is
 // the one built without progress.
 func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 	pools := []struct {
@@ -108,11 +114,11 @@ func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var count atomic.Int64
-			log := &phaseLog{count: &count}
+			var count, works atomic.Int64
+			log := &phaseLog{count: &count, works: &works}
 			opt := pc.opt
 			opt.Progress = log.report
-			g, st, err := approxKNN(countingSpace{pc.space(), &count}, pc.k, "m", opt)
+			g, st, err := approxKNN(countingSpace{pc.space(), &count, &works}, pc.k, "m", opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +141,11 @@ func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 				if p.starts != 1 || p.finishes == 0 || p.lastDone != p.total || p.maxDone != p.total || p.total <= 0 {
 					t.Errorf("%s: %d starts, last done %d, most done %d, total %d: want one start, and the last call at the total", p.name, p.starts, p.lastDone, p.maxDone, p.total)
 				}
-				if measured := p.countAtEnd - p.countAtStart; measured != p.total {
+				measured := p.countAtEnd - p.countAtStart
+				if p.name == "kNN graph: trees" {
+					measured += (leafPairSteps - 1) * (p.worksAtEnd - p.worksAtStart)
+				}
+				if measured != p.total {
 					t.Errorf("%s: total %d %s, but %d distances were measured", p.name, p.total, p.unit, measured)
 				}
 			}
@@ -157,10 +167,10 @@ func TestRPTreeWork(t *testing.T) {
 		for i := range items {
 			items[i] = int32(i)
 		}
-		var count atomic.Int64
-		log := &phaseLog{count: &count}
+		var count, works atomic.Int64
+		log := &phaseLog{count: &count, works: &works}
 		pc := startPhase(log.report, "tree", "distances", 1<<40)
-		leaves := buildRPTree(countingSpace{sp, &count}, items, c.leaf, 9, 3, pc)
+		leaves := buildRPTree(countingSpace{sp, &count, &works}, items, c.leaf, 9, 3, pc)
 		var pairs int64
 		for _, l := range leaves {
 			pairs += int64(len(l)) * int64(len(l)-1) / 2

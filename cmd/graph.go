@@ -45,9 +45,14 @@ exp(-d^2/h^2), h^2 the median squared edge distance (default for euclidean
 and cosine; for tanimoto it means native), native 1 - d (cosine; tanimoto:
 the Tanimoto similarity), unweighted 1.
 
-Builds over a second show a progress bar (items done, rate, time left) on
-stderr; the last lines say how the graph was made and how long the cached
-path will take next time. Nothing is written to stdout.`,
+On stderr (nothing with --quiet), every step that runs over a second shows
+a progress bar or a status line, then one line with its work and duration:
+reading the .npy, hashing it for the cache key, the approximate graph's
+phases (trees, the recall sample, each NN-descent round, re-rank, recall:
+each bar counts the distances or pairs its phase measures, its total known
+when the phase starts, so its time left is that phase's), edge weights,
+writing W.npz. The last lines say how the graph was made and how long the
+cached path will take next time. Nothing is written to stdout.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}

@@ -277,6 +277,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.File, err)
 	}
+	weighing := startPhase(opt.Progress, "kNN graph: edge weights", "", 0)
 	var w []float64
 	if cfg.Metric == MetricTanimoto {
 		w = tanimotoWeights(g, p.Bits, cfg.Similarity, opt.Workers)
@@ -284,6 +285,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
+	weighing.finish()
 	p.Graph = info
 	if note := lowRecallNote(cfg.K, info); note != "" {
 		p.Notes = append(p.Notes, note)

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -96,10 +95,8 @@ func TestCommandStdoutCap(t *testing.T) {
 		t.Run(line, func(t *testing.T) {
 			ctx, peak := testutil.WatchHeap(t, 512<<20)
 			c := &Command{Space: sp, Line: line, Timeout: time.Minute}
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			_, err := c.EvaluateBatch(ctx, [][]float64{{0.5}})
-			runtime.ReadMemStats(&after)
+			var err error
+			allocated := testutil.Allocated(func() { _, err = c.EvaluateBatch(ctx, [][]float64{{0.5}}) })
 			if ctx.Err() != nil {
 				t.Fatalf("heap grew past 512 MiB (peak %d MiB): the stdout cap did not apply", peak()>>20)
 			}
@@ -108,8 +105,8 @@ func TestCommandStdoutCap(t *testing.T) {
 			}
 			// 2 x 64 MiB for the output, 1 MiB for the rest (os/exec,
 			// the stderr tail, the message).
-			if a := after.TotalAlloc - before.TotalAlloc; a > 2*maxCommandStdout+1<<20 {
-				t.Errorf("the call allocated %.1f MiB, want at most 2 x the 64 MiB cap + 1 MiB", float64(a)/(1<<20))
+			if allocated > 2*maxCommandStdout+1<<20 {
+				t.Errorf("the call allocated %.1f MiB, want at most 2 x the 64 MiB cap + 1 MiB", float64(allocated)/(1<<20))
 			}
 		})
 	}
@@ -127,16 +124,16 @@ func TestLimitedBufferAllocation(t *testing.T) {
 	for _, first := range []int{1, 100, 5000, 20000, 32 << 10, 32<<10 - 1} {
 		stops := 0
 		b := &limitedBuffer{max: maxCommandStdout, stop: func() { stops++ }}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err := b.Write(chunk[:first])
-		kept := first
-		for err == nil {
-			var n int
-			n, err = b.Write(chunk)
-			kept += n
-		}
-		runtime.ReadMemStats(&after)
+		kept := 0
+		allocated := testutil.Allocated(func() {
+			_, err := b.Write(chunk[:first])
+			kept = first
+			for err == nil {
+				var n int
+				n, err = b.Write(chunk)
+				kept += n
+			}
+		})
 		if !b.overflow || stops != 1 || len(b.Bytes()) != kept || kept > maxCommandStdout || kept+len(chunk) <= maxCommandStdout {
 			t.Fatalf("first read %d: overflow %v, stop called %d times, %d bytes kept (%d reported), cap %d", first, b.overflow, stops, len(b.Bytes()), kept, maxCommandStdout)
 		}
@@ -146,8 +143,8 @@ func TestLimitedBufferAllocation(t *testing.T) {
 		if c := cap(b.Bytes()); c > maxCommandStdout {
 			t.Errorf("first read %d: capacity %d MiB, beyond the %d MiB cap", first, c>>20, maxCommandStdout>>20)
 		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > 2*maxCommandStdout {
-			t.Errorf("first read %d: allocated %.1f MiB, want at most 2 x the %d MiB cap", first, float64(a)/(1<<20), maxCommandStdout>>20)
+		if allocated > 2*maxCommandStdout {
+			t.Errorf("first read %d: allocated %.1f MiB, want at most 2 x the %d MiB cap", first, float64(allocated)/(1<<20), maxCommandStdout>>20)
 		}
 	}
 }

@@ -37,11 +37,14 @@ import (
 // rounds go on while it is below stopRecall and rose by at least
 // stopRecallGain in the last round. At most MaxIter rounds run.
 //
+// origExact is the exact distance in the original numbering (item perm[p]
+// is sp's item p), which the recall sample reads in order.
+//
 // With opt.Progress, the recall sample is a phase ("recall sample") and so
 // is each round: its work, the pairs its local joins measure plus the
 // rows' recall estimate, is counted before the joins start (a pass that
 // gathers every row's join members as the join does, without measuring).
-func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32) int {
+func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32, origExact func(i, j int) float64) int {
 	n, kc := sp.n(), h.kc
 	take := max(1, int(math.Ceil(opt.Sample*float64(kc)))) // ρ·kc
 	// Forward lists of the round in fixed strides (a million rows at kc =
@@ -127,7 +130,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	estWork := int64(0)
 	if opt.RecallRows > 0 {
 		rs := startPhase(opt.Progress, "kNN graph: recall sample", "distances", sampleKthWork(n, opt.RecallRows))
-		sample, kth := sampleKth(n, k, sp.exact, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers, rs)
+		sample, kth := sampleKth(n, k, origExact, perm, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers, rs)
 		rs.finish()
 		estWork = int64(len(sample)) * int64(k)
 		est = func() float64 {

@@ -183,3 +183,52 @@ func TestRPTreeWork(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSampleKth: the stopping rule's recall sample (50 rows against
+// 100,000 x 32 items) after the items are renumbered (a random order, as a
+// tree's leaves give): reading every item through the renumbering
+// (permuted space, the way before) or in the original order (perm given,
+// as localJoinRounds does now); the same k-th distances either way
+// (TestSampleKthPerm).
+func BenchmarkSampleKth(b *testing.B) {
+	x := benchPool(100_000)
+	perm := make([]int32, len(x))
+	for i, p := range rand.New(rand.NewPCG(3, 3)).Perm(len(x)) {
+		perm[i] = int32(p)
+	}
+	orig, err := newDenseSpace(x, MetricEuclidean)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := orig.permuted(perm)
+	b.Run("through=perm", func(b *testing.B) {
+		for b.Loop() {
+			sampleKth(len(x), 20, sp.exact, nil, 50, 1, 1, nil)
+		}
+	})
+	b.Run("through=original-order", func(b *testing.B) {
+		for b.Loop() {
+			sampleKth(len(x), 20, orig.exact, perm, 50, 1, 1, nil)
+		}
+	})
+}
+
+// TestSampleKthPerm: the recall sample read in the original order gives
+// the k-th distances of reading it through the renumbering, bit for bit.
+func TestSampleKthPerm(t *testing.T) {
+	x := clusteredGaussian(700, 5, 6, 2)
+	perm := make([]int32, len(x))
+	for i, p := range rand.New(rand.NewPCG(4, 4)).Perm(len(x)) {
+		perm[i] = int32(p)
+	}
+	orig, err := newDenseSpace(x, MetricEuclidean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := orig.permuted(perm)
+	s1, k1 := sampleKth(len(x), 7, sp.exact, nil, 40, 9, 2, nil)
+	s2, k2 := sampleKth(len(x), 7, orig.exact, perm, 40, 9, 2, nil)
+	if !slices.Equal(s1, s2) || !slices.Equal(k1, k2) {
+		t.Errorf("samples %v / %v, k-th distances %v / %v", s1, s2, k1, k2)
+	}
+}

@@ -192,15 +192,10 @@ func TestRPTreeWork(t *testing.T) {
 // (TestSampleKthPerm).
 func BenchmarkSampleKth(b *testing.B) {
 	x := benchPool(100_000)
-	perm := make([]int32, len(x))
-	for i, p := range rand.New(rand.NewPCG(3, 3)).Perm(len(x)) {
-		perm[i] = int32(p)
-	}
-	orig, err := newDenseSpace(x, MetricEuclidean)
+	orig, sp, perm, err := permutedPair(x, 3)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sp := orig.permuted(perm)
 	b.Run("through=perm", func(b *testing.B) {
 		for b.Loop() {
 			sampleKth(len(x), 20, sp.exact, nil, 50, 1, 1, nil)
@@ -217,18 +212,28 @@ func BenchmarkSampleKth(b *testing.B) {
 // the k-th distances of reading it through the renumbering, bit for bit.
 func TestSampleKthPerm(t *testing.T) {
 	x := clusteredGaussian(700, 5, 6, 2)
-	perm := make([]int32, len(x))
-	for i, p := range rand.New(rand.NewPCG(4, 4)).Perm(len(x)) {
-		perm[i] = int32(p)
-	}
-	orig, err := newDenseSpace(x, MetricEuclidean)
+	orig, sp, perm, err := permutedPair(x, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := orig.permuted(perm)
 	s1, k1 := sampleKth(len(x), 7, sp.exact, nil, 40, 9, 2, nil)
 	s2, k2 := sampleKth(len(x), 7, orig.exact, perm, 40, 9, 2, nil)
 	if !slices.Equal(s1, s2) || !slices.Equal(k1, k2) {
 		t.Errorf("samples %v / %v, k-th distances %v / %v", s1, s2, k1, k2)
 	}
+}
+
+// permutedPair returns the dense space of x (Euclidean; only its exact
+// distances stay usable) and the space renumbered by a random perm drawn
+// from seed, with perm.
+func permutedPair(x [][]float64, seed uint64) (orig, sp approxSpace, perm []int32, err error) {
+	perm = make([]int32, len(x))
+	for i, p := range rand.New(rand.NewPCG(seed, seed)).Perm(len(x)) {
+		perm[i] = int32(p)
+	}
+	o, err := newDenseSpace(x, MetricEuclidean)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return o, o.permuted(perm), perm, nil
 }

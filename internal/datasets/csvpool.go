@@ -53,7 +53,9 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
+	reading := startPhase(opt.Progress, "reading "+cfg.File, "", 0)
 	p, err := readCSVPool(cfg, opt)
+	reading.finish()
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,9 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	// round: v's new entries taken this round and a sample of its reverse
 	// new ones; its old entries and a sample of its reverse old ones; each
 	// item once, v never. stamp[u] == mark: u is already a member (every
-	// (round, pass, v) has its own mark; pass 0 counts, pass 1 joins).
+	// (round, pass, v) has its own mark; pass 0 counts, pass 1 joins; the
+	// marks stay below 2^32 up to 2*MaxIter*n < 2^32, n < 143 million at
+	// the default 15 rounds).
 	members := func(sc *scratch, v, round, pass int) {
 		stamp := sc.stamp
 		mark := uint32((2*round+pass)*n + v + 1)

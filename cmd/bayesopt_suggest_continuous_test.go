@@ -128,12 +128,12 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 }
 
 // objectiveScript is a real child process for --objective-cmd: it counts
-// its calls in $QVS_TEST_CALLS, sleeps on call $QVS_TEST_SLOW (after
+// its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
 // touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
 // exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
 const objectiveScript = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
 echo x >> "$QVS_TEST_CALLS"
-if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 3; fi
+if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
 if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
 awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
 `
@@ -273,13 +273,21 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// Kill once the third batch is being evaluated (its call sleeps 60 s)
+	// and the second batch's records are on disk: qvs writes a batch's
+	// records while it computes the next one, so they may land after the
+	// third call starts (under load they had not: 11 rows, a flake), and a
+	// kill loses at most that write (campaign.Recorder).
+	records := filepath.Join(killed, "runs", "turbo-r00.csv")
 	for {
-		if _, err := os.Stat(calls + ".slow"); err == nil {
+		_, err := os.Stat(calls + ".slow")
+		b, _ := os.ReadFile(records)
+		if err == nil && strings.Count(string(b), "\n") == 16 {
 			break
 		}
 		select {
 		case err := <-done:
-			t.Fatalf("qvs ended before the slow batch: %v", err)
+			t.Fatalf("qvs ended before the slow batch with two batches recorded: %v\n%s", err, b)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}

@@ -144,7 +144,7 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 	}
 	switch info.Status {
 	case datasets.CacheHit:
-		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s)\n", how, info.Seconds, info.CacheFile)
+		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s); features and graph loaded in %.1f s\n", how, info.Seconds, info.CacheFile, loadSeconds)
 	default:
 		fmt.Fprintf(w, "kNN graph: %s; built in %.1f s\n", how, info.Seconds)
 		if info.CacheFile != "" && info.CacheBytes > 0 {

@@ -29,6 +29,7 @@ type stepLog struct {
 	w     io.Writer
 	mu    sync.Mutex
 	phase string
+	ended string // the phase that ended last, until another starts
 	unit  string
 	total int64 // 0: uncounted
 	scale int64 // reported units per bar unit: 1, or 1000 from 10^7
@@ -73,16 +74,24 @@ func (l *stepLog) progress() datasets.ProgressFunc {
 func (l *stepLog) report(phase, unit string, done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if phase != l.phase || l.gate == nil {
-		l.begin(phase, unit, max(total, 1))
-	}
-	if done <= l.done { // calls from several goroutines may cross
+	switch {
+	case phase == l.ended:
+		return // a late call of the phase that just ended
+	case phase != l.phase || l.gate == nil:
+		l.begin(phase, unit, total)
 		return
+	case total == 0:
+		l.finish() // an uncounted phase's second call ends it
+		return
+	case done <= l.done:
+		return // calls from several goroutines may cross
 	}
 	l.done = done
-	if done < l.total {
-		_ = l.bar.Set64(done / l.scale)
+	if done >= l.total {
+		l.finish()
+		return
 	}
+	_ = l.bar.Set64(done / l.scale)
 }
 
 // step starts an uncounted step (nothing for a nil l); end or the next
@@ -100,7 +109,7 @@ func (l *stepLog) step(name string) {
 // uncounted); the caller holds l.mu.
 func (l *stepLog) begin(phase, unit string, total int64) {
 	l.finish()
-	l.phase, l.unit, l.total, l.done, l.start = phase, unit, total, 0, time.Now()
+	l.phase, l.unit, l.total, l.done, l.start, l.ended = phase, unit, total, 0, time.Now(), ""
 	l.gate = &gatedWriter{w: l.w}
 	l.bar = nil
 	if total > 0 {
@@ -157,7 +166,7 @@ func (l *stepLog) finish() {
 			fmt.Fprintf(l.w, "%s: done in %s\n", name, seconds(took))
 		}
 	}
-	l.gate, l.bar = nil, nil
+	l.gate, l.bar, l.ended = nil, nil, l.phase
 }
 
 // end ends the current step (nothing for a nil l).

@@ -111,3 +111,46 @@ func TestGraphProgressPhases(t *testing.T) {
 		t.Errorf("as suggest stdout differs with --quiet:\n%s\n%s", outs[0], outs[1])
 	}
 }
+
+// TestStepLog: a counted phase ends at its total (a late call of it starts
+// nothing), an uncounted one at its second call, each with one line; the
+// bar counts in thousands from 10^7 units; a nil log (--quiet) writes
+// nothing.
+func TestStepLog(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	var b bytes.Buffer
+	l := newStepLog(&b, false)
+	f := l.progress()
+	f("a (first)", "pairs", 0, 10)
+	f("a (first)", "pairs", 7, 10)
+	f("a (first)", "pairs", 5, 10) // crossed: ignored
+	f("a (first)", "pairs", 10, 10)
+	f("a (first)", "pairs", 10, 10) // late: ignored
+	f("b", "", 0, 0)
+	f("b", "", 0, 0)
+	f("c", "distances", 0, 25_000_000)
+	f("c", "distances", 12_000_000, 25_000_000)
+	l.step("d")
+	l.end()
+	got := strings.ReplaceAll(b.String(), "\r", "\n")
+	var lines []string
+	for _, s := range strings.Split(got, "\n") {
+		if s = strings.TrimSpace(s); s != "" && !strings.Contains(s, "%") {
+			lines = append(lines, regexp.MustCompile(`\d+\.\d s$`).ReplaceAllString(s, "T"))
+		}
+	}
+	want := []string{"a: 10 pairs in T", "b ...", "b: done in T", "c: 12.0 M distances in T", "d ...", "d: done in T"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Errorf("lines\n%q\nwant\n%q\n(all: %q)", lines, want, got)
+	}
+	if !strings.Contains(got, "/25000, ") || !strings.Contains(got, "k distances/") {
+		t.Errorf("the bar of c does not count thousands: %q", got)
+	}
+	var quiet *stepLog
+	if quiet.progress() != nil {
+		t.Error("a quiet log has a ProgressFunc")
+	}
+	quiet.step("x")
+	quiet.end()
+}

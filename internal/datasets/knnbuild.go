@@ -41,11 +41,13 @@ type GraphInfo struct {
 	Status  CacheStatus // from the cache, computed (and stored), ...
 	Stats   ApproxStats // KNNApprox only (Recall -1 when not measured)
 	Seconds float64     // wall time of the build or of the cache read
-	// KeySeconds is the time spent hashing the features for the cache key;
-	// CacheFile and CacheBytes name the cache file (empty without a cache).
-	KeySeconds float64
-	CacheFile  string
-	CacheBytes int64
+	// KeySeconds is the time spent hashing the features for the cache key,
+	// WriteSeconds writing the cache file after a build; CacheFile and
+	// CacheBytes name the cache file (empty without a cache).
+	KeySeconds   float64
+	WriteSeconds float64
+	CacheFile    string
+	CacheBytes   int64
 }
 
 // approxCacheParams are the ApproxOptions of every cached approximate
@@ -157,12 +159,14 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	// A cache file that cannot be written is a warning (fileio.CacheWarnings),
 	// not an error: CacheBytes stays 0 then.
 	writing := startPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
+	t0 = time.Now()
 	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		b, err := encodeKNN(w, g, st)
 		info.CacheBytes = b
 		return err
 	})
 	writing.finish()
+	info.WriteSeconds = time.Since(t0).Seconds()
 	if fi, err := os.Stat(path); err != nil || fi.Size() != info.CacheBytes {
 		info.CacheBytes = 0
 	}

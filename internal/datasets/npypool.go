@@ -35,8 +35,8 @@ import (
 // for a CSV pool (cfg.K, cfg.KNN, cfg.Similarity).
 func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	path := cfg.File
-	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
+	if err := checkMetric("pool.csv.metric", cfg.Metric); err != nil {
+		return nil, err
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err

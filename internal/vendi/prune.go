@@ -849,16 +849,24 @@ func (g *greedyState) prepareBounds() {
 		if len(poleGroups(b.eig, nil)) < r {
 			continue // repeated eigenvalues: candidates merge them (no table)
 		}
-		b.cauchy, b.cauchy2 = make([]float64, r*r), make([]float64, r*r)
-		for i := 0; i < r; i++ {
-			for k := 0; k < r; k++ {
-				if k != i {
-					t := 1 / (b.eig[i] - b.eig[k])
-					b.cauchy[i*r+k], b.cauchy2[i*r+k] = t, t*t
-				}
+		b.cauchy, b.cauchy2 = cauchyTables(b.eig)
+	}
+}
+
+// cauchyTables returns the Cauchy matrix of the distinct values p, c[i*r+k]
+// = 1/(p_i - p_k) (0 on the diagonal), and its squares, row-major r x r.
+func cauchyTables(p []float64) (c, c2 []float64) {
+	r := len(p)
+	c, c2 = make([]float64, r*r), make([]float64, r*r)
+	for i := 0; i < r; i++ {
+		for k := 0; k < r; k++ {
+			if k != i {
+				t := 1 / (p[i] - p[k])
+				c[i*r+k], c2[i*r+k] = t, t*t
 			}
 		}
 	}
+	return c, c2
 }
 
 // candidateBrackets returns brackets of the touched blocks' eigenvalues

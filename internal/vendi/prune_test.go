@@ -119,15 +119,7 @@ func TestFarBaseCauchyTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	p, w, _ := randomArrowhead(rng, 40, "plain")
 	s := len(p)
-	C, C2 := make([]float64, s*s), make([]float64, s*s)
-	for i := range p {
-		for k := range p {
-			if i != k {
-				C[i*s+k] = 1 / (p[i] - p[k])
-				C2[i*s+k] = C[i*s+k] * C[i*s+k]
-			}
-		}
-	}
+	C, C2 := cauchyTables(p)
 	const L = 3
 	f1, f2 := newFarField(s), newFarField(s)
 	farBase(p, w, L, 0, nil, nil, f1)

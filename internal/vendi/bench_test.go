@@ -309,7 +309,7 @@ func BenchmarkFarBaseMixed(b *testing.B) {
 		eig[i] = 7*rng.Float64() - 2
 	}
 	slices.Sort(eig)
-	c, c2 := cauchyTables(eig)
+	c, c2, _ := cauchyTables(eig)
 	type pole struct {
 		v     float64
 		local int32

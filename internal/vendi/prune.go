@@ -839,34 +839,41 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 }
 
 // prepareBounds tabulates the Cauchy matrix of every alive block of at
-// least pruneMin members whose eigenvalues poleGroups leaves unmerged.
+// least pruneMin members. A block with repeated eigenvalues gets one too:
+// its candidates merge those poles (mergePoles), and farBaseMixed reads
+// the table only in rows of unmerged poles, with weight 0 on the merged
+// ones' columns (cauchyTables leaves no infinity there).
 func (g *greedyState) prepareBounds() {
 	for _, b := range g.blocks {
 		r := len(b.eig)
 		if !b.alive || r < pruneMin || b.cauchy != nil || b.vecs == nil {
 			continue
 		}
-		if len(poleGroups(b.eig, nil)) < r {
-			continue // repeated eigenvalues: candidates merge them (no table)
+		if c, c2, ok := cauchyTables(b.eig); ok {
+			b.cauchy, b.cauchy2 = c, c2
 		}
-		b.cauchy, b.cauchy2 = cauchyTables(b.eig)
 	}
 }
 
-// cauchyTables returns the Cauchy matrix of the distinct values p, c[i*r+k]
-// = 1/(p_i - p_k) (0 on the diagonal), and its squares, row-major r x r.
-func cauchyTables(p []float64) (c, c2 []float64) {
+// cauchyTables returns the Cauchy matrix of the ascending values p,
+// c[i*r+k] = 1/(p_i - p_k) (0 on the diagonal and wherever p_i = p_k),
+// and its squares, row-major r x r; ok is false if a square overflows
+// (values within about 1e-154 of each other but unequal).
+func cauchyTables(p []float64) (c, c2 []float64, ok bool) {
 	r := len(p)
 	c, c2 = make([]float64, r*r), make([]float64, r*r)
 	for i := 0; i < r; i++ {
 		for k := 0; k < r; k++ {
-			if k != i {
+			if p[k] != p[i] {
 				t := 1 / (p[i] - p[k])
+				if math.IsInf(t*t, 0) {
+					return nil, nil, false
+				}
 				c[i*r+k], c2[i*r+k] = t, t*t
 			}
 		}
 	}
-	return c, c2
+	return c, c2, true
 }
 
 // candidateBrackets returns brackets of the touched blocks' eigenvalues

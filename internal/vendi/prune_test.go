@@ -119,7 +119,7 @@ func TestFarBaseCauchyTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	p, w, _ := randomArrowhead(rng, 40, "plain")
 	s := len(p)
-	C, C2 := cauchyTables(p)
+	C, C2, _ := cauchyTables(p)
 	const L = 3
 	f1, f2 := newFarField(s), newFarField(s)
 	farBase(p, w, L, 0, nil, nil, f1)
@@ -421,7 +421,7 @@ func TestFarBaseMixedSums(t *testing.T) {
 	defer func(v int) { pruneMin = v }(pruneMin)
 	pruneMin = 2
 	rng := rand.New(rand.NewPCG(23, 9))
-	mixed, merged, rows := 0, 0, 0
+	mixed, merged, single, rows := 0, 0, 0, 0
 	for trial := 0; trial < 4; trial++ {
 		n := 60 + 20*trial
 		kernels := pruneKernels(rng, n)
@@ -478,6 +478,9 @@ func TestFarBaseMixedSums(t *testing.T) {
 					mixed++
 					if sm < s {
 						merged++
+						if len(tb) == 1 {
+							single++ // one block with repeated eigenvalues
+						}
 					}
 					p, w := ws.p[:sm], ws.w[:sm]
 					L, from := bracketWindow[1], 0
@@ -499,8 +502,8 @@ func TestFarBaseMixedSums(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d mixed candidates (%d with merged poles), %d rows", mixed, merged, rows)
-	if mixed < 200 || merged < 20 {
-		t.Errorf("%d mixed candidates, %d with merged poles: the test does not exercise farBaseMixed", mixed, merged)
+	t.Logf("%d mixed candidates (%d with merged poles, %d of them touching one block), %d rows", mixed, merged, single, rows)
+	if mixed < 200 || merged < 20 || single < 20 {
+		t.Errorf("%d mixed candidates, %d with merged poles, %d touching one block: the test does not exercise farBaseMixed", mixed, merged, single)
 	}
 }

@@ -128,12 +128,12 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 }
 
 // objectiveScript is a real child process for --objective-cmd: it counts
-// its calls in $QVS_TEST_CALLS, sleeps on call $QVS_TEST_SLOW (after
+// its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
 // touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
 // exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
 const objectiveScript = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
 echo x >> "$QVS_TEST_CALLS"
-if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 3; fi
+if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
 if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
 awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
 `
@@ -273,6 +273,12 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// Kill once the third batch is being evaluated (its call sleeps 60 s).
+	// With the user's command the records of a batch are on disk before
+	// the next batch's call starts (built-in tasks overlap that write with
+	// the next batch): a kill then never makes the user's experiments of a
+	// finished batch run again.
+	records := filepath.Join(killed, "runs", "turbo-r00.csv")
 	for {
 		if _, err := os.Stat(calls + ".slow"); err == nil {
 			break
@@ -282,6 +288,9 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 			t.Fatalf("qvs ended before the slow batch: %v", err)
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+	if b, _ := os.ReadFile(records); strings.Count(string(b), "\n") != 16 {
+		t.Errorf("as the third batch's call started, the record file held %q: want the header and two batches (15 rows)", b)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done

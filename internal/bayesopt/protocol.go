@@ -275,7 +275,18 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 				for i, e := range evs {
 					rows[i] = FormatRecord(e)
 				}
-				return rec.Append(rows...)
+				if err := rec.Append(rows...); err != nil {
+					return err
+				}
+				if user != nil {
+					// The user's command may be a real experiment: its
+					// batch's records are on disk before the next batch
+					// starts, so a kill never makes it run a finished
+					// batch again (built-in tasks overlap the write with
+					// the next batch and recompute it after a kill).
+					return rec.Flush()
+				}
+				return nil
 			})
 		if err != nil {
 			return nil, err

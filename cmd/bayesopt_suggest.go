@@ -34,7 +34,7 @@ func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
 	disc := &discreteSuggestOptions{}
 	var t *configkeys.Table
 	c := &cobra.Command{
-		Use:   "suggest (--space space.yaml | --kernel K.npy) --observed evals.csv --batch B [flags]",
+		Use:   "suggest (--space space.yaml | --kernel K.npy) [--observed evals.csv] --batch B [flags]",
 		Short: "Suggest the next batch of experiments for your own problem, given the evaluations so far",
 		Long: `Suggests the next batch of experiments from the evaluations so far, with
 the same engine and rules as the campaigns of qvs bayesopt.
@@ -67,7 +67,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (required)")
+	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (none: nothing evaluated yet, the first batch of the initial design)")
 	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
 	common.q = 1
@@ -107,14 +107,14 @@ func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
 	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
 }
 
-// requireObserved refuses a missing --observed of the suggest commands
-// that need one (need: what it holds, for the message); `as suggest` takes
-// none on a cold start.
-func requireObserved(observed, need string) error {
+// observedLabel names --observed in messages: the file, or "(no
+// --observed: nothing evaluated yet)" on a cold start, which suggest
+// treats as a file with the header alone.
+func observedLabel(observed string) string {
 	if observed == "" {
-		return usageErrorf("--observed FILE is required%s", need)
+		return "(no --observed: nothing evaluated yet)"
 	}
-	return nil
+	return observed
 }
 
 // checkSuggestFlags checks the flags every suggest command has: --batch

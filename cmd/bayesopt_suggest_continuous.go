@@ -23,8 +23,9 @@ What counts as one iteration: with an iteration column, its value; without,
 the first --init rows are the initial design and every following --batch
 rows one iteration, in file order. A row counts for its region column, else
 for the trust region that contains it with the nearest centre. With fewer
-rows than --init (an empty file with just the header is fine), the next
-points of the initial design (uniform, from --seed) come first.
+rows than --init (an empty file with just the header, or no --observed,
+is fine), the next points of the initial design (uniform, from --seed)
+come first.
 
 Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
 or failed, or whose status column (optional) says failed, is a failure. It
@@ -89,9 +90,6 @@ const (
 )
 
 func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCommon, o *continuousSuggestOptions) error {
-	if err := requireObserved(common.observed, ""); err != nil {
-		return err
-	}
 	if err := checkSuggestFlags(common.batch, maxSuggestBatch,
 		"the candidates and the qvs greedy grow with the batch; ask again with the results of this one",
 		common.format, common.method, bayesopt.Methods); err != nil {
@@ -136,9 +134,11 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	if err := s.Validate(); err != nil {
 		return configError("", err)
 	}
-	obs, err := space.ReadObservations(common.observed, sp, o.minimize)
-	if err != nil {
-		return err
+	var obs []space.Observation
+	if common.observed != "" {
+		if obs, err = space.ReadObservations(common.observed, sp, o.minimize); err != nil {
+			return err
+		}
 	}
 	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, "within 0.05 x sqrt(parameters) of them in the unit-scaled space", common.retryFailed)
 	var pend []space.Observation
@@ -157,7 +157,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 		ID: bayesopt.RunID{Seed: g.Seed, Key: bayesopt.RunKey(s.Method, q.String(), o.qvsFloor, 0)},
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", common.observed, err)
+		return fmt.Errorf("%s: %w", observedLabel(common.observed), err)
 	}
 	if len(sug) < common.batch {
 		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt suggest: warning: %d suggestion(s), fewer than --batch %d: no more distinct points were found (type: int parameters leave few)\n", len(sug), common.batch)

@@ -75,7 +75,6 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 	}{
 		{"neither", nil, []string{"--observed", good}, ExitUsage, []string{"exactly one of --space"}},
 		{"both", nil, []string{"--space", space, "--kernel", "K.npy", "--observed", good}, ExitUsage, []string{"exactly one"}},
-		{"no observed", nil, []string{"--space", space}, ExitUsage, []string{"--observed"}},
 		{"bad method", nil, []string{"--space", space, "--observed", good, "--method", "ucb"}, ExitUsage, []string{`--method "ucb"`}},
 		{"bad batch", nil, []string{"--space", space, "--observed", good, "--batch", "0"}, ExitUsage, []string{"--batch 0"}},
 		{"bad q", nil, []string{"--space", space, "--observed", good, "--q", "-1"}, ExitUsage, []string{"--q"}},

@@ -33,7 +33,8 @@ Discrete pool (--kernel; paper §4.2, Algorithm 3):
   --observed CSV with a header holding index (0-based kernel row) or id
   (a name from --ids), and value (the objective, maximised); one row per
   finished experiment, in the order they were run; other columns ignored
-  except status. A file with the header alone starts a campaign.
+  except status. A file with the header alone, or no --observed, starts a
+  campaign: the first --init picks are the initial design.
   Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
   or failed, or whose status column (optional) says failed, is a failure.
   It counts as a row (for --init and the iteration below) but never enters
@@ -67,9 +68,6 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if !c.Flags().Changed("init") {
 		init = discrete.DefaultSettings().Init
 	}
-	if err := requireObserved(f.observed, ": a CSV with header index,value or id,value (the header alone if nothing is evaluated yet)"); err != nil {
-		return err
-	}
 	if err := checkSuggestFlags(f.batch, maxDiscreteBatch,
 		limitWhy["batch"]+"; ask again with the results of this one",
 		f.format, f.method, discrete.Methods); err != nil {
@@ -91,9 +89,11 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if err != nil {
 		return err
 	}
-	evals, err := discrete.ReadEvaluations(f.observed, ids)
-	if err != nil {
-		return err
+	var evals []discrete.Evaluation
+	if f.observed != "" {
+		if evals, err = discrete.ReadEvaluations(f.observed, ids); err != nil {
+			return err
+		}
 	}
 	s := discrete.Settings{Method: f.method, Q: q, Init: init, Batch: f.batch, Beta: d.beta, Seed: g.Seed, Workers: g.Workers, RetryFailed: f.retryFailed}
 	if f.method != discrete.MethodQVS {
@@ -110,14 +110,14 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		return configError("", err)
 	}
 	if err := e.Tell(evals...); err != nil {
-		return fmt.Errorf("%s: %w", f.observed, err)
+		return fmt.Errorf("%s: %w", observedLabel(f.observed), err)
 	}
 	warnFailed(c.ErrOrStderr(), e.Failures(), e.Len(), f.observed, "of a failed item", f.retryFailed)
 	if free := e.Available(); f.batch > free {
 		if e.Failures() > 0 && !f.retryFailed {
-			return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are neither evaluated nor failed in %s (--retry-failed makes failed ones candidates again)", f.batch, free, n, d.kernel, f.observed)
+			return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are neither evaluated nor failed in %s (--retry-failed makes failed ones candidates again)", f.batch, free, n, d.kernel, observedLabel(f.observed))
 		}
-		return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are not in %s", f.batch, free, n, d.kernel, f.observed)
+		return fmt.Errorf("--batch %d: only %d of the %d candidates of %s are not in %s", f.batch, free, n, d.kernel, observedLabel(f.observed))
 	}
 	picks, err := e.Ask(f.batch)
 	if err != nil {

@@ -203,7 +203,6 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"both pools", []string{"--space", "s.yaml", "--kernel", kernel, "--observed", good}, 2, "exactly one of --space"},
 		{"continuous flag", []string{"--kernel", kernel, "--observed", good, "--regions", "2"}, 2, "--regions applies only with --space"},
 		{"discrete flag", []string{"--space", "s.yaml", "--observed", good, "--ids", "ids.txt"}, 2, "--ids applies only with --kernel"},
-		{"no observed", []string{"--kernel", kernel}, 2, "--observed FILE is required"},
 		{"batch", []string{"--kernel", kernel, "--observed", good, "--batch", "0"}, 2, "--batch 0: expected 1 to 300"},
 		{"method", []string{"--kernel", kernel, "--observed", good, "--method", "turbo"}, 2, `--method "turbo"`},
 		{"q", []string{"--kernel", kernel, "--observed", good, "--q", "-1"}, 2, "--q"},

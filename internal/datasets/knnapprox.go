@@ -277,6 +277,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	if opt.onRound != nil {
 		opt.onRound(0, h, perm)
 	}
+	releaseMemory(n) // the trees' garbage, before the rounds allocate their lists
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	st.Rounds = localJoinRounds(sp, h, k, opt, perm, func(round int) {
@@ -323,6 +324,8 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 		opt.Progress(total, total)
 	}
 	sp.restore() // the features back in their order, for orig's exact distances
+	h = nil
+	releaseMemory(n) // the candidate rows, before the edge weights are allocated
 	if opt.RecallRows > 0 {
 		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers)
 	}

@@ -999,7 +999,7 @@ func tanimotoFromCounts(and, ca, cb int) float64 {
 }
 
 // releaseMemoryItems is the pool size from which releaseMemory acts.
-const releaseMemoryItems = 1 << 20
+const releaseMemoryItems = 1 << 17
 
 // releaseMemory, on a pool of n >= releaseMemoryItems items, collects the
 // garbage and returns the freed memory to the operating system now

@@ -265,7 +265,10 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	if err != nil {
 		return nil, err
 	}
+	steps := newStepLog(stderr, g.Quiet)
+	steps.step("kNN model (reverse lists, the diversity kernel's rows)")
 	sp, err := search.NewPool(pool)
+	steps.end()
 	if err != nil {
 		return nil, err
 	}
@@ -779,11 +782,14 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		}
 		remaining = o.batch
 	}
+	steps := newStepLog(stderr, g.Quiet)
+	steps.step(fmt.Sprintf("picking a batch of %d (%s)", o.batch, o.method))
 	s, err := search.Suggest(pool, search.SuggestRequest{
 		Observed: observed, Pending: pending, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
 		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
 		Batch: o.batch, Remaining: remaining, Workers: g.Workers, ConsumeGraph: true,
 	})
+	steps.end()
 	if err != nil {
 		return err
 	}

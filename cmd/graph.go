@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
@@ -91,8 +88,12 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	n := pool.Len()
+	steps := newStepLog(stderr, g.Quiet)
+	steps.step("writing " + o.out)
 	m := pool.GraphCSR()
-	if err := fileio.WriteCSRNPZ(o.out, m); err != nil {
+	err = fileio.WriteCSRNPZ(o.out, m)
+	steps.end()
+	if err != nil {
 		return err
 	}
 	if !g.Quiet {
@@ -105,13 +106,14 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	return nil
 }
 
-// loadPool loads the pool of cfg with a progress bar for the graph build
-// and the lines of describeGraph on stderr (unless --quiet).
+// loadPool loads the pool of cfg with its steps (reading, the graph
+// build's phases, ...) and the lines of describeGraph on stderr (unless
+// --quiet).
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
-	progress, stop := graphProgress(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: progress, Name: g.keyName})
-	stop()
+	steps := newStepLog(stderr, g.Quiet)
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName})
+	steps.end()
 	if err != nil {
 		return nil, err
 	}
@@ -122,40 +124,6 @@ func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*dataset
 		describeGraph(stderr, pool, time.Since(t0).Seconds())
 	}
 	return pool, nil
-}
-
-// graphProgress returns the Progress callback of a graph build and a stop
-// function: a progress bar (count done, rate, time left) appears on w once
-// the build has run for a second; stop clears it. Quiet: no callback.
-func graphProgress(w io.Writer, quiet bool) (func(done, total int64), func()) {
-	if quiet {
-		return nil, func() {}
-	}
-	var mu sync.Mutex
-	var bar *progressbar.ProgressBar
-	start := time.Now()
-	progress := func(done, total int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			if time.Since(start) < time.Second {
-				return
-			}
-			bar = campaign.NewProgressBar(w, "kNN graph", "item-steps", int(total))
-		}
-		if bar.GetMax64() != total {
-			bar.ChangeMax64(total)
-		}
-		_ = bar.Set64(done)
-	}
-	stop := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar != nil {
-			_ = bar.Finish()
-		}
-	}
-	return progress, stop
 }
 
 // describeGraph says on stderr how the pool's graph was made (method,
@@ -176,7 +144,7 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 	}
 	switch info.Status {
 	case datasets.CacheHit:
-		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s)\n", how, info.Seconds, info.CacheFile)
+		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s); features and graph loaded in %.1f s\n", how, info.Seconds, info.CacheFile, loadSeconds)
 	default:
 		fmt.Fprintf(w, "kNN graph: %s; built in %.1f s\n", how, info.Seconds)
 		if info.CacheFile != "" && info.CacheBytes > 0 {

@@ -11,10 +11,13 @@ import (
 
 // TestSingleLineCSVBounded: a CSV of 40 MB on one line ("1,1,1,..."),
 // given as kernel, embeddings, pool, observed labels and evaluations, is
-// refused naming the file and line 1, with a message of a line and the
-// heap under 3 x the file (100 MB took 4-5 GB, 40-50 x, and a
-// message quoted the 104 MB header). A 900 KB header is quoted by its
-// first bytes only.
+// refused naming the file and line 1, with a message of a line, having
+// allocated at most 5 x the file (1.9-3.8 x: 78-157 MiB; 100 MB took
+// 4-5 GB of heap, 40-50 x, and a message quoted the 104 MB header). A
+// 900 KB header is quoted by its first bytes only. The bound is on what
+// the command allocates, garbage included, not on the peak heap, which
+// moves with the GC's timing: the peak was once bounded by 3 x, and the
+// 89 MiB seen for observed and evals left little room under load.
 func TestSingleLineCSVBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 41 MB")
@@ -42,13 +45,14 @@ func TestSingleLineCSVBounded(t *testing.T) {
 		{"wide header, embeddings column", []string{"score", "--embeddings", wide, "--quality-column", "q"}, `"hhhhhhhhhh`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, peak := testutil.WatchHeap(t, 1<<40)
-			code, out, errs := runQVS(t, c.args...)
+			var code int
+			var out, errs string
+			allocated := testutil.Allocated(func() { code, out, errs = runQVS(t, c.args...) })
 			if code == 0 || out != "" || !strings.Contains(errs, c.want) || len(errs) > 600 {
 				t.Errorf("exit %d, stdout %q, stderr (%d bytes) %.600q; want an error containing %q under 600 bytes", code, out, len(errs), errs, c.want)
 			}
-			if p := peak(); p > 3*41<<20 {
-				t.Errorf("heap peaked at %d MB for a 41 MB file", p>>20)
+			if allocated > 5*41<<20 {
+				t.Errorf("allocated %d MiB for a 41 MB file, want at most 5 x", allocated>>20)
 			}
 		})
 	}

@@ -65,7 +65,10 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if o.format != "table" && o.format != "csv" && o.format != formatJSON {
 		return usageErrorf("--format %q: expected table, csv or json", o.format)
 	}
+	steps := newStepLog(c.ErrOrStderr(), g.Quiet)
+	steps.step("reading the items")
 	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
+	steps.end()
 	if err != nil {
 		return err
 	}
@@ -88,9 +91,11 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	if o.k > in.N-len(prefix) {
 		return usageErrorf("--k %d: only %s can be picked (%s, %d in the prefix)", o.k, nItems(in.N-len(prefix), "item"), nItems(in.N, "item"), len(prefix))
 	}
+	steps.step(fmt.Sprintf("picking %s from %d (greedy on qVS_%s)", nItems(o.k, "item"), in.N, q))
 	res, err := in.Select(o.k, q, prefix, g.Workers, func(size int) {
 		noteDenseEig(c.ErrOrStderr(), g.Quiet, size, fmt.Sprintf("qvs select: picking %s: the greedy eigendecomposes chosen sets of order up to %d", nItems(o.k, "item"), size))
 	})
+	steps.end()
 	if err != nil {
 		return err
 	}

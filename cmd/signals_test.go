@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +36,41 @@ func startQVSLog(t *testing.T, ctx context.Context, wrapper []string, args ...st
 	return c, log
 }
 
+// childrenGetSIGHUP makes the processes the test starts begin with SIGHUP
+// at its default action (terminate), which qvs replaces with its handler.
+// A test process that inherited SIGHUP ignored (started under nohup, or by
+// a runner that ignores it) passes the ignoring on through exec, and qvs
+// keeps an ignored SIGHUP ignored by design: the SIGHUP tests then saw no
+// interrupt and failed after 3 minutes. While the test process catches
+// SIGHUP itself, exec resets it to the default in every child. A SIGHUP
+// sent to the test process meanwhile is swallowed.
+func childrenGetSIGHUP(t *testing.T) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGHUP)
+	t.Cleanup(func() { signal.Stop(c) })
+}
+
+// sigMask is process pid's mask of the signals it ignores (field "SigIgn")
+// or catches ("SigCgt"), from /proc/PID/status.
+func sigMask(t *testing.T, pid int, field string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatalf("/proc/%d/status: %s: %v", pid, line, err)
+			}
+			return m
+		}
+	}
+	t.Fatalf("/proc/%d/status has no %s line", pid, field)
+	return 0
+}
+
 // waitLog waits until the file log holds want; false after 60 s.
 func waitLog(log, want string) bool {
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -50,11 +86,13 @@ func waitLog(log, want string) bool {
 // is written) and `toy` cleanly, exit 1 with "interrupted", as SIGTERM
 // does; before, SIGHUP was not handled and qvs died with exit 129 and no
 // summary. `toy` says "interrupted", not "context canceled". Started with
-// SIGHUP ignored (nohup), qvs keeps it ignored and runs on.
+// SIGHUP ignored (nohup), qvs keeps it ignored (no handler: /proc's SigIgn,
+// not SigCgt), survives a SIGHUP and stops on the SIGTERM after it.
 func TestSIGHUPInterruptsLikeSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	childrenGetSIGHUP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -92,19 +130,27 @@ func TestSIGHUPInterruptsLikeSIGTERM(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "summary.csv")); err != nil {
 		t.Errorf("as: no summary.csv after SIGHUP: %v", err)
 	}
-	// nohup: SIGHUP ignored at start stays ignored.
+	// nohup: SIGHUP ignored at start stays ignored. qvs installs its
+	// handlers before it prints "toy: n=". (This once slept 500 ms and
+	// probed the process with signal 0, which a dead, unreaped process
+	// answers too: it passed with qvs catching SIGHUP under nohup.)
 	p, log := startQVSLog(t, ctx, []string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`},
 		"toy", "--starts", "100000", "--workers", "1", "--out", filepath.Join(dir, "toy2"))
 	if !waitLog(log, "toy: n=") {
+		p.Process.Kill()
+		p.Wait()
 		t.Fatal("toy under nohup never started")
 	}
-	p.Process.Signal(syscall.SIGHUP)
-	time.Sleep(500 * time.Millisecond)
-	if p.Process.Signal(syscall.Signal(0)) != nil {
-		t.Error("toy started with SIGHUP ignored (nohup) stopped on SIGHUP")
+	const hup = 1 << (syscall.SIGHUP - 1)
+	if ign, cgt := sigMask(t, p.Process.Pid, "SigIgn"), sigMask(t, p.Process.Pid, "SigCgt"); ign&hup == 0 || cgt&hup != 0 {
+		t.Errorf("toy started with SIGHUP ignored (nohup): SigIgn %x, SigCgt %x; want SIGHUP (%x) ignored, not caught", ign, cgt, hup)
 	}
+	p.Process.Signal(syscall.SIGHUP)
 	p.Process.Signal(syscall.SIGTERM)
 	p.Wait()
+	if b, _ := os.ReadFile(log); p.ProcessState.ExitCode() != ExitRuntime || !strings.Contains(string(b), "qvs toy interrupted") {
+		t.Errorf("toy under nohup after SIGHUP then SIGTERM: %v, stderr:\n%s\nwant SIGHUP ignored and exit 1 on SIGTERM", p.ProcessState, b)
+	}
 }
 
 // TestObjectiveCommandDiesWithQVS: the process group of an --objective-cmd
@@ -116,6 +162,7 @@ func TestObjectiveCommandDiesWithQVS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	childrenGetSIGHUP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -142,14 +189,16 @@ func TestObjectiveCommandDiesWithQVS(t *testing.T) {
 		p.cmd.Process.Signal(sig)
 		p.cmd.Wait()
 		gone := false
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		// The group's sleep runs 300 s unless killed; the 60 s leave a
+		// loaded machine time to schedule the watcher that kills it.
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if err := syscall.Kill(-pg, 0); errors.Is(err, syscall.ESRCH) {
 				gone = true
 				break
 			}
 		}
 		if !gone {
-			t.Errorf("%v of qvs: the objective command's group %d still runs 10 s later", sig, pg)
+			t.Errorf("%v of qvs: the objective command's group %d still runs 60 s later", sig, pg)
 		}
 	}
 }

@@ -74,6 +74,25 @@ measure() {
 row() {
 	echo "| $1 | $2 | $4 | $6 | $7 | ${5:+$5 MB} | $3 |"
 }
+# timed_row N LABEL RECALL CMD...: runs CMD under measure and prints its
+# row (a timeout shows as "> TIMEOUT" seconds); RECALL starting with
+# @stdout: what CMD printed (the FAISS scripts print their recall) and the
+# rest; @stderr: the recall@20 qvs printed; " (graph X s)" is added to LABEL when qvs
+# said it built the graph in X s. Sets wall to the wall seconds.
+timed_row() {
+	n=$1 label=$2 recall=$3
+	shift 3
+	# shellcheck disable=SC2046 # measure's fields are words
+	set -- $(measure "$@")
+	[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
+	wall=$1
+	case $recall in
+	@stdout*) recall="$(cat "$WORK/out")${recall#@stdout}" ;;
+	@stderr) recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err") ;;
+	esac
+	built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
+	row "$n" "$label${built:+ (graph $built s)}" "$recall" "$@"
+}
 # suggest_twice N LABEL "ARGS": \`qvs as suggest ARGS --batch 5\` with the
 # cache cleared (the graph built: the time to the first batch) and again
 # (the graph from the cache), one row each; qvsfirst is the first's wall s.
@@ -82,12 +101,8 @@ suggest_twice() {
 	rm -rf "$WORK/cache"
 	for pass in first cached; do
 		# shellcheck disable=SC2086 # ARGS are words
-		set -- "$1" "$2" "$3" $(measure "$QVS" as suggest $3 --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache")
-		[ "$4" = timeout ] && set -- "$1" "$2" "$3" "> $TIMEOUT" "" "" "$7"
-		[ "$pass" = first ] && qvsfirst=$4
-		recall=$(sed -n 's/.*recall@20 \([0-9.]*\).*/\1/p' "$WORK/err")
-		built=$(sed -n 's/.*built in \([0-9.]*\) s.*/\1/p' "$WORK/err")
-		row "$1" "$2, $pass call${built:+ (graph $built s)}" "$recall" "$4" "$5" "$6" "$7"
+		timed_row "$1" "$2, $pass call" @stderr "$QVS" as suggest $3 --observed "$WORK/observed.csv" --batch 5 --cache-dir "$WORK/cache"
+		if [ "$pass" = first ]; then qvsfirst=$wall; fi
 	done
 }
 [ -n "${QUALITY_ONLY:-}" ] && SIZES=
@@ -96,7 +111,7 @@ if [ -n "${FP:-}" ]; then
 		pool=$WORK/fp$n.npy
 		$PY scripts/fp_pool.py "$n" "$pool"
 		suggest_twice "$n" "qvs: \`as suggest --metric tanimoto --batch 5\`" "--pool $pool --metric tanimoto"
-		set -- $(measure $PY - "$pool" <<'PYEOF'
+		timed_row "$n" "FAISS IndexBinaryHNSW (Hamming; speed reference only)" "@stdout (Tanimoto)" $PY - "$pool" <<'PYEOF'
 import sys
 import numpy as np
 import faiss
@@ -122,9 +137,6 @@ for i in rows:
     found += int((dist[nb] <= kth).sum())
 print(found / (len(rows) * k))
 PYEOF
-)
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
-		row "$n" "FAISS IndexBinaryHNSW (Hamming; speed reference only)" "$(cat "$WORK/out") (Tanimoto)" "$@"
 	done
 	exit 0
 fi
@@ -148,16 +160,14 @@ out.flush()
 PYEOF
 	if [ "$n" -le "$EXACT_MAX" ]; then
 		rm -rf "$WORK/cache"
-		set -- $(measure "$QVS" graph --pool "$pool" --k 20 --knn exact --out "$WORK/w.npz" --cache-dir "$WORK/cache")
-		[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
-		row "$n" "qvs exact (\`qvs graph --knn exact\`)" 1 "$@"
+		timed_row "$n" "qvs exact (\`qvs graph --knn exact\`)" 1 "$QVS" graph --pool "$pool" --k 20 --knn exact --out "$WORK/w.npz" --cache-dir "$WORK/cache"
 	else
 		echo "| $n | qvs exact | (skipped) | | | | |"
 	fi
 	# The approximate graph timed inside the first suggest call (cache
 	# cleared): the time to the first batch; the second call reads the cache.
 	suggest_twice "$n" "qvs approx: \`as suggest --knn approx --batch 5\`" "--pool $pool --knn approx"
-	set -- $(measure $PY - "$pool" <<'PYEOF'
+	timed_row "$n" "FAISS HNSW (build + search all)" @stdout $PY - "$pool" <<'PYEOF'
 import sys, time
 import numpy as np
 import faiss
@@ -179,10 +189,7 @@ for i in rows:
     found += int((d2[nb] <= kth).sum())
 print(found / (len(rows) * k))
 PYEOF
-)
-	[ "$1" = timeout ] && set -- "> $TIMEOUT" "" "" "$4"
-	row "$n" "FAISS HNSW (build + search all)" "$(cat "$WORK/out")" "$@"
-	echo "| $n | qvs first batch / FAISS build + search | $(awk -v a="$qvsfirst" -v b="$1" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }') | | | | |"
+	echo "| $n | qvs first batch / FAISS build + search | $(awk -v a="$qvsfirst" -v b="$wall" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }') | | | | |"
 done
 
 [ -n "${NO_QUALITY:-}" ] && exit 0

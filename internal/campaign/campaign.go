@@ -332,6 +332,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 			continue
 		}
 		if done(runsDir, r.Key) {
+			dropDeadLock(runsDir, r.Key)
 			rep.Skipped++
 			continue
 		}
@@ -487,6 +488,21 @@ func count(rep *Report, res result) {
 func done(runsDir, key string) bool {
 	_, err := os.Stat(filepath.Join(runsDir, key+".summary.csv"))
 	return err == nil
+}
+
+// dropDeadLock removes the lock file of finished run key if its holder is
+// gone: a process killed after writing the run's summary, before releasing
+// the lock, left it, and the folder would keep it for good (no process
+// runs a finished run again). A lock another process holds, releasing it
+// now, stays.
+func dropDeadLock(runsDir, key string) {
+	path := filepath.Join(runsDir, key+".lock")
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	if l, err := fileio.TryLock(path); err == nil {
+		_ = l.Unlock()
+	}
 }
 
 // attempt runs one job under its lock.

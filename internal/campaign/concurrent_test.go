@@ -326,3 +326,40 @@ func TestRefusedCampaignWritesAndReportsNothing(t *testing.T) {
 		t.Errorf("a campaign that ran: started %v, %v", rep.Started(), err)
 	}
 }
+
+// TestDeadLockOfFinishedRunRemoved: a process killed after writing a run's
+// summary and before releasing its lock leaves runs/KEY.lock; the next
+// process to execute the campaign removes it (it kept it for good, and
+// TestASResumeAfterKill9 failed under load: the resumed folder had a .lock
+// the uninterrupted one had not). A lock held now is left alone.
+func TestDeadLockOfFinishedRunRemoved(t *testing.T) {
+	dir := t.TempDir()
+	s := bigSpec(dir, 3)
+	if _, err := Execute(context.Background(), s, toyRun(5, nil)); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(dir, "runs")
+	// m-r0's holder was killed (its flock went with it); m-r1's is alive.
+	dead := filepath.Join(runs, "m-r0.lock")
+	if err := os.WriteFile(dead, []byte("host 999999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held, err := fileio.TryLock(filepath.Join(runs, "m-r1.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	rep, err := Execute(context.Background(), s, toyRun(5, nil))
+	if err != nil || rep.Skipped != 3 {
+		t.Fatalf("rerun: %+v, %v; want the 3 runs skipped", rep, err)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead holder's lock of a finished run is still there: %v", err)
+	}
+	if _, err := os.Stat(held.Path()); err != nil {
+		t.Errorf("a held lock was removed: %v", err)
+	}
+	if _, err := fileio.TryLock(held.Path()); !errors.Is(err, fileio.ErrLocked) {
+		t.Errorf("the held lock was taken: %v", err)
+	}
+}

@@ -29,7 +29,8 @@
 // by two processes at a time; a run held by another process is waited for,
 // and taken over if its holder dies. config.yaml is checked and written, and
 // summary.csv rewritten, under DIR/.campaign.lock. Temp files are swept only
-// when their writer is gone (fileio.SweepTemps).
+// when their writer is gone (fileio.SweepTemps), and so is the lock file a
+// killed process left on a run it had finished.
 //
 // Inputs: config.yaml ends with the size and CRC-32C of every Spec.Inputs
 // file; a rerun reading other contents is refused, naming the file.

@@ -225,7 +225,10 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, er
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
+	checking := startPhase(opt.Progress, "checking the pool (features, graph rows)", "", 0)
+	err = p.Validate()
+	checking.finish()
+	if err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -63,14 +63,23 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	return p, nil
 }
 
+// checkMetric refuses a metric not in Metrics, naming the config key that
+// set it.
+func checkMetric(key, metric string) error {
+	if metric != MetricEuclidean && metric != MetricCosine && metric != MetricTanimoto {
+		return configkeys.Invalid(key, metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
+	}
+	return nil
+}
+
 // readCSVPool is LoadCSV up to the graph: the checked rows, features
 // (standardized if asked) or fingerprints, parsed on opt.Workers goroutines.
 func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	if cfg.IDsFile != "" {
 		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.name("pool.csv.id_column"))
 	}
-	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
+	if err := checkMetric("pool.csv.metric", cfg.Metric); err != nil {
+		return nil, err
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
@@ -277,6 +286,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.File, err)
 	}
+	weighing := startPhase(opt.Progress, "kNN graph: edge weights", "", 0)
 	var w []float64
 	if cfg.Metric == MetricTanimoto {
 		w = tanimotoWeights(g, p.Bits, cfg.Similarity, opt.Workers)
@@ -284,6 +294,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
+	weighing.finish()
 	p.Graph = info
 	if note := lowRecallNote(cfg.K, info); note != "" {
 		p.Notes = append(p.Notes, note)

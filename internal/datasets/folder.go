@@ -53,8 +53,8 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 	if metric == "" {
 		metric = MetricEuclidean
 	}
-	if metric != MetricEuclidean && metric != MetricCosine && metric != MetricTanimoto {
-		return nil, fmt.Errorf("pool.folder.metric: %q is not one of %q, %q, %q", metric, MetricEuclidean, MetricCosine, MetricTanimoto)
+	if err := checkMetric("pool.folder.metric", metric); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

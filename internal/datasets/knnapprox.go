@@ -71,10 +71,16 @@ type ApproxOptions struct {
 	// that steers the rounds' stopping rule (default 200; < 0: neither, the
 	// rounds stop by Delta alone).
 	RecallRows int
-	// Progress, if set, is called with the work done and the total, in
-	// item-steps (each tree and each round is n of them; the total assumes
-	// 6 rounds and grows if more run).
-	Progress func(done, total int64)
+	// Progress, if set, is told the build's work phase by phase, each
+	// phase's total known when it starts ("kNN graph: " and): "trees"
+	// (distances: the items projected by the trees' splits, a fingerprint
+	// split measuring two distances per item, and the pairs within their
+	// leaves), "recall sample" (distances: the stopping rule's rows against
+	// every item), "round r (at most MaxIter)" (pairs of its local joins,
+	// plus the rows' recall estimate), "re-rank" (distances: every row's
+	// candidates) and "recall" (distances: the measured rows against every
+	// item).
+	Progress ProgressFunc
 	// onRound, if set (tests), is called after the initial graph (round 0)
 	// and after each NN-descent round with the candidate rows (in the
 	// renumbered order) and perm (item p is original item perm[p]).
@@ -126,6 +132,8 @@ type approxSpace interface {
 	workMany(i int32, js []int32, out []float32)
 	exact(i, j int) float64
 	split(items []int32, rng *rand.Rand, proj []float32) int
+	// splitCost is the distances (or projections) split measures per item.
+	splitCost() int64
 	// permuted returns the space whose item p is item perm[p] of this one,
 	// its working data laid out in that order.
 	permuted(perm []int32) approxSpace
@@ -220,14 +228,9 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	n := orig.n()
 	kc := min(k+opt.Extra, n-1) // candidates kept per row
 	h := newCandHeap(n, kc)
-	var done atomic.Int64
-	total := int64(n) * int64(opt.Trees+6)
-	report := func(add int64) {
-		if opt.Progress != nil {
-			d := done.Add(add)
-			opt.Progress(d, max(total, d))
-		}
-	}
+	splitItems, leafPairs := rpTreeWork(n, opt.LeafSize)
+	trees := startPhase(opt.Progress, "kNN graph: trees", "distances",
+		int64(opt.Trees+1)*splitItems*orig.splitCost()+int64(opt.Trees)*leafPairs)
 	// 0. Locality: the items are renumbered in the order of a first tree's
 	// leaves, so that neighbours mostly lie close in memory (a million rows
 	// no longer fit in the processor's cache, and every round reads the
@@ -237,7 +240,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers)
+	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers, trees)
 	sp := orig.permuted(perm)
 	orig.dropWorking() // the recall below reads its exact distances only (after sp.restore)
 	// 1. Trees: built Workers at a time, one per goroutine (no serial top
@@ -255,12 +258,13 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			for i := range items {
 				items[i] = int32(i)
 			}
-			batch[b] = buildRPTree(sp, items, opt.LeafSize, seeds[t0+b], 1)
+			batch[b] = buildRPTree(sp, items, opt.LeafSize, seeds[t0+b], 1, trees)
 		})
 		for _, leaves := range batch {
-			pushLeaves(sp, h, leaves, opt.Workers, report)
+			pushLeaves(sp, h, leaves, opt.Workers, trees)
 		}
 	}
+	trees.finish()
 	// Rows the trees left short (k close to the leaf size, duplicates) get
 	// random candidates: NN-descent only reaches neighbours of neighbours,
 	// so a closed group of rows would stay closed.
@@ -280,12 +284,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	releaseMemory(n) // the trees' garbage, before the rounds allocate their lists
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
-	st.Rounds = localJoinRounds(sp, h, k, opt, perm, func(round int) {
-		report(int64(n))
-		if round >= 6 {
-			total += int64(n)
-		}
-	})
+	st.Rounds = localJoinRounds(sp, h, k, opt, perm)
 	// 3. Exact re-ranking, back in the original numbering (ties to the
 	// lower original index). The working rows are no longer read (dense
 	// pools: their memory goes before the graph's is taken).
@@ -295,8 +294,14 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	h.dist, h.state = nil, nil
 	releaseMemory(n)
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+	var rerank *phaseCounter
+	if opt.Progress != nil {
+		rerank = startPhase(opt.Progress, "kNN graph: re-rank", "distances", rerankWork(h, n, k, opt.Workers))
+	}
 	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		c := make([]candidate, 0, kc)
+		var measured int64
+		defer func() { rerank.add(measured) }()
 		for p := lo; p < hi; p++ {
 			c = c[:0]
 			for _, j := range h.idx[p*kc : (p+1)*kc] {
@@ -304,6 +309,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 					c = append(c, candidate{sp.exact(p, int(j)), perm[j]})
 				}
 			}
+			measured += int64(len(c))
 			if len(c) < k { // not reached in practice: brute force for the row
 				c = c[:0]
 				for j := range n {
@@ -311,6 +317,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 						c = append(c, candidate{sp.exact(p, j), perm[j]})
 					}
 				}
+				measured += int64(n - 1)
 			}
 			slices.SortFunc(c, byDistanceThenIndex)
 			i := int(perm[p])
@@ -320,24 +327,77 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			}
 		}
 	})
-	if opt.Progress != nil {
-		opt.Progress(total, total)
-	}
+	rerank.finish()
 	sp.restore() // the features back in their order, for orig's exact distances
 	h = nil
 	releaseMemory(n) // the candidate rows, before the edge weights are allocated
 	if opt.RecallRows > 0 {
-		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers)
+		recall := startPhase(opt.Progress, "kNN graph: recall", "distances", sampleKthWork(n, opt.RecallRows))
+		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers, recall)
+		recall.finish()
 	}
 	return g, st, nil
+}
+
+// rpTreeWork is the work of one random-projection tree over n items with
+// leaves of at most leafSize, as buildRPTree splits them (a node of m >
+// leafSize items into halves of m/2 and m - m/2): the items projected,
+// summed over its splits, and the pairs within its leaves (pushLeaves).
+func rpTreeWork(n, leafSize int) (splitItems, leafPairs int64) {
+	memo := map[int][2]int64{} // two sizes per level: O(log n) entries
+	var rec func(m int) [2]int64
+	rec = func(m int) [2]int64 {
+		if m <= leafSize {
+			return [2]int64{0, int64(m) * int64(m-1) / 2}
+		}
+		if w, ok := memo[m]; ok {
+			return w
+		}
+		a, b := rec(m/2), rec(m-m/2)
+		w := [2]int64{int64(m) + a[0] + b[0], a[1] + b[1]}
+		memo[m] = w
+		return w
+	}
+	w := rec(n)
+	return w[0], w[1]
+}
+
+// rerankWork is the exact distances the re-ranking of approxKNN measures:
+// every row's candidates, and n - 1 more for a row with fewer than k of
+// them (brute force).
+func rerankWork(h *candHeap, n, k, workers int) int64 {
+	var total atomic.Int64
+	parallel.Blocks(n, 4096, workers, func(_, lo, hi int) {
+		var t int64
+		for p := lo; p < hi; p++ {
+			c := 0
+			for _, j := range h.idx[p*h.kc : (p+1)*h.kc] { // h.dist may be freed
+				if j >= 0 {
+					c++
+				}
+			}
+			if c < k {
+				c += n - 1
+			}
+			t += int64(c)
+		}
+		total.Add(t)
+	})
+	return total.Load()
+}
+
+// sampleKthWork is the exact distances sampleKth measures for rows rows of
+// n items.
+func sampleKthWork(n, rows int) int64 {
+	return int64(min(n, rows)) * int64(n-1)
 }
 
 // measureRecall returns the recall@k of g on rows sampled rows (all rows if
 // n <= rows) against their brute-force neighbours under exact, and the
 // number of rows used. A neighbour counts as found if its distance is at
 // most the exact k-th distance of its row.
-func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int) (float64, int) {
-	sample, kth := sampleKth(g.N, g.K, exact, rows, seed, workers)
+func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int, progress *phaseCounter) (float64, int) {
+	sample, kth := sampleKth(g.N, g.K, exact, rows, seed, workers, progress)
 	found := 0
 	for s, i := range sample {
 		for _, v := range g.Distances(i) {
@@ -351,8 +411,9 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 
 // sampleKth draws rows rows of n from seed (all rows if n <= rows), in
 // increasing order, and returns them with the exact distance of each one's
-// k-th nearest neighbour (brute force under exact).
-func sampleKth(n, k int, exact func(i, j int) float64, rows int, seed uint64, workers int) ([]int, []float64) {
+// k-th nearest neighbour (brute force under exact); each row's n - 1
+// distances are added to progress.
+func sampleKth(n, k int, exact func(i, j int) float64, rows int, seed uint64, workers int, progress *phaseCounter) ([]int, []float64) {
 	var sample []int
 	if n <= rows {
 		sample = make([]int, n)
@@ -380,6 +441,7 @@ func sampleKth(n, k int, exact func(i, j int) float64, rows int, seed uint64, wo
 			}
 		}
 		kth[s] = kthSmallest(d, k-1)
+		progress.add(int64(len(d)))
 	})
 	return sample, kth
 }
@@ -456,8 +518,8 @@ func (h *candHeap) push(i, j int32, v float32) bool {
 
 // pushLeaves measures every pair within each leaf of one tree and offers
 // it to both rows (each item is in exactly one leaf, so the leaves update
-// disjoint rows in parallel).
-func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, report func(int64)) {
+// disjoint rows in parallel); each leaf's pairs are added to progress.
+func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, progress *phaseCounter) {
 	parallel.Blocks(len(leaves), 1, workers, func(_, l, _ int) {
 		leaf := leaves[l]
 		for a := 0; a < len(leaf); a++ {
@@ -467,13 +529,14 @@ func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, repo
 				h.push(leaf[b], leaf[a], v)
 			}
 		}
-		report(int64(len(leaf)))
+		progress.add(int64(len(leaf)) * int64(len(leaf)-1) / 2)
 	})
 }
 
 // buildRPTree returns the leaves of one random-projection tree over items
-// (reordered in place; leaves are views into it).
-func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int) [][]int32 {
+// (reordered in place; leaves are views into it). Each split adds its
+// items times sp.splitCost() to progress.
+func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int, progress *phaseCounter) [][]int32 {
 	type task struct {
 		items []int32
 		seed  uint64
@@ -485,6 +548,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		for len(t.items) > leafSize {
 			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
 			m := sp.split(t.items, rng, proj)
+			progress.add(int64(len(t.items)) * sp.splitCost())
 			left := task{t.items[:m], rng.Uint64()}
 			t = task{t.items[m:], rng.Uint64()}
 			rec(left, proj)
@@ -501,6 +565,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		for _, t := range tasks {
 			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
 			m := sp.split(t.items, rng, proj)
+			progress.add(int64(len(t.items)) * sp.splitCost())
 			next = append(next, task{t.items[:m], rng.Uint64()}, task{t.items[m:], rng.Uint64()})
 		}
 		tasks = next
@@ -837,6 +902,8 @@ func (s *denseSpace) exact(i, j int) float64 {
 	return s.src.dist(i, j, s.cosine)
 }
 
+func (s *denseSpace) splitCost() int64 { return 1 }
+
 // split projects items on the difference of two random members (gonum's
 // vectorised Sdot per item) and splits at the median.
 func (s *denseSpace) split(items []int32, rng *rand.Rand, proj []float32) int {
@@ -926,6 +993,8 @@ func (s *bitsSpace) workMany(i int32, js []int32, out []float32) {
 func (s *bitsSpace) exact(i, j int) float64 {
 	return tanimotoFromCounts(andCount(s.row(i), s.row(j)), int(s.count[i]), int(s.count[j]))
 }
+
+func (s *bitsSpace) splitCost() int64 { return 2 }
 
 // split orders items by the difference of their Tanimoto distances to two
 // random members and splits at the median.

@@ -217,21 +217,34 @@ func BenchmarkDenseKNNClustered(b *testing.B) {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
-// BenchmarkApproxBitsKNN: 2,048-bit fingerprints (30 centres, 10 % of bits
-// set, 5 % flipped), k = 20, against BenchmarkBitsKNN's brute force.
+// BenchmarkApproxBitsKNN: 2,048-bit fingerprints, k = 20, default options:
+// CPU time, rounds and the sampled recall (against BenchmarkBitsKNN's brute
+// force), on two pools: pool=clustered (clusteredBits: 30 centres, 10 % of
+// bits set, 5 % flipped) and pool=fingerprints (fpLikeBits, the pool of
+// scripts/fp_pool.py, whose 20 nearest neighbours lie close together).
 func BenchmarkApproxBitsKNN(b *testing.B) {
-	for _, n := range []int{20000, 100000} {
-		x := clusteredBits(n, 2048, max(n/1000, 30), 5)
-		b.Run("n="+itoa(n), func(b *testing.B) {
-			for b.Loop() {
-				_, st, err := ApproxBitsKNN(x, 20, ApproxOptions{Seed: 1})
-				if err != nil {
-					b.Fatal(err)
+	pools := []struct {
+		name string
+		make func(n int) [][]uint64
+	}{
+		{"clustered", func(n int) [][]uint64 { return clusteredBits(n, 2048, max(n/1000, 30), 5) }},
+		{"fingerprints", func(n int) [][]uint64 { return fpLikeBits(n, 1) }},
+	}
+	for _, p := range pools {
+		for _, n := range []int{20000, 100000} {
+			b.Run("pool="+p.name+"/n="+itoa(n), func(b *testing.B) {
+				x := p.make(n)
+				b.ResetTimer()
+				for b.Loop() {
+					_, st, err := ApproxBitsKNN(x, 20, ApproxOptions{Seed: 1})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(st.Recall, "recall")
+					b.ReportMetric(float64(st.Rounds), "rounds")
 				}
-				b.ReportMetric(st.Recall, "recall")
-				b.ReportMetric(float64(st.Rounds), "rounds")
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -16,10 +16,10 @@ import (
 // (the built-in pools ignore them: their graphs are always exact).
 type GraphOptions struct {
 	Workers int // goroutines (<= 0: GOMAXPROCS)
-	// Progress, if set, is called from the build with the work done and
-	// the total (items, or item-steps for the approximate graph); calls may
-	// come from several goroutines at once.
-	Progress func(done, total int64)
+	// Progress, if set, is told the build's work: the exact graph in one
+	// phase ("kNN graph: exact", items done), the approximate one phase by phase
+	// (ApproxOptions.Progress).
+	Progress ProgressFunc
 	// Name, if set, is how a message names a config key it mentions in
 	// passing (a CSV pool's column keys): the command line names the flag
 	// that set the key ("--exclude-columns (key pool.csv.exclude_columns)").
@@ -41,11 +41,13 @@ type GraphInfo struct {
 	Status  CacheStatus // from the cache, computed (and stored), ...
 	Stats   ApproxStats // KNNApprox only (Recall -1 when not measured)
 	Seconds float64     // wall time of the build or of the cache read
-	// KeySeconds is the time spent hashing the features for the cache key;
-	// CacheFile and CacheBytes name the cache file (empty without a cache).
-	KeySeconds float64
-	CacheFile  string
-	CacheBytes int64
+	// KeySeconds is the time spent hashing the features for the cache key,
+	// WriteSeconds writing the cache file after a build; CacheFile and
+	// CacheBytes name the cache file (empty without a cache).
+	KeySeconds   float64
+	WriteSeconds float64
+	CacheFile    string
+	CacheBytes   int64
 }
 
 // approxCacheParams are the ApproxOptions of every cached approximate
@@ -80,12 +82,24 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	t0 := time.Now()
 	compute := func() (*KNNGraph, error) {
 		if m == KNNExact {
-			if metric == MetricTanimoto {
-				return bitsKNN(bits, k, opt.Workers, opt.Progress)
+			var progress func(done, total int64)
+			if opt.Progress != nil {
+				opt.Progress("kNN graph: exact", "items", 0, int64(n))
+				progress = func(done, total int64) { opt.Progress("kNN graph: exact", "items", done, total) }
 			}
-			// float32 rows are widened for the exact graph (below
-			// ApproxMinItems items by default: a small copy).
-			return denseKNN(dense.float64Rows(), k, metric, opt.Workers, opt.Progress)
+			var g *KNNGraph
+			var err error
+			if metric == MetricTanimoto {
+				g, err = bitsKNN(bits, k, opt.Workers, progress)
+			} else {
+				// float32 rows are widened for the exact graph (below
+				// ApproxMinItems items by default: a small copy).
+				g, err = denseKNN(dense.float64Rows(), k, metric, opt.Workers, progress)
+			}
+			if err == nil && progress != nil {
+				progress(int64(n), int64(n))
+			}
+			return g, err
 		}
 		ao := approxCacheParams
 		ao.Workers, ao.Progress = opt.Workers, opt.Progress
@@ -103,7 +117,9 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
 		return g, info, err
 	}
-	key := knnCacheKey(dense, bits, k, metric)
+	hashing := startPhase(opt.Progress, "kNN graph: cache key (SHA-256 of the features)", "rows", int64(n))
+	key := knnCacheKey(dense, bits, k, metric, hashing)
+	hashing.finish()
 	if m == KNNApprox {
 		p := approxCacheParams
 		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v5 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
@@ -116,7 +132,10 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	info.CacheFile = path
 	t0 = time.Now()
 	info.Status = CacheMiss
-	if g, st, size, err := readKNNCache(path, n, k, metric); err == nil {
+	reading := startPhase(opt.Progress, "kNN graph: reading the cache", "", 0)
+	g, st, size, err := readKNNCache(path, n, k, metric)
+	reading.finish()
+	if err == nil {
 		if (m == KNNExact) == (st == nil) {
 			if st != nil {
 				info.Stats = *st
@@ -128,22 +147,26 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	} else if !os.IsNotExist(err) {
 		info.Status = CacheRecovered
 	}
-	g, err := compute()
+	g, err = compute()
 	if err != nil {
 		return nil, info, err
 	}
 	info.Seconds = time.Since(t0).Seconds()
-	var st *ApproxStats
+	st = nil
 	if m == KNNApprox {
 		st = &info.Stats
 	}
 	// A cache file that cannot be written is a warning (fileio.CacheWarnings),
 	// not an error: CacheBytes stays 0 then.
+	writing := startPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
+	t0 = time.Now()
 	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		b, err := encodeKNN(w, g, st)
 		info.CacheBytes = b
 		return err
 	})
+	writing.finish()
+	info.WriteSeconds = time.Since(t0).Seconds()
 	if fi, err := os.Stat(path); err != nil || fi.Size() != info.CacheBytes {
 		info.CacheBytes = 0
 	}

@@ -27,15 +27,15 @@ var knnMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'N', '0', '1'}
 // feature's bytes (float64 bits or fingerprint words, little-endian).
 func KNNCacheKey(dense [][]float64, bits [][]uint64, k int, metric string) string {
 	if dense == nil {
-		return knnCacheKey(denseSrc{}, bits, k, metric)
+		return knnCacheKey(denseSrc{}, bits, k, metric, nil)
 	}
-	return knnCacheKey(denseSrc{x64: dense}, bits, k, metric)
+	return knnCacheKey(denseSrc{x64: dense}, bits, k, metric, nil)
 }
 
 // knnCacheKey is KNNCacheKey of dense rows held either way: float32 rows
 // are hashed as their float64 values, so the key is that of the same
 // values held as float64.
-func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string) string {
+func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string, progress *phaseCounter) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00k=%d\x00", knnCacheVersion, metric, k)
 	var buf []byte
@@ -49,15 +49,17 @@ func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string) string {
 				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 			}
 			h.Write(buf)
+			progress.at(int64(i + 1))
 		}
 	} else {
 		fmt.Fprintf(h, "bits %d", len(bits))
-		for _, row := range bits {
+		for i, row := range bits {
 			buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(len(row)))
 			for _, v := range row {
 				buf = binary.LittleEndian.AppendUint64(buf, v)
 			}
 			h.Write(buf)
+			progress.at(int64(i + 1))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -36,7 +37,12 @@ import (
 // reports on (their exact k-th distances by brute force, once), and the
 // rounds go on while it is below stopRecall and rose by at least
 // stopRecallGain in the last round. At most MaxIter rounds run.
-func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32, roundDone func(round int)) int {
+//
+// With opt.Progress, the recall sample is a phase ("recall sample") and so
+// is each round: its work, the pairs its local joins measure plus the
+// rows' recall estimate, is counted before the joins start (a pass that
+// gathers every row's join members as the join does, without measuring).
+func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32) int {
 	n, kc := sp.n(), h.kc
 	take := max(1, int(math.Ceil(opt.Sample*float64(kc)))) // ρ·kc
 	// Forward lists of the round, both in row v's stride of f (a row's
@@ -80,9 +86,56 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		mine       []candidate
 	}
 	scr := make([]*scratch, opt.Workers)
+	getScratch := func(w int) *scratch {
+		if scr[w] == nil {
+			scr[w] = &scratch{stamp: make([]uint32, n)}
+		}
+		return scr[w]
+	}
+	// members sets sc.sNew and sc.sOld to the members of v's local join in
+	// round: v's new entries taken this round and a sample of its reverse
+	// new ones; its old entries and a sample of its reverse old ones; each
+	// item once, v never. stamp[u] == mark: u is already a member (every
+	// (round, pass, v) has its own mark; pass 0 counts, pass 1 joins).
+	members := func(sc *scratch, v, round, pass int) {
+		stamp := sc.stamp
+		mark := uint32((2*round+pass)*n + v + 1)
+		stamp[v] = mark
+		add := func(list []int32, u int32) []int32 {
+			if stamp[u] == mark {
+				return list
+			}
+			stamp[u] = mark
+			return append(list, u)
+		}
+		sNew, sOld := sc.sNew[:0], sc.sOld[:0]
+		for _, u := range fNew(v) {
+			sNew = add(sNew, u)
+		}
+		sc.pick = sampleInto(sc.pick, rev.of(2*v), take, opt.Seed, round, v)
+		for _, u := range sc.pick {
+			sNew = add(sNew, u)
+		}
+		for _, u := range fOld(v) {
+			sOld = add(sOld, u)
+		}
+		sc.pick = sampleInto(sc.pick, rev.of(2*v+1), take, opt.Seed^0x5851f42d4c957f2d, round, v)
+		for _, u := range sc.pick {
+			sOld = add(sOld, u)
+		}
+		sc.sNew, sc.sOld = sNew, sOld
+	}
+	// joinPairs is the pairs measured by a join of these members.
+	joinPairs := func(nNew, nOld int) int64 {
+		return int64(nNew)*int64(nNew-1)/2 + int64(nNew)*int64(nOld)
+	}
 	var est func() float64
+	estWork := int64(0)
 	if opt.RecallRows > 0 {
-		sample, kth := sampleKth(n, k, sp.exact, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers)
+		rs := startPhase(opt.Progress, "kNN graph: recall sample", "distances", sampleKthWork(n, opt.RecallRows))
+		sample, kth := sampleKth(n, k, sp.exact, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers, rs)
+		rs.finish()
+		estWork = int64(len(sample)) * int64(k)
 		est = func() float64 {
 			found := 0
 			for s, p := range sample {
@@ -127,42 +180,29 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		})
 		// 2. Reverse lists.
 		rev.build(n, kc, f, nNew, nOld)
-		// 3. Local joins.
+		// 3. Local joins (their pairs counted first for the progress).
+		var phase *phaseCounter
+		if opt.Progress != nil {
+			var pairs atomic.Int64
+			parallel.Blocks(n, 4096, opt.Workers, func(w, lo, hi int) {
+				sc := getScratch(w)
+				var t int64
+				for v := lo; v < hi; v++ {
+					members(sc, v, round, 0)
+					t += joinPairs(len(sc.sNew), len(sc.sOld))
+				}
+				pairs.Add(t)
+			})
+			phase = startPhase(opt.Progress, fmt.Sprintf("kNN graph: round %d (at most %d)", round+1, opt.MaxIter),
+				"pairs", pairs.Load()+estWork)
+		}
 		parallel.Blocks(n, 256, opt.Workers, func(w, lo, hi int) {
-			sc := scr[w]
-			if sc == nil {
-				sc = &scratch{stamp: make([]uint32, n)}
-				scr[w] = sc
-			}
-			stamp := sc.stamp
+			sc := getScratch(w)
+			var measured int64
 			for v := lo; v < hi; v++ {
-				// stamp[u] == mark: u is already a member of v's join
-				// (every (round, v) has its own mark).
-				mark := uint32(round*n + v + 1)
-				stamp[v] = mark
-				add := func(list []int32, u int32) []int32 {
-					if stamp[u] == mark {
-						return list
-					}
-					stamp[u] = mark
-					return append(list, u)
-				}
-				sNew, sOld := sc.sNew[:0], sc.sOld[:0]
-				for _, u := range fNew(v) {
-					sNew = add(sNew, u)
-				}
-				sc.pick = sampleInto(sc.pick, rev.of(2*v), take, opt.Seed, round, v)
-				for _, u := range sc.pick {
-					sNew = add(sNew, u)
-				}
-				for _, u := range fOld(v) {
-					sOld = add(sOld, u)
-				}
-				sc.pick = sampleInto(sc.pick, rev.of(2*v+1), take, opt.Seed^0x5851f42d4c957f2d, round, v)
-				for _, u := range sc.pick {
-					sOld = add(sOld, u)
-				}
-				sc.sNew, sc.sOld = sNew, sOld
+				members(sc, v, round, 1)
+				sNew, sOld := sc.sNew, sc.sOld
+				measured += joinPairs(len(sNew), len(sOld))
 				for a, u1 := range sNew {
 					partners := append(append(sc.partners[:0], sNew[a+1:]...), sOld...)
 					sc.partners = partners
@@ -191,6 +231,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 					sc.mine = mine
 				}
 			}
+			phase.add(measured)
 		})
 		// 4. Entries that entered a row this round and held.
 		var updates atomic.Int64
@@ -204,14 +245,15 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 			updates.Add(u)
 		})
 		rounds = round + 1
-		roundDone(rounds)
 		if opt.onRound != nil {
 			opt.onRound(rounds, h, perm)
 		}
 		r := -1.0
 		if est != nil {
 			r = est()
+			phase.add(estWork)
 		}
+		phase.finish()
 		if float64(updates.Load()) < opt.Delta*float64(n)*float64(k) &&
 			(est == nil || r >= stopRecall || r < last+stopRecallGain) {
 			break

@@ -191,22 +191,3 @@ func TestCSRListsBuild(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkApproxBitsKNNFingerprints: the graph of fpLikeBits (the pool of
-// scripts/fp_pool.py, whose 20 nearest neighbours lie close together),
-// k = 20, default options: CPU time, rounds and the sampled recall.
-func BenchmarkApproxBitsKNNFingerprints(b *testing.B) {
-	for _, n := range []int{20000, 100000} {
-		x := fpLikeBits(n, 1)
-		b.Run("n="+itoa(n), func(b *testing.B) {
-			for b.Loop() {
-				_, st, err := ApproxBitsKNN(x, 20, ApproxOptions{Seed: 1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(st.Recall, "recall")
-				b.ReportMetric(float64(st.Rounds), "rounds")
-			}
-		})
-	}
-}

@@ -35,8 +35,8 @@ import (
 // for a CSV pool (cfg.K, cfg.KNN, cfg.Similarity).
 func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	path := cfg.File
-	if cfg.Metric != MetricEuclidean && cfg.Metric != MetricCosine && cfg.Metric != MetricTanimoto {
-		return nil, configkeys.Invalid("pool.csv.metric", cfg.Metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
+	if err := checkMetric("pool.csv.metric", cfg.Metric); err != nil {
+		return nil, err
 	}
 	if err := checkPositive("pool.csv.k", cfg.K); err != nil {
 		return nil, err
@@ -67,6 +67,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 	}
 	base := filepath.Base(path)
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: true, Labels: make([]bool, n)}
+	rd := startPhase(opt.Progress, "reading "+path, "rows", int64(n))
 	dt := strings.TrimLeft(h.Dtype, "<>=|")
 	var order binary.ByteOrder = binary.LittleEndian
 	if strings.HasPrefix(h.Dtype, ">") {
@@ -86,6 +87,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			if _, err := io.ReadFull(br, row); err != nil {
 				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 			}
+			rd.at(int64(i + 1))
 			w := back[i*words : (i+1)*words]
 			for c, v := range row {
 				if dt == "b1" {
@@ -111,6 +113,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 			}
+			rd.at(int64(i + 1))
 			x := p.Dense32.Row(i)
 			for c := range x {
 				v := math.Float32frombits(order.Uint32(buf[4*c:]))
@@ -132,6 +135,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 			}
+			rd.at(int64(i + 1))
 			x := back[i*d : (i+1)*d]
 			for c := range x {
 				var v float64
@@ -151,6 +155,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			p.Dense[i] = x
 		}
 	}
+	rd.finish()
 	if cfg.IDsFile != "" {
 		ids, err := fileio.ReadStrings(cfg.IDsFile)
 		if err != nil {

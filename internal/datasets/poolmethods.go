@@ -164,10 +164,10 @@ func (p *Pool) GraphCSR() *fileio.CSR {
 
 // CachedLoadSeconds estimates, after a load of loadSeconds that built the
 // graph and stored it in the cache, how long the next load of the same
-// features takes: the whole load but the build, plus reading the cache
-// file at 3 times the time per byte that hashing the features took (its
-// SHA-256 and decoding cost about what hashing them did per byte, as 8-byte
-// numbers per feature or bit word).
+// features takes: the whole load but the build and the cache write, plus
+// reading the cache file at 3 times the time per byte that hashing the
+// features took (its SHA-256 and decoding cost about what hashing them did
+// per byte, as 8-byte numbers per feature or bit word).
 func (p *Pool) CachedLoadSeconds(loadSeconds float64) float64 {
 	info := p.Graph
 	featureBytes := 8 * float64(p.Len())
@@ -179,7 +179,7 @@ func (p *Pool) CachedLoadSeconds(loadSeconds float64) float64 {
 		featureBytes *= float64(len(p.Bits[0]))
 	}
 	read := 3 * info.KeySeconds * float64(info.CacheBytes) / featureBytes
-	return loadSeconds - info.Seconds + read
+	return loadSeconds - info.Seconds - info.WriteSeconds + read
 }
 
 // DropFeatures frees the pool's features (Dense, Dense32, Bits) for a

@@ -180,7 +180,7 @@ func BenchmarkRPTree(b *testing.B) {
 		for i := range items {
 			items[i] = int32(i)
 		}
-		buildRPTree(sp, items, 48, 1, 1)
+		buildRPTree(sp, items, 48, 1, 1, nil)
 	}
 }
 

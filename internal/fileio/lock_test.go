@@ -142,20 +142,35 @@ func TestLeaseStaleness(t *testing.T) {
 	}
 }
 
+// TestLeaseRefreshKeepsItFresh: a held lease is touched every LeaseRefresh,
+// so one made to look expired is fresh again, and not taken over, after a
+// refresh; once the holder stops refreshing, it is. The test waits for the
+// refresh itself: it slept 1.5 x a 200 ms expiry, and on a loaded machine a
+// refresher left unscheduled that long let the lease be taken over.
 func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	forceLease(t)
 	oldR, oldE := LeaseRefresh, LeaseExpiry
-	LeaseRefresh, LeaseExpiry = 20*time.Millisecond, 200*time.Millisecond
+	LeaseRefresh, LeaseExpiry = 20*time.Millisecond, 10*time.Second
 	defer func() { LeaseRefresh, LeaseExpiry = oldR, oldE }()
 	p := filepath.Join(t.TempDir(), "x.lock")
 	l, err := TryLock(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Pretend to be on another host: only the refresh keeps it from expiring.
+	// Pretend to be on another host, and make the lease look expired:
+	// only a refresh makes it fresh again.
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), hostName(), "elsewhere", 1)), 0o644)
-	time.Sleep(3 * LeaseExpiry / 2)
+	expired := time.Now().Add(-2 * LeaseExpiry)
+	os.Chtimes(p, expired, expired)
+	refreshed := false
+	for deadline := time.Now().Add(time.Minute); !refreshed && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		fi, err := os.Stat(p)
+		refreshed = err == nil && time.Since(fi.ModTime()) < LeaseExpiry
+	}
+	if !refreshed {
+		t.Fatal("the held lease was not refreshed within a minute")
+	}
 	if _, err := TryLock(p); !errors.Is(err, ErrLocked) {
 		t.Errorf("a refreshed lease was taken over: %v", err)
 	}

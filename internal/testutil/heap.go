@@ -45,3 +45,17 @@ func WatchHeap(t testing.TB, limit uint64) (ctx context.Context, peak func() uin
 	t.Cleanup(func() { close(done); <-stopped; cancel() })
 	return ctx, func() uint64 { sample(); return max.Load() }
 }
+
+// Allocated returns the bytes f allocates: the growth of
+// runtime.MemStats.TotalAlloc across the call, garbage included. Unlike
+// the peak heap (WatchHeap), which depends on when the collector runs and
+// so on the machine's load, it is the same on every run, and a memory
+// bound in a test is a bound on it. Other goroutines' allocations during
+// the call count too: the test must not run in parallel with others.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

@@ -303,30 +303,51 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 }
 
 // limitedBuffer keeps at most max bytes; a write beyond them fails, notes
-// the overflow and calls stop (which kills the command). It holds its
-// bytes.Buffer in a field, not embedded: embedded, the buffer's ReadFrom
-// was promoted and io.Copy (os/exec's copy of the child's stdout) used it,
-// bypassing Write and its check, so `yes` grew qvs without bound.
+// the overflow and calls stop (which kills the command). It has no
+// ReadFrom (an embedded bytes.Buffer's was promoted, io.Copy, os/exec's
+// copy of the child's stdout, used it and bypassed Write and its check,
+// so `yes` grew qvs without bound), and it grows its own slice: the
+// capacity doubles from minGrow and never exceeds max, so a command
+// printing up to the cap costs at most 2 x max bytes of allocation
+// (2 x 64 MiB - 32 KiB when max is 64 MiB, a power-of-2 multiple of
+// minGrow), whatever the sizes of the pipe's reads. A bytes.Buffer's
+// capacity doubled from the first read's size instead, which depends on
+// the scheduling of the child: it ended anywhere up to 2 x max, and the
+// command's output cost up to 4 x max (192 MiB seen under load).
 type limitedBuffer struct {
-	buf      bytes.Buffer
+	buf      []byte
 	max      int
 	overflow bool
 	stop     func()
 }
 
+// minGrow is limitedBuffer's first capacity (os/exec copies in reads of
+// 32 KiB).
+const minGrow = 32 << 10
+
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.buf.Len()+len(p) > b.max {
+	if len(b.buf)+len(p) > b.max {
 		if !b.overflow && b.stop != nil {
 			b.stop()
 		}
 		b.overflow = true
 		return 0, errors.New("output too large")
 	}
-	return b.buf.Write(p)
+	if need := len(b.buf) + len(p); need > cap(b.buf) {
+		c := max(cap(b.buf), minGrow)
+		for c < need {
+			c *= 2
+		}
+		grown := make([]byte, len(b.buf), min(c, b.max))
+		copy(grown, b.buf)
+		b.buf = grown
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
 }
 
 // Bytes returns the bytes kept.
-func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
+func (b *limitedBuffer) Bytes() []byte { return b.buf }
 
 // tailBuffer keeps the last max bytes written.
 type tailBuffer struct {

@@ -3,6 +3,7 @@
 package space
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -78,10 +79,13 @@ func TestCommandEchoOrder(t *testing.T) {
 
 // TestCommandStdoutCap: a command that prints without end (`yes 1.0`), or
 // one line of 100 MB without a newline, fails at the 64 MiB stdout cap
-// with a short message, and qvs's heap stays near the cap. Before, the cap
-// never applied (io.Copy bypassed the checking Write through the embedded
+// with a short message, and reading its output allocates at most 2 x the
+// cap (limitedBuffer's doubling, up to the cap). Before, the cap never
+// applied (io.Copy bypassed the checking Write through the embedded
 // bytes.Buffer's ReadFrom) and `yes` grew qvs to 23 GB; here the watcher
-// stops that at 512 MiB and the test fails.
+// stops that at 512 MiB and the test fails. The bound is on what the call
+// allocates (MemStats.TotalAlloc), not on the peak heap, which moves with
+// the GC's timing (196 MiB under load for 128 MiB allocated).
 func TestCommandStdoutCap(t *testing.T) {
 	sp, err := Parse("s.yaml", []byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
 	if err != nil {
@@ -91,17 +95,57 @@ func TestCommandStdoutCap(t *testing.T) {
 		t.Run(line, func(t *testing.T) {
 			ctx, peak := testutil.WatchHeap(t, 512<<20)
 			c := &Command{Space: sp, Line: line, Timeout: time.Minute}
-			_, err := c.EvaluateBatch(ctx, [][]float64{{0.5}})
+			var err error
+			allocated := testutil.Allocated(func() { _, err = c.EvaluateBatch(ctx, [][]float64{{0.5}}) })
 			if ctx.Err() != nil {
 				t.Fatalf("heap grew past 512 MiB (peak %d MiB): the stdout cap did not apply", peak()>>20)
 			}
 			if err == nil || !strings.Contains(err.Error(), "printed more than 67108864 bytes on stdout") || len(err.Error()) > 300 {
 				t.Fatalf("error %.500v", err)
 			}
-			if p := peak(); p > 3*maxCommandStdout {
-				t.Errorf("peak heap %d MiB, want at most 3 x the 64 MiB cap", p>>20)
+			// 2 x 64 MiB for the output, 1 MiB for the rest (os/exec,
+			// the stderr tail, the message).
+			if allocated > 2*maxCommandStdout+1<<20 {
+				t.Errorf("the call allocated %.1f MiB, want at most 2 x the 64 MiB cap + 1 MiB", float64(allocated)/(1<<20))
 			}
 		})
+	}
+}
+
+// TestLimitedBufferAllocation: whatever the size of the first read (a
+// pipe's reads are short or long as the child and qvs are scheduled),
+// filling limitedBuffer to its cap allocates at most 2 x the cap and its
+// capacity never exceeds it. A bytes.Buffer doubled from the first read's
+// size: after a first read of 5,000 bytes its capacity ended at 80 MiB
+// and it allocated 160 MiB, after one of 20,000 bytes 112 and 224 MiB
+// (TestCommandStdoutCap failed under load with a peak heap of 196 MiB).
+func TestLimitedBufferAllocation(t *testing.T) {
+	chunk := bytes.Repeat([]byte("y\n"), 16<<10) // 32 KiB, os/exec's read size
+	for _, first := range []int{1, 100, 5000, 20000, 32 << 10, 32<<10 - 1} {
+		stops := 0
+		b := &limitedBuffer{max: maxCommandStdout, stop: func() { stops++ }}
+		kept := 0
+		allocated := testutil.Allocated(func() {
+			_, err := b.Write(chunk[:first])
+			kept = first
+			for err == nil {
+				var n int
+				n, err = b.Write(chunk)
+				kept += n
+			}
+		})
+		if !b.overflow || stops != 1 || len(b.Bytes()) != kept || kept > maxCommandStdout || kept+len(chunk) <= maxCommandStdout {
+			t.Fatalf("first read %d: overflow %v, stop called %d times, %d bytes kept (%d reported), cap %d", first, b.overflow, stops, len(b.Bytes()), kept, maxCommandStdout)
+		}
+		if !bytes.Equal(b.Bytes()[first:first+len(chunk)], chunk) {
+			t.Fatalf("first read %d: the bytes kept differ from those written", first)
+		}
+		if c := cap(b.Bytes()); c > maxCommandStdout {
+			t.Errorf("first read %d: capacity %d MiB, beyond the %d MiB cap", first, c>>20, maxCommandStdout>>20)
+		}
+		if allocated > 2*maxCommandStdout {
+			t.Errorf("first read %d: allocated %.1f MiB, want at most 2 x the %d MiB cap", first, float64(allocated)/(1<<20), maxCommandStdout>>20)
+		}
 	}
 }
 

@@ -1,0 +1,156 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGraphProgressPhases: with no delay, the approximate build shows its
+// phases on stderr in order, each closed by a line with its work (trees,
+// the recall sample, the rounds, re-rank, recall), then the summary; with
+// --quiet stderr is empty; stdout (empty for graph, the batch for as
+// suggest) is the same either way and the graph file the same bytes.
+func TestGraphProgressPhases(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	dir := t.TempDir()
+	const n, d = 800, 4
+	rng := rand.New(rand.NewPCG(7, 1))
+	x := make([]float32, 0, n*d)
+	for i := range n {
+		c := float64(i % 8)
+		for range d {
+			x = append(x, float32(3*c+rng.NormFloat64()))
+		}
+	}
+	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
+	var files [2][]byte
+	for q, quiet := range []bool{false, true} {
+		out := filepath.Join(dir, "w.npz")
+		args := []string{"graph", "--pool", pool, "--k", "5", "--knn", "approx", "--out", out, "--cache-dir", filepath.Join(dir, fmt.Sprint("cache", q))}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		code, stdout, stderr := runQVS(t, args...)
+		if code != 0 || stdout != "" {
+			t.Fatalf("quiet %v: exit %d, stdout %q, stderr %s", quiet, code, stdout, stderr)
+		}
+		var err error
+		if files[q], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+		if quiet {
+			if stderr != "" {
+				t.Errorf("--quiet: stderr %q", stderr)
+			}
+			continue
+		}
+		// The lines that close each phase, in order (a bar is cleared by
+		// a carriage return).
+		stderr = strings.ReplaceAll(stderr, "\r", "\n")
+		re := regexp.MustCompile(`(?m)^kNN graph: ([a-z0-9 -]+): (\d+) (distances|pairs) in \d+\.\d s$`)
+		var phases []string
+		for _, m := range re.FindAllStringSubmatch(stderr, -1) {
+			phases = append(phases, m[1])
+			if m[2] == "0" {
+				t.Errorf("phase %q did no work", m[1])
+			}
+		}
+		rounds := regexp.MustCompile(`NN-descent, (\d+) rounds`).FindStringSubmatch(stderr)
+		if rounds == nil {
+			t.Fatalf("no rounds in %q", stderr)
+		}
+		want := []string{"trees", "recall sample"}
+		r, _ := strconv.Atoi(rounds[1])
+		for i := 1; i <= r; i++ {
+			want = append(want, "round "+strconv.Itoa(i))
+		}
+		want = append(want, "re-rank", "recall")
+		if strings.Join(phases, ",") != strings.Join(want, ",") {
+			t.Errorf("phases %q, want %q; stderr:\n%s", phases, want, stderr)
+		}
+		// A phase's bar is shown under its own description.
+		if !regexp.MustCompile(`kNN graph: trees +\d+% \|`).MatchString(stderr) {
+			t.Errorf("no bar for the trees:\n%s", stderr)
+		}
+		if last := strings.LastIndex(stderr, "kNN graph: recall:"); last < 0 || last > strings.Index(stderr, "built in") {
+			t.Errorf("the summary does not follow the phases:\n%s", stderr)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("the graph file differs with --quiet")
+	}
+	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	var outs [2]string
+	for q, quiet := range []bool{false, true} {
+		args := []string{"as", "suggest", "--pool", pool, "--k", "5", "--knn", "approx", "--observed", obs, "--batch", "3", "--cache-dir", filepath.Join(dir, fmt.Sprint("as-cache", q))}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		code, stdout, stderr := runQVS(t, args...)
+		if code != 0 {
+			t.Fatalf("as suggest: exit %d: %s", code, stderr)
+		}
+		if quiet && stderr != "" {
+			t.Errorf("as suggest --quiet: stderr %q", stderr)
+		}
+		if !quiet && !strings.Contains(stderr, "kNN graph: round 1:") {
+			t.Errorf("as suggest: no phase lines:\n%s", stderr)
+		}
+		outs[q] = stdout
+	}
+	if outs[0] != outs[1] || outs[0] == "" {
+		t.Errorf("as suggest stdout differs with --quiet:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// TestStepLog: a counted phase ends at its total (a late call of it starts
+// nothing), an uncounted one at its second call, each with one line; the
+// bar counts in thousands from 10^7 units; a nil log (--quiet) writes
+// nothing.
+func TestStepLog(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	var b bytes.Buffer
+	l := newStepLog(&b, false)
+	f := l.progress()
+	f("a (first)", "pairs", 0, 10)
+	f("a (first)", "pairs", 7, 10)
+	f("a (first)", "pairs", 5, 10) // crossed: ignored
+	f("a (first)", "pairs", 10, 10)
+	f("a (first)", "pairs", 10, 10) // late: ignored
+	f("b", "", 0, 0)
+	f("b", "", 0, 0)
+	f("c", "distances", 0, 25_000_000)
+	f("c", "distances", 12_000_000, 25_000_000)
+	l.step("d")
+	l.end()
+	got := strings.ReplaceAll(b.String(), "\r", "\n")
+	var lines []string
+	for _, s := range strings.Split(got, "\n") {
+		if s = strings.TrimSpace(s); s != "" && !strings.Contains(s, "%") {
+			lines = append(lines, regexp.MustCompile(`\d+\.\d s$`).ReplaceAllString(s, "T"))
+		}
+	}
+	want := []string{"a: 10 pairs in T", "b ...", "b: done in T", "c: 12.0 M distances in T", "d ...", "d: done in T"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Errorf("lines\n%q\nwant\n%q\n(all: %q)", lines, want, got)
+	}
+	if !strings.Contains(got, "/25000, ") || !strings.Contains(got, "k distances/") {
+		t.Errorf("the bar of c does not count thousands: %q", got)
+	}
+	var quiet *stepLog
+	if quiet.progress() != nil {
+		t.Error("a quiet log has a ProgressFunc")
+	}
+	quiet.step("x")
+	quiet.end()
+}

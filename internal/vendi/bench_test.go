@@ -1,6 +1,7 @@
 package vendi
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -293,4 +294,55 @@ func BenchmarkSelectSmallEmbeddings(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFarBaseMixed: the far sums of a candidate's first bound (L = 1,
+// the rows of the 70 largest of 110 poles) when it touches a block of 105
+// eigenvalues with a Cauchy table and five singletons, the spread Fashion
+// state's shape: from the block's table plus the singletons' terms
+// (farBaseMixed) against one division per pair (farBase without a table).
+func BenchmarkFarBaseMixed(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const rb, extra = 105, 5
+	eig := make([]float64, rb)
+	for i := range eig {
+		eig[i] = 7*rng.Float64() - 2
+	}
+	slices.Sort(eig)
+	c, c2, _ := cauchyTables(eig)
+	type pole struct {
+		v     float64
+		local int32
+	}
+	var poles []pole
+	for l, v := range eig {
+		poles = append(poles, pole{v, int32(l)})
+	}
+	for range extra {
+		poles = append(poles, pole{0.5 + rng.Float64(), -1})
+	}
+	slices.SortFunc(poles, func(x, y pole) int { return cmp.Compare(x.v, y.v) })
+	s := len(poles)
+	p, w := make([]float64, s), make([]float64, s)
+	tab := mixedCauchy{c: c, c2: c2, r: rb, own: make([]int32, s), cpos: make([]int32, rb), wloc: make([]float64, rb)}
+	for k, pl := range poles {
+		p[k], w[k], tab.own[k] = pl.v, rng.Float64()*0.05, pl.local
+		if pl.local >= 0 {
+			tab.cpos[pl.local] = int32(k)
+		} else {
+			tab.others = append(tab.others, k)
+		}
+	}
+	f := farField{make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, s)}
+	from := s - 70
+	b.Run("table", func(b *testing.B) {
+		for b.Loop() {
+			farBaseMixed(p, w, 1, from, tab, &f)
+		}
+	})
+	b.Run("divisions", func(b *testing.B) {
+		for b.Loop() {
+			farBase(p, w, 1, from, nil, nil, &f)
+		}
+	})
 }

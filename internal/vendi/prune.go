@@ -17,8 +17,10 @@ package vendi
 //     one) between two lines, chords and tangents from the far sums' values
 //     and slopes at the interval's ends: rows of the block's Cauchy matrix
 //     1/(d_i - d_k) and of its squares times w = z² (tabulated once per
-//     block and pick). The brackets are certified by evaluating the near
-//     part, so they hold whatever the iteration that found them.
+//     block and pick; a candidate touching several blocks takes its largest
+//     block's rows from that table and only the other blocks' terms by
+//     division, farBaseMixed). The brackets are certified by evaluating the
+//     near part, so they hold whatever the iteration that found them.
 //  2. spectrumUpper turns the brackets, the trace Σμ = Σd + a and the
 //     untouched blocks into an upper bound on VS_q for every q > 0,
 //     including the ZeroTol threshold (proof there).
@@ -447,26 +449,33 @@ func farBase(p, w []float64, L, from int, cauchy, cauchy2 []float64, f *farField
 			f.full[i] = f.left[i] + f.right[i] + dot(row[a:b], w[a:b]) // row[i] = 0
 			continue
 		}
-		pi := p[i]
-		var sl, sr, dl, dr, mid float64
-		for k := 0; k < a; k++ {
-			t := 1 / (pi - p[k])
-			sl += w[k] * t
-			dl += w[k] * t * t
-		}
-		for k := b; k < s; k++ {
-			t := 1 / (pi - p[k])
-			sr += w[k] * t
-			dr += w[k] * t * t
-		}
-		for k := a; k < b; k++ {
-			if k != i {
-				mid += w[k] / (pi - p[k])
-			}
-		}
-		f.left[i], f.right[i], f.dleft[i], f.dright[i] = sl, sr, dl, dr
-		f.full[i] = sl + sr + mid
+		farRowDirect(p, w, i, a, b, f)
 	}
+}
+
+// farRowDirect fills row i of f with divisions: left of a, from b on, and
+// the window between (full only).
+func farRowDirect(p, w []float64, i, a, b int, f *farField) {
+	s := len(p)
+	pi := p[i]
+	var sl, sr, dl, dr, mid float64
+	for k := 0; k < a; k++ {
+		t := 1 / (pi - p[k])
+		sl += w[k] * t
+		dl += w[k] * t * t
+	}
+	for k := b; k < s; k++ {
+		t := 1 / (pi - p[k])
+		sr += w[k] * t
+		dr += w[k] * t * t
+	}
+	for k := a; k < b; k++ {
+		if k != i {
+			mid += w[k] / (pi - p[k])
+		}
+	}
+	f.left[i], f.right[i], f.dleft[i], f.dright[i] = sl, sr, dl, dr
+	f.full[i] = sl + sr + mid
 }
 
 // dot is Σ x_k y_k: gonum's SSE2 kernel (two-wide, unrolled), about twice
@@ -831,26 +840,41 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 }
 
 // prepareBounds tabulates the Cauchy matrix of every alive block of at
-// least pruneMin members whose eigenvalues poleGroups leaves unmerged.
+// least pruneMin members. A block with repeated eigenvalues gets one too:
+// its candidates merge those poles (mergePoles), and farBaseMixed reads
+// the table only in rows of unmerged poles, with weight 0 on the merged
+// ones' columns (cauchyTables leaves no infinity there).
 func (g *greedyState) prepareBounds() {
 	for _, b := range g.blocks {
 		r := len(b.eig)
 		if !b.alive || r < pruneMin || b.cauchy != nil || b.vecs == nil {
 			continue
 		}
-		if len(poleGroups(b.eig, nil)) < r {
-			continue // repeated eigenvalues: candidates merge them (no table)
+		if c, c2, ok := cauchyTables(b.eig); ok {
+			b.cauchy, b.cauchy2 = c, c2
 		}
-		b.cauchy, b.cauchy2 = make([]float64, r*r), make([]float64, r*r)
-		for i := 0; i < r; i++ {
-			for k := 0; k < r; k++ {
-				if k != i {
-					t := 1 / (b.eig[i] - b.eig[k])
-					b.cauchy[i*r+k], b.cauchy2[i*r+k] = t, t*t
+	}
+}
+
+// cauchyTables returns the Cauchy matrix of the ascending values p,
+// c[i*r+k] = 1/(p_i - p_k) (0 on the diagonal and wherever p_i = p_k),
+// and its squares, row-major r x r; ok is false if a square overflows
+// (values within about 1e-154 of each other but unequal).
+func cauchyTables(p []float64) (c, c2 []float64, ok bool) {
+	r := len(p)
+	c, c2 = make([]float64, r*r), make([]float64, r*r)
+	for i := 0; i < r; i++ {
+		for k := 0; k < r; k++ {
+			if p[k] != p[i] {
+				t := 1 / (p[i] - p[k])
+				if math.IsInf(t*t, 0) {
+					return nil, nil, false
 				}
+				c[i*r+k], c2[i*r+k] = t, t*t
 			}
 		}
 	}
+	return c, c2, true
 }
 
 // candidateBrackets returns brackets of the touched blocks' eigenvalues
@@ -900,11 +924,14 @@ func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *se
 	if tight {
 		from, L = 0, bracketWindow[1]
 	}
-	var cauchy, cauchy2 []float64
 	if len(tb) == 1 && nf == 0 {
-		cauchy, cauchy2 = g.blocks[tb[0]].cauchy, g.blocks[tb[0]].cauchy2
+		blk := g.blocks[tb[0]]
+		farBase(p, w, L, from-1, blk.cauchy, blk.cauchy2, &far)
+	} else if tab, ok := g.mixedTable(tb, idx, ws); ok {
+		farBaseMixed(p, w, L, from-1, tab, &far)
+	} else {
+		farBase(p, w, L, from-1, nil, nil, &far)
 	}
-	farBase(p, w, L, from-1, cauchy, cauchy2, &far)
 	rootBrackets(a, p, w, lo, hi, L, from, &far, bl[:sm+1], bh[:sm+1])
 	if span > 0 {
 		for j := 0; j <= sm; j++ {
@@ -913,4 +940,120 @@ func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *se
 		}
 	}
 	return bl, bh, t0
+}
+
+// mixedTable is the Cauchy table of farBaseMixed for a candidate touching
+// several blocks (or one whose poles mergePoles merged): the largest
+// touched block with a table (prepareBounds), its poles located in the
+// sorted, merged touched spectrum. idx is candidateBrackets' sort of the
+// concatenated spectrum (project's order: the blocks tb one after another)
+// and ws.groups the runs mergePoles merged. ok is false when no touched
+// block has a table.
+func (g *greedyState) mixedTable(tb []int32, idx []int, ws *secularWork) (tab mixedCauchy, ok bool) {
+	off, bo := 0, -1
+	var big *vblock
+	for _, b := range tb {
+		blk := g.blocks[b]
+		if blk.cauchy != nil && (big == nil || len(blk.eig) > len(big.eig)) {
+			big, bo = blk, off
+		}
+		off += len(blk.eig)
+	}
+	if big == nil {
+		return tab, false
+	}
+	rb, sm := len(big.eig), len(ws.groups)
+	if cap(ws.own) < sm {
+		ws.own = make([]int32, sm)
+	}
+	if cap(ws.wloc) < rb {
+		ws.wloc, ws.cpos = make([]float64, rb), make([]int32, rb)
+	}
+	tab = mixedCauchy{c: big.cauchy, c2: big.cauchy2, r: rb, own: ws.own[:sm], wloc: ws.wloc[:rb], cpos: ws.cpos[:rb]}
+	tab.others = ws.others[:0]
+	for gi, k := range ws.groups {
+		e := len(idx)
+		if gi+1 < len(ws.groups) {
+			e = ws.groups[gi+1]
+		}
+		tab.own[gi] = -1
+		for n := k; n < e; n++ {
+			if l := idx[n] - bo; l >= 0 && l < rb {
+				tab.cpos[l] = int32(gi)
+				tab.wloc[l] = 0
+				if e-k == 1 {
+					tab.own[gi] = int32(l)
+				}
+			}
+		}
+		if tab.own[gi] < 0 {
+			tab.others = append(tab.others, gi)
+		}
+	}
+	ws.others = tab.others
+	return tab, true
+}
+
+// mixedCauchy locates one block's Cauchy table (c, c2: r x r, as vblock's)
+// among merged poles p: own[k] is the block's local index of pole k if
+// pole k is that block's pole alone (a run of one), else -1 (others lists
+// those k); cpos[l] is the merged index of the block's local pole l, and
+// wloc[l] is left for farBaseMixed (the weight of l if it owns a pole, else 0).
+type mixedCauchy struct {
+	c, c2     []float64
+	r         int
+	own, cpos []int32
+	wloc      []float64
+	others    []int
+}
+
+// farBaseMixed fills f's rows i >= from as farBase does, for poles p of
+// several blocks: a row i owned by the table's block (tab.own) takes the
+// terms of that block's other poles from the table (dot products of
+// contiguous local ranges, since the block's poles keep their order among
+// p) and the few others' directly; every other row is summed directly.
+// The sums are farBase's up to rounding (the order of the terms differs),
+// which the pruning margin covers (see dot).
+func farBaseMixed(p, w []float64, L, from int, tab mixedCauchy, f *farField) {
+	s, r := len(p), tab.r
+	for k, l := range tab.own {
+		if l >= 0 {
+			tab.wloc[l] = w[k]
+		}
+	}
+	cl, cr := 0, 0 // locals with cpos < a, resp. < b
+	for i := max(from, 0); i < s; i++ {
+		a, b := max(0, i-1-L), min(s, i+2+L)
+		for cl < r && int(tab.cpos[cl]) < a {
+			cl++
+		}
+		for cr < r && int(tab.cpos[cr]) < b {
+			cr++
+		}
+		li := int(tab.own[i])
+		if li < 0 {
+			farRowDirect(p, w, i, a, b, f)
+			continue
+		}
+		row, row2, wl := tab.c[li*r:(li+1)*r], tab.c2[li*r:(li+1)*r], tab.wloc
+		sl, sr := dot(row[:cl], wl[:cl]), dot(row[cr:], wl[cr:])
+		dl, dr := dot(row2[:cl], wl[:cl]), dot(row2[cr:], wl[cr:])
+		mid := dot(row[cl:cr], wl[cl:cr]) // row[li] = 0
+		pi := p[i]
+		for _, k := range tab.others {
+			t := 1 / (pi - p[k])
+			switch {
+			case k < a:
+				sl += w[k] * t
+				dl += w[k] * t * t
+			case k >= b:
+				sr += w[k] * t
+				dr += w[k] * t * t
+			default:
+				mid += w[k] * t
+			}
+		}
+		f.left[i], f.right[i], f.dleft[i], f.dright[i] = sl, sr, dl, dr
+		f.full[i] = sl + sr + mid
+	}
 }

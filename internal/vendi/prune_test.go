@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -118,36 +119,13 @@ func TestFarBaseCauchyTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	p, w, _ := randomArrowhead(rng, 40, "plain")
 	s := len(p)
-	C, C2 := make([]float64, s*s), make([]float64, s*s)
-	for i := range p {
-		for k := range p {
-			if i != k {
-				C[i*s+k] = 1 / (p[i] - p[k])
-				C2[i*s+k] = C[i*s+k] * C[i*s+k]
-			}
-		}
-	}
+	C, C2, _ := cauchyTables(p)
 	const L = 3
 	f1, f2 := newFarField(s), newFarField(s)
 	farBase(p, w, L, 0, nil, nil, f1)
 	farBase(p, w, L, 0, C, C2, f2)
 	for i := range p {
-		var want [5]float64 // left, right, dleft, dright, full
-		for k := range p {
-			if k == i {
-				continue
-			}
-			v := w[k] / (p[i] - p[k])
-			want[4] += v
-			switch {
-			case k < i-1-L:
-				want[0] += v
-				want[2] += v / (p[i] - p[k])
-			case k > i+1+L:
-				want[1] += v
-				want[3] += v / (p[i] - p[k])
-			}
-		}
+		want, _ := farSumsWritten(p, w, i, L)
 		for n, f := range []*farField{f1, f2} {
 			got := [5]float64{f.left[i], f.right[i], f.dleft[i], f.dright[i], f.full[i]}
 			for m := range got {
@@ -157,6 +135,29 @@ func TestFarBaseCauchyTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// farSumsWritten returns row i's far sums written out (left, right,
+// dleft, dright, full: see farField) and the sum of the magnitudes of
+// their terms, the scale of their rounding.
+func farSumsWritten(p, w []float64, i, L int) (want [5]float64, scale float64) {
+	for k := range p {
+		if k == i {
+			continue
+		}
+		v := w[k] / (p[i] - p[k])
+		want[4] += v
+		scale += math.Abs(v) * (1 + 1/math.Abs(p[i]-p[k]))
+		switch {
+		case k < i-1-L:
+			want[0] += v
+			want[2] += v / (p[i] - p[k])
+		case k > i+1+L:
+			want[1] += v
+			want[3] += v / (p[i] - p[k])
+		}
+	}
+	return want, scale
 }
 
 func newFarField(s int) *farField {
@@ -218,13 +219,7 @@ func TestScoreUpperBoundsVS(t *testing.T) {
 				quality[i] = rng.Float64()
 			}
 			for _, q := range pruneOrders {
-				g, err := newGreedyState(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 1, Q: q})
-				if err != nil {
-					t.Fatal(err)
-				}
-				g.prepareBounds()
-				ws := &secularWork{}
-				mark := make([]int32, len(g.blocks))
+				g, ws, mark := boundState(t, K, quality, prefix, q)
 				for c := 0; c < n; c++ {
 					if !g.eligible[c] {
 						continue
@@ -255,6 +250,18 @@ func TestScoreUpperBoundsVS(t *testing.T) {
 	if checked < 1000 || tight < checked*3/4 {
 		t.Errorf("%d bounds checked, %d within 1%%: the test does not exercise the bound", checked, tight)
 	}
+}
+
+// boundState returns the greedy's state for scoreUpper with the prefix
+// chosen and the bounds' tables built, a worker's scratch and marks.
+func boundState(t *testing.T, K Kernel, quality []float64, prefix []int, q Order) (*greedyState, *secularWork, []int32) {
+	t.Helper()
+	g, err := newGreedyState(GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, K: 1, Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.prepareBounds()
+	return g, &secularWork{}, make([]int32, len(g.blocks))
 }
 
 // TestGreedyPruningExact: Greedy with pruning picks exactly what it picks
@@ -399,5 +406,104 @@ func TestFarLinesBound(t *testing.T) {
 	t.Logf("%d points checked; %d of %d inner intervals with a gap under a quarter of the constants'", checked, tighter, inner)
 	if tighter < inner/2 {
 		t.Errorf("only %d of %d inner intervals with a gap under a quarter of the constants'", tighter, inner)
+	}
+}
+
+// TestFarBaseMixedSums: for candidates touching several blocks, or one
+// whose poles are merged, candidateBrackets takes the far sums of the
+// largest touched block's poles from its Cauchy table (farBaseMixed); every
+// row's five sums equal the sums over the merged poles written out here,
+// for the first bound (rows from the first positive pole's left
+// neighbour, L = 1) and the second (every row, L = 8), on the kernels of
+// TestScoreUpperBoundsVS. The test also requires that many candidates take
+// that path, with merged poles among them.
+func TestFarBaseMixedSums(t *testing.T) {
+	defer func(v int) { pruneMin = v }(pruneMin)
+	pruneMin = 2
+	rng := rand.New(rand.NewPCG(23, 9))
+	mixed, merged, single, rows := 0, 0, 0, 0
+	for trial := 0; trial < 4; trial++ {
+		n := 60 + 20*trial
+		kernels := pruneKernels(rng, n)
+		// A linked cluster (items 0-24, one block with a table), three
+		// items linked to each other (another table), singletons 28-37
+		// (eigenvalue 1 each: two touched ones merge) and candidates
+		// similar to members of all three kinds.
+		sim := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				cand := i >= 38
+				link := (i < 25 && j < 25 && rng.IntN(2) == 0) || (i >= 25 && i < 28 && j >= 25) ||
+					(cand && j < 38 && rng.IntN(4) == 0) || (cand && j >= 38 && rng.IntN(10) == 0)
+				if link {
+					sim[i*n+j] = 0.8*rng.Float64() - 0.2
+					sim[j*n+i] = sim[i*n+j]
+				}
+			}
+			sim[i*n+i] = 1
+		}
+		kernels = append(kernels, namedKernel{"cluster+singletons", FuncKernel(n, func(i, j int) float64 { return sim[i*n+j] })})
+		for ki, nk := range kernels {
+			prefix := rng.Perm(n)[:15+rng.IntN(n/2)]
+			if ki == len(kernels)-1 {
+				prefix = make([]int, 38)
+				for i := range prefix {
+					prefix[i] = i
+				}
+			}
+			g, ws, mark := boundState(t, nk.k, slices.Repeat([]float64{1}, n), prefix, 1)
+			for c := 0; c < n; c++ {
+				if !g.eligible[c] {
+					continue
+				}
+				tl := g.denseTouches(c, nil)
+				if len(tl) == 0 {
+					continue
+				}
+				tb := g.touchedBlocks(tl, mark, int32(c+1), nil)
+				s, table := 0, false
+				for _, b := range tb {
+					s += len(g.blocks[b].eig)
+					table = table || g.blocks[b].cauchy != nil
+				}
+				if !table {
+					continue
+				}
+				for _, tight := range []bool{false, true} {
+					g.candidateBrackets(tl, tb, nk.k.At(c, c), ws, tight)
+					sm := len(ws.groups)
+					if len(tb) == 1 && sm == s {
+						continue // farBase's own table: TestFarBaseCauchyTable
+					}
+					mixed++
+					if sm < s {
+						merged++
+						if len(tb) == 1 {
+							single++ // one block with repeated eigenvalues
+						}
+					}
+					p, w := ws.p[:sm], ws.w[:sm]
+					L, from := bracketWindow[1], 0
+					if !tight {
+						L, from = bracketWindow[0], sort.SearchFloat64s(p, math.Nextafter(0, 1))-1
+					}
+					bb := ws.bbuf
+					got := [5][]float64{bb[:sm], bb[s : s+sm], bb[5*s+2 : 5*s+2+sm], bb[6*s+2 : 6*s+2+sm], bb[4*s+2 : 4*s+2+sm]}
+					for i := max(from, 0); i < sm; i++ {
+						want, scale := farSumsWritten(p, w, i, L)
+						rows++
+						for m := range want {
+							if math.Abs(got[m][i]-want[m]) > 1e-13*scale {
+								t.Fatalf("%s candidate %d (tight %v), row %d of %d, sum %d: %g, want %g", nk.name, c, tight, i, sm, m, got[m][i], want[m])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d mixed candidates (%d with merged poles, %d of them touching one block), %d rows", mixed, merged, single, rows)
+	if mixed < 200 || merged < 20 || single < 20 {
+		t.Errorf("%d mixed candidates, %d with merged poles, %d touching one block: the test does not exercise farBaseMixed", mixed, merged, single)
 	}
 }

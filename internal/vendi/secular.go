@@ -416,6 +416,9 @@ type secularWork struct {
 	roots           []float64 // secular roots of dualExactOrPrune, by interval
 	bbuf            []float64 // far sums and root brackets of scoreUpper
 	groups          []int     // runs of merged poles of scoreUpper
+	own, cpos       []int32   // mixedTable's pole locations
+	wloc            []float64 // and local weights
+	others          []int     // and poles outside its table
 	solved          int       // secular equations solved (GreedyResult.Solved)
 	tb              []int32   // touched blocks of the greedy's score
 }

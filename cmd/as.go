@@ -751,6 +751,9 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if err != nil {
 		return err
 	}
+	// A suggestion reads the kNN graph only: the features go before the
+	// model and kernel are built.
+	pool.DropFeatures()
 	// No --observed (or a header alone) is a cold start: search.Suggest.
 	var observed []search.Observation
 	if o.observed != "" {
@@ -784,7 +787,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	s, err := search.Suggest(pool, search.SuggestRequest{
 		Observed: observed, Pending: pending, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
 		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
-		Batch: o.batch, Remaining: remaining, Workers: g.Workers,
+		Batch: o.batch, Remaining: remaining, Workers: g.Workers, ConsumeGraph: true,
 	})
 	steps.end()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -139,6 +140,12 @@ type approxSpace interface {
 	// dropWorking frees what only work and split read: afterwards only n
 	// and exact may be called.
 	dropWorking()
+	// restore, on the space permuted returned, puts back what permuted
+	// moved in place (the features themselves, for float32 features that
+	// serve as working rows) and drops the working data; afterwards only n
+	// may be called on it, and the space permuted was called on is whole
+	// again.
+	restore()
 }
 
 // ApproxDenseKNN is the approximate counterpart of DenseKNN: same metrics,
@@ -235,7 +242,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	}
 	buildRPTree(orig, perm, opt.LeafSize, rng.Uint64(), opt.Workers, trees)
 	sp := orig.permuted(perm)
-	orig.dropWorking() // the recall below reads its exact distances only
+	orig.dropWorking() // the recall below reads its exact distances only (after sp.restore)
 	// 1. Trees: built Workers at a time, one per goroutine (no serial top
 	// levels), each from its own seed drawn in order; then their leaves
 	// are measured one tree after another (pushLeaves).
@@ -274,6 +281,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	if opt.onRound != nil {
 		opt.onRound(0, h, perm)
 	}
+	releaseMemory(n) // the trees' garbage, before the rounds allocate their lists
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	st.Rounds = localJoinRounds(sp, h, k, opt, perm, orig.exact)
@@ -281,6 +289,10 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// lower original index). The working rows are no longer read (dense
 	// pools: their memory goes before the graph's is taken).
 	sp.dropWorking()
+	// Only the candidates' indices are read from here on: their working
+	// distances and states go before the graph is allocated.
+	h.dist, h.state = nil, nil
+	releaseMemory(n)
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
 	var rerank *phaseCounter
 	if opt.Progress != nil {
@@ -292,7 +304,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 		defer func() { rerank.add(measured) }()
 		for p := lo; p < hi; p++ {
 			c = c[:0]
-			for _, j := range h.row(p).idx {
+			for _, j := range h.idx[p*kc : (p+1)*kc] {
 				if j >= 0 {
 					c = append(c, candidate{sp.exact(p, int(j)), perm[j]})
 				}
@@ -316,6 +328,9 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 		}
 	})
 	rerank.finish()
+	sp.restore() // the features back in their order, for orig's exact distances
+	h = nil
+	releaseMemory(n) // the candidate rows, before the edge weights are allocated
 	if opt.RecallRows > 0 {
 		recall := startPhase(opt.Progress, "kNN graph: recall", "distances", sampleKthWork(n, opt.RecallRows))
 		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers, recall)
@@ -364,7 +379,7 @@ func rerankWork(h *candHeap, n, k, workers int) int64 {
 		var t int64
 		for p := lo; p < hi; p++ {
 			c := 0
-			for _, j := range h.row(p).idx {
+			for _, j := range h.idx[p*h.kc : (p+1)*h.kc] { // h.dist may be freed
 				if j >= 0 {
 					c++
 				}
@@ -688,12 +703,15 @@ func sortPairs(items []int32, key []float32) {
 	}
 }
 
-// denseSpace: working rows are float32, centred (Euclidean) or scaled to
-// unit length (cosine, whose distance is half the squared Euclidean one of
-// unit vectors); the working distance is the squared Euclidean distance.
-// The exact distance reads the original features (src, float64 or float32
-// as given, never copied): item p of a permuted space is item perm[p] of
-// src.
+// denseSpace: working rows are float32 and the working distance is their
+// squared Euclidean distance. Cosine: rows scaled to unit length (the
+// distance is half the squared Euclidean one of unit vectors), a copy.
+// Euclidean: the features themselves when their mean lies within their
+// spread (nearCentred), else centred (a copy), so that the rounding of
+// |a|^2 + |b|^2 - 2 a.b stays small beside the distances; a float32 block
+// of features then serves as the working rows without a copy (shared: see
+// permuted). The exact distance reads the original features (src, float64
+// or float32 as given): item p of a permuted space is item perm[p] of src.
 type denseSpace struct {
 	src    denseSrc
 	perm   []int32 // nil: the identity
@@ -701,6 +719,11 @@ type denseSpace struct {
 	w      []float32
 	norm2  []float32 // squared norms of the working rows
 	cosine bool
+	// shared: w is src.x32.Data itself. moved (of a space permuted from a
+	// shared one): src's rows were moved into this space's order, restore
+	// moves them back.
+	shared bool
+	moved  []int32
 	blas   gonum.Implementation
 }
 
@@ -712,17 +735,57 @@ func newDenseSpaceOf(src denseSrc, metric string) (*denseSpace, error) {
 	if err := src.check(); err != nil {
 		return nil, err
 	}
-	w, err := workingRows[float32](src, metric == MetricCosine)
-	if err != nil {
-		return nil, err
+	n, d := src.n(), src.d()
+	sp := &denseSpace{src: src, d: d, cosine: metric == MetricCosine, norm2: make([]float32, n)}
+	switch {
+	case sp.cosine || !nearCentred(src):
+		w, err := workingRows[float32](src, sp.cosine)
+		if err != nil {
+			return nil, err
+		}
+		sp.w = w
+	case src.x32.Data != nil:
+		sp.w, sp.shared = src.x32.Data, true
+	default:
+		sp.w = make([]float32, n*d)
+		for i, row := range src.x64 {
+			for c, v := range row {
+				sp.w[i*d+c] = float32(v)
+			}
+		}
 	}
-	n := src.n()
-	sp := &denseSpace{src: src, d: src.d(), w: w, cosine: metric == MetricCosine, norm2: make([]float32, n)}
 	for i := range sp.norm2 {
-		row := w[i*sp.d : (i+1)*sp.d]
-		sp.norm2[i] = sp.blas.Sdot(sp.d, row, 1, row, 1)
+		row := sp.w[i*d : (i+1)*d]
+		sp.norm2[i] = sp.blas.Sdot(d, row, 1, row, 1)
 	}
 	return sp, nil
+}
+
+// nearCentred reports whether the features' mean m lies within their
+// spread, |m|^2 <= mean |x - m|^2 (in float64): then the working rows need
+// not be centred, the squared norms being at most about twice the centred
+// ones on average.
+func nearCentred(src denseSrc) bool {
+	n, d := src.n(), src.d()
+	buf := make([]float64, d)
+	mean := make([]float64, d)
+	for i := range n {
+		for c, v := range src.row64(i, buf) {
+			mean[c] += v
+		}
+	}
+	var m2 float64
+	for c := range mean {
+		mean[c] /= float64(n)
+		m2 += mean[c] * mean[c]
+	}
+	var spread float64
+	for i := range n {
+		for c, v := range src.row64(i, buf) {
+			spread += (v - mean[c]) * (v - mean[c])
+		}
+	}
+	return m2 <= spread/float64(n)
 }
 
 func (s *denseSpace) n() int { return len(s.norm2) }
@@ -732,9 +795,49 @@ func (s *denseSpace) dropWorking() { s.w, s.norm2 = nil, nil }
 // permuted moves the working rows into the new order in place (following
 // the permutation's cycles: no second copy of them) and hands them to the
 // returned space; s keeps its exact distances only (as after dropWorking).
+// When the working rows are the features themselves (shared), the
+// features are moved: s's exact distances may then not be called until
+// the returned space's restore, and the returned space reads its exact
+// distances from the moved rows.
 func (s *denseSpace) permuted(perm []int32) approxSpace {
 	d, n := s.d, len(perm)
-	w := s.w
+	moveRows(s.w, d, perm)
+	norm2 := make([]float32, n)
+	for p, i := range perm {
+		norm2[p] = s.norm2[i]
+	}
+	t := &denseSpace{src: s.src, d: d, w: s.w, norm2: norm2, cosine: s.cosine}
+	switch {
+	case s.shared && s.perm == nil:
+		t.moved = perm
+	case s.perm != nil:
+		t.perm = make([]int32, n)
+		for p, i := range perm {
+			t.perm[p] = s.perm[i]
+		}
+	default:
+		t.perm = perm
+	}
+	s.w = nil
+	return t
+}
+
+// restore moves the features back into their own order after permuted
+// moved them (shared working rows); otherwise it does nothing. The space
+// keeps only n afterwards.
+func (s *denseSpace) restore() {
+	if s.moved != nil {
+		unmoveRows(s.src.x32.Data, s.d, s.moved)
+		s.moved = nil
+	}
+	s.dropWorking()
+}
+
+// moveRows reorders the rows of w (d values each) in place so that row p
+// receives row perm[p], along the permutation's cycles (one spare row and
+// a bit per row).
+func moveRows(w []float32, d int, perm []int32) {
+	n := len(perm)
 	done := make([]uint64, (n+63)/64)
 	tmp := make([]float32, d)
 	for start := range n {
@@ -755,20 +858,34 @@ func (s *denseSpace) permuted(perm []int32) approxSpace {
 			p = q
 		}
 	}
-	norm2 := make([]float32, n)
-	for p, i := range perm {
-		norm2[p] = s.norm2[i]
-	}
-	orig := perm
-	if s.perm != nil {
-		orig = make([]int32, n)
-		for p, i := range perm {
-			orig[p] = s.perm[i]
+}
+
+// unmoveRows undoes moveRows(w, d, perm): row perm[p] receives row p, in
+// place (two spare rows and a bit per row).
+func unmoveRows(w []float32, d int, perm []int32) {
+	n := len(perm)
+	done := make([]uint64, (n+63)/64)
+	carry, next := make([]float32, d), make([]float32, d)
+	for start := range n {
+		if done[start/64]&(1<<(start%64)) != 0 {
+			continue
+		}
+		// Along the cycle through start: the row at p goes to perm[p].
+		copy(carry, w[start*d:(start+1)*d])
+		p := start
+		for {
+			done[p/64] |= 1 << (p % 64)
+			q := int(perm[p])
+			if q == start {
+				copy(w[q*d:(q+1)*d], carry)
+				break
+			}
+			copy(next, w[q*d:(q+1)*d])
+			copy(w[q*d:(q+1)*d], carry)
+			carry, next = next, carry
+			p = q
 		}
 	}
-	t := &denseSpace{src: s.src, perm: orig, d: d, w: w, norm2: norm2, cosine: s.cosine}
-	s.w = nil
-	return t
 }
 
 // work is |a|^2 + |b|^2 - 2 a.b in float32 (gonum's Sdot is vectorised:
@@ -853,6 +970,8 @@ func (s *bitsSpace) row(i int) []uint64 {
 }
 
 func (s *bitsSpace) dropWorking() {} // exact reads everything it holds
+
+func (s *bitsSpace) restore() {} // permuted copied the rows
 
 // permuted copies the fingerprints into one block in the new order.
 func (s *bitsSpace) permuted(perm []int32) approxSpace {
@@ -960,4 +1079,21 @@ func tanimotoFromCounts(and, ca, cb int) float64 {
 		return 1 - float64(and)/float64(or)
 	}
 	return 0
+}
+
+// releaseMemoryItems is the pool size from which releaseMemory acts.
+const releaseMemoryItems = 1 << 17
+
+// releaseMemory, on a pool of n >= releaseMemoryItems items, collects the
+// garbage and returns the freed memory to the operating system now
+// (debug.FreeOSMemory: one collection, well under a second on a heap of
+// large pointer-free arrays). Called where a phase of the approximate
+// build has dropped arrays of several bytes an item before the next one
+// allocates its own: else the collector (GOGC = 100) lets the heap grow to
+// twice what was live at its last collection first, and the peak memory
+// holds both phases' arrays.
+func releaseMemory(n int) {
+	if n >= releaseMemoryItems {
+		debug.FreeOSMemory()
+	}
 }

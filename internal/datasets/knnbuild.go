@@ -122,7 +122,7 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	hashing.finish()
 	if m == KNNApprox {
 		p := approxCacheParams
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v4 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v5 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
 			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Sample, p.Delta, p.RecallRows))
 		key = hex.EncodeToString(sum[:])
 	}

@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -47,12 +48,17 @@ import (
 func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm []int32, origExact func(i, j int) float64) int {
 	n, kc := sp.n(), h.kc
 	take := max(1, int(math.Ceil(opt.Sample*float64(kc)))) // ρ·kc
-	// Forward lists of the round in fixed strides (a million rows at kc =
-	// 30, ρ = 0.5: 60 + 120 MB), then the reverse lists in CSR form.
-	fNew := make([]int32, n*take)
-	fOld := make([]int32, n*kc)
+	// Forward lists of the round, both in row v's stride of f (a row's
+	// new and old entries are at most kc together): the nNew[v] taken as
+	// new at its front, the nOld[v] old ones at its back, each in row
+	// order (a million rows at kc = 30: 120 MB); then the reverse lists of
+	// both in one CSR (rev: row 2u lists u's reverse new neighbours, row
+	// 2u+1 its reverse old ones; at most n*kc entries, 120 MB).
+	f := make([]int32, n*kc)
 	nNew := make([]uint8, n)
 	nOld := make([]uint8, n)
+	fNew := func(v int) []int32 { return f[v*kc : v*kc+int(nNew[v])] }
+	fOld := func(v int) []int32 { return f[(v+1)*kc-int(nOld[v]) : (v+1)*kc] }
 	var locks [1 << 12]sync.Mutex
 	// Each row's worst distance (float32 bits), updated under the row's
 	// lock: a pair farther than it cannot enter the row (the worst only
@@ -73,7 +79,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		}
 		l.Unlock()
 	}
-	var rNew, rOld csrLists
+	var rev csrLists
 	type scratch struct {
 		stamp      []uint32
 		sNew, sOld []int32
@@ -108,17 +114,17 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 			return append(list, u)
 		}
 		sNew, sOld := sc.sNew[:0], sc.sOld[:0]
-		for _, u := range fNew[v*take : v*take+int(nNew[v])] {
+		for _, u := range fNew(v) {
 			sNew = add(sNew, u)
 		}
-		sc.pick = sampleInto(sc.pick, rNew.of(v), take, opt.Seed, round, v)
+		sc.pick = sampleInto(sc.pick, rev.of(2*v), take, opt.Seed, round, v)
 		for _, u := range sc.pick {
 			sNew = add(sNew, u)
 		}
-		for _, u := range fOld[v*kc : v*kc+int(nOld[v])] {
+		for _, u := range fOld(v) {
 			sOld = add(sOld, u)
 		}
-		sc.pick = sampleInto(sc.pick, rOld.of(v), take, opt.Seed^0x5851f42d4c957f2d, round, v)
+		sc.pick = sampleInto(sc.pick, rev.of(2*v+1), take, opt.Seed^0x5851f42d4c957f2d, round, v)
 		for _, u := range sc.pick {
 			sOld = add(sOld, u)
 		}
@@ -155,6 +161,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 			for v := lo; v < hi; v++ {
 				r := h.row(v)
 				worst[v].Store(math.Float32bits(r.dist[kc-1]))
+				fv := f[v*kc : (v+1)*kc]
 				a, b := 0, 0
 				for e, u := range r.idx {
 					if u < 0 {
@@ -162,22 +169,22 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 					}
 					switch {
 					case r.state[e] == entryOld:
-						fOld[v*kc+b] = u
 						b++
+						fv[kc-b] = u // reversed below
 					case a < take:
-						fNew[v*take+a] = u
+						fv[a] = u
 						a++
 						r.state[e] = entryOld
 					default:
 						r.state[e] = entryNew
 					}
 				}
+				slices.Reverse(fv[kc-b:])
 				nNew[v], nOld[v] = uint8(a), uint8(b)
 			}
 		})
 		// 2. Reverse lists.
-		rNew.build(n, take, fNew, nNew)
-		rOld.build(n, kc, fOld, nOld)
+		rev.build(n, kc, f, nNew, nOld)
 		// 3. Local joins (their pairs counted first for the progress).
 		var phase *phaseCounter
 		if opt.Progress != nil {
@@ -270,48 +277,64 @@ const (
 	stopRecallGain = 0.001
 )
 
-// csrLists are per-row lists of items in CSR form: row v's are
-// e[start[v]:start[v+1]].
+// csrLists are per-row lists of items in CSR form: row r's are
+// e[start[r]:start[r+1]].
 type csrLists struct {
 	start []int32
 	e     []int32
-	fill  []int32 // scratch of build
 }
 
-func (r *csrLists) of(v int) []int32 { return r.e[r.start[v]:r.start[v+1]] }
+func (r *csrLists) of(row int) []int32 { return r.e[r.start[row]:r.start[row+1]] }
 
-// build fills r with the reverse of the forward lists f (row v's are
-// f[v*stride : v*stride+len[v]]), each in increasing order of its members,
-// reusing r's buffers.
-func (r *csrLists) build(n, stride int, f []int32, length []uint8) {
-	if cap(r.start) < n+1 {
-		r.start = make([]int32, n+1)
+// build fills r with the reverse of the forward lists in f, reusing r's
+// buffers. Item v's forward lists lie in its stride of f: the front one
+// f[v*stride : v*stride+front[v]] and the back one
+// f[(v+1)*stride-back[v] : (v+1)*stride]. Row 2u of r lists the v whose
+// front list holds u, row 2u+1 those whose back list does, each in
+// increasing order of v (once per occurrence).
+func (r *csrLists) build(n, stride int, f []int32, front, back []uint8) {
+	rows := 2 * n
+	if cap(r.start) < rows+1 {
+		r.start = make([]int32, rows+1)
 	}
-	count := r.start[:n+1]
-	clear(count)
+	start := r.start[:rows+1]
+	clear(start)
+	// Counts at start[row+1], then their prefix sums; the fill uses
+	// start[row] as row's cursor, which leaves it at row's end, i.e. the
+	// next row's start: shifted back by one afterwards.
 	for v := 0; v < n; v++ {
-		for _, u := range f[v*stride : v*stride+int(length[v])] {
-			count[u+1]++
+		fv := f[v*stride : (v+1)*stride]
+		for _, u := range fv[:front[v]] {
+			start[2*int(u)+1]++
+		}
+		for _, u := range fv[stride-int(back[v]):] {
+			start[2*int(u)+2]++
 		}
 	}
+	for row := 0; row < rows; row++ {
+		start[row+1] += start[row]
+	}
+	total := int(start[rows])
+	if cap(r.e) < total {
+		// Room for every list full at once (total <= n*stride): one
+		// allocation for all the rounds, not a larger one as rows fill.
+		r.e = make([]int32, total, max(total, n*stride))
+	}
+	e := r.e[:total]
 	for v := 0; v < n; v++ {
-		count[v+1] += count[v]
-	}
-	if cap(r.e) < int(count[n]) {
-		r.e = make([]int32, count[n], int(count[n])+int(count[n])/8)
-	}
-	r.start, r.e = count, r.e[:count[n]]
-	if cap(r.fill) < n {
-		r.fill = make([]int32, n)
-	}
-	fill := r.fill[:n]
-	copy(fill, count[:n])
-	for v := 0; v < n; v++ {
-		for _, u := range f[v*stride : v*stride+int(length[v])] {
-			r.e[fill[u]] = int32(v)
-			fill[u]++
+		fv := f[v*stride : (v+1)*stride]
+		for _, u := range fv[:front[v]] {
+			e[start[2*int(u)]] = int32(v)
+			start[2*int(u)]++
+		}
+		for _, u := range fv[stride-int(back[v]):] {
+			e[start[2*int(u)+1]] = int32(v)
+			start[2*int(u)+1]++
 		}
 	}
+	copy(start[1:], start[:rows])
+	start[0] = 0
+	r.start, r.e = start, e
 }
 
 // sampleInto sets dst to list when it has at most m members, else to m of

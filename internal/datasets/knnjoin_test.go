@@ -154,28 +154,39 @@ func TestSampleInto(t *testing.T) {
 	}
 }
 
-// TestCSRListsBuild: the reverse lists of random forward lists against a
-// map, built twice into the same buffers.
+// TestCSRListsBuild: the reverse lists of random front and back forward
+// lists sharing each row's stride, against maps, built several times into
+// the same buffers.
 func TestCSRListsBuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	var r csrLists
-	for _, n := range []int{1, 7, 300, 50} {
+	for _, n := range []int{1, 7, 300, 50, 400} {
 		const stride = 5
 		f := make([]int32, n*stride)
-		length := make([]uint8, n)
-		want := make([][]int32, n)
+		for e := range f {
+			f[e] = -7 // never read: outside both lists
+		}
+		front := make([]uint8, n)
+		back := make([]uint8, n)
+		want := make([][]int32, 2*n)
 		for v := range n {
-			length[v] = uint8(rng.IntN(stride + 1))
-			for e := range int(length[v]) {
+			front[v] = uint8(rng.IntN(stride + 1))
+			back[v] = uint8(rng.IntN(stride + 1 - int(front[v])))
+			for e := range int(front[v]) {
 				u := int32(rng.IntN(n))
 				f[v*stride+e] = u
-				want[u] = append(want[u], int32(v))
+				want[2*u] = append(want[2*u], int32(v))
+			}
+			for e := range int(back[v]) {
+				u := int32(rng.IntN(n))
+				f[(v+1)*stride-1-e] = u
+				want[2*u+1] = append(want[2*u+1], int32(v))
 			}
 		}
-		r.build(n, stride, f, length)
-		for u := range n {
-			if got := r.of(u); !slices.Equal(got, want[u]) && len(got)+len(want[u]) > 0 {
-				t.Fatalf("n = %d: reverse list of %d is %v, want %v", n, u, got, want[u])
+		r.build(n, stride, f, front, back)
+		for row := range 2 * n {
+			if got := r.of(row); !slices.Equal(got, want[row]) && len(got)+len(want[row]) > 0 {
+				t.Fatalf("n = %d: reverse list %d is %v, want %v", n, row, got, want[row])
 			}
 		}
 	}

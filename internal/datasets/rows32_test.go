@@ -183,3 +183,53 @@ func BenchmarkRPTree(b *testing.B) {
 		buildRPTree(sp, items, 48, 1, 1, nil)
 	}
 }
+
+// TestDenseSpaceSharedRestored: float32 features near the origin serve as
+// the working rows themselves (no copy); permuted moves them into the new
+// order (exact distances follow it) and restore moves them back bit for
+// bit. Far from the origin the working rows are a centred copy and the
+// features are never moved.
+func TestDenseSpaceSharedRestored(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const n, d = 500, 7
+	for _, offset := range []float64{0, 1000} {
+		x, _ := float32Pool(randomPoints(rng, n, d, offset))
+		orig := slices.Clone(x.Data)
+		sp, err := newDenseSpaceOf(denseSrc{x32: x}, MetricEuclidean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shared := offset == 0; sp.shared != shared {
+			t.Fatalf("offset %v: shared %v, want %v", offset, sp.shared, shared)
+		}
+		if sp.shared && &sp.w[0] != &x.Data[0] {
+			t.Fatal("shared working rows are not the features")
+		}
+		ref := denseSrc{x32: Rows32{Data: orig, D: d}}
+		perm := make([]int32, n)
+		for p, i := range rng.Perm(n) {
+			perm[p] = int32(i)
+		}
+		tp := sp.permuted(perm).(*denseSpace)
+		for p := 0; p < n; p += 3 {
+			q := (p*11 + 5) % n
+			if got, want := tp.exact(p, q), ref.dist(int(perm[p]), int(perm[q]), false); got != want {
+				t.Fatalf("offset %v: exact(%d, %d) = %v, want %v", offset, p, q, got, want)
+			}
+			// The working distance is the squared one up to float32 rounding.
+			if got, want := float64(tp.work(int32(p), int32(q))), ref.dist(int(perm[p]), int(perm[q]), false); math.Abs(got-want*want) > 1e-3*(want*want+1) {
+				t.Fatalf("offset %v: work(%d, %d) = %v, want ~%v", offset, p, q, got, want*want)
+			}
+		}
+		if moved := !slices.Equal(x.Data, orig); moved != sp.shared {
+			t.Fatalf("offset %v: features moved %v, shared %v", offset, moved, sp.shared)
+		}
+		tp.restore()
+		if !slices.Equal(x.Data, orig) {
+			t.Fatalf("offset %v: the features are not restored", offset)
+		}
+		if got, want := sp.exact(3, 9), ref.dist(3, 9, false); got != want {
+			t.Fatalf("offset %v: exact after restore %v, want %v", offset, got, want)
+		}
+	}
+}

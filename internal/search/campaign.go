@@ -350,6 +350,18 @@ func (p *Pool) Space(order []int, a0, a1 float64) (*Space, error) {
 	return sp, nil
 }
 
+// spaceInPlace is Space by NewSpaceInPlace: the pool's graph goes into the
+// space (Neighbors and Weights are nil afterwards).
+func (p *Pool) spaceInPlace(order []int, a0, a1 float64) (*Space, error) {
+	nbr, w := p.Neighbors, p.Weights
+	p.Neighbors, p.Weights = nil, nil
+	sp, err := NewSpaceInPlace(nbr, w, p.Labels, a0, a1, order)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
+	}
+	return sp, nil
+}
+
 // spaceCache builds each repeat's search space once and drops it when no
 // run uses it and more than max are kept (runs are repeat-major, so a few
 // spaces suffice).

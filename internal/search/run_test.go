@@ -559,5 +559,40 @@ func TestSpaceLayout(t *testing.T) {
 				}
 			}
 		}
+		// NewSpaceInPlace: the same space from the graph itself (a copy of
+		// it, rows in one block as a pool holds them), which it takes over.
+		for i := range labels {
+			labels[i] = rng.IntN(2) == 0
+		}
+		in, iw := make([][]int32, n), make([][]float64, n)
+		for i := range n {
+			in[i], iw[i] = slices.Clone(c.nbr[i]), slices.Clone(c.w[i])
+		}
+		for _, ord := range [][]int{order, nil} {
+			cn, cw := slices.Clone(in), slices.Clone(iw)
+			for i := range n {
+				cn[i], cw[i] = slices.Clone(in[i]), slices.Clone(iw[i])
+			}
+			ref, err := NewSpace(in, iw, labels, 0.8, 0.2, ord)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := NewSpaceInPlace(cn, cw, labels, 0.8, 0.2, ord)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range n {
+				rn, rw := ref.Prior.Neighbors(v)
+				gn, gw := got.Prior.Neighbors(v)
+				if !slices.Equal(gn, rn) || !slices.Equal(gw, rw) || got.Labels[v] != ref.Labels[v] || got.Orig(v) != ref.Orig(v) || got.View(v) != ref.View(v) {
+					t.Fatalf("n %d, order %v: in place, view row %d %v %v (label %v), want %v %v (%v)", n, ord != nil, v, gn, gw, got.Labels[v], rn, rw, ref.Labels[v])
+				}
+				gc, gv := got.Kernel.Row(v)
+				rc, rv := ref.Kernel.Row(v)
+				if !slices.Equal(gc, rc) || !slices.Equal(gv, rv) {
+					t.Fatalf("n %d: in place, kernel row %d %v %v, want %v %v", n, v, gc, gv, rc, rv)
+				}
+			}
+		}
 	}
 }

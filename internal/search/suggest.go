@@ -27,6 +27,10 @@ type SuggestRequest struct {
 	Batch     int // items to suggest
 	Remaining int // ENS: queries left, this batch included
 	Workers   int
+	// ConsumeGraph lets Suggest relabel the pool's kNN graph in place
+	// (NewSpaceInPlace) instead of copying it: the pool's Neighbors and
+	// Weights are nil afterwards (its ids, labels and size stay).
+	ConsumeGraph bool
 }
 
 // Suggestion is a suggested batch, in the order the policy picked it.
@@ -92,7 +96,11 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	}
 	// The pseudo-counts are set once the labels are observed (FitPrior
 	// reads them).
-	sp, err := pool.Space(order, 0.5, 0.5)
+	space := pool.Space
+	if r.ConsumeGraph {
+		space = pool.spaceInPlace
+	}
+	sp, err := space(order, 0.5, 0.5)
 	if err != nil {
 		return nil, err
 	}

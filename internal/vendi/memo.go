@@ -143,7 +143,7 @@ func (g *greedyState) seedFromMemo() {
 			}
 		}
 		if ok {
-			g.cache[c] = cachedRoots{blocks: ids, mus: e.mus}
+			*g.cache.at(c) = cachedRoots{blocks: ids, mus: e.mus}
 		}
 	}
 	m.roots = nil
@@ -166,14 +166,15 @@ func (g *greedyState) saveMemo() {
 		m.blocks[s] = memoBlock{key: key[bi], eig: b.eig, vecs: b.vecs}
 	}
 	nk, nm := 0, 0
-	for c := range g.cache {
-		nk += len(g.cache[c].blocks)
-		nm += len(g.cache[c].mus)
+	for c := range g.n {
+		cc := g.cache.peek(c)
+		nk += len(cc.blocks)
+		nm += len(cc.mus)
 	}
 	keys, mus := make([]int32, 0, nk), make([]float64, 0, nm)
 	m.roots = make([]memoRoots, g.n)
-	for c := range g.cache {
-		cc := &g.cache[c]
+	for c := range g.n {
+		cc := g.cache.peek(c)
 		if len(cc.blocks) == 0 {
 			continue
 		}

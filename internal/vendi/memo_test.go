@@ -108,7 +108,7 @@ func checkSeeds(t *testing.T, p GreedyProblem) int {
 	ws := &secularWork{}
 	seeded := 0
 	for k, c := range cands {
-		cc := g.cache[c]
+		cc := g.cache.peek(c)
 		if cc.blocks == nil {
 			continue
 		}

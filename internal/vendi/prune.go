@@ -649,7 +649,7 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	for _, b := range tb {
 		r += len(g.blocks[b].eig)
 	}
-	if r < pruneMin || sameBlocks(g.cache[c].blocks, tb) {
+	if r < pruneMin || sameBlocks(g.cache.peek(c).blocks, tb) {
 		return 0, false
 	}
 	pOther := g.totPos
@@ -658,13 +658,14 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 	}
 	// The brackets depend only on the touched blocks (never reused ids) and
 	// c's similarities: kept across picks like the exact roots.
-	cc := &g.cache[c]
+	cc := g.cache.peek(c)
 	var bl, bh []float64
 	var t0 float64
 	if sameBlocks(cc.bblocks, tb) && (cc.tight || !tight) {
 		bl, bh, t0 = cc.bl, cc.bh, cc.t0
 	} else {
 		bl, bh, t0 = g.candidateBrackets(t, tb, a, ws, tight)
+		cc = g.cache.at(c)
 		cc.bblocks = append(cc.bblocks[:0], tb...)
 		cc.bl = append(cc.bl[:0], bl...)
 		cc.bh = append(cc.bh[:0], bh...)

@@ -1,7 +1,6 @@
 package fileio
 
 import (
-	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -41,8 +40,7 @@ func BenchmarkEncodeCSRNPZ(b *testing.B) {
 	b.ReportMetric(float64(size)/float64(len(m.Data)), "bytes/edge")
 }
 
+// countWriter counts the bytes written to it.
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
-
-var _ io.Writer = (*countWriter)(nil)

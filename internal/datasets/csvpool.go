@@ -284,6 +284,7 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 			return configkeys.Wrap("pool.csv.similarity", err)
 		}
 	}
+	defer LowGCSlack(p.Len())()
 	g, info, err := buildGraph(cacheDir, p.denseSrc(), p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.File, err)
@@ -291,8 +292,11 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	weighing := startPhase(opt.Progress, "kNN graph: edge weights", "", 0)
 	var w []float64
 	if cfg.Metric == MetricTanimoto {
-		w = tanimotoWeights(g, p.Bits, cfg.Similarity, opt.Workers)
-	} else if w, err = EdgeWeights(g, cfg.Similarity); err != nil {
+		// Written over the distances, which are not read again (nor by
+		// the weights): no second n*k array.
+		w = tanimotoWeights(g.Distance, g, p.Bits, cfg.Similarity, opt.Workers)
+		g.Distance = nil
+	} else if w, err = edgeWeightsInPlace(g, cfg.Similarity); err != nil {
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)

@@ -196,3 +196,103 @@ func TestSetGraphLayout(t *testing.T) {
 		}
 	}
 }
+
+// EdgeWeights and edgeWeightsInPlace (over the distances) give the weights
+// bit for bit as computed from the squared distances: random graphs with repeated, zero, negative (cosine rounding),
+// tiny (squares underflowing to 0) and huge distances.
+func TestEdgeWeightsInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	draws := map[string]func() float64{
+		"uniform":    func() float64 { return rng.Float64() * 3 },
+		"repeated":   func() float64 { return float64(rng.IntN(4)) / 2 },
+		"mostly 0":   func() float64 { return float64(rng.IntN(8)/7) * rng.Float64() },
+		"all 0":      func() float64 { return 0 },
+		"signed":     func() float64 { return rng.Float64() - 0.02 },
+		"underflow":  func() float64 { return float64(rng.IntN(3)) * 1e-170 * (1 + rng.Float64()) },
+		"wide range": func() float64 { return math.Exp(rng.NormFloat64() * 40) },
+	}
+	for name, draw := range draws {
+		for _, n := range []int{1, 2, 7, 500} {
+			k := 3
+			g := &KNNGraph{N: n, K: k, Metric: MetricCosine, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
+			for e := range g.Distance {
+				g.Distance[e] = draw()
+			}
+			// The weights as EdgeWeights computed them before it went
+			// through edgeWeightsInPlace: the bandwidth from the squared
+			// distances by quickselect.
+			d2 := make([]float64, len(g.Distance))
+			for e, d := range g.Distance {
+				d2[e] = d * d
+			}
+			h2 := bandwidthOfSquares(d2)
+			wants := map[string][]float64{SimilarityGaussian: {}, SimilarityNative: {}, SimilarityUnweighted: {}}
+			for _, d := range g.Distance {
+				wants[SimilarityGaussian] = append(wants[SimilarityGaussian], math.Exp(-d*d/h2))
+				wants[SimilarityNative] = append(wants[SimilarityNative], min(max(1-d, 0), 1))
+				wants[SimilarityUnweighted] = append(wants[SimilarityUnweighted], 1)
+			}
+			for _, sim := range []string{SimilarityGaussian, SimilarityNative, SimilarityUnweighted} {
+				want := wants[sim]
+				if got, err := EdgeWeights(g, sim); err != nil || !slices.Equal(got, want) {
+					t.Fatalf("%s, n = %d: EdgeWeights(%s) %v, %v, want %v", name, n, sim, got, err, want)
+				}
+				h := *g
+				h.Distance = slices.Clone(g.Distance)
+				got, err := edgeWeightsInPlace(&h, sim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if h.Distance != nil {
+					t.Fatalf("%s, n = %d, %s: the distances were kept", name, n, sim)
+				}
+				for e := range want {
+					if math.Float64bits(got[e]) != math.Float64bits(want[e]) {
+						t.Fatalf("%s, n = %d, %s: weight %d = %v, want %v (distance %v)", name, n, sim, e, got[e], want[e], g.Distance[e])
+					}
+				}
+			}
+		}
+	}
+	// Errors leave the distances alone.
+	g := &KNNGraph{N: 2, K: 1, Metric: MetricEuclidean, Index: []int32{1, 0}, Distance: []float64{0.5, 0.5}}
+	for _, sim := range []string{SimilarityNative, "rbf"} {
+		if _, err := edgeWeightsInPlace(g, sim); err == nil || !slices.Equal(g.Distance, []float64{0.5, 0.5}) {
+			t.Errorf("%s on a euclidean graph: error %v, distances %v", sim, err, g.Distance)
+		}
+	}
+}
+
+// kthMagnitude against sorting the magnitudes.
+func TestKthMagnitude(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{1, 2, 3, 10, 1000} {
+		x := make([]float64, n)
+		for e := range x {
+			switch rng.IntN(4) {
+			case 0:
+				x[e] = 0
+			case 1:
+				x[e] = -rng.Float64()
+			case 2:
+				x[e] = float64(rng.IntN(3))
+			default:
+				x[e] = rng.ExpFloat64() * 1e-300
+			}
+		}
+		orig := slices.Clone(x)
+		abs := make([]float64, n)
+		for e, v := range x {
+			abs[e] = math.Abs(v)
+		}
+		slices.Sort(abs)
+		for k := range n {
+			if got := kthMagnitude(x, k); got != abs[k] {
+				t.Fatalf("n = %d: magnitude %d is %v, want %v", n, k, got, abs[k])
+			}
+		}
+		if !slices.Equal(x, orig) {
+			t.Fatal("kthMagnitude reordered its input")
+		}
+	}
+}

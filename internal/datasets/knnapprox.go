@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -85,6 +86,10 @@ type ApproxOptions struct {
 	// and after each NN-descent round with the candidate rows (in the
 	// renumbered order) and perm (item p is original item perm[p]).
 	onRound func(round int, h *candHeap, perm []int32)
+	// revChunks, if > 0 (tests), is the number of row chunks whose
+	// reverse lists a round builds one after another (else 1, and
+	// revChunksLarge from releaseMemoryItems items).
+	revChunks int
 }
 
 func (o *ApproxOptions) defaults() {
@@ -226,6 +231,9 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
 	opt.defaults()
 	n := orig.n()
+	if n > maxApproxItems {
+		return nil, ApproxStats{}, fmt.Errorf("kNN graph: %d items, but the approximate graph takes at most %d (2^%d); the exact one has no such limit", n, maxApproxItems, candIndexBits)
+	}
 	kc := min(k+opt.Extra, n-1) // candidates kept per row
 	h := newCandHeap(n, kc)
 	splitItems, leafPairs := rpTreeWork(n, opt.LeafSize)
@@ -271,7 +279,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			r := rand.New(rand.NewPCG(opt.Seed, uint64(p)+1))
-			for try := 0; try < 4*kc && h.row(p).idx[kc-1] < 0; try++ {
+			for try := 0; try < 4*kc && h.idx[(p+1)*kc-1] < 0; try++ {
 				if j := int32(r.IntN(n)); int(j) != p {
 					h.push(int32(p), j, sp.work(int32(p), j))
 				}
@@ -291,7 +299,8 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	sp.dropWorking()
 	// Only the candidates' indices are read from here on: their working
 	// distances and states go before the graph is allocated.
-	h.dist, h.state = nil, nil
+	h.stripStates(opt.Workers)
+	h.dist = nil
 	releaseMemory(n)
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
 	var rerank *phaseCounter
@@ -461,14 +470,17 @@ func sampleKth(n, k int, exact func(i, j int) float64, perm []int32, rows int, s
 }
 
 // candHeap holds each row's kc best candidates, sorted by working distance
-// (then index); empty slots have index -1 and distance +Inf. state says
-// whether an entry still has to be joined (entryNew, entryAdded) or was
-// (entryOld).
+// (then index); empty slots are -1 with distance +Inf. An entry packs the
+// candidate's index (bits 0-28: pools of at most maxApproxItems items) and
+// its state (bits 29-30): whether it still has to be joined (entryNew,
+// entryAdded) or was (entryOld), 4 bytes an entry where a state byte beside
+// the index took 5 (30 bytes an item at kc = 30). candIndex and candState
+// read an entry; stripStates leaves the indices alone once the rounds are
+// over.
 type candHeap struct {
-	kc    int
-	idx   []int32
-	dist  []float32
-	state []uint8
+	kc   int
+	idx  []int32
+	dist []float32
 }
 
 // Entry states of a candHeap: entryOld was taken into a local join;
@@ -480,53 +492,81 @@ const (
 	entryAdded
 )
 
+// candIndexBits is the width of a candidate's index in a candHeap entry.
+const candIndexBits = 29
+
+// maxApproxItems is the largest pool the approximate graph takes (indices
+// below 2^candIndexBits beside the entry state).
+const maxApproxItems = 1 << candIndexBits
+
+// candEntry packs index j (>= 0) and state s.
+func candEntry(j int32, s uint8) int32 { return j | int32(s)<<candIndexBits }
+
+// candIndex is the index of entry e (-1 for an empty slot).
+func candIndex(e int32) int32 {
+	if e < 0 {
+		return -1
+	}
+	return e & (1<<candIndexBits - 1)
+}
+
+// candState is the state of a non-empty entry e.
+func candState(e int32) uint8 { return uint8(e >> candIndexBits) }
+
 type candRow struct {
-	idx   []int32
-	dist  []float32
-	state []uint8
+	idx  []int32
+	dist []float32
 }
 
 func newCandHeap(n, kc int) *candHeap {
-	h := &candHeap{kc: kc, idx: make([]int32, n*kc), dist: make([]float32, n*kc), state: make([]uint8, n*kc)}
+	h := &candHeap{kc: kc, idx: make([]int32, n*kc), dist: make([]float32, n*kc)}
 	for e := range h.idx {
 		h.idx[e] = -1
 		h.dist[e] = float32(math.Inf(1))
-		h.state[e] = entryNew
 	}
 	return h
 }
 
 func (h *candHeap) row(i int) candRow {
 	a, b := i*h.kc, (i+1)*h.kc
-	return candRow{idx: h.idx[a:b], dist: h.dist[a:b], state: h.state[a:b]}
+	return candRow{idx: h.idx[a:b], dist: h.dist[a:b]}
+}
+
+// stripStates leaves only the indices in the entries (for the readers
+// after the rounds).
+func (h *candHeap) stripStates(workers int) {
+	parallel.Blocks(len(h.idx), 1<<16, workers, func(_, lo, hi int) {
+		for e, v := range h.idx[lo:hi] {
+			h.idx[lo+e] = candIndex(v)
+		}
+	})
 }
 
 // push offers j as a candidate of row i at working distance v; it returns
 // whether the row changed (j was not there and beats the worst entry). The
 // row after a set of pushes does not depend on their order: its kc best
-// distinct candidates by (distance, index).
+// distinct candidates by (distance, index). j enters as entryAdded.
 func (h *candHeap) push(i, j int32, v float32) bool {
 	r := h.row(int(i))
 	last := h.kc - 1
-	if v > r.dist[last] || (v == r.dist[last] && r.idx[last] >= 0 && j > r.idx[last]) {
+	if v > r.dist[last] || (v == r.dist[last] && r.idx[last] >= 0 && j > candIndex(r.idx[last])) {
 		return false
 	}
 	pos := 0
-	for pos < h.kc && (r.dist[pos] < v || (r.dist[pos] == v && r.idx[pos] >= 0 && r.idx[pos] < j)) {
-		if r.idx[pos] == j {
+	for pos < h.kc && (r.dist[pos] < v || (r.dist[pos] == v && r.idx[pos] >= 0 && candIndex(r.idx[pos]) < j)) {
+		if candIndex(r.idx[pos]) == j {
 			return false
 		}
 		pos++
 	}
 	for e := pos; e < h.kc; e++ {
-		if r.idx[e] == j {
+		if candIndex(r.idx[e]) == j {
 			return false
 		}
 	}
 	copy(r.idx[pos+1:], r.idx[pos:last])
 	copy(r.dist[pos+1:], r.dist[pos:last])
-	copy(r.state[pos+1:], r.state[pos:last])
-	r.idx[pos], r.dist[pos], r.state[pos] = j, v, entryAdded
+	r.idx[pos], r.dist[pos] = candEntry(j, entryAdded), v
 	return true
 }
 
@@ -1096,4 +1136,26 @@ func releaseMemory(n int) {
 	if n >= releaseMemoryItems {
 		debug.FreeOSMemory()
 	}
+}
+
+// gcPercentLarge is the collector's target (GOGC) while a large pool's
+// graph is built or searched (LowGCSlack).
+const gcPercentLarge = 10
+
+// LowGCSlack, for a pool of n >= releaseMemoryItems items, lowers the
+// collector's target percentage (GOGC, 100 by default) to gcPercentLarge
+// until the returned function puts the previous one back; it leaves it
+// alone when the GOGC environment variable is set (the user's choice
+// stands). At 100 the heap grows to twice what was live at the last
+// collection before the next one, so a phase's garbage (the trees' item
+// lists, the per-candidate arrays of each greedy pick) could add up to the
+// live bytes again at the peak; at 10 % the collections come more often,
+// on a heap of mostly pointer-free arrays (cheap to mark), for a peak of
+// at most 1.1x the live bytes.
+func LowGCSlack(n int) (restore func()) {
+	if n < releaseMemoryItems || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(gcPercentLarge)
+	return func() { debug.SetGCPercent(old) }
 }

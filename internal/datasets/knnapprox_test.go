@@ -113,6 +113,14 @@ func TestApproxKNNDeterministic(t *testing.T) {
 	if !slices.Equal(g1.Index, g4.Index) || !slices.Equal(g1.Distance, g4.Distance) {
 		t.Fatal("the graph depends on the number of workers")
 	}
+	// Reverse lists built a chunk of rows at a time (as from
+	// releaseMemoryItems items): the same graph.
+	for _, chunks := range []int{2, 7} {
+		gc, _, _ := ApproxDenseKNN(x, 10, MetricEuclidean, ApproxOptions{Seed: 5, Workers: 3, revChunks: chunks})
+		if !slices.Equal(g1.Index, gc.Index) || !slices.Equal(g1.Distance, gc.Distance) {
+			t.Fatalf("the graph with the reverse lists in %d chunks differs", chunks)
+		}
+	}
 }
 
 // Small pools, k close to n, duplicates: the graph is complete and exact.

@@ -52,9 +52,21 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	// new and old entries are at most kc together): the nNew[v] taken as
 	// new at its front, the nOld[v] old ones at its back, each in row
 	// order (a million rows at kc = 30: 120 MB); then the reverse lists of
-	// both in one CSR (rev: row 2u lists u's reverse new neighbours, row
-	// 2u+1 its reverse old ones; at most n*kc entries, 120 MB).
+	// both in one CSR, for the rows of one chunk at a time (rev: row
+	// 2(u-revLo) lists u's reverse new neighbours, row 2(u-revLo)+1 its
+	// reverse old ones; at most n*kc entries in all, 120 MB, so about a
+	// chunk's share of that per chunk).
 	f := make([]int32, n*kc)
+	chunks := opt.revChunks
+	if chunks <= 0 {
+		chunks = 1
+		if n >= releaseMemoryItems {
+			chunks = revChunksLarge
+		}
+	}
+	chunks = min(chunks, n)
+	chunkLo := func(c int) int { return c * n / chunks }
+	revLo := 0
 	nNew := make([]uint8, n)
 	nOld := make([]uint8, n)
 	fNew := func(v int) []int32 { return f[v*kc : v*kc+int(nNew[v])] }
@@ -117,14 +129,14 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		for _, u := range fNew(v) {
 			sNew = add(sNew, u)
 		}
-		sc.pick = sampleInto(sc.pick, rev.of(2*v), take, opt.Seed, round, v)
+		sc.pick = sampleInto(sc.pick, rev.of(2*(v-revLo)), take, opt.Seed, round, v)
 		for _, u := range sc.pick {
 			sNew = add(sNew, u)
 		}
 		for _, u := range fOld(v) {
 			sOld = add(sOld, u)
 		}
-		sc.pick = sampleInto(sc.pick, rev.of(2*v+1), take, opt.Seed^0x5851f42d4c957f2d, round, v)
+		sc.pick = sampleInto(sc.pick, rev.of(2*(v-revLo)+1), take, opt.Seed^0x5851f42d4c957f2d, round, v)
 		for _, u := range sc.pick {
 			sOld = add(sOld, u)
 		}
@@ -133,6 +145,27 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	// joinPairs is the pairs measured by a join of these members.
 	joinPairs := func(nNew, nOld int) int64 {
 		return int64(nNew)*int64(nNew-1)/2 + int64(nNew)*int64(nOld)
+	}
+	// overChunks calls body on every row v, the rows of one chunk after
+	// another on the workers, each chunk's reverse lists built first
+	// (unless built says the single chunk's already are), and passes each
+	// block's sum of body's counts to done.
+	overChunks := func(built bool, block int, body func(sc *scratch, v int) int64, done func(int64)) {
+		for c := range chunks {
+			lo, hi := chunkLo(c), chunkLo(c+1)
+			if !built || chunks > 1 {
+				rev.build(n, kc, f, nNew, nOld, lo, hi)
+				revLo = lo
+			}
+			parallel.Blocks(hi-lo, block, opt.Workers, func(w, b0, b1 int) {
+				sc := getScratch(w)
+				var t int64
+				for v := lo + b0; v < lo+b1; v++ {
+					t += body(sc, v)
+				}
+				done(t)
+			})
+		}
 	}
 	var est func() float64
 	estWork := int64(0)
@@ -144,8 +177,8 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		est = func() float64 {
 			found := 0
 			for s, p := range sample {
-				for _, j := range h.row(p).idx[:k] {
-					if j >= 0 && sp.exact(p, int(j)) <= kth[s] {
+				for _, e := range h.row(p).idx[:k] {
+					if j := candIndex(e); j >= 0 && sp.exact(p, int(j)) <= kth[s] {
 						found++
 					}
 				}
@@ -163,87 +196,78 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 				worst[v].Store(math.Float32bits(r.dist[kc-1]))
 				fv := f[v*kc : (v+1)*kc]
 				a, b := 0, 0
-				for e, u := range r.idx {
+				for e, x := range r.idx {
+					u := candIndex(x)
 					if u < 0 {
 						break
 					}
 					switch {
-					case r.state[e] == entryOld:
+					case candState(x) == entryOld:
 						b++
 						fv[kc-b] = u // reversed below
 					case a < take:
 						fv[a] = u
 						a++
-						r.state[e] = entryOld
+						r.idx[e] = candEntry(u, entryOld)
 					default:
-						r.state[e] = entryNew
+						r.idx[e] = candEntry(u, entryNew)
 					}
 				}
 				slices.Reverse(fv[kc-b:])
 				nNew[v], nOld[v] = uint8(a), uint8(b)
 			}
 		})
-		// 2. Reverse lists.
-		rev.build(n, kc, f, nNew, nOld)
-		// 3. Local joins (their pairs counted first for the progress).
+		// 2-3. Reverse lists and local joins, chunk by chunk of rows (the
+		// pairs of every join counted first for the progress, which builds
+		// each chunk's lists twice when there are several).
 		var phase *phaseCounter
 		if opt.Progress != nil {
 			var pairs atomic.Int64
-			parallel.Blocks(n, 4096, opt.Workers, func(w, lo, hi int) {
-				sc := getScratch(w)
-				var t int64
-				for v := lo; v < hi; v++ {
-					members(sc, v, round, 0)
-					t += joinPairs(len(sc.sNew), len(sc.sOld))
-				}
-				pairs.Add(t)
-			})
+			overChunks(false, 4096, func(sc *scratch, v int) int64 {
+				members(sc, v, round, 0)
+				return joinPairs(len(sc.sNew), len(sc.sOld))
+			}, func(t int64) { pairs.Add(t) })
 			phase = startPhase(opt.Progress, fmt.Sprintf("kNN graph: round %d (at most %d)", round+1, opt.MaxIter),
 				"pairs", pairs.Load()+estWork)
 		}
-		parallel.Blocks(n, 256, opt.Workers, func(w, lo, hi int) {
-			sc := getScratch(w)
-			var measured int64
-			for v := lo; v < hi; v++ {
-				members(sc, v, round, 1)
-				sNew, sOld := sc.sNew, sc.sOld
-				measured += joinPairs(len(sNew), len(sOld))
-				for a, u1 := range sNew {
-					partners := append(append(sc.partners[:0], sNew[a+1:]...), sOld...)
-					sc.partners = partners
-					if len(partners) == 0 {
-						continue
-					}
-					if cap(sc.dist) < len(partners) {
-						sc.dist = make([]float32, cap(partners))
-					}
-					dist := sc.dist[:len(partners)]
-					sp.workMany(u1, partners, dist)
-					mine := sc.mine[:0]
-					w1 := worstOf(u1)
-					for m, u2 := range partners {
-						d := dist[m]
-						if d <= w1 {
-							mine = append(mine, candidate{float64(d), u2})
-						}
-						if d <= worstOf(u2) {
-							offer(u2, []candidate{{float64(d), u1}})
-						}
-					}
-					if len(mine) > 0 {
-						offer(u1, mine)
-					}
-					sc.mine = mine
+		overChunks(opt.Progress != nil, 256, func(sc *scratch, v int) int64 {
+			members(sc, v, round, 1)
+			sNew, sOld := sc.sNew, sc.sOld
+			for a, u1 := range sNew {
+				partners := append(append(sc.partners[:0], sNew[a+1:]...), sOld...)
+				sc.partners = partners
+				if len(partners) == 0 {
+					continue
 				}
+				if cap(sc.dist) < len(partners) {
+					sc.dist = make([]float32, cap(partners))
+				}
+				dist := sc.dist[:len(partners)]
+				sp.workMany(u1, partners, dist)
+				mine := sc.mine[:0]
+				w1 := worstOf(u1)
+				for m, u2 := range partners {
+					d := dist[m]
+					if d <= w1 {
+						mine = append(mine, candidate{float64(d), u2})
+					}
+					if d <= worstOf(u2) {
+						offer(u2, []candidate{{float64(d), u1}})
+					}
+				}
+				if len(mine) > 0 {
+					offer(u1, mine)
+				}
+				sc.mine = mine
 			}
-			phase.add(measured)
-		})
+			return joinPairs(len(sNew), len(sOld))
+		}, phase.add)
 		// 4. Entries that entered a row this round and held.
 		var updates atomic.Int64
 		parallel.Blocks(n, 4096, opt.Workers, func(_, lo, hi int) {
 			var u int64
-			for _, s := range h.state[lo*kc : hi*kc] {
-				if s == entryAdded {
+			for _, e := range h.idx[lo*kc : hi*kc] {
+				if e >= 0 && candState(e) == entryAdded {
 					u++
 				}
 			}
@@ -268,6 +292,13 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	return rounds
 }
 
+// revChunksLarge is the number of row chunks whose reverse lists a round
+// builds one after another (localJoinRounds) from releaseMemoryItems
+// items: each chunk's lists take about a quarter of the 128 bytes an item
+// (at kc = 30) that every row's at once took, for two more passes over the
+// forward lists per chunk (four with progress), a few per cent of a round.
+const revChunksLarge = 4
+
 // The rounds' recall rule (localJoinRounds): past the Delta rule, rounds
 // go on while the estimated recall@k is below stopRecall (MinApproxRecall
 // plus a margin for the estimate's error on 200 rows) and rising by at
@@ -286,14 +317,14 @@ type csrLists struct {
 
 func (r *csrLists) of(row int) []int32 { return r.e[r.start[row]:r.start[row+1]] }
 
-// build fills r with the reverse of the forward lists in f, reusing r's
-// buffers. Item v's forward lists lie in its stride of f: the front one
-// f[v*stride : v*stride+front[v]] and the back one
-// f[(v+1)*stride-back[v] : (v+1)*stride]. Row 2u of r lists the v whose
-// front list holds u, row 2u+1 those whose back list does, each in
-// increasing order of v (once per occurrence).
-func (r *csrLists) build(n, stride int, f []int32, front, back []uint8) {
-	rows := 2 * n
+// build fills r with the reverse of the forward lists in f for the
+// targets u in [lo, hi), reusing r's buffers. Item v's forward lists lie in
+// its stride of f: the front one f[v*stride : v*stride+front[v]] and the
+// back one f[(v+1)*stride-back[v] : (v+1)*stride]. Row 2(u-lo) of r lists
+// the v whose front list holds u, row 2(u-lo)+1 those whose back list
+// does, each in increasing order of v (once per occurrence).
+func (r *csrLists) build(n, stride int, f []int32, front, back []uint8, lo, hi int) {
+	rows := 2 * (hi - lo)
 	if cap(r.start) < rows+1 {
 		r.start = make([]int32, rows+1)
 	}
@@ -301,14 +332,20 @@ func (r *csrLists) build(n, stride int, f []int32, front, back []uint8) {
 	clear(start)
 	// Counts at start[row+1], then their prefix sums; the fill uses
 	// start[row] as row's cursor, which leaves it at row's end, i.e. the
-	// next row's start: shifted back by one afterwards.
+	// next row's start: shifted back by one afterwards. u - lo as an
+	// unsigned number is below hi - lo exactly when u is in [lo, hi).
+	span := uint32(hi - lo)
 	for v := 0; v < n; v++ {
 		fv := f[v*stride : (v+1)*stride]
 		for _, u := range fv[:front[v]] {
-			start[2*int(u)+1]++
+			if x := uint32(int(u) - lo); x < span {
+				start[2*x+1]++
+			}
 		}
 		for _, u := range fv[stride-int(back[v]):] {
-			start[2*int(u)+2]++
+			if x := uint32(int(u) - lo); x < span {
+				start[2*x+2]++
+			}
 		}
 	}
 	for row := 0; row < rows; row++ {
@@ -316,20 +353,29 @@ func (r *csrLists) build(n, stride int, f []int32, front, back []uint8) {
 	}
 	total := int(start[rows])
 	if cap(r.e) < total {
-		// Room for every list full at once (total <= n*stride): one
-		// allocation for all the rounds, not a larger one as rows fill.
-		r.e = make([]int32, total, max(total, n*stride))
+		// Room for the chunk's lists all full (total <= (hi-lo)*stride on
+		// average over the chunks): one allocation for all the rounds, not
+		// a larger one as rows fill; an eighth more if a chunk had more.
+		c := max(total, (hi-lo)*stride)
+		if cap(r.e) > 0 {
+			c = max(c, total+total/8)
+		}
+		r.e = make([]int32, total, c)
 	}
 	e := r.e[:total]
 	for v := 0; v < n; v++ {
 		fv := f[v*stride : (v+1)*stride]
 		for _, u := range fv[:front[v]] {
-			e[start[2*int(u)]] = int32(v)
-			start[2*int(u)]++
+			if x := uint32(int(u) - lo); x < span {
+				e[start[2*x]] = int32(v)
+				start[2*x]++
+			}
 		}
 		for _, u := range fv[stride-int(back[v]):] {
-			e[start[2*int(u)+1]] = int32(v)
-			start[2*int(u)+1]++
+			if x := uint32(int(u) - lo); x < span {
+				e[start[2*x+1]] = int32(v)
+				start[2*x+1]++
+			}
 		}
 	}
 	copy(start[1:], start[:rows])

@@ -183,10 +183,26 @@ func TestCSRListsBuild(t *testing.T) {
 				want[2*u+1] = append(want[2*u+1], int32(v))
 			}
 		}
-		r.build(n, stride, f, front, back)
+		r.build(n, stride, f, front, back, 0, n)
 		for row := range 2 * n {
 			if got := r.of(row); !slices.Equal(got, want[row]) && len(got)+len(want[row]) > 0 {
 				t.Fatalf("n = %d: reverse list %d is %v, want %v", n, row, got, want[row])
+			}
+		}
+		// The lists of one chunk of targets [lo, hi) at a time, in the
+		// same buffers.
+		for c := range 3 {
+			lo, hi := c*n/3, (c+1)*n/3
+			r.build(n, stride, f, front, back, lo, hi)
+			for u := lo; u < hi; u++ {
+				for b := range 2 {
+					if got := r.of(2*(u-lo) + b); !slices.Equal(got, want[2*u+b]) && len(got)+len(want[2*u+b]) > 0 {
+						t.Fatalf("n = %d, targets [%d, %d): reverse list %d is %v, want %v", n, lo, hi, 2*u+b, got, want[2*u+b])
+					}
+				}
+			}
+			if len(r.start) != 2*(hi-lo)+1 {
+				t.Fatalf("n = %d, targets [%d, %d): %d row starts, want %d", n, lo, hi, len(r.start), 2*(hi-lo)+1)
 			}
 		}
 	}

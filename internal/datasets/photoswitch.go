@@ -191,7 +191,7 @@ func TanimotoGraph(b [][]uint64, k int, similarity, cacheDir string, workers int
 	if err != nil {
 		return nil, nil, err
 	}
-	return g, tanimotoWeights(g, b, similarity, workers), nil
+	return g, tanimotoWeights(nil, g, b, similarity, workers), nil
 }
 
 // checkTanimotoSimilarity accepts the similarities of a Tanimoto graph:
@@ -206,9 +206,13 @@ func checkTanimotoSimilarity(similarity string) error {
 // tanimotoWeights are the edge weights of a Tanimoto graph g of b: the
 // Tanimoto similarity, or 1 (unweighted), computed by workers goroutines
 // (<= 0: GOMAXPROCS) over blocks of rows (each weight is the same call
-// either way).
-func tanimotoWeights(g *KNNGraph, b [][]uint64, similarity string, workers int) []float64 {
-	w := make([]float64, len(g.Index))
+// either way), written into dst (len(g.Index) values; nil: allocated). They
+// read g.Index only, so dst may be g.Distance.
+func tanimotoWeights(dst []float64, g *KNNGraph, b [][]uint64, similarity string, workers int) []float64 {
+	w := dst
+	if w == nil {
+		w = make([]float64, len(g.Index))
+	}
 	if similarity == SimilarityUnweighted {
 		for e := range w {
 			w[e] = 1

@@ -106,6 +106,13 @@ func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 			}
 			return sp
 		}, 10, ApproxOptions{Seed: 5, Workers: 3, RecallRows: 50}},
+		{"dense, reverse lists in chunks", func() approxSpace {
+			sp, err := newDenseSpace(clusteredGaussian(1500, 8, 12, 3), MetricEuclidean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp
+		}, 10, ApproxOptions{Seed: 5, Workers: 3, RecallRows: 50, revChunks: 3}},
 		{"bits", func() approxSpace { return newBitsSpace(fpLikeBits(1200, 4)) }, 8, ApproxOptions{Seed: 2, Workers: 2, Trees: 3, LeafSize: 30, Extra: 20, RecallRows: 40}},
 	}
 	for _, pc := range pools {

@@ -41,13 +41,13 @@ func TestTanimotoWeightsParallel(t *testing.T) {
 		}
 	}
 	for _, workers := range []int{1, 2, 3, 8, 0} {
-		got := tanimotoWeights(g, b, SimilarityNative, workers)
+		got := tanimotoWeights(nil, g, b, SimilarityNative, workers)
 		for e := range want {
 			if got[e] != want[e] {
 				t.Fatalf("workers %d, edge %d (row %d): %v, want %v", workers, e, e/k, got[e], want[e])
 			}
 		}
-		for e, v := range tanimotoWeights(g, b, SimilarityUnweighted, workers) {
+		for e, v := range tanimotoWeights(nil, g, b, SimilarityUnweighted, workers) {
 			if v != 1 {
 				t.Fatalf("workers %d, unweighted edge %d: %v", workers, e, v)
 			}

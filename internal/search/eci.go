@@ -155,7 +155,7 @@ func (e ECI) queue(m *Model, j int32, mark []int32, stamp int32, rescore []int32
 	}
 	rev, at := m.Influenced(int(j))
 	for u, y := range rev {
-		if m.InfluenceWeight(y, at[u]) > e.Threshold && mark[y] != stamp {
+		if m.InfluenceWeight(y, at.At(u)) > e.Threshold && mark[y] != stamp {
 			mark[y] = stamp
 			rescore = append(rescore, y)
 		}

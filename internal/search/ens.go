@@ -180,7 +180,7 @@ func (t *ensTable) changed(x int, s *ensScratch) {
 		if t.m.Observed(int(j)) {
 			continue
 		}
-		w := t.m.InfluenceWeight(j, at[u])
+		w := t.m.InfluenceWeight(j, at.At(u))
 		s.removed = append(s.removed, t.rank[j])
 		s.newVals[0] = append(s.newVals[0], t.m.FantasyProbability(int(j), w, false))
 		s.newVals[1] = append(s.newVals[1], t.m.FantasyProbability(int(j), w, true))
@@ -222,7 +222,7 @@ func (t *ensTable) changedTop(x, k int, s *ensScratch) {
 		if int(t.rank[j]) < lim {
 			s.removed = append(s.removed, t.rank[j])
 		}
-		w := t.m.InfluenceWeight(j, at[u])
+		w := t.m.InfluenceWeight(j, at.At(u))
 		if v := t.m.FantasyProbability(int(j), w, false); v > thr {
 			s.newVals[0] = append(s.newVals[0], v)
 		}
@@ -252,7 +252,7 @@ func (t *ensTable) upperBound(x, k int, top, sk float64) float64 {
 	rev, at := t.m.Influenced(x)
 	for u, j := range rev {
 		if !t.m.Observed(int(j)) {
-			gain += max(0, t.m.FantasyProbability(int(j), t.m.InfluenceWeight(j, at[u]), true)-max(t.p[j], sk))
+			gain += max(0, t.m.FantasyProbability(int(j), t.m.InfluenceWeight(j, at.At(u)), true)-max(t.p[j], sk))
 		}
 	}
 	return t.bound(x, k, top, sk, gain)

@@ -118,7 +118,7 @@ func (m *Model) Observe(i int, positive bool) {
 	}
 	rev, at := m.g.rev.Of(i)
 	for u, j := range rev {
-		acc[j] += m.g.w[j][at[u]]
+		acc[j] += m.g.w[j][at.At(u)]
 	}
 }
 
@@ -166,7 +166,7 @@ func (m *Model) Neighbors(i int) ([]int32, []float64) { return m.g.nbr[i], m.g.w
 // positions in those lists (InfluenceWeight gives the weight): exactly the
 // items whose probability changes when i is observed (shared; do not
 // modify).
-func (m *Model) Influenced(i int) (rev, at []int32) { return m.g.rev.Of(i) }
+func (m *Model) Influenced(i int) (rev []int32, at vendi.Positions) { return m.g.rev.Of(i) }
 
 // InfluenceWeight is the weight item j gives its t-th neighbour, w[j][t]
 // (t from Influenced).

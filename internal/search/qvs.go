@@ -74,7 +74,8 @@ func (v QVS) batch(st *State, b int) (vendi.GreedyResult, error) {
 	for _, x := range st.Pending {
 		pending[x] = true
 	}
-	var prefix, cand []int
+	var prefix []int
+	cand := make([]int, 0, m.Len()-m.NumObserved()) // grown once
 	for i := range quality {
 		switch {
 		case pending[i]:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
 // SuggestRequest is what `qvs as suggest` asks for: the next batch of a
@@ -68,6 +69,9 @@ type Suggestion struct {
 // as the paper's campaigns start every method from one common positive.
 // Random stays random.
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
+	// A pool of millions: the greedy's per-candidate arrays are garbage
+	// after each pick.
+	defer datasets.LowGCSlack(pool.Len())()
 	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
 		observed[o.Index] = true

@@ -668,25 +668,16 @@ func (g *greedyState) best() (int, float64, error) {
 		}
 	}
 	g.solveInOrder(cands, touches, order, vals, vss, solved, floor, &bestVal, weight)
-	nSolved := 0
-	for _, ok := range solved {
-		if ok {
-			nSolved++
-		}
-	}
-	kept := make([]int, 0, nSolved)
-	keptVals := make([]float64, 0, nSolved)
+	// pickTied over the solved candidates, in place (a million candidates:
+	// no copy of them and their values per pick).
+	thr := bestVal - TieTol*math.Abs(bestVal)
+	win, wv := floorRejected, 0.0
 	for k, c := range cands {
-		if solved[k] {
-			kept = append(kept, c)
-			keptVals = append(keptVals, vals[k])
+		if solved[k] && vals[k] >= thr && (win < 0 || c < win) {
+			win, wv = c, vals[k]
 		}
 	}
-	if len(kept) == 0 {
-		return floorRejected, 0, nil
-	}
-	c, v := pickTied(kept, keptVals, bestVal)
-	return c, v, nil
+	return win, wv, nil
 }
 
 // floorRejected is best's answer when candidates remain but none reaches

@@ -45,21 +45,45 @@ func NewKNNKernel(nbr [][]int32, w [][]float64, rev *KNNReverse) *KNNKernel {
 // form: Of(j) lists every i whose neighbour list contains j, i ascending
 // (once per occurrence, in list order), and the position t of j in i's
 // list, so that the weight i gives j is w[i][t]. Positions instead of a
-// copy of the weights: 8 bytes an edge where items and float64 weights in
-// per-item slices took 12 plus 48 bytes of slice headers an item (a pool
-// of 10^7 items and k = 20: 1.6 GB instead of 2.9 GB).
+// copy of the weights: 5 bytes an edge (a byte a position when every row
+// has at most 256 entries, as kNN graphs with k <= 256 do; else 4) where
+// items and float64 weights in per-item slices took 12 plus 48 bytes of
+// slice headers an item (a pool of 10^7 items and k = 20: 1.08 GB instead
+// of 2.9 GB).
 type KNNReverse struct {
-	start []int   // Of(j) is item[start[j]:start[j+1]]
-	item  []int32 // the listing items
-	pos   []int32 // j's position in the listing item's row
+	start  []int   // Of(j) is item[start[j]:start[j+1]]
+	item   []int32 // the listing items
+	narrow []uint8 // j's position in the listing item's row (rows of <= 256)
+	wide   []int32 // the same when a row is longer (narrow nil)
 }
+
+// Positions are an item's positions in the rows listing it, as
+// KNNReverse.Of returns them: At(u) is its position in the row of the u-th
+// listing item.
+type Positions struct {
+	narrow []uint8
+	wide   []int32
+}
+
+// At is the position in the u-th listing item's row.
+func (p Positions) At(u int) int32 {
+	if p.wide != nil {
+		return p.wide[u]
+	}
+	return int32(p.narrow[u])
+}
+
+// Len is the number of listing items.
+func (p Positions) Len() int { return len(p.narrow) + len(p.wide) }
 
 // NewKNNReverse builds the reverse lists of nbr (indices in [0, len(nbr)),
 // which the caller has checked).
 func NewKNNReverse(nbr [][]int32) *KNNReverse {
 	n := len(nbr)
 	r := &KNNReverse{start: make([]int, n+1)}
+	longest := 0
 	for _, row := range nbr {
+		longest = max(longest, len(row))
 		for _, j := range row {
 			r.start[j+1]++
 		}
@@ -68,12 +92,21 @@ func NewKNNReverse(nbr [][]int32) *KNNReverse {
 		r.start[j+1] += r.start[j]
 	}
 	r.item = make([]int32, r.start[n])
-	r.pos = make([]int32, r.start[n])
+	if longest <= 1<<8 {
+		r.narrow = make([]uint8, r.start[n])
+	} else {
+		r.wide = make([]int32, r.start[n])
+	}
 	fill := make([]int, n)
 	copy(fill, r.start[:n])
 	for i, row := range nbr {
 		for t, j := range row {
-			r.item[fill[j]], r.pos[fill[j]] = int32(i), int32(t)
+			r.item[fill[j]] = int32(i)
+			if r.narrow != nil {
+				r.narrow[fill[j]] = uint8(t)
+			} else {
+				r.wide[fill[j]] = int32(t)
+			}
 			fill[j]++
 		}
 	}
@@ -82,9 +115,12 @@ func NewKNNReverse(nbr [][]int32) *KNNReverse {
 
 // Of returns the items listing j and j's positions in their lists (shared:
 // do not modify).
-func (r *KNNReverse) Of(j int) (items, pos []int32) {
+func (r *KNNReverse) Of(j int) (items []int32, pos Positions) {
 	a, b := r.start[j], r.start[j+1]
-	return r.item[a:b:b], r.pos[a:b:b]
+	if r.wide != nil {
+		return r.item[a:b:b], Positions{wide: r.wide[a:b:b]}
+	}
+	return r.item[a:b:b], Positions{narrow: r.narrow[a:b:b]}
 }
 
 // Len is the number of items.
@@ -126,7 +162,7 @@ func (k *KNNKernel) Row(i int) ([]int32, []float64) {
 		cols, vals = append(cols, e.c), append(vals, e.v)
 	}
 	for u, r := range revI {
-		if v := k.w[r][revT[u]]; int(r) != i && v != 0 {
+		if v := k.w[r][revT.At(u)]; int(r) != i && v != 0 {
 			cols, vals = append(cols, r), append(vals, v/2)
 		}
 	}

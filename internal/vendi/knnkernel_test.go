@@ -28,14 +28,24 @@ func reverseOf(t *testing.T, nbr [][]int32, w [][]float64) *KNNReverse {
 	t.Helper()
 	r := NewKNNReverse(nbr)
 	rev, revW := reverseKNN(nbr, w)
+	longest := 0
+	for _, row := range nbr {
+		longest = max(longest, len(row))
+	}
+	if (r.wide != nil) != (longest > 256) || (r.narrow == nil) != (longest > 256) {
+		t.Fatalf("rows of up to %d entries: wide positions %v", longest, r.wide != nil)
+	}
 	for j := range nbr {
 		items, pos := r.Of(j)
+		if pos.Len() != len(items) {
+			t.Fatalf("reverse list of %d: %d items, %d positions", j, len(items), pos.Len())
+		}
 		if !slices.Equal(items, rev[j]) && len(items)+len(rev[j]) > 0 {
 			t.Fatalf("reverse list of %d: %v, want %v", j, items, rev[j])
 		}
 		for u, i := range items {
-			if nbr[i][pos[u]] != int32(j) || math.Float64bits(w[i][pos[u]]) != math.Float64bits(revW[j][u]) {
-				t.Fatalf("reverse list of %d, entry %d: position %d of row %d is not %d's weight", j, u, pos[u], i, j)
+			if at := pos.At(u); nbr[i][at] != int32(j) || math.Float64bits(w[i][at]) != math.Float64bits(revW[j][u]) {
+				t.Fatalf("reverse list of %d, entry %d: position %d of row %d is not %d's weight", j, u, pos.At(u), i, j)
 			}
 		}
 	}
@@ -85,7 +95,8 @@ func TestKNNKernelMatchesSymmetrizeKNN(t *testing.T) {
 		}
 		sameKernel(t, name, NewKNNKernel(nbr, w, reverseOf(t, nbr, w)), s)
 	}
-	for _, sz := range [][2]int{{1, 0}, {2, 1}, {50, 7}, {3000, 12}} {
+	// {400, 300}: rows longer than 256, positions of 4 bytes.
+	for _, sz := range [][2]int{{1, 0}, {2, 1}, {50, 7}, {3000, 12}, {400, 300}} {
 		nbr, w := randomKNNGraph(rng, sz[0], sz[1])
 		check("random", nbr, w)
 	}

@@ -66,6 +66,14 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	}
 	chunks = min(chunks, n)
 	chunkLo := func(c int) int { return c * n / chunks }
+	// chunkOf is the chunk holding row u: floor(u*chunks/n) or the next.
+	chunkOf := func(u int32) int {
+		c := int(u) * chunks / n
+		if int(u) >= chunkLo(c+1) {
+			c++
+		}
+		return c
+	}
 	revLo := 0
 	nNew := make([]uint8, n)
 	nOld := make([]uint8, n)
@@ -151,6 +159,21 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	// (unless built says the single chunk's already are), and passes each
 	// block's sum of body's counts to done.
 	overChunks := func(built bool, block int, body func(sc *scratch, v int) int64, done func(int64)) {
+		if chunks > 1 {
+			// The largest chunk's entries, and at least a chunk's share of
+			// n*kc: one buffer for every chunk and, mostly, every round.
+			most := make([]int, chunks)
+			for v := range n {
+				fv := f[v*kc : (v+1)*kc]
+				for _, u := range fv[:nNew[v]] {
+					most[chunkOf(u)]++
+				}
+				for _, u := range fv[kc-int(nOld[v]):] {
+					most[chunkOf(u)]++
+				}
+			}
+			rev.reserve(max(slices.Max(most), (n+chunks-1)/chunks*kc))
+		}
 		for c := range chunks {
 			lo, hi := chunkLo(c), chunkLo(c+1)
 			if !built || chunks > 1 {
@@ -317,6 +340,14 @@ type csrLists struct {
 
 func (r *csrLists) of(row int) []int32 { return r.e[r.start[row]:r.start[row+1]] }
 
+// reserve makes room for m entries in r's buffer, so that the chunks of
+// a round, built one after another, do not each outgrow the last one's.
+func (r *csrLists) reserve(m int) {
+	if cap(r.e) < m {
+		r.e = make([]int32, 0, m)
+	}
+}
+
 // build fills r with the reverse of the forward lists in f for the
 // targets u in [lo, hi), reusing r's buffers. Item v's forward lists lie in
 // its stride of f: the front one f[v*stride : v*stride+front[v]] and the
@@ -353,14 +384,10 @@ func (r *csrLists) build(n, stride int, f []int32, front, back []uint8, lo, hi i
 	}
 	total := int(start[rows])
 	if cap(r.e) < total {
-		// Room for the chunk's lists all full (total <= (hi-lo)*stride on
-		// average over the chunks): one allocation for all the rounds, not
-		// a larger one as rows fill; an eighth more if a chunk had more.
-		c := max(total, (hi-lo)*stride)
-		if cap(r.e) > 0 {
-			c = max(c, total+total/8)
-		}
-		r.e = make([]int32, total, c)
+		// Room for every list full at once (total <= (hi-lo)*stride when
+		// [lo, hi) is every row): one allocation for all the rounds, not
+		// a larger one as rows fill (chunks: reserve).
+		r.e = make([]int32, total, max(total, (hi-lo)*stride))
 	}
 	e := r.e[:total]
 	for v := 0; v < n; v++ {

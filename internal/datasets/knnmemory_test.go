@@ -78,15 +78,49 @@ func approxBuildLiveBytes(tb testing.TB, n int) (uint64, string) {
 }
 
 // BenchmarkApproxDenseKNNMemory: the largest live heap of the approximate
-// build (B/item: bytes an item, the features' 128 included) on 250,000 x
+// build (B/item: bytes an item, the features' 128 included) on 200,000 x
 // 32 float32 items, above releaseMemoryItems so that the build runs as at
 // 10,000,000 (memory released between phases, reverse lists in chunks).
 // docs/performance.md has the structures' bytes an item.
 func BenchmarkApproxDenseKNNMemory(b *testing.B) {
-	const n = 250_000
+	const n = 200_000
 	for b.Loop() {
 		peak, where := approxBuildLiveBytes(b, n)
 		b.ReportMetric(float64(peak)/n, "live-B/item")
 		b.Logf("peak live heap %.0f MB (%.0f B/item) at %s", float64(peak)/1e6, float64(peak)/n, where)
+	}
+}
+
+// TestApproxKNNLiveBytesPerItem caps the approximate build's live heap at
+// its phase boundaries, in bytes an item beyond the features, on 40,000 x
+// 8 float32 items with the reverse lists in chunks as from
+// releaseMemoryItems items: the candidate rows (4 + 4 bytes an entry, kc =
+// 30: 240), the round's forward lists (120), a quarter of the reverse
+// lists (at most 32), the per-row worst distance, list lengths, squared
+// norms, renumbering and two workers' join marks (22): at most 414
+// (measured: 392). The state byte back beside each index (30 more) or the
+// reverse lists of every row at once (about 90 more) fail it.
+func TestApproxKNNLiveBytesPerItem(t *testing.T) {
+	const n, d = 40_000, 8
+	x := knnBenchPool32(n, 2)
+	x.D = d
+	x.Data = x.Data[:n*d]
+	var s liveHeap
+	s.sample("before")
+	base := s.peak
+	s.peak = 0
+	opt := ApproxOptions{Seed: 1, Workers: 2, Trees: 3, MaxIter: 2, RecallRows: 20, revChunks: revChunksLarge, Progress: s.progress}
+	g, _, err := ApproxDenseKNN32(x, 20, MetricEuclidean, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(x)
+	perItem := (float64(s.peak) - float64(base) - 4*n*d) / n
+	t.Logf("peak live heap %.1f MB: %.0f bytes an item beyond the features, at %s", float64(s.peak)/1e6, perItem, s.where)
+	if perItem > 415 {
+		t.Errorf("the build's live heap peaked at %.0f bytes an item beyond the features (at %s), want at most 415", perItem, s.where)
+	}
+	if g.N != n {
+		t.Fatalf("graph of %d items, want %d", g.N, n)
 	}
 }

@@ -172,7 +172,14 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 					most[chunkOf(u)]++
 				}
 			}
-			rev.reserve(max(slices.Max(most), (n+chunks-1)/chunks*kc))
+			if need := max(slices.Max(most), (n+chunks-1)/chunks*kc); cap(rev.e) < need {
+				// An eighth to spare, so that later rounds rarely need
+				// more; the smaller buffer is freed before the larger
+				// one is taken.
+				rev.e = nil
+				releaseMemory(n)
+				rev.reserve(need + need/8)
+			}
 		}
 		for c := range chunks {
 			lo, hi := chunkLo(c), chunkLo(c+1)

@@ -78,12 +78,12 @@ func approxBuildLiveBytes(tb testing.TB, n int) (uint64, string) {
 }
 
 // BenchmarkApproxDenseKNNMemory: the largest live heap of the approximate
-// build (B/item: bytes an item, the features' 128 included) on 200,000 x
+// build (B/item: bytes an item, the features' 128 included) on 250,000 x
 // 32 float32 items, above releaseMemoryItems so that the build runs as at
 // 10,000,000 (memory released between phases, reverse lists in chunks).
 // docs/performance.md has the structures' bytes an item.
 func BenchmarkApproxDenseKNNMemory(b *testing.B) {
-	const n = 200_000
+	const n = 250_000
 	for b.Loop() {
 		peak, where := approxBuildLiveBytes(b, n)
 		b.ReportMetric(float64(peak)/n, "live-B/item")

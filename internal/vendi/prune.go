@@ -19,8 +19,10 @@ package vendi
 //     1/(d_i - d_k) and of its squares times w = z² (tabulated once per
 //     block and pick; a candidate touching several blocks takes its largest
 //     block's rows from that table and only the other blocks' terms by
-//     division, farBaseMixed). The brackets are certified by evaluating the
-//     near part, so they hold whatever the iteration that found them.
+//     division, farBaseMixed; a candidate similar to one member alone
+//     reads that member's sums, tabulated once per block, times v²:
+//     prepareSingles). The brackets are certified by evaluating the near
+//     part, so they hold whatever the iteration that found them.
 //  2. spectrumUpper turns the brackets, the trace Σμ = Σd + a and the
 //     untouched blocks into an upper bound on VS_q for every q > 0,
 //     including the ZeroTol threshold (proof there).

@@ -27,8 +27,9 @@ package vendi
 //     untouched blocks into an upper bound on VS_q for every q > 0,
 //     including the ZeroTol threshold (proof there).
 //  3. best bounds every candidate touching a large block (first bound: only
-//     intervals that can hold a positive root, L = 1; roots <= 0 add
-//     nothing to T or f), and solveInOrder solves them in decreasing bound
+//     intervals that can hold a positive root, L = 1, coarse brackets: the
+//     first certified point on each side; roots <= 0 add nothing to T or
+//     f), and solveInOrder solves them in decreasing bound
 //     order while weight·bound·(1 + boundMargin) reaches the best exact qVS
 //     less the tie tolerance, trying the tighter second bound (every
 //     interval, L = 8, the trace route for T) first.
@@ -62,7 +63,8 @@ import (
 var bracketWindow = [2]int{1, 8}
 
 // bracketTol is certify's stopping step relative to the bracket width
-// the far field's lines leave (see bracketNear).
+// the far field's lines leave (see bracketNear), in the second bound; the
+// first bound's brackets are coarse (rootBrackets).
 const bracketTol = 0x1p-6
 
 // rootBrackets encloses every eigenvalue of the arrowhead matrix
@@ -71,7 +73,10 @@ const bracketTol = 0x1p-6
 // for j = 0..s, where μ_j is the root in interval j of (lo, p_0, ..., p_{s-1}, hi).
 // f holds the far-field sums of farBase (L near poles on each side) for
 // rows i >= from-1. Intervals j < from are not solved: their brackets are
-// the intervals themselves.
+// the intervals themselves. With coarse, each side ends at the first point
+// certified (no tightening steps after it) and a bracket certified on both
+// sides is kept however wide (bracketNear): the first bound's brackets,
+// of which almost all are thrown away with their candidate.
 //
 // Proof. The eigenvalues are the roots of F(x) = x - a - Σ_k w_k/(x - p_k)
 // (poles with w_k = 0 are eigenvalues themselves and lie on interval ends),
@@ -94,7 +99,7 @@ const bracketTol = 0x1p-6
 // width instead of first, so a window of L = 1 brackets about as tightly
 // as L = 3 did with constants, with half the near poles. (A run of
 // equal poles is merged by the caller first: mergePoles.)
-func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *farField, bl, bh []float64) {
+func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *farField, bl, bh []float64, coarse bool) {
 	s := len(p)
 	for j := 0; j <= s; j++ {
 		left, right := interval(p, lo, hi, j)
@@ -116,7 +121,7 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *far
 			pole = -1
 		}
 		var ok bool
-		bl[j], bh[j], ok = bracketNear(lower, upper, near, nw, j-kLo, left, right, start, pole-kLo)
+		bl[j], bh[j], ok = bracketNear(lower, upper, near, nw, j-kLo, left, right, start, pole-kLo, coarse)
 		if !ok {
 			bl[j] = solveNear(lower, near, nw, left, right, false)
 			bh[j] = solveNear(upper, near, nw, left, right, true)
@@ -228,9 +233,11 @@ func (ln line) at(x float64) (v, dv float64) { return x - ln.c - ln.m*(x-ln.x0),
 // to pole if there is one; only if they leave a side uncertified or the
 // bracket wider than 1/16 of the interval are they redone from nearRoot's
 // approximation of the root of the mean of the two. Every bracket end
-// returned is certified either way. ok is false if nearRoot fails
-// (solveNear then bisects).
-func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start float64, pole int) (lo, hi float64, ok bool) {
+// returned is certified either way. With coarse, certify stops at its
+// first certified point and a bracket certified on both sides is not
+// redone however wide. ok is false if nearRoot fails (solveNear then
+// bisects).
+func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start float64, pole int, coarse bool) (lo, hi float64, ok bool) {
 	// lower - upper at x: the gap between the far field's two lines, over
 	// the slope the width it leaves the bracket.
 	gap := func(x float64) float64 { return upper.c - lower.c + (upper.m-lower.m)*(x-left) }
@@ -239,6 +246,9 @@ func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start f
 		vl, dl := lower.at(x)
 		vu, du := upper.at(x)
 		tol := bracketTol * gap(x) / (dl + ds)
+		if coarse {
+			tol = math.Inf(1)
+		}
 		lo = certify(lower, p, w, left, right, x, vl-s, dl+ds, d2s, tol, false)
 		hi = certify(upper, p, w, left, right, x, vu-s, du+ds, d2s, tol, true)
 		return lo, hi
@@ -247,7 +257,7 @@ func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start f
 		// Newton's steps of certify from the estimate itself usually
 		// certify both sides; where they do not, nearRoot's point follows.
 		lo, hi = both(start)
-		if lo > left && hi < right && hi-lo <= 0x1p-4*(right-left) {
+		if lo > left && hi < right && (coarse || hi-lo <= 0x1p-4*(right-left)) {
 			return lo, hi, true
 		}
 	}
@@ -891,7 +901,7 @@ func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *se
 	ah := g.candidateFar(t, tb, a, ws, tight, true)
 	p, w, sm := ah.p, ah.w, len(ah.p)
 	bl, bh = ah.bl, ah.bh
-	rootBrackets(a, p, w, ah.lo, ah.hi, ah.L, ah.from, &ah.far, bl[:sm+1], bh[:sm+1])
+	rootBrackets(a, p, w, ah.lo, ah.hi, ah.L, ah.from, &ah.far, bl[:sm+1], bh[:sm+1], !tight)
 	if ah.span > 0 {
 		for j := 0; j <= sm; j++ {
 			bl[j] -= ah.span

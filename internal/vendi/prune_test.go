@@ -50,11 +50,12 @@ func randomArrowhead(rng *rand.Rand, r int, kind string) (p, w []float64, a floa
 
 // TestRootBracketsEnclose checks rootBrackets against the eigenvalues of
 // the dense arrowhead matrix (an independent symmetric eigensolver), for
-// near windows of 0 to 8 poles: every eigenvalue lies in its bracket, and
-// the brackets are narrow (else the pruning would be useless).
+// near windows of 0 to 8 poles, fine and coarse (the first bound's):
+// every eigenvalue lies in its bracket, and the brackets are narrow (else
+// the pruning would be useless).
 func TestRootBracketsEnclose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
-	roots, narrow := 0, 0
+	roots, narrow, coarseNarrow := 0, 0, 0
 	for trial := 0; trial < 400; trial++ {
 		r := 1 + rng.IntN(60)
 		kind := []string{"plain", "near", "zero", "tiny"}[trial%4]
@@ -89,11 +90,15 @@ func TestRootBracketsEnclose(t *testing.T) {
 			from = rng.IntN(r + 1) // intervals before from keep their interlacing ends
 		}
 		farBase(p, w, L, from-1, nil, nil, far)
-		rootBrackets(a, p, w, lo, hi, L, from, far, bl, bh)
+		cl, ch := make([]float64, r+1), make([]float64, r+1)
+		rootBrackets(a, p, w, lo, hi, L, from, far, bl, bh, false)
+		rootBrackets(a, p, w, lo, hi, L, from, far, cl, ch, true)
 		for j := range want {
 			tol := 1e-12 * (1 + math.Abs(want[j])) // the dense solver's own error
-			if want[j] < bl[j]-tol || want[j] > bh[j]+tol {
-				t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, j, want[j], bl[j], bh[j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
+			for mode, b := range [][2][]float64{{bl, bh}, {cl, ch}} {
+				if want[j] < b[0][j]-tol || want[j] > b[1][j]+tol {
+					t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d, coarse %v): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, mode == 1, j, want[j], b[0][j], b[1][j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
+				}
 			}
 			left, right := interval(p, lo, hi, j)
 			if j < from || L < 1 {
@@ -103,13 +108,16 @@ func TestRootBracketsEnclose(t *testing.T) {
 			if bh[j]-bl[j] <= 0.1*(right-left) {
 				narrow++
 			}
+			if ch[j]-cl[j] <= 0.1*(right-left) {
+				coarseNarrow++
+			}
 		}
 	}
 	// Most brackets must be much narrower than their interlacing intervals,
 	// or the pruning would be useless.
-	t.Logf("%d of %d brackets within 10%% of their interval", narrow, roots)
-	if narrow < roots*9/10 {
-		t.Errorf("only %d of %d brackets within 10%% of their interval", narrow, roots)
+	t.Logf("%d of %d brackets within 10%% of their interval, %d of the coarse ones", narrow, roots, coarseNarrow)
+	if narrow < roots*9/10 || coarseNarrow < roots*3/4 {
+		t.Errorf("only %d (coarse: %d) of %d brackets within 10%% of their interval", narrow, coarseNarrow, roots)
 	}
 }
 

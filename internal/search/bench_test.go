@@ -179,7 +179,8 @@ func realState(b *testing.B, kind, dir string, positives int) (*Model, *Space, s
 // of clustered: 130 positives drawn at random among the pool's and 70
 // random negatives observed. Their blocks touch about three times as many
 // candidates (about 5,000 per pick) as the one-step state's. Reports
-// cpu-s/op beside the wall time.
+// cpu-s/op beside the wall time, and the share of the bounded candidates
+// whose first bound read a member's far-sum table (tabled/bounded).
 func BenchmarkQVSBatchFashionSpread(b *testing.B) {
 	m, sp, _ := realState(b, "fashion", "fashion-mnist", 1)
 	rng := rand.New(rand.NewPCG(21, 21))
@@ -214,6 +215,7 @@ func BenchmarkQVSBatchFashionSpread(b *testing.B) {
 			if stats.Bounded > 0 {
 				b.ReportMetric(float64(stats.Pruned)/float64(stats.Bounded), "pruned/bounded")
 				b.ReportMetric(float64(stats.Bounded)/5, "bounded/pick")
+				b.ReportMetric(float64(stats.Tabled)/float64(stats.Bounded), "tabled/bounded")
 			}
 		})
 	}

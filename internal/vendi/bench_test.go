@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -344,5 +346,82 @@ func BenchmarkFarBaseMixed(b *testing.B) {
 		for b.Loop() {
 			farBase(p, w, 1, from, nil, nil, &f)
 		}
+	})
+}
+
+// BenchmarkFarSumsBatch: the first bound's far sums (L = 1, rows of the 65
+// positive of 130 poles, the run's large block) of 256 candidates touching
+// that block, three ways: farBase per candidate (rows of the Cauchy tables
+// times w, gonum's Ddot), one gonum Dgemm of the five masked tables
+// stacked (left, right and their squares, and the full rows: 5 x 65 rows of
+// 130) by the 130 x 256 matrix of the candidates' w, and farSingle from a
+// member's table (candidates similar to one member alone). Reports ns per
+// candidate.
+func BenchmarkFarSumsBatch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const r, pos, m, L = 130, 65, 256, 1
+	eig := make([]float64, r)
+	for i := range eig {
+		eig[i] = 4*rng.Float64() - 2
+	}
+	slices.Sort(eig)
+	for i := r - pos; i < r; i++ {
+		eig[i] = math.Abs(eig[i]) + 1e-3*float64(i)
+	}
+	slices.Sort(eig)
+	c, c2, _ := cauchyTables(eig)
+	from := r - pos - 1
+	W := make([]float64, r*m) // column j: candidate j's w
+	for i := range W {
+		W[i] = 0.05 * rng.Float64()
+	}
+	f := farField{make([]float64, r), make([]float64, r), make([]float64, r), make([]float64, r), make([]float64, r)}
+	perCand := func(b *testing.B) { b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*m), "ns/candidate") }
+	b.Run("ddot", func(b *testing.B) {
+		w := make([]float64, r)
+		for b.Loop() {
+			for j := 0; j < m; j++ {
+				for k := range w {
+					w[k] = W[k*m+j]
+				}
+				farBase(eig, w, L, from, c, c2, &f)
+			}
+		}
+		perCand(b)
+	})
+	b.Run("dgemm", func(b *testing.B) {
+		rows := r - from
+		A := make([]float64, 5*rows*r)
+		for q := 0; q < 5; q++ {
+			for i := from; i < r; i++ {
+				a, e := max(0, i-1-L), min(r, i+2+L)
+				for k := 0; k < r; k++ {
+					var v float64
+					switch {
+					case q == 0 && k < a, q == 1 && k >= e, q == 4:
+						v = c[i*r+k]
+					case q == 2 && k < a, q == 3 && k >= e:
+						v = c2[i*r+k]
+					}
+					A[(q*rows+i-from)*r+k] = v
+				}
+			}
+		}
+		C := make([]float64, 5*rows*m)
+		impl := gonumblas.Implementation{}
+		for b.Loop() {
+			impl.Dgemm(blas.NoTrans, blas.NoTrans, 5*rows, m, r, 1, A, r, W, m, 0, C, m)
+		}
+		perCand(b)
+	})
+	b.Run("single", func(b *testing.B) {
+		tab := make([]float64, 1+5*r)
+		tab[0] = float64(from)
+		for b.Loop() {
+			for j := 0; j < m; j++ {
+				farSingle(tab, W[j], from, &f)
+			}
+		}
+		perCand(b)
 	})
 }

@@ -60,9 +60,11 @@ type GreedyResult struct {
 
 // PruneStats counts, over all picks, the candidates whose qVS was bounded
 // before solving (Bounded) and those of them never solved because their
-// bound fell below the best value (Pruned). Diagnostics only.
+// bound fell below the best value (Pruned), and the first bounds whose far
+// sums were read from a member's table (Tabled: candidates similar to one
+// member alone, prepareSingles). Diagnostics only.
 type PruneStats struct {
-	Bounded, Pruned int
+	Bounded, Pruned, Tabled int
 }
 
 // Greedy sequentially picks K candidates, each maximising the qVS of the
@@ -128,6 +130,10 @@ type vblock struct {
 	// squares, for the pruning bound (prune.go); set by prepareBounds on
 	// large blocks.
 	cauchy, cauchy2 []float64
+	// single[l], once set (prepareSingles), holds the first bound's far
+	// sums for a candidate similar to local member l alone with
+	// similarity 1 (singleTable says how they are laid out).
+	single [][]float64
 }
 
 // above returns the φ-sum and the count of the block's eigenvalues > thr.
@@ -548,6 +554,7 @@ func (g *greedyState) best() (int, float64, error) {
 	prune := g.pruning()
 	if prune {
 		g.prepareBounds()
+		g.prepareSingles(lists)
 	}
 	const (
 		exact = iota
@@ -597,6 +604,10 @@ func (g *greedyState) best() (int, float64, error) {
 			vals[k] = weight(c) * vs
 		}
 	})
+	for _, ws := range g.ws {
+		g.stats.Tabled += ws.tabled
+		ws.tabled = 0
+	}
 	// Isolated candidates (no similarity to the chosen set) share one VS per
 	// self-similarity value: computed once.
 	iso := map[float64]float64{}

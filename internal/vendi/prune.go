@@ -19,14 +19,17 @@ package vendi
 //     1/(d_i - d_k) and of its squares times w = z² (tabulated once per
 //     block and pick; a candidate touching several blocks takes its largest
 //     block's rows from that table and only the other blocks' terms by
-//     division, farBaseMixed). The brackets are certified by evaluating the
-//     near part, so they hold whatever the iteration that found them.
+//     division, farBaseMixed; a candidate similar to one member alone
+//     reads that member's sums, tabulated once per block, times v²:
+//     prepareSingles). The brackets are certified by evaluating the near
+//     part, so they hold whatever the iteration that found them.
 //  2. spectrumUpper turns the brackets, the trace Σμ = Σd + a and the
 //     untouched blocks into an upper bound on VS_q for every q > 0,
 //     including the ZeroTol threshold (proof there).
 //  3. best bounds every candidate touching a large block (first bound: only
-//     intervals that can hold a positive root, L = 1; roots <= 0 add
-//     nothing to T or f), and solveInOrder solves them in decreasing bound
+//     intervals that can hold a positive root, L = 1, coarse brackets: the
+//     first certified point on each side; roots <= 0 add nothing to T or
+//     f), and solveInOrder solves them in decreasing bound
 //     order while weight·bound·(1 + boundMargin) reaches the best exact qVS
 //     less the tie tolerance, trying the tighter second bound (every
 //     interval, L = 8, the trace route for T) first.
@@ -60,7 +63,8 @@ import (
 var bracketWindow = [2]int{1, 8}
 
 // bracketTol is certify's stopping step relative to the bracket width
-// the far field's lines leave (see bracketNear).
+// the far field's lines leave (see bracketNear), in the second bound; the
+// first bound's brackets are coarse (rootBrackets).
 const bracketTol = 0x1p-6
 
 // rootBrackets encloses every eigenvalue of the arrowhead matrix
@@ -69,7 +73,10 @@ const bracketTol = 0x1p-6
 // for j = 0..s, where μ_j is the root in interval j of (lo, p_0, ..., p_{s-1}, hi).
 // f holds the far-field sums of farBase (L near poles on each side) for
 // rows i >= from-1. Intervals j < from are not solved: their brackets are
-// the intervals themselves.
+// the intervals themselves. With coarse, each side ends at the first point
+// certified (no tightening steps after it) and a bracket certified on both
+// sides is kept however wide (bracketNear): the first bound's brackets,
+// of which almost all are thrown away with their candidate.
 //
 // Proof. The eigenvalues are the roots of F(x) = x - a - Σ_k w_k/(x - p_k)
 // (poles with w_k = 0 are eigenvalues themselves and lie on interval ends),
@@ -92,7 +99,7 @@ const bracketTol = 0x1p-6
 // width instead of first, so a window of L = 1 brackets about as tightly
 // as L = 3 did with constants, with half the near poles. (A run of
 // equal poles is merged by the caller first: mergePoles.)
-func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *farField, bl, bh []float64) {
+func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *farField, bl, bh []float64, coarse bool) {
 	s := len(p)
 	for j := 0; j <= s; j++ {
 		left, right := interval(p, lo, hi, j)
@@ -114,7 +121,7 @@ func rootBrackets(a float64, p, w []float64, lo, hi float64, L, from int, f *far
 			pole = -1
 		}
 		var ok bool
-		bl[j], bh[j], ok = bracketNear(lower, upper, near, nw, j-kLo, left, right, start, pole-kLo)
+		bl[j], bh[j], ok = bracketNear(lower, upper, near, nw, j-kLo, left, right, start, pole-kLo, coarse)
 		if !ok {
 			bl[j] = solveNear(lower, near, nw, left, right, false)
 			bh[j] = solveNear(upper, near, nw, left, right, true)
@@ -226,9 +233,11 @@ func (ln line) at(x float64) (v, dv float64) { return x - ln.c - ln.m*(x-ln.x0),
 // to pole if there is one; only if they leave a side uncertified or the
 // bracket wider than 1/16 of the interval are they redone from nearRoot's
 // approximation of the root of the mean of the two. Every bracket end
-// returned is certified either way. ok is false if nearRoot fails
-// (solveNear then bisects).
-func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start float64, pole int) (lo, hi float64, ok bool) {
+// returned is certified either way. With coarse, certify stops at its
+// first certified point and a bracket certified on both sides is not
+// redone however wide. ok is false if nearRoot fails (solveNear then
+// bisects).
+func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start float64, pole int, coarse bool) (lo, hi float64, ok bool) {
 	// lower - upper at x: the gap between the far field's two lines, over
 	// the slope the width it leaves the bracket.
 	gap := func(x float64) float64 { return upper.c - lower.c + (upper.m-lower.m)*(x-left) }
@@ -237,6 +246,9 @@ func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start f
 		vl, dl := lower.at(x)
 		vu, du := upper.at(x)
 		tol := bracketTol * gap(x) / (dl + ds)
+		if coarse {
+			tol = math.Inf(1)
+		}
 		lo = certify(lower, p, w, left, right, x, vl-s, dl+ds, d2s, tol, false)
 		hi = certify(upper, p, w, left, right, x, vu-s, du+ds, d2s, tol, true)
 		return lo, hi
@@ -245,7 +257,7 @@ func bracketNear(lower, upper line, p, w []float64, jl int, left, right, start f
 		// Newton's steps of certify from the estimate itself usually
 		// certify both sides; where they do not, nearRoot's point follows.
 		lo, hi = both(start)
-		if lo > left && hi < right && hi-lo <= 0x1p-4*(right-left) {
+		if lo > left && hi < right && (coarse || hi-lo <= 0x1p-4*(right-left)) {
 			return lo, hi, true
 		}
 	}
@@ -755,6 +767,10 @@ var pruneMin = 32
 // noPrune disables the pruning (tests compare both ways).
 var noPrune = false
 
+// noSingles makes every first bound sum its far field itself instead of
+// reading a member's table (prepareSingles; tests compare both ways).
+var noSingles = false
+
 // pruning reports whether best bounds candidates before solving them: not
 // at q = 0 (the rank), nor for the closed form VS_2 (already O(touches)).
 func (g *greedyState) pruning() bool {
@@ -882,6 +898,38 @@ func cauchyTables(p []float64) (c, c2 []float64, ok bool) {
 // trace), in ws's buffers: the touched spectrum sorted, runs of equal poles
 // merged (mergePoles), then rootBrackets on the rest.
 func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *secularWork, tight bool) (bl, bh []float64, t0 float64) {
+	ah := g.candidateFar(t, tb, a, ws, tight, true)
+	p, w, sm := ah.p, ah.w, len(ah.p)
+	bl, bh = ah.bl, ah.bh
+	rootBrackets(a, p, w, ah.lo, ah.hi, ah.L, ah.from, &ah.far, bl[:sm+1], bh[:sm+1], !tight)
+	if ah.span > 0 {
+		for j := 0; j <= sm; j++ {
+			bl[j] -= ah.span
+			bh[j] += ah.span
+		}
+	}
+	return bl, bh, ah.t0
+}
+
+// arrowParts is candidateFar's result: the merged arrowhead (poles p,
+// weights w), its far sums from row from-1 on (window L), the spectrum's
+// enclosure (lo, hi), the merge's widening span, the trace t0, and the
+// bracket buffers bl, bh (s+1 entries; mergePoles's fixed roots at the
+// end).
+type arrowParts struct {
+	p, w         []float64
+	far          farField
+	bl, bh       []float64
+	L, from      int
+	lo, hi, span float64
+	t0           float64
+}
+
+// candidateFar is candidateBrackets up to the root brackets: the touched
+// spectrum sorted and merged, the window and the first interval to
+// bracket, and the far sums (from the member's table, prepareSingles,
+// when singles is set and the candidate is similar to one member alone).
+func (g *greedyState) candidateFar(t []touch, tb []int32, a float64, ws *secularWork, tight, singles bool) (ah arrowParts) {
 	d, z := g.project(t, tb, ws)
 	s := len(d)
 	ws.grow(s)
@@ -897,9 +945,9 @@ func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *se
 	for k, i := range idx {
 		p[k], w[k] = d[i], z[i]*z[i]
 		zn2 += w[k]
-		t0 += d[i]
+		ah.t0 += d[i]
 	}
-	t0 += a
+	ah.t0 += a
 	zn := math.Sqrt(zn2)
 	if cap(ws.bbuf) < 7*s+2 {
 		ws.bbuf = make([]float64, 7*s+2)
@@ -908,38 +956,39 @@ func (g *greedyState) candidateBrackets(t []touch, tb []int32, a float64, ws *se
 	// to the end of bl/bh, the merged system's first.
 	ws.groups = poleGroups(p, ws.groups[:0])
 	nf := s - len(ws.groups)
-	bl, bh = ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
-	span := mergePoles(p, w, ws.groups, bl[s+1-nf:], bh[s+1-nf:])
+	ah.bl, ah.bh = ws.bbuf[2*s:3*s+1], ws.bbuf[3*s+1:4*s+2]
+	ah.span = mergePoles(p, w, ws.groups, ah.bl[s+1-nf:], ah.bh[s+1-nf:])
 	sm := s - nf
 	p, w = p[:sm], w[:sm]
-	far := farField{left: ws.bbuf[:sm], right: ws.bbuf[s : s+sm], full: ws.bbuf[4*s+2 : 4*s+2+sm],
+	ah.p, ah.w = p, w
+	ah.far = farField{left: ws.bbuf[:sm], right: ws.bbuf[s : s+sm], full: ws.bbuf[4*s+2 : 4*s+2+sm],
 		dleft: ws.bbuf[5*s+2 : 5*s+2+sm], dright: ws.bbuf[6*s+2 : 6*s+2+sm]}
-	slack := 1e-14*math.Max(math.Max(math.Abs(p[0]), math.Abs(p[sm-1])), math.Abs(a)+zn) + span
-	lo := math.Min(p[0], a) - zn - slack
-	hi := math.Max(p[sm-1], a) + zn + slack
+	slack := 1e-14*math.Max(math.Max(math.Abs(p[0]), math.Abs(p[sm-1])), math.Abs(a)+zn) + ah.span
+	ah.lo = math.Min(p[0], a) - zn - slack
+	ah.hi = math.Max(p[sm-1], a) + zn + slack
 	// Intervals right of no positive pole hold roots <= 0, which add
 	// nothing to T or f: no bracket needed.
-	from := sort.SearchFloat64s(p, math.Nextafter(0, 1))
-	L := bracketWindow[0]
+	ah.from = sort.SearchFloat64s(p, math.Nextafter(0, 1))
+	ah.L = bracketWindow[0]
 	if tight {
-		from, L = 0, bracketWindow[1]
+		ah.from, ah.L = 0, bracketWindow[1]
+	}
+	if singles && !tight && len(t) == 1 && len(tb) == 1 && !noSingles {
+		if tab := g.blocks[tb[0]].singleTable(g.memberLocal[t[0].member]); tab != nil {
+			farSingle(tab, t[0].v, ah.from-1, &ah.far)
+			ws.tabled++
+			return ah
+		}
 	}
 	if len(tb) == 1 && nf == 0 {
 		blk := g.blocks[tb[0]]
-		farBase(p, w, L, from-1, blk.cauchy, blk.cauchy2, &far)
+		farBase(p, w, ah.L, ah.from-1, blk.cauchy, blk.cauchy2, &ah.far)
 	} else if tab, ok := g.mixedTable(tb, idx, ws); ok {
-		farBaseMixed(p, w, L, from-1, tab, &far)
+		farBaseMixed(p, w, ah.L, ah.from-1, tab, &ah.far)
 	} else {
-		farBase(p, w, L, from-1, nil, nil, &far)
+		farBase(p, w, ah.L, ah.from-1, nil, nil, &ah.far)
 	}
-	rootBrackets(a, p, w, lo, hi, L, from, &far, bl[:sm+1], bh[:sm+1])
-	if span > 0 {
-		for j := 0; j <= sm; j++ {
-			bl[j] -= span
-			bh[j] += span
-		}
-	}
-	return bl, bh, t0
+	return ah
 }
 
 // mixedTable is the Cauchy table of farBaseMixed for a candidate touching
@@ -1055,5 +1104,87 @@ func farBaseMixed(p, w []float64, L, from int, tab mixedCauchy, f *farField) {
 		}
 		f.left[i], f.right[i], f.dleft[i], f.dright[i] = sl, sr, dl, dr
 		f.full[i] = sl + sr + mid
+	}
+}
+
+// prepareSingles tabulates, for every member of a large block (at least
+// pruneMin members) that two or more candidates touch alone (lists:
+// touchLists'; nothing for a dense kernel), the first bound's far sums of
+// a candidate similar to that member alone with similarity 1
+// (vblock.single): candidateFar's sums for w = u_l², u_l the member's row
+// of the block's eigenvectors, poles merged as for any candidate of the
+// block (the merge depends on the spectrum alone; merged weights are sums
+// of w). A candidate with the one similarity v has z = v u_l, w = v² u_l²,
+// and every far sum is linear in w: its sums are the member's times v²
+// (farSingle), O(r) instead of O(r²) per candidate. Blocks never change, so
+// a member is tabulated at most once per block.
+func (g *greedyState) prepareSingles(lists [][]touch) {
+	if lists == nil {
+		return
+	}
+	count := map[int32]int{}
+	for _, t := range lists {
+		if len(t) == 1 {
+			count[t[0].member]++
+		}
+	}
+	var todo []int32
+	for m, n := range count {
+		b := g.blocks[g.memberBlock[m]]
+		if n < 2 || len(b.eig) < pruneMin || b.vecs == nil {
+			continue
+		}
+		if b.single == nil {
+			b.single = make([][]float64, len(b.eig))
+		}
+		if b.single[g.memberLocal[m]] == nil {
+			todo = append(todo, m)
+		}
+	}
+	slices.Sort(todo) // the work split does not depend on map order
+	parallel.Blocks(len(todo), 4, len(g.ws), func(wk, lo, hi int) {
+		ws := g.ws[wk]
+		for _, m := range todo[lo:hi] {
+			tb := []int32{g.memberBlock[m]}
+			ah := g.candidateFar([]touch{{m, 1}}, tb, 1, ws, false, false)
+			sm, from := len(ah.p), max(ah.from-1, 0)
+			tab := make([]float64, 1+5*sm)
+			tab[0] = float64(from)
+			f := ah.far
+			for k, v := range [][]float64{f.left, f.right, f.dleft, f.dright, f.full} {
+				copy(tab[1+k*sm+from:1+(k+1)*sm], v[from:])
+			}
+			g.blocks[tb[0]].single[g.memberLocal[m]] = tab
+		}
+	})
+}
+
+// singleTable returns local member l's far-sum table (prepareSingles), or
+// nil: tab[0] is the first row held, then the five sums (left, right,
+// dleft, dright, full) of the merged spectrum's rows, one block each.
+func (b *vblock) singleTable(l int32) []float64 {
+	if b.single == nil {
+		return nil
+	}
+	return b.single[l]
+}
+
+// farSingle fills f's rows from `from` on (from >= the table's first row:
+// candidateFar's of the same block) for a candidate whose one similarity v
+// is to the member of table tab (prepareSingles): each sum times v². The
+// candidate's own sums would be Σ c_ik (v u_k)²; these are the same terms
+// times v², each within a few ulps of the direct one, so the difference
+// is rounding that the pruning margin covers as it covers dot's order.
+func farSingle(tab []float64, v float64, from int, f *farField) {
+	sm := (len(tab) - 1) / 5
+	from = max(from, int(tab[0]))
+	v2 := v * v
+	b := tab[1:]
+	for i := from; i < sm; i++ {
+		f.left[i] = v2 * b[i]
+		f.right[i] = v2 * b[sm+i]
+		f.dleft[i] = v2 * b[2*sm+i]
+		f.dright[i] = v2 * b[3*sm+i]
+		f.full[i] = v2 * b[4*sm+i]
 	}
 }

@@ -50,11 +50,12 @@ func randomArrowhead(rng *rand.Rand, r int, kind string) (p, w []float64, a floa
 
 // TestRootBracketsEnclose checks rootBrackets against the eigenvalues of
 // the dense arrowhead matrix (an independent symmetric eigensolver), for
-// near windows of 0 to 8 poles: every eigenvalue lies in its bracket, and
-// the brackets are narrow (else the pruning would be useless).
+// near windows of 0 to 8 poles, fine and coarse (the first bound's):
+// every eigenvalue lies in its bracket, and the brackets are narrow (else
+// the pruning would be useless).
 func TestRootBracketsEnclose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
-	roots, narrow := 0, 0
+	roots, narrow, coarseNarrow := 0, 0, 0
 	for trial := 0; trial < 400; trial++ {
 		r := 1 + rng.IntN(60)
 		kind := []string{"plain", "near", "zero", "tiny"}[trial%4]
@@ -89,11 +90,15 @@ func TestRootBracketsEnclose(t *testing.T) {
 			from = rng.IntN(r + 1) // intervals before from keep their interlacing ends
 		}
 		farBase(p, w, L, from-1, nil, nil, far)
-		rootBrackets(a, p, w, lo, hi, L, from, far, bl, bh)
+		cl, ch := make([]float64, r+1), make([]float64, r+1)
+		rootBrackets(a, p, w, lo, hi, L, from, far, bl, bh, false)
+		rootBrackets(a, p, w, lo, hi, L, from, far, cl, ch, true)
 		for j := range want {
 			tol := 1e-12 * (1 + math.Abs(want[j])) // the dense solver's own error
-			if want[j] < bl[j]-tol || want[j] > bh[j]+tol {
-				t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, j, want[j], bl[j], bh[j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
+			for mode, b := range [][2][]float64{{bl, bh}, {cl, ch}} {
+				if want[j] < b[0][j]-tol || want[j] > b[1][j]+tol {
+					t.Fatalf("trial %d (%s, r=%d, L=%d, from=%d, coarse %v): eigenvalue %d = %.17g outside its bracket [%.17g, %.17g]; p %v w %v a %v", trial, kind, r, L, from, mode == 1, j, want[j], b[0][j], b[1][j], p[max(0, j-3):min(r, j+3)], w[max(0, j-3):min(r, j+3)], a)
+				}
 			}
 			left, right := interval(p, lo, hi, j)
 			if j < from || L < 1 {
@@ -103,13 +108,16 @@ func TestRootBracketsEnclose(t *testing.T) {
 			if bh[j]-bl[j] <= 0.1*(right-left) {
 				narrow++
 			}
+			if ch[j]-cl[j] <= 0.1*(right-left) {
+				coarseNarrow++
+			}
 		}
 	}
 	// Most brackets must be much narrower than their interlacing intervals,
 	// or the pruning would be useless.
-	t.Logf("%d of %d brackets within 10%% of their interval", narrow, roots)
-	if narrow < roots*9/10 {
-		t.Errorf("only %d of %d brackets within 10%% of their interval", narrow, roots)
+	t.Logf("%d of %d brackets within 10%% of their interval, %d of the coarse ones", narrow, roots, coarseNarrow)
+	if narrow < roots*9/10 || coarseNarrow < roots*3/4 {
+		t.Errorf("only %d (coarse: %d) of %d brackets within 10%% of their interval", narrow, coarseNarrow, roots)
 	}
 }
 
@@ -505,5 +513,210 @@ func TestFarBaseMixedSums(t *testing.T) {
 	t.Logf("%d mixed candidates (%d with merged poles, %d of them touching one block), %d rows", mixed, merged, single, rows)
 	if mixed < 200 || merged < 20 || single < 20 {
 		t.Errorf("%d mixed candidates, %d with merged poles, %d touching one block: the test does not exercise farBaseMixed", mixed, merged, single)
+	}
+}
+
+// sparseOf returns the kernel f (symmetric, unit diagonal) as a Sparse.
+func sparseOf(n int, f func(i, j int) float64) *Sparse {
+	s := &Sparse{N: n, Ptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if v := f(i, j); j != i && v != 0 {
+				s.Cols = append(s.Cols, int32(j))
+				s.Vals = append(s.Vals, v)
+			}
+		}
+		s.Ptr[i+1] = len(s.Cols)
+	}
+	return s
+}
+
+// singlesKernels returns sparse kernels whose chosen sets form large blocks
+// touched by many candidates similar to one member alone: a kNN graph, a
+// linked cluster with pendant candidates (several per member, similarities
+// of both signs, two candidates with equal rows), and the same with the
+// cluster made of equicorrelated groups (repeated eigenvalues, merged by
+// the bound). The chosen prefix is items 0..m-1 for the last two.
+func singlesKernels(rng *rand.Rand, n, m int) []namedKernel {
+	sim := make([]float64, n*n)
+	grp := make([]float64, n*n)
+	for i := m; i < n; i++ {
+		// Pendants: one member, or (every fifth) two, or a member and
+		// another candidate.
+		j := rng.IntN(m)
+		v := 0.9*rng.Float64() - 0.3
+		sim[i*n+j], sim[j*n+i] = v, v
+		if i%5 == 0 {
+			k := rng.IntN(m)
+			sim[i*n+k], sim[k*n+i] = 0.3, 0.3
+		}
+		if i%7 == 0 && i+1 < n {
+			sim[i*n+i+1], sim[(i+1)*n+i] = 0.2, 0.2
+		}
+	}
+	// Item m+1 repeats item m's row (a duplicate candidate).
+	for j := 0; j < n; j++ {
+		if j != m && j != m+1 {
+			sim[(m+1)*n+j], sim[j*n+m+1] = sim[m*n+j], sim[m*n+j]
+		}
+	}
+	copy(grp, sim)
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			if rng.IntN(3) == 0 {
+				sim[i*n+j] = 0.8*rng.Float64() - 0.2
+				sim[j*n+i] = sim[i*n+j]
+			}
+			switch {
+			case i/4 == j/4:
+				grp[i*n+j], grp[j*n+i] = 0.5, 0.5
+			case (i+j)%5 == 0:
+				grp[i*n+j], grp[j*n+i] = 0.1, 0.1
+			}
+		}
+	}
+	return []namedKernel{
+		{"knn", randomKNN(rng, n, 2, 6)},
+		{"cluster+pendants", sparseOf(n, func(i, j int) float64 { return sim[i*n+j] })},
+		{"groups+pendants", sparseOf(n, func(i, j int) float64 { return grp[i*n+j] })},
+	}
+}
+
+// singlesState returns the prefix for singlesKernels' kernel ki (kNN: lo
+// to lo+spread-1 random items; the others: items 0..m-1) and random
+// qualities in [0.5, 1.5).
+func singlesState(rng *rand.Rand, ki, n, m, lo, spread int) (prefix []int, quality []float64) {
+	prefix = rng.Perm(n)[:lo+rng.IntN(spread)]
+	if ki > 0 {
+		prefix = make([]int, m)
+		for i := range prefix {
+			prefix[i] = i
+		}
+	}
+	quality = make([]float64, n)
+	for i := range quality {
+		quality[i] = 0.5 + rng.Float64()
+	}
+	return prefix, quality
+}
+
+// TestFarSingleSums: a candidate similar to one member alone takes its
+// first bound's far sums from the member's table times v² (farSingle);
+// every such row's five sums equal the sums written out in the test for
+// the candidate's own weights, to 1e-13 of their terms' magnitudes,
+// including blocks whose repeated eigenvalues are merged; and the bound
+// from them is at least the exact VS of the set plus the candidate (dense
+// eigendecomposition).
+func TestFarSingleSums(t *testing.T) {
+	defer func(v int) { pruneMin = v }(pruneMin)
+	pruneMin = 4
+	rng := rand.New(rand.NewPCG(41, 7))
+	tabled, merged, rows, bounds := 0, 0, 0, 0
+	for trial := 0; trial < 4; trial++ {
+		n, m := 90+20*trial, 20+4*trial
+		for ki, nk := range singlesKernels(rng, n, m) {
+			prefix, quality := singlesState(rng, ki, n, m, 25, 20)
+			for _, q := range []Order{0.5, 1, OrderInf} {
+				g, ws, mark := boundState(t, nk.k, quality, prefix, q)
+				_, lists := g.touchLists()
+				g.prepareSingles(lists)
+				for c := 0; c < n; c++ {
+					if !g.eligible[c] {
+						continue
+					}
+					tl := g.denseTouches(c, nil)
+					if len(tl) != 1 {
+						continue
+					}
+					tb := g.touchedBlocks(tl, mark, int32(c+1), nil)
+					blk := g.blocks[tb[0]]
+					if blk.singleTable(g.memberLocal[tl[0].member]) == nil {
+						continue
+					}
+					ws.tabled = 0
+					ah := g.candidateFar(tl, tb, 1, ws, false, true)
+					if ws.tabled != 1 {
+						t.Fatalf("%s candidate %d: the member's table was not used", nk.name, c)
+					}
+					tabled++
+					sm := len(ah.p)
+					if sm < len(blk.eig) {
+						merged++
+					}
+					got := [5][]float64{ah.far.left, ah.far.right, ah.far.dleft, ah.far.dright, ah.far.full}
+					for i := max(ah.from-1, 0); i < sm; i++ {
+						want, scale := farSumsWritten(ah.p, ah.w, i, ah.L)
+						rows++
+						for s := range want {
+							if math.Abs(got[s][i]-want[s]) > 1e-13*scale {
+								t.Fatalf("%s q=%v candidate %d, row %d of %d, sum %d: %g, want %g", nk.name, q, c, i, sm, s, got[s][i], want[s])
+							}
+						}
+					}
+					vsb, ok := g.scoreUpper(c, tl, ws, mark, int32(2*c+1), false)
+					if !ok {
+						continue
+					}
+					want, err := Score(Submatrix(nk.k, append(slices.Clone(g.memberItem), c)), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					bounds++
+					if vsb < want*(1-1e-12) {
+						t.Fatalf("%s q=%v candidate %d: bound %.15g below VS %.15g", nk.name, q, c, vsb, want)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d candidates from tables (%d with merged poles), %d rows, %d bounds", tabled, merged, rows, bounds)
+	if tabled < 300 || merged < 50 || bounds < 300 {
+		t.Errorf("%d tabled candidates, %d merged, %d bounds: the test does not exercise farSingle", tabled, merged, bounds)
+	}
+}
+
+// TestGreedySinglesSamePicks: Greedy with the members' far-sum tables picks
+// what it picks without them, with bit-for-bit equal scores (the tables
+// change only bounds, never an exact solve), and what the brute-force
+// oracle picks, for every order, 1 and 2 workers.
+func TestGreedySinglesSamePicks(t *testing.T) {
+	defer func(v int) { pruneMin = v }(pruneMin)
+	pruneMin = 4
+	rng := rand.New(rand.NewPCG(43, 11))
+	tabled := 0
+	for trial := 0; trial < 3; trial++ {
+		n, m := 60+15*trial, 16+4*trial
+		for ki, nk := range singlesKernels(rng, n, m) {
+			prefix, quality := singlesState(rng, ki, n, m, 12, 12)
+			for _, q := range pruneOrders {
+				p := GreedyProblem{Kernel: nk.k, Quality: quality, Prefix: prefix, K: 4, Q: q, Workers: 1 + trial%2}
+				name := fmt.Sprintf("trial%d/%s/q=%v", trial, nk.name, q)
+				got, err := Greedy(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tabled += got.Stats.Tabled
+				noSingles = true
+				plain, err := Greedy(p)
+				noSingles = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain.Stats.Tabled != 0 {
+					t.Fatalf("%s: noSingles still read tables", name)
+				}
+				if !slices.Equal(got.Picks, plain.Picks) || !slices.Equal(got.Scores, plain.Scores) {
+					t.Fatalf("%s: picks %v scores %v with tables, %v %v without", name, got.Picks, got.Scores, plain.Picks, plain.Scores)
+				}
+				want := bruteGreedy(t, p)
+				if !slices.Equal(got.Picks, want.Picks) {
+					t.Fatalf("%s: picks %v, oracle %v", name, got.Picks, want.Picks)
+				}
+			}
+		}
+	}
+	t.Logf("%d first bounds from tables", tabled)
+	if tabled < 500 {
+		t.Errorf("%d first bounds from tables: the test does not exercise them", tabled)
 	}
 }

@@ -420,6 +420,7 @@ type secularWork struct {
 	wloc            []float64 // and local weights
 	others          []int     // and poles outside its table
 	solved          int       // secular equations solved (GreedyResult.Solved)
+	tabled          int       // first bounds from a member's table (PruneStats.Tabled)
 	tb              []int32   // touched blocks of the greedy's score
 }
 

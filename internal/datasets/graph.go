@@ -58,10 +58,11 @@ func edgeWeightsInPlace(g *KNNGraph, similarity string) ([]float64, error) {
 	return w, nil
 }
 
-// bandwidthOfDistances is bandwidthOfSquares of the squares of d, bit for
-// bit, without storing them or reordering d: squaring is monotone in |d|
-// (and so is its rounding), so the median square is the square of the
-// median magnitude (kthMagnitude).
+// bandwidthOfDistances is GaussianBandwidth of the distances d, the median
+// of their squares computed without storing them or reordering d: squaring
+// is monotone in |d| (and so is its rounding), so the median square is the
+// square of the median magnitude (kthMagnitude). TestEdgeWeightsInPlace
+// checks it bit for bit against a quickselect on the squares.
 func bandwidthOfDistances(d []float64) float64 {
 	if len(d) == 0 {
 		return 1
@@ -111,33 +112,7 @@ func kthMagnitude(x []float64, k int) float64 {
 // edges join duplicates) it is the smallest positive squared distance, and 1
 // if every distance is 0.
 func GaussianBandwidth(g *KNNGraph) float64 {
-	d2 := make([]float64, len(g.Distance))
-	for e, d := range g.Distance {
-		d2[e] = d * d
-	}
-	return bandwidthOfSquares(d2)
-}
-
-// bandwidthOfSquares is GaussianBandwidth given the squared edge
-// distances, which it reorders.
-func bandwidthOfSquares(d2 []float64) float64 {
-	if len(d2) == 0 {
-		return 1
-	}
-	h2 := kthSmallest(d2, (len(d2)-1)/2)
-	if h2 > 0 {
-		return h2
-	}
-	least := math.Inf(1)
-	for _, v := range d2 {
-		if v > 0 && v < least {
-			least = v
-		}
-	}
-	if math.IsInf(least, 1) {
-		return 1
-	}
-	return least
+	return bandwidthOfDistances(g.Distance)
 }
 
 // kthSmallest returns the k-th smallest value of x (0-based: what

@@ -296,3 +296,27 @@ func TestKthMagnitude(t *testing.T) {
 		}
 	}
 }
+
+// bandwidthOfSquares is the Gaussian bandwidth as GaussianBandwidth
+// defines it, computed directly: quickselect on the squared distances
+// (reordered), then the smallest positive square if the median is 0: the
+// reference for bandwidthOfDistances.
+func bandwidthOfSquares(d2 []float64) float64 {
+	if len(d2) == 0 {
+		return 1
+	}
+	h2 := kthSmallest(d2, (len(d2)-1)/2)
+	if h2 > 0 {
+		return h2
+	}
+	least := math.Inf(1)
+	for _, v := range d2 {
+		if v > 0 && v < least {
+			least = v
+		}
+	}
+	if math.IsInf(least, 1) {
+		return 1
+	}
+	return least
+}

@@ -679,16 +679,13 @@ func (g *greedyState) best() (int, float64, error) {
 		}
 	}
 	g.solveInOrder(cands, touches, order, vals, vss, solved, floor, &bestVal, weight)
-	// pickTied over the solved candidates, in place (a million candidates:
-	// no copy of them and their values per pick).
-	thr := bestVal - TieTol*math.Abs(bestVal)
-	win, wv := floorRejected, 0.0
-	for k, c := range cands {
-		if solved[k] && vals[k] >= thr && (win < 0 || c < win) {
-			win, wv = c, vals[k]
-		}
+	// The solved candidates only, marked in place (a million candidates: no
+	// copy of them and their values per pick).
+	c, v := pickTied(cands, vals, solved, bestVal)
+	if c < 0 {
+		return floorRejected, 0, nil
 	}
-	return win, wv, nil
+	return c, v, nil
 }
 
 // floorRejected is best's answer when candidates remain but none reaches
@@ -696,12 +693,13 @@ func (g *greedyState) best() (int, float64, error) {
 const floorRejected = -2
 
 // pickTied applies the tie rule: the lowest index whose value is within
-// TieTol·|best| of best.
-func pickTied(cands []int, vals []float64, bestVal float64) (int, float64) {
+// TieTol·|best| of best. Only candidates k with keep[k]
+// count (keep nil: all); -1 when none is kept or reaches the threshold.
+func pickTied(cands []int, vals []float64, keep []bool, bestVal float64) (int, float64) {
 	thr := bestVal - TieTol*math.Abs(bestVal)
 	win, wv := -1, 0.0
 	for k, c := range cands {
-		if vals[k] >= thr && (win < 0 || c < win) {
+		if (keep == nil || keep[k]) && vals[k] >= thr && (win < 0 || c < win) {
 			win, wv = c, vals[k]
 		}
 	}

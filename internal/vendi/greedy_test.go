@@ -64,7 +64,7 @@ func bruteGreedy(t *testing.T, p GreedyProblem) GreedyResult {
 		if len(idx) == 0 {
 			break // MinVS rejected every candidate
 		}
-		c, v := pickTied(idx, vals, bestVal)
+		c, v := pickTied(idx, vals, nil, bestVal)
 		used[c] = true
 		chosen = append(chosen, c)
 		res.Picks = append(res.Picks, c)

@@ -568,7 +568,7 @@ func (g *greedyState) bestDual() (int, float64) {
 		if len(kept) == 0 {
 			return floorRejected, 0
 		}
-		return pickTied(kept, vals, bestVal)
+		return pickTied(kept, vals, nil, bestVal)
 	}
 	// A first exact value (the candidate with the largest bound) sets a
 	// cut; only candidates whose bound reaches it are sorted and solved.
@@ -637,7 +637,7 @@ func (g *greedyState) bestDual() (int, float64) {
 	if len(evCands) == 0 {
 		return floorRejected, 0
 	}
-	return pickTied(evCands, evVals, bestVal)
+	return pickTied(evCands, evVals, nil, bestVal)
 }
 
 // dualExactItem is dualExact for item c. If prune is given and q is not

@@ -216,6 +216,7 @@ func BenchmarkQVSBatchFashionSpread(b *testing.B) {
 				b.ReportMetric(float64(stats.Pruned)/float64(stats.Bounded), "pruned/bounded")
 				b.ReportMetric(float64(stats.Bounded)/5, "bounded/pick")
 				b.ReportMetric(float64(stats.Tabled)/float64(stats.Bounded), "tabled/bounded")
+				b.ReportMetric(float64(stats.Level0)/float64(stats.Bounded), "level0/bounded")
 			}
 		})
 	}

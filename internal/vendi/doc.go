@@ -55,7 +55,8 @@
 // new eigenvalue enclosed in a certified bracket, O(r) per root with the
 // block's Cauchy matrix tabulated) and solved in decreasing bound order only
 // while the bound can reach the best value: the picks are those of solving
-// every candidate (prune.go). On embeddings with a linear or cosine kernel
+// every candidate (prune.go). At q = 1 a cheaper level-0 bound from four
+// exact power sums and interlacing boxes comes first (level0.go). On embeddings with a linear or cosine kernel
 // the greedy works in the d x d dual (greedydual.go). There, for
 // 1 <= q <= 2, a candidate's increment of Σ φ(λ) only grows as the chosen
 // set does, so bounds and solves of earlier picks bound it at later ones

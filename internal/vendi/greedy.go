@@ -62,9 +62,13 @@ type GreedyResult struct {
 // before solving (Bounded) and those of them never solved because their
 // bound fell below the best value (Pruned), and the first bounds whose far
 // sums were read from a member's table (Tabled: candidates similar to one
-// member alone, prepareSingles). Diagnostics only.
+// member alone, prepareSingles) and the pruned ones bounded by level 0 alone
+// (Level0). Diagnostics only.
 type PruneStats struct {
 	Bounded, Pruned, Tabled int
+	// Level0 counts the pruned candidates whose only bound was the
+	// level-0 bound (level0.go: q = 1, no root bracketed).
+	Level0 int
 }
 
 // Greedy sequentially picks K candidates, each maximising the qVS of the
@@ -130,6 +134,9 @@ type vblock struct {
 	// squares, for the pruning bound (prune.go); set by prepareBounds on
 	// large blocks.
 	cauchy, cauchy2 []float64
+	// l0 is the block's level-0 data for the current pick (level0.go),
+	// set by prepareLevel0 on large blocks at q = 1.
+	l0 *level0Block
 	// single[l], once set (prepareSingles), holds the first bound's far
 	// sums for a candidate similar to local member l alone with
 	// similarity 1 (singleTable says how they are laid out).
@@ -176,6 +183,9 @@ type greedyState struct {
 	dual *dualState
 	// stats counts the pruning's work (GreedyResult.Stats).
 	stats PruneStats
+	// l0lib is the level-0 bound's library of multipliers, per objective,
+	// newest last, kept across picks (level0.go).
+	l0lib [3][]l0lam
 	// memoContent holds the content (blockContent) of the prefix's blocks
 	// when p.Memo is used; memoLoading is set while they are factored.
 	memoContent map[*vblock]string
@@ -552,9 +562,19 @@ func (g *greedyState) best() (int, float64, error) {
 		}
 	}
 	prune := g.pruning()
+	touches := func(k int, buf []touch) []touch {
+		if lists != nil {
+			return lists[k]
+		}
+		return g.denseTouches(cands[k], buf)
+	}
+	l0 := prune && g.level0()
 	if prune {
 		g.prepareBounds()
 		g.prepareSingles(lists)
+		if l0 {
+			g.prepareLevel0(cands, touches)
+		}
 	}
 	const (
 		exact = iota
@@ -564,11 +584,11 @@ func (g *greedyState) best() (int, float64, error) {
 	vals := make([]float64, len(cands))
 	vss := make([]float64, len(cands)) // unweighted VS, for MinVS
 	state := make([]uint8, len(cands))
-	touches := func(k int, buf []touch) []touch {
-		if lists != nil {
-			return lists[k]
-		}
-		return g.denseTouches(cands[k], buf)
+	// lvl0[k]: vals[k] is candidate k's level-0 bound (solveInOrder
+	// computes its first bound before anything else).
+	var lvl0 []bool
+	if l0 {
+		lvl0 = make([]bool, len(cands))
 	}
 	// Workers take blocks of candidates in turn (their costs differ:
 	// cached, bounded, solved, isolated); each keeps its own scratch.
@@ -588,6 +608,16 @@ func (g *greedyState) best() (int, float64, error) {
 			if len(t) == 0 && !g.frobenius2() {
 				state[k] = isolated
 				continue
+			}
+			if l0 {
+				if vsb, ok := g.level0Upper(c, t, ws); ok {
+					state[k] = bounded
+					lvl0[k] = true
+					if wt := weight(c); wt > 0 {
+						vals[k] = wt * vsb * (1 + boundMargin)
+					}
+					continue
+				}
 			}
 			if prune {
 				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
@@ -678,7 +708,7 @@ func (g *greedyState) best() (int, float64, error) {
 			bestVal = math.Max(bestVal, vals[k])
 		}
 	}
-	g.solveInOrder(cands, touches, order, vals, vss, solved, floor, &bestVal, weight)
+	g.solveInOrder(cands, touches, order, lvl0, vals, vss, solved, floor, &bestVal, weight)
 	// The solved candidates only, marked in place (a million candidates: no
 	// copy of them and their values per pick).
 	c, v := pickTied(cands, vals, solved, bestVal)

@@ -26,6 +26,11 @@ package vendi
 //  2. spectrumUpper turns the brackets, the trace Σμ = Σd + a and the
 //     untouched blocks into an upper bound on VS_q for every q > 0,
 //     including the ZeroTol threshold (proof there).
+//  0. At q = 1, a candidate touching one large block alone is first bounded
+//     without any root (level0.go: four exact power sums, interlacing boxes,
+//     Lagrangian multipliers from a small library); solveInOrder gives it
+//     the first bound below only when its turn comes, and queues it again
+//     by that bound.
 //  3. best bounds every candidate touching a large block (first bound: only
 //     intervals that can hold a positive root, L = 1, coarse brackets: the
 //     first certified point on each side; roots <= 0 add nothing to T or
@@ -784,8 +789,12 @@ func (g *greedyState) pruning() bool {
 // raises bestVal. Workers take the next candidate in turn; the best only
 // grows, so every candidate left unsolved is strictly worse than the final
 // best and outside the tie window: the outcome does not depend on the
-// interleaving.
-func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch) []touch, order []int, vals, vss []float64, solved []bool, floor float64, bestVal *float64, weight func(int) float64) {
+// interleaving. A candidate with lvl0[k] set holds only its level-0 bound
+// (level0.go): when its turn comes its first bound is computed, and unless
+// that prunes it, it goes back in the queue with that bound (a heap beside
+// the sorted list), so candidates are still solved in the order of their
+// first bounds.
+func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch) []touch, order []int, lvl0 []bool, vals, vss []float64, solved []bool, floor float64, bestVal *float64, weight func(int) float64) {
 	bounds := make([]float64, len(order))
 	for i, k := range order {
 		bounds[i] = vals[k]
@@ -794,14 +803,22 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(x, y int) int {
+	// before reports whether position x comes before y: larger bound, then
+	// lower item index.
+	before := func(x, y int) bool {
 		if bounds[x] != bounds[y] {
-			if bounds[x] > bounds[y] {
-				return -1
-			}
+			return bounds[x] > bounds[y]
+		}
+		return cands[order[x]] < cands[order[y]]
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		if before(x, y) {
+			return -1
+		}
+		if before(y, x) {
 			return 1
 		}
-		return cands[order[x]] - cands[order[y]]
+		return 0
 	})
 	// Not parallel.Blocks: the next candidate is handed out under the lock
 	// that guards bestVal, because whether to take it at all depends on
@@ -809,29 +826,61 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 	// raise. A queue fixed in advance would solve candidates the cut-off
 	// excludes.
 	var mu sync.Mutex
-	next, nsolved := 0, 0
+	var requeued posHeap // positions whose first bound replaced the level-0 one
+	requeued.before = before
+	next, nsolved, nfirst := 0, 0, 0
 	parallel.Workers(len(g.ws), func(w int) {
 		ws := g.ws[w]
 		mark := make([]int32, len(g.blocks))
 		var buf []touch
 		for {
 			mu.Lock()
-			if next >= len(idx) || bounds[idx[next]] < *bestVal-TieTol*math.Abs(*bestVal) {
+			cut := *bestVal - TieTol*math.Abs(*bestVal)
+			var i int
+			switch {
+			case len(requeued.p) > 0 && (next >= len(idx) || before(requeued.p[0], idx[next])):
+				i = requeued.pop()
+			case next < len(idx):
+				i = idx[next]
+				next++
+			default:
 				mu.Unlock()
 				return
 			}
-			k := order[idx[next]]
-			next++
+			if bounds[i] < cut {
+				mu.Unlock()
+				return
+			}
+			k := order[i]
+			first := lvl0 != nil && lvl0[k]
+			if first {
+				lvl0[k] = false
+				nfirst++
+			}
 			mu.Unlock()
 			c := cands[k]
 			t := touches(k, buf)
 			buf = t[:0]
+			bound := func(vsb float64) float64 { return weight(c) * vsb * (1 + boundMargin) }
+			if first {
+				// Bounded by level 0 only: the first bound, then back in
+				// the queue unless it prunes.
+				if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), false); ok {
+					mu.Lock()
+					if b := bound(vsb); b >= *bestVal-TieTol*math.Abs(*bestVal) {
+						bounds[i] = math.Min(bounds[i], b)
+						requeued.push(i)
+					}
+					mu.Unlock()
+					continue
+				}
+			}
 			// Second filter: the tighter bound (every interval, wider
 			// near window), worth it for the few candidates the first
 			// one keeps.
 			if vsb, ok := g.scoreUpper(c, t, ws, mark, int32(2*k+1), true); ok {
 				mu.Lock()
-				below := weight(c)*vsb*(1+boundMargin) < *bestVal-TieTol*math.Abs(*bestVal)
+				below := bound(vsb) < *bestVal-TieTol*math.Abs(*bestVal)
 				mu.Unlock()
 				if below {
 					continue
@@ -853,6 +902,53 @@ func (g *greedyState) solveInOrder(cands []int, touches func(k int, buf []touch)
 	})
 	g.stats.Bounded += len(order)
 	g.stats.Pruned += len(order) - nsolved
+	if lvl0 != nil {
+		for _, k := range order {
+			if lvl0[k] { // never given a first bound
+				g.stats.Level0++
+			}
+		}
+	}
+}
+
+// posHeap is a binary max-heap of positions under before.
+type posHeap struct {
+	p      []int
+	before func(x, y int) bool
+}
+
+func (h *posHeap) push(i int) {
+	h.p = append(h.p, i)
+	for c := len(h.p) - 1; c > 0; {
+		par := (c - 1) / 2
+		if !h.before(h.p[c], h.p[par]) {
+			break
+		}
+		h.p[c], h.p[par] = h.p[par], h.p[c]
+		c = par
+	}
+}
+
+func (h *posHeap) pop() int {
+	top := h.p[0]
+	last := len(h.p) - 1
+	h.p[0] = h.p[last]
+	h.p = h.p[:last]
+	for c := 0; ; {
+		l, r, m := 2*c+1, 2*c+2, c
+		if l < len(h.p) && h.before(h.p[l], h.p[m]) {
+			m = l
+		}
+		if r < len(h.p) && h.before(h.p[r], h.p[m]) {
+			m = r
+		}
+		if m == c {
+			break
+		}
+		h.p[c], h.p[m] = h.p[m], h.p[c]
+		c = m
+	}
+	return top
 }
 
 // prepareBounds tabulates the Cauchy matrix of every alive block of at

@@ -65,7 +65,7 @@ import (
 const (
 	level0Keep   = 8   // multipliers kept per objective (the newest)
 	level0Learn  = 2   // candidates a large block and pick whose dual is optimised
-	level0Evals  = 300 // Nelder-Mead evaluations per objective and learnt candidate
+	level0Evals  = 150 // Nelder-Mead evaluations per objective and learnt candidate
 	level0Inner  = 16  // pieces per interior box (once per pick)
 	level0Outer  = 4   // pieces per end box (per candidate)
 	level0Coarse = 2   // pieces per box while learning
@@ -401,30 +401,19 @@ func (g *greedyState) level0Upper(c int, t []touch, ws *secularWork) (vsb float6
 	}
 	_, z := g.project(t, tb, ws)
 	lc := lb.moments(b.eig, z, g.p.Kernel.At(c, c))
-	// Per objective, the full dual (end boxes included) of the two library
-	// entries whose interior part λ·M + Σ interior is largest: any entry
+	// Per objective, the full dual (end boxes included) of the library
+	// entry whose interior part λ·M + Σ interior is largest: any entry
 	// gives a valid bound, and the end boxes rarely change the order.
 	var v [3]float64
 	for o := range v {
-		k1, k2 := -1, -1
-		var c1, c2 float64
+		best, bv := -1, math.Inf(-1)
 		for k := range lb.lam[o] {
 			lm := &lb.lam[o][k]
-			ck := lb.gint[o][k] + lm[0]*lc.m[0] + lm[1]*lc.m[1] + lm[2]*lc.m[2] + lm[3]*lc.m[3]
-			switch {
-			case k1 < 0 || ck > c1:
-				k2, c2 = k1, c1
-				k1, c1 = k, ck
-			case k2 < 0 || ck > c2:
-				k2, c2 = k, ck
+			if ck := lb.gint[o][k] + lm[0]*lc.m[0] + lm[1]*lc.m[1] + lm[2]*lc.m[2] + lm[3]*lc.m[3]; best < 0 || ck > bv {
+				best, bv = k, ck
 			}
 		}
-		v[o] = math.Inf(-1)
-		for _, k := range [2]int{k1, k2} {
-			if k >= 0 {
-				v[o] = max(v[o], lb.dual(o, &lb.lam[o][k], lb.gint[o][k], lb.gabs[o][k], &lc, level0Outer))
-			}
-		}
+		v[o] = lb.dual(o, &lb.lam[o][best], lb.gint[o][best], lb.gabs[o][best], &lc, level0Outer)
 	}
 	pOther := g.totPos - b.pos
 	// Σ μ⁺ >= Σ μ (the trace) and <= Σ max(box top, 0).

@@ -115,7 +115,7 @@ func level0P(l *l0lam, c, s, x float64) float64 {
 	return y * (l[0] + y*(l[1]+y*(l[2]+y*l[3])))
 }
 
-// level0MinP2 returns the minimum over [l, u] of P” (in x).
+// level0MinP2 returns the minimum over [l, u] of P″ (in x).
 func level0MinP2(lm *l0lam, c, s, l, u float64) float64 {
 	pp := func(y float64) float64 { return 2*lm[1] + 6*lm[2]*y + 12*lm[3]*y*y }
 	a, b := (l-c)/s, (u-c)/s
@@ -132,13 +132,14 @@ func level0MinP2(lm *l0lam, c, s, l, u float64) float64 {
 // of the magnitudes it added (for the rounding slack). Proof: on a piece
 // [x0, x1] where o is at least a line ℓ (o itself where it is linear: x⁺
 // on a piece not straddling 0; for φ, convex, its tangent at t ∈ [x0, x1]:
-// x log x >= (1 + log t) x - t; at x0 = 0 the tangent at x1/e), ℓ - P has
-// second derivative -P” <= K = max(0, -min P”), so ℓ - P - (K/2)(x -
+// x log x >= (1 + log t) x - t; on the first piece below u·2⁻¹² the tangent
+// at its end over e), ℓ - P has
+// second derivative -P″ <= K = max(0, -min P″), so ℓ - P - (K/2)(x -
 // x0)(x - x1) is concave and at least its smaller end value: ℓ - P >=
 // min(end values) - K (x1 - x0)²/8 on the piece. The box is cut at 0 (x⁺
 // and φ(x⁺) have a kink there) and into pieces of width at most (u -
 // l)/pieces, and for φ of ratio x1/x0 at most 1.5 (the tangent's error),
-// after a first piece [0, u·2⁻¹²].
+// after a first piece [l, u·2⁻¹²] when l is below its end.
 func level0Box(o int, nu float64, lm *l0lam, c, s, l, u float64, pieces int) (lb, mag float64) {
 	if l < 0 && u > 0 {
 		a, ma := level0Box(o, nu, lm, c, s, l, 0, pieces)
@@ -170,11 +171,15 @@ func level0Box(o int, nu float64, lm *l0lam, c, s, l, u float64, pieces int) (lb
 		return lb, mag
 	}
 	x0 := l
-	if l == 0 {
-		x0 = math.Min(u*0x1p-12, maxw)
+	if l < u*0x1p-12 {
+		// One piece up to u·2⁻¹² (the tangent bounds x log x on all of
+		// x >= 0), so that a box from 0 or from a pole just above it
+		// needs about 21 geometric pieces, not one per factor 1.5 down
+		// to l.
+		x0 = u * 0x1p-12
 		t := x0 / math.E
 		sl := 1 + math.Log(t) - nu
-		piece(0, x0, -t, sl*x0-t)
+		piece(l, x0, sl*l-t, sl*x0-t)
 	}
 	for x0 < u {
 		x1 := math.Min(u, math.Min(1.5*x0, x0+maxw))

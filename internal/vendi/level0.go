@@ -43,10 +43,10 @@ package vendi
 // candidates touching the block, so for each λ of a small library (per
 // objective, the optima of the dual of a few candidates, level0Learn a
 // block and pick, kept across picks in the scaled variable) the interior
-// boxes' sum is computed once per pick; a candidate's bound is then, for
-// each λ, λ·M plus that sum plus its two end boxes: O(r) for the traces and
-// O(library) for the rest. ν = 1 + f̂/T̂ of the chosen set (dT's coefficient
-// in f near the current spectrum).
+// boxes' sum is computed once per pick; a candidate takes, per objective,
+// the entry with the largest λ·M plus that sum and adds its two end boxes:
+// O(r) for the traces, O(library) for the choice. ν = 1 + f̂/T̂ of the
+// chosen set (dT's coefficient in f near the current spectrum).
 //
 // Rounding: the power sums and box values are sums of at most a few r terms
 // of magnitude at most (r+1)·ymax^q |λ_q| and Σ|box values|, each with a

@@ -428,12 +428,8 @@ func (g *greedyState) level0Upper(c int, t []touch, ws *secularWork) (vsb float6
 		return 0, false
 	}
 	thl, thh := ZeroTol*tLo, ZeroTol*tHi
-	fo, no := g.all.above(thh)
-	fb, nb := b.above(thh)
-	fo, no = fo-fb, no-nb
-	_, n2 := g.all.above(thl)
-	_, nb2 := b.above(thl)
-	if n2-nb2 != no {
+	fo, no := g.otherAbove(tb, thh)
+	if _, n := g.otherAbove(tb, thl); n != no {
 		return 0, false
 	}
 	cc := fo + v[2] - lb.nu*pOther

@@ -695,17 +695,22 @@ func (g *greedyState) scoreUpper(c int, t []touch, ws *secularWork, mark []int32
 			break
 		}
 	}
-	fOther := func(thr float64) (float64, int) {
-		f, n := g.all.above(thr)
-		for _, b := range tb {
-			fb, nb := g.blocks[b].above(thr)
-			f -= fb
-			n -= nb
-		}
-		return f, n
-	}
+	fOther := func(thr float64) (float64, int) { return g.otherAbove(tb, thr) }
 	vsb = g.spectrumUpper(bl, bh, t0, pOther, maxOther, fOther)
 	return vsb, !math.IsInf(vsb, 1) && !math.IsNaN(vsb)
+}
+
+// otherAbove returns the φ-sum and the count of the chosen set's
+// eigenvalues above thr outside the blocks tb: the untouched part of a
+// candidate's bound (scoreUpper, level0Upper).
+func (g *greedyState) otherAbove(tb []int32, thr float64) (f float64, n int) {
+	f, n = g.all.above(thr)
+	for _, b := range tb {
+		fb, nb := g.blocks[b].above(thr)
+		f -= fb
+		n -= nb
+	}
+	return f, n
 }
 
 // poleMergeTol: poles closer than this relative to the largest |pole| are

@@ -3,7 +3,7 @@
 # at HEAD, run the same set of campaigns and commands with each binary into
 # two folders, and compare every record byte for byte, timings aside.
 #
-#   scripts/equivalence.sh BASE [HEAD]     e.g. scripts/equivalence.sh 68318f4 HEAD
+#   scripts/equivalence.sh BASE [HEAD]     e.g. scripts/equivalence.sh main HEAD
 #   scripts/equivalence.sh BASE .          HEAD = the working tree, uncommitted changes included
 #   scripts/equivalence.sh --list          print the set and exit
 #
@@ -17,8 +17,8 @@
 # named items of the set, TAGS (go build tags, default none: pure Go, so
 # the two binaries differ only by the code under test).
 #
-# The set (the records of issue 22's "Done when"), scaled where a full run
-# takes more than a minute or two on a loaded 2-core machine:
+# The set (the paper campaigns' records and the README's commands), scaled
+# where a full run takes more than a minute or two on a loaded 2-core machine:
 #   as-photoswitch   configs/photoswitch.yaml: every method, both fantasies' grids, 2 repeats (full budget 200)
 #   as-bmg           configs/bmg.yaml: every method, 1 repeat, budget 60 (paper: 10 x 200)
 #   as-default       `qvs as` (README's first command: synthetic pool, default settings)
@@ -46,7 +46,7 @@
 # eval's run times (the "run time" column of OUT/README.md's campaigns
 # table, the "(N s of run time)" lines of its stdout). config.yaml is compared without
 # its first line (the "written by qvs VERSION" comment) and without a
-# top-level `kind:` line (recorded from issue 22 on; older commits infer the
+# top-level `kind:` line (older commits do not record it and infer the
 # kind). Lock files are ignored. PNG figures are compared byte for byte.
 set -u
 

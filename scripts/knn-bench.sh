@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 21's table: kNN graphs of clustered Gaussian 32-d float32 pools,
+# kNN graphs of clustered Gaussian 32-d float32 pools,
 # qvs exact, qvs approximate and FAISS HNSW (M = 32, efConstruction =
 # efSearch = 64) on the same generated file, k = 20, in the same run.
 #

@@ -1,7 +1,8 @@
 #!/bin/sh
-# peer-bench.sh: qvs's methods beside Optuna (TPE, CMA-ES, random) on issue
-# 24's functions; writes the table into docs/performance.md between the
-# markers <!-- peer-bench --> and <!-- /peer-bench -->. Not part of make test.
+# peer-bench.sh: qvs's methods beside Optuna (TPE, CMA-ES, random) on
+# Ackley-10, Levy-8, Styblinski-Tang-6 and Rosenbrock-5; writes the table
+# into docs/performance.md between the markers <!-- peer-bench --> and
+# <!-- /peer-bench -->. Not part of make test.
 #
 #   scripts/peer-bench.sh [--seeds 3] [--functions Ackley-10,Levy-8,...]
 #

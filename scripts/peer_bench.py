@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""qvs beside Optuna on issue 24's functions (run by scripts/peer-bench.sh).
+"""qvs beside Optuna on four test functions (run by scripts/peer-bench.sh).
 
 Every method gets 100 evaluations in rounds of 5 on Ackley-10 (box
 [-5, 10]^10, minimum off-centre), Levy-8, Styblinski-Tang-6 and

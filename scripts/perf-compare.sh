@@ -1,15 +1,15 @@
 #!/bin/sh
-# Issue 15's table, measured side by side: NumPy and qvs on the same inputs,
+# NumPy and qvs measured side by side on the same inputs,
 # qvs built pure Go (the `go install` default) and with the OpenBLAS backend
 # (-tags openblas), and optionally a baseline revision for "before".
 #
 #   scripts/perf-compare.sh                  NumPy, pure Go, OpenBLAS
-#   BASE=4133a35 scripts/perf-compare.sh     plus qvs built at BASE
+#   BASE=REV scripts/perf-compare.sh         plus qvs built at revision REV
 #   SKIP_NUMPY_GREEDY=1 ...                  skip NumPy's greedy (about 15 s)
 #   SKIP_AS=1 ...                            skip the photoswitch qVS-AS row
 #   ONLY_AS=1 ...                            the photoswitch qVS-AS row alone
 #
-# The last row (issue 21) is a photoswitch qVS-AS campaign: one run at q = 1,
+# The last row is a photoswitch qVS-AS campaign: one run at q = 1,
 # budget 100, batch 5, ties by index, from configs/photoswitch.yaml (the
 # data under QVS_DATA_DIR, default ../shared/data; the row is skipped
 # without it), the kNN graph read from a cache warmed by one untimed run,
@@ -112,7 +112,7 @@ else:  # greedy over the 16 x 16 dual, batched eigvalsh (what a NumPy user write
 print(f"{time.perf_counter() - t:.3f} {out}")
 EOF
 
-# --- the photoswitch qVS-AS loop in NumPy (issue 21) ------------------------
+# --- the photoswitch qVS-AS loop in NumPy -----------------------------------
 cat >"$WORK/as.py" <<'EOF'
 import sys, time, csv, numpy as np
 # qVS-AS (q = 1, batch 5) on the photoswitch pool, what a NumPy user writes:
@@ -219,7 +219,7 @@ qvs_row "select --embeddings X.csv --quality s.csv --k 100 --q 1 (4,000 x 16)" "
 	select --embeddings "$WORK/X.csv" --quality "$WORK/s.csv" --k 100 --q 1
 fi
 
-# The photoswitch qVS-AS campaign (issue 21): qvs first (the NumPy loop
+# The photoswitch qVS-AS campaign: qvs first (the NumPy loop
 # starts from qvs's start item), each build after one untimed run that
 # warms the kNN graph cache.
 DATA=${QVS_DATA_DIR:-../shared/data}

@@ -55,7 +55,7 @@ done
 # (about 3.4: photoswitch ran 240 runs in 1 min 49 s of run time there and
 # in 32 s on the idle machine, 27 s wall); photoswitch-bo, rover and lunar
 # use their measured CPU time / 2 (docs/results.md); as-fashion its 8 min 53 s
-# wall on an idle machine with issue 15's pruning (docs/performance.md),
+# wall on an idle machine (docs/performance.md),
 # rounded up.
 PLAN="toy|1|toy --out RESULTS/toy|toy
 as-photoswitch|1|as --config configs/photoswitch.yaml --out RESULTS/photoswitch|photoswitch

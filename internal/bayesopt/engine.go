@@ -84,8 +84,8 @@ type Settings struct {
 	Final string
 	// RetryFailed lets the engine propose points again within
 	// FailureRadius of a failed experiment (Evaluation.Failed), the failed
-	// point itself included. Failed experiments never enter the GPs either
-	// way.
+	// point itself included, and switches the feasibility model off
+	// (feasibility.go). Failed experiments never enter the GPs either way.
 	RetryFailed bool
 }
 
@@ -192,7 +192,9 @@ type RunID struct {
 // NaN): it counts against the budget and is kept in the records, but it
 // never enters a GP, a centre choice or a trust region's success or failure
 // count, and the engine proposes nothing within FailureRadiusFraction of it
-// unless Settings.RetryFailed.
+// unless Settings.RetryFailed. Failed and successful evaluations together
+// train the feasibility model (feasibility.go), whose probability of
+// success weighs every later proposal's quality.
 type Evaluation struct {
 	Iteration int
 	Region    int
@@ -259,7 +261,9 @@ type centre struct {
 
 type runner struct {
 	dom    Domain
-	snap   Snapper // nil unless dom implements it
+	snap   Snapper        // nil unless dom implements it
+	enc    Encoder        // nil unless dom implements it
+	mixer  CandidateMixer // nil unless dom implements it
 	s      Settings
 	id     RunID
 	d      int
@@ -400,6 +404,8 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 	}
 	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}
 	r.snap, _ = dom.(Snapper)
+	r.enc, _ = dom.(Encoder)
+	r.mixer, _ = dom.(CandidateMixer)
 	return r, nil
 }
 
@@ -770,6 +776,7 @@ func (r *runner) updateRegions(cs []centre, evs []Evaluation) {
 type regionModel struct {
 	cand    *mat.Dense  // candidates (unit cube), one per row
 	samples [][]float64 // joint posterior samples over the candidates
+	w       []float64   // feasibility weights of the candidates; nil without failures
 }
 
 // trainingSet returns the indices of the MaxTrain evaluated points nearest to
@@ -799,10 +806,10 @@ func (r *runner) trainingSet(u []float64) []int {
 // fit fits a GP on the evaluated points idx (FitGP: deterministic, no
 // random draw).
 func (r *runner) fit(idx []int) (*GP, error) {
-	X := mat.NewDense(len(idx), r.d, nil)
+	X := mat.NewDense(len(idx), len(r.features(r.U[0])), nil)
 	y := make([]float64, len(idx))
 	for a, i := range idx {
-		X.SetRow(a, r.U[i])
+		X.SetRow(a, r.features(r.U[i]))
 		y[a] = r.H[i].Value
 	}
 	return FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
@@ -854,28 +861,103 @@ func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, err
 }
 
 // model draws region m's k joint samples from its GP gp over fresh
-// candidates; every draw comes from campaign.RNG(seed, key, it, m).
-func (r *runner) model(it, m int, c centre, gp *GP, k int) (regionModel, error) {
+// candidates; every draw comes from campaign.RNG(seed, key, it, m). With a
+// feasibility model feas (nil: none) it also weighs each candidate by
+// feas.weight.
+func (r *runner) model(it, m int, c centre, gp *GP, k int, feas *feasibility) (regionModel, error) {
 	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
 	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err
+	}
+	if r.mixer != nil {
+		rows := make([][]float64, cand.RawMatrix().Rows)
+		for i := range rows {
+			rows[i] = cand.RawRowView(i)
+		}
+		r.mixer.MixCandidates(c.u, rows, r.trs[m].Length, rng)
 	}
 	if r.snap != nil {
 		for i := 0; i < cand.RawMatrix().Rows; i++ {
 			cand.SetRow(i, r.toUnit(r.unitToX(cand.RawRowView(i))))
 		}
 	}
+	X := cand
+	var w []float64
+	if r.enc != nil || feas != nil {
+		n := cand.RawMatrix().Rows
+		rows := make([][]float64, n)
+		for i := range rows {
+			rows[i] = r.features(cand.RawRowView(i))
+		}
+		if r.enc != nil {
+			X = mat.NewDense(n, len(rows[0]), nil)
+			for i, f := range rows {
+				X.SetRow(i, f)
+			}
+		}
+		if feas != nil {
+			w = make([]float64, n)
+			for i, f := range rows {
+				w[i] = feas.weight(f)
+			}
+		}
+	}
 	var samples [][]float64
 	if r.s.Sampler == SamplerPathwise {
-		samples, err = gp.PathwiseSamples(cand, k, PathwiseFeatures, rng)
+		samples, err = gp.PathwiseSamples(X, k, PathwiseFeatures, rng)
 	} else {
-		samples, err = gp.JointSamples(cand, k, rng)
+		samples, err = gp.JointSamples(X, k, rng)
 	}
 	if err != nil {
 		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
 	}
-	return regionModel{cand: cand, samples: samples}, nil
+	return regionModel{cand: cand, samples: samples, w: w}, nil
+}
+
+// features is what the GP and the feasibility model see of unit-cube
+// point u: Encoder.Encode(u), or u itself.
+func (r *runner) features(u []float64) []float64 {
+	if r.enc != nil {
+		return r.enc.Encode(u)
+	}
+	return u
+}
+
+// feasibilityModel fits the success-probability model (feasibility.go) on
+// every evaluation so far; nil when none failed or with
+// Settings.RetryFailed.
+func (r *runner) feasibilityModel() *feasibility {
+	if r.s.RetryFailed || len(r.failedU) == 0 || feasibilityOff {
+		return nil
+	}
+	feats := make([][]float64, len(r.all))
+	ok := make([]bool, len(r.all))
+	for i, e := range r.all {
+		feats[i] = r.features(r.toUnit(e.X))
+		ok[i] = !e.Failed
+	}
+	return newFeasibility(feats, ok)
+}
+
+// feasibilityOff switches the feasibility model off (tests compare).
+var feasibilityOff bool
+
+// weighted is sample s min-max scaled to [0, 1] and multiplied by the
+// feasibility weights w (all w when s is constant).
+func weighted(s, w []float64) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range s {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = w[i]
+		if hi > lo {
+			out[i] = (v - lo) / (hi - lo) * w[i]
+		}
+	}
+	return out
 }
 
 // splitBatch gives region m (rank order) b/M proposals, the remainder going
@@ -937,13 +1019,14 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 	if err != nil {
 		return nil, nil, err
 	}
+	feas := r.feasibilityModel()
 	models := make([]regionModel, M)
 	err = parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}
 		var err error
-		models[m], err = r.model(it, m, cs[m], gps[m], counts[m])
+		models[m], err = r.model(it, m, cs[m], gps[m], counts[m], feas)
 		return err
 	})
 	if err != nil {
@@ -958,6 +1041,11 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			continue
 		}
 		mod := models[m]
+		if mod.w != nil {
+			for s := range mod.samples {
+				mod.samples[s] = weighted(mod.samples[s], mod.w)
+			}
+		}
 		// ROBOT's verdicts hold for the whole region (earlier changes
 		// between regions only), so each is computed once; taken grows
 		// with every pick, so it is checked afresh.
@@ -1023,13 +1111,29 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 		m, i int
 		f    float64
 	}
-	var all []float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, mod := range models {
+		for _, v := range mod.samples[0] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	weightedPool := false // with failures: rank and score by the quality times the feasibility weight
 	var pool []item
 	var xs [][]float64 // task coordinates of the pool, then of pending
 	inPool := newPointSet()
 	for m, mod := range models {
 		s := mod.samples[0]
-		all = append(all, s...)
+		if mod.w != nil {
+			weightedPool = true
+			q := make([]float64, len(s))
+			for i, v := range s {
+				q[i] = mod.w[i]
+				if hi > lo {
+					q[i] = (v - lo) / (hi - lo) * mod.w[i]
+				}
+			}
+			s = q
+		}
 		k := 0
 		for _, i := range descending(s) {
 			if k == b {
@@ -1045,14 +1149,12 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 			k++
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range all {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
 	quality := make([]float64, len(pool), len(pool)+len(pending))
 	for p, it := range pool {
 		quality[p] = 1
-		if hi > lo {
+		if weightedPool {
+			quality[p] = it.f
+		} else if hi > lo {
 			quality[p] = (it.f - lo) / (hi - lo)
 		}
 	}

@@ -277,7 +277,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		if err != nil {
 			return err
 		}
-		obj = command
+		obj = command.Objective()
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {

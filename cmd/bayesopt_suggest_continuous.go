@@ -62,7 +62,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&o.space, "space", "", "continuous space: YAML file with parameters: [{name, lower, upper, scale, type}]")
 	f.StringVar(&o.pending, "pending", "", "CSV of experiments still running (parameter columns)")
-	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
+	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised (default: the space file's direction)")
 	f.IntVar(&o.regions, "regions", 3, "trust regions M")
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
@@ -136,7 +136,7 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	var obs []space.Observation
 	if common.observed != "" {
-		if obs, err = space.ReadObservations(common.observed, sp, o.minimize); err != nil {
+		if obs, err = space.ReadObservations(common.observed, sp, o.minimize || sp.Minimize); err != nil {
 			return err
 		}
 	}

@@ -931,11 +931,23 @@ func (r *runner) feasibilityModel() *feasibility {
 	if r.s.RetryFailed || len(r.failedU) == 0 || feasibilityOff {
 		return nil
 	}
-	feats := make([][]float64, len(r.all))
-	ok := make([]bool, len(r.all))
-	for i, e := range r.all {
-		feats[i] = r.features(r.toUnit(e.X))
-		ok[i] = !e.Failed
+	// An iteration whose every evaluation failed says more about the
+	// experiment pipeline (a licence server down, a full disk) than about
+	// the points: it trains nothing.
+	succeeded := map[int]bool{}
+	for _, e := range r.all {
+		succeeded[e.Iteration] = succeeded[e.Iteration] || !e.Failed
+	}
+	var feats [][]float64
+	var ok []bool
+	for _, e := range r.all {
+		if succeeded[e.Iteration] {
+			feats = append(feats, r.features(r.toUnit(e.X)))
+			ok = append(ok, !e.Failed)
+		}
+	}
+	if slices.Index(ok, false) < 0 {
+		return nil
 	}
 	return newFeasibility(feats, ok)
 }

@@ -15,7 +15,11 @@ import "math"
 // any evaluation, and A = FeasibilityPriorWeight pseudo-evaluations of it
 // (a Nadaraya-Watson classifier with a Beta prior). The bandwidth h is
 // the one of FeasibilityBandwidths·sqrt(features) with the largest
-// leave-one-out log-likelihood of the outcomes (the smallest on ties).
+// leave-one-out log-likelihood of the outcomes (the smallest on ties); the
+// last, infinite, makes p constant: failures scattered with no relation to
+// place weigh every candidate alike. The evaluations of an iteration in
+// which every evaluation failed do not train the model (a pipeline outage,
+// not a region), and the model is off while no other evaluation failed.
 // The acquisition's quality is multiplied by p(x)^FeasibilityPower: qvs's
 // quality (the Thompson sample min-max scaled over the merged candidates)
 // and, for turbo, robot and qvs authors, the sample min-max scaled over the
@@ -32,7 +36,7 @@ const FeasibilityPower = 2
 
 // FeasibilityBandwidths are the candidate bandwidths, as fractions of
 // sqrt(features) (the unit cube's diagonal without an Encoder).
-var FeasibilityBandwidths = []float64{0.03, 0.06, 0.1, 0.15, 0.25, 0.4}
+var FeasibilityBandwidths = []float64{0.03, 0.06, 0.1, 0.15, 0.25, 0.4, math.Inf(1)}
 
 // feasibility is a fitted success-probability model (see above).
 type feasibility struct {

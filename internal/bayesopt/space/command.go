@@ -368,7 +368,8 @@ func (b *tailBuffer) String() string { return string(b.buf) }
 // NewCommand is the objective of a campaign on a user's space: the space
 // file at path (Load), the command line, its time limit per batch
 // (timeout, a time.ParseDuration string such as 90s or 2h; "" for none) and
-// whether its values are minimised. A bad timeout is a
+// whether its values are minimised (or the space file's direction:
+// minimize says so). A bad timeout is a
 // configkeys.SettingError for key objective_timeout.
 func NewCommand(path, line, timeout string, minimize bool) (*Command, error) {
 	sp, err := Load(path)
@@ -381,5 +382,5 @@ func NewCommand(path, line, timeout string, minimize bool) (*Command, error) {
 			return nil, configkeys.Invalid("objective_timeout", timeout, "expected a positive duration such as 90s or 2h")
 		}
 	}
-	return &Command{Space: sp, Line: line, Timeout: limit, Minimize: minimize}, nil
+	return &Command{Space: sp, Line: line, Timeout: limit, Minimize: minimize || sp.Minimize}, nil
 }

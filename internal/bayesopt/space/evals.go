@@ -156,6 +156,24 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		}
 		for j, c := range idx {
 			cell := strings.TrimSpace(rec[c])
+			if !records && s.mixed {
+				if cell == "" && len(s.parents[j]) > 0 {
+					o.Values[j] = math.NaN() // inactive: checkActive below
+					continue
+				}
+				if s.Parameters[j].IsCategorical() {
+					k := s.choiceIndex(j, cell)
+					if k < 0 {
+						what := "is not one of the choices"
+						if cell == "" {
+							what = "is missing; expected one of the choices"
+						}
+						return nil, fmt.Errorf("%s: line %d, column %s: %q %s %s", path, line, s.Parameters[j].Name, cell, what, strings.Join(s.Parameters[j].Choices, ", "))
+					}
+					o.Values[j] = float64(k)
+					continue
+				}
+			}
 			v, err := strconv.ParseFloat(cell, 64)
 			why := ""
 			switch {
@@ -179,6 +197,13 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 				o.X[j], v = v, s.value(j, v)
 			}
 			o.Values[j] = v
+		}
+		if records && s.mixed {
+			o.Values = s.Values(o.X)
+		} else if s.mixed {
+			if j, why := s.checkActive(o.Values); j >= 0 {
+				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, s.Parameters[j].Name, why)
+			}
 		}
 		if statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol]) {
 			o.Failed, o.Value = true, math.NaN()

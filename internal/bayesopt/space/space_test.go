@@ -277,6 +277,7 @@ func TestParseValues(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(mixedSpace))
 	f.Add([]byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	f.Add([]byte("parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 1, upper: 9, scale: log, when: {k: b}}\n  - {name: j, type: categorical, choices: [u, v, w], when: {k: [a]}}\n  - {name: n, lower: 1, upper: 3, type: int, when: {j: w, k: a}}\ndirection: minimize\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse("fuzz.yaml", b)
 		if err != nil {
@@ -286,6 +287,27 @@ func FuzzParse(f *testing.F) {
 		for j := range lo {
 			if !(lo[j] < hi[j]) || math.IsInf(hi[j]-lo[j], 0) { // the engine needs a finite box of positive width
 				t.Fatalf("parameter %d: engine bounds [%v, %v]", j, lo[j], hi[j])
+			}
+		}
+		// Every corner and the centre snap to an admissible point whose
+		// values read back to it, inactive parameters empty.
+		for _, u := range []float64{0, 0.5, 1} {
+			x := make([]float64, len(lo))
+			for j := range x {
+				x[j] = lo[j] + u*(hi[j]-lo[j])
+			}
+			s.Snap(x)
+			for j := range x {
+				if why := s.CheckEngine(j, x[j]); why != "" {
+					t.Fatalf("snapped %v: parameter %d %s", x, j, why)
+				}
+			}
+			v := s.Values(x)
+			if j, why := s.checkActive(v); s.Mixed() && j >= 0 {
+				t.Fatalf("values %v: parameter %d %s", v, j, why)
+			}
+			if y := s.Engine(v); !slicesEqual(x, y) && !s.anyLog() {
+				t.Fatalf("engine %v -> values %v -> engine %v", x, v, y)
 			}
 		}
 	})

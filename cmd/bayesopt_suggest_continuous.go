@@ -79,6 +79,9 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 // regret (TestSamplerQualityTable).
 const defaultSuggestCandidates = 200
 
+// defaultSuggestBatch is suggest's --batch, and a --space campaign's.
+const defaultSuggestBatch = 5
+
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
 // per region (at least the batch) and the qvs greedy over them grows faster
 // than the cube of the batch; 500 takes 0.7 GB and close to 3 min on the

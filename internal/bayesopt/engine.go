@@ -87,6 +87,12 @@ type Settings struct {
 	// point itself included, and switches the feasibility model off
 	// (feasibility.go). Failed experiments never enter the GPs either way.
 	RetryFailed bool
+	// InitBatches makes Optimize evaluate and record the initial design in
+	// batches of Batch points (the last may be smaller), as suggest hands
+	// it out, instead of as one batch of Init points; it is still
+	// iteration 0, and a run interrupted inside it resumes after its last
+	// recorded batch. (Campaigns on a user's space.)
+	InitBatches bool
 }
 
 // Defaults of Settings, Protocol and `qvs bayesopt suggest`: Thompson
@@ -318,16 +324,41 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 
 	// Iteration 0: the initial design.
 	init := e.InitialDesign()
+	var done0 []Evaluation // InitBatches: the initial design's batches recorded so far
 	if rows := take(0); len(rows) > 0 {
-		if len(rows) != len(init) {
-			return nil, fmt.Errorf("recorded run has %d initial points, this configuration draws %d: use a fresh output directory", len(rows), len(init))
-		}
-		for i, ev := range rows {
-			if !slices.Equal(ev.X, init[i].X) {
-				return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+		if s.InitBatches && len(rows) < len(init) {
+			done0 = rows
+			for i, ev := range rows {
+				if !slices.Equal(ev.X, init[i].X) {
+					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+				}
+			}
+		} else {
+			for i, ev := range rows {
+				if !slices.Equal(ev.X, init[i].X) {
+					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+				}
+			}
+			if err := e.Tell(rows); err != nil {
+				return nil, err
 			}
 		}
-		if err := e.Tell(rows); err != nil {
+	}
+	if s.InitBatches && e.Iteration() == 0 {
+		copy(init, done0)
+		for k := len(done0); k < len(init); k += s.Batch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			chunk := init[k:min(k+s.Batch, len(init))]
+			if err := evaluateBatch(ctx, obj, s.Workers, chunk); err != nil {
+				return nil, err
+			}
+			if err := record(chunk); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.Tell(init); err != nil {
 			return nil, err
 		}
 	}

@@ -46,6 +46,9 @@ type Protocol struct {
 	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
 	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
 	Minimize         bool   `yaml:"minimize,omitempty"`
+	// ObjectivePerPoint starts the command once per point, and a point
+	// whose process fails is a failed experiment (space.Command.PerPoint).
+	ObjectivePerPoint bool `yaml:"objective_per_point,omitempty"`
 }
 
 // Common are the settings every BayesOpt campaign kind has (Protocol and
@@ -180,7 +183,7 @@ func (p Protocol) Settings(method string, q vendi.Order) Settings {
 		Regions: p.Regions, Tau: p.Tau, Candidates: p.Candidates, MaxTrain: p.MaxTrain,
 		FitIterations: p.FitIterations, TauFloor: p.QVSFloor && method == MethodQVS,
 		Mode: p.QVSMode, Sampler: p.Sampler, FailureTolerance: p.FailureTolerance, FailurePerPoint: p.FailurePerPoint,
-		Final: p.finalRule()}
+		Final: p.finalRule(), InitBatches: p.Space != ""}
 }
 
 // finalRule: a campaign of a user's space reports the band rule's final
@@ -346,7 +349,7 @@ func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjectiv
 	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
 		return nil, err
 	}
-	return []campaign.Field{
+	fields := []campaign.Field{
 		campaign.F("best_value", res.BestValue),
 		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
 		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
@@ -354,5 +357,11 @@ func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjectiv
 		campaign.F("solutions_vs", res.SolutionsVS),
 		campaign.I("evaluations", len(res.Evaluations)),
 		campaign.I("restarts", res.Restarts),
-	}, nil
+	}
+	if user != nil {
+		// A user's command can fail; the paper's tasks never do, and their
+		// summaries keep their columns.
+		fields = append(fields, campaign.I("failures", res.Failures()))
+	}
+	return fields, nil
 }

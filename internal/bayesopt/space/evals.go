@@ -46,8 +46,9 @@ const maxFileBytes = 1 << 30
 // empty, "nan" or "failed" (any case; bayesopt.IsFailedCell), or whose
 // optional status column says "failed" or "fail" (any case;
 // bayesopt.IsFailedStatus: other statuses, such as "ok" or "complete",
-// mean nothing here and the value is read as usual). Its parameters are
-// checked like any row's; it gets Failed and a NaN Value.
+// mean nothing here and the value is read as usual). A value of inf or
+// -inf (any case) is a failed experiment too (isInfCell). Its parameters
+// are checked like any row's; it gets Failed and a NaN Value.
 //
 // A file whose header is exactly a run's records header
 // (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
@@ -208,7 +209,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		if statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol]) {
 			o.Failed, o.Value = true, math.NaN()
 		}
-		if withValue && !o.Failed && bayesopt.IsFailedCell(rec[valCol]) {
+		if withValue && !o.Failed && (bayesopt.IsFailedCell(rec[valCol]) || isInfCell(rec[valCol])) {
 			o.Failed, o.Value = true, math.NaN()
 		}
 		if withValue && !o.Failed {
@@ -244,6 +245,14 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// isInfCell reports whether a value cell is an infinity (inf, -inf,
+// +Infinity, any case): Optuna records such a trial; qvs reads it as a
+// failed experiment, since no model can use the value.
+func isInfCell(cell string) bool {
+	v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+	return err == nil && math.IsInf(v, 0)
 }
 
 // CountFailed counts the failed observations.

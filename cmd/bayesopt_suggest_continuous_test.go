@@ -92,7 +92,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"missing space file", nil, []string{"--space", "nope.yaml", "--observed", good}, ExitRuntime, []string{"nope.yaml"}},
 		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `no column "n"`}},
 		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
-		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,-Inf\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
+		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
 		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
 		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
 		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
@@ -159,19 +159,20 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 	}
 
 	// A failing program: the error names the batch and shows stderr; only
-	// whole batches are recorded; after the fix the campaign resumes and
-	// ends exactly as the uninterrupted one.
+	// whole batches are recorded (the initial design's 10 points come in
+	// two batches of --batch 5, and the second fails); after the fix the
+	// campaign resumes and ends exactly as the uninterrupted one.
 	broken := filepath.Join(dir, "broken")
 	writeFile(t, dir, "broken", "")
 	t.Setenv("QVS_TEST_BROKEN", broken)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-fix"))
 	fixed := filepath.Join(dir, "fixed")
 	code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...)
-	if code != ExitRuntime || !strings.Contains(errs, "iteration 1") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
+	if code != ExitRuntime || !strings.Contains(errs, "iteration 0") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
 		t.Fatalf("failing command: exit %d, stderr %s", code, errs)
 	}
-	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 11 {
-		t.Fatalf("after the failure %d record rows, want the header and the 10 initial points", len(got))
+	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 6 {
+		t.Fatalf("after the failure %d record rows, want the header and the first 5 initial points", len(got))
 	}
 	os.Remove(broken)
 	if code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...); code != ExitOK {
@@ -187,7 +188,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 		{"hangs", "sleep 300", []string{"--objective-timeout", "300ms"}, []string{"iteration 0", "within the time limit 300ms", "killed"}},
 		{"junk", "echo hello; echo oops >&2", nil, []string{"iteration 0", `"hello"`, "oops"}},
 		{"non-number", "awk 'NR > 1 { print (NR == 3 ? \"abc\" : 1) }'", nil, []string{"iteration 0", `line 2: "abc" is not a finite number`}},
-		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 10"}},
+		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 5"}},
 		{"exit", "exit 4", nil, []string{"iteration 0", "exit status 4", "stderr was empty"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -289,13 +290,13 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	if b, _ := os.ReadFile(records); strings.Count(string(b), "\n") != 16 {
-		t.Errorf("as the third batch's call started, the record file held %q: want the header and two batches (15 rows)", b)
+	if b, _ := os.ReadFile(records); strings.Count(string(b), "\n") != 11 {
+		t.Errorf("as the third batch's call started, the record file held %q: want the header and two batches (10 rows: the initial design)", b)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	if got := readCSVFile(t, filepath.Join(killed, "runs", "turbo-r00.csv")); len(got) != 16 {
-		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (15)", len(got))
+	if got := readCSVFile(t, filepath.Join(killed, "runs", "turbo-r00.csv")); len(got) != 11 {
+		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (10)", len(got))
 	}
 	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
 	resume.Env = append(os.Environ(), "QVS_TEST_CALLS="+calls)

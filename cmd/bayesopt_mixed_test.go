@@ -1,0 +1,88 @@
+//go:build unix
+
+package cmd
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBayesoptMixedPerPointCampaign runs a campaign on a mixed space
+// (direction: minimize in the file) whose command crashes on one kernel
+// for large C, one process per point (--per-point): the crashing points
+// are recorded as failed, the campaign goes on, summary.csv counts them,
+// the command reads choices as text with empty inactive cells, and
+// solutions.csv writes them the same way.
+func TestBayesoptMixedPerPointCampaign(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "svc.yaml", `parameters:
+  - {name: kernel, type: categorical, choices: [rbf, poly]}
+  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
+  - {name: C, lower: 0.1, upper: 10, scale: log}
+direction: minimize
+`)
+	// rbf: (log10 C)^2; poly: exit 5 when C > 3, else degree + (log10 C)^2.
+	// Every input row is checked: an rbf row must have an empty degree.
+	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR == 1 { if ($0 != "kernel,degree,C") exit 9; next }
+{ l = log($3) / log(10)
+  if ($1 == "rbf") { if ($2 != "") exit 8; print l * l; next }
+  if ($1 != "poly" || $2 == "") exit 8
+  if ($3 > 3) { print "crash" > "/dev/stderr"; exit 5 }
+  print $2 + l * l }'
+`)
+	out := filepath.Join(dir, "out")
+	code, stdout, errs := runQVS(t, "bayesopt", "--space", filepath.Join(dir, "svc.yaml"), "--objective-cmd", "sh "+script,
+		"--per-point", "--methods", "qvs", "--q", "1", "--repeats", "1", "--budget", "30", "--workers", "2", "--seed", "1", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "recorded as failed") || !strings.Contains(errs, "exit status 5") {
+		t.Errorf("stderr does not say which points failed: %s", errs)
+	}
+	if !strings.Contains(stdout, "failures") {
+		t.Errorf("table without a failures column:\n%s", stdout)
+	}
+	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
+	failed := 0
+	for _, r := range recs[1:] {
+		if r[5] == "failed" {
+			failed++
+			if lnC, _ := strconv.ParseFloat(r[4], 64); r[2] != "1" || !(lnC > 1.0986) { // poly, ln C > ln 3
+				t.Errorf("failed record %v is not a poly point with C > 3", r)
+			}
+		}
+	}
+	if len(recs) != 31 || failed == 0 {
+		t.Fatalf("%d records, %d failed", len(recs)-1, failed)
+	}
+	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	col := -1
+	for j, h := range sum[0] {
+		if h == "failures" {
+			col = j
+		}
+	}
+	if col < 0 || sum[1][col] != strconv.Itoa(failed) {
+		t.Errorf("summary %v: want failures = %d", sum, failed)
+	}
+	sols := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.solutions.csv"))
+	if strings.Join(sols[0], ",") != "rank,index,value,kernel,degree,C" {
+		t.Fatalf("solutions header %v", sols[0])
+	}
+	for _, r := range sols[1:] {
+		if (r[3] == "rbf") != (r[4] == "") || (r[3] != "rbf" && r[3] != "poly") {
+			t.Errorf("solution row %v: kernel and degree disagree", r)
+		}
+		if v, err := strconv.ParseFloat(r[2], 64); err != nil || v < 0 {
+			t.Errorf("solution value %q: want the printed (minimised, >= 0) value", r[2])
+		}
+	}
+	// The records continue with suggest as a campaign's would: the space's
+	// direction applies there too (a run's records are read as maximised).
+	code, sug, errs := runQVS(t, "bayesopt", "suggest", "--space", filepath.Join(dir, "svc.yaml"), "--observed", filepath.Join(out, "runs", "qvs-q1-r00.csv"), "--seed", "1")
+	if code != ExitOK || !strings.HasPrefix(sug, "rank,kernel,degree,C,region\n") || strings.Count(sug, "\n") != 6 {
+		t.Errorf("suggest on the records: exit %d\n%s\n%s", code, sug, errs)
+	}
+}

@@ -130,20 +130,33 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A point
-printed as nan or failed is a failed experiment: recorded with value
-failed, left out of the model, and no point is proposed within 0.05 x
-sqrt(parameters) of it in the unit-scaled space. A non-zero
+it); --minimize (or direction: minimize in the space file) negates them
+(records hold the maximised values). A point printed as nan, failed or
+inf is a failed experiment: recorded with value failed, left out of the
+regression model, counted in summary.csv's failures column; with the
+successes it trains the feasibility model, whose probability of success
+multiplies every later candidate's quality (so batches leave a failing
+region), and no point is proposed within 0.05 x sqrt(parameters) of it in
+the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
-that batch is recorded and a rerun resumes there. The command runs in its
+that batch is recorded and a rerun resumes there. With --per-point (key
+objective_per_point) the command is started once per point instead (up to
+the run's share of --workers at a time; the time limit is per point), and
+any of these failures fails that point only: recorded as failed, said on
+stderr with the tail, and the campaign goes on. Categorical parameters
+reach the command as their choice's text, inactive conditional parameters
+as empty cells. A --space campaign has qvs bayesopt suggest's defaults
+(batch 5, 200 candidates, its initial design, evaluated --batch points at
+a time). The command runs in its
 own process group, which dies with qvs (kill -9 of qvs included), and may
 print at most 64 MiB. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records
 (runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the
-values themselves, natural logs for scale: log, and the maximised values;
+values themselves, natural logs for scale: log, a categorical's 0-based
+choice index, an inactive parameter's neutral value, and the maximised values;
 runs/KEY.solutions.csv holds the final solutions under the space's parameter
 names, in their units, with the value as the command printed it. qvs
 bayesopt suggest --space reads a run's records as they are.`,

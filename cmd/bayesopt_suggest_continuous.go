@@ -27,12 +27,21 @@ rows than --init (an empty file with just the header, or no --observed,
 is fine), the next points of the initial design (uniform, from --seed)
 come first.
 
-Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
-or failed, or whose status column (optional) says failed, is a failure. It
-counts as a row (for --init and --batch above) but never enters the model,
-and no suggestion falls within 5% of the space's diagonal of it (Euclidean
+Categorical parameters (type: categorical, choices: [...]) are written as
+the choice's text; a conditional parameter (when: {parent: choice}) whose
+condition is false has an empty cell, and one whose condition holds must
+have a value. Suggestions are written the same way.
+
+Failed experiments (Optuna's FAIL state): a row whose value is empty, nan,
+failed or inf, or whose status column (optional) says failed, is a failure.
+It counts as a row (for --init and --batch above) but never enters the
+regression model; with the successes it trains a feasibility model (a
+kernel-smoothed probability of success, bandwidth by leave-one-out) whose
+probability multiplies each candidate's quality, so batches leave failing
+regions. No suggestion falls within 5% of the space's diagonal of it (Euclidean
 distance 0.05 x sqrt(parameters) with every parameter scaled to [0, 1], log
-parameters in log units), the failed point included, unless --retry-failed.
+parameters in log units), the failed point included, unless --retry-failed
+(which also switches the feasibility model off).
 The number of failed rows goes to stderr. A file whose rows all failed gets
 points of the initial design (or uniform ones) until one succeeds.
 

@@ -115,12 +115,3 @@ func (f *feasibility) weight(x []float64) float64 {
 	p := f.Prob(x)
 	return p * p
 }
-
-func sqDist(a, b []float64) float64 {
-	s := 0.0
-	for j := range a {
-		d := a[j] - b[j]
-		s += d * d
-	}
-	return s
-}

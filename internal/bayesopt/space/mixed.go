@@ -372,16 +372,9 @@ func (s *Space) choiceIndex(j int, text string) int {
 // what they were before mixed spaces existed.
 func (s *Space) Domain() bayesopt.Domain {
 	if s.mixed {
-		return mixedDomain{s}
+		return mixedDomain{s, mixedHooks{s}}
 	}
 	return s
-}
-
-type mixedDomain struct{ *Space }
-
-func (m mixedDomain) Encode(u []float64) []float64 { return m.encode(u) }
-func (m mixedDomain) MixCandidates(c []float64, cand [][]float64, l float64, rng *rand.Rand) {
-	m.mixCandidates(c, cand, l, rng)
 }
 
 // Objective is the command as the engine's objective: the command itself,
@@ -389,14 +382,26 @@ func (m mixedDomain) MixCandidates(c []float64, cand [][]float64, l float64, rng
 // categorical trust region (Space.Domain).
 func (c *Command) Objective() bayesopt.Objective {
 	if c.mixed {
-		return mixedCommand{c}
+		return mixedCommand{c, mixedHooks{c.Space}}
 	}
 	return c
 }
 
-type mixedCommand struct{ *Command }
+// mixedHooks are a mixed space's bayesopt.Encoder and
+// bayesopt.CandidateMixer.
+type mixedHooks struct{ s *Space }
 
-func (m mixedCommand) Encode(u []float64) []float64 { return m.encode(u) }
-func (m mixedCommand) MixCandidates(c []float64, cand [][]float64, l float64, rng *rand.Rand) {
-	m.mixCandidates(c, cand, l, rng)
+func (h mixedHooks) Encode(u []float64) []float64 { return h.s.encode(u) }
+func (h mixedHooks) MixCandidates(c []float64, cand [][]float64, l float64, rng *rand.Rand) {
+	h.s.mixCandidates(c, cand, l, rng)
+}
+
+type mixedDomain struct {
+	*Space
+	mixedHooks
+}
+
+type mixedCommand struct {
+	*Command
+	mixedHooks
 }

@@ -3,6 +3,8 @@
 package cmd
 
 import (
+	"encoding/csv"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,5 +86,67 @@ direction: minimize
 	code, sug, errs := runQVS(t, "bayesopt", "suggest", "--space", filepath.Join(dir, "svc.yaml"), "--observed", filepath.Join(out, "runs", "qvs-q1-r00.csv"), "--seed", "1")
 	if code != ExitOK || !strings.HasPrefix(sug, "rank,kernel,degree,C,region\n") || strings.Count(sug, "\n") != 6 {
 		t.Errorf("suggest on the records: exit %d\n%s\n%s", code, sug, errs)
+	}
+}
+
+// TestBayesoptSpaceCampaignDefaultsMatchSuggest: a --space campaign given
+// no --batch, --init or --candidates and `bayesopt suggest` given none
+// either share their defaults, so suggest fed the first N records of the
+// campaign's qvs run returns the batch the run evaluated next: in the
+// middle of the initial design (which the campaign sends --batch points at
+// a time), after it, and after one more batch. The space is mixed: records
+// hold choice indices, suggest prints the choices' text, inactive cells
+// empty.
+func TestBayesoptSpaceCampaignDefaultsMatchSuggest(t *testing.T) {
+	dir := t.TempDir()
+	sp := writeFile(t, dir, "svc.yaml", `parameters:
+  - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
+  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
+  - {name: C, lower: 0.1, upper: 10, scale: log}
+direction: minimize
+`)
+	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR > 1 { l = log($3) / log(10); print ($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l }'
+`)
+	out := filepath.Join(dir, "out")
+	if code, _, errs := runQVS(t, "bayesopt", "--space", sp, "--objective-cmd", "sh "+script, "--methods", "qvs", "--q", "1",
+		"--repeats", "1", "--budget", "20", "--seed", "3", "--out", out, "--quiet"); code != ExitOK {
+		t.Fatalf("campaign: exit %d: %s", code, errs)
+	}
+	cfg := readFileString(t, filepath.Join(out, "config.yaml"))
+	for _, want := range []string{"batch: 5\n", "init: 10\n", "candidates: 200\n"} { // init: max(2 x 3, 3) rounded up to the batch
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
+		}
+	}
+	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
+	if len(recs) != 21 {
+		t.Fatalf("%d records", len(recs)-1)
+	}
+	choices := []string{"rbf", "poly", "sigmoid"}
+	for _, n := range []int{5, 10, 15} {
+		var b strings.Builder
+		for _, r := range recs[:1+n] {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		head := writeFile(t, dir, "head.csv", b.String())
+		code, stdout, errs := runQVS(t, "bayesopt", "suggest", "--space", sp, "--observed", head, "--seed", "3")
+		if code != ExitOK {
+			t.Fatalf("N = %d: exit %d: %s", n, code, errs)
+		}
+		rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(rows[0], ",") != "rank,kernel,degree,C,region" || len(rows) != 6 {
+			t.Fatalf("N = %d: output %q", n, stdout)
+		}
+		for i, s := range rows[1:] {
+			r := recs[1+n+i] // iteration,region,x0,x1,x2,value,seconds
+			k, _ := strconv.Atoi(r[2])
+			degreeOK := (s[1] == "poly") == (s[2] != "") && (s[2] == "" || s[2] == r[3])
+			if s[1] != choices[k] || !degreeOK || math.Abs(math.Log(num(t, s[3]))-num(t, r[4])) > 1e-12 || s[4] != r[1] {
+				t.Errorf("N = %d, suggestion %d: %v; the run evaluated %v", n, i+1, s, r)
+			}
+		}
 	}
 }

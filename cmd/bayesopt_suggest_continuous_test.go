@@ -66,6 +66,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	mixed := writeFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -101,6 +102,15 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
 		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},
 		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, []string{"--space", space, "--observed", good, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
+		// Mixed spaces: the file, line and column or parameter, and what was expected.
+		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `line 3, column k: "linear" is not one of the choices rbf, poly`}},
+		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: must be empty: it applies only when k is poly (here rbf)"}},
+		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: is missing"}},
+		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, []string{"--space", mixed, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", `line 2, column k: "RBF" is not one of the choices`}},
+		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
+		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
+		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
+		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()

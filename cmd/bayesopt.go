@@ -234,13 +234,16 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 		if cfg.Out == "" {
 			cfg.Out = bayesoptDefaultOut(space.CampaignName(cfg.Space))
 		}
+		sp, err := space.Load(cfg.Space)
+		if err != nil {
+			return cfg, nil, err
+		}
 		if cfg.Init == 0 {
-			sp, err := space.Load(cfg.Space)
-			if err != nil {
-				return cfg, nil, err
-			}
 			cfg.Init = space.DefaultInit(sp.Dim(), cfg.Batch, cfg.Regions)
 		}
+		// direction: minimize in the space file is --minimize, recorded
+		// as such (tables and figures read minimize: from config.yaml).
+		cfg.Minimize = cfg.Minimize || sp.Minimize
 	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize || cfg.ObjectivePerPoint {
 		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout, --minimize and --per-point are for your own problem, not task %s", task)
 	}

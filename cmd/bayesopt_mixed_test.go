@@ -43,8 +43,11 @@ direction: minimize
 	if !strings.Contains(errs, "recorded as failed") || !strings.Contains(errs, "exit status 5") {
 		t.Errorf("stderr does not say which points failed: %s", errs)
 	}
-	if !strings.Contains(stdout, "failures") {
-		t.Errorf("table without a failures column:\n%s", stdout)
+	if !strings.Contains(stdout, "failures") || !strings.Contains(stdout, "which minimised its objective") {
+		t.Errorf("table without a failures column, or not as minimised:\n%s", stdout)
+	}
+	if cfg := readFileString(t, filepath.Join(out, "config.yaml")); !strings.Contains(cfg, "minimize: true") || !strings.Contains(cfg, "objective_per_point: true") {
+		t.Errorf("config.yaml does not record the space's direction and --per-point:\n%s", cfg)
 	}
 	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
 	failed := 0

@@ -152,7 +152,8 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 			return err
 		}
 	}
-	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, "within 0.05 x sqrt(parameters) of them in the unit-scaled space", common.retryFailed)
+	near := "within 0.05 x sqrt(parameters) of them in the unit-scaled space, and the feasibility model they train steers away from them"
+	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, near, common.retryFailed)
 	var pend []space.Observation
 	if o.pending != "" {
 		if pend, err = space.ReadPending(o.pending, sp); err != nil {

@@ -295,7 +295,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 			return nil, err
 		}
 		if n := res.Failures(); n > 0 && warn != nil {
-			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
+			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the regression model, taught to the feasibility model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}
 		return writeRunFiles(rec, res, d, user)
 	}

@@ -23,7 +23,9 @@ last 30; the VS (order 1, exp(-d^2/2), the space's mixed distance) of the
 M = 3 solutions `qvs bayesopt solutions` picks from the method's
 evaluations, and for TPE also of its three best trials (the same distance);
 the CPU-bound time per round (qvs: the suggest call's wall time; Optuna: 5
-asks and 5 tells), median over rounds.
+asks and 5 tells), median over rounds; and, less exposed to the load of a
+shared machine, one round on the same 55-row history repeated 10 times
+(round_timing).
 
 Usage: mixed_bench.py QVS_BINARY OUT_MARKDOWN [--seeds 3] [--problems a,b]
 """
@@ -188,24 +190,11 @@ def run_optuna(tmp, prob, method, seed, space):
         sampler = optuna.samplers.RandomSampler(seed=seed)
     study = optuna.create_study(sampler=sampler, direction="minimize")
 
-    def sample(trial):
-        p = {}
-        for name, kind, spec, when in params:
-            if not active(params, p, when):
-                continue
-            if kind == "categorical":
-                p[name] = trial.suggest_categorical(name, spec)
-            elif kind == "int":
-                p[name] = trial.suggest_int(name, spec[0], spec[1])
-            else:
-                p[name] = trial.suggest_float(name, spec[0], spec[1], log=spec[2])
-        return p
-
     rows, secs = [], []
     while len(rows) < BUDGET:
         t0 = time.perf_counter()
         trials = [study.ask() for _ in range(BATCH)]
-        ps = [sample(t) for t in trials]
+        ps = [suggest_params(t, params) for t in trials]
         secs.append(time.perf_counter() - t0)
         vals = [f(p) for p in ps]
         t0 = time.perf_counter()
@@ -220,6 +209,63 @@ def run_optuna(tmp, prob, method, seed, space):
     evals = os.path.join(tmp, "evals.csv")
     write_evals(evals, params, rows)
     return rows, secs, evals
+
+
+def optuna_distribution(kind, spec):
+    import optuna
+    if kind == "categorical":
+        return optuna.distributions.CategoricalDistribution(spec)
+    if kind == "int":
+        return optuna.distributions.IntDistribution(spec[0], spec[1])
+    return optuna.distributions.FloatDistribution(spec[0], spec[1], log=spec[2])
+
+
+def round_timing(qvs, tmp, prob, reps=10):
+    """One round on the same 55-row history (qvs's seed-1 run), repeated:
+    the wall time of a qvs suggest call, and of 5 TPE asks and tells on a
+    study holding the same 55 trials; returns the two medians."""
+    import optuna
+    params, _, _ = PROBLEMS[prob]
+    global BUDGET
+    budget, BUDGET = BUDGET, 55
+    rows, _, evals, space = run_qvs(qvs, tmp, prob, QVS_FLAGS["qvs q=1"], 1)
+    BUDGET = budget
+    qs, ts = [], []
+    for rep in range(reps):
+        t0 = time.perf_counter()
+        subprocess.run([qvs, "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", str(BATCH), "--seed", "1"],
+                       check=True, capture_output=True)
+        qs.append(time.perf_counter() - t0)
+        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=rep, multivariate=True, group=True, constant_liar=True),
+                                    direction="minimize")
+        for p, v in rows:
+            d = {n: optuna_distribution(k, sp) for n, k, sp, _ in params if n in p}
+            if math.isnan(v):
+                study.add_trial(optuna.trial.create_trial(params=p, distributions=d, state=optuna.trial.TrialState.FAIL))
+            else:
+                study.add_trial(optuna.trial.create_trial(params=p, distributions=d, value=v))
+        t0 = time.perf_counter()
+        trials = [study.ask() for _ in range(BATCH)]
+        for t in trials:
+            suggest_params(t, params)
+        for t in trials:
+            study.tell(t, 0.5)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(qs), statistics.median(ts)
+
+
+def suggest_params(trial, params):
+    p = {}
+    for name, kind, spec, when in params:
+        if not active(params, p, when):
+            continue
+        if kind == "categorical":
+            p[name] = trial.suggest_categorical(name, spec)
+        elif kind == "int":
+            p[name] = trial.suggest_int(name, spec[0], spec[1])
+        else:
+            p[name] = trial.suggest_float(name, spec[0], spec[1], log=spec[2])
+    return p
 
 
 def solutions_vs(qvs, space, evals):
@@ -273,6 +319,8 @@ def main():
                     late = sum(math.isnan(v) for v in vals[BUDGET // 2:])
                     per.append((reg, late, vs, top_vs, sec))
                 res[(prob, m)] = per
+            res[prob] = round_timing(a.qvs, tmp, prob)
+            print("%s: one round on 55 rows: qvs suggest %.3f s, TPE 5 asks and tells %.3f s" % ((prob,) + res[prob]), file=sys.stderr, flush=True)
     med = statistics.median
     with open(a.out, "w") as f:
         f.write("| problem | method | regret @30 | regret @60 | failures in the last 30 | VS of the 3 solutions | VS of the 3 best trials | s per round |\n")
@@ -284,6 +332,11 @@ def main():
                 f.write("| %s | %s | %.4g | %.4g | %g | %.3f | %s | %.3f |\n" % (
                     prob, m, med(p[0][0] for p in per), med(p[0][1] for p in per), med(p[1] for p in per),
                     med(p[2] for p in per), "-" if math.isnan(top) else "%.3f" % top, med(p[4] for p in per)))
+        f.write("\nOne round on the same 55-row history (qvs q=1's seed-1 run), median of 10: the wall time of a "
+                "`qvs bayesopt suggest` call against 5 TPE asks and tells on a study holding the same trials.\n\n")
+        f.write("| problem | qvs suggest (s) | TPE 5 asks + tells (s) |\n|---|---:|---:|\n")
+        for prob in probs:
+            f.write("| %s | %.3f | %.3f |\n" % ((prob,) + res[prob]))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import "math"
 // any evaluation, and A = FeasibilityPriorWeight pseudo-evaluations of it
 // (a Nadaraya-Watson classifier with a Beta prior). The bandwidth h is
 // the one of FeasibilityBandwidths·sqrt(features) with the largest
-// leave-one-out log-likelihood of the outcomes (the smallest on ties); the
+// leave-one-out log-likelihood of the outcomes (the smallest on ties;
+// held out: every evaluation, or FeasibilityMaxHeldOut of them); the
 // last, infinite, makes p constant: failures scattered with no relation to
 // place weigh every candidate alike. The evaluations of an iteration in
 // which every evaluation failed do not train the model (a pipeline outage,
@@ -38,6 +39,10 @@ const FeasibilityPower = 2
 // sqrt(features) (the unit cube's diagonal without an Encoder).
 var FeasibilityBandwidths = []float64{0.03, 0.06, 0.1, 0.15, 0.25, 0.4, math.Inf(1)}
 
+// FeasibilityMaxHeldOut bounds the held-out points of the bandwidth's
+// leave-one-out (an even stride of the evaluations beyond it).
+const FeasibilityMaxHeldOut = 500
+
 // feasibility is a fitted success-probability model (see above).
 type feasibility struct {
 	feats [][]float64
@@ -59,28 +64,24 @@ func newFeasibility(feats [][]float64, success []bool) *feasibility {
 		}
 	}
 	f.p0 = float64(succ+1) / float64(n+2)
-	d2 := make([][]float64, n)
-	for i := range d2 {
-		d2[i] = make([]float64, n)
-		for j := 0; j < i; j++ {
-			d2[i][j] = sqDist(feats[i], feats[j])
-			d2[j][i] = d2[i][j]
-		}
-	}
 	D := 1.0
 	if n > 0 {
 		D = float64(len(feats[0]))
 	}
+	// The held-out points of the leave-one-out: all of them, or an even
+	// stride of FeasibilityMaxHeldOut (memory stays O(n), time
+	// O(FeasibilityMaxHeldOut·n) per bandwidth).
+	step := max(1, (n+FeasibilityMaxHeldOut-1)/FeasibilityMaxHeldOut)
 	best := math.Inf(-1)
 	for _, frac := range FeasibilityBandwidths {
 		h := frac * math.Sqrt(D)
 		inv := 1 / (2 * h * h)
 		ll := 0.0
-		for i := 0; i < n; i++ {
+		for i := 0; i < n; i += step {
 			num, den := FeasibilityPriorWeight*f.p0, FeasibilityPriorWeight
 			for j := 0; j < n; j++ {
 				if j != i {
-					w := math.Exp(-d2[i][j] * inv)
+					w := math.Exp(-sqDist(feats[i], feats[j]) * inv)
 					num += w * f.ok[j]
 					den += w
 				}

@@ -155,8 +155,8 @@ print at most 64 MiB. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records
 (runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the
-values themselves, natural logs for scale: log, a categorical's 0-based
-choice index, an inactive parameter's neutral value, and the maximised values;
+values themselves, natural logs for scale: log, a categorical's choice
+text, an empty cell for an inactive parameter, and the maximised values;
 runs/KEY.solutions.csv holds the final solutions under the space's parameter
 names, in their units, with the value as the command printed it. qvs
 bayesopt suggest --space reads a run's records as they are.`,

@@ -5,7 +5,9 @@ package cmd
 import (
 	"encoding/csv"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,9 +54,13 @@ direction: minimize
 	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
 	failed := 0
 	for _, r := range recs[1:] {
+		// Records hold the choice's text and an empty inactive cell.
+		if (r[2] != "rbf" && r[2] != "poly") || (r[2] == "rbf") != (r[3] == "") {
+			t.Errorf("record %v: want kernel rbf or poly, degree empty exactly for rbf", r)
+		}
 		if r[5] == "failed" {
 			failed++
-			if lnC, _ := strconv.ParseFloat(r[4], 64); r[2] != "1" || !(lnC > 1.0986) { // poly, ln C > ln 3
+			if lnC, _ := strconv.ParseFloat(r[4], 64); r[2] != "poly" || !(lnC > 1.0986) { // poly, ln C > ln 3
 				t.Errorf("failed record %v is not a poly point with C > 3", r)
 			}
 		}
@@ -98,8 +104,7 @@ direction: minimize
 // campaign's qvs run returns the batch the run evaluated next: in the
 // middle of the initial design (which the campaign sends --batch points at
 // a time), after it, and after one more batch. The space is mixed: records
-// hold choice indices, suggest prints the choices' text, inactive cells
-// empty.
+// and suggest both hold the choices' text and empty inactive cells.
 func TestBayesoptSpaceCampaignDefaultsMatchSuggest(t *testing.T) {
 	dir := t.TempDir()
 	sp := writeFile(t, dir, "svc.yaml", `parameters:
@@ -145,11 +150,87 @@ direction: minimize
 		}
 		for i, s := range rows[1:] {
 			r := recs[1+n+i] // iteration,region,x0,x1,x2,value,seconds
-			k, _ := strconv.Atoi(r[2])
-			degreeOK := (s[1] == "poly") == (s[2] != "") && (s[2] == "" || s[2] == r[3])
-			if s[1] != choices[k] || !degreeOK || math.Abs(math.Log(num(t, s[3]))-num(t, r[4])) > 1e-12 || s[4] != r[1] {
+			degreeOK := (s[1] == "poly") == (s[2] != "") && s[2] == r[3]
+			if s[1] != r[2] || !slices.Contains(choices, s[1]) || !degreeOK || math.Abs(math.Log(num(t, s[3]))-num(t, r[4])) > 1e-12 || s[4] != r[1] {
 				t.Errorf("N = %d, suggestion %d: %v; the run evaluated %v", n, i+1, s, r)
 			}
 		}
+	}
+}
+
+// mixedSpace and mixedScript: a mixed space for objectiveCampaign (file
+// space.yaml) and its command, with objectiveScript's call counting and
+// slow call; poly with C > 5 prints nan (a failed point in the records).
+const (
+	mixedSpace = `parameters:
+  - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
+  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
+  - {name: C, lower: 0.1, upper: 10, scale: log}
+`
+	mixedScript = objectiveCalls + `awk -F, 'NR > 1 { l = log($3) / log(10)
+  if ($1 == "poly" && $3 > 5) { print "nan"; next }
+  printf "%.17g\n", -(($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l) }'
+`
+)
+
+// TestBayesoptMixedKill9: a mixed-space campaign killed with SIGKILL while
+// the command works on its third batch resumes from records holding the
+// choices' text and empty inactive cells, and ends byte for byte as the
+// uninterrupted campaign (seconds aside).
+func TestBayesoptMixedKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the qvs binary")
+	}
+	dir := t.TempDir()
+	bin := buildQVS(t, dir)
+	writeFile(t, dir, "space.yaml", mixedSpace)
+	args := append(objectiveCampaign(dir, writeFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs")
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
+	full := filepath.Join(dir, "full")
+	if code, _, errs := runQVS(t, append(args, "--out", full)...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := readCSVFile(t, filepath.Join(full, "runs", "qvs-q1-r00.csv"))
+	kernels := map[string]bool{}
+	for _, r := range recs[1:] {
+		kernels[r[2]] = true
+		if (r[2] == "poly") == (r[3] == "") {
+			t.Errorf("record %v: degree must be given exactly for poly", r)
+		}
+	}
+	if len(recs) != 26 || len(kernels) != 3 || !kernels["rbf"] || !kernels["poly"] || !kernels["sigmoid"] {
+		t.Fatalf("%d records, kernels %v: want 25 records with each choice's text", len(recs)-1, kernels)
+	}
+	killed := filepath.Join(dir, "killed")
+	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "qvs-q1-r00")
+	sameResults(t, full, killed)
+}
+
+// TestBayesoptMixedRecordsUnknownChoice: resuming from records whose
+// categorical cell is not one of the choices is refused naming the record
+// file, its line and column, with stdout empty.
+func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "space.yaml", mixedSpace)
+	args := append(objectiveCampaign(dir, writeFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs", "--budget", "15")
+	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
+	out := filepath.Join(dir, "out")
+	if code, _, errs := runQVS(t, append(args, "--out", out)...); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	path := filepath.Join(out, "runs", "qvs-q1-r00.csv")
+	recs := readCSVFile(t, path)
+	recs[2][2] = "linear" // line 3, column x0
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.WriteAll(recs)
+	writeFile(t, filepath.Join(out, "runs"), "qvs-q1-r00.csv", b.String())
+	if err := os.Remove(filepath.Join(out, "runs", "qvs-q1-r00.summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := runQVS(t, append(args, "--out", out)...)
+	want := path + `: line 3, column x0: kernel: "linear" is not one of the choices rbf, poly, sigmoid`
+	if code != ExitRuntime || stdout != "" || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, stdout %q, stderr %s; want exit %d and %q", code, stdout, errs, ExitRuntime, want)
 	}
 }

@@ -141,11 +141,14 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 // its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
 // touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
 // exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
-const objectiveScript = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
+const objectiveScript = objectiveCalls + `awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
+`
+
+// objectiveCalls is objectiveScript's call counting, slow call and failure.
+const objectiveCalls = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
 echo x >> "$QVS_TEST_CALLS"
 if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
 if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
-awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
 `
 
 func objectiveCampaign(dir, script string) []string {
@@ -274,7 +277,16 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	killed := filepath.Join(dir, "killed")
-	calls := filepath.Join(dir, "calls-killed")
+	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "turbo-r00")
+	sameResults(t, full, killed)
+}
+
+// killAtSlowBatch runs the campaign args into killed with objectiveScript's
+// third call slow (calls: its QVS_TEST_CALLS), kills qvs with SIGKILL
+// during that call, checks that run key's records then hold the two
+// finished batches, and reruns the campaign to its end.
+func killAtSlowBatch(t *testing.T, bin string, args []string, killed, calls, key string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
@@ -289,7 +301,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	// the next batch's call starts (built-in tasks overlap that write with
 	// the next batch): a kill then never makes the user's experiments of a
 	// finished batch run again.
-	records := filepath.Join(killed, "runs", "turbo-r00.csv")
+	records := filepath.Join(killed, "runs", key+".csv")
 	for {
 		if _, err := os.Stat(calls + ".slow"); err == nil {
 			break
@@ -305,7 +317,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	if got := readCSVFile(t, filepath.Join(killed, "runs", "turbo-r00.csv")); len(got) != 11 {
+	if got := readCSVFile(t, records); len(got) != 11 {
 		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (10)", len(got))
 	}
 	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
@@ -313,7 +325,6 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	if out, err := resume.CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-	sameResults(t, full, killed)
 }
 
 // TestREADMEOwnProblem runs the README's `qvs select` commands and its

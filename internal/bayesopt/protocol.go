@@ -262,11 +262,14 @@ type UserObjective interface {
 func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.RunFunc {
 	d := obj.Dim()
 	user, _ := obj.(UserObjective)
+	coder, _ := obj.(RecordCoder)
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := c.settings[run.Key]
 		s.Workers = workers
-		prior, err := ParseRecords(rec.Rows(), d)
-		if err != nil {
+		prior, err := ParseRecordsWith(rec.Rows(), d, coder)
+		if err != nil && coder != nil {
+			return nil, fmt.Errorf("%s: %w", rec.Path(), err)
+		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
 		}
 		if prior, err = KeepCompleteIterations(rec, prior, s); err != nil {
@@ -276,7 +279,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 			func(evs []Evaluation) error {
 				rows := make([][]string, len(evs))
 				for i, e := range evs {
-					rows[i] = FormatRecord(e)
+					rows[i] = FormatRecordWith(e, coder)
 				}
 				if err := rec.Append(rows...); err != nil {
 					return err

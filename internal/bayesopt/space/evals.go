@@ -53,9 +53,11 @@ const maxFileBytes = 1 << 30
 // A file whose header is exactly a run's records header
 // (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
 // read as the records of a `qvs bayesopt --space` run: column xj is
-// parameter j in engine coordinates (the natural log for scale: log), kept
-// bit for bit in Observation.X, and value is already maximised, so minimize
-// is not applied. (A space whose own names are x0..x{d-1} reads such a file
+// parameter j in engine coordinates (the natural log for scale: log; for a
+// mixed space a categorical's choice text and an empty cell for an
+// inactive parameter, as mixed.go's Records), kept bit for bit in
+// Observation.X, and value is already maximised, so minimize is not
+// applied. (A space whose own names are x0..x{d-1} reads such a file
 // as records too; for its linear parameters both readings agree.)
 func ReadObservations(path string, s *Space, minimize bool) ([]Observation, error) {
 	return read(path, s, true, minimize)
@@ -155,7 +157,19 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		if records {
 			o.X = make([]float64, s.Dim())
 		}
-		for j, c := range idx {
+		cols := idx // the cells read one by one below
+		if records && s.mixed {
+			cells := make([]string, len(idx))
+			for j, c := range idx {
+				cells[j] = rec[c]
+			}
+			x, j, why := s.parseRecordX(cells)
+			if x == nil {
+				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, head[idx[j]], why)
+			}
+			o.X, cols = x, nil
+		}
+		for j, c := range cols {
 			cell := strings.TrimSpace(rec[c])
 			if !records && s.mixed {
 				if cell == "" && len(s.parents[j]) > 0 {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -26,11 +27,17 @@ import (
 //
 // Engine coordinates: a categorical with k choices is its 0-based choice
 // index, in the box [-0.5, k-0.5] (Snap rounds; a uniform draw picks each
-// choice with probability 1/k); a run's records (x columns) hold that
-// index. An inactive parameter sits at its neutral coordinate: the middle
-// of its engine box (snapped to an integer for type: int), choice 0 for a
-// categorical. Snap sets it there, so two points that differ only in
-// inactive parameters are one point.
+// choice with probability 1/k). An inactive parameter sits at its neutral
+// coordinate: the middle of its engine box (snapped to an integer for
+// type: int), choice 0 for a categorical. Snap sets it there, so two
+// points that differ only in inactive parameters are one point.
+//
+// Records: a mixed space's run records (runs/KEY.csv, columns x0 ..
+// x{d-1}) hold a categorical's choice text and an empty cell for an
+// inactive parameter; the other cells are engine coordinates as numbers
+// (the natural log for scale: log). Reading them back (recordX,
+// parseRecordX) gives the engine point bit for bit: choice text to its
+// index, an empty cell to the neutral coordinate.
 //
 // Model encoding (bayesopt.Encoder, what the GP and the feasibility model
 // see): a continuous or int parameter is its unit-scaled coordinate, 0.5
@@ -404,4 +411,79 @@ type mixedDomain struct {
 type mixedCommand struct {
 	*Command
 	mixedHooks
+}
+
+// recordX renders snapped engine point x as the x cells of a mixed
+// space's records (see Records above).
+func (s *Space) recordX(x []float64) []string {
+	out := make([]string, len(x))
+	for j, on := range s.activeEngine(x) {
+		switch {
+		case !on:
+		case s.Parameters[j].IsCategorical():
+			out[j] = s.Parameters[j].Choices[int(s.value(j, x[j]))]
+		default:
+			out[j] = strconv.FormatFloat(x[j], 'g', -1, 64)
+		}
+	}
+	return out
+}
+
+// parseRecordX reads the x cells of a mixed space's record row back to the
+// engine point recordX wrote them from. A choice not in the list, a cell
+// that is not a number or outside the engine bounds, an active parameter's
+// empty cell and an inactive one's value are errors: it returns the index
+// of the cell and why (x nil).
+func (s *Space) parseRecordX(cells []string) (x []float64, col int, why string) {
+	x = make([]float64, s.Dim())
+	empty := make([]bool, s.Dim())
+	for j, p := range s.Parameters {
+		cell := strings.TrimSpace(cells[j])
+		switch {
+		case cell == "":
+			x[j], empty[j] = s.neutral[j], true
+		case p.IsCategorical():
+			k := s.choiceIndex(j, cell)
+			if k < 0 {
+				return nil, j, fmt.Sprintf("%s: %q is not one of the choices %s", p.Name, cell, strings.Join(p.Choices, ", "))
+			}
+			x[j] = float64(k)
+		default:
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil {
+				return nil, j, fmt.Sprintf("%s: %q is not a number", p.Name, cell)
+			}
+			if why := s.CheckEngine(j, v); why != "" {
+				return nil, j, fmt.Sprintf("%s: %q %s", p.Name, cell, why)
+			}
+			x[j] = v
+		}
+	}
+	v := s.Values(x)
+	for j, on := range s.activeEngine(x) {
+		switch {
+		case on && empty[j]:
+			p := s.Parameters[j]
+			need := "a number"
+			if p.IsCategorical() {
+				need = "one of the choices " + strings.Join(p.Choices, ", ")
+			}
+			if len(s.parents[j]) > 0 {
+				need += ": " + s.condition(j, v) + " holds"
+			}
+			return nil, j, fmt.Sprintf("%s is empty, expected %s", p.Name, need)
+		case !on && !empty[j]:
+			return nil, j, fmt.Sprintf("%s must be empty: it applies only when %s", s.Parameters[j].Name, s.condition(j, v))
+		}
+	}
+	return x, -1, ""
+}
+
+// FormatX writes a run's record cells (bayesopt.RecordCoder): choice text,
+// empty cells for inactive parameters.
+func (c mixedCommand) FormatX(x []float64) []string { return c.Space.recordX(x) }
+
+// ParseX reads a run's record cells (bayesopt.RecordCoder).
+func (c mixedCommand) ParseX(cells []string) ([]float64, int, string) {
+	return c.Space.parseRecordX(cells)
 }

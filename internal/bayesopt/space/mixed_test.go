@@ -300,7 +300,8 @@ func TestMixedCommandInput(t *testing.T) {
 func FuzzDecodeMixed(f *testing.F) {
 	s := mustParse(f, svcSpace)
 	f.Add([]byte("kernel,degree,coef0,C,value\nrbf,,,1,0.5\npoly,3,0.25,10,0.25\nsigmoid,,0.5,0.1,failed\n"))
-	f.Add([]byte("iteration,region,x0,x1,x2,x3,value,seconds\n0,-1,1,3,0.5,0,1,0\n"))
+	f.Add([]byte("iteration,region,x0,x1,x2,x3,value,seconds\n0,-1,poly,3,0.5,0,1,0\n0,-1,rbf,,,-1.5,failed,0\n"))
+	f.Add([]byte("iteration,region,x0,x1,x2,x3,value,seconds\n0,-1,linear,,,0,1,0\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		obs, err := Decode("fuzz.csv", b, s, true, false)
 		if err != nil {
@@ -323,6 +324,12 @@ func FuzzDecodeMixed(f *testing.F) {
 			s.Snap(y)
 			if o.X == nil && !slicesEqual(x, y) {
 				t.Fatalf("engine point %v of a user's row is not snapped (%v)", x, y)
+			}
+			if o.X != nil {
+				// A run's records: written again, they read back bit for bit.
+				if back, _, why := s.parseRecordX(s.recordX(o.X)); !slicesEqual(back, o.X) {
+					t.Fatalf("records point %v reads back as %v (%s)", o.X, back, why)
+				}
 			}
 		}
 	})

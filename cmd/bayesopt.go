@@ -46,6 +46,11 @@ func defaultBayesoptConfig(task string) bayesopt.Protocol {
 	c := bayesopt.DefaultProtocol(task)
 	if task != spaceTask {
 		c.Out = bayesoptDefaultOut(task)
+	} else {
+		// A campaign on a user's space has suggest's defaults: batches of
+		// 5, its candidates, and its initial design (0: resolved from the
+		// space file by resolveBayesoptConfig).
+		c.Batch, c.Candidates, c.Init = defaultSuggestBatch, defaultSuggestCandidates, 0
 	}
 	return c
 }
@@ -125,20 +130,33 @@ a rerun with another command or an edited space file is refused. Per batch qvs s
 writes the batch as CSV on its stdin (header = the parameter names) and reads
 one value per line (or a CSV with a value column) from its stdout, in the
 input's row order (a CSV that echoes the parameter columns is checked for
-it); --minimize negates them (records hold the maximised values). A point
-printed as nan or failed is a failed experiment: recorded with value
-failed, left out of the model, and no point is proposed within 0.05 x
-sqrt(parameters) of it in the unit-scaled space. A non-zero
+it); --minimize (or direction: minimize in the space file) negates them
+(records hold the maximised values). A point printed as nan, failed or
+inf is a failed experiment: recorded with value failed, left out of the
+regression model, counted in summary.csv's failures column; with the
+successes it trains the feasibility model, whose probability of success
+multiplies every later candidate's quality (so batches leave a failing
+region), and no point is proposed within 0.05 x sqrt(parameters) of it in
+the unit-scaled space. A non-zero
 exit, a wrong number of values, a non-number, reordered rows or
 --objective-timeout (per batch, e.g. 10m)
 is an error naming the batch with the command's stderr tail; nothing of
-that batch is recorded and a rerun resumes there. The command runs in its
+that batch is recorded and a rerun resumes there. With --per-point (key
+objective_per_point) the command is started once per point instead (up to
+the run's share of --workers at a time; the time limit is per point), and
+any of these failures fails that point only: recorded as failed, said on
+stderr with the tail, and the campaign goes on. Categorical parameters
+reach the command as their choice's text, inactive conditional parameters
+as empty cells. A --space campaign has qvs bayesopt suggest's defaults
+(batch 5, 200 candidates, its initial design, evaluated --batch points at
+a time). The command runs in its
 own process group, which dies with qvs (kill -9 of qvs included), and may
 print at most 64 MiB. A run never has two
 batches in flight, but runs execute in parallel (--workers): give
 --workers 1 if the program must not run twice at once. Records
 (runs/KEY.csv, what a rerun resumes from) hold engine coordinates x0..: the
-values themselves, natural logs for scale: log, and the maximised values;
+values themselves, natural logs for scale: log, a categorical's choice
+text, an empty cell for an inactive parameter, and the maximised values;
 runs/KEY.solutions.csv holds the final solutions under the space's parameter
 names, in their units, with the value as the command printed it. qvs
 bayesopt suggest --space reads a run's records as they are.`,
@@ -164,19 +182,20 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated qVS orders for qvs (default 0.5,1,1.5: one qvs run per order; qvs bayesopt suggest uses q = 1; inf allowed)", &cont.Q, &disc.Q)
 	configkeys.Bind(t, fs.IntVar, "repeats", "repeats", 0, "repeats per method (default 10)", &cont.Repeats, &disc.Repeats)
 	configkeys.Bind(t, fs.IntVar, "budget", "budget", 0, "evaluations per run, initial design included", &cont.Budget, &disc.Budget)
-	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run", &cont.Init, &disc.Init)
-	configkeys.Bind(t, fs.IntVar, "batch", "batch", 0, "evaluations per iteration", &cont.Batch, &disc.Batch)
+	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run (default 20; rover 50, lunar 30; --space: as qvs bayesopt suggest, the smallest multiple of --batch >= max(2 x parameters, --regions), evaluated --batch points at a time)", &cont.Init, &disc.Init)
+	configkeys.Bind(t, fs.IntVar, "batch", "batch", 0, "evaluations per iteration (default 10; rover 30, lunar 20; --space 5, as qvs bayesopt suggest)", &cont.Batch, &disc.Batch)
 	configkeys.Bind(t, fs.IntVar, "regions", "regions", 0, "trust regions M (also the number of final solutions)", &cont.Regions)
 	configkeys.Bind(t, fs.Float64Var, "tau", "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)", &cont.Tau)
 	configkeys.Bind(t, fs.BoolVar, "qvs-floor", "qvs_floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)", &cont.QVSFloor)
 	configkeys.Bind(t, fs.StringVar, "qvs-mode", "qvs_mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)", &cont.QVSMode)
-	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+")", &cont.Candidates)
+	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+"; --space "+strconv.Itoa(defaultSuggestCandidates)+", as qvs bayesopt suggest)", &cont.Candidates)
 	configkeys.Bind(t, fs.IntVar, "max-train", "max_train", 0, "GP training points per region: the nearest to its centre (default "+strconv.Itoa(bayesopt.DefaultMaxTrain)+")", &cont.MaxTrain)
 	configkeys.Bind(t, fs.StringVar, "out", "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)", &cont.Out, &disc.Out)
 	configkeys.Bind(t, fs.StringVar, "space", "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
 	configkeys.Bind(t, fs.StringVar, "objective-cmd", "objective_cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout", &cont.ObjectiveCmd)
 	configkeys.Bind(t, fs.StringVar, "objective-timeout", "objective_timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)", &cont.ObjectiveTimeout)
-	configkeys.Bind(t, fs.BoolVar, "minimize", "minimize", false, "--objective-cmd prints values to minimise", &cont.Minimize)
+	configkeys.Bind(t, fs.BoolVar, "minimize", "minimize", false, "--objective-cmd prints values to minimise (default: the space file's direction)", &cont.Minimize)
+	configkeys.Bind(t, fs.BoolVar, "per-point", "objective_per_point", false, "start --objective-cmd once per point (up to --workers at a time); a point whose process fails is recorded as failed and the campaign goes on", &cont.ObjectivePerPoint)
 	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
 }
 
@@ -215,8 +234,18 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 		if cfg.Out == "" {
 			cfg.Out = bayesoptDefaultOut(space.CampaignName(cfg.Space))
 		}
-	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize {
-		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout and --minimize are for your own problem, not task %s", task)
+		sp, err := space.Load(cfg.Space)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if cfg.Init == 0 {
+			cfg.Init = space.DefaultInit(sp.Dim(), cfg.Batch, cfg.Regions)
+		}
+		// direction: minimize in the space file is --minimize, recorded
+		// as such (tables and figures read minimize: from config.yaml).
+		cfg.Minimize = cfg.Minimize || sp.Minimize
+	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize || cfg.ObjectivePerPoint {
+		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout, --minimize and --per-point are for your own problem, not task %s", task)
 	}
 	for _, k := range []struct {
 		key      string
@@ -268,6 +297,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	if err != nil {
 		return err
 	}
+	var user *space.Command // the user's objective command (--space)
 	if task == spaceTask {
 		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
 		var se *configkeys.SettingError
@@ -277,7 +307,8 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 		if err != nil {
 			return err
 		}
-		obj = command
+		command.PerPoint = cfg.ObjectivePerPoint
+		obj, user = command.Objective(), command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
@@ -295,6 +326,9 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	var warn io.Writer // failed evaluations, said on stderr unless quiet
 	if !g.Quiet {
 		warn = stderr
+	}
+	if user != nil {
+		user.Workers, user.Warn = inner, warn
 	}
 	if !g.Quiet {
 		name := task

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type solutionsOptions struct {
 	q                                    vendi.Order
 	m                                    int
 	minimize                             bool
+	lengthScale                          float64
 }
 
 func newBayesoptSolutionsCmd(g *GlobalOptions) *cobra.Command {
@@ -30,7 +32,9 @@ func newBayesoptSolutionsCmd(g *GlobalOptions) *cobra.Command {
 		Use:   "solutions (--space space.yaml | --kernel K.npy) --observed evals.csv [--m 3] [--q 1] [flags]",
 		Short: "The M diverse high-quality solutions among your evaluations",
 		Long: fmt.Sprintf(`Prints the --m diverse high-quality solutions among the evaluations of
---observed, one row each, best first.
+--observed, one row each, in the greedy's pick order: rank 1 is the best
+evaluation, each later rank the pick that raised qVS_q most given the ranks
+before it (so a later rank may have a better value than an earlier one).
 
 The rule (the one a qvs bayesopt --space campaign writes to
 runs/KEY.solutions.csv, for every method; the built-in tasks keep the
@@ -47,8 +51,9 @@ its regions, it prints that run's solutions.
 --space space.yaml: evals.csv as for qvs bayesopt suggest --space
 (parameter columns and value; a run's records too); failed rows (value
 empty, nan or failed, or status failed) are counted on stderr and never
-chosen. d is the Euclidean distance in the unit-scaled space divided by the
-space's length_scale. Output: rank,<parameters>,value,region, values in the
+chosen. d is the Euclidean distance in the unit-scaled space divided by
+--length-scale (default: the space's length_scale, else 1); a categorical
+parameter adds 1 when the choices differ (space.Space.Distance). Output: rank,<parameters>,value,region, values in the
 file's units (region: the file's region column, -1 without one).
 
 --kernel K.npy: evals.csv with index (0-based kernel row) or id (from
@@ -72,7 +77,8 @@ go to stdout.`, bayesopt.SolutionBandFraction, 100*bayesopt.SolutionBandFraction
 	f.IntVar(&o.m, "m", 3, "number of solutions (a campaign's: its regions M)")
 	o.q = 1
 	f.Var(&o.q, "q", "order q of the qVS greedy (a qvs run's q; 1 for other methods; inf allowed)")
-	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
+	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised (default: the space file's direction)")
+	f.Float64Var(&o.lengthScale, "length-scale", 0, "--space: length scale of the diversity distance (default: the space file's length_scale, else 1)")
 	f.StringVar(&o.format, "format", "csv", "output format: csv, table or json")
 	return c
 }
@@ -89,6 +95,10 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		return usageErrorf("--format %q: expected csv, table or json", o.format)
 	case o.ids != "" && o.kernel == "":
 		return usageErrorf("--ids applies only with --kernel")
+	case c.Flags().Changed("length-scale") && o.space == "":
+		return usageErrorf("--length-scale applies only with --space")
+	case c.Flags().Changed("length-scale") && (!(o.lengthScale > 0) || math.IsInf(o.lengthScale, 0)):
+		return usageErrorf("--length-scale %v: must be a finite number > 0", o.lengthScale)
 	}
 	q := o.q    // parsed and checked with the flag
 	sign := 1.0 // the file's units from the maximised values
@@ -103,6 +113,12 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		sp, err := space.Load(o.space)
 		if err != nil {
 			return err
+		}
+		if c.Flags().Changed("length-scale") {
+			sp.LengthScale = o.lengthScale
+		}
+		if sp.Minimize {
+			o.minimize, sign = true, -1
 		}
 		obs, err := space.ReadObservations(o.observed, sp, o.minimize)
 		if err != nil {
@@ -159,7 +175,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		return err
 	}
 	if !g.Quiet {
-		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt solutions: %d solution(s), VS (order 1, exp(-d^2/2)) = %.4g%s\n", len(rows), vs, note)
+		fmt.Fprintf(c.ErrOrStderr(), "qvs bayesopt solutions: %d solution(s) in greedy pick order (rank 1 = the best value), VS (order 1, exp(-d^2/2)) = %.4g%s\n", len(rows), vs, note)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,45 @@ func TestBayesoptSuggestQVSModes(t *testing.T) {
 	// Both are for method qvs.
 	if code, _, errs := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", "x0,x1,x2,x3,x4,x5,value\n"), "--method", "turbo", "--qvs-floor"); code != ExitUsage || !strings.Contains(errs, "--method qvs only") {
 		t.Errorf("turbo --qvs-floor: exit %d, %s", code, errs)
+	}
+}
+
+// TestBayesoptSolutionsLengthScale: --length-scale sets the diversity
+// distance's scale: two solutions 0.5 apart in the unit-scaled space have
+// similarity s = exp(-(0.5/L)^2/2), and the VS of order 1 of the pair is
+// exp(H) with H the entropy of the eigenvalues (1 ± s)/2 of K/2. stderr
+// says the rows are in the greedy's pick order; a bad value, or the flag
+// with --kernel, is a usage error.
+func TestBayesoptSolutionsLengthScale(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\nlength_scale: 7\n")
+	evals := writeFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
+	for _, L := range []float64{0.25, 1, 3} {
+		code, stdout, stderr := runQVS(t, "bayesopt", "solutions", "--space", space, "--observed", evals, "--m", "2", "--length-scale", strconv.FormatFloat(L, 'g', -1, 64), "--format", "json")
+		var js struct {
+			VS float64 `json:"vs"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &js); code != ExitOK || err != nil {
+			t.Fatalf("L = %v: exit %d, %v: %s", L, code, err, stderr)
+		}
+		s := math.Exp(-(0.5 / L) * (0.5 / L) / 2)
+		h := 0.0
+		for _, l := range []float64{(1 + s) / 2, (1 - s) / 2} {
+			if l > 0 {
+				h -= l * math.Log(l)
+			}
+		}
+		if math.Abs(js.VS-math.Exp(h)) > 1e-9 {
+			t.Errorf("L = %v: VS %v, want %v", L, js.VS, math.Exp(h))
+		}
+	}
+	if code, _, stderr := runQVS(t, "bayesopt", "solutions", "--space", space, "--observed", evals, "--m", "2"); code != ExitOK || !strings.Contains(stderr, "in greedy pick order (rank 1 = the best value)") {
+		t.Errorf("exit %d, stderr %q: want the order said", code, stderr)
+	}
+	for _, args := range [][]string{{"--space", space, "--length-scale", "0"}, {"--space", space, "--length-scale", "-2"}, {"--kernel", "K.npy", "--length-scale", "1"}} {
+		code, stdout, stderr := runQVS(t, append([]string{"bayesopt", "solutions", "--observed", evals}, args...)...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--length-scale") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
 	}
 }

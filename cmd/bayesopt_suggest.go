@@ -68,7 +68,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 	}
 	f := c.Flags()
 	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (none: nothing evaluated yet, the first batch of the initial design)")
-	f.IntVar(&common.batch, "batch", 5, "number of suggestions (at most 500 with --space, 300 with --kernel)")
+	f.IntVar(&common.batch, "batch", defaultSuggestBatch, "number of suggestions (at most 500 with --space, 300 with --kernel)")
 	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
 	common.q = 1
 	f.Var(&common.q, "q", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")

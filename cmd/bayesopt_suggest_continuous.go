@@ -27,12 +27,21 @@ rows than --init (an empty file with just the header, or no --observed,
 is fine), the next points of the initial design (uniform, from --seed)
 come first.
 
-Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
-or failed, or whose status column (optional) says failed, is a failure. It
-counts as a row (for --init and --batch above) but never enters the model,
-and no suggestion falls within 5% of the space's diagonal of it (Euclidean
+Categorical parameters (type: categorical, choices: [...]) are written as
+the choice's text; a conditional parameter (when: {parent: choice}) whose
+condition is false has an empty cell, and one whose condition holds must
+have a value. Suggestions are written the same way.
+
+Failed experiments (Optuna's FAIL state): a row whose value is empty, nan,
+failed or inf, or whose status column (optional) says failed, is a failure.
+It counts as a row (for --init and --batch above) but never enters the
+regression model; with the successes it trains a feasibility model (a
+kernel-smoothed probability of success, bandwidth by leave-one-out) whose
+probability multiplies each candidate's quality, so batches leave failing
+regions. No suggestion falls within 5% of the space's diagonal of it (Euclidean
 distance 0.05 x sqrt(parameters) with every parameter scaled to [0, 1], log
-parameters in log units), the failed point included, unless --retry-failed.
+parameters in log units), the failed point included, unless --retry-failed
+(which also switches the feasibility model off).
 The number of failed rows goes to stderr. A file whose rows all failed gets
 points of the initial design (or uniform ones) until one succeeds.
 
@@ -62,7 +71,7 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 	f := c.Flags()
 	f.StringVar(&o.space, "space", "", "continuous space: YAML file with parameters: [{name, lower, upper, scale, type}]")
 	f.StringVar(&o.pending, "pending", "", "CSV of experiments still running (parameter columns)")
-	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised")
+	f.BoolVar(&o.minimize, "minimize", false, "the value column is to be minimised (default: the space file's direction)")
 	f.IntVar(&o.regions, "regions", 3, "trust regions M")
 	f.IntVar(&o.init, "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)")
 	f.Float64Var(&o.tau, "tau", bayesopt.DefaultTau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)")
@@ -78,6 +87,9 @@ func addContinuousSuggestFlags(c *cobra.Command, o *continuousSuggestOptions) {
 // 95-point history (docs/performance.md, BenchmarkSuggest95) at the same
 // regret (TestSamplerQualityTable).
 const defaultSuggestCandidates = 200
+
+// defaultSuggestBatch is suggest's --batch, and a --space campaign's.
+const defaultSuggestBatch = 5
 
 // maxSuggestBatch bounds --batch: the batch sets the Thompson candidates
 // per region (at least the batch) and the qvs greedy over them grows faster
@@ -136,11 +148,12 @@ func runContinuousSuggest(c *cobra.Command, g *GlobalOptions, common *suggestCom
 	}
 	var obs []space.Observation
 	if common.observed != "" {
-		if obs, err = space.ReadObservations(common.observed, sp, o.minimize); err != nil {
+		if obs, err = space.ReadObservations(common.observed, sp, o.minimize || sp.Minimize); err != nil {
 			return err
 		}
 	}
-	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, "within 0.05 x sqrt(parameters) of them in the unit-scaled space", common.retryFailed)
+	near := "within 0.05 x sqrt(parameters) of them in the unit-scaled space, and the feasibility model they train steers away from them"
+	warnFailed(c.ErrOrStderr(), space.CountFailed(obs), len(obs), common.observed, near, common.retryFailed)
 	var pend []space.Observation
 	if o.pending != "" {
 		if pend, err = space.ReadPending(o.pending, sp); err != nil {

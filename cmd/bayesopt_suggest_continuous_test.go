@@ -66,6 +66,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	mixed := writeFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -92,7 +93,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"missing space file", nil, []string{"--space", "nope.yaml", "--observed", good}, ExitRuntime, []string{"nope.yaml"}},
 		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `no column "n"`}},
 		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
-		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,-Inf\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
+		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
 		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
 		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
 		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
@@ -101,6 +102,15 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
 		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},
 		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, []string{"--space", space, "--observed", good, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
+		// Mixed spaces: the file, line and column or parameter, and what was expected.
+		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `line 3, column k: "linear" is not one of the choices rbf, poly`}},
+		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: must be empty: it applies only when k is poly (here rbf)"}},
+		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: is missing"}},
+		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, []string{"--space", mixed, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", `line 2, column k: "RBF" is not one of the choices`}},
+		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
+		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
+		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
+		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()
@@ -131,11 +141,14 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 // its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
 // touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
 // exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
-const objectiveScript = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
+const objectiveScript = objectiveCalls + `awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
+`
+
+// objectiveCalls is objectiveScript's call counting, slow call and failure.
+const objectiveCalls = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
 echo x >> "$QVS_TEST_CALLS"
 if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
 if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
-awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
 `
 
 func objectiveCampaign(dir, script string) []string {
@@ -159,19 +172,20 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 	}
 
 	// A failing program: the error names the batch and shows stderr; only
-	// whole batches are recorded; after the fix the campaign resumes and
-	// ends exactly as the uninterrupted one.
+	// whole batches are recorded (the initial design's 10 points come in
+	// two batches of --batch 5, and the second fails); after the fix the
+	// campaign resumes and ends exactly as the uninterrupted one.
 	broken := filepath.Join(dir, "broken")
 	writeFile(t, dir, "broken", "")
 	t.Setenv("QVS_TEST_BROKEN", broken)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-fix"))
 	fixed := filepath.Join(dir, "fixed")
 	code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...)
-	if code != ExitRuntime || !strings.Contains(errs, "iteration 1") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
+	if code != ExitRuntime || !strings.Contains(errs, "iteration 0") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
 		t.Fatalf("failing command: exit %d, stderr %s", code, errs)
 	}
-	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 11 {
-		t.Fatalf("after the failure %d record rows, want the header and the 10 initial points", len(got))
+	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 6 {
+		t.Fatalf("after the failure %d record rows, want the header and the first 5 initial points", len(got))
 	}
 	os.Remove(broken)
 	if code, _, errs := runQVS(t, append(objectiveCampaign(dir, script), "--out", fixed, "--methods", "turbo")...); code != ExitOK {
@@ -187,7 +201,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 		{"hangs", "sleep 300", []string{"--objective-timeout", "300ms"}, []string{"iteration 0", "within the time limit 300ms", "killed"}},
 		{"junk", "echo hello; echo oops >&2", nil, []string{"iteration 0", `"hello"`, "oops"}},
 		{"non-number", "awk 'NR > 1 { print (NR == 3 ? \"abc\" : 1) }'", nil, []string{"iteration 0", `line 2: "abc" is not a finite number`}},
-		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 10"}},
+		{"too few values", "echo 1", nil, []string{"iteration 0", "printed 1 values, expected 5"}},
 		{"exit", "exit 4", nil, []string{"iteration 0", "exit status 4", "stderr was empty"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -263,7 +277,16 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	killed := filepath.Join(dir, "killed")
-	calls := filepath.Join(dir, "calls-killed")
+	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "turbo-r00")
+	sameResults(t, full, killed)
+}
+
+// killAtSlowBatch runs the campaign args into killed with objectiveScript's
+// third call slow (calls: its QVS_TEST_CALLS), kills qvs with SIGKILL
+// during that call, checks that run key's records then hold the two
+// finished batches, and reruns the campaign to its end.
+func killAtSlowBatch(t *testing.T, bin string, args []string, killed, calls, key string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
@@ -278,7 +301,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	// the next batch's call starts (built-in tasks overlap that write with
 	// the next batch): a kill then never makes the user's experiments of a
 	// finished batch run again.
-	records := filepath.Join(killed, "runs", "turbo-r00.csv")
+	records := filepath.Join(killed, "runs", key+".csv")
 	for {
 		if _, err := os.Stat(calls + ".slow"); err == nil {
 			break
@@ -289,20 +312,19 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	if b, _ := os.ReadFile(records); strings.Count(string(b), "\n") != 16 {
-		t.Errorf("as the third batch's call started, the record file held %q: want the header and two batches (15 rows)", b)
+	if b, _ := os.ReadFile(records); strings.Count(string(b), "\n") != 11 {
+		t.Errorf("as the third batch's call started, the record file held %q: want the header and two batches (10 rows: the initial design)", b)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	if got := readCSVFile(t, filepath.Join(killed, "runs", "turbo-r00.csv")); len(got) != 16 {
-		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (15)", len(got))
+	if got := readCSVFile(t, records); len(got) != 11 {
+		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (10)", len(got))
 	}
 	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
 	resume.Env = append(os.Environ(), "QVS_TEST_CALLS="+calls)
 	if out, err := resume.CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-	sameResults(t, full, killed)
 }
 
 // TestREADMEOwnProblem runs the README's `qvs select` commands and its

@@ -346,7 +346,7 @@ func TestAuthorsBatchIsPlainThompson(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mod, err := e.r.model(e.Iteration(), m, c, gp, counts[m])
+		mod, err := e.r.model(e.Iteration(), m, c, gp, counts[m], nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -104,10 +104,11 @@
 // Every random draw derives from campaign.RNG: the initial design from
 // (seed, "init", repeat), iteration t from (seed, key, t, region). Given the
 // records of an interrupted run (RecordHeader, FormatRecord, ParseRecords:
-// floats round-trip exactly), Optimize replays them without evaluating the
-// objective, rebuilds the trust regions (a deterministic function of the
-// history) and continues; the result equals an uninterrupted run, whatever
-// Settings.Workers is.
+// floats round-trip exactly; an objective that is a RecordCoder writes and
+// reads its own x cells, which must round-trip as exactly), Optimize
+// replays them without evaluating the objective, rebuilds the trust regions
+// (a deterministic function of the history) and continues; the result
+// equals an uninterrupted run, whatever Settings.Workers is.
 //
 // Deviations from the authors' GPU code, chosen for a CPU: an exact local GP
 // per region instead of a deep-kernel sparse GP shared by all regions; a

@@ -84,9 +84,15 @@ type Settings struct {
 	Final string
 	// RetryFailed lets the engine propose points again within
 	// FailureRadius of a failed experiment (Evaluation.Failed), the failed
-	// point itself included. Failed experiments never enter the GPs either
-	// way.
+	// point itself included, and switches the feasibility model off
+	// (feasibility.go). Failed experiments never enter the GPs either way.
 	RetryFailed bool
+	// InitBatches makes Optimize evaluate and record the initial design in
+	// batches of Batch points (the last may be smaller), as suggest hands
+	// it out, instead of as one batch of Init points; it is still
+	// iteration 0, and a run interrupted inside it resumes after its last
+	// recorded batch. (Campaigns on a user's space.)
+	InitBatches bool
 }
 
 // Defaults of Settings, Protocol and `qvs bayesopt suggest`: Thompson
@@ -192,7 +198,9 @@ type RunID struct {
 // NaN): it counts against the budget and is kept in the records, but it
 // never enters a GP, a centre choice or a trust region's success or failure
 // count, and the engine proposes nothing within FailureRadiusFraction of it
-// unless Settings.RetryFailed.
+// unless Settings.RetryFailed. Failed and successful evaluations together
+// train the feasibility model (feasibility.go), whose probability of
+// success weighs every later proposal's quality.
 type Evaluation struct {
 	Iteration int
 	Region    int
@@ -259,7 +267,9 @@ type centre struct {
 
 type runner struct {
 	dom    Domain
-	snap   Snapper // nil unless dom implements it
+	snap   Snapper        // nil unless dom implements it
+	enc    Encoder        // nil unless dom implements it
+	mixer  CandidateMixer // nil unless dom implements it
 	s      Settings
 	id     RunID
 	d      int
@@ -314,16 +324,41 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 
 	// Iteration 0: the initial design.
 	init := e.InitialDesign()
+	var done0 []Evaluation // InitBatches: the initial design's batches recorded so far
 	if rows := take(0); len(rows) > 0 {
-		if len(rows) != len(init) {
-			return nil, fmt.Errorf("recorded run has %d initial points, this configuration draws %d: use a fresh output directory", len(rows), len(init))
-		}
-		for i, ev := range rows {
-			if !slices.Equal(ev.X, init[i].X) {
-				return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+		if s.InitBatches && len(rows) < len(init) {
+			done0 = rows
+			for i, ev := range rows {
+				if !slices.Equal(ev.X, init[i].X) {
+					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+				}
+			}
+		} else {
+			for i, ev := range rows {
+				if !slices.Equal(ev.X, init[i].X) {
+					return nil, fmt.Errorf("recorded initial point %d differs from this seed's initial design: use a fresh output directory", i)
+				}
+			}
+			if err := e.Tell(rows); err != nil {
+				return nil, err
 			}
 		}
-		if err := e.Tell(rows); err != nil {
+	}
+	if s.InitBatches && e.Iteration() == 0 {
+		copy(init, done0)
+		for k := len(done0); k < len(init); k += s.Batch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			chunk := init[k:min(k+s.Batch, len(init))]
+			if err := evaluateBatch(ctx, obj, s.Workers, chunk); err != nil {
+				return nil, err
+			}
+			if err := record(chunk); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.Tell(init); err != nil {
 			return nil, err
 		}
 	}
@@ -400,6 +435,8 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 	}
 	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}
 	r.snap, _ = dom.(Snapper)
+	r.enc, _ = dom.(Encoder)
+	r.mixer, _ = dom.(CandidateMixer)
 	return r, nil
 }
 
@@ -770,6 +807,7 @@ func (r *runner) updateRegions(cs []centre, evs []Evaluation) {
 type regionModel struct {
 	cand    *mat.Dense  // candidates (unit cube), one per row
 	samples [][]float64 // joint posterior samples over the candidates
+	w       []float64   // feasibility weights of the candidates; nil without failures
 }
 
 // trainingSet returns the indices of the MaxTrain evaluated points nearest to
@@ -799,10 +837,10 @@ func (r *runner) trainingSet(u []float64) []int {
 // fit fits a GP on the evaluated points idx (FitGP: deterministic, no
 // random draw).
 func (r *runner) fit(idx []int) (*GP, error) {
-	X := mat.NewDense(len(idx), r.d, nil)
+	X := mat.NewDense(len(idx), len(r.features(r.U[0])), nil)
 	y := make([]float64, len(idx))
 	for a, i := range idx {
-		X.SetRow(a, r.U[i])
+		X.SetRow(a, r.features(r.U[i]))
 		y[a] = r.H[i].Value
 	}
 	return FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
@@ -854,28 +892,115 @@ func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, err
 }
 
 // model draws region m's k joint samples from its GP gp over fresh
-// candidates; every draw comes from campaign.RNG(seed, key, it, m).
-func (r *runner) model(it, m int, c centre, gp *GP, k int) (regionModel, error) {
+// candidates; every draw comes from campaign.RNG(seed, key, it, m). With a
+// feasibility model feas (nil: none) it also weighs each candidate by
+// feas.weight.
+func (r *runner) model(it, m int, c centre, gp *GP, k int, feas *feasibility) (regionModel, error) {
 	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
 	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err
+	}
+	if r.mixer != nil {
+		rows := make([][]float64, cand.RawMatrix().Rows)
+		for i := range rows {
+			rows[i] = cand.RawRowView(i)
+		}
+		r.mixer.MixCandidates(c.u, rows, r.trs[m].Length, rng)
 	}
 	if r.snap != nil {
 		for i := 0; i < cand.RawMatrix().Rows; i++ {
 			cand.SetRow(i, r.toUnit(r.unitToX(cand.RawRowView(i))))
 		}
 	}
+	X := cand
+	var w []float64
+	if r.enc != nil || feas != nil {
+		n := cand.RawMatrix().Rows
+		rows := make([][]float64, n)
+		for i := range rows {
+			rows[i] = r.features(cand.RawRowView(i))
+		}
+		if r.enc != nil {
+			X = mat.NewDense(n, len(rows[0]), nil)
+			for i, f := range rows {
+				X.SetRow(i, f)
+			}
+		}
+		if feas != nil {
+			w = make([]float64, n)
+			for i, f := range rows {
+				w[i] = feas.weight(f)
+			}
+		}
+	}
 	var samples [][]float64
 	if r.s.Sampler == SamplerPathwise {
-		samples, err = gp.PathwiseSamples(cand, k, PathwiseFeatures, rng)
+		samples, err = gp.PathwiseSamples(X, k, PathwiseFeatures, rng)
 	} else {
-		samples, err = gp.JointSamples(cand, k, rng)
+		samples, err = gp.JointSamples(X, k, rng)
 	}
 	if err != nil {
 		return regionModel{}, fmt.Errorf("region %d: Thompson samples: %w", m, err)
 	}
-	return regionModel{cand: cand, samples: samples}, nil
+	return regionModel{cand: cand, samples: samples, w: w}, nil
+}
+
+// features is what the GP and the feasibility model see of unit-cube
+// point u: Encoder.Encode(u), or u itself.
+func (r *runner) features(u []float64) []float64 {
+	if r.enc != nil {
+		return r.enc.Encode(u)
+	}
+	return u
+}
+
+// feasibilityModel fits the success-probability model (feasibility.go) on
+// every evaluation so far; nil when none failed or with
+// Settings.RetryFailed.
+func (r *runner) feasibilityModel() *feasibility {
+	if r.s.RetryFailed || len(r.failedU) == 0 || feasibilityOff {
+		return nil
+	}
+	// An iteration whose every evaluation failed says more about the
+	// experiment pipeline (a licence server down, a full disk) than about
+	// the points: it trains nothing.
+	succeeded := map[int]bool{}
+	for _, e := range r.all {
+		succeeded[e.Iteration] = succeeded[e.Iteration] || !e.Failed
+	}
+	var feats [][]float64
+	var ok []bool
+	for _, e := range r.all {
+		if succeeded[e.Iteration] {
+			feats = append(feats, r.features(r.toUnit(e.X)))
+			ok = append(ok, !e.Failed)
+		}
+	}
+	if slices.Index(ok, false) < 0 {
+		return nil
+	}
+	return newFeasibility(feats, ok)
+}
+
+// feasibilityOff switches the feasibility model off (tests compare).
+var feasibilityOff bool
+
+// weighted is sample s min-max scaled to [0, 1] and multiplied by the
+// feasibility weights w (all w when s is constant).
+func weighted(s, w []float64) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range s {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = w[i]
+		if hi > lo {
+			out[i] = (v - lo) / (hi - lo) * w[i]
+		}
+	}
+	return out
 }
 
 // splitBatch gives region m (rank order) b/M proposals, the remainder going
@@ -937,13 +1062,14 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 	if err != nil {
 		return nil, nil, err
 	}
+	feas := r.feasibilityModel()
 	models := make([]regionModel, M)
 	err = parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if counts[m] == 0 {
 			return nil
 		}
 		var err error
-		models[m], err = r.model(it, m, cs[m], gps[m], counts[m])
+		models[m], err = r.model(it, m, cs[m], gps[m], counts[m], feas)
 		return err
 	})
 	if err != nil {
@@ -958,6 +1084,11 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			continue
 		}
 		mod := models[m]
+		if mod.w != nil {
+			for s := range mod.samples {
+				mod.samples[s] = weighted(mod.samples[s], mod.w)
+			}
+		}
 		// ROBOT's verdicts hold for the whole region (earlier changes
 		// between regions only), so each is computed once; taken grows
 		// with every pick, so it is checked afresh.
@@ -1023,13 +1154,29 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 		m, i int
 		f    float64
 	}
-	var all []float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, mod := range models {
+		for _, v := range mod.samples[0] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	weightedPool := false // with failures: rank and score by the quality times the feasibility weight
 	var pool []item
 	var xs [][]float64 // task coordinates of the pool, then of pending
 	inPool := newPointSet()
 	for m, mod := range models {
 		s := mod.samples[0]
-		all = append(all, s...)
+		if mod.w != nil {
+			weightedPool = true
+			q := make([]float64, len(s))
+			for i, v := range s {
+				q[i] = mod.w[i]
+				if hi > lo {
+					q[i] = (v - lo) / (hi - lo) * mod.w[i]
+				}
+			}
+			s = q
+		}
 		k := 0
 		for _, i := range descending(s) {
 			if k == b {
@@ -1045,14 +1192,12 @@ func (r *runner) proposeQVS(models []regionModel, b int, pending [][]float64, ta
 			k++
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range all {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
 	quality := make([]float64, len(pool), len(pool)+len(pending))
 	for p, it := range pool {
 		quality[p] = 1
-		if hi > lo {
+		if weightedPool {
+			quality[p] = it.f
+		} else if hi > lo {
 			quality[p] = (it.f - lo) / (hi - lo)
 		}
 	}

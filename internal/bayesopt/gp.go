@@ -115,13 +115,16 @@ func scaled(x mat.Matrix, ls []float64) *mat.Dense {
 	return z
 }
 
-func dist(a, b []float64) float64 {
+func dist(a, b []float64) float64 { return math.Sqrt(sqDist(a, b)) }
+
+// sqDist is the squared Euclidean distance.
+func sqDist(a, b []float64) float64 {
 	s := 0.0
 	for k := range a {
 		d := a[k] - b[k]
 		s += d * d
 	}
-	return math.Sqrt(s)
+	return s
 }
 
 func rowNorms(z *mat.Dense) []float64 {

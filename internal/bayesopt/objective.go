@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
@@ -88,4 +89,25 @@ func EvaluatePoints(ctx context.Context, obj Objective, xs []float64, workers in
 		return nil, err
 	}
 	return values, nil
+}
+
+// Encoder is a Domain whose points the GP models through a feature map
+// (a mixed space's categorical parameters one-hot, its inactive
+// conditional parameters at a fixed neutral value). Encode maps a point in
+// the unit cube of the box (snapped, for a Snapper) to its features; the
+// feature count may differ from Dim but must be the same for every point.
+// Without an Encoder the GP sees the unit-cube point itself.
+type Encoder interface {
+	Encode(u []float64) []float64
+}
+
+// CandidateMixer is a Domain with coordinates a box trust region cannot
+// move along (categories): MixCandidates rewrites, in place, those
+// coordinates of the unit-cube candidates (rows of cand, drawn in the box
+// trust region of side length around centre), drawing only from rng. A
+// mixed space keeps each candidate's categories within a Hamming distance
+// of the centre's that grows with length (CASMOPOLITAN's categorical trust
+// region). The engine calls it before snapping.
+type CandidateMixer interface {
+	MixCandidates(centre []float64, cand [][]float64, length float64, rng *rand.Rand)
 }

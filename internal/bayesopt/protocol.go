@@ -46,6 +46,9 @@ type Protocol struct {
 	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
 	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
 	Minimize         bool   `yaml:"minimize,omitempty"`
+	// ObjectivePerPoint starts the command once per point, and a point
+	// whose process fails is a failed experiment (space.Command.PerPoint).
+	ObjectivePerPoint bool `yaml:"objective_per_point,omitempty"`
 }
 
 // Common are the settings every BayesOpt campaign kind has (Protocol and
@@ -180,7 +183,7 @@ func (p Protocol) Settings(method string, q vendi.Order) Settings {
 		Regions: p.Regions, Tau: p.Tau, Candidates: p.Candidates, MaxTrain: p.MaxTrain,
 		FitIterations: p.FitIterations, TauFloor: p.QVSFloor && method == MethodQVS,
 		Mode: p.QVSMode, Sampler: p.Sampler, FailureTolerance: p.FailureTolerance, FailurePerPoint: p.FailurePerPoint,
-		Final: p.finalRule()}
+		Final: p.finalRule(), InitBatches: p.Space != ""}
 }
 
 // finalRule: a campaign of a user's space reports the band rule's final
@@ -259,11 +262,14 @@ type UserObjective interface {
 func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.RunFunc {
 	d := obj.Dim()
 	user, _ := obj.(UserObjective)
+	coder, _ := obj.(RecordCoder)
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := c.settings[run.Key]
 		s.Workers = workers
-		prior, err := ParseRecords(rec.Rows(), d)
-		if err != nil {
+		prior, err := ParseRecordsWith(rec.Rows(), d, coder)
+		if err != nil && coder != nil {
+			return nil, fmt.Errorf("%s: %w", rec.Path(), err)
+		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
 		}
 		if prior, err = KeepCompleteIterations(rec, prior, s); err != nil {
@@ -273,7 +279,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 			func(evs []Evaluation) error {
 				rows := make([][]string, len(evs))
 				for i, e := range evs {
-					rows[i] = FormatRecord(e)
+					rows[i] = FormatRecordWith(e, coder)
 				}
 				if err := rec.Append(rows...); err != nil {
 					return err
@@ -292,7 +298,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 			return nil, err
 		}
 		if n := res.Failures(); n > 0 && warn != nil {
-			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
+			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the regression model, taught to the feasibility model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}
 		return writeRunFiles(rec, res, d, user)
 	}
@@ -346,7 +352,7 @@ func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjectiv
 	if err := rec.WriteFile("distances", []string{"rank_a", "rank_b", "distance"}, dists); err != nil {
 		return nil, err
 	}
-	return []campaign.Field{
+	fields := []campaign.Field{
 		campaign.F("best_value", res.BestValue),
 		campaign.F("solutions_mean_value", res.SolutionsMeanValue),
 		campaign.F("solutions_mean_distance", res.SolutionsMeanDistance),
@@ -354,5 +360,11 @@ func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjectiv
 		campaign.F("solutions_vs", res.SolutionsVS),
 		campaign.I("evaluations", len(res.Evaluations)),
 		campaign.I("restarts", res.Restarts),
-	}, nil
+	}
+	if user != nil {
+		// A user's command can fail; the paper's tasks never do, and their
+		// summaries keep their columns.
+		fields = append(fields, campaign.I("failures", res.Failures()))
+	}
+	return fields, nil
 }

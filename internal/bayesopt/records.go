@@ -27,10 +27,31 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 // FormatRecord renders an evaluation as a CSV row; floats are written with
 // the shortest representation that parses back to the same bits, so a
 // replayed run continues exactly.
-func FormatRecord(e Evaluation) []string {
+func FormatRecord(e Evaluation) []string { return FormatRecordWith(e, nil) }
+
+// RecordCoder is an Objective whose records write the x columns in the
+// user's terms (a mixed space: a categorical's choice text, an empty cell
+// for an inactive conditional parameter) instead of numbers. FormatX
+// renders engine point x (as the engine evaluated it: snapped) as its d
+// cells; ParseX reads such cells back to the same engine point, bit for
+// bit, or returns the 0-based index of the first bad cell and why it is
+// bad (x nil). Objectives without it (the paper's tasks, a continuous
+// space) write every coordinate as a number.
+type RecordCoder interface {
+	FormatX(x []float64) []string
+	ParseX(cells []string) (x []float64, col int, why string)
+}
+
+// FormatRecordWith is FormatRecord with the x columns written by coder
+// (nil: numbers, as FormatRecord).
+func FormatRecordWith(e Evaluation, coder RecordCoder) []string {
 	row := []string{strconv.Itoa(e.Iteration), strconv.Itoa(e.Region)}
-	for _, x := range e.X {
-		row = append(row, formatFloat(x))
+	if coder != nil {
+		row = append(row, coder.FormatX(e.X)...)
+	} else {
+		for _, x := range e.X {
+			row = append(row, formatFloat(x))
+		}
 	}
 	value := formatFloat(e.Value)
 	if e.Failed {
@@ -72,6 +93,13 @@ func IsFailedStatus(cell string) bool {
 // one. An empty cell is an error here (a damaged file), unlike in a user's
 // evaluation file. Errors name the row (1 = first data row) and column.
 func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
+	return ParseRecordsWith(rows, d, nil)
+}
+
+// ParseRecordsWith is ParseRecords with the x columns read by coder (nil:
+// numbers, as ParseRecords). A cell coder refuses is an error naming the
+// row's file line (the header is line 1) and its column.
+func ParseRecordsWith(rows [][]string, d int, coder RecordCoder) ([]Evaluation, error) {
 	out := make([]Evaluation, 0, len(rows))
 	head := RecordHeader(d)
 	prevIt := 0
@@ -89,7 +117,17 @@ func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
 			return nil, fmt.Errorf("record row %d, column region: %q is not an integer >= -1", r+1, row[1])
 		}
 		nums := make([]float64, d+2)
+		if coder != nil {
+			x, col, why := coder.ParseX(row[2 : d+2])
+			if x == nil {
+				return nil, fmt.Errorf("line %d, column %s: %s", r+2, head[col+2], why)
+			}
+			copy(nums, x)
+		}
 		for j := range nums {
+			if j < d && coder != nil {
+				continue
+			}
 			if j == d && strings.TrimSpace(row[j+2]) != "" && IsFailedCell(row[j+2]) {
 				e.Failed, nums[j] = true, math.NaN()
 				continue
@@ -149,6 +187,8 @@ func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error
 		case got > want || (got < want && end < len(prior)):
 			return 0, fmt.Errorf("%s line %d: iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
 				name, k+2+min(got, want), it, got, want, s.Init, s.Batch, s.Budget)
+		case got < want && it == 0 && s.InitBatches:
+			return len(prior), nil // Optimize evaluates the rest of the design
 		case got < want:
 			return k, nil
 		}

@@ -261,6 +261,9 @@ func (r *Recorder) WriteFile(name string, header []string, rows [][]string) erro
 // Key is the run's key.
 func (r *Recorder) Key() string { return r.key }
 
+// Path returns the path of the run's record file (DIR/runs/KEY.csv).
+func (r *Recorder) Path() string { return r.path }
+
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.=+-]*$`)
 
 // shardLine is the line a sharded process prints at start, e.g.

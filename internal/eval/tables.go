@@ -78,6 +78,10 @@ const kernelDetNote = "kernel det. (per item) is |det K|^(1/n), the geometric me
 	"public code and its values cannot be the raw determinant, so this definition is inferred; summary.csv keeps the raw " +
 	"kernel_det and kernel_logdet."
 
+// UserValueSigDigits is the significant digits of the value columns of a
+// campaign on a user's space.
+const UserValueSigDigits = 3
+
 // BayesOptColumns are the columns of the continuous BayesOpt summary: the
 // best value found and the spread of the final M solutions.
 var BayesOptColumns = []Column{
@@ -225,6 +229,20 @@ func configNumber(cfg map[string]any, key string) (float64, bool) {
 func BayesOptTable(c *Campaign) *Table {
 	cols := BayesOptColumns
 	minimised := c.Config["minimize"] == true
+	if _, user := c.Config["space"]; user {
+		// A user's objective can be of any size: its values get
+		// significant digits (0.0158 is not 0.02), and the failed
+		// evaluations their column. The paper's tasks keep their layout.
+		cols = slices.Clone(cols)
+		for i := range cols {
+			if cols[i].Key == "best_value" || cols[i].Key == "solutions_mean_value" {
+				cols[i].SigDigits = UserValueSigDigits
+			}
+		}
+		if slices.Contains(c.Header, "failures") {
+			cols = append(cols, Column{Key: "failures", Name: "failures", TeX: "failures", Better: -1})
+		}
+	}
 	if minimised {
 		cols = slices.Clone(cols)
 		for i := range cols {

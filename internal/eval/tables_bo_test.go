@@ -53,3 +53,32 @@ func TestBayesOptTableMinimised(t *testing.T) {
 		}
 	}
 }
+
+// TestBayesOptTableUserSpace: a campaign on a user's space (config space:)
+// prints its value columns with 3 significant digits (0.0158 was "0.02
+// (0.00)") and, when summary.csv has it, a failures column; a paper
+// task's table keeps two decimals and no such column.
+func TestBayesOptTableUserSpace(t *testing.T) {
+	runs := []map[string]string{
+		{"key": "qvs-q1-r00", "method": "qvs", "q": "1", "best_value": "0.0158", "solutions_mean_value": "0.0158", "solutions_vs": "2", "failures": "3"},
+	}
+	header := []string{"key", "method", "q", "best_value", "solutions_mean_value", "solutions_vs", "failures"}
+	for _, user := range []bool{false, true} {
+		cfg := map[string]any{}
+		if user {
+			cfg["space"] = "reactor.yaml"
+		}
+		tab := BayesOptTable(&Campaign{Name: "reactor", Kind: KindContinuousBO, Runs: runs, Header: header, Config: cfg})
+		var b strings.Builder
+		if err := tab.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		md := b.String()
+		if got := strings.Contains(md, "0.0158 (-)") || strings.Contains(md, "0.0158 (n/a)"); got != user {
+			t.Errorf("user %v: 0.0158 printed with its digits: %v\n%s", user, got, md)
+		}
+		if got := strings.Contains(md, "| failures"); got != user {
+			t.Errorf("user %v: failures column %v\n%s", user, got, md)
+		}
+	}
+}

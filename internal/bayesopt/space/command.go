@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // Command is an external objective (`qvs bayesopt --space S --objective-cmd
@@ -34,12 +36,23 @@ import (
 // killed), a wrong number of values and a value that is neither a finite
 // number nor a failure mark are errors that say what happened and show the
 // tail of the command's stderr; no value of the batch is kept.
+//
+// With PerPoint the command is started once per point instead (a batch of
+// one row on its stdin), up to Workers at a time, and the time limit is
+// per point: a point whose process fails in any of the ways above is a
+// failed experiment (NaN, said on Warn with the stderr tail), and the
+// other points of the batch keep their values; only an interruption of
+// qvs (ctx done) is an error.
 type Command struct {
 	*Space
 	Line     string        // the command line, run with sh -c
-	Timeout  time.Duration // per batch; 0: none
+	Timeout  time.Duration // per batch (per point with PerPoint); 0: none
 	Minimize bool          // negate the printed values, so the engine maximises
 	Dir      string        // working directory ("" = the current one)
+	PerPoint bool          // one process per point; its failure fails the point
+	Workers  int           // PerPoint: processes at a time (< 1: one)
+	Warn     io.Writer     // PerPoint: where a failed point is said (nil: nowhere)
+	warnMu   sync.Mutex
 }
 
 // Limits on what a command may print (memory stays bounded).
@@ -73,6 +86,35 @@ func (c *Command) Evaluate(ctx context.Context, x []float64) (float64, error) {
 // value per point, NaN for a failed experiment; err is non-nil when the
 // command could not produce the batch's values (see Command).
 func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64, error) {
+	if !c.PerPoint {
+		return c.run(ctx, xs)
+	}
+	out := make([]float64, len(xs))
+	err := parallel.Each(ctx, len(xs), max(c.Workers, 1), func(i int) error {
+		v, err := c.run(ctx, xs[i:i+1])
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			out[i] = math.NaN()
+			if c.Warn != nil {
+				c.warnMu.Lock()
+				fmt.Fprintf(c.Warn, "qvs bayesopt: point %d of %d (%s) recorded as failed: %v\n", i+1, len(xs), strings.Join(c.FormatPoint(xs[i]), ","), err)
+				c.warnMu.Unlock()
+			}
+			return nil
+		}
+		out[i] = v[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// run runs the command once on the points xs (see Command).
+func (c *Command) run(ctx context.Context, xs [][]float64) ([]float64, error) {
 	var in bytes.Buffer
 	w := csv.NewWriter(&in)
 	_ = w.Write(c.Names())
@@ -150,7 +192,8 @@ func (c *Command) EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64,
 
 // ParseValues reads an objective command's output: one number per line, or
 // a CSV whose header has a value column. Blank lines are skipped; "nan" or
-// "failed" (any case) is a failed experiment, returned as NaN; another cell
+// "failed" (any case), and inf or -inf, is a failed experiment, returned as
+// NaN; another cell
 // that is not a finite number is an error naming its line.
 func ParseValues(b []byte) ([]float64, error) {
 	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
@@ -166,7 +209,7 @@ func ParseValues(b []byte) ([]float64, error) {
 	}
 	num := func(line int, s string) (float64, error) {
 		s = strings.TrimSpace(s)
-		if s != "" && bayesopt.IsFailedCell(s) {
+		if s != "" && bayesopt.IsFailedCell(s) || isInfCell(s) {
 			return math.NaN(), nil
 		}
 		v, err := strconv.ParseFloat(s, 64)
@@ -368,7 +411,8 @@ func (b *tailBuffer) String() string { return string(b.buf) }
 // NewCommand is the objective of a campaign on a user's space: the space
 // file at path (Load), the command line, its time limit per batch
 // (timeout, a time.ParseDuration string such as 90s or 2h; "" for none) and
-// whether its values are minimised. A bad timeout is a
+// whether its values are minimised (or the space file's direction:
+// minimize says so). A bad timeout is a
 // configkeys.SettingError for key objective_timeout.
 func NewCommand(path, line, timeout string, minimize bool) (*Command, error) {
 	sp, err := Load(path)
@@ -381,5 +425,5 @@ func NewCommand(path, line, timeout string, minimize bool) (*Command, error) {
 			return nil, configkeys.Invalid("objective_timeout", timeout, "expected a positive duration such as 90s or 2h")
 		}
 	}
-	return &Command{Space: sp, Line: line, Timeout: limit, Minimize: minimize}, nil
+	return &Command{Space: sp, Line: line, Timeout: limit, Minimize: minimize || sp.Minimize}, nil
 }

@@ -178,3 +178,51 @@ func TestCommandEvaluate(t *testing.T) {
 		t.Errorf("exit 3: %v, %v; want the command's error", v, err)
 	}
 }
+
+// TestCommandPerPoint: with PerPoint a process that exits non-zero, prints
+// nonsense or runs out of time fails its point only (NaN, said on Warn with
+// the stderr tail); the other points keep their values. Without it the
+// same command fails the whole batch.
+func TestCommandPerPoint(t *testing.T) {
+	sp, err := Parse("s.yaml", []byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a >= 0.7: exit 7; a in [0.5, 0.7): print nonsense; a in [0.4, 0.5):
+	// hang past the time limit; else print 10a.
+	line := `awk -F, 'NR == 2 { a = $1
+	if (a >= 0.7) { print "boom" > "/dev/stderr"; exit 7 }
+	if (a >= 0.5) { print "nonsense"; exit 0 }
+	if (a >= 0.4) { system("sleep 10") }
+	print 10 * a }'`
+	var warn bytes.Buffer
+	c := &Command{Space: sp, Line: line, PerPoint: true, Workers: 2, Warn: &warn, Timeout: 2 * time.Second}
+	xs := [][]float64{{0.1}, {0.8}, {0.3}, {0.6}, {0.45}}
+	vals, err := c.EvaluateBatch(context.Background(), xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, math.NaN(), 3, math.NaN(), math.NaN()}
+	for i := range want {
+		if !(vals[i] == want[i] || math.IsNaN(vals[i]) && math.IsNaN(want[i])) {
+			t.Errorf("values %v, want %v", vals, want)
+			break
+		}
+	}
+	for _, s := range []string{"point 2 of 5 (0.8) recorded as failed", "exit status 7", "boom", "point 4 of 5 (0.6)", "nonsense", "point 5 of 5 (0.45)", "time limit"} {
+		if !strings.Contains(warn.String(), s) {
+			t.Errorf("warnings %q lack %q", warn.String(), s)
+		}
+	}
+	c.PerPoint, c.Timeout = false, 0
+	if _, err := c.EvaluateBatch(context.Background(), xs[1:2]); err == nil || !strings.Contains(err.Error(), "exit status 7") {
+		t.Errorf("batch mode: error %v, want exit status 7", err)
+	}
+	// An interruption is still an error.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.PerPoint = true
+	if _, err := c.EvaluateBatch(ctx, xs); err == nil {
+		t.Error("cancelled context: no error")
+	}
+}

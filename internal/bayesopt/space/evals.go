@@ -46,15 +46,18 @@ const maxFileBytes = 1 << 30
 // empty, "nan" or "failed" (any case; bayesopt.IsFailedCell), or whose
 // optional status column says "failed" or "fail" (any case;
 // bayesopt.IsFailedStatus: other statuses, such as "ok" or "complete",
-// mean nothing here and the value is read as usual). Its parameters are
-// checked like any row's; it gets Failed and a NaN Value.
+// mean nothing here and the value is read as usual). A value of inf or
+// -inf (any case) is a failed experiment too (isInfCell). Its parameters
+// are checked like any row's; it gets Failed and a NaN Value.
 //
 // A file whose header is exactly a run's records header
 // (bayesopt.RecordHeader: iteration,region,x0..x{d-1},value,seconds) is
 // read as the records of a `qvs bayesopt --space` run: column xj is
-// parameter j in engine coordinates (the natural log for scale: log), kept
-// bit for bit in Observation.X, and value is already maximised, so minimize
-// is not applied. (A space whose own names are x0..x{d-1} reads such a file
+// parameter j in engine coordinates (the natural log for scale: log; for a
+// mixed space a categorical's choice text and an empty cell for an
+// inactive parameter, as mixed.go's Records), kept bit for bit in
+// Observation.X, and value is already maximised, so minimize is not
+// applied. (A space whose own names are x0..x{d-1} reads such a file
 // as records too; for its linear parameters both readings agree.)
 func ReadObservations(path string, s *Space, minimize bool) ([]Observation, error) {
 	return read(path, s, true, minimize)
@@ -154,8 +157,38 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		if records {
 			o.X = make([]float64, s.Dim())
 		}
-		for j, c := range idx {
+		cols := idx // the cells read one by one below
+		if records && s.mixed {
+			cells := make([]string, len(idx))
+			for j, c := range idx {
+				cells[j] = rec[c]
+			}
+			x, j, why := s.parseRecordX(cells)
+			if x == nil {
+				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, head[idx[j]], why)
+			}
+			o.X, cols = x, nil
+		}
+		for j, c := range cols {
 			cell := strings.TrimSpace(rec[c])
+			if !records && s.mixed {
+				if cell == "" && len(s.parents[j]) > 0 {
+					o.Values[j] = math.NaN() // inactive: checkActive below
+					continue
+				}
+				if s.Parameters[j].IsCategorical() {
+					k := s.choiceIndex(j, cell)
+					if k < 0 {
+						what := "is not one of the choices"
+						if cell == "" {
+							what = "is missing; expected one of the choices"
+						}
+						return nil, fmt.Errorf("%s: line %d, column %s: %q %s %s", path, line, s.Parameters[j].Name, cell, what, strings.Join(s.Parameters[j].Choices, ", "))
+					}
+					o.Values[j] = float64(k)
+					continue
+				}
+			}
 			v, err := strconv.ParseFloat(cell, 64)
 			why := ""
 			switch {
@@ -180,10 +213,17 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			}
 			o.Values[j] = v
 		}
+		if records && s.mixed {
+			o.Values = s.Values(o.X)
+		} else if s.mixed {
+			if j, why := s.checkActive(o.Values); j >= 0 {
+				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, s.Parameters[j].Name, why)
+			}
+		}
 		if statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol]) {
 			o.Failed, o.Value = true, math.NaN()
 		}
-		if withValue && !o.Failed && bayesopt.IsFailedCell(rec[valCol]) {
+		if withValue && !o.Failed && (bayesopt.IsFailedCell(rec[valCol]) || isInfCell(rec[valCol])) {
 			o.Failed, o.Value = true, math.NaN()
 		}
 		if withValue && !o.Failed {
@@ -219,6 +259,14 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// isInfCell reports whether a value cell is an infinity (inf, -inf,
+// +Infinity, any case): Optuna records such a trial; qvs reads it as a
+// failed experiment, since no model can use the value.
+func isInfCell(cell string) bool {
+	v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+	return err == nil && math.IsInf(v, 0)
 }
 
 // CountFailed counts the failed observations.

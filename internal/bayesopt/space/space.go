@@ -9,7 +9,14 @@
 //	  - {name: temperature, lower: 20, upper: 90}
 //	  - {name: catalyst_ppm, lower: 1, upper: 1000, scale: log}
 //	  - {name: stir_rpm, lower: 100, upper: 900, type: int}
+//	  - {name: kernel, type: categorical, choices: [rbf, poly]}
+//	  - {name: degree, lower: 2, upper: 5, type: int, when: {kernel: poly}}
 //	length_scale: 0.2   # optional, default 1
+//	direction: minimize # optional, default maximize
+//
+// A categorical parameter and conditional parameters (when:) make a mixed
+// space: see mixed.go for their engine coordinates, model encoding, trust
+// region and distance.
 //
 // The engine (bayesopt.Engine) searches the box of engine coordinates: the
 // value itself, or its natural logarithm for scale: log. The diversity
@@ -40,6 +47,11 @@ const (
 	ScaleLog    = "log"
 	TypeFloat   = "float"
 	TypeInt     = "int"
+	// TypeCategorical is a parameter taking one of its Choices (text).
+	TypeCategorical = "categorical"
+	// Directions of the space file's direction key.
+	DirectionMaximize = "maximize"
+	DirectionMinimize = "minimize"
 )
 
 // reserved are column names of the evaluation files and of suggest's
@@ -52,7 +64,15 @@ type Parameter struct {
 	Lower float64 `yaml:"lower"`
 	Upper float64 `yaml:"upper"`
 	Scale string  `yaml:"scale"` // "" or linear, log
-	Type  string  `yaml:"type"`  // "" or float, int
+	Type  string  `yaml:"type"`  // "" or float, int, categorical
+	// Choices are a categorical parameter's values (at least two,
+	// distinct); its Lower and Upper are set to 0 and len(Choices)-1, the
+	// range of its choice index.
+	Choices []string `yaml:"choices"`
+	// When makes the parameter conditional: it is active only when every
+	// named categorical parameter (declared earlier, and active itself)
+	// takes one of the listed choices.
+	When map[string]choiceList `yaml:"when"`
 }
 
 // IsLog reports whether the parameter is searched in log space.
@@ -63,7 +83,12 @@ func (p Parameter) IsLog() bool { return p.Scale == ScaleLog }
 // integer parser refuses), others in the shortest form that reads back
 // exactly.
 func (s *Space) Format(j int, v float64) string {
-	if s.Parameters[j].IsInt() {
+	switch p := s.Parameters[j]; {
+	case math.IsNaN(v): // an inactive conditional parameter
+		return ""
+	case p.IsCategorical():
+		return p.Choices[int(v)]
+	case p.IsInt():
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -72,18 +97,36 @@ func (s *Space) Format(j int, v float64) string {
 // IsInt reports whether the parameter takes integer values.
 func (p Parameter) IsInt() bool { return p.Type == TypeInt }
 
+// IsCategorical reports whether the parameter takes one of its Choices.
+func (p Parameter) IsCategorical() bool { return p.Type == TypeCategorical }
+
+// isIndex: the engine coordinate is rounded to an integer (type: int, and
+// a categorical's choice index).
+func (p Parameter) isIndex() bool { return p.IsInt() || p.IsCategorical() }
+
 // Space is a parsed space file; it implements bayesopt.Domain and
 // bayesopt.Snapper in engine coordinates.
 type Space struct {
 	Path        string // file name, for messages
 	Parameters  []Parameter
 	LengthScale float64
-	lo, hi      []float64 // engine bounds
+	// Minimize is the space file's direction: minimize (values are
+	// negated, so the engine maximises).
+	Minimize bool
+	lo, hi   []float64 // engine bounds
+	// mixed: the space has a categorical or a conditional parameter
+	// (mixed.go); parents[j] are the indices of the parameters in
+	// Parameters[j].When, neutral[j] the engine coordinate of parameter j
+	// while inactive.
+	mixed   bool
+	parents [][]int
+	neutral []float64
 }
 
 type spaceFile struct {
 	Parameters  []Parameter `yaml:"parameters"`
 	LengthScale *float64    `yaml:"length_scale"`
+	Direction   string      `yaml:"direction"`
 }
 
 // Load reads and validates the space file at path.
@@ -114,8 +157,8 @@ func Parse(name string, b []byte) (*Space, error) {
 			return nil, fmt.Errorf("%s: empty file; expected a parameters: list of {name, lower, upper}", name)
 		}
 		msg := strings.NewReplacer(
-			"in type space.Parameter", "in a parameter (keys: name, lower, upper, scale, type)",
-			"in type space.spaceFile", "at the top level (keys: parameters, length_scale)",
+			"in type space.Parameter", "in a parameter (keys: name, lower, upper, scale, type, choices, when)",
+			"in type space.spaceFile", "at the top level (keys: parameters, length_scale, direction)",
 			"yaml: unmarshal errors:\n  ", "").Replace(err.Error())
 		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
@@ -126,6 +169,14 @@ func Parse(name string, b []byte) (*Space, error) {
 		return nil, fmt.Errorf("%s: %d parameters, at most %d", name, len(f.Parameters), maxParameters)
 	}
 	s := &Space{Path: name, Parameters: f.Parameters, LengthScale: 1}
+	switch f.Direction {
+	case "", DirectionMaximize:
+	case DirectionMinimize:
+		s.Minimize = true
+	default:
+		return nil, fmt.Errorf("%s: direction %q: expected maximize or minimize", name, f.Direction)
+	}
+	lines := parameterLines(b)
 	if f.LengthScale != nil {
 		if !(*f.LengthScale > 0) || math.IsInf(*f.LengthScale, 0) {
 			return nil, fmt.Errorf("%s: length_scale = %v: must be a finite number > 0", name, *f.LengthScale)
@@ -135,6 +186,15 @@ func Parse(name string, b []byte) (*Space, error) {
 	seen := map[string]int{}
 	for i, p := range s.Parameters {
 		where := fmt.Sprintf("%s: parameter %d (%q)", name, i+1, p.Name)
+		if i < len(lines) && lines[i] > 0 {
+			where = fmt.Sprintf("%s: line %d: parameter %d (%q)", name, lines[i], i+1, p.Name)
+		}
+		if p.IsCategorical() {
+			if err := s.checkCategorical(i, where); err != nil {
+				return nil, err
+			}
+			p = s.Parameters[i]
+		}
 		switch {
 		case strings.TrimSpace(p.Name) == "":
 			return nil, fmt.Errorf("%s: parameter %d: missing name", name, i+1)
@@ -159,17 +219,22 @@ func Parse(name string, b []byte) (*Space, error) {
 		default:
 			return nil, fmt.Errorf("%s: scale %q: expected linear or log", where, p.Scale)
 		}
+		if err := s.checkWhen(i, where, seen); err != nil {
+			return nil, err
+		}
 		switch p.Type {
-		case "", TypeFloat:
+		case "", TypeFloat, TypeCategorical:
 		case TypeInt:
 			if math.Ceil(p.Lower) > math.Floor(p.Upper) {
 				return nil, fmt.Errorf("%s: type: int but no integer lies in [%v, %v]", where, p.Lower, p.Upper)
 			}
 		default:
-			return nil, fmt.Errorf("%s: type %q: expected float or int", where, p.Type)
+			return nil, fmt.Errorf("%s: type %q: expected float, int or categorical", where, p.Type)
 		}
 		lo, hi := p.Lower, p.Upper
-		if p.IsInt() {
+		if p.IsCategorical() { // choice index i is the middle of [i-0.5, i+0.5]
+			lo, hi = -0.5, p.Upper+0.5
+		} else if p.IsInt() {
 			lo, hi = math.Ceil(lo), math.Floor(hi)
 			if lo == hi { // a single admissible integer: keep a box of positive width
 				lo, hi = p.Lower, p.Upper
@@ -183,6 +248,7 @@ func Parse(name string, b []byte) (*Space, error) {
 		}
 		s.lo, s.hi = append(s.lo, lo), append(s.hi, hi)
 	}
+	s.setNeutral()
 	return s, nil
 }
 
@@ -210,6 +276,9 @@ func (s *Space) Bounds() (lower, upper []float64) {
 // Distance is the Euclidean distance between engine points a and b in the
 // unit-scaled space, divided by LengthScale.
 func (s *Space) Distance(a, b []float64) float64 {
+	if s.mixed {
+		return s.mixedDistance(a, b)
+	}
 	t := 0.0
 	for j := range a {
 		d := (a[j]-s.lo[j])/(s.hi[j]-s.lo[j]) - (b[j]-s.lo[j])/(s.hi[j]-s.lo[j])
@@ -222,6 +291,10 @@ func (s *Space) Distance(a, b []float64) float64 {
 // admissible integer (in value space for scale: log); other coordinates are
 // left alone. Snap is idempotent.
 func (s *Space) Snap(x []float64) {
+	if s.mixed {
+		s.mixedSnap(x)
+		return
+	}
 	for j, p := range s.Parameters {
 		if p.IsInt() {
 			x[j] = s.toEngine(j, s.value(j, x[j]))
@@ -238,7 +311,7 @@ func (s *Space) value(j int, x float64) float64 {
 		v = math.Exp(x)
 	}
 	lo, hi := p.Lower, p.Upper
-	if p.IsInt() {
+	if p.isIndex() {
 		v = math.Round(v)
 		lo, hi = math.Ceil(lo), math.Floor(hi)
 	}
@@ -250,17 +323,28 @@ func (s *Space) value(j int, x float64) float64 {
 }
 
 func (s *Space) toEngine(j int, v float64) float64 {
+	if math.IsNaN(v) { // inactive
+		return s.neutral[j]
+	}
 	if s.Parameters[j].IsLog() {
 		return math.Min(math.Max(math.Log(v), s.lo[j]), s.hi[j])
 	}
 	return v
 }
 
-// Values maps an engine point to parameter values.
+// Values maps an engine point to parameter values: a categorical's choice
+// index, NaN for an inactive conditional parameter.
 func (s *Space) Values(x []float64) []float64 {
 	out := make([]float64, len(x))
 	for j := range x {
 		out[j] = s.value(j, x[j])
+	}
+	if s.mixed {
+		for j, on := range s.activeValues(out) {
+			if !on {
+				out[j] = math.NaN()
+			}
+		}
 	}
 	return out
 }
@@ -277,7 +361,8 @@ func (s *Space) FormatPoint(x []float64) []string {
 }
 
 // Engine maps parameter values (inside the space) to an engine point.
-// Linear parameters map to themselves, bit for bit.
+// Linear parameters map to themselves, bit for bit; an inactive one (NaN)
+// to its neutral coordinate.
 func (s *Space) Engine(v []float64) []float64 {
 	out := make([]float64, len(v))
 	for j := range v {
@@ -300,6 +385,8 @@ func (s *Space) CheckEngine(j int, x float64) string {
 			what = " (the natural log of the value, scale: log)"
 		}
 		return fmt.Sprintf("is outside the engine bounds [%v, %v]%s", s.lo[j], s.hi[j], what)
+	case s.Parameters[j].IsCategorical() && s.toEngine(j, s.value(j, x)) != x:
+		return "is not a choice index (type: categorical: 0 .. choices-1)"
 	case s.Parameters[j].IsInt() && s.toEngine(j, s.value(j, x)) != x:
 		return "is not the engine coordinate of an integer (type: int)"
 	}

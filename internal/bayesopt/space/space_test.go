@@ -224,7 +224,6 @@ func TestReadObservationsErrors(t *testing.T) {
 		{"nan", head + "NaN,3,100,4,1\n", "line 2, column temp"},
 		{"outside", head + "95,3,100,4,1\n", "line 2, column temp: \"95\" is outside [20, 90]"},
 		{"not integer", head + "25,3,100.5,4,1\n", "line 2, column rpm: \"100.5\" is not an integer"},
-		{"value inf", head + "25,3,100,4,Inf\n", "line 2, column value"},
 		{"iteration decreases", "iteration," + head + "1,25,3,100,4,1\n0,25,3,100,4,1\n", "line 3, column iteration"},
 		{"region", "region," + head + "-2,25,3,100,4,1\n", "line 2, column region"},
 		{"quote", head + "\"25,3,100,4,1\n", "evals.csv"},
@@ -251,7 +250,7 @@ func TestParseValues(t *testing.T) {
 		{"x,value\n0,1\n1,2\n", []float64{1, 2}, ""},
 		{"", nil, ""},
 		{"1\nfoo\n", nil, `line 2: "foo" is not a finite number`},
-		{"1\ninf\n", nil, `line 2: "inf"`},
+		{"1\ninf\n-Infinity\n", []float64{1, math.NaN(), math.NaN()}, ""}, // failed, as Optuna records them
 		{"hello world\n", nil, "neither a number nor a CSV header with a value column"},
 		{"a,value\n1,x\n", nil, `line 2: "x"`},
 	} {
@@ -267,16 +266,30 @@ func TestParseValues(t *testing.T) {
 			continue
 		}
 		for i := range got {
-			if got[i] != c.want[i] {
+			if got[i] != c.want[i] && !(math.IsNaN(got[i]) && math.IsNaN(c.want[i])) {
 				t.Errorf("%q: %v", c.in, got)
 			}
 		}
 	}
 }
 
+// TestInfIsFailed: an infinite value in an evaluation file is a failed
+// experiment (Optuna records it; no model can use it).
+func TestInfIsFailed(t *testing.T) {
+	s := mustParse(t, "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	obs, err := Decode("e.csv", []byte("a,value\n0.5,inf\n0.25,-Inf\n0.75,1\n"), s, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obs[0].Failed || !obs[1].Failed || obs[2].Failed || CountFailed(obs) != 2 {
+		t.Errorf("failed: %v %v %v", obs[0].Failed, obs[1].Failed, obs[2].Failed)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(mixedSpace))
 	f.Add([]byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	f.Add([]byte("parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 1, upper: 9, scale: log, when: {k: b}}\n  - {name: j, type: categorical, choices: [u, v, w], when: {k: [a]}}\n  - {name: n, lower: 1, upper: 3, type: int, when: {j: w, k: a}}\ndirection: minimize\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse("fuzz.yaml", b)
 		if err != nil {
@@ -286,6 +299,27 @@ func FuzzParse(f *testing.F) {
 		for j := range lo {
 			if !(lo[j] < hi[j]) || math.IsInf(hi[j]-lo[j], 0) { // the engine needs a finite box of positive width
 				t.Fatalf("parameter %d: engine bounds [%v, %v]", j, lo[j], hi[j])
+			}
+		}
+		// Every corner and the centre snap to an admissible point whose
+		// values read back to it, inactive parameters empty.
+		for _, u := range []float64{0, 0.5, 1} {
+			x := make([]float64, len(lo))
+			for j := range x {
+				x[j] = lo[j] + u*(hi[j]-lo[j])
+			}
+			s.Snap(x)
+			for j := range x {
+				if why := s.CheckEngine(j, x[j]); why != "" {
+					t.Fatalf("snapped %v: parameter %d %s", x, j, why)
+				}
+			}
+			v := s.Values(x)
+			if j, why := s.checkActive(v); s.Mixed() && j >= 0 {
+				t.Fatalf("values %v: parameter %d %s", v, j, why)
+			}
+			if y := s.Engine(v); !slicesEqual(x, y) && !s.anyLog() {
+				t.Fatalf("engine %v -> values %v -> engine %v", x, v, y)
 			}
 		}
 	})

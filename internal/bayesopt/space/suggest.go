@@ -67,7 +67,7 @@ const maxDesignDraws = 100
 // Settings.RetryFailed (bayesopt.Evaluation.Failed).
 func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 	s := req.Space
-	e, err := bayesopt.NewEngine(s, req.Settings, req.ID)
+	e, err := bayesopt.NewEngine(s.Domain(), req.Settings, req.ID)
 	if err != nil {
 		return nil, err
 	}

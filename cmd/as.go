@@ -363,7 +363,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	defer stop()
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr,
 		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}

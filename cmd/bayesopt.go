@@ -305,7 +305,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),

@@ -100,7 +100,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindDiscreteBO.Key(), Inputs: campaignInputs(g.DataDir, cfg.InputFiles(g.DataDir)...),
 		// The MDS embedding of Figure 5 beside the runs, once config.yaml
 		// and the inputs are checked.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Exit codes of the qvs command (documented in README.md), decided by
@@ -29,7 +30,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, fileio.ErrNotOurs):
 		return ExitUsage
 	}
 	return ExitRuntime

@@ -87,6 +87,9 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if fl.Changed("similarity") {
 		cfg.Pool.CSV.Similarity = o.similarity
 	}
+	if err := fileio.CheckOutput(o.out, fileio.OutputCheck{Inputs: []string{cfg.Pool.CSV.File, cfg.Pool.CSV.IDsFile}, Force: g.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
+		return usageError{err}
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadPool(cfg.Pool, g, stderr)
 	if err != nil {

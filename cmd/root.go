@@ -34,6 +34,7 @@ type GlobalOptions struct {
 	Workers  int    // parallel workers; default runtime.NumCPU()
 	Quiet    bool   // no progress bars, no chatter on stderr
 	CacheDir string // computed caches (kNN graphs, embeddings); env QVS_CACHE_DIR; git-ignored
+	Force    bool   // replace an existing output file qvs did not write
 	// CPUProfile (hidden flag --cpuprofile) receives a Go CPU profile of the
 	// whole command, stopped by Main after the command returns.
 	CPUProfile  string
@@ -143,6 +144,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages (a sharded campaign still names its shard in one line)")
 	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
+	pf.BoolVar(&g.Force, "force", false, "replace an existing output file that qvs did not write (never an input of the command, a pipe or a device)")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (for `go tool pprof`)")
 	_ = pf.MarkHidden("cpuprofile")
 

@@ -72,6 +72,11 @@ type Common struct {
 	Batch   int             `yaml:"batch"`
 }
 
+// MaxEvaluations bounds budget, init and batch: the evaluations of a run
+// are held in memory and each is an objective call (the paper's largest
+// budget is 800).
+const MaxEvaluations = 1_000_000
+
 // ValidateCommon checks repeats and the orders q (parsed already; an
 // Order set in Go code is checked here), writing them canonically
 // (vendi.Order.String); it returns them. A refused value is a
@@ -80,6 +85,17 @@ type Common struct {
 func (c *Common) ValidateCommon() ([]vendi.Order, error) {
 	if c.Repeats < 1 {
 		return nil, configkeys.Invalid("repeats", c.Repeats, "must be at least 1")
+	}
+	// The points of a run are held in memory (budget x dim values, the
+	// initial design's init x dim at once): 10^9 evaluations asked for
+	// 24 GB, 9223372036854775807 panicked in makeslice.
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"budget", c.Budget}, {"init", c.Init}, {"batch", c.Batch}} {
+		if k.v > MaxEvaluations {
+			return nil, configkeys.Beyond(k.key, k.v, "expected at most %d evaluations per run", MaxEvaluations)
+		}
 	}
 	c.Q = c.Q.Canonical()
 	for _, q := range c.Q.Orders() {

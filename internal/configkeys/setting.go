@@ -95,3 +95,16 @@ func Unique(key string, values []string) error {
 	}
 	return nil
 }
+
+// ErrBeyondBound is the Err of a SettingError for a value beyond a bound
+// qvs sets on what it holds in memory (Beyond): a command-line error
+// (exit 2) whatever input file revealed it, unlike a value the file's
+// contents refuse.
+var ErrBeyondBound = fmt.Errorf("beyond a bound on memory")
+
+// Beyond is Invalid for a value beyond a bound of qvs (ErrBeyondBound).
+func Beyond(key string, value any, format string, args ...any) *SettingError {
+	e := Invalid(key, value, format, args...)
+	e.Err = ErrBeyondBound
+	return e
+}

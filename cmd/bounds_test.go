@@ -1,0 +1,47 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNPYPoolGraphSizeBounded: the n x k <= 2 x 10^7 bound holds for .npy
+// pools as for CSV ones (a 20,000-row .npy with --k 1001 used to run, 809
+// MB; --k 59999 on 60,000 rows died allocating 28.8 GB): exit 2 naming
+// --k before the graph is built.
+func TestNPYPoolGraphSizeBounded(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 5000, 2
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32(i%97) + float32(i)/float32(n*d)
+	}
+	pool := writeNPY32(t, dir, "X.npy", n, d, x)
+	for _, args := range [][]string{
+		{"graph", "--pool", pool, "--k", "4001", "--knn", "exact", "--out", dir + "/W.npz"},
+		{"as", "suggest", "--pool", pool, "--k", "4999", "--batch", "1"},
+	} {
+		code, stdout, stderr := runQVS(t, append(args, "--cache-dir", dir+"/cache", "--quiet")...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--k (key pool.csv.k) = ") || !strings.Contains(stderr, "at most 4000 for 5000 rows") {
+			t.Errorf("%v: exit %d, stderr %q", args[:2], code, stderr)
+		}
+	}
+}
+
+// TestSpaceBudgetBounded: --init and --budget of a user's space are bounded
+// (10^9 asked for 24 GB; 9223372036854775807 panicked in makeslice): exit
+// 2 naming the flag, before the objective command runs.
+func TestSpaceBudgetBounded(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.csv", "name,low,high\nx,0,1\ny,0,1\n")
+	for _, v := range [][2]string{{"1000000000", "2000000000"}, {"9223372036854775807", "9223372036854775807"}} {
+		code, stdout, stderr := runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "false", "--init", v[0], "--budget", v[1], "--out", dir+"/bo", "--quiet")
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--budget (key budget) = "+v[1]+": expected at most 1000000") {
+			t.Errorf("--init %s --budget %s: exit %d, stderr %q", v[0], v[1], code, stderr)
+		}
+	}
+	code, _, stderr := runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "false", "--init", "9223372036854775807", "--budget", "9223372036854775807", "--batch", "2", "--out", dir+"/bo", "--quiet")
+	if code != ExitUsage {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

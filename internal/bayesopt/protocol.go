@@ -307,6 +307,11 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 		if err != nil {
 			return nil, err
 		}
+		if n := res.Failures(); n > 0 && n == len(res.Evaluations) {
+			// No best value: the summary would record -Inf, which no
+			// reader (the campaign's table, a rerun, qvs eval) accepts.
+			return nil, fmt.Errorf("every one of the %d evaluations failed (value failed in runs/%s.csv): the run has no best value; fix the objective, then delete runs/%s.csv to run it again", n, run.Key, run.Key)
+		}
 		if n := res.Failures(); n > 0 && warn != nil {
 			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the model)\n", run.Key, n, len(res.Evaluations), run.Key)
 		}

@@ -828,7 +828,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", q.String())
 	for r, x := range s.Picks {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, tableCell(id(x)), s.Probabilities[r], s.Values[r])
 	}
 	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())

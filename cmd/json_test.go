@@ -155,3 +155,19 @@ func TestJSONRefusesInvalidUTF8IDs(t *testing.T) {
 		t.Errorf("csv: exit %d, %q, %s", code, out, stderr)
 	}
 }
+
+// TestTableQuotesUnprintableIDs: the aligned table shows an id holding a
+// terminal escape sequence or a newline Go-quoted (it reached the terminal
+// raw and broke the table); csv keeps it exact.
+func TestTableQuotesUnprintableIDs(t *testing.T) {
+	dir := t.TempDir()
+	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n\"red\x1b[31m\",1,0\n\"two\nlines\",0,1\nplain,1,1\n")
+	code, out, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3")
+	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) || !strings.Contains(out, `"two\nlines"`) || strings.Count(out, "\n") != 4 {
+		t.Errorf("table: exit %d, %q, %s", code, out, stderr)
+	}
+	code, out, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "red\x1b[31m") {
+		t.Errorf("csv: %q", out)
+	}
+}

@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestNPYPoolGraphSizeBounded: the n x k <= 2 x 10^7 bound holds for .npy
@@ -43,5 +48,68 @@ func TestSpaceBudgetBounded(t *testing.T) {
 	code, _, stderr := runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "false", "--init", "9223372036854775807", "--budget", "9223372036854775807", "--batch", "2", "--out", dir+"/bo", "--quiet")
 	if code != ExitUsage {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestGraphInterrupted: SIGINT, SIGTERM or SIGHUP during `qvs graph`'s
+// build ends it with exit 1 and "qvs graph interrupted" and no --out
+// (it died with 130/143/129 and no message).
+func TestGraphInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	childrenGetSIGHUP(t)
+	dir := t.TempDir()
+	const n, d = 20000, 64
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32((i*7919)%1009) / 1009
+	}
+	pool := writeNPY32(t, dir, "X.npy", n, d, x)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		out := filepath.Join(dir, "W.npz")
+		p, log := startQVSLog(t, ctx, nil, "graph", "--pool", pool, "--k", "10", "--knn", "exact", "--workers", "1", "--out", out)
+		if !waitLog(log, "kNN graph") {
+			p.Process.Kill()
+			p.Wait()
+			t.Fatal("graph never started its build")
+		}
+		p.Process.Signal(sig)
+		p.Wait()
+		b, _ := os.ReadFile(log)
+		if code := p.ProcessState.ExitCode(); code != ExitRuntime || !strings.Contains(string(b), "qvs graph interrupted") {
+			t.Errorf("%v: exit %d (%v), stderr tail %q", sig, code, p.ProcessState, tail(string(b)))
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s written", sig, out)
+		}
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 300 {
+		return s[len(s)-300:]
+	}
+	return s
+}
+
+// TestGraphFlagMessages: --similarity is checked before the pool is read
+// (it was checked after the graph was built, exit 1, naming
+// pool.csv.similarity), and --help lists no flag graph refuses (--graph,
+// --kernel).
+func TestGraphFlagMessages(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "absent.npy") // never read: the flag is refused first
+	for sim, want := range map[string]string{"bogus": `"bogus" is not one of`, "native": `needs metric "cosine"`} {
+		code, stdout, stderr := runQVS(t, "graph", "--pool", missing, "--similarity", sim, "--out", filepath.Join(dir, "W.npz"))
+		if code != ExitUsage || stdout != "" || !strings.HasPrefix(stderr, "qvs: --similarity: ") || !strings.Contains(stderr, want) {
+			t.Errorf("--similarity %s: exit %d, stderr %q", sim, code, stderr)
+		}
+	}
+	_, help, _ := runQVS(t, "graph", "--help")
+	if strings.Contains(help, "--graph ") || strings.Contains(help, "--kernel ") || !strings.Contains(help, "--similarity") {
+		t.Errorf("graph --help:\n%s", help)
 	}
 }

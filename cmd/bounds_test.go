@@ -113,3 +113,23 @@ func TestGraphFlagMessages(t *testing.T) {
 		t.Errorf("graph --help:\n%s", help)
 	}
 }
+
+// TestLongFlagValuesExcerpted: a 100 KB flag value is quoted as an
+// excerpt in the error (a 100 KB --q gave a 200 KB message), whichever
+// message names it.
+func TestLongFlagValuesExcerpted(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", "a,b\n1,2\n3,4\n5,6\n")
+	long := strings.Repeat("x", 100_000)
+	for _, args := range [][]string{
+		{"score", "--q", long, "--kernel", pool},
+		{"as", "suggest", "--pool", pool, "--method", long},
+		{"as", "suggest", "--pool", pool, "--metric=" + long},
+		{"as", "suggest", "--pool", pool, "--id-column", long},
+	} {
+		code, stdout, stderr := runQVS(t, args...)
+		if code == 0 || stdout != "" || len(stderr) > 1000 || !strings.Contains(stderr, "(100000 bytes)") {
+			t.Errorf("%v: exit %d, %d bytes of stderr: %.300q", args[:3], code, len(stderr), stderr)
+		}
+	}
+}

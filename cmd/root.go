@@ -10,7 +10,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -175,6 +177,12 @@ func versionLine() string {
 // unknown flag, names the nearest flag of the command: "unknown flag:
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) && len(invalid.GetValue()) > maxEchoedValue {
+		// A value is quoted cut (fileio.Excerpt): a 100 KB --q made a
+		// 200 KB message (pflag's quote, then the reason's).
+		return usageError{longValueError{invalid}}
+	}
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
 		name := unknown.GetSpecifiedName()
@@ -253,7 +261,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.Rename(msg))
+	fmt.Fprintf(stderr, "qvs: %s\n", cutLongValues(g.stdin.Rename(msg), args))
 	return exitCode(err)
 }
 
@@ -326,4 +334,52 @@ func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 		ctx = context.Background()
 	}
 	return campaign.InterruptContext(ctx)
+}
+
+// maxEchoedValue is the length of a flag value beyond which messages quote
+// an excerpt of it (fileio.Excerpt) rather than the whole value.
+const maxEchoedValue = 60
+
+// longValueError is pflag's invalid-value error for a long value, with the
+// value cut to an excerpt wherever the message quotes it.
+type longValueError struct{ e *pflag.InvalidValueError }
+
+func (l longValueError) Error() string {
+	v := l.e.GetValue()
+	ex := fileio.Excerpt(v)
+	cause := ""
+	if c := errors.Unwrap(l.e); c != nil {
+		cause = strings.ReplaceAll(c.Error(), strconv.Quote(v), ex)
+		cause = strings.ReplaceAll(cause, v, ex)
+		if len(cause) > 4*maxEchoedValue {
+			cut := 4 * maxEchoedValue
+			for cut > 0 && !utf8.RuneStart(cause[cut]) {
+				cut--
+			}
+			cause = cause[:cut] + "..."
+		}
+		cause = ": " + cause
+	}
+	return fmt.Sprintf("invalid argument %s for \"--%s\" flag%s", ex, l.e.GetFlag().Name, cause)
+}
+
+func (l longValueError) Unwrap() error { return l.e }
+
+// cutLongValues replaces, in a message, every command-line word longer
+// than maxEchoedValue (a flag's value, an argument), as typed or quoted,
+// by its excerpt (fileio.Excerpt): a 100 KB value is named by its first 60
+// bytes and its length, whichever message quotes it.
+func cutLongValues(msg string, args []string) string {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+			a = v
+		}
+		if len(a) <= maxEchoedValue {
+			continue
+		}
+		ex := fileio.Excerpt(a)
+		msg = strings.ReplaceAll(msg, strconv.Quote(a), ex)
+		msg = strings.ReplaceAll(msg, a, ex)
+	}
+	return msg
 }

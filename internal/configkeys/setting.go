@@ -3,6 +3,7 @@ package configkeys
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // SettingError is a setting whose value is refused: the config key (dotted
@@ -51,7 +52,7 @@ func Invalid(key string, value any, format string, args ...any) *SettingError {
 	switch x := value.(type) {
 	case nil:
 	case string:
-		v = strconv.Quote(x)
+		v = quoteCut(x)
 	case float64:
 		v = strconv.FormatFloat(x, 'g', -1, 64)
 	default:
@@ -107,4 +108,21 @@ func Beyond(key string, value any, format string, args ...any) *SettingError {
 	e := Invalid(key, value, format, args...)
 	e.Err = ErrBeyondBound
 	return e
+}
+
+// maxValue is how much of a string value a SettingError quotes: a 100 KB
+// value is quoted as its first 60 bytes and its length.
+const maxValue = 60
+
+// quoteCut is strconv.Quote of s, or of its first maxValue bytes (cut at
+// a character boundary) followed by "... (N bytes)".
+func quoteCut(s string) string {
+	if len(s) <= maxValue {
+		return strconv.Quote(s)
+	}
+	cut := maxValue
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }

@@ -200,7 +200,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if err := o.csv.check(fl, cfg); err != nil {
 		return *cfg, err
 	}
-	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
+	// The task names a folder of a campaign only: `as suggest` and
+	// `graph` (the commands with --pool) write none, and take any file.
+	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil && fl.Lookup("pool") == nil {
 		return *cfg, configErrorf(g.Config, "task: %w", err)
 	}
 	if cfg.Out == "" {

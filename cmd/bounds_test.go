@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,5 +153,44 @@ func TestSuggestTakesAnyPoolFileName(t *testing.T) {
 		if code != 0 {
 			t.Errorf("graph --pool %s: exit %d, %s", name, code, stderr)
 		}
+	}
+}
+
+// TestSpaceSuggestAnswersSIGTERM: `bayesopt suggest --space` replaying a
+// long --observed file (each iteration's centres over every row before
+// it: 10,000 rows take tens of seconds) stops on SIGTERM at once, exit 1,
+// "interrupted" (it ran to the end through timeout's SIGTERM).
+func TestSpaceSuggestAnswersSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
+	var b strings.Builder
+	b.WriteString("a,b,value\n")
+	for i := range 10000 {
+		v := "failed" // one failed row: its warning says the file is read
+		if i != 5 {
+			v = strconv.FormatFloat(float64((i*37)%101)/101, 'g', -1, 64)
+		}
+		fmt.Fprintf(&b, "%g,%g,%s\n", float64((i*7919)%10007)/10007, float64((i*104729)%10009)/1000.9, v)
+	}
+	obs := writeFile(t, dir, "obs.csv", b.String())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, log := startQVSLog(t, ctx, nil, "bayesopt", "suggest", "--space", space, "--observed", obs, "--batch", "4", "--workers", "1")
+	if !waitLog(log, "failed: left out of the model") {
+		p.Process.Kill()
+		p.Wait()
+		t.Fatal("suggest never read its file")
+	}
+	time.Sleep(300 * time.Millisecond) // into the replay
+	t0 := time.Now()
+	p.Process.Signal(syscall.SIGTERM)
+	p.Wait()
+	took := time.Since(t0)
+	out, _ := os.ReadFile(log)
+	if code := p.ProcessState.ExitCode(); code != ExitRuntime || !strings.Contains(string(out), "interrupted") || took > 10*time.Second {
+		t.Errorf("exit %d after %v, stderr %q; want exit 1 with interrupted within 10 s", code, took, tail(string(out)))
 	}
 }

@@ -379,6 +379,11 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	}
 	sort.Strings(rep.Failed)
 	if err := WriteSummary(spec.Dir, spec.Runs); err != nil {
+		// The runs' own reasons (on a full disk, each run's failed
+		// write) are kept beside the summary's.
+		if len(rep.Failed) > 0 {
+			return rep, fmt.Errorf("%w; and %s", err, failedRuns(spec.Dir, rep.Failed))
+		}
 		return rep, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -386,9 +391,15 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		return rep, &InterruptedError{What: "campaign " + spec.Dir, Next: "rerun the same command to resume", Err: ctx.Err()}
 	}
 	if len(rep.Failed) > 0 {
-		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(rep.Failed), strings.Join(rep.Failed, "\n  "))
+		return rep, errors.New(failedRuns(spec.Dir, rep.Failed))
 	}
 	return rep, nil
+}
+
+// failedRuns is the message listing the failed runs of a campaign, each
+// with its reason.
+func failedRuns(dir string, failed []string) string {
+	return fmt.Sprintf("campaign %s: %d run(s) failed:\n  %s", dir, len(failed), strings.Join(failed, "\n  "))
 }
 
 // job is a selected run not finished when planned; planned is how many

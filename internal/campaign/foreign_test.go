@@ -38,3 +38,31 @@ func TestForeignSummaryRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFailedRunsNamedWhenSummaryFails: when summary.csv cannot be written
+// either (a full disk fails both), the error still lists every failed
+// run with its reason (it said "3 failed" with the summary's error only).
+func TestFailedRunsNamedWhenSummaryFails(t *testing.T) {
+	dir := t.TempDir()
+	fail := func(ctx context.Context, run Run, rec *Recorder) ([]Field, error) {
+		return nil, errors.New("write runs/" + run.Key + ".csv: no space left on device")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "summary.csv"), 0o755); err != nil { // unwritable
+		t.Fatal(err)
+	}
+	s := spec(dir)
+	s.Force = true
+	rep, err := Execute(context.Background(), s, fail)
+	if err == nil || len(rep.Failed) == 0 {
+		t.Fatalf("err %v, failed %v", err, rep.Failed)
+	}
+	for _, f := range rep.Failed {
+		key, _, _ := strings.Cut(f, ":")
+		if !strings.Contains(err.Error(), key+": write runs/"+key+".csv: no space left on device") {
+			t.Errorf("error %q does not give %s's reason", err, key)
+		}
+	}
+	if !strings.Contains(err.Error(), "summary.csv") {
+		t.Errorf("error %q does not say summary.csv was not written", err)
+	}
+}

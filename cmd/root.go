@@ -336,9 +336,11 @@ func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 	return campaign.InterruptContext(ctx)
 }
 
-// maxEchoedValue is the length of a flag value beyond which messages quote
-// an excerpt of it (fileio.Excerpt) rather than the whole value.
-const maxEchoedValue = 60
+// maxEchoedValue is the length of a flag value or argument beyond which
+// messages quote an excerpt of it (fileio.Excerpt) rather than the whole
+// value: longer than any path (PATH_MAX is 4096), so file names are always
+// named whole.
+const maxEchoedValue = 4096
 
 // longValueError is pflag's invalid-value error for a long value, with the
 // value cut to an excerpt wherever the message quotes it.
@@ -351,8 +353,8 @@ func (l longValueError) Error() string {
 	if c := errors.Unwrap(l.e); c != nil {
 		cause = strings.ReplaceAll(c.Error(), strconv.Quote(v), ex)
 		cause = strings.ReplaceAll(cause, v, ex)
-		if len(cause) > 4*maxEchoedValue {
-			cut := 4 * maxEchoedValue
+		if len(cause) > maxEchoedValue {
+			cut := maxEchoedValue
 			for cut > 0 && !utf8.RuneStart(cause[cut]) {
 				cut--
 			}

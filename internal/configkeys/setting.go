@@ -110,17 +110,22 @@ func Beyond(key string, value any, format string, args ...any) *SettingError {
 	return e
 }
 
-// maxValue is how much of a string value a SettingError quotes: a 100 KB
-// value is quoted as its first 60 bytes and its length.
-const maxValue = 60
+// maxValue is the longest string value a SettingError quotes whole
+// (longer than any path); a longer one (a 100 KB flag value) is quoted as
+// its first 60 bytes and its length.
+const maxValue = 4096
 
-// quoteCut is strconv.Quote of s, or of its first maxValue bytes (cut at
-// a character boundary) followed by "... (N bytes)".
+// excerptBytes is how much of a longer value is quoted.
+const excerptBytes = 60
+
+// quoteCut is strconv.Quote of s, or, beyond maxValue bytes, of its first
+// excerptBytes bytes (cut at a character boundary) followed by "... (N
+// bytes)".
 func quoteCut(s string) string {
 	if len(s) <= maxValue {
 		return strconv.Quote(s)
 	}
-	cut := maxValue
+	cut := excerptBytes
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

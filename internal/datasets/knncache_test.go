@@ -260,3 +260,33 @@ func TestKNNCacheTiedToKey(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeKNN: any cache file (a copied, cut or hostile entry) is
+// decoded or refused, never a panic, and a file that decodes records the
+// key asked for and holds a valid graph of the size asked for.
+func FuzzDecodeKNN(f *testing.F) {
+	g := &KNNGraph{N: 4, K: 2, Metric: MetricEuclidean, Index: []int32{1, 2, 0, 3, 0, 1, 2, 1}, Distance: []float64{1, 2, 1, 3, 2, 1, 3, 1}}
+	for _, st := range []*ApproxStats{nil, {Rounds: 2, Recall: 1, RecallRows: 4}} {
+		var b bytes.Buffer
+		encodeKNN(&b, testKey, g, st)
+		f.Add(b.Bytes(), 4, 2)
+	}
+	f.Add([]byte("QVSKNN01"), 4, 2)
+	f.Fuzz(func(t *testing.T, data []byte, n, k int) {
+		if n < 1 || k < 1 || n > 64 || k >= n {
+			return
+		}
+		got, _, err := decodeKNN(bytes.NewReader(data), int64(len(data)), testKey, n, k, MetricEuclidean)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(data[8:40], testKey) || got.N != n || got.K != k || len(got.Index) != n*k {
+			t.Fatalf("accepted a file of another key or size")
+		}
+		for m, j := range got.Index {
+			if j < 0 || int(j) >= n || int(j) == m/k {
+				t.Fatalf("accepted neighbour %d of row %d", j, m/k)
+			}
+		}
+	})
+}

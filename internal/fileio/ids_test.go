@@ -92,3 +92,34 @@ func TestLookupIDAmbiguous(t *testing.T) {
 		t.Error("IDMatches")
 	}
 }
+
+// FuzzLookupID: for any pool of ids and any cell, LookupID never panics;
+// a cell it resolves names an item IDMatches accepts, and a cell it calls
+// ambiguous matches (IDMatches) two different ids of the pool.
+func FuzzLookupID(f *testing.F) {
+	f.Add("=x", "'=x", "'=x")
+	f.Add("-y", "b", "''-y")
+	f.Add(" m1 ", "m1", " m1 ")
+	f.Fuzz(func(t *testing.T, a, b, cell string) {
+		if a == b {
+			return
+		}
+		index := map[string]int{a: 0, b: 1}
+		ids := []string{a, b}
+		i, id, ok, amb := LookupID(index, cell)
+		switch {
+		case amb != nil:
+			if ok || !IDMatches(cell, a) || !IDMatches(cell, b) {
+				t.Fatalf("%q ambiguous between %q and %q, but IDMatches %v %v", cell, a, b, IDMatches(cell, a), IDMatches(cell, b))
+			}
+		case ok:
+			if ids[i] != id || !IDMatches(cell, id) {
+				t.Fatalf("%q resolved to %d (%q), which IDMatches refuses", cell, i, id)
+			}
+		default:
+			if IDMatches(cell, a) || IDMatches(cell, b) {
+				t.Fatalf("%q not found, but IDMatches accepts one of %q, %q", cell, a, b)
+			}
+		}
+	})
+}

@@ -7,26 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
 func TestReadObserved(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := linePool(rng, 10, 3)
-	dir := t.TempDir()
-	write := func(body string) string {
-		p := filepath.Join(dir, "obs.csv")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	model := func() *Model {
-		m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	write, model := obsFile(t), func() *Model { return testModelOf(t, pool) }
 
 	// By index, columns in any order, extra columns ignored, true/false allowed.
 	m := model()
@@ -85,19 +73,7 @@ func TestObservedIndexAndID(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := linePool(rng, 6, 3)
 	pool.IDs = []string{"a", "=x", "'=x", "-y", "'-y", "f"}
-	dir := t.TempDir()
-	write := func(body string) string {
-		p := filepath.Join(dir, "obs.csv")
-		os.WriteFile(p, []byte(body), 0o644)
-		return p
-	}
-	model := func() *Model {
-		m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	write, model := obsFile(t), func() *Model { return testModelOf(t, pool) }
 	for name, tc := range map[string]struct{ body, want string }{
 		"mismatch":   {"index,id,label\n0,f,1\n", `line 2: index 0 is item "a" but column "id" says "f"`},
 		"ambiguous":  {"id,label\n'=x,1\n", `line 2: id "'=x" is ambiguous`},
@@ -164,4 +140,26 @@ func TestParsePending(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming pending.csv and %q", name, err, tc.want)
 		}
 	}
+}
+
+// obsFile returns a function writing an observed file obs.csv in a
+// temporary folder and returning its path.
+func obsFile(t *testing.T) func(body string) string {
+	dir := t.TempDir()
+	return func(body string) string {
+		p := filepath.Join(dir, "obs.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
+// testModelOf is the kNN model of pool with no label, the tests' priors.
+func testModelOf(t *testing.T, pool *datasets.Pool) *Model {
+	m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

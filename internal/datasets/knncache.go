@@ -104,10 +104,17 @@ func (s CacheStatus) String() string {
 // for cacheDir/knn/<KNNCacheKey>.bin; a missing file is computed and written
 // atomically, a file that fails its checks (size, header, SHA-256 trailer,
 // index ranges) is recomputed and replaced. A cache file that cannot be
-// written (full disk) is a warning, not an error (fileio.WriteCacheFunc).
+// written (full disk) is a warning, not an error (fileio.WriteCacheFunc);
+// so is a file not used (GraphInfo.CacheNote: damaged, of another key, of
+// the format without one), on fileio.CacheWarnings.
 // Exactly one of dense and bits is used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
 	g, info, err := BuildGraph(cacheDir, dense, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
+	if info.CacheNote != "" {
+		// The paper pools have no notes of their own: said where cache
+		// warnings go (stderr).
+		fmt.Fprintf(fileio.CacheWarnings, "qvs: %s\n", info.CacheNote)
+	}
 	return g, info.Status, err
 }
 

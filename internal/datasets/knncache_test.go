@@ -232,19 +232,33 @@ func TestKNNCacheTiedToKey(t *testing.T) {
 		}
 		pathA := filepath.Join(cache, "knn", KNNCacheKey(a, nil, 5, MetricEuclidean)+".bin")
 		pathB := filepath.Join(cache, "knn", KNNCacheKey(b, nil, 5, MetricEuclidean)+".bin")
-		switch how {
-		case "copy":
-			data, _ := os.ReadFile(pathB)
-			os.WriteFile(pathA, data, 0o644)
-		case "symlink":
-			os.Symlink(pathB, pathA)
-		case "v1":
-			// The earlier format: magic QVSKNN01, no key, checksum right.
-			data, _ := os.ReadFile(pathB)
-			body := slices.Concat(knnMagicV1[:], data[8+32:len(data)-sha256.Size])
-			sum := sha256.Sum256(body)
-			os.WriteFile(pathA, append(body, sum[:]...), 0o644)
+		plant := func() {
+			os.Remove(pathA)
+			switch how {
+			case "copy":
+				data, _ := os.ReadFile(pathB)
+				os.WriteFile(pathA, data, 0o644)
+			case "symlink":
+				os.Symlink(pathB, pathA)
+			case "v1":
+				// The earlier format: magic QVSKNN01, no key, checksum right.
+				data, _ := os.ReadFile(pathB)
+				body := slices.Concat(knnMagicV1[:], data[8+32:len(data)-sha256.Size])
+				sum := sha256.Sum256(body)
+				os.WriteFile(pathA, append(body, sum[:]...), 0o644)
+			}
 		}
+		plant()
+		var warned bytes.Buffer
+		old := fileio.CacheWarnings
+		fileio.CacheWarnings = &warned
+		_, st, err := CachedKNN(cache, a, nil, 5, MetricEuclidean, 1) // the paper pools' path
+		fileio.CacheWarnings = old
+		if err != nil || st != CacheRecovered || !strings.Contains(warned.String(), "rebuilding it") {
+			t.Errorf("%s: CachedKNN status %v, warning %q, %v", how, st, warned.String(), err)
+		}
+		// Planted again for BuildGraph (CachedKNN replaced it).
+		plant()
 		g, info, err := BuildGraph(cache, a, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)

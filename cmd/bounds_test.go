@@ -24,9 +24,17 @@ func TestNPYPoolGraphSizeBounded(t *testing.T) {
 		x[i] = float32(i%97) + float32(i)/float32(n*d)
 	}
 	pool := writeNPY32(t, dir, "X.npy", n, d, x)
+	var b strings.Builder
+	b.WriteString("x1,x2\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%g,%g\n", x[2*i], x[2*i+1])
+	}
+	csv := writeFile(t, dir, "X.csv", b.String())
 	for _, args := range [][]string{
 		{"graph", "--pool", pool, "--k", "4001", "--knn", "exact", "--out", dir + "/W.npz"},
 		{"as", "suggest", "--pool", pool, "--k", "4999", "--batch", "1"},
+		// CSV pools had the bound, named pool.csv.k, exit 1.
+		{"graph", "--pool", csv, "--k", "4001", "--out", dir + "/W.npz"},
 	} {
 		code, stdout, stderr := runQVS(t, append(args, "--cache-dir", dir+"/cache", "--quiet")...)
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--k (key pool.csv.k) = ") || !strings.Contains(stderr, "at most 4000 for 5000 rows") {

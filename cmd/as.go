@@ -200,7 +200,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if err := o.csv.check(fl, cfg); err != nil {
 		return *cfg, err
 	}
-	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil {
+	// The task names a folder of a campaign only: `as suggest` and
+	// `graph` (the commands with --pool) write none, and take any file.
+	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil && fl.Lookup("pool") == nil {
 		return *cfg, configErrorf(g.Config, "task: %w", err)
 	}
 	if cfg.Out == "" {
@@ -363,7 +365,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	defer stop()
 	spec := campaign.Spec{
 		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr,
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr,
 		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
 		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
 	}
@@ -828,7 +830,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", q.String())
 	for r, x := range s.Picks {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, id(x), s.Probabilities[r], s.Values[r])
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, tableCell(id(x)), s.Probabilities[r], s.Values[r])
 	}
 	tw.Flush()
 	_, err = c.OutOrStdout().Write(buf.Bytes())

@@ -173,8 +173,8 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	// The settings table: flag, config key, the field(s) it sets. Both
-	// engines read the shared flags; discreteIgnoredFlags lists the ones
-	// only the continuous engine has.
+	// engines read the shared flags; those binding no field of the discrete
+	// protocol are refused for discrete tasks (Table.FlagsOutside).
 	t := configkeys.NewTable(fs)
 	f.table = t
 	cont, disc := &f.cont, &f.disc
@@ -339,7 +339,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	}
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
 		Inputs: campaignInputs(g.DataDir, cfg.Space),

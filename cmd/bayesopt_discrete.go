@@ -37,8 +37,10 @@ func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions,
 		return usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
 	}
 	// The continuous engine's flags mean nothing here: refused rather than
-	// silently ignored, like the global flags a command does not use.
-	for _, name := range discreteIgnoredFlags {
+	// silently ignored, like the global flags a command does not use. They
+	// are the flags of the settings table that set no field of the
+	// discrete protocol (configkeys.Table.FlagsOutside), not a hand list.
+	for _, name := range f.table.FlagsOutside(&f.disc) {
 		if c.Flags().Changed(name) {
 			return usageErrorf("--%s applies to continuous tasks, not the discrete task %s", name, cfg.Task)
 		}
@@ -49,10 +51,6 @@ func runDiscreteBayesOpt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions,
 	}
 	return executeDiscrete(c, g, cfg, shard)
 }
-
-// discreteIgnoredFlags are the flags of qvs bayesopt that only the
-// continuous engine reads.
-var discreteIgnoredFlags = []string{"regions", "tau", "candidates", "max-train", "qvs-floor", "minimize", "objective-cmd", "objective-timeout"}
 
 func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, shard campaign.Shard) error {
 	for _, k := range []struct {
@@ -100,7 +98,7 @@ func executeDiscrete(c *cobra.Command, g *GlobalOptions, cfg discrete.Protocol, 
 	defer stop()
 	rep, err := campaign.Execute(ctx, campaign.Spec{
 		Dir: cfg.Out, Header: discrete.RecordHeader, Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Progress: c.ErrOrStderr(),
+		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: c.ErrOrStderr(),
 		Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindDiscreteBO.Key(), Inputs: campaignInputs(g.DataDir, cfg.InputFiles(g.DataDir)...),
 		// The MDS embedding of Figure 5 beside the runs, once config.yaml
 		// and the inputs are checked.

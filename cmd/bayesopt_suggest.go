@@ -162,7 +162,7 @@ func writeSuggestions(w io.Writer, format string, head []string, rows [][]string
 			if shorten != nil {
 				shorten(r)
 			}
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
+			fmt.Fprintln(tw, strings.Join(tableCells(r), "\t"))
 		}
 		tw.Flush()
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // envGlobals are the global flags an environment variable may set:
@@ -22,6 +24,9 @@ var envGlobals = []string{"data-dir", "cache-dir", "workers", "quiet"}
 // is checked as the flag would be; a bad one is a usage error naming the
 // variable. An empty variable counts as unset.
 func applyGlobalEnv(fs *pflag.FlagSet) error {
+	if err := fileio.CheckLockEnv(); err != nil {
+		return usageError{err}
+	}
 	v := viper.New()
 	v.SetEnvPrefix("QVS")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))

@@ -51,3 +51,18 @@ func TestGlobalEnv(t *testing.T) {
 		t.Errorf("empty QVS_WORKERS counts as unset: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMistypedQVSLockRefused: QVS_LOCK other than lease or flock is a
+// usage error naming the variable (a typo silently meant flock).
+func TestMistypedQVSLockRefused(t *testing.T) {
+	for v, want := range map[string]int{"leases": ExitUsage, "Lease": ExitUsage, "lease": ExitOK, "flock": ExitOK, "": ExitOK} {
+		t.Setenv("QVS_LOCK", v)
+		code, _, stderr := runQVS(t, "toy", "--help")
+		if v != "" && want == ExitUsage {
+			code, _, stderr = runQVS(t, "toy", "--n", "3", "--starts", "1", "--out", t.TempDir())
+		}
+		if code != want || want == ExitUsage && !strings.Contains(stderr, "$QVS_LOCK = \""+v+"\": expected lease or flock") {
+			t.Errorf("QVS_LOCK=%q: exit %d, stderr %q", v, code, stderr)
+		}
+	}
+}

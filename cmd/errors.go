@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Exit codes of the qvs command (documented in README.md), decided by
@@ -23,13 +24,15 @@ const (
 // which NewRootCommand wraps), ExitRuntime for any other error. A
 // configkeys.SettingError on its own is ExitRuntime: a library returns one
 // for a value its input's contents refuse (pool.csv.k above the rows of
-// the file); cmd wraps the ones a config or flag alone decides.
+// the file); cmd wraps the ones a config or flag alone decides. A value
+// beyond a bound of qvs (configkeys.ErrBeyondBound: n x k edges) and an
+// output qvs would not replace (fileio.ErrNotOurs) are ExitUsage.
 func exitCode(err error) int {
 	var ue usageError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, fileio.ErrNotOurs), errors.Is(err, configkeys.ErrBeyondBound):
 		return ExitUsage
 	}
 	return ExitRuntime

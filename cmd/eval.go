@@ -98,6 +98,9 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join(dir, "eval")
 	}
+	if err := eval.CheckOut(cfg.Out, g.Force); err != nil {
+		return usageError{err}
+	}
 	var log io.Writer
 	if !g.Quiet {
 		log = c.ErrOrStderr()

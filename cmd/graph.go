@@ -61,6 +61,11 @@ cached path will take next time. Nothing is written to stdout.`,
 	o.as.csv.register(o.as.table, &o.as.cfg)
 	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
 	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
+	// The pool flags of `as suggest` include a graph or kernel of the
+	// user's own, which graph refuses: not listed in its help.
+	for _, name := range []string{"graph", "kernel"} {
+		_ = f.MarkHidden(name)
+	}
 	return c
 }
 
@@ -86,21 +91,53 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	cfg := o.as.cfg
 	if fl.Changed("similarity") {
 		cfg.Pool.CSV.Similarity = o.similarity
+		// Checked before the pool is read and its graph built.
+		if err := datasets.CheckSimilarity(o.similarity, cfg.Pool.CSV.Metric); err != nil {
+			return usageErrorf("--similarity: %v", err)
+		}
+	}
+	if err := fileio.CheckOutput(o.out, fileio.OutputCheck{Inputs: []string{cfg.Pool.CSV.File, cfg.Pool.CSV.IDsFile}, Force: g.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
+		return usageError{err}
 	}
 	stderr := c.ErrOrStderr()
-	pool, err := loadPool(cfg.Pool, g, stderr)
-	if err != nil {
-		return err
+	// SIGINT, SIGTERM and SIGHUP end the command with "qvs graph
+	// interrupted" and exit 1, as every long command does; the build runs
+	// beside the wait (it takes no context) and the file is written
+	// atomically, so an interrupt leaves the old --out or none.
+	ctx, stop := interruptContext(c)
+	defer stop()
+	type built struct {
+		n   int
+		m   *fileio.CSR
+		err error
 	}
-	n := pool.Len()
-	steps := newStepLog(stderr, g.Quiet)
-	steps.step("writing " + o.out)
-	m := pool.GraphCSR()
-	err = fileio.WriteCSRNPZ(o.out, m)
-	steps.end()
-	if err != nil {
-		return err
+	done := make(chan built, 1)
+	go func() {
+		pool, err := loadPool(cfg.Pool, g, stderr)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			done <- built{err: err}
+			return
+		}
+		steps := newStepLog(stderr, g.Quiet)
+		steps.step("writing " + o.out)
+		m := pool.GraphCSR()
+		err = fileio.WriteCSRNPZ(o.out, m)
+		steps.end()
+		done <- built{pool.Len(), m, err}
+	}()
+	var b built
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case b = <-done:
 	}
+	if b.err != nil {
+		return b.err
+	}
+	n, m := b.n, b.m
 	if !g.Quiet {
 		weights := cfg.Pool.CSV.Similarity
 		if cfg.Pool.CSV.Metric == datasets.MetricTanimoto && weights != datasets.SimilarityUnweighted {

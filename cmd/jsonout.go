@@ -3,9 +3,13 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // formatJSON is the --format value of the JSON document of select, as
@@ -28,7 +32,10 @@ type jsonField struct {
 // id, or holding a cell that is not a number, has strings; the others have
 // JSON numbers with the value the CSV prints (float64, round-trip exact),
 // except non-finite values, written as the strings "inf", "-inf" and
-// "nan" (JSON has no such numbers), and empty cells, written as null.
+// "nan" (JSON has no such numbers), and empty cells, written as null. A
+// cell that is not valid UTF-8 (an id in Latin-1) is an error naming its
+// row and column: JSON strings are Unicode, and the encoder would write
+// U+FFFD in its place.
 func writeJSONTable(w io.Writer, command string, head []string, rows [][]string, extra ...jsonField) error {
 	numeric := make([]bool, len(head))
 	for j, h := range head {
@@ -56,6 +63,11 @@ func writeJSONTable(w io.Writer, command string, head []string, rows [][]string,
 		for j, h := range head {
 			if j > 0 {
 				buf.WriteByte(',')
+			}
+			if !utf8.ValidString(r[j]) {
+				// encoding/json would write U+FFFD for each bad byte: two
+				// ids could become one, and neither would read back.
+				return fmt.Errorf("--format json: row %d, column %q: %s is not valid UTF-8, which JSON cannot hold (it would read back as another id); use --format csv", i+1, h, fileio.Excerpt(r[j]))
 			}
 			writeJSONValue(&buf, h)
 			buf.WriteByte(':')

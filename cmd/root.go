@@ -10,7 +10,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,6 +36,7 @@ type GlobalOptions struct {
 	Workers  int    // parallel workers; default runtime.NumCPU()
 	Quiet    bool   // no progress bars, no chatter on stderr
 	CacheDir string // computed caches (kNN graphs, embeddings); env QVS_CACHE_DIR; git-ignored
+	Force    bool   // replace an existing output file qvs did not write
 	// CPUProfile (hidden flag --cpuprofile) receives a Go CPU profile of the
 	// whole command, stopped by Main after the command returns.
 	CPUProfile  string
@@ -143,6 +146,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
 	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages (a sharded campaign still names its shard in one line)")
 	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
+	pf.BoolVar(&g.Force, "force", false, "replace an existing output file that qvs did not write (never an input of the command, a pipe or a device)")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (for `go tool pprof`)")
 	_ = pf.MarkHidden("cpuprofile")
 
@@ -173,6 +177,12 @@ func versionLine() string {
 // unknown flag, names the nearest flag of the command: "unknown flag:
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) && len(invalid.GetValue()) > maxEchoedValue {
+		// A value is quoted cut (fileio.Excerpt): a 100 KB --q made a
+		// 200 KB message (pflag's quote, then the reason's).
+		return usageError{longValueError{invalid}}
+	}
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
 		name := unknown.GetSpecifiedName()
@@ -251,7 +261,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", g.stdin.Rename(msg))
+	fmt.Fprintf(stderr, "qvs: %s\n", cutLongValues(g.stdin.Rename(msg), args))
 	return exitCode(err)
 }
 
@@ -324,4 +334,54 @@ func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 		ctx = context.Background()
 	}
 	return campaign.InterruptContext(ctx)
+}
+
+// maxEchoedValue is the length of a flag value or argument beyond which
+// messages quote an excerpt of it (fileio.Excerpt) rather than the whole
+// value: longer than any path (PATH_MAX is 4096), so file names are always
+// named whole.
+const maxEchoedValue = 4096
+
+// longValueError is pflag's invalid-value error for a long value, with the
+// value cut to an excerpt wherever the message quotes it.
+type longValueError struct{ e *pflag.InvalidValueError }
+
+func (l longValueError) Error() string {
+	v := l.e.GetValue()
+	ex := fileio.Excerpt(v)
+	cause := ""
+	if c := errors.Unwrap(l.e); c != nil {
+		cause = strings.ReplaceAll(c.Error(), strconv.Quote(v), ex)
+		cause = strings.ReplaceAll(cause, v, ex)
+		if len(cause) > maxEchoedValue {
+			cut := maxEchoedValue
+			for cut > 0 && !utf8.RuneStart(cause[cut]) {
+				cut--
+			}
+			cause = cause[:cut] + "..."
+		}
+		cause = ": " + cause
+	}
+	return fmt.Sprintf("invalid argument %s for \"--%s\" flag%s", ex, l.e.GetFlag().Name, cause)
+}
+
+func (l longValueError) Unwrap() error { return l.e }
+
+// cutLongValues replaces, in a message, every command-line word longer
+// than maxEchoedValue (a flag's value, an argument), as typed or quoted,
+// by its excerpt (fileio.Excerpt): a 100 KB value is named by its first 60
+// bytes and its length, whichever message quotes it.
+func cutLongValues(msg string, args []string) string {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+			a = v
+		}
+		if len(a) <= maxEchoedValue {
+			continue
+		}
+		ex := fileio.Excerpt(a)
+		msg = strings.ReplaceAll(msg, strconv.Quote(a), ex)
+		msg = strings.ReplaceAll(msg, a, ex)
+	}
+	return msg
 }

@@ -143,7 +143,7 @@ func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *items.
 		}
 		fmt.Fprintln(tw)
 		for _, gs := range out {
-			fmt.Fprintf(tw, "%s\t%d\t", gs.Group, gs.N)
+			fmt.Fprintf(tw, "%s\t%d\t", tableCell(gs.Group), gs.N)
 			for _, s := range gs.Scores {
 				fmt.Fprintf(tw, "%.6f\t", s.VS)
 			}

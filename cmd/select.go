@@ -134,7 +134,7 @@ func runSelect(c *cobra.Command, g *GlobalOptions, o *selectOptions) error {
 	for r, i := range res.Picks {
 		fmt.Fprintf(tw, "%d\t%d\t", r+1, i)
 		if in.IDs != nil {
-			fmt.Fprintf(tw, "%s\t", in.IDs[i])
+			fmt.Fprintf(tw, "%s\t", tableCell(in.IDs[i]))
 		}
 		fmt.Fprintf(tw, "%.6f\n", res.Scores[r])
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,7 +13,12 @@ import (
 
 // stdinFlags are the file flags that read their file once, so "-" may
 // stand for stdin (docs/json.md, "Pipes").
-var stdinFlags = []string{"kernel", "embeddings", "quality", "ids", "observed", "pending", "pool", "graph"}
+var stdinFlags = []string{"kernel", "embeddings", "quality", "ids", "observed", "pending", "pool", "graph", "space"}
+
+// campaignFiles are the file flags a campaign records and reads again on
+// every rerun (config.yaml keeps the name, the input fingerprints the
+// contents): "-" is refused there, naming the flag.
+var campaignFiles = map[string][]string{"bayesopt": {"space"}}
 
 // maxStdin bounds what a file flag given as "-" reads from stdin (a
 // variable so tests can lower it): 1 GiB, copied to a temporary file, not
@@ -28,6 +34,11 @@ func resolveStdin(c *cobra.Command, stdin io.Reader) (fileio.Spool, error) {
 	for _, name := range stdinFlags {
 		if f := c.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "-" {
 			named = append(named, f)
+		}
+	}
+	for _, f := range named {
+		if c.HasParent() && c.Parent() == c.Root() && slices.Contains(campaignFiles[c.Name()], f.Name) {
+			return fileio.Spool{}, usageErrorf("--%s -: a campaign records its --%s file and reads it again on every rerun, which stdin cannot give: save it to a file", f.Name, f.Name)
 		}
 	}
 	switch len(named) {

@@ -155,3 +155,25 @@ func TestStdinDashBounded(t *testing.T) {
 		t.Errorf("a 2 x 2 kernel on stdin: exit %d, %q, %s", code, out, errs)
 	}
 }
+
+// TestSpaceFromStdin: `bayesopt suggest --space -` reads the space from
+// stdin, as "-" does for every file read once (it failed with "stat -: no
+// such file or directory"), with the same output as the file; a campaign,
+// which reads its space again on every rerun, refuses "-" naming --space.
+func TestSpaceFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	const body = "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n"
+	space := writeFile(t, dir, "space.yaml", body)
+	code, want, stderr := runQVS(t, "bayesopt", "suggest", "--space", space, "--batch", "3")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	code, got, stderr := runQVSStdin(t, []byte(body), "bayesopt", "suggest", "--space", "-", "--batch", "3")
+	if code != 0 || got != want {
+		t.Errorf("--space -: exit %d, %q (file: %q), %s", code, got, want, stderr)
+	}
+	code, _, stderr = runQVSStdin(t, []byte(body), "bayesopt", "--space", "-", "--objective-cmd", "false", "--out", filepath.Join(dir, "bo"))
+	if code != ExitUsage || !strings.Contains(stderr, "--space -: a campaign records its --space file") {
+		t.Errorf("campaign --space -: exit %d, %s", code, stderr)
+	}
+}

@@ -98,6 +98,9 @@ func runToy(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, settings *t
 	if err != nil {
 		return err
 	}
+	if err := toy.CheckOut(o.Out, []string{g.Config}, g.Force); err != nil {
+		return usageError{err}
+	}
 	orders := o.Orders.Orders()
 	ctx, stop := interruptContext(c)
 	defer stop()

@@ -75,6 +75,11 @@ type Common struct {
 	Batch   int             `yaml:"batch"`
 }
 
+// MaxEvaluations bounds budget, init and batch: the evaluations of a run
+// are held in memory and each is an objective call (the paper's largest
+// budget is 800).
+const MaxEvaluations = 1_000_000
+
 // ValidateCommon checks repeats and the orders q (parsed already; an
 // Order set in Go code is checked here), writing them canonically
 // (vendi.Order.String); it returns them. A refused value is a
@@ -83,6 +88,17 @@ type Common struct {
 func (c *Common) ValidateCommon() ([]vendi.Order, error) {
 	if c.Repeats < 1 {
 		return nil, configkeys.Invalid("repeats", c.Repeats, "must be at least 1")
+	}
+	// The points of a run are held in memory (budget x dim values, the
+	// initial design's init x dim at once): 10^9 evaluations asked for
+	// 24 GB, 9223372036854775807 panicked in makeslice.
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"budget", c.Budget}, {"init", c.Init}, {"batch", c.Batch}} {
+		if k.v > MaxEvaluations {
+			return nil, configkeys.Beyond(k.key, k.v, "expected at most %d evaluations per run", MaxEvaluations)
+		}
 	}
 	c.Q = c.Q.Canonical()
 	for _, q := range c.Q.Orders() {
@@ -296,6 +312,11 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 			})
 		if err != nil {
 			return nil, err
+		}
+		if n := res.Failures(); n > 0 && n == len(res.Evaluations) {
+			// No best value: the summary would record -Inf, which no
+			// reader (the campaign's table, a rerun, qvs eval) accepts.
+			return nil, fmt.Errorf("every one of the %d evaluations failed (value failed in runs/%s.csv): the run has no best value; fix the objective, then delete runs/%s.csv to run it again", n, run.Key, run.Key)
 		}
 		if n := res.Failures(); n > 0 && warn != nil {
 			fmt.Fprintf(warn, "qvs bayesopt: %s: %d of %d evaluations failed (value failed in runs/%s.csv; left out of the regression model, taught to the feasibility model)\n", run.Key, n, len(res.Evaluations), run.Key)

@@ -113,6 +113,10 @@ type Spec struct {
 	// size and CRC-32C are recorded in config.yaml; a rerun into the same
 	// directory with other contents is refused, naming the file.
 	Inputs []Input
+	// Force lets a campaign start in a folder holding a summary.csv without
+	// a config.yaml (not a campaign's: qvs writes config.yaml first), which
+	// is otherwise refused so the user's file is not replaced (--force).
+	Force bool
 	// Prepare, if set, runs once every check has passed (config.yaml and
 	// inputs) and before any run starts: it writes campaign-level files
 	// such as mds.csv, so that a refused command writes nothing.
@@ -378,6 +382,11 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	}
 	sort.Strings(rep.Failed)
 	if err := WriteSummary(spec.Dir, spec.Runs); err != nil {
+		// The runs' own reasons (on a full disk, each run's failed
+		// write) are kept beside the summary's.
+		if len(rep.Failed) > 0 {
+			return rep, fmt.Errorf("%w; and %s", err, failedRuns(spec.Dir, rep.Failed))
+		}
 		return rep, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -385,9 +394,15 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		return rep, &InterruptedError{What: "campaign " + spec.Dir, Next: "rerun the same command to resume", Err: ctx.Err()}
 	}
 	if len(rep.Failed) > 0 {
-		return rep, fmt.Errorf("campaign %s: %d run(s) failed:\n  %s", spec.Dir, len(rep.Failed), strings.Join(rep.Failed, "\n  "))
+		return rep, errors.New(failedRuns(spec.Dir, rep.Failed))
 	}
 	return rep, nil
+}
+
+// failedRuns is the message listing the failed runs of a campaign, each
+// with its reason.
+func failedRuns(dir string, failed []string) string {
+	return fmt.Sprintf("campaign %s: %d run(s) failed:\n  %s", dir, len(failed), strings.Join(failed, "\n  "))
 }
 
 // job is a selected run not finished when planned; planned is how many
@@ -598,6 +613,9 @@ func prepare(ctx context.Context, spec Spec) error {
 	if fi, err := os.Stat(runs); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file, not the folder of the run records: move it away or choose another --out", runs)
 	}
+	if err := checkForeignSummary(spec); err != nil {
+		return err
+	}
 	if err := writeConfig(spec); err != nil {
 		return err
 	}
@@ -695,6 +713,20 @@ func readRecords(path string, header []string) ([][]string, error) {
 		return nil, nil
 	}
 	return rows[1:], nil
+}
+
+// checkForeignSummary refuses a folder whose summary.csv qvs did not
+// write: one without config.yaml, which every campaign writes before its
+// first summary.csv (unless spec.Force).
+func checkForeignSummary(spec Spec) error {
+	if _, err := os.Stat(filepath.Join(spec.Dir, "config.yaml")); err == nil {
+		return nil
+	}
+	summary := filepath.Join(spec.Dir, "summary.csv")
+	if _, err := os.Lstat(summary); err != nil || spec.Force {
+		return nil
+	}
+	return fmt.Errorf("--out %s holds a summary.csv but no config.yaml, so it is not a qvs campaign folder: %s %w: give --force to replace it, or choose another --out", spec.Dir, summary, fileio.ErrNotOurs)
 }
 
 func writeConfig(spec Spec) error {

@@ -3,6 +3,7 @@ package configkeys
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type Table struct {
 type Binding struct {
 	Flag, Key string
 	apply     func() // copies the parsed flag value into the field
+	// fields are the addresses of the fields the flag sets (none for
+	// BindFunc and Key: unknown): FlagsOutside reads them.
+	fields []uintptr
 }
 
 // NewTable returns an empty table whose flags are defined on fs.
@@ -48,7 +52,7 @@ func Bind[T any](t *Table, define func(p *T, name string, value T, usage string)
 		for _, f := range fields {
 			*f = *v
 		}
-	}})
+	}, fields: addresses(fields)})
 }
 
 // BindList defines flag as a comma-separated List whose items check
@@ -62,7 +66,7 @@ func BindList(t *Table, flag, key string, check func(item string) error, usage s
 		for _, f := range fields {
 			*f = slices.Clone(l.Items)
 		}
-	}})
+	}, fields: addresses(fields)})
 }
 
 // BindValue defines flag as a pflag.Value of type T (a typed value that
@@ -102,7 +106,42 @@ func bindVar[T any](t *Table, flag, key string, v pflag.Value, val *T, usage str
 		for _, f := range fields {
 			*f = *val
 		}
-	}})
+	}, fields: addresses(fields)})
+}
+
+// addresses are the addresses of fields.
+func addresses[T any](fields []*T) []uintptr {
+	out := make([]uintptr, len(fields))
+	for i, f := range fields {
+		out[i] = reflect.ValueOf(f).Pointer()
+	}
+	return out
+}
+
+// FlagsOutside lists the flags of the table that set no field of
+// settings, a pointer to a struct (as the discrete protocol among the
+// fields of qvs bayesopt's flags, which also fill the continuous one):
+// the flags that mean nothing for those settings, derived from the
+// bindings themselves, so no second list can drift from them. Flags whose
+// fields are unknown (BindFunc, Key) are never listed.
+func (t *Table) FlagsOutside(settings any) []string {
+	v := reflect.ValueOf(settings)
+	lo := v.Pointer()
+	hi := lo + v.Type().Elem().Size()
+	var out []string
+	for _, b := range t.bindings {
+		if b.Flag == "" || len(b.fields) == 0 {
+			continue
+		}
+		inside := false
+		for _, a := range b.fields {
+			inside = inside || (a >= lo && a < hi)
+		}
+		if !inside {
+			out = append(out, b.Flag)
+		}
+	}
+	return out
 }
 
 // Choice is a flag value that is one word of Choices: Set refuses any

@@ -324,3 +324,30 @@ func FuzzFlagValues(f *testing.F) {
 		}
 	})
 }
+
+// TestFlagsOutside: the flags binding no field of a settings struct are
+// found from the bindings (a flag bound to both kinds' fields is not
+// listed; one bound to the other kind's only is; BindFunc never).
+func TestFlagsOutside(t *testing.T) {
+	type a struct {
+		N    int
+		Mode string
+		L    []string
+	}
+	type b struct{ N int }
+	var x a
+	var y b
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	tab := NewTable(fs)
+	Bind(tab, fs.IntVar, "n", "n", 0, "", &x.N, &y.N)
+	Bind(tab, fs.StringVar, "mode", "mode", "", "", &x.Mode)
+	BindList(tab, "list", "list", nil, "", &x.L)
+	BindChoice(tab, "pick", "pick", "u", []string{"u", "v"}, "", &x.Mode)
+	BindFunc(tab, "seed", "seed", func() {})
+	if got := tab.FlagsOutside(&y); !slices.Equal(got, []string{"mode", "list", "pick"}) {
+		t.Errorf("outside b: %v", got)
+	}
+	if got := tab.FlagsOutside(&x); len(got) != 0 {
+		t.Errorf("outside a: %v", got)
+	}
+}

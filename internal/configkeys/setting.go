@@ -3,6 +3,7 @@ package configkeys
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // SettingError is a setting whose value is refused: the config key (dotted
@@ -51,7 +52,7 @@ func Invalid(key string, value any, format string, args ...any) *SettingError {
 	switch x := value.(type) {
 	case nil:
 	case string:
-		v = strconv.Quote(x)
+		v = quoteCut(x)
 	case float64:
 		v = strconv.FormatFloat(x, 'g', -1, 64)
 	default:
@@ -94,4 +95,39 @@ func Unique(key string, values []string) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// ErrBeyondBound is the Err of a SettingError for a value beyond a bound
+// qvs sets on what it holds in memory (Beyond): a command-line error
+// (exit 2) whatever input file revealed it, unlike a value the file's
+// contents refuse.
+var ErrBeyondBound = fmt.Errorf("beyond a bound on memory")
+
+// Beyond is Invalid for a value beyond a bound of qvs (ErrBeyondBound).
+func Beyond(key string, value any, format string, args ...any) *SettingError {
+	e := Invalid(key, value, format, args...)
+	e.Err = ErrBeyondBound
+	return e
+}
+
+// maxValue is the longest string value a SettingError quotes whole
+// (longer than any path); a longer one (a 100 KB flag value) is quoted as
+// its first 60 bytes and its length.
+const maxValue = 4096
+
+// excerptBytes is how much of a longer value is quoted.
+const excerptBytes = 60
+
+// quoteCut is strconv.Quote of s, or, beyond maxValue bytes, of its first
+// excerptBytes bytes (cut at a character boundary) followed by "... (N
+// bytes)".
+func quoteCut(s string) string {
+	if len(s) <= maxValue {
+		return strconv.Quote(s)
+	}
+	cut := excerptBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }

@@ -302,6 +302,9 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	p.SetGraph(g, w)
 	weighing.finish()
 	p.Graph = info
+	if info.CacheNote != "" {
+		p.Notes = append(p.Notes, info.CacheNote)
+	}
 	if note := lowRecallNote(cfg.K, info); note != "" {
 		p.Notes = append(p.Notes, note)
 	}

@@ -172,7 +172,7 @@ func (p *Pool) setFolderGraph(rows [][]candidate, path string) error {
 			seen[c.j] = true
 			w := c.v
 			if math.IsNaN(w) || math.IsInf(w, 0) || w > 1+weightTolerance {
-				return fmt.Errorf("%s: row %d, column %d holds weight %v, expected a similarity in [0, 1]", path, i, c.j, w)
+				return fmt.Errorf("%s: row %d, column %d holds weight %v, expected a similarity in [0, 1]", path, i+1, c.j+1, w)
 			}
 			if int(c.j) == i || w <= 0 {
 				continue

@@ -217,7 +217,7 @@ func TestLoadFolderErrors(t *testing.T) {
 		}, "row 0 stores column 7"},
 		{"weight above one", func(t *testing.T, dir string) {
 			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 0, 1, 1, 1}, []int32{0}, []float64{2}, "csr")
-		}, "row 1, column 0 holds weight 2"},
+		}, "row 2, column 1 holds weight 2"},
 		{"decreasing indptr", func(t *testing.T, dir string) {
 			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 1, 0, 1, 1}, []int32{1}, []float64{0.5}, "csr")
 		}, "indptr"},

@@ -136,7 +136,7 @@ func csrRows(path string) ([][]candidate, error) {
 	for i := range m.Rows {
 		for e := m.Indptr[i]; e < m.Indptr[i+1]; e++ {
 			if err := checkWeight(m.Data[e]); err != nil {
-				return nil, fmt.Errorf("%s: row %d, column %d: %w", path, i, m.Indices[e], err)
+				return nil, fmt.Errorf("%s: row %d, column %d: %w", path, i+1, m.Indices[e]+1, err)
 			}
 			rows[i] = append(rows[i], candidate{m.Data[e], int32(m.Indices[e])})
 		}
@@ -167,7 +167,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 			}
 			v := t.At(i, j)
 			if err := checkWeight(v); err != nil {
-				return nil, fmt.Errorf("%s: row %d, column %d (0-based): %w", path, i, j, err)
+				return nil, fmt.Errorf("%s: row %d, column %d: %w", path, i+1, j+1, err)
 			}
 			row = append(row, candidate{v, int32(j)})
 		}

@@ -81,7 +81,7 @@ func TestLoadGraphErrors(t *testing.T) {
 		{GraphConfig{File: w("h.csv", "id_i,id_j,w\na,zz,1\n"), IDs: w("ids.csv", "a\nb\n")}, `h.csv: line 2, column "id_j": id "zz" is not among the ids`},
 		{GraphConfig{File: w("i.csv", "i,j,w\n0,1,1\n1,0,1\n"), IDs: w("ids3.csv", "a\nb\nb\n")}, `pool.graph.ids: ` + filepath.Join(dir, "ids3.csv") + `: id "b" is given for items 2 and 3`},
 		{GraphConfig{Kernel: w("K.csv", "1,0.5\n0.5,1\n0.1,0.2\n")}, `K.csv: kernel is 3 x 2, expected a square`},
-		{GraphConfig{Kernel: w("K2.csv", "1,2,0\n2,1,0\n0,0,1\n"), K: 1}, `K2.csv: row 0, column 1 (0-based): weight 2`},
+		{GraphConfig{Kernel: w("K2.csv", "1,2,0\n2,1,0\n0,0,1\n"), K: 1}, `K2.csv: row 1, column 2: weight 2`},
 		{GraphConfig{Kernel: w("K3.csv", "1,0\n0,1\n"), K: 5}, `pool.graph.k = 5: expected less than the 2 items`},
 		{GraphConfig{File: w("j.csv", "i,j,w\n0,1,1\n1,0,1\n"), Labels: w("l.csv", "index,label\n0,1\n")}, `l.csv: item 1 has no label`},
 		{GraphConfig{File: w("k.csv", "i,j,w\n0,1,1\n1,0,1\n"), Labels: w("l2.csv", "index,label\n0,1\n0,0\n1,0\n")}, `l2.csv: line 3: item 0 is labelled again (line 2)`},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -190,5 +191,26 @@ func BenchmarkBitsKNN(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDenseKNNRefusesHugeFeatures: a feature beyond MaxFeature (1e155,
+// whose square overflows) is an error naming the item and feature, for
+// both metrics and both builds, never a panic or a graph of NaN distances.
+func TestDenseKNNRefusesHugeFeatures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := randomPoints(rng, 60, 3, 0)
+	x[7][1] = -1e155
+	for _, m := range []string{MetricEuclidean, MetricCosine} {
+		for _, method := range []string{KNNExact, KNNApprox} {
+			_, _, err := BuildGraph("", x, nil, 4, m, method, GraphOptions{Workers: 1})
+			if err == nil || !strings.Contains(err.Error(), "item 7, feature 1") {
+				t.Errorf("%s %s: %v, want an error naming item 7, feature 1", m, method, err)
+			}
+		}
+	}
+	x[7][1] = MaxFeature
+	if _, _, err := BuildGraph("", x, nil, 4, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); err != nil {
+		t.Errorf("a feature of %g: %v", MaxFeature, err)
 	}
 }

@@ -48,6 +48,10 @@ type GraphInfo struct {
 	WriteSeconds float64
 	CacheFile    string
 	CacheBytes   int64
+	// CacheNote says why a cache file that was there was not used
+	// (Status CacheRecovered): damaged, of the earlier format without a
+	// key, or built for another key (copied from another pool).
+	CacheNote string
 }
 
 // approxCacheParams are the ApproxOptions of every cached approximate
@@ -133,7 +137,8 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	t0 = time.Now()
 	info.Status = CacheMiss
 	reading := startPhase(opt.Progress, "kNN graph: reading the cache", "", 0)
-	g, st, size, err := readKNNCache(path, n, k, metric)
+	keyBytes, _ := hex.DecodeString(key)
+	g, st, size, err := readKNNCache(path, keyBytes, n, k, metric)
 	reading.finish()
 	if err == nil {
 		if (m == KNNExact) == (st == nil) {
@@ -144,8 +149,10 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 			return g, info, nil
 		}
 		info.Status = CacheRecovered
+		info.CacheNote = fmt.Sprintf("kNN graph: cache file %s is of the other method; rebuilding it", path)
 	} else if !os.IsNotExist(err) {
 		info.Status = CacheRecovered
+		info.CacheNote = fmt.Sprintf("kNN graph: cache file %s not used (%v); rebuilding it", path, err)
 	}
 	g, err = compute()
 	if err != nil {
@@ -161,7 +168,7 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	writing := startPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
 	t0 = time.Now()
 	fileio.WriteCacheFunc(path, func(w io.Writer) error {
-		b, err := encodeKNN(w, g, st)
+		b, err := encodeKNN(w, keyBytes, g, st)
 		info.CacheBytes = b
 		return err
 	})
@@ -175,7 +182,7 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 
 // readKNNCache reads the cache file at path (decodeKNN) and returns its
 // size; an error satisfying os.IsNotExist when there is none.
-func readKNNCache(path string, n, k int, metric string) (*KNNGraph, *ApproxStats, int64, error) {
+func readKNNCache(path string, key []byte, n, k int, metric string) (*KNNGraph, *ApproxStats, int64, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, 0, err
@@ -185,6 +192,6 @@ func readKNNCache(path string, n, k int, metric string) (*KNNGraph, *ApproxStats
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	g, st, err := decodeKNN(f, fi.Size(), n, k, metric)
+	g, st, err := decodeKNN(f, fi.Size(), key, n, k, metric)
 	return g, st, fi.Size(), err
 }

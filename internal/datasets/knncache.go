@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,8 +20,27 @@ import (
 // construction changes, so old files are never mistaken for new results.
 const knnCacheVersion = "qvs-knn-v1"
 
-// knnMagic opens every cache file.
-var knnMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'N', '0', '1'}
+// knnMagic opens the cache file of an exact graph; the file records the
+// key it was built for (its 32 bytes follow the magic) and decodeKNN
+// checks it against the key of the features being loaded.
+var knnMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'N', '0', '2'}
+
+// knnMagicV1 and knnApproxMagicV1 open the files of the format before
+// entries recorded their key: only their size and checksum could be
+// checked, so a file copied from another pool with the same n and k was
+// taken for this pool's graph. They are rebuilt (errUnkeyedCache).
+var (
+	knnMagicV1       = [8]byte{'Q', 'V', 'S', 'K', 'N', 'N', '0', '1'}
+	knnApproxMagicV1 = [8]byte{'Q', 'V', 'S', 'K', 'N', 'A', '0', '1'}
+)
+
+// errUnkeyedCache and errOtherKey say why a well-formed cache file is not
+// used: it records no key (the earlier format) or another key (a file
+// copied or linked from another pool or setting).
+var (
+	errUnkeyedCache = errors.New("written by an earlier qvs without the key it was built for, so it cannot be checked against these features")
+	errOtherKey     = errors.New("built for other features or settings (the key it records differs)")
+)
 
 // KNNCacheKey is the hex SHA-256 of the graph's inputs and parameters: the
 // cache format version, metric, k, the feature matrix shape and every
@@ -84,19 +104,28 @@ func (s CacheStatus) String() string {
 // for cacheDir/knn/<KNNCacheKey>.bin; a missing file is computed and written
 // atomically, a file that fails its checks (size, header, SHA-256 trailer,
 // index ranges) is recomputed and replaced. A cache file that cannot be
-// written (full disk) is a warning, not an error (fileio.WriteCacheFunc).
+// written (full disk) is a warning, not an error (fileio.WriteCacheFunc);
+// so is a file not used (GraphInfo.CacheNote: damaged, of another key, of
+// the format without one), on fileio.CacheWarnings.
 // Exactly one of dense and bits is used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
 	g, info, err := BuildGraph(cacheDir, dense, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
+	if info.CacheNote != "" {
+		// The paper pools have no notes of their own: said where cache
+		// warnings go (stderr).
+		fmt.Fprintf(fileio.CacheWarnings, "qvs: %s\n", info.CacheNote)
+	}
 	return g, info.Status, err
 }
 
-// Cache file layout (little-endian): magic, uint64 N, uint64 K, N*K int32
-// indices, N*K float64 distances, then the SHA-256 of everything before it.
-// An approximate graph's file opens with knnApproxMagic and has three more
-// uint64 after it (before N): the NN-descent rounds, the recall's float64
-// bits and the number of rows it was measured on.
-func encodeKNN(w io.Writer, g *KNNGraph, st *ApproxStats) (int64, error) {
+// Cache file layout (little-endian): magic, the 32 bytes of the key the
+// graph was built for (the file's name, KNNCacheKey or the approximate
+// graph's key, as bytes), uint64 N, uint64 K, N*K int32 indices, N*K
+// float64 distances, then the SHA-256 of everything before it. An
+// approximate graph's file opens with knnApproxMagic and has three more
+// uint64 after the key (before N): the NN-descent rounds, the recall's
+// float64 bits and the number of rows it was measured on.
+func encodeKNN(w io.Writer, key []byte, g *KNNGraph, st *ApproxStats) (int64, error) {
 	// Streamed through a buffer and the hash: a million-row graph is not
 	// copied into memory a second time.
 	h := sha256.New()
@@ -109,11 +138,13 @@ func encodeKNN(w io.Writer, g *KNNGraph, st *ApproxStats) (int64, error) {
 	}
 	if st != nil {
 		bw.Write(knnApproxMagic[:])
+		bw.Write(key)
 		put(uint64(st.Rounds))
 		put(math.Float64bits(st.Recall))
 		put(uint64(st.RecallRows))
 	} else {
 		bw.Write(knnMagic[:])
+		bw.Write(key)
 	}
 	put(uint64(g.N))
 	put(uint64(g.K))
@@ -132,12 +163,13 @@ func encodeKNN(w io.Writer, g *KNNGraph, st *ApproxStats) (int64, error) {
 }
 
 // knnApproxMagic opens the cache file of an approximate graph.
-var knnApproxMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'A', '0', '1'}
+var knnApproxMagic = [8]byte{'Q', 'V', 'S', 'K', 'N', 'A', '0', '2'}
 
 // decodeKNN checks and reads a cache file of size bytes from r, streamed
 // in blocks (no copy of the file is held); the stats are nil for an exact
-// graph's file.
-func decodeKNN(r io.Reader, size int64, n, k int, metric string) (*KNNGraph, *ApproxStats, error) {
+// graph's file. The key the file records must be key (errOtherKey); a file
+// of the format without a key is errUnkeyedCache.
+func decodeKNN(r io.Reader, size int64, key []byte, n, k int, metric string) (*KNNGraph, *ApproxStats, error) {
 	if size < 8+sha256.Size {
 		return nil, nil, fmt.Errorf("cache file has %d bytes, too short", size)
 	}
@@ -157,23 +189,38 @@ func decodeKNN(r io.Reader, size int64, n, k int, metric string) (*KNNGraph, *Ap
 		return nil, nil, err
 	}
 	head := int64(24)
-	if bytes.Equal(b, knnApproxMagic[:]) {
+	switch {
+	case bytes.Equal(b, knnApproxMagic[:]):
 		head = 48
-	} else if !bytes.Equal(b, knnMagic[:]) {
+	case bytes.Equal(b, knnMagicV1[:]), bytes.Equal(b, knnApproxMagicV1[:]):
+		return nil, nil, errUnkeyedCache
+	case !bytes.Equal(b, knnMagic[:]):
 		return nil, nil, fmt.Errorf("cache file has no kNN header")
 	}
+	// The key is checked before the size: a file of another pool is
+	// "built for other features" whatever its n and k.
+	if size < 8+int64(len(key)) {
+		return nil, nil, fmt.Errorf("cache file has %d bytes, too short", size)
+	}
+	if b, err = read(len(key)); err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(b, key) {
+		return nil, nil, errOtherKey
+	}
+	head += int64(len(key))
 	if want := head + 12*int64(n)*int64(k) + sha256.Size; size != want {
 		return nil, nil, fmt.Errorf("cache file has %d bytes, expected %d", size, want)
 	}
-	if b, err = read(int(head) - 8); err != nil {
+	if b, err = read(int(head) - 8 - len(key)); err != nil {
 		return nil, nil, err
 	}
 	word := func(t int) uint64 { return binary.LittleEndian.Uint64(b[8*t:]) }
 	var st *ApproxStats
-	if head == 48 {
+	if len(b) == 40 {
 		st = &ApproxStats{Rounds: int(word(0)), Recall: math.Float64frombits(word(1)), RecallRows: int(word(2))}
 	}
-	if word(int(head)/8-3) != uint64(n) || word(int(head)/8-2) != uint64(k) {
+	if word(len(b)/8-2) != uint64(n) || word(len(b)/8-1) != uint64(k) {
 		return nil, nil, fmt.Errorf("cache file is for another graph size")
 	}
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}

@@ -163,7 +163,7 @@ func TestDecodeKNNStreamed(t *testing.T) {
 	}
 	encode := func(st *ApproxStats) []byte {
 		var b bytes.Buffer
-		size, err := encodeKNN(&b, g, st)
+		size, err := encodeKNN(&b, testKey, g, st)
 		if err != nil || size != int64(b.Len()) {
 			t.Fatalf("encode: %d bytes reported, %d written, %v", size, b.Len(), err)
 		}
@@ -171,7 +171,7 @@ func TestDecodeKNNStreamed(t *testing.T) {
 	}
 	for _, st := range []*ApproxStats{nil, {Rounds: 4, Recall: 0.993, RecallRows: 200}} {
 		data := encode(st)
-		got, gotSt, err := decodeKNN(bytes.NewReader(data), int64(len(data)), n, k, MetricCosine)
+		got, gotSt, err := decodeKNN(bytes.NewReader(data), int64(len(data)), testKey, n, k, MetricCosine)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestDecodeKNNStreamed(t *testing.T) {
 		return append(slices.Clone(body), sum[:]...)
 	}
 	data := encode(nil)
-	idx := func(m int) int { return 24 + 4*m } // entry m's index in an exact file
+	idx := func(m int) int { return 56 + 4*m } // entry m's index in an exact file
 	for name, c := range map[string]struct {
 		edit func(d []byte)
 		n    int
@@ -194,15 +194,113 @@ func TestDecodeKNNStreamed(t *testing.T) {
 	}{
 		"out of range": {func(d []byte) { binary.LittleEndian.PutUint32(d[idx(5000):], n) }, n, "invalid neighbour index"},
 		"self-loop":    {func(d []byte) { binary.LittleEndian.PutUint32(d[idx(5*k+2):], 5) }, n, "invalid neighbour index"},
-		"other size":   {func(d []byte) { binary.LittleEndian.PutUint64(d[8:], n+1) }, n, "another graph size"},
+		"other size":   {func(d []byte) { binary.LittleEndian.PutUint64(d[40:], n+1) }, n, "another graph size"},
+		"other key":    {func(d []byte) { d[8] ^= 1 }, n, "built for other features"},
+		"v1 magic":     {func(d []byte) { copy(d, knnMagicV1[:]) }, n, "earlier qvs"},
 		"magic":        {func(d []byte) { d[0] = 'X' }, n, "no kNN header"},
 		"asked for n":  {func([]byte) {}, n - 1, "expected"},
 	} {
 		bad := slices.Clone(data)
 		c.edit(bad)
 		bad = resum(bad)
-		if _, _, err := decodeKNN(bytes.NewReader(bad), int64(len(bad)), c.n, k, MetricCosine); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := decodeKNN(bytes.NewReader(bad), int64(len(bad)), testKey, c.n, k, MetricCosine); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
 		}
 	}
+}
+
+// testKey is the key the files of TestDecodeKNNStreamed record.
+var testKey = func() []byte { s := sha256.Sum256([]byte("test")); return s[:] }()
+
+// TestKNNCacheTiedToKey: a cache entry copied, or symbolically linked,
+// from another pool with the same n and k is not taken for this pool's
+// graph (it used to be "read from the cache", the other pool's graph): it
+// is rebuilt, with a note, and the result is this pool's graph; a file of
+// the format without a key is rebuilt the same way.
+func TestKNNCacheTiedToKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := randomPoints(rng, 120, 3, 0)
+	b := randomPoints(rng, 120, 3, 0)
+	want, err := DenseKNN(a, 5, MetricEuclidean, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"copy", "symlink", "v1"} {
+		cache := t.TempDir()
+		if _, st, err := CachedKNN(cache, b, nil, 5, MetricEuclidean, 1); err != nil || st != CacheMiss {
+			t.Fatalf("%s: %v %v", how, st, err)
+		}
+		pathA := filepath.Join(cache, "knn", KNNCacheKey(a, nil, 5, MetricEuclidean)+".bin")
+		pathB := filepath.Join(cache, "knn", KNNCacheKey(b, nil, 5, MetricEuclidean)+".bin")
+		plant := func() {
+			os.Remove(pathA)
+			switch how {
+			case "copy":
+				data, _ := os.ReadFile(pathB)
+				os.WriteFile(pathA, data, 0o644)
+			case "symlink":
+				os.Symlink(pathB, pathA)
+			case "v1":
+				// The earlier format: magic QVSKNN01, no key, checksum right.
+				data, _ := os.ReadFile(pathB)
+				body := slices.Concat(knnMagicV1[:], data[8+32:len(data)-sha256.Size])
+				sum := sha256.Sum256(body)
+				os.WriteFile(pathA, append(body, sum[:]...), 0o644)
+			}
+		}
+		plant()
+		var warned bytes.Buffer
+		old := fileio.CacheWarnings
+		fileio.CacheWarnings = &warned
+		_, st, err := CachedKNN(cache, a, nil, 5, MetricEuclidean, 1) // the paper pools' path
+		fileio.CacheWarnings = old
+		if err != nil || st != CacheRecovered || !strings.Contains(warned.String(), "rebuilding it") {
+			t.Errorf("%s: CachedKNN status %v, warning %q, %v", how, st, warned.String(), err)
+		}
+		// Planted again for BuildGraph (CachedKNN replaced it).
+		plant()
+		g, info, err := BuildGraph(cache, a, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Status != CacheRecovered || !strings.Contains(info.CacheNote, "rebuilding") {
+			t.Errorf("%s: status %v, note %q; want recovered with a note", how, info.Status, info.CacheNote)
+		}
+		if !slices.Equal(g.Index, want.Index) || !slices.Equal(g.Distance, want.Distance) {
+			t.Errorf("%s: the graph is not pool a's", how)
+		}
+		if _, info, _ := BuildGraph(cache, a, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); info.Status != CacheHit {
+			t.Errorf("%s: rebuilt entry not a hit next time: %v", how, info.Status)
+		}
+	}
+}
+
+// FuzzDecodeKNN: any cache file (a copied, cut or hostile entry) is
+// decoded or refused, never a panic, and a file that decodes records the
+// key asked for and holds a valid graph of the size asked for.
+func FuzzDecodeKNN(f *testing.F) {
+	g := &KNNGraph{N: 4, K: 2, Metric: MetricEuclidean, Index: []int32{1, 2, 0, 3, 0, 1, 2, 1}, Distance: []float64{1, 2, 1, 3, 2, 1, 3, 1}}
+	for _, st := range []*ApproxStats{nil, {Rounds: 2, Recall: 1, RecallRows: 4}} {
+		var b bytes.Buffer
+		encodeKNN(&b, testKey, g, st)
+		f.Add(b.Bytes(), 4, 2)
+	}
+	f.Add([]byte("QVSKNN01"), 4, 2)
+	f.Fuzz(func(t *testing.T, data []byte, n, k int) {
+		if n < 1 || k < 1 || n > 64 || k >= n {
+			return
+		}
+		got, _, err := decodeKNN(bytes.NewReader(data), int64(len(data)), testKey, n, k, MetricEuclidean)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(data[8:40], testKey) || got.N != n || got.K != k || len(got.Index) != n*k {
+			t.Fatalf("accepted a file of another key or size")
+		}
+		for m, j := range got.Index {
+			if j < 0 || int(j) >= n || int(j) == m/k {
+				t.Fatalf("accepted neighbour %d of row %d", j, m/k)
+			}
+		}
+	})
 }

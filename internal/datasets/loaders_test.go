@@ -441,7 +441,7 @@ func TestSyntheticSizeBounds(t *testing.T) {
 		{"pool.synthetic.n: 100000000000, expected 2 to 1000000", func(c *SyntheticConfig) { c.N = huge }},
 		{"pool.synthetic.dim: 100000000000, expected 1 to 25000 (n x dim = 4000 x dim", func(c *SyntheticConfig) { c.Dim = huge }},
 		{"pool.synthetic.clusters: 100000000000, expected 1 to n = 4000", func(c *SyntheticConfig) { c.Clusters = huge }},
-		{"pool.synthetic.k: 21, expected at most 20 for 1000000 items", func(c *SyntheticConfig) { c.N, c.K = MaxSyntheticN, 21 }},
+		{"pool.synthetic.k = 21: expected at most 20 for 1000000 items", func(c *SyntheticConfig) { c.N, c.K = MaxSyntheticN, 21 }},
 	} {
 		cfg := DefaultConfig("").Synthetic
 		c.mod(&cfg)
@@ -452,7 +452,7 @@ func TestSyntheticSizeBounds(t *testing.T) {
 	if err := checkGraphSize("pool.csv.k", 200, 100_000, "rows of x.csv"); err != nil {
 		t.Errorf("100,000 x 200 edges = the bound, refused: %v", err)
 	}
-	if err := checkGraphSize("pool.csv.k", 201, 100_000, "rows of x.csv"); err == nil || !strings.Contains(err.Error(), "pool.csv.k: 201, expected at most 200 for 100000 rows of x.csv") {
+	if err := checkGraphSize("pool.csv.k", 201, 100_000, "rows of x.csv"); err == nil || !strings.Contains(err.Error(), "pool.csv.k = 201: expected at most 200 for 100000 rows of x.csv") {
 		t.Errorf("one edge per row over the bound: %v", err)
 	}
 }

@@ -179,6 +179,9 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 	if cfg.K >= n {
 		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", n, path)
 	}
+	if err := checkGraphSize("pool.csv.k", cfg.K, n, "rows of "+path); err != nil {
+		return nil, err
+	}
 	if cfg.Standardize && p.Dense != nil {
 		fileio.StandardizeRows(p.Dense)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -77,7 +78,7 @@ const (
 // the config key. k < n is checked by the caller.
 func checkGraphSize(key string, k, n int, what string) error {
 	if n > 0 && k > maxGraphEdges/n {
-		return fmt.Errorf("%s: %d, expected at most %d for %d %s (the kNN graph's n x k edges are held in memory, at most %d)", key, k, maxGraphEdges/n, n, what, maxGraphEdges)
+		return configkeys.Beyond(key, k, "expected at most %d for %d %s (the kNN graph's n x k edges are held in memory, at most %d)", maxGraphEdges/n, n, what, maxGraphEdges)
 	}
 	return nil
 }

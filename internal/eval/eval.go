@@ -226,7 +226,7 @@ func checkPaperCoverage(camps []*Campaign, rep *Report) {
 // figures and the list of what was not made.
 func writeIndex(w io.Writer, out string, rep *Report, figs []figureRef) error {
 	var b bytes.Buffer
-	b.WriteString("# Evaluation of the campaigns (written by `qvs eval`)\n\n")
+	b.WriteString(indexTitle + "\n\n")
 	b.WriteString("Cells are mean (standard error) over repeats, two decimals (distances: at least three significant digits, the standard error to the same decimals; n/a: the standard error of a single repeat); bold = best per column (ties at the printed precision included); ")
 	b.WriteString("a starred row takes the best hyperparameter setting per column (see the notes under each table).\n\n")
 	b.WriteString("| campaign | kind | finished runs | run time (sum over runs) | status |\n| --- | --- | ---: | ---: | --- |\n")

@@ -15,7 +15,11 @@ import (
 
 // WriteAtomic writes data to path through a temporary file in the same
 // directory that is synced and then renamed over path. Readers see either the
-// old file or the new one, never a mixture. Parent directories are created.
+// old file or the new one, never a mixture. Parent directories are created
+// (mode 0777 less the umask). A path that is not a regular file (a named
+// pipe, a device such as /dev/null, a directory) is refused and left as it
+// is; an existing file keeps its permission bits, a new one gets 0666 less
+// the umask (NewFileMode).
 func WriteAtomic(path string, data []byte) error {
 	return WriteAtomicFunc(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -32,7 +36,11 @@ func WriteAtomic(path string, data []byte) error {
 // into a directory by this process sweeps that directory's orphans.
 func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	mode, err := writeTarget(path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
 	}
 	SweepOnce(dir)
@@ -48,8 +56,9 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 		f.Close()
 	}()
 	_ = flock(f) // best effort: without it SweepTemps goes by host and pid
-	// CreateTemp makes the file 0600; results are plain files for people to read.
-	if err = f.Chmod(0o644); err != nil {
+	// CreateTemp makes the file 0600: the new file gets the mode of the
+	// one it replaces, or the user's umask's (writeTarget).
+	if err = f.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = write(f); err != nil {

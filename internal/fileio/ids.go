@@ -55,14 +55,41 @@ func UnquoteSpreadsheet(s string) string {
 // text first (ids are kept as written, spaces included), then the text as
 // SpreadsheetSafe wrote it back ("'=x" names "=x"), then without
 // surrounding spaces (hand-written "m10 , 1"). It returns the item and the
-// id it matched.
-func LookupID(index map[string]int, cell string) (int, string, bool) {
-	for _, k := range []string{cell, UnquoteSpreadsheet(cell), strings.TrimSpace(cell), UnquoteSpreadsheet(strings.TrimSpace(cell))} {
-		if i, ok := index[k]; ok {
-			return i, k, true
+// id it matched. A cell that names one item as written and another as
+// SpreadsheetSafe prints ids (a pool with both "=x" and "'=x": qvs prints
+// the first as "'=x") is ambiguous: ok is false and ambiguous says so,
+// naming both ids (an index column beside the id settles it; IDMatches).
+func LookupID(index map[string]int, cell string) (i int, id string, ok bool, ambiguous error) {
+	i = -1
+	for _, k := range idReadings(cell) {
+		j, found := index[k]
+		switch {
+		case !found:
+		case i < 0:
+			i, id = j, k
+		case j != i:
+			return -1, "", false, fmt.Errorf("id %s is ambiguous: it is the id %s as written and the id %s as qvs writes ids for spreadsheets (a leading ' added); give an index column beside the id to say which", Excerpt(cell), Excerpt(id), Excerpt(k))
 		}
 	}
-	return -1, "", false
+	return i, id, i >= 0, nil
+}
+
+// idReadings are the ids a cell may name, in LookupID's order.
+func idReadings(cell string) []string {
+	t := strings.TrimSpace(cell)
+	return []string{cell, UnquoteSpreadsheet(cell), t, UnquoteSpreadsheet(t)}
+}
+
+// IDMatches tells whether cell names the item whose id is id, read as
+// LookupID reads it (as written, as SpreadsheetSafe wrote it, without
+// surrounding spaces): how an id column beside an index column is checked.
+func IDMatches(cell, id string) bool {
+	for _, k := range idReadings(cell) {
+		if k == id {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckUniqueIDs reports an empty or repeated id: ids name the items in

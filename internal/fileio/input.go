@@ -55,23 +55,10 @@ func OpenInput(path string) (*os.File, error) {
 }
 
 func checkRegular(path string, fi fs.FileInfo) error {
-	m := fi.Mode()
-	what := ""
-	switch {
-	case m.IsRegular():
+	if fi.Mode().IsRegular() {
 		return nil
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	default:
-		what = "a special file"
 	}
-	return &fs.PathError{Op: "open", Path: path, Err: notRegularError{what}}
+	return &fs.PathError{Op: "open", Path: path, Err: notRegularError{what(fi.Mode())}}
 }
 
 // ReadInput is os.ReadFile through OpenInput: a regular file read whole,

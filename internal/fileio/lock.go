@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +82,21 @@ func (l *Lock) Path() string { return l.path }
 
 // leaseMode reports whether QVS_LOCK=lease forces lease files.
 var leaseMode = sync.OnceValue(func() bool { return os.Getenv("QVS_LOCK") == "lease" })
+
+// LockModes are the values QVS_LOCK may have: lease (lease files), flock
+// (the default: flock, lease files where it is unavailable), or unset.
+var LockModes = []string{"lease", "flock"}
+
+// CheckLockEnv refuses a QVS_LOCK that is not one of LockModes: a typo
+// ("leases", "Lease") silently meant flock, which a network file system
+// without working flock does not honour.
+func CheckLockEnv() error {
+	v, set := os.LookupEnv("QVS_LOCK")
+	if !set || v == "" || slices.Contains(LockModes, v) {
+		return nil
+	}
+	return fmt.Errorf("$QVS_LOCK = %s: expected lease or flock (or unset, meaning flock)", Excerpt(v))
+}
 
 // hostName is this host's name reduced to [A-Za-z0-9.-] (it goes into file
 // names), "localhost" if unknown.

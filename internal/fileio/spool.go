@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // StdinName is how messages name data read from stdin (Spool.Rename).
@@ -15,7 +17,14 @@ const StdinName = "stdin"
 
 // Spool is a temporary copy of a stream (stdin) that the file readers can
 // open by path; the zero value is none.
-type Spool struct{ dir, path string }
+type Spool struct {
+	dir, path string
+	lock      *os.File // the copy, open and flock-ed while this process lives
+}
+
+// spoolPrefix opens the name of every spool folder in the temporary
+// directory: qvs-stdin-HOST_PID_RANDOM.
+const spoolPrefix = "qvs-stdin-"
 
 // SpoolStdin copies r, at most max bytes, to a new temporary file named by
 // what it holds, since the readers tell formats by extension: stdin.npy
@@ -26,7 +35,8 @@ type Spool struct{ dir, path string }
 func SpoolStdin(r io.Reader, max int64) (Spool, error) {
 	in := bufio.NewReader(r)
 	head, _ := in.Peek(6)
-	dir, err := os.MkdirTemp("", "qvs-stdin-")
+	SweepSpools(os.TempDir())
+	dir, err := os.MkdirTemp("", spoolPrefix+hostName()+"_"+strconv.Itoa(os.Getpid())+"_*")
 	if err != nil {
 		return Spool{}, err
 	}
@@ -40,11 +50,12 @@ func SpoolStdin(r io.Reader, max int64) (Spool, error) {
 	s := Spool{dir: dir, path: filepath.Join(dir, name)}
 	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
+		// The lock tells SweepSpools this copy's process is alive; it
+		// is released when the process ends, however it ends.
+		_ = flock(f)
+		s.lock = f
 		var n int64
 		n, err = io.Copy(f, io.LimitReader(in, max+1))
-		if err2 := f.Close(); err == nil {
-			err = err2
-		}
 		if err == nil && n > max {
 			err = fmt.Errorf("stdin holds more than %d bytes, the most qvs reads from stdin: give the data as a file", max)
 		}
@@ -61,9 +72,87 @@ func (s Spool) Path() string { return s.path }
 
 // Remove deletes the temporary copy.
 func (s Spool) Remove() {
+	if s.lock != nil {
+		s.lock.Close()
+	}
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
+}
+
+// SpoolOrphanAge is how old a spool folder whose lock is free must be
+// before SweepSpools removes it (its writer takes the lock a moment after
+// creating it).
+var SpoolOrphanAge = time.Minute
+
+// SweepSpools removes the spool folders (qvs-stdin-*) of dir left by qvs
+// processes that were killed or interrupted before they removed them
+// (hundreds of MB each): those whose copy no process holds locked and that
+// are at least SpoolOrphanAge old, or, where flock is unavailable, whose
+// pid on this host no longer runs (TempOrphanAge for another host's). A
+// spool of a running process is never removed. It returns how many it
+// removed; every SpoolStdin calls it first.
+func SweepSpools(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, spoolPrefix) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if spoolOrphan(path, strings.TrimPrefix(name, spoolPrefix)) && os.RemoveAll(path) == nil {
+			removed++
+		}
+	}
+	return removed
+}
+
+func spoolOrphan(path, tag string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	age := time.Since(fi.ModTime())
+	files, _ := os.ReadDir(path)
+	for _, f := range files {
+		if age = min(age, fileAge(filepath.Join(path, f.Name()))); age < SpoolOrphanAge {
+			return false
+		}
+		g, err := os.OpenFile(filepath.Join(path, f.Name()), os.O_RDONLY, 0)
+		if err != nil {
+			continue
+		}
+		err = flock(g)
+		g.Close()
+		switch {
+		case err == nil:
+			return true // its process is gone
+		case err != errFlockUnsupported:
+			return false // held
+		}
+	}
+	if age < SpoolOrphanAge {
+		return false
+	}
+	parts := strings.Split(tag, "_")
+	if len(parts) == 3 && parts[0] == hostName() {
+		if pid, err := strconv.Atoi(parts[1]); err == nil {
+			return !processAlive(pid)
+		}
+	}
+	return age > TempOrphanAge
+}
+
+func fileAge(path string) time.Duration {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return time.Since(fi.ModTime())
 }
 
 // Rename names the stream (StdinName) instead of the temporary copy in a

@@ -59,6 +59,7 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 	if k < 0 {
 		return topProbabilities(st, b)
 	}
+	k = clampHorizon(k, st.Model.Len())
 	fm := st.fantasyModel(e.Fantasy)
 	t := newENSTable(fm)
 	picks := make([]int, 0, b)
@@ -77,8 +78,14 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 // lookahead k = t - 1 >= 0. Near-best candidates carry exact values; the
 // others are within rounding of them.
 func (e ENS) Scores(m *Model, k, workers int) []float64 {
-	return e.scores(m, k, workers)
+	return e.scores(m, clampHorizon(k, m.Len()), workers)
 }
+
+// clampHorizon is the lookahead k capped at the n items of the pool: a
+// top-k sum over at most n values is the sum of them all for every k >= n,
+// so the scores are the same, and k + in-degree (changedTop) cannot
+// overflow (`--remaining 9223372036854775807` panicked).
+func clampHorizon(k, n int) int { return min(k, n) }
 
 // ensTable is the presorted state shared by all candidates of one step.
 type ensTable struct {

@@ -106,18 +106,22 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: empty file; expected a header %s", path, expected)
 	}
-	keyCol, labelCol, byID := -1, -1, false
+	keyCol, labelCol, idCol := -1, -1, -1
 	for j, h := range recs[0] {
 		switch strings.ToLower(strings.TrimSpace(h)) {
 		case "index":
 			keyCol = j
 		case "id":
-			if keyCol < 0 {
-				keyCol, byID = j, true
-			}
+			idCol = j
 		case "label":
 			labelCol = j
 		}
+	}
+	// With both, the index is the key and the id must name the same item
+	// (checkIndexID); with the id alone, the id is the key.
+	byID := keyCol < 0 && idCol >= 0
+	if byID {
+		keyCol = idCol
 	}
 	if keyCol < 0 || (withLabel && labelCol < 0) {
 		return nil, fmt.Errorf("%s: header %s: expected columns %s%s", path, fileio.ExcerptCells(recs[0]), expected, fileio.SeparatorHint(recs[0]...))
@@ -126,11 +130,7 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 	if byID {
 		idIndex = make(map[string]int, pool.Len())
 		for i := 0; i < pool.Len(); i++ {
-			id := strconv.Itoa(i)
-			if pool.IDs != nil {
-				id = pool.IDs[i]
-			}
-			idIndex[id] = i
+			idIndex[poolID(pool, i)] = i
 		}
 	}
 	seen := make(map[int]bool, len(recs)-1)
@@ -144,13 +144,21 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 		var i int
 		if byID {
 			var ok bool
-			if i, _, ok = fileio.LookupID(idIndex, rec[keyCol]); !ok {
+			var amb error
+			if i, _, ok, amb = fileio.LookupID(idIndex, rec[keyCol]); amb != nil {
+				return nil, fmt.Errorf("%s line %d: %w", path, line, amb)
+			} else if !ok {
 				return nil, fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
 			}
 		} else {
 			i, err = strconv.Atoi(key)
 			if err != nil || i < 0 || i >= pool.Len() {
 				return nil, fmt.Errorf("%s line %d: index %q: expected an integer in [0, %d)", path, line, key, pool.Len())
+			}
+			if idCol >= 0 {
+				if id := poolID(pool, i); !fileio.IDMatches(rec[idCol], id) {
+					return nil, fmt.Errorf("%s line %d: index %d is item %q but column \"id\" says %q; correct one of them", path, line, i, id, rec[idCol])
+				}
 			}
 		}
 		var y bool
@@ -170,4 +178,12 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 		out = append(out, itemRow{line: line, key: key, index: i, positive: y})
 	}
 	return out, nil
+}
+
+// poolID is item i's id: the pool's, or its index when it has none.
+func poolID(pool *datasets.Pool, i int) string {
+	if pool.IDs != nil {
+		return pool.IDs[i]
+	}
+	return strconv.Itoa(i)
 }

@@ -7,26 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
 func TestReadObserved(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := linePool(rng, 10, 3)
-	dir := t.TempDir()
-	write := func(body string) string {
-		p := filepath.Join(dir, "obs.csv")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	model := func() *Model {
-		m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	write, model := obsFile(t), func() *Model { return testModelOf(t, pool) }
 
 	// By index, columns in any order, extra columns ignored, true/false allowed.
 	m := model()
@@ -76,6 +64,41 @@ func TestReadObserved(t *testing.T) {
 	}
 }
 
+// TestObservedIndexAndID: a file with both index and id columns is keyed
+// by the index and its id must name the same item (the id used to be
+// ignored: the wrong item labelled); an id that names one item as written
+// and another as qvs prints ids for spreadsheets is refused naming both,
+// while an index beside it settles which.
+func TestObservedIndexAndID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := linePool(rng, 6, 3)
+	pool.IDs = []string{"a", "=x", "'=x", "-y", "'-y", "f"}
+	write, model := obsFile(t), func() *Model { return testModelOf(t, pool) }
+	for name, tc := range map[string]struct{ body, want string }{
+		"mismatch":   {"index,id,label\n0,f,1\n", `line 2: index 0 is item "a" but column "id" says "f"`},
+		"ambiguous":  {"id,label\n'=x,1\n", `line 2: id "'=x" is ambiguous`},
+		"ambiguous-": {"id,label\n'-y,1\n", `is ambiguous`},
+	} {
+		err := ReadObserved(write(tc.body), pool, model())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", name, err, tc.want)
+		}
+	}
+	// As qvs prints them (index, spreadsheet-safe id): each names its item.
+	m := model()
+	if err := ReadObserved(write("index,id,label\n1,'=x,1\n2,''=x,0\n3,'-y,1\n5,f,0\n"), pool, m); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Positive(1) || !m.Observed(2) || m.Positive(2) || !m.Positive(3) || m.Observed(4) || m.NumObserved() != 4 {
+		t.Errorf("index and id: observed %d; 1 %v, 2 %v/%v, 3 %v, 4 %v", m.NumObserved(), m.Positive(1), m.Observed(2), m.Positive(2), m.Positive(3), m.Observed(4))
+	}
+	// The id alone, unambiguous: "''=x" is only "'=x".
+	m = model()
+	if err := ReadObserved(write("id,label\n''=x,1\n=x,0\n"), pool, m); err != nil || !m.Positive(2) || !m.Observed(1) || m.Positive(1) {
+		t.Errorf("ids alone: %v", err)
+	}
+}
+
 func TestParsePending(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	pool := linePool(rng, 10, 3)
@@ -96,7 +119,7 @@ func TestParsePending(t *testing.T) {
 		"id,label\ne,1\n":        {4},
 		"\ufeffid\r\nd\r\n":      {3},
 		"id\n":                   {},
-		"index,id\n5,zz\n6,yy\n": {5, 6}, // index wins over id, as in --observed
+		"index,id\n5,f\n6,g\n":   {5, 6}, // the index is the key, the id agrees
 	} {
 		got, err := ParsePending(write(body), pool, observed, "obs.csv")
 		if err != nil || !slices.Equal(got, want) {
@@ -104,16 +127,39 @@ func TestParsePending(t *testing.T) {
 		}
 	}
 	for name, tc := range map[string]struct{ body, want string }{
-		"empty":      {"", "empty file; expected a header index or id"},
-		"header":     {"item\n3\n", "expected columns index or id"},
-		"twice":      {"id\nd\nd\n", "line 3: item 3 (d) is listed twice"},
-		"unknown id": {"id\nzz\n", `line 2: id "zz" is not in pool line`},
-		"range":      {"index\n10\n", `line 2: index "10": expected an integer in [0, 10)`},
-		"observed":   {"id\nd\nj\n", "line 3: item 9 (j) is also labelled in obs.csv"},
+		"index and id differ": {"index,id\n5,zz\n", `index 5 is item "f" but column "id" says "zz"`},
+		"empty":               {"", "empty file; expected a header index or id"},
+		"header":              {"item\n3\n", "expected columns index or id"},
+		"twice":               {"id\nd\nd\n", "line 3: item 3 (d) is listed twice"},
+		"unknown id":          {"id\nzz\n", `line 2: id "zz" is not in pool line`},
+		"range":               {"index\n10\n", `line 2: index "10": expected an integer in [0, 10)`},
+		"observed":            {"id\nd\nj\n", "line 3: item 9 (j) is also labelled in obs.csv"},
 	} {
 		_, err := ParsePending(write(tc.body), pool, observed, "obs.csv")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pending.csv") {
 			t.Errorf("%s: error %v, want one naming pending.csv and %q", name, err, tc.want)
 		}
 	}
+}
+
+// obsFile returns a function writing an observed file obs.csv in a
+// temporary folder and returning its path.
+func obsFile(t *testing.T) func(body string) string {
+	dir := t.TempDir()
+	return func(body string) string {
+		p := filepath.Join(dir, "obs.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
+// testModelOf is the kNN model of pool with no label, the tests' priors.
+func testModelOf(t *testing.T, pool *datasets.Pool) *Model {
+	m, err := NewModel(pool.Neighbors, pool.Weights, 0.9, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -643,3 +643,29 @@ func TestENSTableObserveMatchesRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestENSHugeHorizon: a horizon past the pool (--remaining
+// 9223372036854775807) gives the batch and scores of any lookahead >= n,
+// the definition's, instead of panicking in changedTop's k + in-degree.
+func TestENSHugeHorizon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	m := randomModel(t, rng, 40, 3, 5, true)
+	for _, k := range []int{math.MaxInt, math.MaxInt - 3} {
+		score := ENS{}.Scores(m, k, 1)
+		for x := 0; x < m.Len(); x++ {
+			if !m.Observed(x) {
+				if want := directENS(m, m.Len(), x); math.Abs(score[x]-want) > scoreTol {
+					t.Fatalf("k=%d: ENS(%d) = %v, definition with k = n %v", k, x, score[x], want)
+				}
+			}
+		}
+	}
+	got, err := ENS{}.Batch(&State{Model: m, Remaining: math.MaxInt, Workers: 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ENS{}.Batch(&State{Model: m, Remaining: m.Len() + 4, Workers: 1}, 3)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("batch with remaining MaxInt %v, with k = n %v (%v)", got, want, err)
+	}
+}

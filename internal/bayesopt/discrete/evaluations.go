@@ -107,14 +107,21 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		}
 		if hasID {
 			cell := rec[idCol]
-			k, _, ok := fileio.LookupID(byID, cell)
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)
-			case i >= 0 && k != i:
-				return nil, fmt.Errorf("%s: line %d: index %d is item %q but column \"id\" says %q", name, line, i, ids[i], cell)
+			if i >= 0 {
+				// The index is the key; the id must name the same item.
+				if !fileio.IDMatches(cell, ids[i]) {
+					return nil, fmt.Errorf("%s: line %d: index %d is item %q but column \"id\" says %q", name, line, i, ids[i], cell)
+				}
+			} else {
+				k, _, ok, amb := fileio.LookupID(byID, cell)
+				switch {
+				case amb != nil:
+					return nil, fmt.Errorf("%s: line %d, column \"id\": %w", name, line, amb)
+				case !ok:
+					return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)
+				}
+				i = k
 			}
-			i = k
 		}
 		if l, dup := okLine[i]; dup {
 			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once (or again only after failed rows)", name, line, i, ids[i], l)

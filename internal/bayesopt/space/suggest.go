@@ -94,6 +94,12 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 		return designBatch(e, s, req, pending), nil
 	}
 	for t, g := range groups {
+		// Each iteration chooses its centres over the rows before it:
+		// replaying a long file runs for minutes, and must answer an
+		// interrupt.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		evs := make([]bayesopt.Evaluation, len(g))
 		for i, o := range g {
 			x := o.engine(s)

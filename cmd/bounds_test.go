@@ -48,7 +48,7 @@ func TestNPYPoolGraphSizeBounded(t *testing.T) {
 // 2 naming the flag, before the objective command runs.
 func TestSpaceBudgetBounded(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.csv", "name,low,high\nx,0,1\ny,0,1\n")
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: x, lower: 0, upper: 1}\n  - {name: y, lower: 0, upper: 1}\n")
 	for _, v := range [][2]string{{"1000000000", "2000000000"}, {"9223372036854775807", "9223372036854775807"}} {
 		code, stdout, stderr := runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "false", "--init", v[0], "--budget", v[1], "--out", dir+"/bo", "--quiet")
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--budget (key budget) = "+v[1]+": expected at most 1000000") {

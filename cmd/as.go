@@ -746,6 +746,9 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
 		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
 	}
+	if err := checkASSuggestInputs(cfg.Pool, o.observed, o.pending); err != nil {
+		return err
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)
 	if err != nil {

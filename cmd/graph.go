@@ -87,6 +87,9 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if fl.Changed("similarity") {
 		cfg.Pool.CSV.Similarity = o.similarity
 	}
+	if err := checkOutputDir(o.out); err != nil {
+		return err
+	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadPool(cfg.Pool, g, stderr)
 	if err != nil {

@@ -46,7 +46,8 @@ and cosine; for tanimoto it means native), native 1 - d (cosine; tanimoto:
 the Tanimoto similarity), unweighted 1.
 
 On stderr (nothing with --quiet), every step that runs over a second shows
-a progress bar or a status line, then one line with its work and duration:
+a progress bar (on a terminal; else one line with its total work) or a
+status line, then one line with its work and duration:
 reading the .npy, hashing it for the cache key, the approximate graph's
 phases (trees, the recall sample, each NN-descent round, re-rank, recall:
 each bar counts the distances or pairs its phase measures, its total known

@@ -37,9 +37,9 @@ fingerprints packed most significant bit first (numpy.packbits(fp, axis=1):
 bit b is bit 7 - b%8 of byte b/8) and bool columns are one bit each. --ids
 FILE gives the item ids (one per line), else they are the row index.
 
---knn auto (the default) builds the exact graph below ` + strconv.Itoa(datasets.ApproxMinItems) + ` items and the
-approximate one (random-projection trees, then NN-descent; distances exact)
-from there; its recall@k, measured against brute force on sampled rows, is
+--knn auto (the default) builds the exact graph below ` + strconv.Itoa(datasets.ApproxMinItems) + ` items (` + strconv.Itoa(datasets.ApproxMinItemsTanimoto) + `
+with --metric tanimoto) and the approximate one (random-projection trees,
+then NN-descent; distances exact) from there; its recall@k, measured against brute force on sampled rows, is
 printed on stderr. --similarity turns distances into weights: gaussian
 exp(-d^2/h^2), h^2 the median squared edge distance (default for euclidean
 and cosine; for tanimoto it means native), native 1 - d (cosine; tanimoto:

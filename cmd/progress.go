@@ -37,17 +37,17 @@ type stepLog struct {
 	w      io.Writer
 	frames bool // progress bars (stepLogFrames)
 	mu     sync.Mutex
-	phase string
-	ended string // the phase that ended last, until another starts
-	unit  string
-	total int64 // 0: uncounted
-	scale int64 // reported units per bar unit: 1, or 1000 from 10^7
-	done  int64
-	start time.Time
-	gen   int // which step the timer belongs to
-	timer *time.Timer
-	gate  *gatedWriter
-	bar   *progressbar.ProgressBar
+	phase  string
+	ended  string // the phase that ended last, until another starts
+	unit   string
+	total  int64 // 0: uncounted
+	scale  int64 // reported units per bar unit: 1, or 1000 from 10^7
+	done   int64
+	start  time.Time
+	gen    int // which step the timer belongs to
+	timer  *time.Timer
+	gate   *gatedWriter
+	bar    *progressbar.ProgressBar
 }
 
 // gatedWriter passes writes to w once open; before, it drops them.

@@ -34,19 +34,20 @@ var KNNMethods = []string{KNNAuto, KNNExact, KNNApprox}
 
 // ApproxMinItems and ApproxMinItemsTanimoto are where KNNAuto switches to
 // the approximate graph, for dense features (euclidean, cosine) and for
-// fingerprints (tanimoto). Chosen by measurement (docs/performance.md,
-// "Where --knn auto switches"), in CPU seconds of the whole `qvs graph`,
-// k = 20: on clustered Gaussian 32-d float32 features the exact graph
-// costs about as much as the approximate one at 20,000 items and twice as
-// much at 50,000 (its cost grows close to n^2); on 2,048-bit Morgan and
-// atom-pair fingerprints of the Enamine library it costs 1.5x the
-// approximate one at 10,000 items, 2.5x at 20,000 and 5x at 50,000 (a
-// Tanimoto distance costs little and prunes nothing, so the n^2 pairs come
-// early). Below the switch the exact graph (recall 1) costs at most about
-// as much as the approximate one. The paper's pools do not go through
-// KNNAuto: their graphs stay exact.
+// fingerprints (tanimoto): about where the exact graph starts to cost more
+// CPU than the approximate one. Measured (docs/performance.md, "Where
+// --knn auto switches": `qvs graph --k 20`, CPU seconds of the whole
+// command, exact against approximate): on clustered Gaussian 32-d float32
+// features 0.50 against 0.83 at 10,000 items, 1.45 / 1.69 at 20,000,
+// 2.98 / 2.80 at 30,000, 9.4 / 4.8 at 50,000 (the exact cost grows close
+// to n^2); on the Enamine library's 2,048-bit Morgan fingerprints 0.73 /
+// 1.20 at 5,000, 2.9 / 2.8 at 10,000, 10.6 / 5.8 at 20,000, 69 / 18 at
+// 49,706 (atom-pair fingerprints alike): a Tanimoto distance is cheap and
+// prunes nothing, so the n^2 pairs cost early. Below the switch the exact
+// graph (recall 1) costs at most about as much as the approximate one.
+// The paper's pools do not go through KNNAuto: their graphs stay exact.
 const (
-	ApproxMinItems         = 25_000
+	ApproxMinItems         = 30_000
 	ApproxMinItemsTanimoto = 10_000
 )
 

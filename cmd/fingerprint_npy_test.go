@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,16 +22,8 @@ import (
 func writePackedNPY(t *testing.T, path string, fps []string) {
 	t.Helper()
 	d := (len(fps[0]) + 7) / 8
-	header := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d, %d), }", len(fps), d)
-	for (10+len(header)+1)%64 != 0 {
-		header += " "
-	}
-	header += "\n"
 	var buf bytes.Buffer
-	buf.WriteString("\x93NUMPY\x01\x00")
-	buf.WriteByte(byte(len(header)))
-	buf.WriteByte(byte(len(header) >> 8))
-	buf.WriteString(header)
+	buf.Write(npyHeader("|u1", []int{len(fps), d}))
 	for _, fp := range fps {
 		row := make([]byte, d)
 		for b := range fp {
@@ -43,6 +36,26 @@ func writePackedNPY(t *testing.T, path string, fps []string) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// npyHeader is the header of a .npy file (format 1.0) of a C-order array
+// of dtype descr and shape, padded to 64 bytes as NumPy pads it.
+func npyHeader(descr string, shape []int) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	sh := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
+	for (10+len(header)+1)%64 != 0 {
+		header += " "
+	}
+	header += "\n"
+	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
+	return append(out, header...)
 }
 
 // vs1 is exp of the Shannon entropy of the eigenvalues of K/n, computed

@@ -145,7 +145,7 @@ func (o *ApproxOptions) defaults() {
 // Fingerprints' neighbours lie close together (docs/performance.md: on
 // clustered 2,048-bit ones the 20 nearest within Tanimoto 0.05; on the
 // Enamine library's Morgan fingerprints the 20th lies at a median distance
-// of 0.60, the 1st near 0.45) and the trees barely help. With k + 10
+// of 0.60) and the trees barely help. With k + 10
 // candidates rows settle in closed groups (recall@20 0.97 after 11 rounds
 // at 10^6 generated rows); with k + 20 and half of each row's new entries
 // joined a round (Sample 0.5) the rounds reach 0.999 on generated

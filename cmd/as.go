@@ -480,7 +480,7 @@ func (o *asCSVPoolOptions) register(t *configkeys.Table, cfg *asConfig) {
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format", &cs.FingerprintColumn)
 	configkeys.BindChoice(t, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, datasets.FingerprintFormats, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
 	configkeys.BindList(t, "exclude-columns", "pool.csv.exclude_columns", nil, "--pool: comma-separated columns that are never features", &cs.ExcludeColumns)
-	configkeys.BindChoice(t, "knn", "pool.csv.knn", datasets.KNNAuto, datasets.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items (pool.csv.knn)", &cs.KNN)
+	configkeys.BindChoice(t, "knn", "pool.csv.knn", datasets.KNNAuto, datasets.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items, "+strconv.Itoa(datasets.ApproxMinItemsTanimoto)+" with --metric tanimoto (pool.csv.knn)", &cs.KNN)
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
@@ -611,8 +611,8 @@ again.
 Large pools: --pool X.npy, a float32/float64/uint8 matrix one row per item
 (ids from --ids FILE, one per line, else the row index; uint8 with --metric
 tanimoto holds fingerprints packed MSB-first as numpy.packbits writes them).
-From ` + strconv.Itoa(datasets.ApproxMinItems) + ` items the kNN graph of --pool is approximate (--knn auto;
-exact or approx to choose): its recall@k, measured against brute force on
+From ` + strconv.Itoa(datasets.ApproxMinItems) + ` items (` + strconv.Itoa(datasets.ApproxMinItemsTanimoto) + ` with --metric tanimoto) the kNN graph of
+--pool is approximate (--knn auto; exact or approx to choose): its recall@k, measured against brute force on
 sampled rows, is printed on stderr. Graphs are cached under --cache-dir,
 keyed by the features.
 
@@ -747,6 +747,9 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	}
 	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
 		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
+	}
+	if err := checkASSuggestInputs(cfg.Pool, o.observed, o.pending); err != nil {
+		return err
 	}
 	stderr := c.ErrOrStderr()
 	pool, err := loadASPool(cfg.Pool, g, stderr)

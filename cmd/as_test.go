@@ -703,24 +703,8 @@ func TestASSuggest(t *testing.T) {
 // or int64 ('<i8') values.
 func writeNPY(t *testing.T, path, descr string, shape []int, vals []float64) {
 	t.Helper()
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = strconv.Itoa(s)
-	}
-	sh := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		sh += ","
-	}
-	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
-	for (10+len(header)+1)%64 != 0 {
-		header += " "
-	}
-	header += "\n"
 	var buf bytes.Buffer
-	buf.WriteString("\x93NUMPY\x01\x00")
-	buf.WriteByte(byte(len(header)))
-	buf.WriteByte(byte(len(header) >> 8))
-	buf.WriteString(header)
+	buf.Write(npyHeader(descr, shape))
 	for _, v := range vals {
 		var u uint64
 		if descr == "<i8" {

@@ -80,6 +80,11 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	if init < 1 {
 		return usageErrorf("--init must be at least 1, got %d", init)
 	}
+	// The kernel takes long to read when large: the smaller files are
+	// checked first.
+	if err := checkReadable(f.observed, d.ids); err != nil {
+		return err
+	}
 	K, err := datasets.ReadKernelMatrix(d.kernel)
 	if err != nil {
 		return err

@@ -37,16 +37,17 @@ fingerprints packed most significant bit first (numpy.packbits(fp, axis=1):
 bit b is bit 7 - b%8 of byte b/8) and bool columns are one bit each. --ids
 FILE gives the item ids (one per line), else they are the row index.
 
---knn auto (the default) builds the exact graph below ` + strconv.Itoa(datasets.ApproxMinItems) + ` items and the
-approximate one (random-projection trees, then NN-descent; distances exact)
-from there; its recall@k, measured against brute force on sampled rows, is
+--knn auto (the default) builds the exact graph below ` + strconv.Itoa(datasets.ApproxMinItems) + ` items (` + strconv.Itoa(datasets.ApproxMinItemsTanimoto) + `
+with --metric tanimoto) and the approximate one (random-projection trees,
+then NN-descent; distances exact) from there; its recall@k, measured against brute force on sampled rows, is
 printed on stderr. --similarity turns distances into weights: gaussian
 exp(-d^2/h^2), h^2 the median squared edge distance (default for euclidean
 and cosine; for tanimoto it means native), native 1 - d (cosine; tanimoto:
 the Tanimoto similarity), unweighted 1.
 
 On stderr (nothing with --quiet), every step that runs over a second shows
-a progress bar or a status line, then one line with its work and duration:
+a progress bar (on a terminal; else one line with its total work) or a
+status line, then one line with its work and duration:
 reading the .npy, hashing it for the cache key, the approximate graph's
 phases (trees, the recall sample, each NN-descent round, re-rank, recall:
 each bar counts the distances or pairs its phase measures, its total known
@@ -98,6 +99,9 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	}
 	if err := fileio.CheckOutput(o.out, fileio.OutputCheck{Inputs: []string{cfg.Pool.CSV.File, cfg.Pool.CSV.IDsFile}, Force: g.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
 		return usageError{err}
+	}
+	if err := checkOutputDir(o.out); err != nil {
+		return err
 	}
 	stderr := c.ErrOrStderr()
 	// SIGINT, SIGTERM and SIGHUP end the command with "qvs graph

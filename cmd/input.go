@@ -77,7 +77,7 @@ func (f *inputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ids, "ids", "", "item ids, the first column, one per item (optional header 'id'); ids must be unique")
 	fs.StringVar(&f.idColumn, "id-column", "", "name of an id column in the --kernel/--embeddings CSV (requires a header)")
 	fs.BoolVar(&f.normalize, "normalize", false, "rescale the kernel to unit diagonal, K_ij / sqrt(K_ii K_jj)")
-	fs.StringVar(&f.embKernel, "embedding-kernel", items.Cosine, "kernel on --embeddings: cosine, linear (X X^T), rbf (exp(-|x-y|^2/(2 l^2))) or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count columns)")
+	fs.StringVar(&f.embKernel, "embedding-kernel", items.Cosine, "kernel on --embeddings: cosine, linear (X X^T), rbf (exp(-|x-y|^2/(2 l^2))) or tanimoto (fingerprints: --fingerprint-column, a uint8 .npy packed by numpy.packbits, or 0/1 or count columns)")
 	fs.StringVar(&f.featurePrefix, "feature-prefix", "", "--embeddings CSV: the embedding columns are those named PREFIX... (e.g. x for x1,x2,...)")
 	fs.StringVar(&f.excludeColumns, "exclude-columns", "", "--embeddings CSV: comma-separated columns that are never embedding dimensions")
 	fs.StringVar(&f.fingerprintColumn, "fingerprint-column", "", "--embeddings CSV: column of fingerprints as text (with --embedding-kernel tanimoto), see --fingerprint-format")

@@ -29,6 +29,7 @@ func TestSingleLineCSVBounded(t *testing.T) {
 	}
 	wide := writeFile(t, dir, "wide.csv", strings.Repeat("h", 900_000)+",x\n1,2\n")
 	pool := writeFile(t, dir, "pool.csv", "id,x\na,1\nb,2\nc,3\n")
+	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n")
 	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
 	suggest := []string{"--cache-dir", filepath.Join(dir, "cache"), "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--batch", "1", "--method", "random", "--observed"}
 	for _, c := range []struct {
@@ -38,7 +39,8 @@ func TestSingleLineCSVBounded(t *testing.T) {
 	}{
 		{"kernel", []string{"score", "--kernel", long}, long + ": line 1 is longer than 1048576 bytes"},
 		{"embeddings", []string{"score", "--embeddings", long}, long + ": line 1 is longer than 1048576 bytes"},
-		{"pool", []string{"as", "suggest", "--pool", long, "--observed", pool, "--batch", "1", "--method", "random"}, long + ": line 1 is longer"},
+		// A valid --observed: it is checked before the pool is read.
+		{"pool", []string{"as", "suggest", "--pool", long, "--observed", obs, "--batch", "1", "--method", "random"}, long + ": line 1 is longer"},
 		{"observed", append(suggest, long), long + ": line 1 is longer"},
 		{"evals", []string{"bayesopt", "suggest", "--space", space, "--observed", long}, long + ": line 1 is longer"},
 		{"wide header, observed", append(suggest, wide), `"hhhhhhhhhh`},

@@ -17,28 +17,37 @@ import (
 // line shows (tests set 0): shorter steps pass silently.
 var progressDelay = time.Second
 
+// stepLogFrames reports whether a stepLog on w draws progress bars (tests
+// replace it): on a terminal only. Elsewhere (stderr redirected to a file
+// or a pipe) a bar's redrawn frames, each ended by a carriage return,
+// would pile up in the file (160 KB for one graph build).
+var stepLogFrames = campaign.IsTerminal
+
 // stepLog shows the steps of a long command on stderr, one after another.
-// A counted step (datasets.ProgressFunc: done of total units) gets a
-// progress bar: done and total in its unit, the rate and the time left at
-// that rate, counted from the step's start, so the time left is the step's
-// own; the bar is cleared when the step ends. An uncounted step (step)
-// gets a line "<step> ..." . Either shows only once the step has run for
-// progressDelay, and a step that showed ends with one line: its work and
-// duration. A nil *stepLog (--quiet) shows nothing.
+// On a terminal, a counted step (datasets.ProgressFunc: done of total
+// units) gets a progress bar: done and total in its unit, the rate and the
+// time left at that rate, counted from the step's start, so the time left
+// is the step's own; the bar is cleared when the step ends. Elsewhere, and
+// for an uncounted step (step), a step gets one line when it shows,
+// "<step> ..." (a counted one: "<step>, <total> <unit> ..."). Either shows
+// only once the step has run for progressDelay, and a step that showed
+// ends with one line: its work and duration. A nil *stepLog (--quiet)
+// shows nothing.
 type stepLog struct {
-	w     io.Writer
-	mu    sync.Mutex
-	phase string
-	ended string // the phase that ended last, until another starts
-	unit  string
-	total int64 // 0: uncounted
-	scale int64 // reported units per bar unit: 1, or 1000 from 10^7
-	done  int64
-	start time.Time
-	gen   int // which step the timer belongs to
-	timer *time.Timer
-	gate  *gatedWriter
-	bar   *progressbar.ProgressBar
+	w      io.Writer
+	frames bool // progress bars (stepLogFrames)
+	mu     sync.Mutex
+	phase  string
+	ended  string // the phase that ended last, until another starts
+	unit   string
+	total  int64 // 0: uncounted
+	scale  int64 // reported units per bar unit: 1, or 1000 from 10^7
+	done   int64
+	start  time.Time
+	gen    int // which step the timer belongs to
+	timer  *time.Timer
+	gate   *gatedWriter
+	bar    *progressbar.ProgressBar
 }
 
 // gatedWriter passes writes to w once open; before, it drops them.
@@ -59,7 +68,7 @@ func newStepLog(w io.Writer, quiet bool) *stepLog {
 	if quiet {
 		return nil
 	}
-	return &stepLog{w: w}
+	return &stepLog{w: w, frames: stepLogFrames(w)}
 }
 
 // progress is the datasets.ProgressFunc of l (nil for a nil l).
@@ -91,7 +100,9 @@ func (l *stepLog) report(phase, unit string, done, total int64) {
 		l.finish()
 		return
 	}
-	_ = l.bar.Set64(done / l.scale)
+	if l.bar != nil {
+		_ = l.bar.Set64(done / l.scale)
+	}
 }
 
 // step starts an uncounted step (nothing for a nil l); end or the next
@@ -112,7 +123,7 @@ func (l *stepLog) begin(phase, unit string, total int64) {
 	l.phase, l.unit, l.total, l.done, l.start, l.ended = phase, unit, total, 0, time.Now(), ""
 	l.gate = &gatedWriter{w: l.w}
 	l.bar = nil
-	if total > 0 {
+	if total > 0 && l.frames {
 		l.scale = 1
 		if total >= 10_000_000 {
 			l.scale, unit = 1000, "k "+unit
@@ -137,9 +148,12 @@ func (l *stepLog) begin(phase, unit string, total int64) {
 // show makes the current step visible; the caller holds l.mu.
 func (l *stepLog) show() {
 	l.gate.open = true
-	if l.bar != nil {
+	switch {
+	case l.bar != nil:
 		_ = l.bar.RenderBlank()
-	} else {
+	case l.total > 0:
+		fmt.Fprintf(l.w, "%s, %s ...\n", l.phase, workAmount(l.total, l.unit))
+	default:
 		fmt.Fprintf(l.w, "%s ...\n", l.phase)
 	}
 }
@@ -160,7 +174,7 @@ func (l *stepLog) finish() {
 	if l.gate.open {
 		name, _, _ := strings.Cut(l.phase, " (")
 		took := time.Since(l.start)
-		if l.bar != nil {
+		if l.total > 0 {
 			fmt.Fprintf(l.w, "%s: %s in %s\n", name, workAmount(l.done, l.unit), seconds(took))
 		} else {
 			fmt.Fprintf(l.w, "%s: done in %s\n", name, seconds(took))

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 func TestGraphProgressPhases(t *testing.T) {
 	defer func(d time.Duration) { progressDelay = d }(progressDelay)
 	progressDelay = 0
+	defer func(f func(io.Writer) bool) { stepLogFrames = f }(stepLogFrames)
+	stepLogFrames = func(io.Writer) bool { return true } // a terminal
 	dir := t.TempDir()
 	const n, d = 800, 4
 	rng := rand.New(rand.NewPCG(7, 1))
@@ -121,6 +124,7 @@ func TestStepLog(t *testing.T) {
 	progressDelay = 0
 	var b bytes.Buffer
 	l := newStepLog(&b, false)
+	l.frames = true // a terminal
 	f := l.progress()
 	f("a (first)", "pairs", 0, 10)
 	f("a (first)", "pairs", 7, 10)
@@ -153,4 +157,67 @@ func TestStepLog(t *testing.T) {
 	}
 	quiet.step("x")
 	quiet.end()
+}
+
+// TestStepLogNotTerminal: on a writer that is not a terminal (a file, a
+// pipe: here a buffer, as stepLogFrames decides) no bar is drawn: no
+// carriage return, one line when a step starts (a counted one with its
+// total work) and one when it ends with its work and duration, whatever
+// the number of progress calls; the approximate graph's build through
+// `qvs graph` writes its phases that way, a few hundred bytes.
+func TestStepLogNotTerminal(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	var b bytes.Buffer
+	l := newStepLog(&b, false)
+	if l.frames {
+		t.Fatal("a buffer is taken for a terminal")
+	}
+	f := l.progress()
+	f("a (first)", "pairs", 0, 1000)
+	for done := int64(1); done <= 1000; done++ {
+		f("a (first)", "pairs", done, 1000)
+	}
+	f("c", "distances", 0, 25_000_000)
+	f("c", "distances", 12_000_000, 25_000_000)
+	l.step("d")
+	l.end()
+	got := regexp.MustCompile(`\d+\.\d s\n`).ReplaceAllString(b.String(), "T\n")
+	want := "a (first), 1000 pairs ...\na: 1000 pairs in T\nc, 25.0 M distances ...\nc: 12.0 M distances in T\nd ...\nd: done in T\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+
+	defer func(f func(io.Writer) bool) { stepLogFrames = f }(stepLogFrames)
+	dir := t.TempDir()
+	const n, d = 3000, 4
+	rng := rand.New(rand.NewPCG(7, 2))
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
+	var sizes [2]int
+	for i, frames := range []bool{false, true} {
+		stepLogFrames = func(io.Writer) bool { return frames }
+		code, _, stderr := runQVS(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
+		if code != 0 {
+			t.Fatalf("graph: exit %d: %s", code, stderr)
+		}
+		sizes[i] = len(stderr)
+		if frames {
+			continue
+		}
+		if strings.Contains(stderr, "\r") || strings.Contains(stderr, "%") {
+			t.Errorf("not a terminal: frames on stderr:\n%q", stderr)
+		}
+		for _, phase := range []string{"kNN graph: trees", "kNN graph: round 1", "kNN graph: re-rank"} {
+			if strings.Count(stderr, phase) != 2 {
+				t.Errorf("not a terminal: phase %q has %d lines, want a start and an end line:\n%s", phase, strings.Count(stderr, phase), stderr)
+			}
+		}
+	}
+	if sizes[0] >= sizes[1] {
+		t.Errorf("stderr without frames %d bytes, with %d: want fewer", sizes[0], sizes[1])
+	}
 }

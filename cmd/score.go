@@ -229,10 +229,13 @@ distinct rows (exact up to 2,048 rows, a fixed sample of 2^21 pairs above),
 printed on stderr; or tanimoto, for fingerprints: a text column
 (--fingerprint-column; --fingerprint-format bits, '0'/'1' with bit 0 first,
 or hex, chemfp's FPS convention: two hex digits per byte, bytes in order,
-bit i = 1<<(i%8) of byte i/8, so '04' = '00100000'), or 0/1 columns, or
+bit i = 1<<(i%8) of byte i/8, so '04' = '00100000'), or a uint8 .npy of
+fingerprints packed most significant bit first (numpy.packbits(fp, axis=1):
+bit b is bit 7 - b%8 of byte b/8, as 'qvs as suggest --pool X.npy --metric
+tanimoto' reads it) or a bool .npy (one bit per column), or 0/1 columns, or
 non-negative integer counts compared by sum(min)/sum(max) (Tanimoto on
-0/1); two all-zero fingerprints have similarity 1, an all-zero and another
-0. --standardize z-scores each column first, (x - mean)/sd with the
+0/1; counts in a .npy need an integer or float dtype wider than uint8);
+two all-zero fingerprints have similarity 1, an all-zero and another 0. --standardize z-scores each column first, (x - mean)/sd with the
 population sd (divisor n; a constant column becomes 0).
 
 A CSV with a header may hold more than the embedding: --id-column names the

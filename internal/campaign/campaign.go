@@ -354,7 +354,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 	}
 
 	var bar *progressbar.ProgressBar
-	if !spec.Quiet && isTerminal(spec.Progress) && len(jobs) > 0 {
+	if !spec.Quiet && IsTerminal(spec.Progress) && len(jobs) > 0 {
 		bar = newProgressBar(spec, len(jobs)*spec.Steps)
 		_ = bar.Add(priorRecords)
 	}
@@ -836,7 +836,9 @@ func WriteSummary(dir string, order []Run) error {
 	return fileio.WriteCSVAtomic(filepath.Join(dir, "summary.csv"), header, out)
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal (an *os.File on one): progress
+// bars redraw themselves with carriage returns only there.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Pool kinds accepted by Config.Kind.
@@ -199,6 +200,9 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, er
 	if err := missingPaperData(cfg, dataDir); err != nil {
 		return nil, err
 	}
+	if err := CheckInputFiles(cfg); err != nil {
+		return nil, err
+	}
 	var p *Pool
 	var err error
 	switch cfg.Kind {
@@ -232,6 +236,34 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, er
 		return nil, err
 	}
 	return p, nil
+}
+
+// CheckInputFiles checks that every file a csv or graph pool names
+// (pool.csv.file and ids_file; pool.graph.file, kernel, ids and labels)
+// exists and is a regular file that opens for reading, before any of them
+// is read: a mistyped ids file is reported at once, not after the
+// features are read. The error names the key (configkeys.Wrap) and the
+// path. LoadWith calls it first; commands that read more files before the
+// pool (`qvs as suggest --observed`) call it with their own checks.
+func CheckInputFiles(cfg Config) error {
+	var files [][2]string
+	switch cfg.Kind {
+	case KindCSV:
+		files = [][2]string{{"pool.csv.file", cfg.CSV.File}, {"pool.csv.ids_file", cfg.CSV.IDsFile}}
+	case KindGraph:
+		files = [][2]string{{"pool.graph.file", cfg.Graph.File}, {"pool.graph.kernel", cfg.Graph.Kernel}, {"pool.graph.ids", cfg.Graph.IDs}, {"pool.graph.labels", cfg.Graph.Labels}}
+	}
+	for _, f := range files {
+		if f[1] == "" {
+			continue
+		}
+		r, err := fileio.OpenInput(f[1])
+		if err != nil {
+			return configkeys.Wrap(f[0], err)
+		}
+		r.Close()
+	}
+	return nil
 }
 
 // dataPath resolves a data-relative path.

@@ -276,7 +276,7 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 // buildGraph sets the pool's kNN graph from its features as cfg says
 // (k, metric, knn, similarity), recording how in p.Graph.
 func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) error {
-	if _, err := ResolveKNNMethod(cfg.KNN, p.Len()); err != nil {
+	if _, err := ResolveKNNMethod(cfg.KNN, p.Len(), cfg.Metric); err != nil {
 		return configkeys.Wrap("pool.csv.knn", err)
 	}
 	if cfg.Metric == MetricTanimoto {

@@ -59,7 +59,8 @@
 // # Approximate kNN graphs
 //
 // CSV and .npy pools choose the graph by pool.csv.knn: exact, approx, or
-// auto (approximate from ApproxMinItems items; the built-in pools are
+// auto (approximate from ApproxMinItems items, ApproxMinItemsTanimoto
+// fingerprints; the built-in pools are
 // always exact). ApproxDenseKNN (ApproxDenseKNN32 on float32 rows) and
 // ApproxBitsKNN build random-projection trees for an initial graph (median
 // splits by quickselect, Workers trees at a time), refine it by NN-descent (each round reads the

@@ -19,7 +19,8 @@ import (
 
 // kNN construction methods (config key pool.csv.knn, flag --knn).
 const (
-	// KNNAuto: exact below ApproxMinItems items, approximate from there.
+	// KNNAuto: exact below ApproxMinItems items (ApproxMinItemsTanimoto
+	// for fingerprints), approximate from there.
 	KNNAuto = "auto"
 	// KNNExact: DenseKNN or BitsKNN, the brute-force definition.
 	KNNExact = "exact"
@@ -31,19 +32,32 @@ const (
 // KNNMethods lists the accepted construction methods.
 var KNNMethods = []string{KNNAuto, KNNExact, KNNApprox}
 
-// ApproxMinItems is where KNNAuto switches to the approximate graph. Chosen
-// by measurement (docs/performance.md, clustered Gaussian 32-d): the exact
-// graph costs about as much as the approximate one at 20,000 items and is
-// ~5x slower at 100,000 (its cost grows close to n^2 in 32 dimensions). The
-// paper's pools do not go through KNNAuto: their graphs stay exact.
-const ApproxMinItems = 50_000
+// ApproxMinItems and ApproxMinItemsTanimoto are where KNNAuto switches to
+// the approximate graph, for dense features (euclidean, cosine) and for
+// fingerprints (tanimoto): about where the exact graph starts to cost more
+// CPU than the approximate one. Measured (docs/performance.md, "Where
+// --knn auto switches": `qvs graph --k 20`, CPU seconds of the whole
+// command, exact against approximate): on clustered Gaussian 32-d float32
+// features 0.50 against 0.83 at 10,000 items, 1.45 / 1.69 at 20,000,
+// 2.98 / 2.80 at 30,000, 9.4 / 4.8 at 50,000 (the exact cost grows close
+// to n^2); on the Enamine library's 2,048-bit Morgan fingerprints 0.73 /
+// 1.20 at 5,000, 2.9 / 2.8 at 10,000, 10.6 / 5.8 at 20,000, 69 / 18 at
+// 49,706 (atom-pair fingerprints alike): a Tanimoto distance is cheap and
+// prunes nothing, so the n^2 pairs cost early. Below the switch the exact
+// graph (recall 1) costs at most about as much as the approximate one.
+// The paper's pools do not go through KNNAuto: their graphs stay exact.
+const (
+	ApproxMinItems         = 30_000
+	ApproxMinItemsTanimoto = 10_000
+)
 
 // ResolveKNNMethod turns KNNAuto (or "") into KNNExact or KNNApprox for n
-// items, and checks the name.
-func ResolveKNNMethod(method string, n int) (string, error) {
+// items under metric (ApproxMinItemsTanimoto for MetricTanimoto,
+// ApproxMinItems otherwise), and checks the name.
+func ResolveKNNMethod(method string, n int, metric string) (string, error) {
 	switch method {
 	case "", KNNAuto:
-		if n >= ApproxMinItems {
+		if n >= approxMinItems(metric) {
 			return KNNApprox, nil
 		}
 		return KNNExact, nil
@@ -53,16 +67,25 @@ func ResolveKNNMethod(method string, n int) (string, error) {
 	return "", fmt.Errorf("kNN method %q is not one of %q, %q, %q", method, KNNAuto, KNNExact, KNNApprox)
 }
 
+// approxMinItems is KNNAuto's switch for metric.
+func approxMinItems(metric string) int {
+	if metric == MetricTanimoto {
+		return ApproxMinItemsTanimoto
+	}
+	return ApproxMinItems
+}
+
 // ApproxOptions tunes ApproxKNN; zero values take the defaults.
 type ApproxOptions struct {
 	Workers  int    // goroutines (<= 0: GOMAXPROCS)
 	Seed     uint64 // random projections and the recall sample
-	Trees    int    // random-projection trees of the initial graph (default 8)
+	Trees    int    // random-projection trees of the initial graph (default 8; fingerprints 4)
 	LeafSize int    // items per tree leaf (default 48)
 	Extra    int    // candidates kept per row beyond k (default 10; fingerprints 20)
 	MaxIter  int    // NN-descent rounds at most (default 15)
 	// Sample is the share ρ of a row's kc entries taken into the local
-	// joins of a round, as new ones and as reverse lists (default 0.5).
+	// joins of a round, as new ones and as reverse lists (default 0.5;
+	// fingerprints 1).
 	Sample float64
 	// Delta stops NN-descent once a round changes fewer than Delta*n*k
 	// entries (default 0.0005).
@@ -115,6 +138,32 @@ func (o *ApproxOptions) defaults() {
 		o.RecallRows = 200
 	}
 	o.Workers = defaultWorkers(o.Workers)
+}
+
+// bitsDefaults sets the defaults of ApproxBitsKNN where they differ from
+// the dense features' (defaults): Extra 20, Sample 1, Trees 4.
+// Fingerprints' neighbours lie close together (docs/performance.md: on
+// clustered 2,048-bit ones the 20 nearest within Tanimoto 0.05; on the
+// Enamine library's Morgan fingerprints the 20th lies at a median distance
+// of 0.60) and the trees barely help. With k + 10
+// candidates rows settle in closed groups (recall@20 0.97 after 11 rounds
+// at 10^6 generated rows); with k + 20 and half of each row's new entries
+// joined a round (Sample 0.5) the rounds reach 0.999 on generated
+// fingerprints but stall at 0.989 on the 49,706 Morgan fingerprints of the
+// Enamine 50k library however many rounds run. Joining every new entry
+// (Sample 1) reaches 0.996 there in 7 rounds instead of 9, and 4 trees
+// instead of 8 pay for most of the larger joins (docs/performance.md,
+// "Fingerprints of a real library").
+func (o *ApproxOptions) bitsDefaults() {
+	if o.Extra <= 0 {
+		o.Extra = 20
+	}
+	if o.Sample <= 0 || o.Sample > 1 {
+		o.Sample = 1
+	}
+	if o.Trees <= 0 {
+		o.Trees = 4
+	}
 }
 
 // ApproxStats describes an approximate graph: the NN-descent rounds run and
@@ -196,14 +245,7 @@ func ApproxBitsKNN(b [][]uint64, k int, opt ApproxOptions) (*KNNGraph, ApproxSta
 			return nil, ApproxStats{}, fmt.Errorf("kNN graph: fingerprint %d has %d words, expected %d like fingerprint 0", i, len(row), len(b[0]))
 		}
 	}
-	if opt.Extra <= 0 {
-		// Fingerprints' neighbours lie close together (docs/performance.md:
-		// on clustered 2,048-bit ones the 20 nearest within Tanimoto 0.05)
-		// and the trees barely help: with k + 10 candidates rows settle in
-		// closed groups (recall@20 0.97 after 11 rounds at 10^6 rows), with
-		// k + 20 the rounds reach 0.99.
-		opt.Extra = 20
-	}
+	opt.bitsDefaults()
 	return approxKNN(newBitsSpace(b), k, MetricTanimoto, opt)
 }
 

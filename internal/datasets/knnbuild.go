@@ -78,7 +78,7 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	} else {
 		bits, n = nil, dense.n()
 	}
-	m, err := ResolveKNNMethod(method, n)
+	m, err := ResolveKNNMethod(method, n, metric)
 	if err != nil {
 		return nil, GraphInfo{}, err
 	}
@@ -126,8 +126,14 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	hashing.finish()
 	if m == KNNApprox {
 		p := approxCacheParams
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s approx-v5 seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
-			key, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Sample, p.Delta, p.RecallRows))
+		version := "approx-v5"
+		if metric == MetricTanimoto {
+			// Fingerprints' defaults (bitsDefaults: Sample 1, 4 trees)
+			// changed their graphs, not the dense features'.
+			version = "approx-v5 bits-v2"
+		}
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s %s seed=%d trees=%d leaf=%d extra=%d iter=%d sample=%g delta=%g recall=%d",
+			key, version, p.Seed, p.Trees, p.LeafSize, p.Extra, p.MaxIter, p.Sample, p.Delta, p.RecallRows))
 		key = hex.EncodeToString(sum[:])
 	}
 	info.KeySeconds = time.Since(t0).Seconds()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,12 +22,11 @@ import (
 //     read (Pool.Dense32, one copy at 4 bytes a value; distances computed
 //     from them in float64 equal those of the values widened, bit for
 //     bit), except with cfg.Standardize (then widened to float64);
-//   - uint8 with metric tanimoto: packed fingerprints, each row
-//     ceil(bits/8) bytes as numpy.packbits(fp, axis=1) writes them (bit b
-//     of the fingerprint is bit 7 - b%8 of byte b/8, most significant bit
-//     first); with metric euclidean or cosine, uint8 values are numbers;
-//   - bool (or uint8 0/1 given as bool): one bit per column; with metric
-//     tanimoto, a fingerprint of that many bits.
+//   - uint8 or bool with metric tanimoto: fingerprints by the rule of
+//     ReadNPYFingerprints (uint8 rows packed by numpy.packbits, most
+//     significant bit first; bool columns one bit each), the rule `qvs
+//     score` and `qvs select` apply too; with metric euclidean or cosine,
+//     uint8 and bool values are numbers.
 //
 // Ids come from cfg.IDsFile (one per line, optional header "id", unique
 // and non-empty, one per row), else the row index. The graph is built as
@@ -74,35 +72,9 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 		order = binary.BigEndian
 	}
 	switch {
-	case cfg.Metric == MetricTanimoto && (dt == "u1" || dt == "b1"):
-		nbits := 8 * d
-		if dt == "b1" {
-			nbits = d
-		}
-		words := (nbits + 63) / 64
-		back := make([]uint64, n*words)
-		p.Bits = make([][]uint64, n)
-		row := make([]byte, d)
-		for i := range n {
-			if _, err := io.ReadFull(br, row); err != nil {
-				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
-			}
-			rd.at(int64(i + 1))
-			w := back[i*words : (i+1)*words]
-			for c, v := range row {
-				if dt == "b1" {
-					if v > 1 {
-						return nil, fmt.Errorf("%s: row %d, column %d: bool byte %d, expected 0 or 1", path, i+1, c+1, v)
-					}
-					if v == 1 {
-						w[c/64] |= 1 << (c % 64)
-					}
-					continue
-				}
-				// MSB first: byte c's bit 7-b is fingerprint bit 8c+b.
-				w[c/8] |= uint64(bits.Reverse8(v)) << (8 * (c % 8))
-			}
-			p.Bits[i] = w
+	case cfg.Metric == MetricTanimoto && IsNPYFingerprintDtype(h.Dtype):
+		if p.Bits, err = readNPYBits(br, h, path, rd); err != nil {
+			return nil, err
 		}
 	case cfg.Metric == MetricTanimoto:
 		return nil, fmt.Errorf("%s: dtype %s with metric tanimoto: expected uint8 (packed bits, numpy.packbits) or bool (one bit per column)", path, h.Dtype)

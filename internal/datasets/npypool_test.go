@@ -281,12 +281,17 @@ func TestBuildGraphCache(t *testing.T) {
 	if err != nil || info4.Status != CacheRecovered || !slices.Equal(g4.Index, g1.Index) {
 		t.Fatalf("damaged file: %+v, %v", info4, err)
 	}
-	// auto: exact below ApproxMinItems
-	if m, _ := ResolveKNNMethod("", ApproxMinItems-1); m != KNNExact {
-		t.Errorf("auto below the threshold: %s", m)
-	}
-	if m, _ := ResolveKNNMethod(KNNAuto, ApproxMinItems); m != KNNApprox {
-		t.Errorf("auto at the threshold: %s", m)
+	// auto: exact below the metric's threshold, approximate from it
+	for _, c := range []struct {
+		metric string
+		at     int
+	}{{MetricEuclidean, ApproxMinItems}, {MetricCosine, ApproxMinItems}, {MetricTanimoto, ApproxMinItemsTanimoto}} {
+		if m, _ := ResolveKNNMethod("", c.at-1, c.metric); m != KNNExact {
+			t.Errorf("%s: auto below the threshold %d: %s", c.metric, c.at, m)
+		}
+		if m, _ := ResolveKNNMethod(KNNAuto, c.at, c.metric); m != KNNApprox {
+			t.Errorf("%s: auto at the threshold %d: %s", c.metric, c.at, m)
+		}
 	}
 }
 

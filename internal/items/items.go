@@ -112,9 +112,14 @@ func Load(spec Spec, stderr io.Writer, quiet bool) (*Items, error) {
 	}
 	path := spec.Kernel + spec.Embeddings
 	in := &Items{path: path, groupColumn: spec.GroupColumn}
-	loaded, err := in.loadRawNPY(spec)
+	loaded, err := in.loadNPYFingerprints(spec)
 	if err != nil {
 		return nil, err
+	}
+	if !loaded {
+		if loaded, err = in.loadRawNPY(spec); err != nil {
+			return nil, err
+		}
 	}
 	if !loaded {
 		if loaded, err = in.loadColumnsCSV(spec, stderr, quiet); err != nil {
@@ -330,6 +335,29 @@ func (in *Items) loadRawNPY(spec Spec) (loaded bool, err error) {
 		vendi.Unoverflow(x64) // cosine rows are normalised by vendi.RowNorm
 	}
 	in.emb64, in.N, in.dim = x64, rows, cols
+	return true, nil
+}
+
+// loadNPYFingerprints reads the embeddings under the tanimoto kernel when
+// they are a uint8 or bool .npy: fingerprints by the rule of
+// datasets.ReadNPYFingerprints (uint8 rows packed by numpy.packbits, most
+// significant bit first; bool columns one bit each), as `qvs as suggest`
+// and `qvs graph` read a pool. loaded is false for any other file or
+// dtype (a numeric .npy of counts goes through the table reader), and
+// when a flag naming header columns is set, which the table reader
+// refuses.
+func (in *Items) loadNPYFingerprints(spec Spec) (loaded bool, err error) {
+	path := spec.Embeddings
+	if spec.EmbeddingKernel != Tanimoto || path == "" || !strings.HasSuffix(strings.ToLower(path), ".npy") ||
+		spec.IDColumn != "" || spec.GroupColumn != "" || spec.QualityColumn != "" || len(spec.FeatureColumns) > 0 ||
+		spec.FeaturePrefix != "" || len(spec.ExcludeColumns) > 0 || spec.FingerprintColumn != "" {
+		return false, nil
+	}
+	fps, ok, err := datasets.ReadNPYFingerprints(path)
+	if !ok || err != nil {
+		return ok, err
+	}
+	in.setTanimoto(fps)
 	return true, nil
 }
 

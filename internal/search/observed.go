@@ -84,9 +84,35 @@ type itemRow struct {
 	positive bool
 }
 
-// readItemFile reads a CSV file naming pool items by an index or id column
-// and, if withLabel, labelled by a label column (see ParseObserved).
-func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, error) {
+// CheckObservedFile checks the labels file of ParseObserved as far as it
+// can without the pool: the file opens (a regular file), is CSV, has the
+// header (index,label or id,label), every row has the header's fields and
+// a label 1/true or 0/false. Commands call it before loading the pool, so
+// a mistyped path or header is reported before minutes of graph building.
+func CheckObservedFile(path string) error {
+	_, err := readItemRecords(path, true)
+	return err
+}
+
+// CheckPendingFile is CheckObservedFile for ParsePending's file (header
+// index or id, no label).
+func CheckPendingFile(path string) error {
+	_, err := readItemRecords(path, false)
+	return err
+}
+
+// itemRecords is an item file read and checked without the pool: its
+// records (header first), the key and label columns (-1: none) and whether
+// the key is an id.
+type itemRecords struct {
+	recs             [][]string
+	keyCol, labelCol int
+	idCol            int // the id column when the index is the key too (-1: none)
+	byID             bool
+}
+
+// readItemRecords reads and checks an item file (see CheckObservedFile).
+func readItemRecords(path string, withLabel bool) (*itemRecords, error) {
 	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
@@ -106,25 +132,63 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: empty file; expected a header %s", path, expected)
 	}
-	keyCol, labelCol, idCol := -1, -1, -1
+	f := &itemRecords{recs: recs, keyCol: -1, labelCol: -1, idCol: -1}
 	for j, h := range recs[0] {
 		switch strings.ToLower(strings.TrimSpace(h)) {
 		case "index":
-			keyCol = j
+			f.keyCol = j
 		case "id":
-			idCol = j
+			f.idCol = j
 		case "label":
-			labelCol = j
+			f.labelCol = j
 		}
 	}
 	// With both, the index is the key and the id must name the same item
-	// (checkIndexID); with the id alone, the id is the key.
-	byID := keyCol < 0 && idCol >= 0
-	if byID {
-		keyCol = idCol
+	// (checked by readItemFile); with the id alone, the id is the key.
+	f.byID = f.keyCol < 0 && f.idCol >= 0
+	if f.byID {
+		f.keyCol = f.idCol
 	}
-	if keyCol < 0 || (withLabel && labelCol < 0) {
+	if f.keyCol < 0 || (withLabel && f.labelCol < 0) {
 		return nil, fmt.Errorf("%s: header %s: expected columns %s%s", path, fileio.ExcerptCells(recs[0]), expected, fileio.SeparatorHint(recs[0]...))
+	}
+	for k, rec := range recs[1:] {
+		line := k + 2
+		if len(rec) != len(recs[0]) {
+			return nil, fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
+		}
+		if _, ok := parseLabel(rec, f.labelCol, withLabel); !ok {
+			return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[f.labelCol]))
+		}
+	}
+	return f, nil
+}
+
+// parseLabel reads the label of rec (false, true without a label column).
+func parseLabel(rec []string, labelCol int, withLabel bool) (positive, ok bool) {
+	if !withLabel {
+		return false, true
+	}
+	switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
+	case "1", "true":
+		return true, true
+	case "0", "false":
+		return false, true
+	}
+	return false, false
+}
+
+// readItemFile reads a CSV file naming pool items by an index or id column
+// and, if withLabel, labelled by a label column (see ParseObserved).
+func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, error) {
+	f, err := readItemRecords(path, withLabel)
+	if err != nil {
+		return nil, err
+	}
+	recs, keyCol, labelCol, byID := f.recs, f.keyCol, f.labelCol, f.byID
+	idCol := -1
+	if !byID {
+		idCol = f.idCol
 	}
 	var idIndex map[string]int
 	if byID {
@@ -137,9 +201,6 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 	out := make([]itemRow, 0, len(recs)-1)
 	for k, rec := range recs[1:] {
 		line := k + 2
-		if len(rec) != len(recs[0]) {
-			return nil, fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
-		}
 		key := strings.TrimSpace(rec[keyCol])
 		var i int
 		if byID {
@@ -161,16 +222,7 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 				}
 			}
 		}
-		var y bool
-		if withLabel {
-			switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
-			case "1", "true":
-				y = true
-			case "0", "false":
-			default:
-				return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[labelCol]))
-			}
-		}
+		y, _ := parseLabel(rec, labelCol, withLabel) // checked by readItemRecords
 		if seen[i] {
 			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
 		}

@@ -1,0 +1,94 @@
+package cmd
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInputsCheckedBeforeGraph: a mistyped --observed, --pending or --ids
+// path, or a bad --observed/--pending header or label, is reported by `as
+// suggest` (and a bad --ids or --out folder by `qvs graph`) before the
+// pool is read or its graph built: exit 1, stdout empty, the error names
+// the file, no phase of the load shows (progress lines have no delay
+// here) and the cache stays empty; the same command with good files does
+// build and cache the graph.
+func TestInputsCheckedBeforeGraph(t *testing.T) {
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	dir := t.TempDir()
+	const n, d = 3000, 8
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
+	var ids strings.Builder
+	ids.WriteString("id\n")
+	for i := range n {
+		ids.WriteString("m" + strconv.Itoa(i) + "\n")
+	}
+	idsPath := asWriteFile(t, dir, "ids.txt", ids.String())
+	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	missing := filepath.Join(dir, "nosuch.csv")
+	badHeader := asWriteFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
+	badLabel := asWriteFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
+	badPending := asWriteFile(t, dir, "bad_pending.csv", "row\n3\n")
+	suggest := func(extra ...string) []string {
+		return append([]string{"as", "suggest", "--pool", pool, "--k", "10", "--knn", "exact", "--batch", "2"}, extra...)
+	}
+	for i, c := range []struct {
+		args []string
+		want string
+	}{
+		{suggest("--observed", missing), "nosuch.csv: no such file"},
+		{suggest("--observed", badHeader), `bad_header.csv: header`},
+		{suggest("--observed", badLabel), "bad_label.csv line 3: label"},
+		{suggest("--observed", obs, "--pending", missing), "nosuch.csv: no such file"},
+		{suggest("--observed", obs, "--pending", badPending), "bad_pending.csv: header"},
+		{suggest("--ids", missing), "nosuch.csv: no such file"},
+		{[]string{"graph", "--pool", pool, "--k", "10", "--knn", "exact", "--ids", missing, "--out", filepath.Join(dir, "w.npz")}, "nosuch.csv: no such file"},
+		{[]string{"graph", "--pool", pool, "--k", "10", "--knn", "exact", "--out", filepath.Join(dir, "nodir", "w.npz")}, "nodir: the folder of"},
+	} {
+		cache := filepath.Join(dir, "cache"+strconv.Itoa(i))
+		code, stdout, stderr := runQVS(t, append(c.args, "--cache-dir", cache)...)
+		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 naming %q", c.args, code, stdout, stderr, c.want)
+		}
+		if strings.Contains(stderr, "reading "+pool) || strings.Contains(stderr, "kNN graph") {
+			t.Errorf("%v: the pool was loaded before the error:\n%s", c.args, stderr)
+		}
+		if entries, _ := os.ReadDir(filepath.Join(cache, "knn")); len(entries) > 0 {
+			t.Errorf("%v: a graph was cached before the error", c.args)
+		}
+	}
+	// The control: good files build and cache the graph.
+	cache := filepath.Join(dir, "cache-good")
+	code, stdout, stderr := runQVS(t, suggest("--observed", obs, "--ids", idsPath, "--cache-dir", cache)...)
+	if code != 0 || stdout == "" || !strings.Contains(stderr, "kNN graph") {
+		t.Fatalf("good files: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(cache, "knn")); len(entries) == 0 {
+		t.Error("good files: no graph cached")
+	}
+}
+
+// TestDiscreteSuggestChecksFilesFirst: bayesopt suggest --kernel checks
+// --observed and --ids before it reads the kernel (a large one takes
+// long): with a corrupt kernel as well, the error names the missing file.
+func TestDiscreteSuggestChecksFilesFirst(t *testing.T) {
+	dir := t.TempDir()
+	kernel := asWriteFile(t, dir, "K.npy", "not a npy file")
+	missing := filepath.Join(dir, "nosuch.csv")
+	for _, flag := range []string{"--observed", "--ids"} {
+		code, stdout, stderr := runQVS(t, "bayesopt", "suggest", "--kernel", kernel, flag, missing, "--batch", "1")
+		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, "nosuch.csv: no such file") || strings.Contains(stderr, "K.npy") {
+			t.Errorf("%s missing: exit %d, stdout %q, stderr %q; want exit 1 naming nosuch.csv, not K.npy", flag, code, stdout, stderr)
+		}
+	}
+}

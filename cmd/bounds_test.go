@@ -72,16 +72,20 @@ func TestGraphInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	const n, d = 20000, 64
 	x := make([]float32, n*d)
+	// Pseudo-random rows (no repeats, which the exact build would prune
+	// in a fraction of a second): the build runs long enough to be signalled.
+	r := uint64(1)
 	for i := range x {
-		x[i] = float32((i*7919)%1009) / 1009
+		r = r*6364136223846793005 + 1442695040888963407
+		x[i] = float32(r>>40) / (1 << 24)
 	}
 	pool := writeNPY32(t, dir, "X.npy", n, d, x)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		out := filepath.Join(dir, "W.npz")
-		p, log := startQVSLog(t, ctx, nil, "graph", "--pool", pool, "--k", "10", "--knn", "exact", "--workers", "1", "--out", out)
-		if !waitLog(log, "kNN graph") {
+		p, log := startQVSLog(t, ctx, nil, "graph", "--pool", pool, "--k", "10", "--knn", "exact", "--workers", "1", "--out", out, "--cache-dir", filepath.Join(dir, "cache"))
+		if !waitLog(log, "kNN graph: exact, ") {
 			p.Process.Kill()
 			p.Wait()
 			t.Fatal("graph never started its build")

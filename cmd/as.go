@@ -441,6 +441,7 @@ type asSuggestOptions struct {
 	lambda    float64
 	fantasy   string
 	remaining int
+	scored    scoredOptions
 }
 
 // asCSVPoolOptions are the pool flags of `qvs as suggest` and `qvs graph`:
@@ -705,11 +706,25 @@ index); random draws from --seed too.`,
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
 	f.StringVar(&o.fantasy, "fantasy", "pessimistic", "fantasised label of batch policies: pessimistic or optimistic")
 	f.IntVar(&o.remaining, "remaining", 0, "ENS: queries left including this batch (default: the config's budget)")
+	o.scored.register(c)
 	return c
 }
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
+	// Scores (a value column) go to the GP; 0/1 labels to the kNN model.
+	if o.observed != "" {
+		scored, err := search.ObservedHasScores(o.observed)
+		if err != nil {
+			return err
+		}
+		if scored {
+			return runASSuggestScored(c, g, o)
+		}
+	}
+	if err := flagsOnlyFor(c, "scores (a value column in --observed)", scoredFlags); err != nil {
+		return err
+	}
 	if err := checkSuggestFlags(o.batch, maxASSuggestBatch,
 		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
 		o.format, o.method, search.Methods); err != nil {

@@ -3,9 +3,12 @@ package search
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -38,7 +41,7 @@ func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
 // twice, an unknown item or label and a short row are errors naming the
 // file and line.
 func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
-	rows, err := readItemFile(path, pool, true)
+	rows, err := readItemFile(path, pool, withLabel)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +60,7 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 // it is not pending; remove it from one of the files) are errors naming
 // the file and line.
 func ParsePending(path string, pool *datasets.Pool, observed []Observation, observedPath string) ([]int, error) {
-	rows, err := readItemFile(path, pool, false)
+	rows, err := readItemFile(path, pool, itemsOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -75,25 +78,183 @@ func ParsePending(path string, pool *datasets.Pool, observed []Observation, obse
 	return out, nil
 }
 
+// Score is one scored item: its pool index and measured value (NaN for a
+// failed measurement), with the line of the file it was read from.
+type Score struct {
+	Index int
+	Value float64
+	Line  int
+}
+
+// ObservedHasScores reads the header of the observed file at path and
+// reports whether it holds scores (a value or score column) rather than
+// labels (a label column); see ParseScores. A header with both a value and
+// a label column is an error naming the file and both columns. Any other
+// problem of the file is left to the parser of its kind.
+func ObservedHasScores(path string) (bool, error) {
+	b, err := fileio.ReadInput(path)
+	if err != nil {
+		return false, err
+	}
+	r := fileio.NewCSVReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return false, nil // the parser reports it
+	}
+	value, label := -1, -1
+	for j, h := range head {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "value", "score":
+			if value < 0 {
+				value = j
+			}
+		case "label":
+			label = j
+		}
+	}
+	if value >= 0 && label >= 0 {
+		return false, fmt.Errorf("%s line 1: columns %d (%s) and %d (%s): give scores (a value column) or 0/1 labels (a label column), not both", path, value+1, strings.TrimSpace(head[value]), label+1, strings.TrimSpace(head[label]))
+	}
+	return value >= 0, nil
+}
+
+// ParseScores reads the scores measured so far from the CSV file at path,
+// in file order. The header names an item column, index or id, resolved as
+// by ParseObserved, and a value column (value, else score; header names
+// are case-insensitive), and optionally a status column. A failed
+// measurement, as `qvs bayesopt suggest` reads one, is a row whose value
+// cell is empty, nan or failed (any case; bayesopt.IsFailedCell) or whose
+// status says failed or fail (bayesopt.IsFailedStatus): its Value is NaN.
+// An item listed twice, an unknown item, a short row and a value that is
+// neither a finite number nor a failure are errors naming the file, line
+// and column.
+func ParseScores(path string, pool *datasets.Pool) ([]Score, error) {
+	rows, err := readItemFile(path, pool, withValue)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Score, len(rows))
+	for k, r := range rows {
+		out[k] = Score{Index: r.index, Value: r.value, Line: r.line}
+	}
+	return out, nil
+}
+
+// ParsePendingScored is ParsePending for a search whose observed file
+// (observedPath) holds scores: an item both scored (failed included) and
+// pending is an error.
+func ParsePendingScored(path string, pool *datasets.Pool, scored []Score, observedPath string) ([]int, error) {
+	obs := make([]Observation, len(scored))
+	for k, s := range scored {
+		obs[k] = Observation{Index: s.Index}
+	}
+	return ParsePending(path, pool, obs, observedPath)
+}
+
+// CheckItemHeader reads the header of the item file at path and checks it
+// names an item column (index or id) and, if scored, a value column: what
+// a command checks of its files before loading the pool.
+func CheckItemHeader(path string, scored bool) error {
+	b, err := fileio.ReadInput(path)
+	if err != nil {
+		return err
+	}
+	r := fileio.NewCSVReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil // an empty file: the parser's error names what is expected
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	mode := itemsOnly
+	if scored {
+		mode = withValue
+	}
+	_, _, _, _, err = itemColumns(path, head, mode)
+	return err
+}
+
+// Item file kinds of readItemFile.
+const (
+	itemsOnly = iota // an item column (pending files)
+	withLabel        // and a 0/1 label column
+	withValue        // and a value column (scores), optional status
+)
+
 // itemRow is one row of an item file: the line, the key as written, the
-// pool index and (label files) the label.
+// pool index and the label or value.
 type itemRow struct {
 	line     int
 	key      string
 	index    int
 	positive bool
+	value    float64
+}
+
+// itemColumns finds the item column (byID: the id column) and the label or
+// value column (-1 for itemsOnly) of an item file's header, and the status
+// column of a score file (-1 if none).
+func itemColumns(path string, head []string, mode int) (keyCol, dataCol, statusCol int, byID bool, err error) {
+	keyCol, dataCol, statusCol = -1, -1, -1
+	labelCol, valueCol, scoreCol := -1, -1, -1
+	for j, h := range head {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "index":
+			keyCol = j
+		case "id":
+			if keyCol < 0 {
+				keyCol, byID = j, true
+			}
+		case "label":
+			labelCol = j
+		case "value":
+			if valueCol < 0 {
+				valueCol = j
+			}
+		case "score":
+			if scoreCol < 0 {
+				scoreCol = j
+			}
+		case "status":
+			statusCol = j
+		}
+	}
+	expected := "index or id"
+	switch mode {
+	case withLabel:
+		expected, dataCol = "index,label or id,label", labelCol
+	case withValue:
+		expected, dataCol = "index,value or id,value", valueCol
+		if dataCol < 0 {
+			dataCol = scoreCol
+		}
+	}
+	if keyCol < 0 || (mode != itemsOnly && dataCol < 0) {
+		return 0, 0, 0, false, fmt.Errorf("%s: header %s: expected columns %s%s", path, fileio.ExcerptCells(head), expected, fileio.SeparatorHint(head...))
+	}
+	if mode != withValue {
+		statusCol = -1
+	}
+	return keyCol, dataCol, statusCol, byID, nil
 }
 
 // readItemFile reads a CSV file naming pool items by an index or id column
-// and, if withLabel, labelled by a label column (see ParseObserved).
-func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, error) {
+// and, by mode, labelled by a label column (see ParseObserved) or scored
+// by a value column (see ParseScores).
+func readItemFile(path string, pool *datasets.Pool, mode int) ([]itemRow, error) {
 	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
 	expected := "index or id"
-	if withLabel {
+	switch mode {
+	case withLabel:
 		expected = "index,label or id,label"
+	case withValue:
+		expected = "index,value or id,value"
 	}
 	// A UTF-8 byte-order mark (spreadsheets write one) is not part of the
 	// first column's name; binary input is an error saying what it is.
@@ -106,21 +267,9 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: empty file; expected a header %s", path, expected)
 	}
-	keyCol, labelCol, byID := -1, -1, false
-	for j, h := range recs[0] {
-		switch strings.ToLower(strings.TrimSpace(h)) {
-		case "index":
-			keyCol = j
-		case "id":
-			if keyCol < 0 {
-				keyCol, byID = j, true
-			}
-		case "label":
-			labelCol = j
-		}
-	}
-	if keyCol < 0 || (withLabel && labelCol < 0) {
-		return nil, fmt.Errorf("%s: header %s: expected columns %s%s", path, fileio.ExcerptCells(recs[0]), expected, fileio.SeparatorHint(recs[0]...))
+	keyCol, dataCol, statusCol, byID, err := itemColumns(path, recs[0], mode)
+	if err != nil {
+		return nil, err
 	}
 	var idIndex map[string]int
 	if byID {
@@ -154,20 +303,33 @@ func readItemFile(path string, pool *datasets.Pool, withLabel bool) ([]itemRow, 
 			}
 		}
 		var y bool
-		if withLabel {
-			switch strings.ToLower(strings.TrimSpace(rec[labelCol])) {
+		var v float64
+		switch mode {
+		case withLabel:
+			switch strings.ToLower(strings.TrimSpace(rec[dataCol])) {
 			case "1", "true":
 				y = true
 			case "0", "false":
 			default:
-				return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[labelCol]))
+				return nil, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[dataCol]))
+			}
+		case withValue:
+			cell := rec[dataCol]
+			switch {
+			case bayesopt.IsFailedCell(cell) || (statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol])):
+				v = math.NaN()
+			default:
+				v, err = strconv.ParseFloat(strings.TrimSpace(cell), 64)
+				if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+					return nil, fmt.Errorf("%s line %d column %d (%s): %s: expected a finite number, or nan, failed or an empty cell for a failed measurement", path, line, dataCol+1, strings.TrimSpace(recs[0][dataCol]), fileio.Excerpt(cell))
+				}
 			}
 		}
 		if seen[i] {
 			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
 		}
 		seen[i] = true
-		out = append(out, itemRow{line: line, key: key, index: i, positive: y})
+		out = append(out, itemRow{line: line, key: key, index: i, positive: y, value: v})
 	}
 	return out, nil
 }

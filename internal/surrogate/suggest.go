@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -42,6 +40,7 @@ const (
 	DefaultAcquisition = AcqUCB
 	DefaultBeta        = 1.0
 	DefaultQ           = vendi.Order(1)
+	DefaultDiversity   = DiversityKNN
 	// DefaultCandidateFactor: MethodQVS's greedy runs over the
 	// DefaultCandidateFactor·batch items of highest acquisition (at least
 	// MinCandidates, at most MaxCandidates).
@@ -77,6 +76,8 @@ type Request struct {
 	HitTopFraction  float64
 
 	Kernel     string // Kernels or "" (auto)
+	Diversity  string // Diversities ("" = DefaultDiversity)
+	DiversityK int    // neighbours of DiversityKNN (0 = DefaultDiversityK)
 	Candidates int    // MethodQVS's candidates (0 = by batch, see DefaultCandidateFactor)
 	MaxExact   int    // 0 = DefaultMaxExact
 	Inducing   int    // 0 = DefaultInducing
@@ -99,7 +100,7 @@ type Result struct {
 	Hyper                   Hyper
 	Kernel, Form            string
 	Active                  int // labels the posterior conditions on (all, or the inducing ones)
-	Scored, Failed          int
+	Scored, Failed, Pending int
 	HitThreshold            float64 // in value units
 	Hits                    int     // scored items beyond HitThreshold
 	Candidates              int     // MethodQVS: the items the greedy ran over
@@ -166,7 +167,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Method: req.Method, AcquisitionName: req.Acquisition, Kernel: kern.Name(), Scored: len(obs), Failed: failed, HitThreshold: math.NaN()}
+	res := &Result{Method: req.Method, AcquisitionName: req.Acquisition, Kernel: kern.Name(), Scored: len(obs), Failed: failed, Pending: len(req.Pending), HitThreshold: math.NaN()}
 	rng := rand.New(rand.NewPCG(req.Seed, uint64(len(req.Observed))))
 	if req.Method == MethodRandom {
 		perm := rng.Perm(len(free))[:req.Batch]
@@ -245,6 +246,12 @@ func (req *Request) defaults() error {
 	}
 	if req.Acquisition == "" {
 		req.Acquisition = DefaultAcquisition
+	}
+	if req.Diversity == "" {
+		req.Diversity = DefaultDiversity
+	}
+	if req.DiversityK == 0 {
+		req.DiversityK = DefaultDiversityK
 	}
 	if req.Q == 0 {
 		req.Q = DefaultQ
@@ -443,7 +450,10 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 		return nil
 	}
 	L := len(members)
-	K := mat.NewSymDense(L, gram(model.kern, members, req.Workers))
+	K, err := diversityKernel(req.Diversity, gram(model.kern, members, req.Workers), L, req.DiversityK)
+	if err != nil {
+		return err
+	}
 	prefix := make([]int, P)
 	for t := range prefix {
 		prefix[t] = t
@@ -452,7 +462,7 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 	for t := range cs {
 		cs[t] = P + t
 	}
-	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: vendi.DenseKernel(K), Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
+	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
 	if err != nil {
 		return err
 	}
@@ -560,8 +570,11 @@ func coldStart(kern featureKernel, free []int, req Request, rng *rand.Rand, res 
 	for t := range cs {
 		cs[t] = P + t
 	}
-	K := mat.NewSymDense(len(members), gram(kern, members, req.Workers))
-	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: vendi.DenseKernel(K), Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
+	K, err := diversityKernel(req.Diversity, gram(kern, members, req.Workers), len(members), req.DiversityK)
+	if err != nil {
+		return err
+	}
+	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
 	if err != nil {
 		return err
 	}

@@ -37,9 +37,9 @@ const (
 	// DefaultMaxExact is the largest number of labels the posterior
 	// conditions on exactly; beyond it the DTC form with DefaultInducing
 	// inducing labels is used.
-	DefaultMaxExact = 2000
+	DefaultMaxExact = 1000
 	// DefaultInducing is the number of inducing labels of the DTC form.
-	DefaultInducing = 1000
+	DefaultInducing = 600
 	// DefaultFitSubset bounds the labels the hyperparameters are fitted
 	// on (a random subset beyond it): an eigendecomposition of the subset's
 	// kernel gives the likelihood at every noise ratio in O(n).

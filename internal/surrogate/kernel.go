@@ -95,12 +95,7 @@ func (k *tanimotoKernel) WithLengthScale(float64) featureKernel { return k }
 func (k *tanimotoKernel) Fill(i int, cols []int, dst []float64) {
 	a, pa := k.bits[i], k.pop[i]
 	for t, j := range cols {
-		b := k.bits[j]
-		b = b[:len(a)]
-		var c int
-		for w, x := range a {
-			c += bits.OnesCount64(x & b[w])
-		}
+		c := datasets.AndCount(a, k.bits[j])
 		or := int(pa) + int(k.pop[j]) - c
 		if or == 0 {
 			dst[t] = 1

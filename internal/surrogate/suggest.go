@@ -423,7 +423,7 @@ func (req Request) candidateCount(free int) int {
 // pending items (prefix) and the candidates.
 func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Request, res *Result) error {
 	C := req.candidateCount(len(free))
-	cand, acq, evaluated := shortlist(model, a, free, C)
+	cand, acq, evaluated := shortlist(model, a, free, C, max(ShortlistFactor*C, MinShortlist))
 	res.Evaluated = evaluated
 	res.Candidates = len(cand)
 	if err := ctx.Err(); err != nil {
@@ -478,15 +478,25 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 // shortlist.
 const shortlistChunk = 2048
 
+// ShortlistFactor bounds the items whose posterior sd MethodQVS computes:
+// at most max(ShortlistFactor·C, MinShortlist) for C candidates, in
+// decreasing order of the acquisition's bound (see shortlist).
+const (
+	ShortlistFactor = 4
+	MinShortlist    = 5000
+)
+
 // shortlist returns the C items of free with the largest acquisition (ties
 // to the lowest index), in decreasing order, with their acquisition, and
 // the number of items whose posterior sd was computed. The mean is
 // computed for every item; the sd (the costly part: a triangular solve of
 // the active set's size per item) only in decreasing order of the
 // acquisition's upper bound at the prior sd (acquirer.bound), until the
-// bound of the next item falls below the C-th best acquisition found: the
-// result is the exact top C.
-func shortlist(model *Model, a acquirer, free []int, C int) ([]int, []float64, int) {
+// bound of the next item falls below the C-th best acquisition found (then
+// the result is the exact top C) or limit items are done (then it is the
+// top C of those: the items of highest bound, so of highest mean for ucb
+// and ei).
+func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []float64, int) {
 	n := len(free)
 	mu := make([]float64, n)
 	model.Predict(free, mu, nil)
@@ -508,7 +518,7 @@ func shortlist(model *Model, a acquirer, free []int, C int) ([]int, []float64, i
 	var acq []float64
 	done := 0
 	thr := math.Inf(-1)
-	for done < n {
+	for done < n && done < limit {
 		if len(items) >= C && ub[ord[done]] < thr {
 			break
 		}

@@ -156,7 +156,7 @@ func TestShortlistIsExactTop(t *testing.T) {
 		}
 		for _, C := range []int{1, 50, 400} {
 			want := topK(free, all, C)
-			got, vals, _ := shortlist(m, a, free, C)
+			got, vals, _ := shortlist(m, a, free, C, len(free))
 			if !slices.Equal(got, want) {
 				t.Errorf("%s C=%d: shortlist %v..., full ranking %v...", kind, C, got[:min(5, C)], want[:min(5, C)])
 			}

@@ -48,7 +48,7 @@ func (o *scoredOptions) register(c *cobra.Command) {
 	f.StringVar(&o.acquisition, "acquisition", surrogate.DefaultAcquisition, "scores: quality of qvs and ranking of top: "+strings.Join(surrogate.Acquisitions, "|"))
 	f.Float64Var(&o.ucbBeta, "ucb-beta", surrogate.DefaultBeta, "scores: exploration weight of ucb, mean + sqrt(beta) sd")
 	f.StringVar(&o.gpKernel, "gp-kernel", "auto", "scores: GP kernel on the pool's features: auto|"+strings.Join(surrogate.Kernels, "|")+" (auto: tanimoto for fingerprints, minmax for counts with --metric tanimoto, else matern52)")
-	f.StringVar(&o.diversity, "diversity", surrogate.DefaultDiversity, "scores: diversity kernel of qvs over the candidates: knn (symmetrised kNN graph of the GP kernel, k = 20) or dense (the GP kernel)")
+	f.StringVar(&o.diversity, "diversity", surrogate.DefaultDiversity, "scores: diversity kernel of qvs over the candidates: dense (the GP kernel; with q = 2 a closed-form greedy) or knn (symmetrised 20-nearest-neighbour graph of the GP kernel)")
 	f.IntVar(&o.candidates, "candidates", 0, "scores: items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")")
 }
 
@@ -146,7 +146,10 @@ func runASSuggestScored(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions)
 		HitThreshold: s.hitThreshold, HasHitThreshold: fl.Changed("hit-threshold"), HitTopFraction: s.hitTopFraction,
 		Kernel: s.gpKernel, Diversity: s.diversity, Candidates: s.candidates, Workers: g.Workers,
 	}
-	if o.q == 0 {
+	if !fl.Changed("q") {
+		req.Q = surrogate.DefaultQ
+	}
+	if req.Q == 0 {
 		return usageErrorf("--q 0 with scores: use --method top (the top acquisitions, diversity-blind)")
 	}
 	for _, sc := range scores {
@@ -233,7 +236,7 @@ func writeScored(c *cobra.Command, o *asSuggestOptions, pool *datasets.Pool, r *
 			thr = r.HitThreshold
 		}
 		return writeJSONTable(c.OutOrStdout(), "as suggest", head, rows,
-			jsonField{"method", r.Method}, jsonField{"acquisition", r.AcquisitionName}, jsonField{"q", jsonNumber(float64(o.q))},
+			jsonField{"method", r.Method}, jsonField{"acquisition", r.AcquisitionName}, jsonField{"q", jsonNumber(float64(r.Q))},
 			jsonField{"minimize", o.scored.minimize}, jsonField{"scored", r.Scored}, jsonField{"failed", r.Failed},
 			jsonField{"pending", r.Pending}, jsonField{"hit_threshold", thr}, jsonField{"hits", r.Hits},
 			jsonField{"cold_start", r.ColdStart}, jsonField{"gp", gpJSON(r)})
@@ -247,7 +250,7 @@ func writeScored(c *cobra.Command, o *asSuggestOptions, pool *datasets.Pool, r *
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	th := append([]string(nil), head...)
 	if withQ {
-		th[len(th)-1] = "qVS_" + o.q.String()
+		th[len(th)-1] = "qVS_" + r.Q.String()
 	}
 	fmt.Fprintln(tw, strings.Join(th, "\t"))
 	for t, x := range r.Picks {

@@ -39,8 +39,8 @@ const (
 	DefaultMethod      = MethodQVS
 	DefaultAcquisition = AcqUCB
 	DefaultBeta        = 1.0
-	DefaultQ           = vendi.Order(1)
-	DefaultDiversity   = DiversityKNN
+	DefaultQ           = vendi.Order(2)
+	DefaultDiversity   = DiversityDense
 	// DefaultCandidateFactor: MethodQVS's greedy runs over the
 	// DefaultCandidateFactor·batch items of highest acquisition (at least
 	// MinCandidates, at most MaxCandidates).
@@ -96,7 +96,8 @@ type Result struct {
 	Values      []float64 // qVS_q of the pending items and the picks up to this one (MethodQVS)
 
 	Method, AcquisitionName string
-	ColdStart               bool // fewer than one successful score: no GP, the most diverse of a random sample
+	Q                       vendi.Order // the order used
+	ColdStart               bool        // fewer than one successful score: no GP, the most diverse of a random sample
 	Hyper                   Hyper
 	Kernel, Form            string
 	Active                  int // labels the posterior conditions on (all, or the inducing ones)
@@ -167,7 +168,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Method: req.Method, AcquisitionName: req.Acquisition, Kernel: kern.Name(), Scored: len(obs), Failed: failed, Pending: len(req.Pending), HitThreshold: math.NaN()}
+	res := &Result{Method: req.Method, AcquisitionName: req.Acquisition, Q: req.Q, Kernel: kern.Name(), Scored: len(obs), Failed: failed, Pending: len(req.Pending), HitThreshold: math.NaN()}
 	rng := rand.New(rand.NewPCG(req.Seed, uint64(len(req.Observed))))
 	if req.Method == MethodRandom {
 		perm := rng.Perm(len(free))[:req.Batch]
@@ -449,6 +450,15 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 		}
 		return nil
 	}
+	if req.Q == 2 && req.Diversity == DiversityDense {
+		picks, values := greedyQ2(model.kern, members, quality, P, req.Batch)
+		for t, c := range picks {
+			res.Picks = append(res.Picks, members[c])
+			res.Quality = append(res.Quality, quality[c])
+			res.Values = append(res.Values, values[t])
+		}
+		return nil
+	}
 	L := len(members)
 	K, err := diversityKernel(req.Diversity, gram(model.kern, members, req.Workers), L, req.DiversityK)
 	if err != nil {
@@ -462,7 +472,11 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 	for t := range cs {
 		cs[t] = P + t
 	}
-	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
+	// The GP kernels are positive semidefinite (Tanimoto, MinMax, RBF and
+	// Matern-5/2 Gram matrices): q = 2 on the dense kernel takes Greedy's
+	// closed form.
+	psd := req.Diversity == DiversityDense
+	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers, KnownPSD: psd})
 	if err != nil {
 		return err
 	}

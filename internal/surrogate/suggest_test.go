@@ -72,6 +72,8 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 		{AcqUCB, DiversityKNN, 1, nil},
 		{AcqPHit, DiversityDense, 1, nil},
 		{AcqEI, DiversityDense, 2, nil},
+		{AcqUCB, DiversityDense, 2, nil},
+		{AcqPHit, DiversityDense, 2, nil},
 		{AcqUCB, DiversityDense, vendi.OrderInf, nil},
 		{AcqMean, DiversityKNN, 0.5, nil},
 	} {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -242,36 +243,16 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 }
 
 func (req *Request) defaults() error {
-	if req.Method == "" {
-		req.Method = DefaultMethod
-	}
-	if req.Acquisition == "" {
-		req.Acquisition = DefaultAcquisition
-	}
-	if req.Diversity == "" {
-		req.Diversity = DefaultDiversity
-	}
-	if req.DiversityK == 0 {
-		req.DiversityK = DefaultDiversityK
-	}
-	if req.Q == 0 {
-		req.Q = DefaultQ
-	}
-	if req.Beta == 0 {
-		req.Beta = DefaultBeta
-	}
-	if req.MaxExact == 0 {
-		req.MaxExact = DefaultMaxExact
-	}
-	if req.Inducing == 0 {
-		req.Inducing = DefaultInducing
-	}
-	if req.FitSubset == 0 {
-		req.FitSubset = DefaultFitSubset
-	}
-	if req.HitTopFraction == 0 {
-		req.HitTopFraction = DefaultHitTopFraction
-	}
+	orDefault(&req.Method, DefaultMethod)
+	orDefault(&req.Acquisition, DefaultAcquisition)
+	orDefault(&req.Diversity, DefaultDiversity)
+	orDefault(&req.DiversityK, DefaultDiversityK)
+	orDefault(&req.Q, DefaultQ)
+	orDefault(&req.Beta, DefaultBeta)
+	orDefault(&req.MaxExact, DefaultMaxExact)
+	orDefault(&req.Inducing, DefaultInducing)
+	orDefault(&req.FitSubset, DefaultFitSubset)
+	orDefault(&req.HitTopFraction, DefaultHitTopFraction)
 	req.Workers = max(req.Workers, 1)
 	switch req.Method {
 	case MethodQVS, MethodGreedy, MethodTop, MethodRandom:
@@ -294,6 +275,14 @@ func (req *Request) defaults() error {
 		return errors.New("surrogate: MaxExact, Inducing must be positive and FitSubset at least 2")
 	}
 	return req.Q.Validate()
+}
+
+// orDefault sets *v to d when it is the zero value.
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }
 
 // hitThreshold is the hit threshold in the larger-is-better convention:
@@ -371,22 +360,10 @@ func (a acquirer) bound(mu float64) float64 {
 // qualities >= 0; min-max keeps the ranking, so q = 0 is the top
 // acquisition), 1 for all when constant.
 func (a acquirer) quality(v []float64) []float64 {
-	out := append([]float64(nil), v...)
 	if a.kind == AcqPHit || a.kind == AcqEI {
-		return out
+		return append([]float64(nil), v...)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range v {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	for i, x := range v {
-		if hi > lo {
-			out[i] = (x - lo) / (hi - lo)
-		} else {
-			out[i] = 1
-		}
-	}
-	return out
+	return discrete.QualityFromUCB(v)
 }
 
 // topK returns the k items with the largest score (score[t] of items[t]),

@@ -725,7 +725,7 @@ the picks so far); stderr describes the fitted GP and counts the hits.`,
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	o.q = 1
-	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed)")
+	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed; with scores the default is 2)")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")

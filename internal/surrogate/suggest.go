@@ -92,7 +92,7 @@ type Request struct {
 type Result struct {
 	Picks       []int
 	Acquisition []float64 // ucb and mean in value units, ei in value units, phit a probability
-	Quality     []float64 // the non-negative qVS quality of each pick
+	Quality     []float64 // the non-negative qVS quality of each pick (qvs and top; nil otherwise)
 	Mean, SD    []float64 // posterior mean and sd of the latent score
 	Values      []float64 // qVS_q of the pending items and the picks up to this one (MethodQVS)
 

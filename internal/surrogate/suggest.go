@@ -351,7 +351,10 @@ func (a acquirer) bound(mu float64) float64 {
 	if a.kind == AcqPHit && mu >= a.tau {
 		return 1
 	}
-	return a.value(mu, a.sdMax)
+	// widened by a relative 1e-12: ei's value can exceed its value at
+	// sdMax by a rounding error where it is flat in sd
+	b := a.value(mu, a.sdMax)
+	return b + 1e-12*math.Abs(b)
 }
 
 // quality maps acquisition values to the non-negative qualities of qVS:

@@ -126,6 +126,23 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 		if !slices.Equal(res.Picks, want) {
 			t.Errorf("%s %s q=%v: picks %v, brute force %v", c.acq, c.div, c.q, res.Picks, want)
 		}
+		// Values: qVS_q of the pending items and the picks so far, by brute force.
+		pos := map[int]int{}
+		for p, i := range members {
+			pos[i] = p
+		}
+		set := []int{0, 1}
+		for k, x := range res.Picks {
+			set = append(set, pos[x])
+			var mq float64
+			for _, p := range set {
+				mq += quality[p]
+			}
+			v := mq / float64(len(set)) * testutil.BruteVS(vendi.Submatrix(K, set), float64(c.q))
+			if math.Abs(res.Values[k]-v) > 1e-9*math.Max(1, math.Abs(v)) {
+				t.Errorf("%s %s q=%v: value %d = %v, brute force %v", c.acq, c.div, c.q, k, res.Values[k], v)
+			}
+		}
 	}
 }
 
@@ -166,6 +183,20 @@ func TestShortlistIsExactTop(t *testing.T) {
 				if k := slices.Index(free, i); vals[t2] != all[k] {
 					t.Fatalf("%s: acquisition of %d = %v, want %v", kind, i, vals[t2], all[k])
 				}
+			}
+		}
+	}
+}
+
+// acquirer.bound bounds the acquisition at every sd up to the prior's.
+func TestAcquisitionBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	for _, kind := range Acquisitions {
+		a := acquirer{kind: kind, sqrtBeta: 1.3, tau: 0.4, best: 0.9, sdMax: 0.8}
+		for range 10000 {
+			mu, sd := 3*rng.NormFloat64(), 0.8*rng.Float64()
+			if v, b := a.value(mu, sd), a.bound(mu); v > b {
+				t.Fatalf("%s: value(%v, %v) = %v above bound %v", kind, mu, sd, v, b)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -92,15 +91,9 @@ type Score struct {
 // a label column is an error naming the file and both columns. Any other
 // problem of the file is left to the parser of its kind.
 func ObservedHasScores(path string) (bool, error) {
-	b, err := fileio.ReadInput(path)
-	if err != nil {
-		return false, err
-	}
-	r := fileio.NewCSVReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if err != nil {
-		return false, nil // the parser reports it
+	head, err := readHeader(path)
+	if err != nil || head == nil {
+		return false, err // an unreadable header: the parser reports it
 	}
 	value, label := -1, -1
 	for j, h := range head {
@@ -156,18 +149,9 @@ func ParsePendingScored(path string, pool *datasets.Pool, scored []Score, observ
 // names an item column (index or id) and, if scored, a value column: what
 // a command checks of its files before loading the pool.
 func CheckItemHeader(path string, scored bool) error {
-	b, err := fileio.ReadInput(path)
-	if err != nil {
-		return err
-	}
-	r := fileio.NewCSVReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if err != nil {
-		if err == io.EOF {
-			return nil // an empty file: the parser's error names what is expected
-		}
-		return fmt.Errorf("%s: %w", path, err)
+	head, err := readHeader(path)
+	if err != nil || head == nil {
+		return err // nil: an empty or unreadable header, which the parser reports
 	}
 	mode := itemsOnly
 	if scored {
@@ -175,6 +159,25 @@ func CheckItemHeader(path string, scored bool) error {
 	}
 	_, _, _, _, err = itemColumns(path, head, mode)
 	return err
+}
+
+// readHeader returns the first record of the CSV file at path, reading no
+// further (nil when the file is empty or its first line is not a CSV
+// record: the file's parser names the problem); an error only when the
+// file cannot be opened.
+func readHeader(path string) ([]string, error) {
+	f, err := fileio.OpenInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := fileio.NewCSVReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, nil
+	}
+	return head, nil
 }
 
 // Item file kinds of readItemFile.

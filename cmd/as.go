@@ -443,6 +443,7 @@ type asSuggestOptions struct {
 	lambda    float64
 	fantasy   string
 	remaining int
+	scored    scoredOptions
 }
 
 // asCSVPoolOptions are the pool flags of `qvs as suggest` and `qvs graph`:
@@ -589,8 +590,8 @@ func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random [--q Q] [--prior a1] [--format csv|table|json]",
-		Short: "Suggest the next batch of items to label, given the labels observed so far",
+		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random (scores: qvs|greedy|top|random) [--q Q] [--prior a1] [--minimize] [--acquisition ucb|ei|phit|mean] [--format csv|table|json]",
+		Short: "Suggest the next batch of items to label or score, given the labels or scores observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
 chosen policy queries. Columns: rank, index (0-based item), id, probability
@@ -683,7 +684,34 @@ pending and in --observed is an error: remove it from the pending file once
 its label is known.
 Exact ties (common among items far from every label) are broken at random
 from --seed, as campaigns do (config key ties: index picks the lowest
-index); random draws from --seed too.`,
+index); random draws from --seed too.
+
+Scores instead of labels (docking scores, IC50, yields): FILE with a value
+(or score) column instead of label, e.g. header id,value, fits a Gaussian
+process to the scores on the pool's own features (--gp-kernel auto: Tanimoto
+for fingerprints, MinMax for counts with --metric tanimoto, else Matern-5/2;
+constant mean, signal and noise variance and length scale by maximum
+marginal likelihood on standardised scores; exact up to 1,000 scores, beyond
+that the DTC approximation on 600 inducing scores, the best half and a random
+half) and needs no kNN graph. --minimize when lower is better. A row whose
+value is empty, nan or failed (any case), or whose status column says failed,
+is a failed measurement: left out of the fit, never suggested again. Methods:
+qvs (default; the paper's Algorithm 3: greedy qVS_Q over the 4 x batch items
+of highest acquisition, at least 100 and at most 4,000, with the acquisition
+as quality and a diversity kernel over them: --diversity dense, the GP
+kernel itself, or knn, its symmetrised 20-nearest-neighbour graph; --q
+defaults to 2 with scores: on the dense kernel VS_2 = (tr K)^2/||K||_F^2 has a
+closed form, so the greedy costs one kernel row per pick, and it found as
+many hits as q = 1), greedy (the top posterior means), top (the top acquisitions) and
+random. --acquisition ucb (default: mean + sqrt(--ucb-beta) x sd, beta 1,
+min-max scaled to [0, 1] over the candidates as quality), ei (expected
+improvement over the best score), phit (probability of a hit: a score beyond
+--hit-threshold, else in the best --hit-top-fraction of the scores, default
+0.05) or mean. Defaults chosen on photoswitch wavelengths and RDKit logP and
+QED of a screening library (docs/results.md). Columns: rank, index, id, the
+acquisition, the posterior mean and sd of the score (your units and sign),
+and for qvs the quality and the qvs column (qVS_Q of the pending items and
+the picks so far); stderr describes the fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runASSuggest(c, g, o) },
 	}
@@ -694,12 +722,12 @@ index); random draws from --seed too.`,
 	o.as.csv.register(t, &o.as.cfg)
 	o.as.bindPrior(t, "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
-	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse)")
+	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse); or scored items: header index,value or id,value (a GP, see below)")
 	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
 	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	o.q = 1
-	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed)")
+	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed; with scores the default is 2)")
 	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
 	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
 	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
@@ -707,11 +735,25 @@ index); random draws from --seed too.`,
 	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
 	f.StringVar(&o.fantasy, "fantasy", "pessimistic", "fantasised label of batch policies: pessimistic or optimistic")
 	f.IntVar(&o.remaining, "remaining", 0, "ENS: queries left including this batch (default: the config's budget)")
+	o.scored.register(c)
 	return c
 }
 
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
 	fl := c.Flags()
+	// Scores (a value column) go to the GP; 0/1 labels to the kNN model.
+	if o.observed != "" {
+		scored, err := search.ObservedHasScores(o.observed)
+		if err != nil {
+			return err
+		}
+		if scored {
+			return runASSuggestScored(c, g, o)
+		}
+	}
+	if err := flagsOnlyFor(c, "scores (a value column in --observed)", scoredFlags); err != nil {
+		return err
+	}
 	if err := checkSuggestFlags(o.batch, maxASSuggestBatch,
 		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
 		o.format, o.method, search.Methods); err != nil {

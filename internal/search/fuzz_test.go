@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -137,6 +138,35 @@ func FuzzCompleteBatches(f *testing.F) {
 			}
 			done += end - k
 			k = end
+		}
+	})
+}
+
+// FuzzParseScores: a scores CSV never panics the reader; what it accepts
+// names each pool item at most once, only items of the pool, and every
+// value is finite or NaN (a failed measurement).
+func FuzzParseScores(f *testing.F) {
+	for _, s := range []string{"index,value\n3,1.5\n4,-2\n", "id,score\n2,nan\n", "Index,Value,status\n0,1,ok\n9,,failed\n", "id,value\n3,1\n3,2\n", "index,value\n1,inf\n", "index,value,label\n1,2,1\n"} {
+		f.Add([]byte(s))
+	}
+	pool := linePool(rand.New(rand.NewPCG(1, 1)), 10, 3)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "scores.csv")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = ObservedHasScores(p)
+		sc, err := ParseScores(p, pool)
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		for _, s := range sc {
+			if s.Index < 0 || s.Index >= pool.Len() || seen[s.Index] || math.IsInf(s.Value, 0) {
+				t.Fatalf("score %+v accepted (pool of %d, seen %v)", s, pool.Len(), seen[s.Index])
+			}
+			seen[s.Index] = true
 		}
 	})
 }

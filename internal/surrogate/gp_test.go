@@ -1,0 +1,284 @@
+package surrogate
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// smallProblem is a pool of 40 fingerprints with 12 scored items whose
+// scores are a draw of GP(3, 4 K) plus noise of variance 0.04 (so the
+// likelihood's optimum is inside the search box).
+func smallProblem(seed uint64) (kern featureKernel, n int, obs []int, y []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	pool := randomPool(rng, 40, 0.3)
+	kern = newTanimotoKernel(pool.Bits)
+	perm := rng.Perm(40)
+	obs = perm[:12]
+	K := gram(kern, obs, 1)
+	for i := range obs {
+		K[i*12+i] += 1e-9
+	}
+	L, ok := cholesky(K, 12)
+	if !ok {
+		panic("test kernel not positive definite")
+	}
+	eps := make([]float64, 12)
+	for i := range eps {
+		eps[i] = rng.NormFloat64()
+	}
+	for i := range obs {
+		v := 3.0
+		for j := 0; j <= i; j++ {
+			v += 2 * L.Data[i*L.Stride+j] * eps[j]
+		}
+		y = append(y, v+0.2*rng.NormFloat64())
+	}
+	return kern, 40, obs, y
+}
+
+// denseK is the n x n kernel matrix of items 0..n-1.
+func denseK(k featureKernel, n int) *mat.Dense {
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return mat.NewDense(n, n, gram(k, all, 1))
+}
+
+func sub(K *mat.Dense, rows, cols []int) *mat.Dense {
+	S := mat.NewDense(len(rows), len(cols), nil)
+	for a, i := range rows {
+		for b, j := range cols {
+			S.Set(a, b, K.At(i, j))
+		}
+	}
+	return S
+}
+
+// posteriorTol: the brute force inverts a 12 x 12 (or 6 x 6) matrix with
+// condition number up to ~1e6 (noise ratio >= 1e-6): relative round-off
+// ~1e-16·1e6 on unit-scale values.
+const posteriorTol = 1e-8
+
+func TestExactPosteriorMatchesDense(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		kern, n, obs, y := smallProblem(seed)
+		m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 100, inducing: 100, fitSubset: 100, seed: 1, workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Form != FormExact {
+			t.Fatalf("form %s, want exact", m.Form)
+		}
+		K := denseK(kern, n)
+		h := m.Hyper
+		r := h.NoiseVar / h.SignalVar
+		A := sub(K, obs, obs)
+		for i := range obs {
+			A.Set(i, i, A.At(i, i)+r)
+		}
+		var Ainv mat.Dense
+		if err := Ainv.Inverse(A); err != nil {
+			t.Fatal(err)
+		}
+		z := make([]float64, len(y))
+		for i, v := range y {
+			z[i] = (v-m.YMean)/m.YScale - h.Mean
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		mu, sd := make([]float64, n), make([]float64, n)
+		m.Predict(all, mu, sd)
+		for x := 0; x < n; x++ {
+			kx := sub(K, []int{x}, obs)
+			var t1 mat.Dense
+			t1.Mul(kx, &Ainv)
+			wantMu := h.Mean + mat.Dot(t1.RowView(0), mat.NewVecDense(len(z), z))
+			wantVar := h.SignalVar * (1 - mat.Dot(t1.RowView(0), kx.RowView(0)))
+			if math.Abs(mu[x]-wantMu) > posteriorTol || math.Abs(sd[x]*sd[x]-math.Max(wantVar, 0)) > posteriorTol {
+				t.Errorf("seed %d item %d: mu %v sd² %v, dense %v %v", seed, x, mu[x], sd[x]*sd[x], wantMu, wantVar)
+			}
+		}
+	}
+}
+
+func TestDTCPosteriorMatchesDenseFormulas(t *testing.T) {
+	kern, n, obs, y := smallProblem(4)
+	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 5, inducing: 6, fitSubset: 100, seed: 2, workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Form != FormDTC || len(m.Active) != 6 {
+		t.Fatalf("form %s with %d active, want dtc with 6", m.Form, len(m.Active))
+	}
+	K := denseK(kern, n)
+	h := m.Hyper
+	r := h.NoiseVar / h.SignalVar
+	U := m.Active
+	Kuu, Kud := sub(K, U, U), sub(K, U, obs)
+	var B mat.Dense
+	B.Mul(Kud, Kud.T())
+	var rK mat.Dense
+	rK.Scale(r, Kuu)
+	B.Add(&B, &rK)
+	var Binv, Kuuinv mat.Dense
+	if err := Binv.Inverse(&B); err != nil {
+		t.Fatal(err)
+	}
+	if err := Kuuinv.Inverse(Kuu); err != nil {
+		t.Fatal(err)
+	}
+	e := make([]float64, len(y))
+	for i, v := range y {
+		e[i] = (v-m.YMean)/m.YScale - h.Mean
+	}
+	var v mat.VecDense
+	v.MulVec(Kud, mat.NewVecDense(len(e), e))
+	var w mat.VecDense
+	w.MulVec(&Binv, &v)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	mu, sd := make([]float64, n), make([]float64, n)
+	m.Predict(all, mu, sd)
+	// jitter 1e-8 on K_UU's and B's diagonals, amplified by their condition
+	const tol = 1e-5
+	for x := 0; x < n; x++ {
+		kx := mat.NewVecDense(len(U), sub(K, []int{x}, U).RawRowView(0))
+		wantMu := h.Mean + mat.Dot(kx, &w)
+		var a, b mat.VecDense
+		a.MulVec(&Kuuinv, kx)
+		b.MulVec(&Binv, kx)
+		wantVar := h.SignalVar * (1 - mat.Dot(kx, &a) + r*mat.Dot(kx, &b))
+		if math.Abs(mu[x]-wantMu) > tol || math.Abs(sd[x]*sd[x]-math.Max(wantVar, 0)) > tol {
+			t.Errorf("item %d: mu %v sd² %v, dense DTC %v %v", x, mu[x], sd[x]*sd[x], wantMu, wantVar)
+		}
+	}
+}
+
+// With every label inducing, DTC is the exact GP (Quiñonero-Candela and
+// Rasmussen 2005): the two code paths must agree.
+func TestDTCWithAllLabelsIsExact(t *testing.T) {
+	kern, n, obs, y := smallProblem(5)
+	ex, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 100, inducing: 12, fitSubset: 100, seed: 3, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dtc, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 1, inducing: 12, fitSubset: 100, seed: 3, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dtc.Form != FormDTC || ex.Hyper != dtc.Hyper {
+		t.Fatalf("forms %s/%s, hypers %+v / %+v", ex.Form, dtc.Form, ex.Hyper, dtc.Hyper)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	m1, s1, m2, s2 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	ex.Predict(all, m1, s1)
+	dtc.Predict(all, m2, s2)
+	for x := range all {
+		if math.Abs(m1[x]-m2[x]) > 1e-5 || math.Abs(s1[x]*s1[x]-s2[x]*s2[x]) > 1e-5 {
+			t.Errorf("item %d: exact %v %v, dtc %v %v", x, m1[x], s1[x], m2[x], s2[x])
+		}
+	}
+}
+
+// The fit's hyperparameters: the closed-form profile likelihood equals
+// the likelihood computed by Cholesky, and no point of a grid around the
+// optimum in (m, s², σ²) is higher.
+func TestFitMaximisesMarginalLikelihood(t *testing.T) {
+	kern, _, obs, y := smallProblem(6)
+	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 100, inducing: 100, fitSubset: 100, seed: 1, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := gram(kern, obs, 1)
+	z := make([]float64, len(y))
+	for i, v := range y {
+		z[i] = (v - m.YMean) / m.YScale
+	}
+	best, err := LogMarginalLikelihood(K, z, m.Hyper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(best-m.Hyper.LogML) > 1e-9 {
+		t.Fatalf("profile log-likelihood %v, Cholesky %v", m.Hyper.LogML, best)
+	}
+	h := m.Hyper
+	for _, dm := range []float64{-0.05, 0, 0.05} {
+		for _, fs := range []float64{0.9, 1, 1.1} {
+			for _, fn := range []float64{0.8, 1, 1.25} {
+				p := Hyper{Mean: h.Mean + dm, SignalVar: h.SignalVar * fs, NoiseVar: h.NoiseVar * fn}
+				if r := p.NoiseVar / p.SignalVar; r < noiseRatioMin || r > noiseRatioMax || p.SignalVar < signalVarMin || p.SignalVar > signalVarMax {
+					continue // outside the box the fit searches
+				}
+				ll, err := LogMarginalLikelihood(K, z, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// the golden section ends within ~1e-8 in log r
+				if ll > best+1e-6 {
+					t.Errorf("log-likelihood %v at %+v beats the fit's %v at %+v", ll, p, best, h)
+				}
+			}
+		}
+	}
+}
+
+// A stationary kernel's length scale is the best of the grid.
+func TestFitChoosesLengthScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	n := 60
+	x := make([][]float64, n)
+	var obs []int
+	var y []float64
+	for i := range x {
+		x[i] = []float64{rng.Float64() * 10}
+		obs = append(obs, i)
+		y = append(y, math.Sin(x[i][0])) // a period of 2π: ℓ ~ 1
+	}
+	kern := stationaryKernel{rowsKernel: rowsKernel{dense: x}, ell: 1}
+	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 100, inducing: 100, fitSubset: 100, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	med := kern.medianDistance(obs)
+	for _, f := range lengthFactors {
+		h, err := fitHyper(gram(kern.WithLengthScale(f*med), obs, 1), standardised(y))
+		if err != nil {
+			continue
+		}
+		if h.LogML > m.Hyper.LogML+1e-9 {
+			t.Errorf("length scale %v has log-likelihood %v above the chosen %v (%v)", f*med, h.LogML, m.Hyper.LengthScale, m.Hyper.LogML)
+		}
+	}
+	if m.Hyper.LengthScale <= 0 {
+		t.Errorf("length scale %v", m.Hyper.LengthScale)
+	}
+}
+
+func standardised(y []float64) []float64 {
+	var mean, ss float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	for _, v := range y {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(y)-1))
+	z := make([]float64, len(y))
+	for i, v := range y {
+		z[i] = (v - mean) / sd
+	}
+	return z
+}

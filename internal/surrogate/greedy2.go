@@ -1,0 +1,61 @@
+package surrogate
+
+import (
+	"math"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// greedyQ2 is vendi.Greedy for q = 2 on a positive semidefinite kernel with
+// unit diagonal, in closed form and without the members' Gram matrix:
+// VS_2(S) = (tr K_S)² / ‖K_S‖²_F = s² / F(S) (paper eq. 1 with Σ λ̄² =
+// ‖K_S/s‖²_F), so eq. 2's
+//
+//	qVS_2(S) = (Σ_{i∈S} quality_i / s) · s² / F(S) = (Σ_{i∈S} quality_i) · s / F(S),
+//
+// and adding c to S gives F + 1 + 2 Σ_{j∈S} k(c, j)². Each candidate keeps
+// its sum r_c = Σ_{j∈S} k(c, j)², updated with one kernel row per pick:
+// O(picks × candidates) kernel values in all. Ties within vendi.TieTol go
+// to the lowest member position, as in vendi.Greedy. members are pool items
+// (the first len(prefix) of them the prefix, the rest the candidates);
+// picks and values are as vendi.GreedyResult's, in member positions.
+func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int) (picks []int, values []float64) {
+	L := len(members)
+	r := make([]float64, L) // Σ_{j∈S} k(c, j)²
+	in := make([]bool, L)
+	var Q, F float64
+	s := 0
+	row := make([]float64, L)
+	add := func(m int) {
+		kern.Fill(members[m], members, row)
+		F += 1 + 2*r[m]
+		Q += quality[m]
+		s++
+		in[m] = true
+		for c, v := range row {
+			r[c] += v * v
+		}
+	}
+	for m := 0; m < P; m++ {
+		add(m)
+	}
+	for t := 0; t < b; t++ {
+		best, bestV := -1, math.Inf(-1)
+		for c := P; c < L; c++ {
+			if in[c] {
+				continue
+			}
+			v := (Q + quality[c]) * float64(s+1) / (F + 1 + 2*r[c])
+			if best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
+				best, bestV = c, v
+			}
+		}
+		if best < 0 {
+			break
+		}
+		add(best)
+		picks = append(picks, best)
+		values = append(values, bestV)
+	}
+	return picks, values
+}

@@ -226,7 +226,11 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, er
 		return nil, err
 	}
 	checking := startPhase(opt.Progress, "checking the pool (features, graph rows)", "", 0)
-	err = p.Validate()
+	if opt.FeaturesOnly && p.Neighbors == nil {
+		err = p.validateFeatures()
+	} else {
+		err = p.Validate()
+	}
 	checking.finish()
 	if err != nil {
 		return nil, err

@@ -59,6 +59,9 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.FeaturesOnly {
+		return p, nil
+	}
 	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
 		return nil, err
 	}

@@ -25,6 +25,11 @@ type GraphOptions struct {
 	// that set the key ("--exclude-columns (key pool.csv.exclude_columns)").
 	// nil: the key itself.
 	Name func(key string) string
+	// FeaturesOnly reads a CSV or .npy pool's features and ids and builds
+	// no kNN graph (Neighbors and Weights stay nil; the other kinds load as
+	// usual): for callers that compare items through their features alone,
+	// such as the scored suggestions of internal/surrogate.
+	FeaturesOnly bool
 }
 
 // name is how a message names config key in passing (Name).

@@ -182,6 +182,9 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 	if cfg.Standardize && p.Dense != nil {
 		fileio.StandardizeRows(p.Dense)
 	}
+	if opt.FeaturesOnly {
+		return p, nil
+	}
 	if err := p.buildGraph(cfg, cacheDir, opt); err != nil {
 		return nil, err
 	}

@@ -63,6 +63,15 @@ func (p *Pool) Prevalence() float64 {
 // indices in range, never the item itself, not repeated within a row; weights
 // finite and in (0, 1]. Errors name the pool, the item and the problem.
 func (p *Pool) Validate() error {
+	if err := p.validateFeatures(); err != nil {
+		return err
+	}
+	return p.validateGraph()
+}
+
+// validateFeatures is Validate without the graph: size, ids, features and
+// metric.
+func (p *Pool) validateFeatures() error {
 	n := p.Len()
 	if n < 2 {
 		return fmt.Errorf("pool %q has %d items, expected at least 2", p.Name, n)
@@ -119,6 +128,12 @@ func (p *Pool) Validate() error {
 	default:
 		return fmt.Errorf("pool %q has no features", p.Name)
 	}
+	return nil
+}
+
+// validateGraph checks the kNN graph's rows (see Validate).
+func (p *Pool) validateGraph() error {
+	n := p.Len()
 	if len(p.Neighbors) != n || len(p.Weights) != n {
 		return fmt.Errorf("pool %q has %d neighbour rows and %d weight rows for %d items", p.Name, len(p.Neighbors), len(p.Weights), n)
 	}

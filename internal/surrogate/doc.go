@@ -1,0 +1,32 @@
+// Package surrogate runs the paper's Algorithm 3 (discrete qVS-BayesOpt)
+// at library scale: a Gaussian process on the pool's own representation
+// (packed fingerprints, counts or numeric features; never an n x n matrix)
+// fitted to the scores measured so far, an acquisition on its posterior as
+// the quality, and a batch chosen by greedy qVS_q over the most promising
+// unscored items.
+//
+//	res, err := surrogate.Suggest(ctx, pool, surrogate.Request{
+//		Observed: idx, Values: scores, Minimize: true, Batch: 100,
+//	})
+//
+// Kernels (unit diagonal): Tanimoto on packed bits, MinMax (Σ min / Σ max)
+// on non-negative counts, RBF or Matern-5/2 on numeric features with one
+// length scale. The GP is f ~ GP(m, s² k) with Gaussian noise σ², fitted
+// on standardised targets (z = (y - mean)/sd, larger is better; scores to
+// minimise are negated) by maximising the log marginal likelihood over m,
+// s², σ² (and the length scale, on a grid of multiples of the median
+// distance), on at most DefaultFitSubset labels drawn at random.
+//
+// Posterior: exact on the labels up to DefaultMaxExact of them; beyond, the
+// deterministic training conditional (DTC) on DefaultInducing inducing
+// labels (the best-scored half and a random half of the rest): see Model.
+//
+// Batch: MethodQVS keeps the candidates of highest acquisition (the exact
+// top C, found without computing every item's posterior sd: see
+// shortlist), maps the acquisition to non-negative qualities (phit and ei
+// as they are, ucb and the mean by min-max over the candidates) and runs
+// vendi.Greedy with the GP's own kernel over the pending items (a fixed
+// prefix) and the candidates. The scored items are not in the set: at
+// library scale they outnumber the batch by orders of magnitude and their
+// qualities would swamp the mean quality of eq. 2.
+package surrogate

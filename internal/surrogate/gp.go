@@ -1,0 +1,460 @@
+package surrogate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/parallel"
+)
+
+// Hyper are the fitted GP hyperparameters: f ~ GP(Mean, SignalVar·k),
+// observed with Gaussian noise of variance NoiseVar, in standardised-target
+// units (z = (y - YMean)/YScale, larger is better), and the kernel's length
+// scale (0 for Tanimoto and MinMax, which have none).
+type Hyper struct {
+	Mean, SignalVar, NoiseVar float64
+	LengthScale               float64
+	LogML                     float64 // log marginal likelihood of the fitting subset's targets at these values
+}
+
+// Forms of the posterior.
+const (
+	FormExact = "exact" // conditioned on every label
+	FormDTC   = "dtc"   // deterministic training conditional on inducing labels
+)
+
+// Defaults of the fit, measured on 50k-item Tanimoto pools (see doc.go).
+const (
+	// DefaultMaxExact is the largest number of labels the posterior
+	// conditions on exactly; beyond it the DTC form with DefaultInducing
+	// inducing labels is used.
+	DefaultMaxExact = 2000
+	// DefaultInducing is the number of inducing labels of the DTC form.
+	DefaultInducing = 1000
+	// DefaultFitSubset bounds the labels the hyperparameters are fitted
+	// on (a random subset beyond it): an eigendecomposition of the subset's
+	// kernel gives the likelihood at every noise ratio in O(n).
+	DefaultFitSubset = 600
+)
+
+// Bounds of the marginal-likelihood search (standardised targets, unit
+// diagonal kernels), as internal/bayesopt/discrete's FitGP.
+const (
+	signalVarMin  = 1e-3
+	signalVarMax  = 1e3
+	noiseRatioMin = 1e-6 // σ²/s²
+	noiseRatioMax = 1e2
+	noiseGrid     = 33
+	goldenIters   = 40
+	// jitter is added to the inducing block K_UU of the DTC form (its
+	// Cholesky factor; labels with identical fingerprints make it singular).
+	jitter = 1e-8
+)
+
+// lengthFactors are the multiples of the median pairwise distance tried as
+// length scales of RBF and Matern-5/2 (the one of highest marginal
+// likelihood is kept).
+var lengthFactors = []float64{0.125, 0.25, 0.5, 1, 2, 4}
+
+// Model is a GP fitted to the scores of some pool items, with the pool's
+// kernel: its posterior at any item of the pool.
+//
+// Posterior (latent f, standardised units, r = NoiseVar/SignalVar):
+//
+//	exact: mu_x = m + k_xDᵀ (K_DD + rI)⁻¹ (z - m),
+//	       var_x = s² (1 - k_xDᵀ (K_DD + rI)⁻¹ k_xD)
+//	DTC:   mu_x = m + k_xUᵀ (r K_UU + K_UD K_DU)⁻¹ K_UD (z - m),
+//	       var_x = s² (1 - k_xUᵀ K_UU⁻¹ k_xU + r k_xUᵀ (r K_UU + K_UD K_DU)⁻¹ k_xU)
+//
+// with D the labels and U ⊂ D the inducing labels (Quiñonero-Candela and
+// Rasmussen 2005, eq. 20-21, in units of s²).
+type Model struct {
+	Hyper  Hyper
+	Form   string
+	YMean  float64
+	YScale float64
+	Active []int // the items k_x is computed against (D exact, U for DTC)
+
+	kern    featureKernel
+	w       []float64         // mu_x = m + k_xAᵀ w
+	l1      blas64.Triangular // exact: chol(K_DD + rI); DTC: chol(K_UU + jitter)
+	l2      blas64.Triangular // DTC: chol(r K_UU + K_UD K_DU)
+	ratio   float64
+	workers int
+}
+
+// fitOptions are the sizes of the fit.
+type fitOptions struct {
+	maxExact, inducing, fitSubset int
+	seed                          uint64
+	workers                       int
+}
+
+// fit fits the model to values y (larger is better, finite) of items obs.
+func fit(ctx context.Context, kern featureKernel, obs []int, y []float64, o fitOptions) (*Model, error) {
+	if len(obs) == 0 {
+		return nil, errors.New("surrogate: the GP needs at least one scored item")
+	}
+	z, ym, ys := bayesopt.Standardize(y)
+	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
+	// Hyperparameters on a random subset of at most fitSubset labels.
+	sub := make([]int, len(obs))
+	for i := range sub {
+		sub[i] = i
+	}
+	if len(sub) > o.fitSubset {
+		rng.Shuffle(len(sub), func(a, b int) { sub[a], sub[b] = sub[b], sub[a] })
+		sub = sub[:o.fitSubset]
+		sort.Ints(sub)
+	}
+	fitItems := make([]int, len(sub))
+	fitZ := make([]float64, len(sub))
+	for a, t := range sub {
+		fitItems[a], fitZ[a] = obs[t], z[t]
+	}
+	scales := []float64{0}
+	if st, ok := kern.(stationaryKernel); ok {
+		med := st.medianDistance(fitItems)
+		scales = scales[:0]
+		for _, f := range lengthFactors {
+			scales = append(scales, f*med)
+		}
+	}
+	best := Hyper{LogML: math.Inf(-1)}
+	for _, ell := range scales {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k := kern.WithLengthScale(ell)
+		h, err := fitHyper(gram(k, fitItems, o.workers), fitZ)
+		if err != nil {
+			continue
+		}
+		h.LengthScale = ell
+		if h.LogML > best.LogML {
+			best = h
+		}
+	}
+	if math.IsInf(best.LogML, -1) {
+		return nil, errors.New("surrogate: GP fit failed: no hyperparameters give a positive definite kernel block")
+	}
+	kern = kern.WithLengthScale(best.LengthScale)
+	m := &Model{Hyper: best, YMean: ym, YScale: ys, kern: kern, ratio: best.NoiseVar / best.SignalVar, workers: o.workers}
+	if len(obs) <= o.maxExact {
+		return m, m.conditionExact(obs, z)
+	}
+	return m, m.conditionDTC(obs, z, inducingSet(y, o.inducing, rng))
+}
+
+// inducingSet picks the inducing labels of the DTC form: the best-scored
+// half (the region the acquisition ranks) and a uniformly random half of
+// the rest (coverage of the library), as positions in y.
+func inducingSet(y []float64, m int, rng *rand.Rand) []int {
+	order := make([]int, len(y))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return y[order[a]] > y[order[b]] })
+	top := m / 2
+	out := append([]int(nil), order[:top]...)
+	rest := order[top:]
+	rng.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
+	out = append(out, rest[:m-top]...)
+	sort.Ints(out)
+	return out
+}
+
+// gram is the kernel matrix of items (row-major, n x n, symmetric).
+func gram(k featureKernel, items []int, workers int) []float64 {
+	n := len(items)
+	g := make([]float64, n*n)
+	parallel.Blocks(n, 16, workers, func(_, lo, hi int) {
+		for a := lo; a < hi; a++ {
+			k.Fill(items[a], items, g[a*n:(a+1)*n])
+		}
+	})
+	// exact symmetry (Fill computes both triangles with the same formula,
+	// but keep the lower one equal to the upper by construction)
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			g[b*n+a] = g[a*n+b]
+		}
+	}
+	return g
+}
+
+// fitHyper maximises the marginal likelihood of z under GP(m, s² K) with
+// noise r s² over (m, s², r): m and s² in closed form for each r (GLS
+// mean, s² = Q/n clamped to its box), r by a log grid on [1e-6, 1e2] and a
+// golden-section refinement. One eigendecomposition K = V Λ Vᵀ gives every
+// r's likelihood in O(n): with ẑ = Vᵀz, 1̂ = Vᵀ1,
+//
+//	m(r) = Σ ẑ_i 1̂_i/(λ_i + r) / Σ 1̂_i²/(λ_i + r)
+//	Q(r) = Σ (ẑ_i - m 1̂_i)²/(λ_i + r)
+//	log p = -½ (Q/s² + n log s² + Σ log(s²... )) (see profile)
+func fitHyper(K []float64, z []float64) (Hyper, error) {
+	n := len(z)
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(n, K), true) {
+		return Hyper{}, errors.New("surrogate: eigendecomposition failed")
+	}
+	lam := eig.Values(nil)
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	zh := make([]float64, n)
+	oh := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := V.At(j, i)
+			zh[i] += v * z[j]
+			oh[i] += v
+		}
+		lam[i] = math.Max(lam[i], 0) // PSD kernels: round-off below 0
+	}
+	p := func(logr float64) (ll, m, s2 float64) { return profile(lam, zh, oh, math.Exp(logr)) }
+	lo, hi := math.Log(noiseRatioMin), math.Log(noiseRatioMax)
+	step := (hi - lo) / (noiseGrid - 1)
+	bestK, bestLL := -1, math.Inf(-1)
+	for k := 0; k < noiseGrid; k++ {
+		if ll, _, _ := p(lo + float64(k)*step); ll > bestLL {
+			bestK, bestLL = k, ll
+		}
+	}
+	if bestK < 0 {
+		return Hyper{}, errors.New("surrogate: marginal likelihood is not finite")
+	}
+	a := lo + float64(max(bestK-1, 0))*step
+	b := lo + float64(min(bestK+1, noiseGrid-1))*step
+	const phi = 0.6180339887498949
+	c, d := b-phi*(b-a), a+phi*(b-a)
+	fc, _, _ := p(c)
+	fd, _, _ := p(d)
+	for it := 0; it < goldenIters; it++ {
+		if fc >= fd {
+			b, d, fd = d, c, fc
+			c = b - phi*(b-a)
+			fc, _, _ = p(c)
+		} else {
+			a, c, fc = c, d, fd
+			d = a + phi*(b-a)
+			fd, _, _ = p(d)
+		}
+	}
+	t := lo + float64(bestK)*step
+	for _, cand := range []float64{c, d} {
+		if ll, _, _ := p(cand); ll > bestLL {
+			t, bestLL = cand, ll
+		}
+	}
+	ll, m, s2 := p(t)
+	r := math.Exp(t)
+	return Hyper{Mean: m, SignalVar: s2, NoiseVar: r * s2, LogML: ll}, nil
+}
+
+// profile is the log marginal likelihood maximised over m and s² at noise
+// ratio r, from the eigendecomposition of K (see fitHyper):
+// log p = -½ (Q/s² + n log s² + Σ log(λ_i + r) + n log 2π).
+func profile(lam, zh, oh []float64, r float64) (ll, m, s2 float64) {
+	n := len(lam)
+	var zu, ou, logdet float64
+	for i := range lam {
+		d := lam[i] + r
+		zu += zh[i] * oh[i] / d
+		ou += oh[i] * oh[i] / d
+		logdet += math.Log(d)
+	}
+	m = zu / ou
+	var Q float64
+	for i := range lam {
+		e := zh[i] - m*oh[i]
+		Q += e * e / (lam[i] + r)
+	}
+	s2 = math.Min(math.Max(Q/float64(n), signalVarMin), signalVarMax)
+	ll = -0.5 * (Q/s2 + float64(n)*math.Log(s2) + logdet + float64(n)*math.Log(2*math.Pi))
+	return ll, m, s2
+}
+
+// LogMarginalLikelihood is log N(z; m1, s²(K + rI)) of targets z
+// (standardised) of items under kernel K (row-major), computed directly by
+// a Cholesky factorisation: the quantity fitHyper maximises.
+func LogMarginalLikelihood(K []float64, z []float64, h Hyper) (float64, error) {
+	n := len(z)
+	A := mat.NewSymDense(n, nil)
+	for a := 0; a < n; a++ {
+		for b := a; b < n; b++ {
+			v := h.SignalVar * K[a*n+b]
+			if a == b {
+				v += h.NoiseVar
+			}
+			A.SetSym(a, b, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(A) {
+		return 0, errors.New("surrogate: covariance not positive definite")
+	}
+	e := make([]float64, n)
+	for i := range e {
+		e[i] = z[i] - h.Mean
+	}
+	var u mat.VecDense
+	if err := ch.SolveVecTo(&u, mat.NewVecDense(n, e)); err != nil {
+		return 0, err
+	}
+	var Q float64
+	for i := range e {
+		Q += e[i] * u.AtVec(i)
+	}
+	return -0.5 * (Q + ch.LogDet() + float64(n)*math.Log(2*math.Pi)), nil
+}
+
+// cholesky factorises the row-major symmetric n x n matrix a in place
+// (lower triangle) and returns it as a blas64.Triangular.
+func cholesky(a []float64, n int) (blas64.Triangular, bool) {
+	var ch mat.Cholesky
+	if !ch.Factorize(mat.NewSymDense(n, a)) {
+		return blas64.Triangular{}, false
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	return L.RawTriangular(), true
+}
+
+// conditionExact conditions on every label: L = chol(K_DD + rI), w = (K_DD
+// + rI)⁻¹ (z - m).
+func (m *Model) conditionExact(obs []int, z []float64) error {
+	n := len(obs)
+	K := gram(m.kern, obs, m.workers)
+	for i := 0; i < n; i++ {
+		K[i*n+i] += m.ratio
+	}
+	L, ok := cholesky(K, n)
+	if !ok {
+		return fmt.Errorf("surrogate: K_DD + %g I is not positive definite", m.ratio)
+	}
+	m.Form, m.Active, m.l1 = FormExact, append([]int(nil), obs...), L
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = z[i] - m.Hyper.Mean
+	}
+	m.w = cholSolve(L, w)
+	return nil
+}
+
+// conditionDTC conditions on every label through the inducing labels
+// inducing (positions in obs): see Model.
+func (m *Model) conditionDTC(obs []int, z []float64, inducing []int) error {
+	M, n := len(inducing), len(obs)
+	U := make([]int, M)
+	for a, t := range inducing {
+		U[a] = obs[t]
+	}
+	Kuu := gram(m.kern, U, m.workers)
+	// K_UD, M x n, row-major
+	Kud := make([]float64, M*n)
+	parallel.Blocks(M, 8, m.workers, func(_, lo, hi int) {
+		for a := lo; a < hi; a++ {
+			m.kern.Fill(U[a], obs, Kud[a*n:(a+1)*n])
+		}
+	})
+	// B = r K_UU + K_UD K_DU
+	B := make([]float64, M*M)
+	for i := range B {
+		B[i] = m.ratio * Kuu[i]
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, blas64.General{Rows: M, Cols: n, Stride: n, Data: Kud},
+		blas64.General{Rows: M, Cols: n, Stride: n, Data: Kud}, 1, blas64.General{Rows: M, Cols: M, Stride: M, Data: B})
+	for a := 0; a < M; a++ {
+		Kuu[a*M+a] += jitter
+		B[a*M+a] += jitter * m.ratio
+		for b := a + 1; b < M; b++ { // exact symmetry for the factorisation
+			B[b*M+a] = B[a*M+b]
+		}
+	}
+	L1, ok := cholesky(Kuu, M)
+	if !ok {
+		return errors.New("surrogate: the inducing block K_UU is not positive definite")
+	}
+	L2, ok := cholesky(B, M)
+	if !ok {
+		return errors.New("surrogate: r K_UU + K_UD K_DU is not positive definite")
+	}
+	e := make([]float64, n)
+	for i := range e {
+		e[i] = z[i] - m.Hyper.Mean
+	}
+	v := make([]float64, M)
+	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: M, Cols: n, Stride: n, Data: Kud}, blas64.Vector{N: n, Inc: 1, Data: e}, 0, blas64.Vector{N: M, Inc: 1, Data: v})
+	m.Form, m.Active, m.l1, m.l2 = FormDTC, U, L1, L2
+	m.w = cholSolve(L2, v)
+	return nil
+}
+
+// cholSolve returns (L Lᵀ)⁻¹ b (b is overwritten).
+func cholSolve(L blas64.Triangular, b []float64) []float64 {
+	v := blas64.Vector{N: len(b), Inc: 1, Data: b}
+	blas64.Trsv(blas.NoTrans, L, v)
+	blas64.Trsv(blas.Trans, L, v)
+	return b
+}
+
+// predictBlock is the number of items whose kernel rows are computed and
+// solved together.
+const predictBlock = 128
+
+// Predict sets mu[t] and (when sd is non-nil) sd[t] to the posterior mean
+// and standard deviation of the latent f at items[t], in standardised
+// units (see Model): YMean + YScale·mu and YScale·sd are in the targets'
+// units.
+func (m *Model) Predict(items []int, mu, sd []float64) {
+	M := len(m.Active)
+	parallel.Blocks(len(items), predictBlock, m.workers, func(_, lo, hi int) {
+		nb := hi - lo
+		kx := make([]float64, nb*M)
+		for t := lo; t < hi; t++ {
+			row := kx[(t-lo)*M : (t-lo+1)*M]
+			m.kern.Fill(items[t], m.Active, row)
+			var s float64
+			for a, v := range row {
+				s += v * m.w[a]
+			}
+			mu[t] = m.Hyper.Mean + s
+		}
+		if sd == nil {
+			return
+		}
+		var k2 []float64
+		if m.Form == FormDTC {
+			k2 = append([]float64(nil), kx...)
+		}
+		// rows of kx L⁻ᵀ are (L⁻¹ k_x)ᵀ
+		blas64.Trsm(blas.Right, blas.Trans, 1, m.l1, blas64.General{Rows: nb, Cols: M, Stride: M, Data: kx})
+		if k2 != nil {
+			blas64.Trsm(blas.Right, blas.Trans, 1, m.l2, blas64.General{Rows: nb, Cols: M, Stride: M, Data: k2})
+		}
+		for t := 0; t < nb; t++ {
+			v := 1 - sumSq(kx[t*M:(t+1)*M])
+			if k2 != nil {
+				v += m.ratio * sumSq(k2[t*M:(t+1)*M])
+			}
+			sd[lo+t] = math.Sqrt(math.Max(m.Hyper.SignalVar*v, 0))
+		}
+	})
+}
+
+func sumSq(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return s
+}

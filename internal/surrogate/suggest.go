@@ -1,0 +1,574 @@
+package surrogate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// Methods of Suggest.
+const (
+	MethodQVS    = "qvs"    // greedy qVS_q over the top candidates by acquisition (Algorithm 3)
+	MethodGreedy = "greedy" // the top posterior means: the plain GP greedy
+	MethodTop    = "top"    // the top acquisitions: diversity-blind BayesOpt (qVS with q = 0)
+	MethodRandom = "random" // uniform over the items neither scored nor pending
+)
+
+// Methods lists the methods in help order.
+var Methods = []string{MethodQVS, MethodGreedy, MethodTop, MethodRandom}
+
+// Acquisitions (qualities of MethodQVS).
+const (
+	AcqUCB  = "ucb"  // mu + sqrt(beta)·sd
+	AcqEI   = "ei"   // expected improvement over the best score
+	AcqPHit = "phit" // Pr(f beyond the hit threshold)
+	AcqMean = "mean" // posterior mean
+)
+
+// Acquisitions lists the acquisitions in help order.
+var Acquisitions = []string{AcqUCB, AcqEI, AcqPHit, AcqMean}
+
+// Defaults chosen by measurement (doc.go).
+const (
+	DefaultMethod      = MethodQVS
+	DefaultAcquisition = AcqUCB
+	DefaultBeta        = 1.0
+	DefaultQ           = vendi.Order(1)
+	// DefaultCandidateFactor: MethodQVS's greedy runs over the
+	// DefaultCandidateFactor·batch items of highest acquisition (at least
+	// MinCandidates, at most MaxCandidates).
+	DefaultCandidateFactor = 4
+	MinCandidates          = 100
+	MaxCandidates          = 4000
+	// DefaultHitTopFraction is the fraction of the scored items whose
+	// values count as hits when no threshold is given (phit's threshold).
+	DefaultHitTopFraction = 0.05
+)
+
+// Request is one round of a scored search: the items scored so far, the
+// ones pending, and what to pick. Zero values take the defaults above.
+type Request struct {
+	Observed []int     // pool indices of the scored items
+	Values   []float64 // their scores (NaN: a failed measurement, never suggested, not fitted)
+	Minimize bool      // lower values are better (docking scores); Values are as measured
+	Pending  []int     // items whose scores are not known yet: never suggested, first members of the qVS set
+
+	Batch       int
+	Method      string      // Methods ("" = qvs)
+	Acquisition string      // Acquisitions ("" = ucb)
+	Beta        float64     // UCB weight: mu + sqrt(Beta)·sd (0 = DefaultBeta; use a tiny value for none)
+	Q           vendi.Order // order of qVS (0 = DefaultQ; MethodTop is the q = 0 batch)
+	Seed        uint64
+
+	// What counts as a hit (phit's threshold, Result.Hits): HitThreshold
+	// in the values' units (beyond = larger, or smaller under Minimize)
+	// when HasHitThreshold, else the top HitTopFraction of the successful
+	// values (0 = DefaultHitTopFraction).
+	HitThreshold    float64
+	HasHitThreshold bool
+	HitTopFraction  float64
+
+	Kernel     string // Kernels or "" (auto)
+	Candidates int    // MethodQVS's candidates (0 = by batch, see DefaultCandidateFactor)
+	MaxExact   int    // 0 = DefaultMaxExact
+	Inducing   int    // 0 = DefaultInducing
+	FitSubset  int    // 0 = DefaultFitSubset
+	Workers    int
+}
+
+// Result is the suggested batch, in pick order, with the posterior of each
+// pick in the values' units (sign as measured: under Minimize a lower mean
+// is better).
+type Result struct {
+	Picks       []int
+	Acquisition []float64 // ucb and mean in value units, ei in value units, phit a probability
+	Quality     []float64 // the non-negative qVS quality of each pick
+	Mean, SD    []float64 // posterior mean and sd of the latent score
+	Values      []float64 // qVS_q of the pending items and the picks up to this one (MethodQVS)
+
+	Method, AcquisitionName string
+	ColdStart               bool // fewer than one successful score: no GP, the most diverse of a random sample
+	Hyper                   Hyper
+	Kernel, Form            string
+	Active                  int // labels the posterior conditions on (all, or the inducing ones)
+	Scored, Failed          int
+	HitThreshold            float64 // in value units
+	Hits                    int     // scored items beyond HitThreshold
+	Candidates              int     // MethodQVS: the items the greedy ran over
+	Evaluated               int     // items whose posterior sd was computed
+}
+
+// Suggest returns the next batch of a scored search on pool.
+func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, error) {
+	n := pool.Len()
+	if err := req.defaults(); err != nil {
+		return nil, err
+	}
+	if len(req.Values) != len(req.Observed) {
+		return nil, fmt.Errorf("surrogate: %d observed items but %d values", len(req.Observed), len(req.Values))
+	}
+	taken := make([]bool, n)
+	var obs []int
+	var y []float64
+	failed := 0
+	for k, i := range req.Observed {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("surrogate: observed item %d: expected an index in [0, %d)", i, n)
+		}
+		if taken[i] {
+			return nil, fmt.Errorf("surrogate: item %d is observed twice", i)
+		}
+		taken[i] = true
+		v := req.Values[k]
+		switch {
+		case math.IsNaN(v):
+			failed++
+		case math.IsInf(v, 0):
+			return nil, fmt.Errorf("surrogate: item %d: value %v", i, v)
+		default:
+			if req.Minimize {
+				v = -v
+			}
+			obs = append(obs, i)
+			y = append(y, v)
+		}
+	}
+	for _, i := range req.Pending {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("surrogate: pending item %d: expected an index in [0, %d)", i, n)
+		}
+		if taken[i] {
+			return nil, fmt.Errorf("surrogate: item %d is both scored and pending, or pending twice", i)
+		}
+		taken[i] = true
+	}
+	var free []int
+	for i := 0; i < n; i++ {
+		if !taken[i] {
+			free = append(free, i)
+		}
+	}
+	if req.Batch < 1 {
+		return nil, fmt.Errorf("surrogate: batch %d: expected at least 1", req.Batch)
+	}
+	if req.Batch > len(free) {
+		return nil, fmt.Errorf("surrogate: batch %d: only %d items are neither scored nor pending", req.Batch, len(free))
+	}
+	kern, err := chooseKernel(pool, req.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Method: req.Method, AcquisitionName: req.Acquisition, Kernel: kern.Name(), Scored: len(obs), Failed: failed, HitThreshold: math.NaN()}
+	rng := rand.New(rand.NewPCG(req.Seed, uint64(len(req.Observed))))
+	if req.Method == MethodRandom {
+		perm := rng.Perm(len(free))[:req.Batch]
+		for _, p := range perm {
+			res.Picks = append(res.Picks, free[p])
+		}
+	}
+	if len(obs) == 0 {
+		res.ColdStart = true
+		if req.Method != MethodRandom {
+			if err := coldStart(kern, free, req, rng, res); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	}
+	model, err := fit(ctx, kern, obs, y, fitOptions{maxExact: req.MaxExact, inducing: min(req.Inducing, len(obs)), fitSubset: req.FitSubset, seed: req.Seed, workers: req.Workers})
+	if err != nil {
+		return nil, err
+	}
+	res.Hyper, res.Form, res.Active = model.Hyper, model.Form, len(model.Active)
+	// hit threshold in the larger-is-better convention, standardised
+	tau := hitThreshold(y, req)
+	res.HitThreshold = tau
+	if req.Minimize {
+		res.HitThreshold = -tau
+	}
+	for _, v := range y {
+		if v >= tau {
+			res.Hits++
+		}
+	}
+	a := acquirer{kind: req.Acquisition, sqrtBeta: math.Sqrt(req.Beta), tau: (tau - model.YMean) / model.YScale, best: (maxOf(y) - model.YMean) / model.YScale, sdMax: math.Sqrt(model.Hyper.SignalVar)}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch req.Method {
+	case MethodGreedy:
+		mu := make([]float64, len(free))
+		model.Predict(free, mu, nil)
+		res.Evaluated = 0
+		top := topK(free, mu, req.Batch)
+		res.Picks = top
+	case MethodQVS, MethodTop:
+		if err := qvsBatch(ctx, model, a, free, req, res); err != nil {
+			return nil, err
+		}
+	}
+	// posterior and acquisition of the picks, in value units
+	k := len(res.Picks)
+	mu, sd := make([]float64, k), make([]float64, k)
+	model.Predict(res.Picks, mu, sd)
+	res.Mean, res.SD, res.Acquisition = make([]float64, k), make([]float64, k), make([]float64, k)
+	sign := 1.0
+	if req.Minimize {
+		sign = -1
+	}
+	for t := range res.Picks {
+		res.Mean[t] = sign * (model.YMean + model.YScale*mu[t])
+		res.SD[t] = model.YScale * sd[t]
+		v := a.value(mu[t], sd[t])
+		switch req.Acquisition {
+		case AcqUCB, AcqMean:
+			v = sign * (model.YMean + model.YScale*v)
+		case AcqEI:
+			v *= model.YScale
+		}
+		res.Acquisition[t] = v
+	}
+	return res, nil
+}
+
+func (req *Request) defaults() error {
+	if req.Method == "" {
+		req.Method = DefaultMethod
+	}
+	if req.Acquisition == "" {
+		req.Acquisition = DefaultAcquisition
+	}
+	if req.Q == 0 {
+		req.Q = DefaultQ
+	}
+	if req.Beta == 0 {
+		req.Beta = DefaultBeta
+	}
+	if req.MaxExact == 0 {
+		req.MaxExact = DefaultMaxExact
+	}
+	if req.Inducing == 0 {
+		req.Inducing = DefaultInducing
+	}
+	if req.FitSubset == 0 {
+		req.FitSubset = DefaultFitSubset
+	}
+	if req.HitTopFraction == 0 {
+		req.HitTopFraction = DefaultHitTopFraction
+	}
+	req.Workers = max(req.Workers, 1)
+	switch req.Method {
+	case MethodQVS, MethodGreedy, MethodTop, MethodRandom:
+	default:
+		return fmt.Errorf("surrogate: unknown method %q, expected qvs, greedy, top or random", req.Method)
+	}
+	switch req.Acquisition {
+	case AcqUCB, AcqEI, AcqPHit, AcqMean:
+	default:
+		return fmt.Errorf("surrogate: unknown acquisition %q, expected ucb, ei, phit or mean", req.Acquisition)
+	}
+	switch {
+	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):
+		return fmt.Errorf("surrogate: beta %v: expected a finite positive number", req.Beta)
+	case !(req.HitTopFraction > 0 && req.HitTopFraction <= 1):
+		return fmt.Errorf("surrogate: hit top fraction %v: expected a number in (0, 1]", req.HitTopFraction)
+	case req.HasHitThreshold && (math.IsNaN(req.HitThreshold) || math.IsInf(req.HitThreshold, 0)):
+		return fmt.Errorf("surrogate: hit threshold %v: expected a finite number", req.HitThreshold)
+	case req.MaxExact < 1 || req.Inducing < 1 || req.FitSubset < 2:
+		return errors.New("surrogate: MaxExact, Inducing must be positive and FitSubset at least 2")
+	}
+	return req.Q.Validate()
+}
+
+// hitThreshold is the hit threshold in the larger-is-better convention:
+// the user's (negated under Minimize), else the value of the
+// ceil(f·n)-th best successful score.
+func hitThreshold(y []float64, req Request) float64 {
+	if req.HasHitThreshold {
+		if req.Minimize {
+			return -req.HitThreshold
+		}
+		return req.HitThreshold
+	}
+	s := append([]float64(nil), y...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	k := int(math.Ceil(req.HitTopFraction * float64(len(s))))
+	return s[min(max(k, 1), len(s))-1]
+}
+
+func maxOf(y []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range y {
+		m = math.Max(m, v)
+	}
+	return m
+}
+
+// acquirer evaluates an acquisition in standardised units.
+type acquirer struct {
+	kind      string
+	sqrtBeta  float64
+	tau, best float64 // hit threshold and best score, standardised
+	sdMax     float64 // prior sd: an upper bound of every posterior sd
+}
+
+func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+func normPDF(x float64) float64 { return math.Exp(-0.5*x*x) / math.Sqrt(2*math.Pi) }
+
+// value is the acquisition at posterior mean mu and sd.
+func (a acquirer) value(mu, sd float64) float64 {
+	switch a.kind {
+	case AcqUCB:
+		return mu + a.sqrtBeta*sd
+	case AcqEI:
+		d := mu - a.best
+		if sd <= 0 {
+			return math.Max(d, 0)
+		}
+		u := d / sd
+		return math.Max(d*normCDF(u)+sd*normPDF(u), 0)
+	case AcqPHit:
+		if sd <= 0 {
+			if mu >= a.tau {
+				return 1
+			}
+			return 0
+		}
+		return normCDF((mu - a.tau) / sd)
+	}
+	return mu
+}
+
+// bound is an upper bound of value(mu, sd) over sd in [0, sdMax]: UCB and
+// EI grow with sd, phit grows with sd below the threshold and is at most 1
+// above it, the mean does not depend on sd.
+func (a acquirer) bound(mu float64) float64 {
+	if a.kind == AcqPHit && mu >= a.tau {
+		return 1
+	}
+	return a.value(mu, a.sdMax)
+}
+
+// quality maps acquisition values to the non-negative qualities of qVS:
+// phit and ei as they are (in [0, 1] and >= 0), ucb and the mean by
+// min-max scaling over the set's members (qVS's eq. 2 mean quality needs
+// qualities >= 0; min-max keeps the ranking, so q = 0 is the top
+// acquisition), 1 for all when constant.
+func (a acquirer) quality(v []float64) []float64 {
+	out := append([]float64(nil), v...)
+	if a.kind == AcqPHit || a.kind == AcqEI {
+		return out
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	for i, x := range v {
+		if hi > lo {
+			out[i] = (x - lo) / (hi - lo)
+		} else {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// topK returns the k items with the largest score (score[t] of items[t]),
+// ties to the lowest index, in decreasing score order.
+func topK(items []int, score []float64, k int) []int {
+	ord := make([]int, len(items))
+	for t := range ord {
+		ord[t] = t
+	}
+	sort.Slice(ord, func(a, b int) bool {
+		sa, sb := score[ord[a]], score[ord[b]]
+		if sa != sb {
+			return sa > sb
+		}
+		return items[ord[a]] < items[ord[b]]
+	})
+	out := make([]int, k)
+	for t := range out {
+		out[t] = items[ord[t]]
+	}
+	return out
+}
+
+// candidateCount is the number of items MethodQVS's greedy runs over.
+func (req Request) candidateCount(free int) int {
+	c := req.Candidates
+	if c == 0 {
+		c = min(max(DefaultCandidateFactor*req.Batch, MinCandidates), MaxCandidates)
+	}
+	return min(max(c, req.Batch), free)
+}
+
+// qvsBatch picks the batch of MethodQVS: the certified top candidates by
+// acquisition (shortlist), then vendi.Greedy with the pool kernel over the
+// pending items (prefix) and the candidates.
+func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Request, res *Result) error {
+	C := req.candidateCount(len(free))
+	cand, acq, evaluated := shortlist(model, a, free, C)
+	res.Evaluated = evaluated
+	res.Candidates = len(cand)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	P := len(req.Pending)
+	members := append(append([]int(nil), req.Pending...), cand...)
+	vals := make([]float64, len(members))
+	if P > 0 {
+		mu, sd := make([]float64, P), make([]float64, P)
+		model.Predict(req.Pending, mu, sd)
+		for t := range mu {
+			vals[t] = a.value(mu[t], sd[t])
+		}
+	}
+	copy(vals[P:], acq)
+	quality := a.quality(vals)
+	if req.Method == MethodTop {
+		// VS_0 counts items: the batch is the top acquisitions.
+		res.Picks = topK(cand, acq, req.Batch)
+		for t := range res.Picks {
+			res.Quality = append(res.Quality, quality[P+t])
+		}
+		return nil
+	}
+	L := len(members)
+	K := mat.NewSymDense(L, gram(model.kern, members, req.Workers))
+	prefix := make([]int, P)
+	for t := range prefix {
+		prefix[t] = t
+	}
+	cs := make([]int, len(cand))
+	for t := range cs {
+		cs[t] = P + t
+	}
+	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: vendi.DenseKernel(K), Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
+	if err != nil {
+		return err
+	}
+	for t, c := range g.Picks {
+		res.Picks = append(res.Picks, members[c])
+		res.Quality = append(res.Quality, quality[c])
+		res.Values = append(res.Values, g.Scores[t])
+	}
+	return nil
+}
+
+// shortlistChunk is the number of items whose sd is computed per step of
+// shortlist.
+const shortlistChunk = 2048
+
+// shortlist returns the C items of free with the largest acquisition (ties
+// to the lowest index), in decreasing order, with their acquisition, and
+// the number of items whose posterior sd was computed. The mean is
+// computed for every item; the sd (the costly part: a triangular solve of
+// the active set's size per item) only in decreasing order of the
+// acquisition's upper bound at the prior sd (acquirer.bound), until the
+// bound of the next item falls below the C-th best acquisition found: the
+// result is the exact top C.
+func shortlist(model *Model, a acquirer, free []int, C int) ([]int, []float64, int) {
+	n := len(free)
+	mu := make([]float64, n)
+	model.Predict(free, mu, nil)
+	ub := make([]float64, n)
+	for t := range mu {
+		ub[t] = a.bound(mu[t])
+	}
+	ord := make([]int, n)
+	for t := range ord {
+		ord[t] = t
+	}
+	sort.Slice(ord, func(x, y int) bool {
+		if ub[ord[x]] != ub[ord[y]] {
+			return ub[ord[x]] > ub[ord[y]]
+		}
+		return ord[x] < ord[y]
+	})
+	var items []int
+	var acq []float64
+	done := 0
+	thr := math.Inf(-1)
+	for done < n {
+		if len(items) >= C && ub[ord[done]] < thr {
+			break
+		}
+		hi := min(done+max(shortlistChunk, C), n)
+		chunk := make([]int, hi-done)
+		for t := range chunk {
+			chunk[t] = free[ord[done+t]]
+		}
+		cm, cs := make([]float64, len(chunk)), make([]float64, len(chunk))
+		if a.kind == AcqMean {
+			for t := range chunk {
+				cm[t] = mu[ord[done+t]]
+			}
+		} else {
+			model.Predict(chunk, cm, cs)
+		}
+		for t, i := range chunk {
+			items = append(items, i)
+			acq = append(acq, a.value(cm[t], cs[t]))
+		}
+		done = hi
+		if len(items) >= C {
+			s := append([]float64(nil), acq...)
+			sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+			thr = s[C-1]
+		}
+	}
+	top := topK(items, acq, C)
+	pos := make(map[int]float64, len(items))
+	for t, i := range items {
+		pos[i] = acq[t]
+	}
+	out := make([]float64, C)
+	for t, i := range top {
+		out[t] = pos[i]
+	}
+	return top, out, done
+}
+
+// coldStart picks the batch without a score: the most diverse batch (greedy
+// VS_q, quality 1) among Candidates items drawn at random.
+func coldStart(kern featureKernel, free []int, req Request, rng *rand.Rand, res *Result) error {
+	C := req.candidateCount(len(free))
+	perm := rng.Perm(len(free))[:C]
+	members := append([]int(nil), req.Pending...)
+	for _, p := range perm {
+		members = append(members, free[p])
+	}
+	P := len(req.Pending)
+	quality := make([]float64, len(members))
+	for i := range quality {
+		quality[i] = 1
+	}
+	prefix := make([]int, P)
+	for t := range prefix {
+		prefix[t] = t
+	}
+	cs := make([]int, C)
+	for t := range cs {
+		cs[t] = P + t
+	}
+	K := mat.NewSymDense(len(members), gram(kern, members, req.Workers))
+	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: vendi.DenseKernel(K), Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers})
+	if err != nil {
+		return err
+	}
+	for t, c := range g.Picks {
+		res.Picks = append(res.Picks, members[c])
+		res.Quality = append(res.Quality, 1)
+		res.Values = append(res.Values, g.Scores[t])
+	}
+	return nil
+}

@@ -127,10 +127,20 @@ type Sizes struct {
 	Rounds                      int // batches after the initial one
 }
 
-// Sizes resolves p's amounts on a library of n items; an error when the
-// initial batch and the budget need more items than the library holds.
+// Sizes resolves p's amounts on a library of n items (Amount.Of; a
+// fractional budget that is a whole number r of fractional batches is r
+// batches); an error when the initial batch and the budget need more items
+// than the library holds.
 func (p Protocol) Sizes(n int) (Sizes, error) {
 	s := Sizes{N: n, Init: p.Init.Of(n), Batch: p.Batch.Of(n), Budget: p.Budget.Of(n), Top: p.Top.Of(n)}
+	// A fractional budget that is a whole number of fractional batches
+	// (0.05 in batches of 0.01) is that many batches, whatever the rounding
+	// of each fraction of n.
+	if p.Budget.IsFraction() && p.Batch.IsFraction() {
+		if r := math.Round(p.Budget.v / p.Batch.v); r >= 1 && math.Abs(p.Budget.v/p.Batch.v-r) < 1e-9 {
+			s.Budget = int(r) * s.Batch
+		}
+	}
 	s.Rounds = (s.Budget + s.Batch - 1) / s.Batch
 	if s.Init+s.Budget > n {
 		return s, configkeys.Invalid("budget", p.Budget.String(), "the initial batch (%d) and the budget (%d) need %d items; the library has %d", s.Init, s.Budget, s.Init+s.Budget, n)

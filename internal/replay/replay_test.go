@@ -328,6 +328,14 @@ func TestPlanErrors(t *testing.T) {
 		}
 	}
 	p := testProtocol()
+	p.Batch, p.Budget = MustAmount("0.01"), MustAmount("0.05")
+	if sz, err := p.Sizes(1919); err != nil || sz.Batch != 19 || sz.Budget != 95 || sz.Rounds != 5 {
+		t.Errorf("0.05 in batches of 0.01 of 1919: %+v, %v", sz, err)
+	}
+	p.Budget = MustAmount("0.049")
+	if sz, _ := p.Sizes(1919); sz.Budget != 94 || sz.Rounds != 5 || sz.BatchSize(5) != 18 {
+		t.Errorf("0.049 in batches of 0.01 of 1919: %+v", sz)
+	}
 	p.Budget = MustAmount("290")
 	if _, err := p.Sizes(300); err == nil || !strings.Contains(err.Error(), "need 302 items") {
 		t.Errorf("budget beyond the library: %v", err)

@@ -19,18 +19,24 @@ seeds and initial batches:
           constant mean, signal and noise variances by maximum marginal
           likelihood (L-BFGS-B over the eigendecomposition of the labelled
           kernel), batch = the best posterior means;
-  qvs     `qvs as suggest` once a round with the scores seen as --observed
-          (the QVS_ARGS below), its printed batch.
+  qvs         qvs's scored search, GP + greedy qVS (q = 1): `qvs as replay`
+              (the built binary, --qvs), run once for every seed;
+  qvs-greedy  the same replay's GP greedy (top posterior means).
+
+When a qvs method runs, the initial batches are the replay's (round 0 of
+its records, repeat r for seed r), so every method starts from the same
+molecules; otherwise seed r draws them with numpy.random.default_rng(r).
 
 Per method: hits found after every round (mean over seeds, and each
 seed's), VS_1 of the hits found at the end under Tanimoto (exp of the
 Shannon entropy of the eigenvalues of K/n, K the hits' Tanimoto matrix;
-computed here with NumPy, independently of qvs), and the wall and CPU
-seconds of a round's choice (model fit plus batch; CPU includes child
-processes, so qvs's is the suggest process's).
+computed here with NumPy, independently of qvs, from the molecules each
+method acquired), and the wall and CPU seconds of a round's choice (model
+fit plus batch; qvs's as its replay records them, the process's own CPU
+time with runs executed one at a time).
 
 Usage: screen_bench.py LIBRARY OUT_MARKDOWN [--qvs BINARY] [--seeds 3]
-       [--methods random,rf,gp,qvs] [--type morgan] [--init 0.01]
+       [--methods random,rf,gp,qvs,qvs-greedy] [--type morgan] [--init 0.01]
        [--batch 0.01] [--rounds 5] [--top 0.01] [--maximize]
        [--smiles-column smiles] [--score-column score] [--cache DIR]
        [--json OUT.json]
@@ -56,16 +62,14 @@ from scipy.optimize import minimize as sp_minimize
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# qvs's scored suggest: the scores seen are --observed id,value; the pool is
-# the packed fingerprints with their ids. {batch} is the batch size.
-QVS_ARGS = ["as", "suggest", "--metric", "tanimoto", "--batch", "{batch}", "--quiet"]
-
+# The script's names of qvs's methods and the replay's.
+QVS_METHODS = {"qvs": "qvs", "qvs-greedy": "greedy"}
 
 def count(spec, n):
     """A fraction in (0, 1) of n (rounded, at least 1) or a count."""
     v = float(spec)
     if 0 < v < 1:
-        return max(1, int(round(v * n)))
+        return max(1, int(math.floor(v * n + 0.5)))  # as qvs rounds (half away from zero)
     if v >= 1 and v == int(v):
         return int(v)
     raise SystemExit("screen_bench: %r: expected a fraction in (0, 1) or a whole count" % spec)
@@ -181,25 +185,29 @@ def choose_gp(lib, seen, y, b, rng, seed, rnd):
     return top_unseen(pred, seen, b)
 
 
-def make_qvs(qvs, prefix, ids, scores, tmp, extra):
-    index = {s: i for i, s in enumerate(ids)}
-
-    def choose(lib, seen, y, b, rng, seed, rnd):
-        obs = os.path.join(tmp, "observed.csv")
-        with open(obs, "w") as f:
-            f.write("id,value\n")
-            for i in seen:
-                f.write("%s,%r\n" % (ids[i], float(scores[i])))
-        args = [qvs] + [s.format(batch=b) for s in QVS_ARGS] + [
-            "--pool", prefix + ".npy", "--ids", prefix + ".ids.txt", "--observed", obs,
-            "--seed", str(seed * 1000 + rnd), "--cache-dir", os.path.join(tmp, "cache")] + extra
-        out = subprocess.run(args, check=True, capture_output=True, text=True)
-        rows = list(csv.DictReader(out.stdout.splitlines()))
-        picks = [index[r["id"]] for r in rows]
-        if len(picks) != b:
-            raise SystemExit("qvs returned %d items, expected %d: %s" % (len(picks), b, " ".join(args)))
-        return np.array(picks)
-    return choose
+def run_replay(a, prefix, n_init, b, k, seeds, tmp):
+    """qvs's replay of the qvs methods: {method: [records of seed r]} with
+    records (round, index, seconds, cpu_seconds) of every acquired item."""
+    methods = [m for m in a.methods.split(",") if m in QVS_METHODS]
+    out = os.path.join(tmp, "replay")
+    args = [a.qvs, "as", "replay", "--pool", prefix + ".npy", "--ids", prefix + ".ids.txt",
+            "--scores", prefix + ".scores.csv", "--metric", "tanimoto",
+            "--init", str(n_init), "--batch", str(b), "--budget", str(a.rounds * b), "--top", str(k),
+            "--methods", ",".join(QVS_METHODS[m] for m in methods), "--q", "1",
+            "--repeats", str(len(seeds)), "--seed", "0", "--out", out, "--cache-dir", os.path.join(tmp, "cache")]
+    if not a.maximize:
+        args.append("--minimize")
+    print("screen_bench: " + " ".join(args), file=sys.stderr, flush=True)
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    recs = {}
+    for m in methods:
+        key = {"qvs": "qvs-q1", "qvs-greedy": "greedy"}[m]
+        recs[m] = []
+        for r in range(len(seeds)):
+            with open(os.path.join(out, "runs", "%s-r%02d.csv" % (key, r))) as f:
+                rows = list(csv.DictReader(f))
+            recs[m].append([(int(x["round"]), int(x["index"]), float(x["seconds"]), float(x["cpu_seconds"])) for x in rows])
+    return recs
 
 
 def cpu_now():
@@ -212,9 +220,8 @@ def main():
     ap.add_argument("library")
     ap.add_argument("out")
     ap.add_argument("--qvs", default="")
-    ap.add_argument("--qvs-args", default="", help="extra arguments of qvs as suggest, space separated")
-    ap.add_argument("--seeds", default="3", help="a count (seeds 0..n-1) or a comma list")
-    ap.add_argument("--methods", default="random,rf,gp,qvs")
+    ap.add_argument("--seeds", type=int, default=3, help="how many seeds (0, 1, ...)")
+    ap.add_argument("--methods", default="random,rf,gp,qvs,qvs-greedy")
     ap.add_argument("--type", default="morgan", choices=["morgan", "atompair"])
     ap.add_argument("--init", default="0.01")
     ap.add_argument("--batch", default="0.01")
@@ -226,10 +233,13 @@ def main():
     ap.add_argument("--cache", default="")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
-    seeds = list(range(int(a.seeds))) if "," not in a.seeds else [int(s) for s in a.seeds.split(",")]
+    seeds = list(range(a.seeds))
     methods = a.methods.split(",")
-    if "qvs" in methods and not a.qvs:
-        raise SystemExit("screen_bench: method qvs needs --qvs BINARY")
+    for m in methods:
+        if m not in ("random", "rf", "gp") and m not in QVS_METHODS:
+            raise SystemExit("screen_bench: unknown method %r" % m)
+    if any(m in QVS_METHODS for m in methods) and not a.qvs:
+        raise SystemExit("screen_bench: the qvs methods need --qvs BINARY")
 
     packed, ids, scores, prefix = load_library(a)
     lib = Library(packed, scores, a.maximize)
@@ -243,35 +253,48 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="screen-bench-run-")
     choosers = {"random": choose_random, "rf": choose_rf, "gp": choose_gp}
-    if "qvs" in methods:
-        choosers["qvs"] = make_qvs(a.qvs, prefix, ids, scores, tmp, a.qvs_args.split())
+    replayed = {}
+    if any(m in QVS_METHODS for m in methods):
+        replayed = run_replay(a, prefix, n_init, b, k, seeds, tmp)
     res = {m: {"hits": [], "vs1": [], "wall": [], "cpu": []} for m in methods}
     for seed in seeds:
-        init = np.random.default_rng(seed).choice(n, size=n_init, replace=False)
+        if replayed:
+            first = next(iter(replayed.values()))[seed]
+            init = np.array([i for rnd, i, _, _ in first if rnd == 0])
+        else:
+            init = np.random.default_rng(seed).choice(n, size=n_init, replace=False)
         for m in methods:
             rng = np.random.default_rng([seed, 1])
             seen = list(init)
             curve = [int(hit[seen].sum())]
             for rnd in range(1, a.rounds + 1):
-                w0, c0 = time.perf_counter(), cpu_now()
-                picks = choosers[m](lib, np.array(seen), lib.y[seen], b, rng, seed, rnd)
-                res[m]["wall"].append(time.perf_counter() - w0)
-                res[m]["cpu"].append(cpu_now() - c0)
-                if len(set(picks) | set(seen)) != len(seen) + b:
-                    raise SystemExit("%s: round %d repeats a molecule" % (m, rnd))
+                if m in replayed:
+                    rows = [x for x in replayed[m][seed] if x[0] == rnd]
+                    picks = np.array([x[1] for x in rows])
+                    res[m]["wall"].append(rows[0][2])
+                    res[m]["cpu"].append(rows[0][3])
+                else:
+                    w0, c0 = time.perf_counter(), cpu_now()
+                    picks = choosers[m](lib, np.array(seen), lib.y[seen], b, rng, seed, rnd)
+                    res[m]["wall"].append(time.perf_counter() - w0)
+                    res[m]["cpu"].append(cpu_now() - c0)
+                if len(picks) != b or len(set(picks) | set(seen)) != len(seen) + b:
+                    raise SystemExit("%s: round %d: %d molecules, or one acquired before" % (m, rnd, len(picks)))
                 seen.extend(int(i) for i in picks)
                 curve.append(int(hit[seen].sum()))
+            if m in replayed and [x[1] for x in replayed[m][seed]] != seen:
+                raise SystemExit("%s: seed %d: the replay's records do not start from the shared initial batch" % (m, seed))
             found = np.array([i for i in seen if hit[i]], dtype=int)
             res[m]["hits"].append(curve)
             res[m]["vs1"].append(vs1(lib.bits[found], lib.pop[found]))
-            print("screen_bench: seed %d %-6s hits by round %s, VS_1 %.2f, %.2f s/round"
+            print("screen_bench: seed %d %-10s hits by round %s, VS_1 %.2f, %.2f s/round"
                   % (seed, m, curve, res[m]["vs1"][-1], statistics.mean(res[m]["wall"][-a.rounds:])),
                   file=sys.stderr, flush=True)
 
     acquired = [n_init + r * b for r in range(a.rounds + 1)]
     lines = [
-        "%d molecules, %d hits (the top %d scores, ties included), initial batch %d at random (shared by the methods of a seed), %d rounds of %d (%.1f %% acquired), seeds %s, %s fingerprints."
-        % (n, nhits, k, n_init, a.rounds, b, 100.0 * acquired[-1] / n, ",".join(map(str, seeds)), a.type),
+        "%d molecules, %d hits (the top %d scores, ties included), initial batch %d at random (shared by the methods of a seed), %d rounds of %d (%.1f %% acquired), %d seeds, %s fingerprints."
+        % (n, nhits, k, n_init, a.rounds, b, 100.0 * acquired[-1] / n, len(seeds), a.type),
         "",
         "| method | hits found at %d acquired (mean [min, max]) | mean hits by round (%s acquired) | VS_1 of the hits found (mean) | wall s/round (median) | CPU s/round (median) |"
         % (acquired[-1], ", ".join(map(str, acquired))),

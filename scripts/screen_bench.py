@@ -51,6 +51,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -309,6 +310,7 @@ def main():
             statistics.mean(r["vs1"]), statistics.median(r["wall"]), statistics.median(r["cpu"])))
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    shutil.rmtree(tmp, ignore_errors=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"n": n, "hits": nhits, "init": n_init, "batch": b, "rounds": a.rounds,

@@ -107,7 +107,7 @@ func TestASReplay(t *testing.T) {
 		"bad amount":  {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--init", "1.5"}, 2, "--init"},
 		"bad method":  {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--methods", "qvs,ens"}, 2, `"ens"`},
 		"budget":      {append(append([]string{}, args[:len(args)-4]...), "--budget", "400", "--out", filepath.Join(dir, "x")), 2, "budget"},
-		"scores file": {append(append([]string{}, args[:8]...), "--scores", pool, "--out", filepath.Join(dir, "y")), 1, "expected id,value"},
+		"scores file": {append(append([]string{}, args[:8]...), "--scores", pool, "--out", filepath.Join(dir, "y")), 1, "or id,value"},
 	} {
 		code, stdout, stderr := runQVS(t, c.args...)
 		if code != c.code || stdout != "" || !strings.Contains(stderr, c.want) {

@@ -31,15 +31,14 @@ func TestReadScores(t *testing.T) {
 		t.Errorf("gzip: %v %v", got, err)
 	}
 	for name, c := range map[string]struct{ body, want string }{
-		"empty":     {"", "empty file"},
-		"header":    {"id,score\na,1\n", "expected id,value"},
-		"semicolon": {"id;value\na;1\n", "';'"},
-		"unknown":   {"id,value\na,1\nzz,2\n", `line 3, column id: "zz" is no item`},
-		"twice":     {"id,value\na,1\na,2\n", "scored on line 2 too"},
-		"nan":       {"id,value\na,nan\n", "line 2, column value"},
-		"word":      {"id,value\na,high\n", "expected a finite number"},
-		"cells":     {"id,value\na,1,2\n", "3 cells"},
-		"missing":   {"id,value\na,1\nb,2\n", `1 of the pool's 3 items have no score (the first: "=c")`},
+		"empty":   {"", "empty file"},
+		"header":  {"id,score\na,1\n", "expected columns index,value or id,value"},
+		"unknown": {"id,value\na,1\nzz,2\n", `line 3, column "id": "zz" is not the id`},
+		"twice":   {"id,value\na,1\na,2\n", "already evaluated on line 2"},
+		"failed":  {"id,value\na,nan\nb,1\n=c,2\n", `item "a" has a failed score`},
+		"word":    {"id,value\na,high\n", "line 2"},
+		"cells":   {"id,value\na,1,2\n", "3 cells"},
+		"missing": {"id,value\na,1\nb,2\n", `1 of the pool's 3 items have no score (the first: "=c")`},
 	} {
 		os.WriteFile(p, []byte(c.body), 0o644)
 		_, err := ReadScores(p, scoreIDs)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,12 +20,14 @@ import (
 
 // replayConfig is the YAML config of `qvs as replay`: the task name, the
 // pool (kind csv: a CSV or .npy file of features or fingerprints), the
-// scores file and the replay's protocol (keys inline). Every key that
+// scores (a file, or a column of a CSV pool) and the replay's protocol
+// (keys inline). Every key that
 // changes results is recorded in DIR/config.yaml.
 type replayConfig struct {
 	Task            string          `yaml:"task"`
 	Pool            datasets.Config `yaml:"pool"`
 	Scores          string          `yaml:"scores"`
+	ScoreColumn     string          `yaml:"score_column"`
 	replay.Protocol `yaml:",inline"`
 	Out             string `yaml:"out,omitempty"`
 	Kind            string `yaml:"kind,omitempty"`
@@ -55,7 +58,7 @@ type replayOptions struct {
 func newASReplayCmd(g *GlobalOptions) *cobra.Command {
 	o := &replayOptions{}
 	c := &cobra.Command{
-		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] --scores scores.csv [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods qvs,greedy,random] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
+		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods qvs,greedy,random] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
 		Short: "Benchmark scored searches by replaying them on a fully scored library",
 		Args:  cobra.NoArgs,
 		Long: `Replays a screening campaign on a library whose every item is already scored
@@ -82,7 +85,9 @@ from --ids, one per line, as scripts/fingerprints.py writes them) or a CSV
 (.csv or .csv.gz) with --id-column and the features (--feature-prefix) or a
 fingerprint column (--fingerprint-column); or a config (--config: task,
 pool.kind csv, pool.csv.*, scores, methods, q, repeats, init, batch,
-budget, top, minimize). --scores is a CSV id,value with one row per item.
+budget, top, minimize). --scores is a CSV id,value (or index,value) with
+one row per item; or --score-column NAME takes them from a column of a CSV
+pool (never a feature).
 
 Output (default results/TASK-replay, TASK the pool file's name):
 runs/KEY.csv (every acquired item: round, index, id, score, hit, seconds,
@@ -111,6 +116,7 @@ to resume); 2 bad command line.`,
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "CSV pool: a column of fingerprints ('0'/'1' strings)", &cs.FingerprintColumn)
 	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "CSV pool: the feature columns' common prefix", &cs.FeaturePrefix)
 	configkeys.Bind(t, f.StringVar, "scores", "scores", "", "every item's score: CSV id,value", &cfg.Scores)
+	configkeys.Bind(t, f.StringVar, "score-column", "score_column", "", "CSV pool: the column of scores, instead of --scores (never a feature)", &cfg.ScoreColumn)
 	configkeys.Bind(t, f.StringVar, "task", "task", "", "campaign name (default: the pool file's name)", &cfg.Task)
 	configkeys.BindList(t, "methods", "methods", checkReplayMethod, "comma-separated methods: "+strings.Join(replay.Methods, ","), &p.Methods)
 	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated orders of the qvs runs", &p.Q)
@@ -146,8 +152,13 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	if cfg.Pool.CSV.File == "" {
 		return usageErrorf("no pool: give --pool FILE (or pool.csv.file in --config)")
 	}
-	if cfg.Scores == "" {
-		return usageErrorf("no scores: give --scores FILE (CSV id,value, every item's score)")
+	switch {
+	case cfg.Scores == "" && cfg.ScoreColumn == "":
+		return usageErrorf("no scores: give --scores FILE (CSV id,value, every item's score) or --score-column NAME (a column of a CSV pool)")
+	case cfg.Scores != "" && cfg.ScoreColumn != "":
+		return usageErrorf("--scores and --score-column both give the scores: give one")
+	case cfg.ScoreColumn != "" && strings.HasSuffix(strings.ToLower(cfg.Pool.CSV.File), ".npy"):
+		return usageErrorf("--score-column names a column of a CSV pool; a .npy pool takes --scores FILE")
 	}
 	if cfg.Task == "" {
 		base := filepath.Base(cfg.Pool.CSV.File)
@@ -183,7 +194,11 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 		fmt.Fprintf(stderr, "loading pool %s ...\n", cfg.Pool.CSV.File)
 	}
 	steps := newStepLog(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg.Pool, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
+	poolCfg := cfg.Pool
+	if cfg.ScoreColumn != "" { // the scores are no feature
+		poolCfg.CSV.ExcludeColumns = append(slices.Clone(poolCfg.CSV.ExcludeColumns), cfg.ScoreColumn)
+	}
+	pool, err := datasets.LoadWith(poolCfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
 	steps.end()
 	if err != nil {
 		return err
@@ -195,7 +210,12 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 			ids[i] = strconv.Itoa(i)
 		}
 	}
-	scores, err := replay.ReadScores(cfg.Scores, ids)
+	var scores []float64
+	if cfg.ScoreColumn != "" {
+		scores, err = readScoreColumn(cfg.Pool.CSV, cfg.ScoreColumn, pool.IDs, pool.Len(), g)
+	} else {
+		scores, err = replay.ReadScores(cfg.Scores, ids)
+	}
 	if err != nil {
 		return err
 	}
@@ -218,7 +238,7 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 		Dir: out, Header: replay.RecordHeader, Runs: camp.Runs, Steps: sz.Init + sz.Budget, Unit: "items",
 		Workers: 1, Shard: shard, Quiet: g.Quiet, Progress: stderr,
 		Config: cfg, Growable: replay.GrowableKeys, Version: Version, Kind: eval.KindReplay.Key(),
-		Inputs: campaignInputs(g.DataDir, append(datasets.InputFiles(cfg.Pool, g.DataDir), cfg.Scores)...),
+		Inputs: campaignInputs(g.DataDir, append(datasets.InputFiles(cfg.Pool, g.DataDir), cfg.Scores)...), // "" is skipped
 	}, runFunc)
 	if !g.Quiet && rep.Started() {
 		fmt.Fprintf(stderr, "%s: %s\n", out, rep)
@@ -227,4 +247,26 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 		return err
 	}
 	return printCampaignTable(c.OutOrStdout(), out, eval.KindReplay, shard, len(camp.Runs))
+}
+
+// readScoreColumn reads the scores of a CSV pool from its column col, one
+// per row in the pool's order (ids: the pool's, nil for row order): the
+// column's cells must be finite numbers (fileio.ReadColumnsCSV names the
+// file, line and column of one that is not).
+func readScoreColumn(cs datasets.CSVConfig, col string, ids []string, n int, g *GlobalOptions) ([]float64, error) {
+	d, ok, err := fileio.ReadColumnsCSV(cs.File, fileio.ColumnSpec{
+		ID: cs.IDColumn, Features: []string{col},
+		IDFlag: "pool.csv.id_column", FeaturesFlag: "score_column", Name: g.keyName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok || d.Features == nil || d.Features.Cols != 1 {
+		return nil, fmt.Errorf("%s: no header naming the score column %q", cs.File, col)
+	}
+	v := d.Features.Data
+	if len(v) != n || (ids != nil && !slices.Equal(d.IDs, ids)) {
+		return nil, fmt.Errorf("%s: the rows of column %q are not the pool's items in order (%d scores, %d items)", cs.File, col, len(v), n)
+	}
+	return v, nil
 }

@@ -84,6 +84,20 @@ func TestASReplay(t *testing.T) {
 	if code != 0 || again != table {
 		t.Errorf("--config: exit %d %s\n%s", code, stderr, again)
 	}
+	// The scores as a column of the (gzip-compressed) pool: the same table.
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, pool))), "\n")
+	sc := strings.Split(strings.TrimSpace(string(mustRead(t, scores))), "\n")
+	var both strings.Builder
+	for k, l := range lines {
+		both.WriteString(l + "," + strings.SplitN(sc[k], ",", 2)[1] + "\n")
+	}
+	gz := asWriteGzip(t, dir, "both.csv.gz", strings.Replace(both.String(), "id,fp,value", "id,fp,score", 1))
+	colArgs := []string{"as", "replay", "--pool", gz, "--id-column", "id", "--fingerprint-column", "fp", "--score-column", "score", "--task", "lib",
+		"--minimize", "--init", "12", "--batch", "0.05", "--budget", "0.15", "--top", "0.05", "--repeats", "2", "--out", filepath.Join(dir, "res2"), "--seed", "3"}
+	if code, again, stderr := runQVS(t, colArgs...); code != 0 || untimedTable(again) != untimedTable(table) {
+		t.Errorf("--score-column: exit %d %s\n%s\nwant\n%s", code, stderr, again, table)
+	}
+
 	// qvs eval: the replay's table and the hits curve.
 	evalOut := filepath.Join(dir, "eval")
 	code, _, stderr = runQVS(t, "eval", out, "--out", evalOut, "--figures", "svg")
@@ -107,6 +121,8 @@ func TestASReplay(t *testing.T) {
 		"bad amount":  {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--init", "1.5"}, 2, "--init"},
 		"bad method":  {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--methods", "qvs,ens"}, 2, `"ens"`},
 		"budget":      {append(append([]string{}, args[:len(args)-4]...), "--budget", "400", "--out", filepath.Join(dir, "x")), 2, "budget"},
+		"both scores": {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--score-column", "x"}, 2, "give one"},
+		"npy column":  {[]string{"as", "replay", "--pool", filepath.Join(dir, "p.npy"), "--score-column", "x"}, 2, "a .npy pool takes --scores"},
 		"scores file": {append(append([]string{}, args[:8]...), "--scores", pool, "--out", filepath.Join(dir, "y")), 1, "or id,value"},
 	} {
 		code, stdout, stderr := runQVS(t, c.args...)
@@ -114,4 +130,27 @@ func TestASReplay(t *testing.T) {
 			t.Errorf("%s: exit %d (want %d), stdout %q, stderr %q (want %q)", name, code, c.code, stdout, stderr, c.want)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// untimedTable is a replay's Markdown table without its last two columns
+// (wall and CPU seconds a round).
+func untimedTable(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "|") {
+			cells := strings.Split(l, "|")
+			l = strings.Join(cells[:max(0, len(cells)-3)], "|")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

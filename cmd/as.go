@@ -143,7 +143,7 @@ resume); 2 bad command line.`,
 	o.bindPrior(t, "kNN model prior a1: prevalence (the authors' rule: the pool's true prevalence), estimate, or a number in (0, 1) (default: the config's prior key, else prevalence)")
 	configkeys.Bind(t, f.BoolVar, "authors-shortcut", "authors_shortcut", false, "qVS-AS: the authors' shortcut (candidates whose own kNN row misses the chosen set share the first such candidate's qVS) instead of the exact greedy (config: authors_shortcut)", &p.AuthorsShortcut)
 	configkeys.BindFunc(t, "seed", "seed", func() { p.Seed = g.Seed })
-	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g))
+	c.AddCommand(newASSuggestCmd(g), newASTableCmd(g), newASReplayCmd(g))
 	return c
 }
 

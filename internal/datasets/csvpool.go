@@ -108,6 +108,11 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 		return nil, configkeys.Wrap("pool.csv.file", err)
 	}
 	defer f.Close()
+	// A gzip-compressed pool (pool.csv.gz) is read as it decompresses, row
+	// by row: its byte ranges cannot be parsed apart.
+	magic := make([]byte, 2)
+	nmagic, _ := f.ReadAt(magic, 0)
+	gz := fileio.IsGzip(magic[:nmagic])
 	cr := fileio.NewCSVReader(f)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -164,6 +169,9 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 		return false, fmt.Errorf("label %q is neither a number nor true/false (set pool.csv.positive to list the positive values)", cell)
 	}
 	base := filepath.Base(path)
+	if gz {
+		base = strings.TrimSuffix(base, filepath.Ext(base)) // pool.csv.gz is pool
+	}
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
 	var fps *FingerprintReader
 	if fc >= 0 {
@@ -223,7 +231,7 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 		return nil
 	}
 	workers := defaultWorkers(opt.Workers)
-	if st, serr := f.Stat(); serr == nil && fc < 0 && st.Size() >= parallelCSVMinBytes {
+	if st, serr := f.Stat(); serr == nil && fc < 0 && !gz && st.Size() >= parallelCSVMinBytes {
 		err = rows.readParallel(f, st.Size(), fileio.CSVDataStart(f, cr), path, len(header), workers, row, checkIDs)
 	} else {
 		err = rows.readSerial(cr, path, len(header), row, checkIDs)

@@ -66,13 +66,27 @@ func asSeries(c *Campaign) []series {
 // dashes (baselines dashed, qVS-AS solid) and markers, and the figure is
 // sized for a paper column (3.5 in wide) with the legend below the plot.
 func VS1CurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
+	return curveFigure(c, asSeries(c), "queries", "vs_q1", c.Name+": VS_1 of the positives found", "VS_1 of positives", base, formats)
+}
+
+// ReplayCurveFigure draws the hits a replay's methods found against the
+// items acquired (runs/KEY.curve.csv: acquired, hits), one line per
+// method and q: mean ± standard error over repeats.
+func ReplayCurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
+	return curveFigure(c, seriesOf(c, replayMethods), "acquired", "hits", c.Name+": hits found", "hits found", base, formats)
+}
+
+// curveFigure draws, for every series, the mean ± standard error over its
+// runs of column ycol against xcol of runs/KEY.curve.csv, identical curves
+// merged into one line.
+func curveFigure(c *Campaign, all []series, xcol, ycol, title, ylabel, base string, formats []string) ([]string, error) {
 	var missing []string
 	var bands []Band
 	var drawn []series
-	for _, s := range asSeries(c) {
+	for _, s := range all {
 		var curves []Curve
 		for _, r := range s.runs {
-			cv, err := ReadCurve(runFile(c, r["key"], "curve"), "queries", "vs_q1")
+			cv, err := ReadCurve(runFile(c, r["key"], "curve"), xcol, ycol)
 			if err != nil {
 				missing = append(missing, r["key"])
 				continue
@@ -86,9 +100,9 @@ func VS1CurveFigure(c *Campaign, base string, formats []string) ([]string, error
 		drawn = append(drawn, s)
 	}
 	if len(drawn) == 0 {
-		return nil, fmt.Errorf("no run has a curve file runs/KEY.curve.csv with columns queries, vs_q1 (e.g. %s)", abbreviate(missing, 2))
+		return nil, fmt.Errorf("no run has a curve file runs/KEY.curve.csv with columns %s, %s (e.g. %s)", xcol, ycol, abbreviate(missing, 2))
 	}
-	p := newPlot(c.Name+": VS_1 of the positives found", "queries", "VS_1 of positives")
+	p := newPlot(title, xcol, ylabel)
 	columnFonts(p)
 	leg := &outsideLegend{Columns: 1, Size: vg.Points(6.5)}
 	lines := mergeIdenticalCurves(bands, drawn)

@@ -27,6 +27,7 @@ const (
 	KindActiveSearch      // `qvs as`: vs_q0, ..., kernel_det (Tables 1-3)
 	KindDiscreteBO        // `qvs bayesopt` on a kernel set: edc (Table 4)
 	KindContinuousBO      // `qvs bayesopt` rover / lunar / ...: solutions_vs
+	KindReplay            // `qvs as replay` on a scored library: hits_r0, ..., hits_total
 )
 
 func (k Kind) String() string {
@@ -37,15 +38,18 @@ func (k Kind) String() string {
 		return "discrete BayesOpt"
 	case KindContinuousBO:
 		return "BayesOpt"
+	case KindReplay:
+		return "replay"
 	}
 	return "unknown"
 }
 
 // kindKeys are the kinds as config.yaml records them (kind:).
-var kindKeys = map[Kind]string{KindActiveSearch: "active-search", KindDiscreteBO: "discrete-bayesopt", KindContinuousBO: "bayesopt"}
+var kindKeys = map[Kind]string{KindActiveSearch: "active-search", KindDiscreteBO: "discrete-bayesopt", KindContinuousBO: "bayesopt", KindReplay: "replay"}
 
 // Key is the kind as config.yaml records it (campaign.Spec.Kind):
-// active-search, discrete-bayesopt or bayesopt ("" for KindUnknown).
+// active-search, discrete-bayesopt, bayesopt or replay ("" for
+// KindUnknown).
 func (k Kind) Key() string { return kindKeys[k] }
 
 // kindOf is the kind config.yaml records (KindUnknown when absent or not a
@@ -312,6 +316,8 @@ func LoadCampaign(dir string) (*Campaign, error) {
 		c.Kind = KindDiscreteBO
 	case has["solutions_vs"] || has["best_value"]:
 		c.Kind = KindContinuousBO
+	case has["hits_total"]:
+		c.Kind = KindReplay
 	}
 	if c.Kind == KindActiveSearch && !has["kernel_det_per_item"] {
 		addDetPerItem(c)

@@ -54,6 +54,10 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err = queryScatter(c, base("pca-queries"), opts)
 		add("queries on a PCA of the pool (Figure 2) in the repeat with the median VS_1 gain of qVS-AS q=1 over one-step", paths, err)
 	}
+	if c.Kind == KindReplay {
+		paths, err := ReplayCurveFigure(c, base("hits-curve"), opts.FigureFormats)
+		add("hits found against items acquired: mean ± standard error over repeats", paths, err)
+	}
 	if c.Kind == KindDiscreteBO {
 		paths, err := MDSFigure(c, base("mds"), opts.FigureFormats)
 		add("MDS embedding with each method's queries (Figure 5)", paths, err)

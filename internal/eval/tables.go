@@ -56,6 +56,51 @@ var discreteMethods = map[string]methodStyle{
 	"qvs":    {label: "qVS-BayesOpt", tex: "qVS-BayesOpt", section: 1, byQ: true},
 }
 
+// replayMethods are the rows of a replay's table (surrogate.Suggest's
+// methods): random above the rule, the GP's batches below, qVS per q.
+var replayMethods = map[string]methodStyle{
+	"random": {label: "random", tex: "random", section: 0, order: 0},
+	"greedy": {label: "GP greedy (top mean)", tex: "GP greedy (top mean)", section: 1, order: 0},
+	"top":    {label: "GP top acquisition", tex: "GP top acquisition", section: 1, order: 1},
+	"qvs":    {label: "GP + qVS", tex: "GP + qVS", section: 2, byQ: true},
+}
+
+// ReplayColumns are a replay's columns: the hits found after each round
+// (hits_r0 ... in summary order, with the items acquired by then when
+// config.yaml says), VS_1 of the hits found, and the seconds a round.
+func ReplayColumns(c *Campaign) []Column {
+	var cols []Column
+	for _, h := range c.Header {
+		r, ok := strings.CutPrefix(h, "hits_r")
+		if _, err := strconv.Atoi(r); !ok || err != nil {
+			continue
+		}
+		name := "hits, round " + r
+		cols = append(cols, Column{Key: h, Name: name, Group: "hits found", TeX: "round " + r, Better: 1})
+	}
+	return append(cols,
+		Column{Key: "vs_q1", Name: "VS_1 of hits", TeX: "VS$_1$ of hits", Better: 1},
+		Column{Key: "seconds_per_round", Name: "wall s/round", TeX: "wall s/round", Better: -1},
+		Column{Key: "cpu_seconds_per_round", Name: "CPU s/round", TeX: "CPU s/round", Better: -1})
+}
+
+// ReplayTable builds the table of a replay campaign (`qvs as replay`).
+func ReplayTable(c *Campaign) *Table {
+	t := buildTable(c, ReplayColumns(c), replayMethods)
+	t.Name = c.Name + "-replay-table"
+	t.Campaign = c.Name
+	t.Label = "tab:" + c.Name + "-replay"
+	total := "the library's top scores"
+	if len(c.Runs) > 0 {
+		if n := c.Runs[0]["hits_total"]; n != "" {
+			total = "the library's " + n + " top-scored items"
+		}
+	}
+	t.Title = fmt.Sprintf("Hits (%s) found after each round of the %s replay (round 0: the random initial batch), VS_1 of the hits found, "+
+		"and the wall and CPU seconds of a round's choice, mean (standard error) over %s.", total, c.Name, repeatsText(c))
+	return t
+}
+
 // ActiveSearchColumns are the columns of Tables 1-3, after the number of
 // positives found (not in the paper's tables, but what active search
 // maximises and what every VS column is bounded by: 1 <= VS_q <= positives).
@@ -143,6 +188,8 @@ func TableOf(c *Campaign) *Table {
 		return DiscreteTable(c)
 	case KindContinuousBO:
 		return BayesOptTable(c)
+	case KindReplay:
+		return ReplayTable(c)
 	}
 	return nil
 }

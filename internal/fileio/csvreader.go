@@ -25,8 +25,21 @@ const sniffLen = 512
 // binary data such as UTF-16 text, recognised by a NUL byte in the first
 // 512 bytes, or text whose lines end with CR alone) instead of a parse
 // error quoting raw bytes; callers prefix it with the file name.
+//
+// Gzip-compressed input (the gzip magic bytes first: pool.csv.gz) is
+// decompressed as it is read, within a bound on its expansion (at most
+// 256 times the compressed bytes plus 64 MiB), and read
+// as the CSV it holds; a corrupt or truncated stream fails with an error
+// that says gzip.
 func NewCSVReader(r io.Reader) *csv.Reader {
 	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(gzipMagic)); IsGzip(head) {
+		z, err := gunzipText(br)
+		if err != nil {
+			return csv.NewReader(errReader{err})
+		}
+		br = bufio.NewReader(z)
+	}
 	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
 		_, _ = br.Discard(len(utf8BOM))
 	}

@@ -1,0 +1,272 @@
+package cmd
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/replay"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// replayConfig is the YAML config of `qvs as replay`: the task name, the
+// pool (kind csv: a CSV or .npy file of features or fingerprints), the
+// scores (a file, or a column of a CSV pool) and the replay's protocol
+// (keys inline). Every key that
+// changes results is recorded in DIR/config.yaml.
+type replayConfig struct {
+	Task            string          `yaml:"task"`
+	Pool            datasets.Config `yaml:"pool"`
+	Scores          string          `yaml:"scores"`
+	ScoreColumn     string          `yaml:"score_column"`
+	replay.Protocol `yaml:",inline"`
+	Out             string `yaml:"out,omitempty"`
+	Kind            string `yaml:"kind,omitempty"`
+}
+
+// MarshalYAML records c without out and kind (read from a config only).
+func (c replayConfig) MarshalYAML() (any, error) {
+	type recorded replayConfig
+	r := recorded(c)
+	r.Out, r.Kind = "", ""
+	return r, nil
+}
+
+// defaultReplayConfig: a fingerprint pool (metric tanimoto) and
+// replay.DefaultProtocol.
+func defaultReplayConfig() replayConfig {
+	pool := datasets.DefaultConfig(datasets.KindCSV)
+	pool.CSV.Metric = datasets.MetricTanimoto
+	return replayConfig{Pool: pool, Protocol: replay.DefaultProtocol()}
+}
+
+type replayOptions struct {
+	shard string
+	cfg   replayConfig
+	table *configkeys.Table
+}
+
+func newASReplayCmd(g *GlobalOptions) *cobra.Command {
+	o := &replayOptions{}
+	c := &cobra.Command{
+		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods qvs,greedy,random] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
+		Short: "Benchmark scored searches by replaying them on a fully scored library",
+		Args:  cobra.NoArgs,
+		Long: `Replays a screening campaign on a library whose every item is already scored
+(a virtual screen's docking scores): each run draws a random initial batch
+(--init; the same items for every method of a repeat), then asks for a batch
+of --batch items per round, as 'qvs as suggest --observed scores.csv' would,
+until --budget items more are acquired, and reveals the scores of what it
+picked from --scores. Amounts are counts (104) or fractions of the library
+(0.01).
+
+Methods (the scored suggestions' methods): qvs (a GP on the pool's features,
+Tanimoto for fingerprints, and greedy qVS over the most promising items, per
+order --q), greedy (the top posterior means), top (the top acquisitions) and
+random. --minimize: lower scores are better (docking scores).
+
+Hits are the library's --top best scores, every item tied with the last of
+them included. Per run and round: the hits found, VS_1 of the hits found
+(Tanimoto of fingerprints, else the cosine similarity of the features) and
+the round's wall and CPU seconds. Runs execute one at a time, each with
+every worker (--workers), so CPU seconds are the run's own.
+
+The pool: --pool FILE.npy (uint8 rows of numpy.packbits fingerprints; ids
+from --ids, one per line, as scripts/fingerprints.py writes them) or a CSV
+(.csv or .csv.gz) with --id-column and the features (--feature-prefix) or a
+fingerprint column (--fingerprint-column); or a config (--config: task,
+pool.kind csv, pool.csv.*, scores, methods, q, repeats, init, batch,
+budget, top, minimize). --scores is a CSV id,value (or index,value) with
+one row per item; or --score-column NAME takes them from a column of a CSV
+pool (never a feature).
+
+Output (default results/TASK-replay, TASK the pool file's name):
+runs/KEY.csv (every acquired item: round, index, id, score, hit, seconds,
+cpu_seconds), runs/KEY.curve.csv (round, acquired, hits, vs_q1, seconds,
+cpu_seconds), summary.csv (hits_r0 ... hits_rR, hits, hits_total, vs_q1,
+seconds, seconds_per_round, cpu_seconds_per_round) and config.yaml. A rerun
+resumes; more repeats, methods or orders grow a finished campaign. The table
+(mean and standard error per method) is printed at the end; 'qvs eval'
+writes it with the curve of hits against items acquired.
+
+Exit codes: 0 done; 1 a run failed, bad file contents or interrupted (rerun
+to resume); 2 bad command line.`,
+		RunE: func(c *cobra.Command, _ []string) error { return runReplay(c, g, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0-based; see docs/cluster.md)")
+	t := configkeys.NewTable(f)
+	o.table = t
+	cfg := &o.cfg
+	p := &cfg.Protocol
+	cs := &cfg.Pool.CSV
+	configkeys.Bind(t, f.StringVar, "pool", "pool.csv.file", "", "the library: .npy fingerprints or features, or a CSV (.csv.gz too)", &cs.File)
+	configkeys.Bind(t, f.StringVar, "ids", "pool.csv.ids_file", "", ".npy pool: item ids, one per line (header id optional)", &cs.IDsFile)
+	configkeys.BindChoice(t, "metric", "pool.csv.metric", datasets.MetricTanimoto, []string{datasets.MetricTanimoto, datasets.MetricEuclidean, datasets.MetricCosine}, "tanimoto: the pool holds fingerprints; euclidean or cosine: numeric features", &cs.Metric)
+	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "CSV pool: the id column", &cs.IDColumn)
+	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "CSV pool: a column of fingerprints ('0'/'1' strings)", &cs.FingerprintColumn)
+	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "CSV pool: the feature columns' common prefix", &cs.FeaturePrefix)
+	configkeys.Bind(t, f.StringVar, "scores", "scores", "", "every item's score: CSV id,value", &cfg.Scores)
+	configkeys.Bind(t, f.StringVar, "score-column", "score_column", "", "CSV pool: the column of scores, instead of --scores (never a feature)", &cfg.ScoreColumn)
+	configkeys.Bind(t, f.StringVar, "task", "task", "", "campaign name (default: the pool file's name)", &cfg.Task)
+	configkeys.BindList(t, "methods", "methods", checkReplayMethod, "comma-separated methods: "+strings.Join(replay.Methods, ","), &p.Methods)
+	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated orders of the qvs runs", &p.Q)
+	configkeys.Bind(t, f.IntVar, "repeats", "repeats", 0, "repeats per method", &p.Repeats)
+	configkeys.BindValue(t, "init", "init", replay.Amount{}, "random initial batch (count or fraction of the library)", &p.Init)
+	configkeys.BindValue(t, "batch", "batch", replay.Amount{}, "batch size after the initial batch", &p.Batch)
+	configkeys.BindValue(t, "budget", "budget", replay.Amount{}, "items acquired after the initial batch", &p.Budget)
+	configkeys.BindValue(t, "top", "top", replay.Amount{}, "hits: the library's top scores (count or fraction; ties included)", &p.Top)
+	configkeys.Bind(t, f.BoolVar, "minimize", "minimize", false, "lower scores are better", &p.Minimize)
+	configkeys.Bind(t, f.StringVar, "out", "out", "", "results directory (default results/TASK-replay)", &cfg.Out)
+	configkeys.BindFunc(t, "seed", "seed", func() { p.Seed = g.Seed })
+	return c
+}
+
+func checkReplayMethod(m string) error {
+	for _, k := range replay.Methods {
+		if k == m {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(replay.Methods, ","))
+}
+
+func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
+	o.cfg = defaultReplayConfig()
+	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
+		return err
+	}
+	cfg := o.cfg
+	if cfg.Pool.Kind != datasets.KindCSV {
+		return configErrorf(g.Config, "pool.kind: %q: a replay reads a pool of kind csv (a CSV or .npy file)", cfg.Pool.Kind)
+	}
+	if cfg.Pool.CSV.File == "" {
+		return usageErrorf("no pool: give --pool FILE (or pool.csv.file in --config)")
+	}
+	switch {
+	case cfg.Scores == "" && cfg.ScoreColumn == "":
+		return usageErrorf("no scores: give --scores FILE (CSV id,value, every item's score) or --score-column NAME (a column of a CSV pool)")
+	case cfg.Scores != "" && cfg.ScoreColumn != "":
+		return usageErrorf("--scores and --score-column both give the scores: give one")
+	case cfg.ScoreColumn != "" && strings.HasSuffix(strings.ToLower(cfg.Pool.CSV.File), ".npy"):
+		return usageErrorf("--score-column names a column of a CSV pool; a .npy pool takes --scores FILE")
+	}
+	if cfg.Task == "" {
+		base := filepath.Base(cfg.Pool.CSV.File)
+		for _, ext := range []string{".gz", ".npy", ".csv"} {
+			base = strings.TrimSuffix(base, ext)
+		}
+		cfg.Task = base
+	}
+	if err := fileio.CheckPlainName(cfg.Task); err != nil {
+		return configErrorf(g.Config, "task: %w", err)
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join("results", cfg.Task+"-replay")
+	}
+	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
+		return err
+	}
+	shard, err := campaign.ParseShard(o.shard)
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
+	camp, err := replay.Plan(cfg.Protocol)
+	if err != nil {
+		return configError(g.Config, err)
+	}
+	out := cfg.Out
+	cfg.Out = ""
+	if err := campaign.CheckConfig(out, cfg, replay.GrowableKeys); err != nil {
+		return err
+	}
+	stderr := c.ErrOrStderr()
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "loading pool %s ...\n", cfg.Pool.CSV.File)
+	}
+	steps := newStepLog(stderr, g.Quiet)
+	poolCfg := cfg.Pool
+	if cfg.ScoreColumn != "" { // the scores are no feature
+		poolCfg.CSV.ExcludeColumns = append(slices.Clone(poolCfg.CSV.ExcludeColumns), cfg.ScoreColumn)
+	}
+	pool, err := datasets.LoadWith(poolCfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
+	steps.end()
+	if err != nil {
+		return err
+	}
+	ids := pool.IDs
+	if ids == nil {
+		ids = make([]string, pool.Len())
+		for i := range ids {
+			ids[i] = strconv.Itoa(i)
+		}
+	}
+	var scores []float64
+	if cfg.ScoreColumn != "" {
+		scores, err = readScoreColumn(cfg.Pool.CSV, cfg.ScoreColumn, pool.IDs, pool.Len(), g)
+	} else {
+		scores, err = replay.ReadScores(cfg.Scores, ids)
+	}
+	if err != nil {
+		return err
+	}
+	sz, err := cfg.Sizes(pool.Len())
+	if err != nil {
+		return configError(g.Config, err)
+	}
+	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
+	if !g.Quiet {
+		fmt.Fprintf(stderr, "%s: %d items, %d hits (top %d, ties included); initial batch %d, %d rounds of %d; %d runs into %s\n",
+			cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.Rounds, sz.Batch, len(camp.Runs), out)
+	}
+	runFunc, err := camp.RunFunc(replay.Library{Pool: pool, Scores: scores}, out, g.Workers)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext(c)
+	defer stop()
+	rep, err := campaign.Execute(ctx, campaign.Spec{
+		Dir: out, Header: replay.RecordHeader, Runs: camp.Runs, Steps: sz.Init + sz.Budget, Unit: "items",
+		Workers: 1, Shard: shard, Quiet: g.Quiet, Progress: stderr,
+		Config: cfg, Growable: replay.GrowableKeys, Version: Version, Kind: eval.KindReplay.Key(),
+		Inputs: campaignInputs(g.DataDir, append(datasets.InputFiles(cfg.Pool, g.DataDir), cfg.Scores)...), // "" is skipped
+	}, runFunc)
+	if !g.Quiet && rep.Started() {
+		fmt.Fprintf(stderr, "%s: %s\n", out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	return printCampaignTable(c.OutOrStdout(), out, eval.KindReplay, shard, len(camp.Runs))
+}
+
+// readScoreColumn reads the scores of a CSV pool from its column col, one
+// per row in the pool's order (ids: the pool's, nil for row order): the
+// column's cells must be finite numbers (fileio.ReadColumnsCSV names the
+// file, line and column of one that is not).
+func readScoreColumn(cs datasets.CSVConfig, col string, ids []string, n int, g *GlobalOptions) ([]float64, error) {
+	d, ok, err := fileio.ReadColumnsCSV(cs.File, fileio.ColumnSpec{
+		ID: cs.IDColumn, Features: []string{col},
+		IDFlag: "pool.csv.id_column", FeaturesFlag: "score_column", Name: g.keyName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok || d.Features == nil || d.Features.Cols != 1 {
+		return nil, fmt.Errorf("%s: no header naming the score column %q", cs.File, col)
+	}
+	v := d.Features.Data
+	if len(v) != n || (ids != nil && !slices.Equal(d.IDs, ids)) {
+		return nil, fmt.Errorf("%s: the rows of column %q are not the pool's items in order (%d scores, %d items)", cs.File, col, len(v), n)
+	}
+	return v, nil
+}

@@ -701,7 +701,7 @@ of highest acquisition, at least 100 and at most 4,000, with the acquisition
 as quality and a diversity kernel over them: --diversity dense, the GP
 kernel itself, or knn, its symmetrised 20-nearest-neighbour graph; --q
 defaults to 2 with scores: on the dense kernel VS_2 = (tr K)^2/||K||_F^2 has a
-closed form, so the greedy costs one kernel row per pick, and it found as
+closed form, so the greedy costs one kernel row per pick, and it found about as
 many hits as q = 1), greedy (the top posterior means), top (the top acquisitions) and
 random. --acquisition ucb (default: mean + sqrt(--ucb-beta) x sd, beta 1,
 min-max scaled to [0, 1] over the candidates as quality), ei (expected

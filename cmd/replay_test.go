@@ -53,7 +53,7 @@ func TestASReplay(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"| random |", "| GP greedy (top mean) |", "| GP + qVS, q = 1 |", "hits, round 3", "VS_1 of hits", "over 2 repeats"} {
+	for _, want := range []string{"| random |", "| GP greedy (top mean) |", "| GP + qVS, q = 2 |", "hits, round 3", "VS_1 of hits", "over 2 repeats"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -61,7 +61,7 @@ func TestASReplay(t *testing.T) {
 	if !strings.Contains(stderr, "lib: 240 items, ") || !strings.Contains(stderr, "initial batch 12, 3 rounds of 12; 6 runs") {
 		t.Errorf("stderr %q", stderr)
 	}
-	for _, f := range []string{"config.yaml", "summary.csv", "runs/qvs-q1-r00.csv", "runs/random-r01.curve.csv"} {
+	for _, f := range []string{"config.yaml", "summary.csv", "runs/qvs-q2-r00.csv", "runs/random-r01.curve.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -105,7 +105,7 @@ func TestASReplay(t *testing.T) {
 		t.Fatalf("eval: exit %d: %s", code, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(evalOut, "tables", "lib-replay-table.md"))
-	if err != nil || !strings.Contains(string(md), "| GP + qVS, q = 1 |") {
+	if err != nil || !strings.Contains(string(md), "| GP + qVS, q = 2 |") {
 		t.Errorf("eval table: %v\n%s", err, md)
 	}
 	if _, err := os.Stat(filepath.Join(evalOut, "figures", "lib-hits-curve.svg")); err != nil {

@@ -49,11 +49,12 @@ type Protocol struct {
 
 // DefaultProtocol is the protocol of the screening benchmark of
 // docs/results.md: 1 % of the library at random, five batches of 1 %, hits
-// the top 1 %, 3 repeats of qvs (q = 1), greedy and random.
+// the top 1 %, 3 repeats of qvs (at scored suggestions' default order,
+// surrogate.DefaultQ), greedy and random.
 func DefaultProtocol() Protocol {
 	return Protocol{
 		Methods: []string{surrogate.MethodQVS, surrogate.MethodGreedy, surrogate.MethodRandom},
-		Q:       vendi.NewOrderList(1),
+		Q:       vendi.NewOrderList(surrogate.DefaultQ),
 		Repeats: 3,
 		Init:    MustAmount("0.01"), Batch: MustAmount("0.01"), Budget: MustAmount("0.05"), Top: MustAmount("0.01"),
 	}

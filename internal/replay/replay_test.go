@@ -16,6 +16,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -264,7 +265,7 @@ func TestReplayResume(t *testing.T) {
 	full, cut := t.TempDir(), t.TempDir()
 	runReplay(t, p, lib, full)
 	runReplay(t, p, lib, cut)
-	key := "qvs-q1-r01"
+	key := campaign.RunKey(surrogate.MethodQVS, p.Q.Orders()[0].String(), 1)
 	recPath := filepath.Join(cut, "runs", key+".csv")
 	b, _ := os.ReadFile(recPath)
 	lines := strings.SplitAfter(string(b), "\n")

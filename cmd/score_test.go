@@ -31,7 +31,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// The issue-2 hand-checked kernel: VS_1 = 2.1573004833739833.
+// The hand-checked kernel: VS_1 = 2.1573004833739833.
 const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
 
 func TestScoreCSV(t *testing.T) {

@@ -19,7 +19,7 @@ seeds and initial batches:
           constant mean, signal and noise variances by maximum marginal
           likelihood (L-BFGS-B over the eigendecomposition of the labelled
           kernel), batch = the best posterior means;
-  qvs         qvs's scored search, GP + greedy qVS (q = 1): `qvs as replay`
+  qvs         qvs's scored search with its defaults (GP + greedy qVS): `qvs as replay`
               (the built binary, --qvs), run once for every seed;
   qvs-greedy  the same replay's GP greedy (top posterior means).
 
@@ -47,6 +47,7 @@ fingerprints.py wrote (PREFIX.npy, PREFIX.ids.txt, PREFIX.scores.csv).
 """
 import argparse
 import csv
+import glob
 import json
 import math
 import os
@@ -194,7 +195,7 @@ def run_replay(a, prefix, n_init, b, k, seeds, tmp):
     args = [a.qvs, "as", "replay", "--pool", prefix + ".npy", "--ids", prefix + ".ids.txt",
             "--scores", prefix + ".scores.csv", "--metric", "tanimoto",
             "--init", str(n_init), "--batch", str(b), "--budget", str(a.rounds * b), "--top", str(k),
-            "--methods", ",".join(QVS_METHODS[m] for m in methods), "--q", "1",
+            "--methods", ",".join(QVS_METHODS[m] for m in methods),
             "--repeats", str(len(seeds)), "--seed", "0", "--out", out, "--cache-dir", os.path.join(tmp, "cache")]
     if not a.maximize:
         args.append("--minimize")
@@ -202,10 +203,13 @@ def run_replay(a, prefix, n_init, b, k, seeds, tmp):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     recs = {}
     for m in methods:
-        key = {"qvs": "qvs-q1", "qvs-greedy": "greedy"}[m]
+        key = {"qvs": "qvs-q*", "qvs-greedy": "greedy"}[m]  # qvs at the default order
         recs[m] = []
         for r in range(len(seeds)):
-            with open(os.path.join(out, "runs", "%s-r%02d.csv" % (key, r))) as f:
+            found = sorted(glob.glob(os.path.join(out, "runs", "%s-r%02d.csv" % (key, r))))
+            if len(found) != 1:
+                raise SystemExit("screen_bench: expected one %s record for repeat %d, found %s" % (key, r, found))
+            with open(found[0]) as f:
                 rows = list(csv.DictReader(f))
             recs[m].append([(int(x["round"]), int(x["index"]), float(x["seconds"]), float(x["cpu_seconds"])) for x in rows])
     return recs

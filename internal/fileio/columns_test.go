@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestResolveColumns: roles, defaults and refusals of the column rules
-// (issue 20 item 5), each case against the columns chosen by hand.
+// TestResolveColumns: roles, defaults and refusals of the column rules,
+// each case against the columns chosen by hand.
 func TestResolveColumns(t *testing.T) {
 	spec := func(mod func(*ColumnSpec)) ColumnSpec {
 		s := ColumnSpec{IDFlag: "--id-column", LabelFlag: "--label", QualityFlag: "--quality-column", FingerprintFlag: "--fingerprint-column",

@@ -256,14 +256,14 @@ func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 // BenchmarkRunFashion times whole runs of budget 200 in batches of 5 on the
 // Fashion-MNIST pool (configs/fashion.yaml's graph, the authors' prior,
 // repeat 0's start, ties by index): qVS-AS at q = 1 and one-step, the
-// comparison of issue 21's goal (qVS-AS at most 3x one-step). Each
+// comparison behind the goal qVS-AS at most 3x one-step. Each
 // sub-benchmark reports cpu-s/op, the process CPU time per run.
 func BenchmarkRunFashion(b *testing.B) {
 	benchRuns(b, "fashion", "fashion-mnist", 200, []Policy{OneStep{}, nil})
 }
 
 // BenchmarkRunPhotoswitch: the same for a photoswitch run of budget 100
-// (qVS-AS at q = 1 and one-step), the run of issue 21's photoswitch goal.
+// (qVS-AS at q = 1 and one-step), the run of the photoswitch goal.
 func BenchmarkRunPhotoswitch(b *testing.B) {
 	benchRuns(b, "photoswitch", "photoswitch", 100, []Policy{OneStep{}, nil})
 }

@@ -387,7 +387,7 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 			}
 		}
 	}
-	// The issue-13 example as a two-positive pool: VS_2 = 1, not 0.615;
+	// The indefinite-kernel example as a two-positive pool: VS_2 = 1, not 0.615;
 	// det = 1 - 2.25 = -1.25, so the per-item det is sqrt(1.25).
 	m, err := Measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
 	if err != nil {

@@ -228,7 +228,7 @@ func reportPruned(b *testing.B, s PruneStats) {
 }
 
 // clusteredEmbeddings is n x d float64 rows drawn around 64 random centres
-// (unit-variance noise around centres of scale 3), the pool of issue 21.
+// (unit-variance noise around centres of scale 3), the large-pool benchmark pool.
 func clusteredEmbeddings(rng *rand.Rand, n, d int) FeatureMatrix {
 	const centres = 64
 	C := make([]float64, centres*d)

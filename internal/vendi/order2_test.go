@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// monotoneOrders are the orders of the issue-13 monotonicity test.
+// monotoneOrders are the orders of the monotonicity test.
 var monotoneOrders = []Order{0, 0.1, 0.5, 1, 2, 5, OrderInf}
 
 // monoTol is the slack of "non-increasing": VS_q of neighbouring orders may
@@ -39,7 +39,7 @@ func randomIndefinite(rng *rand.Rand, n int, s float64) *mat.SymDense {
 	return K
 }
 
-// TestOrder2IndefiniteExample is the issue-13 example: [[1, 1.5], [1.5, 1]]
+// TestOrder2IndefiniteExample is the indefinite-kernel example: [[1, 1.5], [1.5, 1]]
 // has eigenvalues 2.5 and -0.5; clipped, one eigenvalue remains, so VS_q = 1
 // for every q. The old closed form gave VS_2 = (tr K)²/‖K‖²_F = 4/6.5.
 func TestOrder2IndefiniteExample(t *testing.T) {

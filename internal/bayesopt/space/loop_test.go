@@ -104,7 +104,7 @@ func TestSuggestLoopBranin(t *testing.T) {
 	}
 }
 
-// TestSuggestLoopTable is the issue-11 benchmark behind docs/results.md
+// TestSuggestLoopTable is the benchmark behind docs/results.md
 // ("Your own problem: the suggest loop"): median simple regret over 5 seeds
 // after 15 rounds of 5 suggestions on Branin and Hartmann-6. It takes
 // minutes, so it runs only with QVS_LOOP_TABLE=1:

@@ -13,7 +13,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
-// peerProblem is one of issue 24's test functions (minimised), with its
+// peerProblem is one of the peer benchmark's test functions (minimised), with its
 // box and global minimum (Surjanovic & Bingham, Virtual Library of
 // Simulation Experiments). scripts/peer_functions.py has the same.
 type peerProblem struct {
@@ -97,7 +97,7 @@ func peerRun(t testing.TB, p peerProblem, s bayesopt.Settings, seed uint64) *bay
 }
 
 // TestSolutionRuleTable measures rules for the final M = 3 solutions on
-// issue 24's functions (qvs at q = 1, 3 seeds): the paper's (the qvs
+// the peer functions (qvs at q = 1, 3 seeds): the paper's (the qvs
 // centres on all evaluations: greedy qVS_1 with quality min-max scaled over
 // all of them), the top 3 by value, and bayesopt.SelectSolutions' band
 // rule at band fractions 5%, 10% (the default) and 20%. It reports the
@@ -182,9 +182,9 @@ func bandSelect(t testing.TB, sp *Space, evs []bayesopt.Evaluation, frac float64
 }
 
 // TestSamplerQualityTable compares the Thompson samplers and candidate
-// counts of qvs (q = 1) and turbo runs on issue 24's functions (100
+// counts of qvs (q = 1) and turbo runs on the peer functions (100
 // evaluations in batches of 5, M = 3, seeds 1-3): median simple regret and
-// wall time per run. It backs suggest's default sampler (issue 24 item 3);
+// wall time per run. It backs suggest's default sampler;
 // it takes many minutes, so it runs only with QVS_SAMPLER_TABLE=1:
 //
 //	QVS_SAMPLER_TABLE=1 go test -run TestSamplerQualityTable -v -timeout 2h ./internal/bayesopt/space/

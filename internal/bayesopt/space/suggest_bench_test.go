@@ -11,7 +11,7 @@ import (
 
 // history95 is a 95-point history of p as the README's suggest loop builds
 // it (init 10, batches of 5, method m, regions kept), for the per-round
-// benchmark of issue 24.
+// peer benchmark.
 func history95(b *testing.B, p peerProblem, m, sampler string, candidates int) (*Space, bayesopt.Settings, []Observation) {
 	sp := p.space(b)
 	s := bayesopt.Settings{Method: m, Q: 1, Init: DefaultInit(p.d, 5, 3), Batch: 5, Regions: 3, Tau: bayesopt.DefaultTau,
@@ -31,7 +31,7 @@ func history95(b *testing.B, p peerProblem, m, sampler string, candidates int) (
 }
 
 // BenchmarkSuggest95 is one `suggest --batch 5` call on a 95-point history
-// (issue 24: the time a suggest-loop user waits per round), per method, on
+// (the time a suggest-loop user waits per round), per method, on
 // Ackley-10 and Rosenbrock-5, with exact Thompson samples over 1,000 and
 // 200 candidates per region and pathwise ones over 1,000.
 func BenchmarkSuggest95(b *testing.B) {

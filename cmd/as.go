@@ -724,7 +724,7 @@ the picks so far); stderr describes the fitted GP and counts the hits.`,
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
 	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse); or scored items: header index,value or id,value (a GP, see below)")
 	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
-	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500)")
+	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500; with scores at most 10,000)")
 	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
 	o.q = 1
 	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed; with scores the default is 2)")

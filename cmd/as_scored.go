@@ -1,13 +1,11 @@
 package cmd
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -242,26 +240,22 @@ func writeScored(c *cobra.Command, o *asSuggestOptions, pool *datasets.Pool, r *
 		}
 		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
 	}
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	// The table rounds the numbers; writeSuggestions quotes unprintable ids.
 	th := append([]string(nil), head...)
 	if withQ {
 		th[len(th)-1] = "qVS_" + r.Q.String()
 	}
-	fmt.Fprintln(tw, strings.Join(th, "\t"))
-	for t, x := range r.Picks {
-		cells := []string{strconv.Itoa(t + 1), strconv.Itoa(x), id(x)}
+	for t := range rows {
+		row := rows[t][:3]
 		if !r.ColdStart {
-			cells = append(cells, fmt.Sprintf("%.4g", r.Acquisition[t]), fmt.Sprintf("%.4g", r.Mean[t]), fmt.Sprintf("%.4g", r.SD[t]))
+			row = append(row, fmt.Sprintf("%.4g", r.Acquisition[t]), fmt.Sprintf("%.4g", r.Mean[t]), fmt.Sprintf("%.4g", r.SD[t]))
 		}
 		if withQ {
-			cells = append(cells, fmt.Sprintf("%.4f", r.Quality[t]), fmt.Sprintf("%.4f", r.Values[t]))
+			row = append(row, fmt.Sprintf("%.4f", r.Quality[t]), fmt.Sprintf("%.4f", r.Values[t]))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		rows[t] = row
 	}
-	tw.Flush()
-	_, err := c.OutOrStdout().Write(buf.Bytes())
-	return err
+	return writeSuggestions(c.OutOrStdout(), "table", th, rows, nil)
 }
 
 // gpJSON is the fitted GP of a result for --format json.

@@ -152,22 +152,6 @@ func ParsePendingScored(path string, pool *datasets.Pool, scored []Score, observ
 	return ParsePending(path, pool, obs, observedPath)
 }
 
-// CheckItemHeader reads the header of the item file at path and checks it
-// names an item column (index or id) and, if scored, a value column: what
-// a command checks of its files before loading the pool.
-func CheckItemHeader(path string, scored bool) error {
-	head, err := readHeader(path)
-	if err != nil || head == nil {
-		return err // nil: an empty or unreadable header, which the parser reports
-	}
-	mode := itemsOnly
-	if scored {
-		mode = withValue
-	}
-	_, err = itemColumns(path, head, mode)
-	return err
-}
-
 // readHeader returns the first record of the CSV file at path, reading no
 // further (nil when the file is empty or its first line is not a CSV
 // record: the file's parser names the problem); an error only when the

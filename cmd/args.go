@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
@@ -28,5 +29,5 @@ func noArgsButSubcommands(c *cobra.Command, args []string) error {
 	if s := configkeys.Suggest(args[0], names); s != "" {
 		err = fmt.Errorf("%w (did you mean %s?)", err, s)
 	}
-	return usageError{err}
+	return cli.Usage(err)
 }

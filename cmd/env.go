@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -25,7 +26,7 @@ var envGlobals = []string{"data-dir", "cache-dir", "workers", "quiet"}
 // variable. An empty variable counts as unset.
 func applyGlobalEnv(fs *pflag.FlagSet) error {
 	if err := fileio.CheckLockEnv(); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	v := viper.New()
 	v.SetEnvPrefix("QVS")

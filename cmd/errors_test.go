@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
@@ -24,7 +25,7 @@ func execQVS(t *testing.T, args ...string) (err error, msg string, code int) {
 		return nil, "", ExitOK
 	}
 	if ran == root {
-		err = usageError{err}
+		err = cli.Usage(err)
 	}
 	return err, g.errorMessage(err), exitCode(err)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/eval"
 )
@@ -99,7 +100,7 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 		cfg.Out = filepath.Join(dir, "eval")
 	}
 	if err := eval.CheckOut(cfg.Out, g.Force); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	var log io.Writer
 	if !g.Quiet {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
@@ -98,7 +99,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		}
 	}
 	if err := fileio.CheckOutput(o.out, fileio.OutputCheck{Inputs: []string{cfg.Pool.CSV.File, cfg.Pool.CSV.IDsFile}, Force: g.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	if err := checkOutputDir(o.out); err != nil {
 		return err

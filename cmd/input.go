@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/items"
@@ -120,7 +121,7 @@ func loadItems(f inputFlags, stderr io.Writer, quiet bool) (*items.Items, error)
 	}, stderr, quiet)
 	var ue *items.UsageError
 	if errors.As(err, &ue) {
-		return nil, usageError{err}
+		return nil, cli.Usage(err)
 	}
 	return in, err
 }

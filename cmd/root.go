@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
@@ -181,7 +182,7 @@ func flagError(c *cobra.Command, err error) error {
 	if errors.As(err, &invalid) && len(invalid.GetValue()) > maxEchoedValue {
 		// A value is quoted cut (fileio.Excerpt): a 100 KB --q made a
 		// 200 KB message (pflag's quote, then the reason's).
-		return usageError{longValueError{invalid}}
+		return cli.Usage(longValueError{invalid})
 	}
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
@@ -198,10 +199,10 @@ func flagError(c *cobra.Command, err error) error {
 			}
 		})
 		if s := configkeys.Suggest(name, names); s != "" {
-			return usageError{fmt.Errorf("%w (did you mean --%s?)", err, s)}
+			return cli.Usage(fmt.Errorf("%w (did you mean --%s?)", err, s))
 		}
 	}
-	return usageError{err}
+	return cli.Usage(err)
 }
 
 // ignoredGlobalsKey is the annotation listing the global flags a command
@@ -253,7 +254,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// The root runs nothing itself: its error is cobra's lookup of an
 		// unknown command (a subcommand's argument errors are usage errors
 		// already, usageArgs).
-		err = usageError{err}
+		err = cli.Usage(err)
 	}
 	msg := g.errorMessage(err)
 	var said *campaign.InterruptedError
@@ -288,7 +289,7 @@ func loadConfig(path string, out any) error {
 // onto out (configkeys.LoadNode), as loadConfig.
 func loadConfigDoc(path string, doc *yaml.Node, out any) error {
 	if err := configkeys.LoadNode(path, doc, out); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	return nil
 }
@@ -303,7 +304,7 @@ func readConfig(path string) (*yaml.Node, error) {
 	}
 	doc, err := configkeys.Parse(path, data)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, cli.Usage(err)
 	}
 	return doc, nil
 }
@@ -384,4 +385,22 @@ func cutLongValues(msg string, args []string) string {
 		msg = strings.ReplaceAll(msg, a, ex)
 	}
 	return msg
+}
+
+// env is the cli.Env a run function of package cli receives for command
+// c: its streams, a context cancelled on SIGINT, SIGTERM or SIGHUP
+// (interruptContext; call the returned stop when the run is over), and
+// the global flags as resolved.
+func (g *GlobalOptions) env(c *cobra.Command) (*cli.Env, context.CancelFunc) {
+	ctx, stop := interruptContext(c)
+	in := g.stdinIn
+	if in == nil {
+		in = c.InOrStdin()
+	}
+	return &cli.Env{
+		Ctx: ctx, In: in, Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
+		DataDir: g.DataDir, CacheDir: g.CacheDir, Seed: g.Seed, SeedSet: g.seedSet,
+		Workers: g.Workers, Quiet: g.Quiet, Force: g.Force, Config: g.Config, Version: Version,
+		KeyName: g.keyName,
+	}, stop
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/toy"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -99,7 +100,7 @@ func runToy(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, settings *t
 		return err
 	}
 	if err := toy.CheckOut(o.Out, []string{g.Config}, g.Force); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	orders := o.Orders.Orders()
 	ctx, stop := interruptContext(c)

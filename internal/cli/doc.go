@@ -1,0 +1,11 @@
+// Package cli holds what every qvs command does once its command line is
+// parsed: an options struct per command and a run function taking the
+// options and an Env (streams, context, the resolved global flags), with
+// no cobra in it. Package cmd only declares flags, fills the options and
+// calls the run function, so a command is tested by calling its run
+// function with an Env whose streams are buffers.
+//
+// Errors a run function returns decide the exit status (ExitCode): a
+// UsageError (Usagef, ConfigError, ConfigErrorf, SettingError) is a bad
+// command line or config (exit 2), any other error a failed run (exit 1).
+package cli

@@ -3,9 +3,9 @@ package datasets
 import (
 	"fmt"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
@@ -14,13 +14,13 @@ import (
 // first cfg.PositiveClusters clusters are positive-rich: an item there is
 // positive with probability PositiveRate, elsewhere with BackgroundRate. The
 // graph is the Euclidean kNN graph with cfg.K neighbours and cfg.Similarity
-// weights. Every draw comes from campaign.RNG(cfg.Seed, "synthetic pool"), so
+// weights. Every draw comes from rng.New(cfg.Seed, "synthetic pool"), so
 // the pool is a function of cfg alone. A pool without positives is an error.
 func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, error) {
 	if err := validateSynthetic(cfg); err != nil {
 		return nil, err
 	}
-	rng := campaign.RNG(cfg.Seed, "synthetic pool")
+	rng := rng.New(cfg.Seed, "synthetic pool")
 	centres := make([][]float64, cfg.Clusters)
 	for c := range centres {
 		centres[c] = make([]float64, cfg.Dim)

@@ -3,8 +3,8 @@ package search
 import (
 	"fmt"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // SuggestRequest is what `qvs as suggest` asks for: the next batch of a
@@ -93,7 +93,7 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	var order []int
 	switch r.Ties {
 	case "random":
-		order = RandomOrder(pool.Len(), campaign.RNG(r.Seed, "suggest-order"))
+		order = RandomOrder(pool.Len(), rng.New(r.Seed, "suggest-order"))
 	case "index":
 	default:
 		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)

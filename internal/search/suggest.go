@@ -3,7 +3,7 @@ package search
 import (
 	"fmt"
 
-	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/rng"
 )
 
@@ -71,7 +71,7 @@ type Suggestion struct {
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	// A pool of millions: the greedy's per-candidate arrays are garbage
 	// after each pick.
-	defer datasets.LowGCSlack(pool.Len())()
+	defer knn.LowGCSlack(pool.Len())()
 	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
 		observed[o.Index] = true

@@ -31,7 +31,7 @@ fuzz:
 # tiles (linalg.SgemmNT).
 test-openblas:
 	$(GO) test -count=1 -tags openblas ./internal/linalg/ ./internal/vendi/ ./cmd/
-	$(GO) test -count=1 -tags openblas -run 'DenseKNN|ApproxDenseKNN' ./internal/datasets/
+	$(GO) test -count=1 -tags openblas -run 'DenseKNN|ApproxDenseKNN' ./internal/knn/
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...

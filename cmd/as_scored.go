@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/surrogate"
 )
@@ -111,7 +112,7 @@ func runASSuggestScored(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions)
 		fmt.Fprintf(stderr, "loading pool %s ...\n", poolWhat(cfg.Pool))
 	}
 	steps := newStepLog(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg.Pool, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
+	pool, err := datasets.LoadWith(cfg.Pool, g.DataDir, g.CacheDir, knn.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
 	steps.end()
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -64,7 +64,7 @@ again.
 Large pools: --pool X.npy, a float32/float64/uint8 matrix one row per item
 (ids from --ids FILE, one per line, else the row index; uint8 with --metric
 tanimoto holds fingerprints packed MSB-first as numpy.packbits writes them).
-From ` + strconv.Itoa(datasets.ApproxMinItems) + ` items (` + strconv.Itoa(datasets.ApproxMinItemsTanimoto) + ` with --metric tanimoto) the kNN graph of
+From ` + strconv.Itoa(knn.ApproxMinItems) + ` items (` + strconv.Itoa(knn.ApproxMinItemsTanimoto) + ` with --metric tanimoto) the kNN graph of
 --pool is approximate (--knn auto; exact or approx to choose): its recall@k, measured against brute force on
 sampled rows, is printed on stderr. Graphs are cached under --cache-dir,
 keyed by the features.

@@ -35,8 +35,8 @@ func bayesoptDefaultOut(task string) string {
 
 // spaceTask is the task name of a campaign on a user's space and objective
 // command (--space with --objective-cmd); the campaign itself is named after
-// the space file (space.CampaignName).
-const spaceTask = space.CampaignTask
+// the space file (campaign.SpaceName).
+const spaceTask = campaign.SpaceTask
 
 // defaultBayesoptConfig is the built-in protocol of a task
 // (bayesopt.DefaultProtocol) writing to its default folder. A space
@@ -232,7 +232,7 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 			return cfg, nil, usageErrorf("a campaign on your own problem needs both --space (space:) and --objective-cmd (objective_cmd:)")
 		}
 		if cfg.Out == "" {
-			cfg.Out = bayesoptDefaultOut(space.CampaignName(cfg.Space))
+			cfg.Out = bayesoptDefaultOut(campaign.SpaceName(cfg.Space))
 		}
 		sp, err := space.Load(cfg.Space)
 		if err != nil {
@@ -333,7 +333,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	if !g.Quiet {
 		name := task
 		if task == spaceTask {
-			name = space.CampaignName(cfg.Space)
+			name = campaign.SpaceName(cfg.Space)
 		}
 		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	}

@@ -47,7 +47,7 @@ func (g *GlobalOptions) fromFlag(flag string) bool { return g.fromFlags[flag] }
 
 // keyName is how a message names config key in passing: "--FLAG (key
 // KEY)" when a flag of the command's settings table set it, else the key
-// (datasets.GraphOptions.Name).
+// (knn.GraphOptions.Name).
 func (g *GlobalOptions) keyName(key string) string {
 	se := configkeys.SettingError{Key: key}
 	g.table.Name(&se, g.fromFlag)

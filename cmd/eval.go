@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks/rover"
 	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/eval"
@@ -111,6 +112,7 @@ func runEval(c *cobra.Command, g *GlobalOptions, o *evalOptions, dir string) err
 	rep, err := eval.Evaluate(ctx, eval.Options{
 		Dir: dir, Out: cfg.Out, Formats: cfg.Format, FigureFormats: cfg.Figures,
 		DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Log: log,
+		Paths: evalPaths(),
 	})
 	if rep != nil {
 		// A failed eval leaves stdout empty, as every command does; what
@@ -144,4 +146,16 @@ func printEvalReport(w io.Writer, rep *eval.Report) {
 	for _, s := range rep.NotMade {
 		fmt.Fprintf(w, "not made: %s\n", s)
 	}
+}
+
+// evalPaths are the tasks whose points eval draws as paths on their map
+// (the rover's trajectories, Figure 4).
+func evalPaths() map[string]eval.PathTask {
+	var obstacles [][2][2]float64
+	for _, o := range rover.Obstacles() {
+		obstacles = append(obstacles, [2][2]float64{o.Low, o.High})
+	}
+	return map[string]eval.PathTask{"rover": {
+		Dim: rover.Dim, Obstacles: obstacles, Start: rover.Start, Goal: rover.Goal, Path: rover.Trajectory,
+	}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 type graphOptions struct {
@@ -38,7 +39,7 @@ fingerprints packed most significant bit first (numpy.packbits(fp, axis=1):
 bit b is bit 7 - b%8 of byte b/8) and bool columns are one bit each. --ids
 FILE gives the item ids (one per line), else they are the row index.
 
---knn auto (the default) builds the exact graph below ` + strconv.Itoa(datasets.ApproxMinItems) + ` items (` + strconv.Itoa(datasets.ApproxMinItemsTanimoto) + `
+--knn auto (the default) builds the exact graph below ` + strconv.Itoa(knn.ApproxMinItems) + ` items (` + strconv.Itoa(knn.ApproxMinItemsTanimoto) + `
 with --metric tanimoto) and the approximate one (random-projection trees,
 then NN-descent; distances exact) from there; its recall@k, measured against brute force on sampled rows, is
 printed on stderr. --similarity turns distances into weights: gaussian
@@ -61,7 +62,7 @@ cached path will take next time. Nothing is written to stdout.`,
 	f := c.Flags()
 	o.as.table = configkeys.NewTable(f)
 	o.as.csv.register(o.as.table, &o.as.cfg)
-	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
+	f.StringVar(&o.similarity, "similarity", knn.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
 	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
 	// The pool flags of `as suggest` include a graph or kernel of the
 	// user's own, which graph refuses: not listed in its help.
@@ -94,7 +95,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if fl.Changed("similarity") {
 		cfg.Pool.CSV.Similarity = o.similarity
 		// Checked before the pool is read and its graph built.
-		if err := datasets.CheckSimilarity(o.similarity, cfg.Pool.CSV.Metric); err != nil {
+		if err := knn.CheckSimilarity(o.similarity, cfg.Pool.CSV.Metric); err != nil {
 			return usageErrorf("--similarity: %v", err)
 		}
 	}
@@ -145,7 +146,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	n, m := b.n, b.m
 	if !g.Quiet {
 		weights := cfg.Pool.CSV.Similarity
-		if cfg.Pool.CSV.Metric == datasets.MetricTanimoto && weights != datasets.SimilarityUnweighted {
+		if cfg.Pool.CSV.Metric == knn.MetricTanimoto && weights != knn.SimilarityUnweighted {
 			weights = "Tanimoto similarity"
 		}
 		fmt.Fprintf(stderr, "%s: %d x %d CSR, %d edges (%s weights)\n", o.out, n, n, len(m.Data), weights)
@@ -159,7 +160,7 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
 	t0 := time.Now()
 	steps := newStepLog(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName})
+	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, knn.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName})
 	steps.end()
 	if err != nil {
 		return nil, err
@@ -183,14 +184,14 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 		k = len(p.Neighbors[0])
 	}
 	how := "exact"
-	if info.Method == datasets.KNNApprox {
+	if info.Method == knn.KNNApprox {
 		how = fmt.Sprintf("approximate (random-projection trees + NN-descent, %d rounds)", info.Stats.Rounds)
 		if info.Stats.Recall >= 0 {
 			how += fmt.Sprintf(", recall@%d %.4f measured against brute force on %d rows", k, info.Stats.Recall, info.Stats.RecallRows)
 		}
 	}
 	switch info.Status {
-	case datasets.CacheHit:
+	case knn.CacheHit:
 		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s); features and graph loaded in %.1f s\n", how, info.Seconds, info.CacheFile, loadSeconds)
 	default:
 		fmt.Fprintf(w, "kNN graph: %s; built in %.1f s\n", how, info.Seconds)

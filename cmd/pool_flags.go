@@ -9,6 +9,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // asCSVPoolOptions are the pool flags of `qvs as suggest` and `qvs graph`:
@@ -40,13 +41,13 @@ func (o *asCSVPoolOptions) register(t *configkeys.Table, cfg *asConfig) {
 	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "--pool: column of item ids (pool.csv.id_column)", &cs.IDColumn)
 	configkeys.BindList(t, "features", "pool.csv.feature_columns", nil, "--pool: comma-separated feature columns (default: every column but the id and label)", &cs.FeatureColumns)
 	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "--pool: the feature columns are those named PREFIX... (e.g. x for x1,x2,...)", &cs.FeaturePrefix)
-	configkeys.BindChoice(t, "metric", "pool.csv.metric", datasets.MetricEuclidean, datasets.Metrics, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
+	configkeys.BindChoice(t, "metric", "pool.csv.metric", knn.MetricEuclidean, knn.Metrics, "--pool: kNN metric, euclidean, cosine or tanimoto (fingerprints: --fingerprint-column, or 0/1 or count feature columns; edge weight = Tanimoto similarity)", &cs.Metric)
 	configkeys.BindMinInt(t, "k", "pool.csv.k", datasets.DefaultConfig(datasets.KindCSV).CSV.K, 1, "--pool: neighbours per item in the kNN graph", &cs.K, &gc.K)
 	t.Key("k", "pool.graph.k")
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "--pool: column of fingerprints as text (with --metric tanimoto), see --fingerprint-format", &cs.FingerprintColumn)
 	configkeys.BindChoice(t, "fingerprint-format", "pool.csv.fingerprint_format", datasets.FingerprintBits, datasets.FingerprintFormats, "--pool: bits ('0'/'1' characters, bit 0 first) or hex (chemfp's FPS convention: two digits per byte, bytes in order, bit i = 1<<(i%8) of byte i/8; '04' = '00100000')", &cs.FingerprintFormat)
 	configkeys.BindList(t, "exclude-columns", "pool.csv.exclude_columns", nil, "--pool: comma-separated columns that are never features", &cs.ExcludeColumns)
-	configkeys.BindChoice(t, "knn", "pool.csv.knn", datasets.KNNAuto, datasets.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(datasets.ApproxMinItems)+" items, "+strconv.Itoa(datasets.ApproxMinItemsTanimoto)+" with --metric tanimoto (pool.csv.knn)", &cs.KNN)
+	configkeys.BindChoice(t, "knn", "pool.csv.knn", knn.KNNAuto, knn.KNNMethods, "--pool: kNN graph exact, approx (its recall@k measured and printed) or auto: approx from "+strconv.Itoa(knn.ApproxMinItems)+" items, "+strconv.Itoa(knn.ApproxMinItemsTanimoto)+" with --metric tanimoto (pool.csv.knn)", &cs.KNN)
 }
 
 // asCSVPoolFlags are the flags that set pool.csv keys.
@@ -140,13 +141,13 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 // checked when it was parsed (configkeys.Choice, MinInt).
 func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 	cs := &cfg.Pool.CSV
-	if fl.Changed("metric") && cs.Metric == datasets.MetricTanimoto && !fl.Changed("similarity") {
-		cs.Similarity = datasets.SimilarityNative
+	if fl.Changed("metric") && cs.Metric == knn.MetricTanimoto && !fl.Changed("similarity") {
+		cs.Similarity = knn.SimilarityNative
 	}
-	if fl.Changed("fingerprint-column") && cs.Metric != datasets.MetricTanimoto {
+	if fl.Changed("fingerprint-column") && cs.Metric != knn.MetricTanimoto {
 		return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
 	}
-	if fl.Changed("knn") && cs.KNN == datasets.KNNAuto {
+	if fl.Changed("knn") && cs.KNN == knn.KNNAuto {
 		cs.KNN = ""
 	}
 	return nil

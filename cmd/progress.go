@@ -10,7 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
-	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // progressDelay is how long a step runs before its progress bar or status
@@ -24,7 +24,7 @@ var progressDelay = time.Second
 var stepLogFrames = campaign.IsTerminal
 
 // stepLog shows the steps of a long command on stderr, one after another.
-// On a terminal, a counted step (datasets.ProgressFunc: done of total
+// On a terminal, a counted step (knn.ProgressFunc: done of total
 // units) gets a progress bar: done and total in its unit, the rate and the
 // time left at that rate, counted from the step's start, so the time left
 // is the step's own; the bar is cleared when the step ends. Elsewhere, and
@@ -71,15 +71,15 @@ func newStepLog(w io.Writer, quiet bool) *stepLog {
 	return &stepLog{w: w, frames: stepLogFrames(w)}
 }
 
-// progress is the datasets.ProgressFunc of l (nil for a nil l).
-func (l *stepLog) progress() datasets.ProgressFunc {
+// progress is the knn.ProgressFunc of l (nil for a nil l).
+func (l *stepLog) progress() knn.ProgressFunc {
 	if l == nil {
 		return nil
 	}
 	return l.report
 }
 
-// report is the datasets.ProgressFunc: a new phase name starts a step.
+// report is the knn.ProgressFunc: a new phase name starts a step.
 func (l *stepLog) report(phase, unit string, done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/replay"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -45,7 +46,7 @@ func (c replayConfig) MarshalYAML() (any, error) {
 // replay.DefaultProtocol.
 func defaultReplayConfig() replayConfig {
 	pool := datasets.DefaultConfig(datasets.KindCSV)
-	pool.CSV.Metric = datasets.MetricTanimoto
+	pool.CSV.Metric = knn.MetricTanimoto
 	return replayConfig{Pool: pool, Protocol: replay.DefaultProtocol()}
 }
 
@@ -111,7 +112,7 @@ to resume); 2 bad command line.`,
 	cs := &cfg.Pool.CSV
 	configkeys.Bind(t, f.StringVar, "pool", "pool.csv.file", "", "the library: .npy fingerprints or features, or a CSV (.csv.gz too)", &cs.File)
 	configkeys.Bind(t, f.StringVar, "ids", "pool.csv.ids_file", "", ".npy pool: item ids, one per line (header id optional)", &cs.IDsFile)
-	configkeys.BindChoice(t, "metric", "pool.csv.metric", datasets.MetricTanimoto, []string{datasets.MetricTanimoto, datasets.MetricEuclidean, datasets.MetricCosine}, "tanimoto: the pool holds fingerprints; euclidean or cosine: numeric features", &cs.Metric)
+	configkeys.BindChoice(t, "metric", "pool.csv.metric", knn.MetricTanimoto, []string{knn.MetricTanimoto, knn.MetricEuclidean, knn.MetricCosine}, "tanimoto: the pool holds fingerprints; euclidean or cosine: numeric features", &cs.Metric)
 	configkeys.Bind(t, f.StringVar, "id-column", "pool.csv.id_column", "", "CSV pool: the id column", &cs.IDColumn)
 	configkeys.Bind(t, f.StringVar, "fingerprint-column", "pool.csv.fingerprint_column", "", "CSV pool: a column of fingerprints ('0'/'1' strings)", &cs.FingerprintColumn)
 	configkeys.Bind(t, f.StringVar, "feature-prefix", "pool.csv.feature_prefix", "", "CSV pool: the feature columns' common prefix", &cs.FeaturePrefix)
@@ -198,7 +199,7 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	if cfg.ScoreColumn != "" { // the scores are no feature
 		poolCfg.CSV.ExcludeColumns = append(slices.Clone(poolCfg.CSV.ExcludeColumns), cfg.ScoreColumn)
 	}
-	pool, err := datasets.LoadWith(poolCfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
+	pool, err := datasets.LoadWith(poolCfg, g.DataDir, g.CacheDir, knn.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
 	steps.end()
 	if err != nil {
 		return err

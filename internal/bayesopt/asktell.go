@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // Engine is the optimiser as a state machine driven by its evaluation
@@ -22,7 +22,7 @@ import (
 // The state after Tell is a deterministic function of (domain, settings,
 // RunID, the evaluations told, grouped by iteration): the trust regions are
 // replayed from the history, never stored. Every draw of iteration t comes
-// from campaign.RNG(Seed, Key, t, ...), so Ask is deterministic too.
+// from rng.New(Seed, Key, t, ...), so Ask is deterministic too.
 //
 // The policy pieces are separate methods of the unexported runner: centre
 // choice (runner.centres), per-region proposals (runner.propose) and the
@@ -72,7 +72,7 @@ func (e *Engine) History() []Evaluation { return e.r.all }
 func (e *Engine) TrustRegions() []TrustRegion { return append([]TrustRegion(nil), e.r.trs...) }
 
 // InitialDesign returns iteration 0: Settings.Init uniform points drawn from
-// campaign.RNG(Seed, "init", Repeat) (shared by every method of a repeat),
+// rng.New(Seed, "init", Repeat) (shared by every method of a repeat),
 // snapped for a Snapper domain, with Region -1. The first k points of a
 // design of Init > k points are the design of Init = k.
 func (e *Engine) InitialDesign() []Evaluation { return e.Design(e.r.s.Init) }
@@ -81,7 +81,7 @@ func (e *Engine) InitialDesign() []Evaluation { return e.Design(e.r.s.Init) }
 // exceed Settings.Init: the stream goes on).
 func (e *Engine) Design(n int) []Evaluation {
 	r := e.r
-	us := uniformPoints(campaign.RNG(r.id.Seed, "init", r.id.Repeat), n, r.d)
+	us := uniformPoints(rng.New(r.id.Seed, "init", r.id.Repeat), n, r.d)
 	out := make([]Evaluation, len(us))
 	for i, u := range us {
 		out[i] = Evaluation{Iteration: 0, Region: -1, X: r.unitToX(u)}
@@ -241,13 +241,13 @@ func (e *Engine) centres() ([]centre, error) {
 	return e.cs, nil
 }
 
-// randomBatch draws b uniform points from campaign.RNG(Seed, Key, it); for a
+// randomBatch draws b uniform points from rng.New(Seed, Key, it); for a
 // Snapper domain a point whose snap is taken, and any point near a failed
 // evaluation (runner.nearFailure), is redrawn, at most 100 times per point,
 // after which the batch ends short (a small integer space can run out of
 // new points).
 func (r *runner) randomBatch(it, b int, taken pointSet) [][]float64 {
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it)
+	rng := rng.New(r.id.Seed, r.id.Key, it)
 	out := make([][]float64, 0, b)
 	for len(out) < b {
 		u := uniformPoints(rng, 1, r.d)[0]

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -144,7 +144,7 @@ func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi
 // Live (during the run), an invalid pick's region gets a random centre
 // (index -1, to be evaluated by Ask); for the final solutions (live = false)
 // invalid picks are left out, so a run may end with fewer than M solutions.
-// Draws come from campaign.RNG(seed, key, it, "authors") (invalid picks) and
+// Draws come from rng.New(seed, key, it, "authors") (invalid picks) and
 // (seed, key, it, "centres") (random centres).
 func (r *runner) authorsCentres(it int, live bool) ([]centre, error) {
 	n := len(r.H)
@@ -157,11 +157,11 @@ func (r *runner) authorsCentres(it int, live bool) ([]centre, error) {
 		func(i, j int) float64 { return similarity(r.distance(i, j)) },
 		v, r.s.Q, min(r.s.Regions, n),
 		func(size int) float64 { return AuthorsFloorVS(size, tau) },
-		campaign.RNG(r.id.Seed, r.id.Key, it, "authors"))
+		rng.New(r.id.Seed, r.id.Key, it, "authors"))
 	if err != nil {
 		return nil, fmt.Errorf("authors' qVS centres: %w", err)
 	}
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it, "centres")
+	rng := rng.New(r.id.Seed, r.id.Key, it, "centres")
 	cs := make([]centre, 0, r.s.Regions)
 	for a, i := range picks {
 		switch {

@@ -101,7 +101,7 @@
 //
 // # Determinism and resume
 //
-// Every random draw derives from campaign.RNG: the initial design from
+// Every random draw derives from rng.New: the initial design from
 // (seed, "init", repeat), iteration t from (seed, key, t, region). Given the
 // records of an interrupted run (RecordHeader, FormatRecord, ParseRecords:
 // floats round-trip exactly; an objective that is a RecordCoder writes and

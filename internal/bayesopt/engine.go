@@ -11,9 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/parallel"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -183,9 +183,9 @@ func (s Settings) Validate() error {
 }
 
 // RunID seeds a run: the initial design is drawn from
-// campaign.RNG(Seed, "init", Repeat), shared by every method of a repeat so
+// rng.New(Seed, "init", Repeat), shared by every method of a repeat so
 // they start from the same points; iteration t >= 1 draws from
-// campaign.RNG(Seed, Key, t, ...), never from a stream that outlives it.
+// rng.New(Seed, Key, t, ...), never from a stream that outlives it.
 type RunID struct {
 	Seed   uint64
 	Key    string
@@ -682,7 +682,7 @@ func (r *runner) feasible(i int, chosen []int) bool {
 // kept if none is feasible). ROBOT's code evaluates such a point; we use it
 // as a centre without spending budget on it.
 func (r *runner) randomCentres(it int, have []centre, k int) []centre {
-	return r.randomCentresFrom(campaign.RNG(r.id.Seed, r.id.Key, it, "centres"), have, k)
+	return r.randomCentresFrom(rng.New(r.id.Seed, r.id.Key, it, "centres"), have, k)
 }
 
 // randomCentresFrom is randomCentres drawing from rng.
@@ -892,11 +892,11 @@ func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, err
 }
 
 // model draws region m's k joint samples from its GP gp over fresh
-// candidates; every draw comes from campaign.RNG(seed, key, it, m). With a
+// candidates; every draw comes from rng.New(seed, key, it, m). With a
 // feasibility model feas (nil: none) it also weighs each candidate by
 // feas.weight.
 func (r *runner) model(it, m int, c centre, gp *GP, k int, feas *feasibility) (regionModel, error) {
-	rng := campaign.RNG(r.id.Seed, r.id.Key, it, m)
+	rng := rng.New(r.id.Seed, r.id.Key, it, m)
 	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err

@@ -7,9 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -841,21 +839,4 @@ func WriteSummary(dir string, order []Run) error {
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// Seed derives a 64-bit seed from a master seed and any labels (run key,
-// iteration, ...) by FNV-1a hashing; equal inputs give equal seeds.
-func Seed(master uint64, labels ...any) uint64 {
-	h := fnv.New64a()
-	fmt.Fprint(h, master)
-	for _, l := range labels {
-		fmt.Fprintf(h, "\x00%v", l)
-	}
-	return h.Sum64()
-}
-
-// RNG returns a PCG generator seeded from Seed(master, labels...).
-func RNG(master uint64, labels ...any) *rand.Rand {
-	s := Seed(master, labels...)
-	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
 }

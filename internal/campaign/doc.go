@@ -14,7 +14,7 @@
 // unfinished run the records it had made, which it replays to continue.
 //
 // Determinism: a run must derive every random draw from (seed, run key,
-// iteration), e.g. with RNG, never from a stream that lives across
+// iteration), e.g. with rng.New, never from a stream that lives across
 // iterations; then a resumed run produces exactly the records of an
 // uninterrupted one.
 //

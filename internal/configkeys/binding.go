@@ -240,23 +240,34 @@ func (t *Table) Flag(key string) string {
 	return ""
 }
 
-// Name sets the Flag of the SettingError in err's chain, if any, to the
-// flag bound to its key when the user set that flag (or when from says the
-// flag's value went into the key although the user did not type it, as
-// --pool FILE fills every pool.csv key from its flags' defaults), so that
+// Name sets the Flag of the SettingError (or other Keyed error) in err's
+// chain, if any, to the flag bound to its key when the user set that flag
+// (or when from says the flag's value went into the key although the user
+// did not type it, as --pool FILE fills every pool.csv key from its flags'
+// defaults), so that
 // its message says "--budget (key budget)" to the user who typed
 // --budget and "budget" to the one whose config file set it. It returns
 // err. Call it before wrapping err in more text: a wrapper's message is
 // made when it is created.
 func (t *Table) Name(err error, from func(flag string) bool) error {
-	var se *SettingError
-	if t == nil || !errors.As(err, &se) || se.Flag != "" {
+	var ke Keyed
+	if t == nil || !errors.As(err, &ke) {
 		return err
 	}
-	if f := t.Flag(se.Key); f != "" && (t.Changed(f) || from != nil && from(f)) {
-		se.Flag = f
+	if f := t.Flag(ke.SettingKey()); f != "" && (t.Changed(f) || from != nil && from(f)) {
+		ke.NameFlag(f)
 	}
 	return err
+}
+
+// Keyed is an error about the value of a config key whose message can
+// name the flag the user typed for the key instead (Table.Name): a
+// SettingError, or an error of a package below this one that names a
+// setting by its key alone (fileio.ColumnError: a column the file lacks).
+type Keyed interface {
+	error
+	SettingKey() string   // the config key
+	NameFlag(flag string) // name flag (without "--") in the message, unless one is named already
 }
 
 // List is a comma-separated list flag (--methods qvs,random, --features

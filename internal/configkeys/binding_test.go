@@ -134,6 +134,31 @@ func TestTableName(t *testing.T) {
 	}
 }
 
+// keyedStub is a Keyed error of another package (as fileio.ColumnError):
+// Table.Name names its flag through the interface.
+type keyedStub struct{ key, flag string }
+
+func (e *keyedStub) Error() string        { return e.key + " (flag " + e.flag + ")" }
+func (e *keyedStub) SettingKey() string   { return e.key }
+func (e *keyedStub) NameFlag(flag string) { e.flag = flag }
+
+// TestTableNameKeyed: an error that is not a SettingError but names a key
+// (Keyed) gets the flag the user typed for it, and only then.
+func TestTableNameKeyed(t *testing.T) {
+	s := defaults()
+	tab, fs := newTestTable(&s)
+	if err := fs.Parse([]string{"--max-train", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	typed := &keyedStub{key: "max_train"}
+	tab.Name(fmt.Errorf("outer: %w", typed), nil)
+	untyped := &keyedStub{key: "budget"}
+	tab.Name(untyped, nil)
+	if typed.flag != "max-train" || untyped.flag != "" {
+		t.Errorf("flags named: %q for the typed flag, %q for the config key; want max-train and none", typed.flag, untyped.flag)
+	}
+}
+
 // TestLoad: Load decodes onto the defaults, refuses what Check refuses and
 // what the decoder's KnownFields refuses (a key brought in by a merge),
 // and names the file in every error.

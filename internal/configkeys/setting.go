@@ -42,6 +42,17 @@ func Wrap(key string, err error) *SettingError {
 	return &SettingError{Key: key, Reason: err.Error(), Err: err}
 }
 
+// SettingKey is the key the error is about (Keyed).
+func (e *SettingError) SettingKey() string { return e.Key }
+
+// NameFlag names flag (without "--") as the one the user typed for the
+// key, unless a flag is named already (Keyed).
+func (e *SettingError) NameFlag(flag string) {
+	if e.Flag == "" {
+		e.Flag = flag
+	}
+}
+
 // Unwrap returns the underlying error of Wrap, or nil.
 func (e *SettingError) Unwrap() error { return e.Err }
 

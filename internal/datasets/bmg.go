@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // MagpieProperties is the default elemental property set of the BMG
@@ -359,7 +360,7 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 	}
 	dir := dataPath(dataDir, cfg.Dir)
 	if HasFolder(dir) {
-		p, err := LoadFolder(dir, MetricEuclidean)
+		p, err := LoadFolder(dir, knn.MetricEuclidean)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +389,7 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 		}
 	}
 	comps := make([]Composition, len(recs))
-	p := &Pool{Name: KindBMG, Metric: MetricEuclidean, IDs: make([]string, len(recs)), Labels: make([]bool, len(recs))}
+	p := &Pool{Name: KindBMG, Metric: knn.MetricEuclidean, IDs: make([]string, len(recs)), Labels: make([]bool, len(recs))}
 	seen := map[string]int{}
 	for i, r := range recs {
 		comps[i] = r.Composition
@@ -410,11 +411,11 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 		return nil, fmt.Errorf("%s: every composition feature is constant", path)
 	}
 	p.Dense = feats.X
-	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, MetricEuclidean, workers)
+	g, _, err := knn.CachedKNN(cacheDir, p.Dense, nil, cfg.K, knn.MetricEuclidean, workers)
 	if err != nil {
 		return nil, err
 	}
-	w, _ := EdgeWeights(g, SimilarityUnweighted)
+	w, _ := knn.EdgeWeights(g, knn.SimilarityUnweighted)
 	p.SetGraph(g, w)
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // Pool kinds accepted by Config.Kind.
@@ -123,7 +124,7 @@ type CSVConfig struct {
 	// header "id"); empty: the 0-based row index.
 	IDsFile string `yaml:"ids_file,omitempty"`
 	// KNN: how the graph is built, auto (""), exact or approx (see
-	// ResolveKNNMethod). A campaign records approx when the approximate
+	// knn.ResolveKNNMethod). A campaign records approx when the approximate
 	// graph was used, and nothing for the exact one.
 	KNN string `yaml:"knn,omitempty"`
 }
@@ -165,22 +166,22 @@ func DefaultConfig(kind string) Config {
 	}
 	return Config{
 		Kind:   kind,
-		Folder: FolderConfig{Metric: MetricEuclidean},
+		Folder: FolderConfig{Metric: knn.MetricEuclidean},
 		Synthetic: SyntheticConfig{
 			N: 4000, Dim: 8, Clusters: 40, PositiveClusters: 5, PositiveRate: 0.4,
 			BackgroundRate: 0.002, Separation: 3, Spread: 1, K: 20,
-			Similarity: SimilarityGaussian, Seed: 1,
+			Similarity: knn.SimilarityGaussian, Seed: 1,
 		},
 		Photoswitch: PhotoswitchConfig{File: "photoswitch/UMAP-AllHits.csv", Threshold: 450, K: 100},
 		Fashion: FashionConfig{
 			Dir: "fashion-mnist", Classes: []int{0}, Components: 50, K: 200,
-			Similarity: SimilarityGaussian, BandwidthScale: 4,
+			Similarity: knn.SimilarityGaussian, BandwidthScale: 4,
 		},
 		BMG: BMGConfig{
 			Dir: "bmg", File: "glassdata_ward2016_landolt.csv", ElementsDir: "elements/magpie",
 			Targets: []string{"AM"}, Properties: append([]string(nil), MagpieProperties...), K: 50,
 		},
-		CSV: CSVConfig{Metric: MetricEuclidean, K: 20, Similarity: SimilarityGaussian},
+		CSV: CSVConfig{Metric: knn.MetricEuclidean, K: 20, Similarity: knn.SimilarityGaussian},
 	}
 }
 
@@ -190,12 +191,12 @@ func DefaultConfig(kind string) Config {
 // The pool's Name is the task name (synthetic, photoswitch, fashion, bmg, the
 // folder's or the CSV file's base name), and it passes Validate.
 func Load(cfg Config, dataDir, cacheDir string, workers int) (*Pool, error) {
-	return LoadWith(cfg, dataDir, cacheDir, GraphOptions{Workers: workers})
+	return LoadWith(cfg, dataDir, cacheDir, knn.GraphOptions{Workers: workers})
 }
 
 // LoadWith is Load with the options of the graph build (progress) of CSV
 // and .npy pools; opt.Workers is the workers of Load.
-func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, error) {
+func LoadWith(cfg Config, dataDir, cacheDir string, opt knn.GraphOptions) (*Pool, error) {
 	workers := opt.Workers
 	if err := missingPaperData(cfg, dataDir); err != nil {
 		return nil, err
@@ -229,13 +230,13 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt GraphOptions) (*Pool, er
 	if err != nil {
 		return nil, err
 	}
-	checking := startPhase(opt.Progress, "checking the pool (features, graph rows)", "", 0)
+	checking := knn.StartPhase(opt.Progress, "checking the pool (features, graph rows)", "", 0)
 	if opt.FeaturesOnly && p.Neighbors == nil {
 		err = p.validateFeatures()
 	} else {
 		err = p.Validate()
 	}
-	checking.finish()
+	checking.Finish()
 	if err != nil {
 		return nil, err
 	}
@@ -300,8 +301,8 @@ func (c *Config) RecordKNN(method string) {
 		return
 	}
 	c.CSV.KNN = ""
-	if method == KNNApprox {
-		c.CSV.KNN = KNNApprox
+	if method == knn.KNNApprox {
+		c.CSV.KNN = knn.KNNApprox
 	}
 }
 
@@ -314,10 +315,10 @@ func (c Config) RecordedKNN() []string {
 		return []string{c.CSV.KNN}
 	}
 	switch c.CSV.KNN {
-	case KNNApprox:
-		return []string{KNNApprox}
-	case KNNExact:
+	case knn.KNNApprox:
+		return []string{knn.KNNApprox}
+	case knn.KNNExact:
 		return []string{""}
 	}
-	return []string{"", KNNApprox}
+	return []string{"", knn.KNNApprox}
 }

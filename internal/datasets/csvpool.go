@@ -14,6 +14,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
@@ -43,19 +44,19 @@ import (
 // Σ min / Σ max (FingerprintsFromCounts). The pool is named after the file
 // (without the extension).
 func LoadCSV(cfg CSVConfig, cacheDir string, workers int) (*Pool, error) {
-	return loadCSV(cfg, cacheDir, GraphOptions{Workers: workers})
+	return loadCSV(cfg, cacheDir, knn.GraphOptions{Workers: workers})
 }
 
-func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
+func loadCSV(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) (*Pool, error) {
 	if cfg.File == "" {
 		return nil, configkeys.Invalid("pool.csv.file", nil, "empty, expected the path of a CSV file")
 	}
 	if strings.EqualFold(filepath.Ext(cfg.File), ".npy") {
 		return loadNPYPool(cfg, cacheDir, opt)
 	}
-	reading := startPhase(opt.Progress, "reading "+cfg.File, "", 0)
+	reading := knn.StartPhase(opt.Progress, "reading "+cfg.File, "", 0)
 	p, err := readCSVPool(cfg, opt)
-	reading.finish()
+	reading.Finish()
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +69,20 @@ func loadCSV(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
 	return p, nil
 }
 
-// checkMetric refuses a metric not in Metrics, naming the config key that
+// checkMetric refuses a metric not in knn.Metrics, naming the config key that
 // set it.
 func checkMetric(key, metric string) error {
-	if metric != MetricEuclidean && metric != MetricCosine && metric != MetricTanimoto {
-		return configkeys.Invalid(key, metric, "expected %q, %q or %q", MetricEuclidean, MetricCosine, MetricTanimoto)
+	if metric != knn.MetricEuclidean && metric != knn.MetricCosine && metric != knn.MetricTanimoto {
+		return configkeys.Invalid(key, metric, "expected %q, %q or %q", knn.MetricEuclidean, knn.MetricCosine, knn.MetricTanimoto)
 	}
 	return nil
 }
 
 // readCSVPool is LoadCSV up to the graph: the checked rows, features
 // (standardized if asked) or fingerprints, parsed on opt.Workers goroutines.
-func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
+func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 	if cfg.IDsFile != "" {
-		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.name("pool.csv.id_column"))
+		return nil, configkeys.Invalid("pool.csv.ids_file", nil, "only for a .npy pool; a CSV pool names its id column (%s)", opt.NameOf("pool.csv.id_column"))
 	}
 	if err := checkMetric("pool.csv.metric", cfg.Metric); err != nil {
 		return nil, err
@@ -96,11 +97,11 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	if !slices.Contains(FingerprintFormats, format) {
 		return nil, configkeys.Invalid("pool.csv.fingerprint_format", cfg.FingerprintFormat, "expected one of %s", strings.Join(FingerprintFormats, ", "))
 	}
-	if cfg.FingerprintColumn != "" && cfg.Metric != MetricTanimoto {
-		return nil, configkeys.Invalid("pool.csv.fingerprint_column", nil, "fingerprints are compared by Tanimoto similarity: set %s to %q (it is %q)", opt.name("pool.csv.metric"), MetricTanimoto, cfg.Metric)
+	if cfg.FingerprintColumn != "" && cfg.Metric != knn.MetricTanimoto {
+		return nil, configkeys.Invalid("pool.csv.fingerprint_column", nil, "fingerprints are compared by Tanimoto similarity: set %s to %q (it is %q)", opt.NameOf("pool.csv.metric"), knn.MetricTanimoto, cfg.Metric)
 	}
-	if cfg.Metric == MetricTanimoto && cfg.Standardize {
-		return nil, configkeys.Invalid("pool.csv.standardize", nil, "z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", MetricTanimoto)
+	if cfg.Metric == knn.MetricTanimoto && cfg.Standardize {
+		return nil, configkeys.Invalid("pool.csv.standardize", nil, "z-scored features are not fingerprints: metric %q needs 0/1 bits or counts as they are", knn.MetricTanimoto)
 	}
 	path := cfg.File
 	f, err := fileio.OpenInput(path)
@@ -175,7 +176,7 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
 	var fps *FingerprintReader
 	if fc >= 0 {
-		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.name("pool.csv.fingerprint_column"))}
+		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.NameOf("pool.csv.fingerprint_column"))}
 	}
 	rows := &csvRows{d: len(fcols), unnamed: unnamed}
 	// row parses one data row into slot: everything but the uniqueness of
@@ -269,7 +270,7 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)
 	}
-	if cfg.Metric == MetricTanimoto {
+	if cfg.Metric == knn.MetricTanimoto {
 		if fc < 0 {
 			if p.Bits, err = FingerprintsFromCounts(p.Dense, func(j int) string { return fmt.Sprintf("column %q", strings.TrimSpace(header[fcols[j]])) }); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
@@ -286,32 +287,29 @@ func readCSVPool(cfg CSVConfig, opt GraphOptions) (*Pool, error) {
 
 // buildGraph sets the pool's kNN graph from its features as cfg says
 // (k, metric, knn, similarity), recording how in p.Graph.
-func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) error {
-	if _, err := ResolveKNNMethod(cfg.KNN, p.Len(), cfg.Metric); err != nil {
+func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) error {
+	if _, err := knn.ResolveKNNMethod(cfg.KNN, p.Len(), cfg.Metric); err != nil {
 		return configkeys.Wrap("pool.csv.knn", err)
 	}
-	if cfg.Metric == MetricTanimoto {
-		if err := checkTanimotoSimilarity(cfg.Similarity); err != nil {
+	if cfg.Metric == knn.MetricTanimoto {
+		if err := knn.CheckSimilarity(cfg.Similarity, knn.MetricTanimoto); err != nil {
 			return configkeys.Wrap("pool.csv.similarity", err)
 		}
 	}
-	defer LowGCSlack(p.Len())()
-	g, info, err := buildGraph(cacheDir, p.denseSrc(), p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
+	defer knn.LowGCSlack(p.Len())()
+	g, info, err := knn.BuildGraph(cacheDir, p.denseSrc(), p.Bits, cfg.K, cfg.Metric, cfg.KNN, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.File, err)
 	}
-	weighing := startPhase(opt.Progress, "kNN graph: edge weights", "", 0)
-	var w []float64
-	if cfg.Metric == MetricTanimoto {
-		// Written over the distances, which are not read again (nor by
-		// the weights): no second n*k array.
-		w = tanimotoWeights(g.Distance, g, p.Bits, cfg.Similarity, opt.Workers)
-		g.Distance = nil
-	} else if w, err = edgeWeightsInPlace(g, cfg.Similarity); err != nil {
+	weighing := knn.StartPhase(opt.Progress, "kNN graph: edge weights", "", 0)
+	// Written over the distances, which are not read again: no second n*k
+	// array.
+	w, err := knn.WeightsInPlace(g, p.Bits, cfg.Similarity, opt.Workers)
+	if err != nil {
 		return configkeys.Wrap("pool.csv.similarity", err)
 	}
 	p.SetGraph(g, w)
-	weighing.finish()
+	weighing.Finish()
 	p.Graph = info
 	if info.CacheNote != "" {
 		p.Notes = append(p.Notes, info.CacheNote)
@@ -322,21 +320,16 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt GraphOptions) erro
 	return nil
 }
 
-// MinApproxRecall is the recall@k an approximate kNN graph is built to
-// reach (measured against brute force on sampled rows, ApproxStats.Recall);
-// below it the loader warns (lowRecallNote).
-const MinApproxRecall = 0.99
-
 // lowRecallNote is the warning for an approximate graph whose measured
-// recall@k is below MinApproxRecall ("" otherwise, or when the recall was
+// recall@k is below knn.MinApproxRecall ("" otherwise, or when the recall was
 // not measured): qVS-AS then misses that share of the true neighbours, and
 // the exact graph is the remedy.
-func lowRecallNote(k int, info GraphInfo) string {
+func lowRecallNote(k int, info knn.GraphInfo) string {
 	r := info.Stats.Recall
-	if info.Method != KNNApprox || r < 0 || r >= MinApproxRecall {
+	if info.Method != knn.KNNApprox || r < 0 || r >= knn.MinApproxRecall {
 		return ""
 	}
-	return fmt.Sprintf("warning: the approximate kNN graph's recall@%d is %.4f (measured on %d sampled rows), below %.2f: about %.1f%% of the true neighbours are missing; pool.csv.knn: exact (--knn exact) builds the exact graph, slower", k, r, info.Stats.RecallRows, MinApproxRecall, 100*(1-r))
+	return fmt.Sprintf("warning: the approximate kNN graph's recall@%d is %.4f (measured on %d sampled rows), below %.2f: about %.1f%% of the true neighbours are missing; pool.csv.knn: exact (--knn exact) builds the exact graph, slower", k, r, info.Stats.RecallRows, knn.MinApproxRecall, 100*(1-r))
 }
 
 // parallelCSVMinBytes: CSV pools from this size on are parsed in byte

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // loadPlainAndGzip loads body as pool.csv (byte ranges in parallel when
@@ -70,7 +72,7 @@ func TestLoadCSVGzip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))
 	failed := 0
 	for trial := range 12 {
-		if loadPlainAndGzip(t, dir, randomPoolCSV(rng, trial%2 == 1), trial%3 != 0, MetricEuclidean, "") != nil {
+		if loadPlainAndGzip(t, dir, randomPoolCSV(rng, trial%2 == 1), trial%3 != 0, knn.MetricEuclidean, "") != nil {
 			failed++
 		}
 	}
@@ -86,7 +88,7 @@ func TestLoadCSVGzip(t *testing.T) {
 		}
 		fmt.Fprintf(&fp, "m%d,%s,%d\n", i, bits, i%3/2)
 	}
-	if err := loadPlainAndGzip(t, dir, fp.String(), false, MetricTanimoto, "fp"); err != nil {
+	if err := loadPlainAndGzip(t, dir, fp.String(), false, knn.MetricTanimoto, "fp"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // loadBoth loads body as a CSV pool serially (one worker) and in parallel
@@ -159,7 +161,7 @@ func BenchmarkReadCSVPool(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			parallelCSVMinBytes = c.minBytes
 			for b.Loop() {
-				p, err := readCSVPool(cfg, GraphOptions{Workers: workers})
+				p, err := readCSVPool(cfg, knn.GraphOptions{Workers: workers})
 				if err != nil || p.Len() != n {
 					b.Fatal(err)
 				}
@@ -196,7 +198,7 @@ func TestReadCSVPoolBlankLinesBounded(t *testing.T) {
 	cfg.File, cfg.K, cfg.FeaturePrefix = path, 1, "x"
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	p, err := readCSVPool(cfg, GraphOptions{Workers: 2})
+	p, err := readCSVPool(cfg, knn.GraphOptions{Workers: 2})
 	runtime.ReadMemStats(&after)
 	if err != nil || p.Len() != 3 || p.Dense[2][0] != 2 {
 		t.Fatalf("pool %v, error %v", p, err)

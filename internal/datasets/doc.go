@@ -38,38 +38,12 @@
 //
 // DefaultConfig documents every default and the reason for it.
 //
-// # Exact kNN graphs
+// # kNN graphs
 //
-// DenseKNN (Euclidean, cosine) and BitsKNN (Tanimoto) compute exact graphs on
-// all cores with ties broken by the lower index. DenseKNN rotates the points
-// to their principal axes (distances unchanged), partitions them into k-d
-// leaves, and for each query leaf visits the other leaves nearest first,
-// skipping a leaf for every query whose distance to its bounding box exceeds
-// the query's running k-th distance. For the rest, one float32 matrix
-// product over the leading axes gives partial squared distances (lower
-// bounds); only pairs that pass are measured in full in float64. Every
-// candidate within a proven rounding bound of the k-th value is kept, and the
-// survivors are re-ranked by the distance computed directly from the
-// original features, so the graph equals the brute-force definition exactly
-// (Fashion-MNIST, 70,000 x 50, k = 50: about 14 CPU-seconds). CachedKNN
-// stores graphs under cacheDir/knn/<key>.bin, keyed by a SHA-256 of the
-// features and parameters and protected by a SHA-256 trailer: a damaged file
-// is detected and recomputed, and writes are atomic.
-//
-// # Approximate kNN graphs
-//
-// CSV and .npy pools choose the graph by pool.csv.knn: exact, approx, or
-// auto (approximate from ApproxMinItems items, ApproxMinItemsTanimoto
-// fingerprints; the built-in pools are
-// always exact). ApproxDenseKNN (ApproxDenseKNN32 on float32 rows) and
-// ApproxBitsKNN build random-projection trees for an initial graph (median
-// splits by quickselect, Workers trees at a time), refine it by NN-descent (each round reads the
-// previous round's rows, so the result depends on the seed only, not on the
-// scheduling), and re-rank each row's candidates by the exact distance, so
-// every listed distance equals Pool.Distance. The recall@k is measured
-// against brute force on sampled rows and returned with the graph;
-// BuildGraph caches it beside the graph (its key adds the method and its
-// parameters to the features' hash).
+// The graphs are built by internal/knn (exact and approximate engines,
+// Euclidean, cosine and Tanimoto, the graph cache, edge weights); the pool
+// loaders choose the method (pool.csv.knn), build or read the graph, and
+// keep it in the pool's rows (SetGraph).
 //
 //	p, err := datasets.Load(datasets.DefaultConfig("photoswitch"), dataDir, ".cache", 0)
 //	// p.Len() == 1919, p.PositiveCount() == 718, p.Neighbors[i] has 20 items

@@ -29,16 +29,3 @@ func ExampleLoad() {
 	fmt.Println(p.Name, p.Len(), len(p.Neighbors[0]), p.Metric)
 	// Output: synthetic 4000 20 euclidean
 }
-
-func ExampleDenseKNN() {
-	x := [][]float64{{0}, {1}, {3}, {4}}
-	g, _ := datasets.DenseKNN(x, 2, datasets.MetricEuclidean, 1)
-	for i := range x {
-		fmt.Println(i, g.Neighbors(i), g.Distances(i))
-	}
-	// Output:
-	// 0 [1 2] [1 3]
-	// 1 [0 2] [1 2]
-	// 2 [3 1] [1 2]
-	// 3 [2 1] [1 3]
-}

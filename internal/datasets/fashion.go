@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // Fashion-MNIST file names in the upstream release (fashion-mnist/PROVENANCE.md).
@@ -166,8 +167,8 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	}
 	if s := cfg.BandwidthScale; !(s > 0) || math.IsInf(s, 0) {
 		return nil, fmt.Errorf("pool.fashion.bandwidth_scale: %v, expected a positive number", s)
-	} else if s != 1 && cfg.Similarity != SimilarityGaussian {
-		return nil, fmt.Errorf("pool.fashion.bandwidth_scale: %v applies only to similarity %q, not %q", s, SimilarityGaussian, cfg.Similarity)
+	} else if s != 1 && cfg.Similarity != knn.SimilarityGaussian {
+		return nil, fmt.Errorf("pool.fashion.bandwidth_scale: %v applies only to similarity %q, not %q", s, knn.SimilarityGaussian, cfg.Similarity)
 	}
 	if len(cfg.Classes) == 0 {
 		return nil, fmt.Errorf("pool.fashion.classes: empty, expected the positive class ids (0-9)")
@@ -194,7 +195,7 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 		}
 		positive[uint8(c)] = true
 	}
-	p := &Pool{Name: KindFashion, Labels: make([]bool, im.N), Metric: MetricEuclidean}
+	p := &Pool{Name: KindFashion, Labels: make([]bool, im.N), Metric: knn.MetricEuclidean}
 	for i, l := range labels {
 		p.Labels[i] = positive[l]
 	}
@@ -206,7 +207,7 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	h.Write(im.Pixels)
 	key := hex.EncodeToString(h.Sum(nil))
 	m := cfg.Components
-	scores, _, err := cachedFloats(cacheDir, "pca", key, im.N*m, func() ([]float64, error) {
+	scores, _, err := knn.CachedFloats(cacheDir, "pca", key, im.N*m, func() ([]float64, error) {
 		res, err := PCA(im.N, size, m, func(i int, dst []float64) {
 			for c, v := range im.Pixels[i*size : (i+1)*size] {
 				dst[c] = float64(v) / 255
@@ -228,11 +229,11 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	for i := range p.Dense {
 		p.Dense[i] = scores[i*m : (i+1)*m : (i+1)*m]
 	}
-	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, MetricEuclidean, workers)
+	g, _, err := knn.CachedKNN(cacheDir, p.Dense, nil, cfg.K, knn.MetricEuclidean, workers)
 	if err != nil {
 		return nil, err
 	}
-	w, err := EdgeWeights(g, cfg.Similarity)
+	w, err := knn.EdgeWeights(g, cfg.Similarity)
 	if err != nil {
 		return nil, fmt.Errorf("pool.fashion.similarity: %w", err)
 	}

@@ -193,7 +193,3 @@ func ParseFingerprints(texts []string, format, path, column string, row func(i i
 	}
 	return out, nil
 }
-
-// AndCount is |a AND b|, the number of bits two packed fingerprints share
-// (b at least as long as a), with the popcounts of four words overlapped.
-func AndCount(a, b []uint64) int { return andCount(a, b) }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // TestParseFingerprintFPS: the FPS convention of chemfp (its sdf2fps
@@ -211,12 +213,12 @@ func TestLoadCSVTanimoto(t *testing.T) {
 	} {
 		cfg := DefaultConfig(KindCSV).CSV
 		cfg.File, cfg.IDColumn, cfg.FingerprintColumn, cfg.FingerprintFormat = writeFile(t, dir, c.name, c.content), "id", c.column, c.format
-		cfg.Metric, cfg.K = MetricTanimoto, k
+		cfg.Metric, cfg.K = knn.MetricTanimoto, k
 		p, err := Load(Config{Kind: KindCSV, CSV: cfg}, "", t.TempDir(), 2)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if p.Metric != MetricTanimoto || p.Dense != nil || p.IDs[3] != "m3" {
+		if p.Metric != knn.MetricTanimoto || p.Dense != nil || p.IDs[3] != "m3" {
 			t.Errorf("%s: metric %s, dense %v, ids %v", c.name, p.Metric, p.Dense != nil, p.IDs[:4])
 		}
 		if fmt.Sprint(p.Neighbors) != fmt.Sprint(wantNbr) || fmt.Sprint(p.Weights) != fmt.Sprint(wantW) {
@@ -231,7 +233,7 @@ func TestLoadCSVTanimoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultConfig(KindCSV).CSV
-	cfg.File, cfg.IDColumn, cfg.Metric, cfg.K = writeFile(t, dir, "counts.csv", countCSV.String()), "id", MetricTanimoto, k
+	cfg.File, cfg.IDColumn, cfg.Metric, cfg.K = writeFile(t, dir, "counts.csv", countCSV.String()), "id", knn.MetricTanimoto, k
 	p, err := LoadCSV(cfg, "", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +255,7 @@ func TestLoadCSVTanimoto(t *testing.T) {
 	}{
 		{"id,fp\na,0101\nb,011\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column): fingerprint of 3 bits, expected 4 like line 2`, nil},
 		{"id,fp\na,0101\nb,0121\nc,0000\n", `line 3, column "fp" (pool.csv.fingerprint_column), format bits: character 3 is "2"`, nil},
-		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column: fingerprints are compared by Tanimoto`, func(c *CSVConfig) { c.Metric = MetricEuclidean }},
+		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column: fingerprints are compared by Tanimoto`, func(c *CSVConfig) { c.Metric = knn.MetricEuclidean }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_column = "fingerprint": no such column`, func(c *CSVConfig) { c.FingerprintColumn = "fingerprint" }},
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.fingerprint_format = "b64": expected one of`, func(c *CSVConfig) { c.FingerprintFormat = "b64" }},
 		{"id,x\na,1\nb,0.5\nc,0\n", `column "x": 0.5 is not a count`, func(c *CSVConfig) { c.FingerprintColumn = "" }},
@@ -261,7 +263,7 @@ func TestLoadCSVTanimoto(t *testing.T) {
 		{"id,fp\na,0101\nb,0111\nc,0000\n", `pool.csv.standardize: z-scored features are not fingerprints`, func(c *CSVConfig) { c.Standardize = true }},
 	} {
 		cfg := DefaultConfig(KindCSV).CSV
-		cfg.File, cfg.IDColumn, cfg.FingerprintColumn, cfg.Metric, cfg.K = writeFile(t, dir, "bad.csv", c.content), "id", "fp", MetricTanimoto, 1
+		cfg.File, cfg.IDColumn, cfg.FingerprintColumn, cfg.Metric, cfg.K = writeFile(t, dir, "bad.csv", c.content), "id", "fp", knn.MetricTanimoto, 1
 		if c.mod != nil {
 			c.mod(&cfg)
 		}

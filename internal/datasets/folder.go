@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // Files of the authors' folder format.
@@ -51,7 +52,7 @@ func HasFolder(dir string) bool {
 // clipped). The pool is named after the folder.
 func LoadFolder(dir, metric string) (*Pool, error) {
 	if metric == "" {
-		metric = MetricEuclidean
+		metric = knn.MetricEuclidean
 	}
 	if err := checkMetric("pool.folder.metric", metric); err != nil {
 		return nil, err
@@ -78,7 +79,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 			return nil, fmt.Errorf("%s: item %d, feature %d is %v, expected a finite number", fpath, e/d, e%d, v)
 		}
 	}
-	if metric == MetricTanimoto {
+	if metric == knn.MetricTanimoto {
 		p.Bits = make([][]uint64, n)
 		for i := range n {
 			p.Bits[i] = make([]uint64, (d+63)/64)
@@ -113,7 +114,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		}
 		p.Labels[i] = v > 0
 	}
-	rows := make([][]candidate, n) // (weight, neighbour)
+	rows := make([][]neighbour, n) // (weight, neighbour)
 	cpath := filepath.Join(dir, FolderCSRWeights)
 	if _, err := os.Stat(cpath); err == nil {
 		m, err := fileio.ReadSquareCSRNPZ(cpath, n)
@@ -122,7 +123,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		}
 		for i := range n {
 			for e := m.Indptr[i]; e < m.Indptr[i+1]; e++ {
-				rows[i] = append(rows[i], candidate{m.Data[e], int32(m.Indices[e])})
+				rows[i] = append(rows[i], neighbour{m.Data[e], int32(m.Indices[e])})
 			}
 		}
 		if err := p.setFolderGraph(rows, cpath); err != nil {
@@ -149,7 +150,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		if j < 0 || j >= float64(n) {
 			return nil, fmt.Errorf("%s: row %d holds index %v, outside 0..%d", npath, e/nn.Shape[1], j, n-1)
 		}
-		rows[e/nn.Shape[1]] = append(rows[e/nn.Shape[1]], candidate{sim.Data[e], int32(j)})
+		rows[e/nn.Shape[1]] = append(rows[e/nn.Shape[1]], neighbour{sim.Data[e], int32(j)})
 	}
 	if err := p.setFolderGraph(rows, spath); err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 }
 
 // setFolderGraph turns rows of (weight, neighbour) into the pool's graph.
-func (p *Pool) setFolderGraph(rows [][]candidate, path string) error {
+func (p *Pool) setFolderGraph(rows [][]neighbour, path string) error {
 	p.Neighbors = make([][]int32, len(rows))
 	p.Weights = make([][]float64, len(rows))
 	seen := make(map[int32]bool)
@@ -177,9 +178,9 @@ func (p *Pool) setFolderGraph(rows [][]candidate, path string) error {
 			if int(c.j) == i || w <= 0 {
 				continue
 			}
-			kept = append(kept, candidate{min(w, 1), c.j})
+			kept = append(kept, neighbour{min(w, 1), c.j})
 		}
-		slices.SortFunc(kept, func(a, b candidate) int {
+		slices.SortFunc(kept, func(a, b neighbour) int {
 			if s := cmp.Compare(b.v, a.v); s != 0 {
 				return s
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
@@ -126,7 +127,7 @@ func TestLoadFolderCSR(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != filepath.Base(dir) || p.Metric != MetricEuclidean {
+	if p.Name != filepath.Base(dir) || p.Metric != knn.MetricEuclidean {
 		t.Errorf("name %q metric %q", p.Name, p.Metric)
 	}
 	wantLabels := []bool{true, false, true, false}
@@ -162,7 +163,7 @@ func TestLoadFolderNeighborList(t *testing.T) {
 	// Each point its own first neighbour, as the authors' files have it.
 	os.WriteFile(filepath.Join(dir, FolderNeighbors), rawNPY("<i8", false, []int{3, 2}, leBytes([]int64{0, 1, 1, 2, 2, 1})), 0o644)
 	os.WriteFile(filepath.Join(dir, FolderSimilarity), rawNPY("<f8", false, []int{3, 2}, leBytes([]float64{1, 0.3, 1, 0.6, 1, 0.6})), 0o644)
-	p, err := LoadFolder(dir, MetricEuclidean)
+	p, err := LoadFolder(dir, knn.MetricEuclidean)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestLoadFolderNeighborList(t *testing.T) {
 func TestLoadFolderTanimoto(t *testing.T) {
 	dir := tinyFolder(t)
 	os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("|u1", false, []int{4, 3}, []byte{1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1}), 0o644)
-	p, err := LoadFolder(dir, MetricTanimoto)
+	p, err := LoadFolder(dir, knn.MetricTanimoto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestLoadFolderTanimoto(t *testing.T) {
 		t.Errorf("Tanimoto distance = %v, want 2/3", got)
 	}
 	os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1, 0.5, 1})), 0o644)
-	if _, err := LoadFolder(dir, MetricTanimoto); err == nil || !strings.Contains(err.Error(), "0/1") {
+	if _, err := LoadFolder(dir, knn.MetricTanimoto); err == nil || !strings.Contains(err.Error(), "0/1") {
 		t.Errorf("non-binary fingerprint: error %v", err)
 	}
 }

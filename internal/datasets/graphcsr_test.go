@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // TestGraphCSR: the CSR arrays of a 3-item graph written out by hand
@@ -40,27 +42,27 @@ func TestCachedLoadSeconds(t *testing.T) {
 // pool, and the candidates before the build: auto may be either.
 func TestRecordKNN(t *testing.T) {
 	c := DefaultConfig(KindCSV)
-	c.CSV.KNN = KNNAuto
-	if got := c.RecordedKNN(); !slices.Equal(got, []string{"", KNNApprox}) {
+	c.CSV.KNN = knn.KNNAuto
+	if got := c.RecordedKNN(); !slices.Equal(got, []string{"", knn.KNNApprox}) {
 		t.Errorf("auto: %q", got)
 	}
-	for knn, want := range map[string]string{KNNApprox: KNNApprox, KNNExact: ""} {
+	for knn, want := range map[string]string{knn.KNNApprox: knn.KNNApprox, knn.KNNExact: ""} {
 		c.CSV.KNN = knn
 		if got := c.RecordedKNN(); !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: %q", knn, got)
 		}
 	}
-	c.RecordKNN(KNNApprox)
-	if c.CSV.KNN != KNNApprox {
+	c.RecordKNN(knn.KNNApprox)
+	if c.CSV.KNN != knn.KNNApprox {
 		t.Errorf("built approx: recorded %q", c.CSV.KNN)
 	}
-	c.RecordKNN(KNNExact)
+	c.RecordKNN(knn.KNNExact)
 	if c.CSV.KNN != "" {
 		t.Errorf("built exact: recorded %q", c.CSV.KNN)
 	}
 	f := DefaultConfig(KindFolder)
 	f.CSV.KNN = "kept"
-	f.RecordKNN(KNNApprox)
+	f.RecordKNN(knn.KNNApprox)
 	if f.CSV.KNN != "kept" || !slices.Equal(f.RecordedKNN(), []string{"kept"}) {
 		t.Errorf("folder pool changed: %q", f.CSV.KNN)
 	}

@@ -74,7 +74,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 			first[id] = i
 		}
 	}
-	var rows [][]candidate
+	var rows [][]neighbour
 	var path string
 	var err error
 	switch {
@@ -123,8 +123,15 @@ func checkWeight(w float64) error {
 	return nil
 }
 
+// neighbour is one entry of a graph row read from a file: its weight v
+// and column j.
+type neighbour struct {
+	v float64
+	j int32
+}
+
 // csrRows reads a scipy CSR .npz graph into rows of (weight, column).
-func csrRows(path string) ([][]candidate, error) {
+func csrRows(path string) ([][]neighbour, error) {
 	m, err := fileio.ReadCSRNPZ(path)
 	if err != nil {
 		return nil, err
@@ -132,13 +139,13 @@ func csrRows(path string) ([][]candidate, error) {
 	if m.Rows != m.Cols || m.Rows < 2 {
 		return nil, fmt.Errorf("%s: matrix is %d x %d, expected a square n x n graph with n >= 2", path, m.Rows, m.Cols)
 	}
-	rows := make([][]candidate, m.Rows)
+	rows := make([][]neighbour, m.Rows)
 	for i := range m.Rows {
 		for e := m.Indptr[i]; e < m.Indptr[i+1]; e++ {
 			if err := checkWeight(m.Data[e]); err != nil {
 				return nil, fmt.Errorf("%s: row %d, column %d: %w", path, i+1, m.Indices[e]+1, err)
 			}
-			rows[i] = append(rows[i], candidate{m.Data[e], int32(m.Indices[e])})
+			rows[i] = append(rows[i], neighbour{m.Data[e], int32(m.Indices[e])})
 		}
 	}
 	return rows, nil
@@ -146,7 +153,7 @@ func csrRows(path string) ([][]candidate, error) {
 
 // kernelKNN reads a dense similarity and keeps, per row, the k largest
 // off-diagonal entries (ties to the lower column).
-func kernelKNN(path string, k int) ([][]candidate, error) {
+func kernelKNN(path string, k int) ([][]neighbour, error) {
 	t, err := fileio.ReadTable(path, false)
 	if err != nil {
 		return nil, err
@@ -158,9 +165,9 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 	if k >= n {
 		return nil, configkeys.Invalid("pool.graph.k", k, "expected less than the %d items of %s", n, path)
 	}
-	rows := make([][]candidate, n)
+	rows := make([][]neighbour, n)
 	for i := range n {
-		row := make([]candidate, 0, n-1)
+		row := make([]neighbour, 0, n-1)
 		for j := range n {
 			if j == i {
 				continue
@@ -169,9 +176,9 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 			if err := checkWeight(v); err != nil {
 				return nil, fmt.Errorf("%s: row %d, column %d: %w", path, i+1, j+1, err)
 			}
-			row = append(row, candidate{v, int32(j)})
+			row = append(row, neighbour{v, int32(j)})
 		}
-		slices.SortStableFunc(row, func(a, b candidate) int { return cmp.Compare(b.v, a.v) })
+		slices.SortStableFunc(row, func(a, b neighbour) int { return cmp.Compare(b.v, a.v) })
 		rows[i] = slices.Clip(row[:k])
 	}
 	return rows, nil
@@ -185,7 +192,7 @@ func kernelKNN(path string, k int) ([][]candidate, error) {
 // (i,j), which at most twice the edge count may reach (isolated items need
 // ids), or the ids are those of the file in order of first appearance
 // (id_i,id_j). It returns the rows of (weight, neighbour) and the ids.
-func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
+func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
@@ -283,9 +290,9 @@ func readEdgesCSV(path string, ids []string) ([][]candidate, []string, error) {
 	if n < 2 {
 		return nil, nil, fmt.Errorf("%s: %d items, expected at least 2", path, n)
 	}
-	rows := make([][]candidate, n)
+	rows := make([][]neighbour, n)
 	for _, e := range edges {
-		rows[e.i] = append(rows[e.i], candidate{e.w, int32(e.j)})
+		rows[e.i] = append(rows[e.i], neighbour{e.w, int32(e.j)})
 	}
 	return rows, ids, nil
 }

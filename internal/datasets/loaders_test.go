@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"math"
 	"os"
@@ -22,7 +23,7 @@ func TestSyntheticDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != KindSynthetic || p.Len() != cfg.N || len(p.Dense[0]) != cfg.Dim || p.Metric != MetricEuclidean {
+	if p.Name != KindSynthetic || p.Len() != cfg.N || len(p.Dense[0]) != cfg.Dim || p.Metric != knn.MetricEuclidean {
 		t.Fatalf("pool %q with %d items of dim %d, metric %q", p.Name, p.Len(), len(p.Dense[0]), p.Metric)
 	}
 	// Expected prevalence: 5 of 40 clusters at 0.4, the rest at 0.002:
@@ -125,7 +126,7 @@ func TestLoadCSV(t *testing.T) {
 	// feature columns; cosine.
 	path2 := writeFile(t, dir, "num.csv", "x,y,z,label\n1,0,9,1\n0,1,9,0\n1,1,9,-2\n2,1,9,true\n")
 	cfg2 := DefaultConfig(KindCSV).CSV
-	cfg2.File, cfg2.FeatureColumns, cfg2.Metric, cfg2.K, cfg2.Similarity = path2, []string{"x", "y"}, MetricCosine, 1, SimilarityNative
+	cfg2.File, cfg2.FeatureColumns, cfg2.Metric, cfg2.K, cfg2.Similarity = path2, []string{"x", "y"}, knn.MetricCosine, 1, knn.SimilarityNative
 	p2, err := LoadCSV(cfg2, "", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestLoadCSV(t *testing.T) {
 		t.Errorf("cosine neighbour %v %v", p2.Neighbors[3], p2.Weights[3])
 	}
 	// Standardize: a constant column becomes 0, others mean 0 sd 1.
-	cfg2.FeatureColumns, cfg2.Metric, cfg2.Similarity, cfg2.Standardize = []string{"x", "z"}, MetricEuclidean, SimilarityGaussian, true
+	cfg2.FeatureColumns, cfg2.Metric, cfg2.Similarity, cfg2.Standardize = []string{"x", "z"}, knn.MetricEuclidean, knn.SimilarityGaussian, true
 	p3, err := LoadCSV(cfg2, "", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestFashionErrors(t *testing.T) {
 		"pool.fashion.classes":         func(c *FashionConfig) { c.Classes = []int{9} },
 		"pool.fashion.k":               func(c *FashionConfig) { c.K = 9 },
 		"pool.fashion.bandwidth_scale": func(c *FashionConfig) { c.BandwidthScale = 0 },
-		"applies only to similarity":   func(c *FashionConfig) { c.BandwidthScale, c.Similarity = 2, SimilarityUnweighted },
+		"applies only to similarity":   func(c *FashionConfig) { c.BandwidthScale, c.Similarity = 2, knn.SimilarityUnweighted },
 	} {
 		c := cfg
 		c.Components = 3
@@ -411,7 +412,7 @@ func BenchmarkFashion(b *testing.B) {
 	}
 	b.Run("knn,d=50,k=50", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := DenseKNN(res.Scores, 50, MetricEuclidean, 0); err != nil {
+			if _, err := knn.DenseKNN(res.Scores, 50, knn.MetricEuclidean, 0); err != nil {
 				b.Fatal(err)
 			}
 		}

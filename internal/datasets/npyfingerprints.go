@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // The rule every command applies to a .npy of fingerprints (a pool with
@@ -61,7 +62,7 @@ func ReadNPYFingerprints(path string) (fps [][]uint64, ok bool, err error) {
 // readNPYBits reads the h.Shape[0] x h.Shape[1] data of a uint8 or bool
 // .npy (the header already read from r) as fingerprints, into one block,
 // counting rows on rd.
-func readNPYBits(r io.Reader, h *fileio.NPYHeader, path string, rd *phaseCounter) ([][]uint64, error) {
+func readNPYBits(r io.Reader, h *fileio.NPYHeader, path string, rd *knn.Phase) ([][]uint64, error) {
 	n, d := h.Shape[0], h.Shape[1]
 	packed := strings.TrimLeft(h.Dtype, "<>=|") == "u1"
 	nbits := d
@@ -79,7 +80,7 @@ func readNPYBits(r io.Reader, h *fileio.NPYHeader, path string, rd *phaseCounter
 		if _, err := io.ReadFull(r, row); err != nil {
 			return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 		}
-		rd.at(int64(i + 1))
+		rd.At(int64(i + 1))
 		w := back[i*words : (i+1)*words]
 		for c, v := range row {
 			if !packed {

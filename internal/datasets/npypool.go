@@ -12,6 +12,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // loadNPYPool builds an unlabelled pool from a 2-D C-order .npy matrix,
@@ -31,7 +32,7 @@ import (
 // Ids come from cfg.IDsFile (one per line, optional header "id", unique
 // and non-empty, one per row), else the row index. The graph is built as
 // for a CSV pool (cfg.K, cfg.KNN, cfg.Similarity).
-func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error) {
+func loadNPYPool(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) (*Pool, error) {
 	path := cfg.File
 	if err := checkMetric("pool.csv.metric", cfg.Metric); err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 		return nil, err
 	}
 	if cfg.LabelColumn != "" || cfg.IDColumn != "" || len(cfg.FeatureColumns) > 0 || cfg.FeaturePrefix != "" || len(cfg.Positive) > 0 {
-		return nil, fmt.Errorf("%s: a .npy pool holds features only: label_column, id_column, feature_columns, feature_prefix and positive do not apply (ids: %s)", path, opt.name("pool.csv.ids_file"))
+		return nil, fmt.Errorf("%s: a .npy pool holds features only: label_column, id_column, feature_columns, feature_prefix and positive do not apply (ids: %s)", path, opt.NameOf("pool.csv.ids_file"))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -65,27 +66,27 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 	}
 	base := filepath.Base(path)
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: true, Labels: make([]bool, n)}
-	rd := startPhase(opt.Progress, "reading "+path, "rows", int64(n))
+	rd := knn.StartPhase(opt.Progress, "reading "+path, "rows", int64(n))
 	dt := strings.TrimLeft(h.Dtype, "<>=|")
 	var order binary.ByteOrder = binary.LittleEndian
 	if strings.HasPrefix(h.Dtype, ">") {
 		order = binary.BigEndian
 	}
 	switch {
-	case cfg.Metric == MetricTanimoto && IsNPYFingerprintDtype(h.Dtype):
+	case cfg.Metric == knn.MetricTanimoto && IsNPYFingerprintDtype(h.Dtype):
 		if p.Bits, err = readNPYBits(br, h, path, rd); err != nil {
 			return nil, err
 		}
-	case cfg.Metric == MetricTanimoto:
+	case cfg.Metric == knn.MetricTanimoto:
 		return nil, fmt.Errorf("%s: dtype %s with metric tanimoto: expected uint8 (packed bits, numpy.packbits) or bool (one bit per column)", path, h.Dtype)
 	case dt == "f4" && !cfg.Standardize:
-		p.Dense32 = Rows32{Data: make([]float32, n*d), D: d}
+		p.Dense32 = knn.Rows32{Data: make([]float32, n*d), D: d}
 		buf := make([]byte, 4*d)
 		for i := range n {
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 			}
-			rd.at(int64(i + 1))
+			rd.At(int64(i + 1))
 			x := p.Dense32.Row(i)
 			for c := range x {
 				v := math.Float32frombits(order.Uint32(buf[4*c:]))
@@ -107,7 +108,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return nil, fmt.Errorf("%s: data ends in row %d of %d: %w", path, i+1, n, err)
 			}
-			rd.at(int64(i + 1))
+			rd.At(int64(i + 1))
 			x := back[i*d : (i+1)*d]
 			for c := range x {
 				var v float64
@@ -127,7 +128,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt GraphOptions) (*Pool, error
 			p.Dense[i] = x
 		}
 	}
-	rd.finish()
+	rd.Finish()
 	if cfg.IDsFile != "" {
 		ids, err := fileio.ReadStrings(cfg.IDsFile)
 		if err != nil {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 func writeNPYPool(t testing.TB, dir, name, descr string, shape []int, data any) string {
@@ -29,7 +32,7 @@ func npyPoolConfig(file string) Config {
 // graph as the CSV of those values (float32 widened exactly).
 func TestNPYPoolMatchesCSV(t *testing.T) {
 	dir := t.TempDir()
-	x := clusteredGaussian(60, 3, 4, 11)
+	x := testutil.ClusteredGaussian(60, 3, 4, 11)
 	f32 := make([]float32, 0, 180)
 	var csv strings.Builder
 	csv.WriteString("x1,x2,x3\n")
@@ -64,7 +67,7 @@ func TestNPYPoolMatchesCSV(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !got.Unlabeled || got.IDs != nil || got.Graph.Method != KNNExact {
+		if !got.Unlabeled || got.IDs != nil || got.Graph.Method != knn.KNNExact {
 			t.Errorf("%s: unlabelled %v, ids %v, method %q", p, got.Unlabeled, got.IDs, got.Graph.Method)
 		}
 		// float32 features stay float32 (one copy, 4 bytes a value).
@@ -92,7 +95,7 @@ func TestNPYPoolMatchesCSV(t *testing.T) {
 // key under both metrics; with standardize the float32 values are widened.
 func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
 	dir := t.TempDir()
-	x := clusteredGaussian(400, 6, 5, 12)
+	x := testutil.ClusteredGaussian(400, 6, 5, 12)
 	f32 := make([]float32, 0, 400*6)
 	f64 := make([]float64, 0, 400*6)
 	for _, row := range x {
@@ -103,11 +106,11 @@ func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
 	}
 	p32 := writeNPYPool(t, dir, "a32.npy", "<f4", []int{400, 6}, f32)
 	p64 := writeNPYPool(t, dir, "a64.npy", "<f8", []int{400, 6}, f64)
-	for _, metric := range []string{MetricEuclidean, MetricCosine} {
+	for _, metric := range []string{knn.MetricEuclidean, knn.MetricCosine} {
 		var pools [2]*Pool
 		for a, p := range []string{p32, p64} {
 			cfg := npyPoolConfig(p)
-			cfg.CSV.Metric, cfg.CSV.K, cfg.CSV.KNN = metric, 8, KNNApprox
+			cfg.CSV.Metric, cfg.CSV.K, cfg.CSV.KNN = metric, 8, knn.KNNApprox
 			var err error
 			if pools[a], err = Load(cfg, "", filepath.Join(dir, "cache-"+metric), 1); err != nil {
 				t.Fatal(err)
@@ -118,7 +121,7 @@ func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
 			t.Fatalf("%s: float32 pool not kept as Dense32", metric)
 		}
 		// The second load found the first's cache file: same key.
-		if a.Graph.Status != CacheMiss || b.Graph.Status != CacheHit || a.Graph.CacheFile != b.Graph.CacheFile {
+		if a.Graph.Status != knn.CacheMiss || b.Graph.Status != knn.CacheHit || a.Graph.CacheFile != b.Graph.CacheFile {
 			t.Errorf("%s: cache %v %v, files %s %s", metric, a.Graph.Status, b.Graph.Status, a.Graph.CacheFile, b.Graph.CacheFile)
 		}
 		for i := range 400 {
@@ -132,13 +135,13 @@ func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
 			}
 		}
 		// Built without the cache, the float32 pool's graph is the float64 one's.
-		g, _, err := ApproxDenseKNN32(a.Dense32, 8, metric, approxCacheParams)
+		g, _, err := knn.ApproxDenseKNN32(a.Dense32, 8, metric, knn.ApproxOptions{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g64, _, _ := ApproxDenseKNN(b.Dense, 8, metric, approxCacheParams)
+		g64, _, _ := knn.ApproxDenseKNN(b.Dense, 8, metric, knn.ApproxOptions{Seed: 1})
 		if !slices.Equal(g.Index, g64.Index) || !slices.Equal(g.Distance, g64.Distance) {
-			t.Fatalf("%s: ApproxDenseKNN32 differs from ApproxDenseKNN", metric)
+			t.Fatalf("%s: knn.ApproxDenseKNN32 differs from knn.ApproxDenseKNN", metric)
 		}
 	}
 	cfg := npyPoolConfig(p32)
@@ -153,11 +156,11 @@ func TestNPYPoolFloat32MatchesFloat64(t *testing.T) {
 }
 
 // Packed fingerprints (numpy.packbits, MSB first) and bool columns give
-// the Tanimoto graph of BitsKNN on the same bits.
+// the Tanimoto graph of knn.BitsKNN on the same bits.
 func TestNPYPoolFingerprints(t *testing.T) {
 	dir := t.TempDir()
 	const n, nbits = 30, 150 // 19 bytes in 3 words, the last byte 6 bits used
-	fp := clusteredBits(n, nbits, 3, 4)
+	fp := testutil.ClusteredBits(n, nbits, 3, 4)
 	packed := make([]uint8, 0, n*19)
 	bools := make([]uint8, 0, n*nbits)
 	for _, w := range fp {
@@ -171,7 +174,7 @@ func TestNPYPoolFingerprints(t *testing.T) {
 		}
 		packed = append(packed, row[:]...)
 	}
-	want, err := BitsKNN(fp, 2, 1)
+	want, err := knn.BitsKNN(fp, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +183,7 @@ func TestNPYPoolFingerprints(t *testing.T) {
 		writeNPYPool(t, dir, "bools.npy", "|b1", []int{n, nbits}, bools),
 	} {
 		cfg := npyPoolConfig(p)
-		cfg.CSV.Metric, cfg.CSV.Similarity = MetricTanimoto, SimilarityNative
+		cfg.CSV.Metric, cfg.CSV.Similarity = knn.MetricTanimoto, knn.SimilarityNative
 		got, err := Load(cfg, "", "", 1)
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +202,7 @@ func TestNPYPoolFingerprints(t *testing.T) {
 				}
 			}
 			if !slices.Equal(got.Neighbors[i], kept) {
-				t.Fatalf("%s: row %d neighbours %v, BitsKNN %v", p, i, got.Neighbors[i], nb)
+				t.Fatalf("%s: row %d neighbours %v, knn.BitsKNN %v", p, i, got.Neighbors[i], nb)
 			}
 		}
 	}
@@ -246,7 +249,7 @@ func TestNPYPoolIDsAndErrors(t *testing.T) {
 		c.CSV.File = writeNPYPool(t, dir, "3d.npy", "<f8", []int{2, 2, 2}, make([]float64, 8))
 	}, "2-D")
 	bad("int64", func(c *Config) { c.CSV.File = writeNPYPool(t, dir, "i8.npy", "<i8", []int{4, 2}, make([]int64, 8)) }, "dtype <i8")
-	bad("tanimoto floats", func(c *Config) { c.CSV.Metric = MetricTanimoto }, "expected uint8")
+	bad("tanimoto floats", func(c *Config) { c.CSV.Metric = knn.MetricTanimoto }, "expected uint8")
 	bad("label column", func(c *Config) { c.CSV.LabelColumn = "y" }, "features only")
 	bad("k", func(c *Config) { c.CSV.K = 4 }, "pool.csv.k")
 	bad("knn", func(c *Config) { c.CSV.KNN = "fast" }, "pool.csv.knn")
@@ -258,38 +261,38 @@ func TestNPYPoolIDsAndErrors(t *testing.T) {
 // different keys.
 func TestBuildGraphCache(t *testing.T) {
 	dir := t.TempDir()
-	x := clusteredGaussian(500, 8, 5, 2)
-	g1, info1, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
-	if err != nil || info1.Status != CacheMiss || info1.Method != KNNApprox || info1.Stats.Recall < 0.99 {
+	x := testutil.ClusteredGaussian(500, 8, 5, 2)
+	g1, info1, err := knn.BuildGraph(dir, knn.Dense{F64: x}, nil, 5, knn.MetricEuclidean, knn.KNNApprox, knn.GraphOptions{})
+	if err != nil || info1.Status != knn.CacheMiss || info1.Method != knn.KNNApprox || info1.Stats.Recall < 0.99 {
 		t.Fatalf("first build: %+v, %v", info1, err)
 	}
-	g2, info2, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
-	if err != nil || info2.Status != CacheHit || info2.Stats != info1.Stats || info2.CacheFile != info1.CacheFile {
+	g2, info2, err := knn.BuildGraph(dir, knn.Dense{F64: x}, nil, 5, knn.MetricEuclidean, knn.KNNApprox, knn.GraphOptions{})
+	if err != nil || info2.Status != knn.CacheHit || info2.Stats != info1.Stats || info2.CacheFile != info1.CacheFile {
 		t.Fatalf("second build: %+v, %v", info2, err)
 	}
 	if !slices.Equal(g1.Index, g2.Index) || !slices.Equal(g1.Distance, g2.Distance) {
 		t.Fatal("cached graph differs")
 	}
-	_, info3, _ := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNExact, GraphOptions{})
-	if info3.Status != CacheMiss || info3.CacheFile == info1.CacheFile {
+	_, info3, _ := knn.BuildGraph(dir, knn.Dense{F64: x}, nil, 5, knn.MetricEuclidean, knn.KNNExact, knn.GraphOptions{})
+	if info3.Status != knn.CacheMiss || info3.CacheFile == info1.CacheFile {
 		t.Fatalf("exact graph: %+v", info3)
 	}
 	data, _ := os.ReadFile(info1.CacheFile)
 	data[100] ^= 1
 	os.WriteFile(info1.CacheFile, data, 0o644)
-	g4, info4, err := BuildGraph(dir, x, nil, 5, MetricEuclidean, KNNApprox, GraphOptions{})
-	if err != nil || info4.Status != CacheRecovered || !slices.Equal(g4.Index, g1.Index) {
+	g4, info4, err := knn.BuildGraph(dir, knn.Dense{F64: x}, nil, 5, knn.MetricEuclidean, knn.KNNApprox, knn.GraphOptions{})
+	if err != nil || info4.Status != knn.CacheRecovered || !slices.Equal(g4.Index, g1.Index) {
 		t.Fatalf("damaged file: %+v, %v", info4, err)
 	}
 	// auto: exact below the metric's threshold, approximate from it
 	for _, c := range []struct {
 		metric string
 		at     int
-	}{{MetricEuclidean, ApproxMinItems}, {MetricCosine, ApproxMinItems}, {MetricTanimoto, ApproxMinItemsTanimoto}} {
-		if m, _ := ResolveKNNMethod("", c.at-1, c.metric); m != KNNExact {
+	}{{knn.MetricEuclidean, knn.ApproxMinItems}, {knn.MetricCosine, knn.ApproxMinItems}, {knn.MetricTanimoto, knn.ApproxMinItemsTanimoto}} {
+		if m, _ := knn.ResolveKNNMethod("", c.at-1, c.metric); m != knn.KNNExact {
 			t.Errorf("%s: auto below the threshold %d: %s", c.metric, c.at, m)
 		}
-		if m, _ := ResolveKNNMethod(KNNAuto, c.at, c.metric); m != KNNApprox {
+		if m, _ := knn.ResolveKNNMethod(knn.KNNAuto, c.at, c.metric); m != knn.KNNApprox {
 			t.Errorf("%s: auto at the threshold %d: %s", c.metric, c.at, m)
 		}
 	}
@@ -311,7 +314,7 @@ func FuzzLoadNPYPool(f *testing.F) {
 		cfg := npyPoolConfig(path)
 		cfg.CSV.K = 1
 		if tanimoto {
-			cfg.CSV.Metric, cfg.CSV.Similarity = MetricTanimoto, SimilarityNative
+			cfg.CSV.Metric, cfg.CSV.Similarity = knn.MetricTanimoto, knn.SimilarityNative
 		}
 		p, err := Load(cfg, "", "", 1)
 		if err == nil && (!p.Unlabeled || p.Len() < 2) {

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -134,19 +136,23 @@ func TestLoadPhotoswitchReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	// photoswitch/PROVENANCE.md: 718 of 1,919 have lambda-max >= 450 nm.
-	if p.Name != KindPhotoswitch || p.Len() != 1919 || p.PositiveCount() != 718 || p.Metric != MetricTanimoto {
+	if p.Name != KindPhotoswitch || p.Len() != 1919 || p.PositiveCount() != 718 || p.Metric != knn.MetricTanimoto {
 		t.Fatalf("pool %q: %d items, %d positives, metric %q", p.Name, p.Len(), p.PositiveCount(), p.Metric)
 	}
 	// Brute-force check of a few rows: the 20 most Tanimoto-similar others,
 	// ties to the lower index, weight = similarity.
 	for _, i := range []int{0, 1, 500, 1918} {
-		var c []candidate
+		type cand struct {
+			v float64 // minus the similarity
+			j int32
+		}
+		var c []cand
 		for j := range p.Len() {
 			if j != i {
-				c = append(c, candidate{-Tanimoto(p.Bits[i], p.Bits[j]), int32(j)})
+				c = append(c, cand{-Tanimoto(p.Bits[i], p.Bits[j]), int32(j)})
 			}
 		}
-		slices.SortFunc(c, byDistanceThenIndex)
+		slices.SortFunc(c, func(a, b cand) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.j, b.j)) })
 		for m := 0; m < 20; m++ {
 			if p.Neighbors[i][m] != c[m].j || p.Weights[i][m] != -c[m].v {
 				t.Fatalf("row %d, rank %d: got %d (%v), want %d (%v)", i, m, p.Neighbors[i][m], p.Weights[i][m], c[m].j, -c[m].v)

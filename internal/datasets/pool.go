@@ -1,5 +1,11 @@
 package datasets
 
+import (
+	"runtime"
+
+	"github.com/qvs-dev/qvs/internal/knn"
+)
+
 // Pool is an active-search pool: n items with a binary target, their
 // features, and a sparse k-nearest-neighbour similarity graph.
 //
@@ -19,7 +25,7 @@ type Pool struct {
 
 	// Features: exactly one of Dense, Dense32 or Bits is set.
 	Dense   [][]float64 // n x d real features
-	Dense32 Rows32      // n x d float32 features as read (a float32 .npy pool)
+	Dense32 knn.Rows32  // n x d float32 features as read (a float32 .npy pool)
 	Bits    [][]uint64  // n fingerprints, each ceil(nbits/64) words
 
 	Neighbors [][]int32   // kNN graph: row i = i's neighbours, nearest first
@@ -32,7 +38,7 @@ type Pool struct {
 
 	// Graph says how the kNN graph was obtained (CSV and .npy pools; zero
 	// for the built-in pools).
-	Graph GraphInfo
+	Graph knn.GraphInfo
 
 	// Notes are what the loader decided about the input that the user
 	// should hear (an unnamed column read as the row index or the ids), one
@@ -42,3 +48,11 @@ type Pool struct {
 
 // Len is the number of items.
 func (p *Pool) Len() int { return len(p.Labels) }
+
+// defaultWorkers is workers, or GOMAXPROCS when workers <= 0.
+func defaultWorkers(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
+}

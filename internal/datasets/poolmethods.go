@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // Distance is the feature-space distance between items i and j under the
@@ -16,9 +17,9 @@ import (
 // from, bit for bit. It panics on an unknown metric (Validate reports it).
 func (p *Pool) Distance(i, j int) float64 {
 	switch p.Metric {
-	case MetricEuclidean, MetricCosine:
-		return p.denseSrc().dist(i, j, p.Metric == MetricCosine)
-	case MetricTanimoto:
+	case knn.MetricEuclidean, knn.MetricCosine:
+		return p.denseSrc().Dist(i, j, p.Metric == knn.MetricCosine)
+	case knn.MetricTanimoto:
 		return 1 - Tanimoto(p.Bits[i], p.Bits[j])
 	case MetricGraph:
 		if i == j {
@@ -29,13 +30,13 @@ func (p *Pool) Distance(i, j int) float64 {
 	panic(fmt.Sprintf("datasets: pool %q has unknown metric %q", p.Name, p.Metric))
 }
 
-// denseSrc is the pool's dense features (Dense or Dense32) as the kNN
+// Dense is the pool's dense features (Dense or Dense32) as the kNN
 // builders read them.
-func (p *Pool) denseSrc() denseSrc {
+func (p *Pool) denseSrc() knn.Dense {
 	if p.Dense32.Data != nil {
-		return denseSrc{x32: p.Dense32}
+		return knn.Dense{F32: p.Dense32}
 	}
-	return denseSrc{x64: p.Dense}
+	return knn.Dense{F64: p.Dense}
 }
 
 // PositiveCount is the number of positive items.
@@ -85,18 +86,18 @@ func (p *Pool) validateFeatures() error {
 	case p.Dense32.Data != nil && (p.Dense != nil || p.Bits != nil):
 		return fmt.Errorf("pool %q has float32 features and also dense or bit ones", p.Name)
 	case p.Dense32.Data != nil:
-		if p.Metric != MetricEuclidean && p.Metric != MetricCosine {
-			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, MetricEuclidean, MetricCosine)
+		if p.Metric != knn.MetricEuclidean && p.Metric != knn.MetricCosine {
+			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, knn.MetricEuclidean, knn.MetricCosine)
 		}
 		if p.Dense32.Len() != n || len(p.Dense32.Data) != n*p.Dense32.D {
 			return fmt.Errorf("pool %q has %d float32 features in rows of %d for %d items", p.Name, len(p.Dense32.Data), p.Dense32.D, n)
 		}
-		if err := p.denseSrc().check(); err != nil {
+		if err := p.denseSrc().Check(); err != nil {
 			return fmt.Errorf("pool %q: %w", p.Name, err)
 		}
 	case p.Dense != nil:
-		if p.Metric != MetricEuclidean && p.Metric != MetricCosine {
-			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, MetricEuclidean, MetricCosine)
+		if p.Metric != knn.MetricEuclidean && p.Metric != knn.MetricCosine {
+			return fmt.Errorf("pool %q: metric %q does not apply to dense features (use %q or %q)", p.Name, p.Metric, knn.MetricEuclidean, knn.MetricCosine)
 		}
 		if len(p.Dense) != n {
 			return fmt.Errorf("pool %q has %d feature rows for %d items", p.Name, len(p.Dense), n)
@@ -112,8 +113,8 @@ func (p *Pool) validateFeatures() error {
 			}
 		}
 	case p.Bits != nil:
-		if p.Metric != MetricTanimoto {
-			return fmt.Errorf("pool %q: metric %q does not apply to bit features (use %q)", p.Name, p.Metric, MetricTanimoto)
+		if p.Metric != knn.MetricTanimoto {
+			return fmt.Errorf("pool %q: metric %q does not apply to bit features (use %q)", p.Name, p.Metric, knn.MetricTanimoto)
 		}
 		if len(p.Bits) != n {
 			return fmt.Errorf("pool %q has %d fingerprints for %d items", p.Name, len(p.Bits), n)
@@ -205,6 +206,6 @@ func (p *Pool) CachedLoadSeconds(loadSeconds float64) float64 {
 // and Validate must not be called afterwards.
 func (p *Pool) DropFeatures() {
 	n := p.Len()
-	p.Dense, p.Dense32, p.Bits = nil, Rows32{}, nil
-	releaseMemory(n)
+	p.Dense, p.Dense32, p.Bits = nil, knn.Rows32{}, nil
+	knn.ReleaseMemory(n)
 }

@@ -3,9 +3,10 @@ package datasets
 import (
 	"fmt"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
@@ -14,13 +15,13 @@ import (
 // first cfg.PositiveClusters clusters are positive-rich: an item there is
 // positive with probability PositiveRate, elsewhere with BackgroundRate. The
 // graph is the Euclidean kNN graph with cfg.K neighbours and cfg.Similarity
-// weights. Every draw comes from campaign.RNG(cfg.Seed, "synthetic pool"), so
+// weights. Every draw comes from rng.New(cfg.Seed, "synthetic pool"), so
 // the pool is a function of cfg alone. A pool without positives is an error.
 func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, error) {
 	if err := validateSynthetic(cfg); err != nil {
 		return nil, err
 	}
-	rng := campaign.RNG(cfg.Seed, "synthetic pool")
+	rng := rng.New(cfg.Seed, "synthetic pool")
 	centres := make([][]float64, cfg.Clusters)
 	for c := range centres {
 		centres[c] = make([]float64, cfg.Dim)
@@ -28,7 +29,7 @@ func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, er
 			centres[c][j] = cfg.Separation * rng.NormFloat64()
 		}
 	}
-	p := &Pool{Name: KindSynthetic, Metric: MetricEuclidean, Labels: make([]bool, cfg.N), Dense: make([][]float64, cfg.N)}
+	p := &Pool{Name: KindSynthetic, Metric: knn.MetricEuclidean, Labels: make([]bool, cfg.N), Dense: make([][]float64, cfg.N)}
 	for i := range cfg.N {
 		c := rng.IntN(cfg.Clusters)
 		x := make([]float64, cfg.Dim)
@@ -45,11 +46,11 @@ func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, er
 	if p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("pool.synthetic: the generated pool has no positive item; raise positive_rate, positive_clusters or n")
 	}
-	g, _, err := CachedKNN(cacheDir, p.Dense, nil, cfg.K, MetricEuclidean, workers)
+	g, _, err := knn.CachedKNN(cacheDir, p.Dense, nil, cfg.K, knn.MetricEuclidean, workers)
 	if err != nil {
 		return nil, fmt.Errorf("pool.synthetic: %w", err)
 	}
-	w, err := EdgeWeights(g, cfg.Similarity)
+	w, err := knn.EdgeWeights(g, cfg.Similarity)
 	if err != nil {
 		return nil, fmt.Errorf("pool.synthetic.similarity: %w", err)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/qvs-dev/qvs/internal/bayesopt/space"
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // Kind is the kind of campaign a results folder holds, told by the columns
@@ -71,7 +71,7 @@ type Campaign struct {
 	Dir string
 	// Task is the campaign's task: config "name", else "task", else the
 	// folder name. Name labels its tables and figures: Task (for task space,
-	// the space file's stem: space.CampaignName), unless several campaigns
+	// the space file's stem: campaign.SpaceName), unless several campaigns
 	// found together share a name (see Discover).
 	Task   string
 	Name   string
@@ -340,8 +340,8 @@ func LoadCampaign(dir string) (*Campaign, error) {
 	// A campaign on a user's space file (`qvs bayesopt --space`) is named
 	// after the file, as its default folder is; its Task stays "space", so
 	// a space file called rover.yaml never stands in for the paper's rover.
-	if sp, ok := c.Config["space"].(string); ok && sp != "" && c.Task == space.CampaignTask {
-		c.Name = space.CampaignName(sp)
+	if sp, ok := c.Config["space"].(string); ok && sp != "" && c.Task == campaign.SpaceTask {
+		c.Name = campaign.SpaceName(sp)
 	}
 	c.Unfinished = unfinishedRuns(dir, c.Runs)
 	return c, nil
@@ -350,7 +350,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 // addDetPerItem fills the kernel_det_per_item column of an active-search
 // summary written before it existed: exp(kernel_logdet /
 // positives), or |kernel_det|^(1/positives) in summaries older still
-// (search.DetPerItem). A run lacking them is left empty.
+// (vendi.DetPerItem). A run lacking them is left empty.
 func addDetPerItem(c *Campaign) {
 	c.Header = append(c.Header, "kernel_det_per_item")
 	for _, r := range c.Runs {
@@ -365,7 +365,7 @@ func addDetPerItem(c *Campaign) {
 		if math.IsNaN(logDet) {
 			continue
 		}
-		r["kernel_det_per_item"] = strconv.FormatFloat(search.DetPerItem(logDet, n), 'g', -1, 64)
+		r["kernel_det_per_item"] = strconv.FormatFloat(vendi.DetPerItem(logDet, n), 'g', -1, 64)
 	}
 }
 

@@ -86,7 +86,7 @@ func TestSameTaskCampaignsKeepTheirOutputs(t *testing.T) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
 	out := t.TempDir()
-	rep, err := Evaluate(context.Background(), Options{Dir: res, Out: out, Formats: []string{"md"}, FigureFormats: []string{"png"}, CacheDir: t.TempDir(), Workers: 1})
+	rep, err := Evaluate(context.Background(), Options{Dir: res, Out: out, Formats: []string{"md"}, FigureFormats: []string{"png"}, CacheDir: t.TempDir(), Workers: 1, Paths: testPaths})
 	if err != nil {
 		t.Fatal(err)
 	}

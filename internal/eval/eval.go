@@ -28,6 +28,10 @@ type Options struct {
 	// Pool loads an active-search campaign's pool for the PCA scatter of
 	// Figure 2; nil = LoadPool (the pool: section of its config.yaml).
 	Pool func(c *Campaign, opts Options) (*datasets.Pool, error)
+	// Paths are the tasks whose points are paths on a map, by task name
+	// (rover): a continuous BayesOpt campaign of one gets the trajectories
+	// figure (Figure 4).
+	Paths map[string]PathTask
 }
 
 // TableFormats are the table formats Evaluate can write.

@@ -44,9 +44,9 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3): mean ± standard error over repeats; (n) after a method is the number of its runs averaged", paths, err)
 	}
-	if c.Kind == KindContinuousBO && c.Task == "rover" {
-		paths, err := RoverFigure(c, base("trajectories"), opts.FigureFormats)
-		add("rover trajectories of the final solutions (Figure 4): #k f = v is the k-th final solution by value and its reward v", paths, err)
+	if task, ok := opts.Paths[c.Task]; ok && c.Kind == KindContinuousBO {
+		paths, err := RoverFigure(c, task, base("trajectories"), opts.FigureFormats)
+		add(c.Task+" trajectories of the final solutions (Figure 4): #k f = v is the k-th final solution by value and its reward v", paths, err)
 	}
 	if c.Kind == KindActiveSearch {
 		paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)

@@ -16,7 +16,7 @@ func TestFiguresOnFixture(t *testing.T) {
 	out := t.TempDir()
 	rep, err := Evaluate(context.Background(), Options{
 		Dir: fixtureResults, Out: out, Formats: []string{"md"}, FigureFormats: FigureFormats,
-		CacheDir: t.TempDir(), Workers: 2,
+		CacheDir: t.TempDir(), Workers: 2, Paths: testPaths,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -59,3 +59,12 @@ func TestFiguresOnFixture(t *testing.T) {
 		t.Errorf("index links %d figures, want 7", n)
 	}
 }
+
+// testPaths draws the fixture's rover campaigns on a stand-in map: one
+// obstacle, and a path from the start through each point's first two
+// coordinates to the goal (eval draws the map it is given; the rover's own
+// is passed by cmd, whose tests draw it).
+var testPaths = map[string]PathTask{"rover": {
+	Dim: 60, Obstacles: [][2][2]float64{{{0.4, 0.4}, {0.5, 0.5}}}, Start: [2]float64{0.05, 0.05}, Goal: [2]float64{0.95, 0.95},
+	Path: func(x []float64) [][2]float64 { return [][2]float64{{0.05, 0.05}, {x[0], x[1]}, {0.95, 0.95}} },
+}}

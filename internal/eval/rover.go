@@ -10,8 +10,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/qvs-dev/qvs/internal/bayesopt/tasks/rover"
 )
 
 // Solution is one of a BayesOpt run's final solutions.
@@ -63,11 +61,23 @@ func ReadSolutions(path string) ([]Solution, error) {
 // roverPathColors tell the M trajectories of a panel apart.
 var roverPathColors = []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
 
+// PathTask is a continuous task whose points are paths on a map of the unit
+// square, as the rover's of the paper's Figure 4: what RoverFigure needs to
+// draw a campaign's final solutions. Evaluate reads them from
+// Options.Paths by the campaign's task; the caller fills them from the
+// task packages.
+type PathTask struct {
+	Dim         int                            // coordinates of a point
+	Obstacles   [][2][2]float64                // squares: low corner, high corner
+	Start, Goal [2]float64                     // drawn as a circle and a triangle
+	Path        func(x []float64) [][2]float64 // the path of point x
+}
+
 // RoverFigure draws the paper's Figure 4: the final solutions' trajectories
-// on the obstacle map for TuRBO and qVS-BayesOpt with q = 0.5, 1, 1.5, all
-// from the same repeat (the smallest one every panel ran, so they share the
-// initial data). Panels whose method did not run are left out.
-func RoverFigure(c *Campaign, base string, formats []string) ([]string, error) {
+// on task's obstacle map for TuRBO and qVS-BayesOpt with q = 0.5, 1, 1.5,
+// all from the same repeat (the smallest one every panel ran, so they share
+// the initial data). Panels whose method did not run are left out.
+func RoverFigure(c *Campaign, task PathTask, base string, formats []string) ([]string, error) {
 	type panel struct {
 		title string
 		g     *Group
@@ -112,7 +122,7 @@ func RoverFigure(c *Campaign, base string, formats []string) ([]string, error) {
 			return nil, err
 		}
 		leg := &outsideLegend{Columns: 3, Size: vg.Points(8)}
-		p, err := roverPanel(fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, RoundSig(parseFloat(run["solutions_mean_distance"]), DistanceSigDigits)), sols, leg)
+		p, err := roverPanel(task, fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, RoundSig(parseFloat(run["solutions_mean_distance"]), DistanceSigDigits)), sols, leg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", run["key"], err)
 		}
@@ -149,13 +159,14 @@ func runOfRepeat(g *Group, repeat string) map[string]string {
 // (triangle), and each solution's trajectory; leg gets one entry per
 // trajectory, "#k f = v" (the k-th final solution by value and its reward),
 // and the start and goal markers.
-func roverPanel(title string, sols []Solution, leg *outsideLegend) (*plot.Plot, error) {
+func roverPanel(task PathTask, title string, sols []Solution, leg *outsideLegend) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	for _, o := range rover.Obstacles() {
-		sq, err := plotter.NewPolygon(plotter.XYs{{X: o.Low[0], Y: o.Low[1]}, {X: o.High[0], Y: o.Low[1]}, {X: o.High[0], Y: o.High[1]}, {X: o.Low[0], Y: o.High[1]}})
+	for _, o := range task.Obstacles {
+		lo, hi := o[0], o[1]
+		sq, err := plotter.NewPolygon(plotter.XYs{{X: lo[0], Y: lo[1]}, {X: hi[0], Y: lo[1]}, {X: hi[0], Y: hi[1]}, {X: lo[0], Y: hi[1]}})
 		if err != nil {
 			return nil, err
 		}
@@ -164,10 +175,10 @@ func roverPanel(title string, sols []Solution, leg *outsideLegend) (*plot.Plot, 
 		p.Add(sq)
 	}
 	for k, s := range sols {
-		if len(s.X) != rover.Dim {
-			return nil, fmt.Errorf("solution %d has %d coordinates, expected the rover's %d", s.Rank, len(s.X), rover.Dim)
+		if len(s.X) != task.Dim {
+			return nil, fmt.Errorf("solution %d has %d coordinates, expected the task's %d", s.Rank, len(s.X), task.Dim)
 		}
-		traj := rover.Trajectory(s.X)
+		traj := task.Path(s.X)
 		pts := make(plotter.XYs, len(traj))
 		for i, q := range traj {
 			pts[i] = plotter.XY{X: q[0], Y: q[1]}
@@ -184,11 +195,11 @@ func roverPanel(title string, sols []Solution, leg *outsideLegend) (*plot.Plot, 
 		p.Add(l)
 		leg.Add(fmt.Sprintf("#%d f = %s", s.Rank, Round(s.Value)), l)
 	}
-	ends, err := scatter(plotter.XYs{{X: rover.Start[0], Y: rover.Start[1]}}, draw.CircleGlyph{}, vg.Points(4), color.Black)
+	ends, err := scatter(plotter.XYs{{X: task.Start[0], Y: task.Start[1]}}, draw.CircleGlyph{}, vg.Points(4), color.Black)
 	if err != nil {
 		return nil, err
 	}
-	goal, err := scatter(plotter.XYs{{X: rover.Goal[0], Y: rover.Goal[1]}}, draw.PyramidGlyph{}, vg.Points(5), color.Black)
+	goal, err := scatter(plotter.XYs{{X: task.Goal[0], Y: task.Goal[1]}}, draw.PyramidGlyph{}, vg.Points(5), color.Black)
 	if err != nil {
 		return nil, err
 	}

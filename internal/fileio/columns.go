@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/qvs-dev/qvs/internal/configkeys"
 )
 
 // ColumnIndex is the index of the column named name in t's header
@@ -128,12 +126,8 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 				return j, nil
 			}
 		}
-		if !strings.HasPrefix(flag, "-") {
-			// A config key: typed, so the command line can name the flag
-			// that set it.
-			return -1, configkeys.Invalid(flag, name, "no such column in the header %s%s", ExcerptCells(header), SeparatorHint(header...)).In(path)
-		}
-		return -1, fmt.Errorf("%s: %s: no column %q in the header %s%s", path, flag, name, ExcerptCells(header), SeparatorHint(header...))
+		// Typed, so the command line can name the flag that set a key.
+		return -1, &ColumnError{File: path, Setting: flag, Value: name, Header: header}
 	}
 	c := &Columns{ID: -1, Label: -1, Quality: -1, Fingerprint: -1, Group: -1}
 	type roleOf struct{ what, flag string }
@@ -207,10 +201,7 @@ func ResolveColumns(path string, header []string, s ColumnSpec) (*Columns, error
 	}
 	if len(c.Features) == 0 {
 		if s.Prefix != "" {
-			if !strings.HasPrefix(s.PrefixFlag, "-") {
-				return nil, configkeys.Invalid(s.PrefixFlag, s.Prefix, "no column name starts with it in the header %s", ExcerptCells(header)).In(path)
-			}
-			return nil, fmt.Errorf("%s: %s: no column name starts with %q in the header %s", path, s.PrefixFlag, s.Prefix, ExcerptCells(header))
+			return nil, &ColumnError{File: path, Setting: s.PrefixFlag, Value: s.Prefix, Prefix: true, Header: header}
 		}
 		return nil, fmt.Errorf("%s: no feature columns left in the header %s (besides the id, label, quality, unnamed and excluded columns)", path, ExcerptCells(header))
 	}

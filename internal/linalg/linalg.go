@@ -34,7 +34,7 @@ func SyrkT32(n, k int, b, c []float32) {
 // ldc) to a bᵀ, a m x k (leading dimension lda), b n x k (ldb), summing in
 // float32 in an order the backend chooses: callers bound the rounding by
 // the order-independent k·u·|a_i||b_j| (Higham, eq. 3.5), not by digits.
-// The exact kNN graph's distance tiles use it (datasets.DenseKNN).
+// The exact kNN graph's distance tiles use it (knn.DenseKNN).
 func SgemmNT(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -298,7 +299,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 		if err != nil {
 			return nil, err
 		}
-		init := campaign.RNG(p.Seed, "init", run.Repeat).Perm(n)[:sz.Init]
+		init := rng.New(p.Seed, "init", run.Repeat).Perm(n)[:sz.Init]
 		var acquired []int
 		var wall, cpu []float64 // by round
 		keep := 0
@@ -359,7 +360,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 			res, err := surrogate.Suggest(ctx, lib.Pool, surrogate.Request{
 				Observed: acquired, Values: values, Minimize: p.Minimize,
 				Batch: sz.BatchSize(round), Method: run.Method, Q: order,
-				Seed: campaign.Seed(p.Seed, run.Key, round), Workers: workers,
+				Seed: rng.Seed(p.Seed, run.Key, round), Workers: workers,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("round %d: %w", round, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -35,7 +36,7 @@ func syntheticLibrary(n int, seed uint64) Library {
 		}
 	}
 	motif := [words]uint64{rng.Uint64() & rng.Uint64(), rng.Uint64() & rng.Uint64()}
-	p := &datasets.Pool{Name: "synthetic-scored", Metric: datasets.MetricTanimoto, Labels: make([]bool, n), IDs: make([]string, n)}
+	p := &datasets.Pool{Name: "synthetic-scored", Metric: knn.MetricTanimoto, Labels: make([]bool, n), IDs: make([]string, n)}
 	scores := make([]float64, n)
 	for i := range n {
 		s := rng.IntN(len(cores))

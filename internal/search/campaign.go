@@ -13,6 +13,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -441,7 +442,7 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 		if p.Ties == "index" {
 			return pool.Space(nil, a0, a1)
 		}
-		return pool.Space(RandomOrder(pool.Len(), campaign.RNG(p.Seed, "order", r)), a0, a1)
+		return pool.Space(RandomOrder(pool.Len(), rng.New(p.Seed, "order", r)), a0, a1)
 	}}
 	var inFlight atomic.Int32
 	share := func() int { return max(workers/max(int(inFlight.Load()), 1), 1) }

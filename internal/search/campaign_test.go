@@ -20,6 +20,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -270,7 +271,7 @@ func TestNewPool(t *testing.T) {
 // graph of k neighbours and every third item positive.
 func linePool(rng *rand.Rand, n, k int) *datasets.Pool {
 	nbr, w := randomGraph(rng, n, k, false)
-	p := &datasets.Pool{Name: "line", Neighbors: nbr, Weights: w, Metric: datasets.MetricEuclidean}
+	p := &datasets.Pool{Name: "line", Neighbors: nbr, Weights: w, Metric: knn.MetricEuclidean}
 	for i := 0; i < n; i++ {
 		p.Dense = append(p.Dense, []float64{10 * rng.Float64()})
 		p.Labels = append(p.Labels, i%3 == 0)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -19,7 +20,7 @@ import (
 func coldPool(t *testing.T, rng *rand.Rand, n, k int) (*Pool, *mat.SymDense) {
 	t.Helper()
 	nbr, w := randomGraph(rng, n, k, false)
-	p := &datasets.Pool{Name: "cold", Metric: datasets.MetricEuclidean, Neighbors: nbr, Weights: w,
+	p := &datasets.Pool{Name: "cold", Metric: knn.MetricEuclidean, Neighbors: nbr, Weights: w,
 		Labels: make([]bool, n), Unlabeled: true}
 	K := mat.NewSymDense(n, nil)
 	for i := range n {

@@ -59,7 +59,7 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 	logDet, sign := mat.LogDet(K)
 	m.KernelLogDet = logDet
 	m.KernelDet = sign * math.Exp(logDet)
-	m.KernelDetPerItem = DetPerItem(logDet, len(positives))
+	m.KernelDetPerItem = vendi.DetPerItem(logDet, len(positives))
 	if sign == 0 || math.IsInf(logDet, -1) {
 		m.KernelDet, m.KernelLogDet = 0, math.Inf(-1)
 	}
@@ -75,19 +75,6 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 		}
 	}
 	return m, nil
-}
-
-// DetPerItem is exp(logDet/n) = |det|^(1/n), the per-item determinant of
-// an n x n matrix with log |det| = logDet (see Metrics.KernelDetPerItem):
-// 0 when logDet is -Inf (det = 0), 1 when n = 0.
-func DetPerItem(logDet float64, n int) float64 {
-	switch {
-	case n == 0:
-		return 1
-	case math.IsInf(logDet, -1) || math.IsNaN(logDet):
-		return 0
-	}
-	return math.Exp(logDet / float64(n))
 }
 
 // CurvePoint is the state after one batch: the running count of queries and

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,7 +19,7 @@ import (
 func randomSuggestPool(t *testing.T, rng *rand.Rand, n, k int, coarse bool) *Pool {
 	t.Helper()
 	nbr, w := randomGraph(rng, n, k, coarse)
-	p := &datasets.Pool{Name: "random", Metric: datasets.MetricEuclidean, Neighbors: nbr, Weights: w, Labels: make([]bool, n), Unlabeled: true}
+	p := &datasets.Pool{Name: "random", Metric: knn.MetricEuclidean, Neighbors: nbr, Weights: w, Labels: make([]bool, n), Unlabeled: true}
 	for i := 0; i < n; i++ {
 		p.Dense = append(p.Dense, []float64{float64(i)})
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -147,7 +147,7 @@ func TestPriorEstimateTable(t *testing.T) {
 			est[e.name] = &[3]acc{}
 		}
 		runOnce := func(r int, policy func(*Space) Policy, priorA1 func(*Model) float64) ([]Query, *Space) {
-			sp, err := pool.Space(RandomOrder(pool.Len(), campaign.RNG(9, "order", r)), a0, a1)
+			sp, err := pool.Space(RandomOrder(pool.Len(), rng.New(9, "order", r)), a0, a1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestPriorEstimateTable(t *testing.T) {
 		}
 		qvs := func(sp *Space) Policy { return QVS{Q: 1, Kernel: sp.Kernel} }
 		for r := range repeats {
-			rng := campaign.RNG(9, "labels", r)
+			rng := rng.New(9, "labels", r)
 			for reg, size := range []int{50, 200} {
 				sp, err := pool.Space(nil, a0, a1)
 				if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // Query is one labelled item of a run.
@@ -37,7 +37,7 @@ type RunConfig struct {
 	Start  int // the initial labelled item (a positive in the paper's setting)
 	Budget int // queries after the start
 	Batch  int // batch size b; the last batch is smaller if b does not divide the budget
-	// Randomness of batch t (1-based) comes from campaign.RNG(Seed, Key, t)
+	// Randomness of batch t (1-based) comes from rng.New(Seed, Key, t)
 	// alone, so a resumed run draws exactly as an uninterrupted one.
 	Seed    uint64
 	Key     string
@@ -64,7 +64,7 @@ func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
 	if len(pos) == 0 {
 		return -1, fmt.Errorf("the pool has no positive item to start from")
 	}
-	return pos[campaign.RNG(seed, "start", repeat).IntN(len(pos))], nil
+	return pos[rng.New(seed, "start", repeat).IntN(len(pos))], nil
 }
 
 // Run executes a search run. prior holds the queries of an interrupted
@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		}
 		st := &State{
 			Model: m, Remaining: cfg.Budget - done,
-			RNG: campaign.RNG(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1), Carry: carry,
+			RNG: rng.New(cfg.Seed, cfg.Key, batchNo), Workers: max(cfg.Workers, 1), Carry: carry,
 		}
 		if cfg.WorkersNow != nil {
 			st.Workers = max(cfg.WorkersNow(), 1)
@@ -347,4 +347,4 @@ func ParseRecords(name string, rows [][]string) ([]Query, error) {
 
 // RNGFor returns the generator of batch t of a run (exposed for tests and
 // for `qvs as suggest`, which has no run key).
-func RNGFor(seed uint64, key string, batch int) *rand.Rand { return campaign.RNG(seed, key, batch) }
+func RNGFor(seed uint64, key string, batch int) *rand.Rand { return rng.New(seed, key, batch) }

@@ -3,8 +3,8 @@ package search
 import (
 	"fmt"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
-	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/rng"
 )
 
 // SuggestRequest is what `qvs as suggest` asks for: the next batch of a
@@ -71,7 +71,7 @@ type Suggestion struct {
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	// A pool of millions: the greedy's per-candidate arrays are garbage
 	// after each pick.
-	defer datasets.LowGCSlack(pool.Len())()
+	defer knn.LowGCSlack(pool.Len())()
 	observed := make(map[int]bool, len(r.Observed))
 	for _, o := range r.Observed {
 		observed[o.Index] = true
@@ -93,7 +93,7 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	var order []int
 	switch r.Ties {
 	case "random":
-		order = RandomOrder(pool.Len(), campaign.RNG(r.Seed, "suggest-order"))
+		order = RandomOrder(pool.Len(), rng.New(r.Seed, "suggest-order"))
 	case "index":
 	default:
 		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)

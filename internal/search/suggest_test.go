@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -169,7 +170,7 @@ func TestFitPrior(t *testing.T) {
 func suggestPool(t *testing.T) *Pool {
 	t.Helper()
 	const n = 40
-	p := &datasets.Pool{Name: "line40", Metric: datasets.MetricEuclidean}
+	p := &datasets.Pool{Name: "line40", Metric: knn.MetricEuclidean}
 	for i := 0; i < n; i++ {
 		var nb []int32
 		var w []float64

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // seriesPool is n packed 2,048-bit fingerprints shaped like a screening
@@ -30,7 +31,7 @@ func seriesPool(n int, seed uint64) (*datasets.Pool, []float64) {
 		set(&pharm, rng.IntN(2048))
 	}
 	back := make([]uint64, n*words)
-	p := &datasets.Pool{Name: "series", Labels: make([]bool, n), Unlabeled: true, Metric: datasets.MetricTanimoto, Bits: make([][]uint64, n)}
+	p := &datasets.Pool{Name: "series", Labels: make([]bool, n), Unlabeled: true, Metric: knn.MetricTanimoto, Bits: make([][]uint64, n)}
 	score := make([]float64, n)
 	for i := range p.Bits {
 		w := back[i*words : (i+1)*words : (i+1)*words]

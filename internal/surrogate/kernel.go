@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // Kernel names.
@@ -95,7 +96,7 @@ func (k *tanimotoKernel) WithLengthScale(float64) featureKernel { return k }
 func (k *tanimotoKernel) Fill(i int, cols []int, dst []float64) {
 	a, pa := k.bits[i], k.pop[i]
 	for t, j := range cols {
-		c := datasets.AndCount(a, k.bits[j])
+		c := knn.AndCount(a, k.bits[j])
 		or := int(pa) + int(k.pop[j]) - c
 		if or == 0 {
 			dst[t] = 1
@@ -109,7 +110,7 @@ func (k *tanimotoKernel) Fill(i int, cols []int, dst []float64) {
 // by row when asked).
 type rowsKernel struct {
 	dense   [][]float64
-	dense32 datasets.Rows32
+	dense32 knn.Rows32
 }
 
 func (r rowsKernel) row(i int, buf []float64) []float64 {
@@ -239,7 +240,7 @@ func chooseKernel(pool *datasets.Pool, name string) (featureKernel, error) {
 		switch {
 		case pool.Bits != nil:
 			name = KernelTanimoto
-		case hasRows && pool.Metric == datasets.MetricTanimoto:
+		case hasRows && pool.Metric == knn.MetricTanimoto:
 			name = KernelMinMax
 		case hasRows:
 			name = KernelMatern52

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 )
 
 // randomPool is a pool of n packed fingerprints of 128 bits, each bit set
 // with probability density, with no kNN graph.
 func randomPool(rng *rand.Rand, n int, density float64) *datasets.Pool {
-	p := &datasets.Pool{Name: "random", Labels: make([]bool, n), Unlabeled: true, Metric: datasets.MetricTanimoto, Bits: make([][]uint64, n)}
+	p := &datasets.Pool{Name: "random", Labels: make([]bool, n), Unlabeled: true, Metric: knn.MetricTanimoto, Bits: make([][]uint64, n)}
 	for i := range p.Bits {
 		w := make([]uint64, 2)
 		for b := 0; b < 128; b++ {
@@ -84,11 +85,11 @@ func TestChooseKernel(t *testing.T) {
 	if k, err := chooseKernel(bits, ""); err != nil || k.Name() != KernelTanimoto {
 		t.Errorf("auto on bits = %v, %v", k, err)
 	}
-	counts := &datasets.Pool{Dense: [][]float64{{1, 2}, {0, 3}}, Metric: datasets.MetricTanimoto, Labels: make([]bool, 2)}
+	counts := &datasets.Pool{Dense: [][]float64{{1, 2}, {0, 3}}, Metric: knn.MetricTanimoto, Labels: make([]bool, 2)}
 	if k, err := chooseKernel(counts, "auto"); err != nil || k.Name() != KernelMinMax {
 		t.Errorf("auto on counts = %v, %v", k, err)
 	}
-	real := &datasets.Pool{Dense: [][]float64{{1, -2}, {0, 3}}, Metric: datasets.MetricEuclidean, Labels: make([]bool, 2)}
+	real := &datasets.Pool{Dense: [][]float64{{1, -2}, {0, 3}}, Metric: knn.MetricEuclidean, Labels: make([]bool, 2)}
 	if k, err := chooseKernel(real, ""); err != nil || k.Name() != KernelMatern52 {
 		t.Errorf("auto on real features = %v, %v", k, err)
 	}

@@ -22,7 +22,7 @@
 // several points into the same corner, a saddle they could never leave
 // (coinciding points receive identical gradients). Many uniform random
 // starts run in parallel and the best local maximum is kept; start i of a
-// panel draws from campaign.RNG(seed, "toy", row, q, n, i), so results do
+// panel draws from rng.New(seed, "toy", row, q, n, i), so results do
 // not depend on the number of workers.
 //
 // # q = 0

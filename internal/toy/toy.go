@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/parallel"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -35,7 +35,7 @@ type Config struct {
 	N       int     // points per batch
 	Starts  int     // random starts; the best local maximum is kept
 	Workers int     // starts run in parallel on this many goroutines
-	Seed    uint64  // master seed: start i of a panel draws from campaign.RNG(Seed, "toy", row, q, N, i)
+	Seed    uint64  // master seed: start i of a panel draws from rng.New(Seed, "toy", row, q, N, i)
 	MaxIter int     // iterations per start (0: DefaultMaxIter)
 	Tol     float64 // projected-gradient stopping tolerance (0: DefaultTol)
 }
@@ -123,7 +123,7 @@ func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel
 		if objs[w] == nil {
 			objs[w] = newObjective(p.Maximised, q, cfg.N)
 		}
-		rng := campaign.RNG(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
+		rng := rng.New(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
 		z0 := make([]float64, 2*cfg.N)
 		for i := range z0 {
 			z0[i] = Lo + (Hi-Lo)*rng.Float64()

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -176,7 +176,7 @@ func initialDesign(s Settings, name string, n int) []int {
 // n items from (seed, name, repeat); its first Init items are the initial
 // design, and a history without a successful evaluation continues it.
 func designOrder(s Settings, name string, n int) []int {
-	return campaign.RNG(s.Seed, name, "init", s.Repeat).Perm(n)
+	return rng.New(s.Seed, name, "init", s.Repeat).Perm(n)
 }
 
 // Acquisition holds a GP fitted to the history, its posterior and the UCB
@@ -225,7 +225,7 @@ func (e *Engine) Acquisition() (*Acquisition, error) {
 //     items of the initial design's stream (designOrder) that Ask may return,
 //     as a longer initial design would.
 //   - random: uniform without replacement among the unevaluated items, from
-//     campaign.RNG(seed, name, "random", repeat, Iteration()).
+//     rng.New(seed, name, "random", repeat, Iteration()).
 //   - ucb: the b unevaluated items of largest UCB (ties: lowest index), as
 //     the authors' baseline does (torch.topk of the UCB values).
 //   - qvs: Algorithm 3. Starting from X = ∅, repeatedly add the unevaluated
@@ -271,7 +271,7 @@ func (e *Engine) Ask(b int) ([]int, error) {
 		return out, nil
 	}
 	if e.s.Method == MethodRandom {
-		rng := campaign.RNG(e.s.Seed, e.name, "random", e.s.Repeat, e.Iteration())
+		rng := rng.New(e.s.Seed, e.name, "random", e.s.Repeat, e.Iteration())
 		// Partial Fisher-Yates over the ascending free list.
 		for k := 0; k < b; k++ {
 			j := k + rng.IntN(len(free)-k)

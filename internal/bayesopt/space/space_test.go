@@ -389,22 +389,3 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
-
-func TestCampaignName(t *testing.T) {
-	for _, c := range []struct{ path, want string }{
-		{"branin-space.yaml", "branin-space"},
-		{"examples/branin-space.yaml", "branin-space"},
-		{"/abs/dir.v1/Hartmann6.yml", "Hartmann6"},
-		{"my space (v2).yaml", "my-space-v2"},
-		{"a//b/../c.d.yaml", "c.d"},
-		{"reaction", "reaction"},
-		{".hidden.yaml", "hidden"},
-		{"été.yaml", "t"},
-		{"(((.yaml", "space"},
-		{"", "space"},
-	} {
-		if got := CampaignName(c.path); got != c.want {
-			t.Errorf("CampaignName(%q) = %q, want %q", c.path, got, c.want)
-		}
-	}
-}

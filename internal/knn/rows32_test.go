@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // float32Pool rounds x to float32, as Rows32 and as the same values held
@@ -29,7 +31,7 @@ func float32Pool(x [][]float64) (Rows32, [][]float64) {
 // widens exactly.
 func TestApproxDenseKNN32MatchesFloat64(t *testing.T) {
 	for _, metric := range []string{MetricEuclidean, MetricCosine} {
-		r, y := float32Pool(clusteredGaussian(3000, 16, 10, 4))
+		r, y := float32Pool(testutil.ClusteredGaussian(3000, 16, 10, 4))
 		g64, st64, err := ApproxDenseKNN(y, 10, metric, ApproxOptions{Seed: 3, RecallRows: 100})
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +197,7 @@ func TestDenseSpaceSharedRestored(t *testing.T) {
 	for _, offset := range []float64{0, 1000} {
 		x, _ := float32Pool(randomPoints(rng, n, d, offset))
 		orig := slices.Clone(x.Data)
-		sp, err := newDenseSpaceOf(denseSrc{x32: x}, MetricEuclidean)
+		sp, err := newDenseSpaceOf(Dense{F32: x}, MetricEuclidean)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +207,7 @@ func TestDenseSpaceSharedRestored(t *testing.T) {
 		if sp.shared && &sp.w[0] != &x.Data[0] {
 			t.Fatal("shared working rows are not the features")
 		}
-		ref := denseSrc{x32: Rows32{Data: orig, D: d}}
+		ref := Dense{F32: Rows32{Data: orig, D: d}}
 		perm := make([]int32, n)
 		for p, i := range rng.Perm(n) {
 			perm[p] = int32(i)
@@ -213,11 +215,11 @@ func TestDenseSpaceSharedRestored(t *testing.T) {
 		tp := sp.permuted(perm).(*denseSpace)
 		for p := 0; p < n; p += 3 {
 			q := (p*11 + 5) % n
-			if got, want := tp.exact(p, q), ref.dist(int(perm[p]), int(perm[q]), false); got != want {
+			if got, want := tp.exact(p, q), ref.Dist(int(perm[p]), int(perm[q]), false); got != want {
 				t.Fatalf("offset %v: exact(%d, %d) = %v, want %v", offset, p, q, got, want)
 			}
 			// The working distance is the squared one up to float32 rounding.
-			if got, want := float64(tp.work(int32(p), int32(q))), ref.dist(int(perm[p]), int(perm[q]), false); math.Abs(got-want*want) > 1e-3*(want*want+1) {
+			if got, want := float64(tp.work(int32(p), int32(q))), ref.Dist(int(perm[p]), int(perm[q]), false); math.Abs(got-want*want) > 1e-3*(want*want+1) {
 				t.Fatalf("offset %v: work(%d, %d) = %v, want ~%v", offset, p, q, got, want*want)
 			}
 		}
@@ -228,7 +230,7 @@ func TestDenseSpaceSharedRestored(t *testing.T) {
 		if !slices.Equal(x.Data, orig) {
 			t.Fatalf("offset %v: the features are not restored", offset)
 		}
-		if got, want := sp.exact(3, 9), ref.dist(3, 9, false); got != want {
+		if got, want := sp.exact(3, 9), ref.Dist(3, 9, false); got != want {
 			t.Fatalf("offset %v: exact after restore %v, want %v", offset, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"crypto/sha256"
@@ -32,8 +32,8 @@ type GraphOptions struct {
 	FeaturesOnly bool
 }
 
-// name is how a message names config key in passing (Name).
-func (o GraphOptions) name(key string) string {
+// NameOf is how a message names config key in passing (Name).
+func (o GraphOptions) NameOf(key string) string {
 	if o.Name == nil {
 		return key
 	}
@@ -70,16 +70,12 @@ var approxCacheParams = ApproxOptions{Seed: 1}
 // The key of an exact graph is KNNCacheKey (the one CachedKNN uses); an
 // approximate graph's key adds the method and its parameters, and its file
 // also keeps the measured recall.
-func BuildGraph(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
-	return buildGraph(cacheDir, denseSrc{x64: dense}, bits, k, metric, method, opt)
-}
-
-// buildGraph is BuildGraph on dense features held as float64 rows or as a
-// float32 block (the same graph, cache key and file for the same values).
-func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
+// Dense features held as float64 rows or as a float32 block give the same
+// graph, cache key and file for the same values.
+func BuildGraph(cacheDir string, dense Dense, bits [][]uint64, k int, metric, method string, opt GraphOptions) (*KNNGraph, GraphInfo, error) {
 	var n int
 	if metric == MetricTanimoto {
-		dense, n = denseSrc{}, len(bits)
+		dense, n = Dense{}, len(bits)
 	} else {
 		bits, n = nil, dense.n()
 	}
@@ -126,9 +122,9 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
 		return g, info, err
 	}
-	hashing := startPhase(opt.Progress, "kNN graph: cache key (SHA-256 of the features)", "rows", int64(n))
+	hashing := StartPhase(opt.Progress, "kNN graph: cache key (SHA-256 of the features)", "rows", int64(n))
 	key := knnCacheKey(dense, bits, k, metric, hashing)
-	hashing.finish()
+	hashing.Finish()
 	if m == KNNApprox {
 		p := approxCacheParams
 		version := "approx-v5"
@@ -147,10 +143,10 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	info.CacheFile = path
 	t0 = time.Now()
 	info.Status = CacheMiss
-	reading := startPhase(opt.Progress, "kNN graph: reading the cache", "", 0)
+	reading := StartPhase(opt.Progress, "kNN graph: reading the cache", "", 0)
 	keyBytes, _ := hex.DecodeString(key)
 	g, st, size, err := readKNNCache(path, keyBytes, n, k, metric)
-	reading.finish()
+	reading.Finish()
 	if err == nil {
 		if (m == KNNExact) == (st == nil) {
 			if st != nil {
@@ -176,14 +172,14 @@ func buildGraph(cacheDir string, dense denseSrc, bits [][]uint64, k int, metric,
 	}
 	// A cache file that cannot be written is a warning (fileio.CacheWarnings),
 	// not an error: CacheBytes stays 0 then.
-	writing := startPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
+	writing := StartPhase(opt.Progress, "kNN graph: writing the cache", "", 0)
 	t0 = time.Now()
 	fileio.WriteCacheFunc(path, func(w io.Writer) error {
 		b, err := encodeKNN(w, keyBytes, g, st)
 		info.CacheBytes = b
 		return err
 	})
-	writing.finish()
+	writing.Finish()
 	info.WriteSeconds = time.Since(t0).Seconds()
 	if fi, err := os.Stat(path); err != nil || fi.Size() != info.CacheBytes {
 		info.CacheBytes = 0

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"cmp"
@@ -74,6 +74,11 @@ func approxMinItems(metric string) int {
 	}
 	return ApproxMinItems
 }
+
+// MinApproxRecall is the recall@k an approximate kNN graph is built to
+// reach (measured against brute force on sampled rows, ApproxStats.Recall);
+// below it a pool loader warns.
+const MinApproxRecall = 0.99
 
 // ApproxOptions tunes ApproxKNN; zero values take the defaults.
 type ApproxOptions struct {
@@ -208,16 +213,16 @@ type approxSpace interface {
 // lower index; a row may miss some of its exact neighbours (the recall is
 // measured and returned). See ApproxKNN for the method.
 func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
-	return approxDenseKNN(denseSrc{x64: x}, k, metric, opt)
+	return approxDenseKNN(Dense{F64: x}, k, metric, opt)
 }
 
 // ApproxDenseKNN32 is ApproxDenseKNN on float32 features (the same graph
 // as ApproxDenseKNN on the values widened to float64).
 func ApproxDenseKNN32(x Rows32, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
-	return approxDenseKNN(denseSrc{x32: x}, k, metric, opt)
+	return approxDenseKNN(Dense{F32: x}, k, metric, opt)
 }
 
-func approxDenseKNN(x denseSrc, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
+func approxDenseKNN(x Dense, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
 	n := x.n()
 	if err := checkK(n, k); err != nil {
 		return nil, ApproxStats{}, err
@@ -279,7 +284,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	kc := min(k+opt.Extra, n-1) // candidates kept per row
 	h := newCandHeap(n, kc)
 	splitItems, leafPairs := rpTreeWork(n, opt.LeafSize)
-	trees := startPhase(opt.Progress, "kNN graph: trees", "steps",
+	trees := StartPhase(opt.Progress, "kNN graph: trees", "steps",
 		int64(opt.Trees+1)*splitItems*orig.splitCost()+int64(opt.Trees)*leafPairs*leafPairSteps)
 	// 0. Locality: the items are renumbered in the order of a first tree's
 	// leaves, so that neighbours mostly lie close in memory (a million rows
@@ -314,7 +319,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			pushLeaves(sp, h, leaves, opt.Workers, trees)
 		}
 	}
-	trees.finish()
+	trees.Finish()
 	// Rows the trees left short (k close to the leaf size, duplicates) get
 	// random candidates: NN-descent only reaches neighbours of neighbours,
 	// so a closed group of rows would stay closed.
@@ -331,7 +336,7 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	if opt.onRound != nil {
 		opt.onRound(0, h, perm)
 	}
-	releaseMemory(n) // the trees' garbage, before the rounds allocate their lists
+	ReleaseMemory(n) // the trees' garbage, before the rounds allocate their lists
 	// 2. NN-descent.
 	st := ApproxStats{Recall: -1}
 	st.Rounds = localJoinRounds(sp, h, k, opt, perm, orig.exact)
@@ -343,16 +348,16 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 	// distances and states go before the graph is allocated.
 	h.stripStates(opt.Workers)
 	h.dist = nil
-	releaseMemory(n)
+	ReleaseMemory(n)
 	g := &KNNGraph{N: n, K: k, Metric: metric, Index: make([]int32, n*k), Distance: make([]float64, n*k)}
-	var rerank *phaseCounter
+	var rerank *Phase
 	if opt.Progress != nil {
-		rerank = startPhase(opt.Progress, "kNN graph: re-rank", "distances", rerankWork(h, n, k, opt.Workers))
+		rerank = StartPhase(opt.Progress, "kNN graph: re-rank", "distances", rerankWork(h, n, k, opt.Workers))
 	}
 	parallel.Blocks(n, 1024, opt.Workers, func(_, lo, hi int) {
 		c := make([]candidate, 0, kc)
 		var measured int64
-		defer func() { rerank.add(measured) }()
+		defer func() { rerank.Add(measured) }()
 		for p := lo; p < hi; p++ {
 			c = c[:0]
 			for _, j := range h.idx[p*kc : (p+1)*kc] {
@@ -378,14 +383,14 @@ func approxKNN(orig approxSpace, k int, metric string, opt ApproxOptions) (*KNNG
 			}
 		}
 	})
-	rerank.finish()
+	rerank.Finish()
 	sp.restore() // the features back in their order, for orig's exact distances
 	h = nil
-	releaseMemory(n) // the candidate rows, before the edge weights are allocated
+	ReleaseMemory(n) // the candidate rows, before the edge weights are allocated
 	if opt.RecallRows > 0 {
-		recall := startPhase(opt.Progress, "kNN graph: recall", "distances", sampleKthWork(n, opt.RecallRows))
+		recall := StartPhase(opt.Progress, "kNN graph: recall", "distances", sampleKthWork(n, opt.RecallRows))
 		st.Recall, st.RecallRows = measureRecall(g, orig.exact, opt.RecallRows, opt.Seed, opt.Workers, recall)
-		recall.finish()
+		recall.Finish()
 	}
 	return g, st, nil
 }
@@ -455,7 +460,7 @@ func sampleKthWork(n, rows int) int64 {
 // n <= rows) against their brute-force neighbours under exact, and the
 // number of rows used. A neighbour counts as found if its distance is at
 // most the exact k-th distance of its row.
-func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int, progress *phaseCounter) (float64, int) {
+func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uint64, workers int, progress *Phase) (float64, int) {
 	sample, kth := sampleKth(g.N, g.K, exact, nil, rows, seed, workers, progress)
 	found := 0
 	for s, i := range sample {
@@ -475,7 +480,7 @@ func measureRecall(g *KNNGraph, exact func(i, j int) float64, rows int, seed uin
 // perm[p] of exact's numbering, measured against every item in that
 // numbering (exact's order: the rows read one after another, not through
 // perm, whose random order made this 6x slower at 10^5 x 32).
-func sampleKth(n, k int, exact func(i, j int) float64, perm []int32, rows int, seed uint64, workers int, progress *phaseCounter) ([]int, []float64) {
+func sampleKth(n, k int, exact func(i, j int) float64, perm []int32, rows int, seed uint64, workers int, progress *Phase) ([]int, []float64) {
 	var sample []int
 	if n <= rows {
 		sample = make([]int, n)
@@ -506,7 +511,7 @@ func sampleKth(n, k int, exact func(i, j int) float64, perm []int32, rows int, s
 			}
 		}
 		kth[s] = kthSmallest(d, k-1)
-		progress.add(int64(len(d)))
+		progress.Add(int64(len(d)))
 	})
 	return sample, kth
 }
@@ -615,7 +620,7 @@ func (h *candHeap) push(i, j int32, v float32) bool {
 // pushLeaves measures every pair within each leaf of one tree and offers
 // it to both rows (each item is in exactly one leaf, so the leaves update
 // disjoint rows in parallel); each leaf's pairs are added to progress.
-func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, progress *phaseCounter) {
+func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, progress *Phase) {
 	parallel.Blocks(len(leaves), 1, workers, func(_, l, _ int) {
 		leaf := leaves[l]
 		for a := 0; a < len(leaf); a++ {
@@ -625,14 +630,14 @@ func pushLeaves(sp approxSpace, h *candHeap, leaves [][]int32, workers int, prog
 				h.push(leaf[b], leaf[a], v)
 			}
 		}
-		progress.add(int64(len(leaf)) * int64(len(leaf)-1) / 2 * leafPairSteps)
+		progress.Add(int64(len(leaf)) * int64(len(leaf)-1) / 2 * leafPairSteps)
 	})
 }
 
 // buildRPTree returns the leaves of one random-projection tree over items
 // (reordered in place; leaves are views into it). Each split adds its
 // items times sp.splitCost() to progress.
-func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int, progress *phaseCounter) [][]int32 {
+func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, workers int, progress *Phase) [][]int32 {
 	type task struct {
 		items []int32
 		seed  uint64
@@ -644,7 +649,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		for len(t.items) > leafSize {
 			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
 			m := sp.split(t.items, rng, proj)
-			progress.add(int64(len(t.items)) * sp.splitCost())
+			progress.Add(int64(len(t.items)) * sp.splitCost())
 			left := task{t.items[:m], rng.Uint64()}
 			t = task{t.items[m:], rng.Uint64()}
 			rec(left, proj)
@@ -661,7 +666,7 @@ func buildRPTree(sp approxSpace, items []int32, leafSize int, seed uint64, worke
 		for _, t := range tasks {
 			rng := rand.New(rand.NewPCG(t.seed, uint64(len(t.items))))
 			m := sp.split(t.items, rng, proj)
-			progress.add(int64(len(t.items)) * sp.splitCost())
+			progress.Add(int64(len(t.items)) * sp.splitCost())
 			next = append(next, task{t.items[:m], rng.Uint64()}, task{t.items[m:], rng.Uint64()})
 		}
 		tasks = next
@@ -795,13 +800,13 @@ func sortPairs(items []int32, key []float32) {
 // permuted). The exact distance reads the original features (src, float64
 // or float32 as given): item p of a permuted space is item perm[p] of src.
 type denseSpace struct {
-	src    denseSrc
+	src    Dense
 	perm   []int32 // nil: the identity
 	d      int
 	w      []float32
 	norm2  []float32 // squared norms of the working rows
 	cosine bool
-	// shared: w is src.x32.Data itself. moved (of a space permuted from a
+	// shared: w is src.F32.Data itself. moved (of a space permuted from a
 	// shared one): src's rows were moved into this space's order, restore
 	// moves them back.
 	shared bool
@@ -810,11 +815,11 @@ type denseSpace struct {
 }
 
 func newDenseSpace(x [][]float64, metric string) (*denseSpace, error) {
-	return newDenseSpaceOf(denseSrc{x64: x}, metric)
+	return newDenseSpaceOf(Dense{F64: x}, metric)
 }
 
-func newDenseSpaceOf(src denseSrc, metric string) (*denseSpace, error) {
-	if err := src.check(); err != nil {
+func newDenseSpaceOf(src Dense, metric string) (*denseSpace, error) {
+	if err := src.Check(); err != nil {
 		return nil, err
 	}
 	n, d := src.n(), src.d()
@@ -826,11 +831,11 @@ func newDenseSpaceOf(src denseSrc, metric string) (*denseSpace, error) {
 			return nil, err
 		}
 		sp.w = w
-	case src.x32.Data != nil:
-		sp.w, sp.shared = src.x32.Data, true
+	case src.F32.Data != nil:
+		sp.w, sp.shared = src.F32.Data, true
 	default:
 		sp.w = make([]float32, n*d)
-		for i, row := range src.x64 {
+		for i, row := range src.F64 {
 			for c, v := range row {
 				sp.w[i*d+c] = float32(v)
 			}
@@ -847,7 +852,7 @@ func newDenseSpaceOf(src denseSrc, metric string) (*denseSpace, error) {
 // spread, |m|^2 <= mean |x - m|^2 (in float64): then the working rows need
 // not be centred, the squared norms being at most about twice the centred
 // ones on average.
-func nearCentred(src denseSrc) bool {
+func nearCentred(src Dense) bool {
 	n, d := src.n(), src.d()
 	buf := make([]float64, d)
 	mean := make([]float64, d)
@@ -909,7 +914,7 @@ func (s *denseSpace) permuted(perm []int32) approxSpace {
 // keeps only n afterwards.
 func (s *denseSpace) restore() {
 	if s.moved != nil {
-		unmoveRows(s.src.x32.Data, s.d, s.moved)
+		unmoveRows(s.src.F32.Data, s.d, s.moved)
 		s.moved = nil
 	}
 	s.dropWorking()
@@ -995,7 +1000,7 @@ func (s *denseSpace) exact(i, j int) float64 {
 	if s.perm != nil {
 		i, j = int(s.perm[i]), int(s.perm[j])
 	}
-	return s.src.dist(i, j, s.cosine)
+	return s.src.Dist(i, j, s.cosine)
 }
 
 func (s *denseSpace) splitCost() int64 { return 1 }
@@ -1087,7 +1092,7 @@ func (s *bitsSpace) workMany(i int32, js []int32, out []float32) {
 }
 
 func (s *bitsSpace) exact(i, j int) float64 {
-	return tanimotoFromCounts(andCount(s.row(i), s.row(j)), int(s.count[i]), int(s.count[j]))
+	return tanimotoFromCounts(AndCount(s.row(i), s.row(j)), int(s.count[i]), int(s.count[j]))
 }
 
 func (s *bitsSpace) splitCost() int64 { return 2 }
@@ -1117,10 +1122,10 @@ func popcount(row []uint64) int {
 	return c
 }
 
-// andCount is |a AND b|, the popcount of the words' intersection (b at
+// AndCount is |a AND b|, the popcount of the words' intersection (b at
 // least as long as a). Four independent sums let the processor overlap the
 // popcounts: 1.3x a plain loop on 2,048-bit rows (BenchmarkAndCount).
-func andCount(a, b []uint64) int {
+func AndCount(a, b []uint64) int {
 	b = b[:len(a)]
 	var c0, c1, c2, c3 int
 	i := 0
@@ -1137,7 +1142,7 @@ func andCount(a, b []uint64) int {
 	return c0 + c1 + c2 + c3
 }
 
-// andCount4 is andCount(a, b) for four rows b0..b3 at once (each at least
+// andCount4 is AndCount(a, b) for four rows b0..b3 at once (each at least
 // as long as a): one pass over a, the four rows' words read side by side so
 // that their cache misses overlap.
 func andCount4(a, b0, b1, b2, b3 []uint64) [4]int {
@@ -1166,7 +1171,7 @@ func tanimotoFromCounts(and, ca, cb int) float64 {
 // releaseMemoryItems is the pool size from which releaseMemory acts.
 const releaseMemoryItems = 1 << 17
 
-// releaseMemory, on a pool of n >= releaseMemoryItems items, collects the
+// ReleaseMemory, on a pool of n >= releaseMemoryItems items, collects the
 // garbage and returns the freed memory to the operating system now
 // (debug.FreeOSMemory: one collection, well under a second on a heap of
 // large pointer-free arrays). Called where a phase of the approximate
@@ -1174,7 +1179,7 @@ const releaseMemoryItems = 1 << 17
 // allocates its own: else the collector (GOGC = 100) lets the heap grow to
 // twice what was live at its last collection first, and the peak memory
 // holds both phases' arrays.
-func releaseMemory(n int) {
+func ReleaseMemory(n int) {
 	if n >= releaseMemoryItems {
 		debug.FreeOSMemory()
 	}

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"cmp"
@@ -17,7 +17,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
-// Metric names: the feature-space distances a Pool can use.
+// Metric names: the feature-space distances of a pool (datasets.Pool).
 const (
 	MetricEuclidean = "euclidean" // |a - b|
 	MetricCosine    = "cosine"    // 1 - a.b / (|a| |b|)
@@ -115,7 +115,7 @@ func denseKNN(x [][]float64, k int, metric string, workers int, progress func(do
 	if err := checkDense(x); err != nil {
 		return nil, err
 	}
-	w, err := workingRows[float64](denseSrc{x64: x}, metric == MetricCosine)
+	w, err := workingRows[float64](Dense{F64: x}, metric == MetricCosine)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func checkDense(x [][]float64) error {
 // mean (Euclidean) or scaled to unit length (cosine: the squared Euclidean
 // distance of unit vectors is twice the cosine distance), computed in
 // float64 and stored as T. A zero row is an error for cosine.
-func workingRows[T float32 | float64](x denseSrc, cosine bool) ([]T, error) {
+func workingRows[T float32 | float64](x Dense, cosine bool) ([]T, error) {
 	n, d := x.n(), x.d()
 	w := make([]T, n*d)
 	buf := make([]float64, d)
@@ -650,7 +650,7 @@ func bitsKNN(b [][]uint64, k int, workers int, progress func(done, total int64))
 					continue
 				}
 				// two empty fingerprints: similarity 1
-				v := tanimotoFromCounts(andCount(bi, b[j]), count[i], count[j])
+				v := tanimotoFromCounts(AndCount(bi, b[j]), count[i], count[j])
 				if v > tau {
 					continue
 				}

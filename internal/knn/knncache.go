@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"bufio"
@@ -47,19 +47,19 @@ var (
 // feature's bytes (float64 bits or fingerprint words, little-endian).
 func KNNCacheKey(dense [][]float64, bits [][]uint64, k int, metric string) string {
 	if dense == nil {
-		return knnCacheKey(denseSrc{}, bits, k, metric, nil)
+		return knnCacheKey(Dense{}, bits, k, metric, nil)
 	}
-	return knnCacheKey(denseSrc{x64: dense}, bits, k, metric, nil)
+	return knnCacheKey(Dense{F64: dense}, bits, k, metric, nil)
 }
 
 // knnCacheKey is KNNCacheKey of dense rows held either way: float32 rows
 // are hashed as their float64 values, so the key is that of the same
 // values held as float64.
-func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string, progress *phaseCounter) string {
+func knnCacheKey(dense Dense, bits [][]uint64, k int, metric string, progress *Phase) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00k=%d\x00", knnCacheVersion, metric, k)
 	var buf []byte
-	if n := dense.n(); dense.x64 != nil || dense.x32.Data != nil {
+	if n := dense.n(); dense.F64 != nil || dense.F32.Data != nil {
 		fmt.Fprintf(h, "dense %d", n)
 		row := make([]float64, dense.d())
 		for i := range n {
@@ -69,7 +69,7 @@ func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string, progress
 				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 			}
 			h.Write(buf)
-			progress.at(int64(i + 1))
+			progress.At(int64(i + 1))
 		}
 	} else {
 		fmt.Fprintf(h, "bits %d", len(bits))
@@ -79,7 +79,7 @@ func knnCacheKey(dense denseSrc, bits [][]uint64, k int, metric string, progress
 				buf = binary.LittleEndian.AppendUint64(buf, v)
 			}
 			h.Write(buf)
-			progress.at(int64(i + 1))
+			progress.At(int64(i + 1))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -109,7 +109,7 @@ func (s CacheStatus) String() string {
 // the format without one), on fileio.CacheWarnings.
 // Exactly one of dense and bits is used: bits when metric is tanimoto.
 func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metric string, workers int) (*KNNGraph, CacheStatus, error) {
-	g, info, err := BuildGraph(cacheDir, dense, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
+	g, info, err := BuildGraph(cacheDir, Dense{F64: dense}, bits, k, metric, KNNExact, GraphOptions{Workers: workers})
 	if info.CacheNote != "" {
 		// The paper pools have no notes of their own: said where cache
 		// warnings go (stderr).
@@ -262,11 +262,11 @@ func decodeKNN(r io.Reader, size int64, key []byte, n, k int, metric string) (*K
 // scores).
 var floatsMagic = [8]byte{'Q', 'V', 'S', 'F', 'L', 'T', '0', '1'}
 
-// cachedFloats returns the float64 array stored under cacheDir/sub/key.bin
+// CachedFloats returns the float64 array stored under cacheDir/sub/key.bin
 // if it is intact and has length want; otherwise it calls compute and stores
 // the result atomically. With cacheDir == "" it just computes. Layout: magic,
 // uint64 length, the values, SHA-256 of everything before.
-func cachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64, error)) ([]float64, CacheStatus, error) {
+func CachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64, error)) ([]float64, CacheStatus, error) {
 	if cacheDir == "" {
 		v, err := compute()
 		return v, CacheOff, err

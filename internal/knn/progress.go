@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import "sync/atomic"
 
@@ -15,42 +15,42 @@ import "sync/atomic"
 // (both with done = 0).
 type ProgressFunc func(phase, unit string, done, total int64)
 
-// phaseCounter counts one phase's work and reports it; a nil one (no
+// Phase counts one phase's work and reports it; a nil one (no
 // ProgressFunc) does nothing.
-type phaseCounter struct {
+type Phase struct {
 	f           ProgressFunc
 	phase, unit string
 	total       int64
 	done        atomic.Int64
 }
 
-// startPhase announces a phase of total units to f (nil: returns nil).
-func startPhase(f ProgressFunc, phase, unit string, total int64) *phaseCounter {
+// StartPhase announces a phase of total units to f (nil: returns nil).
+func StartPhase(f ProgressFunc, phase, unit string, total int64) *Phase {
 	if f == nil {
 		return nil
 	}
 	f(phase, unit, 0, total)
-	return &phaseCounter{f: f, phase: phase, unit: unit, total: total}
+	return &Phase{f: f, phase: phase, unit: unit, total: total}
 }
 
-// add records n more units done.
-func (c *phaseCounter) add(n int64) {
+// Add records n more units done.
+func (c *Phase) Add(n int64) {
 	if c == nil || n == 0 {
 		return
 	}
 	c.f(c.phase, c.unit, c.done.Add(n), c.total)
 }
 
-// finish reports the phase complete (done = total).
-func (c *phaseCounter) finish() {
+// Finish reports the phase complete (done = total).
+func (c *Phase) Finish() {
 	if c != nil {
 		c.f(c.phase, c.unit, c.total, c.total)
 	}
 }
 
-// at reports done units when done is a multiple of 65,536 (a phase run on
+// At reports done units when done is a multiple of 65,536 (a phase run on
 // one goroutine, counting rows as it goes).
-func (c *phaseCounter) at(done int64) {
+func (c *Phase) At(done int64) {
 	if c != nil && done&0xffff == 0 && done > 0 {
 		c.done.Store(done)
 		c.f(c.phase, c.unit, done, c.total)

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // countingSpace counts the distances an approxSpace measures: work and
@@ -100,14 +102,14 @@ func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 		opt   ApproxOptions
 	}{
 		{"dense", func() approxSpace {
-			sp, err := newDenseSpace(clusteredGaussian(1500, 8, 12, 3), MetricEuclidean)
+			sp, err := newDenseSpace(testutil.ClusteredGaussian(1500, 8, 12, 3), MetricEuclidean)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return sp
 		}, 10, ApproxOptions{Seed: 5, Workers: 3, RecallRows: 50}},
 		{"dense, reverse lists in chunks", func() approxSpace {
-			sp, err := newDenseSpace(clusteredGaussian(1500, 8, 12, 3), MetricEuclidean)
+			sp, err := newDenseSpace(testutil.ClusteredGaussian(1500, 8, 12, 3), MetricEuclidean)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +168,7 @@ func TestApproxKNNProgressCountsTheWork(t *testing.T) {
 // (buildRPTree), its split items counted as they are made and its leaf
 // pairs summed from the leaves.
 func TestRPTreeWork(t *testing.T) {
-	x := clusteredGaussian(3000, 4, 5, 1)
+	x := testutil.ClusteredGaussian(3000, 4, 5, 1)
 	for _, c := range []struct{ n, leaf int }{{1, 48}, {48, 48}, {49, 48}, {97, 48}, {1000, 48}, {3000, 48}, {2999, 7}} {
 		sp, err := newDenseSpace(x[:c.n], MetricEuclidean)
 		if err != nil {
@@ -178,7 +180,7 @@ func TestRPTreeWork(t *testing.T) {
 		}
 		var count, works atomic.Int64
 		log := &phaseLog{count: &count, works: &works}
-		pc := startPhase(log.report, "tree", "distances", 1<<40)
+		pc := StartPhase(log.report, "tree", "distances", 1<<40)
 		leaves := buildRPTree(countingSpace{sp, &count, &works}, items, c.leaf, 9, 3, pc)
 		var pairs int64
 		for _, l := range leaves {
@@ -218,7 +220,7 @@ func BenchmarkSampleKth(b *testing.B) {
 // TestSampleKthPerm: the recall sample read in the original order gives
 // the k-th distances of reading it through the renumbering, bit for bit.
 func TestSampleKthPerm(t *testing.T) {
-	x := clusteredGaussian(700, 5, 6, 2)
+	x := testutil.ClusteredGaussian(700, 5, 6, 2)
 	orig, sp, perm, err := permutedPair(x, 4)
 	if err != nil {
 		t.Fatal(err)

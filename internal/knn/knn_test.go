@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"cmp"
@@ -151,9 +151,26 @@ func TestBitsKNNMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		idx, ds := bruteKNN(tc.n, tc.k, func(i, j int) float64 { return 1 - Tanimoto(b[i], b[j]) })
+		idx, ds := bruteKNN(tc.n, tc.k, func(i, j int) float64 { return 1 - bruteTanimoto(b[i], b[j]) })
 		checkGraph(t, fmt.Sprintf("n=%d,k=%d", tc.n, tc.k), g, idx, ds)
 	}
+}
+
+// bruteTanimoto is |a AND b| / |a OR b| counted bit by bit (1 for two
+// empty vectors), the definition the graph's distances must match.
+func bruteTanimoto(a, b []uint64) float64 {
+	and, or := 0, 0
+	for w := range a {
+		for bit := range 64 {
+			x, y := a[w]>>bit&1, b[w]>>bit&1
+			and += int(x & y)
+			or += int(x | y)
+		}
+	}
+	if or == 0 {
+		return 1
+	}
+	return float64(and) / float64(or)
 }
 
 func BenchmarkDenseKNN(b *testing.B) {
@@ -203,14 +220,14 @@ func TestDenseKNNRefusesHugeFeatures(t *testing.T) {
 	x[7][1] = -1e155
 	for _, m := range []string{MetricEuclidean, MetricCosine} {
 		for _, method := range []string{KNNExact, KNNApprox} {
-			_, _, err := BuildGraph("", x, nil, 4, m, method, GraphOptions{Workers: 1})
+			_, _, err := BuildGraph("", Dense{F64: x}, nil, 4, m, method, GraphOptions{Workers: 1})
 			if err == nil || !strings.Contains(err.Error(), "item 7, feature 1") {
 				t.Errorf("%s %s: %v, want an error naming item 7, feature 1", m, method, err)
 			}
 		}
 	}
 	x[7][1] = MaxFeature
-	if _, _, err := BuildGraph("", x, nil, 4, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); err != nil {
+	if _, _, err := BuildGraph("", Dense{F64: x}, nil, 4, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); err != nil {
 		t.Errorf("a feature of %g: %v", MaxFeature, err)
 	}
 }

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"bytes"
@@ -90,7 +90,7 @@ func TestCachedFloats(t *testing.T) {
 	calls := 0
 	compute := func() ([]float64, error) { calls++; return []float64{1, 2.5, -3}, nil }
 	for i, want := range []CacheStatus{CacheMiss, CacheHit} {
-		v, st, err := cachedFloats(cache, "pca", "k", 3, compute)
+		v, st, err := CachedFloats(cache, "pca", "k", 3, compute)
 		if err != nil || st != want || !slices.Equal(v, []float64{1, 2.5, -3}) {
 			t.Fatalf("call %d: %v %v %v", i, v, st, err)
 		}
@@ -99,11 +99,11 @@ func TestCachedFloats(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	data[20] ^= 1
 	os.WriteFile(path, data, 0o644)
-	if _, st, _ := cachedFloats(cache, "pca", "k", 3, compute); st != CacheRecovered || calls != 2 {
+	if _, st, _ := CachedFloats(cache, "pca", "k", 3, compute); st != CacheRecovered || calls != 2 {
 		t.Errorf("corrupt: status %v after %d computations, want recovered after 2", st, calls)
 	}
 	// A stored array of another length is not accepted.
-	if _, st, _ := cachedFloats(cache, "pca", "k", 4, func() ([]float64, error) { return make([]float64, 4), nil }); st != CacheRecovered {
+	if _, st, _ := CachedFloats(cache, "pca", "k", 4, func() ([]float64, error) { return make([]float64, 4), nil }); st != CacheRecovered {
 		t.Errorf("wrong length: status %v, want recovered", st)
 	}
 }
@@ -136,7 +136,7 @@ func TestCacheWriteFailureIsAWarning(t *testing.T) {
 			t.Fatalf("CachedKNN with an unwritable cache: %v", err)
 		}
 	}
-	v, _, err := cachedFloats(cache, "pca", "k", 3, func() ([]float64, error) { return []float64{1, 2, 3}, nil })
+	v, _, err := CachedFloats(cache, "pca", "k", 3, func() ([]float64, error) { return []float64{1, 2, 3}, nil })
 	if err != nil || !slices.Equal(v, []float64{1, 2, 3}) {
 		t.Fatalf("cachedFloats with an unwritable cache: %v %v", v, err)
 	}
@@ -259,7 +259,7 @@ func TestKNNCacheTiedToKey(t *testing.T) {
 		}
 		// Planted again for BuildGraph (CachedKNN replaced it).
 		plant()
-		g, info, err := BuildGraph(cache, a, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1})
+		g, info, err := BuildGraph(cache, Dense{F64: a}, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestKNNCacheTiedToKey(t *testing.T) {
 		if !slices.Equal(g.Index, want.Index) || !slices.Equal(g.Distance, want.Distance) {
 			t.Errorf("%s: the graph is not pool a's", how)
 		}
-		if _, info, _ := BuildGraph(cache, a, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); info.Status != CacheHit {
+		if _, info, _ := BuildGraph(cache, Dense{F64: a}, nil, 5, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); info.Status != CacheHit {
 			t.Errorf("%s: rebuilt entry not a hit next time: %v", how, info.Status)
 		}
 	}

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"fmt"
@@ -6,36 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
-
-// clusteredGaussian draws n points in d dimensions around c centres (spread
-// 10 per axis, unit noise).
-func clusteredGaussian(n, d, c int, seed uint64) [][]float64 {
-	return clusteredGaussianSpread(n, d, c, 10, seed)
-}
-
-// clusteredGaussianSpread: centres N(0, spread^2) per axis, unit noise
-// around them (spread 2: clusters overlap, as in scripts/knn-bench.sh).
-func clusteredGaussianSpread(n, d, c int, spread float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	centres := make([][]float64, c)
-	for a := range centres {
-		centres[a] = make([]float64, d)
-		for j := range centres[a] {
-			centres[a][j] = spread * rng.NormFloat64()
-		}
-	}
-	back := make([]float64, n*d)
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = back[i*d : (i+1)*d]
-		ctr := centres[rng.IntN(c)]
-		for j := range x[i] {
-			x[i][j] = ctr[j] + rng.NormFloat64()
-		}
-	}
-	return x
-}
 
 // trueRecall compares g with the exact graph ex: a neighbour of g counts as
 // found if its distance is at most the exact k-th distance of its row.
@@ -77,7 +50,7 @@ func checkApproxRows(t *testing.T, g *KNNGraph, exact func(i, j int) float64) {
 
 func TestApproxDenseKNNRecall(t *testing.T) {
 	for _, metric := range []string{MetricEuclidean, MetricCosine} {
-		x := clusteredGaussian(6000, 32, 20, 7)
+		x := testutil.ClusteredGaussian(6000, 32, 20, 7)
 		ex, err := DenseKNN(x, 20, metric, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +77,7 @@ func TestApproxDenseKNNRecall(t *testing.T) {
 }
 
 func TestApproxKNNDeterministic(t *testing.T) {
-	x := clusteredGaussian(3000, 16, 10, 3)
+	x := testutil.ClusteredGaussian(3000, 16, 10, 3)
 	g1, _, err := ApproxDenseKNN(x, 10, MetricEuclidean, ApproxOptions{Seed: 5, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -141,34 +114,8 @@ func TestApproxKNNSmallExact(t *testing.T) {
 	}
 }
 
-// clusteredBits: fingerprints of nbits, each a centre's bits with every bit
-// flipped with probability 0.05, centres with 10% of bits set.
-func clusteredBits(n, nbits, c int, seed uint64) [][]uint64 {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	words := (nbits + 63) / 64
-	centres := make([][]uint64, c)
-	for a := range centres {
-		centres[a] = make([]uint64, words)
-		for b := 0; b < nbits; b++ {
-			if rng.Float64() < 0.1 {
-				centres[a][b/64] |= 1 << (b % 64)
-			}
-		}
-	}
-	x := make([][]uint64, n)
-	for i := range x {
-		x[i] = slices.Clone(centres[rng.IntN(c)])
-		for b := 0; b < nbits; b++ {
-			if rng.Float64() < 0.05 {
-				x[i][b/64] ^= 1 << (b % 64)
-			}
-		}
-	}
-	return x
-}
-
 func TestApproxBitsKNNRecall(t *testing.T) {
-	b := clusteredBits(4000, 512, 30, 9)
+	b := testutil.ClusteredBits(4000, 512, 30, 9)
 	ex, err := BitsKNN(b, 20, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +137,9 @@ func TestApproxBitsKNNRecall(t *testing.T) {
 
 // benchPool is the pool of scripts/knn-bench.sh: n/1000 overlapping
 // clusters (centres N(0, 2^2) per axis, unit noise) in 32 dimensions.
-func benchPool(n int) [][]float64 { return clusteredGaussianSpread(n, 32, max(n/1000, 10), 2, 1) }
+func benchPool(n int) [][]float64 {
+	return testutil.ClusteredGaussianSpread(n, 32, max(n/1000, 10), 2, 1)
+}
 
 // BenchmarkApproxDenseKNN against BenchmarkDenseKNNClustered (the exact
 // graph) on the same pools, k = 20: where ApproxMinItems comes from.
@@ -235,7 +184,7 @@ func BenchmarkApproxBitsKNN(b *testing.B) {
 		name string
 		make func(n int) [][]uint64
 	}{
-		{"clustered", func(n int) [][]uint64 { return clusteredBits(n, 2048, max(n/1000, 30), 5) }},
+		{"clustered", func(n int) [][]uint64 { return testutil.ClusteredBits(n, 2048, max(n/1000, 30), 5) }},
 		{"fingerprints", func(n int) [][]uint64 { return fpLikeBits(n, 1) }},
 	}
 	for _, p := range pools {
@@ -272,7 +221,7 @@ func TestAndCount(t *testing.T) {
 					}
 				}
 			}
-			if got := andCount(a, b); got != want {
+			if got := AndCount(a, b); got != want {
 				t.Fatalf("%d words: andCount %d, bit by bit %d", words, got, want)
 			}
 		}
@@ -282,13 +231,13 @@ func TestAndCount(t *testing.T) {
 // BenchmarkAndCount: |a AND b| of 2,048-bit rows, the unrolled andCount
 // against the plain loop it replaced (in cache: the kernel's own cost).
 func BenchmarkAndCount(b *testing.B) {
-	x := clusteredBits(64, 2048, 4, 1)
+	x := testutil.ClusteredBits(64, 2048, 4, 1)
 	sink := 0
 	b.Run("unrolled", func(b *testing.B) {
 		for b.Loop() {
 			for i := range x {
 				for j := range x {
-					sink += andCount(x[i], x[j])
+					sink += AndCount(x[i], x[j])
 				}
 			}
 		}
@@ -324,7 +273,7 @@ func TestAndCount4(t *testing.T) {
 		a := rows[0][:words]
 		got := andCount4(a, rows[1], rows[2], rows[3], rows[4])
 		for q := range 4 {
-			if want := andCount(a, rows[q+1]); got[q] != want {
+			if want := AndCount(a, rows[q+1]); got[q] != want {
 				t.Fatalf("%d words, row %d: andCount4 %d, andCount %d", words, q, got[q], want)
 			}
 		}
@@ -336,7 +285,7 @@ func TestAndCount4(t *testing.T) {
 // layouts) and dense rows (both metrics).
 func TestWorkMany(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	b := clusteredBits(50, 300, 4, 2)
+	b := testutil.ClusteredBits(50, 300, 4, 2)
 	bs := newBitsSpace(b)
 	perm := make([]int32, 50)
 	for i := range perm {
@@ -369,7 +318,7 @@ func TestWorkMany(t *testing.T) {
 }
 
 func TestApproxBitsKNNDeterministic(t *testing.T) {
-	b := clusteredBits(3000, 512, 20, 4)
+	b := testutil.ClusteredBits(3000, 512, 20, 4)
 	g1, _, err := ApproxBitsKNN(b, 10, ApproxOptions{Seed: 5, Workers: 1, RecallRows: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +351,7 @@ func BenchmarkAndCount4(b *testing.B) {
 	b.Run("one", func(b *testing.B) {
 		for b.Loop() {
 			for _, j := range js {
-				sink += andCount(a, row(j))
+				sink += AndCount(a, row(j))
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package datasets
+package knn
 
 import (
 	"fmt"
@@ -177,7 +177,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 				// more; the smaller buffer is freed before the larger
 				// one is taken.
 				rev.e = nil
-				releaseMemory(n)
+				ReleaseMemory(n)
 				rev.reserve(need + need/8)
 			}
 		}
@@ -200,9 +200,9 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 	var est func() float64
 	estWork := int64(0)
 	if opt.RecallRows > 0 {
-		rs := startPhase(opt.Progress, "kNN graph: recall sample", "distances", sampleKthWork(n, opt.RecallRows))
+		rs := StartPhase(opt.Progress, "kNN graph: recall sample", "distances", sampleKthWork(n, opt.RecallRows))
 		sample, kth := sampleKth(n, k, origExact, perm, opt.RecallRows, opt.Seed^0x6a09e667f3bcc909, opt.Workers, rs)
-		rs.finish()
+		rs.Finish()
 		estWork = int64(len(sample)) * int64(k)
 		est = func() float64 {
 			found := 0
@@ -250,14 +250,14 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		// 2-3. Reverse lists and local joins, chunk by chunk of rows (the
 		// pairs of every join counted first for the progress, which builds
 		// each chunk's lists twice when there are several).
-		var phase *phaseCounter
+		var phase *Phase
 		if opt.Progress != nil {
 			var pairs atomic.Int64
 			overChunks(false, 4096, func(sc *scratch, v int) int64 {
 				members(sc, v, round, 0)
 				return joinPairs(len(sc.sNew), len(sc.sOld))
 			}, func(t int64) { pairs.Add(t) })
-			phase = startPhase(opt.Progress, fmt.Sprintf("kNN graph: round %d (at most %d)", round+1, opt.MaxIter),
+			phase = StartPhase(opt.Progress, fmt.Sprintf("kNN graph: round %d (at most %d)", round+1, opt.MaxIter),
 				"pairs", pairs.Load()+estWork)
 		}
 		overChunks(opt.Progress != nil, 256, func(sc *scratch, v int) int64 {
@@ -291,7 +291,7 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 				sc.mine = mine
 			}
 			return joinPairs(len(sNew), len(sOld))
-		}, phase.add)
+		}, phase.Add)
 		// 4. Entries that entered a row this round and held.
 		var updates atomic.Int64
 		parallel.Blocks(n, 4096, opt.Workers, func(_, lo, hi int) {
@@ -310,9 +310,9 @@ func localJoinRounds(sp approxSpace, h *candHeap, k int, opt ApproxOptions, perm
 		r := -1.0
 		if est != nil {
 			r = est()
-			phase.add(estWork)
+			phase.Add(estWork)
 		}
-		phase.finish()
+		phase.Finish()
 		if float64(updates.Load()) < opt.Delta*float64(n)*float64(k) &&
 			(est == nil || r >= stopRecall || r < last+stopRecallGain) {
 			break

@@ -10,6 +10,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -139,7 +140,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 			for j, v := range ob.Values {
 				row = append(row, sp.Format(j, v))
 			}
-			rows = append(rows, append(row, fullPrecision(sign*ob.Value), strconv.Itoa(ob.Region)))
+			rows = append(rows, append(row, cli.Float(sign*ob.Value), strconv.Itoa(ob.Region)))
 		}
 	} else {
 		K, err := datasets.ReadKernelMatrix(o.kernel)
@@ -164,7 +165,7 @@ func runBayesoptSolutions(c *cobra.Command, g *GlobalOptions, o *solutionsOption
 		vs = setVS
 		head = []string{"rank", "index", "id", "value"}
 		for r, e := range chosen {
-			rows = append(rows, []string{strconv.Itoa(r + 1), strconv.Itoa(e.Index), ids[e.Index], fullPrecision(e.Value)})
+			rows = append(rows, []string{strconv.Itoa(r + 1), strconv.Itoa(e.Index), ids[e.Index], cli.Float(e.Value)})
 		}
 	}
 	if o.format == formatJSON {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
@@ -82,7 +83,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 	}
 	// The kernel takes long to read when large: the smaller files are
 	// checked first.
-	if err := checkReadable(f.observed, d.ids); err != nil {
+	if err := cli.CheckReadable(f.observed, d.ids); err != nil {
 		return err
 	}
 	K, err := datasets.ReadKernelMatrix(d.kernel)
@@ -158,7 +159,7 @@ func runDiscreteSuggest(c *cobra.Command, g *GlobalOptions, f *suggestCommon, in
 		}
 		rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(i), id, "", "", ""}
 		if acq != nil {
-			rows[r][3], rows[r][4], rows[r][5] = fullPrecision(ucb[i]), fullPrecision(acq.Mean[i]), fullPrecision(acq.SD[i])
+			rows[r][3], rows[r][4], rows[r][5] = cli.Float(ucb[i]), cli.Float(acq.Mean[i]), cli.Float(acq.SD[i])
 		}
 	}
 	header := []string{"rank", "index", "id", "ucb", "mean", "sd"}

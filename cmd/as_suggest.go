@@ -190,15 +190,7 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	t, r := o.as.table, &o.run
 	g.table = t
 	t.Apply()
-	given := func(flags []string) (out []string) {
-		for _, f := range flags {
-			if t.Changed(f) {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	r.LabelFlags, r.ScoreFlags = given(t.FlagsInside(&r.Labels)), given(t.FlagsInside(&r.Scores))
+	r.LabelFlags, r.ScoreFlags = givenFlags(t, &r.Labels), givenFlags(t, &r.Scores)
 	r.QGiven, r.Labels.PriorGiven, r.Labels.RemainingGiven = t.Changed("q"), t.Changed("prior"), t.Changed("remaining")
 	r.Scores.HitThresholdGiven, r.Scores.HitTopFractionGiven, r.Scores.CandidatesGiven = t.Changed("hit-threshold"), t.Changed("hit-top-fraction"), t.Changed("candidates")
 	r.OwnGraph = t.Changed("graph") || t.Changed("kernel")

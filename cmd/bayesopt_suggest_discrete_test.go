@@ -206,7 +206,7 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"batch", []string{"--kernel", kernel, "--observed", good, "--batch", "0"}, 2, "--batch 0: expected 1 to 300"},
 		{"method", []string{"--kernel", kernel, "--observed", good, "--method", "turbo"}, 2, `--method "turbo"`},
 		{"q", []string{"--kernel", kernel, "--observed", good, "--q", "-1"}, 2, "--q"},
-		{"format", []string{"--kernel", kernel, "--observed", good, "--format", "xml"}, 2, `--format "xml"`},
+		{"format", []string{"--kernel", kernel, "--observed", good, "--format", "xml"}, 2, `"xml" for "--format" flag: expected csv, table or json`},
 		{"beta", []string{"--kernel", kernel, "--observed", good, "--beta", "-1"}, 2, "--beta"},
 		{"init 0", []string{"--kernel", kernel, "--observed", good, "--init", "0"}, 2, "--init must be at least 1"},
 		{"init > n", []string{"--kernel", kernel, "--observed", good, "--init", "7"}, 2, "--init 7 exceeds the 6 candidates"},

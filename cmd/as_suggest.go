@@ -199,7 +199,5 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 		cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
 		return cfg.Pool, cfg.Protocol, err
 	}
-	e, stop := g.env(c)
-	defer stop()
-	return cli.RunASSuggest(e, r)
+	return run(g, c, r, cli.RunASSuggest)
 }

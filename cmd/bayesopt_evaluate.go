@@ -31,9 +31,7 @@ row; nothing is printed then. Rows are evaluated on --workers goroutines.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			g.table = t
 			t.Apply()
-			e, stop := g.env(c)
-			defer stop()
-			return cli.RunEvaluate(e, &o)
+			return run(g, c, &o, cli.RunEvaluate)
 		},
 	}
 	f := c.Flags()

@@ -61,9 +61,7 @@ go to stdout.`, bayesopt.SolutionBandFraction, 100*bayesopt.SolutionBandFraction
 			t.Apply()
 			o.Space.LengthScaleGiven = t.Changed("length-scale")
 			o.SpaceFlags, o.KernelFlags = givenFlags(t, &o.Space), givenFlags(t, &o.Kernel)
-			e, stop := g.env(c)
-			defer stop()
-			return cli.RunSolutions(e, &o)
+			return run(g, c, &o, cli.RunSolutions)
 		},
 	}
 	f := c.Flags()

@@ -42,9 +42,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 			}
 			o.OnKernel, o.InitGiven, o.Continuous.LengthScaleGiven = kernel, t.Changed("init"), t.Changed("length-scale")
 			o.ContinuousFlags, o.DiscreteFlags = givenFlags(t, &o.Continuous), givenFlags(t, &o.Discrete)
-			e, stop := g.env(c)
-			defer stop()
-			return cli.RunBOSuggest(e, &o)
+			return run(g, c, &o, cli.RunBOSuggest)
 		},
 	}
 	// No config file: the keys only name the flag of a refused setting

@@ -46,9 +46,7 @@ be written (disk full) is exit 1. OUT defaults to DIR/eval.`,
 				return err
 			}
 			o.Dir = args[0]
-			e, stop := g.env(c)
-			defer stop()
-			return cli.RunEval(e, *o)
+			return run(g, c, o, cli.RunEval)
 		},
 	}
 	f := c.Flags()

@@ -94,7 +94,5 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 			return usageErrorf("--similarity: %v", err)
 		}
 	}
-	e, stop := g.env(c)
-	defer stop()
-	return cli.RunGraph(e, &cli.GraphOptions{Pool: cfg.Pool, Out: o.out})
+	return run(g, c, &cli.GraphOptions{Pool: cfg.Pool, Out: o.out}, cli.RunGraph)
 }

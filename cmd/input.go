@@ -3,7 +3,6 @@ package cmd
 import (
 	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/spf13/cobra"
 )
 
 // bindItems binds the flags that name the items of score and select to o
@@ -29,12 +28,10 @@ func bindItems(t *configkeys.Table, o *cli.ItemsOptions) {
 	configkeys.Bind(t, fs.Float64Var, "length-scale", "", 0, "rbf: length scale l (default: the median heuristic, the median distance between distinct rows)", &e.LengthScale)
 }
 
-// itemsRun applies t's flags and lists the embeddings-only flags given in
-// o; the Env it returns is the command's (call stop when done).
-func itemsRun(c *cobra.Command, g *GlobalOptions, t *configkeys.Table, o *cli.ItemsOptions) (*cli.Env, func()) {
+// applyItems applies t's flags and lists the embeddings-only flags given
+// in o.
+func applyItems(g *GlobalOptions, t *configkeys.Table, o *cli.ItemsOptions) {
 	g.table = t
 	t.Apply()
 	o.EmbFlags = givenFlags(t, &o.Emb)
-	e, stop := g.env(c)
-	return e, stop
 }

@@ -37,9 +37,8 @@ distance, rescaling every group to look alike.
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 		Args:        cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			e, stop := itemsRun(c, g, t, &o.Items)
-			defer stop()
-			return cli.RunScore(e, &o)
+			applyItems(g, t, &o.Items)
+			return run(g, c, &o, cli.RunScore)
 		},
 	}
 	f := c.Flags()

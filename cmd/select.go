@@ -32,9 +32,8 @@ greedy works in d x d).
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 		Args:        cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			e, stop := itemsRun(c, g, t, &o.Items)
-			defer stop()
-			return cli.RunSelect(e, &o)
+			applyItems(g, t, &o.Items)
+			return run(g, c, &o, cli.RunSelect)
 		},
 	}
 	f := c.Flags()

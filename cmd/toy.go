@@ -34,9 +34,7 @@ their multiplicity.`,
 			if err := resolveSettings(g, t, o, nil); err != nil {
 				return err
 			}
-			e, stop := g.env(c)
-			defer stop()
-			return cli.RunToy(e, *o)
+			return run(g, c, o, cli.RunToy)
 		},
 	}
 	f := c.Flags()

@@ -29,7 +29,8 @@ func DefaultEvalOptions() EvalOptions {
 // RunEval regenerates the paper's tables and figures from the campaigns
 // under o.Dir (eval.Evaluate) and prints what it made: on e.Out, or on
 // e.Err when it failed (stdout stays empty on an error).
-func RunEval(e *Env, o EvalOptions) error {
+func RunEval(e *Env, opts *EvalOptions) error {
+	o := *opts
 	if len(o.Figures) == 1 && o.Figures[0] == "none" {
 		o.Figures = nil
 	}

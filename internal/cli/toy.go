@@ -54,7 +54,7 @@ func (o *ToyOptions) check() error {
 // RunToy reproduces Figure 1 (toy.Figure1) into o.Out: the figure, the
 // points as CSV and config.yaml (the settings, the seed and the version),
 // then one line per panel on e.Out.
-func RunToy(e *Env, o ToyOptions) error {
+func RunToy(e *Env, o *ToyOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func RunToy(e *Env, o ToyOptions) error {
 		ToyOptions `yaml:",inline"`
 		Seed       uint64 `yaml:"seed"`
 		Version    string `yaml:"qvs_version"`
-	}{o, e.Seed, e.Version}
+	}{*o, e.Seed, e.Version}
 	csvPath, figPath, err := toy.WriteResults(o.Out, o.Format, panels, resolved)
 	if err != nil {
 		return err

@@ -166,9 +166,9 @@ the picks so far); stderr describes the fitted GP and counts the hits.`,
 	configkeys.Bind(t, f.BoolVar, "raw-ids", "", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)", &r.RawIDs)
 	// 0/1 labels only (r.Labels) ...
 	configkeys.Bind(t, f.StringVar, "prior", "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)", &o.as.cfg.Prior, &l.Prior)
-	configkeys.Bind(t, f.Float64Var, "threshold", "", l.Threshold, "ECI similarity threshold", &l.Threshold)
-	configkeys.Bind(t, f.Float64Var, "beta", "", l.Beta, "SELECT beta", &l.Beta)
-	configkeys.Bind(t, f.Float64Var, "lambda", "", l.Lambda, "SELECT lambda", &l.Lambda)
+	configkeys.Bind(t, floatVar(f, search.CheckThreshold), "threshold", "", l.Threshold, "ECI similarity threshold", &l.Threshold)
+	configkeys.Bind(t, floatVar(f, search.CheckBeta), "beta", "", l.Beta, "SELECT beta", &l.Beta)
+	configkeys.Bind(t, floatVar(f, search.CheckLambda), "lambda", "", l.Lambda, "SELECT lambda", &l.Lambda)
 	configkeys.Bind(t, f.StringVar, "fantasy", "", l.Fantasy, "fantasised label of batch policies: pessimistic or optimistic", &l.Fantasy)
 	configkeys.Bind(t, f.IntVar, "remaining", "", 0, "ENS: queries left including this batch (default: the config's budget)", &l.Remaining)
 	// ... and scores only (r.Scores).

@@ -101,20 +101,30 @@ func TestASSuggestFlagsFillOptions(t *testing.T) {
 	}
 }
 
-// TestFormatIsAFlagError: a --format outside a command's list is refused
-// when the flags are parsed (exit 2, stdout empty), naming the formats.
-func TestFormatIsAFlagError(t *testing.T) {
-	for _, args := range [][]string{
-		{"score", "--kernel", "k.csv", "--format", "xml"},
-		{"select", "--kernel", "k.csv", "--k", "1", "--format", "xml"},
-		{"as", "suggest", "--pool", "p.csv", "--format", "xml"},
-		{"bayesopt", "suggest", "--space", "s.yaml", "--format", "xml"},
-		{"bayesopt", "solutions", "--space", "s.yaml", "--format", "xml"},
+// TestBadValuesAreFlagErrors: a --format outside a command's list, and a
+// value a settings-table row checks (as suggest's policy settings, its
+// scored choices), are refused when the flags are parsed (exit 2, stdout
+// empty, the run never reached), naming the flag and what it expects.
+func TestBadValuesAreFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"score", "--kernel", "k.csv", "--format", "xml"}, `invalid argument "xml" for "--format" flag: expected table, csv or json`},
+		{[]string{"select", "--kernel", "k.csv", "--k", "1", "--format", "xml"}, `invalid argument "xml" for "--format" flag: expected table, csv or json`},
+		{[]string{"as", "suggest", "--pool", "p.csv", "--format", "xml"}, `invalid argument "xml" for "--format" flag: expected table, csv or json`},
+		{[]string{"bayesopt", "suggest", "--space", "s.yaml", "--format", "xml"}, `invalid argument "xml" for "--format" flag: expected csv, table or json`},
+		{[]string{"bayesopt", "solutions", "--space", "s.yaml", "--format", "xml"}, `invalid argument "xml" for "--format" flag: expected csv, table or json`},
+		{[]string{"as", "suggest", "--pool", "p.csv", "--threshold", "2"}, `invalid argument "2" for "--threshold" flag: 2 is outside [0, 1]`},
+		{[]string{"as", "suggest", "--pool", "p.csv", "--beta", "-1"}, `invalid argument "-1" for "--beta" flag: -1 must be a finite number >= 0`},
+		{[]string{"as", "suggest", "--pool", "p.csv", "--lambda", "x"}, `invalid argument "x" for "--lambda" flag: expected a number`},
+		{[]string{"as", "suggest", "--pool", "p.csv", "--acquisition", "best"}, `invalid argument "best" for "--acquisition" flag: expected ucb`},
 	} {
+		args := c.args
 		optionsHook = func(any) { t.Errorf("%q reached its run function", args) }
 		code, out, stderr := runQVS(t, args...)
 		optionsHook = nil
-		if code != ExitUsage || out != "" || !strings.Contains(stderr, `invalid argument "xml" for "--format" flag: expected `) {
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
 	}

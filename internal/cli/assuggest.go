@@ -48,6 +48,8 @@ type ASSuggestOptions struct {
 }
 
 // LabelSettings are the settings of as suggest that apply to 0/1 labels.
+// Threshold, Beta and Lambda are checked when their flags are parsed
+// (search.CheckThreshold, CheckBeta, CheckLambda).
 type LabelSettings struct {
 	Prior                   string
 	PriorGiven              bool // --prior given (prior: prevalence is refused from a config)
@@ -118,15 +120,6 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	fan, err := search.ParseFantasy(l.Fantasy)
 	if err != nil {
 		return Usagef("--fantasy: %w", err)
-	}
-	for _, chk := range []struct {
-		flag  string
-		check func(float64) error
-		v     float64
-	}{{"threshold", search.CheckThreshold, l.Threshold}, {"beta", search.CheckBeta, l.Beta}, {"lambda", search.CheckLambda, l.Lambda}} {
-		if err := chk.check(chk.v); err != nil {
-			return Usagef("--%s: %v", chk.flag, err)
-		}
 	}
 	if l.RemainingGiven && l.Remaining < o.Batch {
 		return Usagef("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", l.Remaining, o.Batch)

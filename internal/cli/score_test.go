@@ -184,3 +184,5 @@ func TestScoreSelectBadInputs(t *testing.T) {
 		}
 	}
 }
+
+func vendiOrder(q float64) vendi.Order { return vendi.Order(q) }

@@ -194,7 +194,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	}
 	t := Table{Command: "as suggest", Head: []string{"rank", "index", "id", "probability", "qvs"}, SafeIDs: !o.RawIDs,
 		TableHead: []string{"rank", "index", "id", "probability", "qVS_" + q.String()},
-		Round:     RoundColumns(func(v float64) string { return Fixed(v, 4) }, 3, 4),
+		Round:     RoundColumns(Fixed(4), 3, 4),
 		Extra: []Field{{"method", o.Method}, {"q", JSONNumber(float64(q))}, {"prior_a1", s.A1},
 			{"labelled", len(observed)}, {"pending", len(pending)},
 			{"cold_start", s.ColdStart}, {"picked_by", s.PickedBy}}}
@@ -358,8 +358,8 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 			{"minimize", o.Scores.Minimize}, {"scored", r.Scored}, {"failed", r.Failed},
 			{"pending", r.Pending}, {"hit_threshold", thr}, {"hits", r.Hits},
 			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
-	sig4 := RoundColumns(func(v float64) string { return Rounded(v, 4) }, 3, 4, 5)
-	fix4 := RoundColumns(func(v float64) string { return Fixed(v, 4) }, len(head)-2, len(head)-1)
+	sig4 := RoundColumns(Rounded(4), 3, 4, 5)
+	fix4 := RoundColumns(Fixed(4), len(head)-2, len(head)-1)
 	t.Round = func(row []string) {
 		if !r.ColdStart {
 			sig4(row)

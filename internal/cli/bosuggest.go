@@ -303,7 +303,7 @@ func runDiscreteSuggest(e *Env, o *BOSuggestOptions) error {
 	// The table shows 4 significant digits of ucb, mean and sd; csv keeps
 	// full precision.
 	t := Table{Command: "bayesopt suggest", Head: []string{"rank", "index", "id", "ucb", "mean", "sd"}, SafeIDs: !o.RawIDs,
-		Round: RoundColumns(func(v float64) string { return Rounded(v, 4) }, 3, 4, 5)}
+		Round: RoundColumns(Rounded(4), 3, 4, 5)}
 	for r, i := range picks {
 		row := []string{strconv.Itoa(r + 1), strconv.Itoa(i), ids[i], "", "", ""}
 		if acq != nil {

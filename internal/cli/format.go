@@ -22,10 +22,14 @@ func Float(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// Rounded is how an aligned table for people prints a number it rounds:
-// digits significant digits ('g'), the columns of a GP's posterior.
-func Rounded(v float64, digits int) string { return strconv.FormatFloat(v, 'g', digits, 64) }
+// Rounded is how an aligned table for people prints a number it rounds
+// to digits significant digits (%.Ng): the columns of a GP's posterior.
+func Rounded(digits int) func(float64) string {
+	return func(v float64) string { return strconv.FormatFloat(v, 'g', digits, 64) }
+}
 
 // Fixed is how an aligned table prints a score it rounds to decimals
-// places (%.Nf): qVS and probabilities.
-func Fixed(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+// places (%.Nf): VS, qVS and probabilities.
+func Fixed(decimals int) func(float64) string {
+	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+}

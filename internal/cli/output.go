@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -22,14 +23,11 @@ const (
 	FormatJSON  = "json"  // one document (docs/json.md)
 )
 
-// Format is the value of a command's --format flag: one of Allowed,
-// checked when the flag is parsed (a pflag.Value), so a bad word is a
-// flag error (exit 2) that lists the formats the command takes. Commands
-// bind it through their settings table (configkeys.BindValue).
-type Format struct {
-	Value   string
-	Allowed []string
-}
+// Format is the value of a command's --format flag: one of the formats
+// the command allows (configkeys.Choice), checked when the flag is parsed,
+// so a bad word is a flag error (exit 2) that lists them. Commands bind it
+// through their settings table (configkeys.BindValue).
+type Format struct{ configkeys.Choice }
 
 // Formats is a --format of default def among allowed (table, csv and json
 // when none is given).
@@ -37,30 +35,7 @@ func Formats(def string, allowed ...string) Format {
 	if len(allowed) == 0 {
 		allowed = []string{FormatTable, FormatCSV, FormatJSON}
 	}
-	return Format{Value: def, Allowed: allowed}
-}
-
-// Set sets the format to s if the command allows it.
-func (f *Format) Set(s string) error {
-	if !slices.Contains(f.Allowed, s) {
-		return fmt.Errorf("expected %s", orList(f.Allowed))
-	}
-	f.Value = s
-	return nil
-}
-
-// String is the format's name.
-func (f *Format) String() string { return f.Value }
-
-// Type names the flag value's type in --help.
-func (f *Format) Type() string { return "string" }
-
-// orList joins words as "a", "a or b", "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return Format{configkeys.Choice{Value: def, Choices: allowed}}
 }
 
 // Table is a command's rows as every format prints them: Head and Rows
@@ -136,7 +111,7 @@ func (t *Table) Write(w io.Writer, f string) error {
 }
 
 // RoundColumns is a Table.Round that rewrites the non-empty cells of
-// columns cols with format (Fixed or Rounded of the cell's value).
+// columns cols with format (Fixed or Rounded) of the cell's value.
 func RoundColumns(format func(float64) string, cols ...int) func([]string) {
 	return func(r []string) {
 		for _, k := range cols {

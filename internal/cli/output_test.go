@@ -33,8 +33,8 @@ func TestFormatRefusesAtParse(t *testing.T) {
 	if err := f.Set(FormatJSON); err != nil || f.String() != FormatJSON {
 		t.Errorf("Set(json): err %v, value %q", err, f.Value)
 	}
-	if d := Formats(FormatTable); strings.Join(d.Allowed, ",") != "table,csv,json" {
-		t.Errorf("default formats %v", d.Allowed)
+	if d := Formats(FormatTable); strings.Join(d.Choices, ",") != "table,csv,json" {
+		t.Errorf("default formats %v", d.Choices)
 	}
 }
 
@@ -46,7 +46,7 @@ func TestFormatRefusesAtParse(t *testing.T) {
 func TestTableFormats(t *testing.T) {
 	tb := Table{Command: "demo", Head: []string{"rank", "id", "v"}, SafeIDs: true,
 		Rows:      [][]string{{"1", "=A1", "0.123456789"}, {"2", "a\tb", "2"}},
-		TableHead: []string{"rank", "id", "V"}, Round: RoundColumns(func(v float64) string { return Fixed(v, 2) }, 2),
+		TableHead: []string{"rank", "id", "V"}, Round: RoundColumns(Fixed(2), 2),
 		Extra: []Field{{"q", JSONNumber(2)}}}
 	for _, c := range []struct{ format, want string }{
 		{FormatCSV, "rank,id,v\n1,'=A1,0.123456789\n2,a\tb,2\n"},

@@ -68,12 +68,7 @@ func RunScore(e *Env, o *ScoreOptions) error {
 		return WriteIndentedJSON(e.Out, map[string]any{"n": in.N, "scores": rows})
 	}
 	t := Table{Head: []string{"q", "vs"}, TableHead: []string{"q", "VS"}, Right: true,
-		Round: func(r []string) {
-			for k := 1; k < len(r); k++ {
-				v, _ := strconv.ParseFloat(r[k], 64)
-				r[k] = Fixed(v, 6)
-			}
-		}}
+		Round: RoundColumns(Fixed(6), 1, 2)}
 	if in.Quality != nil {
 		t.Head, t.TableHead = append(t.Head, "qvs"), append(t.TableHead, "qVS")
 	}
@@ -107,13 +102,7 @@ func scoreGroups(e *Env, o *ScoreOptions, in *items.Items, note func(int, string
 		}
 		return WriteIndentedJSON(e.Out, doc)
 	}
-	t := Table{Head: []string{"group", "n"}, TableHead: []string{"group", "n"}, Right: true,
-		Round: func(r []string) {
-			for k := 2; k < len(r); k++ {
-				v, _ := strconv.ParseFloat(r[k], 64)
-				r[k] = Fixed(v, 6)
-			}
-		}}
+	t := Table{Head: []string{"group", "n"}, TableHead: []string{"group", "n"}, Right: true}
 	for _, q := range o.Orders {
 		t.Head, t.TableHead = append(t.Head, "vs_q"+q.String()), append(t.TableHead, "VS_"+q.String())
 	}
@@ -122,6 +111,11 @@ func scoreGroups(e *Env, o *ScoreOptions, in *items.Items, note func(int, string
 			t.Head, t.TableHead = append(t.Head, "qvs_q"+q.String()), append(t.TableHead, "qVS_"+q.String())
 		}
 	}
+	scores := make([]int, len(t.Head)-2)
+	for k := range scores {
+		scores[k] = k + 2
+	}
+	t.Round = RoundColumns(Fixed(6), scores...)
 	for _, gs := range out {
 		row := []string{gs.Group, strconv.Itoa(gs.N)}
 		for _, s := range gs.Scores {

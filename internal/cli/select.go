@@ -78,7 +78,7 @@ func RunSelect(e *Env, o *SelectOptions) error {
 	}
 	t.Head = append(t.Head, "qvs")
 	t.TableHead = append(t.Head[:len(t.Head)-1:len(t.Head)-1], "qVS_"+q.String())
-	t.Round = RoundColumns(func(v float64) string { return Fixed(v, 6) }, len(t.Head)-1)
+	t.Round = RoundColumns(Fixed(6), len(t.Head)-1)
 	for r, i := range res.Picks {
 		row := []string{strconv.Itoa(r + 1), strconv.Itoa(i)}
 		if in.IDs != nil {

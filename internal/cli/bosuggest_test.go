@@ -172,3 +172,100 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestContinuousSuggestBadInput: every bad file or option fails with a
+// message naming the file and line, column or key, and nothing on stdout.
+func TestContinuousSuggestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	mixed := writeFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		set   func(o *BOSuggestOptions)
+		code  int
+		want  []string
+	}{
+		{"candidates 0", nil, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Continuous.Candidates = 0 }, ExitUsage, []string{"candidates = 0: must be at least 1"}},
+		{"regions > init", nil, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Init = 2; o.InitGiven = true }, ExitUsage, []string{"init = 2: qvs needs at least regions = 3 initial points"}},
+		{"discrete flag", nil, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.DiscreteFlags = []string{"ids"} }, ExitUsage, []string{"--ids applies only with --kernel"}},
+		{"floor without qvs", nil, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Method = "turbo"
+			o.Continuous.QVSFloor = true
+		}, ExitUsage, []string{"--qvs-floor and --qvs-mode apply to --method qvs only, not turbo"}},
+		{"bad method", nil, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = good; o.Method = "ucb" }, ExitUsage, []string{`--method "ucb"`}},
+		{"bad batch", nil, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = good; o.Batch = 0 }, ExitUsage, []string{"--batch 0"}},
+		{"bad length scale", nil, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = good
+			o.Continuous.LengthScaleGiven = true
+			o.Continuous.LengthScale = -1
+		}, ExitUsage, []string{"--length-scale"}},
+		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Observed = good }, ExitRuntime, []string{"s.yaml", "kind"}},
+		{"space lower >= upper", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 2, upper: 1}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Observed = good }, ExitRuntime, []string{"s.yaml", `parameter 1 ("a")`, "lower"}},
+		{"space log", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, scale: log}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Observed = good }, ExitRuntime, []string{"s.yaml", `"a"`, "scale: log"}},
+		{"space duplicate", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: a, lower: 0, upper: 1}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Observed = good }, ExitRuntime, []string{"s.yaml", "duplicate"}},
+		{"missing space file", nil, func(o *BOSuggestOptions) { o.Continuous.Space = "nope.yaml"; o.Observed = good }, ExitRuntime, []string{"nope.yaml"}},
+		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", `no column "n"`}},
+		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
+		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column value"}},
+		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
+		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
+		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = "e.csv"
+			o.InitGiven = true
+			o.Init = 5
+		}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
+		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = "e.csv"
+			o.InitGiven = true
+			o.Init = 5
+		}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
+		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = "e.csv"
+			o.InitGiven = true
+			o.Init = 5
+		}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},
+		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = good
+			o.Continuous.Pending = "p.csv"
+		}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
+		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", `line 3, column k: "linear" is not one of the choices rbf, poly`}},
+		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column d: must be empty: it applies only when k is poly (here rbf)"}},
+		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column d: is missing"}},
+		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Continuous.Pending = "p.csv" }, ExitRuntime, []string{"p.csv", `line 2, column k: "RBF" is not one of the choices`}},
+		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
+		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
+		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
+		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sub := t.TempDir()
+			for name, body := range c.files {
+				writeFile(t, sub, name, body)
+			}
+			o := DefaultBOSuggestOptions()
+			c.set(&o)
+			for _, p := range []*string{&o.Continuous.Space, &o.Observed, &o.Continuous.Pending} {
+				if _, ok := c.files[*p]; ok {
+					*p = filepath.Join(sub, *p)
+				}
+			}
+			err, stdout, _ := runCmd(t, RunBOSuggest, &o)
+			if ExitCode(err) != c.code || err == nil || stdout != "" {
+				t.Fatalf("exit %d (want %d), stdout %q (want empty); error %v", ExitCode(err), c.code, stdout, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
@@ -245,80 +246,14 @@ func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
 	}
 }
 
-// loadASPool loads the pool of cfg and prepares it for search, saying so
-// on stderr unless quiet.
+// loadASPool loads the pool of cfg and prepares it for search
+// (cli.LoadSearchPool), saying so on stderr unless quiet.
 func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {
-	if !g.Quiet {
-		// A user's pool is named by its file: kind "csv" also reads .npy.
-		what := cfg.Kind
-		if cfg.Kind == "csv" && cfg.CSV.File != "" {
-			what = cfg.CSV.File
-		} else if cfg.Kind == "graph" && cfg.Graph.File != "" {
-			what = cfg.Graph.File
-		}
-		fmt.Fprintf(stderr, "loading pool %s ...\n", what)
-	}
-	pool, err := loadPool(cfg, g, stderr)
-	if err != nil {
-		return nil, err
-	}
-	steps := newStepLog(stderr, g.Quiet)
-	steps.step("kNN model (reverse lists, the diversity kernel's rows)")
-	sp, err := search.NewPool(pool)
-	steps.end()
-	if err != nil {
-		return nil, err
-	}
-	if !g.Quiet {
-		for _, note := range pool.Notes {
-			fmt.Fprintln(stderr, "qvs: "+note)
-		}
-		if pool.Unlabeled {
-			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
-		} else {
-			fmt.Fprintf(stderr, "pool %s: %d items, %d positives\n", pool.Name, pool.Len(), pool.PositiveCount())
-		}
-	}
-	return sp, nil
+	return cli.LoadSearchPool(&cli.Env{Err: stderr, DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Quiet: g.Quiet, KeyName: g.keyName}, cfg)
 }
 
-// describePrior says on stderr which prior a1 the kNN model uses and why;
-// fit is what FitPrior read (nil: a campaign, which re-estimates before
-// every batch).
-func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
-	switch {
-	case prior.Rule == search.PriorEstimate && fit == nil:
-		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
-	case prior.Rule == search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
-			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
-	case prior.Rule == search.PriorPrevalence:
-		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
-	default:
-		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
-	}
-}
-
-// describeColdStart says on stderr which prior a suggestion without labels
-// used and what picked its batch (search.Suggest's cold-start rule).
-func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, method string, q vendi.Order) {
-	if prior.Rule == search.PriorEstimate {
-		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
-	} else {
-		describePrior(w, prior, s.A1, &s.Fit)
-	}
-	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
-	switch {
-	case s.PickedBy == "random":
-		fmt.Fprintln(w, same+"random draws it as always")
-	case q == 0:
-		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
-	case method == s.PickedBy:
-		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
-	default:
-		fmt.Fprintf(w, "%s%s's scores all tie, so the batch is qVS-AS's (as --method qvs): the most diverse under the kNN kernel (greedy on VS_%s); %s ranks once labels are observed\n", same, method, q, method)
-	}
-}
+// describePrior says which prior a1 the kNN model uses and why.
+var describePrior = cli.DescribePrior
 
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")

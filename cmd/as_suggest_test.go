@@ -382,3 +382,11 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 		t.Errorf("select --raw-ids:\n%s", sel)
 	}
 }
+
+// csvField quotes a CSV field when needed.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

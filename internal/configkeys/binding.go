@@ -144,6 +144,20 @@ func (t *Table) FlagsOutside(settings any) []string {
 	return out
 }
 
+// FlagsInside lists the flags of the table that set a field of settings,
+// a pointer to a struct, in the table's order: the flags that apply only
+// where those settings do (as suggest's label-only and score-only flags).
+func (t *Table) FlagsInside(settings any) []string {
+	outside := t.FlagsOutside(settings)
+	var out []string
+	for _, b := range t.bindings {
+		if b.Flag != "" && len(b.fields) > 0 && !slices.Contains(outside, b.Flag) {
+			out = append(out, b.Flag)
+		}
+	}
+	return out
+}
+
 // Choice is a flag value that is one word of Choices: Set refuses any
 // other, so a bad word fails when the flag is parsed, with a message that
 // lists the choices.

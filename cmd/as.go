@@ -10,52 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
-	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// asConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
-// name, the pool and the campaign's protocol (methods, grids, repeats,
-// budget, batch, seed, ties; keys inline). Every key that changes results
-// is recorded in DIR/config.yaml.
-type asConfig struct {
-	Task            string          `yaml:"task"`
-	Pool            datasets.Config `yaml:"pool"`
-	search.Protocol `yaml:",inline"`
-	// Out is the results directory (default results/TASK); not recorded.
-	Out string `yaml:"out,omitempty"`
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind string `yaml:"kind,omitempty"`
-}
-
-// MarshalYAML records c in DIR/config.yaml without out and kind, which
-// are only read from a config.
-func (c asConfig) MarshalYAML() (any, error) {
-	type recorded asConfig // without this method
-	r := recorded(c)
-	r.Out, r.Kind = "", ""
-	return r, nil
-}
-
-// defaultASConfig is the paper's protocol (search.PaperProtocol) on the
-// given pool kind.
-func defaultASConfig(kind string) asConfig {
-	return asConfig{Task: kind, Pool: datasets.DefaultConfig(kind), Protocol: search.PaperProtocol()}
-}
-
-// syntheticASConfig is the no-argument default: the built-in synthetic pool
-// with a protocol small enough to finish in well under a minute.
-func syntheticASConfig() asConfig {
-	c := defaultASConfig("synthetic")
-	c.Repeats, c.Budget = 5, 100
-	return c
-}
+// asConfig is the YAML config of `qvs as` (cli.ASConfig).
+type asConfig = cli.ASConfig
 
 // asOptions are the settings of `qvs as` (and of the pool and prior of
 // `qvs as suggest` and `qvs graph`): the flags that are no config key and
@@ -160,9 +124,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if err != nil {
 		return o.cfg, err
 	}
-	o.cfg = syntheticASConfig()
+	o.cfg = cli.SyntheticASConfig()
 	if kind != "" {
-		o.cfg = defaultASConfig(kind)
+		o.cfg = cli.DefaultASConfig(kind)
 	}
 	if defaultPrior != "" {
 		o.cfg.Prior = "" // set by neither the file nor --prior: defaultPrior
@@ -197,52 +161,10 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	// The task names a folder of a campaign only: `as suggest` and
 	// `graph` (the commands with --pool) write none, and take any file.
-	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil && fl.Lookup("pool") == nil {
-		return *cfg, configErrorf(g.Config, "task: %w", err)
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("results", cfg.Task)
-	}
-	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
+	if err := cli.CheckASConfig(g.Config, cfg, fl.Lookup("pool") != nil); err != nil {
 		return *cfg, err
 	}
-	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
-		return *cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
-	}
-	// A paper task's name on another built-in pool would label the results
-	// (folder, tables, figures) with a dataset they do not come from.
-	kind = cfg.Pool.Kind
-	if kind == "" {
-		kind = datasets.KindSynthetic
-	}
-	if kind == datasets.KindSynthetic {
-		if err := datasets.CheckSyntheticConfig(cfg.Pool.Synthetic); err != nil {
-			return *cfg, configErrorf(g.Config, "%v", err)
-		}
-	}
-	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
-		return *cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
-			cfg.Task, kind, cfg.Task, kind, cfg.Task)
-	}
 	return *cfg, nil
-}
-
-// builtinASPools are the pool kinds whose names are also task names.
-var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, datasets.KindBMG, datasets.KindFashion}
-
-// warnASPoolSize says on stderr when the budget or the batch cannot be
-// used as given on a pool of n items (each run starts from one positive):
-// a run stops when the pool is exhausted, a batch never exceeds what is
-// left of the budget.
-func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
-	if left := n - 1; cfg.Budget > left {
-		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %s left after the start; each run queries the whole pool (%s)\n", cfg.Budget, nItems(left, "item"), nItems(left, "query"))
-	}
-	if cfg.Batch > cfg.Budget {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
-	} else if cfg.Batch > n-1 {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %s left after the start; each run makes one batch of %d\n", cfg.Batch, nItems(n-1, "item"), n-1)
-	}
 }
 
 // loadASPool loads the pool of cfg and prepares it for search, saying so
@@ -282,43 +204,12 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	return sp, nil
 }
 
-// describePrior says on stderr which prior a1 the kNN model uses and why;
-// fit is what FitPrior read (nil: a campaign, which re-estimates before
-// every batch).
-func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
-	switch {
-	case prior.Rule == search.PriorEstimate && fit == nil:
-		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
-	case prior.Rule == search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
-			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
-	case prior.Rule == search.PriorPrevalence:
-		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
-	default:
-		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
-	}
-}
-
-// describeColdStart says on stderr which prior a suggestion without labels
-// used and what picked its batch (search.Suggest's cold-start rule).
-func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, method string, q vendi.Order) {
-	if prior.Rule == search.PriorEstimate {
-		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
-	} else {
-		describePrior(w, prior, s.A1, &s.Fit)
-	}
-	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
-	switch {
-	case s.PickedBy == "random":
-		fmt.Fprintln(w, same+"random draws it as always")
-	case q == 0:
-		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
-	case method == s.PickedBy:
-		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
-	default:
-		fmt.Fprintf(w, "%s%s's scores all tie, so the batch is qVS-AS's (as --method qvs): the most diverse under the kNN kernel (greedy on VS_%s); %s ranks once labels are observed\n", same, method, q, method)
-	}
-}
+// describePrior and describeColdStart say on stderr which prior the kNN
+// model uses (cli.DescribePrior, cli.DescribeColdStart).
+var (
+	describePrior     = cli.DescribePrior
+	describeColdStart = cli.DescribeColdStart
+)
 
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")
@@ -329,70 +220,10 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	camp, err := search.Plan(cfg.Protocol)
-	if err != nil {
-		return configError(g.Config, err)
-	}
-	if err := checkASConfig(cfg); err != nil {
-		return err
-	}
-	stderr := c.ErrOrStderr()
-	pool, err := loadASPool(cfg.Pool, g, stderr)
-	if err != nil {
-		return err
-	}
-	// The graph method used is recorded; campaign.Execute checks the
-	// resolved config again.
-	cfg.Pool.RecordKNN(pool.Graph.Method)
-	recorded := cfg
-	recorded.Out = ""
-	warnASPoolSize(stderr, cfg, pool.Len())
-	runFunc, err := camp.RunFunc(pool, cfg.Out, g.Workers)
-	if err != nil {
-		return err
-	}
-	if !g.Quiet {
-		if _, a1, err := camp.StartPrior(pool); err == nil {
-			describePrior(stderr, camp.Prior, a1, nil)
-		}
-	}
-	ctx, stop := interruptContext(c)
-	defer stop()
-	spec := campaign.Spec{
-		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr,
-		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
-		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
-	}
-	rep, err := campaign.Execute(ctx, spec, runFunc)
-	if !g.Quiet && rep.Started() {
-		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
-	}
-	if err != nil {
-		return err
-	}
-	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindActiveSearch, shard, len(camp.Runs))
-}
-
-// checkASConfig compares cfg with the config recorded in its folder before
-// the pool is loaded (a refusal costs nothing). A CSV pool's graph method
-// is recorded as used (approx, or nothing for exact): with knn auto, which
-// one depends on the pool's size, either matches here.
-func checkASConfig(cfg asConfig) error {
-	dir := cfg.Out
-	cfg.Out = ""
-	var first error
-	for _, knn := range cfg.Pool.RecordedKNN() {
-		cfg.Pool.CSV.KNN = knn
-		err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
-		if err == nil {
-			return nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
+	env := g.campaignEnv(c)
+	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg, Load: func(pc datasets.Config) (*search.Pool, error) {
+		return loadASPool(pc, g, env.Err)
+	}}, shard)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -412,7 +243,7 @@ row per q.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return printCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
+			return cli.PrintCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
 		},
 	}
 }

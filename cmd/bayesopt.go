@@ -1,11 +1,6 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -17,21 +12,10 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
-
-// bayesoptDefaultOut is the default results folder of a BayesOpt task:
-// results/TASK, or results/TASK-bo when TASK also names an active-search
-// pool (synthetic), so that `qvs as` and `qvs bayesopt` never share one.
-func bayesoptDefaultOut(task string) string {
-	if slices.Contains(datasets.Kinds, task) {
-		return filepath.Join("results", task+"-bo")
-	}
-	return filepath.Join("results", task)
-}
 
 // spaceTask is the task name of a campaign on a user's space and objective
 // command (--space with --objective-cmd); the campaign itself is named after
@@ -45,7 +29,7 @@ const spaceTask = space.CampaignTask
 func defaultBayesoptConfig(task string) bayesopt.Protocol {
 	c := bayesopt.DefaultProtocol(task)
 	if task != spaceTask {
-		c.Out = bayesoptDefaultOut(task)
+		c.Out = cli.BayesoptDefaultOut(task)
 	} else {
 		// A campaign on a user's space has suggest's defaults: batches of
 		// 5, its candidates, and its initial design (0: resolved from the
@@ -212,57 +196,31 @@ func boPeekTask(g *GlobalOptions) (string, error) {
 	return "", nil
 }
 
-// resolveBayesoptConfig merges built-in defaults, the config file and the
-// flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
+// continuousCampaign is the campaign of a continuous task: the task
+// looked up, then its protocol resolved (defaults, config file, flags).
+func continuousCampaign(env *cli.Env, g *GlobalOptions, f *bayesoptOptions, task string) (*cli.BayesoptCampaign, error) {
+	k, err := cli.NewBayesoptCampaign(env, task)
+	if err != nil {
+		return nil, err
+	}
 	f.cont = defaultBayesoptConfig(task)
 	if err := resolveSettings(g, f.table, &f.cont, nil); err != nil {
-		return f.cont, nil, err
+		return nil, err
 	}
-	cfg := f.cont
-	if cfg.Task == "" && cfg.Space != "" {
-		cfg.Task = spaceTask
-	}
-	if cfg.Task != task {
-		return cfg, nil, usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
-	}
-	if task == spaceTask {
-		cfg.Task = spaceTask
-		if cfg.Space == "" || cfg.ObjectiveCmd == "" {
-			return cfg, nil, usageErrorf("a campaign on your own problem needs both --space (space:) and --objective-cmd (objective_cmd:)")
-		}
-		if cfg.Out == "" {
-			cfg.Out = bayesoptDefaultOut(space.CampaignName(cfg.Space))
-		}
-		sp, err := space.Load(cfg.Space)
-		if err != nil {
-			return cfg, nil, err
-		}
-		if cfg.Init == 0 {
-			cfg.Init = space.DefaultInit(sp.Dim(), cfg.Batch, cfg.Regions)
-		}
-		// direction: minimize in the space file is --minimize, recorded
-		// as such (tables and figures read minimize: from config.yaml).
-		cfg.Minimize = cfg.Minimize || sp.Minimize
-	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize || cfg.ObjectivePerPoint {
-		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout, --minimize and --per-point are for your own problem, not task %s", task)
-	}
-	for _, k := range []struct {
-		key      string
-		v, limit int
-	}{{"repeats", cfg.Repeats, maxRepeats}, {"candidates", cfg.Candidates, maxCandidates}, {"regions", cfg.Regions, maxRegions}} {
-		if err := checkAtMost(g.Config, k.key, k.v, k.limit); err != nil {
-			return cfg, nil, err
-		}
-	}
-	if cfg.Out == "" {
-		return cfg, nil, configErrorf(g.Config, "no output directory: set --out or out: in the config")
-	}
-	camp, err := bayesopt.Plan(cfg)
+	k.Config, k.OwnFlags = f.cont, f.table.FlagsInside(&f.cont.Own)
+	return k, nil
+}
+
+// resolveBayesoptConfig is the planned protocol of a continuous task.
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, error) {
+	k, err := continuousCampaign(g.campaignEnv(c), g, f, task)
 	if err != nil {
-		return cfg, nil, configError(g.Config, err)
+		return bayesopt.Protocol{}, err
 	}
-	return camp.Protocol, camp, nil
+	if _, err := k.Plan(); err != nil {
+		return k.Config, err
+	}
+	return k.Campaign().Protocol, nil
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
@@ -283,74 +241,22 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	if task == "" {
 		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
+	env := g.campaignEnv(c)
+	var k campaign.Kind
+	var err error
 	if discrete.IsTask(task) {
-		return runDiscreteBayesOpt(c, g, f, task)
+		k, err = discreteCampaign(env, c, g, f, task)
+	} else {
+		k, err = continuousCampaign(env, g, f, task)
 	}
-	var obj bayesopt.Objective
-	if task != spaceTask {
-		var err error
-		if obj, err = tasks.Lookup(task); err != nil {
-			return usageErrorf("--task: %w", err)
-		}
-	}
-	cfg, camp, err := resolveBayesoptConfig(c, g, f, task)
 	if err != nil {
 		return err
-	}
-	var user *space.Command // the user's objective command (--space)
-	if task == spaceTask {
-		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
-		var se *configkeys.SettingError
-		if errors.As(err, &se) {
-			return configError(g.Config, err)
-		}
-		if err != nil {
-			return err
-		}
-		command.PerPoint = cfg.ObjectivePerPoint
-		obj, user = command.Objective(), command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
-		return err
-	}
-	runs := camp.Runs
-	// Parallel runs first; spare workers go to each run's regions and batch.
-	inner := campaign.InnerWorkers(g.Workers, len(runs))
-	ctx, stop := interruptContext(c)
-	defer stop()
-	stderr := c.ErrOrStderr()
-	var warn io.Writer // failed evaluations, said on stderr unless quiet
-	if !g.Quiet {
-		warn = stderr
-	}
-	if user != nil {
-		user.Workers, user.Warn = inner, warn
-	}
-	if !g.Quiet {
-		name := task
-		if task == spaceTask {
-			name = space.CampaignName(cfg.Space)
-		}
-		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
-	}
-	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
-		// A space campaign's results depend on the space file's contents,
-		// not only its name: an edited file is refused like changed data.
-		Inputs: campaignInputs(g.DataDir, cfg.Space),
-	}, camp.RunFunc(obj, inner, warn))
-	if !g.Quiet && rep.Started() {
-		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
-	}
-	if err != nil {
-		return err
-	}
-	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
+	return cli.RunCampaign(env, k, shard)
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -40,8 +40,16 @@ type Protocol struct {
 	// Sampler draws the Thompson samples: exact (recorded as absent) or
 	// pathwise (SamplerPathwise).
 	Sampler string `yaml:"sampler,omitempty"`
-	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
-	// on an external objective (task: space, package space).
+	// Own defines a campaign on the user's own problem (task: space):
+	// its settings apply to no named task.
+	Own `yaml:",inline"`
+}
+
+// Own are the settings of a campaign on an external objective (task:
+// space, package space): the space file, the command evaluating a batch,
+// its time limit, the direction and one process per point. A named task
+// refuses every one of them (their flags are derived from these fields).
+type Own struct {
 	Space            string `yaml:"space,omitempty"`
 	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
 	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`

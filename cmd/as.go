@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,7 +40,7 @@ func (o *asOptions) bindPrior(t *configkeys.Table, usage string) {
 func newASCmd(g *GlobalOptions) *cobra.Command {
 	o := &asOptions{}
 	c := &cobra.Command{
-		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n] [--authors-shortcut]",
+		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods " + strings.Join(search.Methods, ",") + "] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n] [--authors-shortcut]",
 		Short: "Diverse active search campaigns (paper Section 4.1, Tables 1-3)",
 		Long: `Runs diverse active search: every method (and hyperparameter setting) for R
 repeats, each starting from one random positive shared by all methods of the
@@ -106,12 +105,10 @@ resume); 2 bad command line.`,
 	return c
 }
 
-// checkASMethod checks one item of --methods.
+// checkASMethod checks one item of --methods (a registered policy).
 func checkASMethod(m string) error {
-	if !slices.Contains(search.Methods, m) {
-		return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(search.Methods, ","))
-	}
-	return nil
+	_, err := search.LookupMethod(m)
+	return err
 }
 
 // resolveASConfig resolves o.cfg (resolveSettings): the defaults of the

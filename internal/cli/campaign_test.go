@@ -122,7 +122,10 @@ func TestRunCampaignResumes(t *testing.T) {
 	env3, _, _ := testEnv(t)
 	k := tinyAS(env3, dir, "random", "qvs")
 	k.Config.Budget = 15
-	k.Load = func(datasets.Config) (*search.Pool, error) { t.Fatal("loaded before the folder's check"); return nil, nil }
+	k.Load = func(datasets.Config) (*search.Pool, error) {
+		t.Fatal("loaded before the folder's check")
+		return nil, nil
+	}
 	if err := RunCampaign(env3, k, campaign.Shard{}); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("changed budget: %v; want refused naming budget", err)
 	}

@@ -23,11 +23,11 @@ import (
 const spaceTask = space.CampaignTask
 
 // defaultBayesoptConfig is the built-in protocol of a task
-// (bayesopt.DefaultProtocol) writing to its default folder. A space
+// (tasks.DefaultProtocol) writing to its default folder. A space
 // campaign's folder is left empty here: it is named after the space file
 // once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesopt.Protocol {
-	c := bayesopt.DefaultProtocol(task)
+	c := tasks.DefaultProtocol(task)
 	if task != spaceTask {
 		c.Out = cli.BayesoptDefaultOut(task)
 	} else {
@@ -102,7 +102,7 @@ continues interrupted ones exactly (Ctrl-C is safe). Runs execute in
 parallel (--workers); --shard i/n runs every n-th run for multi-machine use.
 
 Tasks: ` + strings.Join(tasks.Names(), ", ") + ` (or synthetic-<d>); discrete tasks
-(kernel: any kernel + table; mof, photoswitch-bo) go to the discrete engine.
+(` + strings.Join(discrete.TaskNames(), ", ") + `; kernel: any kernel + table) go to the discrete engine.
 Flags override the config's keys.
 
 Your own problem: --space space.yaml --objective-cmd "python3 my_sim.py"
@@ -154,7 +154,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 
 // register defines the flags of qvs bayesopt on fs and its settings table.
 func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
-	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
+	fs.StringVar(&f.task, "task", "", "task name ("+strings.Join(tasks.Names(), ", ")+", synthetic-<d>, or a discrete task: "+strings.Join(discrete.TaskNames(), ", ")+")")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	// The settings table: flag, config key, the field(s) it sets. Both
 	// engines read the shared flags; those binding no field of the discrete

@@ -134,28 +134,21 @@ func (p Protocol) MarshalYAML() (any, error) {
 	return r, nil
 }
 
-// DefaultProtocol returns the built-in settings of a task: every method,
-// q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training
-// points per region, 30 L-BFGS iterations; the paper's M and tau for rover
-// (3, 0.15) and lunar (20, 0.6) (ROBOT's settings, from its README) with the budgets of
-// configs/TASK.yaml. Out is left for the caller (the results folder).
+// DefaultProtocol returns the settings every task starts from: every
+// method, q = 0.5, 1, 1.5, 10 repeats of budget 200 (20 initial points,
+// batches of 10), M = 3 regions, tau = DefaultTau, 1,000 Thompson
+// candidates and 300 training points per region, 30 L-BFGS iterations. A
+// named task sets its own on top (tasks.DefaultProtocol: the paper's M and
+// tau for rover and lunar). Out is left for the caller (the results
+// folder).
 func DefaultProtocol(task string) Protocol {
-	c := Protocol{
+	return Protocol{
 		Task: task,
 		Common: Common{Methods: slices.Clone(Methods), Q: vendi.NewOrderList(0.5, 1, 1.5),
 			Repeats: 10, Budget: 200, Init: 20, Batch: 10},
 		Regions: 3, Tau: DefaultTau,
 		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
 	}
-	switch task {
-	case "rover":
-		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 800, 50, 30
-	case "lunar":
-		c.Regions, c.Tau = 20, 0.6
-		c.Budget, c.Init, c.Batch = 150, 30, 20
-	}
-	return c
 }
 
 // Validate checks the protocol and writes its defaults canonically (q as

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,12 +176,25 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+"; --space "+strconv.Itoa(defaultSuggestCandidates)+", as qvs bayesopt suggest)", &cont.Candidates)
 	configkeys.Bind(t, fs.IntVar, "max-train", "max_train", 0, "GP training points per region: the nearest to its centre (default "+strconv.Itoa(bayesopt.DefaultMaxTrain)+")", &cont.MaxTrain)
 	configkeys.Bind(t, fs.StringVar, "out", "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)", &cont.Out, &disc.Out)
-	configkeys.Bind(t, fs.StringVar, "space", "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
+	configkeys.Bind(t, fs.StringVar, "space", "space", "", "space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
 	configkeys.Bind(t, fs.StringVar, "objective-cmd", "objective_cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout", &cont.ObjectiveCmd)
 	configkeys.Bind(t, fs.StringVar, "objective-timeout", "objective_timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)", &cont.ObjectiveTimeout)
 	configkeys.Bind(t, fs.BoolVar, "minimize", "minimize", false, "--objective-cmd prints values to minimise (default: the space file's direction)", &cont.Minimize)
 	configkeys.Bind(t, fs.BoolVar, "per-point", "objective_per_point", false, "start --objective-cmd once per point (up to --workers at a time); a point whose process fails is recorded as failed and the campaign goes on", &cont.ObjectivePerPoint)
 	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
+	// Where each flag applies, derived from the fields it sets: the
+	// settings of a user's own problem (bayesopt.Own), refused by a named
+	// task; the flags setting no field of the discrete protocol, refused
+	// by a discrete task.
+	own := t.FlagsInside(&cont.Own)
+	for _, name := range own {
+		fs.Lookup(name).Usage += " [your own problem only]"
+	}
+	for _, name := range t.FlagsOutside(disc) {
+		if !slices.Contains(own, name) {
+			fs.Lookup(name).Usage += " [continuous tasks only]"
+		}
+	}
 }
 
 // boPeekTask reads the top-level task: key of the --config file ("" if absent);

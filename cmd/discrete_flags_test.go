@@ -65,6 +65,10 @@ func TestDiscreteTaskRefusesContinuousFlags(t *testing.T) {
 		case !keys[key] && !refused:
 			t.Errorf("--%s: no discrete key %s, yet exit %d: %s", f.Name, key, code, stderr)
 		}
+		// The help says where a flag applies, as the refusal does.
+		if helped := strings.HasSuffix(f.Usage, " only]"); helped != refused {
+			t.Errorf("--%s: refused on task mof %v, but its help %q", f.Name, refused, f.Usage)
+		}
 		checked++
 	})
 	if checked < 15 {

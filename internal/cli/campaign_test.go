@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
@@ -128,5 +129,52 @@ func TestRunCampaignResumes(t *testing.T) {
 	}
 	if err := RunCampaign(env3, k, campaign.Shard{}); err == nil || !strings.Contains(err.Error(), "budget") {
 		t.Errorf("changed budget: %v; want refused naming budget", err)
+	}
+}
+
+// TestBayesoptCampaignWithoutAProcess: a tiny synthetic BayesOpt campaign
+// runs through RunCampaign with buffers: its line on stderr, its table on
+// stdout; a setting of a user's own problem on a named task is a usage
+// error naming the flags it was given (OwnFlags), before anything runs.
+func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
+	env, out, errs := testEnv(t)
+	env.Quiet = false
+	k, err := NewBayesoptCampaign(env, "synthetic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Config = tasks.DefaultProtocol("synthetic")
+	k.Config.Methods, k.Config.Repeats, k.Config.Budget, k.Config.Init, k.Config.Batch = []string{"random"}, 1, 12, 4, 4
+	k.Config.Out = filepath.Join(t.TempDir(), "bo")
+	if err := RunCampaign(env, k, campaign.Shard{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errs.String(), "qvs bayesopt: synthetic, 1 runs (budget 12, batch 4, M = 3) into "+k.Config.Out) ||
+		!strings.Contains(errs.String(), "qvs bayesopt: 1 of 1 run(s) finished (1 new)") {
+		t.Errorf("stderr %q", errs)
+	}
+	if !strings.Contains(out.String(), "random search") {
+		t.Errorf("stdout %q: want the table with random search's row", out)
+	}
+	if _, err := NewBayesoptCampaign(env, "nope"); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--task: unknown task") {
+		t.Errorf("unknown task: %v", err)
+	}
+	k2, _ := NewBayesoptCampaign(env, "synthetic")
+	k2.Config = tasks.DefaultProtocol("synthetic")
+	k2.Config.Out, k2.Config.Minimize, k2.OwnFlags = t.TempDir(), true, []string{"space", "minimize", "per-point"}
+	_, err = k2.Plan()
+	if want := "--space, --minimize and --per-point are for your own problem, not task synthetic"; ExitCode(err) != ExitUsage || err.Error() != want {
+		t.Errorf("own setting on a named task: %v; want %q", err, want)
+	}
+}
+
+// TestDiscreteCampaignRefusesFirstFlag: a continuous flag given to a
+// discrete task is refused by Plan, naming it, before the data are read.
+func TestDiscreteCampaignRefusesFirstFlag(t *testing.T) {
+	env, _, _ := testEnv(t)
+	k := &DiscreteCampaign{Env: env, Task: "mof", Config: DefaultDiscreteConfig("mof"), Refused: []string{"qvs-mode", "regions"}}
+	_, err := k.Plan()
+	if want := "--qvs-mode applies to continuous tasks, not the discrete task mof"; ExitCode(err) != ExitUsage || err.Error() != want {
+		t.Errorf("got %v; want %q", err, want)
 	}
 }

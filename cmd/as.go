@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,49 +12,12 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
-	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// asConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
-// name, the pool and the campaign's protocol (methods, grids, repeats,
-// budget, batch, seed, ties; keys inline). Every key that changes results
-// is recorded in DIR/config.yaml.
-type asConfig struct {
-	Task            string          `yaml:"task"`
-	Pool            datasets.Config `yaml:"pool"`
-	search.Protocol `yaml:",inline"`
-	// Out is the results directory (default results/TASK); not recorded.
-	Out string `yaml:"out,omitempty"`
-	// Kind is read from a campaign's own config.yaml (kind:, written by
-	// campaign.Spec.Kind) so that it can be given back with --config; not
-	// recorded from here.
-	Kind string `yaml:"kind,omitempty"`
-}
-
-// MarshalYAML records c in DIR/config.yaml without out and kind, which
-// are only read from a config.
-func (c asConfig) MarshalYAML() (any, error) {
-	type recorded asConfig // without this method
-	r := recorded(c)
-	r.Out, r.Kind = "", ""
-	return r, nil
-}
-
-// defaultASConfig is the paper's protocol (search.PaperProtocol) on the
-// given pool kind.
-func defaultASConfig(kind string) asConfig {
-	return asConfig{Task: kind, Pool: datasets.DefaultConfig(kind), Protocol: search.PaperProtocol()}
-}
-
-// syntheticASConfig is the no-argument default: the built-in synthetic pool
-// with a protocol small enough to finish in well under a minute.
-func syntheticASConfig() asConfig {
-	c := defaultASConfig("synthetic")
-	c.Repeats, c.Budget = 5, 100
-	return c
-}
+// asConfig is the YAML config of `qvs as` (cli.ASConfig).
+type asConfig = cli.ASConfig
 
 // asOptions are the settings of `qvs as` (and of the pool and prior of
 // `qvs as suggest` and `qvs graph`): the flags that are no config key and
@@ -78,7 +39,7 @@ func (o *asOptions) bindPrior(t *configkeys.Table, usage string) {
 func newASCmd(g *GlobalOptions) *cobra.Command {
 	o := &asOptions{}
 	c := &cobra.Command{
-		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods random,one-step,eci,select,ens,qvs] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n] [--authors-shortcut]",
+		Use:   "as [--config configs/TASK.yaml] [--pool-dir DIR] [--methods " + strings.Join(search.Methods, ",") + "] [--q 0,0.1,0.5,1,2,inf] [--repeats R] [--budget B] [--batch b] [--prior prevalence|estimate|a1] [--out DIR] [--shard i/n] [--authors-shortcut]",
 		Short: "Diverse active search campaigns (paper Section 4.1, Tables 1-3)",
 		Long: `Runs diverse active search: every method (and hyperparameter setting) for R
 repeats, each starting from one random positive shared by all methods of the
@@ -143,12 +104,10 @@ resume); 2 bad command line.`,
 	return c
 }
 
-// checkASMethod checks one item of --methods.
+// checkASMethod checks one item of --methods (a registered policy).
 func checkASMethod(m string) error {
-	if !slices.Contains(search.Methods, m) {
-		return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(search.Methods, ","))
-	}
-	return nil
+	_, err := search.LookupMethod(m)
+	return err
 }
 
 // resolveASConfig resolves o.cfg (resolveSettings): the defaults of the
@@ -161,9 +120,9 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	if err != nil {
 		return o.cfg, err
 	}
-	o.cfg = syntheticASConfig()
+	o.cfg = cli.SyntheticASConfig()
 	if kind != "" {
-		o.cfg = defaultASConfig(kind)
+		o.cfg = cli.DefaultASConfig(kind)
 	}
 	if defaultPrior != "" {
 		o.cfg.Prior = "" // set by neither the file nor --prior: defaultPrior
@@ -198,52 +157,10 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	// The task names a folder of a campaign only: `as suggest` and
 	// `graph` (the commands with --pool) write none, and take any file.
-	if err := fileio.CheckPlainName(cfg.Task); cfg.Task != "" && err != nil && fl.Lookup("pool") == nil {
-		return *cfg, configErrorf(g.Config, "task: %w", err)
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("results", cfg.Task)
-	}
-	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
+	if err := cli.CheckASConfig(g.Config, cfg, fl.Lookup("pool") != nil); err != nil {
 		return *cfg, err
 	}
-	if k := cfg.Pool.Kind; k != "" && !slices.Contains(datasets.Kinds, k) {
-		return *cfg, configErrorf(g.Config, "pool.kind: %q is not one of %s", k, strings.Join(datasets.Kinds, ", "))
-	}
-	// A paper task's name on another built-in pool would label the results
-	// (folder, tables, figures) with a dataset they do not come from.
-	kind = cfg.Pool.Kind
-	if kind == "" {
-		kind = datasets.KindSynthetic
-	}
-	if kind == datasets.KindSynthetic {
-		if err := datasets.CheckSyntheticConfig(cfg.Pool.Synthetic); err != nil {
-			return *cfg, configErrorf(g.Config, "%v", err)
-		}
-	}
-	if slices.Contains(builtinASPools, cfg.Task) && slices.Contains(builtinASPools, kind) && cfg.Task != kind {
-		return *cfg, configErrorf(g.Config, "task: %s but pool.kind: %s: the results would be labelled %s; name the task after its pool (task: %s) or load the %s pool",
-			cfg.Task, kind, cfg.Task, kind, cfg.Task)
-	}
 	return *cfg, nil
-}
-
-// builtinASPools are the pool kinds whose names are also task names.
-var builtinASPools = []string{datasets.KindSynthetic, datasets.KindPhotoswitch, datasets.KindBMG, datasets.KindFashion}
-
-// warnASPoolSize says on stderr when the budget or the batch cannot be
-// used as given on a pool of n items (each run starts from one positive):
-// a run stops when the pool is exhausted, a batch never exceeds what is
-// left of the budget.
-func warnASPoolSize(w io.Writer, cfg asConfig, n int) {
-	if left := n - 1; cfg.Budget > left {
-		fmt.Fprintf(w, "qvs as: warning: budget %d is more than the %s left after the start; each run queries the whole pool (%s)\n", cfg.Budget, nItems(left, "item"), nItems(left, "query"))
-	}
-	if cfg.Batch > cfg.Budget {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
-	} else if cfg.Batch > n-1 {
-		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %s left after the start; each run makes one batch of %d\n", cfg.Batch, nItems(n-1, "item"), n-1)
-	}
 }
 
 // loadASPool loads the pool of cfg and prepares it for search
@@ -252,8 +169,12 @@ func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*searc
 	return cli.LoadSearchPool(&cli.Env{Err: stderr, DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Quiet: g.Quiet, KeyName: g.keyName}, cfg)
 }
 
-// describePrior says which prior a1 the kNN model uses and why.
-var describePrior = cli.DescribePrior
+// describePrior and describeColdStart say on stderr which prior the kNN
+// model uses (cli.DescribePrior, cli.DescribeColdStart).
+var (
+	describePrior     = cli.DescribePrior
+	describeColdStart = cli.DescribeColdStart
+)
 
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")
@@ -264,70 +185,10 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	camp, err := search.Plan(cfg.Protocol)
-	if err != nil {
-		return configError(g.Config, err)
-	}
-	if err := checkASConfig(cfg); err != nil {
-		return err
-	}
-	stderr := c.ErrOrStderr()
-	pool, err := loadASPool(cfg.Pool, g, stderr)
-	if err != nil {
-		return err
-	}
-	// The graph method used is recorded; campaign.Execute checks the
-	// resolved config again.
-	cfg.Pool.RecordKNN(pool.Graph.Method)
-	recorded := cfg
-	recorded.Out = ""
-	warnASPoolSize(stderr, cfg, pool.Len())
-	runFunc, err := camp.RunFunc(pool, cfg.Out, g.Workers)
-	if err != nil {
-		return err
-	}
-	if !g.Quiet {
-		if _, a1, err := camp.StartPrior(pool); err == nil {
-			describePrior(stderr, camp.Prior, a1, nil)
-		}
-	}
-	ctx, stop := interruptContext(c)
-	defer stop()
-	spec := campaign.Spec{
-		Dir: cfg.Out, Header: search.RecordHeader, Runs: camp.Runs, Steps: cfg.Budget + 1, Unit: "queries",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr,
-		Config: recorded, Growable: search.GrowableKeys, Version: Version, Kind: eval.KindActiveSearch.Key(),
-		Inputs: campaignInputs(g.DataDir, datasets.InputFiles(cfg.Pool, g.DataDir)...),
-	}
-	rep, err := campaign.Execute(ctx, spec, runFunc)
-	if !g.Quiet && rep.Started() {
-		fmt.Fprintf(stderr, "%s: %s\n", cfg.Out, rep)
-	}
-	if err != nil {
-		return err
-	}
-	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindActiveSearch, shard, len(camp.Runs))
-}
-
-// checkASConfig compares cfg with the config recorded in its folder before
-// the pool is loaded (a refusal costs nothing). A CSV pool's graph method
-// is recorded as used (approx, or nothing for exact): with knn auto, which
-// one depends on the pool's size, either matches here.
-func checkASConfig(cfg asConfig) error {
-	dir := cfg.Out
-	cfg.Out = ""
-	var first error
-	for _, knn := range cfg.Pool.RecordedKNN() {
-		cfg.Pool.CSV.KNN = knn
-		err := campaign.CheckConfig(dir, cfg, search.GrowableKeys)
-		if err == nil {
-			return nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
+	env := g.campaignEnv(c)
+	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg, Load: func(pc datasets.Config) (*search.Pool, error) {
+		return loadASPool(pc, g, env.Err)
+	}}, shard)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {
@@ -347,7 +208,7 @@ row per q.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return printCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
+			return cli.PrintCampaignTable(c.OutOrStdout(), dir, eval.KindActiveSearch, campaign.Shard{}, 0)
 		},
 	}
 }

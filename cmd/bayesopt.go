@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,24 +10,12 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
-	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
-
-// bayesoptDefaultOut is the default results folder of a BayesOpt task:
-// results/TASK, or results/TASK-bo when TASK also names an active-search
-// pool (synthetic), so that `qvs as` and `qvs bayesopt` never share one.
-func bayesoptDefaultOut(task string) string {
-	if slices.Contains(datasets.Kinds, task) {
-		return filepath.Join("results", task+"-bo")
-	}
-	return filepath.Join("results", task)
-}
 
 // spaceTask is the task name of a campaign on a user's space and objective
 // command (--space with --objective-cmd); the campaign itself is named after
@@ -39,13 +23,13 @@ func bayesoptDefaultOut(task string) string {
 const spaceTask = campaign.SpaceTask
 
 // defaultBayesoptConfig is the built-in protocol of a task
-// (bayesopt.DefaultProtocol) writing to its default folder. A space
+// (tasks.DefaultProtocol) writing to its default folder. A space
 // campaign's folder is left empty here: it is named after the space file
 // once that is known (resolveBayesoptConfig).
 func defaultBayesoptConfig(task string) bayesopt.Protocol {
-	c := bayesopt.DefaultProtocol(task)
+	c := tasks.DefaultProtocol(task)
 	if task != spaceTask {
-		c.Out = bayesoptDefaultOut(task)
+		c.Out = cli.BayesoptDefaultOut(task)
 	} else {
 		// A campaign on a user's space has suggest's defaults: batches of
 		// 5, its candidates, and its initial design (0: resolved from the
@@ -118,7 +102,7 @@ continues interrupted ones exactly (Ctrl-C is safe). Runs execute in
 parallel (--workers); --shard i/n runs every n-th run for multi-machine use.
 
 Tasks: ` + strings.Join(tasks.Names(), ", ") + ` (or synthetic-<d>); discrete tasks
-(kernel: any kernel + table; mof, photoswitch-bo) go to the discrete engine.
+(` + strings.Join(discrete.TaskNames(), ", ") + `; kernel: any kernel + table) go to the discrete engine.
 Flags override the config's keys.
 
 Your own problem: --space space.yaml --objective-cmd "python3 my_sim.py"
@@ -170,7 +154,7 @@ bayesopt suggest --space reads a run's records as they are.`,
 
 // register defines the flags of qvs bayesopt on fs and its settings table.
 func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
-	fs.StringVar(&f.task, "task", "", "task name (rover, lunar, synthetic[-d], or a discrete task)")
+	fs.StringVar(&f.task, "task", "", "task name ("+strings.Join(tasks.Names(), ", ")+", synthetic-<d>, or a discrete task: "+strings.Join(discrete.TaskNames(), ", ")+")")
 	fs.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0-based; auto/n: i from a Slurm array task id or Kubernetes index; auto: i and n from the scheduler; see docs/cluster.md)")
 	// The settings table: flag, config key, the field(s) it sets. Both
 	// engines read the shared flags; those binding no field of the discrete
@@ -191,12 +175,25 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+"; --space "+strconv.Itoa(defaultSuggestCandidates)+", as qvs bayesopt suggest)", &cont.Candidates)
 	configkeys.Bind(t, fs.IntVar, "max-train", "max_train", 0, "GP training points per region: the nearest to its centre (default "+strconv.Itoa(bayesopt.DefaultMaxTrain)+")", &cont.MaxTrain)
 	configkeys.Bind(t, fs.StringVar, "out", "out", "", "results directory (default results/TASK, results/synthetic-bo for synthetic)", &cont.Out, &disc.Out)
-	configkeys.Bind(t, fs.StringVar, "space", "space", "", "your own problem: space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
+	configkeys.Bind(t, fs.StringVar, "space", "space", "", "space file (YAML parameters: list); needs --objective-cmd", &cont.Space)
 	configkeys.Bind(t, fs.StringVar, "objective-cmd", "objective_cmd", "", "command evaluating a batch: CSV on stdin, one value per line on stdout", &cont.ObjectiveCmd)
 	configkeys.Bind(t, fs.StringVar, "objective-timeout", "objective_timeout", "", "time limit per batch of --objective-cmd, e.g. 90s or 2h (default none)", &cont.ObjectiveTimeout)
 	configkeys.Bind(t, fs.BoolVar, "minimize", "minimize", false, "--objective-cmd prints values to minimise (default: the space file's direction)", &cont.Minimize)
 	configkeys.Bind(t, fs.BoolVar, "per-point", "objective_per_point", false, "start --objective-cmd once per point (up to --workers at a time); a point whose process fails is recorded as failed and the campaign goes on", &cont.ObjectivePerPoint)
 	configkeys.BindFunc(t, "seed", "seed", func() { cont.Seed, disc.Seed = g.Seed, g.Seed })
+	// Where each flag applies, derived from the fields it sets: the
+	// settings of a user's own problem (bayesopt.Own), refused by a named
+	// task; the flags setting no field of the discrete protocol, refused
+	// by a discrete task.
+	own := t.FlagsInside(&cont.Own)
+	for _, name := range own {
+		fs.Lookup(name).Usage += " [your own problem only]"
+	}
+	for _, name := range t.FlagsOutside(disc) {
+		if !slices.Contains(own, name) {
+			fs.Lookup(name).Usage += " [continuous tasks only]"
+		}
+	}
 }
 
 // boPeekTask reads the top-level task: key of the --config file ("" if absent);
@@ -212,57 +209,31 @@ func boPeekTask(g *GlobalOptions) (string, error) {
 	return "", nil
 }
 
-// resolveBayesoptConfig merges built-in defaults, the config file and the
-// flags the user set, and validates the result.
-func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, *bayesopt.Campaign, error) {
+// continuousCampaign is the campaign of a continuous task: the task
+// looked up, then its protocol resolved (defaults, config file, flags).
+func continuousCampaign(env *cli.Env, g *GlobalOptions, f *bayesoptOptions, task string) (*cli.BayesoptCampaign, error) {
+	k, err := cli.NewBayesoptCampaign(env, task)
+	if err != nil {
+		return nil, err
+	}
 	f.cont = defaultBayesoptConfig(task)
 	if err := resolveSettings(g, f.table, &f.cont, nil); err != nil {
-		return f.cont, nil, err
+		return nil, err
 	}
-	cfg := f.cont
-	if cfg.Task == "" && cfg.Space != "" {
-		cfg.Task = spaceTask
-	}
-	if cfg.Task != task {
-		return cfg, nil, usageErrorf("--task %s but config %s has task: %s", task, g.Config, cfg.Task)
-	}
-	if task == spaceTask {
-		cfg.Task = spaceTask
-		if cfg.Space == "" || cfg.ObjectiveCmd == "" {
-			return cfg, nil, usageErrorf("a campaign on your own problem needs both --space (space:) and --objective-cmd (objective_cmd:)")
-		}
-		if cfg.Out == "" {
-			cfg.Out = bayesoptDefaultOut(campaign.SpaceName(cfg.Space))
-		}
-		sp, err := space.Load(cfg.Space)
-		if err != nil {
-			return cfg, nil, err
-		}
-		if cfg.Init == 0 {
-			cfg.Init = space.DefaultInit(sp.Dim(), cfg.Batch, cfg.Regions)
-		}
-		// direction: minimize in the space file is --minimize, recorded
-		// as such (tables and figures read minimize: from config.yaml).
-		cfg.Minimize = cfg.Minimize || sp.Minimize
-	} else if cfg.Space != "" || cfg.ObjectiveCmd != "" || cfg.ObjectiveTimeout != "" || cfg.Minimize || cfg.ObjectivePerPoint {
-		return cfg, nil, usageErrorf("--space, --objective-cmd, --objective-timeout, --minimize and --per-point are for your own problem, not task %s", task)
-	}
-	for _, k := range []struct {
-		key      string
-		v, limit int
-	}{{"repeats", cfg.Repeats, maxRepeats}, {"candidates", cfg.Candidates, maxCandidates}, {"regions", cfg.Regions, maxRegions}} {
-		if err := checkAtMost(g.Config, k.key, k.v, k.limit); err != nil {
-			return cfg, nil, err
-		}
-	}
-	if cfg.Out == "" {
-		return cfg, nil, configErrorf(g.Config, "no output directory: set --out or out: in the config")
-	}
-	camp, err := bayesopt.Plan(cfg)
+	k.Config, k.OwnFlags = f.cont, f.table.FlagsInside(&f.cont.Own)
+	return k, nil
+}
+
+// resolveBayesoptConfig is the planned protocol of a continuous task.
+func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions, task string) (bayesopt.Protocol, error) {
+	k, err := continuousCampaign(g.campaignEnv(c), g, f, task)
 	if err != nil {
-		return cfg, nil, configError(g.Config, err)
+		return bayesopt.Protocol{}, err
 	}
-	return camp.Protocol, camp, nil
+	if _, err := k.Plan(); err != nil {
+		return k.Config, err
+	}
+	return k.Campaign().Protocol, nil
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
@@ -283,74 +254,22 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	if task == "" {
 		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
 	}
+	env := g.campaignEnv(c)
+	var k campaign.Kind
+	var err error
 	if discrete.IsTask(task) {
-		return runDiscreteBayesOpt(c, g, f, task)
+		k, err = discreteCampaign(env, c, g, f, task)
+	} else {
+		k, err = continuousCampaign(env, g, f, task)
 	}
-	var obj bayesopt.Objective
-	if task != spaceTask {
-		var err error
-		if obj, err = tasks.Lookup(task); err != nil {
-			return usageErrorf("--task: %w", err)
-		}
-	}
-	cfg, camp, err := resolveBayesoptConfig(c, g, f, task)
 	if err != nil {
 		return err
-	}
-	var user *space.Command // the user's objective command (--space)
-	if task == spaceTask {
-		command, err := space.NewCommand(cfg.Space, cfg.ObjectiveCmd, cfg.ObjectiveTimeout, cfg.Minimize)
-		var se *configkeys.SettingError
-		if errors.As(err, &se) {
-			return configError(g.Config, err)
-		}
-		if err != nil {
-			return err
-		}
-		command.PerPoint = cfg.ObjectivePerPoint
-		obj, user = command.Objective(), command
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	if err := campaign.CheckConfig(cfg.Out, cfg, bayesopt.GrowableKeys); err != nil {
-		return err
-	}
-	runs := camp.Runs
-	// Parallel runs first; spare workers go to each run's regions and batch.
-	inner := campaign.InnerWorkers(g.Workers, len(runs))
-	ctx, stop := interruptContext(c)
-	defer stop()
-	stderr := c.ErrOrStderr()
-	var warn io.Writer // failed evaluations, said on stderr unless quiet
-	if !g.Quiet {
-		warn = stderr
-	}
-	if user != nil {
-		user.Workers, user.Warn = inner, warn
-	}
-	if !g.Quiet {
-		name := task
-		if task == spaceTask {
-			name = campaign.SpaceName(cfg.Space)
-		}
-		fmt.Fprintf(stderr, "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
-	}
-	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: cfg.Out, Header: bayesopt.RecordHeader(obj.Dim()), Runs: runs, Steps: cfg.Budget, Unit: "evaluations",
-		Workers: g.Workers, Shard: shard, Quiet: g.Quiet, Force: g.Force, Progress: stderr, Config: cfg, Growable: bayesopt.GrowableKeys, Version: Version, Kind: eval.KindContinuousBO.Key(),
-		// A space campaign's results depend on the space file's contents,
-		// not only its name: an edited file is refused like changed data.
-		Inputs: campaignInputs(g.DataDir, cfg.Space),
-	}, camp.RunFunc(obj, inner, warn))
-	if !g.Quiet && rep.Started() {
-		fmt.Fprintf(stderr, "qvs bayesopt: %s\n", rep)
-	}
-	if err != nil {
-		return err
-	}
-	return printCampaignTable(c.OutOrStdout(), cfg.Out, eval.KindContinuousBO, shard, len(runs))
+	return cli.RunCampaign(env, k, shard)
 }
 
 func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -247,7 +247,7 @@ func TestBayesoptConfigsMatchDefaults(t *testing.T) {
 		c := &cobra.Command{}
 		f := &bayesoptOptions{}
 		f.register(c.Flags(), g)
-		got, _, err := resolveBayesoptConfig(c, g, f, task)
+		got, err := resolveBayesoptConfig(c, g, f, task)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,26 +1,18 @@
 package cmd
 
 import (
-	"path/filepath"
-	"strings"
+	"github.com/spf13/cobra"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 )
 
-// campaignInputs names input files for config.yaml's fingerprints: by
-// their path relative to the data directory when they lie in it (so a
-// moved data folder with the same contents resumes), else as given.
-func campaignInputs(dataDir string, paths ...string) []campaign.Input {
-	var out []campaign.Input
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		name := p
-		if rel, err := filepath.Rel(dataDir, p); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
-			name = filepath.ToSlash(rel)
-		}
-		out = append(out, campaign.Input{Name: name, Path: p})
-	}
-	return out
+// campaignEnv is the Env of a campaign command (cli.RunCampaign): that of
+// GlobalOptions.env without its signal handling, which cli.RunCampaign
+// installs itself when the runs start (a signal while the data loads
+// still ends the process at once).
+func (g *GlobalOptions) campaignEnv(c *cobra.Command) *cli.Env {
+	env, stop := g.env(c)
+	stop()
+	env.Ctx = c.Context()
+	return env
 }

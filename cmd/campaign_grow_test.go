@@ -58,7 +58,7 @@ func TestDefaultFoldersDistinct(t *testing.T) {
 			claim(cfg.Out, "bayesopt "+task)
 			claim(defaultDiscreteConfig(task).Out, "bayesopt "+task)
 		default:
-			cfg, _, err := resolveBayesoptConfig(&cobra.Command{}, &GlobalOptions{Config: path}, &bayesoptOptions{}, task)
+			cfg, err := resolveBayesoptConfig(&cobra.Command{}, &GlobalOptions{Config: path}, &bayesoptOptions{}, task)
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}

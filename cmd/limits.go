@@ -2,8 +2,7 @@ package cmd
 
 import "github.com/qvs-dev/qvs/internal/cli"
 
-// The bounds on counts a flag or config key sets (cli.MaxRepeats, ...),
-// under the names the campaign commands use.
+// The bounds on counts (cli.MaxRepeats ...), under cmd's names.
 const (
 	maxRepeats       = cli.MaxRepeats
 	maxCandidates    = cli.MaxCandidates
@@ -13,3 +12,5 @@ const (
 )
 
 var checkAtMost = cli.CheckAtMost
+
+var limitWhy = cli.LimitWhy

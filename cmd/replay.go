@@ -2,53 +2,21 @@ package cmd
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/eval"
-	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/replay"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// replayConfig is the YAML config of `qvs as replay`: the task name, the
-// pool (kind csv: a CSV or .npy file of features or fingerprints), the
-// scores (a file, or a column of a CSV pool) and the replay's protocol
-// (keys inline). Every key that
-// changes results is recorded in DIR/config.yaml.
-type replayConfig struct {
-	Task            string          `yaml:"task"`
-	Pool            datasets.Config `yaml:"pool"`
-	Scores          string          `yaml:"scores"`
-	ScoreColumn     string          `yaml:"score_column"`
-	replay.Protocol `yaml:",inline"`
-	Out             string `yaml:"out,omitempty"`
-	Kind            string `yaml:"kind,omitempty"`
-}
-
-// MarshalYAML records c without out and kind (read from a config only).
-func (c replayConfig) MarshalYAML() (any, error) {
-	type recorded replayConfig
-	r := recorded(c)
-	r.Out, r.Kind = "", ""
-	return r, nil
-}
-
-// defaultReplayConfig: a fingerprint pool (metric tanimoto) and
-// replay.DefaultProtocol.
-func defaultReplayConfig() replayConfig {
-	pool := datasets.DefaultConfig(datasets.KindCSV)
-	pool.CSV.Metric = knn.MetricTanimoto
-	return replayConfig{Pool: pool, Protocol: replay.DefaultProtocol()}
-}
+// replayConfig is the YAML config of `qvs as replay` (cli.ReplayConfig).
+type replayConfig = cli.ReplayConfig
 
 type replayOptions struct {
 	shard string
@@ -142,132 +110,18 @@ func checkReplayMethod(m string) error {
 }
 
 func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
-	o.cfg = defaultReplayConfig()
+	o.cfg = cli.DefaultReplayConfig()
 	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
-		return err
-	}
-	cfg := o.cfg
-	if cfg.Pool.Kind != datasets.KindCSV {
-		return configErrorf(g.Config, "pool.kind: %q: a replay reads a pool of kind csv (a CSV or .npy file)", cfg.Pool.Kind)
-	}
-	if cfg.Pool.CSV.File == "" {
-		return usageErrorf("no pool: give --pool FILE (or pool.csv.file in --config)")
-	}
-	switch {
-	case cfg.Scores == "" && cfg.ScoreColumn == "":
-		return usageErrorf("no scores: give --scores FILE (CSV id,value, every item's score) or --score-column NAME (a column of a CSV pool)")
-	case cfg.Scores != "" && cfg.ScoreColumn != "":
-		return usageErrorf("--scores and --score-column both give the scores: give one")
-	case cfg.ScoreColumn != "" && strings.HasSuffix(strings.ToLower(cfg.Pool.CSV.File), ".npy"):
-		return usageErrorf("--score-column names a column of a CSV pool; a .npy pool takes --scores FILE")
-	}
-	if cfg.Task == "" {
-		base := filepath.Base(cfg.Pool.CSV.File)
-		for _, ext := range []string{".gz", ".npy", ".csv"} {
-			base = strings.TrimSuffix(base, ext)
-		}
-		cfg.Task = base
-	}
-	if err := fileio.CheckPlainName(cfg.Task); err != nil {
-		return configErrorf(g.Config, "task: %w", err)
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("results", cfg.Task+"-replay")
-	}
-	if err := checkAtMost(g.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
 		return err
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	camp, err := replay.Plan(cfg.Protocol)
-	if err != nil {
-		return configError(g.Config, err)
-	}
-	out := cfg.Out
-	cfg.Out = ""
-	if err := campaign.CheckConfig(out, cfg, replay.GrowableKeys); err != nil {
-		return err
-	}
-	stderr := c.ErrOrStderr()
-	if !g.Quiet {
-		fmt.Fprintf(stderr, "loading pool %s ...\n", cfg.Pool.CSV.File)
-	}
-	steps := newStepLog(stderr, g.Quiet)
-	poolCfg := cfg.Pool
-	if cfg.ScoreColumn != "" { // the scores are no feature
-		poolCfg.CSV.ExcludeColumns = append(slices.Clone(poolCfg.CSV.ExcludeColumns), cfg.ScoreColumn)
-	}
-	pool, err := datasets.LoadWith(poolCfg, g.DataDir, g.CacheDir, knn.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName, FeaturesOnly: true})
-	steps.end()
-	if err != nil {
-		return err
-	}
-	ids := pool.IDs
-	if ids == nil {
-		ids = make([]string, pool.Len())
-		for i := range ids {
-			ids[i] = strconv.Itoa(i)
-		}
-	}
-	var scores []float64
-	if cfg.ScoreColumn != "" {
-		scores, err = readScoreColumn(cfg.Pool.CSV, cfg.ScoreColumn, pool.IDs, pool.Len(), g)
-	} else {
-		scores, err = replay.ReadScores(cfg.Scores, ids)
-	}
-	if err != nil {
-		return err
-	}
-	sz, err := cfg.Sizes(pool.Len())
-	if err != nil {
-		return configError(g.Config, err)
-	}
-	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
-	if !g.Quiet {
-		fmt.Fprintf(stderr, "%s: %d items, %d hits (top %d, ties included); initial batch %d, %d rounds of %d; %d runs into %s\n",
-			cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.Rounds, sz.Batch, len(camp.Runs), out)
-	}
-	runFunc, err := camp.RunFunc(replay.Library{Pool: pool, Scores: scores}, out, g.Workers)
-	if err != nil {
-		return err
-	}
-	ctx, stop := interruptContext(c)
-	defer stop()
-	rep, err := campaign.Execute(ctx, campaign.Spec{
-		Dir: out, Header: replay.RecordHeader, Runs: camp.Runs, Steps: sz.Init + sz.Budget, Unit: "items",
-		Workers: 1, Shard: shard, Quiet: g.Quiet, Progress: stderr,
-		Config: cfg, Growable: replay.GrowableKeys, Version: Version, Kind: eval.KindReplay.Key(),
-		Inputs: campaignInputs(g.DataDir, append(datasets.InputFiles(cfg.Pool, g.DataDir), cfg.Scores)...), // "" is skipped
-	}, runFunc)
-	if !g.Quiet && rep.Started() {
-		fmt.Fprintf(stderr, "%s: %s\n", out, rep)
-	}
-	if err != nil {
-		return err
-	}
-	return printCampaignTable(c.OutOrStdout(), out, eval.KindReplay, shard, len(camp.Runs))
-}
-
-// readScoreColumn reads the scores of a CSV pool from its column col, one
-// per row in the pool's order (ids: the pool's, nil for row order): the
-// column's cells must be finite numbers (fileio.ReadColumnsCSV names the
-// file, line and column of one that is not).
-func readScoreColumn(cs datasets.CSVConfig, col string, ids []string, n int, g *GlobalOptions) ([]float64, error) {
-	d, ok, err := fileio.ReadColumnsCSV(cs.File, fileio.ColumnSpec{
-		ID: cs.IDColumn, Features: []string{col},
-		IDFlag: "pool.csv.id_column", FeaturesFlag: "score_column", Name: g.keyName,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !ok || d.Features == nil || d.Features.Cols != 1 {
-		return nil, fmt.Errorf("%s: no header naming the score column %q", cs.File, col)
-	}
-	v := d.Features.Data
-	if len(v) != n || (ids != nil && !slices.Equal(d.IDs, ids)) {
-		return nil, fmt.Errorf("%s: the rows of column %q are not the pool's items in order (%d scores, %d items)", cs.File, col, len(v), n)
-	}
-	return v, nil
+	env := g.campaignEnv(c)
+	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg, Load: func(pc datasets.Config) (*datasets.Pool, error) {
+		steps := newStepLog(env.Err, env.Quiet)
+		defer steps.end()
+		return datasets.LoadWith(pc, env.DataDir, env.CacheDir, knn.GraphOptions{Workers: env.Workers, Progress: steps.progress(), Name: env.KeyName, FeaturesOnly: true})
+	}}, shard)
 }

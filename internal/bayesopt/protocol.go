@@ -40,8 +40,16 @@ type Protocol struct {
 	// Sampler draws the Thompson samples: exact (recorded as absent) or
 	// pathwise (SamplerPathwise).
 	Sampler string `yaml:"sampler,omitempty"`
-	// Space, ObjectiveCmd, ObjectiveTimeout and Minimize define a campaign
-	// on an external objective (task: space, package space).
+	// Own defines a campaign on the user's own problem (task: space):
+	// its settings apply to no named task.
+	Own `yaml:",inline"`
+}
+
+// Own are the settings of a campaign on an external objective (task:
+// space, package space): the space file, the command evaluating a batch,
+// its time limit, the direction and one process per point. A named task
+// refuses every one of them (their flags are derived from these fields).
+type Own struct {
 	Space            string `yaml:"space,omitempty"`
 	ObjectiveCmd     string `yaml:"objective_cmd,omitempty"`
 	ObjectiveTimeout string `yaml:"objective_timeout,omitempty"`
@@ -126,28 +134,21 @@ func (p Protocol) MarshalYAML() (any, error) {
 	return r, nil
 }
 
-// DefaultProtocol returns the built-in settings of a task: every method,
-// q = 0.5, 1, 1.5, 10 repeats, 1,000 Thompson candidates and 300 training
-// points per region, 30 L-BFGS iterations; the paper's M and tau for rover
-// (3, 0.15) and lunar (20, 0.6) (ROBOT's settings, from its README) with the budgets of
-// configs/TASK.yaml. Out is left for the caller (the results folder).
+// DefaultProtocol returns the settings every task starts from: every
+// method, q = 0.5, 1, 1.5, 10 repeats of budget 200 (20 initial points,
+// batches of 10), M = 3 regions, tau = DefaultTau, 1,000 Thompson
+// candidates and 300 training points per region, 30 L-BFGS iterations. A
+// named task sets its own on top (tasks.DefaultProtocol: the paper's M and
+// tau for rover and lunar). Out is left for the caller (the results
+// folder).
 func DefaultProtocol(task string) Protocol {
-	c := Protocol{
+	return Protocol{
 		Task: task,
 		Common: Common{Methods: slices.Clone(Methods), Q: vendi.NewOrderList(0.5, 1, 1.5),
 			Repeats: 10, Budget: 200, Init: 20, Batch: 10},
 		Regions: 3, Tau: DefaultTau,
 		Candidates: DefaultCandidates, MaxTrain: DefaultMaxTrain, FitIterations: DefaultFitIterations,
 	}
-	switch task {
-	case "rover":
-		c.Regions, c.Tau = 3, 0.15
-		c.Budget, c.Init, c.Batch = 800, 50, 30
-	case "lunar":
-		c.Regions, c.Tau = 20, 0.6
-		c.Budget, c.Init, c.Batch = 150, 30, 20
-	}
-	return c
 }
 
 // Validate checks the protocol and writes its defaults canonically (q as

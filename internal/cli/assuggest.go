@@ -188,7 +188,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	}
 	if !e.Quiet {
 		if s.ColdStart {
-			describeColdStart(e.Err, prior, s, o.Method, q)
+			DescribeColdStart(e.Err, prior, s, o.Method, q)
 		} else {
 			DescribePrior(e.Err, prior, s.A1, &s.Fit)
 		}

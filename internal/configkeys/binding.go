@@ -124,7 +124,19 @@ func addresses[T any](fields []*T) []uintptr {
 // the flags that mean nothing for those settings, derived from the
 // bindings themselves, so no second list can drift from them. Flags whose
 // fields are unknown (BindFunc, Key) are never listed.
-func (t *Table) FlagsOutside(settings any) []string {
+func (t *Table) FlagsOutside(settings any) []string { return t.flags(settings, false) }
+
+// FlagsInside lists the flags of the table that set a field of settings,
+// a pointer to a struct (as the settings only a user's own problem has),
+// in the table's order. Flags whose fields are unknown are never listed.
+func (t *Table) FlagsInside(settings any) []string { return t.flags(settings, true) }
+
+// flags lists the flags with known fields that set a field of settings
+// (inside) or none (!inside); a nil table has none.
+func (t *Table) flags(settings any, inside bool) []string {
+	if t == nil {
+		return nil
+	}
 	v := reflect.ValueOf(settings)
 	lo := v.Pointer()
 	hi := lo + v.Type().Elem().Size()
@@ -133,25 +145,11 @@ func (t *Table) FlagsOutside(settings any) []string {
 		if b.Flag == "" || len(b.fields) == 0 {
 			continue
 		}
-		inside := false
+		in := false
 		for _, a := range b.fields {
-			inside = inside || (a >= lo && a < hi)
+			in = in || (a >= lo && a < hi)
 		}
-		if !inside {
-			out = append(out, b.Flag)
-		}
-	}
-	return out
-}
-
-// FlagsInside lists the flags of the table that set a field of settings,
-// a pointer to a struct, in the table's order: the flags that apply only
-// where those settings do (as suggest's label-only and score-only flags).
-func (t *Table) FlagsInside(settings any) []string {
-	outside := t.FlagsOutside(settings)
-	var out []string
-	for _, b := range t.bindings {
-		if b.Flag != "" && len(b.fields) > 0 && !slices.Contains(outside, b.Flag) {
+		if in == inside {
 			out = append(out, b.Flag)
 		}
 	}

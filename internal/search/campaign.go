@@ -17,9 +17,63 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// Methods are the policies a campaign can run, in table order: the paper's
-// baselines and qVS-AS (Section 4.1), plus one-step and ENS.
-var Methods = []string{"random", "one-step", "eci", "select", "ens", "qvs"}
+// registry is every policy a campaign (and a suggestion) can run, in
+// table order: the paper's baselines and qVS-AS (Section 4.1), plus
+// one-step and ENS. Adding a policy is adding its type (with its Method
+// value) in a file of its own and one line here; a grid of
+// hyperparameters is a field of Protocol with its default in
+// PaperProtocol and its fields in PolicySettings.
+var registry = []Method{
+	randomMethod, oneStepMethod, eciMethod, selectMethod, ensMethod, qvsMethod,
+}
+
+// A Method is one active-search policy as a campaign knows it: its name
+// (in --methods, run keys and summaries), the settings it runs under a
+// protocol and its constructor.
+type Method struct {
+	Name string
+	// Settings lists the method's settings under p, one run per repeat
+	// each, in run order, checking the keys it reads (errors name them).
+	// nil: one setting, no hyperparameters.
+	Settings func(p Protocol) ([]Setting, error)
+	// New returns the policy of settings s; kernel is the diversity
+	// kernel qVS-AS maximises over, in the indices the policy sees (a
+	// run's Space.Kernel).
+	New func(s PolicySettings, kernel vendi.Kernel) Policy
+	// Grid are the protocol keys of the method's grid that a rerun may
+	// grow (GrowableKeys): they only add runs.
+	Grid []string
+}
+
+// A Setting is one run of a method per repeat: the order q's label (qVS-AS),
+// the run key's other labels (campaign.RunKey) and the settings.
+type Setting struct {
+	Q        string
+	Labels   []string
+	Settings PolicySettings
+}
+
+// Methods are the names of the policies a campaign can run, in table
+// order (the registry's).
+var Methods = methodNames()
+
+func methodNames() []string {
+	out := make([]string, len(registry))
+	for i, m := range registry {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// LookupMethod returns the registered method of name.
+func LookupMethod(name string) (Method, error) {
+	for _, m := range registry {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Method{}, fmt.Errorf("unknown method %q: expected some of %s", name, strings.Join(Methods, ","))
+}
 
 // Protocol is what a diverse active search campaign runs (Section 4.1):
 // the methods with their hyperparameter grids, the orders q of qVS-AS, and
@@ -60,7 +114,17 @@ type Protocol struct {
 // grow (campaign.CheckConfig): more repeats, methods, orders or grid
 // values only add runs, and the runs already made keep their keys, starts
 // and random streams.
-var GrowableKeys = []string{"repeats", "methods", "q", "eci.thresholds", "select.betas", "select.lambdas"}
+var GrowableKeys = growableKeys()
+
+// growableKeys: repeats, methods and the orders q, then every method's
+// grid keys in registry order.
+func growableKeys() []string {
+	keys := []string{"repeats", "methods", "q"}
+	for _, m := range registry {
+		keys = append(keys, m.Grid...)
+	}
+	return keys
+}
 
 // ECIGrid is the grid of ECI settings: one run per similarity threshold.
 type ECIGrid struct {
@@ -115,21 +179,11 @@ type PolicySettings struct {
 // kernel is the diversity kernel qVS-AS maximises over, in the indices the
 // policy sees (a run's Space.Kernel); the other policies ignore it.
 func NewPolicy(method string, s PolicySettings, kernel vendi.Kernel) (Policy, error) {
-	switch method {
-	case "random":
-		return Random{}, nil
-	case "one-step":
-		return OneStep{}, nil
-	case "eci":
-		return ECI{Threshold: s.Threshold, Fantasy: s.Fantasy}, nil
-	case "select":
-		return SELECT{Beta: s.Beta, Lambda: s.Lambda, Fantasy: s.Fantasy}, nil
-	case "ens":
-		return ENS{Fantasy: s.Fantasy}, nil
-	case "qvs":
-		return QVS{Q: s.Q, Kernel: kernel, AuthorsShortcut: s.AuthorsShortcut}, nil
+	m, err := LookupMethod(method)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown method %q: expected some of %s", method, strings.Join(Methods, ","))
+	return m.New(s, kernel), nil
 }
 
 // Campaign is a planned campaign: its runs and each run's policy settings.
@@ -161,78 +215,26 @@ func Plan(p Protocol) (*Campaign, error) {
 		return nil, err
 	}
 	type setting struct {
-		method, q string
-		labels    []string // of the run key, after the method and order (campaign.RunKey)
-		s         PolicySettings
+		method string
+		Setting
 	}
 	var settings []setting
 	if err := configkeys.Unique("methods", p.Methods); err != nil {
 		return nil, err
 	}
-	for _, m := range p.Methods {
-		switch m {
-		case "random", "one-step":
-			settings = append(settings, setting{method: m})
-		case "eci":
-			fan, err := ParseFantasy(p.ECI.Fantasy)
-			if err != nil {
-				return nil, fmt.Errorf("eci.fantasy: %w", err)
+	for _, name := range p.Methods {
+		m, err := LookupMethod(name)
+		if err != nil {
+			return nil, err
+		}
+		ms := []Setting{{}}
+		if m.Settings != nil {
+			if ms, err = m.Settings(p); err != nil {
+				return nil, err
 			}
-			if len(p.ECI.Thresholds) == 0 {
-				return nil, fmt.Errorf("method eci needs eci.thresholds")
-			}
-			for _, t := range p.ECI.Thresholds {
-				if err := CheckThreshold(t); err != nil {
-					return nil, fmt.Errorf("eci.thresholds: %w", err)
-				}
-				settings = append(settings, setting{method: m, labels: []string{"t" + num(t), fan.String()}, s: PolicySettings{Threshold: t, Fantasy: fan}})
-			}
-		case "select":
-			fan, err := ParseFantasy(p.SELECT.Fantasy)
-			if err != nil {
-				return nil, fmt.Errorf("select.fantasy: %w", err)
-			}
-			if len(p.SELECT.Betas) == 0 || len(p.SELECT.Lambdas) == 0 {
-				return nil, fmt.Errorf("method select needs select.betas and select.lambdas")
-			}
-			for _, b := range p.SELECT.Betas {
-				for _, l := range p.SELECT.Lambdas {
-					if err := CheckBeta(b); err != nil {
-						return nil, fmt.Errorf("select.betas: %w", err)
-					}
-					if err := CheckLambda(l); err != nil {
-						return nil, fmt.Errorf("select.lambdas: %w", err)
-					}
-					settings = append(settings, setting{method: m, labels: []string{"b" + num(b), "l" + num(l), fan.String()}, s: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
-				}
-			}
-		case "ens":
-			fan, err := ParseFantasy(p.ENS.Fantasy)
-			if err != nil {
-				return nil, fmt.Errorf("ens.fantasy: %w", err)
-			}
-			settings = append(settings, setting{method: m, labels: []string{fan.String()}, s: PolicySettings{Fantasy: fan}})
-		case "qvs":
-			if p.Q.Len() == 0 {
-				return nil, fmt.Errorf("method qvs needs orders q")
-			}
-			for _, q := range p.Q.Orders() {
-				if err := q.Validate(); err != nil { // an Order set in Go code
-					return nil, configkeys.Invalid("q", q.String(), "%v", err)
-				}
-			}
-			if err := configkeys.Unique("q", p.Q.Canonical().Text()); err != nil {
-				return nil, err // an order given twice, as 1 and 1.0 say
-			}
-			for _, q := range p.Q.Orders() {
-				var labels []string
-				if p.AuthorsShortcut {
-					labels = []string{"authors"} // a folder never mixes the two rules under one key
-				}
-				settings = append(settings, setting{method: m, q: q.String(), labels: labels, s: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
-			}
-		default:
-			return nil, fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(Methods, ","))
+		}
+		for _, s := range ms {
+			settings = append(settings, setting{name, s})
 		}
 	}
 	c := &Campaign{Protocol: p, Prior: prior, settings: map[string]PolicySettings{}}
@@ -240,10 +242,10 @@ func Plan(p Protocol) (*Campaign, error) {
 		for _, s := range settings {
 			// Params is the policy's own description, e.g. "threshold=0.5
 			// fantasy=pessimistic" (empty for random, one-step and qVS-AS).
-			pol, _ := NewPolicy(s.method, s.s, nil)
-			run := campaign.Run{Key: campaign.RunKey(s.method, s.q, r, s.labels...), Method: s.method, Q: s.q, Params: pol.Params(), Repeat: r}
+			pol, _ := NewPolicy(s.method, s.Settings, nil)
+			run := campaign.Run{Key: campaign.RunKey(s.method, s.Q, r, s.Labels...), Method: s.method, Q: s.Q, Params: pol.Params(), Repeat: r}
 			c.Runs = append(c.Runs, run)
-			c.settings[run.Key] = s.s
+			c.settings[run.Key] = s.Settings
 		}
 	}
 	return c, nil

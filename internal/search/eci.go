@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/qvs-dev/qvs/internal/parallel"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // ECI is expected coverage improvement (Malkomes et al. 2021), as the
@@ -254,4 +255,29 @@ func (e ECI) scoreOne(m *Model, open, score []float64, x int) {
 		}
 	}
 	score[x] = s
+}
+
+// eciMethod is ECI in a campaign: one run per threshold of eci.thresholds,
+// each with eci.fantasy.
+var eciMethod = Method{
+	Name: "eci",
+	Grid: []string{"eci.thresholds"},
+	New:  func(s PolicySettings, _ vendi.Kernel) Policy { return ECI{Threshold: s.Threshold, Fantasy: s.Fantasy} },
+	Settings: func(p Protocol) ([]Setting, error) {
+		fan, err := ParseFantasy(p.ECI.Fantasy)
+		if err != nil {
+			return nil, fmt.Errorf("eci.fantasy: %w", err)
+		}
+		if len(p.ECI.Thresholds) == 0 {
+			return nil, fmt.Errorf("method eci needs eci.thresholds")
+		}
+		var out []Setting
+		for _, t := range p.ECI.Thresholds {
+			if err := CheckThreshold(t); err != nil {
+				return nil, fmt.Errorf("eci.thresholds: %w", err)
+			}
+			out = append(out, Setting{Labels: []string{"t" + num(t), fan.String()}, Settings: PolicySettings{Threshold: t, Fantasy: fan}})
+		}
+		return out, nil
+	},
 }

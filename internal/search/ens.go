@@ -1,10 +1,12 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/qvs-dev/qvs/internal/parallel"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
@@ -516,4 +518,17 @@ func topBounds(cand []int32, ub []float64, m int) []int32 {
 		}
 	}
 	return top
+}
+
+// ensMethod is ENS in a campaign: one run, with ens.fantasy.
+var ensMethod = Method{
+	Name: "ens",
+	New:  func(s PolicySettings, _ vendi.Kernel) Policy { return ENS{Fantasy: s.Fantasy} },
+	Settings: func(p Protocol) ([]Setting, error) {
+		fan, err := ParseFantasy(p.ENS.Fantasy)
+		if err != nil {
+			return nil, fmt.Errorf("ens.fantasy: %w", err)
+		}
+		return []Setting{{Labels: []string{fan.String()}, Settings: PolicySettings{Fantasy: fan}}}, nil
+	},
 }

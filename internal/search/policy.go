@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // State is what a policy sees when it chooses the next batch.
@@ -251,3 +253,9 @@ func ParseFantasy(s string) (Fantasy, error) {
 	}
 	return Pessimistic, fmt.Errorf("fantasy %q: expected pessimistic or optimistic", s)
 }
+
+// randomMethod is Random in a campaign: no hyperparameters.
+var randomMethod = Method{Name: "random", New: func(PolicySettings, vendi.Kernel) Policy { return Random{} }}
+
+// oneStepMethod is OneStep in a campaign: no hyperparameters.
+var oneStepMethod = Method{Name: "one-step", New: func(PolicySettings, vendi.Kernel) Policy { return OneStep{} }}

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -160,4 +161,36 @@ func ownRowHits(m *Model, c int, chosen []bool) bool {
 		}
 	}
 	return false
+}
+
+// qvsMethod is qVS-AS in a campaign: one run per order of q (the
+// protocol's orders, a growable key of every campaign), keyed -authors
+// under the authors' shortcut.
+var qvsMethod = Method{
+	Name: "qvs",
+	New: func(s PolicySettings, kernel vendi.Kernel) Policy {
+		return QVS{Q: s.Q, Kernel: kernel, AuthorsShortcut: s.AuthorsShortcut}
+	},
+	Settings: func(p Protocol) ([]Setting, error) {
+		if p.Q.Len() == 0 {
+			return nil, fmt.Errorf("method qvs needs orders q")
+		}
+		for _, q := range p.Q.Orders() {
+			if err := q.Validate(); err != nil { // an Order set in Go code
+				return nil, configkeys.Invalid("q", q.String(), "%v", err)
+			}
+		}
+		if err := configkeys.Unique("q", p.Q.Canonical().Text()); err != nil {
+			return nil, err // an order given twice, as 1 and 1.0 say
+		}
+		var out []Setting
+		for _, q := range p.Q.Orders() {
+			var labels []string
+			if p.AuthorsShortcut {
+				labels = []string{"authors"} // a folder never mixes the two rules under one key
+			}
+			out = append(out, Setting{Q: q.String(), Labels: labels, Settings: PolicySettings{Q: q, AuthorsShortcut: p.AuthorsShortcut}})
+		}
+		return out, nil
+	},
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // SELECT is the UCB-style diverse search policy of Vanchinathan et al. 2015
@@ -72,4 +74,36 @@ func (s SELECT) Batch(st *State, b int) ([]int, error) {
 		}
 	}
 	return picks, nil
+}
+
+// selectMethod is SELECT in a campaign: one run per (beta, lambda) of
+// select.betas x select.lambdas, each with select.fantasy.
+var selectMethod = Method{
+	Name: "select",
+	Grid: []string{"select.betas", "select.lambdas"},
+	New: func(s PolicySettings, _ vendi.Kernel) Policy {
+		return SELECT{Beta: s.Beta, Lambda: s.Lambda, Fantasy: s.Fantasy}
+	},
+	Settings: func(p Protocol) ([]Setting, error) {
+		fan, err := ParseFantasy(p.SELECT.Fantasy)
+		if err != nil {
+			return nil, fmt.Errorf("select.fantasy: %w", err)
+		}
+		if len(p.SELECT.Betas) == 0 || len(p.SELECT.Lambdas) == 0 {
+			return nil, fmt.Errorf("method select needs select.betas and select.lambdas")
+		}
+		var out []Setting
+		for _, b := range p.SELECT.Betas {
+			for _, l := range p.SELECT.Lambdas {
+				if err := CheckBeta(b); err != nil {
+					return nil, fmt.Errorf("select.betas: %w", err)
+				}
+				if err := CheckLambda(l); err != nil {
+					return nil, fmt.Errorf("select.lambdas: %w", err)
+				}
+				out = append(out, Setting{Labels: []string{"b" + num(b), "l" + num(l), fan.String()}, Settings: PolicySettings{Beta: b, Lambda: l, Fantasy: fan}})
+			}
+		}
+		return out, nil
+	},
 }

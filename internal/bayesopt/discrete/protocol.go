@@ -27,10 +27,39 @@ const (
 	TaskPhotoswitch = "photoswitch-bo"
 )
 
-// IsTask reports whether task is a discrete task.
-func IsTask(task string) bool {
-	return task == TaskKernel || task == TaskMOF || task == TaskPhotoswitch
+// A Task is a discrete BayesOpt task as `qvs bayesopt --task NAME` knows
+// it: its candidate set's data and the good threshold of its table's
+// summary.
+type Task struct {
+	Name          string
+	Data          Data
+	GoodThreshold float64 // NaN: required from the config
 }
+
+// registry is every discrete task. Adding one on data of a known format is
+// one line here (a new format is also its loader, LoadSet).
+var registry = []Task{
+	// kernel: any kernel plus a table; good_threshold is required (Validate).
+	{Name: TaskKernel, Data: Data{Format: "kernel", IDColumn: "id", ObjectiveColumn: "value"}, GoodThreshold: math.NaN()},
+	// mof: storage capacity >= 15 (paper §4.2).
+	{Name: TaskMOF, Data: Data{Format: "kernel", Kernel: "mof/kernel.npy", Table: "mof/mofs.csv", IDColumn: "id",
+		ObjectiveColumn: "storage", MetricColumns: []string{"energy_penalty"}, Note: mofNote}, GoodThreshold: 15},
+	// photoswitch-bo: visible-light absorption, lambda-max >= 450 nm.
+	{Name: TaskPhotoswitch, Data: Data{Format: "photoswitch", Photoswitch: "photoswitch/UMAP-AllHits.csv"}, GoodThreshold: 450},
+}
+
+// findTask is the discrete task of name (nil: none).
+func findTask(name string) *Task {
+	for i := range registry {
+		if registry[i].Name == name {
+			return &registry[i]
+		}
+	}
+	return nil
+}
+
+// IsTask reports whether task is a discrete task.
+func IsTask(task string) bool { return findTask(task) != nil }
 
 // Data locates a task's candidate set. Relative paths are taken from the
 // data directory.
@@ -94,17 +123,9 @@ func DefaultProtocol(task string) Protocol {
 			Repeats: 10, Budget: 102, Init: 2, Batch: 5}, // 2 initial points + 100 queries
 		Beta: 2,
 	}
-	switch task {
-	case TaskMOF:
-		c.GoodThreshold = 15 // storage capacity >= 15 (paper §4.2)
-		c.Data = Data{Format: "kernel", Kernel: "mof/kernel.npy", Table: "mof/mofs.csv", IDColumn: "id",
-			ObjectiveColumn: "storage", MetricColumns: []string{"energy_penalty"}, Note: mofNote}
-	case TaskPhotoswitch:
-		c.GoodThreshold = 450 // visible-light absorption, lambda-max >= 450 nm
-		c.Data = Data{Format: "photoswitch", Photoswitch: "photoswitch/UMAP-AllHits.csv"}
-	case TaskKernel:
-		c.GoodThreshold = math.NaN() // required: see Validate
-		c.Data = Data{Format: "kernel", IDColumn: "id", ObjectiveColumn: "value"}
+	if t := findTask(task); t != nil {
+		c.GoodThreshold, c.Data = t.GoodThreshold, t.Data
+		c.Data.MetricColumns = slices.Clone(t.Data.MetricColumns)
 	}
 	return c
 }
@@ -224,4 +245,13 @@ func (p Protocol) LoadSet(dataDir string) (*datasets.KernelSet, error) {
 	default:
 		return nil, configkeys.Invalid("data.format", d.Format, "expected kernel (kernel matrix + table) or photoswitch")
 	}
+}
+
+// TaskNames are the discrete tasks' names, in registry order.
+func TaskNames() []string {
+	out := make([]string, len(registry))
+	for i, t := range registry {
+		out[i] = t.Name
+	}
+	return out
 }

@@ -3,9 +3,8 @@ package discrete
 import (
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
 // TestProtocolYAML: config.yaml of both BayesOpt kinds, whose shared keys
@@ -16,7 +15,7 @@ import (
 func TestProtocolYAML(t *testing.T) {
 	d := DefaultProtocol(TaskPhotoswitch)
 	d.Seed, d.Out, d.Kind, d.Name = 9, "y", "k", "nm"
-	c := bayesopt.DefaultProtocol("rover")
+	c := tasks.DefaultProtocol("rover")
 	c.Seed, c.Out, c.Kind, c.Space, c.Minimize = 7, "x", "k", "s.yaml", true
 	for _, tc := range []struct {
 		p    any

@@ -1,16 +1,16 @@
 package cli
 
 // Upper bounds on counts a flag or config key sets. Above them a command
-// would allocate far beyond its input before doing anything useful (the
-// audit found each by running it): they are refused as usage errors naming
-// the flag or key, never left to the out-of-memory killer.
+// would allocate far beyond its input before doing anything useful: they
+// are refused as usage errors naming the flag or key (CheckAtMost), never
+// left to the out-of-memory killer.
 const (
 	// MaxRepeats: every run of a campaign is planned, in memory, before
 	// the first starts (10^8 repeats took over 5 GB).
 	MaxRepeats = 10000
 	// MaxCandidates: Thompson sampling draws a joint sample over a region's
 	// candidates, O(m^2) memory and O(m^3) time: m = 5,000 takes 1.4 GB and
-	// about 2 min on the 2-core box; 10^9 exhausted 24 GB.
+	// about 2 min on a 2-core machine; 10^9 exhausted 24 GB.
 	MaxCandidates = 5000
 	// MaxRegions: M trust regions (the paper uses 3 to 20); 10^8 took
 	// 7.7 GB before the first evaluation.
@@ -34,10 +34,26 @@ var LimitWhy = map[string]string{
 }
 
 // CheckAtMost refuses v > limit as a usage error naming the config key
-// (or the flag that set it) and the file.
+// (or the flag that set it) and the config file configPath.
 func CheckAtMost(configPath, key string, v, limit int) error {
 	if v > limit {
 		return SettingError(configPath, key, v, "at most %d (%s)", limit, LimitWhy[key])
 	}
 	return nil
+}
+
+// atMost is CheckAtMost of several keys, in order.
+func atMost(configPath string, limits ...limit) error {
+	for _, l := range limits {
+		if err := CheckAtMost(configPath, l.key, l.v, l.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// limit is a count v that key may set, and its bound.
+type limit struct {
+	key    string
+	v, max int
 }

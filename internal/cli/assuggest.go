@@ -74,6 +74,11 @@ type ScoreSettings struct {
 	CandidatesGiven     bool
 }
 
+// DefaultASSuggestOptions are the flags' defaults.
+func DefaultASSuggestOptions() ASSuggestOptions {
+	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: Formats(FormatTable), Labels: DefaultLabelSettings(), Scores: DefaultScoreSettings()}
+}
+
 // DefaultLabelSettings and DefaultScoreSettings are the flags' defaults.
 func DefaultLabelSettings() LabelSettings {
 	return LabelSettings{Threshold: 0.5, Beta: 1, Lambda: 0.5, Fantasy: "pessimistic"}

@@ -34,15 +34,16 @@ func unnamedIndexPool(t *testing.T, n int) string {
 }
 
 func suggestOptions(pool string) *ASSuggestOptions {
-	return &ASSuggestOptions{Batch: 2, Method: "qvs", Q: 1, Format: Formats(FormatCSV), PoolGiven: true,
-		Labels: DefaultLabelSettings(), Scores: DefaultScoreSettings(),
-		Resolve: func() (datasets.Config, search.Protocol, error) {
-			c := datasets.DefaultConfig(datasets.KindCSV)
-			c.CSV.File, c.CSV.K = pool, 3
-			p := search.PaperProtocol()
-			p.Prior = search.PriorEstimate
-			return c, p, nil
-		}}
+	o := DefaultASSuggestOptions()
+	o.Batch, o.Format.Value, o.PoolGiven = 2, FormatCSV, true
+	o.Resolve = func() (datasets.Config, search.Protocol, error) {
+		c := datasets.DefaultConfig(datasets.KindCSV)
+		c.CSV.File, c.CSV.K = pool, 3
+		p := search.PaperProtocol()
+		p.Prior = search.PriorEstimate
+		return c, p, nil
+	}
+	return &o
 }
 
 // TestASSuggestPoolNoteOnce: the loader's note about the pool (here: a

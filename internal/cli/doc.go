@@ -10,9 +10,9 @@
 // parsed), numbers at full precision by Float (the aligned table rounds
 // with Fixed or Rounded), text cells of the aligned table quoted when
 // unprintable (TableCell), ids in CSV spreadsheet-safe unless --raw-ids.
-// Everything a command prints goes to Env.Out in one write, so stdout is
-// empty on an error; progress and notes go to Env.Err (nothing under
-// --quiet).
+// A Table goes to Env.Out in one write, after the work that makes it, so
+// stdout is empty on an error; progress and notes go to Env.Err (nothing
+// under --quiet).
 //
 // Errors a run function returns decide the exit status (ExitCode): a
 // UsageError (Usagef, ConfigError, ConfigErrorf, SettingError) is a bad

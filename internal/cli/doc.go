@@ -9,7 +9,7 @@
 // its --format (Format: table, csv or json, refused when the flag is
 // parsed), numbers at full precision by Float (the aligned table rounds
 // with Fixed or Rounded), text cells of the aligned table quoted when
-// unprintable (TableCell), ids in CSV spreadsheet-safe unless --raw-ids.
+// unprintable, ids in CSV spreadsheet-safe unless --raw-ids.
 // A Table goes to Env.Out in one write, after the work that makes it, so
 // stdout is empty on an error; progress and notes go to Env.Err (nothing
 // under --quiet).

@@ -155,7 +155,7 @@ the picks so far); stderr describes the fitted GP and counts the hits.`,
 	o.as.table = t
 	o.as.csv.register(t, &o.as.cfg)
 	r := &o.run
-	*r = cli.ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: cli.Formats(cli.FormatTable), Labels: cli.DefaultLabelSettings(), Scores: cli.DefaultScoreSettings()}
+	*r = cli.DefaultASSuggestOptions()
 	l, s := &r.Labels, &r.Scores
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
 	configkeys.Bind(t, f.StringVar, "observed", "", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse); or scored items: header index,value or id,value (a GP, see below)", &r.Observed)

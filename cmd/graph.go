@@ -12,9 +12,8 @@ import (
 )
 
 type graphOptions struct {
-	as         asOptions
-	similarity string
-	out        string
+	as  asOptions
+	out string
 }
 
 func newGraphCmd(g *GlobalOptions) *cobra.Command {
@@ -56,10 +55,11 @@ cached path will take next time. Nothing is written to stdout.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}
 	f := c.Flags()
-	o.as.table = configkeys.NewTable(f)
-	o.as.csv.register(o.as.table, &o.as.cfg)
-	f.StringVar(&o.similarity, "similarity", knn.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
-	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
+	t := configkeys.NewTable(f)
+	o.as.table = t
+	o.as.csv.register(t, &o.as.cfg)
+	configkeys.Bind(t, f.StringVar, "similarity", "pool.csv.similarity", knn.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)", &o.as.cfg.Pool.CSV.Similarity)
+	configkeys.Bind(t, f.StringVar, "out", "", "", "the .npz to write (required)", &o.out)
 	// The pool flags of `as suggest` include a graph or kernel of the
 	// user's own, which graph refuses: not listed in its help.
 	for _, name := range []string{"graph", "kernel"} {
@@ -73,9 +73,6 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if !fl.Changed("pool") {
 		return usageErrorf("--pool X.npy|pool.csv is required")
 	}
-	if o.out == "" {
-		return usageErrorf("--out W.npz is required")
-	}
 	// No config: the pool flags on a CSV pool's defaults.
 	o.as.cfg = asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
 	g.table = o.as.table
@@ -88,10 +85,12 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	cfg := o.as.cfg
+	if o.out == "" {
+		return usageErrorf("--out W.npz is required")
+	}
 	if fl.Changed("similarity") {
-		cfg.Pool.CSV.Similarity = o.similarity
 		// Checked before the pool is read and its graph built.
-		if err := knn.CheckSimilarity(o.similarity, cfg.Pool.CSV.Metric); err != nil {
+		if err := knn.CheckSimilarity(cfg.Pool.CSV.Similarity, cfg.Pool.CSV.Metric); err != nil {
 			return usageErrorf("--similarity: %v", err)
 		}
 	}

@@ -1,5 +1,6 @@
-// Package cmd wires the qvs command line: flags, configs and output
-// formatting only. Every algorithm lives under internal/.
+// Package cmd wires the qvs command line: flags and configs only. Each
+// command fills its options from its settings table and calls its run
+// function in internal/cli; every algorithm lives under internal/.
 package cmd
 
 import (

@@ -46,7 +46,7 @@ func (c checkedFloat) Set(s string) error {
 	return nil
 }
 
-func (c checkedFloat) String() string { return strconv.FormatFloat(*c.p, 'g', -1, 64) }
+func (c checkedFloat) String() string { return cli.Float(*c.p) }
 func (c checkedFloat) Type() string   { return "float64" }
 
 // floatVar defines a float64 flag that check accepts (checkedFloat), for

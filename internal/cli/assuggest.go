@@ -15,15 +15,15 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// MaxASSuggestBatch bounds `qvs as suggest --batch` with labels. On the
+// maxASSuggestBatch bounds `qvs as suggest --batch` with labels. On the
 // 4,000-item synthetic pool a batch of 500 takes about 1 s with every
 // method, 1,000 over a minute with qVS-AS (the chosen set merges into one
 // kNN block whose exact secular updates and eigendecompositions grow like
 // B^3 per pick) and ~10 s for the qvs column of scattered (random) picks.
-// MaxScoredBatch bounds it with scores: 1 % of a library of a million.
+// maxScoredBatch bounds it with scores: 1 % of a library of a million.
 const (
-	MaxASSuggestBatch = 500
-	MaxScoredBatch    = 10000
+	maxASSuggestBatch = 500
+	maxScoredBatch    = 10000
 )
 
 // ASSuggestOptions are the settings of `qvs as suggest`.
@@ -75,6 +75,11 @@ type ScoreSettings struct {
 	CandidatesGiven     bool
 }
 
+// DefaultASSuggestOptions are the flags' defaults.
+func DefaultASSuggestOptions() ASSuggestOptions {
+	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: Formats(FormatTable), Labels: DefaultLabelSettings(), Scores: DefaultScoreSettings()}
+}
+
 // DefaultLabelSettings and DefaultScoreSettings are the flags' defaults.
 func DefaultLabelSettings() LabelSettings {
 	return LabelSettings{Threshold: 0.5, Beta: 1, Lambda: 0.5, Fantasy: "pessimistic"}
@@ -110,8 +115,8 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 		return err
 	}
 	switch {
-	case o.Batch < 1 || o.Batch > MaxASSuggestBatch:
-		return Usagef("--batch %d: expected 1 to %d (%s)", o.Batch, MaxASSuggestBatch, "larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far")
+	case o.Batch < 1 || o.Batch > maxASSuggestBatch:
+		return Usagef("--batch %d: expected 1 to %d (%s)", o.Batch, maxASSuggestBatch, "larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far")
 	case !slices.Contains(search.Methods, o.Method):
 		return Usagef("--method %q: expected one of %s", o.Method, strings.Join(search.Methods, ", "))
 	case !o.PoolGiven:
@@ -220,8 +225,8 @@ func (o *ASSuggestOptions) checkScored() error {
 		return err
 	}
 	switch {
-	case o.Batch < 1 || o.Batch > MaxScoredBatch:
-		return Usagef("--batch %d: expected 1 to %d", o.Batch, MaxScoredBatch)
+	case o.Batch < 1 || o.Batch > maxScoredBatch:
+		return Usagef("--batch %d: expected 1 to %d", o.Batch, maxScoredBatch)
 	case !slices.Contains(surrogate.Methods, o.Method):
 		return Usagef("--method %q: with scores (a value column in --observed) expected one of %s", o.Method, strings.Join(surrogate.Methods, ", "))
 	case !(s.UCBBeta > 0) || math.IsInf(s.UCBBeta, 0):

@@ -25,14 +25,14 @@ const (
 	DefaultSuggestCandidates = 200
 	// DefaultSuggestBatch is suggest's --batch, and a --space campaign's.
 	DefaultSuggestBatch = 5
-	// MaxSuggestBatch bounds --batch with --space: the batch sets the
+	// maxSuggestBatch bounds --batch with --space: the batch sets the
 	// Thompson candidates per region (at least the batch) and the qvs
 	// greedy over them grows faster than the cube of the batch; 500 takes
 	// 0.7 GB and close to 3 min on the 2-core box, 100,000 ran out of
-	// memory. MaxPending bounds the pending rows (the qvs greedy carries
+	// memory. maxPending bounds the pending rows (the qvs greedy carries
 	// them as a prefix).
-	MaxSuggestBatch = 500
-	MaxPending      = 1000
+	maxSuggestBatch = 500
+	maxPending      = 1000
 )
 
 // BOSuggestOptions are the settings of `qvs bayesopt suggest`: the shared
@@ -132,7 +132,7 @@ func observedLabel(observed string) string {
 
 func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 	c := &o.Continuous
-	if err := checkBatchMethod(o.Batch, MaxSuggestBatch, "the candidates and the qvs greedy grow with the batch; ask again with the results of this one", o.Method, bayesopt.Methods); err != nil {
+	if err := checkBatchMethod(o.Batch, maxSuggestBatch, "the candidates and the qvs greedy grow with the batch; ask again with the results of this one", o.Method, bayesopt.Methods); err != nil {
 		return err
 	}
 	q := o.Q
@@ -187,8 +187,8 @@ func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 		if pend, err = space.ReadPending(c.Pending, sp); err != nil {
 			return err
 		}
-		if len(pend) > MaxPending {
-			return fmt.Errorf("%s: %d pending experiments, at most %d (the qvs batch is scored against all of them)", c.Pending, len(pend), MaxPending)
+		if len(pend) > maxPending {
+			return fmt.Errorf("%s: %d pending experiments, at most %d (the qvs batch is scored against all of them)", c.Pending, len(pend), maxPending)
 		}
 	}
 	sug, err := space.Suggest(e.Context(), space.Request{
@@ -220,7 +220,7 @@ func runDiscreteSuggest(e *Env, o *BOSuggestOptions) error {
 	if !o.InitGiven {
 		init = discrete.DefaultSettings().Init
 	}
-	if err := checkBatchMethod(o.Batch, MaxDiscreteBatch, LimitWhy["batch"]+"; ask again with the results of this one", o.Method, discrete.Methods); err != nil {
+	if err := checkBatchMethod(o.Batch, MaxDiscreteBatch, limitWhy["batch"]+"; ask again with the results of this one", o.Method, discrete.Methods); err != nil {
 		return err
 	}
 	q := o.Q
@@ -232,7 +232,7 @@ func runDiscreteSuggest(e *Env, o *BOSuggestOptions) error {
 	}
 	// The kernel takes long to read when large: the smaller files are
 	// checked first.
-	if err := CheckReadable(o.Observed, d.IDs); err != nil {
+	if err := checkReadable(o.Observed, d.IDs); err != nil {
 		return err
 	}
 	K, err := datasets.ReadKernelMatrix(d.Kernel)

@@ -25,8 +25,8 @@ const (
 	MaxWorkers = 1024
 )
 
-// LimitWhy says in a message why each bound exists.
-var LimitWhy = map[string]string{
+// limitWhy says in a message why each bound exists.
+var limitWhy = map[string]string{
 	"repeats":    "every run is planned in memory before the first starts",
 	"candidates": "Thompson sampling is quadratic in memory and cubic in time in the candidates",
 	"regions":    "trust regions; the paper uses 3 to 20",
@@ -37,7 +37,7 @@ var LimitWhy = map[string]string{
 // (or the flag that set it) and the config file configPath.
 func CheckAtMost(configPath, key string, v, limit int) error {
 	if v > limit {
-		return SettingError(configPath, key, v, "at most %d (%s)", limit, LimitWhy[key])
+		return SettingError(configPath, key, v, "at most %d (%s)", limit, limitWhy[key])
 	}
 	return nil
 }

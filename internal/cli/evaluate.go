@@ -50,7 +50,7 @@ func RunEvaluate(e *Env, o *EvaluateOptions) error {
 	var buf bytes.Buffer
 	buf.WriteString("row,value\n")
 	for i, v := range values {
-		buf.WriteString(strconv.Itoa(i+1) + "," + strconv.FormatFloat(v, 'g', -1, 64) + "\n")
+		buf.WriteString(strconv.Itoa(i+1) + "," + Float(v) + "\n")
 	}
 	if _, err := e.Out.Write(buf.Bytes()); err != nil {
 		return err

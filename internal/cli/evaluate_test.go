@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -48,6 +49,39 @@ func rowValues(t *testing.T, out string) []float64 {
 		vals = append(vals, v)
 	}
 	return vals
+}
+
+func TestEvaluateRoverGolden(t *testing.T) {
+	// Golden values of the original Python rover code: x_i = 0.03 gives
+	// -6.3773481093 and x_i = 0.03 + 0.03 sin(i) gives -11.0512770566.
+	const relTol = 1e-6
+	sin := make([]float64, 60)
+	for i := range sin {
+		sin[i] = 0.03 + 0.03*math.Sin(float64(i))
+	}
+	header := make([]string, 60)
+	for i := range header {
+		header[i] = fmt.Sprintf("x%d", i)
+	}
+	p := writeFile(t, t.TempDir(), "X.csv", strings.Join(header, ",")+"\n"+csvRow(repeat(0.03, 60))+csvRow(sin))
+	e, out, errb := testEnv(t)
+	e.Quiet = true
+	if err := RunEvaluate(e, &EvaluateOptions{Task: "rover", Points: p}); err != nil {
+		t.Fatal(err)
+	}
+	if errb.Len() != 0 {
+		t.Errorf("quiet printed %q", errb)
+	}
+	vals := rowValues(t, out.String())
+	want := []float64{-6.3773481093, -11.0512770566}
+	if len(vals) != 2 {
+		t.Fatalf("got %d rows, want 2", len(vals))
+	}
+	for i := range want {
+		if math.Abs(vals[i]-want[i]) > relTol*math.Abs(want[i]) {
+			t.Errorf("row %d: %v, want %v", i+1, vals[i], want[i])
+		}
+	}
 }
 
 func TestEvaluateSyntheticAndLunar(t *testing.T) {

@@ -25,7 +25,7 @@ func RunGraph(e *Env, o *GraphOptions) error {
 	if err := fileio.CheckOutput(o.Out, fileio.OutputCheck{Inputs: []string{cs.File, cs.IDsFile}, Force: e.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
 		return Usage(err)
 	}
-	if err := CheckOutputDir(o.Out); err != nil {
+	if err := checkOutputDir(o.Out); err != nil {
 		return err
 	}
 	ctx := e.Context()

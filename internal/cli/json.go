@@ -110,8 +110,8 @@ func writeJSONValue(buf *bytes.Buffer, v any) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 }
 
-// WriteIndentedJSON writes v to w as one indented JSON document (score's).
-func WriteIndentedJSON(w io.Writer, v any) error {
+// writeIndentedJSON writes v to w as one indented JSON document (score's).
+func writeIndentedJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")

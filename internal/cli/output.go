@@ -63,7 +63,7 @@ type Table struct {
 
 // Write writes t to w in format f in one write, so an error leaves w
 // untouched: CSV, JSON (WriteJSON) or an aligned table whose text cells
-// are quoted when unprintable (TableCell).
+// are quoted when unprintable (tableCell).
 func (t *Table) Write(w io.Writer, f string) error {
 	var buf bytes.Buffer
 	switch f {
@@ -100,7 +100,7 @@ func (t *Table) Write(w io.Writer, f string) error {
 				t.Round(r)
 			}
 			for i, c := range r {
-				r[i] = TableCell(c)
+				r[i] = tableCell(c)
 			}
 			fmt.Fprint(tw, strings.Join(r, "\t")+end)
 		}
@@ -123,25 +123,16 @@ func RoundColumns(format func(float64) string, cols ...int) func([]string) {
 	}
 }
 
-// TableCell is how the aligned tables printed for people show a text cell
+// tableCell is how the aligned tables printed for people show a text cell
 // from the user's files, an id or a group name: as it is when every
 // character is printable, else Go-quoted ("a\x1b[31m", "two\nlines"), so
 // a terminal escape sequence in an id never reaches the terminal and a
 // newline or tab never breaks the table. CSV and JSON keep the text exact.
-func TableCell(s string) string {
+func tableCell(s string) string {
 	for _, r := range s {
 		if r == utf8.RuneError || !unicode.IsPrint(r) {
 			return strconv.Quote(s)
 		}
 	}
 	return s
-}
-
-// CSVID is id as a CSV output shows it: fileio.SpreadsheetSafe unless raw
-// (--raw-ids).
-func CSVID(id string, raw bool) string {
-	if raw {
-		return id
-	}
-	return fileio.SpreadsheetSafe(id)
 }

@@ -31,9 +31,9 @@ func checkInputs(pool datasets.Config, observed, pending string) error {
 	return nil
 }
 
-// CheckReadable checks that each non-empty path opens for reading as a
+// checkReadable checks that each non-empty path opens for reading as a
 // regular file (fileio.OpenInput), in order, before a command's long work.
-func CheckReadable(paths ...string) error {
+func checkReadable(paths ...string) error {
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -47,9 +47,9 @@ func CheckReadable(paths ...string) error {
 	return nil
 }
 
-// CheckOutputDir checks that the folder an output file goes to exists, so
+// checkOutputDir checks that the folder an output file goes to exists, so
 // a mistyped --out is reported before the work whose result it holds.
-func CheckOutputDir(path string) error {
+func checkOutputDir(path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {

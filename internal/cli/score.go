@@ -65,7 +65,7 @@ func RunScore(e *Env, o *ScoreOptions) error {
 	}
 	rows := scoreRows(scores)
 	if o.Format.Value == FormatJSON {
-		return WriteIndentedJSON(e.Out, map[string]any{"n": in.N, "scores": rows})
+		return writeIndentedJSON(e.Out, map[string]any{"n": in.N, "scores": rows})
 	}
 	t := Table{Head: []string{"q", "vs"}, TableHead: []string{"q", "VS"}, Right: true,
 		Round: RoundColumns(Fixed(6), 1, 2)}
@@ -100,7 +100,7 @@ func scoreGroups(e *Env, o *ScoreOptions, in *items.Items, note func(int, string
 		if l, ok := in.LengthScale(); ok {
 			doc["length_scale"] = l
 		}
-		return WriteIndentedJSON(e.Out, doc)
+		return writeIndentedJSON(e.Out, doc)
 	}
 	t := Table{Head: []string{"group", "n"}, TableHead: []string{"group", "n"}, Right: true}
 	for _, q := range o.Orders {

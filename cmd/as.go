@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -164,50 +162,6 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	return *cfg, nil
 }
 
-// loadASPool loads the pool of cfg and prepares it for search, saying so
-// on stderr unless quiet.
-func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {
-	if !g.Quiet {
-		// A user's pool is named by its file: kind "csv" also reads .npy.
-		what := cfg.Kind
-		if cfg.Kind == "csv" && cfg.CSV.File != "" {
-			what = cfg.CSV.File
-		} else if cfg.Kind == "graph" && cfg.Graph.File != "" {
-			what = cfg.Graph.File
-		}
-		fmt.Fprintf(stderr, "loading pool %s ...\n", what)
-	}
-	pool, err := loadPool(cfg, g, stderr)
-	if err != nil {
-		return nil, err
-	}
-	steps := newStepLog(stderr, g.Quiet)
-	steps.step("kNN model (reverse lists, the diversity kernel's rows)")
-	sp, err := search.NewPool(pool)
-	steps.end()
-	if err != nil {
-		return nil, err
-	}
-	if !g.Quiet {
-		for _, note := range pool.Notes {
-			fmt.Fprintln(stderr, "qvs: "+note)
-		}
-		if pool.Unlabeled {
-			fmt.Fprintf(stderr, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
-		} else {
-			fmt.Fprintf(stderr, "pool %s: %d items, %d positives\n", pool.Name, pool.Len(), pool.PositiveCount())
-		}
-	}
-	return sp, nil
-}
-
-// describePrior and describeColdStart say on stderr which prior the kNN
-// model uses (cli.DescribePrior, cli.DescribeColdStart).
-var (
-	describePrior     = cli.DescribePrior
-	describeColdStart = cli.DescribeColdStart
-)
-
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")
 	if err != nil {
@@ -218,9 +172,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		return usageErrorf("%w", err)
 	}
 	env := g.campaignEnv(c)
-	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg, Load: func(pc datasets.Config) (*search.Pool, error) {
-		return loadASPool(pc, g, env.Err)
-	}}, shard)
+	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg}, shard)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {

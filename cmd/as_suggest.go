@@ -1,42 +1,23 @@
 package cmd
 
 import (
-	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/search"
-	"github.com/qvs-dev/qvs/internal/vendi"
+	"github.com/qvs-dev/qvs/internal/surrogate"
 )
 
-// maxASSuggestBatch bounds `qvs as suggest --batch`. On the 4,000-item
-// synthetic pool a batch of 500 takes about 1 s with every method, 1,000
-// over a minute with qVS-AS (the chosen set merges into one kNN block whose
-// exact secular updates and eigendecompositions grow like B^3 per pick) and
-// ~10 s for the qvs column of scattered (random) picks.
-const maxASSuggestBatch = 500
-
+// asSuggestOptions are the flags of `qvs as suggest`: the pool and the
+// protocol keys (asOptions, resolveASConfig) and the run's options.
 type asSuggestOptions struct {
-	as        asOptions
-	observed  string
-	pending   string
-	batch     int
-	method    string
-	q         vendi.Order
-	format    string
-	rawIDs    bool
-	threshold float64
-	beta      float64
-	lambda    float64
-	fantasy   string
-	remaining int
-	scored    scoredOptions
+	as  asOptions
+	run cli.ASSuggestOptions
 }
 
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
@@ -172,166 +153,51 @@ the picks so far); stderr describes the fitted GP and counts the hits.`,
 	t := configkeys.NewTable(f)
 	o.as.table = t
 	o.as.csv.register(t, &o.as.cfg)
-	o.as.bindPrior(t, "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)")
+	r := &o.run
+	*r = cli.DefaultASSuggestOptions()
+	l, s := &r.Labels, &r.Scores
 	configkeys.BindFunc(t, "seed", "seed", func() { o.as.cfg.Seed = g.Seed })
-	f.StringVar(&o.observed, "observed", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse); or scored items: header index,value or id,value (a GP, see below)")
-	f.StringVar(&o.pending, "pending", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)")
-	f.IntVar(&o.batch, "batch", 5, "number of items to suggest (at most 500; with scores at most 10,000)")
-	f.StringVar(&o.method, "method", "qvs", "policy: "+strings.Join(search.Methods, "|"))
-	o.q = 1
-	f.Var(&o.q, "q", "order q of qVS-AS and of the qvs column (inf allowed; with scores the default is 2)")
-	f.StringVar(&o.format, "format", "table", "output format: table, csv or json (one document: docs/json.md)")
-	f.BoolVar(&o.rawIDs, "raw-ids", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
-	f.Float64Var(&o.threshold, "threshold", 0.5, "ECI similarity threshold")
-	f.Float64Var(&o.beta, "beta", 1, "SELECT beta")
-	f.Float64Var(&o.lambda, "lambda", 0.5, "SELECT lambda")
-	f.StringVar(&o.fantasy, "fantasy", "pessimistic", "fantasised label of batch policies: pessimistic or optimistic")
-	f.IntVar(&o.remaining, "remaining", 0, "ENS: queries left including this batch (default: the config's budget)")
-	o.scored.register(c)
+	configkeys.Bind(t, f.StringVar, "observed", "", "", "CSV of labelled items: header index,label or id,label (- reads stdin); none, or the header alone, for the first batch (cold start: the most diverse); or scored items: header index,value or id,value (a GP, see below)", &r.Observed)
+	configkeys.Bind(t, f.StringVar, "pending", "", "", "CSV of items whose experiments are still running: header index or id; never suggested, treated as this batch's first picks (- reads stdin)", &r.Pending)
+	configkeys.Bind(t, f.IntVar, "batch", "", r.Batch, "number of items to suggest (at most 500; with scores at most 10,000)", &r.Batch)
+	configkeys.Bind(t, f.StringVar, "method", "", r.Method, "policy: "+strings.Join(search.Methods, "|"), &r.Method)
+	configkeys.BindValue(t, "q", "", r.Q, "order q of qVS-AS and of the qvs column (inf allowed; with scores the default is 2)", &r.Q)
+	configkeys.BindValue(t, "format", "", r.Format, "output format: table, csv or json (one document: docs/json.md)", &r.Format)
+	configkeys.Bind(t, f.BoolVar, "raw-ids", "", false, "keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)", &r.RawIDs)
+	// 0/1 labels only (r.Labels) ...
+	configkeys.Bind(t, f.StringVar, "prior", "prior", "", "kNN model prior a1: a number in (0, 1), estimate or prevalence (default: the config's prior key, else estimate)", &o.as.cfg.Prior, &l.Prior)
+	configkeys.Bind(t, floatVar(f, search.CheckThreshold), "threshold", "", l.Threshold, "ECI similarity threshold", &l.Threshold)
+	configkeys.Bind(t, floatVar(f, search.CheckBeta), "beta", "", l.Beta, "SELECT beta", &l.Beta)
+	configkeys.Bind(t, floatVar(f, search.CheckLambda), "lambda", "", l.Lambda, "SELECT lambda", &l.Lambda)
+	configkeys.Bind(t, f.StringVar, "fantasy", "", l.Fantasy, "fantasised label of batch policies: pessimistic or optimistic", &l.Fantasy)
+	configkeys.Bind(t, f.IntVar, "remaining", "", 0, "ENS: queries left including this batch (default: the config's budget)", &l.Remaining)
+	// ... and scores only (r.Scores).
+	configkeys.Bind(t, f.BoolVar, "minimize", "", false, "scores: lower is better (docking scores, IC50)", &s.Minimize)
+	configkeys.Bind(t, f.Float64Var, "hit-threshold", "", 0, "scores: a hit scores at least T (at most T with --minimize); used by --acquisition phit and reported", &s.HitThreshold)
+	configkeys.Bind(t, f.Float64Var, "hit-top-fraction", "", s.HitTopFraction, "scores: without --hit-threshold, a hit is in the best fraction f of the scored items", &s.HitTopFraction)
+	configkeys.BindChoice(t, "acquisition", "", s.Acquisition, surrogate.Acquisitions, "scores: quality of qvs and ranking of top: "+strings.Join(surrogate.Acquisitions, "|"), &s.Acquisition)
+	configkeys.Bind(t, f.Float64Var, "ucb-beta", "", s.UCBBeta, "scores: exploration weight of ucb, mean + sqrt(beta) sd", &s.UCBBeta)
+	configkeys.BindChoice(t, "gp-kernel", "", s.GPKernel, append([]string{"auto"}, surrogate.Kernels...), "scores: GP kernel on the pool's features: auto|"+strings.Join(surrogate.Kernels, "|")+" (auto: tanimoto for fingerprints, minmax for counts with --metric tanimoto, else matern52)", &s.GPKernel)
+	configkeys.BindChoice(t, "diversity", "", s.Diversity, surrogate.Diversities, "scores: diversity kernel of qvs over the candidates: dense (the GP kernel; with q = 2 a closed-form greedy) or knn (symmetrised 20-nearest-neighbour graph of the GP kernel)", &s.Diversity)
+	configkeys.Bind(t, f.IntVar, "candidates", "", 0, "scores: items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
 	return c
 }
 
+// runASSuggest fills the run's options from the flags (the settings
+// table applies them; which were given decides defaults and refusals)
+// and runs it; the pool and protocol are resolved when the run asks.
 func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error {
-	fl := c.Flags()
-	// Scores (a value column) go to the GP; 0/1 labels to the kNN model.
-	if o.observed != "" {
-		scored, err := search.ObservedHasScores(o.observed)
-		if err != nil {
-			return err
-		}
-		if scored {
-			return runASSuggestScored(c, g, o)
-		}
+	t, r := o.as.table, &o.run
+	g.table = t
+	t.Apply()
+	r.LabelFlags, r.ScoreFlags = givenFlags(t, &r.Labels), givenFlags(t, &r.Scores)
+	r.QGiven, r.Labels.PriorGiven, r.Labels.RemainingGiven = t.Changed("q"), t.Changed("prior"), t.Changed("remaining")
+	r.Scores.HitThresholdGiven, r.Scores.HitTopFractionGiven, r.Scores.CandidatesGiven = t.Changed("hit-threshold"), t.Changed("hit-top-fraction"), t.Changed("candidates")
+	r.OwnGraph = t.Changed("graph") || t.Changed("kernel")
+	r.PoolGiven = g.Config != "" || r.OwnGraph || t.Changed("pool-dir") || t.Changed("pool")
+	r.Resolve = func() (datasets.Config, search.Protocol, error) {
+		cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
+		return cfg.Pool, cfg.Protocol, err
 	}
-	if err := flagsOnlyFor(c, "scores (a value column in --observed)", scoredFlags); err != nil {
-		return err
-	}
-	if err := checkSuggestFlags(o.batch, maxASSuggestBatch,
-		"larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far",
-		o.format, o.method, search.Methods); err != nil {
-		return err
-	}
-	if g.Config == "" && !fl.Changed("pool-dir") && !fl.Changed("pool") && !fl.Changed("graph") && !fl.Changed("kernel") {
-		return usageErrorf("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
-	}
-	q := o.q // parsed and checked with the flag
-	fan, err := search.ParseFantasy(o.fantasy)
-	if err != nil {
-		return usageErrorf("--fantasy: %w", err)
-	}
-	for _, chk := range []struct {
-		flag  string
-		check func(float64) error
-		v     float64
-	}{{"threshold", search.CheckThreshold, o.threshold}, {"beta", search.CheckBeta, o.beta}, {"lambda", search.CheckLambda, o.lambda}} {
-		if err := chk.check(chk.v); err != nil {
-			return usageErrorf("--%s: %v", chk.flag, err)
-		}
-	}
-	if c.Flags().Changed("remaining") && o.remaining < o.batch {
-		return usageErrorf("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", o.remaining, o.batch)
-	}
-	cfg, err := resolveASConfig(c, g, &o.as, search.PriorEstimate)
-	if err != nil {
-		return err
-	}
-	prior, err := search.ParsePrior(cfg.Prior)
-	if err != nil {
-		return configError(g.Config, err)
-	}
-	if prior.Rule == search.PriorPrevalence && !fl.Changed("prior") {
-		return configErrorf(g.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
-	}
-	if err := checkASSuggestInputs(cfg.Pool, o.observed, o.pending); err != nil {
-		return err
-	}
-	stderr := c.ErrOrStderr()
-	pool, err := loadASPool(cfg.Pool, g, stderr)
-	if err != nil {
-		return err
-	}
-	// A suggestion reads the kNN graph only: the features go before the
-	// model and kernel are built.
-	pool.DropFeatures()
-	// No --observed (or a header alone) is a cold start: search.Suggest.
-	var observed []search.Observation
-	if o.observed != "" {
-		if observed, err = search.ParseObserved(o.observed, pool.Pool); err != nil {
-			return err
-		}
-	}
-	var pending []int
-	if o.pending != "" {
-		if pending, err = search.ParsePending(o.pending, pool.Pool, observed, o.observed); err != nil {
-			return err
-		}
-	}
-	if free := pool.Len() - len(observed) - len(pending); o.batch > free {
-		return fmt.Errorf("--batch %d: pool %s has %s, %d labelled and %d pending: ask for at most %d", o.batch, pool.Name, nItems(pool.Len(), "item"), len(observed), len(pending), free)
-	}
-	remaining := cfg.Budget
-	if fl.Changed("remaining") {
-		remaining = o.remaining
-	}
-	if remaining < o.batch {
-		// The budget (the config's, or the default) is smaller than the
-		// batch asked for; only ENS reads the horizon, so only ENS warns.
-		if o.method == "ens" {
-			fmt.Fprintf(c.ErrOrStderr(), "qvs as suggest: warning: budget %d is less than --batch %d; ENS looks ahead over %d queries (set --remaining)\n", remaining, o.batch, o.batch)
-		}
-		remaining = o.batch
-	}
-	steps := newStepLog(stderr, g.Quiet)
-	steps.step(fmt.Sprintf("picking a batch of %d (%s)", o.batch, o.method))
-	s, err := search.Suggest(pool, search.SuggestRequest{
-		Observed: observed, Pending: pending, Prior: prior, Ties: cfg.Ties, Seed: cfg.Seed,
-		Method: o.method, Settings: search.PolicySettings{Threshold: o.threshold, Beta: o.beta, Lambda: o.lambda, Fantasy: fan, Q: q},
-		Batch: o.batch, Remaining: remaining, Workers: g.Workers, ConsumeGraph: true,
-	})
-	steps.end()
-	if err != nil {
-		return err
-	}
-	if !g.Quiet {
-		if s.ColdStart {
-			describeColdStart(stderr, prior, s, o.method, q)
-		} else {
-			describePrior(stderr, prior, s.A1, &s.Fit)
-		}
-	}
-	id := func(i int) string {
-		if pool.IDs != nil {
-			return pool.IDs[i]
-		}
-		return strconv.Itoa(i)
-	}
-	if o.format == "csv" || o.format == formatJSON {
-		head := []string{"rank", "index", "id", "probability", "qvs"}
-		rows := make([][]string, len(s.Picks))
-		for r, x := range s.Picks {
-			rows[r] = []string{strconv.Itoa(r + 1), strconv.Itoa(x), id(x), fullPrecision(s.Probabilities[r]), fullPrecision(s.Values[r])}
-		}
-		if o.format == formatJSON {
-			// JSON keeps ids verbatim: no spreadsheet opens it.
-			return writeJSONTable(c.OutOrStdout(), "as suggest", head, rows,
-				jsonField{"method", o.method}, jsonField{"q", jsonNumber(float64(q))}, jsonField{"prior_a1", s.A1},
-				jsonField{"labelled", len(observed)}, jsonField{"pending", len(pending)},
-				jsonField{"cold_start", s.ColdStart}, jsonField{"picked_by", s.PickedBy})
-		}
-		for _, r := range rows {
-			r[2] = csvID(r[2], o.rawIDs)
-		}
-		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
-	}
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "rank\tindex\tid\tprobability\tqVS_%s\n", q.String())
-	for r, x := range s.Picks {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.4f\t%.4f\n", r+1, x, tableCell(id(x)), s.Probabilities[r], s.Values[r])
-	}
-	tw.Flush()
-	_, err = c.OutOrStdout().Write(buf.Bytes())
-	return err
+	return run(g, c, r, cli.RunASSuggest)
 }
-
-func fullPrecision(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -53,9 +53,9 @@ func suggestRows(t *testing.T, out string) [][]string {
 }
 
 // TestASSuggestOwnCSVPool runs suggest end to end on files written here: a
-// CSV pool without labels, given by flags or by a config; the prior comes
-// from the observed labels only, and cold-start ties fall in the seed's
-// order.
+// CSV pool without labels, given by flags or by a config, gives one batch;
+// the pool's labels count only with --prior prevalence; cold-start ties
+// fall in the seed's order; flag misuse exits 2 naming the flag.
 func TestASSuggestOwnCSVPool(t *testing.T) {
 	dir := t.TempDir()
 	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
@@ -70,31 +70,14 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// The default prior (search.FitPrior) from 1 positive of 2 labels, both
-	// with no labelled neighbour: Laplace's rule, (1 + 1)/(2 + 2).
-	a1 := 0.5
-	if want := "prior a1 = 0.5: empirical Bayes from 2 observed label(s), 1 positive (2 with no labelled neighbour, 1 positive)"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "pool pool: 40 items, no labels") || !strings.Contains(stderr, "loading pool "+pool+" ...") {
-		t.Errorf("stderr %q does not say %q", stderr, want)
+	// The batch itself (probabilities against the kNN model's closed form,
+	// the prior) is tested in internal/cli; here the flags and the config
+	// that name the same pool give the same batch.
+	if !strings.Contains(stderr, "pool pool: 40 items, no labels") || !strings.Contains(stderr, "loading pool "+pool+" ...") {
+		t.Errorf("stderr %q does not name the pool", stderr)
 	}
-	rows := suggestRows(t, out)
-	// k = 2 on a line: items 9 and 11 list the positive m10 (Gaussian weight
-	// w of the median edge, here every edge has length 1: w = 1/e), so
-	// p = (a1 + w)/(1 + w); every item away from both labels has p = a1.
-	w := math.Exp(-1)
-	pNear := (a1 + w) / (1 + w)
-	near := map[string]bool{rows[0][2]: true, rows[1][2]: true}
-	if !near["m09"] || !near["m11"] {
-		t.Fatalf("first picks %v, want m09 and m11 (next to the positive)", rows)
-	}
-	const tol = 1e-12 // printed with full precision
-	for r := 0; r < 3; r++ {
-		p, _ := strconv.ParseFloat(rows[r][3], 64)
-		if want := map[bool]float64{true: pNear, false: a1}[r < 2]; math.Abs(p-want) > tol {
-			t.Errorf("rank %d (%s): probability %.17g, want %.17g", r+1, rows[r][2], p, want)
-		}
-	}
-	if idx, _ := strconv.Atoi(rows[2][1]); rows[2][2] != fmt.Sprintf("m%02d", idx) {
-		t.Errorf("row %v: id does not match the index", rows[2])
+	if rows := suggestRows(t, out); len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
 	}
 
 	// --features names the same columns; the YAML form (configs/README.md)
@@ -112,18 +95,9 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	if code, out2, stderr := suggest("--pool", labelled, "--id-column", "id", "--feature-prefix", "x", "--k", "2"); code != 0 || out2 != out {
 		t.Errorf("labelled pool: exit %d %s\n%s\nwant\n%s", code, stderr, out2, out)
 	}
-	// ... unless the authors' rule is asked for: 8/40 positives.
-	code, out2, stderr := suggest("--pool", labelled, "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--prior", "prevalence")
-	if code != 0 || !strings.Contains(stderr, "prior a1 = 0.2: the pool's true prevalence") {
+	// ... unless the authors' rule is asked for, by the flag.
+	if code, _, stderr := suggest("--pool", labelled, "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--prior", "prevalence"); code != 0 || !strings.Contains(stderr, "prior a1 = 0.2: the pool's true prevalence") {
 		t.Errorf("--prior prevalence: exit %d, stderr %q", code, stderr)
-	}
-	if p, _ := strconv.ParseFloat(suggestRows(t, out2)[2][3], 64); math.Abs(p-0.2) > tol {
-		t.Errorf("--prior prevalence: tie probability %g, want 0.2", p)
-	}
-	// A given prior is the probability of an item far from every label.
-	code, out2, stderr = suggest("--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--prior", "0.05")
-	if p, _ := strconv.ParseFloat(suggestRows(t, out2)[2][3], 64); code != 0 || math.Abs(p-0.05) > tol || !strings.Contains(stderr, "prior a1 = 0.05 (given)") {
-		t.Errorf("--prior 0.05: exit %d, tie probability %g, stderr %q", code, p, stderr)
 	}
 
 	// Cold-start ties (item 4): the third pick is one of 36 tied items;
@@ -381,4 +355,12 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	if _, sel, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
 		t.Errorf("select --raw-ids:\n%s", sel)
 	}
+}
+
+// csvField quotes a CSV field when needed.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
 }

@@ -79,34 +79,6 @@ func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 	}
 }
 
-// TestBayesoptSolutionsKernel: the --kernel form picks by the kernel's
-// similarity: of two near-twin top items it takes the best, then the
-// next-best dissimilar item, and the twin last. Failed rows (suggest's
-// rule) are never chosen, leave the solutions of the successes unchanged
-// and are counted on stderr.
-func TestBayesoptSolutionsKernel(t *testing.T) {
-	dir := t.TempDir()
-	// Items 0 and 1 are twins (similarity 0.99); 2, 3 and 4 are unlike them.
-	kernel := writeFile(t, dir, "k.csv", "1,0.99,0,0,0\n0.99,1,0,0,0\n0,0,1,0,0\n0,0,0,1,0\n0,0,0,0,1\n")
-	for _, c := range []struct{ evals, note string }{
-		{"index,value\n0,10\n1,9.9\n2,9\n3,1\n", ""},
-		{"index,value,status\n0,10,\n4,,\n1,9.9,ok\n2,9,\n3,1,\n4,50,failed\n", "2 of 6 experiments failed (never chosen)"}, // item 4 failed twice
-	} {
-		evals := writeFile(t, dir, "e.csv", c.evals)
-		code, stdout, stderr := runQVS(t, "bayesopt", "solutions", "--kernel", kernel, "--observed", evals, "--m", "3")
-		if code != ExitOK {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		// Band: max(3, ceil(0.4)) = 3 items {0, 1, 2}, quality (v - 1) / 9 =
-		// 1, 0.989, 0.889. The greedy qVS_1 takes 0, then 2: {0, 2} scores
-		// 0.944 x 2 (orthogonal) = 1.89, {0, 1} 0.994 x 1.032 (eigenvalues
-		// 0.995, 0.005) = 1.03; then 1.
-		if want := "rank,index,id,value\n1,0,0,10\n2,2,2,9\n3,1,1,9.9\n"; stdout != want || !strings.Contains(stderr, c.note) {
-			t.Errorf("%q: stdout %q, want %q; stderr %q", c.evals, stdout, want, stderr)
-		}
-	}
-}
-
 // TestBayesoptSuggestQVSModes: suggest --qvs-floor and --qvs-mode authors
 // fed the first iterations of the matching campaign run's records print the
 // batch that run evaluated next (as TestBayesoptSuggestMatchesCampaign for

@@ -1,18 +1,13 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/csv"
-	"fmt"
-	"io"
-	"slices"
-	"strings"
-	"text/tabwriter"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // `qvs bayesopt suggest` dispatches on its input: --space (a continuous
@@ -20,18 +15,8 @@ import (
 // cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
 // and the dispatch.
 
-// suggestCommon are the flags both kinds of suggest share.
-type suggestCommon struct {
-	observed, method, format string
-	q                        vendi.Order
-	batch                    int
-	rawIDs, retryFailed      bool
-}
-
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
-	common := &suggestCommon{}
-	cont := &continuousSuggestOptions{}
-	disc := &discreteSuggestOptions{}
+	o := cli.DefaultBOSuggestOptions()
 	var t *configkeys.Table
 	c := &cobra.Command{
 		Use:   "suggest (--space space.yaml | --kernel K.npy) [--observed evals.csv] --batch B [flags]",
@@ -50,122 +35,142 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 		Annotations: ignoresGlobals("config", "data-dir", "cache-dir"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			g.table = t
-			space, kernel := c.Flags().Changed("space"), c.Flags().Changed("kernel")
-			switch {
-			case space == kernel:
+			t.Apply()
+			space, kernel := t.Changed("space"), t.Changed("kernel")
+			if space == kernel {
 				return usageErrorf("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
-			case space:
-				if err := flagsOnlyFor(c, "--kernel", discreteOnlyFlags); err != nil {
-					return err
-				}
-				return runContinuousSuggest(c, g, common, cont)
 			}
-			if err := flagsOnlyFor(c, "--space", continuousOnlyFlags); err != nil {
-				return err
-			}
-			return runDiscreteSuggest(c, g, common, cont.init, disc)
+			o.OnKernel, o.InitGiven, o.Continuous.LengthScaleGiven = kernel, t.Changed("init"), t.Changed("length-scale")
+			o.ContinuousFlags, o.DiscreteFlags = givenFlags(t, &o.Continuous), givenFlags(t, &o.Discrete)
+			return run(g, c, &o, cli.RunBOSuggest)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&common.observed, "observed", "", "CSV of finished experiments (none: nothing evaluated yet, the first batch of the initial design)")
-	f.IntVar(&common.batch, "batch", defaultSuggestBatch, "number of suggestions (at most 500 with --space, 300 with --kernel)")
-	f.StringVar(&common.method, "method", "qvs", "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random")
-	common.q = 1
-	f.Var(&common.q, "q", "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)")
-	f.StringVar(&common.format, "format", "csv", "output format: csv, table or json (one document: docs/json.md)")
-	f.BoolVar(&common.rawIDs, "raw-ids", false, "--kernel: "+"keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)")
-	f.BoolVar(&common.retryFailed, "retry-failed", false, "allow suggestions at or near failed experiments (default: --space, none within 0.05 x sqrt(parameters) in the unit-scaled space; --kernel, never the failed item itself)")
-	addContinuousSuggestFlags(c, cont)
-	addDiscreteSuggestFlags(c, disc)
-	// No config file: the table only names the flag of a refused setting
+	// No config file: the keys only name the flag of a refused setting
 	// (the engines' settings are keyed as a campaign's config is).
+	f, co, d := c.Flags(), &o.Continuous, &o.Discrete
 	t = configkeys.NewTable(f)
-	for _, flag := range []string{"init", "batch", "regions", "tau", "candidates", "max-train", "qvs-floor", "qvs-mode", "beta", "q", "method"} {
-		t.Key(flag, strings.ReplaceAll(flag, "-", "_"))
-	}
+	configkeys.Bind(t, f.StringVar, "observed", "", "", "CSV of finished experiments (none: nothing evaluated yet, the first batch of the initial design)", &o.Observed)
+	configkeys.Bind(t, f.IntVar, "batch", "batch", o.Batch, "number of suggestions (at most 500 with --space, 300 with --kernel)", &o.Batch)
+	configkeys.Bind(t, f.StringVar, "method", "method", o.Method, "--space: qvs|turbo|robot|random; --kernel: qvs|ucb|random", &o.Method)
+	configkeys.BindValue(t, "q", "q", o.Q, "order q of the qVS (method qvs; default 1, where a campaign runs 0.5, 1 and 1.5; inf allowed)", &o.Q)
+	configkeys.BindValue(t, "format", "", o.Format, "output format: csv, table or json (one document: docs/json.md)", &o.Format)
+	configkeys.Bind(t, f.BoolVar, "raw-ids", "", false, "--kernel: keep ids as they are in --format csv (default: an id a spreadsheet would run as a formula, =... +... -... @..., gets a leading '; qvs reads both back)", &o.RawIDs)
+	configkeys.Bind(t, f.BoolVar, "retry-failed", "", false, "allow suggestions at or near failed experiments (default: --space, none within 0.05 x sqrt(parameters) in the unit-scaled space; --kernel, never the failed item itself)", &o.RetryFailed)
+	configkeys.Bind(t, f.IntVar, "init", "init", 0, "initial-design size (--space default: the smallest multiple of --batch >= max(2 x parameters, --regions); --kernel default: 2)", &o.Init)
+	// --space only (o.Continuous) ...
+	configkeys.Bind(t, f.StringVar, "space", "", "", "continuous space: YAML file with parameters: [{name, lower, upper, scale, type}]", &co.Space)
+	configkeys.Bind(t, f.StringVar, "pending", "", "", "CSV of experiments still running (parameter columns)", &co.Pending)
+	configkeys.Bind(t, f.BoolVar, "minimize", "", false, "the value column is to be minimised (default: the space file's direction)", &co.Minimize)
+	configkeys.Bind(t, f.IntVar, "regions", "regions", co.Regions, "trust regions M", &co.Regions)
+	configkeys.Bind(t, f.Float64Var, "tau", "tau", co.Tau, "ROBOT's distance threshold (unit-scaled distance / length scale; a --space campaign's default too)", &co.Tau)
+	configkeys.Bind(t, f.Float64Var, "length-scale", "", 0, "kernel length scale of the diversity (default: the space file's, else 1)", &co.LengthScale)
+	configkeys.Bind(t, f.IntVar, "candidates", "candidates", co.Candidates, "Thompson-sampling candidates per region; the exact joint sample costs O(candidates^3) per region: "+strconv.Itoa(bayesopt.DefaultCandidates)+" (a campaign's default, to continue its run) takes about 10x the CPU of "+strconv.Itoa(cli.DefaultSuggestCandidates)+" per round", &co.Candidates)
+	configkeys.Bind(t, f.IntVar, "max-train", "max_train", co.MaxTrain, "GP training points per region: the nearest to its centre", &co.MaxTrain)
+	configkeys.Bind(t, f.BoolVar, "qvs-floor", "qvs_floor", false, "qvs: reject centres whose VS falls below that of points tau apart (a campaign's --qvs-floor; continues its qvs-qQ-floor-r00 run)", &co.QVSFloor)
+	configkeys.Bind(t, f.StringVar, "qvs-mode", "qvs_mode", co.QVSMode, "qvs algorithm: paper or authors (a campaign's --qvs-mode: raw quality, floor at q = 1, qVS picks centres only)", &co.QVSMode)
+	// ... and --kernel only (o.Discrete).
+	configkeys.Bind(t, f.StringVar, "kernel", "", "", "discrete pool: n x n kernel matrix (.npy or .csv)", &d.Kernel)
+	configkeys.Bind(t, f.StringVar, "ids", "", "", "--kernel: names of the candidates in kernel order, the first column of a CSV (a header named id is skipped, so an id,value table works) (default: their indices)", &d.IDs)
+	configkeys.Bind(t, f.StringVar, "name", "", d.Name, "--kernel: name of the candidate set, part of the random streams (a campaign's name:)", &d.Name)
+	configkeys.Bind(t, f.Float64Var, "beta", "beta", d.Beta, "--kernel: UCB = mean + sqrt(beta) sd", &d.Beta)
 	return c
 }
 
-// Flags that only one kind of suggest reads (--init and the shared flags
-// above serve both).
-var (
-	continuousOnlyFlags = []string{"pending", "minimize", "regions", "tau", "length-scale", "candidates", "max-train", "qvs-floor", "qvs-mode"}
-	discreteOnlyFlags   = []string{"ids", "beta", "name"}
+// givenFlags are the flags of t the user set that fill a field of
+// settings (configkeys.Table.FlagsInside): those that apply only where
+// settings do.
+func givenFlags(t *configkeys.Table, settings any) []string {
+	var out []string
+	for _, f := range t.FlagsInside(settings) {
+		if t.Changed(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+const continuousSuggestHelp = `Continuous (--space): evals.csv has a header with every parameter name and
+value (maximised; --minimize flips it), one row per finished experiment;
+other columns are ignored except iteration and region, which qvs bayesopt
+records and which make the history exact. --pending lists experiments still
+running (same columns, no value): the batch avoids them and treats them as
+already picked. The output is CSV rank,<parameters...>,region (region -1:
+initial-design or random points), full precision.
+
+What counts as one iteration: with an iteration column, its value; without,
+the first --init rows are the initial design and every following --batch
+rows one iteration, in file order. A row counts for its region column, else
+for the trust region that contains it with the nearest centre. With fewer
+rows than --init (an empty file with just the header, or no --observed,
+is fine), the next points of the initial design (uniform, from --seed)
+come first.
+
+Categorical parameters (type: categorical, choices: [...]) are written as
+the choice's text; a conditional parameter (when: {parent: choice}) whose
+condition is false has an empty cell, and one whose condition holds must
+have a value. Suggestions are written the same way.
+
+Failed experiments (Optuna's FAIL state): a row whose value is empty, nan,
+failed or inf, or whose status column (optional) says failed, is a failure.
+It counts as a row (for --init and --batch above) but never enters the
+regression model; with the successes it trains a feasibility model (a
+kernel-smoothed probability of success, bandwidth by leave-one-out) whose
+probability multiplies each candidate's quality, so batches leave failing
+regions. No suggestion falls within 5% of the space's diagonal of it (Euclidean
+distance 0.05 x sqrt(parameters) with every parameter scaled to [0, 1], log
+parameters in log units), the failed point included, unless --retry-failed
+(which also switches the feasibility model off).
+The number of failed rows goes to stderr. A file whose rows all failed gets
+points of the initial design (or uniform ones) until one succeeds.
+
+--observed may also be a run's records (runs/KEY.csv of qvs bayesopt
+--space, recognised by its header iteration,region,x0..,value,seconds):
+column xj is parameter j in engine units (natural log for scale: log) and
+the values are already maximised, so --minimize does not apply to it.
+
+The answer depends only on the space, the rows, the pending rows, the flags
+and --seed: fed the first N records of a qvs bayesopt run (same seed,
+method, q and settings: a campaign's default --candidates is 1000, suggest's
+200), suggest returns the batch the run evaluated next.
+Diversity is measured by the Euclidean distance in the unit-scaled space
+(log parameters in log space) divided by --length-scale (default: the
+space file's length_scale, else 1).`
+
+const discreteSuggestHelp = `
+Discrete pool (--kernel; paper §4.2, Algorithm 3):
+  --observed CSV with a header holding index (0-based kernel row) or id
+  (a name from --ids), and value (the objective, maximised); one row per
+  finished experiment, in the order they were run; other columns ignored
+  except status. A file with the header alone, or no --observed, starts a
+  campaign: the first --init picks are the initial design.
+  Failed experiments (Optuna's FAIL state): a row whose value is empty, nan
+  or failed, or whose status column (optional) says failed, is a failure.
+  It counts as a row (for --init and the iteration below) but never enters
+  the model (the GP and the qVS history), and the failed item is never
+  suggested again (for a discrete pool the radius is the item itself: the
+  kernel gives no distance), unless --retry-failed; the item may then be listed
+  again with its new result. The number of failed rows goes to stderr. A
+  file whose rows all failed gets the next points of the initial design's
+  stream (uniform random from --seed) until one succeeds.
+  Methods: qvs (greedy qVS_q of the evaluated items plus the batch, quality
+  = UCB min-max scaled to [0, 1]; q = 0 is ucb), ucb (top-B UCB), random.
+  The GP (prior covariance = the kernel; mean, scale and noise fitted by
+  marginal likelihood) is refitted to the rows of --observed on every call.
+  With fewer than --init rows the next points are the remaining points of
+  the initial design (uniform random from --seed). The random method draws
+  from --seed and the iteration, 1 + ceil((rows - init) / batch): a user
+  who evaluates every batch in full gets the campaign's iterations; an
+  unfinished last batch counts as done.
+  Output (stdout, CSV or --format table): rank,index,id,ucb,mean,sd; mean
+  and sd are the GP posterior of the objective in its units, ucb = mean +
+  sqrt(beta) sd (empty before the first evaluation). Equals the batch of a
+  ` + "`qvs bayesopt`" + ` campaign with task: kernel, repeat 0, the same seed, init,
+  batch, beta and method, after the same evaluations; --name must be the
+  campaign's name: (default kernel, the name of a task: kernel campaign
+  without one).`
+
+// The defaults a --space campaign shares with suggest.
+const (
+	defaultSuggestBatch      = cli.DefaultSuggestBatch
+	defaultSuggestCandidates = cli.DefaultSuggestCandidates
 )
-
-// warnFailed tells stderr how many of the total experiments of observed
-// failed (n > 0) and what suggest does about them: near says where no
-// suggestion falls without --retry-failed.
-func warnFailed(w io.Writer, n, total int, observed, near string, retry bool) {
-	if n == 0 {
-		return
-	}
-	what := "no suggestion " + near + " (--retry-failed allows it)"
-	if retry {
-		what = "--retry-failed: they may be suggested again"
-	}
-	fmt.Fprintf(w, "qvs bayesopt suggest: %d of %d experiments in %s failed: left out of the model; %s\n", n, total, observed, what)
-}
-
-// observedLabel names --observed in messages: the file, or "(no
-// --observed: nothing evaluated yet)" on a cold start, which suggest
-// treats as a file with the header alone.
-func observedLabel(observed string) string {
-	if observed == "" {
-		return "(no --observed: nothing evaluated yet)"
-	}
-	return observed
-}
-
-// checkSuggestFlags checks the flags every suggest command has: --batch
-// from 1 to maxBatch (why: what grows with the batch and what to do
-// instead), --format table, csv or json, and --method one of methods.
-func checkSuggestFlags(batch, maxBatch int, why, format, method string, methods []string) error {
-	switch {
-	case batch < 1 || batch > maxBatch:
-		return usageErrorf("--batch %d: expected 1 to %d (%s)", batch, maxBatch, why)
-	case format != "table" && format != "csv" && format != formatJSON:
-		return usageErrorf("--format %q: expected table, csv or json", format)
-	case !slices.Contains(methods, method):
-		return usageErrorf("--method %q: expected one of %s", method, strings.Join(methods, ", "))
-	}
-	return nil
-}
-
-// flagsOnlyFor reports a flag of names given to the other kind of suggest.
-func flagsOnlyFor(c *cobra.Command, kind string, names []string) error {
-	for _, n := range names {
-		if c.Flags().Changed(n) {
-			return usageErrorf("--%s applies only with %s", n, kind)
-		}
-	}
-	return nil
-}
-
-// writeSuggestions writes a suggest command's rows under head to w in one
-// write, so an error leaves stdout empty: CSV with --format csv, JSON
-// (writeJSONTable) with --format json, otherwise
-// an aligned table whose rows shorten (if non-nil) first rounds for reading.
-func writeSuggestions(w io.Writer, format string, head []string, rows [][]string, shorten func([]string)) error {
-	if format == formatJSON {
-		return writeJSONTable(w, "bayesopt suggest", head, rows)
-	}
-	var buf bytes.Buffer
-	if format == "csv" {
-		cw := csv.NewWriter(&buf)
-		_ = cw.Write(head)
-		_ = cw.WriteAll(rows)
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for _, r := range rows {
-			if shorten != nil {
-				shorten(r)
-			}
-			fmt.Fprintln(tw, strings.Join(tableCells(r), "\t"))
-		}
-		tw.Flush()
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
-}

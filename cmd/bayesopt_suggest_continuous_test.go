@@ -60,13 +60,13 @@ func TestBayesoptSuggestMatchesCampaign(t *testing.T) {
 	}
 }
 
-// TestBayesoptSuggestBadInput: every bad input fails with a message naming
-// the file and line, column or key, and nothing on stdout.
+// TestBayesoptSuggestBadInput: a bad command line fails with exit 2 naming
+// the flag (and the key a flag sets), a missing file with exit 1, nothing
+// on stdout (the run's checks of the files are tested in internal/cli).
 func TestBayesoptSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
-	mixed := writeFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -76,41 +76,17 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 	}{
 		{"neither", nil, []string{"--observed", good}, ExitUsage, []string{"exactly one of --space"}},
 		{"both", nil, []string{"--space", space, "--kernel", "K.npy", "--observed", good}, ExitUsage, []string{"exactly one"}},
-		{"bad method", nil, []string{"--space", space, "--observed", good, "--method", "ucb"}, ExitUsage, []string{`--method "ucb"`}},
-		{"bad batch", nil, []string{"--space", space, "--observed", good, "--batch", "0"}, ExitUsage, []string{"--batch 0"}},
 		{"bad q", nil, []string{"--space", space, "--observed", good, "--q", "-1"}, ExitUsage, []string{"--q"}},
 		{"bad format", nil, []string{"--space", space, "--observed", good, "--format", "xml"}, ExitUsage, []string{"--format"}},
 		{"config ignored", nil, []string{"--space", space, "--observed", good, "--config", "c.yaml"}, ExitUsage, []string{"--config has no effect"}},
-		{"bad length scale", nil, []string{"--space", space, "--observed", good, "--length-scale", "-1"}, ExitUsage, []string{"--length-scale"}},
 		// 0 used to be read as "the default" (candidates: the batch size).
 		{"candidates 0", nil, []string{"--space", space, "--observed", good, "--candidates", "0"}, ExitUsage, []string{"--candidates (key candidates) = 0: must be at least 1"}},
 		{"max-train 0", nil, []string{"--space", space, "--observed", good, "--max-train", "0"}, ExitUsage, []string{"--max-train (key max_train) = 0: must be at least 1"}},
 		{"regions > init", nil, []string{"--space", space, "--observed", good, "--init", "2", "--regions", "3"}, ExitUsage, []string{"--init (key init) = 2: qvs needs at least regions = 3 initial points"}},
-		{"space unknown key", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, kind: x}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "kind"}},
-		{"space lower >= upper", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 2, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `parameter 1 ("a")`, "lower"}},
-		{"space log", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1, scale: log}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", `"a"`, "scale: log"}},
-		{"space duplicate", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: a, lower: 0, upper: 1}\n"}, []string{"--space", "s.yaml", "--observed", good}, ExitRuntime, []string{"s.yaml", "duplicate"}},
 		{"missing space file", nil, []string{"--space", "nope.yaml", "--observed", good}, ExitRuntime, []string{"nope.yaml"}},
-		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `no column "n"`}},
-		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
-		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column value"}},
-		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
-		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, []string{"--space", space, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
-		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
 		// In the initial design, and while the design
 		// is incomplete, a region beyond --regions was accepted.
-		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
-		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, []string{"--space", space, "--observed", "e.csv", "--init", "5"}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},
-		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, []string{"--space", space, "--observed", good, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
 		// Mixed spaces: the file, line and column or parameter, and what was expected.
-		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", `line 3, column k: "linear" is not one of the choices rbf, poly`}},
-		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: must be empty: it applies only when k is poly (here rbf)"}},
-		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, []string{"--space", mixed, "--observed", "e.csv"}, ExitRuntime, []string{"e.csv", "line 2, column d: is missing"}},
-		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, []string{"--space", mixed, "--pending", "p.csv"}, ExitRuntime, []string{"p.csv", `line 2, column k: "RBF" is not one of the choices`}},
-		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
-		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
-		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
-		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, []string{"--space", "s.yaml"}, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/cli"
 )
 
 // FuzzLoadConfig: a YAML config file never panics the config reader
@@ -35,7 +36,7 @@ func FuzzLoadConfig(f *testing.F) {
 				t.Fatalf("peekConfig %v: error does not name the file: %v", path, err)
 			}
 		}
-		for _, target := range []any{&asConfig{}, &bayesopt.Protocol{}, &toyOptions{}, &evalConfig{}} {
+		for _, target := range []any{&asConfig{}, &bayesopt.Protocol{}, &cli.ToyOptions{}, &cli.EvalOptions{}} {
 			if err := loadConfig(p, target); err != nil && !strings.Contains(err.Error(), p) {
 				t.Fatalf("%T: error does not name the file: %v", target, err)
 			}

@@ -1,23 +1,18 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
-	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 type graphOptions struct {
-	as         asOptions
-	similarity string
-	out        string
+	as  asOptions
+	out string
 }
 
 func newGraphCmd(g *GlobalOptions) *cobra.Command {
@@ -59,10 +54,11 @@ cached path will take next time. Nothing is written to stdout.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}
 	f := c.Flags()
-	o.as.table = configkeys.NewTable(f)
-	o.as.csv.register(o.as.table, &o.as.cfg)
-	f.StringVar(&o.similarity, "similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)")
-	f.StringVar(&o.out, "out", "", "the .npz to write (required)")
+	t := configkeys.NewTable(f)
+	o.as.table = t
+	o.as.csv.register(t, &o.as.cfg)
+	configkeys.Bind(t, f.StringVar, "similarity", "pool.csv.similarity", datasets.SimilarityGaussian, "edge weights: gaussian, native or unweighted (default native for tanimoto)", &o.as.cfg.Pool.CSV.Similarity)
+	configkeys.Bind(t, f.StringVar, "out", "", "", "the .npz to write (required)", &o.out)
 	// The pool flags of `as suggest` include a graph or kernel of the
 	// user's own, which graph refuses: not listed in its help.
 	for _, name := range []string{"graph", "kernel"} {
@@ -76,9 +72,6 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	if !fl.Changed("pool") {
 		return usageErrorf("--pool X.npy|pool.csv is required")
 	}
-	if o.out == "" {
-		return usageErrorf("--out W.npz is required")
-	}
 	// No config: the pool flags on a CSV pool's defaults.
 	o.as.cfg = asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
 	g.table = o.as.table
@@ -91,111 +84,14 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 		return err
 	}
 	cfg := o.as.cfg
+	if o.out == "" {
+		return usageErrorf("--out W.npz is required")
+	}
 	if fl.Changed("similarity") {
-		cfg.Pool.CSV.Similarity = o.similarity
 		// Checked before the pool is read and its graph built.
-		if err := datasets.CheckSimilarity(o.similarity, cfg.Pool.CSV.Metric); err != nil {
+		if err := datasets.CheckSimilarity(cfg.Pool.CSV.Similarity, cfg.Pool.CSV.Metric); err != nil {
 			return usageErrorf("--similarity: %v", err)
 		}
 	}
-	if err := fileio.CheckOutput(o.out, fileio.OutputCheck{Inputs: []string{cfg.Pool.CSV.File, cfg.Pool.CSV.IDsFile}, Force: g.Force, Ours: fileio.IsCSRNPZ, Flag: "--out"}); err != nil {
-		return cli.Usage(err)
-	}
-	if err := checkOutputDir(o.out); err != nil {
-		return err
-	}
-	stderr := c.ErrOrStderr()
-	// SIGINT, SIGTERM and SIGHUP end the command with "qvs graph
-	// interrupted" and exit 1, as every long command does; the build runs
-	// beside the wait (it takes no context) and the file is written
-	// atomically, so an interrupt leaves the old --out or none.
-	ctx, stop := interruptContext(c)
-	defer stop()
-	type built struct {
-		n   int
-		m   *fileio.CSR
-		err error
-	}
-	done := make(chan built, 1)
-	go func() {
-		pool, err := loadPool(cfg.Pool, g, stderr)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			done <- built{err: err}
-			return
-		}
-		steps := newStepLog(stderr, g.Quiet)
-		steps.step("writing " + o.out)
-		m := pool.GraphCSR()
-		err = fileio.WriteCSRNPZ(o.out, m)
-		steps.end()
-		done <- built{pool.Len(), m, err}
-	}()
-	var b built
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case b = <-done:
-	}
-	if b.err != nil {
-		return b.err
-	}
-	n, m := b.n, b.m
-	if !g.Quiet {
-		weights := cfg.Pool.CSV.Similarity
-		if cfg.Pool.CSV.Metric == datasets.MetricTanimoto && weights != datasets.SimilarityUnweighted {
-			weights = "Tanimoto similarity"
-		}
-		fmt.Fprintf(stderr, "%s: %d x %d CSR, %d edges (%s weights)\n", o.out, n, n, len(m.Data), weights)
-	}
-	return nil
-}
-
-// loadPool loads the pool of cfg with its steps (reading, the graph
-// build's phases, ...) and the lines of describeGraph on stderr (unless
-// --quiet).
-func loadPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*datasets.Pool, error) {
-	t0 := time.Now()
-	steps := newStepLog(stderr, g.Quiet)
-	pool, err := datasets.LoadWith(cfg, g.DataDir, g.CacheDir, datasets.GraphOptions{Workers: g.Workers, Progress: steps.progress(), Name: g.keyName})
-	steps.end()
-	if err != nil {
-		return nil, err
-	}
-	for _, note := range pool.Notes {
-		fmt.Fprintln(stderr, note)
-	}
-	if !g.Quiet && pool.Graph.Method != "" {
-		describeGraph(stderr, pool, time.Since(t0).Seconds())
-	}
-	return pool, nil
-}
-
-// describeGraph says on stderr how the pool's graph was made (method,
-// recall, time) and, after a build stored in the cache, how long the
-// cached path will take (Pool.CachedLoadSeconds).
-func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
-	info := p.Graph
-	k := 0
-	if len(p.Neighbors) > 0 {
-		k = len(p.Neighbors[0])
-	}
-	how := "exact"
-	if info.Method == datasets.KNNApprox {
-		how = fmt.Sprintf("approximate (random-projection trees + NN-descent, %d rounds)", info.Stats.Rounds)
-		if info.Stats.Recall >= 0 {
-			how += fmt.Sprintf(", recall@%d %.4f measured against brute force on %d rows", k, info.Stats.Recall, info.Stats.RecallRows)
-		}
-	}
-	switch info.Status {
-	case datasets.CacheHit:
-		fmt.Fprintf(w, "kNN graph: %s; read from the cache in %.1f s (%s); features and graph loaded in %.1f s\n", how, info.Seconds, info.CacheFile, loadSeconds)
-	default:
-		fmt.Fprintf(w, "kNN graph: %s; built in %.1f s\n", how, info.Seconds)
-		if info.CacheFile != "" && info.CacheBytes > 0 {
-			fmt.Fprintf(w, "kNN graph cached in %s (%.0f MB): the next load of these features takes about %.1f s\n", info.CacheFile, float64(info.CacheBytes)/1e6, p.CachedLoadSeconds(loadSeconds))
-		}
-	}
+	return run(g, c, &cli.GraphOptions{Pool: cfg.Pool, Out: o.out}, cli.RunGraph)
 }

@@ -124,21 +124,6 @@ func TestFormatJSON(t *testing.T) {
 	}
 }
 
-func TestJSONCell(t *testing.T) {
-	for _, tc := range []struct {
-		s       string
-		numeric bool
-		want    any
-	}{
-		{"1.5", true, 1.5}, {"", true, nil}, {"inf", true, "inf"}, {"-Inf", true, "-inf"}, {"NaN", true, "nan"},
-		{"007", false, "007"}, {"0.1", true, 0.1},
-	} {
-		if got := jsonCell(tc.s, tc.numeric); got != tc.want {
-			t.Errorf("jsonCell(%q, %v) = %#v, want %#v", tc.s, tc.numeric, got, tc.want)
-		}
-	}
-}
-
 // TestJSONRefusesInvalidUTF8IDs: two ids that differ only in invalid
 // UTF-8 bytes used to come out of --format json as the same string (each
 // bad byte U+FFFD), so neither could be fed back; now --format json

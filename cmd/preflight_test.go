@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/cli"
 )
 
 // TestInputsCheckedBeforeGraph: a mistyped --observed, --pending or --ids
@@ -18,8 +20,8 @@ import (
 // here) and the cache stays empty; the same command with good files does
 // build and cache the graph.
 func TestInputsCheckedBeforeGraph(t *testing.T) {
-	defer func(d time.Duration) { progressDelay = d }(progressDelay)
-	progressDelay = 0
+	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
+	cli.ProgressDelay = 0
 	dir := t.TempDir()
 	const n, d = 3000, 8
 	rng := rand.New(rand.NewPCG(5, 5))

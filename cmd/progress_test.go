@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/cli"
 )
 
 // TestGraphProgressPhases: with no delay, the approximate build shows its
@@ -20,10 +22,10 @@ import (
 // --quiet stderr is empty; stdout (empty for graph, the batch for as
 // suggest) is the same either way and the graph file the same bytes.
 func TestGraphProgressPhases(t *testing.T) {
-	defer func(d time.Duration) { progressDelay = d }(progressDelay)
-	progressDelay = 0
-	defer func(f func(io.Writer) bool) { stepLogFrames = f }(stepLogFrames)
-	stepLogFrames = func(io.Writer) bool { return true } // a terminal
+	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
+	cli.ProgressDelay = 0
+	defer func(f func(io.Writer) bool) { cli.StepFrames = f }(cli.StepFrames)
+	cli.StepFrames = func(io.Writer) bool { return true } // a terminal
 	dir := t.TempDir()
 	const n, d = 800, 4
 	rng := rand.New(rand.NewPCG(7, 1))
@@ -115,80 +117,14 @@ func TestGraphProgressPhases(t *testing.T) {
 	}
 }
 
-// TestStepLog: a counted phase ends at its total (a late call of it starts
-// nothing), an uncounted one at its second call, each with one line; the
-// bar counts in thousands from 10^7 units; a nil log (--quiet) writes
-// nothing.
-func TestStepLog(t *testing.T) {
-	defer func(d time.Duration) { progressDelay = d }(progressDelay)
-	progressDelay = 0
-	var b bytes.Buffer
-	l := newStepLog(&b, false)
-	l.frames = true // a terminal
-	f := l.progress()
-	f("a (first)", "pairs", 0, 10)
-	f("a (first)", "pairs", 7, 10)
-	f("a (first)", "pairs", 5, 10) // crossed: ignored
-	f("a (first)", "pairs", 10, 10)
-	f("a (first)", "pairs", 10, 10) // late: ignored
-	f("b", "", 0, 0)
-	f("b", "", 0, 0)
-	f("c", "distances", 0, 25_000_000)
-	f("c", "distances", 12_000_000, 25_000_000)
-	l.step("d")
-	l.end()
-	got := strings.ReplaceAll(b.String(), "\r", "\n")
-	var lines []string
-	for _, s := range strings.Split(got, "\n") {
-		if s = strings.TrimSpace(s); s != "" && !strings.Contains(s, "%") {
-			lines = append(lines, regexp.MustCompile(`\d+\.\d s$`).ReplaceAllString(s, "T"))
-		}
-	}
-	want := []string{"a: 10 pairs in T", "b ...", "b: done in T", "c: 12.0 M distances in T", "d ...", "d: done in T"}
-	if strings.Join(lines, "|") != strings.Join(want, "|") {
-		t.Errorf("lines\n%q\nwant\n%q\n(all: %q)", lines, want, got)
-	}
-	if !strings.Contains(got, "/25000, ") || !strings.Contains(got, "k distances/") {
-		t.Errorf("the bar of c does not count thousands: %q", got)
-	}
-	var quiet *stepLog
-	if quiet.progress() != nil {
-		t.Error("a quiet log has a ProgressFunc")
-	}
-	quiet.step("x")
-	quiet.end()
-}
-
-// TestStepLogNotTerminal: on a writer that is not a terminal (a file, a
-// pipe: here a buffer, as stepLogFrames decides) no bar is drawn: no
-// carriage return, one line when a step starts (a counted one with its
-// total work) and one when it ends with its work and duration, whatever
-// the number of progress calls; the approximate graph's build through
-// `qvs graph` writes its phases that way, a few hundred bytes.
-func TestStepLogNotTerminal(t *testing.T) {
-	defer func(d time.Duration) { progressDelay = d }(progressDelay)
-	progressDelay = 0
-	var b bytes.Buffer
-	l := newStepLog(&b, false)
-	if l.frames {
-		t.Fatal("a buffer is taken for a terminal")
-	}
-	f := l.progress()
-	f("a (first)", "pairs", 0, 1000)
-	for done := int64(1); done <= 1000; done++ {
-		f("a (first)", "pairs", done, 1000)
-	}
-	f("c", "distances", 0, 25_000_000)
-	f("c", "distances", 12_000_000, 25_000_000)
-	l.step("d")
-	l.end()
-	got := regexp.MustCompile(`\d+\.\d s\n`).ReplaceAllString(b.String(), "T\n")
-	want := "a (first), 1000 pairs ...\na: 1000 pairs in T\nc, 25.0 M distances ...\nc: 12.0 M distances in T\nd ...\nd: done in T\n"
-	if got != want {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-
-	defer func(f func(io.Writer) bool) { stepLogFrames = f }(stepLogFrames)
+// TestGraphStepsNotTerminal: the approximate graph's build through `qvs
+// graph` writes its phases as lines when stderr is not a terminal (a
+// start and an end line each, no frames), a few hundred bytes, fewer than
+// with frames.
+func TestGraphStepsNotTerminal(t *testing.T) {
+	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
+	cli.ProgressDelay = 0
+	defer func(f func(io.Writer) bool) { cli.StepFrames = f }(cli.StepFrames)
 	dir := t.TempDir()
 	const n, d = 3000, 4
 	rng := rand.New(rand.NewPCG(7, 2))
@@ -199,7 +135,7 @@ func TestStepLogNotTerminal(t *testing.T) {
 	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
 	var sizes [2]int
 	for i, frames := range []bool{false, true} {
-		stepLogFrames = func(io.Writer) bool { return frames }
+		cli.StepFrames = func(io.Writer) bool { return frames }
 		code, _, stderr := runQVS(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
 		if code != 0 {
 			t.Fatalf("graph: exit %d: %s", code, stderr)

@@ -118,9 +118,5 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 		return usageErrorf("%w", err)
 	}
 	env := g.campaignEnv(c)
-	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg, Load: func(pc datasets.Config) (*datasets.Pool, error) {
-		steps := newStepLog(env.Err, env.Quiet)
-		defer steps.end()
-		return datasets.LoadWith(pc, env.DataDir, env.CacheDir, datasets.GraphOptions{Workers: env.Workers, Progress: steps.progress(), Name: env.KeyName, FeaturesOnly: true})
-	}}, shard)
+	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg}, shard)
 }

@@ -1,5 +1,6 @@
-// Package cmd wires the qvs command line: flags, configs and output
-// formatting only. Every algorithm lives under internal/.
+// Package cmd wires the qvs command line: flags and configs only. Each
+// command fills its options from its settings table and calls its run
+// function in internal/cli; every algorithm lives under internal/.
 package cmd
 
 import (
@@ -10,9 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -111,8 +110,8 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.stdin.Path() != "" {
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
-			if g.Workers < 1 || g.Workers > maxWorkers {
-				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
+			if g.Workers < 1 || g.Workers > cli.MaxWorkers {
+				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", cli.MaxWorkers, g.Workers)
 			}
 			if g.CPUProfile != "" {
 				f, err := os.Create(g.CPUProfile)
@@ -179,10 +178,10 @@ func versionLine() string {
 // --budjet (did you mean --budget?)".
 func flagError(c *cobra.Command, err error) error {
 	var invalid *pflag.InvalidValueError
-	if errors.As(err, &invalid) && len(invalid.GetValue()) > maxEchoedValue {
+	if errors.As(err, &invalid) && len(invalid.GetValue()) > cli.MaxEchoedValue {
 		// A value is quoted cut (fileio.Excerpt): a 100 KB --q made a
 		// 200 KB message (pflag's quote, then the reason's).
-		return cli.Usage(longValueError{invalid})
+		return cli.Usage(cli.LongValueError{Err: invalid})
 	}
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
@@ -262,7 +261,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// eval, toy: say what happened as campaigns do, not "context canceled".
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
-	fmt.Fprintf(stderr, "qvs: %s\n", cutLongValues(g.stdin.Rename(msg), args))
+	fmt.Fprintf(stderr, "qvs: %s\n", cli.CutLongValues(g.stdin.Rename(msg), args))
 	return exitCode(err)
 }
 
@@ -335,56 +334,6 @@ func interruptContext(c *cobra.Command) (context.Context, context.CancelFunc) {
 		ctx = context.Background()
 	}
 	return campaign.InterruptContext(ctx)
-}
-
-// maxEchoedValue is the length of a flag value or argument beyond which
-// messages quote an excerpt of it (fileio.Excerpt) rather than the whole
-// value: longer than any path (PATH_MAX is 4096), so file names are always
-// named whole.
-const maxEchoedValue = 4096
-
-// longValueError is pflag's invalid-value error for a long value, with the
-// value cut to an excerpt wherever the message quotes it.
-type longValueError struct{ e *pflag.InvalidValueError }
-
-func (l longValueError) Error() string {
-	v := l.e.GetValue()
-	ex := fileio.Excerpt(v)
-	cause := ""
-	if c := errors.Unwrap(l.e); c != nil {
-		cause = strings.ReplaceAll(c.Error(), strconv.Quote(v), ex)
-		cause = strings.ReplaceAll(cause, v, ex)
-		if len(cause) > maxEchoedValue {
-			cut := maxEchoedValue
-			for cut > 0 && !utf8.RuneStart(cause[cut]) {
-				cut--
-			}
-			cause = cause[:cut] + "..."
-		}
-		cause = ": " + cause
-	}
-	return fmt.Sprintf("invalid argument %s for \"--%s\" flag%s", ex, l.e.GetFlag().Name, cause)
-}
-
-func (l longValueError) Unwrap() error { return l.e }
-
-// cutLongValues replaces, in a message, every command-line word longer
-// than maxEchoedValue (a flag's value, an argument), as typed or quoted,
-// by its excerpt (fileio.Excerpt): a 100 KB value is named by its first 60
-// bytes and its length, whichever message quotes it.
-func cutLongValues(msg string, args []string) string {
-	for _, a := range args {
-		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
-			a = v
-		}
-		if len(a) <= maxEchoedValue {
-			continue
-		}
-		ex := fileio.Excerpt(a)
-		msg = strings.ReplaceAll(msg, strconv.Quote(a), ex)
-		msg = strings.ReplaceAll(msg, a, ex)
-	}
-	return msg
 }
 
 // env is the cli.Env a run function of package cli receives for command

@@ -1,27 +1,16 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"math"
-	"strconv"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
+	"github.com/qvs-dev/qvs/internal/cli"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/items"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-type scoreOptions struct {
-	in     inputFlags
-	orders vendi.Orders
-	format string
-}
-
 func newScoreCmd(g *GlobalOptions) *cobra.Command {
-	o := &scoreOptions{}
+	o := cli.DefaultScoreOptions()
+	var t *configkeys.Table
 	c := &cobra.Command{
 		Use:   "score (--kernel K.csv|K.npy | --embeddings X.csv|X.npy [--embedding-kernel cosine|linear|rbf|tanimoto] [--length-scale L] [--fingerprint-column fp] [--feature-columns c1,... | --feature-prefix x] [--exclude-columns c1,...] [--standardize] [--group-column COL]) [--quality s.csv | --quality-column NAME] [--q 0,0.1,1,inf]",
 		Short: "Vendi scores (VS) and quality-weighted Vendi scores (qVS) of a set of items",
@@ -47,178 +36,18 @@ distance, rescaling every group to look alike.
 ` + embeddingsHelp,
 		Annotations: ignoresGlobals("config", "seed", "data-dir", "cache-dir"),
 		Args:        cobra.NoArgs,
-		RunE:        func(c *cobra.Command, _ []string) error { return runScore(c, g, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			applyItems(g, t, &o.Items)
+			return run(g, c, &o, cli.RunScore)
+		},
 	}
-	o.in.register(c.Flags())
-	o.orders = vendi.Orders{0, 0.1, 0.5, 1, 2, vendi.OrderInf}
-	c.Flags().Var(&o.orders, "q", "comma-separated orders q (>= 0, or inf)")
-	c.Flags().StringVar(&o.format, "format", "table", "output format: table, csv or json")
-	c.Flags().StringVar(&o.in.groupColumn, "group-column", "", "--embeddings CSV: score each group of rows (the column's values) under one shared kernel; one row per group")
+	f := c.Flags()
+	t = configkeys.NewTable(f)
+	bindItems(t, &o.Items)
+	configkeys.BindValue(t, "q", "", o.Orders, "comma-separated orders q (>= 0, or inf)", &o.Orders)
+	configkeys.BindValue(t, "format", "", o.Format, "output format: table, csv or json", &o.Format)
+	configkeys.Bind(t, f.StringVar, "group-column", "", "", "--embeddings CSV: score each group of rows (the column's values) under one shared kernel; one row per group", &o.Items.Emb.GroupColumn)
 	return c
-}
-
-// scoreRow is one order's scores.
-type scoreRow struct {
-	Q   string   `json:"q"`
-	VS  float64  `json:"vs"`
-	QVS *float64 `json:"qvs,omitempty"`
-}
-
-// scoreRows are the rows of scores.
-func scoreRows(scores []items.Score) []scoreRow {
-	rows := make([]scoreRow, len(scores))
-	for k, s := range scores {
-		rows[k] = scoreRow{Q: s.Q.String(), VS: s.VS, QVS: s.QVS}
-	}
-	return rows
-}
-
-// groupScores are the scores of one group of score --group-column.
-type groupScores struct {
-	Group  string     `json:"group"`
-	N      int        `json:"n"`
-	Scores []scoreRow `json:"scores"`
-}
-
-// scoreGroups prints, for each group of the items (in order of first
-// appearance), VS_q (and qVS_q) of its items under the kernel of all the
-// items (items.GroupScores): one RBF length scale, the one printed, for
-// every group.
-func scoreGroups(c *cobra.Command, g *GlobalOptions, o *scoreOptions, in *items.Items, orders vendi.Orders) error {
-	groups, err := in.GroupScores(orders, func(order int, what string) {
-		noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
-	})
-	if err != nil {
-		return err
-	}
-	out := make([]groupScores, len(groups))
-	for k, gr := range groups {
-		out[k] = groupScores{Group: gr.Name, N: gr.N, Scores: scoreRows(gr.Scores)}
-	}
-	var buf bytes.Buffer
-	switch o.format {
-	case "json":
-		doc := map[string]any{"n": in.N, "group_column": o.in.groupColumn, "groups": out}
-		if l, ok := in.LengthScale(); ok {
-			doc["length_scale"] = l
-		}
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
-			return err
-		}
-	case "csv":
-		head := []string{"group", "n"}
-		for _, q := range orders {
-			head = append(head, "vs_q"+q.String())
-		}
-		if in.Quality != nil {
-			for _, q := range orders {
-				head = append(head, "qvs_q"+q.String())
-			}
-		}
-		rows := make([][]string, len(out))
-		for r, gs := range out {
-			rows[r] = []string{gs.Group, strconv.Itoa(gs.N)}
-			for _, s := range gs.Scores {
-				rows[r] = append(rows[r], formatFloat(s.VS))
-			}
-			for _, s := range gs.Scores {
-				if s.QVS != nil {
-					rows[r] = append(rows[r], formatFloat(*s.QVS))
-				}
-			}
-		}
-		return writeSuggestions(c.OutOrStdout(), "csv", head, rows, nil)
-	default:
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "group\tn\t")
-		for _, q := range orders {
-			fmt.Fprintf(tw, "VS_%s\t", q.String())
-		}
-		if in.Quality != nil {
-			for _, q := range orders {
-				fmt.Fprintf(tw, "qVS_%s\t", q.String())
-			}
-		}
-		fmt.Fprintln(tw)
-		for _, gs := range out {
-			fmt.Fprintf(tw, "%s\t%d\t", tableCell(gs.Group), gs.N)
-			for _, s := range gs.Scores {
-				fmt.Fprintf(tw, "%.6f\t", s.VS)
-			}
-			for _, s := range gs.Scores {
-				if s.QVS != nil {
-					fmt.Fprintf(tw, "%.6f\t", *s.QVS)
-				}
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-	}
-	_, err = c.OutOrStdout().Write(buf.Bytes())
-	return err
-}
-
-func runScore(c *cobra.Command, g *GlobalOptions, o *scoreOptions) error {
-	orders := o.orders // parsed and checked with the flag
-	if o.format != "table" && o.format != "csv" && o.format != "json" {
-		return usageErrorf("--format %q: expected table, csv or json", o.format)
-	}
-	o.in.rawNPY = true
-	in, err := loadItems(o.in, c.ErrOrStderr(), g.Quiet)
-	if err != nil {
-		return err
-	}
-	if in.Groups != nil {
-		return scoreGroups(c, g, o, in, orders)
-	}
-	scores, err := in.Scores(orders, func(order int, what string) {
-		noteDenseEig(c.ErrOrStderr(), g.Quiet, order, "qvs score: eigendecomposing "+what)
-	})
-	if err != nil {
-		return err
-	}
-	rows := scoreRows(scores)
-	var buf bytes.Buffer
-	switch o.format {
-	case "json":
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"n": in.N, "scores": rows}); err != nil {
-			return err
-		}
-	case "csv":
-		buf.WriteString("q,vs")
-		if in.Quality != nil {
-			buf.WriteString(",qvs")
-		}
-		buf.WriteString("\n")
-		for _, r := range rows {
-			fmt.Fprintf(&buf, "%s,%s", r.Q, formatFloat(r.VS))
-			if r.QVS != nil {
-				fmt.Fprintf(&buf, ",%s", formatFloat(*r.QVS))
-			}
-			buf.WriteString("\n")
-		}
-	default:
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "q\tVS\t")
-		if in.Quality != nil {
-			fmt.Fprintf(tw, "qVS\t")
-		}
-		fmt.Fprintln(tw)
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%.6f\t", r.Q, r.VS)
-			if r.QVS != nil {
-				fmt.Fprintf(tw, "%.6f\t", *r.QVS)
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-	}
-	_, err = c.OutOrStdout().Write(buf.Bytes())
-	return err
 }
 
 // embeddingsHelp describes the --embeddings options of score and select.
@@ -248,11 +77,3 @@ stderr), else refused; a column named like a label or target (label,
 target, y without x, class, activity, active, is_*) is refused unless
 --exclude-columns leaves it out or --feature-columns names it; one named
 like quality, score or value that is read as a dimension draws a warning.`
-
-// formatFloat writes a float with full precision, "inf" for +Inf.
-func formatFloat(v float64) string {
-	if math.IsInf(v, 1) {
-		return "inf"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}

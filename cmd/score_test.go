@@ -34,34 +34,11 @@ func writeFile(t *testing.T, dir, name, content string) string {
 // The hand-checked kernel: VS_1 = 2.1573004833739833.
 const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
 
-func TestScoreCSV(t *testing.T) {
+// TestScoreEndToEnd: the binary's path for score (the run itself is
+// tested in internal/cli): the README's command prints the table.
+func TestScoreEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	k := writeFile(t, dir, "K.csv", "a,b,c\n"+kernel3) // optional header row
-	s := writeFile(t, dir, "s.csv", "0.5\n1\n0.25\n")
-	code, out, errs := runQVS(t, "score", "--kernel", k, "--quality", s, "--q", "1,inf,0", "--format", "csv")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "q,vs,qvs" || len(lines) != 4 {
-		t.Fatalf("output:\n%s", out)
-	}
-	f := strings.Split(lines[1], ",")
-	vs, _ := strconv.ParseFloat(f[1], 64)
-	qvs, _ := strconv.ParseFloat(f[2], 64)
-	if f[0] != "1" || !closeTo(vs, 2.1573004833739833) || !closeTo(qvs, 2.1573004833739833*1.75/3) {
-		t.Errorf("q=1 row %q", lines[1])
-	}
-	if !strings.HasPrefix(lines[2], "inf,") || !strings.HasPrefix(lines[3], "0,3,") {
-		t.Errorf("rows in asked order with inf written 'inf': %q %q", lines[2], lines[3])
-	}
-	// Without quality: no qvs column. JSON and table formats work.
-	if code, out, _ := runQVS(t, "score", "--kernel", k, "--q", "2", "--format", "csv"); code != 0 || !strings.HasPrefix(out, "q,vs\n2,") {
-		t.Errorf("no-quality csv: %d %q", code, out)
-	}
-	if code, out, _ := runQVS(t, "score", "--kernel", k, "--format", "json"); code != 0 || !strings.Contains(out, `"q": "inf"`) {
-		t.Errorf("json: %d %q", code, out)
-	}
+	k := writeFile(t, dir, "K.csv", "a,b,c\n"+kernel3)
 	if code, out, _ := runQVS(t, "score", "--kernel", k); code != 0 || !strings.Contains(out, "2.157300") {
 		t.Errorf("table: %d %q", code, out)
 	}
@@ -95,51 +72,6 @@ func TestScoreEmbeddingsNPY(t *testing.T) {
 	}
 }
 
-func TestSelect(t *testing.T) {
-	dir := t.TempDir()
-	// Samples [0,0,2,2,4,4], k = exp(-|a-b|), quality exp(-|a-2|): greedy
-	// picks values [2, 0, 2] (rows 2, 0, 3) with final qVS_1
-	// 1.3338057427881422 (hand-checked).
-	xs := []float64{0, 0, 2, 2, 4, 4}
-	var kb, qb strings.Builder
-	for _, a := range xs {
-		for j, b := range xs {
-			if j > 0 {
-				kb.WriteString(",")
-			}
-			d := a - b
-			if d < 0 {
-				d = -d
-			}
-			kb.WriteString(strconv.FormatFloat(math.Exp(-d), 'g', -1, 64))
-		}
-		kb.WriteString("\n")
-		d := a - 2
-		if d < 0 {
-			d = -d
-		}
-		qb.WriteString(strconv.FormatFloat(math.Exp(-d), 'g', -1, 64) + "\n")
-	}
-	k := writeFile(t, dir, "K.csv", kb.String())
-	s := writeFile(t, dir, "s.csv", qb.String())
-	ids := writeFile(t, dir, "ids.txt", "id\na\nb\nc\nd\ne\nf\n")
-	code, out, errs := runQVS(t, "select", "--kernel", k, "--quality", s, "--k", "3", "--q", "1", "--ids", ids, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "rank,index,id,qvs" || len(lines) != 4 {
-		t.Fatalf("output %q", out)
-	}
-	if !strings.HasPrefix(lines[1], "1,2,c,") || !strings.HasPrefix(lines[2], "2,0,a,") || !strings.HasPrefix(lines[3], "3,3,d,") {
-		t.Errorf("picks %q", out)
-	}
-	last, _ := strconv.ParseFloat(strings.Split(lines[3], ",")[3], 64)
-	if !closeTo(last, 1.3338057427881422) {
-		t.Errorf("final qVS %v, want 1.3338057427881422", last)
-	}
-}
-
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "K.csv", kernel3)
@@ -149,25 +81,8 @@ func TestBadInputs(t *testing.T) {
 		code   int
 		errHas string
 	}{
-		{"non-square", []string{"score", "--kernel", writeFile(t, dir, "ns.csv", "1,0\n0,1\n0,0\n")}, 1, "must be square"},
-		{"non-symmetric", []string{"score", "--kernel", writeFile(t, dir, "asym.csv", "1,0.5\n0.2,1\n")}, 1, "row 1, column 2"},
-		{"NaN", []string{"score", "--kernel", writeFile(t, dir, "nan.csv", "1,nan\nnan,1\n")}, 1, "not a finite number"},
-		{"Inf", []string{"score", "--kernel", writeFile(t, dir, "inf.csv", "1,0\n0,inf\n")}, 1, "row 2, column 2"},
-		{"ragged", []string{"score", "--kernel", writeFile(t, dir, "rag.csv", "1,0\n0\n")}, 1, "line 2"},
-		{"empty", []string{"score", "--kernel", writeFile(t, dir, "empty.csv", "")}, 1, "no numeric rows"},
-		{"text cell", []string{"score", "--kernel", writeFile(t, dir, "txt.csv", "1,0\n0,x\n")}, 1, `line 2, column 2: "x"`},
-		{"negative quality", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "neg.csv", "1\n-1\n1\n")}, 1, "row 2: quality -1 is negative"},
-		{"quality length", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "short.csv", "1\n1\n")}, 1, "2 qualities for 3 items"},
-		{"ids length", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "ids.csv", "a\nb\n")}, 1, "2 ids for 3 items"},
 		{"q < 0", []string{"score", "--kernel", good, "--q", "-1"}, 2, "--q"},
-		{"k too large", []string{"select", "--kernel", good, "--k", "4"}, 2, "only 3 items can be picked (3 items, 0 in the prefix)"},
-		// One item and one pickable item read in the singular.
-		{"k on one item", []string{"select", "--kernel", writeFile(t, dir, "one.csv", "1\n"), "--k", "2"}, 2, "--k 2: only 1 item can be picked (1 item, 0 in the prefix)"},
-		{"k after a prefix", []string{"select", "--kernel", good, "--prefix", "0,1", "--k", "2"}, 2, "only 1 item can be picked (3 items, 2 in the prefix)"},
-		{"one quality", []string{"score", "--kernel", good, "--quality", writeFile(t, dir, "q1.csv", "1\n")}, 1, "1 quality for 3 items"},
-		{"one id", []string{"select", "--kernel", good, "--k", "1", "--ids", writeFile(t, dir, "id1.csv", "a\n")}, 1, "1 id for 3 items"},
 		{"k missing", []string{"select", "--kernel", good}, 2, "--k"},
-		{"both inputs", []string{"score", "--kernel", good, "--embeddings", good}, 2, "exactly one"},
 		{"missing file", []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
 		{"unknown flag", []string{"score", "--bogus"}, 2, "unknown flag"},
 		{"bad format", []string{"score", "--kernel", good, "--format", "xml"}, 2, "--format"},

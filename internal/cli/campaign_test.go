@@ -15,8 +15,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
-// testEnv is an Env whose streams are buffers.
-func testEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
+// campEnv is an Env whose streams are buffers.
+func campEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errs bytes.Buffer
 	return &Env{Ctx: context.Background(), Out: &out, Err: &errs, Workers: 2, Quiet: true,
 		DataDir: t.TempDir(), CacheDir: t.TempDir(), Version: "test"}, &out, &errs
@@ -48,7 +48,7 @@ func TestEveryPolicyRunsACampaign(t *testing.T) {
 		t.Fatalf("registry: %v", search.Methods)
 	}
 	for _, m := range search.Methods {
-		env, out, _ := testEnv(t)
+		env, out, _ := campEnv(t)
 		dir := filepath.Join(t.TempDir(), "as")
 		if err := RunCampaign(env, tinyAS(env, dir, m), campaign.Shard{}); err != nil {
 			t.Fatalf("%s: %v", m, err)
@@ -79,7 +79,7 @@ func TestEveryPolicyRunsACampaign(t *testing.T) {
 // error naming the key, refused by Plan before the pool is loaded and
 // before anything is written.
 func TestRunCampaignRefusesBeforeLoading(t *testing.T) {
-	env, out, _ := testEnv(t)
+	env, out, _ := campEnv(t)
 	dir := filepath.Join(t.TempDir(), "as")
 	k := tinyAS(env, dir, "random")
 	k.Config.Repeats = MaxRepeats + 1
@@ -101,14 +101,14 @@ func TestRunCampaignRefusesBeforeLoading(t *testing.T) {
 // same folder runs nothing and prints the same table; a changed setting
 // is refused by the folder's config.yaml before the pool loads.
 func TestRunCampaignResumes(t *testing.T) {
-	env, out, _ := testEnv(t)
+	env, out, _ := campEnv(t)
 	dir := filepath.Join(t.TempDir(), "as")
 	if err := RunCampaign(env, tinyAS(env, dir, "random", "qvs"), campaign.Shard{}); err != nil {
 		t.Fatal(err)
 	}
 	first := out.String()
 	summary, _ := os.ReadFile(filepath.Join(dir, "summary.csv"))
-	env2, out2, errs2 := testEnv(t)
+	env2, out2, errs2 := campEnv(t)
 	env2.Quiet = false
 	if err := RunCampaign(env2, tinyAS(env2, dir, "random", "qvs"), campaign.Shard{}); err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestRunCampaignResumes(t *testing.T) {
 	if !bytes.Equal(summary, again) {
 		t.Error("summary.csv changed on a rerun")
 	}
-	env3, _, _ := testEnv(t)
+	env3, _, _ := campEnv(t)
 	k := tinyAS(env3, dir, "random", "qvs")
 	k.Config.Budget = 15
 	k.Load = func(datasets.Config) (*search.Pool, error) {
@@ -137,7 +137,7 @@ func TestRunCampaignResumes(t *testing.T) {
 // stdout; a setting of a user's own problem on a named task is a usage
 // error naming the flags it was given (OwnFlags), before anything runs.
 func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
-	env, out, errs := testEnv(t)
+	env, out, errs := campEnv(t)
 	env.Quiet = false
 	k, err := NewBayesoptCampaign(env, "synthetic")
 	if err != nil {
@@ -171,7 +171,7 @@ func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
 // TestDiscreteCampaignRefusesFirstFlag: a continuous flag given to a
 // discrete task is refused by Plan, naming it, before the data are read.
 func TestDiscreteCampaignRefusesFirstFlag(t *testing.T) {
-	env, _, _ := testEnv(t)
+	env, _, _ := campEnv(t)
 	k := &DiscreteCampaign{Env: env, Task: "mof", Config: DefaultDiscreteConfig("mof"), Refused: []string{"qvs-mode", "regions"}}
 	_, err := k.Plan()
 	if want := "--qvs-mode applies to continuous tasks, not the discrete task mof"; ExitCode(err) != ExitUsage || err.Error() != want {

@@ -373,3 +373,34 @@ func TestFlagsOutside(t *testing.T) {
 		t.Errorf("nil table: %v", got)
 	}
 }
+
+// TestFlagsInside: the flags binding a field of a sub-struct are the
+// flags that apply only there, in the table's order; a flag bound to a
+// field outside it, to no field (Key) or through BindFunc is not listed.
+func TestFlagsInside(t *testing.T) {
+	var o struct {
+		Batch  int
+		Labels struct{ Prior string }
+		Scores struct {
+			Minimize bool
+			Kernel   string
+		}
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	tab := NewTable(fs)
+	Bind(tab, fs.IntVar, "batch", "", 5, "", &o.Batch)
+	Bind(tab, fs.BoolVar, "minimize", "", false, "", &o.Scores.Minimize)
+	Bind(tab, fs.StringVar, "prior", "prior", "", "", &o.Labels.Prior)
+	BindChoice(tab, "kernel", "", "a", []string{"a", "b"}, "", &o.Scores.Kernel)
+	BindFunc(tab, "seed", "seed", func() {})
+	tab.Key("pool", "pool.file")
+	if got := tab.FlagsInside(&o.Scores); !slices.Equal(got, []string{"minimize", "kernel"}) {
+		t.Errorf("inside Scores: %v", got)
+	}
+	if got := tab.FlagsInside(&o.Labels); !slices.Equal(got, []string{"prior"}) {
+		t.Errorf("inside Labels: %v", got)
+	}
+	if got := tab.FlagsInside(&o); !slices.Equal(got, []string{"batch", "minimize", "prior", "kernel"}) {
+		t.Errorf("inside the whole: %v", got)
+	}
+}

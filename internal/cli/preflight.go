@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
-// checkASSuggestInputs checks every file `as suggest` reads before any of
+// checkInputs checks every file `as suggest` reads before any of
 // them is read in earnest: the pool's files (datasets.CheckInputFiles) and
 // --observed and --pending, whose header, fields and labels are checked
 // too (search.CheckObservedFile, CheckPendingFile; their items are
 // resolved once the pool is loaded). A mistyped path or header is then
 // reported at once, not after the pool's graph is built.
-func checkASSuggestInputs(pool datasets.Config, observed, pending string) error {
+func checkInputs(pool datasets.Config, observed, pending string) error {
 	if err := datasets.CheckInputFiles(pool); err != nil {
 		return err
 	}
@@ -31,9 +31,9 @@ func checkASSuggestInputs(pool datasets.Config, observed, pending string) error 
 	return nil
 }
 
-// checkReadable checks that each non-empty path opens for reading as a
+// CheckReadable checks that each non-empty path opens for reading as a
 // regular file (fileio.OpenInput), in order, before a command's long work.
-func checkReadable(paths ...string) error {
+func CheckReadable(paths ...string) error {
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -47,9 +47,9 @@ func checkReadable(paths ...string) error {
 	return nil
 }
 
-// checkOutputDir checks that the folder an output file goes to exists, so
+// CheckOutputDir checks that the folder an output file goes to exists, so
 // a mistyped --out is reported before the work whose result it holds.
-func checkOutputDir(path string) error {
+func CheckOutputDir(path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {

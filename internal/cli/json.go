@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"bytes"
@@ -12,19 +12,15 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-// formatJSON is the --format value of the JSON document of select, as
-// suggest and bayesopt suggest (writeJSONTable).
-const formatJSON = "json"
-
-// jsonField is a top-level field of a --format json document besides
+// Field is a top-level field of a --format json document besides
 // command, columns and rows.
-type jsonField struct {
+type Field struct {
 	Key   string
 	Value any
 }
 
-// writeJSONTable writes the --format json form of a command's CSV output
-// (head, rows) to w in one write, as one JSON document (docs/json.md):
+// appendJSON appends the --format json form of t (its CSV form: Head,
+// Rows) to buf as one JSON document (docs/json.md):
 //
 //	{"command": "as suggest", "columns": ["rank", ...], "rows": [{"rank": 1, ...}, ...], ...extra}
 //
@@ -35,12 +31,12 @@ type jsonField struct {
 // "nan" (JSON has no such numbers), and empty cells, written as null. A
 // cell that is not valid UTF-8 (an id in Latin-1) is an error naming its
 // row and column: JSON strings are Unicode, and the encoder would write
-// U+FFFD in its place.
-func writeJSONTable(w io.Writer, command string, head []string, rows [][]string, extra ...jsonField) error {
-	numeric := make([]bool, len(head))
-	for j, h := range head {
+// U+FFFD in its place. Ids are kept verbatim: no spreadsheet opens JSON.
+func (t *Table) appendJSON(buf *bytes.Buffer) error {
+	numeric := make([]bool, len(t.Head))
+	for j, h := range t.Head {
 		numeric[j] = h != "id"
-		for _, r := range rows {
+		for _, r := range t.Rows {
 			if !numeric[j] {
 				break
 			}
@@ -49,18 +45,17 @@ func writeJSONTable(w io.Writer, command string, head []string, rows [][]string,
 			}
 		}
 	}
-	var buf bytes.Buffer
 	buf.WriteString("{\"command\":")
-	writeJSONValue(&buf, command)
+	writeJSONValue(buf, t.Command)
 	buf.WriteString(",\"columns\":")
-	writeJSONValue(&buf, head)
+	writeJSONValue(buf, t.Head)
 	buf.WriteString(",\"rows\":[")
-	for i, r := range rows {
+	for i, r := range t.Rows {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
 		buf.WriteString("\n{")
-		for j, h := range head {
+		for j, h := range t.Head {
 			if j > 0 {
 				buf.WriteByte(',')
 			}
@@ -69,25 +64,24 @@ func writeJSONTable(w io.Writer, command string, head []string, rows [][]string,
 				// ids could become one, and neither would read back.
 				return fmt.Errorf("--format json: row %d, column %q: %s is not valid UTF-8, which JSON cannot hold (it would read back as another id); use --format csv", i+1, h, fileio.Excerpt(r[j]))
 			}
-			writeJSONValue(&buf, h)
+			writeJSONValue(buf, h)
 			buf.WriteByte(':')
-			writeJSONValue(&buf, jsonCell(r[j], numeric[j]))
+			writeJSONValue(buf, jsonCell(r[j], numeric[j]))
 		}
 		buf.WriteByte('}')
 	}
 	buf.WriteString("]")
-	for _, f := range extra {
+	for _, f := range t.Extra {
 		buf.WriteString(",\n")
-		writeJSONValue(&buf, f.Key)
+		writeJSONValue(buf, f.Key)
 		buf.WriteByte(':')
-		writeJSONValue(&buf, f.Value)
+		writeJSONValue(buf, f.Value)
 	}
 	buf.WriteString("}\n")
-	_, err := w.Write(buf.Bytes())
-	return err
+	return nil
 }
 
-// jsonCell is a cell's JSON value (see writeJSONTable).
+// jsonCell is a cell's JSON value (see appendJSON).
 func jsonCell(s string, numeric bool) any {
 	if !numeric {
 		return s
@@ -96,18 +90,13 @@ func jsonCell(s string, numeric bool) any {
 		return nil
 	}
 	v, _ := strconv.ParseFloat(s, 64)
-	return jsonNumber(v)
+	return JSONNumber(v)
 }
 
-// jsonNumber is v, or "inf", "-inf", "nan" when it is not finite.
-func jsonNumber(v float64) any {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
+// JSONNumber is v, or "inf", "-inf", "nan" when it is not finite.
+func JSONNumber(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return Float(v)
 	}
 	return v
 }
@@ -119,4 +108,16 @@ func writeJSONValue(buf *bytes.Buffer, v any) {
 	e.SetEscapeHTML(false)
 	_ = e.Encode(v)
 	buf.Truncate(buf.Len() - 1) // Encode's newline
+}
+
+// WriteIndentedJSON writes v to w as one indented JSON document (score's).
+func WriteIndentedJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"fmt"
@@ -13,29 +13,29 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 )
 
-// progressDelay is how long a step runs before its progress bar or status
+// ProgressDelay is how long a step runs before its progress bar or status
 // line shows (tests set 0): shorter steps pass silently.
-var progressDelay = time.Second
+var ProgressDelay = time.Second
 
-// stepLogFrames reports whether a stepLog on w draws progress bars (tests
+// StepFrames reports whether a StepLog on w draws progress bars (tests
 // replace it): on a terminal only. Elsewhere (stderr redirected to a file
 // or a pipe) a bar's redrawn frames, each ended by a carriage return,
 // would pile up in the file (160 KB for one graph build).
-var stepLogFrames = campaign.IsTerminal
+var StepFrames = campaign.IsTerminal
 
-// stepLog shows the steps of a long command on stderr, one after another.
+// StepLog shows the steps of a long command on stderr, one after another.
 // On a terminal, a counted step (datasets.ProgressFunc: done of total
 // units) gets a progress bar: done and total in its unit, the rate and the
 // time left at that rate, counted from the step's start, so the time left
 // is the step's own; the bar is cleared when the step ends. Elsewhere, and
 // for an uncounted step (step), a step gets one line when it shows,
 // "<step> ..." (a counted one: "<step>, <total> <unit> ..."). Either shows
-// only once the step has run for progressDelay, and a step that showed
-// ends with one line: its work and duration. A nil *stepLog (--quiet)
+// only once the step has run for ProgressDelay, and a step that showed
+// ends with one line: its work and duration. A nil *StepLog (--quiet)
 // shows nothing.
-type stepLog struct {
+type StepLog struct {
 	w      io.Writer
-	frames bool // progress bars (stepLogFrames)
+	frames bool // progress bars (StepFrames)
 	mu     sync.Mutex
 	phase  string
 	ended  string // the phase that ended last, until another starts
@@ -63,16 +63,16 @@ func (g *gatedWriter) Write(b []byte) (int, error) {
 	return g.w.Write(b)
 }
 
-// newStepLog returns the stepLog of w (nil if quiet).
-func newStepLog(w io.Writer, quiet bool) *stepLog {
+// NewStepLog returns the StepLog of w (nil if quiet).
+func NewStepLog(w io.Writer, quiet bool) *StepLog {
 	if quiet {
 		return nil
 	}
-	return &stepLog{w: w, frames: stepLogFrames(w)}
+	return &StepLog{w: w, frames: StepFrames(w)}
 }
 
-// progress is the datasets.ProgressFunc of l (nil for a nil l).
-func (l *stepLog) progress() datasets.ProgressFunc {
+// Progress is the datasets.ProgressFunc of l (nil for a nil l).
+func (l *StepLog) Progress() datasets.ProgressFunc {
 	if l == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (l *stepLog) progress() datasets.ProgressFunc {
 }
 
 // report is the datasets.ProgressFunc: a new phase name starts a step.
-func (l *stepLog) report(phase, unit string, done, total int64) {
+func (l *StepLog) report(phase, unit string, done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -105,9 +105,9 @@ func (l *stepLog) report(phase, unit string, done, total int64) {
 	}
 }
 
-// step starts an uncounted step (nothing for a nil l); end or the next
-// step ends it.
-func (l *stepLog) step(name string) {
+// Step starts an uncounted step (nothing for a nil l); End or the next
+// Step ends it.
+func (l *StepLog) Step(name string) {
 	if l == nil {
 		return
 	}
@@ -118,7 +118,7 @@ func (l *stepLog) step(name string) {
 
 // begin ends the current step and starts one of total units (0:
 // uncounted); the caller holds l.mu.
-func (l *stepLog) begin(phase, unit string, total int64) {
+func (l *StepLog) begin(phase, unit string, total int64) {
 	l.finish()
 	l.phase, l.unit, l.total, l.done, l.start, l.ended = phase, unit, total, 0, time.Now(), ""
 	l.gate = &gatedWriter{w: l.w}
@@ -131,12 +131,12 @@ func (l *stepLog) begin(phase, unit string, total int64) {
 		l.bar = campaign.NewProgressBar(l.gate, phase, unit, int(max(1, (total+l.scale-1)/l.scale)))
 	}
 	l.gen++
-	if progressDelay <= 0 {
+	if ProgressDelay <= 0 {
 		l.show()
 		return
 	}
 	gen := l.gen
-	l.timer = time.AfterFunc(progressDelay, func() {
+	l.timer = time.AfterFunc(ProgressDelay, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if l.gen == gen && l.gate != nil {
@@ -146,7 +146,7 @@ func (l *stepLog) begin(phase, unit string, total int64) {
 }
 
 // show makes the current step visible; the caller holds l.mu.
-func (l *stepLog) show() {
+func (l *StepLog) show() {
 	l.gate.open = true
 	switch {
 	case l.bar != nil:
@@ -160,7 +160,7 @@ func (l *stepLog) show() {
 
 // finish ends the current step: its bar is cleared and, if it showed, one
 // line says its work and how long it took; the caller holds l.mu.
-func (l *stepLog) finish() {
+func (l *StepLog) finish() {
 	if l.gate == nil {
 		return
 	}
@@ -183,8 +183,8 @@ func (l *stepLog) finish() {
 	l.gate, l.bar, l.ended = nil, nil, l.phase
 }
 
-// end ends the current step (nothing for a nil l).
-func (l *stepLog) end() {
+// End ends the current step (nothing for a nil l).
+func (l *StepLog) End() {
 	if l == nil {
 		return
 	}

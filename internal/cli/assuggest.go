@@ -1,0 +1,402 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/surrogate"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// MaxASSuggestBatch bounds `qvs as suggest --batch` with labels. On the
+// 4,000-item synthetic pool a batch of 500 takes about 1 s with every
+// method, 1,000 over a minute with qVS-AS (the chosen set merges into one
+// kNN block whose exact secular updates and eigendecompositions grow like
+// B^3 per pick) and ~10 s for the qvs column of scattered (random) picks.
+// MaxScoredBatch bounds it with scores: 1 % of a library of a million.
+const (
+	MaxASSuggestBatch = 500
+	MaxScoredBatch    = 10000
+)
+
+// ASSuggestOptions are the settings of `qvs as suggest`.
+type ASSuggestOptions struct {
+	Observed, Pending string
+	Batch             int
+	Method            string
+	Q                 vendi.Order
+	QGiven            bool // --q given (scores default to surrogate.DefaultQ)
+	Format            Format
+	RawIDs            bool
+	// PoolGiven: a pool was named (a config, --pool, --pool-dir, --graph,
+	// --kernel); OwnGraph: by --graph or --kernel.
+	PoolGiven, OwnGraph bool
+	Labels              LabelSettings
+	Scores              ScoreSettings
+	// LabelFlags and ScoreFlags are the flags given that apply to one kind
+	// of --observed only (the settings table's rows of Labels, Scores).
+	LabelFlags, ScoreFlags []string
+	// Resolve resolves the pool and the protocol (defaults, --config, the
+	// flags): called once the flags are checked.
+	Resolve func() (datasets.Config, search.Protocol, error)
+}
+
+// LabelSettings are the settings of as suggest that apply to 0/1 labels.
+// Threshold, Beta and Lambda are checked when their flags are parsed
+// (search.CheckThreshold, CheckBeta, CheckLambda).
+type LabelSettings struct {
+	Prior                   string
+	PriorGiven              bool // --prior given (prior: prevalence is refused from a config)
+	Threshold, Beta, Lambda float64
+	Fantasy                 string
+	Remaining               int
+	RemainingGiven          bool
+}
+
+// ScoreSettings are the settings of as suggest that apply to scores.
+type ScoreSettings struct {
+	Minimize            bool
+	HitThreshold        float64
+	HitThresholdGiven   bool
+	HitTopFraction      float64
+	HitTopFractionGiven bool
+	Acquisition         string
+	UCBBeta             float64
+	GPKernel            string
+	Diversity           string
+	Candidates          int
+	CandidatesGiven     bool
+}
+
+// DefaultASSuggestOptions are the flags' defaults.
+func DefaultASSuggestOptions() ASSuggestOptions {
+	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: Formats(FormatTable), Labels: DefaultLabelSettings(), Scores: DefaultScoreSettings()}
+}
+
+// DefaultLabelSettings and DefaultScoreSettings are the flags' defaults.
+func DefaultLabelSettings() LabelSettings {
+	return LabelSettings{Threshold: 0.5, Beta: 1, Lambda: 0.5, Fantasy: "pessimistic"}
+}
+
+func DefaultScoreSettings() ScoreSettings {
+	return ScoreSettings{HitTopFraction: surrogate.DefaultHitTopFraction, Acquisition: surrogate.DefaultAcquisition,
+		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity}
+}
+
+// onlyWith refuses the first of flags, given, that applies only with kind.
+func onlyWith(kind string, flags []string) error {
+	if len(flags) > 0 {
+		return Usagef("--%s applies only with %s", flags[0], kind)
+	}
+	return nil
+}
+
+// RunASSuggest prints the next batch to label (labels in Observed: the
+// kNN model and a policy of internal/search) or to score (scores: a GP
+// and a qVS batch, internal/surrogate).
+func RunASSuggest(e *Env, o *ASSuggestOptions) error {
+	if o.Observed != "" {
+		scored, err := search.ObservedHasScores(o.Observed)
+		if err != nil {
+			return err
+		}
+		if scored {
+			return runASSuggestScored(e, o)
+		}
+	}
+	if err := onlyWith("scores (a value column in --observed)", o.ScoreFlags); err != nil {
+		return err
+	}
+	switch {
+	case o.Batch < 1 || o.Batch > MaxASSuggestBatch:
+		return Usagef("--batch %d: expected 1 to %d (%s)", o.Batch, MaxASSuggestBatch, "larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far")
+	case !slices.Contains(search.Methods, o.Method):
+		return Usagef("--method %q: expected one of %s", o.Method, strings.Join(search.Methods, ", "))
+	case !o.PoolGiven:
+		return Usagef("give the pool with --pool FILE.csv, --graph FILE, --kernel FILE, --config FILE or --pool-dir DIR")
+	}
+	l := &o.Labels
+	fan, err := search.ParseFantasy(l.Fantasy)
+	if err != nil {
+		return Usagef("--fantasy: %w", err)
+	}
+	if l.RemainingGiven && l.Remaining < o.Batch {
+		return Usagef("--remaining %d is less than --batch %d: ENS looks ahead over the queries left, this batch included", l.Remaining, o.Batch)
+	}
+	poolCfg, proto, err := o.Resolve()
+	if err != nil {
+		return err
+	}
+	prior, err := search.ParsePrior(proto.Prior)
+	if err != nil {
+		return ConfigError(e.Config, err)
+	}
+	if prior.Rule == search.PriorPrevalence && !l.PriorGiven {
+		return ConfigErrorf(e.Config, "prior: prevalence reads every label of the pool, which a real search does not have; suggest uses your labels (remove the key for the default estimate, or give a number); to use the pool's labels anyway pass --prior prevalence")
+	}
+	if err := checkInputs(poolCfg, o.Observed, o.Pending); err != nil {
+		return err
+	}
+	pool, err := LoadSearchPool(e, poolCfg)
+	if err != nil {
+		return err
+	}
+	// A suggestion reads the kNN graph only: the features go before the
+	// model and kernel are built.
+	pool.DropFeatures()
+	// No --observed (or a header alone) is a cold start: search.Suggest.
+	var observed []search.Observation
+	if o.Observed != "" {
+		if observed, err = search.ParseObserved(o.Observed, pool.Pool); err != nil {
+			return err
+		}
+	}
+	var pending []int
+	if o.Pending != "" {
+		if pending, err = search.ParsePending(o.Pending, pool.Pool, observed, o.Observed); err != nil {
+			return err
+		}
+	}
+	if free := pool.Len() - len(observed) - len(pending); o.Batch > free {
+		return fmt.Errorf("--batch %d: pool %s has %s, %d labelled and %d pending: ask for at most %d", o.Batch, pool.Name, fileio.Count(pool.Len(), "item"), len(observed), len(pending), free)
+	}
+	remaining := proto.Budget
+	if l.RemainingGiven {
+		remaining = l.Remaining
+	}
+	if remaining < o.Batch {
+		// The budget (the config's, or the default) is smaller than the
+		// batch asked for; only ENS reads the horizon, so only ENS warns.
+		if o.Method == "ens" {
+			fmt.Fprintf(e.Err, "qvs as suggest: warning: budget %d is less than --batch %d; ENS looks ahead over %d queries (set --remaining)\n", remaining, o.Batch, o.Batch)
+		}
+		remaining = o.Batch
+	}
+	q := o.Q
+	steps := NewStepLog(e.Err, e.Quiet)
+	steps.Step(fmt.Sprintf("picking a batch of %d (%s)", o.Batch, o.Method))
+	s, err := search.Suggest(pool, search.SuggestRequest{
+		Observed: observed, Pending: pending, Prior: prior, Ties: proto.Ties, Seed: proto.Seed,
+		Method: o.Method, Settings: search.PolicySettings{Threshold: l.Threshold, Beta: l.Beta, Lambda: l.Lambda, Fantasy: fan, Q: q},
+		Batch: o.Batch, Remaining: remaining, Workers: e.Workers, ConsumeGraph: true,
+	})
+	steps.End()
+	if err != nil {
+		return err
+	}
+	if !e.Quiet {
+		if s.ColdStart {
+			describeColdStart(e.Err, prior, s, o.Method, q)
+		} else {
+			DescribePrior(e.Err, prior, s.A1, &s.Fit)
+		}
+	}
+	t := Table{Command: "as suggest", Head: []string{"rank", "index", "id", "probability", "qvs"}, SafeIDs: !o.RawIDs,
+		TableHead: []string{"rank", "index", "id", "probability", "qVS_" + q.String()},
+		Round:     RoundColumns(Fixed(4), 3, 4),
+		Extra: []Field{{"method", o.Method}, {"q", JSONNumber(float64(q))}, {"prior_a1", s.A1},
+			{"labelled", len(observed)}, {"pending", len(pending)},
+			{"cold_start", s.ColdStart}, {"picked_by", s.PickedBy}}}
+	for r, x := range s.Picks {
+		t.Rows = append(t.Rows, []string{strconv.Itoa(r + 1), strconv.Itoa(x), poolID(pool.Pool, x), Float(s.Probabilities[r]), Float(s.Values[r])})
+	}
+	return t.Write(e.Out, o.Format.Value)
+}
+
+// poolID is item i's id (its index when the pool has none).
+func poolID(p *datasets.Pool, i int) string {
+	if p.IDs != nil {
+		return p.IDs[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// checkScored refuses bad values of the scored settings (usage errors).
+func (o *ASSuggestOptions) checkScored() error {
+	s := &o.Scores
+	if err := onlyWith("0/1 labels (a label column in --observed)", o.LabelFlags); err != nil {
+		return err
+	}
+	switch {
+	case o.Batch < 1 || o.Batch > MaxScoredBatch:
+		return Usagef("--batch %d: expected 1 to %d", o.Batch, MaxScoredBatch)
+	case !slices.Contains(surrogate.Methods, o.Method):
+		return Usagef("--method %q: with scores (a value column in --observed) expected one of %s", o.Method, strings.Join(surrogate.Methods, ", "))
+	case !(s.UCBBeta > 0) || math.IsInf(s.UCBBeta, 0):
+		return Usagef("--ucb-beta %v: expected a finite number > 0", s.UCBBeta)
+	case !(s.HitTopFraction > 0 && s.HitTopFraction <= 1):
+		return Usagef("--hit-top-fraction %v: expected a fraction in (0, 1]", s.HitTopFraction)
+	case s.HitThresholdGiven && s.HitTopFractionGiven:
+		return Usagef("give --hit-threshold or --hit-top-fraction, not both")
+	case s.HitThresholdGiven && (math.IsNaN(s.HitThreshold) || math.IsInf(s.HitThreshold, 0)):
+		return Usagef("--hit-threshold %v: expected a finite number", s.HitThreshold)
+	case s.Candidates < 0 || (s.CandidatesGiven && s.Candidates < o.Batch):
+		return Usagef("--candidates %d: expected at least --batch %d", s.Candidates, o.Batch)
+	}
+	return nil
+}
+
+// runASSuggestScored is `qvs as suggest` with scores in --observed: a GP
+// on the pool's features and a qVS batch (internal/surrogate).
+func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
+	if err := o.checkScored(); err != nil {
+		return err
+	}
+	s := &o.Scores
+	if !o.PoolGiven {
+		return Usagef("give the pool with --pool FILE.csv|X.npy, --config FILE or --pool-dir DIR")
+	}
+	if o.OwnGraph {
+		return Usagef("scores are fitted by a GP on the pool's features: give --pool FILE.csv|X.npy (or a config's pool) instead of --graph or --kernel")
+	}
+	poolCfg, proto, err := o.Resolve()
+	if err != nil {
+		return err
+	}
+	// Every file, and every cell of --observed and --pending, before the
+	// pool is read.
+	if err := checkInputs(poolCfg, o.Observed, o.Pending); err != nil {
+		return err
+	}
+	if !e.Quiet {
+		what := poolCfg.Kind
+		if poolCfg.Kind == datasets.KindCSV && poolCfg.CSV.File != "" {
+			what = poolCfg.CSV.File
+		}
+		fmt.Fprintf(e.Err, "loading pool %s ...\n", what)
+	}
+	steps := NewStepLog(e.Err, e.Quiet)
+	pool, err := datasets.LoadWith(poolCfg, e.DataDir, e.CacheDir, datasets.GraphOptions{Workers: e.Workers, Progress: steps.Progress(), Name: e.KeyName, FeaturesOnly: true})
+	steps.End()
+	if err != nil {
+		return err
+	}
+	if !e.Quiet {
+		printNotes(e.Err, "qvs: ", pool.Notes)
+	}
+	scores, err := search.ParseScores(o.Observed, pool)
+	if err != nil {
+		return err
+	}
+	var pending []int
+	if o.Pending != "" {
+		if pending, err = search.ParsePendingScored(o.Pending, pool, scores, o.Observed); err != nil {
+			return err
+		}
+	}
+	if free := pool.Len() - len(scores) - len(pending); o.Batch > free {
+		return fmt.Errorf("--batch %d: pool %s has %s, %d scored and %d pending: ask for at most %d", o.Batch, pool.Name, fileio.Count(pool.Len(), "item"), len(scores), len(pending), free)
+	}
+	req := surrogate.Request{
+		Minimize: s.Minimize, Pending: pending, Batch: o.Batch, Method: o.Method,
+		Acquisition: s.Acquisition, Beta: s.UCBBeta, Q: o.Q, Seed: proto.Seed,
+		HitThreshold: s.HitThreshold, HasHitThreshold: s.HitThresholdGiven, HitTopFraction: s.HitTopFraction,
+		Kernel: s.GPKernel, Diversity: s.Diversity, Candidates: s.Candidates, Workers: e.Workers,
+	}
+	if !o.QGiven {
+		req.Q = surrogate.DefaultQ
+	}
+	if req.Q == 0 {
+		return Usagef("--q 0 with scores: use --method top (the top acquisitions, diversity-blind)")
+	}
+	for _, sc := range scores {
+		req.Observed = append(req.Observed, sc.Index)
+		req.Values = append(req.Values, sc.Value)
+	}
+	steps = NewStepLog(e.Err, e.Quiet)
+	steps.Step(fmt.Sprintf("fitting the GP to %d scores and picking a batch of %d (%s)", len(scores), o.Batch, o.Method))
+	res, err := surrogate.Suggest(e.Context(), pool, req)
+	steps.End()
+	if err != nil {
+		return err
+	}
+	if !e.Quiet {
+		describeScored(e.Err, res, s.Minimize)
+	}
+	return scoredTable(pool, res, o).Write(e.Out, o.Format.Value)
+}
+
+// describeScored says on w what the GP is and what counts as a hit.
+func describeScored(w interface{ Write([]byte) (int, error) }, r *surrogate.Result, minimize bool) {
+	if r.ColdStart {
+		fmt.Fprintf(w, "no successful score yet (%d failed): the most diverse batch among random candidates (cold start)\n", r.Failed)
+		return
+	}
+	h := r.Hyper
+	ell := ""
+	if h.LengthScale > 0 {
+		ell = fmt.Sprintf(", length scale %.4g", h.LengthScale)
+	}
+	fmt.Fprintf(w, "GP: %s kernel, %s posterior on %d of %d scores (%d failed, left out); standardised mean %.4g, signal variance %.4g, noise variance %.4g%s\n",
+		r.Kernel, r.Form, r.Active, r.Scored, r.Failed, h.Mean, h.SignalVar, h.NoiseVar, ell)
+	dir := ">="
+	if minimize {
+		dir = "<="
+	}
+	fmt.Fprintf(w, "hits: score %s %.6g: %d of the %d scores\n", dir, r.HitThreshold, r.Hits, r.Scored)
+}
+
+// scoredTable is the batch: rank, index, id, the acquisition, posterior
+// mean and sd (the scores' units), and for qvs the quality and the qvs
+// column; the aligned table rounds them.
+func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) *Table {
+	withQ := len(r.Quality) == len(r.Picks) && len(r.Values) == len(r.Picks) && len(r.Picks) > 0
+	head := []string{"rank", "index", "id", r.AcquisitionName, "mean", "sd"}
+	if r.ColdStart {
+		head = head[:3]
+	}
+	if withQ {
+		head = append(head, "quality", "qvs")
+	}
+	thr := any(nil)
+	if !math.IsNaN(r.HitThreshold) {
+		thr = r.HitThreshold
+	}
+	t := &Table{Command: "as suggest", Head: head, SafeIDs: !o.RawIDs, TableHead: slices.Clone(head),
+		Extra: []Field{{"method", r.Method}, {"acquisition", r.AcquisitionName}, {"q", JSONNumber(float64(r.Q))},
+			{"minimize", o.Scores.Minimize}, {"scored", r.Scored}, {"failed", r.Failed},
+			{"pending", r.Pending}, {"hit_threshold", thr}, {"hits", r.Hits},
+			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
+	sig4 := RoundColumns(Rounded(4), 3, 4, 5)
+	fix4 := RoundColumns(Fixed(4), len(head)-2, len(head)-1)
+	t.Round = func(row []string) {
+		if !r.ColdStart {
+			sig4(row)
+		}
+		if withQ {
+			fix4(row)
+		}
+	}
+	if withQ {
+		t.TableHead[len(head)-1] = "qVS_" + r.Q.String()
+	}
+	for k, x := range r.Picks {
+		row := []string{strconv.Itoa(k + 1), strconv.Itoa(x), poolID(pool, x)}
+		if !r.ColdStart {
+			row = append(row, Float(r.Acquisition[k]), Float(r.Mean[k]), Float(r.SD[k]))
+		}
+		if withQ {
+			row = append(row, Float(r.Quality[k]), Float(r.Values[k]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// gpJSON is the fitted GP of a result for --format json.
+func gpJSON(r *surrogate.Result) any {
+	if r.ColdStart {
+		return nil
+	}
+	return map[string]any{
+		"kernel": r.Kernel, "form": r.Form, "active": r.Active,
+		"mean": r.Hyper.Mean, "signal_variance": r.Hyper.SignalVar, "noise_variance": r.Hyper.NoiseVar,
+		"length_scale": r.Hyper.LengthScale, "log_marginal_likelihood": r.Hyper.LogML,
+	}
+}

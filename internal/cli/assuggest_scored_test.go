@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
+)
+
+// scoredOptions are as suggest's options on the pool CSV at pool (ids in
+// column id, bit columns compared by Tanimoto) with observed: a batch of 4
+// as CSV.
+func scoredOptions(pool, observed string) *ASSuggestOptions {
+	o := suggestOptions(pool)
+	o.Observed, o.Batch = observed, 4
+	o.Resolve = func() (datasets.Config, search.Protocol, error) {
+		c := datasets.DefaultConfig(datasets.KindCSV)
+		c.CSV.File, c.CSV.IDColumn, c.CSV.Metric, c.CSV.Similarity = pool, "id", datasets.MetricTanimoto, datasets.SimilarityNative
+		return c, search.PaperProtocol(), nil
+	}
+	return o
+}
+
+// bitPoolCSV is a pool of 40 items with ids m00..m39 and 16 bit columns
+// (--metric tanimoto: read as fingerprints, the GP's Tanimoto kernel), and the score
+// of every item: the number of bits set among the first four, plus a
+// little noise.
+func bitPoolCSV() (string, []float64) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	b.WriteString("id")
+	for j := 0; j < 16; j++ {
+		fmt.Fprintf(&b, ",b%d", j)
+	}
+	b.WriteString("\n")
+	score := make([]float64, 40)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "m%02d", i)
+		for j := 0; j < 16; j++ {
+			bit := rng.IntN(3) == 0
+			if bit {
+				b.WriteString(",1")
+			} else {
+				b.WriteString(",0")
+			}
+			if bit && j < 4 {
+				score[i]++
+			}
+		}
+		score[i] += 0.1 * rng.Float64()
+		b.WriteString("\n")
+	}
+	return b.String(), score
+}
+
+// scoresCSV writes the scores of items as an id,value file (negated if neg).
+func scoresCSV(items []int, score []float64, neg bool) string {
+	var b strings.Builder
+	b.WriteString("id,value\n")
+	for _, i := range items {
+		v := score[i]
+		if neg {
+			v = -v
+		}
+		fmt.Fprintf(&b, "m%02d,%s\n", i, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return b.String()
+}
+
+func scoredRows(t *testing.T, out, head string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != head {
+		t.Fatalf("output %q (%v), want header %s", out, err, head)
+	}
+	return recs[1:]
+}
+
+func TestASSuggestScored(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := writeFile(t, dir, "pool.csv", body)
+	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31}
+	obs := writeFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	neg := writeFile(t, dir, "neg.csv", scoresCSV(items, score, true))
+	pending := writeFile(t, dir, "pending.csv", "id\nm01\n")
+	suggest := func(observed, pending string, set func(o *ASSuggestOptions)) (error, string, string) {
+		t.Helper()
+		o := scoredOptions(pool, observed)
+		o.Pending = pending
+		if set != nil {
+			set(o)
+		}
+		return runCmd(t, RunASSuggest, o)
+	}
+	err, out, stderr := suggest(obs, pending, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs")
+	if len(rows) != 4 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	var picks []string
+	for _, r := range rows {
+		idx, _ := strconv.Atoi(r[1])
+		if slices.Contains(items, idx) || idx == 1 {
+			t.Errorf("scored or pending item %d suggested", idx)
+		}
+		if r[2] != fmt.Sprintf("m%02d", idx) {
+			t.Errorf("row %v: id does not match the index", r)
+		}
+		picks = append(picks, r[1])
+	}
+	if !strings.Contains(stderr, "GP: tanimoto kernel, exact posterior on 10 of 10 scores (0 failed, left out)") {
+		t.Errorf("stderr %q does not describe the GP", stderr)
+	}
+	// --minimize on the negated scores: the same batch, means negated.
+	err, out2, _ := suggest(neg, pending, func(o *ASSuggestOptions) { o.Scores.Minimize = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows2 := scoredRows(t, out2, "rank,index,id,ucb,mean,sd,quality,qvs")
+	for k, r := range rows2 {
+		m1, _ := strconv.ParseFloat(rows[k][4], 64)
+		m2, _ := strconv.ParseFloat(r[4], 64)
+		if r[1] != picks[k] || m1 != -m2 || r[5] != rows[k][5] {
+			t.Errorf("--minimize row %v, maximising row %v", r, rows[k])
+		}
+	}
+	// Failed rows: empty, nan, failed, a status column; never suggested.
+	failed := writeFile(t, dir, "failed.csv", "id,value,status\nm00,1,ok\nm02,,\nm04,NaN,\nm06,FAILED,\nm07,3,failed\nm09,2,\n")
+	err, out, stderr = suggest(failed, "", func(o *ASSuggestOptions) { o.Batch, o.Method = 30, "greedy" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "on 2 of 2 scores (4 failed, left out)") {
+		t.Errorf("stderr %q does not count the failed rows", stderr)
+	}
+	for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd") {
+		if slices.Contains([]string{"m00", "m02", "m04", "m06", "m07", "m09"}, r[2]) {
+			t.Errorf("scored or failed item %s suggested", r[2])
+		}
+	}
+	// JSON says what was fitted.
+	err, out, _ = suggest(obs, "", func(o *ASSuggestOptions) {
+		o.Format.Value, o.Method, o.Scores.Acquisition, o.Scores.HitThreshold, o.Scores.HitThresholdGiven = FormatJSON, "top", "phit", 2, true
+	})
+	if err != nil || !strings.Contains(out, `"acquisition":"phit"`) || !strings.Contains(out, `"hit_threshold":2,`) || !strings.Contains(out, `"kernel":"tanimoto"`) || !strings.Contains(out, `"columns":["rank","index","id","phit","mean","sd"]`) {
+		t.Errorf("json (%v): %s", err, out)
+	}
+}
+
+// Bad scored input: exit 1 (file contents) or 2 (command line), stdout
+// empty, the message naming the file, line and column.
+func TestASSuggestScoredBadInput(t *testing.T) {
+	dir := t.TempDir()
+	body, _ := bitPoolCSV()
+	pool := writeFile(t, dir, "pool.csv", body)
+	ok := writeFile(t, dir, "ok.csv", "index,value\n0,1\n1,2\n")
+	for _, c := range []struct {
+		name, file string
+		set        func(o *ASSuggestOptions)
+		code       int
+		want       string
+	}{
+		{"non-numeric", "index,value\n0,1\n1,abc\n", nil, 1, "line 3 column 2 (value): \"abc\": expected a finite number"},
+		{"infinite", "index,score\n0,inf\n", nil, 1, "line 2 column 2 (score)"},
+		{"value and label", "id,label,value\nm00,1,2\n", nil, 1, "line 1: columns 3 (value) and 2 (label)"},
+		{"unknown id", "id,value\nm00,1\nzz,2\n", nil, 1, "line 3: id \"zz\" is not in pool pool"},
+		{"twice", "index,value\n4,1\n5,2\n4,3\n", nil, 1, "line 4: item 4 (4) is listed twice"},
+		{"no item column", "name,value\nm00,1\n", nil, 1, "expected columns index,value or id,value"},
+		{"label method", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Method = "ens" }, 2, "--method \"ens\": with scores"},
+		{"label flag", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.LabelFlags = []string{"prior"} }, 2, "--prior applies only with 0/1 labels"},
+		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
+		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
+	} {
+		f := writeFile(t, dir, "obs.csv", c.file)
+		o := scoredOptions(pool, f)
+		o.Batch = 2
+		if c.set != nil {
+			c.set(o)
+		}
+		err, out, _ := runCmd(t, RunASSuggest, o)
+		if ExitCode(err) != c.code || err == nil || out != "" || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: exit %d, stdout %q, error %v; want exit %d and %q", c.name, ExitCode(err), out, err, c.code, c.want)
+		}
+		if c.code == 1 && !strings.Contains(err.Error(), f) {
+			t.Errorf("%s: error %q does not name the file", c.name, err)
+		}
+	}
+	// A scored-only flag with labels is a usage error.
+	lab := scoredOptions(pool, writeFile(t, dir, "lab.csv", "index,label\n0,1\n"))
+	lab.ScoreFlags = []string{"minimize"}
+	if err, out, _ := runCmd(t, RunASSuggest, lab); ExitCode(err) != 2 || out != "" || !strings.Contains(err.Error(), "--minimize applies only with scores") {
+		t.Errorf("--minimize with labels: %v, %q", err, out)
+	}
+	// The pending file's header is checked before the pool is read.
+	o := scoredOptions(pool, ok)
+	o.Pending = writeFile(t, dir, "pending.csv", "name\nm01\n")
+	if err, out, stderr := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), o.Pending) || strings.Contains(stderr, "loading pool") {
+		t.Errorf("bad pending header: %v, %q, %q", err, out, stderr)
+	}
+	// A pending item that is also scored.
+	o.Pending = writeFile(t, dir, "both.csv", "index\n1\n")
+	if err, out, _ := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), "line 2: item 1 (1) is also labelled in "+ok) {
+		t.Errorf("pending and scored: %v, %q", err, out)
+	}
+}

@@ -238,26 +238,12 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
-	task := f.task
-	if task == "" {
-		t, err := boPeekTask(g)
-		if err != nil {
-			return err
-		}
-		task = t
-	}
-	if c.Flags().Changed("space") {
-		if task != "" && task != spaceTask {
-			return usageErrorf("--space replaces --task: give one of them (task %s)", task)
-		}
-		task = spaceTask
-	}
-	if task == "" {
-		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
+	task, err := cli.BayesoptTask(f.task, func() (string, error) { return boPeekTask(g) }, c.Flags().Changed("space"))
+	if err != nil {
+		return err
 	}
 	env := g.campaignEnv(c)
 	var k campaign.Kind
-	var err error
 	if discrete.IsTask(task) {
 		k, err = discreteCampaign(env, c, g, f, task)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/bayesopt/space"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -176,5 +177,31 @@ func TestDiscreteCampaignRefusesFirstFlag(t *testing.T) {
 	_, err := k.Plan()
 	if want := "--qvs-mode applies to continuous tasks, not the discrete task mof"; ExitCode(err) != ExitUsage || err.Error() != want {
 		t.Errorf("got %v; want %q", err, want)
+	}
+}
+
+// TestBayesoptTask: --task wins over the config's task:, --space makes a
+// space campaign and refuses another task, and no task at all is a usage
+// error listing the tasks.
+func TestBayesoptTask(t *testing.T) {
+	none := func() (string, error) { return "", nil }
+	cfg := func() (string, error) { return "lunar", nil }
+	for _, c := range []struct {
+		flag   string
+		config func() (string, error)
+		space  bool
+		want   string
+		err    string
+	}{
+		{"rover", cfg, false, "rover", ""},
+		{"", cfg, false, "lunar", ""},
+		{"", none, true, space.CampaignTask, ""},
+		{"rover", none, true, "", "--space replaces --task: give one of them (task rover)"},
+		{"", none, false, "", "--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: lunar, rover, synthetic"},
+	} {
+		got, err := BayesoptTask(c.flag, c.config, c.space)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && (err.Error() != c.err || ExitCode(err) != ExitUsage) {
+			t.Errorf("%q %v: got %q, %v; want %q, %q", c.flag, c.space, got, err, c.want, c.err)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +15,12 @@ import (
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
-// campEnv is an Env whose streams are buffers.
+// campEnv is testEnv (streams of buffers) of a quiet campaign: two
+// workers, a data folder of its own.
 func campEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errs bytes.Buffer
-	return &Env{Ctx: context.Background(), Out: &out, Err: &errs, Workers: 2, Quiet: true,
-		DataDir: t.TempDir(), CacheDir: t.TempDir(), Version: "test"}, &out, &errs
+	env, out, errs := testEnv(t)
+	env.Workers, env.Quiet, env.DataDir, env.Version = 2, true, t.TempDir(), "test"
+	return env, out, errs
 }
 
 // tinyAS is an active-search campaign of the given methods on a 300-item

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -163,19 +162,6 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	return *cfg, nil
 }
 
-// loadASPool loads the pool of cfg and prepares it for search
-// (cli.LoadSearchPool), saying so on stderr unless quiet.
-func loadASPool(cfg datasets.Config, g *GlobalOptions, stderr io.Writer) (*search.Pool, error) {
-	return cli.LoadSearchPool(&cli.Env{Err: stderr, DataDir: g.DataDir, CacheDir: g.CacheDir, Workers: g.Workers, Quiet: g.Quiet, KeyName: g.keyName}, cfg)
-}
-
-// describePrior and describeColdStart say on stderr which prior the kNN
-// model uses (cli.DescribePrior, cli.DescribeColdStart).
-var (
-	describePrior     = cli.DescribePrior
-	describeColdStart = cli.DescribeColdStart
-)
-
 func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	cfg, err := resolveASConfig(c, g, o, "")
 	if err != nil {
@@ -186,9 +172,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 		return usageErrorf("%w", err)
 	}
 	env := g.campaignEnv(c)
-	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg, Load: func(pc datasets.Config) (*search.Pool, error) {
-		return loadASPool(pc, g, env.Err)
-	}}, shard)
+	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg}, shard)
 }
 
 func newASTableCmd(g *GlobalOptions) *cobra.Command {

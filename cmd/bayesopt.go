@@ -169,7 +169,7 @@ func (f *bayesoptOptions) register(fs *pflag.FlagSet, g *GlobalOptions) {
 	configkeys.Bind(t, fs.IntVar, "init", "init", 0, "uniform random initial points per run (default 20; rover 50, lunar 30; --space: as qvs bayesopt suggest, the smallest multiple of --batch >= max(2 x parameters, --regions), evaluated --batch points at a time)", &cont.Init, &disc.Init)
 	configkeys.Bind(t, fs.IntVar, "batch", "batch", 0, "evaluations per iteration (default 10; rover 30, lunar 20; --space 5, as qvs bayesopt suggest)", &cont.Batch, &disc.Batch)
 	configkeys.Bind(t, fs.IntVar, "regions", "regions", 0, "trust regions M (also the number of final solutions)", &cont.Regions)
-	configkeys.Bind(t, fs.Float64Var, "tau", "tau", 0, "ROBOT's distance threshold (default "+boFloat(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)", &cont.Tau)
+	configkeys.Bind(t, fs.Float64Var, "tau", "tau", 0, "ROBOT's distance threshold (default "+cli.Float(bayesopt.DefaultTau)+"; rover 0.15, lunar 0.6)", &cont.Tau)
 	configkeys.Bind(t, fs.BoolVar, "qvs-floor", "qvs_floor", false, "qvs: reject centres whose VS falls below that of points tau apart (the authors' code; not in the paper)", &cont.QVSFloor)
 	configkeys.Bind(t, fs.StringVar, "qvs-mode", "qvs_mode", "", "qvs algorithm: paper (default) or authors (the authors' code: raw quality, floor at q = 1, qVS picks centres only)", &cont.QVSMode)
 	configkeys.Bind(t, fs.IntVar, "candidates", "candidates", 0, "Thompson-sampling candidates per region (default "+strconv.Itoa(bayesopt.DefaultCandidates)+"; --space "+strconv.Itoa(defaultSuggestCandidates)+", as qvs bayesopt suggest)", &cont.Candidates)
@@ -237,26 +237,12 @@ func resolveBayesoptConfig(c *cobra.Command, g *GlobalOptions, f *bayesoptOption
 }
 
 func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
-	task := f.task
-	if task == "" {
-		t, err := boPeekTask(g)
-		if err != nil {
-			return err
-		}
-		task = t
-	}
-	if c.Flags().Changed("space") {
-		if task != "" && task != spaceTask {
-			return usageErrorf("--space replaces --task: give one of them (task %s)", task)
-		}
-		task = spaceTask
-	}
-	if task == "" {
-		return usageErrorf("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
+	task, err := cli.BayesoptTask(f.task, func() (string, error) { return boPeekTask(g) }, c.Flags().Changed("space"))
+	if err != nil {
+		return err
 	}
 	env := g.campaignEnv(c)
 	var k campaign.Kind
-	var err error
 	if discrete.IsTask(task) {
 		k, err = discreteCampaign(env, c, g, f, task)
 	} else {
@@ -271,5 +257,3 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	}
 	return cli.RunCampaign(env, k, shard)
 }
-
-func boFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -9,7 +10,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
-	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/replay"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -27,7 +27,7 @@ type replayOptions struct {
 func newASReplayCmd(g *GlobalOptions) *cobra.Command {
 	o := &replayOptions{}
 	c := &cobra.Command{
-		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods qvs,greedy,random] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
+		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods " + strings.Join(replay.Methods, ",") + "] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
 		Short: "Benchmark scored searches by replaying them on a fully scored library",
 		Args:  cobra.NoArgs,
 		Long: `Replays a screening campaign on a library whose every item is already scored
@@ -100,13 +100,12 @@ to resume); 2 bad command line.`,
 	return c
 }
 
+// checkReplayMethod checks one item of --methods.
 func checkReplayMethod(m string) error {
-	for _, k := range replay.Methods {
-		if k == m {
-			return nil
-		}
+	if !slices.Contains(replay.Methods, m) {
+		return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(replay.Methods, ","))
 	}
-	return fmt.Errorf("unknown method %q: expected some of %s", m, strings.Join(replay.Methods, ","))
+	return nil
 }
 
 func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
@@ -119,9 +118,5 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 		return usageErrorf("%w", err)
 	}
 	env := g.campaignEnv(c)
-	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg, Load: func(pc datasets.Config) (*datasets.Pool, error) {
-		steps := newStepLog(env.Err, env.Quiet)
-		defer steps.end()
-		return datasets.LoadWith(pc, env.DataDir, env.CacheDir, knn.GraphOptions{Workers: env.Workers, Progress: steps.progress(), Name: env.KeyName, FeaturesOnly: true})
-	}}, shard)
+	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg}, shard)
 }

@@ -110,8 +110,8 @@ Diverse Experimental Design" (ICML 2024).`,
 			if g.stdin.Path() != "" {
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
-			if g.Workers < 1 || g.Workers > maxWorkers {
-				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", maxWorkers, g.Workers)
+			if g.Workers < 1 || g.Workers > cli.MaxWorkers {
+				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", cli.MaxWorkers, g.Workers)
 			}
 			if g.CPUProfile != "" {
 				f, err := os.Create(g.CPUProfile)

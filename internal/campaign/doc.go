@@ -34,4 +34,11 @@
 //
 // Inputs: config.yaml ends with the size and CRC-32C of every Spec.Inputs
 // file; a rerun reading other contents is refused, naming the file.
+//
+// Kinds: every campaign of qvs (active search, continuous and discrete
+// BayesOpt, the scored-library replay) is a Kind: Plan checks its
+// settings and lists its runs without reading data, Open loads the data
+// and returns the RunFunc. One driver (cli.RunCampaign) plans, checks the
+// folder's config.yaml (Plan.CheckFolder), opens, executes and reports
+// every kind alike.
 package campaign

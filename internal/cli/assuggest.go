@@ -193,7 +193,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	}
 	if !e.Quiet {
 		if s.ColdStart {
-			DescribeColdStart(e.Err, prior, s, o.Method, q)
+			describeColdStart(e.Err, prior, s, o.Method, q)
 		} else {
 			DescribePrior(e.Err, prior, s.A1, &s.Fit)
 		}

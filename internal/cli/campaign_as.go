@@ -13,7 +13,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/search"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // ASConfig is the YAML config of `qvs as` (configs/TASK.yaml): the task
@@ -96,8 +95,8 @@ func CheckASConfig(configPath string, cfg *ASConfig, anyTask bool) error {
 type ASCampaign struct {
 	Env    *Env
 	Config ASConfig // resolved and checked (CheckASConfig)
-	// Load loads the pool and prepares it for search, saying so on
-	// stderr (the command's pool loader, with its progress steps).
+	// Load, if not nil, replaces LoadSearchPool (the pool loaded and
+	// prepared for search, said on stderr).
 	Load func(datasets.Config) (*search.Pool, error)
 
 	camp *search.Campaign
@@ -127,7 +126,11 @@ func (k *ASCampaign) Plan() (*campaign.Plan, error) {
 // is recorded (campaign.Execute checks the resolved config again).
 func (k *ASCampaign) Open(context.Context) (*campaign.Opened, error) {
 	cfg, env := k.Config, k.Env
-	pool, err := k.Load(cfg.Pool)
+	load := k.Load
+	if load == nil {
+		load = func(c datasets.Config) (*search.Pool, error) { return LoadSearchPool(env, c) }
+	}
+	pool, err := load(cfg.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -180,44 +183,5 @@ func warnASPoolSize(w io.Writer, cfg ASConfig, n int) {
 		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the budget %d; each run makes one batch of %d\n", cfg.Batch, cfg.Budget, min(cfg.Budget, n-1))
 	} else if cfg.Batch > n-1 {
 		fmt.Fprintf(w, "qvs as: warning: batch %d is more than the %s left after the start; each run makes one batch of %d\n", cfg.Batch, fileio.Count(n-1, "item"), n-1)
-	}
-}
-
-// DescribePrior says on stderr which prior a1 the kNN model uses and why;
-// fit is what FitPrior read (nil: a campaign, which re-estimates before
-// every batch).
-func DescribePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
-	switch {
-	case prior.Rule == search.PriorEstimate && fit == nil:
-		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
-	case prior.Rule == search.PriorEstimate:
-		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
-			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
-	case prior.Rule == search.PriorPrevalence:
-		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
-	default:
-		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
-	}
-}
-
-// DescribeColdStart says on stderr which prior a suggestion without
-// labels used and what picked its batch (search.Suggest's cold-start
-// rule).
-func DescribeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, method string, q vendi.Order) {
-	if prior.Rule == search.PriorEstimate {
-		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
-	} else {
-		DescribePrior(w, prior, s.A1, &s.Fit)
-	}
-	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
-	switch {
-	case s.PickedBy == "random":
-		fmt.Fprintln(w, same+"random draws it as always")
-	case q == 0:
-		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
-	case method == s.PickedBy:
-		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
-	default:
-		fmt.Fprintf(w, "%s%s's scores all tie, so the batch is qVS-AS's (as --method qvs): the most diverse under the kNN kernel (greedy on VS_%s); %s ranks once labels are observed\n", same, method, q, method)
 	}
 }

@@ -162,3 +162,28 @@ func flagList(flags []string) string {
 	}
 	return strings.Join(named[:len(named)-1], ", ") + " and " + named[len(named)-1]
 }
+
+// BayesoptTask is the task `qvs bayesopt` runs: --task (flagTask), else
+// the config's (configTask reads its task: key, campaign.SpaceTask for a
+// config with a space: key); --space (spaceGiven) makes it a campaign on
+// the user's own problem, and cannot name another task.
+func BayesoptTask(flagTask string, configTask func() (string, error), spaceGiven bool) (string, error) {
+	task := flagTask
+	if task == "" {
+		t, err := configTask()
+		if err != nil {
+			return "", err
+		}
+		task = t
+	}
+	if spaceGiven {
+		if task != "" && task != campaign.SpaceTask {
+			return "", Usagef("--space replaces --task: give one of them (task %s)", task)
+		}
+		task = campaign.SpaceTask
+	}
+	if task == "" {
+		return "", Usagef("--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: %s", strings.Join(tasks.Names(), ", "))
+	}
+	return task, nil
+}

@@ -52,8 +52,8 @@ func DefaultReplayConfig() ReplayConfig {
 type ReplayCampaign struct {
 	Env    *Env
 	Config ReplayConfig // resolved (defaults, config file, flags)
-	// Load reads the pool's features (the command's loader, with its
-	// progress steps).
+	// Load, if not nil, replaces the reading of the pool's features
+	// (datasets.LoadWith, its steps on stderr).
 	Load func(datasets.Config) (*datasets.Pool, error)
 
 	camp *replay.Campaign
@@ -114,7 +114,15 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	if cfg.ScoreColumn != "" { // the scores are no feature
 		poolCfg.CSV.ExcludeColumns = append(slices.Clone(poolCfg.CSV.ExcludeColumns), cfg.ScoreColumn)
 	}
-	pool, err := k.Load(poolCfg)
+	load := k.Load
+	if load == nil {
+		load = func(c datasets.Config) (*datasets.Pool, error) {
+			steps := NewStepLog(env.Err, env.Quiet)
+			defer steps.End()
+			return datasets.LoadWith(c, env.DataDir, env.CacheDir, knn.GraphOptions{Workers: env.Workers, Progress: steps.Progress(), Name: env.KeyName, FeaturesOnly: true})
+		}
+	}
+	pool, err := load(poolCfg)
 	if err != nil {
 		return nil, err
 	}

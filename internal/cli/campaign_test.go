@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +15,12 @@ import (
 	"github.com/qvs-dev/qvs/internal/search"
 )
 
-// campaignEnv is an Env whose streams are buffers.
-func campaignEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errs bytes.Buffer
-	return &Env{Ctx: context.Background(), Out: &out, Err: &errs, Workers: 2, Quiet: true,
-		DataDir: t.TempDir(), CacheDir: t.TempDir(), Version: "test"}, &out, &errs
+// campEnv is testEnv (streams of buffers) of a quiet campaign: two
+// workers, a data folder of its own.
+func campEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
+	env, out, errs := testEnv(t)
+	env.Workers, env.Quiet, env.DataDir, env.Version = 2, true, t.TempDir(), "test"
+	return env, out, errs
 }
 
 // tinyAS is an active-search campaign of the given methods on a 300-item
@@ -49,7 +49,7 @@ func TestEveryPolicyRunsACampaign(t *testing.T) {
 		t.Fatalf("registry: %v", search.Methods)
 	}
 	for _, m := range search.Methods {
-		env, out, _ := campaignEnv(t)
+		env, out, _ := campEnv(t)
 		dir := filepath.Join(t.TempDir(), "as")
 		if err := RunCampaign(env, tinyAS(env, dir, m), campaign.Shard{}); err != nil {
 			t.Fatalf("%s: %v", m, err)
@@ -80,7 +80,7 @@ func TestEveryPolicyRunsACampaign(t *testing.T) {
 // error naming the key, refused by Plan before the pool is loaded and
 // before anything is written.
 func TestRunCampaignRefusesBeforeLoading(t *testing.T) {
-	env, out, _ := campaignEnv(t)
+	env, out, _ := campEnv(t)
 	dir := filepath.Join(t.TempDir(), "as")
 	k := tinyAS(env, dir, "random")
 	k.Config.Repeats = MaxRepeats + 1
@@ -102,14 +102,14 @@ func TestRunCampaignRefusesBeforeLoading(t *testing.T) {
 // same folder runs nothing and prints the same table; a changed setting
 // is refused by the folder's config.yaml before the pool loads.
 func TestRunCampaignResumes(t *testing.T) {
-	env, out, _ := campaignEnv(t)
+	env, out, _ := campEnv(t)
 	dir := filepath.Join(t.TempDir(), "as")
 	if err := RunCampaign(env, tinyAS(env, dir, "random", "qvs"), campaign.Shard{}); err != nil {
 		t.Fatal(err)
 	}
 	first := out.String()
 	summary, _ := os.ReadFile(filepath.Join(dir, "summary.csv"))
-	env2, out2, errs2 := campaignEnv(t)
+	env2, out2, errs2 := campEnv(t)
 	env2.Quiet = false
 	if err := RunCampaign(env2, tinyAS(env2, dir, "random", "qvs"), campaign.Shard{}); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestRunCampaignResumes(t *testing.T) {
 	if !bytes.Equal(summary, again) {
 		t.Error("summary.csv changed on a rerun")
 	}
-	env3, _, _ := campaignEnv(t)
+	env3, _, _ := campEnv(t)
 	k := tinyAS(env3, dir, "random", "qvs")
 	k.Config.Budget = 15
 	k.Load = func(datasets.Config) (*search.Pool, error) {
@@ -138,7 +138,7 @@ func TestRunCampaignResumes(t *testing.T) {
 // stdout; a setting of a user's own problem on a named task is a usage
 // error naming the flags it was given (OwnFlags), before anything runs.
 func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
-	env, out, errs := campaignEnv(t)
+	env, out, errs := campEnv(t)
 	env.Quiet = false
 	k, err := NewBayesoptCampaign(env, "synthetic")
 	if err != nil {
@@ -172,10 +172,36 @@ func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
 // TestDiscreteCampaignRefusesFirstFlag: a continuous flag given to a
 // discrete task is refused by Plan, naming it, before the data are read.
 func TestDiscreteCampaignRefusesFirstFlag(t *testing.T) {
-	env, _, _ := campaignEnv(t)
+	env, _, _ := campEnv(t)
 	k := &DiscreteCampaign{Env: env, Task: "mof", Config: DefaultDiscreteConfig("mof"), Refused: []string{"qvs-mode", "regions"}}
 	_, err := k.Plan()
 	if want := "--qvs-mode applies to continuous tasks, not the discrete task mof"; ExitCode(err) != ExitUsage || err.Error() != want {
 		t.Errorf("got %v; want %q", err, want)
+	}
+}
+
+// TestBayesoptTask: --task wins over the config's task:, --space makes a
+// space campaign and refuses another task, and no task at all is a usage
+// error listing the tasks.
+func TestBayesoptTask(t *testing.T) {
+	none := func() (string, error) { return "", nil }
+	cfg := func() (string, error) { return "lunar", nil }
+	for _, c := range []struct {
+		flag   string
+		config func() (string, error)
+		space  bool
+		want   string
+		err    string
+	}{
+		{"rover", cfg, false, "rover", ""},
+		{"", cfg, false, "lunar", ""},
+		{"", none, true, campaign.SpaceTask, ""},
+		{"rover", none, true, "", "--space replaces --task: give one of them (task rover)"},
+		{"", none, false, "", "--task is required (or a config with a task: key, or --space with --objective-cmd); tasks: lunar, rover, synthetic"},
+	} {
+		got, err := BayesoptTask(c.flag, c.config, c.space)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && (err.Error() != c.err || ExitCode(err) != ExitUsage) {
+			t.Errorf("%q %v: got %q, %v; want %q, %q", c.flag, c.space, got, err, c.want, c.err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // LoadPool loads the pool of cfg with its steps (reading, the graph
@@ -94,5 +95,43 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 		if info.CacheFile != "" && info.CacheBytes > 0 {
 			fmt.Fprintf(w, "kNN graph cached in %s (%.0f MB): the next load of these features takes about %.1f s\n", info.CacheFile, float64(info.CacheBytes)/1e6, p.CachedLoadSeconds(loadSeconds))
 		}
+	}
+}
+
+// DescribePrior says on w which prior a1 the kNN model uses and why; fit
+// is what FitPrior read (nil: a campaign, which re-estimates before every
+// batch).
+func DescribePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
+	switch {
+	case prior.Rule == search.PriorEstimate && fit == nil:
+		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
+	case prior.Rule == search.PriorEstimate:
+		fmt.Fprintf(w, "prior a1 = %.4g: empirical Bayes from %d observed label(s), %d positive (%d with no labelled neighbour, %d positive): the a1 maximising the leave-one-out likelihood of the labels under the kNN model, plus one pseudo-label of each class (see 'qvs as suggest --help'; set --prior to override)\n",
+			a1, fit.Labels, fit.Positives, fit.Isolated, fit.IsolatedPositives)
+	case prior.Rule == search.PriorPrevalence:
+		fmt.Fprintf(w, "prior a1 = %g: the pool's true prevalence rounded to 3 decimals (the authors' rule; prior: prevalence)\n", a1)
+	default:
+		fmt.Fprintf(w, "prior a1 = %g (given)\n", a1)
+	}
+}
+
+// describeColdStart says on w which prior a suggestion without labels
+// used and what picked its batch (search.Suggest's cold-start rule).
+func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, method string, q vendi.Order) {
+	if prior.Rule == search.PriorEstimate {
+		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
+	} else {
+		DescribePrior(w, prior, s.A1, &s.Fit)
+	}
+	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
+	switch {
+	case s.PickedBy == "random":
+		fmt.Fprintln(w, same+"random draws it as always")
+	case q == 0:
+		fmt.Fprintln(w, same+"VS_0 counts items, so every batch ties and the tie order picks it (--seed; config key ties: index, the lowest indices)")
+	case method == s.PickedBy:
+		fmt.Fprintf(w, "%sqVS-AS's eq. 7 is a1 x VS_%s, so the batch is the most diverse under the kNN kernel (greedy on VS_%s)\n", same, q, q)
+	default:
+		fmt.Fprintf(w, "%s%s's scores all tie, so the batch is qVS-AS's (as --method qvs): the most diverse under the kNN kernel (greedy on VS_%s); %s ranks once labels are observed\n", same, method, q, method)
 	}
 }

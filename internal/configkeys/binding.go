@@ -127,8 +127,10 @@ func addresses[T any](fields []*T) []uintptr {
 func (t *Table) FlagsOutside(settings any) []string { return t.flags(settings, false) }
 
 // FlagsInside lists the flags of the table that set a field of settings,
-// a pointer to a struct (as the settings only a user's own problem has),
-// in the table's order. Flags whose fields are unknown are never listed.
+// a pointer to a struct, in the table's order: the flags that apply only
+// where those settings do (as suggest's label-only and score-only flags,
+// the settings only a user's own problem has). Flags whose fields are
+// unknown are never listed.
 func (t *Table) FlagsInside(settings any) []string { return t.flags(settings, true) }
 
 // flags lists the flags with known fields that set a field of settings

@@ -375,6 +375,28 @@ func TestFlagsOutside(t *testing.T) {
 	if got := tab.FlagsOutside(&x); len(got) != 0 {
 		t.Errorf("outside a: %v", got)
 	}
+	// FlagsInside: the flags setting a field of a struct nested in x (an
+	// inline section), in table order; of y, the flag shared with x.
+	type c struct {
+		P int
+		S struct{ Q, R string }
+	}
+	var z c
+	fs2 := pflag.NewFlagSet("t2", pflag.ContinueOnError)
+	tab2 := NewTable(fs2)
+	Bind(tab2, fs2.IntVar, "p", "p", 0, "", &z.P)
+	Bind(tab2, fs2.StringVar, "r", "r", "", "", &z.S.R)
+	Bind(tab2, fs2.StringVar, "q", "q", "", "", &z.S.Q)
+	BindFunc(tab2, "seed", "seed", func() {})
+	if got := tab2.FlagsInside(&z.S); !slices.Equal(got, []string{"r", "q"}) {
+		t.Errorf("inside c.S: %v", got)
+	}
+	if got := tab.FlagsInside(&y); !slices.Equal(got, []string{"n"}) {
+		t.Errorf("inside b: %v", got)
+	}
+	if got := (*Table)(nil).FlagsInside(&y); got != nil {
+		t.Errorf("nil table: %v", got)
+	}
 }
 
 // TestFlagsInside: the flags binding a field of a sub-struct are the

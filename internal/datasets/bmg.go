@@ -131,7 +131,7 @@ func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
 		case len(f) == 1:
 			v, err := strconv.ParseFloat(f[0], 64)
 			if err != nil || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d: %q is not a number or \"Missing\"", path, ln+1, f[0])
+				return nil, fileio.LineErrorf(path, ln+1, "%q is not a number or \"Missing\"", f[0])
 			}
 			t.Values = append(t.Values, v)
 		case len(f) == 0:
@@ -327,11 +327,11 @@ func ReadBMGTable(path string) ([]BMGRecord, error) {
 		formula := strings.TrimSpace(rec[fc])
 		comp, err := ParseFormula(formula)
 		if err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, line, err)
+			return fileio.LineErrorf(path, line, "%w", err)
 		}
 		id := strings.TrimSpace(rec[ic])
 		if id == "" {
-			return fmt.Errorf("%s: line %d: empty identifier", path, line)
+			return fileio.LineErrorf(path, line, "empty identifier")
 		}
 		recs = append(recs, BMGRecord{Formula: formula, Composition: comp, Identifier: id})
 		return nil

@@ -186,7 +186,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		if lc >= 0 {
 			pos, err := isPositive(strings.TrimSpace(rec[lc]))
 			if err != nil {
-				return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
+				return fileio.FieldErrorf(path, line, header[lc], "%w", err)
 			}
 			rows.labels[slot] = pos
 		}
@@ -201,7 +201,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, fileio.Excerpt(header[j]), fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
+					return fileio.FieldErrorf(path, line, header[j], "%s is not a finite number%s", fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
 				}
 				x[k] = v
 			}
@@ -209,7 +209,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		if ic >= 0 {
 			id := strings.Clone(rec[ic]) // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
-				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
+				return fileio.FieldErrorf(path, line, header[ic], "empty id")
 			}
 			rows.ids[slot] = id
 		}
@@ -225,7 +225,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		idLine := make(map[string]int, upto)
 		for slot, id := range rows.ids[:upto] {
 			if l, dup := idLine[id]; dup {
-				return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", path, rows.lines[slot], header[ic], id, l)
+				return fileio.FieldErrorf(path, rows.lines[slot], header[ic], "id %q repeats line %d; ids must be unique", id, l)
 			}
 			idLine[id] = rows.lines[slot]
 		}

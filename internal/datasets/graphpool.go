@@ -238,10 +238,10 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 				k, ok := index[cell]
 				if !ok {
 					if ids != nil {
-						return fmt.Errorf("%s: line %d, column %q: id %q is not among the ids", path, line, header[c], cell)
+						return fileio.FieldErrorf(path, line, header[c], "id %q is not among the ids", cell)
 					}
 					if strings.TrimSpace(cell) == "" {
-						return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[c])
+						return fileio.FieldErrorf(path, line, header[c], "empty id")
 					}
 					k = len(out)
 					index[cell] = k
@@ -252,10 +252,10 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 			}
 			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			if err != nil || v < 0 || v > math.MaxInt32-1 {
-				return fmt.Errorf("%s: line %d, column %q: %q is not an item index (an integer from 0)", path, line, header[c], cell)
+				return fileio.FieldErrorf(path, line, header[c], "%q is not an item index (an integer from 0)", cell)
 			}
 			if ids != nil && v >= len(ids) {
-				return fmt.Errorf("%s: line %d, column %q: index %d is outside the %d items of the ids", path, line, header[c], v, len(ids))
+				return fileio.FieldErrorf(path, line, header[c], "index %d is outside the %d items of the ids", v, len(ids))
 			}
 			*dst = v
 			maxIndex = max(maxIndex, v)
@@ -267,7 +267,7 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 			err = fmt.Errorf("%q is not a number", rec[2])
 		}
 		if err != nil {
-			return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[2], err)
+			return fileio.FieldErrorf(path, line, header[2], "%w", err)
 		}
 		e.w = w
 		edges = append(edges, e)
@@ -332,10 +332,10 @@ func (p *Pool) readLabels(path string) error {
 			i, ok = v, err == nil && v >= 0 && v < p.Len()
 		}
 		if !ok {
-			return fmt.Errorf("%s: line %d: %s %q is not an item of the pool (%d items)", path, line, key, cell, p.Len())
+			return fileio.LineErrorf(path, line, "%s %q is not an item of the pool (%d items)", key, cell, p.Len())
 		}
 		if seen[i] != 0 {
-			return fmt.Errorf("%s: line %d: item %s is labelled again (line %d)", path, line, cell, seen[i])
+			return fileio.LineErrorf(path, line, "item %s is labelled again (line %d)", cell, seen[i])
 		}
 		seen[i] = line
 		l := strings.TrimSpace(rec[1])
@@ -344,7 +344,7 @@ func (p *Pool) readLabels(path string) error {
 		} else if b, err := strconv.ParseBool(l); err == nil {
 			p.Labels[i] = b
 		} else {
-			return fmt.Errorf("%s: line %d, column \"label\": %q is neither a number nor true/false", path, line, l)
+			return fileio.FieldErrorf(path, line, "label", "%q is neither a number nor true/false", l)
 		}
 		return nil
 	})

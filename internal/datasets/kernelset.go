@@ -219,15 +219,15 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 		}
 		id := rec[idCol] // verbatim: " sp " stays " sp "
 		if strings.TrimSpace(id) == "" {
-			return fmt.Errorf("%s: line %d, column %q: empty id", f.Table, line, f.IDColumn)
+			return fileio.FieldErrorf(f.Table, line, f.IDColumn, "empty id")
 		}
 		if l, dup := firstLine[id]; dup {
-			return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", f.Table, line, f.IDColumn, id, l)
+			return fileio.FieldErrorf(f.Table, line, f.IDColumn, "id %q repeats line %d; ids must be unique", id, l)
 		}
 		firstLine[id] = line
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[objCol]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", f.Table, line, f.ObjectiveColumn, rec[objCol], fileio.SeparatorHint(rec[objCol]))
+			return fileio.FieldErrorf(f.Table, line, f.ObjectiveColumn, "%q is not a finite number%s", rec[objCol], fileio.SeparatorHint(rec[objCol]))
 		}
 		set.IDs = append(set.IDs, id)
 		set.Objective = append(set.Objective, v)
@@ -237,7 +237,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 			if cell != "" {
 				m, err = strconv.ParseFloat(cell, 64)
 				if err != nil || math.IsInf(m, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a number (leave the cell empty if missing)%s", f.Table, line, f.MetricColumns[k], rec[j], fileio.SeparatorHint(rec[j]))
+					return fileio.FieldErrorf(f.Table, line, f.MetricColumns[k], "%q is not a number (leave the cell empty if missing)%s", rec[j], fileio.SeparatorHint(rec[j]))
 				}
 			}
 			set.Metrics[k] = append(set.Metrics[k], m)

@@ -72,25 +72,25 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		smiles := strings.TrimSpace(rec[idx[0]])
 		if smiles == "" {
-			return fmt.Errorf("%s: line %d, column %q: empty SMILES", path, line, need[0])
+			return fileio.FieldErrorf(path, line, need[0], "empty SMILES")
 		}
 		core, err := strconv.Atoi(strings.TrimSpace(rec[idx[1]]))
 		if err != nil {
 			// Some exports write integers as floats ("25.0").
 			v, ferr := strconv.ParseFloat(strings.TrimSpace(rec[idx[1]]), 64)
 			if ferr != nil || v != math.Trunc(v) {
-				return fmt.Errorf("%s: line %d, column %q: %q is not an integer", path, line, need[1], rec[idx[1]])
+				return fileio.FieldErrorf(path, line, need[1], "%q is not an integer", rec[idx[1]])
 			}
 			core = int(v)
 		}
 		fp := strings.TrimSpace(rec[idx[2]])
 		if len(fp) == 0 {
-			return fmt.Errorf("%s: line %d, column %q: empty fingerprint", path, line, need[2])
+			return fileio.FieldErrorf(path, line, need[2], "empty fingerprint")
 		}
 		if t.NBits == 0 {
 			t.NBits = len(fp)
 		} else if len(fp) != t.NBits {
-			return fmt.Errorf("%s: line %d, column %q: fingerprint has %d bits, expected %d like line 2", path, line, need[2], len(fp), t.NBits)
+			return fileio.FieldErrorf(path, line, need[2], "fingerprint has %d bits, expected %d like line 2", len(fp), t.NBits)
 		}
 		words := make([]uint64, (len(fp)+63)/64)
 		for j := 0; j < len(fp); j++ {
@@ -99,12 +99,12 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 				words[j/64] |= 1 << (j % 64)
 			case '0':
 			default:
-				return fmt.Errorf("%s: line %d, column %q: character %d is %q, expected '0' or '1'", path, line, need[2], j+1, fp[j])
+				return fileio.FieldErrorf(path, line, need[2], "character %d is %q, expected '0' or '1'", j+1, fp[j])
 			}
 		}
 		lam, err := strconv.ParseFloat(strings.TrimSpace(rec[idx[3]]), 64)
 		if err != nil || math.IsNaN(lam) || math.IsInf(lam, 0) {
-			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, need[3], rec[idx[3]])
+			return fileio.FieldErrorf(path, line, need[3], "%q is not a finite number", rec[idx[3]])
 		}
 		t.Smiles = append(t.Smiles, smiles)
 		t.Core = append(t.Core, core)

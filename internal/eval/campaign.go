@@ -236,7 +236,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 			for j, h := range recs[0] {
 				if averagedColumn(h) {
 					if v := parseFloat(r[j]); math.IsNaN(v) || math.IsInf(v, 0) {
-						return fmt.Errorf("%s: line %d, column %d (%s): %q is not a finite number", file, i+firstRow, j+1, h, r[j])
+						return &fileio.ReadError{File: file, Line: i + firstRow, Column: j + 1, Field: h, Err: fmt.Errorf("%q is not a finite number", r[j])}
 					}
 				}
 				m[h] = r[j]

@@ -130,7 +130,7 @@ func readCSV(path string) (*Table, error) {
 				t.Cols = len(rec)
 				continue
 			}
-			return nil, fmt.Errorf("%s: line %d, column %d: %s is not a number%s", path, line, bad+1, Excerpt(rec[bad]), SeparatorHint(rec[bad]))
+			return nil, &ReadError{File: path, Line: line, Column: bad + 1, Err: fmt.Errorf("%s is not a number%s", Excerpt(rec[bad]), SeparatorHint(rec[bad]))}
 		}
 		if t.Cols == 0 {
 			t.Cols = len(rec)
@@ -243,7 +243,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 			}
 			v, err := parseNumber(cell)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("%s: line %d, column %d (%s): %s is not a finite number%s", path, i+2, j+1, Excerpt(recs[0][j]), Excerpt(cell), SeparatorHint(cell))
+				return nil, nil, &ReadError{File: path, Line: i + 2, Column: j + 1, Field: recs[0][j], Err: fmt.Errorf("%s is not a finite number%s", Excerpt(cell), SeparatorHint(cell))}
 			}
 			t.Data = append(t.Data, v)
 		}

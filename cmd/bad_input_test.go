@@ -214,7 +214,7 @@ func TestObjectiveMagnitude(t *testing.T) {
 	khuge := writeFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
 	checkBadInput(t, []badInputCase{
 		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
-			1, "huge.csv: line 2, column value: 1e+308 exceeds 1e+150 in magnitude"},
+			1, "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
 		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", writeFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
 			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
 	})

@@ -228,7 +228,7 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"failure after success", []string{"--kernel", kernel, "--observed", p("e9.csv", "index,value\n1,2\n1,failed\n")}, 1, "e9.csv: line 3: item 1"},
 		{"batch > free with failures", []string{"--kernel", kernel, "--observed", p("e10.csv", "index,value\n1,2\n2,failed\n"), "--batch", "5"}, 1, "--batch 5: only 4 of the 6 candidates of " + kernel + " are neither evaluated nor failed"},
 		{"duplicate", []string{"--kernel", kernel, "--observed", p("e7.csv", "index,value\n1,2\n2,2\n1,3\n")}, 1, "e7.csv: line 4: item 1"},
-		{"ragged", []string{"--kernel", kernel, "--observed", p("e8.csv", "index,value\n1,2,3\n")}, 1, "e8.csv: line 2 has 3 cells"},
+		{"ragged", []string{"--kernel", kernel, "--observed", p("e8.csv", "index,value\n1,2,3\n")}, 1, "e8.csv: line 2: 3 cells"},
 		{"ids count", []string{"--kernel", kernel, "--ids", p("ids5.txt", "a\nb\nc\nd\ne\n"), "--observed", good}, 1, "ids5.txt: 5 ids but the kernel"},
 		{"ids duplicate", []string{"--kernel", kernel, "--ids", p("idsd.txt", "a\nb\nc\nd\nb\nf\n"), "--observed", good}, 1, `idsd.txt: id "b" is given for rows 2 and 5`},
 		{"batch > free", []string{"--kernel", kernel, "--observed", good, "--batch", "6"}, 1, "--batch 6: only 5 of the 6 candidates"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // RecordHeader is the header of a run's evaluation CSV for a d-dimensional
@@ -120,7 +121,7 @@ func ParseRecordsWith(rows [][]string, d int, coder RecordCoder) ([]Evaluation, 
 		if coder != nil {
 			x, col, why := coder.ParseX(row[2 : d+2])
 			if x == nil {
-				return nil, fmt.Errorf("line %d, column %s: %s", r+2, head[col+2], why)
+				return nil, fileio.FieldErrorf("", r+2, head[col+2], "%s", why)
 			}
 			copy(nums, x)
 		}

@@ -137,7 +137,7 @@ func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
 		case len(f) == 0:
 			t.Values = append(t.Values, math.NaN())
 		default:
-			return nil, fmt.Errorf("%s: line %d has %d values: only one-value (scalar) properties are supported", path, ln+1, len(f))
+			return nil, fileio.LineErrorf(path, ln+1, "%d values: only one-value (scalar) properties are supported", len(f))
 		}
 	}
 	return t, nil

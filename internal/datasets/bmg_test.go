@@ -96,7 +96,7 @@ func TestCompositionFeatures(t *testing.T) {
 		}
 		tables = append(tables, tb)
 	}
-	if _, err := ReadMagpieTable(dir, "Multi"); err == nil || !strings.Contains(err.Error(), "line 1 has 2 values") {
+	if _, err := ReadMagpieTable(dir, "Multi"); err == nil || !strings.Contains(err.Error(), "line 1: 2 values") {
 		t.Errorf("multi-valued table: %v", err)
 	}
 	if !math.IsNaN(tables[2].Value(26)) || tables[0].Value(5) != 5 || !math.IsNaN(tables[0].Value(31)) {

@@ -215,7 +215,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 			continue
 		}
 		if len(rec) != len(header) {
-			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", f.Table, line, len(rec), len(header))
+			return fileio.LineErrorf(f.Table, line, "%d cells, expected %d like the header", len(rec), len(header))
 		}
 		id := rec[idCol] // verbatim: " sp " stays " sp "
 		if strings.TrimSpace(id) == "" {

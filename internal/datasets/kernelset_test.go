@@ -147,7 +147,7 @@ func TestReadKernelSetErrors(t *testing.T) {
 		{"bad objective", "id,storage,energy_penalty\na,1,0\nb,high,0\nc,3,0\n", mofKernelCSV, []string{"mofs.csv", "line 3", `"storage"`, `"high"`}},
 		{"missing objective", "id,storage,energy_penalty\na,1,0\nb,,0\nc,3,0\n", mofKernelCSV, []string{"line 3", "not a finite number"}},
 		{"bad metric", "id,storage,energy_penalty\na,1,0\nb,2,lots\nc,3,0\n", mofKernelCSV, []string{"line 3", `"energy_penalty"`, `"lots"`}},
-		{"ragged", "id,storage,energy_penalty\na,1,0\nb,2\nc,3,0\n", mofKernelCSV, []string{"line 3 has 2 cells, expected 3"}},
+		{"ragged", "id,storage,energy_penalty\na,1,0\nb,2\nc,3,0\n", mofKernelCSV, []string{"line 3: 2 cells, expected 3"}},
 		{"empty table", "", mofKernelCSV, []string{"mofs.csv", "empty file"}},
 		{"header only", "id,storage,energy_penalty\n", mofKernelCSV, []string{"no data rows"}},
 	}

@@ -162,7 +162,7 @@ func TestLoadCSV(t *testing.T) {
 		{"x,label\n1,1\n2,0\n", `pool.csv.label_column = "class": no such column`, func(c *CSVConfig) { c.LabelColumn = "class" }},
 		{"x,label\n1,1\n2,zz\n", "line 3", nil},
 		{"x,label\n1,1\nfoo,0\n", `line 3, column "x": "foo"`, nil},
-		{"x,label\n1,1\n2\n", "line 3 has 1 cells", nil},
+		{"x,label\n1,1\n2\n", "line 3: 1 cells", nil},
 		{"x,label\n1,0\n2,0\n", "no positive row", nil},
 		{"x,label\n1,1\n", "1 data rows", nil},
 		{"x,x,label\n1,1,1\n2,2,0\n", "twice", nil},

@@ -87,7 +87,7 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 		{"bad lambda", hdr + "C,1,0100,abc\n", "not a finite number"},
 		{"nan lambda", hdr + "C,1,0100,NaN\n", "not a finite number"},
 		{"bad core", hdr + "C,x,0100,400\n", "not an integer"},
-		{"short row", hdr + "C,1,0100\n", "has 3 cells"},
+		{"short row", hdr + "C,1,0100\n", ": 3 cells, expected 4"},
 		{"header only", hdr, "no data rows"},
 	}
 	for _, tc := range tests {

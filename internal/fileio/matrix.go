@@ -135,7 +135,7 @@ func readCSV(path string) (*Table, error) {
 		if t.Cols == 0 {
 			t.Cols = len(rec)
 		} else if len(rec) != t.Cols {
-			return nil, fmt.Errorf("%s: line %d has %d values, expected %d like the first row", path, line, len(rec), t.Cols)
+			return nil, LineErrorf(path, line, "%d values, expected %d like the first row", len(rec), t.Cols)
 		}
 		t.Data = append(t.Data, vals...)
 		t.Rows++
@@ -284,7 +284,7 @@ func eachRow(cr *csv.Reader, path string, ncols, offset int, fn func(line int, r
 			continue
 		}
 		if len(rec) != ncols {
-			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), ncols)
+			return LineErrorf(path, line, "%d cells, expected %d like the header", len(rec), ncols)
 		}
 		if err := fn(line, rec); err != nil {
 			return err

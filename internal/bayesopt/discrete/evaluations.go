@@ -94,7 +94,7 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", name, line, len(rec), len(header))
+			return nil, fileio.LineErrorf(name, line, "%d cells, expected %d like the header", len(rec), len(header))
 		}
 		i := -1
 		if hasIdx {

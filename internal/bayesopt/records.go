@@ -186,8 +186,8 @@ func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error
 		got := end - k
 		switch {
 		case got > want || (got < want && end < len(prior)):
-			return 0, fmt.Errorf("%s line %d: iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
-				name, k+2+min(got, want), it, got, want, s.Init, s.Batch, s.Budget)
+			return 0, fileio.LineErrorf(name, k+2+min(got, want), "iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				it, got, want, s.Init, s.Batch, s.Budget)
 		case got < want && it == 0 && s.InitBatches:
 			return len(prior), nil // Optimize evaluates the rest of the design
 		case got < want:

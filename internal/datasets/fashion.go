@@ -14,6 +14,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // Fashion-MNIST file names in the upstream release (fashion-mnist/PROVENANCE.md).
@@ -208,7 +209,7 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	key := hex.EncodeToString(h.Sum(nil))
 	m := cfg.Components
 	scores, _, err := knn.CachedFloats(cacheDir, "pca", key, im.N*m, func() ([]float64, error) {
-		res, err := PCA(im.N, size, m, func(i int, dst []float64) {
+		res, err := linalg.PCA(im.N, size, m, func(i int, dst []float64) {
 			for c, v := range im.Pixels[i*size : (i+1)*size] {
 				dst[c] = float64(v) / 255
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"math"
 	"os"
@@ -391,7 +392,7 @@ func BenchmarkFashion(b *testing.B) {
 			dst[c] = float64(v) / 255
 		}
 	}
-	var res *PCAResult
+	var res *linalg.PCAResult
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
 			if _, _, err := ReadFashionMNIST(dir); err != nil {
@@ -401,14 +402,14 @@ func BenchmarkFashion(b *testing.B) {
 	})
 	b.Run("pca=50", func(b *testing.B) {
 		for b.Loop() {
-			if res, err = PCA(im.N, size, 50, row, 0); err != nil {
+			if res, err = linalg.PCA(im.N, size, 50, row, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(res.Explained, "explained")
 	})
 	if res == nil {
-		res, _ = PCA(im.N, size, 50, row, 0)
+		res, _ = linalg.PCA(im.N, size, 50, row, 0)
 	}
 	b.Run("knn,d=50,k=50", func(b *testing.B) {
 		for b.Loop() {

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // asSeries is one line of the active-search curves: a table row (method
@@ -333,7 +334,7 @@ func PoolEmbedding(pool *datasets.Pool) (*Embedding, error) {
 	default:
 		return nil, fmt.Errorf("pool %s has no features", pool.Name)
 	}
-	x, y, err := PCA2(n, d, row)
+	x, y, err := linalg.PCA2(n, d, row)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", pool.Name, err)
 	}

@@ -39,7 +39,7 @@ import (
 // euclidean or cosine with cfg.Similarity weights; tanimoto on
 // fingerprints, whose edge weight is the Tanimoto similarity (similarity
 // unweighted: 1), ties to the lower index. Fingerprints are the text column
-// cfg.FingerprintColumn in cfg.FingerprintFormat (ParseFingerprint), or the
+// cfg.FingerprintColumn in cfg.FingerprintFormat (parseFingerprint), or the
 // feature columns: 0/1 bits, or non-negative integer counts compared by
 // Σ min / Σ max (FingerprintsFromCounts). The pool is named after the file
 // (without the extension).
@@ -138,8 +138,8 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		FeaturesFlag: "pool.csv.feature_columns", PrefixFlag: "pool.csv.feature_prefix", ExcludeFlag: "pool.csv.exclude_columns",
 		Name: opt.Name,
 	}
-	if _, ok := col[DefaultLabelColumn]; ok && spec.Label == "" {
-		spec.Label = DefaultLabelColumn
+	if _, ok := col[defaultLabelColumn]; ok && spec.Label == "" {
+		spec.Label = defaultLabelColumn
 	}
 	cols, err := fileio.ResolveColumns(path, header, spec)
 	if err != nil {
@@ -174,9 +174,9 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		base = strings.TrimSuffix(base, filepath.Ext(base)) // pool.csv.gz is pool
 	}
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
-	var fps *FingerprintReader
+	var fps *fingerprintReader
 	if fc >= 0 {
-		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.NameOf("pool.csv.fingerprint_column"))}
+		fps = &fingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.NameOf("pool.csv.fingerprint_column"))}
 	}
 	rows := &csvRows{d: len(fcols), unnamed: unnamed}
 	// row parses one data row into slot: everything but the uniqueness of

@@ -20,9 +20,9 @@ import (
 // diversity kernel (W + Wᵀ)/2 with unit diagonal.
 const MetricGraph = "graph"
 
-// DefaultGraphK is the neighbours per row of a kernel's kNN graph when
+// defaultGraphK is the neighbours per row of a kernel's kNN graph when
 // pool.graph.k is 0.
-const DefaultGraphK = 20
+const defaultGraphK = 20
 
 // GraphConfig: a pool given by its similarity graph or kernel (kind graph),
 // the user's own similarity instead of features. Exactly one of File and
@@ -37,7 +37,7 @@ type GraphConfig struct {
 	// the K largest entries of each row (the diagonal excluded, ties to the
 	// lower index).
 	Kernel string `yaml:"kernel,omitempty"`
-	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
+	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: defaultGraphK)
 	// IDs: one id per item, in item order (first column; an optional
 	// header "id"); edges id_i,id_j,w name items by them.
 	IDs string `yaml:"ids,omitempty"`
@@ -47,13 +47,13 @@ type GraphConfig struct {
 	Labels string `yaml:"labels,omitempty"`
 }
 
-// LoadGraph builds a pool from the user's own graph or kernel (see
+// loadGraph builds a pool from the user's own graph or kernel (see
 // GraphConfig). Every weight must be finite and in [0, 1] (a stored 1 +
 // 1e-6 rounding is read as 1); self loops are ignored and weight-0 entries
 // dropped; each row is ordered by decreasing weight, ties by index. The
 // pool has no features: its metric is MetricGraph. It is named after the
 // graph or kernel file.
-func LoadGraph(cfg GraphConfig) (*Pool, error) {
+func loadGraph(cfg GraphConfig) (*Pool, error) {
 	if (cfg.File == "") == (cfg.Kernel == "") {
 		return nil, fmt.Errorf("pool.graph: give exactly one of file (a CSR .npz or an edge list CSV) and kernel (a dense similarity)")
 	}
@@ -82,7 +82,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		path = cfg.Kernel
 		k := cfg.K
 		if k == 0 {
-			k = DefaultGraphK
+			k = defaultGraphK
 		}
 		if k < 1 {
 			return nil, configkeys.Invalid("pool.graph.k", cfg.K, "expected a positive integer")

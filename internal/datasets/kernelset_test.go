@@ -216,7 +216,7 @@ func TestPhotoswitchKernelSet(t *testing.T) {
 func TestTanimotoKernelSmall(t *testing.T) {
 	// a = {0,1,2}, b = {1,2,3}, c = {} : T(a,b) = 2/4, T(a,c) = 0, T(c,c) = 1.
 	bits := [][]uint64{{0b0111}, {0b1110}, {0}}
-	K := TanimotoKernel(bits)
+	K := tanimotoKernel(bits)
 	want := mat.NewSymDense(3, []float64{1, 0.5, 0, 0.5, 1, 0, 0, 0, 1})
 	if !mat.Equal(K, want) {
 		t.Errorf("K = %v, want %v", mat.Formatted(K), mat.Formatted(want))

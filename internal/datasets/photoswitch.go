@@ -23,9 +23,9 @@ const (
 	photoswitchLambdaHeader = "$λ^{max}$(nm)"
 )
 
-// PhotoswitchTable is the photoswitch table of Mukadum et al. 2021: one row
+// photoswitchTable is the photoswitch table of Mukadum et al. 2021: one row
 // per azoarene molecule.
-type PhotoswitchTable struct {
+type photoswitchTable struct {
 	Smiles    []string
 	Core      []int      // azoarene core id (1-29)
 	Bits      [][]uint64 // Morgan fingerprint: bit j of the string is word j/64, bit j%64
@@ -34,13 +34,13 @@ type PhotoswitchTable struct {
 }
 
 // Len is the number of molecules.
-func (t *PhotoswitchTable) Len() int { return len(t.Smiles) }
+func (t *photoswitchTable) Len() int { return len(t.Smiles) }
 
-// ReadPhotoswitch reads the photoswitch CSV. The header must have the four
+// readPhotoswitch reads the photoswitch CSV. The header must have the four
 // columns named in PROVENANCE.md (matched after trimming spaces, in any
 // order; extra columns are ignored). Fingerprints are strings of '0'/'1', all
 // of the same length. Errors name the file, the 1-based line and the column.
-func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
+func readPhotoswitch(path string) (*photoswitchTable, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 		}
 		idx[k] = j
 	}
-	t := &PhotoswitchTable{}
+	t := &photoswitchTable{}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		smiles := strings.TrimSpace(rec[idx[0]])
 		if smiles == "" {
@@ -142,11 +142,11 @@ func Tanimoto(a, b []uint64) float64 {
 	return float64(and) / float64(or)
 }
 
-// LoadPhotoswitch builds the photoswitch pool: one item per molecule (ID =
+// loadPhotoswitch builds the photoswitch pool: one item per molecule (ID =
 // SMILES), positive when lambda-max >= cfg.Threshold nm, Morgan fingerprints
 // as bit features, metric tanimoto, and the Tanimoto kNN graph with cfg.K
 // neighbours (self excluded) weighted by the Tanimoto similarity.
-func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+func loadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
 	if math.IsNaN(cfg.Threshold) || math.IsInf(cfg.Threshold, 0) {
 		return nil, fmt.Errorf("pool.photoswitch.threshold: %v, expected a finite wavelength in nm", cfg.Threshold)
 	}
@@ -154,7 +154,7 @@ func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers in
 		return nil, err
 	}
 	path := dataPath(dataDir, cfg.File)
-	t, err := ReadPhotoswitch(path)
+	t, err := readPhotoswitch(path)
 	if err != nil {
 		return nil, err
 	}

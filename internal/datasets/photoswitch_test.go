@@ -55,7 +55,7 @@ const tinyPhotoswitch = "Smiles ,Core ID,Morgan fingerprint (2048 bits),$λ^{max
 
 func TestReadPhotoswitchTiny(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "ps.csv", tinyPhotoswitch)
-	tab, err := ReadPhotoswitch(p)
+	tab, err := readPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := writeFile(t, t.TempDir(), "ps.csv", tc.content)
-		_, err := ReadPhotoswitch(p)
+		_, err := readPhotoswitch(p)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -105,7 +105,7 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 
 func TestReadPhotoswitchReal(t *testing.T) {
 	p := filepath.Join(testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "photoswitch", "UMAP-AllHits.csv")
-	tab, err := ReadPhotoswitch(p)
+	tab, err := readPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ func TestASSuggestColdStart(t *testing.T) {
 		{[]string{"--batch", "0"}, 2, "--batch 0: expected 1 to 500"},
 		{[]string{"--batch", "25"}, 1, "--batch 25: pool X has 24 items, 0 labelled and 0 pending: ask for at most 24"},
 		{[]string{"--pending", pending, "--batch", "23"}, 1, "--batch 23: pool X has 24 items, 0 labelled and 2 pending: ask for at most 22"},
-		{[]string{"--observed", writeFile(t, dir, "unknown.csv", "id,label\n24,1\n")}, 1, `unknown.csv line 2: id "24" is not in pool X`},
+		{[]string{"--observed", writeFile(t, dir, "unknown.csv", "id,label\n24,1\n")}, 1, `unknown.csv: line 2: id "24" is not in pool X`},
 		{[]string{"--observed", writeFile(t, dir, "empty.csv", "")}, 1, "empty.csv: empty file; expected a header index,label or id,label"},
 		{[]string{"--method", "best"}, 2, `--method "best"`},
 	} {

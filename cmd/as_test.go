@@ -342,9 +342,9 @@ func TestASResumeMidBatch(t *testing.T) {
 		edit func([][]string)
 		want string
 	}{
-		{"edited index", 8, func(r [][]string) { r[6][2] = unusedIndex(r) }, `qvs-q1-r00.csv line 7: index %s is item`},
-		{"batch of 5", 8, func(r [][]string) { r[6][1] = "1" }, `qvs-q1-r00.csv line 7: batch 1 has 5 queries, expected 4`},
-		{"short batch not last", 8, func(r [][]string) { r[5][1] = "2"; r[6][1] = "2" }, `qvs-q1-r00.csv line 6: batch 2 starts after 3 queries of batch 1, expected 4`},
+		{"edited index", 8, func(r [][]string) { r[6][2] = unusedIndex(r) }, `qvs-q1-r00.csv: line 7: index %s is item`},
+		{"batch of 5", 8, func(r [][]string) { r[6][1] = "1" }, `qvs-q1-r00.csv: line 7: batch 1 has 5 queries, expected 4`},
+		{"short batch not last", 8, func(r [][]string) { r[5][1] = "2"; r[6][1] = "2" }, `qvs-q1-r00.csv: line 6: batch 2 starts after 3 queries of batch 1, expected 4`},
 	} {
 		if err := os.RemoveAll(part); err != nil {
 			t.Fatal(err)

@@ -50,9 +50,9 @@ func TestASSuggestBadInput(t *testing.T) {
 		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
 			1, `empty-id.csv: line 3, column "id": empty id`},
 		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
-			1, `unk.csv line 2: id "zz" is not in pool p`},
+			1, `unk.csv: line 2: id "zz" is not in pool p`},
 		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
-			1, `nan.csv line 2: label "NaN"`},
+			1, `nan.csv: line 2: label "NaN"`},
 		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
 			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
 	})
@@ -214,7 +214,7 @@ func TestObjectiveMagnitude(t *testing.T) {
 	khuge := writeFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
 	checkBadInput(t, []badInputCase{
 		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
-			1, "huge.csv: line 2, column value: 1e+308 exceeds 1e+150 in magnitude"},
+			1, "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
 		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", writeFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
 			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
 	})

@@ -456,7 +456,7 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 		r[6][1], r[7][1], r[8][1] = "1", "2", "3"
 	})
 	_, err, stdout, _ := runDiscreteCLI(t, partArgs...)
-	if want := "runs/qvs-q1-r00.csv line 6: iteration 1 has 2 queries, expected 3"; err == nil || !strings.Contains(err.Error(), want) || stdout != "" {
+	if want := "runs/qvs-q1-r00.csv: line 6: iteration 1 has 2 queries, expected 3"; err == nil || !strings.Contains(err.Error(), want) || stdout != "" {
 		t.Errorf("short iteration: %v, stdout %q; want %q", err, stdout, want)
 	}
 }

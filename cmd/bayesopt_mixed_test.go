@@ -229,7 +229,7 @@ func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, errs := runQVS(t, append(args, "--out", out)...)
-	want := path + `: line 3, column x0: kernel: "linear" is not one of the choices rbf, poly, sigmoid`
+	want := path + `: line 3, column "x0": kernel: "linear" is not one of the choices rbf, poly, sigmoid`
 	if code != ExitRuntime || stdout != "" || !strings.Contains(errs, want) {
 		t.Errorf("exit %d, stdout %q, stderr %s; want exit %d and %q", code, stdout, errs, ExitRuntime, want)
 	}

@@ -50,7 +50,7 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	}{
 		{suggest("--observed", missing), "nosuch.csv: no such file"},
 		{suggest("--observed", badHeader), `bad_header.csv: header`},
-		{suggest("--observed", badLabel), "bad_label.csv line 3: label"},
+		{suggest("--observed", badLabel), "bad_label.csv: line 3: label"},
 		{suggest("--observed", obs, "--pending", missing), "nosuch.csv: no such file"},
 		{suggest("--observed", obs, "--pending", badPending), "bad_pending.csv: header"},
 		{suggest("--ids", missing), "nosuch.csv: no such file"},

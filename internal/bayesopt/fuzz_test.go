@@ -3,9 +3,11 @@ package bayesopt
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // FuzzParseRecords: the record file of an interrupted continuous BayesOpt
@@ -49,7 +51,8 @@ func FuzzParseRecords(f *testing.F) {
 }
 
 // FuzzCompleteIterations: any iteration numbering of resume records and
-// any init, batch and budget give an error naming the file and line, or a
+// any init, batch and budget give an error naming the file and line (a
+// record's line for settings Optimize accepts), or a
 // count of records forming whole iterations of the sizes Optimize makes.
 func FuzzCompleteIterations(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 1, 1, 2}, 2, 3, 8)
@@ -62,8 +65,12 @@ func FuzzCompleteIterations(f *testing.F) {
 		s := Settings{Init: init, Batch: batch, Budget: budget}
 		keep, err := CompleteIterations("f.csv", prior, s)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.csv line ") {
-				t.Fatalf("error does not name the file and line: %v", err)
+			// The line is a record's when the settings are ones Optimize
+			// accepts (Plan refuses the others before any record is read).
+			valid := init >= 1 && batch >= 1 && budget >= init
+			var re *fileio.ReadError
+			if !errors.As(err, &re) || re.File != "f.csv" || valid && (re.Line < 2 || re.Line > len(prior)+1) {
+				t.Fatalf("error does not name the file and a line of a record: %v", err)
 			}
 			return
 		}

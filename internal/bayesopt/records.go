@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // RecordHeader is the header of a run's evaluation CSV for a d-dimensional
@@ -120,7 +121,7 @@ func ParseRecordsWith(rows [][]string, d int, coder RecordCoder) ([]Evaluation, 
 		if coder != nil {
 			x, col, why := coder.ParseX(row[2 : d+2])
 			if x == nil {
-				return nil, fmt.Errorf("line %d, column %s: %s", r+2, head[col+2], why)
+				return nil, fileio.FieldErrorf("", r+2, head[col+2], "%s", why)
 			}
 			copy(nums, x)
 		}
@@ -185,8 +186,8 @@ func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error
 		got := end - k
 		switch {
 		case got > want || (got < want && end < len(prior)):
-			return 0, fmt.Errorf("%s line %d: iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
-				name, k+2+min(got, want), it, got, want, s.Init, s.Batch, s.Budget)
+			return 0, fileio.LineErrorf(name, k+2+min(got, want), "iteration %d has %d evaluations, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				it, got, want, s.Init, s.Batch, s.Budget)
 		case got < want && it == 0 && s.InitBatches:
 			return len(prior), nil // Optimize evaluates the rest of the design
 		case got < want:

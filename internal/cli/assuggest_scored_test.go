@@ -171,8 +171,8 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"non-numeric", "index,value\n0,1\n1,abc\n", nil, 1, "line 3 column 2 (value): \"abc\": expected a finite number"},
-		{"infinite", "index,score\n0,inf\n", nil, 1, "line 2 column 2 (score)"},
+		{"non-numeric", "index,value\n0,1\n1,abc\n", nil, 1, "line 3, column 2 (value): \"abc\": expected a finite number"},
+		{"infinite", "index,score\n0,inf\n", nil, 1, "line 2, column 2 (score)"},
 		{"value and label", "id,label,value\nm00,1,2\n", nil, 1, "line 1: columns 3 (value) and 2 (label)"},
 		{"unknown id", "id,value\nm00,1\nzz,2\n", nil, 1, "line 3: id \"zz\" is not in pool pool"},
 		{"twice", "index,value\n4,1\n5,2\n4,3\n", nil, 1, "line 4: item 4 (4) is listed twice"},

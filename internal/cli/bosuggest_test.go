@@ -159,7 +159,7 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"failure after success", func(o *BOSuggestOptions) { o.Observed = p("e9.csv", "index,value\n1,2\n1,failed\n") }, 1, "e9.csv: line 3: item 1"},
 		{"batch > free with failures", func(o *BOSuggestOptions) { o.Observed, o.Batch = p("e10.csv", "index,value\n1,2\n2,failed\n"), 5 }, 1, "--batch 5: only 4 of the 6 candidates of " + kernel + " are neither evaluated nor failed"},
 		{"duplicate", func(o *BOSuggestOptions) { o.Observed = p("e7.csv", "index,value\n1,2\n2,2\n1,3\n") }, 1, "e7.csv: line 4: item 1"},
-		{"ragged", func(o *BOSuggestOptions) { o.Observed = p("e8.csv", "index,value\n1,2,3\n") }, 1, "e8.csv: line 2 has 3 cells"},
+		{"ragged", func(o *BOSuggestOptions) { o.Observed = p("e8.csv", "index,value\n1,2,3\n") }, 1, "e8.csv: line 2: 3 cells, expected 2"},
 		{"ids count", func(o *BOSuggestOptions) { o.Discrete.IDs = p("ids5.txt", "a\nb\nc\nd\ne\n") }, 1, "ids5.txt: 5 ids but the kernel"},
 		{"ids duplicate", func(o *BOSuggestOptions) { o.Discrete.IDs = p("idsd.txt", "a\nb\nc\nd\nb\nf\n") }, 1, `idsd.txt: id "b" is given for rows 2 and 5`},
 		{"batch > free", func(o *BOSuggestOptions) { o.Batch = 6 }, 1, "--batch 6: only 5 of the 6 candidates"},
@@ -209,37 +209,37 @@ func TestContinuousSuggestBadInput(t *testing.T) {
 		{"space duplicate", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: a, lower: 0, upper: 1}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Observed = good }, ExitRuntime, []string{"s.yaml", "duplicate"}},
 		{"missing space file", nil, func(o *BOSuggestOptions) { o.Continuous.Space = "nope.yaml"; o.Observed = good }, ExitRuntime, []string{"nope.yaml"}},
 		{"evals missing column", map[string]string{"e.csv": "a,value\n0.5,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", `no column "n"`}},
-		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 3, column a", "outside"}},
-		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column value"}},
-		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column a", "missing"}},
-		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column n", "integer"}},
+		{"evals outside", map[string]string{"e.csv": "a,n,value\n0.5,3,1\n1.5,3,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 3, column \"a\"", "outside"}},
+		{"evals non-finite", map[string]string{"e.csv": "a,n,value\n0.5,3,1e999\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"value\""}},
+		{"evals empty cell", map[string]string{"e.csv": "a,n,value\n,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"a\"", "missing"}},
+		{"evals not int", map[string]string{"e.csv": "a,n,value\n0.5,3.5,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = space; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"n\"", "integer"}},
 		{"evals region too big", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,-1,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,4,0.6,4,1\n"}, func(o *BOSuggestOptions) {
 			o.Continuous.Space = space
 			o.Observed = "e.csv"
 			o.InitGiven = true
 			o.Init = 5
-		}, ExitRuntime, []string{"e.csv", "line 7, column region"}},
+		}, ExitRuntime, []string{"e.csv", "line 7, column \"region\""}},
 		{"evals region too big in the design", map[string]string{"e.csv": "iteration,region,a,n,value\n0,-1,0.5,3,1\n0,3,0.2,2,1\n0,-1,0.9,8,1\n0,-1,0.1,5,1\n0,-1,0.7,1,1\n1,0,0.6,4,1\n"}, func(o *BOSuggestOptions) {
 			o.Continuous.Space = space
 			o.Observed = "e.csv"
 			o.InitGiven = true
 			o.Init = 5
-		}, ExitRuntime, []string{"e.csv", "line 3, column region: 3, but there are only regions 0..2 (--regions 3)"}},
+		}, ExitRuntime, []string{"e.csv", "line 3, column \"region\": 3, but there are only regions 0..2 (--regions 3)"}},
 		{"evals region too big, design incomplete", map[string]string{"e.csv": "iteration,region,a,n,value\n0,7,0.5,3,1\n"}, func(o *BOSuggestOptions) {
 			o.Continuous.Space = space
 			o.Observed = "e.csv"
 			o.InitGiven = true
 			o.Init = 5
-		}, ExitRuntime, []string{"e.csv", "line 2, column region: 7"}},
+		}, ExitRuntime, []string{"e.csv", "line 2, column \"region\": 7"}},
 		{"pending outside", map[string]string{"p.csv": "a,n\n0.5,10\n"}, func(o *BOSuggestOptions) {
 			o.Continuous.Space = space
 			o.Observed = good
 			o.Continuous.Pending = "p.csv"
-		}, ExitRuntime, []string{"p.csv", "line 2, column n"}},
-		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", `line 3, column k: "linear" is not one of the choices rbf, poly`}},
-		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column d: must be empty: it applies only when k is poly (here rbf)"}},
-		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column d: is missing"}},
-		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Continuous.Pending = "p.csv" }, ExitRuntime, []string{"p.csv", `line 2, column k: "RBF" is not one of the choices`}},
+		}, ExitRuntime, []string{"p.csv", "line 2, column \"n\""}},
+		{"choice not in list", map[string]string{"e.csv": "k,d,value\npoly,3,1\nlinear,,2\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", `line 3, column "k": "linear" is not one of the choices rbf, poly`}},
+		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"d\": must be empty: it applies only when k is poly (here rbf)"}},
+		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"d\": is missing"}},
+		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Continuous.Pending = "p.csv" }, ExitRuntime, []string{"p.csv", `line 2, column "k": "RBF" is not one of the choices`}},
 		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
 		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
 		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},

@@ -15,11 +15,11 @@ import (
 	"github.com/qvs-dev/qvs/internal/knn"
 )
 
-// MagpieProperties is the default elemental property set of the BMG
+// magpieProperties is the default elemental property set of the BMG
 // composition features: the 22 properties of Ward et al. 2016's general
 // "magpie" preset (as in matminer's ElementProperty.from_preset("magpie")),
 // each a file <name>.table in the Magpie folder.
-var MagpieProperties = []string{
+var magpieProperties = []string{
 	"Number", "MendeleevNumber", "AtomicWeight", "MeltingT", "Column", "Row",
 	"CovalentRadius", "Electronegativity", "NsValence", "NpValence",
 	"NdValence", "NfValence", "NValence", "NsUnfilled", "NpUnfilled",
@@ -68,7 +68,7 @@ func ParseFormula(s string) (Composition, error) {
 			j++
 		}
 		sym := s[i:j]
-		if AtomicNumber(sym) == 0 {
+		if atomicNumber(sym) == 0 {
 			return c, fmt.Errorf("formula %q: %q is not an element symbol", s, sym)
 		}
 		k := j
@@ -102,17 +102,17 @@ func ParseFormula(s string) (Composition, error) {
 	return c, nil
 }
 
-// MagpieTable is one elemental property: Values[Z-1] for atomic number Z,
+// magpieTable is one elemental property: Values[Z-1] for atomic number Z,
 // NaN where the table says "Missing" or has no line.
-type MagpieTable struct {
+type magpieTable struct {
 	Name   string
 	Values []float64
 }
 
-// ReadMagpieTable reads dir/<name>.table: one value per line, line i for
+// readMagpieTable reads dir/<name>.table: one value per line, line i for
 // atomic number i, "Missing" for unknown values. A line with several values
 // (e.g. OxidationStates) is an error: only scalar properties are supported.
-func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
+func readMagpieTable(dir, name string) (*magpieTable, error) {
 	if err := fileio.CheckPlainName(name); err != nil {
 		return nil, fmt.Errorf("magpie property: %w", err)
 	}
@@ -121,7 +121,7 @@ func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("magpie property %q: %w", name, err)
 	}
-	t := &MagpieTable{Name: name}
+	t := &magpieTable{Name: name}
 	lines := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
 	for ln, line := range lines {
 		f := strings.Fields(line)
@@ -131,35 +131,35 @@ func ReadMagpieTable(dir, name string) (*MagpieTable, error) {
 		case len(f) == 1:
 			v, err := strconv.ParseFloat(f[0], 64)
 			if err != nil || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d: %q is not a number or \"Missing\"", path, ln+1, f[0])
+				return nil, fileio.LineErrorf(path, ln+1, "%q is not a number or \"Missing\"", f[0])
 			}
 			t.Values = append(t.Values, v)
 		case len(f) == 0:
 			t.Values = append(t.Values, math.NaN())
 		default:
-			return nil, fmt.Errorf("%s: line %d has %d values: only one-value (scalar) properties are supported", path, ln+1, len(f))
+			return nil, fileio.LineErrorf(path, ln+1, "%d values: only one-value (scalar) properties are supported", len(f))
 		}
 	}
 	return t, nil
 }
 
 // Value returns the property of element z (NaN if unknown).
-func (t *MagpieTable) Value(z int) float64 {
+func (t *magpieTable) Value(z int) float64 {
 	if z < 1 || z > len(t.Values) {
 		return math.NaN()
 	}
 	return t.Values[z-1]
 }
 
-// CompositionFeatures are Magpie-style features of a list of compositions.
-type CompositionFeatures struct {
+// compositionFeatures are Magpie-style features of a list of compositions.
+type compositionFeatures struct {
 	Names   []string    // column names
 	X       [][]float64 // one row per composition
 	Skipped []string    // properties dropped because an element present in the data lacks a value
 	Dropped []string    // zero-variance columns removed (only when filtered)
 }
 
-// ComputeCompositionFeatures builds, for each composition, the element
+// computeCompositionFeatures builds, for each composition, the element
 // fractions (one column "frac_<El>" per element with a positive fraction
 // somewhere in the data, ordered by Z) followed by five statistics per
 // property, over the elements present (fraction > 0) with weights = fractions:
@@ -169,12 +169,12 @@ type CompositionFeatures struct {
 // NaN policy: a property whose table lacks the value of an element that
 // occurs (with a positive fraction) in the data is skipped entirely and
 // listed in Skipped; imputing a value would invent chemistry.
-func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *CompositionFeatures {
+func computeCompositionFeatures(comps []Composition, tables []*magpieTable) *compositionFeatures {
 	present := map[int]bool{}
 	for _, c := range comps {
 		for e, f := range c.Fractions() {
 			if f > 0 {
-				present[AtomicNumber(c.Elements[e])] = true
+				present[atomicNumber(c.Elements[e])] = true
 			}
 		}
 	}
@@ -184,12 +184,12 @@ func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *Com
 	}
 	slices.Sort(zs)
 	col := map[int]int{}
-	out := &CompositionFeatures{}
+	out := &compositionFeatures{}
 	for c, z := range zs {
 		col[z] = c
-		out.Names = append(out.Names, "frac_"+ElementSymbol(z))
+		out.Names = append(out.Names, "frac_"+elementSymbol(z))
 	}
-	var used []*MagpieTable
+	var used []*magpieTable
 	for _, t := range tables {
 		ok := true
 		for _, z := range zs {
@@ -213,7 +213,7 @@ func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *Com
 		fr := c.Fractions()
 		for e, f := range fr {
 			if f > 0 {
-				row[col[AtomicNumber(c.Elements[e])]] += f
+				row[col[atomicNumber(c.Elements[e])]] += f
 			}
 		}
 		for _, t := range used {
@@ -221,7 +221,7 @@ func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *Com
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for e, f := range fr {
 				if f > 0 {
-					v := t.Value(AtomicNumber(c.Elements[e]))
+					v := t.Value(atomicNumber(c.Elements[e]))
 					mean += f * v
 					lo, hi = min(lo, v), max(hi, v)
 				}
@@ -229,7 +229,7 @@ func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *Com
 			var dev float64
 			for e, f := range fr {
 				if f > 0 {
-					dev += f * math.Abs(t.Value(AtomicNumber(c.Elements[e]))-mean)
+					dev += f * math.Abs(t.Value(atomicNumber(c.Elements[e]))-mean)
 				}
 			}
 			row = append(row, mean, dev, lo, hi, hi-lo)
@@ -243,7 +243,7 @@ func ComputeCompositionFeatures(comps []Composition, tables []*MagpieTable) *Com
 // Dropped) and z-scores the others: (x - mean) / sd with the population
 // standard deviation. Columns are compared exactly, so a column is dropped
 // only if it carries no information at all.
-func (f *CompositionFeatures) Standardize() {
+func (f *compositionFeatures) Standardize() {
 	n := len(f.X)
 	if n == 0 {
 		return
@@ -284,18 +284,18 @@ func (f *CompositionFeatures) Standardize() {
 	f.Names = names
 }
 
-// BMGRecord is one row of the Landolt glass table.
-type BMGRecord struct {
+// bmgRecord is one row of the Landolt glass table.
+type bmgRecord struct {
 	Formula     string
 	Composition Composition
 	Identifier  string // AM amorphous, AC amorphous + crystalline, CR crystalline
 }
 
-// ReadBMGTable reads the glass table: a header with the columns "Formula" and
+// readBMGTable reads the glass table: a header with the columns "Formula" and
 // "identifier" (any order, other columns ignored), then one alloy per row.
 // Repeated formulas are kept: they are distinct experiments, sometimes with
 // different outcomes.
-func ReadBMGTable(path string) ([]BMGRecord, error) {
+func readBMGTable(path string) ([]bmgRecord, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
@@ -322,18 +322,18 @@ func ReadBMGTable(path string) ([]BMGRecord, error) {
 	if fc < 0 || ic < 0 {
 		return nil, fmt.Errorf("%s: header %q lacks the column \"Formula\" or \"identifier\"", path, header)
 	}
-	var recs []BMGRecord
+	var recs []bmgRecord
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		formula := strings.TrimSpace(rec[fc])
 		comp, err := ParseFormula(formula)
 		if err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, line, err)
+			return fileio.LineErrorf(path, line, "%w", err)
 		}
 		id := strings.TrimSpace(rec[ic])
 		if id == "" {
-			return fmt.Errorf("%s: line %d: empty identifier", path, line)
+			return fileio.LineErrorf(path, line, "empty identifier")
 		}
-		recs = append(recs, BMGRecord{Formula: formula, Composition: comp, Identifier: id})
+		recs = append(recs, bmgRecord{Formula: formula, Composition: comp, Identifier: id})
 		return nil
 	})
 	if err != nil {
@@ -345,22 +345,22 @@ func ReadBMGTable(path string) ([]BMGRecord, error) {
 	return recs, nil
 }
 
-// LoadBMG builds the bulk metallic glass pool. If the folder cfg.Dir (under
+// loadBMG builds the bulk metallic glass pool. If the folder cfg.Dir (under
 // the data directory) holds the authors' folder format, that is loaded (the
 // paper's exact pool). Otherwise the Landolt substitute cfg.File is used:
-// formulas parsed; features = ComputeCompositionFeatures with cfg.Properties
+// formulas parsed; features = computeCompositionFeatures with cfg.Properties
 // from cfg.ElementsDir, zero-variance columns dropped, z-scored; positive =
 // identifier in cfg.Targets; IDs = formulas, repeats kept as items of their
 // own with IDs "formula#2", "formula#3", ...; the Euclidean kNN
 // graph with cfg.K neighbours and unweighted edges, as the authors built
 // theirs.
-func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+func loadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
 	if err := checkPositive("pool.bmg.k", cfg.K); err != nil {
 		return nil, err
 	}
 	dir := dataPath(dataDir, cfg.Dir)
-	if HasFolder(dir) {
-		p, err := LoadFolder(dir, knn.MetricEuclidean)
+	if hasFolder(dir) {
+		p, err := loadFolder(dir, knn.MetricEuclidean)
 		if err != nil {
 			return nil, err
 		}
@@ -371,10 +371,10 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 		return nil, fmt.Errorf("pool.bmg.targets: empty, expected the positive identifiers (e.g. AM)")
 	}
 	if len(cfg.Properties) == 0 {
-		return nil, fmt.Errorf("pool.bmg.properties: empty, expected Magpie property names such as %q", MagpieProperties[:3])
+		return nil, fmt.Errorf("pool.bmg.properties: empty, expected Magpie property names such as %q", magpieProperties[:3])
 	}
 	path := filepath.Join(dir, cfg.File)
-	recs, err := ReadBMGTable(path)
+	recs, err := readBMGTable(path)
 	if err != nil {
 		return nil, err
 	}
@@ -382,9 +382,9 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 		return nil, fmt.Errorf("pool.bmg.k: %d, expected less than the %d alloys of %s", cfg.K, len(recs), path)
 	}
 	edir := dataPath(dataDir, cfg.ElementsDir)
-	tables := make([]*MagpieTable, len(cfg.Properties))
+	tables := make([]*magpieTable, len(cfg.Properties))
 	for i, name := range cfg.Properties {
-		if tables[i], err = ReadMagpieTable(edir, name); err != nil {
+		if tables[i], err = readMagpieTable(edir, name); err != nil {
 			return nil, fmt.Errorf("pool.bmg.properties: %w", err)
 		}
 	}
@@ -405,7 +405,7 @@ func LoadBMG(cfg BMGConfig, dataDir, cacheDir string, workers int) (*Pool, error
 	if p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("pool.bmg.targets: no alloy of %s has identifier in %q", path, cfg.Targets)
 	}
-	feats := ComputeCompositionFeatures(comps, tables)
+	feats := computeCompositionFeatures(comps, tables)
 	feats.Standardize()
 	if len(feats.Names) == 0 {
 		return nil, fmt.Errorf("%s: every composition feature is constant", path)

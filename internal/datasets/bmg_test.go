@@ -16,14 +16,14 @@ import (
 func TestElementTable(t *testing.T) {
 	// Anchors from the periodic table.
 	for sym, z := range map[string]int{"H": 1, "C": 6, "Fe": 26, "Zr": 40, "La": 57, "Lu": 71, "Hf": 72, "Au": 79, "U": 92, "Og": 118} {
-		if AtomicNumber(sym) != z || ElementSymbol(z) != sym {
-			t.Errorf("%s: Z = %d, symbol(%d) = %q", sym, AtomicNumber(sym), z, ElementSymbol(z))
+		if atomicNumber(sym) != z || elementSymbol(z) != sym {
+			t.Errorf("%s: Z = %d, symbol(%d) = %q", sym, atomicNumber(sym), z, elementSymbol(z))
 		}
 	}
 	if len(atomicNumbers) != 118 {
 		t.Errorf("%d distinct symbols, want 118", len(atomicNumbers))
 	}
-	if AtomicNumber("Xx") != 0 || ElementSymbol(0) != "" || ElementSymbol(119) != "" {
+	if atomicNumber("Xx") != 0 || elementSymbol(0) != "" || elementSymbol(119) != "" {
 		t.Error("unknown symbols must map to 0 / \"\"")
 	}
 }
@@ -88,15 +88,15 @@ func tinyMagpie(t *testing.T) string {
 
 func TestCompositionFeatures(t *testing.T) {
 	dir := tinyMagpie(t)
-	var tables []*MagpieTable
+	var tables []*magpieTable
 	for _, name := range []string{"P", "Q", "R"} {
-		tb, err := ReadMagpieTable(dir, name)
+		tb, err := readMagpieTable(dir, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tables = append(tables, tb)
 	}
-	if _, err := ReadMagpieTable(dir, "Multi"); err == nil || !strings.Contains(err.Error(), "line 1 has 2 values") {
+	if _, err := readMagpieTable(dir, "Multi"); err == nil || !strings.Contains(err.Error(), "line 1: 2 values") {
 		t.Errorf("multi-valued table: %v", err)
 	}
 	if !math.IsNaN(tables[2].Value(26)) || tables[0].Value(5) != 5 || !math.IsNaN(tables[0].Value(31)) {
@@ -107,7 +107,7 @@ func TestCompositionFeatures(t *testing.T) {
 		c, _ := ParseFormula(s)
 		comps = append(comps, c)
 	}
-	f := ComputeCompositionFeatures(comps, tables)
+	f := computeCompositionFeatures(comps, tables)
 	// Elements with a positive fraction somewhere, by Z: B(5) Al(13) Fe(26)
 	// Ni(28). R lacks Fe: skipped.
 	wantNames := []string{"frac_B", "frac_Al", "frac_Fe", "frac_Ni",
@@ -186,21 +186,21 @@ func TestLoadBMGTiny(t *testing.T) {
 		t.Errorf("neighbours %v", pool.Neighbors)
 	}
 	cfg.Targets = []string{"XX"}
-	if _, err := LoadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "pool.bmg.targets") {
+	if _, err := loadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "pool.bmg.targets") {
 		t.Errorf("no positives: %v", err)
 	}
 	cfg.Targets, cfg.Properties = []string{"AM"}, []string{"Nope"}
-	if _, err := LoadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "pool.bmg.properties") {
+	if _, err := loadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "pool.bmg.properties") {
 		t.Errorf("missing property: %v", err)
 	}
 	writeFile(t, filepath.Join(data, "bmg"), "glass.csv", "Formula,identifier\nFe80B20,AM\nQq3,AM\n")
-	if _, err := LoadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := loadBMG(cfg, data, "", 1); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("bad formula: %v", err)
 	}
 	// The authors' folder, when present, wins.
 	folder := tinyFolder(t)
 	cfg.Dir = folder
-	pool, err = LoadBMG(cfg, data, "", 1)
+	pool, err = loadBMG(cfg, data, "", 1)
 	if err != nil || pool.Len() != 4 || pool.Name != KindBMG {
 		t.Errorf("folder BMG: %v, %v", pool, err)
 	}
@@ -233,7 +233,7 @@ func TestLoadBMGReal(t *testing.T) {
 
 func TestRealBMGFeatures(t *testing.T) {
 	data := testutil.DataDir(t, "bmg/glassdata_ward2016_landolt.csv", "elements/magpie")
-	recs, err := ReadBMGTable(filepath.Join(data, "bmg", "glassdata_ward2016_landolt.csv"))
+	recs, err := readBMGTable(filepath.Join(data, "bmg", "glassdata_ward2016_landolt.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,15 +246,15 @@ func TestRealBMGFeatures(t *testing.T) {
 	if len(distinct) != 5792 { // bmg/PROVENANCE.md
 		t.Errorf("%d distinct formulas, want 5792", len(distinct))
 	}
-	var tables []*MagpieTable
-	for _, name := range MagpieProperties {
-		tb, err := ReadMagpieTable(filepath.Join(data, "elements", "magpie"), name)
+	var tables []*magpieTable
+	for _, name := range magpieProperties {
+		tb, err := readMagpieTable(filepath.Join(data, "elements", "magpie"), name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tables = append(tables, tb)
 	}
-	f := ComputeCompositionFeatures(comps, tables)
+	f := computeCompositionFeatures(comps, tables)
 	f.Standardize()
 	t.Logf("%d features; skipped properties %v; dropped constant columns %v", len(f.Names), f.Skipped, f.Dropped)
 	for i, row := range f.X {

@@ -94,13 +94,13 @@ type BMGConfig struct {
 	File        string   `yaml:"file"`         // glassdata_ward2016_landolt.csv, inside Dir
 	ElementsDir string   `yaml:"elements_dir"` // elements/magpie
 	Targets     []string `yaml:"targets"`      // positive identifiers ([AM])
-	Properties  []string `yaml:"properties"`   // Magpie properties (MagpieProperties)
+	Properties  []string `yaml:"properties"`   // Magpie properties (magpieProperties)
 	K           int      `yaml:"k"`            // neighbours (50)
 }
 
-// DefaultLabelColumn is the label column of a CSV pool when
+// defaultLabelColumn is the label column of a CSV pool when
 // pool.csv.label_column is empty, if the header has it.
-const DefaultLabelColumn = "label"
+const defaultLabelColumn = "label"
 
 // CSVConfig: any table with a header row.
 type CSVConfig struct {
@@ -179,7 +179,7 @@ func DefaultConfig(kind string) Config {
 		},
 		BMG: BMGConfig{
 			Dir: "bmg", File: "glassdata_ward2016_landolt.csv", ElementsDir: "elements/magpie",
-			Targets: []string{"AM"}, Properties: append([]string(nil), MagpieProperties...), K: 50,
+			Targets: []string{"AM"}, Properties: append([]string(nil), magpieProperties...), K: 50,
 		},
 		CSV: CSVConfig{Metric: knn.MetricEuclidean, K: 20, Similarity: knn.SimilarityGaussian},
 	}
@@ -208,22 +208,22 @@ func LoadWith(cfg Config, dataDir, cacheDir string, opt knn.GraphOptions) (*Pool
 	var err error
 	switch cfg.Kind {
 	case "", KindSynthetic:
-		p, err = LoadSynthetic(cfg.Synthetic, cacheDir, workers)
+		p, err = loadSynthetic(cfg.Synthetic, cacheDir, workers)
 	case KindFolder:
 		if cfg.Dir == "" {
 			return nil, fmt.Errorf("pool.dir: kind %q needs the folder with features.npy, labels.npy and csr_weights.npz", KindFolder)
 		}
-		p, err = LoadFolder(cfg.Dir, cfg.Folder.Metric)
+		p, err = loadFolder(cfg.Dir, cfg.Folder.Metric)
 	case KindPhotoswitch:
-		p, err = LoadPhotoswitch(cfg.Photoswitch, dataDir, cacheDir, workers)
+		p, err = loadPhotoswitch(cfg.Photoswitch, dataDir, cacheDir, workers)
 	case KindFashion:
-		p, err = LoadFashion(cfg.Fashion, dataDir, cacheDir, workers)
+		p, err = loadFashion(cfg.Fashion, dataDir, cacheDir, workers)
 	case KindBMG:
-		p, err = LoadBMG(cfg.BMG, dataDir, cacheDir, workers)
+		p, err = loadBMG(cfg.BMG, dataDir, cacheDir, workers)
 	case KindCSV:
 		p, err = loadCSV(cfg.CSV, cacheDir, opt)
 	case KindGraph:
-		p, err = LoadGraph(cfg.Graph)
+		p, err = loadGraph(cfg.Graph)
 	default:
 		return nil, fmt.Errorf("pool.kind: %q is not one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}
@@ -287,7 +287,7 @@ func checkPositive(key string, v int) error {
 }
 
 // CheckSyntheticConfig reports the first invalid key of a synthetic pool's
-// settings (the checks LoadSynthetic makes), so a command can refuse a bad
+// settings (the checks loadSynthetic makes), so a command can refuse a bad
 // config naming its file before any data are made.
 func CheckSyntheticConfig(cfg SyntheticConfig) error { return validateSynthetic(cfg) }
 

@@ -39,7 +39,7 @@ import (
 // euclidean or cosine with cfg.Similarity weights; tanimoto on
 // fingerprints, whose edge weight is the Tanimoto similarity (similarity
 // unweighted: 1), ties to the lower index. Fingerprints are the text column
-// cfg.FingerprintColumn in cfg.FingerprintFormat (ParseFingerprint), or the
+// cfg.FingerprintColumn in cfg.FingerprintFormat (parseFingerprint), or the
 // feature columns: 0/1 bits, or non-negative integer counts compared by
 // Σ min / Σ max (FingerprintsFromCounts). The pool is named after the file
 // (without the extension).
@@ -138,8 +138,8 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		FeaturesFlag: "pool.csv.feature_columns", PrefixFlag: "pool.csv.feature_prefix", ExcludeFlag: "pool.csv.exclude_columns",
 		Name: opt.Name,
 	}
-	if _, ok := col[DefaultLabelColumn]; ok && spec.Label == "" {
-		spec.Label = DefaultLabelColumn
+	if _, ok := col[defaultLabelColumn]; ok && spec.Label == "" {
+		spec.Label = defaultLabelColumn
 	}
 	cols, err := fileio.ResolveColumns(path, header, spec)
 	if err != nil {
@@ -174,9 +174,9 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		base = strings.TrimSuffix(base, filepath.Ext(base)) // pool.csv.gz is pool
 	}
 	p := &Pool{Name: strings.TrimSuffix(base, filepath.Ext(base)), Metric: cfg.Metric, Unlabeled: lc < 0}
-	var fps *FingerprintReader
+	var fps *fingerprintReader
 	if fc >= 0 {
-		fps = &FingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.NameOf("pool.csv.fingerprint_column"))}
+		fps = &fingerprintReader{Format: format, Path: path, Column: fmt.Sprintf("%q (%s)", strings.TrimSpace(header[fc]), opt.NameOf("pool.csv.fingerprint_column"))}
 	}
 	rows := &csvRows{d: len(fcols), unnamed: unnamed}
 	// row parses one data row into slot: everything but the uniqueness of
@@ -186,7 +186,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		if lc >= 0 {
 			pos, err := isPositive(strings.TrimSpace(rec[lc]))
 			if err != nil {
-				return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[lc], err)
+				return fileio.FieldErrorf(path, line, header[lc], "%w", err)
 			}
 			rows.labels[slot] = pos
 		}
@@ -201,7 +201,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 			for k, j := range fcols {
 				v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, fileio.Excerpt(header[j]), fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
+					return fileio.FieldErrorf(path, line, header[j], "%s is not a finite number%s", fileio.Excerpt(rec[j]), fileio.SeparatorHint(rec[j]))
 				}
 				x[k] = v
 			}
@@ -209,7 +209,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		if ic >= 0 {
 			id := strings.Clone(rec[ic]) // verbatim: " sp " stays " sp "
 			if strings.TrimSpace(id) == "" {
-				return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[ic])
+				return fileio.FieldErrorf(path, line, header[ic], "empty id")
 			}
 			rows.ids[slot] = id
 		}
@@ -225,7 +225,7 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 		idLine := make(map[string]int, upto)
 		for slot, id := range rows.ids[:upto] {
 			if l, dup := idLine[id]; dup {
-				return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", path, rows.lines[slot], header[ic], id, l)
+				return fileio.FieldErrorf(path, rows.lines[slot], header[ic], "id %q repeats line %d; ids must be unique", id, l)
 			}
 			idLine[id] = rows.lines[slot]
 		}

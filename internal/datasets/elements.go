@@ -24,12 +24,12 @@ var atomicNumbers = func() map[string]int {
 	return m
 }()
 
-// AtomicNumber returns Z for an element symbol ("Fe" -> 26), or 0 if the
+// atomicNumber returns Z for an element symbol ("Fe" -> 26), or 0 if the
 // symbol is unknown.
-func AtomicNumber(symbol string) int { return atomicNumbers[symbol] }
+func atomicNumber(symbol string) int { return atomicNumbers[symbol] }
 
-// ElementSymbol returns the symbol of atomic number z, or "" outside 1..118.
-func ElementSymbol(z int) string {
+// elementSymbol returns the symbol of atomic number z, or "" outside 1..118.
+func elementSymbol(z int) string {
 	if z < 1 || z > len(elementSymbols) {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // Fashion-MNIST file names in the upstream release (fashion-mnist/PROVENANCE.md).
@@ -28,14 +29,14 @@ const (
 	idxLabelsMagic = 0x00000801
 )
 
-// Images is a stack of equally sized greyscale images, pixels 0-255.
-type Images struct {
+// idxImages is a stack of equally sized greyscale images, pixels 0-255.
+type idxImages struct {
 	N, Rows, Cols int
 	Pixels        []uint8 // N*Rows*Cols, image-major, row-major inside an image
 }
 
 // Pixel count of one image.
-func (im *Images) Size() int { return im.Rows * im.Cols }
+func (im *idxImages) Size() int { return im.Rows * im.Cols }
 
 // openMaybeGzip opens path and, if its name ends in .gz, decompresses it.
 func openMaybeGzip(path string) (io.Reader, func() error, error) {
@@ -73,8 +74,8 @@ func readIDXHeader(r io.Reader, path string, magic uint32, dims int) ([]int, err
 	return out, nil
 }
 
-// ReadIDXImages reads an IDX3 unsigned-byte image file (optionally gzipped).
-func ReadIDXImages(path string) (*Images, error) {
+// readIDXImages reads an IDX3 unsigned-byte image file (optionally gzipped).
+func readIDXImages(path string) (*idxImages, error) {
 	r, closeFn, err := openMaybeGzip(path)
 	if err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func ReadIDXImages(path string) (*Images, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &Images{N: dims[0], Rows: dims[1], Cols: dims[2]}
+	im := &idxImages{N: dims[0], Rows: dims[1], Cols: dims[2]}
 	// Each dimension is at most 2^28, so rows x cols fits an int64 but the
 	// product with N may not: divide instead (a found-by-fuzzing overflow
 	// let 2^28 x 3158064 x 3168304 through as 0 pixels).
@@ -98,8 +99,8 @@ func ReadIDXImages(path string) (*Images, error) {
 	return im, nil
 }
 
-// ReadIDXLabels reads an IDX1 unsigned-byte label file (optionally gzipped).
-func ReadIDXLabels(path string) ([]uint8, error) {
+// readIDXLabels reads an IDX1 unsigned-byte label file (optionally gzipped).
+func readIDXLabels(path string) ([]uint8, error) {
 	r, closeFn, err := openMaybeGzip(path)
 	if err != nil {
 		return nil, err
@@ -116,19 +117,19 @@ func ReadIDXLabels(path string) ([]uint8, error) {
 	return labels, nil
 }
 
-// ReadFashionMNIST reads the four Fashion-MNIST files in dir and returns the
+// readFashionMNIST reads the four Fashion-MNIST files in dir and returns the
 // training images followed by the test images (70,000 for the real data),
 // with their class labels.
-func ReadFashionMNIST(dir string) (*Images, []uint8, error) {
-	var all *Images
+func readFashionMNIST(dir string) (*idxImages, []uint8, error) {
+	var all *idxImages
 	var labels []uint8
 	for part := 0; part < 2; part++ {
 		ip, lp := filepath.Join(dir, fashionFiles[2*part]), filepath.Join(dir, fashionFiles[2*part+1])
-		im, err := ReadIDXImages(ip)
+		im, err := readIDXImages(ip)
 		if err != nil {
 			return nil, nil, err
 		}
-		lab, err := ReadIDXLabels(lp)
+		lab, err := readIDXLabels(lp)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -152,13 +153,13 @@ func ReadFashionMNIST(dir string) (*Images, []uint8, error) {
 // pcaCacheVersion is part of the PCA cache key; bump it when PCA changes.
 const pcaCacheVersion = "qvs-pca-v2"
 
-// LoadFashion builds the Fashion-MNIST pool: the 60,000 training images then
+// loadFashion builds the Fashion-MNIST pool: the 60,000 training images then
 // the 10,000 test images; positive = class in cfg.Classes; features = the
 // top cfg.Components principal components of the pixels scaled to [0, 1];
 // metric euclidean; the exact Euclidean kNN graph with cfg.K neighbours and
 // cfg.Similarity weights. PCA scores and the graph are cached in cacheDir
 // under keys of the pixel bytes and the parameters.
-func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+func loadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
 	if err := checkPositive("pool.fashion.components", cfg.Components); err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 		return nil, fmt.Errorf("pool.fashion.classes: empty, expected the positive class ids (0-9)")
 	}
 	dir := dataPath(dataDir, cfg.Dir)
-	im, labels, err := ReadFashionMNIST(dir)
+	im, labels, err := readFashionMNIST(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +209,7 @@ func LoadFashion(cfg FashionConfig, dataDir, cacheDir string, workers int) (*Poo
 	key := hex.EncodeToString(h.Sum(nil))
 	m := cfg.Components
 	scores, _, err := knn.CachedFloats(cacheDir, "pca", key, im.N*m, func() ([]float64, error) {
-		res, err := PCA(im.N, size, m, func(i int, dst []float64) {
+		res, err := linalg.PCA(im.N, size, m, func(i int, dst []float64) {
 			for c, v := range im.Pixels[i*size : (i+1)*size] {
 				dst[c] = float64(v) / 255
 			}

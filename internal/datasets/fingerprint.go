@@ -27,12 +27,12 @@ var FingerprintFormats = []string{FingerprintBits, FingerprintHex}
 // fingerprint, 8 KiB per item.
 const maxFingerprintBits = 1 << 16
 
-// ParseFingerprint parses one fingerprint written in format (FingerprintBits
+// parseFingerprint parses one fingerprint written in format (FingerprintBits
 // or FingerprintHex; surrounding spaces are ignored) into words of 64 bits,
 // bit i in word i/64 at 1<<(i%64), and returns its length in bits (the
 // characters of a bit string, 4 per hex digit). Errors say which character
 // is wrong and where (1-based).
-func ParseFingerprint(s, format string) ([]uint64, int, error) {
+func parseFingerprint(s, format string) ([]uint64, int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, 0, fmt.Errorf("empty fingerprint")
@@ -156,19 +156,19 @@ func TanimotoMatrix(b [][]uint64) []float64 {
 	return k
 }
 
-// FingerprintReader parses a column of fingerprints one row at a time
-// (ParseFingerprint), checking that all have the same length in bits.
+// fingerprintReader parses a column of fingerprints one row at a time
+// (parseFingerprint), checking that all have the same length in bits.
 // Errors read "Path: ROW, column Column: ...", ROW as the caller names it
 // (e.g. "line 3").
-type FingerprintReader struct {
+type fingerprintReader struct {
 	Format, Path, Column string
 	nbits                int
 	first                string
 }
 
 // Parse parses the fingerprint of the row named row.
-func (r *FingerprintReader) Parse(text, row string) ([]uint64, error) {
-	b, nb, err := ParseFingerprint(text, r.Format)
+func (r *fingerprintReader) Parse(text, row string) ([]uint64, error) {
+	b, nb, err := parseFingerprint(text, r.Format)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s, column %s, format %s: %w", r.Path, row, r.Column, r.Format, err)
 	}
@@ -181,9 +181,9 @@ func (r *FingerprintReader) Parse(text, row string) ([]uint64, error) {
 }
 
 // ParseFingerprints parses one fingerprint per item with a
-// FingerprintReader; row(i) names item i's row in errors (e.g. "line 3").
+// fingerprintReader; row(i) names item i's row in errors (e.g. "line 3").
 func ParseFingerprints(texts []string, format, path, column string, row func(i int) string) ([][]uint64, error) {
-	r := FingerprintReader{Format: format, Path: path, Column: column}
+	r := fingerprintReader{Format: format, Path: path, Column: column}
 	out := make([][]uint64, len(texts))
 	for i, text := range texts {
 		var err error

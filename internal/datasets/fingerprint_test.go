@@ -40,7 +40,7 @@ func TestParseFingerprintFPS(t *testing.T) {
 		{" 1" + strings.Repeat("0", 63) + "1 ", FingerprintBits, 65, []int{0, 64}},
 		{strings.Repeat("00", 8) + "80", FingerprintHex, 72, []int{71}},
 	} {
-		w, n, err := ParseFingerprint(c.s, c.format)
+		w, n, err := parseFingerprint(c.s, c.format)
 		if err != nil || n != c.nbits || !slices.Equal(setBits(w), c.on) {
 			t.Errorf("%q (%s): bits %v of %d, %v; want %v of %d", c.s, c.format, setBits(w), n, err, c.on, c.nbits)
 		}
@@ -54,7 +54,7 @@ func TestParseFingerprintFPS(t *testing.T) {
 		{"01", "base64", `format "base64" is not one of bits, hex`},
 		{strings.Repeat("0", maxFingerprintBits+1), FingerprintBits, "more than the 65536 bits"},
 	} {
-		if _, _, err := ParseFingerprint(c.s, c.format); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := parseFingerprint(c.s, c.format); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.20q: error %v, want %q", c.s, err, c.want)
 		}
 	}
@@ -281,7 +281,7 @@ func FuzzParseFingerprint(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, format := range FingerprintFormats {
-			w, n, err := ParseFingerprint(s, format)
+			w, n, err := parseFingerprint(s, format)
 			if err != nil {
 				continue
 			}
@@ -296,7 +296,7 @@ func FuzzParseFingerprint(f *testing.F) {
 				for i := range n {
 					bs.WriteByte(byte('0' + w[i/64]>>(i%64)&1))
 				}
-				w2, n2, err := ParseFingerprint(bs.String(), FingerprintBits)
+				w2, n2, err := parseFingerprint(bs.String(), FingerprintBits)
 				if err != nil || n2 != n || !slices.Equal(w, w2) {
 					t.Fatalf("%q: hex and bits disagree", s)
 				}
@@ -319,7 +319,7 @@ func BenchmarkParseFingerprint(b *testing.B) {
 	for _, c := range []struct{ name, s, format string }{{"bits", bs.String(), FingerprintBits}, {"hex", hs.String(), FingerprintHex}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := ParseFingerprint(c.s, c.format); err != nil {
+				if _, _, err := parseFingerprint(c.s, c.format); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,30 +14,30 @@ import (
 
 // Files of the authors' folder format.
 const (
-	FolderFeatures   = "features.npy"
-	FolderLabels     = "labels.npy"
-	FolderCSRWeights = "csr_weights.npz"
-	FolderNeighbors  = "nearest_neighbors.npy"
-	FolderSimilarity = "similarities.npy"
+	folderFeatures   = "features.npy"
+	folderLabels     = "labels.npy"
+	folderCSRWeights = "csr_weights.npz"
+	folderNeighbors  = "nearest_neighbors.npy"
+	folderSimilarity = "similarities.npy"
 )
 
 // weightTolerance is how far above 1 a stored weight may be and still be
 // read as 1: similarities saved as float32 round 1 to 1 +- 6e-8.
 const weightTolerance = 1e-6
 
-// HasFolder reports whether dir holds an authors' folder: features.npy,
+// hasFolder reports whether dir holds an authors' folder: features.npy,
 // labels.npy and a graph (csr_weights.npz, or nearest_neighbors.npy with
 // similarities.npy).
-func HasFolder(dir string) bool {
+func hasFolder(dir string) bool {
 	exists := func(name string) bool {
 		_, err := os.Stat(filepath.Join(dir, name))
 		return err == nil
 	}
-	return exists(FolderFeatures) && exists(FolderLabels) &&
-		(exists(FolderCSRWeights) || (exists(FolderNeighbors) && exists(FolderSimilarity)))
+	return exists(folderFeatures) && exists(folderLabels) &&
+		(exists(folderCSRWeights) || (exists(folderNeighbors) && exists(folderSimilarity)))
 }
 
-// LoadFolder reads a pool in the authors' folder format:
+// loadFolder reads a pool in the authors' folder format:
 //   - features.npy: n x d numbers (any numeric dtype); with metric tanimoto
 //     they must be 0/1 and become fingerprints;
 //   - labels.npy: n values, positive = label > 0;
@@ -50,7 +50,7 @@ func HasFolder(dir string) bool {
 //
 // Weights must be finite and at most 1 (up to weightTolerance, then
 // clipped). The pool is named after the folder.
-func LoadFolder(dir, metric string) (*Pool, error) {
+func loadFolder(dir, metric string) (*Pool, error) {
 	if metric == "" {
 		metric = knn.MetricEuclidean
 	}
@@ -62,7 +62,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{Name: filepath.Base(abs), Metric: metric}
-	fpath := filepath.Join(dir, FolderFeatures)
+	fpath := filepath.Join(dir, folderFeatures)
 	feat, err := fileio.ReadNPYFile(fpath)
 	if err != nil {
 		return nil, err
@@ -99,13 +99,13 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 			p.Dense[i] = feat.Data[i*d : (i+1)*d : (i+1)*d]
 		}
 	}
-	lpath := filepath.Join(dir, FolderLabels)
+	lpath := filepath.Join(dir, folderLabels)
 	lab, err := fileio.ReadNPYFile(lpath)
 	if err != nil {
 		return nil, err
 	}
 	if len(lab.Data) != n || (len(lab.Shape) == 2 && lab.Shape[1] != 1) || len(lab.Shape) > 2 {
-		return nil, fmt.Errorf("%s: shape %v, expected %d labels (one per row of %s)", lpath, lab.Shape, n, FolderFeatures)
+		return nil, fmt.Errorf("%s: shape %v, expected %d labels (one per row of %s)", lpath, lab.Shape, n, folderFeatures)
 	}
 	p.Labels = make([]bool, n)
 	for i, v := range lab.Data {
@@ -115,7 +115,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		p.Labels[i] = v > 0
 	}
 	rows := make([][]neighbour, n) // (weight, neighbour)
-	cpath := filepath.Join(dir, FolderCSRWeights)
+	cpath := filepath.Join(dir, folderCSRWeights)
 	if _, err := os.Stat(cpath); err == nil {
 		m, err := fileio.ReadSquareCSRNPZ(cpath, n)
 		if err != nil {
@@ -131,10 +131,10 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		}
 		return p, nil
 	}
-	npath, spath := filepath.Join(dir, FolderNeighbors), filepath.Join(dir, FolderSimilarity)
+	npath, spath := filepath.Join(dir, folderNeighbors), filepath.Join(dir, folderSimilarity)
 	nn, err := fileio.ReadNPYFile(npath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: no %s and no readable neighbour list: %w", dir, FolderCSRWeights, err)
+		return nil, fmt.Errorf("%s: no %s and no readable neighbour list: %w", dir, folderCSRWeights, err)
 	}
 	sim, err := fileio.ReadNPYFile(spath)
 	if err != nil {
@@ -144,7 +144,7 @@ func LoadFolder(dir, metric string) (*Pool, error) {
 		return nil, fmt.Errorf("%s: shape %v dtype %s, expected %d x k integers", npath, nn.Shape, nn.Dtype, n)
 	}
 	if !slices.Equal(sim.Shape, nn.Shape) {
-		return nil, fmt.Errorf("%s: shape %v, expected %v like %s", spath, sim.Shape, nn.Shape, FolderNeighbors)
+		return nil, fmt.Errorf("%s: shape %v, expected %v like %s", spath, sim.Shape, nn.Shape, folderNeighbors)
 	}
 	for e, j := range nn.Data {
 		if j < 0 || j >= float64(n) {

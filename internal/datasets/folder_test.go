@@ -95,7 +95,7 @@ func writeScipyCSR(t testing.TB, path string, rows, cols int, indptr, indices []
 func tinyFolder(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, FolderFeatures))
+	f, err := os.Create(filepath.Join(dir, folderFeatures))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +103,13 @@ func tinyFolder(t *testing.T) string {
 		t.Fatal(err)
 	}
 	f.Close()
-	os.WriteFile(filepath.Join(dir, FolderLabels), rawNPY("<i8", false, []int{4}, leBytes([]int64{1, 0, 2, -1})), 0o644)
+	os.WriteFile(filepath.Join(dir, folderLabels), rawNPY("<i8", false, []int{4}, leBytes([]int64{1, 0, 2, -1})), 0o644)
 	// Dense view of the weights (row i: stored entries):
 	// row 0: (0,1) self, (1, 0.5), (3, 0.9)
 	// row 1: (0, 0.5), (2, 0.5)
 	// row 2: (1, 0.0) explicit zero, (3, 0.25)
 	// row 3: none
-	writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4,
+	writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 4, 4,
 		[]int32{0, 3, 5, 7, 7}, []int32{0, 1, 3, 0, 2, 1, 3},
 		[]float64{1, 0.5, 0.9, 0.5, 0.5, 0, 0.25}, "csr")
 	return dir
@@ -117,10 +117,10 @@ func tinyFolder(t *testing.T) string {
 
 func TestLoadFolderCSR(t *testing.T) {
 	dir := tinyFolder(t)
-	if !HasFolder(dir) {
-		t.Fatal("HasFolder = false for a complete folder")
+	if !hasFolder(dir) {
+		t.Fatal("hasFolder = false for a complete folder")
 	}
-	p, err := LoadFolder(dir, "")
+	p, err := loadFolder(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,12 +158,12 @@ func TestLoadFolderCSR(t *testing.T) {
 func TestLoadFolderNeighborList(t *testing.T) {
 	dir := t.TempDir()
 	// float32, Fortran order: column-major storage of [[1,2],[3,4],[5,7]].
-	os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f4", true, []int{3, 2}, leBytes([]float32{1, 3, 5, 2, 4, 7})), 0o644)
-	os.WriteFile(filepath.Join(dir, FolderLabels), rawNPY("|b1", false, []int{3}, []byte{0, 1, 1}), 0o644)
+	os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("<f4", true, []int{3, 2}, leBytes([]float32{1, 3, 5, 2, 4, 7})), 0o644)
+	os.WriteFile(filepath.Join(dir, folderLabels), rawNPY("|b1", false, []int{3}, []byte{0, 1, 1}), 0o644)
 	// Each point its own first neighbour, as the authors' files have it.
-	os.WriteFile(filepath.Join(dir, FolderNeighbors), rawNPY("<i8", false, []int{3, 2}, leBytes([]int64{0, 1, 1, 2, 2, 1})), 0o644)
-	os.WriteFile(filepath.Join(dir, FolderSimilarity), rawNPY("<f8", false, []int{3, 2}, leBytes([]float64{1, 0.3, 1, 0.6, 1, 0.6})), 0o644)
-	p, err := LoadFolder(dir, knn.MetricEuclidean)
+	os.WriteFile(filepath.Join(dir, folderNeighbors), rawNPY("<i8", false, []int{3, 2}, leBytes([]int64{0, 1, 1, 2, 2, 1})), 0o644)
+	os.WriteFile(filepath.Join(dir, folderSimilarity), rawNPY("<f8", false, []int{3, 2}, leBytes([]float64{1, 0.3, 1, 0.6, 1, 0.6})), 0o644)
+	p, err := loadFolder(dir, knn.MetricEuclidean)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +183,8 @@ func TestLoadFolderNeighborList(t *testing.T) {
 
 func TestLoadFolderTanimoto(t *testing.T) {
 	dir := tinyFolder(t)
-	os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("|u1", false, []int{4, 3}, []byte{1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1}), 0o644)
-	p, err := LoadFolder(dir, knn.MetricTanimoto)
+	os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("|u1", false, []int{4, 3}, []byte{1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1}), 0o644)
+	p, err := loadFolder(dir, knn.MetricTanimoto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +192,8 @@ func TestLoadFolderTanimoto(t *testing.T) {
 	if got := p.Distance(0, 1); math.Abs(got-2.0/3) > 1e-15 {
 		t.Errorf("Tanimoto distance = %v, want 2/3", got)
 	}
-	os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1, 0.5, 1})), 0o644)
-	if _, err := LoadFolder(dir, knn.MetricTanimoto); err == nil || !strings.Contains(err.Error(), "0/1") {
+	os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1, 0.5, 1})), 0o644)
+	if _, err := loadFolder(dir, knn.MetricTanimoto); err == nil || !strings.Contains(err.Error(), "0/1") {
 		t.Errorf("non-binary fingerprint: error %v", err)
 	}
 }
@@ -205,48 +205,48 @@ func TestLoadFolderErrors(t *testing.T) {
 		want   string
 	}{
 		{"labels too short", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderLabels), rawNPY("<i8", false, []int{3}, leBytes([]int64{1, 0, 1})), 0o644)
+			os.WriteFile(filepath.Join(dir, folderLabels), rawNPY("<i8", false, []int{3}, leBytes([]int64{1, 0, 1})), 0o644)
 		}, "expected 4 labels"},
 		{"csc format", func(t *testing.T, dir string) {
-			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 0, 0, 0, 0}, nil, nil, "csc")
+			writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 4, 4, []int32{0, 0, 0, 0, 0}, nil, nil, "csc")
 		}, `"csc"`},
 		{"wrong shape", func(t *testing.T, dir string) {
-			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 3, 3, []int32{0, 0, 0, 0}, nil, nil, "csr")
+			writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 3, 3, []int32{0, 0, 0, 0}, nil, nil, "csr")
 		}, "expected 4 x 4"},
 		{"column out of range", func(t *testing.T, dir string) {
-			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 1, 1, 1, 1}, []int32{7}, []float64{0.5}, "csr")
+			writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 4, 4, []int32{0, 1, 1, 1, 1}, []int32{7}, []float64{0.5}, "csr")
 		}, "row 0 stores column 7"},
 		{"weight above one", func(t *testing.T, dir string) {
-			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 0, 1, 1, 1}, []int32{0}, []float64{2}, "csr")
+			writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 4, 4, []int32{0, 0, 1, 1, 1}, []int32{0}, []float64{2}, "csr")
 		}, "row 2, column 1 holds weight 2"},
 		{"decreasing indptr", func(t *testing.T, dir string) {
-			writeScipyCSR(t, filepath.Join(dir, FolderCSRWeights), 4, 4, []int32{0, 1, 0, 1, 1}, []int32{1}, []float64{0.5}, "csr")
+			writeScipyCSR(t, filepath.Join(dir, folderCSRWeights), 4, 4, []int32{0, 1, 0, 1, 1}, []int32{1}, []float64{0.5}, "csr")
 		}, "indptr"},
 		{"nan feature", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, math.NaN(), 1, 2})), 0o644)
+			os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, math.NaN(), 1, 2})), 0o644)
 		}, "item 1, feature 0 is NaN"},
 		{"truncated features", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1})), 0o644)
+			os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("<f8", false, []int{4, 1}, leBytes([]float64{0, 1})), 0o644)
 		}, "(32 bytes of data), the file has 16"},
 		{"string features", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderFeatures), rawNPY("<U3", false, []int{1}, make([]byte, 12)), 0o644)
+			os.WriteFile(filepath.Join(dir, folderFeatures), rawNPY("<U3", false, []int{1}, make([]byte, 12)), 0o644)
 		}, "not supported"},
 		{"not npy", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderLabels), []byte("1,0,1,0\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, folderLabels), []byte("1,0,1,0\n"), 0o644)
 		}, "not a .npy file"},
 		{"not zip", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, FolderCSRWeights), []byte("junk"), 0o644)
+			os.WriteFile(filepath.Join(dir, folderCSRWeights), []byte("junk"), 0o644)
 		}, "not a .npz"},
 	}
 	for _, tc := range tests {
 		dir := tinyFolder(t)
 		tc.modify(t, dir)
-		_, err := LoadFolder(dir, "")
+		_, err := loadFolder(dir, "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := LoadFolder(tinyFolder(t), "manhattan"); err == nil || !strings.Contains(err.Error(), "pool.folder.metric") {
+	if _, err := loadFolder(tinyFolder(t), "manhattan"); err == nil || !strings.Contains(err.Error(), "pool.folder.metric") {
 		t.Errorf("bad metric: %v", err)
 	}
 }

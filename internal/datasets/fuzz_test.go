@@ -41,10 +41,10 @@ func FuzzLoadFolder(f *testing.F) {
 	f.Add(feat, lab, csrSeed(f))
 	f.Fuzz(func(t *testing.T, features, labels, csr []byte) {
 		dir := t.TempDir()
-		fuzzWrite(t, dir, FolderFeatures, features)
-		fuzzWrite(t, dir, FolderLabels, labels)
-		fuzzWrite(t, dir, FolderCSRWeights, csr)
-		p, err := LoadFolder(dir, "")
+		fuzzWrite(t, dir, folderFeatures, features)
+		fuzzWrite(t, dir, folderLabels, labels)
+		fuzzWrite(t, dir, folderCSRWeights, csr)
+		p, err := loadFolder(dir, "")
 		if err != nil {
 			if !strings.Contains(err.Error(), dir) {
 				t.Fatalf("error does not name the file: %v", err)
@@ -52,7 +52,7 @@ func FuzzLoadFolder(f *testing.F) {
 			return
 		}
 		if err := p.Validate(); err != nil {
-			t.Fatalf("LoadFolder returned an invalid pool: %v", err)
+			t.Fatalf("loadFolder returned an invalid pool: %v", err)
 		}
 	})
 }
@@ -109,10 +109,10 @@ func FuzzReadIDX(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := fuzzWrite(t, dir, "x-idx-ubyte", data)
-		if labels, err := ReadIDXLabels(p); err == nil && len(labels) > len(data) {
+		if labels, err := readIDXLabels(p); err == nil && len(labels) > len(data) {
 			t.Fatalf("%d labels from %d bytes", len(labels), len(data))
 		}
-		if im, err := ReadIDXImages(p); err == nil && (len(im.Pixels) != im.N*im.Size() || len(im.Pixels) > len(data)) {
+		if im, err := readIDXImages(p); err == nil && (len(im.Pixels) != im.N*im.Size() || len(im.Pixels) > len(data)) {
 			t.Fatalf("%d x %d x %d images, %d pixels from %d bytes", im.N, im.Rows, im.Cols, len(im.Pixels), len(data))
 		}
 	})
@@ -124,7 +124,7 @@ func TestReadIDXHugeClaim(t *testing.T) {
 	p := fuzzWrite(t, t.TempDir(), "l-idx1-ubyte", idxBytes(idxLabelsMagic, []uint32{1 << 28}, []byte{1, 2, 3, 4, 5, 6, 7, 8}))
 	var before, after runtimeMem
 	before.read()
-	_, err := ReadIDXLabels(p)
+	_, err := readIDXLabels(p)
 	after.read()
 	if err == nil || !strings.Contains(err.Error(), "header promises 268435456 labels, data is shorter: 8 of 268435456 bytes") {
 		t.Errorf("error %v", err)
@@ -178,7 +178,7 @@ func FuzzReadBMGTable(f *testing.F) {
 	f.Add([]byte("identifier,Formula\nAC,Zr41.2Ti13.8Cu12.5Ni10Be22.5\nAM,Qq\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := ReadBMGTable(fuzzWrite(t, dir, "glass.csv", data))
+		recs, err := readBMGTable(fuzzWrite(t, dir, "glass.csv", data))
 		if err != nil {
 			return
 		}
@@ -199,7 +199,7 @@ func FuzzReadPhotoswitch(f *testing.F) {
 	f.Add([]byte("Smiles ,Core ID,Morgan fingerprint (2048 bits),$λ^{max}$(nm)\nC,1,01,\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tb, err := ReadPhotoswitch(fuzzWrite(t, dir, "UMAP-AllHits.csv", data))
+		tb, err := readPhotoswitch(fuzzWrite(t, dir, "UMAP-AllHits.csv", data))
 		if err != nil {
 			return
 		}

@@ -20,9 +20,9 @@ import (
 // diversity kernel (W + Wᵀ)/2 with unit diagonal.
 const MetricGraph = "graph"
 
-// DefaultGraphK is the neighbours per row of a kernel's kNN graph when
+// defaultGraphK is the neighbours per row of a kernel's kNN graph when
 // pool.graph.k is 0.
-const DefaultGraphK = 20
+const defaultGraphK = 20
 
 // GraphConfig: a pool given by its similarity graph or kernel (kind graph),
 // the user's own similarity instead of features. Exactly one of File and
@@ -37,7 +37,7 @@ type GraphConfig struct {
 	// the K largest entries of each row (the diagonal excluded, ties to the
 	// lower index).
 	Kernel string `yaml:"kernel,omitempty"`
-	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: DefaultGraphK)
+	K      int    `yaml:"k,omitempty"` // kernel: neighbours per row (0: defaultGraphK)
 	// IDs: one id per item, in item order (first column; an optional
 	// header "id"); edges id_i,id_j,w name items by them.
 	IDs string `yaml:"ids,omitempty"`
@@ -47,13 +47,13 @@ type GraphConfig struct {
 	Labels string `yaml:"labels,omitempty"`
 }
 
-// LoadGraph builds a pool from the user's own graph or kernel (see
+// loadGraph builds a pool from the user's own graph or kernel (see
 // GraphConfig). Every weight must be finite and in [0, 1] (a stored 1 +
 // 1e-6 rounding is read as 1); self loops are ignored and weight-0 entries
 // dropped; each row is ordered by decreasing weight, ties by index. The
 // pool has no features: its metric is MetricGraph. It is named after the
 // graph or kernel file.
-func LoadGraph(cfg GraphConfig) (*Pool, error) {
+func loadGraph(cfg GraphConfig) (*Pool, error) {
 	if (cfg.File == "") == (cfg.Kernel == "") {
 		return nil, fmt.Errorf("pool.graph: give exactly one of file (a CSR .npz or an edge list CSV) and kernel (a dense similarity)")
 	}
@@ -82,7 +82,7 @@ func LoadGraph(cfg GraphConfig) (*Pool, error) {
 		path = cfg.Kernel
 		k := cfg.K
 		if k == 0 {
-			k = DefaultGraphK
+			k = defaultGraphK
 		}
 		if k < 1 {
 			return nil, configkeys.Invalid("pool.graph.k", cfg.K, "expected a positive integer")
@@ -238,10 +238,10 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 				k, ok := index[cell]
 				if !ok {
 					if ids != nil {
-						return fmt.Errorf("%s: line %d, column %q: id %q is not among the ids", path, line, header[c], cell)
+						return fileio.FieldErrorf(path, line, header[c], "id %q is not among the ids", cell)
 					}
 					if strings.TrimSpace(cell) == "" {
-						return fmt.Errorf("%s: line %d, column %q: empty id", path, line, header[c])
+						return fileio.FieldErrorf(path, line, header[c], "empty id")
 					}
 					k = len(out)
 					index[cell] = k
@@ -252,10 +252,10 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 			}
 			v, err := strconv.Atoi(strings.TrimSpace(cell))
 			if err != nil || v < 0 || v > math.MaxInt32-1 {
-				return fmt.Errorf("%s: line %d, column %q: %q is not an item index (an integer from 0)", path, line, header[c], cell)
+				return fileio.FieldErrorf(path, line, header[c], "%q is not an item index (an integer from 0)", cell)
 			}
 			if ids != nil && v >= len(ids) {
-				return fmt.Errorf("%s: line %d, column %q: index %d is outside the %d items of the ids", path, line, header[c], v, len(ids))
+				return fileio.FieldErrorf(path, line, header[c], "index %d is outside the %d items of the ids", v, len(ids))
 			}
 			*dst = v
 			maxIndex = max(maxIndex, v)
@@ -267,7 +267,7 @@ func readEdgesCSV(path string, ids []string) ([][]neighbour, []string, error) {
 			err = fmt.Errorf("%q is not a number", rec[2])
 		}
 		if err != nil {
-			return fmt.Errorf("%s: line %d, column %q: %w", path, line, header[2], err)
+			return fileio.FieldErrorf(path, line, header[2], "%w", err)
 		}
 		e.w = w
 		edges = append(edges, e)
@@ -332,10 +332,10 @@ func (p *Pool) readLabels(path string) error {
 			i, ok = v, err == nil && v >= 0 && v < p.Len()
 		}
 		if !ok {
-			return fmt.Errorf("%s: line %d: %s %q is not an item of the pool (%d items)", path, line, key, cell, p.Len())
+			return fileio.LineErrorf(path, line, "%s %q is not an item of the pool (%d items)", key, cell, p.Len())
 		}
 		if seen[i] != 0 {
-			return fmt.Errorf("%s: line %d: item %s is labelled again (line %d)", path, line, cell, seen[i])
+			return fileio.LineErrorf(path, line, "item %s is labelled again (line %d)", cell, seen[i])
 		}
 		seen[i] = line
 		l := strings.TrimSpace(rec[1])
@@ -344,7 +344,7 @@ func (p *Pool) readLabels(path string) error {
 		} else if b, err := strconv.ParseBool(l); err == nil {
 			p.Labels[i] = b
 		} else {
-			return fmt.Errorf("%s: line %d, column \"label\": %q is neither a number nor true/false", path, line, l)
+			return fileio.FieldErrorf(path, line, "label", "%q is neither a number nor true/false", l)
 		}
 		return nil
 	})

@@ -49,7 +49,7 @@ func TestLoadGraphKernel(t *testing.T) {
 	dir := t.TempDir()
 	K := writeFile(t, dir, "K.csv", "1,0.5,0.5,0.1\n0.5,1,0,0.7\n0.5,0,1,0\n0.1,0.7,0,1\n")
 	labels := writeFile(t, dir, "labels.csv", "index,label\n3,0\n0,1\n1,0\n2,1\n")
-	p, err := LoadGraph(GraphConfig{Kernel: K, K: 2, Labels: labels})
+	p, err := loadGraph(GraphConfig{Kernel: K, K: 2, Labels: labels})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestLoadGraphErrors(t *testing.T) {
 		{GraphConfig{File: w("k.csv", "i,j,w\n0,1,1\n1,0,1\n"), Labels: w("l2.csv", "index,label\n0,1\n0,0\n1,0\n")}, `l2.csv: line 3: item 0 is labelled again (line 2)`},
 		{GraphConfig{File: w("m.npz", "not a zip")}, `m.npz: not a .npz (zip) archive`},
 	} {
-		_, err := LoadGraph(c.cfg)
+		_, err := loadGraph(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
 		}

@@ -51,11 +51,11 @@ func inputFiles(cfg Config, dataDir string) (files, missing []string) {
 		}
 	}
 	folder := func(dir string) {
-		add(filepath.Join(dir, FolderFeatures), filepath.Join(dir, FolderLabels))
-		if _, err := os.Stat(filepath.Join(dir, FolderCSRWeights)); err == nil {
-			add(filepath.Join(dir, FolderCSRWeights))
+		add(filepath.Join(dir, folderFeatures), filepath.Join(dir, folderLabels))
+		if _, err := os.Stat(filepath.Join(dir, folderCSRWeights)); err == nil {
+			add(filepath.Join(dir, folderCSRWeights))
 		} else {
-			add(filepath.Join(dir, FolderNeighbors), filepath.Join(dir, FolderSimilarity))
+			add(filepath.Join(dir, folderNeighbors), filepath.Join(dir, folderSimilarity))
 		}
 	}
 	switch cfg.Kind {
@@ -70,7 +70,7 @@ func inputFiles(cfg Config, dataDir string) (files, missing []string) {
 		}
 	case KindBMG:
 		dir := dataPath(dataDir, cfg.BMG.Dir)
-		if HasFolder(dir) {
+		if hasFolder(dir) {
 			folder(dir)
 			break
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-// TestKernelFromTable: a kernel file symmetric up to KernelSymmetryTol is
+// TestKernelFromTable: a kernel file symmetric up to kernelSymmetryTol is
 // symmetrised to (K + Kᵀ)/2; beyond it, or not square, it is refused naming
 // the entry; normalize gives K_ij / sqrt(K_ii K_jj) (closed form on a 2 x 2)
 // and refuses a diagonal entry <= 0.

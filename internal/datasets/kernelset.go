@@ -215,19 +215,19 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 			continue
 		}
 		if len(rec) != len(header) {
-			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", f.Table, line, len(rec), len(header))
+			return fileio.LineErrorf(f.Table, line, "%d cells, expected %d like the header", len(rec), len(header))
 		}
 		id := rec[idCol] // verbatim: " sp " stays " sp "
 		if strings.TrimSpace(id) == "" {
-			return fmt.Errorf("%s: line %d, column %q: empty id", f.Table, line, f.IDColumn)
+			return fileio.FieldErrorf(f.Table, line, f.IDColumn, "empty id")
 		}
 		if l, dup := firstLine[id]; dup {
-			return fmt.Errorf("%s: line %d, column %q: id %q repeats line %d; ids must be unique", f.Table, line, f.IDColumn, id, l)
+			return fileio.FieldErrorf(f.Table, line, f.IDColumn, "id %q repeats line %d; ids must be unique", id, l)
 		}
 		firstLine[id] = line
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[objCol]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number%s", f.Table, line, f.ObjectiveColumn, rec[objCol], fileio.SeparatorHint(rec[objCol]))
+			return fileio.FieldErrorf(f.Table, line, f.ObjectiveColumn, "%q is not a finite number%s", rec[objCol], fileio.SeparatorHint(rec[objCol]))
 		}
 		set.IDs = append(set.IDs, id)
 		set.Objective = append(set.Objective, v)
@@ -237,7 +237,7 @@ func readKernelTable(f KernelSetFiles, set *KernelSet) error {
 			if cell != "" {
 				m, err = strconv.ParseFloat(cell, 64)
 				if err != nil || math.IsInf(m, 0) {
-					return fmt.Errorf("%s: line %d, column %q: %q is not a number (leave the cell empty if missing)%s", f.Table, line, f.MetricColumns[k], rec[j], fileio.SeparatorHint(rec[j]))
+					return fileio.FieldErrorf(f.Table, line, f.MetricColumns[k], "%q is not a number (leave the cell empty if missing)%s", rec[j], fileio.SeparatorHint(rec[j]))
 				}
 			}
 			set.Metrics[k] = append(set.Metrics[k], m)
@@ -300,7 +300,7 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 // lambda-max in nm (maximised). Items are named by their SMILES. There are
 // no extra metrics.
 func PhotoswitchKernelSet(path string) (*KernelSet, error) {
-	t, err := ReadPhotoswitch(path)
+	t, err := readPhotoswitch(path)
 	if err != nil {
 		return nil, err
 	}
@@ -316,13 +316,13 @@ func PhotoswitchKernelSet(path string) (*KernelSet, error) {
 		IDs:           append([]string(nil), t.Smiles...),
 		ObjectiveName: "lambda_max_nm",
 		Objective:     append([]float64(nil), t.LambdaMax...),
-		Kernel:        TanimotoKernel(t.Bits),
+		Kernel:        tanimotoKernel(t.Bits),
 	}, nil
 }
 
-// TanimotoKernel is the n x n matrix of Tanimoto similarities between bit
+// tanimotoKernel is the n x n matrix of Tanimoto similarities between bit
 // vectors (unit diagonal).
-func TanimotoKernel(bits [][]uint64) *mat.SymDense {
+func tanimotoKernel(bits [][]uint64) *mat.SymDense {
 	n := len(bits)
 	K := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -334,13 +334,13 @@ func TanimotoKernel(bits [][]uint64) *mat.SymDense {
 	return K
 }
 
-// KernelSymmetryTol is the relative asymmetry |K_ij - K_ji| / max|K|
+// kernelSymmetryTol is the relative asymmetry |K_ij - K_ji| / max|K|
 // KernelFromTable accepts (values written with ~10 significant digits
 // round-trip).
-const KernelSymmetryTol = 1e-8
+const kernelSymmetryTol = 1e-8
 
 // KernelFromTable checks that t is a square matrix, symmetric up to
-// KernelSymmetryTol, and returns it symmetrised, (K + Kᵀ)/2, sharing t's
+// kernelSymmetryTol, and returns it symmetrised, (K + Kᵀ)/2, sharing t's
 // memory (no second n x n copy; t's upper triangle is overwritten). With
 // normalize (`qvs score|select --normalize`) it is rescaled to unit
 // diagonal, K_ij / sqrt(K_ii K_jj), which needs every diagonal entry > 0
@@ -355,7 +355,7 @@ func KernelFromTable(t *fileio.Table, normalize bool) (*mat.SymDense, error) {
 	maxAbs := vendi.Unoverflow(t.Data)
 	for i := 0; i < t.Rows; i++ {
 		for j := i + 1; j < t.Cols; j++ {
-			if math.Abs(t.At(i, j)-t.At(j, i)) > KernelSymmetryTol*maxAbs {
+			if math.Abs(t.At(i, j)-t.At(j, i)) > kernelSymmetryTol*maxAbs {
 				return nil, fmt.Errorf("%s: kernel is not symmetric: row %d, column %d is %v but row %d, column %d is %v",
 					path, i+1, j+1, t.At(i, j), j+1, i+1, t.At(j, i))
 			}

@@ -147,7 +147,7 @@ func TestReadKernelSetErrors(t *testing.T) {
 		{"bad objective", "id,storage,energy_penalty\na,1,0\nb,high,0\nc,3,0\n", mofKernelCSV, []string{"mofs.csv", "line 3", `"storage"`, `"high"`}},
 		{"missing objective", "id,storage,energy_penalty\na,1,0\nb,,0\nc,3,0\n", mofKernelCSV, []string{"line 3", "not a finite number"}},
 		{"bad metric", "id,storage,energy_penalty\na,1,0\nb,2,lots\nc,3,0\n", mofKernelCSV, []string{"line 3", `"energy_penalty"`, `"lots"`}},
-		{"ragged", "id,storage,energy_penalty\na,1,0\nb,2\nc,3,0\n", mofKernelCSV, []string{"line 3 has 2 cells, expected 3"}},
+		{"ragged", "id,storage,energy_penalty\na,1,0\nb,2\nc,3,0\n", mofKernelCSV, []string{"line 3: 2 cells, expected 3"}},
 		{"empty table", "", mofKernelCSV, []string{"mofs.csv", "empty file"}},
 		{"header only", "id,storage,energy_penalty\n", mofKernelCSV, []string{"no data rows"}},
 	}
@@ -216,7 +216,7 @@ func TestPhotoswitchKernelSet(t *testing.T) {
 func TestTanimotoKernelSmall(t *testing.T) {
 	// a = {0,1,2}, b = {1,2,3}, c = {} : T(a,b) = 2/4, T(a,c) = 0, T(c,c) = 1.
 	bits := [][]uint64{{0b0111}, {0b1110}, {0}}
-	K := TanimotoKernel(bits)
+	K := tanimotoKernel(bits)
 	want := mat.NewSymDense(3, []float64{1, 0.5, 0, 0.5, 1, 0, 0, 0, 1})
 	if !mat.Equal(K, want) {
 		t.Errorf("K = %v, want %v", mat.Formatted(K), mat.Formatted(want))

@@ -15,7 +15,7 @@ import (
 // wherever they differ by ties only.
 func TestApproxBitsKNNRealFingerprints(t *testing.T) {
 	p := filepath.Join(testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "photoswitch", "UMAP-AllHits.csv")
-	tab, err := ReadPhotoswitch(p)
+	tab, err := readPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"math"
 	"os"
@@ -38,12 +39,12 @@ func TestSyntheticDefault(t *testing.T) {
 		}
 	}
 	// Same config: the same pool; another seed: another pool.
-	q, _ := LoadSynthetic(cfg, t.TempDir(), 1)
+	q, _ := loadSynthetic(cfg, t.TempDir(), 1)
 	if !reflect.DeepEqual(p.Dense, q.Dense) || !reflect.DeepEqual(p.Labels, q.Labels) || !reflect.DeepEqual(p.Neighbors, q.Neighbors) || !reflect.DeepEqual(p.Weights, q.Weights) {
 		t.Error("same config and seed gave a different pool")
 	}
 	cfg.Seed = 2
-	r, _ := LoadSynthetic(cfg, "", 1)
+	r, _ := loadSynthetic(cfg, "", 1)
 	if reflect.DeepEqual(p.Dense, r.Dense) {
 		t.Error("seed 2 gave the same features as seed 1")
 	}
@@ -66,7 +67,7 @@ func TestSyntheticValidation(t *testing.T) {
 		cfg := DefaultConfig("").Synthetic
 		cfg.N = 400
 		mod(&cfg)
-		if _, err := LoadSynthetic(cfg, "", 1); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := loadSynthetic(cfg, "", 1); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v", want, err)
 		}
 	}
@@ -162,7 +163,7 @@ func TestLoadCSV(t *testing.T) {
 		{"x,label\n1,1\n2,0\n", `pool.csv.label_column = "class": no such column`, func(c *CSVConfig) { c.LabelColumn = "class" }},
 		{"x,label\n1,1\n2,zz\n", "line 3", nil},
 		{"x,label\n1,1\nfoo,0\n", `line 3, column "x": "foo"`, nil},
-		{"x,label\n1,1\n2\n", "line 3 has 1 cells", nil},
+		{"x,label\n1,1\n2\n", "line 3: 1 cells", nil},
 		{"x,label\n1,0\n2,0\n", "no positive row", nil},
 		{"x,label\n1,1\n", "1 data rows", nil},
 		{"x,x,label\n1,1,1\n2,2,0\n", "twice", nil},
@@ -223,7 +224,7 @@ func tinyFashion(t *testing.T) (string, [][]uint8, []uint8) {
 
 func TestLoadFashionTiny(t *testing.T) {
 	dir, imgs, labels := tinyFashion(t)
-	im, lab, err := ReadFashionMNIST(dir)
+	im, lab, err := readFashionMNIST(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestLoadFashionTiny(t *testing.T) {
 		}
 	}
 	// Second load hits the PCA and kNN caches and gives the same pool.
-	q, err := LoadFashion(cfg, "", cache, 1)
+	q, err := loadFashion(cfg, "", cache, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestLoadFashionTiny(t *testing.T) {
 	slices.Sort(d2)
 	h2 := d2[(len(d2)-1)/2]
 	cfg.BandwidthScale = 2
-	r, err := LoadFashion(cfg, "", cache, 1)
+	r, err := loadFashion(cfg, "", cache, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,22 +299,22 @@ func TestFashionErrors(t *testing.T) {
 	dir, _, _ := tinyFashion(t)
 	// Label count mismatch.
 	writeIDX(t, filepath.Join(dir, fashionFiles[3]), idxLabelsMagic, []uint32{2}, []byte{0, 1})
-	if _, _, err := ReadFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "2 labels but") {
+	if _, _, err := readFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "2 labels but") {
 		t.Errorf("mismatch: %v", err)
 	}
 	// Wrong magic.
 	writeIDX(t, filepath.Join(dir, fashionFiles[3]), idxImagesMagic, []uint32{3, 1, 1}, []byte{0, 1, 2})
-	if _, _, err := ReadFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "magic") {
+	if _, _, err := readFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "magic") {
 		t.Errorf("magic: %v", err)
 	}
 	// Truncated data.
 	writeIDX(t, filepath.Join(dir, fashionFiles[3]), idxLabelsMagic, []uint32{3}, []byte{0})
-	if _, _, err := ReadFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "shorter") {
+	if _, _, err := readFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "shorter") {
 		t.Errorf("truncated: %v", err)
 	}
 	// Not gzip.
 	os.WriteFile(filepath.Join(dir, fashionFiles[0]), []byte("plain"), 0o644)
-	if _, _, err := ReadFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "gzip") {
+	if _, _, err := readFashionMNIST(dir); err == nil || !strings.Contains(err.Error(), "gzip") {
 		t.Errorf("not gzip: %v", err)
 	}
 	d2, _, _ := tinyFashion(t)
@@ -329,14 +330,14 @@ func TestFashionErrors(t *testing.T) {
 		c := cfg
 		c.Components = 3
 		mod(&c)
-		if _, err := LoadFashion(c, "", "", 1); err == nil || !strings.Contains(err.Error(), key) {
+		if _, err := loadFashion(c, "", "", 1); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v", key, err)
 		}
 	}
 }
 
 func TestReadFashionMNISTReal(t *testing.T) {
-	im, labels, err := ReadFashionMNIST(filepath.Join(testutil.DataDir(t, "fashion-mnist"), "fashion-mnist"))
+	im, labels, err := readFashionMNIST(filepath.Join(testutil.DataDir(t, "fashion-mnist"), "fashion-mnist"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +382,7 @@ func TestConfigTags(t *testing.T) {
 // and the exact kNN graph (k = 50) on the scores.
 func BenchmarkFashion(b *testing.B) {
 	dir := filepath.Join(testutil.DataDir(b, "fashion-mnist"), "fashion-mnist")
-	im, _, err := ReadFashionMNIST(dir)
+	im, _, err := readFashionMNIST(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -391,24 +392,24 @@ func BenchmarkFashion(b *testing.B) {
 			dst[c] = float64(v) / 255
 		}
 	}
-	var res *PCAResult
+	var res *linalg.PCAResult
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := ReadFashionMNIST(dir); err != nil {
+			if _, _, err := readFashionMNIST(dir); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("pca=50", func(b *testing.B) {
 		for b.Loop() {
-			if res, err = PCA(im.N, size, 50, row, 0); err != nil {
+			if res, err = linalg.PCA(im.N, size, 50, row, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(res.Explained, "explained")
 	})
 	if res == nil {
-		res, _ = PCA(im.N, size, 50, row, 0)
+		res, _ = linalg.PCA(im.N, size, 50, row, 0)
 	}
 	b.Run("knn,d=50,k=50", func(b *testing.B) {
 		for b.Loop() {
@@ -442,11 +443,11 @@ func TestSyntheticSizeBounds(t *testing.T) {
 		{"pool.synthetic.n: 100000000000, expected 2 to 1000000", func(c *SyntheticConfig) { c.N = huge }},
 		{"pool.synthetic.dim: 100000000000, expected 1 to 25000 (n x dim = 4000 x dim", func(c *SyntheticConfig) { c.Dim = huge }},
 		{"pool.synthetic.clusters: 100000000000, expected 1 to n = 4000", func(c *SyntheticConfig) { c.Clusters = huge }},
-		{"pool.synthetic.k = 21: expected at most 20 for 1000000 items", func(c *SyntheticConfig) { c.N, c.K = MaxSyntheticN, 21 }},
+		{"pool.synthetic.k = 21: expected at most 20 for 1000000 items", func(c *SyntheticConfig) { c.N, c.K = maxSyntheticN, 21 }},
 	} {
 		cfg := DefaultConfig("").Synthetic
 		c.mod(&cfg)
-		if _, err := LoadSynthetic(cfg, "", 1); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := loadSynthetic(cfg, "", 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}

@@ -19,9 +19,9 @@ import (
 // 8d bits), and a bool column is one bit. Other dtypes are not
 // fingerprints (counts go through FingerprintsFromCounts as numbers).
 
-// IsNPYFingerprintDtype reports whether a .npy dtype (the header's descr,
+// isNPYFingerprintDtype reports whether a .npy dtype (the header's descr,
 // byte order included) holds fingerprints: uint8 (packed) or bool.
-func IsNPYFingerprintDtype(dtype string) bool {
+func isNPYFingerprintDtype(dtype string) bool {
 	dt := strings.TrimLeft(dtype, "<>=|")
 	return dt == "u1" || dt == "b1"
 }
@@ -46,7 +46,7 @@ func ReadNPYFingerprints(path string) (fps [][]uint64, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if !IsNPYFingerprintDtype(h.Dtype) {
+	if !isNPYFingerprintDtype(h.Dtype) {
 		return nil, false, nil
 	}
 	if len(h.Shape) != 2 || h.Fortran {

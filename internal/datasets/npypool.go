@@ -73,7 +73,7 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) (*Pool, e
 		order = binary.BigEndian
 	}
 	switch {
-	case cfg.Metric == knn.MetricTanimoto && IsNPYFingerprintDtype(h.Dtype):
+	case cfg.Metric == knn.MetricTanimoto && isNPYFingerprintDtype(h.Dtype):
 		if p.Bits, err = readNPYBits(br, h, path, rd); err != nil {
 			return nil, err
 		}

@@ -23,9 +23,9 @@ const (
 	photoswitchLambdaHeader = "$λ^{max}$(nm)"
 )
 
-// PhotoswitchTable is the photoswitch table of Mukadum et al. 2021: one row
+// photoswitchTable is the photoswitch table of Mukadum et al. 2021: one row
 // per azoarene molecule.
-type PhotoswitchTable struct {
+type photoswitchTable struct {
 	Smiles    []string
 	Core      []int      // azoarene core id (1-29)
 	Bits      [][]uint64 // Morgan fingerprint: bit j of the string is word j/64, bit j%64
@@ -34,13 +34,13 @@ type PhotoswitchTable struct {
 }
 
 // Len is the number of molecules.
-func (t *PhotoswitchTable) Len() int { return len(t.Smiles) }
+func (t *photoswitchTable) Len() int { return len(t.Smiles) }
 
-// ReadPhotoswitch reads the photoswitch CSV. The header must have the four
+// readPhotoswitch reads the photoswitch CSV. The header must have the four
 // columns named in PROVENANCE.md (matched after trimming spaces, in any
 // order; extra columns are ignored). Fingerprints are strings of '0'/'1', all
 // of the same length. Errors name the file, the 1-based line and the column.
-func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
+func readPhotoswitch(path string) (*photoswitchTable, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
@@ -68,29 +68,29 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 		}
 		idx[k] = j
 	}
-	t := &PhotoswitchTable{}
+	t := &photoswitchTable{}
 	err = fileio.EachRow(cr, path, len(header), func(line int, rec []string) error {
 		smiles := strings.TrimSpace(rec[idx[0]])
 		if smiles == "" {
-			return fmt.Errorf("%s: line %d, column %q: empty SMILES", path, line, need[0])
+			return fileio.FieldErrorf(path, line, need[0], "empty SMILES")
 		}
 		core, err := strconv.Atoi(strings.TrimSpace(rec[idx[1]]))
 		if err != nil {
 			// Some exports write integers as floats ("25.0").
 			v, ferr := strconv.ParseFloat(strings.TrimSpace(rec[idx[1]]), 64)
 			if ferr != nil || v != math.Trunc(v) {
-				return fmt.Errorf("%s: line %d, column %q: %q is not an integer", path, line, need[1], rec[idx[1]])
+				return fileio.FieldErrorf(path, line, need[1], "%q is not an integer", rec[idx[1]])
 			}
 			core = int(v)
 		}
 		fp := strings.TrimSpace(rec[idx[2]])
 		if len(fp) == 0 {
-			return fmt.Errorf("%s: line %d, column %q: empty fingerprint", path, line, need[2])
+			return fileio.FieldErrorf(path, line, need[2], "empty fingerprint")
 		}
 		if t.NBits == 0 {
 			t.NBits = len(fp)
 		} else if len(fp) != t.NBits {
-			return fmt.Errorf("%s: line %d, column %q: fingerprint has %d bits, expected %d like line 2", path, line, need[2], len(fp), t.NBits)
+			return fileio.FieldErrorf(path, line, need[2], "fingerprint has %d bits, expected %d like line 2", len(fp), t.NBits)
 		}
 		words := make([]uint64, (len(fp)+63)/64)
 		for j := 0; j < len(fp); j++ {
@@ -99,12 +99,12 @@ func ReadPhotoswitch(path string) (*PhotoswitchTable, error) {
 				words[j/64] |= 1 << (j % 64)
 			case '0':
 			default:
-				return fmt.Errorf("%s: line %d, column %q: character %d is %q, expected '0' or '1'", path, line, need[2], j+1, fp[j])
+				return fileio.FieldErrorf(path, line, need[2], "character %d is %q, expected '0' or '1'", j+1, fp[j])
 			}
 		}
 		lam, err := strconv.ParseFloat(strings.TrimSpace(rec[idx[3]]), 64)
 		if err != nil || math.IsNaN(lam) || math.IsInf(lam, 0) {
-			return fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, need[3], rec[idx[3]])
+			return fileio.FieldErrorf(path, line, need[3], "%q is not a finite number", rec[idx[3]])
 		}
 		t.Smiles = append(t.Smiles, smiles)
 		t.Core = append(t.Core, core)
@@ -142,11 +142,11 @@ func Tanimoto(a, b []uint64) float64 {
 	return float64(and) / float64(or)
 }
 
-// LoadPhotoswitch builds the photoswitch pool: one item per molecule (ID =
+// loadPhotoswitch builds the photoswitch pool: one item per molecule (ID =
 // SMILES), positive when lambda-max >= cfg.Threshold nm, Morgan fingerprints
 // as bit features, metric tanimoto, and the Tanimoto kNN graph with cfg.K
 // neighbours (self excluded) weighted by the Tanimoto similarity.
-func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
+func loadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers int) (*Pool, error) {
 	if math.IsNaN(cfg.Threshold) || math.IsInf(cfg.Threshold, 0) {
 		return nil, fmt.Errorf("pool.photoswitch.threshold: %v, expected a finite wavelength in nm", cfg.Threshold)
 	}
@@ -154,7 +154,7 @@ func LoadPhotoswitch(cfg PhotoswitchConfig, dataDir, cacheDir string, workers in
 		return nil, err
 	}
 	path := dataPath(dataDir, cfg.File)
-	t, err := ReadPhotoswitch(path)
+	t, err := readPhotoswitch(path)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ const tinyPhotoswitch = "Smiles ,Core ID,Morgan fingerprint (2048 bits),$λ^{max
 
 func TestReadPhotoswitchTiny(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "ps.csv", tinyPhotoswitch)
-	tab, err := ReadPhotoswitch(p)
+	tab, err := readPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +87,12 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 		{"bad lambda", hdr + "C,1,0100,abc\n", "not a finite number"},
 		{"nan lambda", hdr + "C,1,0100,NaN\n", "not a finite number"},
 		{"bad core", hdr + "C,x,0100,400\n", "not an integer"},
-		{"short row", hdr + "C,1,0100\n", "has 3 cells"},
+		{"short row", hdr + "C,1,0100\n", ": 3 cells, expected 4"},
 		{"header only", hdr, "no data rows"},
 	}
 	for _, tc := range tests {
 		p := writeFile(t, t.TempDir(), "ps.csv", tc.content)
-		_, err := ReadPhotoswitch(p)
+		_, err := readPhotoswitch(p)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -105,7 +105,7 @@ func TestReadPhotoswitchErrors(t *testing.T) {
 
 func TestReadPhotoswitchReal(t *testing.T) {
 	p := filepath.Join(testutil.DataDir(t, "photoswitch/UMAP-AllHits.csv"), "photoswitch", "UMAP-AllHits.csv")
-	tab, err := ReadPhotoswitch(p)
+	tab, err := readPhotoswitch(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/rng"
 )
 
-// LoadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
+// loadSynthetic generates the synthetic pool: cfg.Clusters Gaussian clusters
 // with centres drawn from N(0, Separation^2 I) in cfg.Dim dimensions; each
 // item picks a cluster uniformly and lies at centre + N(0, Spread^2 I). The
 // first cfg.PositiveClusters clusters are positive-rich: an item there is
@@ -17,7 +17,7 @@ import (
 // graph is the Euclidean kNN graph with cfg.K neighbours and cfg.Similarity
 // weights. Every draw comes from rng.New(cfg.Seed, "synthetic pool"), so
 // the pool is a function of cfg alone. A pool without positives is an error.
-func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, error) {
+func loadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, error) {
 	if err := validateSynthetic(cfg); err != nil {
 		return nil, err
 	}
@@ -61,9 +61,9 @@ func LoadSynthetic(cfg SyntheticConfig, cacheDir string, workers int) (*Pool, er
 // Bounds on the synthetic pool's sizes, checked before anything is
 // allocated (n = 10^11 ended in a Go out-of-memory stack trace).
 const (
-	// MaxSyntheticN: the kNN graph is built by comparing every pair of
+	// maxSyntheticN: the kNN graph is built by comparing every pair of
 	// items, O(n² dim) time: 10^6 items take hours already.
-	MaxSyntheticN = 1_000_000
+	maxSyntheticN = 1_000_000
 	// maxSyntheticValues bounds n x dim, the features held (800 MB as
 	// float64), and clusters x dim, the centres.
 	maxSyntheticValues = 100_000_000
@@ -86,8 +86,8 @@ func checkGraphSize(key string, k, n int, what string) error {
 
 func validateSynthetic(cfg SyntheticConfig) error {
 	switch {
-	case cfg.N < 2 || cfg.N > MaxSyntheticN:
-		return fmt.Errorf("pool.synthetic.n: %d, expected 2 to %d (the kNN graph compares every pair of items)", cfg.N, MaxSyntheticN)
+	case cfg.N < 2 || cfg.N > maxSyntheticN:
+		return fmt.Errorf("pool.synthetic.n: %d, expected 2 to %d (the kNN graph compares every pair of items)", cfg.N, maxSyntheticN)
 	case cfg.Dim < 1 || cfg.Dim > maxSyntheticValues/cfg.N:
 		return fmt.Errorf("pool.synthetic.dim: %d, expected 1 to %d (n x dim = %d x dim features are held in memory, at most %d)", cfg.Dim, maxSyntheticValues/cfg.N, cfg.N, maxSyntheticValues)
 	case cfg.Clusters < 1 || cfg.Clusters > cfg.N:

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // asSeries is one line of the active-search curves: a table row (method
@@ -56,7 +57,7 @@ func asSeries(c *Campaign) []series {
 	return out
 }
 
-// VS1CurveFigure draws VS_1 of the positives found against the number of
+// vs1CurveFigure draws VS_1 of the positives found against the number of
 // queries, mean +- SE over repeats, one line per method (the right panel of
 // the paper's Figure 2, for every method), from runs/KEY.curve.csv
 // (columns queries, vs_q1). Methods whose curves are identical (qVS-AS
@@ -65,14 +66,14 @@ func asSeries(c *Campaign) []series {
 // hides another. Lines differ in colour (a colour-blind-safe palette),
 // dashes (baselines dashed, qVS-AS solid) and markers, and the figure is
 // sized for a paper column (3.5 in wide) with the legend below the plot.
-func VS1CurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
+func vs1CurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	return curveFigure(c, asSeries(c), "queries", "vs_q1", c.Name+": VS_1 of the positives found", "VS_1 of positives", base, formats)
 }
 
-// ReplayCurveFigure draws the hits a replay's methods found against the
+// replayCurveFigure draws the hits a replay's methods found against the
 // items acquired (runs/KEY.curve.csv: acquired, hits), one line per
 // method and q: mean ± standard error over repeats.
-func ReplayCurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
+func replayCurveFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	return curveFigure(c, seriesOf(c, replayMethods), "acquired", "hits", c.Name+": hits found", "hits found", base, formats)
 }
 
@@ -86,7 +87,7 @@ func curveFigure(c *Campaign, all []series, xcol, ycol, title, ylabel, base stri
 	for _, s := range all {
 		var curves []Curve
 		for _, r := range s.runs {
-			cv, err := ReadCurve(runFile(c, r["key"], "curve"), xcol, ycol)
+			cv, err := readCurve(runFile(c, r["key"], "curve"), xcol, ycol)
 			if err != nil {
 				missing = append(missing, r["key"])
 				continue
@@ -96,7 +97,7 @@ func curveFigure(c *Campaign, all []series, xcol, ycol, title, ylabel, base stri
 		if len(curves) == 0 {
 			continue
 		}
-		bands = append(bands, AggregateCurves(curves))
+		bands = append(bands, aggregateCurves(curves))
 		drawn = append(drawn, s)
 	}
 	if len(drawn) == 0 {
@@ -258,7 +259,7 @@ func curveStyles(lines []curveLine) []lineStyle {
 			switch {
 			case m == "random":
 				st.color = curveGrey
-			case (m == "qvs" || m == "qvs-as") && QValue(s.q) == 1:
+			case (m == "qvs" || m == "qvs-as") && qValue(s.q) == 1:
 				st.color = vermillion
 			}
 			qvs = qvs || m == "qvs" || m == "qvs-as"
@@ -305,9 +306,9 @@ func addStyledBand(p *plot.Plot, leg *outsideLegend, b Band, label string, st li
 // the SVG small and the picture the same.
 const maxBackground = 10000
 
-// PoolEmbedding is the 2-D PCA of a pool's features (dense, or fingerprint
+// poolEmbedding is the 2-D PCA of a pool's features (dense, or fingerprint
 // bits as 0/1 features) with the labels as values (1 = positive).
-func PoolEmbedding(pool *datasets.Pool) (*Embedding, error) {
+func poolEmbedding(pool *datasets.Pool) (*Embedding, error) {
 	n := pool.Len()
 	var row func(i int, dst []float64)
 	var d int
@@ -333,7 +334,7 @@ func PoolEmbedding(pool *datasets.Pool) (*Embedding, error) {
 	default:
 		return nil, fmt.Errorf("pool %s has no features", pool.Name)
 	}
-	x, y, err := PCA2(n, d, row)
+	x, y, err := linalg.PCA2(n, d, row)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", pool.Name, err)
 	}
@@ -368,7 +369,7 @@ func asQueries(c *Campaign, key string, n int) (idx []int, positive []bool, err 
 	return idx, positive, nil
 }
 
-// QueryScatterFigure draws the paper's Figure 2 for an active-search
+// queryScatterFigure draws the paper's Figure 2 for an active-search
 // campaign: the pool on its 2-D PCA (grey; unqueried positives blue) with
 // the queries of one repeat of the diversity-blind policy (one-step, or
 // qVS-AS q = 0) and of qVS-AS q = 1 (queried positives vermillion,
@@ -378,7 +379,7 @@ func asQueries(c *Campaign, key string, n int) (idx []int, positive []bool, err 
 // so the picture shows the typical case rather than whichever repeat came
 // first; the note under the panels says so. The legend sits below the
 // panels, never over points.
-func QueryScatterFigure(c *Campaign, e *Embedding, base string, formats []string) ([]string, error) {
+func queryScatterFigure(c *Campaign, e *Embedding, base string, formats []string) ([]string, error) {
 	n := len(e.X)
 	type pick struct {
 		label string
@@ -389,9 +390,9 @@ func QueryScatterFigure(c *Campaign, e *Embedding, base string, formats []string
 		switch {
 		case g.Method == "one-step":
 			blind = g
-		case (g.Method == "qvs" || g.Method == "qvs-as") && QValue(g.Q) == 0 && blind == nil:
+		case (g.Method == "qvs" || g.Method == "qvs-as") && qValue(g.Q) == 0 && blind == nil:
 			blind = g
-		case (g.Method == "qvs" || g.Method == "qvs-as") && QValue(g.Q) == 1:
+		case (g.Method == "qvs" || g.Method == "qvs-as") && qValue(g.Q) == 1:
 			ours = g
 		}
 	}
@@ -475,8 +476,8 @@ func signed(v float64) string {
 	return Round(v)
 }
 
-// RepeatChoice is the repeat a figure draws and why.
-type RepeatChoice struct {
+// repeatChoice is the repeat a figure draws and why.
+type repeatChoice struct {
 	Repeat  string  // the repeat drawn
 	Gain    float64 // its VS_1 gain (ours - blind)
 	Repeats int     // repeats both groups ran with a finite VS_1
@@ -487,7 +488,7 @@ type RepeatChoice struct {
 // gains: the middle one for an odd count, the lower of the two middle ones
 // for an even count (a repeat that exists, not an average); equal gains are
 // ordered by repeat number.
-func medianGainRepeat(blind, ours *Group) (RepeatChoice, error) {
+func medianGainRepeat(blind, ours *Group) (repeatChoice, error) {
 	base := map[string]float64{}
 	for _, r := range blind.Runs {
 		if v := parseFloat(r["vs_q1"]); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -513,7 +514,7 @@ func medianGainRepeat(blind, ours *Group) (RepeatChoice, error) {
 		gains = append(gains, gain{r["repeat"], num, v - b})
 	}
 	if len(gains) == 0 {
-		return RepeatChoice{}, fmt.Errorf("%s and %s share no repeat with a VS_1 value", blind.Label(), ours.Label())
+		return repeatChoice{}, fmt.Errorf("%s and %s share no repeat with a VS_1 value", blind.Label(), ours.Label())
 	}
 	sort.Slice(gains, func(a, b int) bool {
 		if gains[a].gain != gains[b].gain {
@@ -522,5 +523,5 @@ func medianGainRepeat(blind, ours *Group) (RepeatChoice, error) {
 		return gains[a].num < gains[b].num
 	})
 	m := gains[(len(gains)-1)/2]
-	return RepeatChoice{Repeat: m.repeat, Gain: m.gain, Repeats: len(gains)}, nil
+	return repeatChoice{Repeat: m.repeat, Gain: m.gain, Repeats: len(gains)}, nil
 }

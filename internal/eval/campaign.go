@@ -72,7 +72,7 @@ type Campaign struct {
 	// Task is the campaign's task: config "name", else "task", else the
 	// folder name. Name labels its tables and figures: Task (for task space,
 	// the space file's stem: campaign.SpaceName), unless several campaigns
-	// found together share a name (see Discover).
+	// found together share a name (see discover).
 	Task   string
 	Name   string
 	Kind   Kind
@@ -85,14 +85,14 @@ type Campaign struct {
 	Problems   []string // non-fatal defects found while reading
 }
 
-// Discover finds every campaign under root (root itself included): each
+// discover finds every campaign under root (root itself included): each
 // directory holding a summary.csv, or finished runs (runs/*.summary.csv) of
 // a campaign still running or interrupted before it wrote summary.csv.
 // Symbolic links to directories are followed (results/rover -> a campaign
 // kept elsewhere); a directory reached twice, through a link or a cycle, is
 // read once, under the first path that reached it. Folders it cannot read
 // are reported in skipped, not fatal. Campaigns are sorted by directory.
-func Discover(root string) (found []*Campaign, skipped []string, err error) {
+func discover(root string) (found []*Campaign, skipped []string, err error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, nil, fmt.Errorf("results folder %s: %w", root, err)
 	}
@@ -236,7 +236,7 @@ func LoadCampaign(dir string) (*Campaign, error) {
 			for j, h := range recs[0] {
 				if averagedColumn(h) {
 					if v := parseFloat(r[j]); math.IsNaN(v) || math.IsInf(v, 0) {
-						return fmt.Errorf("%s: line %d, column %d (%s): %q is not a finite number", file, i+firstRow, j+1, h, r[j])
+						return &fileio.ReadError{File: file, Line: i + firstRow, Column: j + 1, Field: h, Err: fmt.Errorf("%q is not a finite number", r[j])}
 					}
 				}
 				m[h] = r[j]
@@ -373,7 +373,7 @@ func addDetPerItem(c *Campaign) {
 var averaged = func() map[string]bool {
 	// kernel_det: older summaries derive kernel_det_per_item from it.
 	m := map[string]bool{"positives": true, "seconds": true, "edc": true, "evaluations": true, "kernel_det": true}
-	for _, cols := range [][]Column{ActiveSearchColumns, BayesOptColumns} {
+	for _, cols := range [][]Column{activeSearchColumns, bayesOptColumns} {
 		for _, c := range cols {
 			m[c.Key] = true
 		}

@@ -17,10 +17,10 @@ type Curve struct {
 	X, Y []float64
 }
 
-// ReadCurve reads columns xcol and ycol of a per-run CSV with a header.
+// readCurve reads columns xcol and ycol of a per-run CSV with a header.
 // Rows must have increasing x; a y that does not parse is an error naming
 // the row.
-func ReadCurve(path, xcol, ycol string) (Curve, error) {
+func readCurve(path, xcol, ycol string) (Curve, error) {
 	b, err := fileio.ReadInput(path)
 	if err != nil {
 		return Curve{}, err
@@ -67,11 +67,11 @@ type Band struct {
 	Stat []Stat
 }
 
-// AggregateCurves averages curves on the union of their x values. Each run
+// aggregateCurves averages curves on the union of their x values. Each run
 // is read as a step function (its last value at or before x), so runs that
 // record at different x still align; a run does not count beyond its own
 // last x, so N drops where runs end early.
-func AggregateCurves(curves []Curve) Band {
+func aggregateCurves(curves []Curve) Band {
 	var grid []float64
 	for _, c := range curves {
 		grid = append(grid, c.X...)

@@ -16,7 +16,7 @@ func TestAggregateCurves(t *testing.T) {
 		{X: []float64{1, 3}, Y: []float64{3, 5}},
 		{X: []float64{1, 2}, Y: []float64{2, 2}},
 	}
-	b := AggregateCurves(curves)
+	b := aggregateCurves(curves)
 	want := []struct {
 		x    float64
 		vals []float64
@@ -52,12 +52,12 @@ func TestReadCurveErrors(t *testing.T) {
 		{"empty.csv", "", "empty file"},
 	}
 	for _, tc := range tests {
-		_, err := ReadCurve(write(tc.name, tc.body), "evaluations", "best_so_far")
+		_, err := readCurve(write(tc.name, tc.body), "evaluations", "best_so_far")
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s: error %v, want one naming the file and %q", tc.name, err, tc.msg)
 		}
 	}
-	c, err := ReadCurve(write("ok.csv", "evaluations,best_so_far\n1,-2.5\n2,inf\n"), "evaluations", "best_so_far")
+	c, err := readCurve(write("ok.csv", "evaluations,best_so_far\n1,-2.5\n2,inf\n"), "evaluations", "best_so_far")
 	if err != nil || len(c.X) != 2 || c.Y[0] != -2.5 || !math.IsInf(c.Y[1], 1) {
 		t.Errorf("ok.csv: %+v, %v", c, err)
 	}

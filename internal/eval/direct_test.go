@@ -16,7 +16,7 @@ import (
 // the printed mean equals the column's best printed mean.
 func TestTablesAgainstDirectComputation(t *testing.T) {
 	const tol = 1e-9 // relative: two summation orders of at most 10 values
-	camps, _, err := Discover(fixtureResults)
+	camps, _, err := discover(fixtureResults)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestDiscoverFollowsSymlinks(t *testing.T) {
 			t.Skipf("symlinks unavailable: %v", err)
 		}
 	}
-	camps, skipped, err := Discover(res)
+	camps, skipped, err := discover(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestSameTaskCampaignsKeepTheirOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	camps, _, err := Discover(res)
+	camps, _, err := discover(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSpaceCampaignsNamedAfterTheirFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	camps, _, err := Discover(res)
+	camps, _, err := discover(res)
 	if err != nil {
 		t.Fatal(err)
 	}

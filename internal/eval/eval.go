@@ -26,7 +26,7 @@ type Options struct {
 	Workers       int
 	Log           io.Writer // progress messages; nil = none
 	// Pool loads an active-search campaign's pool for the PCA scatter of
-	// Figure 2; nil = LoadPool (the pool: section of its config.yaml).
+	// Figure 2; nil = loadPool (the pool: section of its config.yaml).
 	Pool func(c *Campaign, opts Options) (*datasets.Pool, error)
 	// Paths are the tasks whose points are paths on a map, by task name
 	// (rover): a continuous BayesOpt campaign of one gets the trajectories
@@ -84,7 +84,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 			return rep, fmt.Errorf("figure format %q: expected some of %s", f, strings.Join(FigureFormats, ", "))
 		}
 	}
-	camps, skipped, err := Discover(opts.Dir)
+	camps, skipped, err := discover(opts.Dir)
 	if err != nil {
 		return rep, err
 	}
@@ -126,7 +126,7 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 		}
 		t.NotePartial(cr.Partial)
 		rep.Tables = append(rep.Tables, t)
-		files, err := WriteTable(t, tablesDir, opts.Formats)
+		files, err := writeTable(t, tablesDir, opts.Formats)
 		rep.Files = append(rep.Files, files...)
 		if err != nil {
 			return rep, err
@@ -163,8 +163,8 @@ func Duration(s float64) string {
 	return fmt.Sprintf("%d s", t)
 }
 
-// WriteTable writes t as dir/NAME.md, .tex, .csv for each format.
-func WriteTable(t *Table, dir string, formats []string) ([]string, error) {
+// writeTable writes t as dir/NAME.md, .tex, .csv for each format.
+func writeTable(t *Table, dir string, formats []string) ([]string, error) {
 	var files []string
 	if err := fileio.CheckPlainName(t.Name); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
@@ -178,7 +178,7 @@ func WriteTable(t *Table, dir string, formats []string) ([]string, error) {
 		case "tex":
 			err = fileio.WriteAtomicFunc(path, t.WriteLaTeX)
 		case "csv":
-			err = fileio.WriteCSVAtomic(path, CSVHeader, t.CSVRows())
+			err = fileio.WriteCSVAtomic(path, csvHeader, t.CSVRows())
 		default:
 			err = fmt.Errorf("table format %q: expected md, tex or csv", f)
 		}
@@ -305,7 +305,7 @@ func sortQ(q string, st methodStyle) float64 {
 	if q == "" {
 		q = st.qAlias
 	}
-	v := QValue(q)
+	v := qValue(q)
 	if math.IsNaN(v) {
 		return math.Inf(-1)
 	}

@@ -26,7 +26,7 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		rep.Files = append(rep.Files, paths...)
 		if err != nil {
 			rep.notMade("%s: %s: %v", c.Name, title, err)
-			if we := (*WriteError)(nil); errors.As(err, &we) {
+			if we := (*writeError)(nil); errors.As(err, &we) {
 				rep.writeErrs = append(rep.writeErrs, err)
 			}
 		}
@@ -41,25 +41,25 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		if c.Kind == KindDiscreteBO {
 			known = discreteMethods
 		}
-		paths, err := BestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
+		paths, err := bestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3): mean ± standard error over repeats; (n) after a method is the number of its runs averaged", paths, err)
 	}
 	if task, ok := opts.Paths[c.Task]; ok && c.Kind == KindContinuousBO {
-		paths, err := RoverFigure(c, task, base("trajectories"), opts.FigureFormats)
+		paths, err := roverFigure(c, task, base("trajectories"), opts.FigureFormats)
 		add(c.Task+" trajectories of the final solutions (Figure 4): #k f = v is the k-th final solution by value and its reward v", paths, err)
 	}
 	if c.Kind == KindActiveSearch {
-		paths, err := VS1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
+		paths, err := vs1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
 		add("VS_1 of the positives against queries (Figure 2, right): mean ± standard error over repeats; methods with identical curves share one line", paths, err)
 		paths, err = queryScatter(c, base("pca-queries"), opts)
 		add("queries on a PCA of the pool (Figure 2) in the repeat with the median VS_1 gain of qVS-AS q=1 over one-step", paths, err)
 	}
 	if c.Kind == KindReplay {
-		paths, err := ReplayCurveFigure(c, base("hits-curve"), opts.FigureFormats)
+		paths, err := replayCurveFigure(c, base("hits-curve"), opts.FigureFormats)
 		add("hits found against items acquired: mean ± standard error over repeats", paths, err)
 	}
 	if c.Kind == KindDiscreteBO {
-		paths, err := MDSFigure(c, base("mds"), opts.FigureFormats)
+		paths, err := mdsFigure(c, base("mds"), opts.FigureFormats)
 		add("MDS embedding with each method's queries (Figure 5)", paths, err)
 	}
 	return refs
@@ -108,9 +108,9 @@ func seriesOf(c *Campaign, known map[string]methodStyle) []series {
 func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
 	if p := runFile(c, key, "curve"); exists(p) {
 		// Continuous tasks write best_so_far, discrete ones best_value.
-		cv, err := ReadCurve(p, "evaluations", "best_so_far")
+		cv, err := readCurve(p, "evaluations", "best_so_far")
 		if err != nil {
-			cv, err = ReadCurve(p, "evaluations", "best_value")
+			cv, err = readCurve(p, "evaluations", "best_value")
 		}
 		if err == nil {
 			return cv, nil
@@ -187,7 +187,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// BestSoFarFigure draws the best value found so far against evaluations,
+// bestSoFarFigure draws the best value found so far against evaluations,
 // the mean over repeats with a +- standard-error band, one line per method
 // and q (the paper's Figure 3), to base.png / base.svg. A second panel
 // zooms on the second half of the budget, where the methods' differences
@@ -200,7 +200,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 // and the value axis is logarithmic when the plotted means are all
 // positive and span at least two decades (a Branin campaign's 0-90 on a
 // linear axis flattened every curve).
-func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
+func bestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, formats []string) ([]string, error) {
 	minimised := c.Config["minimize"] == true
 	title, ylabel := c.Name+": best value found", "best value so far"
 	if minimised {
@@ -232,7 +232,7 @@ func BestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 		if len(curves) == 0 {
 			continue
 		}
-		b := AggregateCurves(curves)
+		b := aggregateCurves(curves)
 		if minimised {
 			for i := range b.Stat {
 				b.Stat[i].Mean = -b.Stat[i].Mean

@@ -78,7 +78,7 @@ func TestMDSFigureRedCrosses(t *testing.T) {
 			if c == pickRed {
 				red++
 			}
-			if c == (color.RGBA{253, 231, 37, 255}) { // the scale's lowest shade (ColorScale.At)
+			if c == (color.RGBA{253, 231, 37, 255}) { // the scale's lowest shade (colorScale.At)
 				ramp++
 			}
 		}

@@ -69,7 +69,7 @@ func FuzzReadCurve(f *testing.F) {
 		p := filepath.Join(dir, "k.curve.csv")
 		fuzzWrite(t, p, data)
 		for _, cols := range [][2]string{{"queries", "vs_q1"}, {"evaluations", "best"}} {
-			c, err := ReadCurve(p, cols[0], cols[1])
+			c, err := readCurve(p, cols[0], cols[1])
 			if err != nil {
 				continue
 			}
@@ -91,7 +91,7 @@ func FuzzReadSolutions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "k.solutions.csv")
 		fuzzWrite(t, p, data)
-		sols, err := ReadSolutions(p)
+		sols, err := readSolutions(p)
 		if err != nil || len(sols) == 0 {
 			return
 		}
@@ -112,7 +112,7 @@ func FuzzReadMDS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "mds.csv")
 		fuzzWrite(t, p, data)
-		e, err := ReadMDS(p)
+		e, err := readMDS(p)
 		if err == nil && (len(e.X) != len(e.Y) || len(e.X) != len(e.Value)) {
 			t.Fatalf("%d x, %d y, %d values", len(e.X), len(e.Y), len(e.Value))
 		}

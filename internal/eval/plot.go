@@ -61,21 +61,21 @@ func renderFigure(base string, formats []string, w, h vg.Length, dpi int, paint 
 		}
 		path := base + "." + f
 		if err := fileio.WriteAtomic(path, buf.Bytes()); err != nil {
-			return paths, &WriteError{err}
+			return paths, &writeError{err}
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
 }
 
-// WriteError is a failure to write an output file (disk full, permissions,
+// writeError is a failure to write an output file (disk full, permissions,
 // a file where a folder should be), as opposed to a figure that cannot be
 // drawn from the data: Evaluate lists the latter under "not made" and fails
 // on the former.
-type WriteError struct{ Err error }
+type writeError struct{ Err error }
 
-func (e *WriteError) Error() string { return e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
+func (e *writeError) Error() string { return e.Err.Error() }
+func (e *writeError) Unwrap() error { return e.Err }
 
 // drawGrid aligns the plots' axes across the grid (plot.Align) and draws
 // them; a nil plot leaves its tile empty.
@@ -326,13 +326,13 @@ func scatter(pts plotter.XYs, shape draw.GlyphDrawer, radius vg.Length, c color.
 	return s, nil
 }
 
-// ColorScale maps values to colours on a light-to-dark ramp (for objective
+// colorScale maps values to colours on a light-to-dark ramp (for objective
 // values on an embedding, as the paper's Figure 5).
-type ColorScale struct{ Min, Max float64 }
+type colorScale struct{ Min, Max float64 }
 
-// NewColorScale spans the finite values of v (a constant v gets a unit span).
-func NewColorScale(v []float64) ColorScale {
-	s := ColorScale{Min: math.Inf(1), Max: math.Inf(-1)}
+// newColorScale spans the finite values of v (a constant v gets a unit span).
+func newColorScale(v []float64) colorScale {
+	s := colorScale{Min: math.Inf(1), Max: math.Inf(-1)}
 	for _, x := range v {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
@@ -349,7 +349,7 @@ func NewColorScale(v []float64) ColorScale {
 
 // At returns the colour of x: pale yellow (low) through orange to dark
 // purple (high), a viridis-like ramp readable in grey scale.
-func (s ColorScale) At(x float64) color.Color {
+func (s colorScale) At(x float64) color.Color {
 	t := (x - s.Min) / (s.Max - s.Min)
 	if math.IsNaN(t) {
 		return color.RGBA{200, 200, 200, 255}
@@ -371,7 +371,7 @@ func (s ColorScale) At(x float64) color.Color {
 // values on the y axis under label: one filled band per shade of the scale
 // (24), so the PNG's palette keeps room for the other colours (an image bar
 // interpolated per pixel filled it, and red crosses turned grey).
-func colorBarPlot(s ColorScale, label string) *plot.Plot {
+func colorBarPlot(s colorScale, label string) *plot.Plot {
 	p := plot.New()
 	const shades = 24
 	step := (s.Max - s.Min) / shades

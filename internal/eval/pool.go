@@ -12,9 +12,9 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-// LoadPool reloads an active-search campaign's pool from the pool: section
+// loadPool reloads an active-search campaign's pool from the pool: section
 // of its config.yaml.
-func LoadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
+func loadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
 	section, ok := c.Config["pool"]
 	if !ok {
 		return nil, fmt.Errorf("%s has no pool: section", filepath.Join(c.Dir, "config.yaml"))
@@ -41,11 +41,11 @@ func LoadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
 }
 
 // queryScatter loads the pool (through opts.Pool), its cached PCA, and draws
-// QueryScatterFigure.
+// queryScatterFigure.
 func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
 	load := opts.Pool
 	if load == nil {
-		load = LoadPool
+		load = loadPool
 	}
 	pool, err := load(c, opts)
 	if err != nil {
@@ -55,7 +55,7 @@ func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return QueryScatterFigure(c, e, base, opts.FigureFormats)
+	return queryScatterFigure(c, e, base, opts.FigureFormats)
 }
 
 // cachedPoolEmbedding returns the pool's PCA embedding, cached under
@@ -76,12 +76,12 @@ func cachedPoolEmbedding(c *Campaign, pool *datasets.Pool, cacheDir string) (*Em
 	if cacheDir != "" {
 		path = filepath.Join(cacheDir, "eval", fmt.Sprintf("pca-%016x.csv", h.Sum64()))
 		if exists(path) {
-			if e, err := ReadMDS(path); err == nil && len(e.X) == pool.Len() {
+			if e, err := readMDS(path); err == nil && len(e.X) == pool.Len() {
 				return e, nil
 			}
 		}
 	}
-	e, err := PoolEmbedding(pool)
+	e, err := poolEmbedding(pool)
 	if err != nil {
 		return nil, err
 	}

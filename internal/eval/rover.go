@@ -19,9 +19,9 @@ type Solution struct {
 	X     []float64
 }
 
-// ReadSolutions reads runs/KEY.solutions.csv: columns rank, index, value,
+// readSolutions reads runs/KEY.solutions.csv: columns rank, index, value,
 // x0 .. x{d-1}.
-func ReadSolutions(path string) ([]Solution, error) {
+func readSolutions(path string) ([]Solution, error) {
 	recs, err := readCSV(path)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func ReadSolutions(path string) ([]Solution, error) {
 var roverPathColors = []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
 
 // PathTask is a continuous task whose points are paths on a map of the unit
-// square, as the rover's of the paper's Figure 4: what RoverFigure needs to
+// square, as the rover's of the paper's Figure 4: what roverFigure needs to
 // draw a campaign's final solutions. Evaluate reads them from
 // Options.Paths by the campaign's task; the caller fills them from the
 // task packages.
@@ -73,11 +73,11 @@ type PathTask struct {
 	Path        func(x []float64) [][2]float64 // the path of point x
 }
 
-// RoverFigure draws the paper's Figure 4: the final solutions' trajectories
+// roverFigure draws the paper's Figure 4: the final solutions' trajectories
 // on task's obstacle map for TuRBO and qVS-BayesOpt with q = 0.5, 1, 1.5,
 // all from the same repeat (the smallest one every panel ran, so they share
 // the initial data). Panels whose method did not run are left out.
-func RoverFigure(c *Campaign, task PathTask, base string, formats []string) ([]string, error) {
+func roverFigure(c *Campaign, task PathTask, base string, formats []string) ([]string, error) {
 	type panel struct {
 		title string
 		g     *Group
@@ -88,7 +88,7 @@ func RoverFigure(c *Campaign, task PathTask, base string, formats []string) ([]s
 	}
 	for _, w := range want {
 		for _, g := range c.Groups() {
-			if g.Method == w.method && (w.q == "" || QValue(g.Q) == QValue(w.q)) {
+			if g.Method == w.method && (w.q == "" || qValue(g.Q) == qValue(w.q)) {
 				panels = append(panels, panel{w.title, g})
 				break
 			}
@@ -117,12 +117,12 @@ func RoverFigure(c *Campaign, task PathTask, base string, formats []string) ([]s
 	var legends []*outsideLegend
 	for _, pn := range panels {
 		run := runOfRepeat(pn.g, repeat)
-		sols, err := ReadSolutions(runFile(c, run["key"], "solutions"))
+		sols, err := readSolutions(runFile(c, run["key"], "solutions"))
 		if err != nil {
 			return nil, err
 		}
 		leg := &outsideLegend{Columns: 3, Size: vg.Points(8)}
-		p, err := roverPanel(task, fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, RoundSig(parseFloat(run["solutions_mean_distance"]), DistanceSigDigits)), sols, leg)
+		p, err := roverPanel(task, fmt.Sprintf("%s (repeat %s): mean dist. %s", pn.title, repeat, roundSig(parseFloat(run["solutions_mean_distance"]), distanceSigDigits)), sols, leg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", run["key"], err)
 		}

@@ -21,9 +21,9 @@ type Embedding struct {
 	XLabel, YLabel string
 }
 
-// ReadMDS reads DIR/mds.csv of a discrete BayesOpt campaign: columns index,
+// readMDS reads DIR/mds.csv of a discrete BayesOpt campaign: columns index,
 // id, x, y, objective, with index running 0..n-1.
-func ReadMDS(path string) (*Embedding, error) {
+func readMDS(path string) (*Embedding, error) {
 	recs, err := readCSV(path)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ var pickRed = color.RGBA{214, 39, 40, 255}
 
 // embeddingPanel plots every item of e as a small dot, coloured by value
 // (scale) or in light grey (scale nil).
-func embeddingPanel(e *Embedding, title string, scale *ColorScale) (*plot.Plot, error) {
+func embeddingPanel(e *Embedding, title string, scale *colorScale) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = e.XLabel, e.YLabel
@@ -113,22 +113,22 @@ func embeddingPanel(e *Embedding, title string, scale *ColorScale) (*plot.Plot, 
 	return p, nil
 }
 
-// MDSFigure draws the paper's Figure 5 for a discrete BayesOpt campaign:
+// mdsFigure draws the paper's Figure 5 for a discrete BayesOpt campaign:
 // the MDS embedding of the kernel coloured by objective (first panel, dark =
 // high, with a colour bar of the values beside it), then one panel per
 // method and q with every item its runs queried after the initial design,
 // over all repeats, as red crosses (named in a legend below the panels).
 // Axes are the MDS coordinates.
-func MDSFigure(c *Campaign, base string, formats []string) ([]string, error) {
+func mdsFigure(c *Campaign, base string, formats []string) ([]string, error) {
 	mdsPath := filepath.Join(c.Dir, "mds.csv")
 	if !exists(mdsPath) {
 		return nil, fmt.Errorf("%s is missing (qvs bayesopt writes it for discrete tasks)", mdsPath)
 	}
-	e, err := ReadMDS(mdsPath)
+	e, err := readMDS(mdsPath)
 	if err != nil {
 		return nil, err
 	}
-	scale := NewColorScale(e.Value)
+	scale := newColorScale(e.Value)
 	e.XLabel, e.YLabel = "MDS coordinate 1", "MDS coordinate 2"
 	first, err := embeddingPanel(e, fmt.Sprintf("all %d items (dark = high objective)", len(e.X)), &scale)
 	if err != nil {

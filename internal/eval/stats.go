@@ -51,30 +51,30 @@ func Summarize(x []float64) Stat {
 // values are small.
 const Decimals = 2
 
-// DistanceSigDigits is the Column.SigDigits of the distance columns: rover
+// distanceSigDigits is the Column.SigDigits of the distance columns: rover
 // solutions 0.052 and 0.011 apart would both read "0.05"/"0.01" at two
 // decimals, hiding a fivefold difference.
-const DistanceSigDigits = 3
+const distanceSigDigits = 3
 
-// maxDecimals caps the decimals RoundSig adds (a distance of 1e-30 prints
+// maxDecimals caps the decimals roundSig adds (a distance of 1e-30 prints
 // as zero, not with 32 decimals).
 const maxDecimals = 10
 
-// NotAvailable is the printed standard error of a single repeat.
-const NotAvailable = "n/a"
+// notAvailable is the printed standard error of a single repeat.
+const notAvailable = "n/a"
 
 // Round formats v with Decimals decimals the way the tables print it:
 // "-" for NaN, "inf"/"-inf" for infinities, and no negative zero ("-0.00"
 // becomes "0.00": a determinant of -1e-9 is zero at this precision).
 func Round(v float64) string { return roundTo(v, Decimals) }
 
-// RoundSig is Round with at least sig significant digits: Decimals
+// roundSig is Round with at least sig significant digits: Decimals
 // decimals, or more (up to maxDecimals) when |v| < 10^(sig-Decimals), so
 // 0.052 prints "0.0520" and 0.011 "0.0110" at sig = 3 while 1.5 stays
 // "1.50" and 12.345 "12.35". sig <= 0 is Round.
-func RoundSig(v float64, sig int) string { return roundTo(v, sigDecimals(v, sig)) }
+func roundSig(v float64, sig int) string { return roundTo(v, sigDecimals(v, sig)) }
 
-// sigDecimals is the number of decimals RoundSig prints v with.
+// sigDecimals is the number of decimals roundSig prints v with.
 func sigDecimals(v float64, sig int) int {
 	if sig <= 0 || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Decimals
@@ -108,13 +108,13 @@ func roundTo(v float64, dec int) string {
 func (s Stat) String() string { return s.Format(0) }
 
 // Format is String with at least sig significant digits in the mean
-// (RoundSig) and the standard error to the same decimals, so the two line
+// (roundSig) and the standard error to the same decimals, so the two line
 // up: "0.0520 (0.0140)", "0.625 (0.057)".
 func (s Stat) Format(sig int) string {
 	dec := sigDecimals(s.Mean, sig)
 	se := roundTo(s.SE, dec)
 	if s.N == 1 {
-		se = NotAvailable
+		se = notAvailable
 	}
 	return roundTo(s.Mean, dec) + " (" + se + ")"
 }

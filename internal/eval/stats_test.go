@@ -213,7 +213,7 @@ func TestDuration(t *testing.T) {
 }
 
 // TestDistanceColumnsSignificantDigits: distance columns print at least
-// DistanceSigDigits significant digits (rover's 0.052 and 0.011 printed as
+// distanceSigDigits significant digits (rover's 0.052 and 0.011 printed as
 // 0.05 and 0.01 before), the standard error to the mean's decimals, and the
 // bold rule compares what is printed: 0.052 beats 0.048 (both "0.05" at two
 // decimals, which made them tie).
@@ -228,8 +228,8 @@ func TestDistanceColumnsSignificantDigits(t *testing.T) {
 		{-1e-12, "0.0000000000"}, // no negative zero
 		{math.NaN(), "-"}, {math.Inf(1), "inf"},
 	} {
-		if got := RoundSig(tc.v, DistanceSigDigits); got != tc.want {
-			t.Errorf("RoundSig(%v, 3) = %q, want %q", tc.v, got, tc.want)
+		if got := roundSig(tc.v, distanceSigDigits); got != tc.want {
+			t.Errorf("roundSig(%v, 3) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
 	if got := (Stat{Mean: 0.052, SE: 0.014, N: 5}).Format(3); got != "0.0520 (0.0140)" {
@@ -240,7 +240,7 @@ func TestDistanceColumnsSignificantDigits(t *testing.T) {
 	}
 	for _, key := range []string{"solutions_mean_distance", "solutions_min_distance"} {
 		var col Column
-		for _, c := range BayesOptColumns {
+		for _, c := range bayesOptColumns {
 			if c.Key == key {
 				col = c
 			}

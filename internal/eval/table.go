@@ -16,7 +16,7 @@ type Column struct {
 	TeX    string // LaTeX header under Group (or the whole header when Group is "")
 	Better int    // +1 higher is better, -1 lower is better, 0 not ranked (no bold)
 	// SigDigits > 0 prints the column's cells with at least that many
-	// significant digits (RoundSig), for metrics often below 0.1 (distances).
+	// significant digits (roundSig), for metrics often below 0.1 (distances).
 	SigDigits int
 	// Negate shows -mean (the standard error unchanged): a minimised
 	// objective's values, which summaries hold maximised (negated). Better
@@ -111,12 +111,12 @@ func (t *Table) MarkBest() {
 	}
 }
 
-// printed is v as the table shows it (RoundSig), as a number.
+// printed is v as the table shows it (roundSig), as a number.
 func printed(v float64, sig int) float64 {
 	if math.IsInf(v, 0) {
 		return v
 	}
-	p, err := strconv.ParseFloat(RoundSig(v, sig), 64)
+	p, err := strconv.ParseFloat(roundSig(v, sig), 64)
 	if err != nil {
 		return math.NaN()
 	}
@@ -301,11 +301,11 @@ var texReplacer = strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `
 
 func texEscape(s string) string { return texReplacer.Replace(s) }
 
-// CSVHeader is the header of a table's CSV form: one line per cell, with the
+// csvHeader is the header of a table's CSV form: one line per cell, with the
 // full-precision mean and standard error for further processing.
-var CSVHeader = []string{"method", "setting", "column", "mean", "se", "n", "bold", "params", "text"}
+var csvHeader = []string{"method", "setting", "column", "mean", "se", "n", "bold", "params", "text"}
 
-// CSVRows returns t's cells as rows under CSVHeader.
+// CSVRows returns t's cells as rows under csvHeader.
 func (t *Table) CSVRows() [][]string {
 	var out [][]string
 	for _, r := range t.Rows {

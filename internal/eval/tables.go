@@ -65,10 +65,10 @@ var replayMethods = map[string]methodStyle{
 	"qvs":    {label: "GP + qVS", tex: "GP + qVS", section: 2, byQ: true},
 }
 
-// ReplayColumns are a replay's columns: the hits found after each round
+// replayColumns are a replay's columns: the hits found after each round
 // (hits_r0 ... in summary order, with the items acquired by then when
 // config.yaml says), VS_1 of the hits found, and the seconds a round.
-func ReplayColumns(c *Campaign) []Column {
+func replayColumns(c *Campaign) []Column {
 	var cols []Column
 	for _, h := range c.Header {
 		r, ok := strings.CutPrefix(h, "hits_r")
@@ -84,9 +84,9 @@ func ReplayColumns(c *Campaign) []Column {
 		Column{Key: "cpu_seconds_per_round", Name: "CPU s/round", TeX: "CPU s/round", Better: -1})
 }
 
-// ReplayTable builds the table of a replay campaign (`qvs as replay`).
-func ReplayTable(c *Campaign) *Table {
-	t := buildTable(c, ReplayColumns(c), replayMethods)
+// replayTable builds the table of a replay campaign (`qvs as replay`).
+func replayTable(c *Campaign) *Table {
+	t := buildTable(c, replayColumns(c), replayMethods)
 	t.Name = c.Name + "-replay-table"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-replay"
@@ -101,10 +101,10 @@ func ReplayTable(c *Campaign) *Table {
 	return t
 }
 
-// ActiveSearchColumns are the columns of Tables 1-3, after the number of
+// activeSearchColumns are the columns of Tables 1-3, after the number of
 // positives found (not in the paper's tables, but what active search
 // maximises and what every VS column is bounded by: 1 <= VS_q <= positives).
-var ActiveSearchColumns = []Column{
+var activeSearchColumns = []Column{
 	{Key: "positives", Name: "positives found", TeX: "positives found", Better: 1},
 	{Key: "vs_q0", Name: "VS q=0", Group: "Vendi Score", TeX: "$q = 0$", Better: 1},
 	{Key: "vs_q0.1", Name: "VS q=0.1", Group: "Vendi Score", TeX: "$q = 0.1$", Better: 1},
@@ -112,7 +112,7 @@ var ActiveSearchColumns = []Column{
 	{Key: "vs_q1", Name: "VS q=1", Group: "Vendi Score", TeX: "$q = 1$", Better: 1},
 	{Key: "vs_q2", Name: "VS q=2", Group: "Vendi Score", TeX: "$q = 2$", Better: 1},
 	{Key: "vs_qinf", Name: "VS q=inf", Group: "Vendi Score", TeX: "$q = \\infty$", Better: 1},
-	{Key: "max_pairwise_distance", Name: "max. pairwise dist.", TeX: "max.\\ pairwise dist.", Better: 1, SigDigits: DistanceSigDigits},
+	{Key: "max_pairwise_distance", Name: "max. pairwise dist.", TeX: "max.\\ pairwise dist.", Better: 1, SigDigits: distanceSigDigits},
 	{Key: "kernel_det_per_item", Name: "kernel det. (per item)", TeX: "kernel det.\\ (per item)", Better: 1},
 }
 
@@ -123,17 +123,17 @@ const kernelDetNote = "kernel det. (per item) is |det K|^(1/n), the geometric me
 	"public code and its values cannot be the raw determinant, so this definition is inferred; summary.csv keeps the raw " +
 	"kernel_det and kernel_logdet."
 
-// UserValueSigDigits is the significant digits of the value columns of a
+// userValueSigDigits is the significant digits of the value columns of a
 // campaign on a user's space.
-const UserValueSigDigits = 3
+const userValueSigDigits = 3
 
-// BayesOptColumns are the columns of the continuous BayesOpt summary: the
+// bayesOptColumns are the columns of the continuous BayesOpt summary: the
 // best value found and the spread of the final M solutions.
-var BayesOptColumns = []Column{
+var bayesOptColumns = []Column{
 	{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
 	{Key: "solutions_mean_value", Name: "solutions' mean value", TeX: "solutions' mean value", Better: 1},
-	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1, SigDigits: DistanceSigDigits},
-	{Key: "solutions_min_distance", Name: "solutions' min. distance", TeX: "solutions' min.\\ distance", Better: 1, SigDigits: DistanceSigDigits},
+	{Key: "solutions_mean_distance", Name: "solutions' mean distance", TeX: "solutions' mean distance", Better: 1, SigDigits: distanceSigDigits},
+	{Key: "solutions_min_distance", Name: "solutions' min. distance", TeX: "solutions' min.\\ distance", Better: 1, SigDigits: distanceSigDigits},
 	{Key: "solutions_vs", Name: "solutions' VS", TeX: "solutions' VS", Better: 1},
 }
 
@@ -143,11 +143,11 @@ var BayesOptColumns = []Column{
 var discreteKnown = map[string]bool{"key": true, "method": true, "q": true, "params": true, "repeat": true, "seconds": true,
 	"best_value": true, "edc": true, "evaluations": true, "best_index": true, "best_id": true}
 
-// DiscreteColumns are Table 4's column (best value) plus EDC and every other
+// discreteColumns are Table 4's column (best value) plus EDC and every other
 // numeric summary column (the extra metrics of the best item, e.g. the
 // energy penalty of the paper's Figure 6), unranked since their direction
 // is unknown.
-func DiscreteColumns(c *Campaign) []Column {
+func discreteColumns(c *Campaign) []Column {
 	cols := []Column{
 		{Key: "best_value", Name: "best value", TeX: "best value", Better: 1},
 		{Key: "edc", Name: "EDC", TeX: "EDC", Better: 1},
@@ -183,20 +183,20 @@ func numericColumn(c *Campaign, col string) bool {
 func TableOf(c *Campaign) *Table {
 	switch c.Kind {
 	case KindActiveSearch:
-		return ActiveSearchTable(c)
+		return activeSearchTable(c)
 	case KindDiscreteBO:
-		return DiscreteTable(c)
+		return discreteTable(c)
 	case KindContinuousBO:
-		return BayesOptTable(c)
+		return bayesOptTable(c)
 	case KindReplay:
-		return ReplayTable(c)
+		return replayTable(c)
 	}
 	return nil
 }
 
-// ActiveSearchTable builds a Table 1-3 of an active-search campaign.
-func ActiveSearchTable(c *Campaign) *Table {
-	t := buildTable(c, ActiveSearchColumns, asMethods)
+// activeSearchTable builds a Table 1-3 of an active-search campaign.
+func activeSearchTable(c *Campaign) *Table {
+	t := buildTable(c, activeSearchColumns, asMethods)
 	t.Name = c.Name + "-as-table"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-as"
@@ -207,9 +207,9 @@ func ActiveSearchTable(c *Campaign) *Table {
 	return t
 }
 
-// DiscreteTable builds the Table 4 layout of a discrete BayesOpt campaign.
-func DiscreteTable(c *Campaign) *Table {
-	t := buildTable(c, DiscreteColumns(c), discreteMethods)
+// discreteTable builds the Table 4 layout of a discrete BayesOpt campaign.
+func discreteTable(c *Campaign) *Table {
+	t := buildTable(c, discreteColumns(c), discreteMethods)
 	t.Name = c.Name + "-table4"
 	t.Campaign = c.Name
 	t.Label = "tab:" + c.Name + "-table4"
@@ -268,13 +268,13 @@ func configNumber(cfg map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
-// BayesOptTable builds the summary of a continuous BayesOpt campaign. For
+// bayesOptTable builds the summary of a continuous BayesOpt campaign. For
 // a campaign that minimised its objective (config minimize: true, an
 // --objective-cmd with --minimize) the value columns show the values as
 // the objective printed them, lower being better; summary.csv keeps them
 // maximised (negated), as the engine sees them.
-func BayesOptTable(c *Campaign) *Table {
-	cols := BayesOptColumns
+func bayesOptTable(c *Campaign) *Table {
+	cols := bayesOptColumns
 	minimised := c.Config["minimize"] == true
 	if _, user := c.Config["space"]; user {
 		// A user's objective can be of any size: its values get
@@ -283,7 +283,7 @@ func BayesOptTable(c *Campaign) *Table {
 		cols = slices.Clone(cols)
 		for i := range cols {
 			if cols[i].Key == "best_value" || cols[i].Key == "solutions_mean_value" {
-				cols[i].SigDigits = UserValueSigDigits
+				cols[i].SigDigits = userValueSigDigits
 			}
 		}
 		if slices.Contains(c.Header, "failures") {
@@ -335,8 +335,8 @@ type rowKey struct {
 	groups []*Group // one per hyperparameter setting
 }
 
-// QValue parses an order as written in summaries ("inf" = +Inf); "" is NaN.
-func QValue(s string) float64 {
+// qValue parses an order as written in summaries ("inf" = +Inf); "" is NaN.
+func qValue(s string) float64 {
 	if strings.EqualFold(strings.TrimSpace(s), "inf") {
 		return math.Inf(1)
 	}
@@ -388,7 +388,7 @@ func buildTable(c *Campaign, cols []Column, known map[string]methodStyle) *Table
 		if x.style.label != y.style.label {
 			return x.style.label < y.style.label
 		}
-		qx, qy := QValue(x.q), QValue(y.q)
+		qx, qy := qValue(x.q), qValue(y.q)
 		if qx != qy {
 			return qx < qy || math.IsNaN(qy)
 		}

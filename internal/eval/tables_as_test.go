@@ -15,7 +15,7 @@ func TestActiveSearchTablePositives(t *testing.T) {
 		{"key": "qvs-q1-r00", "method": "qvs", "q": "1", "positives": "9", "vs_q1": "7"},
 		{"key": "qvs-q1-r01", "method": "qvs", "q": "1", "positives": "9", "vs_q1": "8"},
 	}}
-	tab := ActiveSearchTable(c)
+	tab := activeSearchTable(c)
 	if tab.Columns[0].Key != "positives" || tab.Columns[0].Name != "positives found" {
 		t.Fatalf("first column %+v, want the positives found", tab.Columns[0])
 	}

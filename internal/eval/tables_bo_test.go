@@ -26,7 +26,7 @@ func TestBayesOptTableMinimised(t *testing.T) {
 	}
 	for _, minimised := range []bool{false, true} {
 		c := &Campaign{Name: "reactor", Kind: KindContinuousBO, Runs: runs, Config: map[string]any{"minimize": minimised}}
-		tab := BayesOptTable(c)
+		tab := bayesOptTable(c)
 		if len(tab.Rows) != 2 {
 			t.Fatalf("%d rows", len(tab.Rows))
 		}
@@ -68,7 +68,7 @@ func TestBayesOptTableUserSpace(t *testing.T) {
 		if user {
 			cfg["space"] = "reactor.yaml"
 		}
-		tab := BayesOptTable(&Campaign{Name: "reactor", Kind: KindContinuousBO, Runs: runs, Header: header, Config: cfg})
+		tab := bayesOptTable(&Campaign{Name: "reactor", Kind: KindContinuousBO, Runs: runs, Header: header, Config: cfg})
 		var b strings.Builder
 		if err := tab.WriteMarkdown(&b); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // (mode 0777 less the umask). A path that is not a regular file (a named
 // pipe, a device such as /dev/null, a directory) is refused and left as it
 // is; an existing file keeps its permission bits, a new one gets 0666 less
-// the umask (NewFileMode).
+// the umask (newFileMode).
 func WriteAtomic(path string, data []byte) error {
 	return WriteAtomicFunc(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -87,15 +87,15 @@ func WriteAtomicFunc(path string, write func(w io.Writer) error) (err error) {
 // qvs binary never does, whatever its environment.
 var FsyncDelay time.Duration
 
-// TempOrphanAge is how old a temporary file of another host must be before
+// tempOrphanAge is how old a temporary file of another host must be before
 // SweepTemps removes it when the file system offers no lock to ask.
-var TempOrphanAge = time.Hour
+var tempOrphanAge = time.Hour
 
 // SweepTemps removes the temporary files ".NAME.tmp-*" of dir whose writer
 // is gone (killed between creating and renaming them), and leaves those
 // being written. A writer is gone when its flock on the file can be taken
 // and either it is on this host and its pid no longer runs, or the file is
-// at least a minute old (TempOrphanAge when flock is unavailable): a live
+// at least a minute old (tempOrphanAge when flock is unavailable): a live
 // writer holds its flock from a moment after creating the file, so a free
 // lock on a file a minute old means its writer died, even when its pid now
 // runs another process (pids are reused, from 1 again after a reboot). It
@@ -146,7 +146,7 @@ func tempOrphan(path, tag string) bool {
 	if locked {
 		return age > time.Minute
 	}
-	return age > TempOrphanAge
+	return age > tempOrphanAge
 }
 
 var swept sync.Map // directory -> struct{}: swept once by this process

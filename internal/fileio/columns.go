@@ -347,7 +347,7 @@ func ReadColumnsCSV(path string, s ColumnSpec) (d *ColumnData, ok bool, err erro
 	number := func(line int, rec []string, j int) (float64, error) {
 		v, err := parseNumber(rec[j])
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%s: line %d, column %s: %s is not a finite number%s", path, line, Excerpt(strings.TrimSpace(header[j])), Excerpt(rec[j]), SeparatorHint(rec[j]))
+			return 0, FieldErrorf(path, line, strings.TrimSpace(header[j]), "%s is not a finite number%s", Excerpt(rec[j]), SeparatorHint(rec[j]))
 		}
 		return v, nil
 	}

@@ -116,7 +116,7 @@ func ReadSquareCSRNPZ(path string, n int) (*CSR, error) {
 		members[key] = f
 	}
 	if f := members["format"]; f != nil {
-		format, err := readNPZMember(f, path, "format", ReadNPYString)
+		format, err := readNPZMember(f, path, "format", readNPYString)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func ReadSquareCSRNPZ(path string, n int) (*CSR, error) {
 	if a, b := headers["indices"].Shape[0], headers["data"].Shape[0]; a != b {
 		return nil, fmt.Errorf("%s: arrays \"indices\" (%d) and \"data\" (%d) differ in length", path, a, b)
 	}
-	shape, err := readNPZMember(members["shape"], path, "shape", ReadNPY)
+	shape, err := readNPZMember(members["shape"], path, "shape", readNPYArray)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func ReadSquareCSRNPZ(path string, n int) (*CSR, error) {
 	if int64(nnz) > int64(m.Rows)*int64(m.Cols) || nnz > MaxCSRValues {
 		return nil, fmt.Errorf("%s: arrays \"indices\" and \"data\" promise %d stored values, more than the %d x %d matrix holds or the %d qvs reads", path, nnz, m.Rows, m.Cols, MaxCSRValues)
 	}
-	streamed := func(r io.Reader, _ int64, name string) (*NPYArray, error) { return ReadNPY(r, -1, name) }
+	streamed := func(r io.Reader, _ int64, name string) (*NPYArray, error) { return readNPYArray(r, -1, name) }
 	arrays := map[string][]float64{}
 	for _, key := range []string{"indptr", "indices", "data"} {
 		a, err := readNPZMember(members[key], path, key, streamed)
@@ -286,11 +286,11 @@ func WriteCSRNPZ(path string, m *CSR) error {
 	if err := m.Check(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteAtomicFunc(path, func(w io.Writer) error { return EncodeCSRNPZ(w, m) })
+	return WriteAtomicFunc(path, func(w io.Writer) error { return encodeCSRNPZ(w, m) })
 }
 
-// EncodeCSRNPZ writes m in the WriteCSRNPZ format to w (m must pass Check).
-func EncodeCSRNPZ(w io.Writer, m *CSR) error {
+// encodeCSRNPZ writes m in the WriteCSRNPZ format to w (m must pass Check).
+func encodeCSRNPZ(w io.Writer, m *CSR) error {
 	bw := bufio.NewWriter(w)
 	zw := zip.NewWriter(bw)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {

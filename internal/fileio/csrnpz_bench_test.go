@@ -33,7 +33,7 @@ func BenchmarkEncodeCSRNPZ(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		size = 0
-		if err := EncodeCSRNPZ(&size, m); err != nil {
+		if err := encodeCSRNPZ(&size, m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -189,7 +189,7 @@ func TestReadCSRNPZDamaged(t *testing.T) {
 	dir := t.TempDir()
 	enc := func(name string, m *CSR) string {
 		var b bytes.Buffer
-		if err := EncodeCSRNPZ(&b, m); err != nil {
+		if err := encodeCSRNPZ(&b, m); err != nil {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, name)

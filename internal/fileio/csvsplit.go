@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -93,7 +92,7 @@ func EachRowChunk(r io.ReaderAt, c CSVChunk, path string, ncols int, fn func(row
 	rows := 0
 	err := eachRow(cr, path, ncols, c.Line-1, func(line int, rec []string) error {
 		if rows >= c.MaxRows { // not reached: SplitCSV counted the records
-			return fmt.Errorf("%s: line %d: more records than counted in bytes %d-%d", path, line, c.Start, c.End)
+			return LineErrorf(path, line, "more records than counted in bytes %d-%d", c.Start, c.End)
 		}
 		if err := fn(rows, line, rec); err != nil {
 			return err

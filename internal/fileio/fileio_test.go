@@ -145,7 +145,7 @@ func TestEachRowLineNumbers(t *testing.T) {
 	if want := []int{3, 5}; !slices.Equal(lines, want) {
 		t.Errorf("lines %v, want %v", lines, want)
 	}
-	if err == nil || !strings.Contains(err.Error(), "x.csv: line 7 ") {
+	if err == nil || !strings.Contains(err.Error(), "x.csv: line 7: ") {
 		t.Errorf("error %v, want one naming x.csv line 7", err)
 	}
 }

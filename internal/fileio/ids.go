@@ -31,7 +31,7 @@ func formulaStart(c byte) bool {
 // return) or would drop its leading ' (it starts with one), so the
 // spreadsheet shows the id as text. A number ("-5", "+1.5e3") is left as
 // it is: it is no formula, and quoting it would turn it into text. The
-// mapping is one to one: UnquoteSpreadsheet(SpreadsheetSafe(id)) == id.
+// mapping is one to one: unquoteSpreadsheet(SpreadsheetSafe(id)) == id.
 func SpreadsheetSafe(id string) string {
 	if id == "" || !formulaStart(id[0]) {
 		return id
@@ -42,9 +42,9 @@ func SpreadsheetSafe(id string) string {
 	return "'" + id
 }
 
-// UnquoteSpreadsheet undoes SpreadsheetSafe: s without its leading ' when
+// unquoteSpreadsheet undoes SpreadsheetSafe: s without its leading ' when
 // SpreadsheetSafe would have added it; s unchanged otherwise.
-func UnquoteSpreadsheet(s string) string {
+func unquoteSpreadsheet(s string) string {
 	if len(s) >= 2 && s[0] == '\'' && SpreadsheetSafe(s[1:]) == s {
 		return s[1:]
 	}
@@ -77,7 +77,7 @@ func LookupID(index map[string]int, cell string) (i int, id string, ok bool, amb
 // idReadings are the ids a cell may name, in LookupID's order.
 func idReadings(cell string) []string {
 	t := strings.TrimSpace(cell)
-	return []string{cell, UnquoteSpreadsheet(cell), t, UnquoteSpreadsheet(t)}
+	return []string{cell, unquoteSpreadsheet(cell), t, unquoteSpreadsheet(t)}
 }
 
 // IDMatches tells whether cell names the item whose id is id, read as

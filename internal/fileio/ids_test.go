@@ -7,7 +7,7 @@ import (
 
 // TestSpreadsheetSafe: ids a spreadsheet would run as
 // formulas get a leading ', numbers and plain ids are unchanged, and the
-// mapping round-trips through UnquoteSpreadsheet and LookupID for every
+// mapping round-trips through unquoteSpreadsheet and LookupID for every
 // id, including ids that themselves start with ' (without the extra quote
 // "'=x" and "=x" would both be written "'=x").
 func TestSpreadsheetSafe(t *testing.T) {
@@ -34,8 +34,8 @@ func TestSpreadsheetSafe(t *testing.T) {
 		if got := SpreadsheetSafe(id); got != want {
 			t.Errorf("SpreadsheetSafe(%q) = %q, want %q", id, got, want)
 		}
-		if back := UnquoteSpreadsheet(SpreadsheetSafe(id)); back != id {
-			t.Errorf("UnquoteSpreadsheet(SpreadsheetSafe(%q)) = %q", id, back)
+		if back := unquoteSpreadsheet(SpreadsheetSafe(id)); back != id {
+			t.Errorf("unquoteSpreadsheet(SpreadsheetSafe(%q)) = %q", id, back)
 		}
 		index[id] = k
 		k++
@@ -54,7 +54,7 @@ func TestSpreadsheetSafe(t *testing.T) {
 }
 
 // FuzzSpreadsheetSafe: SpreadsheetSafe never yields a cell a spreadsheet
-// runs as a formula unless it is a number, and UnquoteSpreadsheet inverts
+// runs as a formula unless it is a number, and unquoteSpreadsheet inverts
 // it.
 func FuzzSpreadsheetSafe(f *testing.F) {
 	for _, s := range []string{"=1", "'", "''=", "-5", "- 5", "\t"} {
@@ -62,8 +62,8 @@ func FuzzSpreadsheetSafe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id string) {
 		s := SpreadsheetSafe(id)
-		if UnquoteSpreadsheet(s) != id {
-			t.Fatalf("%q -> %q -> %q", id, s, UnquoteSpreadsheet(s))
+		if unquoteSpreadsheet(s) != id {
+			t.Fatalf("%q -> %q -> %q", id, s, unquoteSpreadsheet(s))
 		}
 		if s != "" && formulaStart(s[0]) && s[0] != '\'' && s != id {
 			t.Fatalf("%q -> %q still starts a formula", id, s)

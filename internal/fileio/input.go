@@ -8,9 +8,9 @@ import (
 	"os"
 )
 
-// ErrNotRegular is wrapped by OpenInput's error for a path that is not a
+// errNotRegular is wrapped by OpenInput's error for a path that is not a
 // regular file.
-var ErrNotRegular = errors.New("not a regular file")
+var errNotRegular = errors.New("not a regular file")
 
 // notRegularError says what path is instead of a regular file.
 type notRegularError struct{ what string }
@@ -19,7 +19,7 @@ func (e notRegularError) Error() string {
 	return e.what + ", not a regular file: qvs reads its inputs from files whose size it knows (save the data to a file)"
 }
 
-func (e notRegularError) Unwrap() error { return ErrNotRegular }
+func (e notRegularError) Unwrap() error { return errNotRegular }
 
 // OpenInput opens path, a file qvs reads, like os.Open, but refuses what
 // is not a regular file (after symbolic links) without opening it: a named

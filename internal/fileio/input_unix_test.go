@@ -43,7 +43,7 @@ func TestOpenInputRefusesNonRegular(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			select {
 			case err := <-done:
-				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), path+": "+want) {
+				if !errors.Is(err, errNotRegular) || !strings.Contains(err.Error(), path+": "+want) {
 					t.Errorf("%s, reader %d: error %v, want %q", path, i, err, want)
 				}
 			case <-time.After(time.Minute): // a FIFO without a writer blocks forever

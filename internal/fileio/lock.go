@@ -23,13 +23,13 @@ import (
 // answer ENOLCK or EOPNOTSUPP), or where it is local to one host (NFS mounted
 // with local_lock=flock or nolock: set QVS_LOCK=lease on every process), a
 // lease file is used instead: created with O_EXCL, holding the owner's host,
-// pid and a nonce, and touched every LeaseRefresh while held. A lease is
+// pid and a nonce, and touched every leaseRefresh while held. A lease is
 // stale, and may be taken over, when its owner is on this host and no longer
-// runs, or when it has not been touched for LeaseExpiry, whoever the owner:
+// runs, or when it has not been touched for leaseExpiry, whoever the owner:
 // an owner on another host that died, or one on this host whose pid a new
 // process has taken since (after a reboot pids start again, so a live pid
 // proves nothing). Hosts' clocks must agree to within a fraction of
-// LeaseExpiry.
+// leaseExpiry.
 //
 // The two kinds respect each other, so processes with and without
 // QVS_LOCK=lease can share a folder (they computed the same runs
@@ -57,14 +57,14 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Lease timing (variables so tests can shorten them). A holder touches its
-// lease every LeaseRefresh; a lease untouched for LeaseExpiry = 6 refreshes
+// lease every leaseRefresh; a lease untouched for leaseExpiry = 6 refreshes
 // is stale. A live holder misses six in a row only when stopped (SIGSTOP, a
 // suspended machine) or when its file system stalls for two minutes, and
 // then the cost of a takeover is one run computed twice, each record file
 // still written whole; while a dead holder's run waits at most two minutes.
 var (
-	LeaseRefresh = 20 * time.Second
-	LeaseExpiry  = 2 * time.Minute
+	leaseRefresh = 20 * time.Second
+	leaseExpiry  = 2 * time.Minute
 )
 
 // Lock is an exclusive inter-process lock held on a file.
@@ -83,16 +83,16 @@ func (l *Lock) Path() string { return l.path }
 // leaseMode reports whether QVS_LOCK=lease forces lease files.
 var leaseMode = sync.OnceValue(func() bool { return os.Getenv("QVS_LOCK") == "lease" })
 
-// LockModes are the values QVS_LOCK may have: lease (lease files), flock
+// lockModes are the values QVS_LOCK may have: lease (lease files), flock
 // (the default: flock, lease files where it is unavailable), or unset.
-var LockModes = []string{"lease", "flock"}
+var lockModes = []string{"lease", "flock"}
 
-// CheckLockEnv refuses a QVS_LOCK that is not one of LockModes: a typo
+// CheckLockEnv refuses a QVS_LOCK that is not one of lockModes: a typo
 // ("leases", "Lease") silently meant flock, which a network file system
 // without working flock does not honour.
 func CheckLockEnv() error {
 	v, set := os.LookupEnv("QVS_LOCK")
-	if !set || v == "" || slices.Contains(LockModes, v) {
+	if !set || v == "" || slices.Contains(lockModes, v) {
 		return nil
 	}
 	return fmt.Errorf("$QVS_LOCK = %s: expected lease or flock (or unset, meaning flock)", Excerpt(v))
@@ -300,12 +300,12 @@ func readLease(path string) ([]byte, os.FileInfo, error) {
 func isLease(content []byte) bool { return len(strings.Fields(string(content))) == 3 }
 
 // leaseStale: the owner is a dead process of this host, or the lease has
-// not been refreshed for LeaseExpiry, whoever the owner (a live pid of this
+// not been refreshed for leaseExpiry, whoever the owner (a live pid of this
 // host may be a new process that reused a dead holder's pid: such a lease
 // was once waited for forever). An empty or unreadable lease is
 // judged by age alone: its owner may be between creating and writing it.
 func leaseStale(content []byte, mod time.Time) bool {
-	if time.Since(mod) > LeaseExpiry {
+	if time.Since(mod) > leaseExpiry {
 		return true
 	}
 	f := strings.Fields(string(content))
@@ -319,7 +319,7 @@ func leaseStale(content []byte, mod time.Time) bool {
 
 func (l *Lock) refresh() {
 	defer l.done.Done()
-	t := time.NewTicker(LeaseRefresh)
+	t := time.NewTicker(leaseRefresh)
 	defer t.Stop()
 	for {
 		select {

@@ -118,10 +118,10 @@ func TestLeaseStaleness(t *testing.T) {
 		// A live pid of this host whose lease nobody refreshes: a new
 		// process that reused a dead holder's pid (waited for
 		// forever). Pid 1 and the test's parent are live and unrelated.
-		{"reused-pid", hostName() + " " + live + " n5\n", 3 * LeaseExpiry, true},
-		{"reused-pid-1", hostName() + " 1 n6\n", 3 * LeaseExpiry, true},
+		{"reused-pid", hostName() + " " + live + " n5\n", 3 * leaseExpiry, true},
+		{"reused-pid-1", hostName() + " 1 n6\n", 3 * leaseExpiry, true},
 		{"other-host-fresh", "elsewhere 1 n3\n", 0, false},
-		{"other-host-expired", "elsewhere 1 n4\n", 2 * LeaseExpiry, true},
+		{"other-host-expired", "elsewhere 1 n4\n", 2 * leaseExpiry, true},
 		{"empty-fresh", "", 0, false}, // owner between create and write
 	}
 	for _, c := range cases {
@@ -142,16 +142,16 @@ func TestLeaseStaleness(t *testing.T) {
 	}
 }
 
-// TestLeaseRefreshKeepsItFresh: a held lease is touched every LeaseRefresh,
+// TestLeaseRefreshKeepsItFresh: a held lease is touched every leaseRefresh,
 // so one made to look expired is fresh again, and not taken over, after a
 // refresh; once the holder stops refreshing, it is. The test waits for the
 // refresh itself: it slept 1.5 x a 200 ms expiry, and on a loaded machine a
 // refresher left unscheduled that long let the lease be taken over.
 func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	forceLease(t)
-	oldR, oldE := LeaseRefresh, LeaseExpiry
-	LeaseRefresh, LeaseExpiry = 20*time.Millisecond, 10*time.Second
-	defer func() { LeaseRefresh, LeaseExpiry = oldR, oldE }()
+	oldR, oldE := leaseRefresh, leaseExpiry
+	leaseRefresh, leaseExpiry = 20*time.Millisecond, 10*time.Second
+	defer func() { leaseRefresh, leaseExpiry = oldR, oldE }()
 	p := filepath.Join(t.TempDir(), "x.lock")
 	l, err := TryLock(p)
 	if err != nil {
@@ -161,12 +161,12 @@ func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	// only a refresh makes it fresh again.
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), hostName(), "elsewhere", 1)), 0o644)
-	expired := time.Now().Add(-2 * LeaseExpiry)
+	expired := time.Now().Add(-2 * leaseExpiry)
 	os.Chtimes(p, expired, expired)
 	refreshed := false
 	for deadline := time.Now().Add(time.Minute); !refreshed && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		fi, err := os.Stat(p)
-		refreshed = err == nil && time.Since(fi.ModTime()) < LeaseExpiry
+		refreshed = err == nil && time.Since(fi.ModTime()) < leaseExpiry
 	}
 	if !refreshed {
 		t.Fatal("the held lease was not refreshed within a minute")
@@ -179,7 +179,7 @@ func TestLeaseRefreshKeepsItFresh(t *testing.T) {
 	if l.held != nil {
 		l.held.Close() // the holder died: the kernel drops its flock
 	}
-	old := time.Now().Add(-2 * LeaseExpiry)
+	old := time.Now().Add(-2 * leaseExpiry)
 	os.Chtimes(p, old, old)
 	if l2, err := TryLock(p); err != nil {
 		t.Errorf("an unrefreshed lease of another host was not taken over: %v", err)
@@ -279,7 +279,7 @@ func TestMixedLockModes(t *testing.T) {
 			}
 			cmd := holdLock(t, path, env...)
 			if holder == "flock" {
-				old := time.Now().Add(-3 * LeaseExpiry)
+				old := time.Now().Add(-3 * leaseExpiry)
 				os.Chtimes(path, old, old)
 			}
 			var le *LockedError
@@ -303,7 +303,7 @@ func TestMixedLockModes(t *testing.T) {
 		}
 		defer l.Unlock()
 		os.WriteFile(path, []byte("elsewhere 1\n"), 0o644)
-		old := time.Now().Add(-3 * LeaseExpiry)
+		old := time.Now().Add(-3 * leaseExpiry)
 		os.Chtimes(path, old, old)
 		forceLease(t)
 		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
@@ -316,7 +316,7 @@ func TestMixedLockModes(t *testing.T) {
 		if _, err := TryLock(path); !errors.Is(err, ErrLocked) {
 			t.Fatalf("flock over a fresh lease of another host: %v, want ErrLocked", err)
 		}
-		old := time.Now().Add(-2 * LeaseExpiry)
+		old := time.Now().Add(-2 * leaseExpiry)
 		os.Chtimes(path, old, old)
 		l, err := TryLock(path)
 		if err != nil {

@@ -130,12 +130,12 @@ func readCSV(path string) (*Table, error) {
 				t.Cols = len(rec)
 				continue
 			}
-			return nil, fmt.Errorf("%s: line %d, column %d: %s is not a number%s", path, line, bad+1, Excerpt(rec[bad]), SeparatorHint(rec[bad]))
+			return nil, &ReadError{File: path, Line: line, Column: bad + 1, Err: fmt.Errorf("%s is not a number%s", Excerpt(rec[bad]), SeparatorHint(rec[bad]))}
 		}
 		if t.Cols == 0 {
 			t.Cols = len(rec)
 		} else if len(rec) != t.Cols {
-			return nil, fmt.Errorf("%s: line %d has %d values, expected %d like the first row", path, line, len(rec), t.Cols)
+			return nil, LineErrorf(path, line, "%d values, expected %d like the first row", len(rec), t.Cols)
 		}
 		t.Data = append(t.Data, vals...)
 		t.Rows++
@@ -243,7 +243,7 @@ func SplitIDColumn(path, idColumn string) (*Table, []string, error) {
 			}
 			v, err := parseNumber(cell)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("%s: line %d, column %d (%s): %s is not a finite number%s", path, i+2, j+1, Excerpt(recs[0][j]), Excerpt(cell), SeparatorHint(cell))
+				return nil, nil, &ReadError{File: path, Line: i + 2, Column: j + 1, Field: recs[0][j], Err: fmt.Errorf("%s is not a finite number%s", Excerpt(cell), SeparatorHint(cell))}
 			}
 			t.Data = append(t.Data, v)
 		}
@@ -284,7 +284,7 @@ func eachRow(cr *csv.Reader, path string, ncols, offset int, fn func(line int, r
 			continue
 		}
 		if len(rec) != ncols {
-			return fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), ncols)
+			return LineErrorf(path, line, "%d cells, expected %d like the header", len(rec), ncols)
 		}
 		if err := fn(line, rec); err != nil {
 			return err

@@ -41,7 +41,7 @@ func (h *NPYHeader) Elements() int {
 }
 
 // DataBytes is the size of the data the header promises, in bytes, or -1
-// for a dtype ReadNPY does not read.
+// for a dtype readNPYArray does not read.
 func (h *NPYHeader) DataBytes() int64 {
 	item := npyItemSize(h.Dtype)
 	if item == 0 {
@@ -323,14 +323,14 @@ func splitDtype(dtype string) (string, binary.ByteOrder) {
 	return dtype, binary.LittleEndian
 }
 
-// ReadNPY reads one .npy stream of a numeric dtype (bool, signed or unsigned
+// readNPYArray reads one .npy stream of a numeric dtype (bool, signed or unsigned
 // integers of 1-8 bytes, float32, float64; either byte order; C or Fortran
 // order). size is the stream's size in bytes, or -1 if unknown; name is used
 // in error messages. The header is validated by ReadNPYHeader; the data are
 // read in chunks, so memory grows with the bytes present, never with what a
 // damaged header claims. Data shorter than promised are an error; bytes after
 // the data are ignored, as numpy.load does.
-func ReadNPY(r io.Reader, size int64, name string) (*NPYArray, error) {
+func readNPYArray(r io.Reader, size int64, name string) (*NPYArray, error) {
 	h, err := ReadNPYHeader(r, size, name)
 	if err != nil {
 		return nil, err
@@ -395,10 +395,10 @@ func ReadNPY(r io.Reader, size int64, name string) (*NPYArray, error) {
 	return a, nil
 }
 
-// ReadNPYString reads a 0-d .npy array of dtype bytes (S) or unicode (U),
+// readNPYString reads a 0-d .npy array of dtype bytes (S) or unicode (U),
 // such as the "format" member scipy writes into a sparse .npz. Trailing NULs
 // are removed, as NumPy does.
-func ReadNPYString(r io.Reader, size int64, name string) (string, error) {
+func readNPYString(r io.Reader, size int64, name string) (string, error) {
 	h, err := ReadNPYHeader(r, size, name)
 	if err != nil {
 		return "", err
@@ -464,7 +464,7 @@ func ReadNPYFile(path string) (*NPYArray, error) {
 	if st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	return ReadNPY(bufio.NewReader(f), size, path)
+	return readNPYArray(bufio.NewReader(f), size, path)
 }
 
 // ReadPromised reads exactly n bytes that a file's header promised. Memory

@@ -16,8 +16,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
-// ErrNotFloat32 is returned by ReadNPYFloat32 for a valid array that is not
-// a C-order float32 matrix: read it with ReadNPY instead.
+// ErrNotFloat32 is returned by readNPYFloat32 for a valid array that is not
+// a C-order float32 matrix: read it with readNPYArray instead.
 var ErrNotFloat32 = errors.New("not a C-order float32 array")
 
 // npy32Chunk is how many bytes are read (then checked) at a time: 4 MiB,
@@ -33,25 +33,25 @@ var nativeOrder binary.ByteOrder = func() binary.ByteOrder {
 	return binary.BigEndian
 }()
 
-// ErrNotFloat64 is returned by ReadNPYFloat64 for a valid array that is not
+// ErrNotFloat64 is returned by readNPYFloat64 for a valid array that is not
 // a C-order float64 matrix.
 var ErrNotFloat64 = errors.New("not a C-order float64 array")
 
-// ReadNPYFloat32 reads a 1-D or 2-D C-order float32 .npy stream of size
+// readNPYFloat32 reads a 1-D or 2-D C-order float32 .npy stream of size
 // bytes into a float32 slice, reading the bytes directly into it so that the
-// data is held once (ReadNPY converts to float64: twice the data).
+// data is held once (readNPYArray converts to float64: twice the data).
 // ReadNPYHeader checks the header's promise against size before anything is
 // allocated. Every value must be finite; errors name the 1-based row and
 // column. It returns ErrNotFloat32 (wrapped) for another dtype or Fortran
 // order.
-func ReadNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data []float32, err error) {
+func readNPYFloat32(r io.Reader, size int64, name string) (rows, cols int, data []float32, err error) {
 	return readNPYFloat[float32](r, size, name, "f4", ErrNotFloat32)
 }
 
-// ReadNPYFloat64 is ReadNPYFloat32 for float64 arrays (NumPy's default
+// readNPYFloat64 is readNPYFloat32 for float64 arrays (NumPy's default
 // dtype): one copy of the data, read straight into the slice. It returns
 // ErrNotFloat64 (wrapped) for another dtype or Fortran order.
-func ReadNPYFloat64(r io.Reader, size int64, name string) (rows, cols int, data []float64, err error) {
+func readNPYFloat64(r io.Reader, size int64, name string) (rows, cols int, data []float64, err error) {
 	return readNPYFloat[float64](r, size, name, "f8", ErrNotFloat64)
 }
 
@@ -180,14 +180,14 @@ func swapBytes[T float32 | float64](vals []T) {
 	}
 }
 
-// ReadNPYFloat32File is ReadNPYFloat32 on a file.
+// ReadNPYFloat32File is readNPYFloat32 on a file.
 func ReadNPYFloat32File(path string) (rows, cols int, data []float32, err error) {
-	return readNPYFile(path, ReadNPYFloat32)
+	return readNPYFile(path, readNPYFloat32)
 }
 
-// ReadNPYFloat64File is ReadNPYFloat64 on a file.
+// ReadNPYFloat64File is readNPYFloat64 on a file.
 func ReadNPYFloat64File(path string) (rows, cols int, data []float64, err error) {
-	return readNPYFile(path, ReadNPYFloat64)
+	return readNPYFile(path, readNPYFloat64)
 }
 
 func readNPYFile[T any](path string, read func(io.Reader, int64, string) (int, int, []T, error)) (rows, cols int, data []T, err error) {

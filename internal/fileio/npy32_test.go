@@ -59,7 +59,7 @@ func TestReadNPYFloat32(t *testing.T) {
 	rows := len(vals) / 3
 	vals = vals[:rows*3]
 	raw := npy32Bytes("<f4", false, fmt.Sprintf("(%d, 3)", rows), f32le(vals...))
-	r, c, got, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "x.npy")
+	r, c, got, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "x.npy")
 	if err != nil || r != rows || c != 3 {
 		t.Fatalf("%d x %d, %v", r, c, err)
 	}
@@ -70,7 +70,7 @@ func TestReadNPYFloat32(t *testing.T) {
 	}
 	// big-endian over several chunks: every value swapped, in every chunk
 	raw = npy32Bytes(">f4", false, fmt.Sprintf("(%d, 3)", rows), f32be(vals...))
-	if r, c, got, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err != nil || r != rows || c != 3 {
+	if r, c, got, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err != nil || r != rows || c != 3 {
 		t.Fatalf("big-endian: %d x %d, %v", r, c, err)
 	} else {
 		for i := range vals {
@@ -85,12 +85,12 @@ func TestReadNPYFloat32(t *testing.T) {
 	bad[p] = float32(math.Inf(-1))
 	raw = npy32Bytes("<f4", false, fmt.Sprintf("(%d, 3)", rows), f32le(bad...))
 	want := fmt.Sprintf("row %d, column %d", p/3+1, p%3+1)
-	if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "i.npy"); err == nil || !strings.Contains(err.Error(), want) {
+	if _, _, _, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "i.npy"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("-Inf at value %d: %v, want %q", p, err, want)
 	}
 	// big-endian 1-D
 	raw = npy32Bytes(">f4", false, "(2,)", f32be(1.5, -2))
-	if r, c, got, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "v.npy"); err != nil || r != 2 || c != 1 || got[1] != -2 {
+	if r, c, got, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "v.npy"); err != nil || r != 2 || c != 1 || got[1] != -2 {
 		t.Errorf("big-endian vector: %d %d %v %v", r, c, got, err)
 	}
 	cases := map[string]struct {
@@ -107,7 +107,7 @@ func TestReadNPYFloat32(t *testing.T) {
 		"not numpy": {[]byte("hello"), "not a .npy file"},
 	}
 	for name, tc := range cases {
-		_, _, _, err := ReadNPYFloat32(bytes.NewReader(tc.raw), int64(len(tc.raw)), "e.npy")
+		_, _, _, err := readNPYFloat32(bytes.NewReader(tc.raw), int64(len(tc.raw)), "e.npy")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "e.npy") {
 			t.Errorf("%s: %v, want an error naming the file and %q", name, err, tc.want)
 		}
@@ -129,7 +129,7 @@ func FuzzReadNPYFloat32(f *testing.F) {
 	f.Add(npy32Bytes("<f4", false, "(3,)", f32le(1, 2)))
 	f.Add(npy32Bytes(">f4", true, "(1, 1)", f32le(1)))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		r, c, data, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "fuzz.npy")
+		r, c, data, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "fuzz.npy")
 		if err != nil {
 			return
 		}
@@ -144,11 +144,11 @@ func FuzzReadNPYFloat32(f *testing.F) {
 // header parser, ReadNPYHeader, now reads both).
 func TestReadNPYTruncatedHeader(t *testing.T) {
 	raw := []byte("\x93NUMPY\x01000")
-	if _, err := ReadNPY(bytes.NewReader(raw), int64(len(raw)), "t.npy"); err == nil || !strings.Contains(err.Error(), "t.npy") {
-		t.Errorf("ReadNPY: %v", err)
+	if _, err := readNPYArray(bytes.NewReader(raw), int64(len(raw)), "t.npy"); err == nil || !strings.Contains(err.Error(), "t.npy") {
+		t.Errorf("readNPYArray: %v", err)
 	}
-	if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "t.npy"); err == nil {
-		t.Error("ReadNPYFloat32: no error")
+	if _, _, _, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "t.npy"); err == nil {
+		t.Error("readNPYFloat32: no error")
 	}
 }
 
@@ -159,13 +159,13 @@ func TestWriteNPYFloat32RoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// readable by the general reader too
-	a, err := ReadNPY(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
+	a, err := readNPYArray(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
 	if err != nil || a.Dtype != "<f4" || a.Shape[0] != 2 || a.Shape[1] != 3 || a.Data[2] != float64(float32(3e-8)) {
-		t.Fatalf("ReadNPY: %+v %v", a, err)
+		t.Fatalf("readNPYArray: %+v %v", a, err)
 	}
-	r, c, got, err := ReadNPYFloat32(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
+	r, c, got, err := readNPYFloat32(bytes.NewReader(b.Bytes()), int64(b.Len()), "w.npy")
 	if err != nil || r != 2 || c != 3 || got[1] != -2.5 {
-		t.Fatalf("ReadNPYFloat32: %d %d %v %v", r, c, got, err)
+		t.Fatalf("readNPYFloat32: %d %d %v %v", r, c, got, err)
 	}
 	if WriteNPYFloat32(&b, 2, 2, vals) == nil {
 		t.Error("length mismatch accepted")
@@ -182,7 +182,7 @@ func f64bytes(order binary.AppendByteOrder, vs ...float64) []byte {
 
 // TestReadNPYFloat64: the float64 reader over several chunks in both byte
 // orders, a non-finite value placed by row and column in a later chunk,
-// and the dtypes it leaves to ReadNPY.
+// and the dtypes it leaves to readNPYArray.
 func TestReadNPYFloat64(t *testing.T) {
 	rows := npy32Chunk/8/3 + 11 // more than one chunk
 	vals := make([]float64, rows*3)
@@ -195,7 +195,7 @@ func TestReadNPYFloat64(t *testing.T) {
 			descr = ">f8"
 		}
 		raw := npy32Bytes(descr, false, fmt.Sprintf("(%d, 3)", rows), f64bytes(order, vals...))
-		r, c, got, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "d.npy")
+		r, c, got, err := readNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "d.npy")
 		if err != nil || r != rows || c != 3 {
 			t.Fatalf("%s: %d x %d, %v", descr, r, c, err)
 		}
@@ -210,14 +210,14 @@ func TestReadNPYFloat64(t *testing.T) {
 	bad[p] = math.NaN()
 	raw := npy32Bytes("<f8", false, fmt.Sprintf("(%d, 3)", rows), f64bytes(binary.LittleEndian, bad...))
 	want := fmt.Sprintf("row %d, column %d", p/3+1, p%3+1)
-	if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "n.npy"); err == nil || !strings.Contains(err.Error(), want) {
+	if _, _, _, err := readNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "n.npy"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("NaN at value %d: %v, want %q", p, err, want)
 	}
 	for name, raw := range map[string][]byte{
 		"float32": npy32Bytes("<f4", false, "(1, 1)", f32le(1)),
 		"fortran": npy32Bytes("<f8", true, "(1, 2)", f64bytes(binary.LittleEndian, 1, 2)),
 	} {
-		if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "e.npy"); !errors.Is(err, ErrNotFloat64) || !strings.Contains(err.Error(), "e.npy") {
+		if _, _, _, err := readNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "e.npy"); !errors.Is(err, ErrNotFloat64) || !strings.Contains(err.Error(), "e.npy") {
 			t.Errorf("%s: %v, want ErrNotFloat64 naming the file", name, err)
 		}
 	}
@@ -234,7 +234,7 @@ func FuzzReadNPYFloat64(f *testing.F) {
 	f.Add(npy32Bytes("<f8", false, "(2, 2)", f64bytes(binary.LittleEndian, 1, 2, 3, 4)))
 	f.Add(npy32Bytes(">f8", false, "(3,)", f64bytes(binary.BigEndian, 1, 2)))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		r, c, data, err := ReadNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "fuzz.npy")
+		r, c, data, err := readNPYFloat64(bytes.NewReader(raw), int64(len(raw)), "fuzz.npy")
 		if err != nil {
 			return
 		}
@@ -260,7 +260,7 @@ func BenchmarkReadNPYFloat(b *testing.B) {
 	b.Run("float32", func(b *testing.B) {
 		b.SetBytes(int64(len(raw32)))
 		for b.Loop() {
-			if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw32), int64(len(raw32)), "b.npy"); err != nil {
+			if _, _, _, err := readNPYFloat32(bytes.NewReader(raw32), int64(len(raw32)), "b.npy"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -268,7 +268,7 @@ func BenchmarkReadNPYFloat(b *testing.B) {
 	b.Run("float64", func(b *testing.B) {
 		b.SetBytes(int64(len(raw64)))
 		for b.Loop() {
-			if _, _, _, err := ReadNPYFloat64(bytes.NewReader(raw64), int64(len(raw64)), "b.npy"); err != nil {
+			if _, _, _, err := readNPYFloat64(bytes.NewReader(raw64), int64(len(raw64)), "b.npy"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -294,11 +294,11 @@ func TestReadNPYFloat32Parallel(t *testing.T) {
 	}
 	shape := fmt.Sprintf("(%d, 1)", n)
 	raw := npy32Bytes("<f4", false, shape, f32le(vals...))
-	_, _, par, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "p.npy")
+	_, _, par, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "p.npy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, seq, err := ReadNPYFloat32(onlyReader{bytes.NewReader(raw)}, int64(len(raw)), "p.npy")
+	_, _, seq, err := readNPYFloat32(onlyReader{bytes.NewReader(raw)}, int64(len(raw)), "p.npy")
 	if err != nil || !slices.Equal(par, seq) || !slices.Equal(par, vals) {
 		t.Fatalf("parallel and sequential reads differ (%v)", err)
 	}
@@ -308,14 +308,14 @@ func TestReadNPYFloat32Parallel(t *testing.T) {
 	raw = npy32Bytes("<f4", false, shape, f32le(bad...))
 	want := fmt.Sprintf("row %d, column 1", per+4)
 	for i := 0; i < 5; i++ {
-		if _, _, _, err := ReadNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, _, err := readNPYFloat32(bytes.NewReader(raw), int64(len(raw)), "b.npy"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%v, want the first non-finite value, %q", err, want)
 		}
 	}
 	// size promises the whole array, the stream stops 10 values short
 	full := npy32Bytes("<f4", false, shape, f32le(vals...))
 	short := full[:len(full)-40]
-	if _, _, _, err := ReadNPYFloat32(bytes.NewReader(short), int64(len(full)), "s.npy"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("data ends after %d of %d values", n-10, n)) {
+	if _, _, _, err := readNPYFloat32(bytes.NewReader(short), int64(len(full)), "s.npy"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("data ends after %d of %d values", n-10, n)) {
 		t.Errorf("short stream: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func TestReadNPYFormats(t *testing.T) {
 		{"Python 2 long", npyBytes(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (1L,), }", le(int32(-9))), []int{1}, []float64{-9}, true},
 	} {
 		for _, size := range []int64{int64(len(c.in)), -1} {
-			a, err := ReadNPY(bytes.NewReader(c.in), size, "x.npy")
+			a, err := readNPYArray(bytes.NewReader(c.in), size, "x.npy")
 			if err != nil {
 				t.Errorf("%s (size %d): %v", c.name, size, err)
 				continue
@@ -93,13 +93,13 @@ func TestReadNPYString(t *testing.T) {
 	s := npyBytes(1, "{'descr': '|S3', 'fortran_order': False, 'shape': (), }", []byte("csr"))
 	u := npyBytes(1, "{'descr': '<U4', 'fortran_order': False, 'shape': (), }", le([]uint32{'c', 's', 'r', 0}))
 	for _, in := range [][]byte{s, u} {
-		got, err := ReadNPYString(bytes.NewReader(in), int64(len(in)), "f.npy")
+		got, err := readNPYString(bytes.NewReader(in), int64(len(in)), "f.npy")
 		if err != nil || got != "csr" {
 			t.Errorf("got %q, %v; want csr", got, err)
 		}
 	}
 	num := npyBytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", le(1.0))
-	if _, err := ReadNPYString(bytes.NewReader(num), int64(len(num)), "f.npy"); err == nil || !strings.Contains(err.Error(), "expected a single string") {
+	if _, err := readNPYString(bytes.NewReader(num), int64(len(num)), "f.npy"); err == nil || !strings.Contains(err.Error(), "expected a single string") {
 		t.Errorf("numeric array as string: %v", err)
 	}
 }
@@ -136,7 +136,7 @@ func TestReadNPYDamaged(t *testing.T) {
 		{"product overflow", string(npyBytes(1, "{'descr': '<u1', 'fortran_order': False, 'shape': (2000000000, 2000000000), }", nil)), "more than"},
 		{"3-d Fortran", string(npyBytes(1, "{'descr': '<u1', 'fortran_order': True, 'shape': (1, 1, 1), }", []byte{1})), "Fortran-order"},
 	} {
-		_, err := ReadNPY(strings.NewReader(c.in), int64(len(c.in)), "d/x.npy")
+		_, err := readNPYArray(strings.NewReader(c.in), int64(len(c.in)), "d/x.npy")
 		if err == nil || !strings.HasPrefix(err.Error(), "d/x.npy: ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one starting with the file name and containing %q", c.name, err, c.want)
 		}
@@ -175,7 +175,7 @@ func TestReadNPYHugeClaim(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "big.npy: .npy header promises shape [40000 40000]") {
 		t.Errorf("file: error %v", err)
 	}
-	if n := allocated(func() { _, err = ReadNPY(bytes.NewReader(in), -1, "stream") }); n > limit {
+	if n := allocated(func() { _, err = readNPYArray(bytes.NewReader(in), -1, "stream") }); n > limit {
 		t.Errorf("stream: allocated %d bytes", n)
 	}
 	if err == nil || !strings.Contains(err.Error(), "data stop after 36") {
@@ -189,7 +189,7 @@ func TestReadNPYNpyioFiles(t *testing.T) {
 	if err := npyio.Write(&b, mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})); err != nil {
 		t.Fatal(err)
 	}
-	a, err := ReadNPY(&b, int64(b.Len()), "m.npy")
+	a, err := readNPYArray(&b, int64(b.Len()), "m.npy")
 	if err != nil || !slices.Equal(a.Shape, []int{2, 3}) || a.Data[4] != 5 {
 		t.Errorf("npyio matrix: %+v %v", a, err)
 	}
@@ -209,8 +209,8 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npyBytes(3, "{'descr': '|S3', 'fortran_order': False, 'shape': (), }", []byte("csr")))
 	f.Add([]byte("\x93NUMPY\x01000"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		a, err := ReadNPY(bytes.NewReader(in), int64(len(in)), "f.npy")
-		a2, err2 := ReadNPY(bytes.NewReader(in), -1, "f.npy")
+		a, err := readNPYArray(bytes.NewReader(in), int64(len(in)), "f.npy")
+		a2, err2 := readNPYArray(bytes.NewReader(in), -1, "f.npy")
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("sized and unsized reads disagree: %v vs %v", err, err2)
 		}
@@ -232,6 +232,6 @@ func FuzzReadNPY(f *testing.F) {
 				t.Fatalf("value %d: %v vs %v", i, a.Data[i], a2.Data[i])
 			}
 		}
-		ReadNPYString(bytes.NewReader(in), int64(len(in)), "f.npy")
+		readNPYString(bytes.NewReader(in), int64(len(in)), "f.npy")
 	})
 }

@@ -14,20 +14,20 @@ import (
 // not write (replaced only with --force).
 var ErrNotOurs = errors.New("exists and was not written by qvs")
 
-// NewFileMode is the mode of a file qvs creates: 0666 less the umask the
+// newFileMode is the mode of a file qvs creates: 0666 less the umask the
 // process started with, as os.Create would give (077 gives 0600).
-func NewFileMode() fs.FileMode { return fs.FileMode(0o666 &^ processUmask) }
+func newFileMode() fs.FileMode { return fs.FileMode(0o666 &^ processUmask) }
 
 // writeTarget checks the file an atomic write is about to replace and
 // returns the mode the new file gets: an existing regular file keeps its
-// permission bits (a 0600 file stays 0600); a new one gets NewFileMode.
+// permission bits (a 0600 file stays 0600); a new one gets newFileMode.
 // What is not a regular file (after symbolic links) is refused: renaming
 // over a named pipe, a device (/dev/null) or a socket would replace it with
 // a regular file, and a directory cannot be replaced.
 func writeTarget(path string) (fs.FileMode, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewFileMode(), nil
+		return newFileMode(), nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("write %s: %w", path, err)

@@ -28,7 +28,8 @@ type ReadError struct {
 
 // Error is the message of the forms above: Field is quoted (cut when
 // long, as Excerpt does) when it names the column alone, and written as it
-// is after the column's number.
+// is after the column's number unless it is longer than an excerpt (then
+// quoted and cut).
 func (e *ReadError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -38,8 +39,10 @@ func (e *ReadError) Error() string {
 	b.WriteString("line ")
 	b.WriteString(strconv.Itoa(e.Line))
 	switch {
-	case e.Column > 0 && e.Field != "":
+	case e.Column > 0 && e.Field != "" && len(e.Field) <= maxExcerpt:
 		fmt.Fprintf(&b, ", column %d (%s)", e.Column, e.Field)
+	case e.Column > 0 && e.Field != "":
+		fmt.Fprintf(&b, ", column %d (%s)", e.Column, Excerpt(e.Field))
 	case e.Column > 0:
 		fmt.Fprintf(&b, ", column %d", e.Column)
 	case e.Field != "":

@@ -22,6 +22,7 @@ func TestReadErrorMessages(t *testing.T) {
 		{&ReadError{File: "m.csv", Line: 2, Column: 1, Err: errors.New("bad")}, `m.csv: line 2, column 1: bad`},
 		{&ReadError{Line: 5, Err: errors.New("no value cell")}, `line 5: no value cell`},
 		{FieldErrorf("w.csv", 2, strings.Repeat("n", 70), "bad"), `w.csv: line 2, column "` + strings.Repeat("n", 60) + `"... (70 bytes): bad`},
+		{&ReadError{File: "w.csv", Line: 2, Column: 4, Field: strings.Repeat("n", 70), Err: errors.New("bad")}, `w.csv: line 2, column 4 ("` + strings.Repeat("n", 60) + `"... (70 bytes)): bad`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

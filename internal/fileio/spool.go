@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// StdinName is how messages name data read from stdin (Spool.Rename).
-const StdinName = "stdin"
+// stdinName is how messages name data read from stdin (Spool.Rename).
+const stdinName = "stdin"
 
 // Spool is a temporary copy of a stream (stdin) that the file readers can
 // open by path; the zero value is none.
@@ -35,7 +35,7 @@ const spoolPrefix = "qvs-stdin-"
 func SpoolStdin(r io.Reader, max int64) (Spool, error) {
 	in := bufio.NewReader(r)
 	head, _ := in.Peek(6)
-	SweepSpools(os.TempDir())
+	sweepSpools(os.TempDir())
 	dir, err := os.MkdirTemp("", spoolPrefix+hostName()+"_"+strconv.Itoa(os.Getpid())+"_*")
 	if err != nil {
 		return Spool{}, err
@@ -50,7 +50,7 @@ func SpoolStdin(r io.Reader, max int64) (Spool, error) {
 	s := Spool{dir: dir, path: filepath.Join(dir, name)}
 	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		// The lock tells SweepSpools this copy's process is alive; it
+		// The lock tells sweepSpools this copy's process is alive; it
 		// is released when the process ends, however it ends.
 		_ = flock(f)
 		s.lock = f
@@ -80,19 +80,19 @@ func (s Spool) Remove() {
 	}
 }
 
-// SpoolOrphanAge is how old a spool folder whose lock is free must be
-// before SweepSpools removes it (its writer takes the lock a moment after
+// spoolOrphanAge is how old a spool folder whose lock is free must be
+// before sweepSpools removes it (its writer takes the lock a moment after
 // creating it).
-var SpoolOrphanAge = time.Minute
+var spoolOrphanAge = time.Minute
 
-// SweepSpools removes the spool folders (qvs-stdin-*) of dir left by qvs
+// sweepSpools removes the spool folders (qvs-stdin-*) of dir left by qvs
 // processes that were killed or interrupted before they removed them
 // (hundreds of MB each): those whose copy no process holds locked and that
-// are at least SpoolOrphanAge old, or, where flock is unavailable, whose
-// pid on this host no longer runs (TempOrphanAge for another host's). A
+// are at least spoolOrphanAge old, or, where flock is unavailable, whose
+// pid on this host no longer runs (tempOrphanAge for another host's). A
 // spool of a running process is never removed. It returns how many it
 // removed; every SpoolStdin calls it first.
-func SweepSpools(dir string) int {
+func sweepSpools(dir string) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -119,7 +119,7 @@ func spoolOrphan(path, tag string) bool {
 	age := time.Since(fi.ModTime())
 	files, _ := os.ReadDir(path)
 	for _, f := range files {
-		if age = min(age, fileAge(filepath.Join(path, f.Name()))); age < SpoolOrphanAge {
+		if age = min(age, fileAge(filepath.Join(path, f.Name()))); age < spoolOrphanAge {
 			return false
 		}
 		g, err := os.OpenFile(filepath.Join(path, f.Name()), os.O_RDONLY, 0)
@@ -135,7 +135,7 @@ func spoolOrphan(path, tag string) bool {
 			return false // held
 		}
 	}
-	if age < SpoolOrphanAge {
+	if age < spoolOrphanAge {
 		return false
 	}
 	parts := strings.Split(tag, "_")
@@ -144,7 +144,7 @@ func spoolOrphan(path, tag string) bool {
 			return !processAlive(pid)
 		}
 	}
-	return age > TempOrphanAge
+	return age > tempOrphanAge
 }
 
 func fileAge(path string) time.Duration {
@@ -155,11 +155,11 @@ func fileAge(path string) time.Duration {
 	return time.Since(fi.ModTime())
 }
 
-// Rename names the stream (StdinName) instead of the temporary copy in a
+// Rename names the stream (stdinName) instead of the temporary copy in a
 // message.
 func (s Spool) Rename(msg string) string {
 	if s.path == "" {
 		return msg
 	}
-	return strings.ReplaceAll(msg, s.path, StdinName)
+	return strings.ReplaceAll(msg, s.path, stdinName)
 }

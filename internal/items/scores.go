@@ -3,6 +3,7 @@ package items
 import (
 	"fmt"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -227,7 +228,7 @@ func (in *Items) GroupScores(orders vendi.Orders, announce Announce) ([]Group, e
 	members := map[string][]int{}
 	for i, grp := range in.Groups {
 		if grp == "" {
-			return nil, fmt.Errorf("%s: line %d: the group column %q is empty", in.path, i+2, in.groupColumn)
+			return nil, fileio.LineErrorf(in.path, i+2, "the group column %q is empty", in.groupColumn)
 		}
 		if _, ok := members[grp]; !ok {
 			names = append(names, grp)

@@ -76,7 +76,7 @@ func edgeWeightsInPlace(g *KNNGraph, similarity string) ([]float64, error) {
 	return w, nil
 }
 
-// bandwidthOfDistances is GaussianBandwidth of the distances d, the median
+// bandwidthOfDistances is gaussianBandwidth of the distances d, the median
 // of their squares computed without storing them or reordering d: squaring
 // is monotone in |d| (and so is its rounding), so the median square is the
 // square of the median magnitude (kthMagnitude). TestEdgeWeightsInPlace
@@ -125,11 +125,11 @@ func kthMagnitude(x []float64, k int) float64 {
 	return math.Float64frombits(prefix)
 }
 
-// GaussianBandwidth is h^2 of SimilarityGaussian: the median squared edge
+// gaussianBandwidth is h^2 of SimilarityGaussian: the median squared edge
 // distance of g (the lower median for an even count). If it is 0 (most
 // edges join duplicates) it is the smallest positive squared distance, and 1
 // if every distance is 0.
-func GaussianBandwidth(g *KNNGraph) float64 {
+func gaussianBandwidth(g *KNNGraph) float64 {
 	return bandwidthOfDistances(g.Distance)
 }
 

@@ -18,7 +18,7 @@ func TestEdgeWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	// squared distances sorted: 1 1 4 4 9 9 -> lower median 4.
-	if h := GaussianBandwidth(g); h != 4 {
+	if h := gaussianBandwidth(g); h != 4 {
 		t.Errorf("bandwidth %v, want 4", h)
 	}
 	for e, d := range g.Distance {
@@ -42,10 +42,10 @@ func TestEdgeWeights(t *testing.T) {
 		t.Errorf("unknown similarity: %v", err)
 	}
 	// All duplicates: bandwidth falls back to 1.
-	if h := GaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0}}); h != 1 {
+	if h := gaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0}}); h != 1 {
 		t.Errorf("all-zero bandwidth %v, want 1", h)
 	}
-	if h := GaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0, 3}}); h != 9 {
+	if h := gaussianBandwidth(&KNNGraph{Distance: []float64{0, 0, 0, 3}}); h != 9 {
 		t.Errorf("mostly-zero bandwidth %v, want 9", h)
 	}
 }
@@ -178,7 +178,7 @@ func TestKthMagnitude(t *testing.T) {
 	}
 }
 
-// bandwidthOfSquares is the Gaussian bandwidth as GaussianBandwidth
+// bandwidthOfSquares is the Gaussian bandwidth as gaussianBandwidth
 // defines it, computed directly: quickselect on the squared distances
 // (reordered), then the smallest positive square if the median is 0: the
 // reference for bandwidthOfDistances.

@@ -132,14 +132,14 @@ func denseKNN(x [][]float64, k int, metric string, workers int, progress func(do
 	return g, nil
 }
 
-// MaxFeature bounds the magnitude of a dense feature: the squared
+// maxFeature bounds the magnitude of a dense feature: the squared
 // distances of the kNN build, sums of d squared differences, stay finite
 // for every d up to 10^8 (a feature of 1e155 made them +Inf and NaN, and the
 // exact build panicked on a row with no finite candidate).
-const MaxFeature = 1e100
+const maxFeature = 1e100
 
 // checkDense checks that the rows have one length d >= 1 and finite values
-// of magnitude at most MaxFeature.
+// of magnitude at most maxFeature.
 func checkDense(x [][]float64) error {
 	d := len(x[0])
 	if d == 0 {
@@ -153,8 +153,8 @@ func checkDense(x [][]float64) error {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("kNN graph: item %d, feature %d is %v, expected a finite number", i, c, v)
 			}
-			if math.Abs(v) > MaxFeature {
-				return fmt.Errorf("kNN graph: item %d, feature %d is %g, beyond ±%g: squared distances would overflow to +Inf (rescale the features)", i, c, v, MaxFeature)
+			if math.Abs(v) > maxFeature {
+				return fmt.Errorf("kNN graph: item %d, feature %d is %g, beyond ±%g: squared distances would overflow to +Inf (rescale the features)", i, c, v, maxFeature)
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func BenchmarkBitsKNN(b *testing.B) {
 	}
 }
 
-// TestDenseKNNRefusesHugeFeatures: a feature beyond MaxFeature (1e155,
+// TestDenseKNNRefusesHugeFeatures: a feature beyond maxFeature (1e155,
 // whose square overflows) is an error naming the item and feature, for
 // both metrics and both builds, never a panic or a graph of NaN distances.
 func TestDenseKNNRefusesHugeFeatures(t *testing.T) {
@@ -226,8 +226,8 @@ func TestDenseKNNRefusesHugeFeatures(t *testing.T) {
 			}
 		}
 	}
-	x[7][1] = MaxFeature
+	x[7][1] = maxFeature
 	if _, _, err := BuildGraph("", Dense{F64: x}, nil, 4, MetricEuclidean, KNNExact, GraphOptions{Workers: 1}); err != nil {
-		t.Errorf("a feature of %g: %v", MaxFeature, err)
+		t.Errorf("a feature of %g: %v", maxFeature, err)
 	}
 }

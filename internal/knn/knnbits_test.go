@@ -32,14 +32,14 @@ func TestApproxCacheKeyVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := filepath.Base(info.CacheFile), former(KNNCacheKey(dense, nil, 5, MetricEuclidean)); got != want {
+	if got, want := filepath.Base(info.CacheFile), former(knnCacheKey(Dense{F64: dense}, nil, 5, MetricEuclidean, nil)); got != want {
 		t.Errorf("dense features: cache file %s, want the former %s", got, want)
 	}
 	_, info, err = BuildGraph(t.TempDir(), Dense{}, bits, 5, MetricTanimoto, KNNApprox, GraphOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := filepath.Base(info.CacheFile); got == former(KNNCacheKey(nil, bits, 5, MetricTanimoto)) {
+	if got := filepath.Base(info.CacheFile); got == former(knnCacheKey(Dense{}, bits, 5, MetricTanimoto, nil)) {
 		t.Errorf("fingerprints: cache file %s is the former defaults' key", got)
 	}
 }

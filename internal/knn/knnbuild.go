@@ -67,7 +67,7 @@ var approxCacheParams = ApproxOptions{Seed: 1}
 // bits (metric tanimoto) features by method (KNNAuto, KNNExact, KNNApprox),
 // like CachedKNN: with a cacheDir the graph is read from
 // cacheDir/knn/<key>.bin when intact, else computed and written atomically.
-// The key of an exact graph is KNNCacheKey (the one CachedKNN uses); an
+// The key of an exact graph is knnCacheKey (the one CachedKNN uses); an
 // approximate graph's key adds the method and its parameters, and its file
 // also keeps the measured recall.
 // Dense features held as float64 rows or as a float32 block give the same
@@ -119,7 +119,7 @@ func BuildGraph(cacheDir string, dense Dense, bits [][]uint64, k int, metric, me
 	}
 	if cacheDir == "" {
 		g, err := compute()
-		info.Status, info.Seconds = CacheOff, time.Since(t0).Seconds()
+		info.Status, info.Seconds = cacheOff, time.Since(t0).Seconds()
 		return g, info, err
 	}
 	hashing := StartPhase(opt.Progress, "kNN graph: cache key (SHA-256 of the features)", "rows", int64(n))

@@ -42,19 +42,11 @@ var (
 	errOtherKey     = errors.New("built for other features or settings (the key it records differs)")
 )
 
-// KNNCacheKey is the hex SHA-256 of the graph's inputs and parameters: the
+// knnCacheKey is the hex SHA-256 of the graph's inputs and parameters: the
 // cache format version, metric, k, the feature matrix shape and every
 // feature's bytes (float64 bits or fingerprint words, little-endian).
-func KNNCacheKey(dense [][]float64, bits [][]uint64, k int, metric string) string {
-	if dense == nil {
-		return knnCacheKey(Dense{}, bits, k, metric, nil)
-	}
-	return knnCacheKey(Dense{F64: dense}, bits, k, metric, nil)
-}
-
-// knnCacheKey is KNNCacheKey of dense rows held either way: float32 rows
-// are hashed as their float64 values, so the key is that of the same
-// values held as float64.
+// Float32 rows are hashed as their float64 values, so the key is that of
+// the same values held as float64.
 func knnCacheKey(dense Dense, bits [][]uint64, k int, metric string, progress *Phase) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00k=%d\x00", knnCacheVersion, metric, k)
@@ -89,7 +81,7 @@ func knnCacheKey(dense Dense, bits [][]uint64, k int, metric string, progress *P
 type CacheStatus int
 
 const (
-	CacheOff       CacheStatus = iota // no cache directory: computed
+	cacheOff       CacheStatus = iota // no cache directory: computed
 	CacheHit                          // read from the cache
 	CacheMiss                         // computed and stored
 	CacheRecovered                    // the cached file was corrupt: recomputed and replaced
@@ -101,7 +93,7 @@ func (s CacheStatus) String() string {
 
 // CachedKNN returns the exact kNN graph of dense (metric euclidean or cosine)
 // or bits (metric tanimoto) features. With a non-empty cacheDir it first looks
-// for cacheDir/knn/<KNNCacheKey>.bin; a missing file is computed and written
+// for cacheDir/knn/<knnCacheKey>.bin; a missing file is computed and written
 // atomically, a file that fails its checks (size, header, SHA-256 trailer,
 // index ranges) is recomputed and replaced. A cache file that cannot be
 // written (full disk) is a warning, not an error (fileio.WriteCacheFunc);
@@ -119,7 +111,7 @@ func CachedKNN(cacheDir string, dense [][]float64, bits [][]uint64, k int, metri
 }
 
 // Cache file layout (little-endian): magic, the 32 bytes of the key the
-// graph was built for (the file's name, KNNCacheKey or the approximate
+// graph was built for (the file's name, knnCacheKey or the approximate
 // graph's key, as bytes), uint64 N, uint64 K, N*K int32 indices, N*K
 // float64 distances, then the SHA-256 of everything before it. An
 // approximate graph's file opens with knnApproxMagic and has three more
@@ -269,7 +261,7 @@ var floatsMagic = [8]byte{'Q', 'V', 'S', 'F', 'L', 'T', '0', '1'}
 func CachedFloats(cacheDir, sub, key string, want int, compute func() ([]float64, error)) ([]float64, CacheStatus, error) {
 	if cacheDir == "" {
 		v, err := compute()
-		return v, CacheOff, err
+		return v, cacheOff, err
 	}
 	fileio.SweepOnce(filepath.Join(cacheDir, sub))
 	path := filepath.Join(cacheDir, sub, key+".bin")

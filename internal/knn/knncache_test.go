@@ -33,7 +33,7 @@ func TestCachedKNNHitAndRecovery(t *testing.T) {
 		t.Fatalf("first call: status %v, err %v; want miss", st, err)
 	}
 	same("miss", g)
-	path := filepath.Join(cache, "knn", KNNCacheKey(x, nil, 7, MetricEuclidean)+".bin")
+	path := filepath.Join(cache, "knn", knnCacheKey(Dense{F64: x}, nil, 7, MetricEuclidean, nil)+".bin")
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("cache file not written: %v", err)
 	}
@@ -65,22 +65,22 @@ func TestCachedKNNHitAndRecovery(t *testing.T) {
 	}
 	// Different parameters or inputs use different files.
 	keys := map[string]bool{
-		KNNCacheKey(x, nil, 7, MetricEuclidean):     true,
-		KNNCacheKey(x, nil, 8, MetricEuclidean):     true,
-		KNNCacheKey(x, nil, 7, MetricCosine):        true,
-		KNNCacheKey(x[1:], nil, 7, MetricEuclidean): true,
+		knnCacheKey(Dense{F64: x}, nil, 7, MetricEuclidean, nil):     true,
+		knnCacheKey(Dense{F64: x}, nil, 8, MetricEuclidean, nil):     true,
+		knnCacheKey(Dense{F64: x}, nil, 7, MetricCosine, nil):        true,
+		knnCacheKey(Dense{F64: x[1:]}, nil, 7, MetricEuclidean, nil): true,
 	}
 	y := make([][]float64, len(x))
 	for i := range x {
 		y[i] = slices.Clone(x[i])
 	}
 	y[3][1] = 1e-300 // a tiny change must change the key
-	keys[KNNCacheKey(y, nil, 7, MetricEuclidean)] = true
+	keys[knnCacheKey(Dense{F64: y}, nil, 7, MetricEuclidean, nil)] = true
 	if len(keys) != 5 {
 		t.Errorf("cache keys collide: %d distinct of 5", len(keys))
 	}
 	// No cache dir: computed, nothing written.
-	if _, st, err := CachedKNN("", x, nil, 7, MetricEuclidean, 1); err != nil || st != CacheOff {
+	if _, st, err := CachedKNN("", x, nil, 7, MetricEuclidean, 1); err != nil || st != cacheOff {
 		t.Errorf("no cache: status %v, err %v", st, err)
 	}
 }
@@ -140,7 +140,7 @@ func TestCacheWriteFailureIsAWarning(t *testing.T) {
 	if err != nil || !slices.Equal(v, []float64{1, 2, 3}) {
 		t.Fatalf("cachedFloats with an unwritable cache: %v %v", v, err)
 	}
-	knnFile := filepath.Join(cache, "knn", KNNCacheKey(x, nil, 4, MetricEuclidean)+".bin")
+	knnFile := filepath.Join(cache, "knn", knnCacheKey(Dense{F64: x}, nil, 4, MetricEuclidean, nil)+".bin")
 	w := warnings.String()
 	if strings.Count(w, "qvs: warning: cache file "+knnFile+" not written (") != 1 || !strings.Contains(w, "not a directory); going on without it") ||
 		!strings.Contains(w, filepath.Join(cache, "pca", "k.bin")) {
@@ -230,8 +230,8 @@ func TestKNNCacheTiedToKey(t *testing.T) {
 		if _, st, err := CachedKNN(cache, b, nil, 5, MetricEuclidean, 1); err != nil || st != CacheMiss {
 			t.Fatalf("%s: %v %v", how, st, err)
 		}
-		pathA := filepath.Join(cache, "knn", KNNCacheKey(a, nil, 5, MetricEuclidean)+".bin")
-		pathB := filepath.Join(cache, "knn", KNNCacheKey(b, nil, 5, MetricEuclidean)+".bin")
+		pathA := filepath.Join(cache, "knn", knnCacheKey(Dense{F64: a}, nil, 5, MetricEuclidean, nil)+".bin")
+		pathB := filepath.Join(cache, "knn", knnCacheKey(Dense{F64: b}, nil, 5, MetricEuclidean, nil)+".bin")
 		plant := func() {
 			os.Remove(pathA)
 			switch how {

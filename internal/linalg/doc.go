@@ -1,7 +1,11 @@
 // Package linalg holds the few dense linear-algebra kernels whose speed
 // decides qvs's large runs: the Gram matrix of embeddings (SYRK), the
 // eigenvalues of a symmetric matrix (no vectors) and the Cholesky
-// factorisation of the GP (POTRF/POTRI).
+// factorisation of the GP (POTRF/POTRI); and the one principal component
+// analysis of the pools and figures (pca.go): PCA (the d x d covariance,
+// its top eigenpairs by TopEigen, which MDS of a discrete kernel shares)
+// and PCA2 (the top two by subspace iteration, for wide data), with one
+// sign convention (SignOfLargest).
 //
 // Two backends implement them. The default is pure Go (gonum's BLAS and
 // LAPACK), so `go install` needs nothing but Go. Built with the tag

@@ -15,6 +15,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -313,7 +314,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 			}
 			for _, r := range prior[keep : keep+size] {
 				if r.round != round {
-					return nil, fmt.Errorf("%s: line %d: round %d, expected %d (the records of round %d hold %d items)", path, r.line, r.round, round, round, size)
+					return nil, fileio.LineErrorf(path, r.line, "round %d, expected %d (the records of round %d hold %d items)", r.round, round, round, size)
 				}
 				acquired = append(acquired, r.index)
 			}
@@ -428,7 +429,7 @@ func parseRecords(path string, rows [][]string, n int, id func(int) string) ([]r
 	for k, r := range rows {
 		line := k + 2
 		if len(r) != len(RecordHeader) {
-			return nil, fmt.Errorf("%s: line %d: %d cells, expected %d (%s)", path, line, len(r), len(RecordHeader), strings.Join(RecordHeader, ","))
+			return nil, fileio.LineErrorf(path, line, "%d cells, expected %d (%s)", len(r), len(RecordHeader), strings.Join(RecordHeader, ","))
 		}
 		round, err1 := strconv.Atoi(r[0])
 		index, err2 := strconv.Atoi(r[1])
@@ -436,13 +437,13 @@ func parseRecords(path string, rows [][]string, n int, id func(int) string) ([]r
 		cpu, err4 := strconv.ParseFloat(r[6], 64)
 		switch {
 		case err1 != nil || round < 0 || (k > 0 && round < out[k-1].round):
-			return nil, fmt.Errorf("%s: line %d: round %q, expected a round number not below the previous line's", path, line, r[0])
+			return nil, fileio.LineErrorf(path, line, "round %q, expected a round number not below the previous line's", r[0])
 		case err2 != nil || index < 0 || index >= n:
-			return nil, fmt.Errorf("%s: line %d: index %q, expected an item in [0, %d)", path, line, r[1], n)
+			return nil, fileio.LineErrorf(path, line, "index %q, expected an item in [0, %d)", r[1], n)
 		case r[2] != id(index):
-			return nil, fmt.Errorf("%s: line %d: item %d has id %q in the pool, not %q: the records belong to another pool", path, line, index, id(index), r[2])
+			return nil, fileio.LineErrorf(path, line, "item %d has id %q in the pool, not %q: the records belong to another pool", index, id(index), r[2])
 		case err3 != nil || err4 != nil:
-			return nil, fmt.Errorf("%s: line %d: seconds %q, cpu_seconds %q: expected numbers", path, line, r[5], r[6])
+			return nil, fileio.LineErrorf(path, line, "seconds %q, cpu_seconds %q: expected numbers", r[5], r[6])
 		}
 		out[k] = record{line: line, round: round, index: index, seconds: secs, cpu: cpu}
 	}

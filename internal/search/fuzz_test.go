@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // FuzzParseObserved: an observed-label CSV never panics the reader; what it
@@ -118,8 +120,9 @@ func FuzzCompleteBatches(f *testing.F) {
 		}
 		keep, err := CompleteBatches("f.csv", prior, batch, budget, n)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.csv line ") {
-				t.Fatalf("error does not name the file and line: %v", err)
+			var re *fileio.ReadError
+			if !errors.As(err, &re) || re.File != "f.csv" || re.Line < 2 || re.Line > len(prior)+1 {
+				t.Fatalf("error does not name the file and a line of a record: %v", err)
 			}
 			return
 		}

@@ -72,7 +72,7 @@ func ParsePending(path string, pool *datasets.Pool, observed []Observation, obse
 	out := make([]int, len(rows))
 	for k, r := range rows {
 		if labelled[r.index] {
-			return nil, fmt.Errorf("%s line %d: item %d (%s) is also labelled in %s: an item is pending until its label is known; remove it from one of the files", path, r.line, r.index, r.key, observedPath)
+			return nil, fileio.LineErrorf(path, r.line, "item %d (%s) is also labelled in %s: an item is pending until its label is known; remove it from one of the files", r.index, r.key, observedPath)
 		}
 		out[k] = r.index
 	}
@@ -329,7 +329,7 @@ func readItemRecords(path string, mode int) (*itemRecords, error) {
 	for k, rec := range recs[1:] {
 		line := k + 2
 		if len(rec) != len(recs[0]) {
-			return nil, fmt.Errorf("%s line %d: %d fields, the header has %d", path, line, len(rec), len(recs[0]))
+			return nil, fileio.LineErrorf(path, line, "%d fields, the header has %d", len(rec), len(recs[0]))
 		}
 		if _, _, err := parseItemData(path, line, recs[0], rec, c, mode); err != nil {
 			return nil, err
@@ -349,7 +349,7 @@ func parseItemData(path string, line int, head, rec []string, c itemCols, mode i
 		case "0", "false":
 			return false, 0, nil
 		}
-		return false, 0, fmt.Errorf("%s line %d: label %s: expected 1 (positive) or 0 (negative)", path, line, fileio.Excerpt(rec[c.dataCol]))
+		return false, 0, fileio.LineErrorf(path, line, "label %s: expected 1 (positive) or 0 (negative)", fileio.Excerpt(rec[c.dataCol]))
 	case withValue:
 		cell := rec[c.dataCol]
 		if bayesopt.IsFailedCell(cell) || (c.statusCol >= 0 && bayesopt.IsFailedStatus(rec[c.statusCol])) {
@@ -357,7 +357,8 @@ func parseItemData(path string, line int, head, rec []string, c itemCols, mode i
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-			return false, 0, fmt.Errorf("%s line %d column %d (%s): %s: expected a finite number, or nan, failed or an empty cell for a failed measurement", path, line, c.dataCol+1, strings.TrimSpace(head[c.dataCol]), fileio.Excerpt(cell))
+			return false, 0, &fileio.ReadError{File: path, Line: line, Column: c.dataCol + 1, Field: strings.TrimSpace(head[c.dataCol]),
+				Err: fmt.Errorf("%s: expected a finite number, or nan, failed or an empty cell for a failed measurement", fileio.Excerpt(cell))}
 		}
 		return false, v, nil
 	}
@@ -390,24 +391,24 @@ func readItemFile(path string, pool *datasets.Pool, mode int) ([]itemRow, error)
 			var ok bool
 			var amb error
 			if i, _, ok, amb = fileio.LookupID(idIndex, rec[c.keyCol]); amb != nil {
-				return nil, fmt.Errorf("%s line %d: %w", path, line, amb)
+				return nil, fileio.LineErrorf(path, line, "%w", amb)
 			} else if !ok {
-				return nil, fmt.Errorf("%s line %d: id %q is not in pool %s", path, line, key, pool.Name)
+				return nil, fileio.LineErrorf(path, line, "id %q is not in pool %s", key, pool.Name)
 			}
 		} else {
 			i, err = strconv.Atoi(key)
 			if err != nil || i < 0 || i >= pool.Len() {
-				return nil, fmt.Errorf("%s line %d: index %q: expected an integer in [0, %d)", path, line, key, pool.Len())
+				return nil, fileio.LineErrorf(path, line, "index %q: expected an integer in [0, %d)", key, pool.Len())
 			}
 			if c.idCol >= 0 {
 				if id := poolID(pool, i); !fileio.IDMatches(rec[c.idCol], id) {
-					return nil, fmt.Errorf("%s line %d: index %d is item %q but column \"id\" says %q; correct one of them", path, line, i, id, rec[c.idCol])
+					return nil, fileio.LineErrorf(path, line, "index %d is item %q but column \"id\" says %q; correct one of them", i, id, rec[c.idCol])
 				}
 			}
 		}
 		y, v, _ := parseItemData(path, line, recs[0], rec, c, mode) // checked by readItemRecords
 		if seen[i] {
-			return nil, fmt.Errorf("%s line %d: item %d (%s) is listed twice", path, line, i, key)
+			return nil, fileio.LineErrorf(path, line, "item %d (%s) is listed twice", i, key)
 		}
 		seen[i] = true
 		out = append(out, itemRow{line: line, key: key, index: i, positive: y, value: v})

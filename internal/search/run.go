@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/rng"
 )
 
@@ -187,23 +188,23 @@ func checkPicks(m *Model, picks []int, b int) error {
 // order) is an error naming name and the file line of the record (the
 // header is line 1).
 func CompleteBatches(name string, prior []Query, batch, budget, n int) (int, error) {
-	line := func(k int) string { return fmt.Sprintf("%s line %d", name, k+2) }
+	at := func(k int, format string, args ...any) error { return fileio.LineErrorf(name, k+2, format, args...) }
 	if len(prior) == 0 {
 		return 0, nil
 	}
 	if prior[0].Batch != 0 {
-		return 0, fmt.Errorf("%s: the start is in batch %d, expected batch 0", line(0), prior[0].Batch)
+		return 0, at(0, "the start is in batch %d, expected batch 0", prior[0].Batch)
 	}
 	done, k := 0, 1
 	for k < len(prior) {
 		b := prior[k].Batch
 		want := prior[k-1].Batch + 1
 		if b != want {
-			return 0, fmt.Errorf("%s: batch %d, expected %d (batches are numbered 0, 1, 2, ... in order)", line(k), b, want)
+			return 0, at(k, "batch %d, expected %d (batches are numbered 0, 1, 2, ... in order)", b, want)
 		}
 		size := min(batch, budget-done, n-1-done)
 		if size <= 0 {
-			return 0, fmt.Errorf("%s: batch %d is beyond the budget of %d queries", line(k), b, budget)
+			return 0, at(k, "batch %d is beyond the budget of %d queries", b, budget)
 		}
 		end := k
 		for end < len(prior) && prior[end].Batch == b {
@@ -211,9 +212,9 @@ func CompleteBatches(name string, prior []Query, batch, budget, n int) (int, err
 		}
 		switch got := end - k; {
 		case got > size:
-			return 0, fmt.Errorf("%s: batch %d has %d queries, expected %d (batch size %d, budget %d)", line(k+size), b, got, size, batch, budget)
+			return 0, at(k+size, "batch %d has %d queries, expected %d (batch size %d, budget %d)", b, got, size, batch, budget)
 		case got < size && end < len(prior):
-			return 0, fmt.Errorf("%s: batch %d starts after %d queries of batch %d, expected %d (batch size %d, budget %d)", line(end), b+1, got, b, size, batch, budget)
+			return 0, at(end, "batch %d starts after %d queries of batch %d, expected %d (batch size %d, budget %d)", b+1, got, b, size, batch, budget)
 		case got < size:
 			return k, nil // the last batch is cut: drop it
 		}
@@ -239,12 +240,12 @@ func CheckRecordIDs(name string, rows [][]string, ids []string) error {
 		want := row[2]
 		if ids != nil {
 			if i < 0 || i >= len(ids) {
-				return fmt.Errorf("%s line %d: index %d is outside the pool's %d items", name, k+2, i, len(ids))
+				return fileio.LineErrorf(name, k+2, "index %d is outside the pool's %d items", i, len(ids))
 			}
 			want = ids[i]
 		}
 		if row[3] != want {
-			return fmt.Errorf("%s line %d: index %d is item %q but the record's id is %q (an edited index or id?); delete the file to restart this run", name, k+2, i, want, row[3])
+			return fileio.LineErrorf(name, k+2, "index %d is item %q but the record's id is %q (an edited index or id?); delete the file to restart this run", i, want, row[3])
 		}
 	}
 	return nil

@@ -94,14 +94,14 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", name, line, len(rec), len(header))
+			return nil, fileio.LineErrorf(name, line, "%d cells, expected %d like the header", len(rec), len(header))
 		}
 		i := -1
 		if hasIdx {
 			cell := strings.TrimSpace(rec[idxCol])
 			k, err := strconv.Atoi(cell)
 			if err != nil || k < 0 || k >= n {
-				return nil, fmt.Errorf("%s: line %d, column \"index\": %q is not an item index in [0, %d)", name, line, cell, n)
+				return nil, fileio.FieldErrorf(name, line, "index", "%q is not an item index in [0, %d)", cell, n)
 			}
 			i = k
 		}
@@ -110,21 +110,21 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 			if i >= 0 {
 				// The index is the key; the id must name the same item.
 				if !fileio.IDMatches(cell, ids[i]) {
-					return nil, fmt.Errorf("%s: line %d: index %d is item %q but column \"id\" says %q", name, line, i, ids[i], cell)
+					return nil, fileio.LineErrorf(name, line, "index %d is item %q but column \"id\" says %q", i, ids[i], cell)
 				}
 			} else {
 				k, _, ok, amb := fileio.LookupID(byID, cell)
 				switch {
 				case amb != nil:
-					return nil, fmt.Errorf("%s: line %d, column \"id\": %w", name, line, amb)
+					return nil, fileio.FieldErrorf(name, line, "id", "%w", amb)
 				case !ok:
-					return nil, fmt.Errorf("%s: line %d, column \"id\": %q is not the id of a candidate", name, line, cell)
+					return nil, fileio.FieldErrorf(name, line, "id", "%q is not the id of a candidate", cell)
 				}
 				i = k
 			}
 		}
 		if l, dup := okLine[i]; dup {
-			return nil, fmt.Errorf("%s: line %d: item %d (id %q) was already evaluated on line %d; list each item once (or again only after failed rows)", name, line, i, ids[i], l)
+			return nil, fileio.LineErrorf(name, line, "item %d (id %q) was already evaluated on line %d; list each item once (or again only after failed rows)", i, ids[i], l)
 		}
 		if (hasStatus && bayesopt.IsFailedStatus(rec[statusCol])) || bayesopt.IsFailedCell(rec[valCol]) {
 			out = append(out, Evaluation{Index: i, Value: math.NaN(), Failed: true})
@@ -133,10 +133,10 @@ func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, err
 		cell := strings.TrimSpace(rec[valCol])
 		v, err := strconv.ParseFloat(cell, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: line %d, column \"value\": %q is not a finite number%s", name, line, cell, fileio.SeparatorHint(cell))
+			return nil, fileio.FieldErrorf(name, line, "value", "%q is not a finite number%s", cell, fileio.SeparatorHint(cell))
 		}
 		if err := bayesopt.CheckObjective(v); err != nil {
-			return nil, fmt.Errorf("%s: line %d, column \"value\": %w", name, line, err)
+			return nil, fileio.FieldErrorf(name, line, "value", "%w", err)
 		}
 		okLine[i] = line
 		out = append(out, Evaluation{Index: i, Value: v})

@@ -51,7 +51,7 @@ func TestParseEvaluationsErrors(t *testing.T) {
 		{"index,value\n1,2\n\n2,3\n1,4\n", `e.csv: line 5: item 1 (id "b") was already evaluated on line 2`},
 		{"index,value\n1,failed\n1,2\n1,nan\n", `e.csv: line 4: item 1 (id "b") was already evaluated on line 3`},
 		{"index,value\n1,-inf\n", `line 2, column "value": "-inf"`},
-		{"index,value\n1,2,3\n", "e.csv: line 2 has 3 cells, expected 2 like the header"},
+		{"index,value\n1,2,3\n", "e.csv: line 2: 3 cells, expected 2 like the header"},
 		{"index,value\n\"1,2\n", "e.csv: "},
 	} {
 		_, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)

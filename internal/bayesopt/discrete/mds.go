@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
 // mdsFullMax is the largest n for which MDS uses a full eigendecomposition;
@@ -35,8 +36,10 @@ const (
 // space, d²_ij = K_ii + K_jj - 2 K_ij; the double-centred matrix
 // B = -½ J D² J (J = I - 11ᵀ/n) equals J K J, so it is formed from K
 // directly. The coordinates of item i are (√λ_1 v_1[i], √λ_2 v_2[i]) for the
-// two largest eigenpairs of B; each axis' sign is fixed so that its entry of
-// largest magnitude is positive (lowest index on ties), making the result
+// two largest eigenpairs of B (linalg.TopEigen up to mdsFullMax items, block
+// subspace iteration above); each axis' sign is fixed so that its entry of
+// largest magnitude is positive (lowest index on ties: linalg.SignOfLargest,
+// the convention of the principal components), making the result
 // deterministic. If K is the linear kernel of points in the plane, MDS gives
 // back the points up to a rigid motion.
 func MDS(K mat.Symmetric) ([][2]float64, error) {
@@ -56,7 +59,10 @@ func MDS(K mat.Symmetric) ([][2]float64, error) {
 	var vecs *mat.Dense
 	var err error
 	if n <= mdsFullMax {
-		vals, vecs, err = topEigenFull(B, 2)
+		var ok bool
+		if vals, vecs, ok = linalg.TopEigen(B, 2); !ok {
+			err = errors.New("discrete: MDS eigendecomposition did not converge")
+		}
 	} else {
 		vals, vecs, err = topEigenSubspace(B, 2)
 	}
@@ -69,12 +75,7 @@ func MDS(K mat.Symmetric) ([][2]float64, error) {
 			continue // fewer than two positive directions: that axis is 0
 		}
 		s := math.Sqrt(vals[k])
-		big, sign := 0.0, 1.0
-		for i := 0; i < n; i++ {
-			if v := vecs.At(i, k); math.Abs(v) > big {
-				big, sign = math.Abs(v), math.Copysign(1, v)
-			}
-		}
+		sign := linalg.SignOfLargest(mat.Col(nil, k, vecs))
 		for i := 0; i < n; i++ {
 			out[i][k] = sign * s * vecs.At(i, k)
 		}
@@ -103,30 +104,6 @@ func centredKernel(K mat.Symmetric) *mat.SymDense {
 		}
 	}
 	return B
-}
-
-// topEigenFull returns the k largest eigenvalues (descending) of B and their
-// eigenvectors (columns) from a full eigendecomposition.
-func topEigenFull(B *mat.SymDense, k int) ([]float64, *mat.Dense, error) {
-	n := B.SymmetricDim()
-	k = min(k, n)
-	var es mat.EigenSym
-	if !es.Factorize(B, true) {
-		return nil, nil, errors.New("discrete: MDS eigendecomposition did not converge")
-	}
-	all := es.Values(nil)
-	var V mat.Dense
-	es.VectorsTo(&V)
-	vals := make([]float64, k)
-	vecs := mat.NewDense(n, k, nil)
-	for c := 0; c < k; c++ {
-		src := n - 1 - c // ascending order
-		vals[c] = all[src]
-		for i := 0; i < n; i++ {
-			vecs.Set(i, c, V.At(i, src))
-		}
-	}
-	return vals, vecs, nil
 }
 
 // topEigenSubspace finds the k algebraically largest eigenpairs of the

@@ -11,6 +11,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -149,8 +150,8 @@ func completeIterations(s Settings, rec *campaign.Recorder, prior [][]int) ([][]
 		}
 		switch {
 		case len(batch) > want || (len(batch) < want && t < len(prior)-1):
-			return nil, fmt.Errorf("runs/%s.csv line %d: iteration %d has %d queries, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
-				rec.Key(), line+min(len(batch), want), t, len(batch), want, s.Init, s.Batch, s.Budget)
+			return nil, fileio.LineErrorf("runs/"+rec.Key()+".csv", line+min(len(batch), want), "iteration %d has %d queries, expected %d (init %d, batch %d, budget %d); delete the file to restart this run",
+				t, len(batch), want, s.Init, s.Batch, s.Budget)
 		case len(batch) < want:
 			rec.Keep(line - 2)
 			return prior[:t], nil

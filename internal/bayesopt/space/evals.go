@@ -151,7 +151,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			continue
 		}
 		if len(rec) != len(head) {
-			return nil, fmt.Errorf("%s: line %d has %d cells, expected %d like the header", path, line, len(rec), len(head))
+			return nil, fileio.LineErrorf(path, line, "%d cells, expected %d like the header", len(rec), len(head))
 		}
 		o := Observation{Line: line, Values: make([]float64, s.Dim()), Iteration: -1, Region: -1}
 		if records {
@@ -165,7 +165,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			}
 			x, j, why := s.parseRecordX(cells)
 			if x == nil {
-				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, head[idx[j]], why)
+				return nil, fileio.FieldErrorf(path, line, head[idx[j]], "%s", why)
 			}
 			o.X, cols = x, nil
 		}
@@ -183,7 +183,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 						if cell == "" {
 							what = "is missing; expected one of the choices"
 						}
-						return nil, fmt.Errorf("%s: line %d, column %s: %q %s %s", path, line, s.Parameters[j].Name, cell, what, strings.Join(s.Parameters[j].Choices, ", "))
+						return nil, fileio.FieldErrorf(path, line, s.Parameters[j].Name, "%q %s %s", cell, what, strings.Join(s.Parameters[j].Choices, ", "))
 					}
 					o.Values[j] = float64(k)
 					continue
@@ -202,11 +202,10 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 				why = s.Check(j, v)
 			}
 			if why != "" {
-				name := s.Parameters[j].Name
 				if records {
-					name = fmt.Sprintf("%s (parameter %s)", head[c], name)
+					return nil, fileio.FieldErrorf(path, line, head[c], "parameter %s: %q %s", s.Parameters[j].Name, cell, why)
 				}
-				return nil, fmt.Errorf("%s: line %d, column %s: %q %s", path, line, name, cell, why)
+				return nil, fileio.FieldErrorf(path, line, s.Parameters[j].Name, "%q %s", cell, why)
 			}
 			if records {
 				o.X[j], v = v, s.value(j, v)
@@ -217,7 +216,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			o.Values = s.Values(o.X)
 		} else if s.mixed {
 			if j, why := s.checkActive(o.Values); j >= 0 {
-				return nil, fmt.Errorf("%s: line %d, column %s: %s", path, line, s.Parameters[j].Name, why)
+				return nil, fileio.FieldErrorf(path, line, s.Parameters[j].Name, "%s", why)
 			}
 		}
 		if statusCol >= 0 && bayesopt.IsFailedStatus(rec[statusCol]) {
@@ -230,10 +229,10 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[valCol])
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: line %d, column value: %s is not a finite number%s", path, line, fileio.Excerpt(cell), fileio.SeparatorHint(cell))
+				return nil, fileio.FieldErrorf(path, line, "value", "%s is not a finite number%s", fileio.Excerpt(cell), fileio.SeparatorHint(cell))
 			}
 			if err := bayesopt.CheckObjective(v); err != nil {
-				return nil, fmt.Errorf("%s: line %d, column value: %w", path, line, err)
+				return nil, fileio.FieldErrorf(path, line, "value", "%w", err)
 			}
 			if minimize {
 				v = -v
@@ -244,7 +243,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[itCol])
 			it, err := strconv.Atoi(cell)
 			if err != nil || it < prevIt {
-				return nil, fmt.Errorf("%s: line %d, column iteration: %q: expected an integer >= %d (iterations never decrease)", path, line, cell, prevIt)
+				return nil, fileio.FieldErrorf(path, line, "iteration", "%q: expected an integer >= %d (iterations never decrease)", cell, prevIt)
 			}
 			o.Iteration, prevIt = it, it
 		}
@@ -252,7 +251,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 			cell := strings.TrimSpace(rec[regCol])
 			r, err := strconv.Atoi(cell)
 			if err != nil || r < -1 {
-				return nil, fmt.Errorf("%s: line %d, column region: %q: expected an integer >= -1", path, line, cell)
+				return nil, fileio.FieldErrorf(path, line, "region", "%q: expected an integer >= -1", cell)
 			}
 			o.Region, o.HasRegion = r, true
 		}

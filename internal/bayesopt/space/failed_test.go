@@ -35,7 +35,7 @@ func TestReadObservationsFailed(t *testing.T) {
 		t.Errorf("values %v %v (minimised), %d failed", obs[0].Value, obs[5].Value, CountFailed(obs))
 	}
 	// A failed row's parameters are checked like any row's.
-	if _, err := ReadObservations(writeFile(t, "e.csv", "temp,ppm,rpm,beads,value\n95,3,100,4,failed\n"), s, false); err == nil || !strings.Contains(err.Error(), "line 2, column temp") {
+	if _, err := ReadObservations(writeFile(t, "e.csv", "temp,ppm,rpm,beads,value\n95,3,100,4,failed\n"), s, false); err == nil || !strings.Contains(err.Error(), "line 2, column \"temp\"") {
 		t.Errorf("failed row outside the space: %v", err)
 	}
 	// A run's records mark failures with value "failed".

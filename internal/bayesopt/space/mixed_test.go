@@ -90,11 +90,11 @@ func TestMixedDecode(t *testing.T) {
 		t.Errorf("rbf's engine point %v: want degree 4, coef0 0.5 (neutral)", x)
 	}
 	for _, c := range []struct{ row, want string }{
-		{"linear,,,1,0.5", "line 2, column kernel: \"linear\" is not one of the choices rbf, poly, sigmoid"},
-		{",,,1,0.5", "line 2, column kernel: \"\" is missing; expected one of the choices"},
-		{"rbf,3,,1,0.5", "line 2, column degree: must be empty: it applies only when kernel is poly (here rbf)"},
-		{"poly,,0.5,1,0.5", "line 2, column degree: is missing: kernel is poly (here poly) holds"},
-		{"poly,7,0.5,1,0.5", "line 2, column degree: \"7\" is outside [2, 5]"},
+		{"linear,,,1,0.5", "line 2, column \"kernel\": \"linear\" is not one of the choices rbf, poly, sigmoid"},
+		{",,,1,0.5", "line 2, column \"kernel\": \"\" is missing; expected one of the choices"},
+		{"rbf,3,,1,0.5", "line 2, column \"degree\": must be empty: it applies only when kernel is poly (here rbf)"},
+		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: kernel is poly (here poly) holds"},
+		{"poly,7,0.5,1,0.5", "line 2, column \"degree\": \"7\" is outside [2, 5]"},
 	} {
 		_, err := Decode("e.csv", []byte("kernel,degree,coef0,C,value\n"+c.row+"\n"), s, true, false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -104,11 +104,11 @@ func TestMixedRecordsFile(t *testing.T) {
 		}
 	}
 	bad := strings.Replace(rows, "sigmoid", "linear", 1)
-	if _, err := Decode("r.csv", []byte(head+bad), s, true, false); err == nil || !strings.Contains(err.Error(), `r.csv: line 4, column x0: kernel: "linear" is not one of the choices`) {
+	if _, err := Decode("r.csv", []byte(head+bad), s, true, false); err == nil || !strings.Contains(err.Error(), `r.csv: line 4, column "x0": kernel: "linear" is not one of the choices`) {
 		t.Errorf("Decode: unknown choice: %v", err)
 	}
 	recs[2][2] = "linear"
-	if _, err := bayesopt.ParseRecordsWith(recs, s.Dim(), coder); err == nil || !strings.Contains(err.Error(), `line 4, column x0: kernel: "linear" is not one of the choices`) {
+	if _, err := bayesopt.ParseRecordsWith(recs, s.Dim(), coder); err == nil || !strings.Contains(err.Error(), `line 4, column "x0": kernel: "linear" is not one of the choices`) {
 		t.Errorf("ParseRecordsWith: unknown choice: %v", err)
 	}
 }

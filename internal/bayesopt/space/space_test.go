@@ -183,10 +183,10 @@ func TestReadRecords(t *testing.T) {
 		t.Errorf("row 2: %+v", obs[1])
 	}
 	for _, c := range []struct{ name, row, want string }{
-		{"log outside", "0,-1,25,7.5,100,0,1,0\n", "line 2, column x1 (parameter ppm): \"7.5\" is outside the engine bounds"},
-		{"linear outside", "0,-1,95,0,100,0,1,0\n", "column x0 (parameter temp)"},
-		{"int not snapped", "0,-1,25,0,100.5,0,1,0\n", "column x2 (parameter rpm): \"100.5\" is not the engine coordinate of an integer"},
-		{"log int not snapped", "0,-1,25,0,100,1,1,0\n", "column x3 (parameter beads)"},
+		{"log outside", "0,-1,25,7.5,100,0,1,0\n", "line 2, column \"x1\": parameter ppm: \"7.5\" is outside the engine bounds"},
+		{"linear outside", "0,-1,95,0,100,0,1,0\n", "column \"x0\": parameter temp"},
+		{"int not snapped", "0,-1,25,0,100.5,0,1,0\n", "column \"x2\": parameter rpm: \"100.5\" is not the engine coordinate of an integer"},
+		{"log int not snapped", "0,-1,25,0,100,1,1,0\n", "column \"x3\": parameter beads"},
 	} {
 		if _, err := ReadObservations(writeFile(t, "runs.csv", head+c.row), s, false); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
@@ -218,14 +218,14 @@ func TestReadObservationsErrors(t *testing.T) {
 		{"missing column", "temp,ppm,rpm,value\n", `line 1: no column "beads"`},
 		{"missing value", "temp,ppm,rpm,beads\n", `no column "value"`},
 		{"duplicate column", "temp,temp,ppm,rpm,beads,value\n", `"temp" appears twice`},
-		{"short row", head + "25,3,100\n", "line 2 has 3 cells"},
-		{"not a number", head + "25,3,100,4,1\n25,abc,100,4,1\n", `line 3, column ppm: "abc" is not a number`},
-		{"missing cell", head + "25,,100,4,1\n", `line 2, column ppm: "" is missing`},
-		{"nan", head + "NaN,3,100,4,1\n", "line 2, column temp"},
-		{"outside", head + "95,3,100,4,1\n", "line 2, column temp: \"95\" is outside [20, 90]"},
-		{"not integer", head + "25,3,100.5,4,1\n", "line 2, column rpm: \"100.5\" is not an integer"},
-		{"iteration decreases", "iteration," + head + "1,25,3,100,4,1\n0,25,3,100,4,1\n", "line 3, column iteration"},
-		{"region", "region," + head + "-2,25,3,100,4,1\n", "line 2, column region"},
+		{"short row", head + "25,3,100\n", "line 2: 3 cells"},
+		{"not a number", head + "25,3,100,4,1\n25,abc,100,4,1\n", `line 3, column "ppm": "abc" is not a number`},
+		{"missing cell", head + "25,,100,4,1\n", `line 2, column "ppm": "" is missing`},
+		{"nan", head + "NaN,3,100,4,1\n", "line 2, column \"temp\""},
+		{"outside", head + "95,3,100,4,1\n", "line 2, column \"temp\": \"95\" is outside [20, 90]"},
+		{"not integer", head + "25,3,100.5,4,1\n", "line 2, column \"rpm\": \"100.5\" is not an integer"},
+		{"iteration decreases", "iteration," + head + "1,25,3,100,4,1\n0,25,3,100,4,1\n", "line 3, column \"iteration\""},
+		{"region", "region," + head + "-2,25,3,100,4,1\n", "line 2, column \"region\""},
 		{"quote", head + "\"25,3,100,4,1\n", "evals.csv"},
 		// Binary files say what they are instead of "no header".
 		{"npy", "\x93NUMPY\x01\x00v\x00{'descr': '<f8'}", "a NumPy .npy array, not CSV text"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // Request is everything a suggestion depends on.
@@ -145,12 +146,12 @@ func Iterations(obs []Observation, init, batch int) ([][]Observation, error) {
 	}
 	if obs[0].Iteration >= 0 {
 		if obs[0].Iteration != 0 {
-			return nil, fmt.Errorf("line %d, column iteration: the first row is of iteration %d, expected 0 (the initial design)", obs[0].Line, obs[0].Iteration)
+			return nil, fileio.FieldErrorf("", obs[0].Line, "iteration", "the first row is of iteration %d, expected 0 (the initial design)", obs[0].Iteration)
 		}
 		var groups [][]Observation
 		for _, o := range obs {
 			if o.Iteration > len(obs) {
-				return nil, fmt.Errorf("line %d, column iteration: %d is more than the number of rows (%d)", o.Line, o.Iteration, len(obs))
+				return nil, fileio.FieldErrorf("", o.Line, "iteration", "%d is more than the number of rows (%d)", o.Iteration, len(obs))
 			}
 			for len(groups) <= o.Iteration {
 				groups = append(groups, nil)
@@ -206,5 +207,5 @@ func designBatch(e *bayesopt.Engine, s *Space, req Request, pending [][]float64)
 // regionError: o's region column names a trust region the request does not
 // have.
 func regionError(o Observation, regions int) error {
-	return fmt.Errorf("line %d, column region: %d, but there are only regions 0..%d (--regions %d)", o.Line, o.Region, regions-1, regions)
+	return fileio.FieldErrorf("", o.Line, "region", "%d, but there are only regions 0..%d (--regions %d)", o.Region, regions-1, regions)
 }

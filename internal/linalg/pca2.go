@@ -1,9 +1,8 @@
-package eval
+package linalg
 
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 )
 
@@ -17,11 +16,14 @@ const pca2Iterations = 300
 const pca2Tol = 1e-9
 
 // PCA2 projects n rows of length d (row(i, dst) fills row i) onto their top
-// two principal components, found by subspace iteration on the covariance
-// applied implicitly (two passes over the data per iteration, no d x d
-// matrix), so pools of 10^5 items with thousands of features fit. Signs are
-// fixed so the largest-magnitude loading of each component is positive.
-// The start is seeded, so the result is deterministic.
+// two principal components: the scores of PCA with m = 2, up to the
+// iteration's tolerance (pca2Tol), found by subspace iteration on the
+// covariance applied implicitly (two passes over the data per iteration, no
+// d x d matrix), so pools of 10^5 items with thousands of features fit
+// where PCA's d x d eigendecomposition would not (d = 2,048 fingerprint
+// bits). Signs follow PCA's convention (SignOfLargest): the
+// largest-magnitude loading of each component is positive. The start is
+// seeded, so the result is deterministic.
 func PCA2(n, d int, row func(i int, dst []float64)) (x, y []float64, err error) {
 	if n < 2 || d < 2 {
 		return nil, nil, fmt.Errorf("PCA needs at least 2 items and 2 features, got %d x %d", n, d)
@@ -110,12 +112,12 @@ func PCA2(n, d int, row func(i int, dst []float64)) (x, y []float64, err error) 
 		l0[j] = cs*V[0][j] + sn*V[1][j]
 		l1[j] = -sn*V[0][j] + cs*V[1][j]
 	}
-	if signOfLargest(l0) < 0 {
+	if SignOfLargest(l0) < 0 {
 		for i := range x {
 			x[i] = -x[i]
 		}
 	}
-	if signOfLargest(l1) < 0 {
+	if SignOfLargest(l1) < 0 {
 		for i := range y {
 			y[i] = -y[i]
 		}
@@ -153,8 +155,10 @@ func orthonormalize(V *[2][]float64) {
 	}
 }
 
-// signOfLargest is the sign of the largest-magnitude entry (the first on ties).
-func signOfLargest(v []float64) float64 {
+// SignOfLargest is the sign (+1 or -1) of v's entry of largest magnitude,
+// the first one on ties: the sign convention of principal components (PCA,
+// PCA2) and MDS axes (flipping a vector by it makes that entry positive).
+func SignOfLargest(v []float64) float64 {
 	best, s := -1.0, 1.0
 	for _, x := range v {
 		if math.Abs(x) > best {
@@ -162,23 +166,4 @@ func signOfLargest(v []float64) float64 {
 		}
 	}
 	return s
-}
-
-// bitRow returns a row function over bit-vector features (fingerprints),
-// each bit a 0/1 feature, and the number of features.
-func bitRow(b [][]uint64) (func(i int, dst []float64), int) {
-	words := 0
-	for _, r := range b {
-		words = max(words, len(r))
-	}
-	return func(i int, dst []float64) {
-		clear(dst)
-		for w, word := range b[i] {
-			for word != 0 {
-				t := bits.TrailingZeros64(word)
-				dst[w*64+t] = 1
-				word &= word - 1
-			}
-		}
-	}, words * 64
 }

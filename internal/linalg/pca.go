@@ -1,8 +1,9 @@
-package datasets
+package linalg
 
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -30,14 +31,16 @@ type PCAResult struct {
 }
 
 // PCA computes the top m principal components of n rows of length d, where
-// row(i, dst) writes row i into dst, using workers goroutines.
+// row(i, dst) writes row i into dst, using workers goroutines (<= 0:
+// GOMAXPROCS). It forms the d x d covariance; PCA2 finds the top two
+// without it, for wide data.
 //
 // The covariance (1/(n-1)) sum (x - mean)(x - mean)^T is accumulated in
 // chunks of centred rows into a fixed number of partial d x d matrices
 // (Dsyrk), so that the result does not depend on workers, then
-// eigendecomposed (symmetric QR, gonum EigenSym). Eigenvector signs are fixed
-// so that the largest-magnitude entry is positive (the first such entry on
-// ties), making the scores a deterministic function of the data.
+// eigendecomposed (TopEigen). Eigenvector signs are fixed so that the
+// largest-magnitude entry is positive (the first such entry on ties:
+// SignOfLargest), making the scores a deterministic function of the data.
 func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, error) {
 	if n < 2 || d < 1 {
 		return nil, fmt.Errorf("PCA needs at least 2 rows and 1 column, got %d x %d", n, d)
@@ -50,7 +53,10 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 	// partial sums in chunk order and the slots are added in order, so the
 	// result is the same for any number of workers.
 	slots := min(pcaSlots, chunks)
-	workers = min(defaultWorkers(workers), slots)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, slots)
 	// forChunks runs f(slot, lo, hi, buf) over the row chunks [lo, hi),
 	// each slot on one worker; buf holds the chunk's rows.
 	forChunks := func(f func(slot, lo, hi int, buf []float64)) {
@@ -126,27 +132,17 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 		}
 		total += cov.At(a, a)
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(cov, true) {
+	vals, vecs, ok := TopEigen(cov, m)
+	if !ok {
 		return nil, fmt.Errorf("PCA: eigendecomposition of the %d x %d covariance did not converge", d, d)
 	}
-	vals := eig.Values(nil) // ascending
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
 	res := &PCAResult{Mean: mean, Components: mat.NewDense(d, m, nil), Variance: make([]float64, m)}
 	var kept float64
 	for c := 0; c < m; c++ {
-		src := d - 1 - c
-		res.Variance[c] = max(vals[src], 0)
+		res.Variance[c] = max(vals[c], 0)
 		kept += res.Variance[c]
-		col := mat.Col(nil, src, &vecs)
-		big := 0
-		for a, v := range col {
-			if math.Abs(v) > math.Abs(col[big]) {
-				big = a
-			}
-		}
-		if col[big] < 0 {
+		col := mat.Col(nil, c, vecs)
+		if SignOfLargest(col) < 0 {
 			for a := range col {
 				col[a] = -col[a]
 			}
@@ -173,4 +169,31 @@ func PCA(n, d, m int, row func(i int, dst []float64), workers int) (*PCAResult, 
 		res.Scores[i] = flat[i*m : (i+1)*m : (i+1)*m]
 	}
 	return res, nil
+}
+
+// TopEigen returns the k largest eigenvalues of the symmetric a, in
+// decreasing order, and their unit eigenvectors as the columns of an n x k
+// matrix, from a full eigendecomposition (gonum's EigenSym: symmetric QR);
+// ok is false when it does not converge. Signs are EigenSym's: callers fix
+// them (SignOfLargest is PCA's and MDS's convention).
+func TopEigen(a mat.Symmetric, k int) (vals []float64, vecs *mat.Dense, ok bool) {
+	n := a.SymmetricDim()
+	k = min(k, n)
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		return nil, nil, false
+	}
+	all := es.Values(nil) // ascending
+	var v mat.Dense
+	es.VectorsTo(&v)
+	vals = make([]float64, k)
+	vecs = mat.NewDense(n, k, nil)
+	for c := 0; c < k; c++ {
+		src := n - 1 - c
+		vals[c] = all[src]
+		for i := 0; i < n; i++ {
+			vecs.Set(i, c, v.At(i, src))
+		}
+	}
+	return vals, vecs, true
 }

@@ -1,4 +1,4 @@
-package eval
+package linalg
 
 import (
 	"math"
@@ -56,7 +56,7 @@ func TestPCA2AgainstEigen(t *testing.T) {
 		}
 		for k, got := range [][]float64{x, y} {
 			v := mat.Col(nil, d-1-k, &V) // EigenSym sorts ascending
-			s := signOfLargest(v)
+			s := SignOfLargest(v)
 			scale := math.Sqrt(eig.Values(nil)[d-1-k])
 			for i := 0; i < n; i++ {
 				want := 0.0
@@ -77,22 +77,67 @@ func TestPCA2AgainstEigen(t *testing.T) {
 	}
 }
 
-func TestBitRow(t *testing.T) {
-	b := [][]uint64{{1 | 1<<63, 0}, {0, 1 << 2}}
-	row, d := bitRow(b)
-	if d != 128 {
-		t.Fatalf("d = %d, want 128", d)
+// TestPCA2MatchesPCA: the two routes to the top two principal components
+// (PCA's d x d eigendecomposition, PCA2's subspace iteration) give the
+// same scores, signs included (one convention, SignOfLargest), to the
+// iteration's tolerance.
+func TestPCA2MatchesPCA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n, d = 400, 12
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = make([]float64, d)
+		for j := range x[i] {
+			x[i][j] = rng.NormFloat64()/float64(1+j) + 0.3*float64(j) // variances 1, 1/4, 1/9, ...
+		}
 	}
-	dst := make([]float64, d)
-	row(1, dst)
-	row(0, dst) // must clear row 1's bits
-	for j, v := range dst {
-		want := 0.0
-		if j == 0 || j == 63 {
-			want = 1
+	row := func(i int, dst []float64) { copy(dst, x[i]) }
+	full, err := PCA(n, d, 2, row, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, py, err := PCA2(n, d, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, got := range [][]float64{px, py} {
+		scale := math.Sqrt(full.Variance[c])
+		for i := range n {
+			if want := full.Scores[i][c]; math.Abs(got[i]-want) > 1e-7*scale {
+				t.Fatalf("component %d item %d: PCA2 %v, PCA %v", c, i, got[i], want)
+			}
 		}
-		if v != want {
-			t.Fatalf("row 0 feature %d = %v, want %v", j, v, want)
+	}
+}
+
+// TestTopEigen: a 3 x 3 matrix with known eigenpairs (3, 1, 0 on the axes
+// (1,1,0)/√2, (1,-1,0)/√2 and e3 scaled), in decreasing order; k beyond the
+// order is cut to it.
+func TestTopEigen(t *testing.T) {
+	a := mat.NewSymDense(3, []float64{2, 1, 0, 1, 2, 0, 0, 0, 0})
+	vals, vecs, ok := TopEigen(a, 5)
+	if !ok || len(vals) != 3 {
+		t.Fatalf("ok %v, %d values", ok, len(vals))
+	}
+	s := 1 / math.Sqrt2
+	want := [][]float64{{s, s, 0}, {s, -s, 0}, {0, 0, 1}}
+	for c, wv := range []float64{3, 1, 0} {
+		if math.Abs(vals[c]-wv) > 1e-14 {
+			t.Errorf("eigenvalue %d = %v, want %v", c, vals[c], wv)
 		}
+		col := mat.Col(nil, c, vecs)
+		sign := SignOfLargest(col)
+		for i := range col {
+			if math.Abs(sign*col[i]-want[c][i]) > 1e-14 {
+				t.Errorf("eigenvector %d = %v, want ±%v", c, col, want[c])
+				break
+			}
+		}
+	}
+	if got := SignOfLargest([]float64{0.5, -0.5, 0.2}); got != 1 {
+		t.Errorf("SignOfLargest on a tie = %v, want the first's (+1)", got)
+	}
+	if got := SignOfLargest([]float64{0.1, -0.7}); got != -1 {
+		t.Errorf("SignOfLargest = %v, want -1", got)
 	}
 }

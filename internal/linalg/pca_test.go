@@ -1,4 +1,4 @@
-package datasets
+package linalg
 
 import (
 	"math"

@@ -105,8 +105,8 @@ type parameterFile struct {
 // high, scale and log when they disagree) are an error.
 func (f parameterFile) parameter(where string) (Parameter, error) {
 	p := Parameter{Name: f.Name, Scale: f.Scale, Type: f.Type, Choices: f.Choices, When: f.When}
-	if p.Type == "" && len(p.Choices) > 0 { // suggest_categorical(name, choices)
-		p.Type = TypeCategorical
+	if p.Type == "" && len(p.Choices) > 0 && f.Lower == nil && f.Upper == nil && f.Low == nil && f.High == nil {
+		p.Type = TypeCategorical // suggest_categorical(name, choices)
 	}
 	for _, b := range []struct {
 		dst          *float64

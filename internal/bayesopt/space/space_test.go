@@ -485,7 +485,8 @@ func TestParseOptunaWordErrors(t *testing.T) {
 		{"step fraction", "parameters:\n  - {name: b, low: 1, high: 9, type: int, step: 2.5}\n", "step = 2.5"},
 		{"step log", "parameters:\n  - {name: b, low: 1, high: 9, type: int, step: 2, log: true}\n", "step cannot be combined with a log scale"},
 		{"low non-positive log", "parameters:\n  - {name: b, low: 0, high: 9, log: true}\n", "scale: log needs lower > 0"},
-		{"categorical with low", "parameters:\n  - {name: b, low: 1, choices: [x, y]}\n", "takes choices:, not lower, upper or scale"},
+		{"categorical with low", "parameters:\n  - {name: b, low: 1, type: categorical, choices: [x, y]}\n", "takes choices:, not lower, upper or scale"},
+		{"choices with bounds", "parameters:\n  - {name: b, low: 1, high: 2, choices: [x, y]}\n", "choices: is for type: categorical"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("space.yaml", []byte(c.text))

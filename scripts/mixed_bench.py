@@ -27,7 +27,9 @@ asks and 5 tells), median over rounds; and, less exposed to the load of a
 shared machine, one round on the same 55-row history repeated 10 times
 (round_timing).
 
-Usage: mixed_bench.py QVS_BINARY OUT_MARKDOWN [--seeds 3] [--problems a,b]
+Usage: mixed_bench.py QVS_BINARY OUT_MARKDOWN [--seeds 3] [--problems a,b] [--keep DIR]
+(--keep: copy each problem's space file and each run's evaluations,
+PROBLEM-METHOD-SEED.csv, into DIR.)
 """
 import argparse
 import csv
@@ -35,6 +37,7 @@ import io
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -280,6 +283,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--problems", default=",".join(PROBLEMS))
+    ap.add_argument("--keep", help="folder to copy the space files and every run's evaluations into")
     a = ap.parse_args()
     probs = a.problems.split(",")
     res = {}
@@ -289,6 +293,9 @@ def main():
             space = os.path.join(tmp, prob + ".yaml")
             with open(space, "w") as fh:
                 fh.write(space_yaml(params))
+            if a.keep:
+                os.makedirs(a.keep, exist_ok=True)
+                shutil.copy(space, os.path.join(a.keep, prob + ".yaml"))
             runs = {}
             for m in METHODS:
                 for seed in range(1, a.seeds + 1):
@@ -296,6 +303,8 @@ def main():
                         rows, secs, evals, _ = run_qvs(a.qvs, tmp, prob, QVS_FLAGS[m], seed)
                     else:
                         rows, secs, evals = run_optuna(tmp, prob, m, seed, space)
+                    if a.keep:
+                        shutil.copy(evals, os.path.join(a.keep, "%s-%s-%d.csv" % (prob, m.replace(" ", "_").replace("=", ""), seed)))
                     vs = solutions_vs(a.qvs, space, evals)
                     top_vs = float("nan")
                     if m == "optuna TPE":

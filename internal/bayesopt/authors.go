@@ -2,8 +2,10 @@ package bayesopt
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -68,12 +70,15 @@ func AuthorsFloorVS(size int, tau float64) float64 { return TauFloorVS(size, tau
 // grows with the candidate's quality; candidates are scored in decreasing
 // quality and the search stops once the bound falls below the best score.
 // Each candidate's VS_q is a full eigendecomposition of its s x s kernel
-// (s <= k, the number of regions).
-func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi.Order, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
-	order := descending(quality)
+// (s <= k, the number of regions). order yields the n points by
+// decreasing quality, ties by increasing index (descending's order); the
+// search reads it only as far as the bound requires, so a caller that keeps
+// the points sorted (runner.byValue) pays for the candidates scored, not for
+// n.
+func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, order iter.Seq[int], q vendi.Order, k int, floor func(size int) float64, rng *rand.Rand) ([]int, []bool, error) {
 	var picks []int
 	var valid []bool
-	inSet := make([]bool, n)
+	inSet := func(c int) bool { return slices.Contains(picks, c) }
 	sum := 0.0
 	for ix := 0; ix < k; ix++ {
 		size := ix + 1
@@ -89,8 +94,8 @@ func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi
 		best := math.Inf(-1)
 		var cands []int
 		var vals []float64
-		for _, c := range order {
-			if inSet[c] {
+		for c := range order {
+			if inSet(c) {
 				continue
 			}
 			tot := sum + quality[c]
@@ -124,17 +129,17 @@ func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi
 				}
 			}
 		} else {
-			// Every remaining point fails the floor.
-			var rest []int
-			for i := 0; i < n; i++ {
-				if !inSet[i] {
-					rest = append(rest, i)
+			// Every remaining point fails the floor: the j-th point not
+			// yet picked, in index order.
+			pick = rng.IntN(n - len(picks))
+			sorted := slices.Sorted(slices.Values(picks))
+			for _, p := range sorted {
+				if p <= pick {
+					pick++
 				}
 			}
-			pick = rest[rng.IntN(len(rest))]
 		}
 		picks, valid = append(picks, pick), append(valid, ok)
-		inSet[pick] = true
 		sum += quality[pick]
 	}
 	return picks, valid, nil
@@ -148,14 +153,11 @@ func authorsGreedy(n int, sim func(i, j int) float64, quality []float64, q vendi
 // (seed, key, it, "centres") (random centres).
 func (r *runner) authorsCentres(it int, live bool) ([]centre, error) {
 	n := len(r.H)
-	v := make([]float64, n)
-	for i, e := range r.H {
-		v[i] = e.Value
-	}
+	v := r.order.vals // the values of H, in order
 	tau := r.s.Tau
 	picks, valid, err := authorsGreedy(n,
 		func(i, j int) float64 { return similarity(r.distance(i, j)) },
-		v, r.s.Q, min(r.s.Regions, n),
+		v, r.byValue(), r.s.Q, min(r.s.Regions, n),
 		func(size int) float64 { return AuthorsFloorVS(size, tau) },
 		rng.New(r.id.Seed, r.id.Key, it, "authors"))
 	if err != nil {

@@ -132,7 +132,7 @@ func TestAuthorsGreedyMatchesDirect(t *testing.T) {
 			for _, tau := range []float64{0.1, 0.5, 0.9} {
 				k := 4
 				seed := uint64(trial*100) + uint64(tau*10)
-				got, gotValid, err := authorsGreedy(n, func(i, j int) float64 { return sim[i][j] }, score, q, k, func(s int) float64 { return AuthorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
+				got, gotValid, err := authorsGreedy(n, func(i, j int) float64 { return sim[i][j] }, score, slices.Values(descending(score)), q, k, func(s int) float64 { return AuthorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -284,6 +284,14 @@ type runner struct {
 	failedU [][]float64
 	trs     []TrustRegion
 	dcache  map[[2]int]float64 // task distances between evaluated points
+	// order holds H by decreasing value and vlo, vhi the least and
+	// greatest value in H (the min-max scaling of qVS's quality); memo is
+	// the last qVS centre greedy (replay.go), which answered memoHits
+	// greedies of more evaluations.
+	order    valueOrder
+	vlo, vhi float64
+	memo     *centreMemo
+	memoHits int
 }
 
 // Optimize runs one optimisation of obj (maximisation) with settings s: a
@@ -433,7 +441,8 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 	for m := range trs {
 		trs[m] = NewTrustRegion(rules)
 	}
-	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{}}
+	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{},
+		vlo: math.Inf(1), vhi: math.Inf(-1)}
 	r.snap, _ = dom.(Snapper)
 	r.enc, _ = dom.(Encoder)
 	r.mixer, _ = dom.(CandidateMixer)
@@ -475,6 +484,8 @@ func (r *runner) add(evs []Evaluation) {
 			r.pos = append(r.pos, len(r.all))
 			r.H = append(r.H, e)
 			r.U = append(r.U, r.toUnit(e.X))
+			r.order.add(e.Value)
+			r.vlo, r.vhi = math.Min(r.vlo, e.Value), math.Max(r.vhi, e.Value)
 		}
 		r.all = append(r.all, e)
 	}
@@ -587,6 +598,9 @@ func (r *runner) distance(i, j int) float64 {
 		return v
 	}
 	v := r.dom.Distance(r.H[i].X, r.H[j].X)
+	if len(r.dcache) >= maxDistanceCache {
+		clear(r.dcache)
+	}
 	r.dcache[k] = v
 	return v
 }
@@ -608,11 +622,7 @@ func minMaxQuality(v []float64) []float64 {
 	}
 	out := make([]float64, len(v))
 	for i, x := range v {
-		if hi > lo {
-			out[i] = (x - lo) / (hi - lo)
-		} else {
-			out[i] = 1
-		}
+		out[i] = minMaxScale(x, lo, hi)
 	}
 	return out
 }
@@ -636,9 +646,14 @@ func (r *runner) centres(it int, live bool) ([]centre, error) {
 	M := r.s.Regions
 	switch r.s.Method {
 	case MethodTuRBO:
-		idx = r.rankByValue()[:min(M, len(r.H))]
+		for i := range r.byValue() {
+			if len(idx) == M {
+				break
+			}
+			idx = append(idx, i)
+		}
 	case MethodROBOT:
-		for _, i := range r.rankByValue() {
+		for i := range r.byValue() {
 			if len(idx) == M {
 				break
 			}
@@ -724,30 +739,30 @@ func (r *runner) randomCentresFrom(rng *rand.Rand, have []centre, k int) []centr
 // qvsGreedy returns the greedy qVS_q maximiser of size k over all evaluated
 // points (paper eq. 5 and §3.2, eq. 6): quality = min-max scaled objective,
 // similarity exp(-d²/2). With floor (Settings.TauFloor) it may return fewer
-// than k points.
+// than k points. It starts from the previous call's greedy when that gives
+// the same picks (centreMemo.incremental), else it scores every point.
 func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) ([]int, error) {
 	n := len(r.H)
 	k = min(k, n)
-	v := make([]float64, n)
-	for i, e := range r.H {
-		v[i] = e.Value
+	if !straightCentres && r.memo.matches(q, k, floor, r.vlo, r.vhi) && n >= r.memo.n {
+		picks, tied, ok, err := r.memo.incremental(r, n)
+		if err != nil {
+			return nil, fmt.Errorf("qVS greedy: %w", err)
+		}
+		if ok {
+			if n > r.memo.n {
+				r.memoHits++
+			}
+			r.memo.n, r.memo.picks, r.memo.tied = n, picks, tied
+			return picks, nil
+		}
 	}
-	var minVS func(int) float64
-	if floor {
-		minVS = func(size int) float64 { return TauFloorVS(size, r.s.Tau, q) }
-	}
-	res, err := vendi.Greedy(vendi.GreedyProblem{
-		Kernel:  vendi.FuncKernel(n, func(i, j int) float64 { return similarity(r.distance(i, j)) }),
-		Quality: minMaxQuality(v),
-		K:       k,
-		Q:       q,
-		Workers: 1, // the distance cache is not safe for concurrent use
-		MinVS:   minVS,
-	})
+	picks, tied, err := r.greedyOver(nil, q, k, floor)
 	if err != nil {
 		return nil, fmt.Errorf("qVS greedy: %w", err)
 	}
-	return res.Picks, nil
+	r.memo = &centreMemo{q: q, k: k, floor: floor, lo: r.vlo, hi: r.vhi, n: n, picks: picks, tied: tied}
+	return picks, nil
 }
 
 // TauFloorVS is the VS_q of size points pairwise at task distance tau

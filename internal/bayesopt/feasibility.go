@@ -72,29 +72,45 @@ func newFeasibility(feats [][]float64, success []bool) *feasibility {
 	// stride of FeasibilityMaxHeldOut (memory stays O(n), time
 	// O(FeasibilityMaxHeldOut·n) per bandwidth).
 	step := max(1, (n+FeasibilityMaxHeldOut-1)/FeasibilityMaxHeldOut)
-	best := math.Inf(-1)
-	for _, frac := range FeasibilityBandwidths {
+	B := len(FeasibilityBandwidths)
+	inv := make([]float64, B)
+	for k, frac := range FeasibilityBandwidths {
 		h := frac * math.Sqrt(D)
-		inv := 1 / (2 * h * h)
-		ll := 0.0
-		for i := 0; i < n; i += step {
-			num, den := FeasibilityPriorWeight*f.p0, FeasibilityPriorWeight
-			for j := 0; j < n; j++ {
-				if j != i {
-					w := math.Exp(-sqDist(feats[i], feats[j]) * inv)
-					num += w * f.ok[j]
-					den += w
-				}
+		inv[k] = 1 / (2 * h * h)
+	}
+	// Every bandwidth's sums in one pass over the pairs (each squared
+	// distance computed once), each summed in the same order as one
+	// bandwidth at a time.
+	ll := make([]float64, B)
+	num, den := make([]float64, B), make([]float64, B)
+	for i := 0; i < n; i += step {
+		for k := range num {
+			num[k], den[k] = FeasibilityPriorWeight*f.p0, FeasibilityPriorWeight
+		}
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
 			}
-			p := num / den
-			if f.ok[i] == 1 {
-				ll += math.Log(p)
-			} else {
-				ll += math.Log1p(-p)
+			d2 := sqDist(feats[i], feats[j])
+			for k, iv := range inv {
+				w := math.Exp(-d2 * iv)
+				num[k] += w * f.ok[j]
+				den[k] += w
 			}
 		}
-		if ll > best {
-			best, f.inv2h = ll, inv
+		for k := range ll {
+			p := num[k] / den[k]
+			if f.ok[i] == 1 {
+				ll[k] += math.Log(p)
+			} else {
+				ll[k] += math.Log1p(-p)
+			}
+		}
+	}
+	best := math.Inf(-1)
+	for k := range ll {
+		if ll[k] > best {
+			best, f.inv2h = ll[k], inv[k]
 		}
 	}
 	return f

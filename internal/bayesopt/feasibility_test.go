@@ -3,6 +3,7 @@ package bayesopt
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -154,5 +155,68 @@ func TestFeasibilityManyEvaluations(t *testing.T) {
 	}
 	if p := f.Prob([]float64{0.7, 0.5}); p < 0.9 {
 		t.Errorf("p outside the failing band = %v", p)
+	}
+}
+
+// TestFeasibilityBandwidthOnePass: the bandwidth newFeasibility chooses
+// (all bandwidths' leave-one-out sums in one pass over the pairs) is the
+// one of the direct transcription, one bandwidth at a time, bit for bit,
+// on clustered and scattered failures, with and without the held-out
+// stride.
+func TestFeasibilityBandwidthOnePass(t *testing.T) {
+	direct := func(feats [][]float64, ok []float64, p0 float64) float64 {
+		n, D := len(feats), float64(len(feats[0]))
+		step := max(1, (n+FeasibilityMaxHeldOut-1)/FeasibilityMaxHeldOut)
+		best, out := math.Inf(-1), 0.0
+		for _, frac := range FeasibilityBandwidths {
+			h := frac * math.Sqrt(D)
+			inv := 1 / (2 * h * h)
+			ll := 0.0
+			for i := 0; i < n; i += step {
+				num, den := FeasibilityPriorWeight*p0, FeasibilityPriorWeight
+				for j := 0; j < n; j++ {
+					if j != i {
+						w := math.Exp(-sqDist(feats[i], feats[j]) * inv)
+						num += w * ok[j]
+						den += w
+					}
+				}
+				if p := num / den; ok[i] == 1 {
+					ll += math.Log(p)
+				} else {
+					ll += math.Log1p(-p)
+				}
+			}
+			if ll > best {
+				best, out = ll, inv
+			}
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(21, 4))
+	chosen := map[float64]bool{}
+	for trial := 0; trial < 12; trial++ {
+		n, d := []int{40, 300, 1100}[trial%3], 1+trial%4
+		feats := make([][]float64, n)
+		success := make([]bool, n)
+		for i := range feats {
+			feats[i] = make([]float64, d)
+			for j := range feats[i] {
+				feats[i][j] = rng.Float64()
+			}
+			if trial%2 == 0 {
+				success[i] = feats[i][0] < 0.6 // a failing region
+			} else {
+				success[i] = rng.IntN(4) > 0 // failures anywhere
+			}
+		}
+		f := newFeasibility(feats, success)
+		if want := direct(feats, f.ok, f.p0); math.Float64bits(f.inv2h) != math.Float64bits(want) {
+			t.Errorf("trial %d (n %d, d %d): 1/(2h²) %v, direct %v", trial, n, d, f.inv2h, want)
+		}
+		chosen[f.inv2h] = true
+	}
+	if len(chosen) < 2 {
+		t.Errorf("every trial chose the same bandwidth: the comparison is weak")
 	}
 }

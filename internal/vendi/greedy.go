@@ -56,6 +56,15 @@ type GreedyResult struct {
 	Scores []float64
 	Stats  PruneStats
 	Solved int
+	// Tied[t] lists the candidates of pick t's tie window (every candidate
+	// whose exact qVS was within TieTol·|Scores[t]| of the best, the pick
+	// included; the pick is the lowest index among them), in candidate
+	// order. Nil when some pick did not record it (the dual path of a
+	// FeatureKernel). A caller that adds items to the problem can restrict a
+	// later greedy to the windows and the new items (bayesopt's centres).
+	// TiedValues[t][i] is the qVS of Tied[t][i].
+	Tied       [][]int
+	TiedValues [][]float64
 }
 
 // PruneStats counts, over all picks, the candidates whose qVS was bounded
@@ -90,7 +99,9 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 	if g.memoContent != nil {
 		g.seedFromMemo()
 	}
+	tiedKnown := true
 	for t := 0; t < p.K; t++ {
+		g.tied, g.tiedVals = nil, nil
 		c, v, err := g.best()
 		res.Stats = g.stats
 		for _, ws := range g.ws {
@@ -104,7 +115,7 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 			g.saveMemo()
 		}
 		if c == floorRejected {
-			return res, nil
+			break
 		}
 		if c < 0 {
 			return res, errors.New("vendi: no candidate left")
@@ -114,6 +125,11 @@ func Greedy(p GreedyProblem) (GreedyResult, error) {
 		}
 		res.Picks = append(res.Picks, c)
 		res.Scores = append(res.Scores, v)
+		tiedKnown = tiedKnown && g.tied != nil
+		res.Tied, res.TiedValues = append(res.Tied, g.tied), append(res.TiedValues, g.tiedVals)
+	}
+	if !tiedKnown {
+		res.Tied, res.TiedValues = nil, nil
 	}
 	return res, nil
 }
@@ -190,6 +206,10 @@ type greedyState struct {
 	// when p.Memo is used; memoLoading is set while they are factored.
 	memoContent map[*vblock]string
 	memoLoading bool
+	// tied is the last pick's tie window and tiedVals their values
+	// (GreedyResult.Tied); nil unless best recorded it.
+	tied     []int
+	tiedVals []float64
 	// touchCount is touchLists' counting buffer (n+1 entries).
 	touchCount []int32
 	// simCols[m][c] = Kernel.At(c, memberItem[m]) for a kernel computed per
@@ -714,6 +734,12 @@ func (g *greedyState) best() (int, float64, error) {
 	c, v := pickTied(cands, vals, solved, bestVal)
 	if c < 0 {
 		return floorRejected, 0, nil
+	}
+	thr := bestVal - TieTol*math.Abs(bestVal)
+	for k, c := range cands {
+		if solved[k] && vals[k] >= thr {
+			g.tied, g.tiedVals = append(g.tied, c), append(g.tiedVals, vals[k])
+		}
 	}
 	return c, v, nil
 }

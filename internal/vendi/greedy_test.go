@@ -411,3 +411,105 @@ func TestGreedyReturnsEigenFailure(t *testing.T) {
 		t.Fatalf("Greedy = %+v, %v; want the eigendecomposition error", res, err)
 	}
 }
+
+// TestGreedyTiedWindows: GreedyResult.Tied[t] is pick t's tie window, the
+// candidates whose qVS (scored from scratch, as bruteGreedy does) is within
+// TieTol of the best, the pick its lowest index, with their values; checked
+// on kernels with exact copies of items (identical rows and quality, so
+// whole groups tie) and a prefix.
+func TestGreedyTiedWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	sawTie := false
+	for trial := 0; trial < 8; trial++ {
+		const n = 16
+		base := randomPSD(rng, n, 3)
+		// Items 0..3 are copies of item 0 (similarity 1 among them), items
+		// 6, 7 of item 6.
+		src := func(i int) int {
+			switch {
+			case i < 4:
+				return 0
+			case i == 7:
+				return 6
+			}
+			return i
+		}
+		K := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := base.At(src(i), src(j))
+				if src(i) == src(j) {
+					v = 1
+				}
+				K.SetSym(i, j, v)
+			}
+		}
+		quality := make([]float64, n)
+		for i := range quality {
+			quality[i] = rng.Float64()
+		}
+		for i := range quality {
+			quality[i] = quality[src(i)]
+		}
+		quality[0] = 1.5 // the copies of 0 lead the first pick, all tied
+		var prefix []int
+		if trial%2 == 1 {
+			prefix = []int{9}
+		}
+		p := GreedyProblem{Kernel: DenseKernel(K), Quality: quality, Prefix: prefix, K: 4, Q: Order(1 + trial%3), Workers: 1}
+		got, err := Greedy(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Tied) != len(got.Picks) || len(got.TiedValues) != len(got.Picks) {
+			t.Fatalf("trial %d: %d windows, %d value lists for %d picks", trial, len(got.Tied), len(got.TiedValues), len(got.Picks))
+		}
+		chosen := append([]int(nil), prefix...)
+		for step, pick := range got.Picks {
+			// Every candidate's qVS from scratch.
+			vals := map[int]float64{}
+			best := math.Inf(-1)
+			for c := 0; c < n; c++ {
+				if slices.Contains(chosen, c) {
+					continue
+				}
+				set := append(slices.Clone(chosen), c)
+				q := make([]float64, len(set))
+				for a, i := range set {
+					q[a] = quality[i]
+				}
+				v, err := QualityWeighted(Submatrix(p.Kernel, set), q, p.Q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals[c], best = v, math.Max(best, v)
+			}
+			var want []int
+			for c := 0; c < n; c++ {
+				v, ok := vals[c]
+				if !ok {
+					continue
+				}
+				// Only clear cases: within 1e-12 of the best, or beyond 1e-8.
+				if gap := (best - v) / best; gap <= 1e-12 {
+					want = append(want, c)
+				} else if gap < 1e-8 {
+					t.Fatalf("trial %d pick %d: candidate %d within %g of the best: the case is not clear", trial, step, c, gap)
+				}
+			}
+			if !slices.Equal(got.Tied[step], want) || want[0] != pick {
+				t.Errorf("trial %d pick %d (%d): window %v, want %v", trial, step, pick, got.Tied[step], want)
+			}
+			for a, c := range got.Tied[step] {
+				if !near(got.TiedValues[step][a], vals[c], 1e-9) {
+					t.Errorf("trial %d pick %d: candidate %d's value %v, from scratch %v", trial, step, c, got.TiedValues[step][a], vals[c])
+				}
+			}
+			sawTie = sawTie || len(want) > 1
+			chosen = append(chosen, pick)
+		}
+	}
+	if !sawTie {
+		t.Error("no window held more than its pick: the test checks nothing")
+	}
+}

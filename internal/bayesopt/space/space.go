@@ -14,6 +14,12 @@
 //	length_scale: 0.2   # optional, default 1
 //	direction: minimize # optional, default maximize
 //
+// Optuna's words are accepted too: low and high for lower and upper,
+// log: true for scale: log (suggest_float(name, low, high, log=True)), and
+// step for a type: int parameter (suggest_int(name, low, high, step=2):
+// the values low, low + step, ... up to high), and choices: without a type
+// is a categorical parameter (suggest_categorical(name, choices)).
+//
 // A categorical parameter and conditional parameters (when:) make a mixed
 // space: see mixed.go for their engine coordinates, model encoding, trust
 // region and distance.
@@ -73,6 +79,73 @@ type Parameter struct {
 	// named categorical parameter (declared earlier, and active itself)
 	// takes one of the listed choices.
 	When map[string]choiceList `yaml:"when"`
+	// Step (type: int only; 0 means 1) restricts the values to
+	// ceil(Lower) + k·Step, as Optuna's suggest_int(step=).
+	Step float64 `yaml:"step,omitempty"`
+}
+
+// parameterFile is a parameter as written in a space file: Parameter's
+// keys and Optuna's (low, high, log), which Parse maps onto them.
+type parameterFile struct {
+	Name    string                `yaml:"name"`
+	Lower   *float64              `yaml:"lower"`
+	Upper   *float64              `yaml:"upper"`
+	Low     *float64              `yaml:"low"`
+	High    *float64              `yaml:"high"`
+	Scale   string                `yaml:"scale"`
+	Log     *bool                 `yaml:"log"`
+	Step    *float64              `yaml:"step"`
+	Type    string                `yaml:"type"`
+	Choices []string              `yaml:"choices"`
+	When    map[string]choiceList `yaml:"when"`
+}
+
+// parameter maps the Optuna keys onto Parameter's; where names the
+// parameter in errors. Both words of a pair (lower and low, upper and
+// high, scale and log when they disagree) are an error.
+func (f parameterFile) parameter(where string) (Parameter, error) {
+	p := Parameter{Name: f.Name, Scale: f.Scale, Type: f.Type, Choices: f.Choices, When: f.When}
+	if p.Type == "" && len(p.Choices) > 0 && f.Lower == nil && f.Upper == nil && f.Low == nil && f.High == nil {
+		p.Type = TypeCategorical // suggest_categorical(name, choices)
+	}
+	for _, b := range []struct {
+		dst          *float64
+		word, optuna string
+		v, alias     *float64
+	}{{&p.Lower, "lower", "low", f.Lower, f.Low}, {&p.Upper, "upper", "high", f.Upper, f.High}} {
+		switch {
+		case b.v != nil && b.alias != nil:
+			return p, fmt.Errorf("%s: both %s and %s (Optuna's word for it) are given; keep one", where, b.word, b.optuna)
+		case b.v != nil:
+			*b.dst = *b.v
+		case b.alias != nil:
+			*b.dst = *b.alias
+		}
+	}
+	if f.Log != nil {
+		want := ScaleLinear
+		if *f.Log {
+			want = ScaleLog
+		}
+		if f.Scale != "" && f.Scale != want {
+			return p, fmt.Errorf("%s: log: %v contradicts scale: %s; keep one", where, *f.Log, f.Scale)
+		}
+		if *f.Log {
+			p.Scale = ScaleLog
+		}
+	}
+	if f.Step != nil {
+		switch st := *f.Step; {
+		case p.Type != TypeInt:
+			return p, fmt.Errorf("%s: step applies to type: int parameters only", where)
+		case !(st >= 1) || st != math.Trunc(st) || st > 1<<53:
+			return p, fmt.Errorf("%s: step = %v: expected a whole number >= 1", where, st)
+		case p.Scale == ScaleLog:
+			return p, fmt.Errorf("%s: step cannot be combined with a log scale (Optuna refuses it too)", where)
+		}
+		p.Step = *f.Step
+	}
+	return p, nil
 }
 
 // IsLog reports whether the parameter is searched in log space.
@@ -104,6 +177,19 @@ func (p Parameter) IsCategorical() bool { return p.Type == TypeCategorical }
 // a categorical's choice index).
 func (p Parameter) isIndex() bool { return p.IsInt() || p.IsCategorical() }
 
+// step is an int parameter's Step (1 when unset).
+func (p Parameter) step() float64 { return max(p.Step, 1) }
+
+// top is an int parameter's largest value: the last ceil(Lower) + k·step
+// at most Upper.
+func (p Parameter) top() float64 {
+	lo, st := math.Ceil(p.Lower), p.step()
+	if st == 1 {
+		return math.Floor(p.Upper)
+	}
+	return lo + math.Floor((math.Floor(p.Upper)-lo)/st)*st
+}
+
 // Space is a parsed space file; it implements bayesopt.Domain and
 // bayesopt.Snapper in engine coordinates.
 type Space struct {
@@ -124,9 +210,9 @@ type Space struct {
 }
 
 type spaceFile struct {
-	Parameters  []Parameter `yaml:"parameters"`
-	LengthScale *float64    `yaml:"length_scale"`
-	Direction   string      `yaml:"direction"`
+	Parameters  []parameterFile `yaml:"parameters"`
+	LengthScale *float64        `yaml:"length_scale"`
+	Direction   string          `yaml:"direction"`
 }
 
 // Load reads and validates the space file at path.
@@ -157,7 +243,7 @@ func Parse(name string, b []byte) (*Space, error) {
 			return nil, fmt.Errorf("%s: empty file; expected a parameters: list of {name, lower, upper}", name)
 		}
 		msg := strings.NewReplacer(
-			"in type space.Parameter", "in a parameter (keys: name, lower, upper, scale, type, choices, when)",
+			"in type space.parameterFile", "in a parameter (keys: name, lower, upper, scale, type, choices, when; Optuna's low, high, log, step)",
 			"in type space.spaceFile", "at the top level (keys: parameters, length_scale, direction)",
 			"yaml: unmarshal errors:\n  ", "").Replace(err.Error())
 		return nil, fmt.Errorf("%s: %s", name, msg)
@@ -168,7 +254,7 @@ func Parse(name string, b []byte) (*Space, error) {
 	if len(f.Parameters) > maxParameters {
 		return nil, fmt.Errorf("%s: %d parameters, at most %d", name, len(f.Parameters), maxParameters)
 	}
-	s := &Space{Path: name, Parameters: f.Parameters, LengthScale: 1}
+	s := &Space{Path: name, Parameters: make([]Parameter, len(f.Parameters)), LengthScale: 1}
 	switch f.Direction {
 	case "", DirectionMaximize:
 	case DirectionMinimize:
@@ -184,11 +270,16 @@ func Parse(name string, b []byte) (*Space, error) {
 		s.LengthScale = *f.LengthScale
 	}
 	seen := map[string]int{}
-	for i, p := range s.Parameters {
-		where := fmt.Sprintf("%s: parameter %d (%q)", name, i+1, p.Name)
+	for i, pf := range f.Parameters {
+		where := fmt.Sprintf("%s: parameter %d (%q)", name, i+1, pf.Name)
 		if i < len(lines) && lines[i] > 0 {
-			where = fmt.Sprintf("%s: line %d: parameter %d (%q)", name, lines[i], i+1, p.Name)
+			where = fmt.Sprintf("%s: line %d: parameter %d (%q)", name, lines[i], i+1, pf.Name)
 		}
+		p, err := pf.parameter(where)
+		if err != nil {
+			return nil, err
+		}
+		s.Parameters[i] = p
 		if p.IsCategorical() {
 			if err := s.checkCategorical(i, where); err != nil {
 				return nil, err
@@ -235,7 +326,7 @@ func Parse(name string, b []byte) (*Space, error) {
 		if p.IsCategorical() { // choice index i is the middle of [i-0.5, i+0.5]
 			lo, hi = -0.5, p.Upper+0.5
 		} else if p.IsInt() {
-			lo, hi = math.Ceil(lo), math.Floor(hi)
+			lo, hi = math.Ceil(lo), p.top()
 			if lo == hi { // a single admissible integer: keep a box of positive width
 				lo, hi = p.Lower, p.Upper
 			}
@@ -311,7 +402,10 @@ func (s *Space) value(j int, x float64) float64 {
 		v = math.Exp(x)
 	}
 	lo, hi := p.Lower, p.Upper
-	if p.isIndex() {
+	if p.IsInt() && p.step() > 1 {
+		lo, hi = math.Ceil(lo), p.top()
+		v = lo + math.Round((v-lo)/p.step())*p.step()
+	} else if p.isIndex() {
 		v = math.Round(v)
 		lo, hi = math.Ceil(lo), math.Floor(hi)
 	}
@@ -403,6 +497,8 @@ func (s *Space) Check(j int, v float64) string {
 		return fmt.Sprintf("is outside [%v, %v]", p.Lower, p.Upper)
 	case p.IsInt() && v != math.Trunc(v):
 		return "is not an integer (type: int)"
+	case p.IsInt() && math.Mod(v-math.Ceil(p.Lower), p.step()) != 0:
+		return fmt.Sprintf("is not on the parameter's grid (step: %v from %v)", p.step(), math.Ceil(p.Lower))
 	}
 	return ""
 }

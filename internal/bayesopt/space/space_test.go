@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,6 +290,8 @@ func TestInfIsFailed(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(mixedSpace))
 	f.Add([]byte("parameters:\n  - {name: a, lower: 0, upper: 1}\n"))
+	f.Add([]byte(optunaSpace))
+	f.Add([]byte("parameters:\n  - {name: n, low: -3, high: 40, type: int, step: 7}\n  - {name: c, choices: [a, b], low: 1}\n"))
 	f.Add([]byte("parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 1, upper: 9, scale: log, when: {k: b}}\n  - {name: j, type: categorical, choices: [u, v, w], when: {k: [a]}}\n  - {name: n, lower: 1, upper: 3, type: int, when: {j: w, k: a}}\ndirection: minimize\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse("fuzz.yaml", b)
@@ -306,7 +309,8 @@ func FuzzParse(f *testing.F) {
 		for _, u := range []float64{0, 0.5, 1} {
 			x := make([]float64, len(lo))
 			for j := range x {
-				x[j] = lo[j] + u*(hi[j]-lo[j])
+				// lo + (hi - lo) can round past hi: clamp, as the engine does.
+				x[j] = math.Min(lo[j]+u*(hi[j]-lo[j]), hi[j])
 			}
 			s.Snap(x)
 			for j := range x {
@@ -387,5 +391,89 @@ func TestFormat(t *testing.T) {
 		if back, err := strconv.ParseFloat(got, 64); err != nil || back != tc.v {
 			t.Errorf("%q reads back as %v (%v), want %v", got, back, err, tc.v)
 		}
+	}
+}
+
+// optunaSpace is a space file in Optuna's vocabulary: suggest_float(name,
+// low, high, log=True), suggest_int(name, low, high, step=), and
+// suggest_categorical(name, choices).
+const optunaSpace = `parameters:
+  - {name: lr, low: 0.0001, high: 0.1, log: true}
+  - {name: dropout, low: 0, high: 0.5}
+  - {name: units, low: 16, high: 100, type: int, step: 16}
+  - {name: optimizer, choices: [adam, sgd]}
+  - {name: momentum, low: 0, high: 0.99, when: {optimizer: sgd}}
+`
+
+// TestParseOptunaWords: Optuna's words give the same space as qvs's (low,
+// high as lower, upper; log: true as scale: log; choices without a type as
+// categorical), and step: 16 from 16 to 100 admits 16, 32, ..., 96 only.
+func TestParseOptunaWords(t *testing.T) {
+	got := mustParse(t, optunaSpace)
+	want := mustParse(t, `parameters:
+  - {name: lr, lower: 0.0001, upper: 0.1, scale: log}
+  - {name: dropout, lower: 0, upper: 0.5}
+  - {name: units, lower: 16, upper: 100, type: int, step: 16}
+  - {name: optimizer, type: categorical, choices: [adam, sgd]}
+  - {name: momentum, lower: 0, upper: 0.99, when: {optimizer: sgd}}
+`)
+	if !reflect.DeepEqual(got.Parameters, want.Parameters) {
+		t.Errorf("parameters %+v, want %+v", got.Parameters, want.Parameters)
+	}
+	lo, hi := got.Bounds()
+	if wl, wh := []float64{math.Log(0.0001), 0, 16, -0.5, 0}, []float64{math.Log(0.1), 0.5, 96, 1.5, 0.99}; !slicesEqual(lo, wl) || !slicesEqual(hi, wh) {
+		t.Errorf("engine bounds %v %v, want %v %v", lo, hi, wl, wh)
+	}
+	// The grid of units: every engine coordinate snaps to the nearest of
+	// 16, 32, ..., 96 (halves away from 16), and only they are admissible.
+	for _, c := range []struct{ x, want float64 }{{16, 16}, {23.9, 16}, {24, 32}, {40.1, 48}, {95, 96}, {100, 96}} {
+		x := []float64{math.Log(0.01), 0.1, c.x, 0, 0.5}
+		got.Snap(x)
+		if x[2] != c.want {
+			t.Errorf("units %v snaps to %v, want %v", c.x, x[2], c.want)
+		}
+	}
+	for v := 10.0; v <= 100; v++ {
+		ok := int(v)%16 == 0 && v >= 16 && v <= 96
+		if why := got.Check(2, v); (why == "") != ok {
+			t.Errorf("units = %v: Check says %q, admissible %v", v, why, ok)
+		}
+	}
+	// step 1 is plain type: int.
+	one, plain := mustParse(t, "parameters:\n  - {name: n, low: 0.5, high: 7.5, type: int, step: 1}\n"), mustParse(t, "parameters:\n  - {name: n, lower: 0.5, upper: 7.5, type: int}\n")
+	for x := 0.5; x <= 7.5; x += 0.25 {
+		a, b := []float64{x}, []float64{x}
+		one.Snap(a)
+		plain.Snap(b)
+		if a[0] != b[0] {
+			t.Errorf("step 1: %v snaps to %v, without step to %v", x, a[0], b[0])
+		}
+	}
+}
+
+// TestParseOptunaWordErrors: a pair given twice (lower and low, upper and
+// high, contradicting scale and log) names the line and both words; step is
+// for whole steps of int parameters, and not on a log scale.
+func TestParseOptunaWordErrors(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"lower and low", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, low: 0, upper: 1}\n", `line 3: parameter 2 ("b"): both lower and low`},
+		{"upper and high", "parameters:\n  - {name: b, low: 0, upper: 1, high: 2}\n", `line 2: parameter 1 ("b"): both upper and high`},
+		{"log and linear", "parameters:\n  - {name: b, low: 1, high: 2, log: true, scale: linear}\n", "log: true contradicts scale: linear"},
+		{"no log and log", "parameters:\n  - {name: b, low: 1, high: 2, log: false, scale: log}\n", "log: false contradicts scale: log"},
+		{"log not bool", "parameters:\n  - {name: b, low: 1, high: 2, log: yes please}\n", "space.yaml"},
+		{"step float", "parameters:\n  - {name: b, low: 1, high: 2, step: 0.5}\n", "step applies to type: int"},
+		{"step zero", "parameters:\n  - {name: b, low: 1, high: 9, type: int, step: 0}\n", "step = 0: expected a whole number >= 1"},
+		{"step fraction", "parameters:\n  - {name: b, low: 1, high: 9, type: int, step: 2.5}\n", "step = 2.5"},
+		{"step log", "parameters:\n  - {name: b, low: 1, high: 9, type: int, step: 2, log: true}\n", "step cannot be combined with a log scale"},
+		{"low non-positive log", "parameters:\n  - {name: b, low: 0, high: 9, log: true}\n", "scale: log needs lower > 0"},
+		{"categorical with low", "parameters:\n  - {name: b, low: 1, type: categorical, choices: [x, y]}\n", "takes choices:, not lower, upper or scale"},
+		{"choices with bounds", "parameters:\n  - {name: b, low: 1, high: 2, choices: [x, y]}\n", "choices: is for type: categorical"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("space.yaml", []byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "space.yaml") {
+				t.Errorf("got %v, want an error naming space.yaml and containing %q", err, c.want)
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ func TestEngineAskTellErrors(t *testing.T) {
 	}
 	// 1e308 is finite but overflows the GP's standardisation (the audit's
 	// qVS-greedy panic); NaN is not a value at all.
-	for _, v := range []float64{1e308, -2 * MaxAbsObjective, math.NaN(), math.Inf(1)} {
+	for _, v := range []float64{1e308, -2 * maxAbsObjective, math.NaN(), math.Inf(1)} {
 		bad[2] = Evaluation{Region: -1, X: init[2].X, Value: v}
 		if err := e.Tell(bad); err == nil || !strings.Contains(err.Error(), "evaluation 3: value") {
 			t.Errorf("value %v: %v", v, err)

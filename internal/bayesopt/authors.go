@@ -20,7 +20,7 @@ const (
 	// qVS_q set (optionally with Settings.TauFloor at the run's q), and each
 	// batch the greedy qVS_q maximiser over the regions' Thompson samples.
 	ModePaper = "paper"
-	// ModeAuthors is qVS-BayesOpt as the authors' code runs it
+	// modeAuthors is qVS-BayesOpt as the authors' code runs it
 	// (vertaix/Quality-Weighted-Vendi-Score, diverse_bayesopt/robot/robot.py,
 	// mode "qVS"):
 	//   - centres: the greedy qVS_q maximiser over all evaluations with
@@ -44,15 +44,15 @@ const (
 	// FailurePerPoint) and its sizes (32 points per region, 1,024 initial
 	// points, min(5000, max(2000, 200 d)) candidates) are separate settings:
 	// configs/rover-authors.yaml and configs/lunar-authors.yaml set them.
-	ModeAuthors = "authors"
+	modeAuthors = "authors"
 )
 
 // authors reports whether s runs qVS-BayesOpt in the authors' mode.
-func (s Settings) authors() bool { return s.Method == MethodQVS && s.Mode == ModeAuthors }
+func (s Settings) authors() bool { return s.Method == MethodQVS && s.Mode == modeAuthors }
 
-// AuthorsFloorVS is the floor of the authors' mode for a set of size points:
+// authorsFloorVS is the floor of the authors' mode for a set of size points:
 // the VS_1 of size points pairwise at task distance tau (robot.py q_taus).
-func AuthorsFloorVS(size int, tau float64) float64 { return TauFloorVS(size, tau, 1) }
+func authorsFloorVS(size int, tau float64) float64 { return tauFloorVS(size, tau, 1) }
 
 // authorsGreedy is the centre choice of the authors' code
 // (sequential_greedy_maximize_qvs) over n points with similarity sim: k
@@ -158,7 +158,7 @@ func (r *runner) authorsCentres(it int, live bool) ([]centre, error) {
 	picks, valid, err := authorsGreedy(n,
 		func(i, j int) float64 { return similarity(r.distance(i, j)) },
 		v, r.byValue(), r.s.Q, min(r.s.Regions, n),
-		func(size int) float64 { return AuthorsFloorVS(size, tau) },
+		func(size int) float64 { return authorsFloorVS(size, tau) },
 		rng.New(r.id.Seed, r.id.Key, it, "authors"))
 	if err != nil {
 		return nil, fmt.Errorf("authors' qVS centres: %w", err)

@@ -22,7 +22,7 @@ func (line) Bounds() ([]float64, []float64)                           { return [
 func (line) Distance(a, b []float64) float64                          { return math.Abs(a[0] - b[0]) }
 func (line) Evaluate(_ context.Context, x []float64) (float64, error) { return -x[0], nil }
 func authorsSettings(tau float64) Settings {
-	return Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 3, Batch: 10, Regions: 2, Tau: tau,
+	return Settings{Method: MethodQVS, Mode: modeAuthors, Q: 1, Init: 3, Batch: 10, Regions: 2, Tau: tau,
 		Candidates: 50, MaxTrain: 40, FitIterations: 10, FailureTolerance: 5, FailurePerPoint: true}
 }
 
@@ -132,7 +132,7 @@ func TestAuthorsGreedyMatchesDirect(t *testing.T) {
 			for _, tau := range []float64{0.1, 0.5, 0.9} {
 				k := 4
 				seed := uint64(trial*100) + uint64(tau*10)
-				got, gotValid, err := authorsGreedy(n, func(i, j int) float64 { return sim[i][j] }, score, slices.Values(descending(score)), q, k, func(s int) float64 { return AuthorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
+				got, gotValid, err := authorsGreedy(n, func(i, j int) float64 { return sim[i][j] }, score, slices.Values(descending(score)), q, k, func(s int) float64 { return authorsFloorVS(s, tau) }, rand.New(rand.NewPCG(seed, 1)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -160,10 +160,10 @@ func TestAuthorsFloorVS(t *testing.T) {
 	c := math.Exp(-0.15 * 0.15 / 2)
 	a, b := (1+c)/2, (1-c)/2
 	want := math.Exp(-a*math.Log(a) - b*math.Log(b))
-	if got := AuthorsFloorVS(2, 0.15); math.Abs(got-want) > tol*want {
+	if got := authorsFloorVS(2, 0.15); math.Abs(got-want) > tol*want {
 		t.Errorf("AuthorsFloorVS(2, 0.15) = %v, want %v", got, want)
 	}
-	if got := AuthorsFloorVS(1, 0.15); math.Abs(got-1) > tol {
+	if got := authorsFloorVS(1, 0.15); math.Abs(got-1) > tol {
 		t.Errorf("one point: %v, want 1", got)
 	}
 }
@@ -180,7 +180,7 @@ func TestAuthorsCentresRawQuality(t *testing.T) {
 	for _, tc := range []struct {
 		mode string
 		want []int
-	}{{ModeAuthors, []int{0, 1}}, {ModePaper, []int{0, 2}}} {
+	}{{modeAuthors, []int{0, 1}}, {ModePaper, []int{0, 2}}} {
 		s := authorsSettings(1e-3)
 		s.Mode = tc.mode
 		e, err := NewEngine(line{}, s, RunID{Seed: 1, Key: "raw"})
@@ -273,7 +273,7 @@ func TestAuthorsModeRun(t *testing.T) {
 	var runs []*Result
 	for _, sampler := range []string{SamplerExact, SamplerPathwise} {
 		s := smallSettings(MethodQVS)
-		s.Mode, s.Tau, s.Q, s.Sampler = ModeAuthors, 1.2, 2, sampler
+		s.Mode, s.Tau, s.Q, s.Sampler = modeAuthors, 1.2, 2, sampler
 		s.FailureTolerance, s.FailurePerPoint = 4, true
 		id := RunID{Seed: 4, Key: "auth"}
 		full, recs := runAll(t, &bumps{d: 2}, s, id, nil)
@@ -326,7 +326,7 @@ func TestAuthorsSettingsValidate(t *testing.T) {
 // greedy over one sample per region.
 func TestAuthorsBatchIsPlainThompson(t *testing.T) {
 	s := smallSettings(MethodQVS)
-	s.Mode, s.Tau = ModeAuthors, 0.3
+	s.Mode, s.Tau = modeAuthors, 0.3
 	e := engineAfterInit(t, &bumps{d: 2}, s, RunID{Seed: 6, Key: "plain"})
 	batch, err := e.Ask(context.Background(), s.Batch, nil)
 	if err != nil {
@@ -350,7 +350,7 @@ func TestAuthorsBatchIsPlainThompson(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, i := range ThompsonPicks(mod.samples, nil) {
+		for _, i := range thompsonPicks(mod.samples, nil) {
 			want = append(want, e.r.unitToX(mod.cand.RawRowView(i)))
 		}
 	}

@@ -36,11 +36,11 @@ func BenchmarkGPFitThompsonStep(b *testing.B) {
 			centre := X.RawRowView(0)
 			b.ResetTimer()
 			for it := 0; it < b.N; it++ {
-				gp, err := FitGP(X, y, GPFitOptions{})
+				gp, err := fitGP(X, y, gpFitOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				cand, err := TrustRegionCandidates(centre, 0.4, c.cands, rng)
+				cand, err := trustRegionCandidates(centre, 0.4, c.cands, rng)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func BenchmarkGPFit(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			X, y := randomProblem(rng, n, 60)
 			for it := 0; it < b.N; it++ {
-				if _, err := FitGP(X, y, GPFitOptions{}); err != nil {
+				if _, err := fitGP(X, y, gpFitOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -72,11 +72,11 @@ func BenchmarkJointSamples(b *testing.B) {
 		b.Run(fmt.Sprintf("n=300/cand=%d/d=60", m), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			X, y := randomProblem(rng, 300, 60)
-			gp, err := NewGP(X, y, GPHyper{Lengthscales: constant(60, 0.8), SignalVariance: 1, NoiseVariance: 0.01})
+			gp, err := newGP(X, y, gpHyper{Lengthscales: constant(60, 0.8), SignalVariance: 1, NoiseVariance: 0.01})
 			if err != nil {
 				b.Fatal(err)
 			}
-			cand, _ := TrustRegionCandidates(X.RawRowView(0), 0.4, m, rng)
+			cand, _ := trustRegionCandidates(X.RawRowView(0), 0.4, m, rng)
 			b.ResetTimer()
 			for it := 0; it < b.N; it++ {
 				if _, err := gp.JointSamples(cand, 1, rng); err != nil {
@@ -118,7 +118,7 @@ func BenchmarkAuthorsIteration(b *testing.B) {
 				if sampler == SamplerExact && os.Getenv("QVS_BENCH_EXACT") == "" {
 					b.Skip("exact sampler at ROBOT's sizes: set QVS_BENCH_EXACT=1")
 				}
-				s := Settings{Method: MethodQVS, Mode: ModeAuthors, Q: 1, Init: 1024, Batch: 32 * c.M,
+				s := Settings{Method: MethodQVS, Mode: modeAuthors, Q: 1, Init: 1024, Batch: 32 * c.M,
 					Regions: c.M, Tau: c.tau, Candidates: c.cands, Sampler: sampler,
 					FailureTolerance: 32, FailurePerPoint: true}
 				for it := 0; it < b.N; it++ {

@@ -56,8 +56,8 @@ type Settings struct {
 	// floor at q = 1 whatever the run's q; we use the run's q, so the floor
 	// and the score it bounds are the same function.
 	TauFloor bool
-	// Mode is the qvs algorithm: ModePaper ("" means paper) or ModeAuthors,
-	// the authors' code (see ModeAuthors). Other methods ignore it.
+	// Mode is the qvs algorithm: ModePaper ("" means paper) or modeAuthors,
+	// the authors' code (see modeAuthors). Other methods ignore it.
 	Mode string
 	// FailureTolerance, if > 0, replaces TuRBO's ceil(max(4/b, d/b)) as the
 	// failure count that halves a trust region (ROBOT's code: 32).
@@ -79,8 +79,8 @@ type Settings struct {
 	// Workers fit region models and evaluate batch points in parallel
 	// (default 1). Results do not depend on it.
 	Workers int
-	// Final is the rule for the final M solutions: FinalCentres ("" means
-	// centres) or FinalBand.
+	// Final is the rule for the final M solutions: finalCentres ("" means
+	// centres) or finalBand.
 	Final string
 	// RetryFailed lets the engine propose points again within
 	// FailureRadius of a failed experiment (Evaluation.Failed), the failed
@@ -104,7 +104,7 @@ const (
 	DefaultFitIterations = 30
 )
 
-// FailureRadiusFraction is the radius around a failed experiment inside
+// failureRadiusFraction is the radius around a failed experiment inside
 // which the engine proposes nothing (unless Settings.RetryFailed), as a
 // fraction of the diagonal of the unit cube the engine works in (each
 // parameter scaled to [0, 1], log parameters in log units): the radius is
@@ -116,7 +116,7 @@ const (
 // so a failure next to the optimum cannot wall it off, and a shrunk trust
 // region (side down to 0.5^7 of the box) around it still finds candidates
 // once it restarts.
-const FailureRadiusFraction = 0.05
+const failureRadiusFraction = 0.05
 
 func (s *Settings) defaults() {
 	if s.Candidates == 0 {
@@ -162,14 +162,14 @@ func (s Settings) Validate() error {
 		return configkeys.Invalid("qvs_floor", nil, "applies to method qvs only, not %s", s.Method)
 	case s.TauFloor && !(s.Tau > 0):
 		return configkeys.Invalid("qvs_floor", nil, "needs tau > 0, got %v", s.Tau)
-	case s.Mode != "" && s.Mode != ModePaper && s.Mode != ModeAuthors:
-		return configkeys.Invalid("qvs_mode", s.Mode, "expected %s or %s", ModePaper, ModeAuthors)
+	case s.Mode != "" && s.Mode != ModePaper && s.Mode != modeAuthors:
+		return configkeys.Invalid("qvs_mode", s.Mode, "expected %s or %s", ModePaper, modeAuthors)
 	case s.authors() && s.TauFloor:
-		return configkeys.Invalid("qvs_floor", nil, "qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", ModeAuthors)
+		return configkeys.Invalid("qvs_floor", nil, "qvs_mode %s has its own floor (VS_1 of points tau apart); drop qvs_floor", modeAuthors)
 	case s.authors() && !(s.Tau > 0):
-		return configkeys.Invalid("qvs_mode", nil, "%s needs tau > 0 for its diversity floor, got %v", ModeAuthors, s.Tau)
-	case s.Final != "" && s.Final != FinalCentres && s.Final != FinalBand:
-		return configkeys.Invalid("final", s.Final, "expected %s or %s", FinalCentres, FinalBand)
+		return configkeys.Invalid("qvs_mode", nil, "%s needs tau > 0 for its diversity floor, got %v", modeAuthors, s.Tau)
+	case s.Final != "" && s.Final != finalCentres && s.Final != finalBand:
+		return configkeys.Invalid("final", s.Final, "expected %s or %s", finalCentres, finalBand)
 	case s.Sampler != "" && s.Sampler != SamplerExact && s.Sampler != SamplerPathwise:
 		return configkeys.Invalid("sampler", s.Sampler, "expected %s or %s", SamplerExact, SamplerPathwise)
 	case s.FailureTolerance < 0:
@@ -197,7 +197,7 @@ type RunID struct {
 // experiment that ran but produced no value (Optuna's FAIL state; Value is
 // NaN): it counts against the budget and is kept in the records, but it
 // never enters a GP, a centre choice or a trust region's success or failure
-// count, and the engine proposes nothing within FailureRadiusFraction of it
+// count, and the engine proposes nothing within failureRadiusFraction of it
 // unless Settings.RetryFailed. Failed and successful evaluations together
 // train the feasibility model (feasibility.go), whose probability of
 // success weighs every later proposal's quality.
@@ -267,7 +267,7 @@ type centre struct {
 
 type runner struct {
 	dom    Domain
-	snap   Snapper        // nil unless dom implements it
+	snap   snapper        // nil unless dom implements it
 	enc    Encoder        // nil unless dom implements it
 	mixer  CandidateMixer // nil unless dom implements it
 	s      Settings
@@ -314,7 +314,7 @@ func Optimize(ctx context.Context, obj Objective, s Settings, id RunID, prior []
 	if err != nil {
 		return nil, err
 	}
-	if keep, err := CompleteIterations("the records", prior, s); err != nil {
+	if keep, err := completeIterations("the records", prior, s); err != nil {
 		return nil, err
 	} else if keep < len(prior) {
 		return nil, fmt.Errorf("the records end inside iteration %d (%d of its evaluations): resume from the complete iterations (CompleteIterations)", prior[keep].Iteration, len(prior)-keep)
@@ -428,8 +428,8 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 			return nil, fmt.Errorf("objective %s: bound %d is [%v, %v], need finite lower < upper", dom.Name(), i, lo[i], hi[i])
 		}
 	}
-	if d > MaxSobolDim && s.Method != MethodRandom {
-		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", dom.Name(), d, MaxSobolDim)
+	if d > maxSobolDim && s.Method != MethodRandom {
+		return nil, fmt.Errorf("objective %s: %d dimensions, Sobol' candidates support at most %d", dom.Name(), d, maxSobolDim)
 	}
 	per := float64(s.Batch) / float64(s.Regions)
 	rules := DefaultTrustRegionRules(d, per)
@@ -443,7 +443,7 @@ func newRunner(dom Domain, s Settings, id RunID) (*runner, error) {
 	}
 	r := &runner{dom: dom, s: s, id: id, d: d, lo: lo, hi: hi, trs: trs, dcache: map[[2]int]float64{},
 		vlo: math.Inf(1), vhi: math.Inf(-1)}
-	r.snap, _ = dom.(Snapper)
+	r.snap, _ = dom.(snapper)
 	r.enc, _ = dom.(Encoder)
 	r.mixer, _ = dom.(CandidateMixer)
 	return r, nil
@@ -492,7 +492,7 @@ func (r *runner) add(evs []Evaluation) {
 }
 
 // nearFailure reports whether point x (task coordinates) lies within
-// FailureRadiusFraction·sqrt(d) of a failed evaluation in the unit cube
+// failureRadiusFraction·sqrt(d) of a failed evaluation in the unit cube
 // (always false with Settings.RetryFailed).
 func (r *runner) nearFailure(x []float64) bool {
 	if r.s.RetryFailed || len(r.failedU) == 0 {
@@ -502,7 +502,7 @@ func (r *runner) nearFailure(x []float64) bool {
 }
 
 // NearFailed reports whether point x of dom lies within
-// FailureRadiusFraction·sqrt(d) of one of the failed points, in the unit
+// failureRadiusFraction·sqrt(d) of one of the failed points, in the unit
 // cube of dom's bounds (the rule the engine applies to its proposals).
 func NearFailed(dom Domain, failed [][]float64, x []float64) bool {
 	lo, hi := dom.Bounds()
@@ -521,7 +521,7 @@ func NearFailed(dom Domain, failed [][]float64, x []float64) bool {
 }
 
 func withinFailureRadius(failedU [][]float64, u []float64) bool {
-	rad2 := FailureRadiusFraction * FailureRadiusFraction * float64(len(u))
+	rad2 := failureRadiusFraction * failureRadiusFraction * float64(len(u))
 	for _, f := range failedU {
 		s := 0.0
 		for j := range f {
@@ -765,9 +765,9 @@ func (r *runner) qvsGreedy(q vendi.Order, k int, floor bool) ([]int, error) {
 	return picks, nil
 }
 
-// TauFloorVS is the VS_q of size points pairwise at task distance tau
+// tauFloorVS is the VS_q of size points pairwise at task distance tau
 // (similarity exp(-tau²/2)): the floor of Settings.TauFloor.
-func TauFloorVS(size int, tau float64, q vendi.Order) float64 {
+func tauFloorVS(size int, tau float64, q vendi.Order) float64 {
 	c := similarity(tau)
 	K := mat.NewSymDense(size, nil)
 	for i := 0; i < size; i++ {
@@ -849,24 +849,24 @@ func (r *runner) trainingSet(u []float64) []int {
 	return idx
 }
 
-// fit fits a GP on the evaluated points idx (FitGP: deterministic, no
+// fit fits a GP on the evaluated points idx (fitGP: deterministic, no
 // random draw).
-func (r *runner) fit(idx []int) (*GP, error) {
+func (r *runner) fit(idx []int) (*gp, error) {
 	X := mat.NewDense(len(idx), len(r.features(r.U[0])), nil)
 	y := make([]float64, len(idx))
 	for a, i := range idx {
 		X.SetRow(a, r.features(r.U[i]))
 		y[a] = r.H[i].Value
 	}
-	return FitGP(X, y, GPFitOptions{MaxIterations: r.s.FitIterations})
+	return fitGP(X, y, gpFitOptions{MaxIterations: r.s.FitIterations})
 }
 
 // fits returns each region's GP, fitted on its training set (the MaxTrain
 // evaluated points nearest its centre; nil where need[m] is false). Regions
 // with the same training set (all of them while at most MaxTrain points are
-// evaluated) share one fit: FitGP is a deterministic function of the
+// evaluated) share one fit: fitGP is a deterministic function of the
 // training set, so sharing changes no bit and saves M-1 fits.
-func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, error) {
+func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*gp, error) {
 	M := len(need)
 	sets := make([][]int, M)
 	owner := make([]int, M) // the region whose fit region m uses
@@ -884,7 +884,7 @@ func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, err
 			}
 		}
 	}
-	gps := make([]*GP, M)
+	gps := make([]*gp, M)
 	err := parallel.Each(ctx, M, r.s.Workers, func(m int) error {
 		if owner[m] != m {
 			return nil
@@ -910,9 +910,9 @@ func (r *runner) fits(ctx context.Context, cs []centre, need []bool) ([]*GP, err
 // candidates; every draw comes from rng.New(seed, key, it, m). With a
 // feasibility model feas (nil: none) it also weighs each candidate by
 // feas.weight.
-func (r *runner) model(it, m int, c centre, gp *GP, k int, feas *feasibility) (regionModel, error) {
+func (r *runner) model(it, m int, c centre, gp *gp, k int, feas *feasibility) (regionModel, error) {
 	rng := rng.New(r.id.Seed, r.id.Key, it, m)
-	cand, err := TrustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
+	cand, err := trustRegionCandidates(c.u, r.trs[m].Length, r.s.Candidates, rng)
 	if err != nil {
 		return regionModel{}, err
 	}
@@ -951,7 +951,7 @@ func (r *runner) model(it, m int, c centre, gp *GP, k int, feas *feasibility) (r
 	}
 	var samples [][]float64
 	if r.s.Sampler == SamplerPathwise {
-		samples, err = gp.PathwiseSamples(X, k, PathwiseFeatures, rng)
+		samples, err = gp.PathwiseSamples(X, k, pathwiseFeatures, rng)
 	} else {
 		samples, err = gp.JointSamples(X, k, rng)
 	}
@@ -1132,8 +1132,8 @@ func (r *runner) propose(ctx context.Context, it int, cs []centre, b int, pendin
 			// One sample at a time, so that a pick's snapped point is
 			// taken before the next sample picks (two candidates can snap
 			// to one point); without a Snapper this equals
-			// ThompsonPicks(mod.samples, allowed).
-			for _, i := range ThompsonPicks(mod.samples[s:s+1], allowed) {
+			// thompsonPicks(mod.samples, allowed).
+			for _, i := range thompsonPicks(mod.samples[s:s+1], allowed) {
 				taken.add(r.unitToX(mod.cand.RawRowView(i)))
 				picked = append(picked, i)
 			}
@@ -1269,7 +1269,7 @@ func (r *runner) result() (*Result, error) {
 	}
 	var idx []int // into r.all
 	var dist func(a, b int) float64
-	if r.s.Final == FinalBand {
+	if r.s.Final == finalBand {
 		q := vendi.Order(1)
 		if r.s.Method == MethodQVS {
 			q = r.s.Q

@@ -213,7 +213,7 @@ func TestOptimizeDeterministicAndResume(t *testing.T) {
 						replayed++
 					}
 				}
-				prior, err := ParseRecords(rows, 3)
+				prior, err := parseRecords(rows, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -357,7 +357,7 @@ func TestTrustRegionCandidates(t *testing.T) {
 			centre[i] = 0.9 * rng.Float64()
 		}
 		const n, length = 2000, 0.4
-		c, err := TrustRegionCandidates(centre, length, n, rng)
+		c, err := trustRegionCandidates(centre, length, n, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,19 +396,19 @@ func TestThompsonPicks(t *testing.T) {
 		{9, 0, 0, 0},
 		{9, 0, 0, 0},
 	}
-	if got := ThompsonPicks(samples, nil); !reflect.DeepEqual(got, []int{1, 3, 0, 2}) {
+	if got := thompsonPicks(samples, nil); !reflect.DeepEqual(got, []int{1, 3, 0, 2}) {
 		t.Errorf("picks %v", got)
 	}
 	var asked []int
 	allowed := func(i int) bool { asked = append(asked, i); return i != 1 }
-	if got := ThompsonPicks(samples[:2], allowed); !reflect.DeepEqual(got, []int{3, 2}) {
+	if got := thompsonPicks(samples[:2], allowed); !reflect.DeepEqual(got, []int{3, 2}) {
 		t.Errorf("filtered picks %v", got)
 	}
 	if !reflect.DeepEqual(asked, []int{1, 3, 2}) { // lazily, once per candidate
 		t.Errorf("allowed asked about %v", asked)
 	}
 	// Nothing eligible: fewer picks.
-	if got := ThompsonPicks(samples, func(int) bool { return false }); len(got) != 0 {
+	if got := thompsonPicks(samples, func(int) bool { return false }); len(got) != 0 {
 		t.Errorf("picks %v with nothing allowed", got)
 	}
 }
@@ -447,7 +447,7 @@ func TestRecords(t *testing.T) {
 	if h := RecordHeader(2); strings.Join(h, ",") != "iteration,region,x0,x1,value,seconds" {
 		t.Errorf("header %v", h)
 	}
-	got, err := ParseRecords(rows, 2)
+	got, err := parseRecords(rows, 2)
 	if err != nil || !reflect.DeepEqual(got[0], e) {
 		t.Fatalf("round trip %+v %v", got, err)
 	}
@@ -461,12 +461,12 @@ func TestRecords(t *testing.T) {
 		{[]string{"1", "0", "0.1", "NaN", "3", "0"}, "column x1"},
 		{[]string{"1", "0", "0.1", "0.2", "", "0"}, "column value"},
 	} {
-		_, err := ParseRecords([][]string{c.row}, 2)
+		_, err := parseRecords([][]string{c.row}, 2)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "row 1") {
 			t.Errorf("%v: %v, want %q", c.row, err, c.want)
 		}
 	}
-	if _, err := ParseRecords([][]string{{"2", "0", "0", "0", "0", "0"}, {"1", "0", "0", "0", "0", "0"}}, 2); err == nil {
+	if _, err := parseRecords([][]string{{"2", "0", "0", "0", "0", "0"}, {"1", "0", "0", "0", "0", "0"}}, 2); err == nil {
 		t.Error("decreasing iterations: no error")
 	}
 }
@@ -511,15 +511,15 @@ func TestTauFloorVS(t *testing.T) {
 		{2, 1 / (a*a + b*b)},
 		{vendi.OrderInf, 1 / a},
 	} {
-		if got := TauFloorVS(2, 0.3, tc.q); math.Abs(got-tc.want) > 1e-12*tc.want {
+		if got := tauFloorVS(2, 0.3, tc.q); math.Abs(got-tc.want) > 1e-12*tc.want {
 			t.Errorf("q=%v: %v, want %v", tc.q, got, tc.want)
 		}
 	}
-	if got := TauFloorVS(1, 0.3, 1); math.Abs(got-1) > 1e-12 {
+	if got := tauFloorVS(1, 0.3, 1); math.Abs(got-1) > 1e-12 {
 		t.Errorf("one point: %v, want 1", got)
 	}
 	// Far apart (similarity ~0): the floor is the number of points.
-	if got := TauFloorVS(5, 40, 1); math.Abs(got-5) > 1e-9 {
+	if got := tauFloorVS(5, 40, 1); math.Abs(got-5) > 1e-9 {
 		t.Errorf("five distant points: %v, want 5", got)
 	}
 }
@@ -549,7 +549,7 @@ func TestQVSTauFloor(t *testing.T) {
 			}
 		}
 		vs := scoreRows(t, K, 1)
-		if floor := TauFloorVS(k, s.Tau, 1); vs < floor*(1-1e-9) {
+		if floor := tauFloorVS(k, s.Tau, 1); vs < floor*(1-1e-9) {
 			t.Errorf("first %d solutions: VS %v below the floor %v", k, vs, floor)
 		}
 	}

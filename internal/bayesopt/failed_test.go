@@ -137,7 +137,7 @@ func TestFailedWholeIterations(t *testing.T) {
 				rows = append(rows, FormatRecord(e))
 			}
 		}
-		prior, err := ParseRecords(rows, 2)
+		prior, err := parseRecords(rows, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestFailedRecords(t *testing.T) {
 	}
 	for _, cell := range []string{"failed", "FAILED", "nan", " NaN "} {
 		row[4] = cell
-		got, err := ParseRecords([][]string{row}, 2)
+		got, err := parseRecords([][]string{row}, 2)
 		if err != nil || !got[0].Failed || !math.IsNaN(got[0].Value) || got[0].Seconds != 0.25 {
 			t.Errorf("%q: %+v %v", cell, got, err)
 		}

@@ -12,36 +12,36 @@ import "math"
 // over every evaluation i so far (s_i = 1 for a success, 0 for a failure),
 // φ the GP's features (the unit-cube point, or Encoder.Encode), p0 =
 // (successes + 1) / (evaluations + 2) the smoothed success rate far from
-// any evaluation, and A = FeasibilityPriorWeight pseudo-evaluations of it
+// any evaluation, and A = feasibilityPriorWeight pseudo-evaluations of it
 // (a Nadaraya-Watson classifier with a Beta prior). The bandwidth h is
-// the one of FeasibilityBandwidths·sqrt(features) with the largest
+// the one of feasibilityBandwidths·sqrt(features) with the largest
 // leave-one-out log-likelihood of the outcomes (the smallest on ties;
-// held out: every evaluation, or FeasibilityMaxHeldOut of them); the
+// held out: every evaluation, or feasibilityMaxHeldOut of them); the
 // last, infinite, makes p constant: failures scattered with no relation to
 // place weigh every candidate alike. The evaluations of an iteration in
 // which every evaluation failed do not train the model (a pipeline outage,
 // not a region), and the model is off while no other evaluation failed.
-// The acquisition's quality is multiplied by p(x)^FeasibilityPower: qvs's
+// The acquisition's quality is multiplied by p(x)^feasibilityPower: qvs's
 // quality (the Thompson sample min-max scaled over the merged candidates)
 // and, for turbo, robot and qvs authors, the sample min-max scaled over the
 // region's candidates before its argmax. Batches thus leave failing
 // regions while qVS keeps them diverse. Without failures the model is off
 // and every draw and pick is the same as before it existed.
 
-// FeasibilityPriorWeight is A, the pseudo-count of the success rate p0.
-const FeasibilityPriorWeight = 0.5
+// feasibilityPriorWeight is A, the pseudo-count of the success rate p0.
+const feasibilityPriorWeight = 0.5
 
-// FeasibilityPower is the exponent of p(x) in the quality: 2 prefers a
+// feasibilityPower is the exponent of p(x) in the quality: 2 prefers a
 // sure candidate of quality 0.5 to a coin flip of quality 1.
-const FeasibilityPower = 2
+const feasibilityPower = 2
 
-// FeasibilityBandwidths are the candidate bandwidths, as fractions of
+// feasibilityBandwidths are the candidate bandwidths, as fractions of
 // sqrt(features) (the unit cube's diagonal without an Encoder).
-var FeasibilityBandwidths = []float64{0.03, 0.06, 0.1, 0.15, 0.25, 0.4, math.Inf(1)}
+var feasibilityBandwidths = []float64{0.03, 0.06, 0.1, 0.15, 0.25, 0.4, math.Inf(1)}
 
-// FeasibilityMaxHeldOut bounds the held-out points of the bandwidth's
+// feasibilityMaxHeldOut bounds the held-out points of the bandwidth's
 // leave-one-out (an even stride of the evaluations beyond it).
-const FeasibilityMaxHeldOut = 500
+const feasibilityMaxHeldOut = 500
 
 // feasibility is a fitted success-probability model (see above).
 type feasibility struct {
@@ -69,12 +69,12 @@ func newFeasibility(feats [][]float64, success []bool) *feasibility {
 		D = float64(len(feats[0]))
 	}
 	// The held-out points of the leave-one-out: all of them, or an even
-	// stride of FeasibilityMaxHeldOut (memory stays O(n), time
-	// O(FeasibilityMaxHeldOut·n) per bandwidth).
-	step := max(1, (n+FeasibilityMaxHeldOut-1)/FeasibilityMaxHeldOut)
-	B := len(FeasibilityBandwidths)
+	// stride of feasibilityMaxHeldOut (memory stays O(n), time
+	// O(feasibilityMaxHeldOut·n) per bandwidth).
+	step := max(1, (n+feasibilityMaxHeldOut-1)/feasibilityMaxHeldOut)
+	B := len(feasibilityBandwidths)
 	inv := make([]float64, B)
-	for k, frac := range FeasibilityBandwidths {
+	for k, frac := range feasibilityBandwidths {
 		h := frac * math.Sqrt(D)
 		inv[k] = 1 / (2 * h * h)
 	}
@@ -85,7 +85,7 @@ func newFeasibility(feats [][]float64, success []bool) *feasibility {
 	num, den := make([]float64, B), make([]float64, B)
 	for i := 0; i < n; i += step {
 		for k := range num {
-			num[k], den[k] = FeasibilityPriorWeight*f.p0, FeasibilityPriorWeight
+			num[k], den[k] = feasibilityPriorWeight*f.p0, feasibilityPriorWeight
 		}
 		for j := 0; j < n; j++ {
 			if j == i {
@@ -118,7 +118,7 @@ func newFeasibility(feats [][]float64, success []bool) *feasibility {
 
 // Prob is p(x) for features x.
 func (f *feasibility) Prob(x []float64) float64 {
-	num, den := FeasibilityPriorWeight*f.p0, FeasibilityPriorWeight
+	num, den := feasibilityPriorWeight*f.p0, feasibilityPriorWeight
 	for i, y := range f.feats {
 		w := math.Exp(-sqDist(x, y) * f.inv2h)
 		num += w * f.ok[i]
@@ -127,7 +127,7 @@ func (f *feasibility) Prob(x []float64) float64 {
 	return num / den
 }
 
-// weight is the factor of the quality: Prob(x)^FeasibilityPower.
+// weight is the factor of the quality: Prob(x)^feasibilityPower.
 func (f *feasibility) weight(x []float64) float64 {
 	p := f.Prob(x)
 	return p * p

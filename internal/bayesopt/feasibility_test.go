@@ -29,7 +29,7 @@ func lateFailures(t *testing.T, method string, seeds int) (late, total int) {
 	t.Helper()
 	for seed := 0; seed < seeds; seed++ {
 		obj := &failingThird{bumps{d: 2}}
-		s := Settings{Method: method, Q: 1, Budget: 60, Init: 10, Batch: 5, Regions: 3, Tau: 0.5, Candidates: 200, Final: FinalBand}
+		s := Settings{Method: method, Q: 1, Budget: 60, Init: 10, Batch: 5, Regions: 3, Tau: 0.5, Candidates: 200, Final: finalBand}
 		res, err := Optimize(context.Background(), obj, s, RunID{Seed: uint64(seed + 1), Key: method}, nil, func([]Evaluation) error { return nil })
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestFeasibilityProb(t *testing.T) {
 	// The bandwidth is at most 0.4·sqrt(2) = 0.57: the other points, at
 	// distance >= 1, weigh at most exp(-1/0.64) = 0.2 each, so compute exactly.
 	want := func(x []float64) float64 {
-		num, den := FeasibilityPriorWeight*p0, FeasibilityPriorWeight
+		num, den := feasibilityPriorWeight*p0, feasibilityPriorWeight
 		for i, y := range feats {
 			w := math.Exp(-sqDist(x, y) * f.inv2h)
 			num += w * []float64{1, 0, 1}[i]
@@ -122,18 +122,18 @@ func TestFeasibilityProb(t *testing.T) {
 		return ll
 	}
 	chosen := math.Sqrt(1 / (2 * g.inv2h))
-	for _, frac := range FeasibilityBandwidths {
+	for _, frac := range feasibilityBandwidths {
 		h := frac * math.Sqrt(2)
 		if loo(h) > loo(chosen)+1e-9 {
 			t.Errorf("bandwidth %v has LOO log-likelihood %v > the chosen %v's %v", h, loo(h), chosen, loo(chosen))
 		}
 	}
-	if loo(FeasibilityBandwidths[0]*math.Sqrt(2)) == loo(FeasibilityBandwidths[len(FeasibilityBandwidths)-1]*math.Sqrt(2)) {
+	if loo(feasibilityBandwidths[0]*math.Sqrt(2)) == loo(feasibilityBandwidths[len(feasibilityBandwidths)-1]*math.Sqrt(2)) {
 		t.Error("degenerate case: every bandwidth fits alike")
 	}
 }
 
-// TestFeasibilityManyEvaluations: beyond FeasibilityMaxHeldOut evaluations
+// TestFeasibilityManyEvaluations: beyond feasibilityMaxHeldOut evaluations
 // the leave-one-out holds out a stride of them; the model still finds a
 // failing band (x0 < 0.3 of a uniform 2-d sample of 1,500): a finite
 // bandwidth, p below 0.1 inside the band and above 0.9 outside.
@@ -166,14 +166,14 @@ func TestFeasibilityManyEvaluations(t *testing.T) {
 func TestFeasibilityBandwidthOnePass(t *testing.T) {
 	direct := func(feats [][]float64, ok []float64, p0 float64) float64 {
 		n, D := len(feats), float64(len(feats[0]))
-		step := max(1, (n+FeasibilityMaxHeldOut-1)/FeasibilityMaxHeldOut)
+		step := max(1, (n+feasibilityMaxHeldOut-1)/feasibilityMaxHeldOut)
 		best, out := math.Inf(-1), 0.0
-		for _, frac := range FeasibilityBandwidths {
+		for _, frac := range feasibilityBandwidths {
 			h := frac * math.Sqrt(D)
 			inv := 1 / (2 * h * h)
 			ll := 0.0
 			for i := 0; i < n; i += step {
-				num, den := FeasibilityPriorWeight*p0, FeasibilityPriorWeight
+				num, den := feasibilityPriorWeight*p0, feasibilityPriorWeight
 				for j := 0; j < n; j++ {
 					if j != i {
 						w := math.Exp(-sqDist(feats[i], feats[j]) * inv)

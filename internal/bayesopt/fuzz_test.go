@@ -26,7 +26,7 @@ func FuzzParseRecords(f *testing.F) {
 		if err != nil {
 			return
 		}
-		evs, err := ParseRecords(rows, d)
+		evs, err := parseRecords(rows, d)
 		if err != nil {
 			return
 		}
@@ -37,7 +37,7 @@ func FuzzParseRecords(f *testing.F) {
 			}
 			back[i] = FormatRecord(e)
 		}
-		again, err := ParseRecords(back, d)
+		again, err := parseRecords(back, d)
 		if err != nil || len(again) != len(evs) {
 			t.Fatalf("round trip: %v", err)
 		}
@@ -63,7 +63,7 @@ func FuzzCompleteIterations(f *testing.F) {
 			prior[i] = Evaluation{Iteration: int(it)}
 		}
 		s := Settings{Init: init, Batch: batch, Budget: budget}
-		keep, err := CompleteIterations("f.csv", prior, s)
+		keep, err := completeIterations("f.csv", prior, s)
 		if err != nil {
 			// The line is a record's when the settings are ones Optimize
 			// accepts (Plan refuses the others before any record is read).

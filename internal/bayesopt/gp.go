@@ -14,58 +14,58 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-// Matern52 is the Matérn-5/2 correlation at scaled distance r >= 0:
+// matern52 is the Matérn-5/2 correlation at scaled distance r >= 0:
 // (1 + √5 r + 5r²/3) exp(-√5 r).
-func Matern52(r float64) float64 {
+func matern52(r float64) float64 {
 	s := math.Sqrt(5) * r
 	return (1 + s + s*s/3) * math.Exp(-s)
 }
 
-// GPHyper are the hyperparameters of the Gaussian-process prior
+// gpHyper are the hyperparameters of the Gaussian-process prior
 // f ~ GP(Mean, SignalVariance * Matern52(|(x - x') / Lengthscales|)) with
 // Gaussian observation noise of variance NoiseVariance. Mean, SignalVariance
 // and NoiseVariance are in units of the standardised targets.
-type GPHyper struct {
+type gpHyper struct {
 	Lengthscales   []float64 // one per input dimension (ARD)
 	SignalVariance float64
 	NoiseVariance  float64
 	Mean           float64
 }
 
-// GPBounds bound the hyperparameters during fitting. The constant mean is
+// gpBounds bound the hyperparameters during fitting. The constant mean is
 // unbounded.
-type GPBounds struct {
+type gpBounds struct {
 	Lengthscale, SignalVariance, NoiseVariance [2]float64
 }
 
-// DefaultGPBounds are TuRBO's constraints (Eriksson et al. 2019, reference
+// defaultGPBounds are TuRBO's constraints (Eriksson et al. 2019, reference
 // implementation) for inputs in the unit cube and standardised targets.
-var DefaultGPBounds = GPBounds{
+var defaultGPBounds = gpBounds{
 	Lengthscale:    [2]float64{0.005, 2},
 	SignalVariance: [2]float64{0.05, 20},
 	NoiseVariance:  [2]float64{5e-4, 0.2},
 }
 
-// GPFitOptions control FitGP.
-type GPFitOptions struct {
-	Bounds GPBounds
+// gpFitOptions control fitGP.
+type gpFitOptions struct {
+	Bounds gpBounds
 	// Init is the starting point of the optimisation (nil lengthscales:
 	// 0.5 in every dimension, signal variance 1, noise variance 0.005, mean 0).
-	Init GPHyper
+	Init gpHyper
 	// MaxIterations caps the L-BFGS iterations (0: 30; the likelihood
 	// gains little after 20-30 iterations on 200-point, 12- and 60-d tests).
 	MaxIterations int
 }
 
-// GP is a Gaussian-process regression model conditioned on training data.
+// gp is a Gaussian-process regression model conditioned on training data.
 // Targets are standardised internally (z = (y - loc) / scale with the sample
 // mean and standard deviation); every method takes and returns values in the
 // original units unless it says otherwise.
-type GP struct {
+type gp struct {
 	x          *mat.Dense // n x d training inputs
 	z          []float64  // standardised targets
 	loc, scale float64
-	hyper      GPHyper
+	hyper      gpHyper
 	chol       mat.Cholesky // of K = SignalVariance*M + (NoiseVariance + jitter) I
 	alpha      []float64    // K^{-1} (z - Mean)
 	jitter     float64
@@ -209,9 +209,9 @@ func jitterLadder(a *mat.SymDense, factor func(mat.Symmetric) bool) (float64, er
 	return 0, ErrNotPositiveDefinite
 }
 
-// NewGP conditions a GP with fixed hyperparameters on inputs x (n x d, one
+// newGP conditions a GP with fixed hyperparameters on inputs x (n x d, one
 // row per point) and targets y.
-func NewGP(x *mat.Dense, y []float64, h GPHyper) (*GP, error) {
+func newGP(x *mat.Dense, y []float64, h gpHyper) (*gp, error) {
 	n, d := x.Dims()
 	if n == 0 || len(y) != n || len(h.Lengthscales) != d {
 		return nil, fmt.Errorf("bayesopt: NewGP with %d inputs, %d targets, %d lengthscales for %d dimensions", n, len(y), len(h.Lengthscales), d)
@@ -221,7 +221,7 @@ func NewGP(x *mat.Dense, y []float64, h GPHyper) (*GP, error) {
 			return nil, fmt.Errorf("bayesopt: GP target %d is %v", i, v)
 		}
 	}
-	g := &GP{x: mat.DenseCopyOf(x), hyper: cloneHyper(h)}
+	g := &gp{x: mat.DenseCopyOf(x), hyper: cloneHyper(h)}
 	g.z, g.loc, g.scale = Standardize(y)
 	K := g.trainCov(selfSqDist(scaled(x, h.Lengthscales)))
 	jit, err := choleskyJitter(&g.chol, K)
@@ -241,35 +241,35 @@ func NewGP(x *mat.Dense, y []float64, h GPHyper) (*GP, error) {
 	return g, nil
 }
 
-func cloneHyper(h GPHyper) GPHyper {
+func cloneHyper(h gpHyper) gpHyper {
 	h.Lengthscales = append([]float64(nil), h.Lengthscales...)
 	return h
 }
 
 // trainCov is SignalVariance * M + NoiseVariance * I from squared scaled
 // distances (upper triangle of sq).
-func (g *GP) trainCov(sq *mat.SymDense) *mat.SymDense {
+func (g *gp) trainCov(sq *mat.SymDense) *mat.SymDense {
 	n := sq.SymmetricDim()
 	K := mat.NewSymDense(n, nil)
 	raw, rs := K.RawSymmetric(), sq.RawSymmetric()
 	for a := 0; a < n; a++ {
 		raw.Data[a*raw.Stride+a] = g.hyper.SignalVariance + g.hyper.NoiseVariance
 		for b := a + 1; b < n; b++ {
-			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * Matern52(math.Sqrt(rs.Data[a*rs.Stride+b]))
+			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * matern52(math.Sqrt(rs.Data[a*rs.Stride+b]))
 		}
 	}
 	return K
 }
 
 // Hyper returns the hyperparameters.
-func (g *GP) Hyper() GPHyper { return cloneHyper(g.hyper) }
+func (g *gp) Hyper() gpHyper { return cloneHyper(g.hyper) }
 
 // Jitter is the diagonal jitter the training covariance needed (0 if none).
-func (g *GP) Jitter() float64 { return g.jitter }
+func (g *gp) Jitter() float64 { return g.jitter }
 
 // LogMarginalLikelihood is log p(z | X, hyperparameters) of the standardised
 // targets z (add -n log(scale) for the original units).
-func (g *GP) LogMarginalLikelihood() float64 {
+func (g *gp) LogMarginalLikelihood() float64 {
 	n := len(g.z)
 	quad := 0.0
 	for i, a := range g.alpha {
@@ -280,7 +280,7 @@ func (g *GP) LogMarginalLikelihood() float64 {
 
 // crossCov returns the n x m matrix SignalVariance * M between training rows
 // and the rows of xs, and the scaled rows of xs.
-func (g *GP) crossCov(xs mat.Matrix) (*mat.Dense, *mat.Dense) {
+func (g *gp) crossCov(xs mat.Matrix) (*mat.Dense, *mat.Dense) {
 	zt := scaled(g.x, g.hyper.Lengthscales)
 	zs := scaled(xs, g.hyper.Lengthscales)
 	Ks := crossSqDist(zt, zs)
@@ -288,14 +288,14 @@ func (g *GP) crossCov(xs mat.Matrix) (*mat.Dense, *mat.Dense) {
 	for a := 0; a < raw.Rows; a++ {
 		row := raw.Data[a*raw.Stride : a*raw.Stride+raw.Cols]
 		for b, r2 := range row {
-			row[b] = g.hyper.SignalVariance * Matern52(math.Sqrt(r2))
+			row[b] = g.hyper.SignalVariance * matern52(math.Sqrt(r2))
 		}
 	}
 	return Ks, zs
 }
 
 // halfSolve overwrites B with L^{-1} B where K = L L^T.
-func (g *GP) halfSolve(B *mat.Dense) {
+func (g *gp) halfSolve(B *mat.Dense) {
 	var L mat.TriDense
 	g.chol.LTo(&L)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, L.RawTriangular(), B.RawMatrix())
@@ -303,7 +303,7 @@ func (g *GP) halfSolve(B *mat.Dense) {
 
 // Predict returns the posterior mean and variance of the latent f (without
 // observation noise) at the rows of xs, in original units.
-func (g *GP) Predict(xs mat.Matrix) (mean, variance []float64) {
+func (g *gp) Predict(xs mat.Matrix) (mean, variance []float64) {
 	Ks, _ := g.crossCov(xs)
 	n, m := Ks.Dims()
 	mean = make([]float64, m)
@@ -328,7 +328,7 @@ func (g *GP) Predict(xs mat.Matrix) (mean, variance []float64) {
 
 // PosteriorCovariance returns the joint posterior mean and covariance of the
 // latent f at the rows of xs, in original units.
-func (g *GP) PosteriorCovariance(xs mat.Matrix) ([]float64, *mat.SymDense) {
+func (g *gp) PosteriorCovariance(xs mat.Matrix) ([]float64, *mat.SymDense) {
 	Ks, zs := g.crossCov(xs)
 	n, m := Ks.Dims()
 	mean := make([]float64, m)
@@ -345,7 +345,7 @@ func (g *GP) PosteriorCovariance(xs mat.Matrix) ([]float64, *mat.SymDense) {
 	for a := 0; a < m; a++ {
 		raw.Data[a*raw.Stride+a] = g.hyper.SignalVariance
 		for b := a + 1; b < m; b++ {
-			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * Matern52(math.Sqrt(raw.Data[a*raw.Stride+b]))
+			raw.Data[a*raw.Stride+b] = g.hyper.SignalVariance * matern52(math.Sqrt(raw.Data[a*raw.Stride+b]))
 		}
 	}
 	cov := mat.NewSymDense(m, nil)
@@ -363,7 +363,7 @@ func (g *GP) PosteriorCovariance(xs mat.Matrix) ([]float64, *mat.SymDense) {
 // JointSamples draws k joint samples of the latent f at the rows of xs from
 // the exact posterior (Cholesky of the posterior covariance with jitter as
 // needed), in original units: samples[s][i] is sample s at row i.
-func (g *GP) JointSamples(xs mat.Matrix, k int, rng *rand.Rand) ([][]float64, error) {
+func (g *gp) JointSamples(xs mat.Matrix, k int, rng *rand.Rand) ([][]float64, error) {
 	mean, cov := g.PosteriorCovariance(xs)
 	m := len(mean)
 	// The factor only: mat.Cholesky.Factorize also estimates the condition
@@ -430,8 +430,8 @@ func unboundedLog(p float64, b [2]float64) float64 {
 
 // hyperFromU maps the optimisation vector u = (lengthscale u's, signal u,
 // noise u, mean) to hyperparameters and d(log p)/du for the bounded ones.
-func hyperFromU(u []float64, d int, b GPBounds) (GPHyper, []float64) {
-	h := GPHyper{Lengthscales: make([]float64, d)}
+func hyperFromU(u []float64, d int, b gpBounds) (gpHyper, []float64) {
+	h := gpHyper{Lengthscales: make([]float64, d)}
 	jac := make([]float64, d+2)
 	for i := 0; i < d; i++ {
 		lp, dl := boundedLog(u[i], b.Lengthscale)
@@ -454,7 +454,7 @@ func hyperFromU(u []float64, d int, b GPBounds) (GPHyper, []float64) {
 //
 // with ∂K_ab/∂log ℓ_i = s² (5/3)(1 + √5 ρ) e^{-√5 ρ} (x_ai - x_bi)²/ℓ_i²
 // (ρ the scaled distance), ∂K/∂log s² = s² M and ∂K/∂log σ² = σ² I.
-func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
+func lmlGrad(x *mat.Dense, z []float64, h gpHyper) (float64, []float64, error) {
 	n, d := x.Dims()
 	Z := scaled(x, h.Lengthscales)
 	sq := selfSqDist(Z)
@@ -552,7 +552,7 @@ func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
 	return lml, grad, nil
 }
 
-// FitGP fits the hyperparameters by maximising the log marginal likelihood
+// fitGP fits the hyperparameters by maximising the log marginal likelihood
 // of the standardised targets with L-BFGS (gonum/optimize) and analytic
 // gradients, then conditions on the data. Bounded hyperparameters are
 // optimised through a logistic transform of their logarithm (boundedLog),
@@ -560,18 +560,18 @@ func lmlGrad(x *mat.Dense, z []float64, h GPHyper) (float64, []float64, error) {
 // If the optimiser stops early (line-search failure, iteration cap) the best
 // point it visited is used; if the likelihood cannot be evaluated anywhere,
 // Init is used.
-func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
+func fitGP(x *mat.Dense, y []float64, opt gpFitOptions) (*gp, error) {
 	n, d := x.Dims()
 	if n == 0 || len(y) != n {
 		return nil, fmt.Errorf("bayesopt: FitGP with %d inputs and %d targets", n, len(y))
 	}
 	b := opt.Bounds
 	if b.Lengthscale[1] == 0 {
-		b = DefaultGPBounds
+		b = defaultGPBounds
 	}
 	init := cloneHyper(opt.Init)
 	if init.Lengthscales == nil {
-		init = GPHyper{Lengthscales: make([]float64, d), SignalVariance: 1, NoiseVariance: 0.005}
+		init = gpHyper{Lengthscales: make([]float64, d), SignalVariance: 1, NoiseVariance: 0.005}
 		for i := range init.Lengthscales {
 			init.Lengthscales[i] = 0.5
 		}
@@ -630,5 +630,5 @@ func FitGP(x *mat.Dense, y []float64, opt GPFitOptions) (*GP, error) {
 		}
 	}
 	h, _ := hyperFromU(best, d, b)
-	return NewGP(x, y, h)
+	return newGP(x, y, h)
 }

@@ -13,11 +13,11 @@ import (
 func TestMatern52(t *testing.T) {
 	// Closed form at r = 1: (1 + √5 + 5/3) e^{-√5}.
 	want := (1 + math.Sqrt(5) + 5.0/3) * math.Exp(-math.Sqrt(5))
-	if got := Matern52(1); math.Abs(got-want) > 1e-15 {
+	if got := matern52(1); math.Abs(got-want) > 1e-15 {
 		t.Errorf("Matern52(1) = %v want %v", got, want)
 	}
-	if Matern52(0) != 1 {
-		t.Errorf("Matern52(0) = %v", Matern52(0))
+	if matern52(0) != 1 {
+		t.Errorf("Matern52(0) = %v", matern52(0))
 	}
 }
 
@@ -25,17 +25,17 @@ func TestMatern52(t *testing.T) {
 // closed form written out with the explicit 2x2 inverse.
 func TestGPPosteriorTwoPoints(t *testing.T) {
 	const tol = 1e-12 // a handful of floating-point operations
-	h := GPHyper{Lengthscales: []float64{0.3}, SignalVariance: 1.7, NoiseVariance: 0.05, Mean: 0.2}
+	h := gpHyper{Lengthscales: []float64{0.3}, SignalVariance: 1.7, NoiseVariance: 0.05, Mean: 0.2}
 	x := mat.NewDense(2, 1, []float64{0.1, 0.4})
 	y := []float64{3, 5}
-	g, err := NewGP(x, y, h)
+	g, err := newGP(x, y, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Standardisation: mean 4, sample sd sqrt(2).
 	loc, scale := 4.0, math.Sqrt(2)
 	z := []float64{(3 - loc) / scale, (5 - loc) / scale}
-	k := func(a, b float64) float64 { return h.SignalVariance * Matern52(math.Abs(a-b)/0.3) }
+	k := func(a, b float64) float64 { return h.SignalVariance * matern52(math.Abs(a-b)/0.3) }
 	k11, k12, k22 := k(0.1, 0.1)+h.NoiseVariance, k(0.1, 0.4), k(0.4, 0.4)+h.NoiseVariance
 	det := k11*k22 - k12*k12
 	inv := [2][2]float64{{k22 / det, -k12 / det}, {-k12 / det, k11 / det}}
@@ -92,7 +92,7 @@ func TestLMLGradient(t *testing.T) {
 	}{{1, 1, false}, {5, 2, false}, {30, 4, false}, {20, 3, true}} {
 		x, y := randomProblem(rng, c.n, c.d)
 		z, _, _ := Standardize(y)
-		h := GPHyper{Lengthscales: make([]float64, c.d), SignalVariance: 0.8, NoiseVariance: 0.03, Mean: 0.1}
+		h := gpHyper{Lengthscales: make([]float64, c.d), SignalVariance: 0.8, NoiseVariance: 0.03, Mean: 0.1}
 		for i := range h.Lengthscales {
 			h.Lengthscales[i] = 0.2 + 0.3*rng.Float64()
 			if c.cluster {
@@ -136,7 +136,7 @@ func TestLMLGradient(t *testing.T) {
 		}
 		// The value agrees with a GP conditioned on the same hyperparameters.
 		v, _, _ := lmlGrad(x, z, h)
-		g, _ := NewGP(x, y, h)
+		g, _ := newGP(x, y, h)
 		if math.Abs(v-g.LogMarginalLikelihood()) > 1e-9 {
 			t.Errorf("lmlGrad %v vs GP.LogMarginalLikelihood %v", v, g.LogMarginalLikelihood())
 		}
@@ -157,7 +157,7 @@ func TestFitGPRecoversLengthscale(t *testing.T) {
 	K := mat.NewSymDense(n, nil)
 	for a := 0; a < n; a++ {
 		for b := a; b < n; b++ {
-			v := Matern52(math.Abs(x.At(a, 0)-x.At(b, 0)) / ell)
+			v := matern52(math.Abs(x.At(a, 0)-x.At(b, 0)) / ell)
 			if a == b {
 				v += 1e-3
 			}
@@ -180,7 +180,7 @@ func TestFitGPRecoversLengthscale(t *testing.T) {
 	for i := range y {
 		y[i] = 10 + 3*f.AtVec(i)
 	}
-	g, err := FitGP(x, y, GPFitOptions{})
+	g, err := fitGP(x, y, gpFitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,12 +188,12 @@ func TestFitGPRecoversLengthscale(t *testing.T) {
 	if h.Lengthscales[0] < ell/2 || h.Lengthscales[0] > ell*2 {
 		t.Errorf("fitted lengthscale %v, true %v", h.Lengthscales[0], ell)
 	}
-	init := GPHyper{Lengthscales: []float64{0.5}, SignalVariance: 1, NoiseVariance: 0.005}
-	g0, _ := NewGP(x, y, init)
+	init := gpHyper{Lengthscales: []float64{0.5}, SignalVariance: 1, NoiseVariance: 0.005}
+	g0, _ := newGP(x, y, init)
 	if g.LogMarginalLikelihood() <= g0.LogMarginalLikelihood() {
 		t.Errorf("fit LML %v not above the start's %v", g.LogMarginalLikelihood(), g0.LogMarginalLikelihood())
 	}
-	b := DefaultGPBounds
+	b := defaultGPBounds
 	if h.SignalVariance < b.SignalVariance[0] || h.SignalVariance > b.SignalVariance[1] || h.NoiseVariance < b.NoiseVariance[0] || h.NoiseVariance > b.NoiseVariance[1] {
 		t.Errorf("hyperparameters outside the bounds: %+v", h)
 	}
@@ -211,11 +211,11 @@ func TestFitGPBoundsAndEdgeCases(t *testing.T) {
 		}
 		y[i] = rng.NormFloat64()
 	}
-	g, err := FitGP(x, y, GPFitOptions{})
+	g, err := fitGP(x, y, gpFitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := DefaultGPBounds
+	b := defaultGPBounds
 	for _, l := range g.Hyper().Lengthscales {
 		if l < b.Lengthscale[0] || l > b.Lengthscale[1] {
 			t.Errorf("lengthscale %v outside %v", l, b.Lengthscale)
@@ -231,7 +231,7 @@ func TestFitGPBoundsAndEdgeCases(t *testing.T) {
 		"constant":   {[]float64{0.1, 0.1, 0.5, 0.5, 0.9, 0.9}, []float64{4, 4, 4}},
 	} {
 		n := len(c.y)
-		g, err := FitGP(mat.NewDense(n, 2, c.x), c.y, GPFitOptions{})
+		g, err := fitGP(mat.NewDense(n, 2, c.x), c.y, gpFitOptions{})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -241,7 +241,7 @@ func TestFitGPBoundsAndEdgeCases(t *testing.T) {
 			t.Errorf("%s: prediction %v %v", name, m, v)
 		}
 	}
-	if _, err := FitGP(mat.NewDense(2, 1, []float64{0, 1}), []float64{1, math.NaN()}, GPFitOptions{}); err == nil {
+	if _, err := fitGP(mat.NewDense(2, 1, []float64{0, 1}), []float64{1, math.NaN()}, gpFitOptions{}); err == nil {
 		t.Error("NaN target: no error")
 	}
 }
@@ -251,7 +251,7 @@ func TestFitGPBoundsAndEdgeCases(t *testing.T) {
 func TestJointSamplesMatchPosterior(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	x, y := randomProblem(rng, 15, 2)
-	g, err := NewGP(x, y, GPHyper{Lengthscales: []float64{0.3, 0.5}, SignalVariance: 1, NoiseVariance: 0.01})
+	g, err := newGP(x, y, gpHyper{Lengthscales: []float64{0.3, 0.5}, SignalVariance: 1, NoiseVariance: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestJointSamplesMatchPosterior(t *testing.T) {
 func TestPathwiseSamplesMatchPosterior(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	x, y := randomProblem(rng, 15, 2)
-	g, err := NewGP(x, y, GPHyper{Lengthscales: []float64{0.3, 0.5}, SignalVariance: 1.3, NoiseVariance: 0.01, Mean: 0.2})
+	g, err := newGP(x, y, gpHyper{Lengthscales: []float64{0.3, 0.5}, SignalVariance: 1.3, NoiseVariance: 0.01, Mean: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestMaternFrequencies(t *testing.T) {
 		for j, v := range delta {
 			r += (v / ls[j]) * (v / ls[j])
 		}
-		want := Matern52(math.Sqrt(r))
+		want := matern52(math.Sqrt(r))
 		mean := 0.0
 		for l := 0; l < N; l++ {
 			dot := 0.0
@@ -390,11 +390,11 @@ func checkMoments(t *testing.T, samples [][]float64, mean []float64, cov *mat.Sy
 func TestJointSamplesFactorIsCholesky(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	X, y := randomProblem(rng, 40, 3)
-	gp, err := FitGP(X, y, GPFitOptions{})
+	gp, err := fitGP(X, y, gpFitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cand, err := TrustRegionCandidates(X.RawRowView(0), 0.5, 300, rng)
+	cand, err := trustRegionCandidates(X.RawRowView(0), 0.5, 300, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

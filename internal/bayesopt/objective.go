@@ -42,14 +42,14 @@ type BatchObjective interface {
 	EvaluateBatch(ctx context.Context, xs [][]float64) ([]float64, error)
 }
 
-// Snapper is a Domain whose admissible points are a subset of its box
+// snapper is a Domain whose admissible points are a subset of its box
 // (integer parameters, say). Snap moves x (inside the box) in place to the
 // nearest admissible point, also inside the box; it must be idempotent, so
 // that a snapped point compares equal to itself snapped again. The engine
 // snaps its initial design and every Thompson candidate before it samples,
 // and never proposes a snapped point equal to an observed, pending or
 // already proposed one.
-type Snapper interface {
+type snapper interface {
 	Snap(x []float64)
 }
 

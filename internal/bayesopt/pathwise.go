@@ -20,9 +20,9 @@ const (
 	SamplerPathwise = "pathwise"
 )
 
-// PathwiseFeatures is the number L of random Fourier features of
+// pathwiseFeatures is the number L of random Fourier features of
 // SamplerPathwise (BoTorch's default for its pathwise samples).
-const PathwiseFeatures = 1024
+const pathwiseFeatures = 1024
 
 // PathwiseSamples draws k posterior samples of the latent f at the rows of
 // xs, in original units, by pathwise conditioning (Matheron's rule; Wilson
@@ -45,7 +45,7 @@ const PathwiseFeatures = 1024
 // covariance are the exact posterior's (the update is linear in f and ε,
 // whose first two moments are exact), and the approximation is in the
 // prior's tails only. Sample s does not depend on k.
-func (g *GP) PathwiseSamples(xs mat.Matrix, k, features int, rng *rand.Rand) ([][]float64, error) {
+func (g *gp) PathwiseSamples(xs mat.Matrix, k, features int, rng *rand.Rand) ([][]float64, error) {
 	m, d := xs.Dims()
 	n, dx := g.x.Dims()
 	if d != dx || k < 1 || features < 1 {

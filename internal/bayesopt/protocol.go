@@ -31,7 +31,7 @@ type Protocol struct {
 	FitIterations int     `yaml:"fit_iterations"`
 	QVSFloor      bool    `yaml:"qvs_floor,omitempty"`
 	// QVSMode is qvs's algorithm: paper (recorded as absent, so configs of
-	// earlier campaigns still match) or authors (ModeAuthors).
+	// earlier campaigns still match) or authors (modeAuthors).
 	QVSMode string `yaml:"qvs_mode,omitempty"`
 	// FailureTolerance (0: TuRBO's rule) and FailurePerPoint set the
 	// trust-region failure rule of every method (ROBOT's code: 32, true).
@@ -83,10 +83,10 @@ type Common struct {
 	Batch   int             `yaml:"batch"`
 }
 
-// MaxEvaluations bounds budget, init and batch: the evaluations of a run
+// maxEvaluations bounds budget, init and batch: the evaluations of a run
 // are held in memory and each is an objective call (the paper's largest
 // budget is 800).
-const MaxEvaluations = 1_000_000
+const maxEvaluations = 1_000_000
 
 // ValidateCommon checks repeats and the orders q (parsed already; an
 // Order set in Go code is checked here), writing them canonically
@@ -104,8 +104,8 @@ func (c *Common) ValidateCommon() ([]vendi.Order, error) {
 		key string
 		v   int
 	}{{"budget", c.Budget}, {"init", c.Init}, {"batch", c.Batch}} {
-		if k.v > MaxEvaluations {
-			return nil, configkeys.Beyond(k.key, k.v, "expected at most %d evaluations per run", MaxEvaluations)
+		if k.v > maxEvaluations {
+			return nil, configkeys.Beyond(k.key, k.v, "expected at most %d evaluations per run", maxEvaluations)
 		}
 	}
 	c.Q = c.Q.Canonical()
@@ -209,9 +209,9 @@ func (p Protocol) Settings(method string, q vendi.Order) Settings {
 // those of the paper's protocol.
 func (p Protocol) finalRule() string {
 	if p.Space != "" {
-		return FinalBand
+		return finalBand
 	}
-	return FinalCentres
+	return finalCentres
 }
 
 // Campaign is a validated protocol and its runs (Plan).
@@ -244,7 +244,7 @@ func Plan(p Protocol) (*Campaign, error) {
 					switch {
 					case p.QVSFloor:
 						params = "floor tau=" + tau
-					case p.QVSMode == ModeAuthors:
+					case p.QVSMode == modeAuthors:
 						params = "authors tau=" + tau
 					}
 					add(campaign.Run{Key: RunKey(m, texts[k], p.QVSFloor, r), Method: m, Q: texts[k], Params: params, Repeat: r}, p.Settings(m, q))
@@ -261,10 +261,10 @@ func Plan(p Protocol) (*Campaign, error) {
 	return c, nil
 }
 
-// UserObjective is an objective of the user's (space.Command): its
+// userObjective is an objective of the user's (space.Command): its
 // solutions are written under the space's parameter names, in their units,
 // with the value as the user's program printed it.
-type UserObjective interface {
+type userObjective interface {
 	Objective
 	Names() []string
 	FormatPoint(x []float64) []string
@@ -278,7 +278,7 @@ type UserObjective interface {
 // evaluations says how many on warn (nil: nowhere).
 func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.RunFunc {
 	d := obj.Dim()
-	user, _ := obj.(UserObjective)
+	user, _ := obj.(userObjective)
 	coder, _ := obj.(RecordCoder)
 	return func(ctx context.Context, run campaign.Run, rec *campaign.Recorder) ([]campaign.Field, error) {
 		s := c.settings[run.Key]
@@ -289,7 +289,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", rec.Key(), err)
 		}
-		if prior, err = KeepCompleteIterations(rec, prior, s); err != nil {
+		if prior, err = keepCompleteIterations(rec, prior, s); err != nil {
 			return nil, err
 		}
 		res, err := Optimize(ctx, obj, s, RunID{Seed: c.Seed, Key: run.Key, Repeat: run.Repeat}, prior,
@@ -331,7 +331,7 @@ func (c *Campaign) RunFunc(obj Objective, workers int, warn io.Writer) campaign.
 // are written for the user: the space's parameter names and values (not
 // engine coordinates) and the value as the command printed it; built-in
 // tasks write x0.. and the maximised value.
-func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user UserObjective) ([]campaign.Field, error) {
+func writeRunFiles(rec *campaign.Recorder, res *Result, d int, user userObjective) ([]campaign.Field, error) {
 	best := res.BestSoFar()
 	curve := make([][]string, len(best))
 	for i, v := range best {

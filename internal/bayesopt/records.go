@@ -14,7 +14,7 @@ import (
 // RecordHeader is the header of a run's evaluation CSV for a d-dimensional
 // task: iteration, region, x0 .. x{d-1} (one column per coordinate), value,
 // seconds. Region -1 marks initial-design and random-search points. A failed
-// experiment (Evaluation.Failed) has the value cell "failed" (FailedCell).
+// experiment (Evaluation.Failed) has the value cell "failed" (failedCell).
 func RecordHeader(d int) []string {
 	h := []string{"iteration", "region"}
 	for j := 0; j < d; j++ {
@@ -56,20 +56,20 @@ func FormatRecordWith(e Evaluation, coder RecordCoder) []string {
 	}
 	value := formatFloat(e.Value)
 	if e.Failed {
-		value = FailedCell
+		value = failedCell
 	}
 	return append(row, value, formatFloat(e.Seconds))
 }
 
-// FailedCell is the value cell of a failed experiment in a run's records.
-const FailedCell = "failed"
+// failedCell is the value cell of a failed experiment in a run's records.
+const failedCell = "failed"
 
 // IsFailedCell reports whether a value cell marks a failed experiment: empty,
 // "nan" or "failed" (any case, surrounding spaces ignored). Records, a user's
 // evaluation file and an objective command's output share this rule.
 func IsFailedCell(cell string) bool {
 	switch strings.ToLower(strings.TrimSpace(cell)) {
-	case "", "nan", FailedCell:
+	case "", "nan", failedCell:
 		return true
 	}
 	return false
@@ -88,17 +88,17 @@ func IsFailedStatus(cell string) bool {
 	return false
 }
 
-// ParseRecords parses evaluation rows (without header) of a d-dimensional
+// parseRecords parses evaluation rows (without header) of a d-dimensional
 // task. A value cell "failed" or "nan" (any case) is a failed experiment
 // (Failed, Value NaN); records written before failures existed never hold
 // one. An empty cell is an error here (a damaged file), unlike in a user's
 // evaluation file. Errors name the row (1 = first data row) and column.
-func ParseRecords(rows [][]string, d int) ([]Evaluation, error) {
+func parseRecords(rows [][]string, d int) ([]Evaluation, error) {
 	return ParseRecordsWith(rows, d, nil)
 }
 
-// ParseRecordsWith is ParseRecords with the x columns read by coder (nil:
-// numbers, as ParseRecords). A cell coder refuses is an error naming the
+// ParseRecordsWith is parseRecords with the x columns read by coder (nil:
+// numbers, as parseRecords). A cell coder refuses is an error naming the
 // row's file line (the header is line 1) and its column.
 func ParseRecordsWith(rows [][]string, d int, coder RecordCoder) ([]Evaluation, error) {
 	out := make([]Evaluation, 0, len(rows))
@@ -161,7 +161,7 @@ func RunKey(method, q string, floor bool, repeat int) string {
 	return campaign.RunKey(method, q, repeat)
 }
 
-// CompleteIterations checks the iteration sizes of an interrupted attempt's
+// completeIterations checks the iteration sizes of an interrupted attempt's
 // records (prior, in record order) against s: iteration 0 holds s.Init
 // points, iteration t >= 1 min(s.Batch, s.Budget - evaluations before it),
 // exactly as Optimize makes them. It returns how many records form complete
@@ -171,7 +171,7 @@ func RunKey(method, q string, floor bool, repeat int) string {
 // the uninterrupted one. An iteration too large, or a short one followed by
 // another, is an error naming name and the record's file line (the header
 // is line 1). Settings' defaults must have been applied.
-func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error) {
+func completeIterations(name string, prior []Evaluation, s Settings) (int, error) {
 	done := 0
 	for k := 0; k < len(prior); {
 		it := prior[k].Iteration
@@ -199,12 +199,12 @@ func CompleteIterations(name string, prior []Evaluation, s Settings) (int, error
 	return len(prior), nil
 }
 
-// KeepCompleteIterations applies CompleteIterations to a campaign run's
+// keepCompleteIterations applies completeIterations to a campaign run's
 // records: a cut last iteration is dropped from prior and from rec (the
 // record file is rewritten without it at the next append).
-func KeepCompleteIterations(rec *campaign.Recorder, prior []Evaluation, s Settings) ([]Evaluation, error) {
+func keepCompleteIterations(rec *campaign.Recorder, prior []Evaluation, s Settings) ([]Evaluation, error) {
 	s.defaults()
-	keep, err := CompleteIterations(filepath.Join("runs", rec.Key()+".csv"), prior, s)
+	keep, err := completeIterations(filepath.Join("runs", rec.Key()+".csv"), prior, s)
 	if err != nil {
 		return nil, err
 	}

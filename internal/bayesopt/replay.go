@@ -200,7 +200,7 @@ func (r *runner) greedyOver(items []int, q vendi.Order, k int, floor bool) ([]in
 	}
 	var minVS func(int) float64
 	if floor {
-		minVS = func(size int) float64 { return TauFloorVS(size, r.s.Tau, q) }
+		minVS = func(size int) float64 { return tauFloorVS(size, r.s.Tau, q) }
 	}
 	res, err := vendi.Greedy(vendi.GreedyProblem{
 		Kernel:  vendi.FuncKernel(n, func(a, b int) float64 { return similarity(r.distance(at(a), at(b))) }),

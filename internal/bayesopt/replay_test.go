@@ -83,7 +83,7 @@ func TestReplayMatchesStraight(t *testing.T) {
 	variants := []variant{
 		{MethodTuRBO, 1, false, ""}, {MethodROBOT, 1, false, ""},
 		{MethodQVS, 1, false, ""}, {MethodQVS, 2, false, ""}, {MethodQVS, vendi.OrderInf, false, ""},
-		{MethodQVS, 1, true, ""}, {MethodQVS, 1, false, ModeAuthors}, {MethodRandom, 1, false, ""},
+		{MethodQVS, 1, true, ""}, {MethodQVS, 1, false, modeAuthors}, {MethodRandom, 1, false, ""},
 		{MethodQVS, 1, true, "tau"},
 	}
 	incremental := 0

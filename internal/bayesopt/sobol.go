@@ -10,8 +10,8 @@ import (
 // can be drawn before the sequence repeats, far beyond any candidate set.
 const sobolBits = 32
 
-// MaxSobolDim is the largest dimension Sobol supports (the rover task is 60-d).
-const MaxSobolDim = len(joeKuo) + 1
+// maxSobolDim is the largest dimension Sobol supports (the rover task is 60-d).
+const maxSobolDim = len(joeKuo) + 1
 
 // joeKuo holds, for Sobol' dimensions 2..64, the degree s of the primitive
 // polynomial, its coefficients a (bits a_1..a_{s-1}, most significant first)
@@ -101,10 +101,10 @@ type Sobol struct {
 }
 
 // NewSobol returns the unscrambled Sobol' sequence in dim dimensions
-// (1 <= dim <= MaxSobolDim).
+// (1 <= dim <= maxSobolDim).
 func NewSobol(dim int) (*Sobol, error) {
-	if dim < 1 || dim > MaxSobolDim {
-		return nil, fmt.Errorf("sobol: dimension %d outside [1, %d]", dim, MaxSobolDim)
+	if dim < 1 || dim > maxSobolDim {
+		return nil, fmt.Errorf("sobol: dimension %d outside [1, %d]", dim, maxSobolDim)
 	}
 	s := &Sobol{dim: dim, v: make([][sobolBits]uint32, dim), shift: make([]uint32, dim)}
 	for k := 0; k < sobolBits; k++ {

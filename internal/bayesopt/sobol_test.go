@@ -66,13 +66,13 @@ func bratleyFoxPoint(j int, i uint32) float64 {
 }
 
 func TestSobolMatchesBratleyFox(t *testing.T) {
-	s, err := NewSobol(MaxSobolDim)
+	s, err := NewSobol(maxSobolDim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pts := s.Points(1024)
 	for i := 0; i < 1024; i += 7 {
-		for j := 0; j < MaxSobolDim; j++ {
+		for j := 0; j < maxSobolDim; j++ {
 			if want := bratleyFoxPoint(j, uint32(i)); pts[i][j] != want {
 				t.Fatalf("point %d dim %d: got %v, Bratley-Fox gives %v", i, j, pts[i][j], want)
 			}
@@ -155,7 +155,7 @@ func net2(pts [][]float64, m int) bool {
 func TestSobolScrambleKeepsNets(t *testing.T) {
 	const m = 8
 	for seed := uint64(1); seed <= 3; seed++ {
-		s, _ := NewSobol(MaxSobolDim)
+		s, _ := NewSobol(maxSobolDim)
 		s.Scramble(rand.New(rand.NewPCG(seed, 1)))
 		pts := s.Points(1 << m)
 		if !stratified(pts, m) {
@@ -165,7 +165,7 @@ func TestSobolScrambleKeepsNets(t *testing.T) {
 			t.Errorf("seed %d: axes 0,1 of the scrambled points are not a (0,%d,2)-net", seed, m)
 		}
 		// Incremental and direct evaluation agree after scrambling too.
-		p := make([]float64, MaxSobolDim)
+		p := make([]float64, maxSobolDim)
 		for _, i := range []int{0, 1, 77, 255} {
 			s.At(uint32(i), p)
 			for j := range p {
@@ -175,7 +175,7 @@ func TestSobolScrambleKeepsNets(t *testing.T) {
 			}
 		}
 	}
-	u, _ := NewSobol(MaxSobolDim)
+	u, _ := NewSobol(maxSobolDim)
 	if !stratified(u.Points(1<<m), m) || !net2(u.Points(1<<m), m) {
 		t.Error("unscrambled points fail the net property")
 	}
@@ -212,7 +212,7 @@ func TestSobolScrambleUniform(t *testing.T) {
 }
 
 func TestSobolBadDimension(t *testing.T) {
-	for _, d := range []int{0, -1, MaxSobolDim + 1} {
+	for _, d := range []int{0, -1, maxSobolDim + 1} {
 		if _, err := NewSobol(d); err == nil {
 			t.Errorf("NewSobol(%d): no error", d)
 		}

@@ -11,16 +11,16 @@ import (
 
 // Final-solution rules (Settings.Final).
 const (
-	// FinalCentres: the final M solutions are the method's centres on all
+	// finalCentres: the final M solutions are the method's centres on all
 	// evaluations (random: the greedy qVS_1 set), as in the paper's
 	// experiments. The built-in tasks (rover, lunar, synthetic) keep it, so
 	// their records and summaries are those of the paper's protocol.
-	FinalCentres = "centres"
-	// FinalBand: the final solutions are SelectSolutions' (a quality band,
+	finalCentres = "centres"
+	// finalBand: the final solutions are SelectSolutions' (a quality band,
 	// then the greedy qVS_q): what `qvs bayesopt solutions` prints and
 	// what a campaign of a user's space (--space) writes, whatever the
 	// method.
-	FinalBand = "band"
+	finalBand = "band"
 )
 
 // SolutionBandFraction sets the quality band of SelectSolutions: the
@@ -40,7 +40,7 @@ const (
 const SolutionBandFraction = 0.1
 
 // SelectSolutions returns, as indices into evs, the final m solutions by
-// the rule FinalBand: among the successful evaluations (Failed ones never
+// the rule finalBand: among the successful evaluations (Failed ones never
 // count) take the band of the k = max(m, ceil(SolutionBandFraction·n)) best
 // by value (ties: earlier first), then the greedy qVS_q maximiser of size m
 // over the band (paper eq. 5) with the similarity exp(-d²/2) of the

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TrustRegionCandidates returns n Thompson-sampling candidates (rows, in the
+// trustRegionCandidates returns n Thompson-sampling candidates (rows, in the
 // unit cube) for the trust region centred at centre with side length (a
 // fraction of the domain width): the box centre ± length/2 clipped to
 // [0, 1]^d is filled with scrambled Sobol' points; each coordinate of a
@@ -17,7 +17,7 @@ import (
 // the centre's value otherwise, and a candidate with no perturbed coordinate
 // gets one, chosen uniformly among all d (TuRBO's perturbation mask; the
 // original draws it among the first d-1 only).
-func TrustRegionCandidates(centre []float64, length float64, n int, rng *rand.Rand) (*mat.Dense, error) {
+func trustRegionCandidates(centre []float64, length float64, n int, rng *rand.Rand) (*mat.Dense, error) {
 	d := len(centre)
 	sob, err := NewSobol(d)
 	if err != nil {
@@ -71,13 +71,13 @@ func descending(v []float64) []int {
 	return idx
 }
 
-// ThompsonPicks picks one candidate per joint posterior sample: the argmax of
+// thompsonPicks picks one candidate per joint posterior sample: the argmax of
 // samples[s] among candidates not yet picked and allowed (allowed may be nil;
 // it is called lazily, at most once per candidate, in decreasing sample
 // order, so an expensive feasibility test runs only where needed). A sample
 // with no eligible candidate left picks nothing, so fewer than len(samples)
 // indices may return.
-func ThompsonPicks(samples [][]float64, allowed func(i int) bool) []int {
+func thompsonPicks(samples [][]float64, allowed func(i int) bool) []int {
 	if len(samples) == 0 {
 		return nil
 	}

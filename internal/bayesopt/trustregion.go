@@ -10,12 +10,12 @@ type TrustRegionRules struct {
 	// SuccessTolerance consecutive successful batches double the length.
 	// TuRBO uses 3; ROBOT's code uses 10, and so do we.
 	SuccessTolerance int
-	// FailureTolerance consecutive failed batches halve the length.
+	// failureTolerance consecutive failed batches halve the length.
 	FailureTolerance int
 	// FailurePerPoint makes a failed batch add its number of points to the
 	// failure counter instead of 1, as ROBOT's and the qVS authors' code do
 	// (trust_region.py update_state: failure_counter += len(Y_next)). With
-	// FailureTolerance 32 and 32 points per region, one failed batch halves
+	// failureTolerance 32 and 32 points per region, one failed batch halves
 	// the region.
 	FailurePerPoint bool
 	// RelativeImprovement: a batch succeeds when its best value exceeds
@@ -33,13 +33,13 @@ func DefaultTrustRegionRules(dim int, batch float64) TrustRegionRules {
 		LengthMin:           math.Pow(0.5, 7),
 		LengthMax:           1.6,
 		SuccessTolerance:    10,
-		FailureTolerance:    FailureTolerance(dim, batch),
+		FailureTolerance:    failureTolerance(dim, batch),
 		RelativeImprovement: 1e-3,
 	}
 }
 
-// FailureTolerance is TuRBO's ceil(max(4/batch, dim/batch)), at least 1.
-func FailureTolerance(dim int, batch float64) int {
+// failureTolerance is TuRBO's ceil(max(4/batch, dim/batch)), at least 1.
+func failureTolerance(dim int, batch float64) int {
 	if batch <= 0 {
 		batch = 1
 	}
@@ -63,10 +63,10 @@ type Transition int
 
 const (
 	Failed    Transition = iota // no sufficient improvement; length unchanged
-	Succeeded                   // sufficient improvement; length unchanged
-	Expanded                    // SuccessTolerance-th success in a row: length doubled (capped at LengthMax)
-	Shrunk                      // FailureTolerance-th failure in a row: length halved
-	Restarted                   // length fell below LengthMin: state reset to LengthInit
+	succeeded                   // sufficient improvement; length unchanged
+	expanded                    // SuccessTolerance-th success in a row: length doubled (capped at LengthMax)
+	shrunk                      // failureTolerance-th failure in a row: length halved
+	restarted                   // length fell below LengthMin: state reset to LengthInit
 )
 
 func (t Transition) String() string {
@@ -106,7 +106,7 @@ func (t *TrustRegion) Update(values []float64) Transition {
 	if best > t.Best+t.Rules.RelativeImprovement*math.Abs(t.Best) || (math.IsInf(t.Best, -1) && !math.IsInf(best, -1)) {
 		t.SuccessCount++
 		t.FailureCount = 0
-		tr = Succeeded
+		tr = succeeded
 	} else {
 		t.SuccessCount = 0
 		if t.Rules.FailurePerPoint {
@@ -119,11 +119,11 @@ func (t *TrustRegion) Update(values []float64) Transition {
 	case t.SuccessCount >= t.Rules.SuccessTolerance:
 		t.Length = math.Min(2*t.Length, t.Rules.LengthMax)
 		t.SuccessCount = 0
-		tr = Expanded
+		tr = expanded
 	case t.FailureCount >= t.Rules.FailureTolerance:
 		t.Length /= 2
 		t.FailureCount = 0
-		tr = Shrunk
+		tr = shrunk
 	}
 	if best > t.Best {
 		t.Best = best
@@ -134,7 +134,7 @@ func (t *TrustRegion) Update(values []float64) Transition {
 		t.Length = t.Rules.LengthInit
 		t.SuccessCount, t.FailureCount = 0, 0
 		t.Restarts++
-		tr = Restarted
+		tr = restarted
 	}
 	return tr
 }

@@ -18,7 +18,7 @@ func TestFailureTolerance(t *testing.T) {
 		{2, 100, 1},       // never below 1
 		{3, 0, 4},         // a zero batch is treated as 1
 	} {
-		if got := FailureTolerance(c.dim, c.batch); got != c.want {
+		if got := failureTolerance(c.dim, c.batch); got != c.want {
 			t.Errorf("FailureTolerance(%d, %v) = %d, want %d", c.dim, c.batch, got, c.want)
 		}
 	}
@@ -44,18 +44,18 @@ func TestTrustRegionTransitions(t *testing.T) {
 	tr.Recenter(10)
 	steps := []step{
 		{[]float64{10.005}, Failed, 0.8, 0, 1, 10.005, 0},   // +0.005 < 1e-3*10: not enough
-		{[]float64{9, 10.1}, Succeeded, 0.8, 1, 0, 10.1, 0}, // max 10.1 > 10.005*(1+1e-3)
-		{[]float64{11}, Succeeded, 0.8, 2, 0, 11, 0},        //
-		{[]float64{12}, Expanded, 1.6, 0, 0, 12, 0},         // third success: double
-		{[]float64{13}, Succeeded, 1.6, 1, 0, 13, 0},        //
-		{[]float64{14}, Succeeded, 1.6, 2, 0, 14, 0},        //
-		{[]float64{15}, Expanded, 1.6, 0, 0, 15, 0},         // capped at LengthMax
+		{[]float64{9, 10.1}, succeeded, 0.8, 1, 0, 10.1, 0}, // max 10.1 > 10.005*(1+1e-3)
+		{[]float64{11}, succeeded, 0.8, 2, 0, 11, 0},        //
+		{[]float64{12}, expanded, 1.6, 0, 0, 12, 0},         // third success: double
+		{[]float64{13}, succeeded, 1.6, 1, 0, 13, 0},        //
+		{[]float64{14}, succeeded, 1.6, 2, 0, 14, 0},        //
+		{[]float64{15}, expanded, 1.6, 0, 0, 15, 0},         // capped at LengthMax
 		{[]float64{1}, Failed, 1.6, 0, 1, 15, 0},            //
-		{[]float64{math.NaN()}, Shrunk, 0.8, 0, 0, 15, 0},   // NaN is a failure; second failure halves
-		{[]float64{16}, Succeeded, 0.8, 1, 0, 16, 0},        // success resets failures
+		{[]float64{math.NaN()}, shrunk, 0.8, 0, 0, 15, 0},   // NaN is a failure; second failure halves
+		{[]float64{16}, succeeded, 0.8, 1, 0, 16, 0},        // success resets failures
 		{[]float64{16}, Failed, 0.8, 0, 1, 16, 0},           // equal is not better; resets successes
 		{nil, Failed, 0.8, 0, 1, 16, 0},                     // empty batch: no change
-		{[]float64{0}, Shrunk, 0.4, 0, 0, 16, 0},            //
+		{[]float64{0}, shrunk, 0.4, 0, 0, 16, 0},            //
 	}
 	for i, s := range steps {
 		got := tr.Update(s.values)
@@ -69,7 +69,7 @@ func TestTrustRegionTransitions(t *testing.T) {
 		got := tr.Update([]float64{0})
 		n++
 		if tr.Restarts == 1 {
-			if got != Restarted || tr.Length != 0.8 || tr.SuccessCount != 0 || tr.FailureCount != 0 {
+			if got != restarted || tr.Length != 0.8 || tr.SuccessCount != 0 || tr.FailureCount != 0 {
 				t.Fatalf("restart: %v %+v", got, tr)
 			}
 		}
@@ -82,12 +82,12 @@ func TestTrustRegionTransitions(t *testing.T) {
 	}
 	// Recenter lowers Best too: the next batch is judged against the new centre.
 	tr.Recenter(-5)
-	if got := tr.Update([]float64{-4.99}); got != Succeeded { // -4.99 > -5 + 0.005
+	if got := tr.Update([]float64{-4.99}); got != succeeded { // -4.99 > -5 + 0.005
 		t.Errorf("after Recenter(-5), -4.99: %v", got)
 	}
 	// A fresh region (Best = -Inf) counts any finite value as a success.
 	fresh := NewTrustRegion(rules)
-	if got := fresh.Update([]float64{-1e300}); got != Succeeded || fresh.Best != -1e300 {
+	if got := fresh.Update([]float64{-1e300}); got != succeeded || fresh.Best != -1e300 {
 		t.Errorf("fresh region: %v %+v", got, fresh)
 	}
 }
@@ -116,7 +116,7 @@ func TestTrustRegionFailurePerPoint(t *testing.T) {
 	}
 	tr = NewTrustRegion(perPoint)
 	tr.Recenter(1)
-	if got := tr.Update(fail(32)); got != Shrunk || tr.Length != 0.4 {
+	if got := tr.Update(fail(32)); got != shrunk || tr.Length != 0.4 {
 		t.Errorf("32 failed points: %v, length %v; want shrunk to 0.4", got, tr.Length)
 	}
 	counted := NewTrustRegion(rules)
@@ -126,7 +126,7 @@ func TestTrustRegionFailurePerPoint(t *testing.T) {
 			t.Fatalf("counted rule, failed batch %d: %v, want failed", k, got)
 		}
 	}
-	if got := counted.Update(fail(32)); got != Shrunk {
+	if got := counted.Update(fail(32)); got != shrunk {
 		t.Errorf("counted rule, failed batch 32: %v, want shrunk", got)
 	}
 }

@@ -10,8 +10,8 @@ func TestCheckObjective(t *testing.T) {
 		v  float64
 		ok bool
 	}{
-		{0, true}, {-3.5, true}, {MaxAbsObjective, true}, {-MaxAbsObjective, true},
-		{math.Nextafter(MaxAbsObjective, math.Inf(1)), false}, {-1e308, false},
+		{0, true}, {-3.5, true}, {maxAbsObjective, true}, {-maxAbsObjective, true},
+		{math.Nextafter(maxAbsObjective, math.Inf(1)), false}, {-1e308, false},
 		{math.NaN(), false}, {math.Inf(1), false}, {math.Inf(-1), false},
 	} {
 		if err := CheckObjective(tc.v); (err == nil) != tc.ok {
@@ -19,8 +19,8 @@ func TestCheckObjective(t *testing.T) {
 		}
 	}
 	// The bound keeps the standardisation finite: the variance of n values
-	// at ±MaxAbsObjective, summed as squares, for n up to 10^8.
-	if s := 1e8 * MaxAbsObjective * MaxAbsObjective; math.IsInf(s, 0) {
+	// at ±maxAbsObjective, summed as squares, for n up to 10^8.
+	if s := 1e8 * maxAbsObjective * maxAbsObjective; math.IsInf(s, 0) {
 		t.Errorf("10^8 squares of MaxAbsObjective overflow: %v", s)
 	}
 }

@@ -379,7 +379,7 @@ func Execute(ctx context.Context, spec Spec, fn RunFunc) (Report, error) {
 		_ = bar.Finish()
 	}
 	sort.Strings(rep.Failed)
-	if err := WriteSummary(spec.Dir, spec.Runs); err != nil {
+	if err := writeSummary(spec.Dir, spec.Runs); err != nil {
 		// The runs' own reasons (on a full disk, each run's failed
 		// write) are kept beside the summary's.
 		if len(rep.Failed) > 0 {
@@ -761,13 +761,13 @@ func writeConfig(spec Spec) error {
 	return fileio.WriteAtomic(path, slices.Concat([]byte(head), body, tail))
 }
 
-// WriteSummary rewrites DIR/summary.csv from every DIR/runs/*.summary.csv:
+// writeSummary rewrites DIR/summary.csv from every DIR/runs/*.summary.csv:
 // runs listed in order first, then any others found (other shards' runs),
 // sorted by key. Columns are the union in first-seen order.
 //
 // Processes sharing the folder rewrite it in turn under DIR/.campaign.lock,
 // so the last one to finish writes every run finished by then.
-func WriteSummary(dir string, order []Run) error {
+func writeSummary(dir string, order []Run) error {
 	lock, err := lockCampaign(context.Background(), dir)
 	if err != nil {
 		return err

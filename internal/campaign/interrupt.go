@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// InterruptSignals are the signals every long-running command treats as a
+// interruptSignals are the signals every long-running command treats as a
 // request to stop cleanly (runs in flight keep their records, the summary
 // is written, the exit code is 1): SIGINT (Ctrl-C), SIGTERM (kill, Slurm's
 // scancel) and SIGHUP (the terminal or ssh session that started the
 // command closed). SIGHUP is left alone when the process started with it
 // ignored (nohup): Go would otherwise install a handler and undo nohup.
-func InterruptSignals() []os.Signal {
+func interruptSignals() []os.Signal {
 	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
 	if !signal.Ignored(syscall.SIGHUP) {
 		sigs = append(sigs, syscall.SIGHUP)
@@ -21,10 +21,10 @@ func InterruptSignals() []os.Signal {
 	return sigs
 }
 
-// InterruptContext is parent cancelled on the first of InterruptSignals;
+// InterruptContext is parent cancelled on the first of interruptSignals;
 // stop releases the signals.
 func InterruptContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
-	return signal.NotifyContext(parent, InterruptSignals()...)
+	return signal.NotifyContext(parent, interruptSignals()...)
 }
 
 // InterruptedError is the error of work stopped by a signal (Err, the

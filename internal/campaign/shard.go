@@ -11,7 +11,7 @@ import (
 type Shard struct{ Index, Count int }
 
 // ParseShard parses "i/n" with 0 <= i < n, or "auto" / "auto/n", which
-// take the shard from a cluster scheduler's environment (ShardFromEnv).
+// take the shard from a cluster scheduler's environment (shardFromEnv).
 func ParseShard(s string) (Shard, error) { return parseShard(s, os.Getenv) }
 
 func parseShard(s string, getenv func(string) string) (Shard, error) {
@@ -27,7 +27,7 @@ func parseShard(s string, getenv func(string) string) (Shard, error) {
 			}
 			count = n
 		}
-		return ShardFromEnv(getenv, count)
+		return shardFromEnv(getenv, count)
 	}
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
@@ -38,7 +38,7 @@ func parseShard(s string, getenv func(string) string) (Shard, error) {
 	return Shard{Index: i, Count: n}, nil
 }
 
-// ShardFromEnv is the shard of this task of a cluster job array:
+// shardFromEnv is the shard of this task of a cluster job array:
 //   - Slurm job array, --shard auto/n (count > 0): index SLURM_ARRAY_TASK_ID
 //     itself, of n, so a task resubmitted alone (sbatch --array=2) is
 //     shard 2 again; the array must be --array=0-(n-1) (or a part of it);
@@ -54,7 +54,7 @@ func parseShard(s string, getenv func(string) string) (Shard, error) {
 //
 // It is an error, naming the variables, when neither scheduler's are set
 // or they make no shard.
-func ShardFromEnv(getenv func(string) string, count int) (Shard, error) {
+func shardFromEnv(getenv func(string) string, count int) (Shard, error) {
 	num := func(name string, dflt int) (int, error) {
 		v := getenv(name)
 		if v == "" {

@@ -60,7 +60,7 @@ func Bind[T any](t *Table, define func(p *T, name string, value T, usage string)
 // sets each field to the items when the user set the flag. The items are
 // kept as the user wrote them (a config records them verbatim).
 func BindList(t *Table, flag, key string, check func(item string) error, usage string, fields ...*[]string) {
-	l := &List{Check: check}
+	l := &list{Check: check}
 	t.fs.Var(l, flag, usage)
 	t.bindings = append(t.bindings, Binding{Flag: flag, Key: key, apply: func() {
 		for _, f := range fields {
@@ -91,10 +91,10 @@ func BindChoice(t *Table, flag, key, def string, choices []string, usage string,
 	bindVar(t, flag, key, c, &c.Value, usage, fields)
 }
 
-// BindMinInt defines flag as a MinInt of at least min starting from def and
+// BindMinInt defines flag as a minInt of at least min starting from def and
 // binds it to config key and to fields, as BindChoice does.
 func BindMinInt(t *Table, flag, key string, def, min int, usage string, fields ...*int) {
-	m := &MinInt{Value: def, Min: min}
+	m := &minInt{Value: def, Min: min}
 	bindVar(t, flag, key, m, &m.Value, usage, fields)
 }
 
@@ -181,12 +181,12 @@ func (c *Choice) String() string { return c.Value }
 // Type names the flag value's type in --help.
 func (c *Choice) Type() string { return "string" }
 
-// MinInt is an int flag value of at least Min: Set refuses a smaller
+// minInt is an int flag value of at least Min: Set refuses a smaller
 // number or a word when the flag is parsed.
-type MinInt struct{ Value, Min int }
+type minInt struct{ Value, Min int }
 
 // Set parses s as a base-10 integer of at least Min.
-func (m *MinInt) Set(s string) error {
+func (m *minInt) Set(s string) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
 		return fmt.Errorf("expected an integer of at least %d", m.Min)
@@ -199,10 +199,10 @@ func (m *MinInt) Set(s string) error {
 }
 
 // String is the value in base 10.
-func (m *MinInt) String() string { return strconv.Itoa(m.Value) }
+func (m *minInt) String() string { return strconv.Itoa(m.Value) }
 
 // Type names the flag value's type in --help.
-func (m *MinInt) Type() string { return "int" }
+func (m *minInt) Type() string { return "int" }
 
 // orList joins words as "a", "a or b", "a, b or c".
 func orList(words []string) string {
@@ -284,11 +284,11 @@ type Keyed interface {
 	NameFlag(flag string) // name flag (without "--") in the message, unless one is named already
 }
 
-// List is a comma-separated list flag (--methods qvs,random, --features
+// list is a comma-separated list flag (--methods qvs,random, --features
 // x1,x2): items trimmed, empty ones dropped, each checked by Check (if
 // set) when the flag is parsed, so a bad item is a flag error naming the
 // flag. String joins the items again.
-type List struct {
+type list struct {
 	Items []string
 	Check func(item string) error
 }
@@ -305,7 +305,7 @@ func ParseList(s string) []string {
 }
 
 // Set replaces the list with the items of s.
-func (l *List) Set(s string) error {
+func (l *list) Set(s string) error {
 	items := ParseList(s)
 	if l.Check != nil {
 		for _, it := range items {
@@ -319,10 +319,10 @@ func (l *List) Set(s string) error {
 }
 
 // String joins the items with commas.
-func (l *List) String() string { return strings.Join(l.Items, ",") }
+func (l *list) String() string { return strings.Join(l.Items, ",") }
 
 // Type names the flag value's type in --help.
-func (l *List) Type() string { return "list" }
+func (l *list) Type() string { return "list" }
 
 // Bindings lists the table's rows in the order they were bound.
 func (t *Table) Bindings() []Binding {

@@ -59,7 +59,7 @@ func TestTablePrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := "budget: 7\nbatch: 9\nrepeats: 3\nout: elsewhere\nmethods: [b]\n"
-	if err := Load("f.yaml", []byte(file), &s); err != nil {
+	if err := load("f.yaml", []byte(file), &s); err != nil {
 		t.Fatal(err)
 	}
 	tab.Apply()
@@ -180,7 +180,7 @@ func TestLoad(t *testing.T) {
 		{"list for a value", "out: [a, b]\n", settings{}, "config f.yaml:1: out: expected one value, found a list"},
 	} {
 		s := defaults()
-		err := Load("f.yaml", []byte(tc.yaml), &s)
+		err := load("f.yaml", []byte(tc.yaml), &s)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
@@ -205,7 +205,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := defaults()
-		if err := Load("f.yaml", data, &s); err != nil && !strings.Contains(err.Error(), "f.yaml") {
+		if err := load("f.yaml", data, &s); err != nil && !strings.Contains(err.Error(), "f.yaml") {
 			t.Fatalf("error does not name the file: %v", err)
 		}
 	})
@@ -265,16 +265,16 @@ func TestBindValueAndSelfDecoding(t *testing.T) {
 		t.Errorf("--e 3: %v", err)
 	}
 	var c cfg
-	if err := Load("f.yaml", []byte("sub:\n  e: 8\n"), &c); err != nil || c.Sub.E != 8 {
+	if err := load("f.yaml", []byte("sub:\n  e: 8\n"), &c); err != nil || c.Sub.E != 8 {
 		t.Errorf("e: 8 loads as %d, %v", c.Sub.E, err)
 	}
-	err := Load("f.yaml", []byte("sub:\n  e: 3\n"), &c)
+	err := load("f.yaml", []byte("sub:\n  e: 3\n"), &c)
 	if err == nil || err.Error() != `config f.yaml:2: sub.e: "3" is not even` {
 		t.Errorf("e: 3: %v", err)
 	}
 }
 
-// TestBindChoiceMinInt: a Choice or MinInt flag refuses a bad value when
+// TestBindChoiceMinInt: a Choice or minInt flag refuses a bad value when
 // it is parsed (pflag names the flag and the value), keeps its default
 // until the user sets it, and Apply copies the parsed value into every
 // field bound; a config's value of the key is the command's to check.
@@ -327,8 +327,8 @@ func TestBindChoiceMinInt(t *testing.T) {
 	}
 }
 
-// FuzzFlagValues: Choice and MinInt take any flag text without panicking;
-// a Choice accepts exactly its words, a MinInt exactly the base-10
+// FuzzFlagValues: Choice and minInt take any flag text without panicking;
+// a Choice accepts exactly its words, a minInt exactly the base-10
 // integers (spaces around allowed) of at least Min, and what they accept
 // prints back as the value parsed.
 func FuzzFlagValues(f *testing.F) {
@@ -341,7 +341,7 @@ func FuzzFlagValues(f *testing.F) {
 		if err := c.Set(s); (err == nil) != slices.Contains(choices, s) || (err == nil && c.String() != s) || (err != nil && c.Value != "euclidean") {
 			t.Errorf("Choice.Set(%q): %v, value %q", s, err, c.Value)
 		}
-		m := &MinInt{Value: 20, Min: 1}
+		m := &minInt{Value: 20, Min: 1}
 		err := m.Set(s)
 		v, perr := strconv.Atoi(strings.TrimSpace(s))
 		if (err == nil) != (perr == nil && v >= 1) || (err == nil && m.String() != strconv.Itoa(v)) || (err != nil && m.Value != 20) {

@@ -88,9 +88,9 @@ var (
 	}]()
 )
 
-// Keys lists the valid top-level keys of target (a struct or a pointer to
+// keys lists the valid top-level keys of target (a struct or a pointer to
 // one), sorted.
-func Keys(target any) []string {
+func keys(target any) []string {
 	return sortedKeys(levelOf(reflect.TypeOf(target), 0))
 }
 
@@ -172,14 +172,14 @@ func check(path string, doc *yaml.Node, target any) (*yaml.Node, error) {
 	return doc, errors.Join(errs...)
 }
 
-// Load decodes data, the YAML text of the config file path, onto target
+// load decodes data, the YAML text of the config file path, onto target
 // (a pointer to a struct with `yaml` tags holding the defaults): only the
 // keys the file sets change, a list the file sets replaces the default
 // list. Check runs first, so an unknown key or a value of the wrong type is
 // an error naming the file, the line and the key; the decoder then refuses
 // unknown fields again (KnownFields), which also covers keys brought in by
 // a YAML merge (<<) that Check does not follow. Every error names path.
-func Load(path string, data []byte, target any) error {
+func load(path string, data []byte, target any) error {
 	doc, err := Parse(path, data)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ type testConfig struct {
 }
 
 func TestKeys(t *testing.T) {
-	got := strings.Join(Keys(&testConfig{}), ",")
+	got := strings.Join(keys(&testConfig{}), ",")
 	if want := "batch,budget,classes,eci,extra,flag,notag,seed,task"; got != want {
 		t.Errorf("Keys = %s, want %s", got, want)
 	}

@@ -27,7 +27,7 @@ type KernelSet struct {
 	Objective     []float64 // maximised; finite
 	MetricNames   []string
 	Metrics       [][]float64   // Metrics[j][i] = metric j of item i (NaN = missing)
-	Kernel        *mat.SymDense // n x n, symmetric, finite, positive diagonal, PSD up to KernelPSDTol
+	Kernel        *mat.SymDense // n x n, symmetric, finite, positive diagonal, PSD up to kernelPSDTol
 }
 
 // Len is the number of candidates.
@@ -54,12 +54,12 @@ type KernelSetFiles struct {
 	Note string
 }
 
-// KernelPSDTol is the tolerance of the positive-semidefiniteness check: the
-// kernel K is accepted when K + KernelPSDTol·mean(diag K)·I has a Cholesky
-// factor, i.e. its smallest eigenvalue is above -KernelPSDTol·mean(diag K).
+// kernelPSDTol is the tolerance of the positive-semidefiniteness check: the
+// kernel K is accepted when K + kernelPSDTol·mean(diag K)·I has a Cholesky
+// factor, i.e. its smallest eigenvalue is above -kernelPSDTol·mean(diag K).
 // The discrete GP adds at least this much relative noise (its smallest
 // noise-to-signal ratio), so every accepted kernel gives a well-posed GP.
-const KernelPSDTol = 1e-6
+const kernelPSDTol = 1e-6
 
 // kernelSymTol is the relative asymmetry |K_ij - K_ji| / max|K_ii| allowed
 // in a kernel file (float32 round-off of a symmetric matrix is ~6e-8).
@@ -90,7 +90,7 @@ func (e *MissingDataError) Error() string {
 // ReadKernelSet reads a candidate set in the kernel + table format. Missing
 // files give a *MissingDataError describing every needed file. The kernel
 // must be square with as many rows as the table, finite, symmetric, with a
-// positive diagonal, |K_ij| <= sqrt(K_ii K_jj), and PSD up to KernelPSDTol;
+// positive diagonal, |K_ij| <= sqrt(K_ii K_jj), and PSD up to kernelPSDTol;
 // errors name the file and the offending entry (1-based).
 func ReadKernelSet(name string, f KernelSetFiles) (*KernelSet, error) {
 	if f.Kernel == "" || f.Table == "" {
@@ -136,7 +136,7 @@ func ReadKernelSet(name string, f KernelSetFiles) (*KernelSet, error) {
 // ReadKernelMatrix reads a precomputed kernel matrix between n candidates:
 // .npy (2-D float64/float32) or CSV of numbers (an optional header row is
 // skipped). It must be square, finite, symmetric, with a positive
-// diagonal, |K_ij| <= sqrt(K_ii K_jj), and PSD up to KernelPSDTol; errors
+// diagonal, |K_ij| <= sqrt(K_ii K_jj), and PSD up to kernelPSDTol; errors
 // name the file and the offending entry (1-based).
 func ReadKernelMatrix(path string) (*mat.SymDense, error) {
 	t, err := fileio.ReadTable(path, false)
@@ -274,7 +274,7 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 			}
 		}
 	}
-	jitter := KernelPSDTol * sumDiag / float64(n)
+	jitter := kernelPSDTol * sumDiag / float64(n)
 	J := mat.NewSymDense(n, nil)
 	J.CopySym(K)
 	for i := 0; i < n; i++ {
@@ -290,7 +290,7 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 		v := es.Values(nil)
 		msg += fmt.Sprintf(": smallest eigenvalue %.4g, largest %.4g", v[0], v[n-1])
 	}
-	return fmt.Errorf("%s (tolerance -%g x mean diagonal = %.3g); clip its negative eigenvalues before use", msg, KernelPSDTol, -jitter)
+	return fmt.Errorf("%s (tolerance -%g x mean diagonal = %.3g); clip its negative eigenvalues before use", msg, kernelPSDTol, -jitter)
 }
 
 // PhotoswitchKernelSet is the photoswitch stand-in for the MOF task (whose

@@ -85,7 +85,7 @@ func curveFigure(c *Campaign, all []series, xcol, ycol, title, ylabel, base stri
 	var bands []Band
 	var drawn []series
 	for _, s := range all {
-		var curves []Curve
+		var curves []curve
 		for _, r := range s.runs {
 			cv, err := readCurve(runFile(c, r["key"], "curve"), xcol, ycol)
 			if err != nil {
@@ -308,7 +308,7 @@ const maxBackground = 10000
 
 // poolEmbedding is the 2-D PCA of a pool's features (dense, or fingerprint
 // bits as 0/1 features) with the labels as values (1 = positive).
-func poolEmbedding(pool *datasets.Pool) (*Embedding, error) {
+func poolEmbedding(pool *datasets.Pool) (*embedding, error) {
 	n := pool.Len()
 	var row func(i int, dst []float64)
 	var d int
@@ -338,7 +338,7 @@ func poolEmbedding(pool *datasets.Pool) (*Embedding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", pool.Name, err)
 	}
-	e := &Embedding{X: x, Y: y, Value: make([]float64, n)}
+	e := &embedding{X: x, Y: y, Value: make([]float64, n)}
 	for i, l := range pool.Labels {
 		if l {
 			e.Value[i] = 1
@@ -379,13 +379,13 @@ func asQueries(c *Campaign, key string, n int) (idx []int, positive []bool, err 
 // so the picture shows the typical case rather than whichever repeat came
 // first; the note under the panels says so. The legend sits below the
 // panels, never over points.
-func queryScatterFigure(c *Campaign, e *Embedding, base string, formats []string) ([]string, error) {
+func queryScatterFigure(c *Campaign, e *embedding, base string, formats []string) ([]string, error) {
 	n := len(e.X)
 	type pick struct {
 		label string
-		g     *Group
+		g     *group
 	}
-	var blind, ours *Group
+	var blind, ours *group
 	for _, g := range c.Groups() {
 		switch {
 		case g.Method == "one-step":
@@ -432,7 +432,7 @@ func queryScatterFigure(c *Campaign, e *Embedding, base string, formats []string
 			}
 		}
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s, repeat %s: %d positives, VS_1 %s", pk.label, choice.Repeat, len(hit), Round(parseFloat(run["vs_q1"])))
+		p.Title.Text = fmt.Sprintf("%s, repeat %s: %d positives, VS_1 %s", pk.label, choice.Repeat, len(hit), round(parseFloat(run["vs_q1"])))
 		p.Title.TextStyle.Font.Size = vg.Points(11)
 		p.X.Label.Text, p.Y.Label.Text = "PC 1", "PC 2"
 		layers := []struct {
@@ -471,9 +471,9 @@ func queryScatterFigure(c *Campaign, e *Embedding, base string, formats []string
 
 func signed(v float64) string {
 	if v >= 0 {
-		return "+" + Round(v)
+		return "+" + round(v)
 	}
-	return Round(v)
+	return round(v)
 }
 
 // repeatChoice is the repeat a figure draws and why.
@@ -488,7 +488,7 @@ type repeatChoice struct {
 // gains: the middle one for an odd count, the lower of the two middle ones
 // for an even count (a repeat that exists, not an average); equal gains are
 // ordered by repeat number.
-func medianGainRepeat(blind, ours *Group) (repeatChoice, error) {
+func medianGainRepeat(blind, ours *group) (repeatChoice, error) {
 	base := map[string]float64{}
 	for _, r := range blind.Runs {
 		if v := parseFloat(r["vs_q1"]); !math.IsNaN(v) && !math.IsInf(v, 0) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-func groupOf(method, q string, vs1 map[int]string) *Group {
-	g := &Group{Method: method, Q: q}
+func groupOf(method, q string, vs1 map[int]string) *group {
+	g := &group{Method: method, Q: q}
 	for r := 0; r < 20; r++ {
 		if v, ok := vs1[r]; ok {
 			g.Runs = append(g.Runs, map[string]string{"repeat": strconv.Itoa(r), "vs_q1": v})

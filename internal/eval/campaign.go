@@ -445,14 +445,14 @@ func (c *Campaign) Has(col string) bool {
 	return false
 }
 
-// Group is the runs of one method setting (method, q, params): its repeats.
-type Group struct {
+// group is the runs of one method setting (method, q, params): its repeats.
+type group struct {
 	Method, Q, Params string
 	Runs              []map[string]string
 }
 
 // Label is "method q=Q params" for messages.
-func (g *Group) Label() string {
+func (g *group) Label() string {
 	s := g.Method
 	if g.Q != "" {
 		s += " q=" + g.Q
@@ -466,7 +466,7 @@ func (g *Group) Label() string {
 // Values returns column col of every repeat as numbers; an entry the run
 // lacks (a column only some runs' summaries have) is NaN, which Summarize
 // drops. LoadCampaign has already refused damaged cells of averaged columns.
-func (g *Group) Values(col string) []float64 {
+func (g *group) Values(col string) []float64 {
 	out := make([]float64, len(g.Runs))
 	for i, r := range g.Runs {
 		out[i] = parseFloat(r[col])
@@ -475,7 +475,7 @@ func (g *Group) Values(col string) []float64 {
 }
 
 // Stat summarises column col over the group's repeats.
-func (g *Group) Stat(col string) Stat { return Summarize(g.Values(col)) }
+func (g *group) Stat(col string) Stat { return Summarize(g.Values(col)) }
 
 func parseFloat(s string) float64 {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -486,8 +486,8 @@ func parseFloat(s string) float64 {
 }
 
 // Groups splits the runs by (method, q, params), in first-seen order.
-func (c *Campaign) Groups() []*Group {
-	var out []*Group
+func (c *Campaign) Groups() []*group {
+	var out []*group
 	idx := map[[3]string]int{}
 	for _, r := range c.Runs {
 		k := [3]string{r["method"], r["q"], r["params"]}
@@ -495,7 +495,7 @@ func (c *Campaign) Groups() []*Group {
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, &Group{Method: k[0], Q: k[1], Params: k[2]})
+			out = append(out, &group{Method: k[0], Q: k[1], Params: k[2]})
 		}
 		out[i].Runs = append(out[i].Runs, r)
 	}

@@ -11,7 +11,7 @@ import (
 func TestAggregateCurves(t *testing.T) {
 	// Run a records at x = 1, 2, 3; run b at x = 1, 3 (a step function:
 	// at x = 2 it still holds its x = 1 value); run c ends at x = 2.
-	curves := []Curve{
+	curves := []curve{
 		{X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}},
 		{X: []float64{1, 3}, Y: []float64{3, 5}},
 		{X: []float64{1, 2}, Y: []float64{2, 2}},

@@ -313,7 +313,7 @@ func sortQ(q string, st methodStyle) float64 {
 }
 
 // sortedGroups orders a campaign's groups like the table rows.
-func sortedGroups(c *Campaign, known map[string]methodStyle) []*Group {
+func sortedGroups(c *Campaign, known map[string]methodStyle) []*group {
 	gs := c.Groups()
 	sort.SliceStable(gs, func(a, b int) bool {
 		x, y := styleOf(known, gs[a].Method), styleOf(known, gs[b].Method)

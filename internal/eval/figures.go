@@ -105,7 +105,7 @@ func seriesOf(c *Campaign, known map[string]methodStyle) []series {
 // bestSoFarCurve reads a run's best-value-so-far curve: runs/KEY.curve.csv
 // (columns evaluations, best_value) when present, else the running maximum
 // of the value column of its record file runs/KEY.csv.
-func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
+func bestSoFarCurve(c *Campaign, key string) (curve, error) {
 	if p := runFile(c, key, "curve"); exists(p) {
 		// Continuous tasks write best_so_far, discrete ones best_value.
 		cv, err := readCurve(p, "evaluations", "best_so_far")
@@ -116,7 +116,7 @@ func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
 			return cv, nil
 		}
 		if !exists(runFile(c, key, "")) {
-			return Curve{}, err
+			return curve{}, err
 		}
 	}
 	return runningMax(runFile(c, key, ""), "value")
@@ -124,21 +124,21 @@ func bestSoFarCurve(c *Campaign, key string) (Curve, error) {
 
 // runningMax reads column col of a record CSV and returns the best value so
 // far against the number of records (evaluations).
-func runningMax(path, col string) (Curve, error) {
+func runningMax(path, col string) (curve, error) {
 	recs, err := readCSV(path)
 	if err != nil {
-		return Curve{}, err
+		return curve{}, err
 	}
 	j := indexOf(recs[0], col)
 	if j < 0 {
-		return Curve{}, fmt.Errorf("%s: header %v has no %q column", path, recs[0], col)
+		return curve{}, fmt.Errorf("%s: header %v has no %q column", path, recs[0], col)
 	}
-	var cv Curve
+	var cv curve
 	best := math.Inf(-1)
 	for i, r := range recs[1:] {
 		v, err := strconv.ParseFloat(strings.TrimSpace(r[j]), 64)
 		if err != nil {
-			return Curve{}, fmt.Errorf("%s: row %d: %s=%q is not a number", path, i+2, col, r[j])
+			return curve{}, fmt.Errorf("%s: row %d: %s=%q is not a number", path, i+2, col, r[j])
 		}
 		best = math.Max(best, v)
 		cv.X = append(cv.X, float64(i+1))
@@ -220,7 +220,7 @@ func bestSoFarFigure(c *Campaign, known map[string]methodStyle, base string, for
 	var lines []line
 	xmax := math.Inf(-1)
 	for _, s := range seriesOf(c, known) {
-		var curves []Curve
+		var curves []curve
 		for _, r := range s.runs {
 			cv, err := bestSoFarCurve(c, r["key"])
 			if err != nil {

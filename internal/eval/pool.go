@@ -61,7 +61,7 @@ func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
 // cachedPoolEmbedding returns the pool's PCA embedding, cached under
 // CACHE/eval/pca-HASH.csv with HASH of the campaign's pool config and the
 // pool's size and labels (empty cacheDir: no cache).
-func cachedPoolEmbedding(c *Campaign, pool *datasets.Pool, cacheDir string) (*Embedding, error) {
+func cachedPoolEmbedding(c *Campaign, pool *datasets.Pool, cacheDir string) (*embedding, error) {
 	h := fnv.New64a()
 	cfg, _ := yaml.Marshal(c.Config["pool"])
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", pool.Name, cfg, pool.Len())

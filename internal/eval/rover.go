@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Solution is one of a BayesOpt run's final solutions.
-type Solution struct {
+// solution is one of a BayesOpt run's final solutions.
+type solution struct {
 	Rank  int
 	Value float64
 	X     []float64
@@ -21,7 +21,7 @@ type Solution struct {
 
 // readSolutions reads runs/KEY.solutions.csv: columns rank, index, value,
 // x0 .. x{d-1}.
-func readSolutions(path string) ([]Solution, error) {
+func readSolutions(path string) ([]solution, error) {
 	recs, err := readCSV(path)
 	if err != nil {
 		return nil, err
@@ -38,9 +38,9 @@ func readSolutions(path string) ([]Solution, error) {
 		}
 		xi = append(xi, j)
 	}
-	var out []Solution
+	var out []solution
 	for r, rec := range recs[1:] {
-		s := Solution{X: make([]float64, len(xi))}
+		s := solution{X: make([]float64, len(xi))}
 		var err error
 		if s.Rank, err = strconv.Atoi(rec[ri]); err != nil {
 			return nil, fmt.Errorf("%s: row %d: rank %q is not an integer", path, r+2, rec[ri])
@@ -80,7 +80,7 @@ type PathTask struct {
 func roverFigure(c *Campaign, task PathTask, base string, formats []string) ([]string, error) {
 	type panel struct {
 		title string
-		g     *Group
+		g     *group
 	}
 	var panels []panel
 	want := []struct{ method, q, title string }{
@@ -146,7 +146,7 @@ func roverFigure(c *Campaign, task PathTask, base string, formats []string) ([]s
 	})
 }
 
-func runOfRepeat(g *Group, repeat string) map[string]string {
+func runOfRepeat(g *group, repeat string) map[string]string {
 	for _, r := range g.Runs {
 		if r["repeat"] == repeat {
 			return r
@@ -159,7 +159,7 @@ func runOfRepeat(g *Group, repeat string) map[string]string {
 // (triangle), and each solution's trajectory; leg gets one entry per
 // trajectory, "#k f = v" (the k-th final solution by value and its reward),
 // and the start and goal markers.
-func roverPanel(task PathTask, title string, sols []Solution, leg *outsideLegend) (*plot.Plot, error) {
+func roverPanel(task PathTask, title string, sols []solution, leg *outsideLegend) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
@@ -193,7 +193,7 @@ func roverPanel(task PathTask, title string, sols []Solution, leg *outsideLegend
 			l.Dashes = []vg.Length{vg.Points(5 - float64(k%3)), vg.Points(2)}
 		}
 		p.Add(l)
-		leg.Add(fmt.Sprintf("#%d f = %s", s.Rank, Round(s.Value)), l)
+		leg.Add(fmt.Sprintf("#%d f = %s", s.Rank, round(s.Value)), l)
 	}
 	ends, err := scatter(plotter.XYs{{X: task.Start[0], Y: task.Start[1]}}, draw.CircleGlyph{}, vg.Points(4), color.Black)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Embedding is a 2-D embedding of a candidate set (MDS of the kernel, or a
+// embedding is a 2-D embedding of a candidate set (MDS of the kernel, or a
 // PCA of the pool) with one value per item for colouring.
-type Embedding struct {
+type embedding struct {
 	X, Y  []float64
 	Value []float64 // objective (MDS), or 1 for a positive and 0 otherwise (PCA)
 	// XLabel and YLabel name the axes of its panels ("" for none).
@@ -23,7 +23,7 @@ type Embedding struct {
 
 // readMDS reads DIR/mds.csv of a discrete BayesOpt campaign: columns index,
 // id, x, y, objective, with index running 0..n-1.
-func readMDS(path string) (*Embedding, error) {
+func readMDS(path string) (*embedding, error) {
 	recs, err := readCSV(path)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func readMDS(path string) (*Embedding, error) {
 		}
 		cols[name] = j
 	}
-	e := &Embedding{}
+	e := &embedding{}
 	for i, r := range recs[1:] {
 		idx, err := strconv.Atoi(r[cols["index"]])
 		if err != nil || idx != i {
@@ -89,7 +89,7 @@ var pickRed = color.RGBA{214, 39, 40, 255}
 
 // embeddingPanel plots every item of e as a small dot, coloured by value
 // (scale) or in light grey (scale nil).
-func embeddingPanel(e *Embedding, title string, scale *colorScale) (*plot.Plot, error) {
+func embeddingPanel(e *embedding, title string, scale *colorScale) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = e.XLabel, e.YLabel

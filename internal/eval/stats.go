@@ -46,10 +46,10 @@ func Summarize(x []float64) Stat {
 	return Stat{Mean: mean, SE: stat.StdErr(sd, float64(n)), N: n}
 }
 
-// Decimals is the number of decimals of every table cell (the paper's
+// decimals is the number of decimals of every table cell (the paper's
 // Tables 1-4 print two); a column with Column.SigDigits prints more when its
 // values are small.
-const Decimals = 2
+const decimals = 2
 
 // distanceSigDigits is the Column.SigDigits of the distance columns: rover
 // solutions 0.052 and 0.011 apart would both read "0.05"/"0.01" at two
@@ -63,10 +63,10 @@ const maxDecimals = 10
 // notAvailable is the printed standard error of a single repeat.
 const notAvailable = "n/a"
 
-// Round formats v with Decimals decimals the way the tables print it:
+// round formats v with Decimals decimals the way the tables print it:
 // "-" for NaN, "inf"/"-inf" for infinities, and no negative zero ("-0.00"
 // becomes "0.00": a determinant of -1e-9 is zero at this precision).
-func Round(v float64) string { return roundTo(v, Decimals) }
+func round(v float64) string { return roundTo(v, decimals) }
 
 // roundSig is Round with at least sig significant digits: Decimals
 // decimals, or more (up to maxDecimals) when |v| < 10^(sig-Decimals), so
@@ -77,11 +77,11 @@ func roundSig(v float64, sig int) string { return roundTo(v, sigDecimals(v, sig)
 // sigDecimals is the number of decimals roundSig prints v with.
 func sigDecimals(v float64, sig int) int {
 	if sig <= 0 || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Decimals
+		return decimals
 	}
 	// The first significant digit of |v| is at decimal -floor(log10|v|).
 	d := sig - 1 - int(math.Floor(math.Log10(math.Abs(v))))
-	return min(max(d, Decimals), maxDecimals)
+	return min(max(d, decimals), maxDecimals)
 }
 
 // roundTo formats v with dec decimals (see Round).

@@ -99,7 +99,7 @@ func TestRound(t *testing.T) {
 		{1234.567, "1234.57"}, {math.NaN(), "-"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"},
 	}
 	for _, tc := range tests {
-		if got := Round(tc.v); got != tc.want {
+		if got := round(tc.v); got != tc.want {
 			t.Errorf("Round(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
@@ -187,13 +187,13 @@ func TestMarkBestBruteForce(t *testing.T) {
 		for j := 0; j < cols; j++ {
 			best := ""
 			for i := 0; i < rows; i++ {
-				s := Round(means[i][j])
+				s := round(means[i][j])
 				if best == "" || (dirs[j] > 0 && s > best) || (dirs[j] < 0 && s < best) { // "0.xx" strings order as numbers
 					best = s
 				}
 			}
 			for i := 0; i < rows; i++ {
-				if want := Round(means[i][j]) == best; tab.Rows[i].Cells[j].Bold != want {
+				if want := round(means[i][j]) == best; tab.Rows[i].Cells[j].Bold != want {
 					t.Fatalf("trial %d row %d col %d: mean %v bold %v, want %v (best %s)", trial, i, j, means[i][j], tab.Rows[i].Cells[j].Bold, want, best)
 				}
 			}

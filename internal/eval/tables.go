@@ -332,7 +332,7 @@ type rowKey struct {
 	style  methodStyle
 	method string
 	q      string
-	groups []*Group // one per hyperparameter setting
+	groups []*group // one per hyperparameter setting
 }
 
 // qValue parses an order as written in summaries ("inf" = +Inf); "" is NaN.
@@ -429,7 +429,7 @@ func buildTable(c *Campaign, cols []Column, known map[string]methodStyle) *Table
 
 // bestSetting summarises col for each setting and returns the best one's
 // cell (the only one's when there is a single setting).
-func bestSetting(groups []*Group, col Column) Cell {
+func bestSetting(groups []*group, col Column) Cell {
 	var best Cell
 	found := false
 	for _, g := range groups {

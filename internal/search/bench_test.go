@@ -83,7 +83,7 @@ func BenchmarkQVSBatch(b *testing.B) {
 // BenchmarkBaselineBatch times the baselines' batch (b = 5) on the same pool.
 func BenchmarkBaselineBatch(b *testing.B) {
 	m, _ := benchPool(b, 100_000, 50, "chain")
-	for _, p := range []Policy{OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}} {
+	for _, p := range []Policy{oneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ens{}} {
 		b.Run("n=100000/k=50/"+p.Name(), func(b *testing.B) {
 			st := &State{Model: m, Remaining: 100, Workers: runtime.GOMAXPROCS(0)}
 			for b.Loop() {
@@ -123,7 +123,7 @@ func BenchmarkBaselineBatchFashion(b *testing.B) {
 	runs := []struct {
 		p         Policy
 		remaining int
-	}{{ECI{Threshold: 0.25}, 50}, {ECI{Threshold: 0.5}, 50}, {ECI{Threshold: 0.75}, 50}, {ENS{}, 50}, {ENS{}, 195}}
+	}{{ECI{Threshold: 0.25}, 50}, {ECI{Threshold: 0.5}, 50}, {ECI{Threshold: 0.75}, 50}, {ens{}, 50}, {ens{}, 195}}
 	for _, r := range runs {
 		p := r.p
 		b.Run(fmt.Sprintf("%s/%s/%s/remaining=%d", name, p.Name(), strings.ReplaceAll(p.Params(), " ", ","), r.remaining), func(b *testing.B) {
@@ -150,17 +150,17 @@ func realState(b *testing.B, kind, dir string, positives int) (*Model, *Space, s
 	if kind == "photoswitch" {
 		k = cfg.Photoswitch.K
 	}
-	a0, a1 := PriorFromPrevalence(pool.Prevalence())
-	sp, err := NewSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
+	a0, a1 := priorFromPrevalence(pool.Prevalence())
+	sp, err := newSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	start, _ := StartPositive(pool.Labels, 0, 0)
+	start, _ := startPositive(pool.Labels, 0, 0)
 	m := sp.Prior.Clone()
 	m.Observe(start, true)
 	found := 1
 	for found < positives {
-		batch, err := OneStep{}.Batch(&State{Model: m}, 5)
+		batch, err := oneStep{}.Batch(&State{Model: m}, 5)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 	b.Run(name+"/ens", func(b *testing.B) {
 		st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
 		for b.Loop() {
-			if _, err := (ENS{}).Batch(st, 5); err != nil {
+			if _, err := (ens{}).Batch(st, 5); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -259,13 +259,13 @@ func benchRealBatch(b *testing.B, kind, dir string, positives int) {
 // comparison behind the goal qVS-AS at most 3x one-step. Each
 // sub-benchmark reports cpu-s/op, the process CPU time per run.
 func BenchmarkRunFashion(b *testing.B) {
-	benchRuns(b, "fashion", "fashion-mnist", 200, []Policy{OneStep{}, nil})
+	benchRuns(b, "fashion", "fashion-mnist", 200, []Policy{oneStep{}, nil})
 }
 
 // BenchmarkRunPhotoswitch: the same for a photoswitch run of budget 100
 // (qVS-AS at q = 1 and one-step), the run of the photoswitch goal.
 func BenchmarkRunPhotoswitch(b *testing.B) {
-	benchRuns(b, "photoswitch", "photoswitch", 100, []Policy{OneStep{}, nil})
+	benchRuns(b, "photoswitch", "photoswitch", 100, []Policy{oneStep{}, nil})
 }
 
 func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
@@ -274,12 +274,12 @@ func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a0, a1 := PriorFromPrevalence(pool.Prevalence())
-	sp, err := NewSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
+	a0, a1 := priorFromPrevalence(pool.Prevalence())
+	sp, err := newSpace(pool.Neighbors, pool.Weights, pool.Labels, a0, a1, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	start, err := StartPositive(pool.Labels, 0, 0)
+	start, err := startPositive(pool.Labels, 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
 		b.Run(p.Name(), func(b *testing.B) {
 			cpu0 := testutil.ProcessCPU()
 			for b.Loop() {
-				_, err := Run(context.Background(), RunConfig{Space: sp, Policy: p, Start: start, Budget: budget, Batch: 5, Key: p.Name(), Workers: runtime.GOMAXPROCS(0)}, nil, func([]Query) error { return nil })
+				_, err := Run(context.Background(), runConfig{Space: sp, Policy: p, Start: start, Budget: budget, Batch: 5, Key: p.Name(), Workers: runtime.GOMAXPROCS(0)}, nil, func([]query) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -175,10 +175,10 @@ type PolicySettings struct {
 	AuthorsShortcut bool
 }
 
-// NewPolicy returns the policy of method (one of Methods) with settings s.
+// newPolicy returns the policy of method (one of Methods) with settings s.
 // kernel is the diversity kernel qVS-AS maximises over, in the indices the
 // policy sees (a run's Space.Kernel); the other policies ignore it.
-func NewPolicy(method string, s PolicySettings, kernel vendi.Kernel) (Policy, error) {
+func newPolicy(method string, s PolicySettings, kernel vendi.Kernel) (Policy, error) {
 	m, err := LookupMethod(method)
 	if err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func Plan(p Protocol) (*Campaign, error) {
 		for _, s := range settings {
 			// Params is the policy's own description, e.g. "threshold=0.5
 			// fantasy=pessimistic" (empty for random, one-step and qVS-AS).
-			pol, _ := NewPolicy(s.method, s.Settings, nil)
+			pol, _ := newPolicy(s.method, s.Settings, nil)
 			run := campaign.Run{Key: campaign.RunKey(s.method, s.Q, r, s.Labels...), Method: s.method, Q: s.Q, Params: pol.Params(), Repeat: r}
 			c.Runs = append(c.Runs, run)
 			c.settings[run.Key] = s.Settings
@@ -289,7 +289,7 @@ func (c *Campaign) Policy(run campaign.Run, kernel vendi.Kernel) (Policy, error)
 	if !ok {
 		return nil, fmt.Errorf("run %s is not in the campaign", run.Key)
 	}
-	return NewPolicy(run.Method, s, kernel)
+	return newPolicy(run.Method, s, kernel)
 }
 
 // Pool is an active-search pool prepared for search: the pool and, built
@@ -346,19 +346,19 @@ func (p *Pool) PseudoCounts(prior Prior, m *Model) (a0, a1 float64, err error) {
 // pseudo-counts a0, a1: the pool relabelled in the given order (nil: pool
 // order, ties to the lowest pool index).
 func (p *Pool) Space(order []int, a0, a1 float64) (*Space, error) {
-	sp, err := NewSpace(p.Neighbors, p.Weights, p.Labels, a0, a1, order)
+	sp, err := newSpace(p.Neighbors, p.Weights, p.Labels, a0, a1, order)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
 	return sp, nil
 }
 
-// spaceInPlace is Space by NewSpaceInPlace: the pool's graph goes into the
+// spaceInPlace is Space by newSpaceInPlace: the pool's graph goes into the
 // space (Neighbors and Weights are nil afterwards).
 func (p *Pool) spaceInPlace(order []int, a0, a1 float64) (*Space, error) {
 	nbr, w := p.Neighbors, p.Weights
 	p.Neighbors, p.Weights = nil, nil
-	sp, err := NewSpaceInPlace(nbr, w, p.Labels, a0, a1, order)
+	sp, err := newSpaceInPlace(nbr, w, p.Labels, a0, a1, order)
 	if err != nil {
 		return nil, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
@@ -404,19 +404,19 @@ func (c *spaceCache) get(repeat int) (sp *Space, release func(), err error) {
 	return e.sp, release, e.err
 }
 
-// CurveHeader is the header of a run's runs/KEY.curve.csv: VS_1 of the
+// curveHeader is the header of a run's runs/KEY.curve.csv: VS_1 of the
 // positives after every batch (Figure 2, right).
-var CurveHeader = []string{"batch", "queries", "positives", "vs_q1"}
+var curveHeader = []string{"batch", "queries", "positives", "vs_q1"}
 
 // RunFunc binds c to pool and returns the function campaign.Execute calls
 // for each run; dir is the results directory (errors name the record file).
 // Repeat r starts every method from the same random positive
-// (StartPositive) and, with ties "random", searches the pool relabelled in
+// (startPositive) and, with ties "random", searches the pool relabelled in
 // the random order drawn from (seed, "order", r). A run replays the records
 // of an interrupted attempt, appends one record per query (each batch in
 // one atomic write, campaign.Recorder.Append), writes runs/KEY.curve.csv and returns the summary
 // fields after key, method, q, params, repeat: positives, vs_q0 ...
-// vs_qinf (MetricOrders), max_pairwise_distance, kernel_det,
+// vs_qinf (metricOrders), max_pairwise_distance, kernel_det,
 // kernel_logdet, kernel_det_per_item and seconds, the time the policy spent choosing queries
 // (summed over batches, so a resumed run counts its earlier attempts).
 // At most workers + 1 search spaces are kept alive. The kNN model's prior
@@ -436,7 +436,7 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 	starts := make([]int, p.Repeats)
 	for r := range starts {
 		var err error
-		if starts[r], err = StartPositive(pool.Labels, p.Seed, r); err != nil {
+		if starts[r], err = startPositive(pool.Labels, p.Seed, r); err != nil {
 			return nil, err
 		}
 	}
@@ -444,7 +444,7 @@ func (c *Campaign) RunFunc(pool *Pool, dir string, workers int) (campaign.RunFun
 		if p.Ties == "index" {
 			return pool.Space(nil, a0, a1)
 		}
-		return pool.Space(RandomOrder(pool.Len(), rng.New(p.Seed, "order", r)), a0, a1)
+		return pool.Space(randomOrder(pool.Len(), rng.New(p.Seed, "order", r)), a0, a1)
 	}}
 	var inFlight atomic.Int32
 	share := func() int { return max(workers/max(int(inFlight.Load()), 1), 1) }
@@ -473,7 +473,7 @@ func (c *Campaign) StartPrior(pool *Pool) (a0, a1 float64, err error) {
 		if m, err = NewModel(pool.Neighbors, pool.Weights, 0.5, 0.5); err != nil {
 			return 0, 0, fmt.Errorf("pool %s: %w", pool.Name, err)
 		}
-		start, err := StartPositive(pool.Labels, c.Protocol.Seed, 0)
+		start, err := startPositive(pool.Labels, c.Protocol.Seed, 0)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -482,7 +482,7 @@ func (c *Campaign) StartPrior(pool *Pool) (a0, a1 float64, err error) {
 	return pool.PseudoCounts(c.Prior, m)
 }
 
-// priorA1 is RunConfig.PriorA1 under c.Prior: FitPrior for PriorEstimate,
+// priorA1 is runConfig.PriorA1 under c.Prior: FitPrior for PriorEstimate,
 // nil (fixed) otherwise.
 func (c *Campaign) priorA1() func(*Model) float64 {
 	if c.Prior.Rule != PriorEstimate {
@@ -494,25 +494,25 @@ func (c *Campaign) priorA1() func(*Model) float64 {
 // execute runs one search and writes its records and curve.
 func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir string, run campaign.Run, rec *campaign.Recorder, policy Policy, start int, workers func() int) ([]campaign.Field, error) {
 	path := filepath.Join(dir, "runs", run.Key+".csv")
-	prior, err := ParseRecords(path, rec.Rows())
+	prior, err := parseRecords(path, rec.Rows())
 	if err != nil {
 		return nil, err
 	}
 	ids := pool.IDs
-	if err := CheckRecordIDs(path, rec.Rows(), ids); err != nil {
+	if err := checkRecordIDs(path, rec.Rows(), ids); err != nil {
 		return nil, err
 	}
-	keep, err := CompleteBatches(path, prior, c.Protocol.Batch, c.Protocol.Budget, sp.Len())
+	keep, err := completeBatches(path, prior, c.Protocol.Batch, c.Protocol.Budget, sp.Len())
 	if err != nil {
 		return nil, err
 	}
 	prior = prior[:keep]
 	rec.Keep(keep)
-	all, err := Run(ctx, RunConfig{
+	all, err := Run(ctx, runConfig{
 		Space: sp, Policy: policy, Start: start,
 		Budget: c.Protocol.Budget, Batch: c.Protocol.Batch, Seed: c.Protocol.Seed, Key: run.Key, Workers: 1, WorkersNow: workers,
 		PriorA1: c.priorA1(),
-	}, prior, func(batch []Query) error {
+	}, prior, func(batch []query) error {
 		rows := make([][]string, len(batch))
 		for i, q := range batch {
 			rows[i] = q.Record(ids)
@@ -535,11 +535,11 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 		}
 	}
 	kernel := pool.Kernel()
-	m, err := Measure(kernel, positives, pool.Distance)
+	m, err := measure(kernel, positives, pool.Distance)
 	if err != nil {
 		return nil, err
 	}
-	curve, err := Curve(kernel, all)
+	curve, err := curve(kernel, all)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +547,7 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 	for i, p := range curve {
 		rows[i] = []string{strconv.Itoa(p.Batch), strconv.Itoa(p.Queries), strconv.Itoa(p.Positives), num(p.VS1)}
 	}
-	if err := rec.WriteFile("curve", CurveHeader, rows); err != nil {
+	if err := rec.WriteFile("curve", curveHeader, rows); err != nil {
 		return nil, err
 	}
 	return summaryFields(m, seconds), nil
@@ -555,9 +555,9 @@ func (c *Campaign) execute(ctx context.Context, pool *Pool, sp *Space, dir strin
 
 // summaryFields is a run's summary row after key, method, q, params,
 // repeat: the metrics, then seconds.
-func summaryFields(m Metrics, seconds float64) []campaign.Field {
+func summaryFields(m metrics, seconds float64) []campaign.Field {
 	f := []campaign.Field{campaign.I("positives", m.Positives)}
-	for i, q := range MetricOrders {
+	for i, q := range metricOrders {
 		f = append(f, campaign.F("vs_q"+q.String(), m.VS[i]))
 	}
 	return append(f,

@@ -76,11 +76,11 @@ func TestPlan(t *testing.T) {
 		run  int
 		want Policy
 	}{
-		{0, Random{}},
-		{1, OneStep{}},
-		{3, ECI{Threshold: 0.25, Fantasy: Pessimistic}},
-		{14, SELECT{Beta: 1, Lambda: 0.75, Fantasy: Optimistic}},
-		{15, ENS{Fantasy: Pessimistic}},
+		{0, random{}},
+		{1, oneStep{}},
+		{3, ECI{Threshold: 0.25, Fantasy: pessimistic}},
+		{14, SELECT{Beta: 1, Lambda: 0.75, Fantasy: optimistic}},
+		{15, ens{Fantasy: pessimistic}},
 		{17, QVS{Q: vendi.OrderInf, Kernel: kernel}},
 	} {
 		p, err := c.Policy(c.Runs[tc.run], kernel)
@@ -388,7 +388,7 @@ func TestCampaignRunFunc(t *testing.T) {
 				t.Errorf("%s: %s = %s, want %g", key, col, row[slices.Index(sum[0], col)], want)
 			}
 		}
-		curve := readCSV(t, filepath.Join(dir, "runs", key+".curve.csv"), CurveHeader)
+		curve := readCSV(t, filepath.Join(dir, "runs", key+".curve.csv"), curveHeader)
 		last := curve[len(curve)-1]
 		if len(curve) != 1+4 ||
 			last[1] != "7" || last[2] != strconv.Itoa(len(pos)) || last[3] != row[slices.Index(sum[0], "vs_q1")] {

@@ -9,7 +9,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// ENS is efficient nonmyopic search (Jiang et al. 2017) in the batch form
+// ens is efficient nonmyopic search (Jiang et al. 2017) in the batch form
 // the authors run. With t queries left after this batch
 // (Remaining - b) and p = Pr(y_x = 1 | D), a candidate scores
 //
@@ -41,23 +41,23 @@ import (
 // t - 1 values in descending order — the definition — and the pick is the
 // argmax of those exact scores (ties to the lowest index). So neither the
 // bound nor the prefix sums ever change a pick.
-type ENS struct {
+type ens struct {
 	Fantasy Fantasy
 }
 
-func (ENS) Name() string     { return "ens" }
-func (e ENS) Params() string { return "fantasy=" + e.Fantasy.String() }
+func (ens) Name() string     { return "ens" }
+func (e ens) Params() string { return "fantasy=" + e.Fantasy.String() }
 
-// Horizon is t - 1, the number of future positives ENS looks ahead over,
+// horizon is t - 1, the number of future positives ENS looks ahead over,
 // for a batch of b with remaining queries (this batch included); < 0 means
 // the batch is the last one.
-func Horizon(remaining, b int) int { return remaining - b - 1 }
+func horizon(remaining, b int) int { return remaining - b - 1 }
 
-func (e ENS) Batch(st *State, b int) ([]int, error) {
+func (e ens) Batch(st *State, b int) ([]int, error) {
 	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
-	k := Horizon(st.Remaining, b)
+	k := horizon(st.Remaining, b)
 	if k < 0 {
 		return topProbabilities(st, b)
 	}
@@ -79,7 +79,7 @@ func (e ENS) Batch(st *State, b int) ([]int, error) {
 // Scores returns ENS(x) for every item (labelled items get -Inf) with
 // lookahead k = t - 1 >= 0. Near-best candidates carry exact values; the
 // others are within rounding of them.
-func (e ENS) Scores(m *Model, k, workers int) []float64 {
+func (e ens) Scores(m *Model, k, workers int) []float64 {
 	return e.scores(m, clampHorizon(k, m.Len()), workers)
 }
 
@@ -354,7 +354,7 @@ func (t *ensTable) exactTop(k int, newVals []float64, s *ensScratch) float64 {
 	return sum
 }
 
-func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) float64 {
+func (e ens) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) float64 {
 	top := t.fastTop
 	if exact {
 		top = t.exactTop
@@ -373,7 +373,7 @@ func (e ENS) candidateScore(t *ensTable, x, k int, s *ensScratch, exact bool) fl
 	return p*(1+t1) + (1-p)*t0
 }
 
-func (e ENS) scores(m *Model, k, workers int) []float64 {
+func (e ens) scores(m *Model, k, workers int) []float64 {
 	t := newENSTable(m)
 	score := make([]float64, m.Len())
 	parallel.Split(len(score), workers, minChunk, func(lo, hi int) {
@@ -411,7 +411,7 @@ const ensMargin = 1e-9
 // argmax returns the pick of one ENS step: the unobserved item of largest
 // exact score, lowest index on ties, scoring candidates in decreasing order
 // of their upper bound until no unscored one can come within ensMargin.
-func (e ENS) argmax(t *ensTable, k, workers int) int {
+func (e ens) argmax(t *ensTable, k, workers int) int {
 	m := t.m
 	top := t.prefix[min(k, len(t.sorted))]
 	sk := 0.0
@@ -523,7 +523,7 @@ func topBounds(cand []int32, ub []float64, m int) []int32 {
 // ensMethod is ENS in a campaign: one run, with ens.fantasy.
 var ensMethod = Method{
 	Name: "ens",
-	New:  func(s PolicySettings, _ vendi.Kernel) Policy { return ENS{Fantasy: s.Fantasy} },
+	New:  func(s PolicySettings, _ vendi.Kernel) Policy { return ens{Fantasy: s.Fantasy} },
 	Settings: func(p Protocol) ([]Setting, error) {
 		fan, err := ParseFantasy(p.ENS.Fantasy)
 		if err != nil {

@@ -71,13 +71,13 @@ func FuzzParsePending(f *testing.F) {
 }
 
 // FuzzResumeRecords: the record file of an interrupted active-search run
-// (runs/KEY.csv, rows without the header) never panics ParseRecords or the
+// (runs/KEY.csv, rows without the header) never panics parseRecords or the
 // replay that resumes from it; the seed is a real run's records.
 func FuzzResumeRecords(f *testing.F) {
 	sp, labels := testRun(f, 5, 60)
-	start, _ := StartPositive(labels, 1, 0)
-	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
-	full, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	start, _ := startPositive(labels, 1, 0)
+	cfg := runConfig{Space: sp, Policy: oneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
+	full, err := Run(context.Background(), cfg, nil, func([]query) error { return nil })
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func FuzzResumeRecords(f *testing.F) {
 		if err != nil {
 			return
 		}
-		prior, err := ParseRecords("k.csv", rows)
+		prior, err := parseRecords("k.csv", rows)
 		if err != nil {
 			return
 		}
-		all, err := Run(context.Background(), cfg, prior, func([]Query) error { return nil })
+		all, err := Run(context.Background(), cfg, prior, func([]query) error { return nil })
 		if err == nil && len(all) != len(full) {
 			t.Fatalf("resumed run has %d queries, an uninterrupted one %d", len(all), len(full))
 		}
@@ -114,11 +114,11 @@ func FuzzCompleteBatches(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 2}, 2, 3, 3)
 	f.Add([]byte{1}, 1, 1, 2)
 	f.Fuzz(func(t *testing.T, batches []byte, batch, budget, n int) {
-		prior := make([]Query, len(batches))
+		prior := make([]query, len(batches))
 		for i, b := range batches {
-			prior[i] = Query{Iteration: i, Batch: int(b)}
+			prior[i] = query{Iteration: i, Batch: int(b)}
 		}
-		keep, err := CompleteBatches("f.csv", prior, batch, budget, n)
+		keep, err := completeBatches("f.csv", prior, batch, budget, n)
 		if err != nil {
 			var re *fileio.ReadError
 			if !errors.As(err, &re) || re.File != "f.csv" || re.Line < 2 || re.Line > len(prior)+1 {

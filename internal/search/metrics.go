@@ -9,15 +9,15 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// MetricOrders are the orders q of the Vendi score reported for the
+// metricOrders are the orders q of the Vendi score reported for the
 // collected positives (Tables 1-3).
-var MetricOrders = []vendi.Order{0, 0.1, 0.5, 1, 2, vendi.OrderInf}
+var metricOrders = []vendi.Order{0, 0.1, 0.5, 1, 2, vendi.OrderInf}
 
-// Metrics are the paper's measures of the positives a run collected
+// metrics are the paper's measures of the positives a run collected
 // (Section 4.1, Tables 1-3).
-type Metrics struct {
+type metrics struct {
 	Positives int
-	// VS[i] is VS_{MetricOrders[i]} of the positives on the diversity kernel
+	// VS[i] is VS_{metricOrders[i]} of the positives on the diversity kernel
 	// (vendi.Score conventions; VS_0 is the kernel's numerical rank, equal to
 	// the count unless items duplicate).
 	VS []float64
@@ -40,16 +40,16 @@ type Metrics struct {
 	KernelDetPerItem float64
 }
 
-// Measure computes the metrics of the positives under kernel (the
+// measure computes the metrics of the positives under kernel (the
 // symmetrised kNN graph) and the feature distance dist (nil: distance 0).
-func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) (Metrics, error) {
-	m := Metrics{Positives: len(positives), VS: make([]float64, len(MetricOrders))}
+func measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) (metrics, error) {
+	m := metrics{Positives: len(positives), VS: make([]float64, len(metricOrders))}
 	if len(positives) == 0 {
 		m.KernelDet, m.KernelLogDet, m.KernelDetPerItem = 1, 0, 1 // det of the empty matrix
 		return m, nil
 	}
 	K := vendi.Submatrix(kernel, positives)
-	for i, q := range MetricOrders {
+	for i, q := range metricOrders {
 		v, err := vendi.Score(K, q)
 		if err != nil {
 			return m, fmt.Errorf("VS_%s of %d positives: %w", q, len(positives), err)
@@ -77,17 +77,17 @@ func Measure(kernel vendi.Kernel, positives []int, dist func(i, j int) float64) 
 	return m, nil
 }
 
-// CurvePoint is the state after one batch: the running count of queries and
+// curvePoint is the state after one batch: the running count of queries and
 // positives and VS_1 of the positives (the curves of Section 4.1).
-type CurvePoint struct {
+type curvePoint struct {
 	Batch, Queries, Positives int
 	VS1                       float64
 }
 
-// Curve recomputes VS_1 of the positives after every batch of queries
+// curve recomputes VS_1 of the positives after every batch of queries
 // (the start, Batch 0, included).
-func Curve(kernel vendi.Kernel, queries []Query) ([]CurvePoint, error) {
-	var out []CurvePoint
+func curve(kernel vendi.Kernel, queries []query) ([]curvePoint, error) {
+	var out []curvePoint
 	var pos []int
 	for i, q := range queries {
 		if q.Positive {
@@ -104,15 +104,15 @@ func Curve(kernel vendi.Kernel, queries []Query) ([]CurvePoint, error) {
 			}
 			vs = v
 		}
-		out = append(out, CurvePoint{Batch: q.Batch, Queries: q.Iteration, Positives: len(pos), VS1: vs})
+		out = append(out, curvePoint{Batch: q.Batch, Queries: q.Iteration, Positives: len(pos), VS1: vs})
 	}
 	return out, nil
 }
 
-// BatchValues returns the eq. 7 value after each pick of a batch: qVS_q of
+// batchValues returns the eq. 7 value after each pick of a batch: qVS_q of
 // the observed positives (quality 1) plus picks[:i+1] (quality Pr(y = 1 | D))
 // on kernel, as `qvs as suggest` reports it for any policy.
-func BatchValues(kernel vendi.Kernel, m *Model, picks []int, q vendi.Order) ([]float64, error) {
+func batchValues(kernel vendi.Kernel, m *Model, picks []int, q vendi.Order) ([]float64, error) {
 	quality := m.Probabilities(nil)
 	var prefix []int
 	for i := range quality {

@@ -40,12 +40,12 @@ type graph struct {
 	wmax []float64         // wmax[i] = largest weight in row i (0 if the row is empty)
 }
 
-// PriorFromPrevalence returns the pseudo-counts (a0, a1) the authors use:
+// priorFromPrevalence returns the pseudo-counts (a0, a1) the authors use:
 // a1 = prevalence rounded to 3 decimals (half to even, as numpy.round), a0 = 1 - a1.
 // The prevalence is the pool's true fraction of positives, as in the
 // authors' experiments (their batch_run.py reads it from the full label
 // vector); a real campaign uses FitPrior instead (Prior).
-func PriorFromPrevalence(prevalence float64) (a0, a1 float64) {
+func priorFromPrevalence(prevalence float64) (a0, a1 float64) {
 	a1 = math.RoundToEven(prevalence*1000) / 1000
 	return 1 - a1, a1
 }

@@ -83,7 +83,7 @@ func TestPriorFromPrevalence(t *testing.T) {
 		{0.0004, 0},
 		{1, 1},
 	} {
-		a0, a1 := PriorFromPrevalence(tc.prev)
+		a0, a1 := priorFromPrevalence(tc.prev)
 		if a1 != tc.a1 || a0 != 1-tc.a1 {
 			t.Errorf("PriorFromPrevalence(%g) = %g, %g; want %g, %g", tc.prev, a0, a1, 1-tc.a1, tc.a1)
 		}

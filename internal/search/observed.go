@@ -20,10 +20,10 @@ type Observation struct {
 	Positive bool
 }
 
-// ReadObserved reads the labels observed so far from the CSV file at path
+// readObserved reads the labels observed so far from the CSV file at path
 // (see ParseObserved) and observes every row on m (a model of pool, in
 // pool indices).
-func ReadObserved(path string, pool *datasets.Pool, m *Model) error {
+func readObserved(path string, pool *datasets.Pool, m *Model) error {
 	obs, err := ParseObserved(path, pool)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ func TestReadObserved(t *testing.T) {
 
 	// By index, columns in any order, extra columns ignored, true/false allowed.
 	m := model()
-	if err := ReadObserved(write("note,label,index\na,1,3\nb,false,7\nc,TRUE,0\n"), pool, m); err != nil {
+	if err := readObserved(write("note,label,index\na,1,3\nb,false,7\nc,TRUE,0\n"), pool, m); err != nil {
 		t.Fatal(err)
 	}
 	if m.NumObserved() != 3 || !m.Positive(3) || !m.Observed(7) || m.Positive(7) || !m.Positive(0) {
@@ -28,7 +28,7 @@ func TestReadObserved(t *testing.T) {
 	// By id: the pool's identifiers.
 	pool.IDs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	m = model()
-	if err := ReadObserved(write("id,label\nc,1\nj,0\n"), pool, m); err != nil {
+	if err := readObserved(write("id,label\nc,1\nj,0\n"), pool, m); err != nil {
 		t.Fatal(err)
 	}
 	if m.NumObserved() != 2 || !m.Positive(2) || !m.Observed(9) {
@@ -37,7 +37,7 @@ func TestReadObserved(t *testing.T) {
 	// A spreadsheet's byte-order mark and CRLF line ends (the BOM used to
 	// make the header "\ufeffid" unrecognised).
 	m = model()
-	if err := ReadObserved(write("\ufeffid,label\r\nc,1\r\nj,0\r\n"), pool, m); err != nil {
+	if err := readObserved(write("\ufeffid,label\r\nc,1\r\nj,0\r\n"), pool, m); err != nil {
 		t.Fatal(err)
 	}
 	if m.NumObserved() != 2 || !m.Positive(2) || !m.Observed(9) {
@@ -57,7 +57,7 @@ func TestReadObserved(t *testing.T) {
 		"npy":    {"\x93NUMPY\x01\x00v\x00{'descr': '<f8'}", "a NumPy .npy array, not CSV text"},
 		"utf-16": {"\xff\xfei\x00d\x00,\x00", "binary data (a NUL byte at offset 3)"},
 	} {
-		err := ReadObserved(write(tc.body), pool, model())
+		err := readObserved(write(tc.body), pool, model())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "obs.csv") {
 			t.Errorf("%s: error %v, want one naming obs.csv and %q", name, err, tc.want)
 		}
@@ -79,14 +79,14 @@ func TestObservedIndexAndID(t *testing.T) {
 		"ambiguous":  {"id,label\n'=x,1\n", `line 2: id "'=x" is ambiguous`},
 		"ambiguous-": {"id,label\n'-y,1\n", `is ambiguous`},
 	} {
-		err := ReadObserved(write(tc.body), pool, model())
+		err := readObserved(write(tc.body), pool, model())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", name, err, tc.want)
 		}
 	}
 	// As qvs prints them (index, spreadsheet-safe id): each names its item.
 	m := model()
-	if err := ReadObserved(write("index,id,label\n1,'=x,1\n2,''=x,0\n3,'-y,1\n5,f,0\n"), pool, m); err != nil {
+	if err := readObserved(write("index,id,label\n1,'=x,1\n2,''=x,0\n3,'-y,1\n5,f,0\n"), pool, m); err != nil {
 		t.Fatal(err)
 	}
 	if !m.Positive(1) || !m.Observed(2) || m.Positive(2) || !m.Positive(3) || m.Observed(4) || m.NumObserved() != 4 {
@@ -94,7 +94,7 @@ func TestObservedIndexAndID(t *testing.T) {
 	}
 	// The id alone, unambiguous: "''=x" is only "'=x".
 	m = model()
-	if err := ReadObserved(write("id,label\n''=x,1\n=x,0\n"), pool, m); err != nil || !m.Positive(2) || !m.Observed(1) || m.Positive(1) {
+	if err := readObserved(write("id,label\n''=x,1\n=x,0\n"), pool, m); err != nil || !m.Positive(2) || !m.Observed(1) || m.Positive(1) {
 		t.Errorf("ids alone: %v", err)
 	}
 }

@@ -47,12 +47,12 @@ func TestSuggestPendingContinuesBatch(t *testing.T) {
 	methods := []method{
 		{"random", PolicySettings{Q: 1}, b},
 		{"one-step", PolicySettings{Q: 1}, b},
-		{"eci", PolicySettings{Threshold: 0.5, Fantasy: Pessimistic, Q: 1}, b},
-		{"eci", PolicySettings{Threshold: 0.3, Fantasy: Optimistic, Q: 1}, b},
-		{"select", PolicySettings{Beta: 1, Lambda: 0.5, Fantasy: Pessimistic, Q: 1}, b},
-		{"select", PolicySettings{Beta: 0.5, Lambda: 0.2, Fantasy: Optimistic, Q: 1}, b},
-		{"ens", PolicySettings{Fantasy: Pessimistic, Q: 1}, 30},
-		{"ens", PolicySettings{Fantasy: Optimistic, Q: 1}, 30},
+		{"eci", PolicySettings{Threshold: 0.5, Fantasy: pessimistic, Q: 1}, b},
+		{"eci", PolicySettings{Threshold: 0.3, Fantasy: optimistic, Q: 1}, b},
+		{"select", PolicySettings{Beta: 1, Lambda: 0.5, Fantasy: pessimistic, Q: 1}, b},
+		{"select", PolicySettings{Beta: 0.5, Lambda: 0.2, Fantasy: optimistic, Q: 1}, b},
+		{"ens", PolicySettings{Fantasy: pessimistic, Q: 1}, 30},
+		{"ens", PolicySettings{Fantasy: optimistic, Q: 1}, 30},
 		{"ens", PolicySettings{Q: 1}, b}, // the last batch: one-step
 		{"qvs", PolicySettings{Q: 0}, b},
 		{"qvs", PolicySettings{Q: 1}, b},

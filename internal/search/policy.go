@@ -98,17 +98,17 @@ type Policy interface {
 	Batch(st *State, b int) ([]int, error)
 }
 
-// Random queries b unlabelled items uniformly at random without replacement.
-type Random struct{}
+// random queries b unlabelled items uniformly at random without replacement.
+type random struct{}
 
-func (Random) Name() string   { return "random" }
-func (Random) Params() string { return "" }
+func (random) Name() string   { return "random" }
+func (random) Params() string { return "" }
 
 // Batch draws by a partial Fisher–Yates shuffle of the unlabelled items,
 // pending ones included, keeping the first b that are not pending: the
 // shuffle's prefix does not depend on how far it runs, so pending items
 // drawn by the same RNG as the first picks of a batch leave its rest.
-func (Random) Batch(st *State, b int) ([]int, error) {
+func (random) Batch(st *State, b int) ([]int, error) {
 	if err := st.checkBatch(b); err != nil {
 		return nil, err
 	}
@@ -131,17 +131,17 @@ func (Random) Batch(st *State, b int) ([]int, error) {
 	return picks, nil
 }
 
-// OneStep is the one-step (greedy) policy of Garnett et al. 2012: the b
+// oneStep is the one-step (greedy) policy of Garnett et al. 2012: the b
 // unlabelled items of highest probability, ties to the lowest index. It is
 // also qVS-AS with q = 0 (Section 3.1: VS_0 is the count).
-type OneStep struct{}
+type oneStep struct{}
 
-func (OneStep) Name() string   { return "one-step" }
-func (OneStep) Params() string { return "" }
+func (oneStep) Name() string   { return "one-step" }
+func (oneStep) Params() string { return "" }
 
 // Batch returns the top b; pending items are skipped (one-step does not
 // fantasise, so they change no probability).
-func (OneStep) Batch(st *State, b int) ([]int, error) {
+func (oneStep) Batch(st *State, b int) ([]int, error) {
 	return topProbabilities(st, b)
 }
 
@@ -232,8 +232,8 @@ const minChunk = 2048
 type Fantasy bool
 
 const (
-	Pessimistic Fantasy = false
-	Optimistic  Fantasy = true
+	pessimistic Fantasy = false
+	optimistic  Fantasy = true
 )
 
 func (f Fantasy) String() string {
@@ -247,15 +247,15 @@ func (f Fantasy) String() string {
 func ParseFantasy(s string) (Fantasy, error) {
 	switch s {
 	case "pessimistic", "":
-		return Pessimistic, nil
+		return pessimistic, nil
 	case "optimistic":
-		return Optimistic, nil
+		return optimistic, nil
 	}
-	return Pessimistic, fmt.Errorf("fantasy %q: expected pessimistic or optimistic", s)
+	return pessimistic, fmt.Errorf("fantasy %q: expected pessimistic or optimistic", s)
 }
 
 // randomMethod is Random in a campaign: no hyperparameters.
-var randomMethod = Method{Name: "random", New: func(PolicySettings, vendi.Kernel) Policy { return Random{} }}
+var randomMethod = Method{Name: "random", New: func(PolicySettings, vendi.Kernel) Policy { return random{} }}
 
-// oneStepMethod is OneStep in a campaign: no hyperparameters.
-var oneStepMethod = Method{Name: "one-step", New: func(PolicySettings, vendi.Kernel) Policy { return OneStep{} }}
+// oneStepMethod is oneStep in a campaign: no hyperparameters.
+var oneStepMethod = Method{Name: "one-step", New: func(PolicySettings, vendi.Kernel) Policy { return oneStep{} }}

@@ -292,7 +292,7 @@ func TestENSScoresAndBatchMatchDefinition(t *testing.T) {
 		m := randomModel(t, rng, n, 1+rng.IntN(6), 1+rng.IntN(8), coarse)
 		// Lookaheads from 0 (ENS = p) past the number of unlabelled items.
 		k := []int{0, 1, 3, 10, 100}[trial%5]
-		e := ENS{Fantasy: Fantasy(trial%3 == 0)}
+		e := ens{Fantasy: Fantasy(trial%3 == 0)}
 		score := e.Scores(m, k, 1+trial%2)
 		for x := 0; x < m.Len(); x++ {
 			if m.Observed(x) {
@@ -334,12 +334,12 @@ func TestENSScoresAndBatchMatchDefinition(t *testing.T) {
 func TestENSLastBatchIsOneStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	m := randomModel(t, rng, 60, 4, 6, true)
-	want, err := OneStep{}.Batch(&State{Model: m}, 5)
+	want, err := oneStep{}.Batch(&State{Model: m}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, remaining := range []int{5, 3} {
-		got, err := ENS{}.Batch(&State{Model: m, Remaining: remaining, Workers: 1}, 5)
+		got, err := ens{}.Batch(&State{Model: m, Remaining: remaining, Workers: 1}, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +360,7 @@ func TestOneStepTopProbabilitiesLowestIndexOnTies(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Observe(1, false)
-	got, err := OneStep{}.Batch(&State{Model: m}, 3)
+	got, err := oneStep{}.Batch(&State{Model: m}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestOneStepTopProbabilitiesLowestIndexOnTies(t *testing.T) {
 		t.Fatalf("one-step on ties = %v, want %v", got, want)
 	}
 	m.Observe(9, true)
-	got, _ = OneStep{}.Batch(&State{Model: m}, 3)
+	got, _ = oneStep{}.Batch(&State{Model: m}, 3)
 	if want := []int{7, 0, 2}; !slices.Equal(got, want) {
 		t.Fatalf("one-step = %v, want %v", got, want)
 	}
@@ -380,7 +380,7 @@ func TestRandomPolicy(t *testing.T) {
 	counts := make([]int, m.Len())
 	const draws, b = 3000, 3
 	for d := 0; d < draws; d++ {
-		got, err := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(uint64(d), 7))}, b)
+		got, err := random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(uint64(d), 7))}, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,8 +400,8 @@ func TestRandomPolicy(t *testing.T) {
 			t.Errorf("item %d drawn %d times, expected about 900", x, c)
 		}
 	}
-	a, _ := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
-	c, _ := Random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
+	a, _ := random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
+	c, _ := random{}.Batch(&State{Model: m, RNG: rand.New(rand.NewPCG(5, 5))}, b)
 	if !slices.Equal(a, c) {
 		t.Fatalf("same generator gave %v and %v", a, c)
 	}
@@ -410,7 +410,7 @@ func TestRandomPolicy(t *testing.T) {
 func TestBatchSizeErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	m := randomModel(t, rng, 8, 2, 5, false)
-	for _, p := range []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}} {
+	for _, p := range []Policy{random{}, oneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ens{}} {
 		for _, b := range []int{0, 4} { // 3 items are unlabelled
 			st := &State{Model: m, Remaining: 50, RNG: rand.New(rand.NewPCG(1, 2)), Workers: 1}
 			if _, err := p.Batch(st, b); err == nil {
@@ -438,7 +438,7 @@ func TestENSPruningKeepsPicks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for trial := 0; trial < 4; trial++ {
 		m := randomModel(t, rng, 3000, 8, 40, trial%2 == 0)
-		e := ENS{Fantasy: Fantasy(trial%2 == 1)}
+		e := ens{Fantasy: Fantasy(trial%2 == 1)}
 		const b, k = 5, 60
 		got, err := e.Batch(&State{Model: m, Remaining: k + b + 1, Workers: 2}, b)
 		if err != nil {
@@ -546,7 +546,7 @@ func TestENSFastPathsMatchFull(t *testing.T) {
 			m = ringModel(t, rng, n, 10+rng.IntN(30), coarse)
 		}
 		k := []int{1, 3, 10, 40, 200, n + 5}[trial%6]
-		e := ENS{Fantasy: Fantasy(trial%4 < 2)}
+		e := ens{Fantasy: Fantasy(trial%4 < 2)}
 		tab := newENSTable(m)
 		top := tab.prefix[min(k, len(tab.sorted))]
 		sk := 0.0
@@ -651,7 +651,7 @@ func TestENSHugeHorizon(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	m := randomModel(t, rng, 40, 3, 5, true)
 	for _, k := range []int{math.MaxInt, math.MaxInt - 3} {
-		score := ENS{}.Scores(m, k, 1)
+		score := ens{}.Scores(m, k, 1)
 		for x := 0; x < m.Len(); x++ {
 			if !m.Observed(x) {
 				if want := directENS(m, m.Len(), x); math.Abs(score[x]-want) > scoreTol {
@@ -660,11 +660,11 @@ func TestENSHugeHorizon(t *testing.T) {
 			}
 		}
 	}
-	got, err := ENS{}.Batch(&State{Model: m, Remaining: math.MaxInt, Workers: 1}, 3)
+	got, err := ens{}.Batch(&State{Model: m, Remaining: math.MaxInt, Workers: 1}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ENS{}.Batch(&State{Model: m, Remaining: m.Len() + 4, Workers: 1}, 3)
+	want, err := ens{}.Batch(&State{Model: m, Remaining: m.Len() + 4, Workers: 1}, 3)
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("batch with remaining MaxInt %v, with k = n %v (%v)", got, want, err)
 	}

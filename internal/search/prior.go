@@ -10,7 +10,7 @@ import (
 // Rules for the kNN model's prior a1 (config key prior, flag --prior).
 const (
 	// PriorPrevalence is the authors' rule: the pool's true prevalence
-	// rounded to 3 decimals (PriorFromPrevalence). It reads every label of
+	// rounded to 3 decimals (priorFromPrevalence). It reads every label of
 	// the pool, so it is a choice for simulated campaigns only; the paper
 	// configs state it explicitly.
 	PriorPrevalence = "prevalence"
@@ -51,7 +51,7 @@ func (p Prior) PseudoCounts(prevalence float64, m *Model) (a0, a1 float64, err e
 		if math.IsNaN(prevalence) {
 			return 0, 0, fmt.Errorf("prior %s needs the pool's labels, and this pool has none: use prior %s or a number", PriorPrevalence, PriorEstimate)
 		}
-		a0, a1 = PriorFromPrevalence(prevalence)
+		a0, a1 = priorFromPrevalence(prevalence)
 		if a1 == 0 {
 			return 0, 0, fmt.Errorf("prior %s: the prevalence %g rounds to 0 (the model would give probability 0 far from positives): use prior %s or a number", PriorPrevalence, prevalence, PriorEstimate)
 		}

@@ -133,7 +133,7 @@ func TestPriorEstimateTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		prev := pool.Prevalence()
-		a0, a1 := PriorFromPrevalence(prev)
+		a0, a1 := priorFromPrevalence(prev)
 		// mean and standard error over repeats
 		type acc struct{ s, s2, k float64 }
 		add := func(a *acc, v float64) { a.s += v; a.s2 += v * v; a.k++ }
@@ -146,22 +146,22 @@ func TestPriorEstimateTable(t *testing.T) {
 		for _, e := range estimators {
 			est[e.name] = &[3]acc{}
 		}
-		runOnce := func(r int, policy func(*Space) Policy, priorA1 func(*Model) float64) ([]Query, *Space) {
-			sp, err := pool.Space(RandomOrder(pool.Len(), rng.New(9, "order", r)), a0, a1)
+		runOnce := func(r int, policy func(*Space) Policy, priorA1 func(*Model) float64) ([]query, *Space) {
+			sp, err := pool.Space(randomOrder(pool.Len(), rng.New(9, "order", r)), a0, a1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			start, err := StartPositive(pool.Labels, 9, r)
+			start, err := startPositive(pool.Labels, 9, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			qs, err := Run(context.Background(), RunConfig{Space: sp, Policy: policy(sp), Start: start, Budget: budget, Batch: batch, Seed: 9, Key: "prior", Workers: 2, PriorA1: priorA1}, nil, func([]Query) error { return nil })
+			qs, err := Run(context.Background(), runConfig{Space: sp, Policy: policy(sp), Start: start, Budget: budget, Batch: batch, Seed: 9, Key: "prior", Workers: 2, PriorA1: priorA1}, nil, func([]query) error { return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
 			return qs, sp
 		}
-		positives := func(qs []Query) float64 {
+		positives := func(qs []query) float64 {
 			c := 0.0
 			for _, q := range qs {
 				if q.Positive {
@@ -208,7 +208,7 @@ func TestPriorEstimateTable(t *testing.T) {
 			for _, pa := range append([]func(*Model) float64{nil}, estimatorFuncs...) {
 				var a acc
 				for r := range repeats {
-					pol := func(*Space) Policy { return OneStep{} }
+					pol := func(*Space) Policy { return oneStep{} }
 					if method == "qvs" {
 						pol = qvs
 					}

@@ -138,8 +138,8 @@ func TestQVSMatchesBruteForceGreedy(t *testing.T) {
 				t.Errorf("trial %d q=%g: qVS after pick %d = %.15g, brute force %.15g", trial, q, i, res.Scores[i], wantVals[i])
 			}
 		}
-		// BatchValues (used by `qvs as suggest` for every policy) agrees too.
-		bv, err := BatchValues(kernel, m, res.Picks, q)
+		// batchValues (used by `qvs as suggest` for every policy) agrees too.
+		bv, err := batchValues(kernel, m, res.Picks, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestQVSOrderZeroIsTopProbabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := OneStep{}.Batch(&State{Model: m}, 5)
+	want, _ := oneStep{}.Batch(&State{Model: m}, 5)
 	if !slices.Equal(got, want) {
 		t.Fatalf("qVS-AS q=0 = %v, one-step %v", got, want)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/rng"
 )
 
-// Query is one labelled item of a run.
-type Query struct {
+// query is one labelled item of a run.
+type query struct {
 	Iteration int  // query number, 1..budget; 0 for the start
 	Batch     int  // batch number, 1..; 0 for the start
 	Index     int  // item index in the pool
@@ -26,11 +26,11 @@ type Query struct {
 	Seconds float64
 }
 
-// RunConfig describes one search run.
-type RunConfig struct {
+// runConfig describes one search run.
+type runConfig struct {
 	// Space is the pool as this run sees it (its model is cloned, never
 	// modified). Items are relabelled inside the space; Start and every
-	// Query use the pool's original indices.
+	// query use the pool's original indices.
 	Space *Space
 	// Policy chooses batches in view indices (a QVS policy must use
 	// Space.Kernel).
@@ -53,9 +53,9 @@ type RunConfig struct {
 	WorkersNow func() int
 }
 
-// StartPositive draws repeat r's starting item: a uniformly random positive,
+// startPositive draws repeat r's starting item: a uniformly random positive,
 // from (seed, r) alone so that every method of a repeat shares it.
-func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
+func startPositive(labels []bool, seed uint64, repeat int) (int, error) {
 	var pos []int
 	for i, y := range labels {
 		if y {
@@ -74,7 +74,7 @@ func StartPositive(labels []bool, seed uint64, repeat int) (int, error) {
 // its own batch 0) and records them (campaign.Recorder.Append). Run returns every query,
 // replayed and new. It stops early with ctx's error when ctx is cancelled
 // between batches, and when the pool runs out of unlabelled items.
-func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) error) ([]Query, error) {
+func Run(ctx context.Context, cfg runConfig, prior []query, emit func([]query) error) ([]query, error) {
 	if cfg.Space == nil || cfg.Policy == nil {
 		return nil, fmt.Errorf("search: run needs a search space and a policy")
 	}
@@ -90,17 +90,17 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		return nil, fmt.Errorf("search: budget %d must be >= 0 and batch %d >= 1", cfg.Budget, cfg.Batch)
 	}
 	m := sp.Prior.Clone()
-	var all []Query
+	var all []query
 	if len(prior) == 0 {
 		v := sp.View(cfg.Start)
-		q := Query{Index: cfg.Start, Positive: sp.Labels[v], Probability: math.NaN()}
+		q := query{Index: cfg.Start, Positive: sp.Labels[v], Probability: math.NaN()}
 		m.Observe(v, q.Positive)
 		all = append(all, q)
-		if err := emit([]Query{q}); err != nil {
+		if err := emit([]query{q}); err != nil {
 			return all, err
 		}
 	} else {
-		keep, err := CompleteBatches("the records", prior, cfg.Batch, cfg.Budget, n)
+		keep, err := completeBatches("the records", prior, cfg.Batch, cfg.Budget, n)
 		if err != nil {
 			return nil, err
 		}
@@ -144,9 +144,9 @@ func Run(ctx context.Context, cfg RunConfig, prior []Query, emit func([]Query) e
 		if err := checkPicks(m, picks, b); err != nil {
 			return all, fmt.Errorf("batch %d: policy %s: %w", batchNo, cfg.Policy.Name(), err)
 		}
-		batch := make([]Query, len(picks))
+		batch := make([]query, len(picks))
 		for t, x := range picks {
-			batch[t] = Query{Iteration: done + t + 1, Batch: batchNo, Index: sp.Orig(x), Probability: m.Probability(x), Seconds: secs}
+			batch[t] = query{Iteration: done + t + 1, Batch: batchNo, Index: sp.Orig(x), Probability: m.Probability(x), Seconds: secs}
 		}
 		for t, x := range picks {
 			batch[t].Positive = sp.Labels[x]
@@ -175,7 +175,7 @@ func checkPicks(m *Model, picks []int, b int) error {
 	return nil
 }
 
-// CompleteBatches checks the batch structure of an interrupted attempt's
+// completeBatches checks the batch structure of an interrupted attempt's
 // records (prior, in record order) against the run's batch size, budget
 // and pool size n, and returns how many of them form complete batches.
 // Batch 0 is the start alone; batch t >= 1 holds min(batch, budget - done,
@@ -187,7 +187,7 @@ func checkPicks(m *Model, picks []int, b int) error {
 // batch too large, a short batch followed by another, batch numbers out of
 // order) is an error naming name and the file line of the record (the
 // header is line 1).
-func CompleteBatches(name string, prior []Query, batch, budget, n int) (int, error) {
+func completeBatches(name string, prior []query, batch, budget, n int) (int, error) {
 	at := func(k int, format string, args ...any) error { return fileio.LineErrorf(name, k+2, format, args...) }
 	if len(prior) == 0 {
 		return 0, nil
@@ -224,14 +224,14 @@ func CompleteBatches(name string, prior []Query, batch, budget, n int) (int, err
 	return len(prior), nil
 }
 
-// CheckRecordIDs checks that each record's id column names the item its
+// checkRecordIDs checks that each record's id column names the item its
 // index column points at (ids: the pool's ids, nil when items are named by
 // index), so a hand-edited index (or id) is refused instead of replayed as
 // another item: the error names the file, line and both values.
-func CheckRecordIDs(name string, rows [][]string, ids []string) error {
+func checkRecordIDs(name string, rows [][]string, ids []string) error {
 	for k, row := range rows {
 		if len(row) != len(RecordHeader) {
-			continue // ParseRecords reports it
+			continue // parseRecords reports it
 		}
 		i, err := strconv.Atoi(row[2])
 		if err != nil {
@@ -253,7 +253,7 @@ func CheckRecordIDs(name string, rows [][]string, ids []string) error {
 
 // replay re-observes the queries of an interrupted attempt (original
 // indices), checking that they belong to this run.
-func replay(m *Model, cfg RunConfig, prior []Query) error {
+func replay(m *Model, cfg runConfig, prior []query) error {
 	sp := cfg.Space
 	for k, q := range prior {
 		where := fmt.Sprintf("query %d (iteration %d)", k, q.Iteration)
@@ -289,7 +289,7 @@ var RecordHeader = []string{"iteration", "batch", "index", "id", "label", "proba
 
 // Record formats q as a CSV row under RecordHeader (id: the item's
 // identifier, or its index when ids is nil). The start's probability is empty.
-func (q Query) Record(ids []string) []string {
+func (q query) Record(ids []string) []string {
 	id := strconv.Itoa(q.Index)
 	if ids != nil {
 		id = ids[q.Index]
@@ -308,16 +308,16 @@ func (q Query) Record(ids []string) []string {
 	}
 }
 
-// ParseRecords reads rows written by Record (without the header). name is
+// parseRecords reads rows written by Record (without the header). name is
 // used in errors.
-func ParseRecords(name string, rows [][]string) ([]Query, error) {
-	out := make([]Query, len(rows))
+func parseRecords(name string, rows [][]string) ([]query, error) {
+	out := make([]query, len(rows))
 	for r, row := range rows {
 		where := fmt.Sprintf("%s: record %d", name, r+1)
 		if len(row) != len(RecordHeader) {
 			return nil, fmt.Errorf("%s: %d fields, expected %d (%v)", where, len(row), len(RecordHeader), RecordHeader)
 		}
-		var q Query
+		var q query
 		var err error
 		ints := []*int{&q.Iteration, &q.Batch, &q.Index}
 		for c, dst := range ints {
@@ -346,6 +346,6 @@ func ParseRecords(name string, rows [][]string) ([]Query, error) {
 	return out, nil
 }
 
-// RNGFor returns the generator of batch t of a run (exposed for tests and
+// rngFor returns the generator of batch t of a run (exposed for tests and
 // for `qvs as suggest`, which has no run key).
-func RNGFor(seed uint64, key string, batch int) *rand.Rand { return rng.New(seed, key, batch) }
+func rngFor(seed uint64, key string, batch int) *rand.Rand { return rng.New(seed, key, batch) }

@@ -21,7 +21,7 @@ func TestMeasureClosedForms(t *testing.T) {
 	kernel := vendi.DenseKernel(mat.NewSymDense(3, []float64{1, s, 0, s, 1, 0, 0, 0, 1}))
 	pts := [][]float64{{0, 0}, {3, 4}, {1, 1}}
 	dist := func(i, j int) float64 { return math.Hypot(pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]) }
-	m, err := Measure(kernel, []int{0, 1, 2}, dist)
+	m, err := measure(kernel, []int{0, 1, 2}, dist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestMeasureClosedForms(t *testing.T) {
 	}
 	want := []float64{3, math.Pow(sp, 1/0.9), sh * sh, math.Exp(h), 1 / sq, 3 / 1.6}
 	const tol = 1e-12 // 3x3 eigenproblem, values of order 1
-	for i, q := range MetricOrders {
+	for i, q := range metricOrders {
 		if math.Abs(m.VS[i]-want[i]) > tol {
 			t.Errorf("VS_%s = %.15g, want %.15g", q.String(), m.VS[i], want[i])
 		}
@@ -53,7 +53,7 @@ func TestMeasureClosedForms(t *testing.T) {
 
 	// Duplicates: det 0, VS_0 = rank 1.
 	dup := vendi.FuncKernel(2, func(i, j int) float64 { return 1 })
-	m, err = Measure(dup, []int{0, 1}, nil)
+	m, err = measure(dup, []int{0, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,20 +61,20 @@ func TestMeasureClosedForms(t *testing.T) {
 		t.Errorf("duplicates: VS_0 %g, det %g, logdet %g; want 1, 0, -Inf", m.VS[0], m.KernelDet, m.KernelLogDet)
 	}
 	// One positive: every VS is 1, det 1, distance 0.
-	m, err = Measure(kernel, []int{2}, dist)
+	m, err = measure(kernel, []int{2}, dist)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range m.VS {
 		if v != 1 {
-			t.Errorf("single positive: VS_%s = %g, want 1", MetricOrders[i].String(), v)
+			t.Errorf("single positive: VS_%s = %g, want 1", metricOrders[i].String(), v)
 		}
 	}
 	if m.KernelDet != 1 || m.KernelDetPerItem != 1 || m.MaxPairwiseDistance != 0 {
 		t.Errorf("single positive: det %g, distance %g; want 1, 0", m.KernelDet, m.MaxPairwiseDistance)
 	}
 	// A NaN distance is an error, not a silent maximum.
-	if _, err := Measure(kernel, []int{0, 1}, func(i, j int) float64 { return math.NaN() }); err == nil {
+	if _, err := measure(kernel, []int{0, 1}, func(i, j int) float64 { return math.NaN() }); err == nil {
 		t.Error("NaN distance accepted")
 	}
 }
@@ -93,14 +93,14 @@ func testPool(seed uint64, n int) ([][]int32, [][]float64, []bool) {
 // testRun builds the identity search space of a random pool.
 func testRun(t testing.TB, seed uint64, n int) (*Space, []bool) {
 	nbr, w, labels := testPool(seed, n)
-	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, nil)
+	sp, err := newSpace(nbr, w, labels, 0.8, 0.2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sp, labels
 }
 
-func noSeconds(qs []Query) []Query {
+func noSeconds(qs []query) []query {
 	out := slices.Clone(qs)
 	for i := range out {
 		out[i].Seconds = 0
@@ -108,7 +108,7 @@ func noSeconds(qs []Query) []Query {
 	return out
 }
 
-func equalQueries(a, b []Query) bool {
+func equalQueries(a, b []query) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -124,20 +124,20 @@ func equalQueries(a, b []Query) bool {
 
 func TestRunResumeEqualsUninterrupted(t *testing.T) {
 	nbr, w, labels := testPool(3, 300)
-	start, err := StartPositive(labels, 7, 0)
+	start, err := startPositive(labels, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := RandomOrder(300, rand.New(rand.NewPCG(9, 9)))
-	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, order)
+	order := randomOrder(300, rand.New(rand.NewPCG(9, 9)))
+	sp, err := newSpace(nbr, w, labels, 0.8, 0.2, order)
 	if err != nil {
 		t.Fatal(err)
 	}
-	policies := []Policy{Random{}, OneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ENS{}, QVS{Q: 1, Kernel: sp.Kernel}}
+	policies := []Policy{random{}, oneStep{}, ECI{Threshold: 0.5}, SELECT{Beta: 1, Lambda: 0.5}, ens{}, QVS{Q: 1, Kernel: sp.Kernel}}
 	for _, p := range policies {
-		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 23, Batch: 5, Seed: 7, Key: p.Name() + "-r00", Workers: 1}
-		var emitted [][]Query
-		full, err := Run(context.Background(), cfg, nil, func(b []Query) error { emitted = append(emitted, b); return nil })
+		cfg := runConfig{Space: sp, Policy: p, Start: start, Budget: 23, Batch: 5, Seed: 7, Key: p.Name() + "-r00", Workers: 1}
+		var emitted [][]query
+		full, err := Run(context.Background(), cfg, nil, func(b []query) error { emitted = append(emitted, b); return nil })
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name(), err)
 		}
@@ -152,7 +152,7 @@ func TestRunResumeEqualsUninterrupted(t *testing.T) {
 		cut := 0
 		for _, b := range emitted[:len(emitted)-1] {
 			cut += len(b)
-			resumed, err := Run(context.Background(), cfg, full[:cut], func([]Query) error { return nil })
+			resumed, err := Run(context.Background(), cfg, full[:cut], func([]query) error { return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,11 +165,11 @@ func TestRunResumeEqualsUninterrupted(t *testing.T) {
 
 func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
 	sp, labels := testRun(t, 4, 40)
-	start, _ := StartPositive(labels, 1, 0)
+	start, _ := startPositive(labels, 1, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	batches := 0
-	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 30, Batch: 5, Key: "k"}
-	got, err := Run(ctx, cfg, nil, func([]Query) error {
+	cfg := runConfig{Space: sp, Policy: oneStep{}, Start: start, Budget: 30, Batch: 5, Key: "k"}
+	got, err := Run(ctx, cfg, nil, func([]query) error {
 		batches++
 		if batches == 3 {
 			cancel()
@@ -180,7 +180,7 @@ func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
 		t.Fatalf("cancelled after 3 emits: %d queries, err %v; want 11, context.Canceled", len(got), err)
 	}
 	cfg.Budget = 100 // more than the 39 unlabelled items
-	got, err = Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	got, err = Run(context.Background(), cfg, nil, func([]query) error { return nil })
 	if err != nil || len(got) != 40 {
 		t.Fatalf("exhausting the pool: %d queries, err %v; want 40, nil", len(got), err)
 	}
@@ -188,30 +188,30 @@ func TestRunStopsOnCancelAndExhaustion(t *testing.T) {
 
 func TestReplayRejectsForeignRecords(t *testing.T) {
 	sp, labels := testRun(t, 5, 60)
-	start, _ := StartPositive(labels, 1, 0)
-	cfg := RunConfig{Space: sp, Policy: OneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
-	full, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	start, _ := startPositive(labels, 1, 0)
+	cfg := runConfig{Space: sp, Policy: oneStep{}, Start: start, Budget: 10, Batch: 5, Key: "k"}
+	full, err := Run(context.Background(), cfg, nil, func([]query) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	mutate := map[string]func(q []Query){
-		"label":     func(q []Query) { q[3].Positive = !q[3].Positive },
-		"start":     func(q []Query) { q[0].Index = (start + 1) % 60 },
-		"repeat":    func(q []Query) { q[4].Index = q[2].Index },
-		"iteration": func(q []Query) { q[2].Iteration = 7 },
-		"range":     func(q []Query) { q[2].Index = 60 },
+	mutate := map[string]func(q []query){
+		"label":     func(q []query) { q[3].Positive = !q[3].Positive },
+		"start":     func(q []query) { q[0].Index = (start + 1) % 60 },
+		"repeat":    func(q []query) { q[4].Index = q[2].Index },
+		"iteration": func(q []query) { q[2].Iteration = 7 },
+		"range":     func(q []query) { q[2].Index = 60 },
 	}
 	for name, f := range mutate {
 		bad := slices.Clone(full[:8])
 		f(bad)
-		if _, err := Run(context.Background(), cfg, bad, func([]Query) error { return nil }); err == nil {
+		if _, err := Run(context.Background(), cfg, bad, func([]query) error { return nil }); err == nil {
 			t.Errorf("%s: corrupted record accepted", name)
 		}
 	}
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
-	qs := []Query{
+	qs := []query{
 		{Index: 4, Positive: true, Probability: math.NaN()},
 		{Iteration: 1, Batch: 1, Index: 9, Probability: 0.1234567890123456789, Seconds: 0.25},
 	}
@@ -222,7 +222,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if rows[1][3] != "j" || rows[0][5] != "" || rows[0][4] != "1" {
 		t.Fatalf("records %v", rows)
 	}
-	got, err := ParseRecords("x.csv", rows)
+	got, err := parseRecords("x.csv", rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		{"1", "1", "9", "j", "1", "half", "0"},
 		{"1", "1", "9", "j", "1"},
 	} {
-		if _, err := ParseRecords("x.csv", [][]string{bad}); err == nil || !strings.Contains(err.Error(), "x.csv: record 1") {
+		if _, err := parseRecords("x.csv", [][]string{bad}); err == nil || !strings.Contains(err.Error(), "x.csv: record 1") {
 			t.Errorf("record %v: error %v, want one naming x.csv record 1", bad, err)
 		}
 	}
@@ -248,11 +248,11 @@ func TestStartPositive(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	for r := 0; r < 20; r++ {
-		a, err := StartPositive(labels, 42, r)
+		a, err := startPositive(labels, 42, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := StartPositive(labels, 42, r)
+		b, _ := startPositive(labels, 42, r)
 		if a != b || !labels[a] {
 			t.Fatalf("repeat %d: starts %d, %d (positive %v)", r, a, b, labels[a])
 		}
@@ -261,23 +261,23 @@ func TestStartPositive(t *testing.T) {
 	if len(seen) < 5 { // 20 draws from 15 positives
 		t.Errorf("only %d distinct starts over 20 repeats", len(seen))
 	}
-	if _, err := StartPositive(make([]bool, 5), 1, 0); err == nil {
+	if _, err := startPositive(make([]bool, 5), 1, 0); err == nil {
 		t.Error("a pool without positives gave a start")
 	}
 }
 
 func TestCurve(t *testing.T) {
 	kernel := vendi.FuncKernel(10, func(i, j int) float64 { return b2f(i == j) }) // identity: VS_1 = count
-	qs := []Query{
+	qs := []query{
 		{Index: 0, Positive: true},
 		{Iteration: 1, Batch: 1, Index: 1, Positive: true}, {Iteration: 2, Batch: 1, Index: 2},
 		{Iteration: 3, Batch: 2, Index: 3}, {Iteration: 4, Batch: 2, Index: 4, Positive: true},
 	}
-	got, err := Curve(kernel, qs)
+	got, err := curve(kernel, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []CurvePoint{{0, 0, 1, 1}, {1, 2, 2, 2}, {2, 4, 3, 3}}
+	want := []curvePoint{{0, 0, 1, 1}, {1, 2, 2, 2}, {2, 4, 3, 3}}
 	if len(got) != len(want) {
 		t.Fatalf("curve %v, want %v", got, want)
 	}
@@ -294,8 +294,8 @@ func TestCurve(t *testing.T) {
 func TestSpaceRelabelling(t *testing.T) {
 	nbr, w, labels := testPool(6, 200)
 	n := len(labels)
-	order := RandomOrder(n, rand.New(rand.NewPCG(2, 2)))
-	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, order)
+	order := randomOrder(n, rand.New(rand.NewPCG(2, 2)))
+	sp, err := newSpace(nbr, w, labels, 0.8, 0.2, order)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,21 +314,21 @@ func TestSpaceRelabelling(t *testing.T) {
 		}
 		pl[v] = labels[i]
 	}
-	hand, err := NewSpace(pn, pw, pl, 0.8, 0.2, nil)
+	hand, err := newSpace(pn, pw, pl, 0.8, 0.2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, _ := StartPositive(labels, 3, 0)
+	start, _ := startPositive(labels, 3, 0)
 	for _, mk := range []func(*Space) Policy{
-		func(*Space) Policy { return OneStep{} },
-		func(*Space) Policy { return ENS{} },
+		func(*Space) Policy { return oneStep{} },
+		func(*Space) Policy { return ens{} },
 		func(s *Space) Policy { return QVS{Q: 0.5, Kernel: s.Kernel} },
 	} {
-		a, err := Run(context.Background(), RunConfig{Space: sp, Policy: mk(sp), Start: start, Budget: 20, Batch: 5, Key: "k"}, nil, func([]Query) error { return nil })
+		a, err := Run(context.Background(), runConfig{Space: sp, Policy: mk(sp), Start: start, Budget: 20, Batch: 5, Key: "k"}, nil, func([]query) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Run(context.Background(), RunConfig{Space: hand, Policy: mk(hand), Start: pos[start], Budget: 20, Batch: 5, Key: "k"}, nil, func([]Query) error { return nil })
+		b, err := Run(context.Background(), runConfig{Space: hand, Policy: mk(hand), Start: pos[start], Budget: 20, Batch: 5, Key: "k"}, nil, func([]query) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,18 +345,18 @@ func TestSpaceRelabelling(t *testing.T) {
 	ew := make([][]float64, 10)
 	lab := make([]bool, 10)
 	lab[order10[0]] = true
-	esp, err := NewSpace(empty, ew, lab, 0.8, 0.2, order10)
+	esp, err := newSpace(empty, ew, lab, 0.8, 0.2, order10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Run(context.Background(), RunConfig{Space: esp, Policy: OneStep{}, Start: order10[0], Budget: 3, Batch: 3, Key: "k"}, nil, func([]Query) error { return nil })
+	got, err := Run(context.Background(), runConfig{Space: esp, Policy: oneStep{}, Start: order10[0], Budget: 3, Batch: 3, Key: "k"}, nil, func([]query) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got[1].Index != order10[1] || got[2].Index != order10[2] || got[3].Index != order10[3] {
 		t.Errorf("ties went to %v, want the order %v", got, order10[1:4])
 	}
-	if _, err := NewSpace(empty, ew, lab, 0.8, 0.2, []int{0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); err == nil {
+	if _, err := newSpace(empty, ew, lab, 0.8, 0.2, []int{0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); err == nil {
 		t.Error("a non-permutation order was accepted")
 	}
 }
@@ -377,19 +377,19 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 			t.Fatal(err)
 		}
 		pos := rng.Perm(n)[:12]
-		m, err := Measure(kernel, pos, nil)
+		m, err := measure(kernel, pos, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i < len(m.VS); i++ {
 			if m.VS[i] > m.VS[i-1]*(1+1e-9) { // 1e-9: rounding of equal values
-				t.Errorf("trial %d: VS_%s = %.12g > VS_%s = %.12g", trial, MetricOrders[i].String(), m.VS[i], MetricOrders[i-1].String(), m.VS[i-1])
+				t.Errorf("trial %d: VS_%s = %.12g > VS_%s = %.12g", trial, metricOrders[i].String(), m.VS[i], metricOrders[i-1].String(), m.VS[i-1])
 			}
 		}
 	}
 	// The indefinite-kernel example as a two-positive pool: VS_2 = 1, not 0.615;
 	// det = 1 - 2.25 = -1.25, so the per-item det is sqrt(1.25).
-	m, err := Measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
+	m, err := measure(vendi.DenseKernel(mat.NewSymDense(2, []float64{1, 1.5, 1.5, 1})), []int{0, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestMeasureVSNonIncreasingInQ(t *testing.T) {
 	}
 	for i, v := range m.VS {
 		if math.Abs(v-1) > 1e-12 { // 2 x 2 eigenproblem
-			t.Errorf("VS_%s = %v, want 1", MetricOrders[i].String(), v)
+			t.Errorf("VS_%s = %v, want 1", metricOrders[i].String(), v)
 		}
 	}
 }
@@ -415,21 +415,21 @@ func (w workersSpy) Batch(st *State, b int) ([]int, error) {
 }
 
 // TestRunWorkersNow: a campaign's tail hands idle cores to the last runs
-// through RunConfig.WorkersNow, asked before every batch; the queries of
+// through runConfig.WorkersNow, asked before every batch; the queries of
 // every policy are those of a serial run.
 func TestRunWorkersNow(t *testing.T) {
 	nbr, w, labels := testPool(3, 300)
-	start, err := StartPositive(labels, 7, 0)
+	start, err := startPositive(labels, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := NewSpace(nbr, w, labels, 0.8, 0.2, nil)
+	sp, err := newSpace(nbr, w, labels, 0.8, 0.2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []Policy{OneStep{}, ECI{Threshold: 0.5}, ENS{}, QVS{Q: 1, Kernel: sp.Kernel}, QVS{Q: 0.1, Kernel: sp.Kernel}} {
-		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 20, Batch: 5, Seed: 7, Key: "k", Workers: 1}
-		serial, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+	for _, p := range []Policy{oneStep{}, ECI{Threshold: 0.5}, ens{}, QVS{Q: 1, Kernel: sp.Kernel}, QVS{Q: 0.1, Kernel: sp.Kernel}} {
+		cfg := runConfig{Space: sp, Policy: p, Start: start, Budget: 20, Batch: 5, Seed: 7, Key: "k", Workers: 1}
+		serial, err := Run(context.Background(), cfg, nil, func([]query) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -437,7 +437,7 @@ func TestRunWorkersNow(t *testing.T) {
 		calls := 0
 		cfg.Policy = workersSpy{p, &seen}
 		cfg.WorkersNow = func() int { calls++; return 1 + calls%3 }
-		par, err := Run(context.Background(), cfg, nil, func([]Query) error { return nil })
+		par, err := Run(context.Background(), cfg, nil, func([]query) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,26 +450,26 @@ func TestRunWorkersNow(t *testing.T) {
 	}
 }
 
-// TestRunReestimatesPrior: with RunConfig.PriorA1 (prior: estimate) every
+// TestRunReestimatesPrior: with runConfig.PriorA1 (prior: estimate) every
 // batch's recorded probabilities are those of the model whose a1 is
 // FitPrior of the labels before that batch (rebuilt from scratch in pool
 // indices), a1 changes over the run, and a resumed run equals the
 // uninterrupted one.
 func TestRunReestimatesPrior(t *testing.T) {
 	nbr, w, labels := testPool(5, 300)
-	start, err := StartPositive(labels, 7, 0)
+	start, err := startPositive(labels, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := NewSpace(nbr, w, labels, 1.0/3, 2.0/3, RandomOrder(300, rand.New(rand.NewPCG(3, 3))))
+	sp, err := newSpace(nbr, w, labels, 1.0/3, 2.0/3, randomOrder(300, rand.New(rand.NewPCG(3, 3))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fit := func(m *Model) float64 { return FitPrior(m).A1 }
-	for _, p := range []Policy{OneStep{}, QVS{Q: 1, Kernel: sp.Kernel}, ECI{Threshold: 0.5}} {
-		cfg := RunConfig{Space: sp, Policy: p, Start: start, Budget: 30, Batch: 5, Seed: 7, Key: p.Name(), Workers: 1, PriorA1: fit}
-		var emitted [][]Query
-		full, err := Run(context.Background(), cfg, nil, func(b []Query) error { emitted = append(emitted, b); return nil })
+	for _, p := range []Policy{oneStep{}, QVS{Q: 1, Kernel: sp.Kernel}, ECI{Threshold: 0.5}} {
+		cfg := runConfig{Space: sp, Policy: p, Start: start, Budget: 30, Batch: 5, Seed: 7, Key: p.Name(), Workers: 1, PriorA1: fit}
+		var emitted [][]query
+		full, err := Run(context.Background(), cfg, nil, func(b []query) error { emitted = append(emitted, b); return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -494,7 +494,7 @@ func TestRunReestimatesPrior(t *testing.T) {
 			t.Errorf("%s: a1 took %d values over 6 batches: %v", p.Name(), len(a1s), a1s)
 		}
 		cut := len(emitted[0]) + len(emitted[1]) + len(emitted[2])
-		resumed, err := Run(context.Background(), cfg, full[:cut], func([]Query) error { return nil })
+		resumed, err := Run(context.Background(), cfg, full[:cut], func([]query) error { return nil })
 		if err != nil || !equalQueries(resumed, full) {
 			t.Errorf("%s: resumed run differs (%v)", p.Name(), err)
 		}
@@ -521,8 +521,8 @@ func TestSpaceLayout(t *testing.T) {
 	for _, c := range cases {
 		n := len(c.nbr)
 		labels := make([]bool, n)
-		order := RandomOrder(n, rng)
-		sp, err := NewSpace(c.nbr, c.w, labels, 0.8, 0.2, order)
+		order := randomOrder(n, rng)
+		sp, err := newSpace(c.nbr, c.w, labels, 0.8, 0.2, order)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -559,7 +559,7 @@ func TestSpaceLayout(t *testing.T) {
 				}
 			}
 		}
-		// NewSpaceInPlace: the same space from the graph itself (a copy of
+		// newSpaceInPlace: the same space from the graph itself (a copy of
 		// it, rows in one block as a pool holds them), which it takes over.
 		for i := range labels {
 			labels[i] = rng.IntN(2) == 0
@@ -573,11 +573,11 @@ func TestSpaceLayout(t *testing.T) {
 			for i := range n {
 				cn[i], cw[i] = slices.Clone(in[i]), slices.Clone(iw[i])
 			}
-			ref, err := NewSpace(in, iw, labels, 0.8, 0.2, ord)
+			ref, err := newSpace(in, iw, labels, 0.8, 0.2, ord)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := NewSpaceInPlace(cn, cw, labels, 0.8, 0.2, ord)
+			got, err := newSpaceInPlace(cn, cw, labels, 0.8, 0.2, ord)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,7 @@ import (
 // alphabetically by formula), so "lowest index" would mean "first in the
 // file" in every repeat. The authors break ties uniformly at random
 // (tiebreak_max); a campaign gets the same effect reproducibly by giving
-// each repeat its own random order (RandomOrder), in which the lowest view
+// each repeat its own random order (randomOrder), in which the lowest view
 // index is a uniformly random item. Every Vendi score, probability and
 // metric is invariant under relabelling; only the tie choice changes.
 type Space struct {
@@ -29,13 +29,13 @@ type Space struct {
 	fromOrig []int32 // fromOrig[i] = view index of original item i
 }
 
-// RandomOrder is a uniformly random order of n items drawn from rng.
-func RandomOrder(n int, rng *rand.Rand) []int { return rng.Perm(n) }
+// randomOrder is a uniformly random order of n items drawn from rng.
+func randomOrder(n int, rng *rand.Rand) []int { return rng.Perm(n) }
 
-// NewSpace relabels the pool so that view index v holds original item
+// newSpace relabels the pool so that view index v holds original item
 // order[v] (order nil: the identity) and builds the kNN model with
 // pseudo-counts a0, a1 and the diversity kernel on it.
-func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order []int) (*Space, error) {
+func newSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order []int) (*Space, error) {
 	s, err := newOrder(nbr, w, labels, order)
 	if err != nil {
 		return nil, err
@@ -68,15 +68,15 @@ func NewSpace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order
 	return s.finish(vn, vw, a0, a1)
 }
 
-// NewSpaceInPlace is NewSpace without a relabelled copy of the graph: nbr's
+// newSpaceInPlace is newSpace without a relabelled copy of the graph: nbr's
 // rows are rewritten into view indices in place and the row slices of nbr
 // and w reordered in place (slot v receives the rows of order[v]); w's
-// values are not changed. The Space is the one NewSpace returns (the same
+// values are not changed. The Space is the one newSpace returns (the same
 // model and kernel, bit for bit); the caller must not use nbr and w
 // afterwards except through it. A pool of 10^7 items and k = 20 saves 1.3
 // GB, the relabelled rows and their slice headers. nbr's rows must not
 // share memory. Even on an error, nbr and w must not be used afterwards.
-func NewSpaceInPlace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order []int) (*Space, error) {
+func newSpaceInPlace(nbr [][]int32, w [][]float64, labels []bool, a0, a1 float64, order []int) (*Space, error) {
 	s, err := newOrder(nbr, w, labels, order)
 	if err != nil {
 		return nil, err

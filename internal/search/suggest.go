@@ -38,7 +38,7 @@ type SuggestRequest struct {
 type Suggestion struct {
 	// ColdStart is true when no label was observed (see Suggest); PickedBy
 	// is the method whose policy picked the batch: the one asked for, or
-	// ColdStartMethod of it on a cold start.
+	// coldStartMethod of it on a cold start.
 	ColdStart     bool
 	PickedBy      string
 	A0, A1        float64   // the kNN model's pseudo-counts used
@@ -65,7 +65,7 @@ type Suggestion struct {
 // under the symmetrised kNN kernel, exact ties in the tie order. One-step,
 // ECI, SELECT and ENS have nothing to rank on (every score ties at the first
 // pick; one-step's at every pick), so they get the same batch
-// (ColdStartMethod), and every method's first batch is one common design,
+// (coldStartMethod), and every method's first batch is one common design,
 // as the paper's campaigns start every method from one common positive.
 // Random stays random.
 func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
@@ -93,7 +93,7 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	var order []int
 	switch r.Ties {
 	case "random":
-		order = RandomOrder(pool.Len(), rng.New(r.Seed, "suggest-order"))
+		order = randomOrder(pool.Len(), rng.New(r.Seed, "suggest-order"))
 	case "index":
 	default:
 		return nil, fmt.Errorf("ties: %q, expected random or index", r.Ties)
@@ -120,9 +120,9 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	cold := len(r.Observed) == 0
 	method := r.Method
 	if cold {
-		method = ColdStartMethod(method)
+		method = coldStartMethod(method)
 	}
-	policy, err := NewPolicy(method, r.Settings, sp.Kernel)
+	policy, err := newPolicy(method, r.Settings, sp.Kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +130,12 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	for t, x := range r.Pending {
 		pending[t] = sp.View(x)
 	}
-	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: RNGFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers, Pending: pending}
+	st := &State{Model: m, Remaining: max(r.Remaining, r.Batch), RNG: rngFor(r.Seed, "suggest", m.NumObserved()), Workers: r.Workers, Pending: pending}
 	picks, err := policy.Batch(st, r.Batch)
 	if err != nil {
 		return nil, err
 	}
-	values, err := BatchValues(sp.Kernel, m, append(pending, picks...), r.Settings.Q)
+	values, err := batchValues(sp.Kernel, m, append(pending, picks...), r.Settings.Q)
 	if err != nil {
 		return nil, err
 	}
@@ -148,10 +148,10 @@ func Suggest(pool *Pool, r SuggestRequest) (*Suggestion, error) {
 	return s, nil
 }
 
-// ColdStartMethod is the method whose policy picks a cold-start batch (no
+// coldStartMethod is the method whose policy picks a cold-start batch (no
 // label observed) asked of method: random for random, else qvs (qVS-AS,
 // whose batch is then the greedy maximisation of VS_q; see Suggest).
-func ColdStartMethod(method string) string {
+func coldStartMethod(method string) string {
 	if method == "random" {
 		return method
 	}

@@ -45,16 +45,16 @@ func DataDir(t testing.TB, need ...string) string {
 	return d
 }
 
-// SkipLogEnv names the file `make test` gives the test binaries: each
+// skipLogEnv names the file `make test` gives the test binaries: each
 // test skipped for missing data appends "TEST\tREASON" to it, and the
 // Makefile prints one line summing them up after go test's own output
 // (skips are otherwise silent without -v).
-const SkipLogEnv = "QVS_SKIP_LOG"
+const skipLogEnv = "QVS_SKIP_LOG"
 
 // logSkip appends one line to $QVS_SKIP_LOG, if set (one write with
 // O_APPEND: lines of parallel test binaries do not interleave).
 func logSkip(test, reason string) {
-	p := os.Getenv(SkipLogEnv)
+	p := os.Getenv(skipLogEnv)
 	if p == "" {
 		return
 	}

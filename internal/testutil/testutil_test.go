@@ -29,7 +29,7 @@ func TestDataDirMissing(t *testing.T) {
 	t.Setenv("QVS_DATA_DIR", dir)
 	// The fake skips below are not data missing for `make test`: keep them
 	// out of its skip summary ($QVS_SKIP_LOG).
-	t.Setenv(SkipLogEnv, "")
+	t.Setenv(skipLogEnv, "")
 	for _, c := range []struct {
 		ci   string
 		need []string
@@ -72,7 +72,7 @@ func (f *fakeTB) Name() string { return "TestFake" }
 func TestSkipSummary(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "skips")
-	t.Setenv(SkipLogEnv, log)
+	t.Setenv(skipLogEnv, log)
 	t.Setenv("CI", "")
 	summary := func() string {
 		t.Helper()

@@ -11,27 +11,27 @@ import (
 // Point is a location in the square domain [-1, 1]^2 of Figure 1.
 type Point [2]float64
 
-// Lo and Hi bound every coordinate of the domain [-1, 1]^2.
+// lo and Hi bound every coordinate of the domain [-1, 1]^2.
 const (
-	Lo = -1.0
-	Hi = 1.0
+	lo = -1.0
+	hi = 1.0
 )
 
-// Kernel is the similarity of Figure 1, the isotropic Gaussian kernel
+// kernel is the similarity of Figure 1, the isotropic Gaussian kernel
 // k(x, y) = exp(-|x - y|^2 / 2) (unit lengthscale, k(x, x) = 1).
-func Kernel(x, y Point) float64 {
+func kernel(x, y Point) float64 {
 	dx, dy := x[0]-y[0], x[1]-y[1]
 	return math.Exp(-(dx*dx + dy*dy) / 2)
 }
 
-// Quality is the score function of Figure 1, a Gaussian bump at the centre,
+// quality is the score function of Figure 1, a Gaussian bump at the centre,
 // s(x) = exp(-|x|^2 / 2): 1 at the origin, exp(-1) ~ 0.37 at the corners.
-func Quality(x Point) float64 {
+func quality(x Point) float64 {
 	return math.Exp(-(x[0]*x[0] + x[1]*x[1]) / 2)
 }
 
-// KernelMatrix returns K_ij = Kernel(x_i, x_j).
-func KernelMatrix(x []Point) *mat.SymDense {
+// kernelMatrix returns K_ij = Kernel(x_i, x_j).
+func kernelMatrix(x []Point) *mat.SymDense {
 	K := mat.NewSymDense(len(x), nil)
 	fillKernel(K, x)
 	return K
@@ -41,7 +41,7 @@ func fillKernel(K *mat.SymDense, x []Point) {
 	for i := range x {
 		K.SetSym(i, i, 1)
 		for j := i + 1; j < len(x); j++ {
-			K.SetSym(i, j, Kernel(x[i], x[j]))
+			K.SetSym(i, j, kernel(x[i], x[j]))
 		}
 	}
 }
@@ -57,18 +57,18 @@ func Scores(x []Point, q vendi.Order) (vs, qvs float64, err error) {
 			return 0, 0, fmt.Errorf("toy: point %d is (%v, %v), want finite coordinates", i, p[0], p[1])
 		}
 	}
-	vs, err = vendi.Score(KernelMatrix(x), q)
+	vs, err = vendi.Score(kernelMatrix(x), q)
 	if err != nil {
 		return 0, 0, err
 	}
-	return vs, MeanQuality(x) * vs, nil
+	return vs, meanQuality(x) * vs, nil
 }
 
-// MeanQuality returns the average of Quality over the batch.
-func MeanQuality(x []Point) float64 {
+// meanQuality returns the average of Quality over the batch.
+func meanQuality(x []Point) float64 {
 	var m float64
 	for _, p := range x {
-		m += Quality(p)
+		m += quality(p)
 	}
 	return m / float64(len(x))
 }
@@ -77,22 +77,22 @@ func MeanQuality(x []Point) float64 {
 type Target int
 
 const (
-	// TargetVS is VS_q of the batch (top row of Figure 1).
-	TargetVS Target = iota
-	// TargetQVS is qVS_q = mean quality * VS_q (bottom row).
-	TargetQVS
-	// TargetMeanQuality is the mean quality alone: what gradient ascent on
+	// targetVS is VS_q of the batch (top row of Figure 1).
+	targetVS Target = iota
+	// targetQVS is qVS_q = mean quality * VS_q (bottom row).
+	targetQVS
+	// targetMeanQuality is the mean quality alone: what gradient ascent on
 	// qVS_0 sees, because VS_0 is piecewise constant (zero gradient).
-	TargetMeanQuality
+	targetMeanQuality
 )
 
 func (t Target) String() string {
 	switch t {
-	case TargetVS:
+	case targetVS:
 		return "VS"
-	case TargetQVS:
+	case targetQVS:
 		return "qVS"
-	case TargetMeanQuality:
+	case targetMeanQuality:
 		return "mean quality"
 	}
 	return fmt.Sprintf("Target(%d)", int(t))
@@ -132,10 +132,10 @@ func (o *objective) valueGrad(z, grad []float64) (float64, error) {
 	for i := range grad {
 		grad[i] = 0
 	}
-	if o.target == TargetMeanQuality {
+	if o.target == targetMeanQuality {
 		var m float64
 		for i, p := range o.pts {
-			s := Quality(p)
+			s := quality(p)
 			m += s
 			grad[2*i] = -s * p[0] / float64(o.n)
 			grad[2*i+1] = -s * p[1] / float64(o.n)
@@ -151,9 +151,9 @@ func (o *objective) valueGrad(z, grad []float64) (float64, error) {
 		f   float64
 		err error
 	)
-	if o.target == TargetQVS {
+	if o.target == targetQVS {
 		for i, p := range o.pts {
-			o.s[i] = Quality(p)
+			o.s[i] = quality(p)
 		}
 		f, err = vendi.QualityWeightedGradient(&o.K, o.s, o.q, &o.G, o.ds)
 	} else {
@@ -172,7 +172,7 @@ func (o *objective) valueGrad(z, grad []float64) (float64, error) {
 			grad[2*i] += c * (xi[0] - o.pts[j][0])
 			grad[2*i+1] += c * (xi[1] - o.pts[j][1])
 		}
-		if o.target == TargetQVS {
+		if o.target == targetQVS {
 			grad[2*i] += o.ds[i] * (-o.s[i] * xi[0])
 			grad[2*i+1] += o.ds[i] * (-o.s[i] * xi[1])
 		}

@@ -39,7 +39,7 @@ type ascendResult struct {
 // onto the box, so projected-gradient steps never leave the domain.
 func project(z []float64) {
 	for i, v := range z {
-		z[i] = math.Min(Hi, math.Max(Lo, v))
+		z[i] = math.Min(hi, math.Max(lo, v))
 	}
 }
 
@@ -143,7 +143,7 @@ func ascend(ctx context.Context, o *objective, z0 []float64, maxIter int, tol fl
 func projectedStep(z, g []float64, alpha float64, dst []float64) float64 {
 	var m float64
 	for i := range z {
-		v := math.Min(Hi, math.Max(Lo, z[i]+alpha*g[i]))
+		v := math.Min(hi, math.Max(lo, z[i]+alpha*g[i]))
 		dst[i] = v - z[i]
 		m = math.Max(m, math.Abs(dst[i]))
 	}

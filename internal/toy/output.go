@@ -12,11 +12,11 @@ import (
 // into dir: none is one of inputs (the --config file: `--config
 // config.yaml --out .` replaced the user's config with the resolved one),
 // and an existing toy.csv or config.yaml is one an earlier WriteResults
-// wrote (toy.csv starts with CSVHeader; config.yaml beside such a toy.csv
+// wrote (toy.csv starts with csvHeader; config.yaml beside such a toy.csv
 // records qvs_version) unless force.
 func CheckOut(dir string, inputs []string, force bool) error {
 	csvPath := filepath.Join(dir, "toy.csv")
-	ours := func(p string) bool { return firstLine(p) == strings.Join(CSVHeader, ",") }
+	ours := func(p string) bool { return firstLine(p) == strings.Join(csvHeader, ",") }
 	if err := fileio.CheckOutput(csvPath, fileio.OutputCheck{Inputs: inputs, Force: force, Ours: ours, Flag: "--out"}); err != nil {
 		return err
 	}

@@ -55,11 +55,11 @@ func qualityPalette() (palette.ColorMap, error) {
 // qualityImage rasterises Quality over [-1, 1]^2 (image row 0 is y = 1).
 func qualityImage(cm palette.ColorMap) (image.Image, error) {
 	img := image.NewRGBA(image.Rect(0, 0, heatPixels, heatPixels))
-	step := (Hi - Lo) / heatPixels
+	step := (hi - lo) / heatPixels
 	for r := 0; r < heatPixels; r++ {
 		for c := 0; c < heatPixels; c++ {
-			x := Point{Lo + (float64(c)+0.5)*step, Hi - (float64(r)+0.5)*step}
-			col, err := cm.At(math.Min(1, math.Max(math.Exp(-1), Quality(x))))
+			x := Point{lo + (float64(c)+0.5)*step, hi - (float64(r)+0.5)*step}
+			col, err := cm.At(math.Min(1, math.Max(math.Exp(-1), quality(x))))
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +94,7 @@ func layout(panels []Panel) ([]vendi.Order, error) {
 	orders := make([]vendi.Order, m)
 	for j := 0; j < m; j++ {
 		top, bottom := panels[j], panels[m+j]
-		if top.Row != TargetVS || bottom.Row != TargetQVS || top.Q != bottom.Q {
+		if top.Row != targetVS || bottom.Row != targetQVS || top.Q != bottom.Q {
 			return nil, fmt.Errorf("toy: panel %d and %d are (%v, q=%v) and (%v, q=%v), want VS and qVS at one order", j, m+j, top.Row, top.Q, bottom.Row, bottom.Q)
 		}
 		orders[j] = top.Q
@@ -102,12 +102,12 @@ func layout(panels []Panel) ([]vendi.Order, error) {
 	return orders, nil
 }
 
-// FigurePlots builds one plot per panel in the grid of Figure 1: the VS row
+// figurePlots builds one plot per panel in the grid of Figure 1: the VS row
 // on top, the qVS row below, one column per order with "q = ..." under the
 // bottom row. The first empty panel (VS_0, blank in the paper) holds the
 // colour bar of the heat map's quality; without one, the bar gets a column
 // of its own at the right.
-func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
+func figurePlots(panels []Panel) ([][]*plot.Plot, error) {
 	orders, err := layout(panels)
 	if err != nil {
 		return nil, err
@@ -129,9 +129,9 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 			continue
 		}
 		p := plot.New()
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = Lo, Hi, Lo, Hi
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
 		p.X.Tick.Marker, p.Y.Tick.Marker = ticks, ticks
-		p.Add(plotter.NewImage(heat, Lo, Lo, Hi, Hi))
+		p.Add(plotter.NewImage(heat, lo, lo, hi, hi))
 		xy := make(plotter.XYs, len(pn.Points))
 		for i, x := range pn.Points {
 			xy[i].X, xy[i].Y = x[0], x[1]
@@ -158,7 +158,7 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 			ts := &l.TextStyle[0]
 			ts.Font.Size = vg.Points(10)
 			ts.Color = color.Black
-			if Quality(st.At) > 0.8 { // dark blue background
+			if quality(st.At) > 0.8 { // dark blue background
 				ts.Color = color.White
 			}
 			const gap = 6 // points between the cross and its label
@@ -173,7 +173,7 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 			p.Add(l)
 		}
 		q := pn.Q.String()
-		if pn.Row == TargetVS {
+		if pn.Row == targetVS {
 			p.Title.Text = fmt.Sprintf("VS = %.3f", pn.VS)
 		} else {
 			p.Title.Text = fmt.Sprintf("qVS = %.3f", pn.QVS)
@@ -225,9 +225,9 @@ func FigurePlots(panels []Panel) ([][]*plot.Plot, error) {
 	return grid, nil
 }
 
-// DrawFigure renders panels (from Figure1) in format "png" or "svg" to w.
-func DrawFigure(w io.Writer, format string, panels []Panel) error {
-	grid, err := FigurePlots(panels)
+// drawFigure renders panels (from Figure1) in format "png" or "svg" to w.
+func drawFigure(w io.Writer, format string, panels []Panel) error {
+	grid, err := figurePlots(panels)
 	if err != nil {
 		return err
 	}
@@ -266,24 +266,24 @@ func DrawFigure(w io.Writer, format string, panels []Panel) error {
 	return err
 }
 
-// WriteFigure writes the figure to path atomically (see DrawFigure).
-func WriteFigure(path, format string, panels []Panel) error {
+// writeFigure writes the figure to path atomically (see drawFigure).
+func writeFigure(path, format string, panels []Panel) error {
 	if _, err := layout(panels); err != nil {
 		return err
 	}
 	if format != "png" && format != "svg" {
 		return fmt.Errorf("toy: figure format %q: want png or svg", format)
 	}
-	return fileio.WriteAtomicFunc(path, func(w io.Writer) error { return DrawFigure(w, format, panels) })
+	return fileio.WriteAtomicFunc(path, func(w io.Writer) error { return drawFigure(w, format, panels) })
 }
 
-// CSVHeader is the header of toy.csv: one row per point of every panel.
-var CSVHeader = []string{"row", "q", "point", "x", "y", "vs", "qvs"}
+// csvHeader is the header of toy.csv: one row per point of every panel.
+var csvHeader = []string{"row", "q", "point", "x", "y", "vs", "qvs"}
 
 // WriteResults writes the figure's data and the figure into dir, each file
-// atomically, plain files first and the figure last: toy.csv (CSVHeader;
+// atomically, plain files first and the figure last: toy.csv (csvHeader;
 // numbers in full precision), config.yaml (config marshalled as YAML: the
-// resolved settings) and toy.FORMAT (WriteFigure). It returns the paths of
+// resolved settings) and toy.FORMAT (writeFigure). It returns the paths of
 // the CSV and the figure.
 func WriteResults(dir, format string, panels []Panel, config any) (csvPath, figPath string, err error) {
 	full := func(v float64) string { // as qvs score writes numbers: "inf" for +Inf
@@ -299,7 +299,7 @@ func WriteResults(dir, format string, panels []Panel, config any) (csvPath, figP
 		}
 	}
 	csvPath = filepath.Join(dir, "toy.csv")
-	if err := fileio.WriteCSVAtomic(csvPath, CSVHeader, rows); err != nil {
+	if err := fileio.WriteCSVAtomic(csvPath, csvHeader, rows); err != nil {
 		return "", "", err
 	}
 	b, err := yaml.Marshal(config)
@@ -310,5 +310,5 @@ func WriteResults(dir, format string, panels []Panel, config any) (csvPath, figP
 		return "", "", err
 	}
 	figPath = filepath.Join(dir, "toy."+format)
-	return csvPath, figPath, WriteFigure(figPath, format, panels)
+	return csvPath, figPath, writeFigure(figPath, format, panels)
 }

@@ -12,13 +12,13 @@ import (
 )
 
 // Defaults of Figure 1 (paper section 2.4).
-var DefaultOrders = []vendi.Order{0, 0.1, 1, 5, vendi.OrderInf}
+var defaultOrders = []vendi.Order{0, 0.1, 1, 5, vendi.OrderInf}
 
 const (
 	DefaultN       = 10   // points per batch, "a batch X_* of size n = 10"
 	DefaultStarts  = 48   // random starts per panel (the paper does not say)
-	DefaultMaxIter = 2000 // projected-gradient iterations per start
-	DefaultTol     = 1e-9 // stop when the projected gradient step is this small
+	defaultMaxIter = 2000 // projected-gradient iterations per start
+	defaultTol     = 1e-9 // stop when the projected gradient step is this small
 	// MaxN bounds the batch size. Every iteration eigendecomposes the n x n
 	// kernel, so a figure costs ~n^3: n = 10 takes ~5 s, 30 ~40 s on one
 	// core, 100 ~25 min; n = 100,000 would need an 80 GB kernel.
@@ -36,8 +36,8 @@ type Config struct {
 	Starts  int     // random starts; the best local maximum is kept
 	Workers int     // starts run in parallel on this many goroutines
 	Seed    uint64  // master seed: start i of a panel draws from rng.New(Seed, "toy", row, q, N, i)
-	MaxIter int     // iterations per start (0: DefaultMaxIter)
-	Tol     float64 // projected-gradient stopping tolerance (0: DefaultTol)
+	MaxIter int     // iterations per start (0: defaultMaxIter)
+	Tol     float64 // projected-gradient stopping tolerance (0: defaultTol)
 }
 
 func (c Config) check() error {
@@ -56,10 +56,10 @@ func (c Config) check() error {
 	return nil
 }
 
-// Panel is one cell of Figure 1: the best batch found for a row (TargetVS or
-// TargetQVS) and an order q.
+// Panel is one cell of Figure 1: the best batch found for a row (targetVS or
+// targetQVS) and an order q.
 type Panel struct {
-	Row       Target      // TargetVS (top row) or TargetQVS (bottom row)
+	Row       Target      // targetVS (top row) or targetQVS (bottom row)
 	Q         vendi.Order // order q of the column
 	Maximised Target      // the function actually ascended (see Note)
 	Empty     bool        // nothing to maximise: the VS_0 panel
@@ -71,37 +71,37 @@ type Panel struct {
 	Note      string      // why a q = 0 panel looks the way it does
 }
 
-// Maximize runs cfg.Starts projected-gradient ascents of the target of
+// maximize runs cfg.Starts projected-gradient ascents of the target of
 // panel (row, q) from uniform random batches in [-1, 1]^2 and returns the
 // best local maximum (ties: lowest start index, so the result does not
 // depend on scheduling). For q = 0 it follows the paper's reading of VS_0 as
 // a count: VS_0 is piecewise constant with zero gradient, so the VS panel is
 // left empty and the qVS panel ascends the mean quality (the only term with
 // a gradient), which puts every point at the centre.
-func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel, error) {
+func maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel, error) {
 	if err := cfg.check(); err != nil {
 		return Panel{}, err
 	}
 	if err := q.Validate(); err != nil {
 		return Panel{}, err
 	}
-	if row != TargetVS && row != TargetQVS {
+	if row != targetVS && row != targetQVS {
 		return Panel{}, fmt.Errorf("toy: row must be VS or qVS, got %v", row)
 	}
 	if cfg.MaxIter == 0 {
-		cfg.MaxIter = DefaultMaxIter
+		cfg.MaxIter = defaultMaxIter
 	}
 	if cfg.Tol == 0 {
-		cfg.Tol = DefaultTol
+		cfg.Tol = defaultTol
 	}
 	p := Panel{Row: row, Q: q, Maximised: row, Starts: cfg.Starts, BestStart: -1}
 	if q == 0 {
-		if row == TargetVS {
+		if row == targetVS {
 			p.Empty = true
 			p.Note = "VS_0 counts distinct points: its gradient is zero everywhere, nothing to ascend, panel left empty as in the paper"
 			return p, nil
 		}
-		p.Maximised = TargetMeanQuality
+		p.Maximised = targetMeanQuality
 		p.Note = "qVS_0 = mean quality x VS_0 and VS_0 is piecewise constant, so gradient ascent maximises the mean quality: all points at the centre (coinciding points have VS_0 = 1)"
 	}
 
@@ -126,7 +126,7 @@ func Maximize(ctx context.Context, row Target, q vendi.Order, cfg Config) (Panel
 		rng := rng.New(cfg.Seed, "toy", row.String(), q.String(), cfg.N, s)
 		z0 := make([]float64, 2*cfg.N)
 		for i := range z0 {
-			z0[i] = Lo + (Hi-Lo)*rng.Float64()
+			z0[i] = lo + (hi-lo)*rng.Float64()
 		}
 		r, err := ascend(ctx, objs[w], z0, cfg.MaxIter, cfg.Tol)
 		results[s] = result{r, err}
@@ -170,9 +170,9 @@ func Figure1(ctx context.Context, orders []vendi.Order, cfg Config) ([]Panel, er
 		return nil, errors.New("toy: no orders")
 	}
 	var panels []Panel
-	for _, row := range []Target{TargetVS, TargetQVS} {
+	for _, row := range []Target{targetVS, targetQVS} {
 		for _, q := range orders {
-			p, err := Maximize(ctx, row, q, cfg)
+			p, err := maximize(ctx, row, q, cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -182,12 +182,12 @@ func Figure1(ctx context.Context, orders []vendi.Order, cfg Config) ([]Panel, er
 	return panels, nil
 }
 
-// StackTol is the distance below which two points of a batch are drawn and
+// stackTol is the distance below which two points of a batch are drawn and
 // counted as one location. VS maximisers for large q pile several points
 // onto the same corner (coinciding points add one effective item between
 // them, but sit as far as possible from the rest); the optimiser leaves
 // them equal to rounding, far below this.
-const StackTol = 1e-6
+const stackTol = 1e-6
 
 // Stack is a location of a batch and how many points sit on it.
 type Stack struct {
@@ -195,15 +195,15 @@ type Stack struct {
 	Count int
 }
 
-// Stacks groups the points of x that lie within StackTol of each other
+// Stacks groups the points of x that lie within stackTol of each other
 // (single linkage in input order: each point joins the first stack whose
-// location is within StackTol).
+// location is within stackTol).
 func Stacks(x []Point) []Stack {
 	var out []Stack
 	for _, p := range x {
 		found := false
 		for i := range out {
-			if math.Hypot(p[0]-out[i].At[0], p[1]-out[i].At[1]) <= StackTol {
+			if math.Hypot(p[0]-out[i].At[0], p[1]-out[i].At[1]) <= stackTol {
 				out[i].Count++
 				found = true
 				break

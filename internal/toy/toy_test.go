@@ -25,7 +25,7 @@ const testStarts = 8
 
 // figure runs Figure 1 once for all tests that only read it.
 var figure = sync.OnceValues(func() ([]Panel, error) {
-	return Figure1(context.Background(), DefaultOrders, Config{N: DefaultN, Starts: testStarts, Workers: 2, Seed: 1})
+	return Figure1(context.Background(), defaultOrders, Config{N: DefaultN, Starts: testStarts, Workers: 2, Seed: 1})
 })
 
 func panelsOrFail(t *testing.T) []Panel {
@@ -51,12 +51,12 @@ func TestKernelAndQualityClosedForms(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"k(0, (1,1))", Kernel(Point{0, 0}, Point{1, 1}), math.Exp(-1)},
-		{"k(x, x)", Kernel(Point{0.3, -0.7}, Point{0.3, -0.7}), 1},
-		{"k corner to corner", Kernel(Point{-1, -1}, Point{1, 1}), math.Exp(-4)},
-		{"s(0)", Quality(Point{0, 0}), 1},
-		{"s(1, 0)", Quality(Point{1, 0}), math.Exp(-0.5)},
-		{"s(corner)", Quality(Point{-1, 1}), math.Exp(-1)},
+		{"k(0, (1,1))", kernel(Point{0, 0}, Point{1, 1}), math.Exp(-1)},
+		{"k(x, x)", kernel(Point{0.3, -0.7}, Point{0.3, -0.7}), 1},
+		{"k corner to corner", kernel(Point{-1, -1}, Point{1, 1}), math.Exp(-4)},
+		{"s(0)", quality(Point{0, 0}), 1},
+		{"s(1, 0)", quality(Point{1, 0}), math.Exp(-0.5)},
+		{"s(corner)", quality(Point{-1, 1}), math.Exp(-1)},
 	} {
 		if math.Abs(tc.got-tc.want) > tol {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
@@ -72,7 +72,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	// relative; the agreement asked for is 1e-6 relative.
 	const h, tol = 1e-6, 1e-6
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, target := range []Target{TargetVS, TargetQVS, TargetMeanQuality} {
+	for _, target := range []Target{targetVS, targetQVS, targetMeanQuality} {
 		for _, q := range []vendi.Order{0.1, 0.5, 1, 2, 5, vendi.OrderInf} {
 			t.Run(fmt.Sprintf("%v/q=%v", target, q), func(t *testing.T) {
 				const n = 6
@@ -96,12 +96,12 @@ func TestGradientFiniteDifferences(t *testing.T) {
 						t.Fatal(err)
 					}
 					switch target {
-					case TargetVS:
+					case targetVS:
 						return vs
-					case TargetQVS:
+					case targetQVS:
 						return qvs
 					}
-					return MeanQuality(pts)
+					return meanQuality(pts)
 				}
 				if want := eval(z); math.Abs(f-want) > 1e-12*want {
 					t.Errorf("value %v, Scores gives %v", f, want)
@@ -142,14 +142,14 @@ func TestMaximizeBeatsRandomSets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Row == TargetVS {
+			if p.Row == targetVS {
 				best = math.Max(best, vs)
 			} else {
 				best = math.Max(best, qvs)
 			}
 		}
 		got := p.VS
-		if p.Row == TargetQVS {
+		if p.Row == targetQVS {
 			got = p.QVS
 		}
 		if !(got > best) {
@@ -164,9 +164,9 @@ func TestMaximizeBeatsRandomSets(t *testing.T) {
 // and VS batches move out to the boundary as q grows.
 func TestFigure1Claims(t *testing.T) {
 	ps := panelsOrFail(t)
-	m := len(DefaultOrders)
+	m := len(defaultOrders)
 	prev := math.Inf(-1)
-	for j, q := range DefaultOrders {
+	for j, q := range defaultOrders {
 		vsP, qvsP := ps[j], ps[m+j]
 		if q == 0 {
 			continue
@@ -191,12 +191,12 @@ func TestFigure1Claims(t *testing.T) {
 
 func TestOrderZero(t *testing.T) {
 	ps := panelsOrFail(t)
-	m := len(DefaultOrders)
+	m := len(defaultOrders)
 	vs0, qvs0 := ps[0], ps[m]
 	if !vs0.Empty || vs0.Points != nil || vs0.Note == "" {
 		t.Errorf("VS_0 panel: Empty=%v points=%v note=%q, want an empty panel with a note", vs0.Empty, vs0.Points, vs0.Note)
 	}
-	if qvs0.Empty || qvs0.Maximised != TargetMeanQuality || qvs0.Note == "" {
+	if qvs0.Empty || qvs0.Maximised != targetMeanQuality || qvs0.Note == "" {
 		t.Errorf("qVS_0 panel: Empty=%v maximised %v note=%q", qvs0.Empty, qvs0.Maximised, qvs0.Note)
 	}
 	for _, x := range qvs0.Points {
@@ -215,7 +215,7 @@ func TestOrderZero(t *testing.T) {
 func TestMaximizeDeterministic(t *testing.T) {
 	ctx := context.Background()
 	run := func(workers int, seed uint64) Panel {
-		p, err := Maximize(ctx, TargetQVS, 1, Config{N: 5, Starts: 4, Workers: workers, Seed: seed})
+		p, err := maximize(ctx, targetQVS, 1, Config{N: 5, Starts: 4, Workers: workers, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,12 +232,12 @@ func TestMaximizeDeterministic(t *testing.T) {
 
 func TestMaximizeStaysInBox(t *testing.T) {
 	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
-		p, err := Maximize(context.Background(), TargetVS, q, Config{N: 12, Starts: 3, Workers: 2, Seed: 3})
+		p, err := maximize(context.Background(), targetVS, q, Config{N: 12, Starts: 3, Workers: 2, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range p.Points {
-			if x[0] < Lo || x[0] > Hi || x[1] < Lo || x[1] > Hi {
+			if x[0] < lo || x[0] > hi || x[1] < lo || x[1] > hi {
 				t.Errorf("q=%v: point %v outside [-1, 1]^2", q, x)
 			}
 		}
@@ -246,7 +246,7 @@ func TestMaximizeStaysInBox(t *testing.T) {
 
 func TestMaximizeSinglePoint(t *testing.T) {
 	// n = 1: VS = 1 anywhere; qVS = s(x) is maximised at the centre.
-	p, err := Maximize(context.Background(), TargetQVS, 1, Config{N: 1, Starts: 2, Workers: 1})
+	p, err := maximize(context.Background(), targetQVS, 1, Config{N: 1, Starts: 2, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,15 +265,15 @@ func TestMaximizeBadInput(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"n=0", TargetVS, 1, Config{N: 0, Starts: 1, Workers: 1}, "batch size"},
-		{"n too large", TargetVS, 1, Config{N: MaxN + 1, Starts: 1, Workers: 1}, "must be 1 to 100"},
-		{"starts=0", TargetVS, 1, Config{N: 3, Starts: 0, Workers: 1}, "starts"},
-		{"workers=0", TargetVS, 1, Config{N: 3, Starts: 1, Workers: 0}, "workers"},
-		{"q<0", TargetVS, -1, ok, "order"},
-		{"q=NaN", TargetVS, vendi.Order(math.NaN()), ok, "order"},
-		{"row", TargetMeanQuality, 1, ok, "row"},
+		{"n=0", targetVS, 1, Config{N: 0, Starts: 1, Workers: 1}, "batch size"},
+		{"n too large", targetVS, 1, Config{N: MaxN + 1, Starts: 1, Workers: 1}, "must be 1 to 100"},
+		{"starts=0", targetVS, 1, Config{N: 3, Starts: 0, Workers: 1}, "starts"},
+		{"workers=0", targetVS, 1, Config{N: 3, Starts: 1, Workers: 0}, "workers"},
+		{"q<0", targetVS, -1, ok, "order"},
+		{"q=NaN", targetVS, vendi.Order(math.NaN()), ok, "order"},
+		{"row", targetMeanQuality, 1, ok, "row"},
 	} {
-		_, err := Maximize(ctx, tc.row, tc.q, tc.cfg)
+		_, err := maximize(ctx, tc.row, tc.q, tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
@@ -286,7 +286,7 @@ func TestMaximizeBadInput(t *testing.T) {
 func TestMaximizeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Maximize(ctx, TargetVS, 1, Config{N: 10, Starts: 50, Workers: 2}); err == nil {
+	if _, err := maximize(ctx, targetVS, 1, Config{N: 10, Starts: 50, Workers: 2}); err == nil {
 		t.Error("cancelled context: no error")
 	}
 }
@@ -304,7 +304,7 @@ func TestWriteFigure(t *testing.T) {
 	ps := panelsOrFail(t)
 	dir := t.TempDir()
 	pngPath := filepath.Join(dir, "toy.png")
-	if err := WriteFigure(pngPath, "png", ps); err != nil {
+	if err := writeFigure(pngPath, "png", ps); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(pngPath)
@@ -340,7 +340,7 @@ func TestWriteFigure(t *testing.T) {
 	}
 
 	svgPath := filepath.Join(dir, "toy.svg")
-	if err := WriteFigure(svgPath, "svg", ps); err != nil {
+	if err := writeFigure(svgPath, "svg", ps); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(svgPath); err != nil || !bytes.Contains(b, []byte("<svg")) {
@@ -348,10 +348,10 @@ func TestWriteFigure(t *testing.T) {
 	}
 
 	bad := filepath.Join(dir, "toy.pdf")
-	if err := WriteFigure(bad, "pdf", ps); err == nil || !strings.Contains(err.Error(), "png or svg") {
+	if err := writeFigure(bad, "pdf", ps); err == nil || !strings.Contains(err.Error(), "png or svg") {
 		t.Errorf("format pdf: error %v", err)
 	}
-	if err := WriteFigure(bad, "png", ps[:3]); err == nil {
+	if err := writeFigure(bad, "png", ps[:3]); err == nil {
 		t.Error("odd number of panels: no error")
 	}
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
@@ -367,7 +367,7 @@ func BenchmarkValueGrad(b *testing.B) {
 			z[i] = 2*rng.Float64() - 1
 		}
 		g := make([]float64, len(z))
-		o := newObjective(TargetQVS, 1, n)
+		o := newObjective(targetQVS, 1, n)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := o.valueGrad(z, g); err != nil {
@@ -382,7 +382,7 @@ func BenchmarkMaximize(b *testing.B) {
 	for _, q := range []vendi.Order{0.1, 1, vendi.OrderInf} {
 		b.Run("q="+q.String(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Maximize(context.Background(), TargetQVS, q, Config{N: 10, Starts: 1, Workers: 1}); err != nil {
+				if _, err := maximize(context.Background(), targetQVS, q, Config{N: 10, Starts: 1, Workers: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -202,7 +202,7 @@ func BenchmarkEmbeddingSpectrum32(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("n=%d/d=%d", n, d), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := EmbeddingSpectrum32(n, d, x, Cosine); err != nil {
+				if _, err := embeddingSpectrum32(n, d, x, Cosine); err != nil {
 					b.Fatal(err)
 				}
 			}

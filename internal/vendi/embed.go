@@ -59,14 +59,14 @@ func EmbeddingSpectrumInPlace(n, d int, x []float64, kernel EmbeddingKernel) ([]
 	return symSpectrum(d, g)
 }
 
-// EmbeddingSpectrum32 is EmbeddingSpectrum for float32 embeddings (the
+// embeddingSpectrum32 is EmbeddingSpectrum for float32 embeddings (the
 // usual dtype of model embeddings): products are accumulated in float32
 // within blocks of gramBlock terms (single-precision SYRK, twice the speed
 // and half the memory traffic of float64) and the blocks are summed in
 // float64. The eigenvalues then carry a relative error of about 1e-6 of the
 // largest, far below what changes a Vendi score (and below the 6e-8
 // relative precision of the float32 inputs times √n). x is not modified.
-func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float64, error) {
+func embeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float64, error) {
 	if len(x) != n*d {
 		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
 	}
@@ -113,19 +113,19 @@ func EmbeddingSpectrum32(n, d int, x []float32, kernel EmbeddingKernel) ([]float
 // of gramBlock's.
 const gramBlock32 = 2048
 
-// EmbeddingSpectrum32InPlace is EmbeddingSpectrum32 for a caller that no
+// EmbeddingSpectrum32InPlace is embeddingSpectrum32 for a caller that no
 // longer needs x (qvs score on a float32 .npy): the rows are scaled in
 // place (unit norm under Cosine) and handed to SYRK straight from x in
 // blocks of gramBlock32 rows, so nothing of x's size is copied and the
 // float64 Gram receives a fifth of the block additions. On return x holds
 // the scaled rows (some of them on error). Errors are those of
-// EmbeddingSpectrum32. With n <= d it is EmbeddingSpectrum32 (x unchanged).
+// embeddingSpectrum32. With n <= d it is embeddingSpectrum32 (x unchanged).
 func EmbeddingSpectrum32InPlace(n, d int, x []float32, kernel EmbeddingKernel) ([]float64, error) {
 	if len(x) != n*d {
 		panic(fmt.Sprintf("vendi: %d values for %d x %d embeddings", len(x), n, d))
 	}
 	if n <= d || d == 0 {
-		return EmbeddingSpectrum32(n, d, x, kernel)
+		return embeddingSpectrum32(n, d, x, kernel)
 	}
 	if err := scaleRows(n, d, x, kernel); err != nil {
 		return nil, err

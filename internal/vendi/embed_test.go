@@ -48,7 +48,7 @@ func TestEmbeddingSpectrum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got32, err := EmbeddingSpectrum32(n, d, x32, kernel)
+			got32, err := embeddingSpectrum32(n, d, x32, kernel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestEmbeddingSpectrum(t *testing.T) {
 					}
 				}
 			}
-			v1, _ := ScoreEmbeddings(mat.NewDense(n, d, slices.Clone(x)), kernel, 1)
+			v1, _ := scoreEmbeddings(mat.NewDense(n, d, slices.Clone(x)), kernel, 1)
 			if w := ScoreFromEigenvalues(want, 1); !near(v1, w, 1e-9) {
 				t.Errorf("n=%d d=%d: ScoreEmbeddings %v, explicit %v", n, d, v1, w)
 			}
@@ -136,7 +136,7 @@ func TestEmbeddingSpectrumErrors(t *testing.T) {
 		t.Errorf("zero row under linear: %v", err)
 	}
 	x32 := []float32{1, 2, 3, float32(math.NaN())}
-	if _, err := EmbeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 2, column 2") {
+	if _, err := embeddingSpectrum32(2, 2, x32, Linear); err == nil || !strings.Contains(err.Error(), "row 2, column 2") {
 		t.Errorf("NaN: %v", err)
 	}
 	// in place (n > d): the same messages

@@ -9,17 +9,17 @@ import (
 )
 
 // maxTieTol is the relative gap below which eigenvalues count as tied for
-// the largest one when differentiating VS_inf (see ScoreEigenGradient).
+// the largest one when differentiating VS_inf (see scoreEigenGradient).
 const maxTieTol = 1e-10
 
-// ScoreEigenGradient returns VS_q of the raw eigenvalues eig of a kernel
+// scoreEigenGradient returns VS_q of the raw eigenvalues eig of a kernel
 // matrix K (exactly ScoreFromEigenvalues) and writes dVS_q/dmu_j, the
 // derivative with respect to each raw eigenvalue mu_j, into dst
 // (len(dst) == len(eig), else it panics).
 //
 // Conventions are those of ScoreFromEigenvalues: p_j = max(mu_j, 0) / S with
-// S = sum_j max(mu_j, 0), and normalised eigenvalues p_j <= ZeroTol are
-// dropped from the sums (set A = {j : p_j > ZeroTol}). Writing f(p) = VS_q,
+// S = sum_j max(mu_j, 0), and normalised eigenvalues p_j <= zeroTol are
+// dropped from the sums (set A = {j : p_j > zeroTol}). Writing f(p) = VS_q,
 // the chain rule through the normalisation (dp_i/dmu_j = (delta_ij - p_i)/S)
 // gives dVS/dmu_j = (df/dp_j - sum_i p_i df/dp_i) / S, which is, with
 // P = sum_A p_i^q, H = -sum_A p_i log p_i and P_A = sum_A p_i (eqs. 1, 3):
@@ -32,15 +32,15 @@ const maxTieTol = 1e-10
 // contains p^(q-1), unbounded as p -> 0 for q < 1 (and -log p for q = 1):
 // VS_q is not Lipschitz at rank-deficient kernels, and at an exactly zero
 // eigenvalue its derivative is +inf. The score drops eigenvalues with
-// p_j <= ZeroTol as noise, which would make their derivative the wrong sign
+// p_j <= zeroTol as noise, which would make their derivative the wrong sign
 // (raising a dropped eigenvalue only grows S). For q <= 1 the derivative
 // term of a dropped (or clipped negative) eigenvalue is therefore evaluated
-// at the floor p_j = ZeroTol: finite (ZeroTol^(q-1) <= 1e10, -log ZeroTol
+// at the floor p_j = zeroTol: finite (zeroTol^(q-1) <= 1e10, -log zeroTol
 // ~ 23) and pointing the way VS_q grows once the eigenvalue clears the
 // threshold, so near-duplicate items are pushed apart. For q > 1 the term
 // p^(q-1) tends to 0 and is 0. So for q > 1 the result is the exact
 // derivative of ScoreFromEigenvalues everywhere but at the threshold; for
-// q <= 1 it is exact whenever no eigenvalue is at or below ZeroTol.
+// q <= 1 it is exact whenever no eigenvalue is at or below zeroTol.
 //
 // For q = inf with a tied largest eigenvalue (relative gap below 1e-10) the
 // -VS^2 term is shared equally among the tied ones: the average of the
@@ -48,7 +48,7 @@ const maxTieTol = 1e-10
 // equal derivatives (needed by ScoreGradient). q = 0: VS_0 counts
 // eigenvalues and is piecewise constant, so its derivative is 0 wherever it
 // exists; dst is zeroed.
-func ScoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) {
+func scoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) {
 	if len(dst) != len(eig) {
 		panic(fmt.Sprintf("vendi: ScoreEigenGradient dst has length %d, want %d", len(dst), len(eig)))
 	}
@@ -81,10 +81,10 @@ func ScoreEigenGradient(eig []float64, q Order, dst []float64) (float64, error) 
 
 // scoreGradient writes dVS_q/dλ_i into dst (zeroed by the caller) for the
 // spectrum eig with positive sum s, largest eigenvalue top and VS_q = vs,
-// by the order's formula (see ScoreEigenGradient for the conventions: the
-// ZeroTol floor for q <= 1, shared ties at q = ∞, zero at q = 0).
+// by the order's formula (see scoreEigenGradient for the conventions: the
+// zeroTol floor for q <= 1, shared ties at q = ∞, zero at q = 0).
 func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
-	kept := func(v float64) bool { return v > ZeroTol*s }
+	kept := func(v float64) bool { return v > zeroTol*s }
 	switch {
 	case q == 0:
 		// Piecewise constant: zero derivative.
@@ -98,7 +98,7 @@ func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
 			}
 		}
 		for i, v := range eig {
-			p := math.Max(v/s, ZeroTol) // the floor, see above
+			p := math.Max(v/s, zeroTol) // the floor, see above
 			dst[i] = vs / s * (-math.Log(p) - 1 + pa - h)
 		}
 	case q.IsInf():
@@ -129,7 +129,7 @@ func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
 			case kept(v):
 				pw = math.Pow(v/s, q-1)
 			case q < 1:
-				pw = math.Pow(ZeroTol, q-1)
+				pw = math.Pow(zeroTol, q-1)
 			}
 			dst[i] = c * (pw/sum - 1)
 		}
@@ -144,7 +144,7 @@ func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
 // The gradient goes through the eigendecomposition K = sum_j mu_j u_j u_j^T.
 // For a simple eigenvalue, dmu_j = u_j^T dK u_j (first-order perturbation
 // theory), so dVS/dK = sum_j g_j u_j u_j^T with g_j = dVS/dmu_j from
-// ScoreEigenGradient. The same formula is correct at repeated eigenvalues:
+// scoreEigenGradient. The same formula is correct at repeated eigenvalues:
 // VS_q is a symmetric function of the eigenvalues, and by the spectral
 // function theorem (Lewis 1996, "Convex analysis on the Hermitian matrices")
 // a spectral function F(K) = f(mu(K)) with f symmetric and differentiable at
@@ -152,7 +152,7 @@ func (q Order) scoreGradient(eig []float64, s, top, vs float64, dst []float64) {
 // The choice of basis inside an eigenspace does not matter because g takes
 // equal values on equal eigenvalues. For q = inf with a tied largest
 // eigenvalue, f is not differentiable and the result is the subgradient
-// described in ScoreEigenGradient.
+// described in scoreEigenGradient.
 //
 // K must be symmetric with finite entries; for the Vendi score it should
 // have unit diagonal (kernel k(x, x) = 1). NaN or Inf entries are an error.
@@ -180,7 +180,7 @@ func ScoreGradient(K *mat.SymDense, q Order, dst *mat.SymDense) (float64, error)
 	}
 	mu := eig.Values(nil)
 	g := make([]float64, n)
-	vs, err := ScoreEigenGradient(mu, q, g)
+	vs, err := scoreEigenGradient(mu, q, g)
 	if err != nil {
 		return 0, err
 	}
@@ -207,13 +207,13 @@ func ScoreGradient(K *mat.SymDense, q Order, dst *mat.SymDense) (float64, error)
 // with the order-q score of eq. 4) and its gradients: dK (n x n or empty,
 // same convention as ScoreGradient) receives mean(quality) * dVS_q/dK, and
 // dQuality (length n, else it panics) receives dqVS/ds_i = VS_q / n.
-// Qualities must be finite and >= 0 (CheckQuality), as for QualityWeighted.
+// Qualities must be finite and >= 0 (checkQuality), as for QualityWeighted.
 func QualityWeightedGradient(K *mat.SymDense, quality []float64, q Order, dK *mat.SymDense, dQuality []float64) (float64, error) {
 	n := K.SymmetricDim()
 	if len(quality) != n || len(dQuality) != n {
 		panic(fmt.Sprintf("vendi: QualityWeightedGradient got %d qualities and %d quality gradients for a %d x %d kernel", len(quality), len(dQuality), n, n))
 	}
-	if err := CheckQuality(quality); err != nil {
+	if err := checkQuality(quality); err != nil {
 		return 0, err
 	}
 	mean := MeanQuality(quality)

@@ -91,7 +91,7 @@ func TestScoreEigenGradientFiniteDifferences(t *testing.T) {
 				eig[i] = 0.05 + rng.Float64() // distinct, positive, unnormalised
 			}
 			g := make([]float64, n)
-			vs, err := ScoreEigenGradient(eig, q, g)
+			vs, err := scoreEigenGradient(eig, q, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,16 +116,16 @@ func TestScoreEigenGradientFiniteDifferences(t *testing.T) {
 // convention. For q > 1 an exactly zero eigenvalue has the exact derivative
 // (only through the normalisation S, since p^q is flat at 0): a one-sided
 // finite difference from 0 must match. For q <= 1 the derivative is taken
-// at the floor p = ZeroTol and must be the closed form there, positive.
+// at the floor p = zeroTol and must be the closed form there, positive.
 func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 	eig := []float64{2, 1, 0}
 	const S = 3.0
 	for _, q := range []Order{2, 5} {
 		g := make([]float64, 3)
-		if _, err := ScoreEigenGradient(eig, q, g); err != nil {
+		if _, err := scoreEigenGradient(eig, q, g); err != nil {
 			t.Fatal(err)
 		}
-		// step well above ZeroTol*S so the raised eigenvalue counts; its
+		// step well above zeroTol*S so the raised eigenvalue counts; its
 		// p^q term is (h/S)^q ~ 1e-9 or less of the score, negligible.
 		const h = 1e-4
 		fd := (ScoreFromEigenvalues([]float64{2, 1, h}, q) - ScoreFromEigenvalues(eig, q)) / h
@@ -135,7 +135,7 @@ func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 	}
 	for _, q := range []Order{0.1, 0.5, 1} {
 		g := make([]float64, 3)
-		vs, err := ScoreEigenGradient(eig, q, g)
+		vs, err := scoreEigenGradient(eig, q, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,11 +143,11 @@ func TestScoreEigenGradientDroppedEigenvalues(t *testing.T) {
 		var want float64
 		if q == 1 {
 			h := -p1*math.Log(p1) - p2*math.Log(p2)
-			want = vs / S * (-math.Log(ZeroTol) - 1 + 1 - h)
+			want = vs / S * (-math.Log(zeroTol) - 1 + 1 - h)
 		} else {
 			q := float64(q)
 			P := math.Pow(p1, q) + math.Pow(p2, q)
-			want = q * vs / ((1 - q) * S) * (math.Pow(ZeroTol, q-1)/P - 1)
+			want = q * vs / ((1 - q) * S) * (math.Pow(zeroTol, q-1)/P - 1)
 		}
 		if math.Abs(g[2]-want) > 1e-12*want || !(g[2] > 0) {
 			t.Errorf("q=%v: dVS/dmu at a zero eigenvalue = %v, want floor value %v > 0", q, g[2], want)
@@ -161,7 +161,7 @@ func TestScoreGradientFiniteDifferences(t *testing.T) {
 		for _, n := range []int{2, 5, 10} {
 			t.Run(fmt.Sprintf("q=%v/n=%d", q, n), func(t *testing.T) {
 				// scale 1.5: points spread enough that the smallest
-				// normalised eigenvalue stays far above ZeroTol.
+				// normalised eigenvalue stays far above zeroTol.
 				K := gaussianKernel(rng, n, 3, 1.5)
 				var G mat.SymDense
 				vs, err := ScoreGradient(K, q, &G)
@@ -290,7 +290,7 @@ func TestScoreGradientEdgeCases(t *testing.T) {
 	})
 	t.Run("rank one stays finite for q<1", func(t *testing.T) {
 		// All-ones kernel: eigenvalues n, 0, ..., 0. The true derivative of
-		// VS_q (q <= 1) along the zero eigenvalues is +inf; the ZeroTol
+		// VS_q (q <= 1) along the zero eigenvalues is +inf; the zeroTol
 		// floor keeps it finite, large and of the right sign.
 		ones := mat.NewSymDense(3, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1})
 		for _, q := range []Order{0.1, 0.5, 1, 2, OrderInf} {
@@ -322,7 +322,7 @@ func TestScoreGradientEdgeCases(t *testing.T) {
 		if _, err := ScoreGradient(mat.NewSymDense(2, []float64{1, 0, 0, 1}), -1, &G2); err == nil {
 			t.Error("q = -1: no error")
 		}
-		if _, err := ScoreEigenGradient([]float64{0, -1}, 1, make([]float64, 2)); err == nil {
+		if _, err := scoreEigenGradient([]float64{0, -1}, 1, make([]float64, 2)); err == nil {
 			t.Error("all eigenvalues <= 0: no error")
 		}
 	})

@@ -168,7 +168,7 @@ func (b *vblock) above(thr float64) (float64, int) {
 type greedyState struct {
 	p           GreedyProblem
 	n           int
-	sparse      SparseKernel
+	sparse      sparseKernel
 	eligible    []bool
 	memberItem  []int
 	memberBlock []int32
@@ -287,11 +287,11 @@ func newGreedyState(p GreedyProblem) (*greedyState, error) {
 	if len(p.Quality) != n {
 		return nil, fmt.Errorf("vendi: %d qualities for %d items", len(p.Quality), n)
 	}
-	if err := CheckQuality(p.Quality); err != nil {
+	if err := checkQuality(p.Quality); err != nil {
 		return nil, err
 	}
 	g := &greedyState{p: p, n: n, eligible: make([]bool, n), itemMember: make([]int32, n), cache: newRootsCache(n)}
-	if sk, ok := p.Kernel.(SparseKernel); ok {
+	if sk, ok := p.Kernel.(sparseKernel); ok {
 		g.sparse = sk
 	}
 	if fk, ok := p.Kernel.(FeatureKernel); ok {
@@ -481,7 +481,7 @@ func (g *greedyState) score(c int, t []touch, ws *secularWork, mark []int32, sta
 	}
 	// Cancellation in total can leave a tiny negative value.
 	total = math.Max(total, 0)
-	thr := ZeroTol * total
+	thr := zeroTol * total
 	f, rank := g.all.above(thr)
 	for _, b := range tb {
 		fb, cb := g.blocks[b].above(thr)

@@ -61,9 +61,9 @@ import (
 // q = ∞, VS = T / max μ and max μ >= every diagonal entry; at q = 0 the
 // rank is at most rank(C) + 1.
 //
-// The exact VS (vsFrom) drops normalised eigenvalues <= ZeroTol. That only
+// The exact VS (vsFrom) drops normalised eigenvalues <= zeroTol. That only
 // lowers VS for q <= 1 and q = ∞; for q > 1 it can raise Σ p^q's reciprocal
-// power by dropping at most d + 1 terms of at most ZeroTol^q each, which the
+// power by dropping at most d + 1 terms of at most zeroTol^q each, which the
 // bound subtracts. At q = 1 the unnormalised form adds Σ_dropped p log T,
 // covered by boundMargin's second term. Finally boundMargin (1e-9) absorbs
 // rounding (the exact and bound paths agree to ~1e-13).
@@ -399,17 +399,17 @@ func (g *greedyState) boundTotal(a float64) (T, vs float64, done bool) {
 
 // vsBoundFromSum turns a bound F on Σ φ(μ) (a lower bound for q >= 1, an
 // upper one for q < 1; 0 < q < ∞) and the total T into the bound on VS_q,
-// with the ZeroTol and rounding slack described at the top of the file.
+// with the zeroTol and rounding slack described at the top of the file.
 func (g *greedyState) vsBoundFromSum(F, T float64) float64 {
 	q := float64(g.p.Q)
 	d := g.dual.d
 	if q == 1 {
-		slack := boundMargin + float64(d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*T))
+		slack := boundMargin + float64(d+1)*zeroTol*math.Max(0, math.Log(zeroTol*T))
 		return math.Exp(math.Log(T)-F/T) * (1 + slack)
 	}
 	S := F / math.Pow(T, q)
 	if q > 1 {
-		S -= float64(d+1) * math.Pow(ZeroTol, q)
+		S -= float64(d+1) * math.Pow(zeroTol, q)
 		if S <= 0 {
 			return math.Inf(1)
 		}
@@ -436,7 +436,7 @@ func (g *greedyState) dualExact(w []float64, a float64, ws *secularWork) float64
 		// is the trace (the spectrum is PSD).
 		total := s.tr + a
 		top := arrowheadMax(s.lam, z, a, ws)
-		if total <= 0 || top <= ZeroTol*total {
+		if total <= 0 || top <= zeroTol*total {
 			return 0
 		}
 		return total / top
@@ -446,7 +446,7 @@ func (g *greedyState) dualExact(w []float64, a float64, ws *secularWork) float64
 	return g.vsOfSpectrum(ws.mus)
 }
 
-// vsOfSpectrum is VS_q of a raw spectrum (clipped at 0, ZeroTol threshold),
+// vsOfSpectrum is VS_q of a raw spectrum (clipped at 0, zeroTol threshold),
 // through the same φ sums as the block path.
 func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
 	var total float64
@@ -455,7 +455,7 @@ func (g *greedyState) vsOfSpectrum(eig []float64) float64 {
 			total += mu
 		}
 	}
-	thr := ZeroTol * total
+	thr := zeroTol * total
 	var f, maxEig float64
 	rank := 0
 	for _, mu := range eig {

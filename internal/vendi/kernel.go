@@ -20,9 +20,9 @@ type Kernel interface {
 	At(i, j int) float64
 }
 
-// SparseKernel is a Kernel that can list the nonzero off-diagonal entries of
+// sparseKernel is a Kernel that can list the nonzero off-diagonal entries of
 // a row, so Greedy touches only candidates similar to the chosen set.
-type SparseKernel interface {
+type sparseKernel interface {
 	Kernel
 	// Row returns the columns (ascending, never i) and values of the nonzero
 	// off-diagonal entries of row i. The slices must not be modified.
@@ -49,7 +49,7 @@ func DenseKernel(K mat.Symmetric) Kernel { return denseKernel{K} }
 
 // Sparse is a symmetric sparse kernel in compressed-row form with a unit
 // diagonal: row i's off-diagonal nonzeros are Cols[Ptr[i]:Ptr[i+1]]
-// (ascending) with values Vals[...]. It implements SparseKernel.
+// (ascending) with values Vals[...]. It implements sparseKernel.
 type Sparse struct {
 	N    int
 	Ptr  []int

@@ -76,7 +76,7 @@ func (g *greedyState) noteLazy(c int, F float64) {
 
 // sumTerms is Σ φ over a computed spectrum, every root counted (Term is 0
 // at and below 0): the exact sum noteLazy takes, without vsOfSpectrum's
-// ZeroTol cut, which is not a bound in either direction.
+// zeroTol cut, which is not a bound in either direction.
 func (g *greedyState) sumTerms(eig []float64) float64 {
 	var f float64
 	for _, mu := range eig {
@@ -138,7 +138,7 @@ func (g *greedyState) lazyStage(cands []int, weight func(int) float64, floor flo
 	// slack at the largest total of any item).
 	Tmax := tr + s.maxNorm2
 	base := math.Log(sumQ) - math.Log(float64(g.members()+1)) + math.Log(tr) +
-		boundMargin + float64(s.d+1)*ZeroTol*math.Max(0, math.Log(ZeroTol*Tmax)) + cheapMargin
+		boundMargin + float64(s.d+1)*zeroTol*math.Max(0, math.Log(zeroTol*Tmax)) + cheapMargin
 	if cap(s.logb) < len(cands) {
 		s.logb = make([]float64, len(cands))
 	}

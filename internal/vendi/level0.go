@@ -34,7 +34,7 @@ package vendi
 // pOther), so VS_1 = exp(log T - f/T) <= exp(h(T)), h(T) = log T - C/T - ν
 // with C = fo + D_2 - ν pOther; h' = (T + C)/T² changes sign at most once,
 // from - to +, so h's maximum over [tLo, tHi] is at an end. Eigenvalues in
-// (0, thr] (thr = ZeroTol·T < 1/e) are left out of the exact f but have φ <=
+// (0, thr] (thr = zeroTol·T < 1/e) are left out of the exact f but have φ <=
 // 0, so the exact f is only larger; the untouched part's threshold is
 // handled as in spectrumUpper (no bound if an untouched eigenvalue lies
 // between the two thresholds).
@@ -291,7 +291,7 @@ func newLevel0Block(d []float64, nu float64) *level0Block {
 // the interior boxes' sums for every library entry. touches and cands are
 // best's.
 func (g *greedyState) prepareLevel0(cands []int, touches func(k int, buf []touch) []touch) {
-	fh, _ := g.all.above(ZeroTol * g.totPos)
+	fh, _ := g.all.above(zeroTol * g.totPos)
 	nu := 1.0
 	if g.totPos > 0 {
 		nu = 1 + fh/g.totPos
@@ -424,10 +424,10 @@ func (g *greedyState) level0Upper(c int, t []touch, ws *secularWork) (vsb float6
 	// Σ μ⁺ >= Σ μ (the trace) and <= Σ max(box top, 0).
 	tLo := pOther + math.Max(v[0], lc.t0)
 	tHi := pOther + math.Min(-v[1], b.pos+math.Max(lc.hi, 0))
-	if !(tLo > 0) || !(tHi >= tLo) || ZeroTol*tHi >= 1/math.E {
+	if !(tLo > 0) || !(tHi >= tLo) || zeroTol*tHi >= 1/math.E {
 		return 0, false
 	}
-	thl, thh := ZeroTol*tLo, ZeroTol*tHi
+	thl, thh := zeroTol*tLo, zeroTol*tHi
 	fo, no := g.otherAbove(tb, thh)
 	if _, n := g.otherAbove(tb, thl); n != no {
 		return 0, false

@@ -171,9 +171,9 @@ func (q Order) FromRawSum(total, f, maxEig float64, rank int) float64 {
 // are kept; a campaign rejects them where its run keys would collide.
 type Orders []Order
 
-// ParseOrders parses a comma-separated list of orders (ParseOrder each;
+// parseOrders parses a comma-separated list of orders (ParseOrder each;
 // empty fields are skipped). An empty list is an error.
-func ParseOrders(s string) (Orders, error) {
+func parseOrders(s string) (Orders, error) {
 	l, err := ParseOrderList(s)
 	if err != nil {
 		return nil, err
@@ -193,9 +193,9 @@ func (o Orders) String() string {
 	return strings.Join(s, ",")
 }
 
-// Set replaces the list with the orders of s (ParseOrders).
+// Set replaces the list with the orders of s (parseOrders).
 func (o *Orders) Set(s string) error {
-	v, err := ParseOrders(s)
+	v, err := parseOrders(s)
 	if err != nil {
 		return err
 	}

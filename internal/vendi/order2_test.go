@@ -53,7 +53,7 @@ func TestOrder2IndefiniteExample(t *testing.T) {
 		if v := ScoreFromEigenvalues([]float64{2.5, -0.5}, q); math.Abs(v-1) > tol {
 			t.Errorf("ScoreFromEigenvalues(q = %s) = %v, want 1", q.String(), v)
 		}
-		if v, err := ScoreSet(DenseKernel(K), []int{0, 1}, q); err != nil || math.Abs(v-1) > tol {
+		if v, err := scoreSet(DenseKernel(K), []int{0, 1}, q); err != nil || math.Abs(v-1) > tol {
 			t.Errorf("ScoreSet(q = %s) = %v, %v; want 1", q.String(), v, err)
 		}
 		res, err := Greedy(GreedyProblem{Kernel: DenseKernel(K), Quality: []float64{1, 1}, Prefix: []int{0}, K: 1, Q: q})
@@ -65,7 +65,7 @@ func TestOrder2IndefiniteExample(t *testing.T) {
 
 // TestVSNonIncreasingInQ checks VS_q non-increasing in q on random
 // indefinite kernels through every vendi entry point: Score,
-// ScoreFromEigenvalues, ScoreSet (dense and sparse kNN kernels) and the
+// ScoreFromEigenvalues, scoreSet (dense and sparse kNN kernels) and the
 // greedy's running values (each candidate's value from the secular
 // equation, and the best value of a step, a maximum of non-increasing
 // functions of q).
@@ -94,7 +94,7 @@ func TestVSNonIncreasingInQ(t *testing.T) {
 			}
 			score = append(score, v)
 			fromEig = append(fromEig, ScoreFromEigenvalues(eig, q))
-			s, err := ScoreSet(DenseKernel(K), idx, q)
+			s, err := scoreSet(DenseKernel(K), idx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestVSNonIncreasingInQ(t *testing.T) {
 	if indefinite < 10 {
 		t.Fatalf("only %d of 20 kernels are indefinite: the test does not test", indefinite)
 	}
-	// Sparse kNN kernels (indefinite in general), through ScoreSet and the
+	// Sparse kNN kernels (indefinite in general), through scoreSet and the
 	// greedy's running values over several picks.
 	for trial := 0; trial < 4; trial++ {
 		sk := randomKNN(rng, 40, 2, 4)
@@ -134,7 +134,7 @@ func TestVSNonIncreasingInQ(t *testing.T) {
 		best := make([]float64, 0, len(monotoneOrders))
 		prefix := []int{0, 2, 3, 5, 7, 11, 13}
 		for _, q := range monotoneOrders {
-			v, err := ScoreSet(sk, prefix, q)
+			v, err := scoreSet(sk, prefix, q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,12 +84,12 @@ func TestOrderSetAsFlag(t *testing.T) {
 }
 
 func TestParseOrders(t *testing.T) {
-	qs, err := ParseOrders("0, 0.1,1,inf,2")
+	qs, err := parseOrders("0, 0.1,1,inf,2")
 	if err != nil || len(qs) != 5 || !qs[3].IsInf() || qs[1] != 0.1 {
 		t.Fatalf("ParseOrders = %v, %v", qs, err)
 	}
 	for _, bad := range []string{"-1", "x", "", " , ", "nan", "1,-1"} {
-		if _, err := ParseOrders(bad); err == nil {
+		if _, err := parseOrders(bad); err == nil {
 			t.Errorf("ParseOrders(%q): want error", bad)
 		}
 	}
@@ -202,7 +202,7 @@ func oldDphi(l, q float64) float64 {
 
 // TestOrderMethodsMatchOldExpressions compares Term, DTerm, FromSum and
 // FromRawSum bit for bit with the expressions they replaced, on random
-// spectra (some eigenvalues negative, zero or below ZeroTol) at every kind
+// spectra (some eigenvalues negative, zero or below zeroTol) at every kind
 // of order, as ScoreFromEigenvalues and the greedy use them.
 func TestOrderMethodsMatchOldExpressions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 1))
@@ -214,7 +214,7 @@ func TestOrderMethodsMatchOldExpressions(t *testing.T) {
 			case 0:
 				eig[i] = -rng.Float64() // clipped
 			case 1:
-				eig[i] = 1e-13 * rng.Float64() // below ZeroTol after normalising
+				eig[i] = 1e-13 * rng.Float64() // below zeroTol after normalising
 			case 2:
 				eig[i] = 0
 			default:
@@ -229,7 +229,7 @@ func TestOrderMethodsMatchOldExpressions(t *testing.T) {
 		}
 		for _, q := range orders {
 			qf := float64(q)
-			thr := ZeroTol * total
+			thr := zeroTol * total
 			var n int
 			var s, sOld, m, f, fOld float64
 			for _, l := range eig {
@@ -310,7 +310,7 @@ func FuzzParseOrder(f *testing.F) {
 				t.Fatalf("ParseOrder(%q) = %v; String %q reads back as %v, %v", s, q, q.String(), back, err)
 			}
 		}
-		if qs, err := ParseOrders(s); err == nil {
+		if qs, err := parseOrders(s); err == nil {
 			for _, q := range qs {
 				if q.Validate() != nil {
 					t.Fatalf("ParseOrders(%q) holds %v", s, q)

@@ -25,7 +25,7 @@ package vendi
 //     part, so they hold whatever the iteration that found them.
 //  2. spectrumUpper turns the brackets, the trace Σμ = Σd + a and the
 //     untouched blocks into an upper bound on VS_q for every q > 0,
-//     including the ZeroTol threshold (proof there).
+//     including the zeroTol threshold (proof there).
 //  0. At q = 1, a candidate touching one large block alone is first bounded
 //     without any root (level0.go: four exact power sums, interlacing boxes,
 //     Lagrangian multipliers from a small library); solveInOrder gives it
@@ -554,7 +554,7 @@ func solveNear(ln line, p, w []float64, left, right float64, upper bool) float64
 //
 // Proof. The total T = pOther + Σ max(μ_j, 0) lies in [tLo, tHi] (from the
 // brackets, and from Σ μ_j = t0 through the negative parts). The threshold
-// thr = ZeroTol·T then lies in [θl, θh]; if an untouched eigenvalue falls in
+// thr = zeroTol·T then lies in [θl, θh]; if an untouched eigenvalue falls in
 // (θl, θh] the bound gives up. A root contributes φ(μ_j) if μ_j > thr, else
 // 0, so its contribution lies between the min and max of {0 if bl <= θh} ∪
 // φ([max(bl, θl), bh]); summing gives fLo <= f <= fHi. Finally VS_1 =
@@ -580,7 +580,7 @@ func (g *greedyState) spectrumUpper(bl, bh []float64, t0, pOther, maxOther float
 	if !(tLo > 0) || tHi < tLo {
 		return math.Inf(1)
 	}
-	thl, thh := ZeroTol*tLo, ZeroTol*tHi
+	thl, thh := zeroTol*tLo, zeroTol*tHi
 	if math.IsInf(q, 1) {
 		// The exact max counts roots above thr only.
 		maxLo := maxOther

@@ -25,7 +25,7 @@ type RBF struct {
 }
 
 // NewRBF returns the RBF kernel on the rows of X with length scale ell;
-// ell <= 0 takes MedianLengthScale(X). X must be finite.
+// ell <= 0 takes medianLengthScale(X). X must be finite.
 func NewRBF(X *mat.Dense, ell float64) (*RBF, error) {
 	n, d := X.Dims()
 	for i := 0; i < n; i++ {
@@ -36,7 +36,7 @@ func NewRBF(X *mat.Dense, ell float64) (*RBF, error) {
 		}
 	}
 	if ell <= 0 || math.IsNaN(ell) {
-		ell = MedianLengthScale(X)
+		ell = medianLengthScale(X)
 	}
 	if math.IsInf(ell, 0) {
 		return nil, fmt.Errorf("vendi: RBF length scale %v: expected a finite number > 0", ell)
@@ -78,11 +78,11 @@ func sqDist(X *mat.Dense, i, j int) float64 {
 	return s
 }
 
-// maxMedianPairs bounds the pairs MedianLengthScale looks at (16 MiB of
+// maxMedianPairs bounds the pairs medianLengthScale looks at (16 MiB of
 // distances): all pairs up to n = 2,048 items, a fixed random sample above.
 const maxMedianPairs = 1 << 21
 
-// MedianLengthScale is the median heuristic for the RBF length scale: the
+// medianLengthScale is the median heuristic for the RBF length scale: the
 // median of the Euclidean distances ‖x_i - x_j‖ over the pairs i < j whose
 // distance is not 0 (duplicates say nothing about the scale), so a typical
 // pair has similarity exp(-1/2) ≈ 0.61. The median of an even count is the
@@ -92,7 +92,7 @@ const maxMedianPairs = 1 << 21
 // kept pair). With no nonzero distance
 // (one item, or all identical) it returns 1: every RBF kernel is then all
 // ones.
-func MedianLengthScale(X *mat.Dense) float64 {
+func medianLengthScale(X *mat.Dense) float64 {
 	n, _ := X.Dims()
 	var dist []float64
 	if pairs := n * (n - 1) / 2; pairs <= maxMedianPairs {

@@ -25,13 +25,13 @@ func TestMedianLengthScale(t *testing.T) {
 		{"middle pair", []float64{0, 1, 2, 100}, 50},     // 1, 1, 2, 98, 99, 100: (2 + 98)/2
 	} {
 		X := mat.NewDense(len(tc.xs), 1, append([]float64(nil), tc.xs...))
-		if got := MedianLengthScale(X); math.Abs(got-tc.want) > 1e-12 {
+		if got := medianLengthScale(X); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: %g, want %g", tc.name, got, tc.want)
 		}
 	}
 	// 2-d: the unit square's corners: 4 sides of 1 and 2 diagonals of
 	// sqrt 2: median (1 + 1)/2 = 1.
-	if got := MedianLengthScale(mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})); got != 1 {
+	if got := medianLengthScale(mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})); got != 1 {
 		t.Errorf("square: %g, want 1", got)
 	}
 }
@@ -57,12 +57,12 @@ func TestMedianLengthScaleSampled(t *testing.T) {
 		}
 	}
 	X := mat.NewDense(n, 1, xs)
-	got := MedianLengthScale(X)
+	got := medianLengthScale(X)
 	// Sampling error of a median from 2^21 draws: sd about 0.04 % of n here.
 	if math.Abs(got-float64(exact)) > 0.005*float64(exact) {
 		t.Errorf("sampled median %g, exact %d", got, exact)
 	}
-	if again := MedianLengthScale(X); again != got {
+	if again := medianLengthScale(X); again != got {
 		t.Errorf("not reproducible: %g then %g", got, again)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/qvs-dev/qvs/internal/linalg"
 )
 
-// ZeroTol is the threshold below which a normalised eigenvalue is treated as
+// zeroTol is the threshold below which a normalised eigenvalue is treated as
 // zero by VS_0 (see the package documentation).
-const ZeroTol = 1e-10
+const zeroTol = 1e-10
 
 // ErrNoPositiveEigenvalue is returned (wrapped) when a kernel has no
 // eigenvalue > 0: clipped at 0 its spectrum is all zeros, nothing can be
@@ -21,15 +21,15 @@ const ZeroTol = 1e-10
 // a negative semidefinite one such as -I).
 var ErrNoPositiveEigenvalue = errors.New("the kernel has no positive eigenvalue (a zero matrix?): VS is undefined")
 
-// OverflowScale is the magnitude beyond which kernel entries or embedding
+// overflowScale is the magnitude beyond which kernel entries or embedding
 // values make sums of products overflow float64 (MaxFloat64 ≈ 1.8e308:
 // n·x² overflows for x above ~1e154 / sqrt(n)); 1e150 leaves room for
 // n up to 10^8. VS is invariant to the kernel's scale, so such data
 // should be divided by its largest value first.
-const OverflowScale = 1e150
+const overflowScale = 1e150
 
 // Unoverflow divides x (a kernel's entries, or embeddings under the linear
-// or cosine kernel) by its largest |value| when that exceeds OverflowScale,
+// or cosine kernel) by its largest |value| when that exceeds overflowScale,
 // and returns the largest |value| of x as it is afterwards. VS_q and qVS_q
 // are invariant to that scale, so the scores are the same, but products no
 // longer overflow: diag(1e308) scored "no positive eigenvalue" and a
@@ -40,7 +40,7 @@ func Unoverflow(x []float64) float64 {
 	for _, v := range x {
 		m = math.Max(m, math.Abs(v))
 	}
-	if !(m > OverflowScale) || math.IsInf(m, 0) {
+	if !(m > overflowScale) || math.IsInf(m, 0) {
 		return m
 	}
 	for i := range x {
@@ -66,11 +66,11 @@ func ScoreFromEigenvalues(eig []float64, q Order) float64 {
 }
 
 // scoreFromSums evaluates VS_q given the positive total of eig. Normalised
-// eigenvalues at or below ZeroTol count as zero for every q, so rounding noise
+// eigenvalues at or below zeroTol count as zero for every q, so rounding noise
 // of a rank-deficient kernel (≈1e-16, which raised to a small q is not small)
 // never counts as diversity.
 func scoreFromSums(eig []float64, total float64, q Order) float64 {
-	thr := ZeroTol * total
+	thr := zeroTol * total
 	var n int
 	var s, m float64
 	for _, l := range eig {
@@ -188,8 +188,8 @@ func checkFinite(K mat.Symmetric) error {
 	return nil
 }
 
-// CheckQuality returns an error unless every quality is finite and >= 0.
-func CheckQuality(quality []float64) error {
+// checkQuality returns an error unless every quality is finite and >= 0.
+func checkQuality(quality []float64) error {
 	for i, s := range quality {
 		if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
 			return fmt.Errorf("quality of item %d is %v: qualities must be finite and >= 0", i, s)
@@ -215,7 +215,7 @@ func QualityWeighted(K mat.Symmetric, quality []float64, q Order) (float64, erro
 	if len(quality) != K.SymmetricDim() {
 		return 0, fmt.Errorf("vendi: %d qualities for a %d x %d kernel", len(quality), K.SymmetricDim(), K.SymmetricDim())
 	}
-	if err := CheckQuality(quality); err != nil {
+	if err := checkQuality(quality); err != nil {
 		return 0, err
 	}
 	vs, err := Score(K, q)
@@ -264,11 +264,11 @@ func NormalizeInPlace(K *mat.SymDense) {
 	}
 }
 
-// WeightedScore returns VS_q with probability weights p on the items: the
+// weightedScore returns VS_q with probability weights p on the items: the
 // eigenvalues are those of diag(√p) K diag(√p) (vendi_score's `p`). p must be
 // finite, >= 0 and not all zero; it is normalised to sum 1. Uniform p gives
 // Score(K, q) for a unit-diagonal K.
-func WeightedScore(K mat.Symmetric, p []float64, q Order) (float64, error) {
+func weightedScore(K mat.Symmetric, p []float64, q Order) (float64, error) {
 	n := K.SymmetricDim()
 	if len(p) != n {
 		return 0, fmt.Errorf("vendi: %d weights for a %d x %d kernel", len(p), n, n)
@@ -324,12 +324,12 @@ const (
 	Linear
 )
 
-// ScoreEmbeddings returns VS_q of the rows of X (n x d) under the cosine (or
+// scoreEmbeddings returns VS_q of the rows of X (n x d) under the cosine (or
 // linear) kernel. The nonzero eigenvalues of X Xᵀ equal those of Xᵀ X, so the
 // d x d matrix is used when d < n: O(n d² + d³) instead of O(n³), and no
 // n x n kernel is formed (EmbeddingSpectrum). The Gram matrix is PSD, so
 // every order, q = 2 included, follows from its eigenvalues.
-func ScoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q Order) (float64, error) {
+func scoreEmbeddings(X mat.Matrix, kernel EmbeddingKernel, q Order) (float64, error) {
 	if err := q.Validate(); err != nil {
 		return 0, err
 	}

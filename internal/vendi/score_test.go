@@ -153,13 +153,13 @@ func TestEmbeddingsUseGramTrick(t *testing.T) {
 		K := SampleKernel(idx, cos)
 		for _, q := range testOrders {
 			want, _ := Score(K, q)
-			got, err := ScoreEmbeddings(X, Cosine, q)
+			got, err := scoreEmbeddings(X, Cosine, q)
 			if err != nil || !near(got, want, 1e-9) {
 				t.Errorf("n=%d d=%d q=%v: embeddings %v (%v), kernel %v", n, d, q, got, err, want)
 			}
 		}
 	}
-	if _, err := ScoreEmbeddings(mat.NewDense(2, 2, []float64{1, 0, 0, 0}), Cosine, 1); err == nil {
+	if _, err := scoreEmbeddings(mat.NewDense(2, 2, []float64{1, 0, 0, 0}), Cosine, 1); err == nil {
 		t.Error("zero row: want error")
 	}
 }
@@ -170,17 +170,17 @@ func TestWeighted(t *testing.T) {
 	Kn, _ := Normalize(K)
 	u := []float64{1, 1, 1, 1, 1, 1}
 	for _, q := range testOrders {
-		a, _ := WeightedScore(Kn, u, q)
+		a, _ := weightedScore(Kn, u, q)
 		b, _ := Score(Kn, q)
 		if !near(a, b, 1e-9) {
 			t.Errorf("q=%v: uniform weights %v, unweighted %v", q, a, b)
 		}
 	}
 	// Weight on a single item: VS = 1.
-	if v, _ := WeightedScore(Kn, []float64{0, 0, 3, 0, 0, 0}, 1); !near(v, 1, 1e-12) {
+	if v, _ := weightedScore(Kn, []float64{0, 0, 3, 0, 0, 0}, 1); !near(v, 1, 1e-12) {
 		t.Errorf("point mass: VS = %v, want 1", v)
 	}
-	if _, err := WeightedScore(Kn, []float64{1, -1, 1, 1, 1, 1}, 1); err == nil {
+	if _, err := weightedScore(Kn, []float64{1, -1, 1, 1, 1, 1}, 1); err == nil {
 		t.Error("negative weight: want error")
 	}
 }

@@ -2,13 +2,13 @@ package vendi
 
 import "fmt"
 
-// ScoreSet returns VS_q of the items idx of a pool under kernel k. With a
+// scoreSet returns VS_q of the items idx of a pool under kernel k. With a
 // SparseKernel the chosen items' kernel is split into connected blocks that
 // are eigendecomposed separately (the spectrum of a block-diagonal matrix is
 // the union of the blocks' spectra), so the VS of hundreds of items on a kNN
 // graph costs the cube of the largest block, not of the whole set.
 // Duplicate items in idx are an error.
-func ScoreSet(k Kernel, idx []int, q Order) (float64, error) {
+func scoreSet(k Kernel, idx []int, q Order) (float64, error) {
 	if len(idx) == 0 {
 		if err := q.Validate(); err != nil {
 			return 0, err
@@ -26,9 +26,9 @@ func ScoreSet(k Kernel, idx []int, q Order) (float64, error) {
 	return g.setScore(), nil
 }
 
-// QualityWeightedSet returns qVS_q of the items idx of a pool: the mean of
-// quality over idx times ScoreSet. quality has one entry per pool item.
-func QualityWeightedSet(k Kernel, quality []float64, idx []int, q Order) (float64, error) {
+// qualityWeightedSet returns qVS_q of the items idx of a pool: the mean of
+// quality over idx times scoreSet. quality has one entry per pool item.
+func qualityWeightedSet(k Kernel, quality []float64, idx []int, q Order) (float64, error) {
 	if len(quality) != k.Len() {
 		return 0, fmt.Errorf("vendi: %d qualities for %d items", len(quality), k.Len())
 	}
@@ -39,10 +39,10 @@ func QualityWeightedSet(k Kernel, quality []float64, idx []int, q Order) (float6
 		}
 		sub[j] = quality[i]
 	}
-	if err := CheckQuality(sub); err != nil {
+	if err := checkQuality(sub); err != nil {
 		return 0, err
 	}
-	vs, err := ScoreSet(k, idx, q)
+	vs, err := scoreSet(k, idx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -61,7 +61,7 @@ func (g *greedyState) setScore() float64 {
 		return g.trace * g.trace / g.frob
 	}
 	total := g.totPos
-	thr := ZeroTol * total
+	thr := zeroTol * total
 	f, rank := g.all.above(thr)
 	var maxEig float64
 	if n := len(g.all.eig); n > 0 {

@@ -15,24 +15,24 @@ func TestScoreSetMatchesDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ScoreSet(K, idx, q)
+			got, err := scoreSet(K, idx, q)
 			if err != nil || !near(got, want, 1e-10) {
 				t.Errorf("trial %d q=%v: ScoreSet %v (%v), dense %v", trial, q, got, err, want)
 			}
 		}
 	}
-	if v, err := ScoreSet(K, nil, 1); v != 0 || err != nil {
+	if v, err := scoreSet(K, nil, 1); v != 0 || err != nil {
 		t.Errorf("empty set: %v %v", v, err)
 	}
-	if _, err := ScoreSet(K, []int{1, 1}, 1); err == nil {
+	if _, err := scoreSet(K, []int{1, 1}, 1); err == nil {
 		t.Error("duplicate item: want error")
 	}
 	qual := make([]float64, 40)
 	for i := range qual {
 		qual[i] = 0.5
 	}
-	v, _ := QualityWeightedSet(K, qual, []int{0, 5, 9}, OrderInf)
-	w, _ := ScoreSet(K, []int{0, 5, 9}, OrderInf)
+	v, _ := qualityWeightedSet(K, qual, []int{0, 5, 9}, OrderInf)
+	w, _ := scoreSet(K, []int{0, 5, 9}, OrderInf)
 	if !near(v, 0.5*w, 1e-15) {
 		t.Errorf("qVS = %v, want %v", v, 0.5*w)
 	}

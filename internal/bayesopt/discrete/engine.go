@@ -202,7 +202,7 @@ func (e *Engine) Acquisition() (*Acquisition, error) {
 	if len(e.obs) == 0 {
 		return nil, ErrNoHistory
 	}
-	g, err := FitGP(e.kernel, e.obs, e.y)
+	g, err := fitGP(e.kernel, e.obs, e.y)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (e *Engine) Ask(b int) ([]int, error) {
 		return nil, err
 	}
 	if e.s.Method == MethodUCB || e.s.Q == 0 {
-		return TopK(acq.UCB, free, b), nil
+		return topK(acq.UCB, free, b), nil
 	}
 	// Candidates nil (every item not in the prefix) unless failed items
 	// must be left out: the same greedy as before failures existed.

@@ -16,17 +16,17 @@ import (
 )
 
 // ReadEvaluations reads a history of finished queries from the CSV file at
-// path; see ParseEvaluations.
+// path; see parseEvaluations.
 func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
 	f, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseEvaluations(f, path, ids)
+	return parseEvaluations(f, path, ids)
 }
 
-// ParseEvaluations reads a history of finished queries: CSV with a header
+// parseEvaluations reads a history of finished queries: CSV with a header
 // naming an item column, `index` (0-based kernel row) or `id` (an entry of
 // ids, the names of the n candidates in kernel order), and a `value` column
 // (the objective, maximised); header names are case-insensitive, other
@@ -46,7 +46,7 @@ func ReadEvaluations(path string, ids []string) ([]Evaluation, error) {
 // unknown item, a value that is not a finite number (and not a failure), an
 // item listed again after a success, a row with another number of cells
 // than the header.
-func ParseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, error) {
+func parseEvaluations(r io.Reader, name string, ids []string) ([]Evaluation, error) {
 	n := len(ids)
 	cr := fileio.NewCSVReader(r)
 	cr.FieldsPerRecord = -1

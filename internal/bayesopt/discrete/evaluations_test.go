@@ -24,7 +24,7 @@ func TestParseEvaluations(t *testing.T) {
 		{"header only", "index,value\n", nil},
 		{"blank lines and spaces", "index , value\n\n 3 , 4 \n\n", []Evaluation{{Index: 3, Value: 4}}},
 	} {
-		got, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
+		got, err := parseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -54,7 +54,7 @@ func TestParseEvaluationsErrors(t *testing.T) {
 		{"index,value\n1,2,3\n", "e.csv: line 2: 3 cells, expected 2 like the header"},
 		{"index,value\n\"1,2\n", "e.csv: "},
 	} {
-		_, err := ParseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
+		_, err := parseEvaluations(strings.NewReader(c.in), "e.csv", evalIDs)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want it to contain %q", c.in, err, c.want)
 		}
@@ -70,7 +70,7 @@ func FuzzParseEvaluations(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := ParseEvaluations(strings.NewReader(in), "f.csv", evalIDs)
+		got, err := parseEvaluations(strings.NewReader(in), "f.csv", evalIDs)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.csv") {
 				t.Fatalf("error %q does not name the file", err)

@@ -13,7 +13,7 @@ import (
 // item may be listed again after its failed rows.
 func TestParseEvaluationsFailed(t *testing.T) {
 	in := "index,value,status\n0,1.5,\n1,,\n2,NaN,\n3, Failed ,ok\n2,2,FAIL\n2,3,complete\n1,4,\n"
-	got, err := ParseEvaluations(strings.NewReader(in), "e.csv", evalIDs)
+	got, err := parseEvaluations(strings.NewReader(in), "e.csv", evalIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestParseEvaluationsFailed(t *testing.T) {
 	}
 	// Without a status column, a status-like value is not a failure, and
 	// "fail" is not a failed value cell (only a status).
-	if _, err := ParseEvaluations(strings.NewReader("index,value\n1,fail\n"), "e.csv", evalIDs); err == nil {
+	if _, err := parseEvaluations(strings.NewReader("index,value\n1,fail\n"), "e.csv", evalIDs); err == nil {
 		t.Error(`value "fail" accepted`)
 	}
 }

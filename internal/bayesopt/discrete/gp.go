@@ -10,8 +10,8 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 )
 
-// Hyper are the GP hyperparameters, in standardised-target units.
-type Hyper struct {
+// hyper are the GP hyperparameters, in standardised-target units.
+type hyper struct {
 	Mean      float64 // constant prior mean m
 	SignalVar float64 // s²: the prior covariance is s² K
 	NoiseVar  float64 // σ²: Gaussian observation noise variance
@@ -49,7 +49,7 @@ type GP struct {
 	Z      []float64 // standardised targets of Obs
 	YMean  float64
 	YScale float64
-	Hyper  Hyper
+	Hyper  hyper
 	LogML  float64 // log marginal likelihood of Z at Hyper
 
 	chol  mat.Cholesky  // of K_DD + (σ²/s²) I
@@ -58,7 +58,7 @@ type GP struct {
 
 // NewGP conditions the GP with fixed hyperparameters h (standardised units)
 // on observations y (raw units) of the items obs.
-func NewGP(K mat.Symmetric, obs []int, y []float64, h Hyper) (*GP, error) {
+func NewGP(K mat.Symmetric, obs []int, y []float64, h hyper) (*GP, error) {
 	g, err := newGP(K, obs, y)
 	if err != nil {
 		return nil, err
@@ -155,14 +155,14 @@ func profileAt(Kdd *mat.SymDense, z []float64, r, kbar float64, chol *mat.Choles
 	return profile{r: r, mean: m, s2: s2, logML: ll, ok: true}
 }
 
-// FitGP fits the constant mean, signal variance and noise variance by
+// fitGP fits the constant mean, signal variance and noise variance by
 // maximising the marginal likelihood of the standardised targets (type-II
 // maximum likelihood; the authors fit the same three by 1,000 Adam steps in
 // gpytorch). The mean and s² are profiled out in closed form (profileAt);
 // the noise ratio r = σ²/s² is scanned on a log grid over [1e-6, 1e2]·k̄
 // and refined by golden-section search around the best grid point, so the
 // fit is deterministic. s² is kept within [1e-3, 1e3]/k̄.
-func FitGP(K mat.Symmetric, obs []int, y []float64) (*GP, error) {
+func fitGP(K mat.Symmetric, obs []int, y []float64) (*GP, error) {
 	g, err := newGP(K, obs, y)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func FitGP(K mat.Symmetric, obs []int, y []float64) (*GP, error) {
 			best = p
 		}
 	}
-	if err := g.condition(Hyper{Mean: best.mean, SignalVar: best.s2, NoiseVar: best.r * best.s2}); err != nil {
+	if err := g.condition(hyper{Mean: best.mean, SignalVar: best.s2, NoiseVar: best.r * best.s2}); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -222,7 +222,7 @@ func better(a, b profile) bool {
 }
 
 // condition factorises the observed block for hyperparameters h.
-func (g *GP) condition(h Hyper) error {
+func (g *GP) condition(h hyper) error {
 	n := len(g.Obs)
 	Kdd := submatrix(g.K, g.Obs)
 	r := h.NoiseVar / h.SignalVar

@@ -42,7 +42,7 @@ func TestPosteriorClosedFormTwoObservations(t *testing.T) {
 	})
 	obs := []int{0, 2}
 	y := []float64{10, 14} // standardised: z = (-1/√2, 1/√2)
-	h := Hyper{Mean: 0.1, SignalVar: 1.7, NoiseVar: 0.05}
+	h := hyper{Mean: 0.1, SignalVar: 1.7, NoiseVar: 0.05}
 	g, err := NewGP(K, obs, y, h)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestPosteriorMatchesInverse(t *testing.T) {
 	K := gaussKernel(rng, 12, 2, 0.4)
 	obs := []int{3, 0, 7, 11, 5}
 	y := []float64{1.2, -0.3, 2.5, 0.7, 1.9}
-	h := Hyper{Mean: -0.2, SignalVar: 0.8, NoiseVar: 0.01}
+	h := hyper{Mean: -0.2, SignalVar: 0.8, NoiseVar: 0.01}
 	g, err := NewGP(K, obs, y, h)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestPosteriorInterpolates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	K := gaussKernel(rng, 6, 2, 0.3)
 	obs := []int{1, 4}
-	g, err := NewGP(K, obs, []float64{3, 5}, Hyper{Mean: 0, SignalVar: 1, NoiseVar: 1e-12})
+	g, err := NewGP(K, obs, []float64{3, 5}, hyper{Mean: 0, SignalVar: 1, NoiseVar: 1e-12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +186,11 @@ func TestFitGPMaximisesLikelihood(t *testing.T) {
 				y[a] += 0.1 * float64(trial*trial) * rng.NormFloat64() // noise sd 0.1, then 0.4
 			}
 		}
-		g, err := FitGP(K, obs, y)
+		g, err := fitGP(K, obs, y)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ll := func(h Hyper) float64 {
+		ll := func(h hyper) float64 {
 			gg, err := NewGP(K, obs, y, h)
 			if err != nil {
 				return math.Inf(-1)
@@ -208,7 +208,7 @@ func TestFitGPMaximisesLikelihood(t *testing.T) {
 			for ls := -3.0; ls <= 3; ls += 0.25 {
 				for lr := -6.0; lr <= 2; lr += 0.25 {
 					s2 := math.Pow(10, ls)
-					h := Hyper{Mean: m, SignalVar: s2, NoiseVar: s2 * math.Pow(10, lr)}
+					h := hyper{Mean: m, SignalVar: s2, NoiseVar: s2 * math.Pow(10, lr)}
 					if v := ll(h); v > g.LogML+tol {
 						t.Fatalf("trial %d: grid point %+v has log ML %v > fitted %v at %+v", trial, h, v, g.LogML, fit)
 					}
@@ -217,12 +217,12 @@ func TestFitGPMaximisesLikelihood(t *testing.T) {
 		}
 		// Local: perturbing any hyperparameter inside the box does not help.
 		kbar := meanDiag(K)
-		inBox := func(h Hyper) bool {
+		inBox := func(h hyper) bool {
 			s, r := h.SignalVar*kbar, h.NoiseVar/(h.SignalVar*kbar)
 			return s >= signalVarMin && s <= signalVarMax && r >= noiseRatioMin && r <= noiseRatioMax
 		}
 		for _, f := range []float64{0.999, 1.001} {
-			for _, h := range []Hyper{
+			for _, h := range []hyper{
 				{fit.Mean + (f - 1), fit.SignalVar, fit.NoiseVar},
 				{fit.Mean, fit.SignalVar * f, fit.NoiseVar},
 				{fit.Mean, fit.SignalVar, fit.NoiseVar * f},
@@ -243,7 +243,7 @@ func TestFitGPEdgeCases(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	K := gaussKernel(rng, 5, 2, 0.5)
 	// One observation: z = 0, the fit must still succeed and be finite.
-	g, err := FitGP(K, []int{2}, []float64{7})
+	g, err := fitGP(K, []int{2}, []float64{7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestFitGPEdgeCases(t *testing.T) {
 	}
 	// A duplicated item (kernel rows identical): K_DD singular, still fits.
 	D := mat.NewSymDense(3, []float64{1, 1, 0.5, 1, 1, 0.5, 0.5, 0.5, 1})
-	if _, err := FitGP(D, []int{0, 1, 2}, []float64{1, 2, 3}); err != nil {
+	if _, err := fitGP(D, []int{0, 1, 2}, []float64{1, 2, 3}); err != nil {
 		t.Errorf("duplicate items: %v", err)
 	}
 	for _, c := range []struct {
@@ -269,7 +269,7 @@ func TestFitGPEdgeCases(t *testing.T) {
 		{"twice", []int{1, 1}, []float64{1, 2}},
 		{"nan", []int{0, 1}, []float64{1, math.NaN()}},
 	} {
-		if _, err := FitGP(K, c.obs, c.y); err == nil {
+		if _, err := fitGP(K, c.obs, c.y); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}

@@ -30,7 +30,7 @@ const (
 	mdsResidTol = 1e-9 // ‖B v - λ v‖ ≤ tol · λ_1 for both wanted vectors
 )
 
-// MDS returns the classical (Torgerson) multidimensional-scaling embedding
+// mds returns the classical (Torgerson) multidimensional-scaling embedding
 // in 2-D of the items of the kernel K, as the paper's Figure 5 uses
 // (Cox & Cox 2001). The squared distances are those of the kernel's feature
 // space, d²_ij = K_ii + K_jj - 2 K_ij; the double-centred matrix
@@ -42,7 +42,7 @@ const (
 // the convention of the principal components), making the result
 // deterministic. If K is the linear kernel of points in the plane, MDS gives
 // back the points up to a rigid motion.
-func MDS(K mat.Symmetric) ([][2]float64, error) {
+func mds(K mat.Symmetric) ([][2]float64, error) {
 	n := K.SymmetricDim()
 	if n == 0 {
 		return nil, errors.New("discrete: MDS of an empty kernel")
@@ -215,9 +215,9 @@ func orthonormalise(V *mat.Dense) {
 	}
 }
 
-// KernelHash is a 64-bit FNV-1a hash of the kernel's entries (upper
+// kernelHash is a 64-bit FNV-1a hash of the kernel's entries (upper
 // triangle, row-major), naming cached results computed from it.
-func KernelHash(K mat.Symmetric) uint64 {
+func kernelHash(K mat.Symmetric) uint64 {
 	n := K.SymmetricDim()
 	h := fnv.New64a()
 	var buf [8]byte
@@ -234,22 +234,22 @@ func KernelHash(K mat.Symmetric) uint64 {
 	return h.Sum64()
 }
 
-// CachedMDS returns MDS(K), reading it from cacheDir/mds/<name>-<hash>.csv
-// when present (hash = KernelHash(K), so a changed kernel is recomputed) and
+// cachedMDS returns MDS(K), reading it from cacheDir/mds/<name>-<hash>.csv
+// when present (hash = kernelHash(K), so a changed kernel is recomputed) and
 // writing it there otherwise (a failed write is a warning:
 // fileio.WriteCacheFunc). An unreadable or mismatched cache file is
 // recomputed and replaced.
-func CachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
+func cachedMDS(cacheDir, name string, K mat.Symmetric) ([][2]float64, error) {
 	if err := fileio.CheckPlainName(name); err != nil {
 		return nil, fmt.Errorf("mds cache: %w", err)
 	}
 	n := K.SymmetricDim()
 	fileio.SweepOnce(filepath.Join(cacheDir, "mds"))
-	path := filepath.Join(cacheDir, "mds", fmt.Sprintf("%s-%016x.csv", name, KernelHash(K)))
+	path := filepath.Join(cacheDir, "mds", fmt.Sprintf("%s-%016x.csv", name, kernelHash(K)))
 	if xy, err := readMDS(path, n); err == nil {
 		return xy, nil
 	}
-	xy, err := MDS(K)
+	xy, err := mds(K)
 	if err != nil {
 		return nil, err
 	}
@@ -286,9 +286,9 @@ func readMDS(path string, n int) ([][2]float64, error) {
 	return out, nil
 }
 
-// WriteMDSFile writes DIR/mds.csv for the eval figures: one row per item
+// writeMDSFile writes DIR/mds.csv for the eval figures: one row per item
 // with its index, id, MDS coordinates and objective value.
-func WriteMDSFile(path string, ids []string, xy [][2]float64, objective []float64) error {
+func writeMDSFile(path string, ids []string, xy [][2]float64, objective []float64) error {
 	if len(ids) != len(xy) || len(objective) != len(xy) {
 		return fmt.Errorf("discrete: MDS file: %d ids, %d points, %d objective values", len(ids), len(xy), len(objective))
 	}

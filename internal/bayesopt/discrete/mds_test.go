@@ -39,7 +39,7 @@ func TestMDSRecoversPlanarConfiguration(t *testing.T) {
 		for i := range pts {
 			pts[i] = [2]float64{3 * rng.NormFloat64(), rng.NormFloat64()}
 		}
-		xy, err := MDS(planeKernel(pts, 2.5))
+		xy, err := mds(planeKernel(pts, 2.5))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +66,13 @@ func TestMDSRecoversPlanarConfiguration(t *testing.T) {
 }
 
 func TestMDSSmallCases(t *testing.T) {
-	xy, err := MDS(mat.NewSymDense(1, []float64{1}))
+	xy, err := mds(mat.NewSymDense(1, []float64{1}))
 	if err != nil || len(xy) != 1 || xy[0] != [2]float64{} {
 		t.Errorf("one item: %v, %v; want the origin", xy, err)
 	}
 	// Two unit-diagonal items with similarity 0.5: d² = 2 - 1 = 1, so they sit
 	// at ±0.5 on the first axis (sign: largest entry positive, lowest index).
-	xy, err = MDS(mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1}))
+	xy, err = mds(mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestMDSSmallCases(t *testing.T) {
 	if math.Abs(xy[0][0]-0.5) > tol || math.Abs(xy[1][0]+0.5) > tol || xy[0][1] != 0 || xy[1][1] != 0 {
 		t.Errorf("two items: %v, want [[0.5 0] [-0.5 0]]", xy)
 	}
-	if _, err := MDS(mat.NewSymDense(2, []float64{1, math.NaN(), math.NaN(), 1})); err == nil {
+	if _, err := mds(mat.NewSymDense(2, []float64{1, math.NaN(), math.NaN(), 1})); err == nil {
 		t.Error("NaN kernel: no error")
 	}
 }
@@ -117,7 +117,7 @@ func TestCachedMDS(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	K := gaussKernel(rng, 40, 2, 0.5)
 	dir := t.TempDir()
-	first, err := CachedMDS(dir, "toy", K)
+	first, err := cachedMDS(dir, "toy", K)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestCachedMDS(t *testing.T) {
 	if err := os.WriteFile(files[0], []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	second, err := CachedMDS(dir, "toy", K)
+	second, err := cachedMDS(dir, "toy", K)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestCachedMDS(t *testing.T) {
 	if err := os.WriteFile(files[0], []byte("x,y\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	third, err := CachedMDS(dir, "toy", K)
+	third, err := cachedMDS(dir, "toy", K)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,14 +154,14 @@ func TestCachedMDS(t *testing.T) {
 	K2 := mat.NewSymDense(40, nil)
 	K2.CopySym(K)
 	K2.SetSym(0, 1, K.At(0, 1)*0.5)
-	if KernelHash(K2) == KernelHash(K) {
+	if kernelHash(K2) == kernelHash(K) {
 		t.Error("hash ignores a changed entry")
 	}
 }
 
 func TestWriteMDSFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mds.csv")
-	if err := WriteMDSFile(path, []string{"a", "b,c"}, [][2]float64{{1, 2}, {-0.5, 0}}, []float64{10, 20}); err != nil {
+	if err := writeMDSFile(path, []string{"a", "b,c"}, [][2]float64{{1, 2}, {-0.5, 0}}, []float64{10, 20}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -169,7 +169,7 @@ func TestWriteMDSFile(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("mds.csv =\n%s\nwant\n%s", b, want)
 	}
-	if err := WriteMDSFile(path, []string{"a"}, [][2]float64{{1, 2}, {3, 4}}, []float64{1, 2}); err == nil {
+	if err := writeMDSFile(path, []string{"a"}, [][2]float64{{1, 2}, {3, 4}}, []float64{1, 2}); err == nil {
 		t.Error("length mismatch: no error")
 	}
 }
@@ -180,7 +180,7 @@ func BenchmarkMDS(b *testing.B) {
 		K := gaussKernel(rng, n, 5, 0.5)
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := MDS(K); err != nil {
+				if _, err := mds(K); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -195,7 +195,7 @@ func TestCachedMDSRefusesPathNames(t *testing.T) {
 	root := t.TempDir()
 	cache := filepath.Join(root, "a", "cache")
 	K := mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})
-	if _, err := CachedMDS(cache, "../../x", K); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+	if _, err := cachedMDS(cache, "../../x", K); err == nil || !strings.Contains(err.Error(), "not a plain name") {
 		t.Errorf("error %v, want a refused name", err)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) > 0 {

@@ -23,7 +23,7 @@ import (
 // photoswitch-bo the Tanimoto kernel of the photoswitch molecules.
 const (
 	TaskKernel      = "kernel"
-	TaskMOF         = "mof"
+	taskMOF         = "mof"
 	TaskPhotoswitch = "photoswitch-bo"
 )
 
@@ -42,7 +42,7 @@ var registry = []Task{
 	// kernel: any kernel plus a table; good_threshold is required (Validate).
 	{Name: TaskKernel, Data: Data{Format: "kernel", IDColumn: "id", ObjectiveColumn: "value"}, GoodThreshold: math.NaN()},
 	// mof: storage capacity >= 15 (paper §4.2).
-	{Name: TaskMOF, Data: Data{Format: "kernel", Kernel: "mof/kernel.npy", Table: "mof/mofs.csv", IDColumn: "id",
+	{Name: taskMOF, Data: Data{Format: "kernel", Kernel: "mof/kernel.npy", Table: "mof/mofs.csv", IDColumn: "id",
 		ObjectiveColumn: "storage", MetricColumns: []string{"energy_penalty"}, Note: mofNote}, GoodThreshold: 15},
 	// photoswitch-bo: visible-light absorption, lambda-max >= 450 nm.
 	{Name: TaskPhotoswitch, Data: Data{Format: "photoswitch", Photoswitch: "photoswitch/UMAP-AllHits.csv"}, GoodThreshold: 450},

@@ -54,7 +54,7 @@ func TestProtocolRefusals(t *testing.T) {
 		{func(p *Protocol) { p.Q = vendi.NewOrderList(1, 0.5, 1) }, "q", `"1"`},
 		{func(p *Protocol) { p.Q = vendi.NewOrderList(-0.5) }, "q", `"-0.5"`}, // an Order set in Go code
 	} {
-		p := DefaultProtocol(TaskMOF)
+		p := DefaultProtocol(taskMOF)
 		tc.edit(&p)
 		_, _, err := Plan(p)
 		var se *configkeys.SettingError
@@ -65,7 +65,7 @@ func TestProtocolRefusals(t *testing.T) {
 	if _, _, err := Plan(DefaultProtocol(TaskKernel)); err == nil {
 		t.Error("task kernel without good_threshold: no error")
 	}
-	p := DefaultProtocol(TaskMOF)
+	p := DefaultProtocol(taskMOF)
 	if got, want := p.InputFiles("/data"), []string{filepath.Join("/data", "mof/kernel.npy"), filepath.Join("/data", "mof/mofs.csv")}; !slices.Equal(got, want) {
 		t.Errorf("InputFiles %q, want %q", got, want)
 	}

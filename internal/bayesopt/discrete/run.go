@@ -19,8 +19,8 @@ import (
 // iteration 0 holds the initial points; pick is the position in the batch.
 var RecordHeader = []string{"iteration", "pick", "index", "id", "value"}
 
-// CurveHeader is the header of runs/KEY.curve.csv.
-var CurveHeader = []string{"iteration", "evaluations", "best_value"}
+// curveHeader is the header of runs/KEY.curve.csv.
+var curveHeader = []string{"iteration", "evaluations", "best_value"}
 
 // Runs lists the runs of a campaign repeat by repeat (so a partial
 // campaign has every method for its first repeats, as `qvs bayesopt` does
@@ -60,9 +60,9 @@ func Runs(methods []string, qs []vendi.Order, repeats int) ([]campaign.Run, erro
 // unsafeField matches characters not allowed in summary column names.
 var unsafeField = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
-// MetricField names the summary column holding metric m of the best item:
+// metricField names the summary column holding metric m of the best item:
 // "best_" + m with runs of other characters than [A-Za-z0-9_] replaced by "_".
-func MetricField(m string) string {
+func metricField(m string) string {
 	return "best_" + strings.Trim(unsafeField.ReplaceAllString(m, "_"), "_")
 }
 
@@ -116,7 +116,7 @@ func (p *Problem) RunFunc(base Settings, qs []vendi.Order) campaign.RunFunc {
 		for k, c := range o.Curve {
 			curve[k] = []string{strconv.Itoa(c.Iteration), strconv.Itoa(c.Evaluations), formatFloat(c.Best)}
 		}
-		if err := rec.WriteFile("curve", CurveHeader, curve); err != nil {
+		if err := rec.WriteFile("curve", curveHeader, curve); err != nil {
 			return nil, err
 		}
 		fields := []campaign.Field{
@@ -128,7 +128,7 @@ func (p *Problem) RunFunc(base Settings, qs []vendi.Order) campaign.RunFunc {
 			campaign.I("best_index", o.BestIndex),
 		}
 		for j, m := range p.Set.MetricNames {
-			fields = append(fields, campaign.F(MetricField(m), p.Set.Metrics[j][o.BestIndex]))
+			fields = append(fields, campaign.F(metricField(m), p.Set.Metrics[j][o.BestIndex]))
 		}
 		return fields, nil
 	}
@@ -217,7 +217,7 @@ func (p Protocol) Open(dataDir string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	prob, err := NewProblem(set, p.GoodThreshold)
+	prob, err := newProblem(set, p.GoodThreshold)
 	if err != nil {
 		return nil, err
 	}
@@ -231,15 +231,15 @@ func (p Protocol) Open(dataDir string) (*Loaded, error) {
 }
 
 // ComputeMDS sets the MDS embedding of the set's kernel, from the cache
-// under cacheDir when there (CachedMDS: computed once per kernel).
+// under cacheDir when there (cachedMDS: computed once per kernel).
 func (l *Loaded) ComputeMDS(cacheDir string) error {
-	xy, err := CachedMDS(cacheDir, l.Set.Name, l.Set.Kernel)
+	xy, err := cachedMDS(cacheDir, l.Set.Name, l.Set.Kernel)
 	l.MDS = xy
 	return err
 }
 
 // WriteMDS writes the MDS embedding with the items' ids and objective
-// values to DIR/mds.csv (WriteMDSFile).
+// values to DIR/mds.csv (writeMDSFile).
 func (l *Loaded) WriteMDS(dir string) error {
-	return WriteMDSFile(filepath.Join(dir, "mds.csv"), l.Set.IDs, l.MDS, l.Set.Objective)
+	return writeMDSFile(filepath.Join(dir, "mds.csv"), l.Set.IDs, l.MDS, l.Set.Objective)
 }

@@ -61,7 +61,7 @@ func TestRunsAndKeys(t *testing.T) {
 	if _, err := Runs([]string{"ucb", "ucb"}, nil, 1); err == nil {
 		t.Error("method listed twice: no error")
 	}
-	if got := MetricField("penalty %"); got != "best_penalty" {
+	if got := metricField("penalty %"); got != "best_penalty" {
 		t.Errorf("MetricField = %q", got)
 	}
 }

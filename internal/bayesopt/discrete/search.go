@@ -98,8 +98,8 @@ type Problem struct {
 	GoodThreshold float64
 }
 
-// NewProblem prepares set for search.
-func NewProblem(set *datasets.KernelSet, goodThreshold float64) (*Problem, error) {
+// newProblem prepares set for search.
+func newProblem(set *datasets.KernelSet, goodThreshold float64) (*Problem, error) {
 	if set.Kernel.SymmetricDim() != set.Len() || len(set.Objective) != set.Len() {
 		return nil, fmt.Errorf("discrete: candidate set %q: %d ids, %d objective values, %d x %d kernel",
 			set.Name, set.Len(), len(set.Objective), set.Kernel.SymmetricDim(), set.Kernel.SymmetricDim())
@@ -173,9 +173,9 @@ func QualityFromUCB(u []float64) []float64 {
 	return s
 }
 
-// TopK returns the k items of cand with the largest score, in decreasing
+// topK returns the k items of cand with the largest score, in decreasing
 // score order; ties go to the lowest index.
-func TopK(score []float64, cand []int, k int) []int {
+func topK(score []float64, cand []int, k int) []int {
 	c := append([]int(nil), cand...)
 	sort.SliceStable(c, func(a, b int) bool {
 		sa, sb := score[c[a]], score[c[b]]
@@ -257,8 +257,8 @@ func (p *Problem) Search(ctx context.Context, s Settings, prior [][]int, onBatch
 	return iters, nil
 }
 
-// CurvePoint is the best objective found after an iteration.
-type CurvePoint struct {
+// curvePoint is the best objective found after an iteration.
+type curvePoint struct {
 	Iteration   int
 	Evaluations int // items queried so far, initial points included
 	Best        float64
@@ -267,7 +267,7 @@ type CurvePoint struct {
 // Outcome summarises a finished search.
 type Outcome struct {
 	Queried   []int // in query order
-	Curve     []CurvePoint
+	Curve     []curvePoint
 	BestIndex int // the first queried item with the largest objective
 	BestValue float64
 	Good      int     // queried items with objective >= GoodThreshold
@@ -294,7 +294,7 @@ func (p *Problem) Evaluate(iters [][]int) (Outcome, error) {
 			}
 			o.Queried = append(o.Queried, i)
 		}
-		o.Curve = append(o.Curve, CurvePoint{Iteration: t, Evaluations: len(o.Queried), Best: o.BestValue})
+		o.Curve = append(o.Curve, curvePoint{Iteration: t, Evaluations: len(o.Queried), Best: o.BestValue})
 	}
 	o.Good = len(good)
 	if len(good) > 0 {

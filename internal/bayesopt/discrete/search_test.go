@@ -39,7 +39,7 @@ func toyProblem(t testing.TB, n int, seed uint64) *Problem {
 		set.Objective = append(set.Objective, f)
 		set.Metrics[0][i] = x[i][0]
 	}
-	p, err := NewProblem(set, 5)
+	p, err := newProblem(set, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestUCBPicksDirect(t *testing.T) {
 	for a, i := range obs {
 		y[a] = p.Set.Objective[i]
 	}
-	g, err := FitGP(p.Set.Kernel, obs, y)
+	g, err := fitGP(p.Set.Kernel, obs, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestQVSPicksBruteForce(t *testing.T) {
 			t.Errorf("q=%v: greedy %v, brute force %v", q, got, want)
 		}
 		t.Logf("q=%v: batch %v", q, got)
-		if !slices.Equal(got, TopK(acq.UCB, freeItems(p, obs), 5)) {
+		if !slices.Equal(got, topK(acq.UCB, freeItems(p, obs), 5)) {
 			differs++
 		}
 	}
@@ -242,7 +242,7 @@ func TestQualityFromUCB(t *testing.T) {
 
 func TestTopKTies(t *testing.T) {
 	score := []float64{1, 3, 3, 2, 3}
-	if got := TopK(score, []int{4, 0, 2, 1, 3}, 3); !slices.Equal(got, []int{1, 2, 4}) {
+	if got := topK(score, []int{4, 0, 2, 1, 3}, 3); !slices.Equal(got, []int{1, 2, 4}) {
 		t.Errorf("TopK = %v, want [1 2 4] (ties to the lowest index)", got)
 	}
 }
@@ -339,7 +339,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	set := &datasets.KernelSet{Name: "e", IDs: []string{"a", "b", "c", "d", "e", "f"},
 		Objective: []float64{1, 20, 16, 3, 20, 15}, Kernel: K}
-	p, err := NewProblem(set, 15)
+	p, err := newProblem(set, 15)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCurve := []CurvePoint{{0, 2, 3}, {1, 4, 20}, {2, 6, 20}}
+	wantCurve := []curvePoint{{0, 2, 3}, {1, 4, 20}, {2, 6, 20}}
 	if !slices.Equal(o.Curve, wantCurve) {
 		t.Errorf("curve %v, want %v", o.Curve, wantCurve)
 	}

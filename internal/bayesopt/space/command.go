@@ -172,7 +172,7 @@ func (c *Command) run(ctx context.Context, xs [][]float64) ([]float64, error) {
 		}
 		return nil, fmt.Errorf("%s: %w%s", what, err, tail())
 	}
-	vals, err := ParseValues(out.Bytes())
+	vals, err := parseValues(out.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: stdout %v%s", what, err, tail())
 	}
@@ -190,12 +190,12 @@ func (c *Command) run(ctx context.Context, xs [][]float64) ([]float64, error) {
 	return vals, nil
 }
 
-// ParseValues reads an objective command's output: one number per line, or
+// parseValues reads an objective command's output: one number per line, or
 // a CSV whose header has a value column. Blank lines are skipped; "nan" or
 // "failed" (any case), and inf or -inf, is a failed experiment, returned as
 // NaN; another cell
 // that is not a finite number is an error naming its line.
-func ParseValues(b []byte) ([]float64, error) {
+func parseValues(b []byte) ([]float64, error) {
 	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
 	first := -1
 	for i, l := range lines {
@@ -291,7 +291,7 @@ func (c *Command) checkEcho(b []byte, xs [][]float64) error {
 	for {
 		rec, err := cr.Read()
 		if err != nil {
-			return nil // not a CSV (ParseValues has accepted the output)
+			return nil // not a CSV (parseValues has accepted the output)
 		}
 		if !(len(rec) == 1 && strings.TrimSpace(rec[0]) == "") {
 			head = rec

@@ -152,7 +152,7 @@ func TestLimitedBufferAllocation(t *testing.T) {
 // TestParseValuesExcerpt: a long line that is not a number is quoted by
 // its first bytes only.
 func TestParseValuesExcerpt(t *testing.T) {
-	_, err := ParseValues([]byte(strings.Repeat("x", 10<<20)))
+	_, err := parseValues([]byte(strings.Repeat("x", 10<<20)))
 	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(10485760 bytes)") {
 		t.Fatalf("error %.300v", err)
 	}

@@ -19,7 +19,7 @@ type Observation struct {
 	Line   int       // 1-based line in the file (the header is line 1)
 	Values []float64 // parameter values, in the space's order
 	Value  float64   // the objective as maximised (negated with minimize)
-	// X is the engine point as read from a run's records (IsRecords), bit
+	// X is the engine point as read from a run's records (isRecords), bit
 	// for bit; nil for a user's file, whose Values map to it by Space.Engine.
 	X []float64
 	// Iteration and Region are the optional columns of the same names
@@ -81,12 +81,12 @@ func read(path string, s *Space, withValue, minimize bool) ([]Observation, error
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, b, s, withValue, minimize)
+	return decode(path, b, s, withValue, minimize)
 }
 
-// Decode parses the contents b of an evaluation file (withValue) or a
+// decode parses the contents b of an evaluation file (withValue) or a
 // pending file; path names it in errors.
-func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observation, error) {
+func decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observation, error) {
 	cr := fileio.NewCSVReader(bytes.NewReader(b))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
@@ -104,7 +104,7 @@ func Decode(path string, b []byte, s *Space, withValue, minimize bool) ([]Observ
 		}
 		col[h] = j
 	}
-	records := withValue && IsRecords(head, s.Dim())
+	records := withValue && isRecords(head, s.Dim())
 	if records {
 		minimize = false // records hold maximised values
 	}
@@ -279,10 +279,10 @@ func CountFailed(obs []Observation) int {
 	return n
 }
 
-// IsRecords reports whether head is the header of a d-parameter run's
+// isRecords reports whether head is the header of a d-parameter run's
 // records (bayesopt.RecordHeader(d)), up to surrounding spaces and a
 // UTF-8 byte-order mark.
-func IsRecords(head []string, d int) bool {
+func isRecords(head []string, d int) bool {
 	want := bayesopt.RecordHeader(d)
 	if len(head) != len(want) {
 		return false

@@ -48,7 +48,7 @@ func TestReadObservationsFailed(t *testing.T) {
 
 func TestParseValuesFailed(t *testing.T) {
 	for _, in := range []string{"1\nnan\nFAILED\n", "failed\n1\nNaN\n", "a,value\n0,1\n1,nan\n2,failed\n"} {
-		got, err := ParseValues([]byte(in))
+		got, err := parseValues([]byte(in))
 		if err != nil || len(got) != 3 {
 			t.Fatalf("%q: %v %v", in, got, err)
 		}

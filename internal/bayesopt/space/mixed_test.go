@@ -66,7 +66,7 @@ func TestMixedParseErrors(t *testing.T) {
 // cells; the errors name the line and column.
 func TestMixedDecode(t *testing.T) {
 	s := mustParse(t, svcSpace)
-	obs, err := Decode("e.csv", []byte("kernel,degree,coef0,C,value\nrbf,,,1,0.5\npoly,3,0.25,10,0.25\nsigmoid,,0.5,0.1,failed\n"), s, true, s.Minimize)
+	obs, err := decode("e.csv", []byte("kernel,degree,coef0,C,value\nrbf,,,1,0.5\npoly,3,0.25,10,0.25\nsigmoid,,0.5,0.1,failed\n"), s, true, s.Minimize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestMixedDecode(t *testing.T) {
 		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: kernel is poly (here poly) holds"},
 		{"poly,7,0.5,1,0.5", "line 2, column \"degree\": \"7\" is outside [2, 5]"},
 	} {
-		_, err := Decode("e.csv", []byte("kernel,degree,coef0,C,value\n"+c.row+"\n"), s, true, false)
+		_, err := decode("e.csv", []byte("kernel,degree,coef0,C,value\n"+c.row+"\n"), s, true, false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.row, err, c.want)
 		}
@@ -303,7 +303,7 @@ func FuzzDecodeMixed(f *testing.F) {
 	f.Add([]byte("iteration,region,x0,x1,x2,x3,value,seconds\n0,-1,poly,3,0.5,0,1,0\n0,-1,rbf,,,-1.5,failed,0\n"))
 	f.Add([]byte("iteration,region,x0,x1,x2,x3,value,seconds\n0,-1,linear,,,0,1,0\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		obs, err := Decode("fuzz.csv", b, s, true, false)
+		obs, err := decode("fuzz.csv", b, s, true, false)
 		if err != nil {
 			return
 		}

@@ -76,7 +76,7 @@ func TestMixedRecordsFile(t *testing.T) {
 	s := mustParse(t, svcSpace)
 	const head = "iteration,region,x0,x1,x2,x3,value,seconds\n"
 	rows := "0,-1,poly,3,0.25,1.5,-2,0.1\n0,-1,rbf,,,-0.5,failed,0.1\n1,0,sigmoid,,0.75,2,-1,0.1\n"
-	obs, err := Decode("r.csv", []byte(head+rows), s, true, true)
+	obs, err := decode("r.csv", []byte(head+rows), s, true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestMixedRecordsFile(t *testing.T) {
 		}
 	}
 	bad := strings.Replace(rows, "sigmoid", "linear", 1)
-	if _, err := Decode("r.csv", []byte(head+bad), s, true, false); err == nil || !strings.Contains(err.Error(), `r.csv: line 4, column "x0": kernel: "linear" is not one of the choices`) {
+	if _, err := decode("r.csv", []byte(head+bad), s, true, false); err == nil || !strings.Contains(err.Error(), `r.csv: line 4, column "x0": kernel: "linear" is not one of the choices`) {
 		t.Errorf("Decode: unknown choice: %v", err)
 	}
 	recs[2][2] = "linear"

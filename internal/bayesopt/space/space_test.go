@@ -255,7 +255,7 @@ func TestParseValues(t *testing.T) {
 		{"hello world\n", nil, "neither a number nor a CSV header with a value column"},
 		{"a,value\n1,x\n", nil, `line 2: "x"`},
 	} {
-		got, err := ParseValues([]byte(c.in))
+		got, err := parseValues([]byte(c.in))
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
@@ -278,7 +278,7 @@ func TestParseValues(t *testing.T) {
 // experiment (Optuna records it; no model can use it).
 func TestInfIsFailed(t *testing.T) {
 	s := mustParse(t, "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
-	obs, err := Decode("e.csv", []byte("a,value\n0.5,inf\n0.25,-Inf\n0.75,1\n"), s, true, false)
+	obs, err := decode("e.csv", []byte("a,value\n0.5,inf\n0.25,-Inf\n0.75,1\n"), s, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("iteration,region,temp,ppm,rpm,beads,value\n0,-1,25,3,100,4,1\n1,2,30,3,100,4,1\n"))
 	f.Add([]byte("temp,ppm,rpm,beads,value,status\n25,3,100,4,,\n26,3,100,4,2,failed\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		obs, err := Decode("fuzz.csv", b, s, true, false)
+		obs, err := decode("fuzz.csv", b, s, true, false)
 		if err != nil {
 			return
 		}
@@ -358,7 +358,7 @@ func FuzzParseValues(f *testing.F) {
 	f.Add([]byte("a,value\n1,2\n"))
 	f.Add([]byte("1\nfailed\nnan\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		vals, err := ParseValues(b)
+		vals, err := parseValues(b)
 		if err != nil {
 			return
 		}

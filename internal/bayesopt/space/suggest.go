@@ -83,7 +83,7 @@ func Suggest(ctx context.Context, req Request) ([]Suggestion, error) {
 			return nil, regionError(o, req.Settings.Regions)
 		}
 	}
-	groups, err := Iterations(req.Observed, req.Settings.Init, req.Settings.Batch)
+	groups, err := iterations(req.Observed, req.Settings.Init, req.Settings.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +138,9 @@ func (o Observation) engine(s *Space) []float64 {
 	return s.Engine(o.Values)
 }
 
-// Iterations groups observed rows into the engine's iterations by the
+// iterations groups observed rows into the engine's iterations by the
 // history rule of Suggest. Group t is iteration t (possibly empty).
-func Iterations(obs []Observation, init, batch int) ([][]Observation, error) {
+func iterations(obs []Observation, init, batch int) ([][]Observation, error) {
 	if len(obs) == 0 {
 		return nil, nil
 	}

@@ -233,19 +233,19 @@ func TestIterations(t *testing.T) {
 		return out
 	}
 	// Without an iteration column: Init rows, then batch-sized groups.
-	g, err := Iterations(mk(-1, -1, -1, -1, -1, -1, -1, -1, -1), 4, 2)
+	g, err := iterations(mk(-1, -1, -1, -1, -1, -1, -1, -1, -1), 4, 2)
 	if err != nil || !reflect.DeepEqual(sizes(g), []int{4, 2, 2, 1}) {
 		t.Errorf("got %v %v", sizes(g), err)
 	}
 	// With one: grouped by value; a skipped number is an empty iteration.
-	g, err = Iterations(mk(0, 0, 1, 3, 3), 4, 2)
+	g, err = iterations(mk(0, 0, 1, 3, 3), 4, 2)
 	if err != nil || !reflect.DeepEqual(sizes(g), []int{2, 1, 0, 2}) {
 		t.Errorf("got %v %v", sizes(g), err)
 	}
-	if _, err := Iterations(mk(1, 1), 4, 2); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := iterations(mk(1, 1), 4, 2); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("first row of iteration 1: %v", err)
 	}
-	if _, err := Iterations(mk(0, 1000000), 4, 2); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := iterations(mk(0, 1000000), 4, 2); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("huge iteration: %v", err)
 	}
 }

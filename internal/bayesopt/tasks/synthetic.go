@@ -6,14 +6,14 @@ import (
 	"math"
 )
 
-// DefaultSyntheticDim is the dimension of the task named "synthetic".
-const DefaultSyntheticDim = 6
+// defaultSyntheticDim is the dimension of the task named "synthetic".
+const defaultSyntheticDim = 6
 
 // syntheticWidth sets sigma = syntheticWidth * sqrt(2 floor(d/2)).
 const syntheticWidth = 0.12
 
-// MaxSyntheticDim bounds the dimension of "synthetic-<d>".
-const MaxSyntheticDim = 1000
+// maxSyntheticDim bounds the dimension of "synthetic-<d>".
+const maxSyntheticDim = 1000
 
 // Synthetic is a cheap multi-modal test function on [0, 1]^d (d >= 2): four
 // Gaussian bumps of heights 1, 0.8, 0.6 and 0.4,
@@ -36,10 +36,10 @@ type Synthetic struct {
 	sigma   float64
 }
 
-// NewSynthetic returns the synthetic task in dimension d (2 <= d <= MaxSyntheticDim).
+// NewSynthetic returns the synthetic task in dimension d (2 <= d <= maxSyntheticDim).
 func NewSynthetic(d int) (*Synthetic, error) {
-	if d < 2 || d > MaxSyntheticDim {
-		return nil, fmt.Errorf("synthetic task: dimension %d out of range [2, %d]", d, MaxSyntheticDim)
+	if d < 2 || d > maxSyntheticDim {
+		return nil, fmt.Errorf("synthetic task: dimension %d out of range [2, %d]", d, maxSyntheticDim)
 	}
 	s := &Synthetic{d: d, heights: []float64{1, 0.8, 0.6, 0.4}, sigma: syntheticWidth * math.Sqrt(float64(2*(d/2)))}
 	for k := range s.heights {
@@ -63,7 +63,7 @@ func NewSynthetic(d int) (*Synthetic, error) {
 
 // Name returns "synthetic" for the default dimension, else "synthetic-<d>".
 func (s *Synthetic) Name() string {
-	if s.d == DefaultSyntheticDim {
+	if s.d == defaultSyntheticDim {
 		return "synthetic"
 	}
 	return fmt.Sprintf("synthetic-%d", s.d)

@@ -12,7 +12,7 @@ import (
 
 // A Task is a continuous BayesOpt task as `qvs bayesopt --task NAME`
 // knows it: its objective and the protocol defaults it sets.
-type Task struct {
+type task struct {
 	Name string
 	// New returns a new instance of the objective.
 	New func() (bayesopt.Objective, error)
@@ -23,7 +23,7 @@ type Task struct {
 
 // registry is every named continuous task, sorted by name. Adding a task
 // is its objective (a package or file of its own) and one line here.
-var registry = []Task{
+var registry = []task{
 	// Lunar: the paper's M = 20 and tau = 0.6 (ROBOT's settings, from its
 	// README) with configs/lunar.yaml's budget.
 	{Name: "lunar", New: func() (bayesopt.Objective, error) { return lunar.New(), nil }, Defaults: func(p *bayesopt.Protocol) {
@@ -35,7 +35,7 @@ var registry = []Task{
 		p.Regions, p.Tau = 3, 0.15
 		p.Budget, p.Init, p.Batch = 800, 50, 30
 	}},
-	{Name: "synthetic", New: func() (bayesopt.Objective, error) { return NewSynthetic(DefaultSyntheticDim) }},
+	{Name: "synthetic", New: func() (bayesopt.Objective, error) { return NewSynthetic(defaultSyntheticDim) }},
 }
 
 // Names returns the task names Lookup accepts, sorted. "synthetic" also
@@ -49,7 +49,7 @@ func Names() []string {
 }
 
 // find is the registered task of name (nil: none).
-func find(name string) *Task {
+func find(name string) *task {
 	for i := range registry {
 		if registry[i].Name == name {
 			return &registry[i]

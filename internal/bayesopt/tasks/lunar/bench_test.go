@@ -16,6 +16,6 @@ func BenchmarkEvaluate(b *testing.B) {
 // BenchmarkEpisode is one episode of the default heuristic (seed 0, 193 steps).
 func BenchmarkEpisode(b *testing.B) {
 	for b.Loop() {
-		Episode(DefaultX, 0)
+		episode(DefaultX, 0)
 	}
 }

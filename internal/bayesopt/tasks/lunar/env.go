@@ -10,17 +10,17 @@ import (
 // Constants of gym's LunarLander-v2, in pixels where the
 // original uses pixels; SCALE converts to Box2D units.
 const (
-	FPS             = 50
-	Scale           = 30.0 // pixels per Box2D unit
-	MainEnginePower = 13.0
-	SideEnginePower = 0.6
-	// InitialRandom bounds the random force applied to the lander at reset;
+	fps             = 50
+	scale           = 30.0 // pixels per Box2D unit
+	mainEnginePower = 13.0
+	sideEnginePower = 0.6
+	// initialRandom bounds the random force applied to the lander at reset;
 	// the ROBOT/qVS code uses 1500 ("harder") instead of gym's 1000.
-	InitialRandom = 1500.0
-	// MaxSteps caps an episode; the step that passes it ends the episode
+	initialRandom = 1500.0
+	// maxSteps caps an episode; the step that passes it ends the episode
 	// with reward -100 (the original's timestep counter, which also counts
 	// the reset step, gives the agent at most 1000 steps).
-	MaxSteps = 1000
+	maxSteps = 1000
 
 	legAway          = 20
 	legDown          = 18
@@ -47,19 +47,19 @@ const (
 
 // Actions of the discrete lander.
 const (
-	ActionNoop  = 0
-	ActionLeft  = 1 // fire the left orientation engine
-	ActionMain  = 2 // fire the main engine
-	ActionRight = 3 // fire the right orientation engine
+	actionNoop  = 0
+	actionLeft  = 1 // fire the left orientation engine
+	actionMain  = 2 // fire the main engine
+	actionRight = 3 // fire the right orientation engine
 )
 
-// State is gym's 8-dimensional observation: position (x, y) relative to the
+// state is gym's 8-dimensional observation: position (x, y) relative to the
 // pad, velocity (vx, vy), angle, angular velocity, and leg contacts (0 or 1).
-type State [8]float64
+type state [8]float64
 
-// Env is one lander episode. Not safe for concurrent use; every episode owns
+// env is one lander episode. Not safe for concurrent use; every episode owns
 // its own Box2D world and random generator.
-type Env struct {
+type env struct {
 	rng        *rand.Rand
 	world      box2d.B2World
 	lander     *box2d.B2Body
@@ -76,7 +76,7 @@ type Env struct {
 
 // contactDetector is gym's ContactDetector: the lander body touching
 // anything ends the game; legs record ground contact.
-type contactDetector struct{ env *Env }
+type contactDetector struct{ env *env }
 
 func (c contactDetector) BeginContact(contact box2d.B2ContactInterface) {
 	a, b := contact.GetFixtureA().GetBody(), contact.GetFixtureB().GetBody()
@@ -103,19 +103,19 @@ func (contactDetector) PreSolve(box2d.B2ContactInterface, box2d.B2Manifold)     
 func (contactDetector) PostSolve(box2d.B2ContactInterface, *box2d.B2ContactImpulse) {}
 
 // uniform is numpy's uniform(lo, hi) on Go's generator.
-func (e *Env) uniform(lo, hi float64) float64 { return lo + (hi-lo)*e.rng.Float64() }
+func (e *env) uniform(lo, hi float64) float64 { return lo + (hi-lo)*e.rng.Float64() }
 
-// NewEnv resets a new episode with the given seed (Go's PCG generator seeded
+// newEnv resets a new episode with the given seed (Go's PCG generator seeded
 // with (seed, 0)) and returns it with the first observation. As in gym, the
 // reset takes one no-op step whose reward is not counted.
-func NewEnv(seed uint64) (*Env, State) {
+func newEnv(seed uint64) (*env, state) {
 	box2dOnce.Do(warmUpBox2D)
-	e := &Env{rng: rand.New(rand.NewPCG(seed, 0))}
+	e := &env{rng: rand.New(rand.NewPCG(seed, 0))}
 	e.world = box2d.MakeB2World(box2d.MakeB2Vec2(0, -10))
 	e.world.SetContactListener(contactDetector{e})
 
-	w := viewportW / Scale
-	h := viewportH / Scale
+	w := viewportW / scale
+	h := viewportH / scale
 
 	// Terrain: 12 random heights (one more than used, as gym draws), the
 	// five around the pad flattened, then a 3-point smoothing.
@@ -159,14 +159,14 @@ func NewEnv(seed uint64) (*Env, State) {
 		e.Terrain[i] = [2]float64{chunkX[i], smoothY[i]}
 	}
 
-	initialY := viewportH / Scale
+	initialY := viewportH / scale
 	bd = box2d.MakeB2BodyDef()
 	bd.Type = box2d.B2BodyType.B2_dynamicBody
-	bd.Position = box2d.MakeB2Vec2(viewportW/Scale/2, initialY)
+	bd.Position = box2d.MakeB2Vec2(viewportW/scale/2, initialY)
 	e.lander = e.world.CreateBody(&bd)
 	verts := make([]box2d.B2Vec2, len(landerPoly))
 	for i, v := range landerPoly {
-		verts[i] = box2d.MakeB2Vec2(v[0]/Scale, v[1]/Scale)
+		verts[i] = box2d.MakeB2Vec2(v[0]/scale, v[1]/scale)
 	}
 	hull := box2d.MakeB2PolygonShape()
 	hull.Set(verts, len(verts))
@@ -178,18 +178,18 @@ func NewEnv(seed uint64) (*Env, State) {
 	fd.Filter = box2d.B2Filter{CategoryBits: categoryLander, MaskBits: categoryGround} // collide only with ground
 	e.lander.CreateFixtureFromDef(&fd)
 	e.lander.ApplyForceToCenter(box2d.MakeB2Vec2(
-		e.uniform(-InitialRandom, InitialRandom),
-		e.uniform(-InitialRandom, InitialRandom),
+		e.uniform(-initialRandom, initialRandom),
+		e.uniform(-initialRandom, initialRandom),
 	), true)
 
 	for k, i := range []float64{-1, +1} {
 		bd := box2d.MakeB2BodyDef()
 		bd.Type = box2d.B2BodyType.B2_dynamicBody
-		bd.Position = box2d.MakeB2Vec2(viewportW/Scale/2-i*legAway/Scale, initialY)
+		bd.Position = box2d.MakeB2Vec2(viewportW/scale/2-i*legAway/scale, initialY)
 		bd.Angle = i * 0.05
 		leg := e.world.CreateBody(&bd)
 		box := box2d.MakeB2PolygonShape()
-		box.SetAsBox(legW/Scale, legH/Scale)
+		box.SetAsBox(legW/scale, legH/scale)
 		fd := box2d.MakeB2FixtureDef()
 		fd.Shape = &box
 		fd.Density = 1.0
@@ -202,7 +202,7 @@ func NewEnv(seed uint64) (*Env, State) {
 		rjd.BodyA = e.lander
 		rjd.BodyB = leg
 		rjd.LocalAnchorA = box2d.MakeB2Vec2(0, 0)
-		rjd.LocalAnchorB = box2d.MakeB2Vec2(i*legAway/Scale, legDown/Scale)
+		rjd.LocalAnchorB = box2d.MakeB2Vec2(i*legAway/scale, legDown/scale)
 		rjd.EnableMotor = true
 		rjd.EnableLimit = true
 		rjd.MaxMotorTorque = legSpringTorque
@@ -218,53 +218,53 @@ func NewEnv(seed uint64) (*Env, State) {
 		e.legs[k] = leg
 	}
 
-	s, _, _ := e.Step(ActionNoop) // counts towards MaxSteps, as in the original
+	s, _, _ := e.Step(actionNoop) // counts towards maxSteps, as in the original
 	return e, s
 }
 
 // Step applies one action for 1/FPS seconds and returns the observation, the
 // reward and whether the episode ended: -100 for a crash, flying off screen
-// or passing MaxSteps; +100 when the lander comes to rest (falls asleep).
-func (e *Env) Step(action int) (State, float64, bool) {
+// or passing maxSteps; +100 when the lander comes to rest (falls asleep).
+func (e *env) Step(action int) (state, float64, bool) {
 	angle := e.lander.GetAngle()
 	tip := [2]float64{math.Sin(angle), math.Cos(angle)}
 	side := [2]float64{-tip[1], tip[0]}
 	// Two dispersion draws every step, fired or not, as gym does.
-	dispersion := [2]float64{e.uniform(-1, 1) / Scale, e.uniform(-1, 1) / Scale}
+	dispersion := [2]float64{e.uniform(-1, 1) / scale, e.uniform(-1, 1) / scale}
 
 	mPower := 0.0
-	if action == ActionMain {
+	if action == actionMain {
 		mPower = 1.0
-		ox := tip[0]*(4/Scale+2*dispersion[0]) + side[0]*dispersion[1] // 4 is a bit downwards, +-2 randomness
-		oy := -tip[1]*(4/Scale+2*dispersion[0]) - side[1]*dispersion[1]
+		ox := tip[0]*(4/scale+2*dispersion[0]) + side[0]*dispersion[1] // 4 is a bit downwards, +-2 randomness
+		oy := -tip[1]*(4/scale+2*dispersion[0]) - side[1]*dispersion[1]
 		pos := e.lander.GetPosition()
 		impulsePos := box2d.MakeB2Vec2(pos.X+ox, pos.Y+oy)
 		// The exhaust particle of gym is cosmetic (it collides only with the
 		// ground) and is not simulated.
-		e.lander.ApplyLinearImpulse(box2d.MakeB2Vec2(-ox*MainEnginePower*mPower, -oy*MainEnginePower*mPower), impulsePos, true)
+		e.lander.ApplyLinearImpulse(box2d.MakeB2Vec2(-ox*mainEnginePower*mPower, -oy*mainEnginePower*mPower), impulsePos, true)
 	}
 	sPower := 0.0
-	if action == ActionLeft || action == ActionRight {
+	if action == actionLeft || action == actionRight {
 		direction := float64(action - 2)
 		sPower = 1.0
-		ox := tip[0]*dispersion[0] + side[0]*(3*dispersion[1]+direction*sideEngineAway/Scale)
-		oy := -tip[1]*dispersion[0] - side[1]*(3*dispersion[1]+direction*sideEngineAway/Scale)
+		ox := tip[0]*dispersion[0] + side[0]*(3*dispersion[1]+direction*sideEngineAway/scale)
+		oy := -tip[1]*dispersion[0] - side[1]*(3*dispersion[1]+direction*sideEngineAway/scale)
 		pos := e.lander.GetPosition()
-		impulsePos := box2d.MakeB2Vec2(pos.X+ox-tip[0]*17/Scale, pos.Y+oy+tip[1]*sideEngineHeight/Scale)
-		e.lander.ApplyLinearImpulse(box2d.MakeB2Vec2(-ox*SideEnginePower*sPower, -oy*SideEnginePower*sPower), impulsePos, true)
+		impulsePos := box2d.MakeB2Vec2(pos.X+ox-tip[0]*17/scale, pos.Y+oy+tip[1]*sideEngineHeight/scale)
+		e.lander.ApplyLinearImpulse(box2d.MakeB2Vec2(-ox*sideEnginePower*sPower, -oy*sideEnginePower*sPower), impulsePos, true)
 	}
 
-	e.world.Step(1.0/FPS, 6*30, 2*30)
+	e.world.Step(1.0/fps, 6*30, 2*30)
 
 	pos := e.lander.GetPosition()
 	vel := e.lander.GetLinearVelocity()
-	var s State
-	s[0] = (pos.X - viewportW/Scale/2) / (viewportW / Scale / 2)
-	s[1] = (pos.Y - (e.helipadY + legDown/Scale)) / (viewportH / Scale / 2)
-	s[2] = vel.X * (viewportW / Scale / 2) / FPS
-	s[3] = vel.Y * (viewportH / Scale / 2) / FPS
+	var s state
+	s[0] = (pos.X - viewportW/scale/2) / (viewportW / scale / 2)
+	s[1] = (pos.Y - (e.helipadY + legDown/scale)) / (viewportH / scale / 2)
+	s[2] = vel.X * (viewportW / scale / 2) / fps
+	s[3] = vel.Y * (viewportH / scale / 2) / fps
 	s[4] = e.lander.GetAngle()
-	s[5] = 20.0 * e.lander.GetAngularVelocity() / FPS
+	s[5] = 20.0 * e.lander.GetAngularVelocity() / fps
 	if e.legContact[0] {
 		s[6] = 1
 	}
@@ -287,7 +287,7 @@ func (e *Env) Step(action int) (State, float64, bool) {
 
 	e.timestep++
 	done := false
-	if e.gameOver || math.Abs(s[0]) >= 1.0 || e.timestep > MaxSteps {
+	if e.gameOver || math.Abs(s[0]) >= 1.0 || e.timestep > maxSteps {
 		done, reward = true, -100
 	}
 	if !e.lander.IsAwake() {

@@ -2,7 +2,7 @@ package lunar
 
 import "math"
 
-// Heuristic is OpenAI's hand-written lander controller with its twelve
+// heuristic is OpenAI's hand-written lander controller with its twelve
 // constants exposed (the ROBOT code's heuristic_Controller): w = 2x for
 // x in [0, 1]^12.
 //
@@ -13,7 +13,7 @@ import "math"
 //	if a leg touches: angle todo = w8, hover todo = -s3 w9
 //	action: main engine if hover todo > |angle todo| and > w10,
 //	        else right engine if angle todo < -w11, left if > w11, else nothing.
-func Heuristic(s State, w *[12]float64) int {
+func heuristic(s state, w *[12]float64) int {
 	angleTarget := s[0]*w[0] + s[2]*w[1] // point towards the pad, against horizontal speed
 	if angleTarget > w[2] {
 		angleTarget = w[2]
@@ -32,31 +32,31 @@ func Heuristic(s State, w *[12]float64) int {
 	}
 	switch {
 	case hoverTodo > math.Abs(angleTodo) && hoverTodo > w[10]:
-		return ActionMain
+		return actionMain
 	case angleTodo < -w[11]:
-		return ActionRight
+		return actionRight
 	case angleTodo > w[11]:
-		return ActionLeft
+		return actionLeft
 	}
-	return ActionNoop
+	return actionNoop
 }
 
 // DefaultX is OpenAI's default heuristic as a point of the box:
 // 0.5 * [0.5, 1, 0.4, 0.55, 0.5, 1, 0.5, 0.5, 0, 0.5, 0.05, 0.05].
 var DefaultX = []float64{0.25, 0.5, 0.2, 0.275, 0.25, 0.5, 0.25, 0.25, 0, 0.25, 0.025, 0.025}
 
-// Episode runs one episode with seed and the heuristic with weights w = 2x,
+// episode runs one episode with seed and the heuristic with weights w = 2x,
 // and returns its total reward and number of agent steps.
-func Episode(x []float64, seed uint64) (total float64, steps int) {
+func episode(x []float64, seed uint64) (total float64, steps int) {
 	var w [12]float64
 	for i := range w {
 		w[i] = 2 * x[i]
 	}
-	env, s := NewEnv(seed)
+	env, s := newEnv(seed)
 	for {
 		var r float64
 		var done bool
-		s, r, done = env.Step(Heuristic(s, &w))
+		s, r, done = env.Step(heuristic(s, &w))
 		total += r
 		steps++
 		if done {

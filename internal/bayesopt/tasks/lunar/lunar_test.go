@@ -25,36 +25,36 @@ func TestHeuristicDecisions(t *testing.T) {
 	// constants (see Heuristic's doc comment).
 	cases := []struct {
 		name string
-		s    State
+		s    state
 		want int
 	}{
 		// At rest above the pad: hover todo = (0 - 0.5)*0.5 < 0, angle todo 0.
-		{"at rest above pad", State{0, 0.5, 0, 0, 0, 0, 0, 0}, ActionNoop},
+		{"at rest above pad", state{0, 0.5, 0, 0, 0, 0, 0, 0}, actionNoop},
 		// Falling fast: hover todo = -0.5*0.5 - (-1)*0.5 = 0.25 > 0.05 and > |0|.
-		{"falling fast", State{0, 0.5, 0, -1, 0, 0, 0, 0}, ActionMain},
+		{"falling fast", state{0, 0.5, 0, -1, 0, 0, 0, 0}, actionMain},
 		// Tilted left (angle +0.3): angle todo = (0 - 0.3)*0.5 = -0.15 < -0.05.
-		{"tilted", State{0, 0.5, 0, 0, 0.3, 0, 0, 0}, ActionRight},
+		{"tilted", state{0, 0.5, 0, 0, 0.3, 0, 0, 0}, actionRight},
 		// Tilted right: angle todo = +0.15 > 0.05.
-		{"tilted other way", State{0, 0.5, 0, 0, -0.3, 0, 0, 0}, ActionLeft},
+		{"tilted other way", state{0, 0.5, 0, 0, -0.3, 0, 0, 0}, actionLeft},
 		// Far right and drifting right: angle target = 0.5*1+1*1 = 1.5 clipped
 		// to 0.4; angle todo = 0.2 > 0.05; hover target 0.55, hover todo =
 		// (0.55-0.5)*0.5 = 0.025, not > 0.2.
-		{"clipped angle target", State{1, 0.5, 1, 0, 0, 0, 0, 0}, ActionLeft},
+		{"clipped angle target", state{1, 0.5, 1, 0, 0, 0, 0, 0}, actionLeft},
 		// Leg contact: angle todo = w8 = 0, hover todo = -(-0.2)*0.5 = 0.1 > 0.05.
-		{"leg contact, falling", State{0.3, 0, 0, -0.2, 0.3, 0, 1, 0}, ActionMain},
+		{"leg contact, falling", state{0.3, 0, 0, -0.2, 0.3, 0, 1, 0}, actionMain},
 		// Leg contact, slow: hover todo = 0.02 < 0.05 and angle todo 0.
-		{"leg contact, slow", State{0, 0, 0, -0.04, 0, 0, 0, 1}, ActionNoop},
+		{"leg contact, slow", state{0, 0, 0, -0.04, 0, 0, 0, 1}, actionNoop},
 	}
 	w := defaultW
 	for _, c := range cases {
-		if got := Heuristic(c.s, &w); got != c.want {
+		if got := heuristic(c.s, &w); got != c.want {
 			t.Errorf("%s: action %d, want %d", c.name, got, c.want)
 		}
 	}
 }
 
 // momentum is the total linear momentum of the lander and its legs.
-func momentum(e *Env) (px, py, mass float64) {
+func momentum(e *env) (px, py, mass float64) {
 	for _, b := range []*box2d.B2Body{e.lander, e.legs[0], e.legs[1]} {
 		v := b.GetLinearVelocity()
 		px += b.GetMass() * v.X
@@ -69,11 +69,11 @@ func TestFreeFallConservesMomentumUnderGravity(t *testing.T) {
 	// internal, so the momentum of lander + legs changes only by gravity:
 	// dP = (0, -10 M dt) each step.
 	const tol = 1e-9 // relative; sequential impulses cancel to rounding
-	e, s := NewEnv(7)
+	e, s := newEnv(7)
 	px0, py0, m := momentum(e)
-	dt := 1.0 / FPS
+	dt := 1.0 / fps
 	for step := 1; step <= 20; step++ {
-		s, _, _ = e.Step(ActionNoop)
+		s, _, _ = e.Step(actionNoop)
 		if s[6] != 0 || s[7] != 0 {
 			t.Fatalf("leg contact after %d steps of free fall from the top", step)
 		}
@@ -88,10 +88,10 @@ func TestFreeFallConservesMomentumUnderGravity(t *testing.T) {
 func TestMainEngineImpulse(t *testing.T) {
 	// The main engine's impulse on an upright lander is -oy * 13 upwards with
 	// oy = -(4/30 + 2 d0) and |d0| <= 1/30: between 13*2/30 and 13*6/30.
-	e1, _ := NewEnv(3)
-	e2, _ := NewEnv(3)
-	e1.Step(ActionNoop)
-	e2.Step(ActionMain)
+	e1, _ := newEnv(3)
+	e2, _ := newEnv(3)
+	e1.Step(actionNoop)
+	e2.Step(actionMain)
 	_, py1, _ := momentum(e1)
 	_, py2, _ := momentum(e2)
 	if j := py2 - py1; j < 13*2.0/30-1e-9 || j > 13*6.0/30+1e-9 {
@@ -103,12 +103,12 @@ func TestLanderStaysAboveGround(t *testing.T) {
 	// With the engines off the lander falls onto the terrain. Explicit
 	// collision filters make the legs touch down (contact detected) and the
 	// body stop on the surface instead of falling through it.
-	e, s := NewEnv(1)
+	e, s := newEnv(1)
 	touched := false
 	var done bool
 	var r float64
-	for step := 0; step < 2*MaxSteps && !done; step++ {
-		s, r, done = e.Step(ActionNoop)
+	for step := 0; step < 2*maxSteps && !done; step++ {
+		s, r, done = e.Step(actionNoop)
 		touched = touched || s[6] == 1 || s[7] == 1
 		if y := e.lander.GetPosition().Y; y < 0 {
 			t.Fatalf("lander fell through the ground: y = %v", y)
@@ -123,14 +123,14 @@ func TestLanderStaysAboveGround(t *testing.T) {
 }
 
 func TestStepCapEndsEpisodeWithPenalty(t *testing.T) {
-	e, _ := NewEnv(0)
-	e.timestep = MaxSteps // the next step is the one past the cap
-	if _, r, done := e.Step(ActionMain); !done || r != -100 {
+	e, _ := newEnv(0)
+	e.timestep = maxSteps // the next step is the one past the cap
+	if _, r, done := e.Step(actionMain); !done || r != -100 {
 		t.Errorf("step past the cap: done=%v reward=%v, want done with -100", done, r)
 	}
-	e, _ = NewEnv(0)
-	e.timestep = MaxSteps - 1
-	if _, _, done := e.Step(ActionMain); done {
+	e, _ = newEnv(0)
+	e.timestep = maxSteps - 1
+	if _, _, done := e.Step(actionMain); done {
 		t.Error("episode ended before the cap")
 	}
 }
@@ -154,7 +154,7 @@ func TestEvaluateDeterministicAndGolden(t *testing.T) {
 	if math.Abs(serial-golden) > relTol*golden {
 		t.Errorf("default heuristic mean return = %.13g, golden %.13g", serial, golden)
 	}
-	t.Logf("default heuristic: mean return %.4f over %d episodes", serial, NumEpisodes)
+	t.Logf("default heuristic: mean return %.4f over %d episodes", serial, numEpisodes)
 }
 
 func TestTaskInterface(t *testing.T) {

@@ -12,15 +12,15 @@ import (
 	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
-// NumEpisodes is the number of fixed-seed episodes (seeds 0..49) whose mean
+// numEpisodes is the number of fixed-seed episodes (seeds 0..49) whose mean
 // return is the objective.
-const NumEpisodes = 50
+const numEpisodes = 50
 
-// Dim is the number of heuristic weights.
-const Dim = 12
+// dim is the number of heuristic weights.
+const dim = 12
 
 // Task is the lunar lander objective: the mean return of the heuristic
-// controller with w = 2x over NumEpisodes fixed-seed episodes, run in
+// controller with w = 2x over numEpisodes fixed-seed episodes, run in
 // parallel. Deterministic and safe for concurrent use.
 type Task struct {
 	// Workers bounds the episodes run at once; 0 means runtime.GOMAXPROCS(0).
@@ -33,12 +33,12 @@ func New() *Task { return &Task{} }
 // Name returns "lunar".
 func (*Task) Name() string { return "lunar" }
 
-// Dim returns 12.
-func (*Task) Dim() int { return Dim }
+// dim returns 12.
+func (*Task) Dim() int { return dim }
 
 // Bounds returns [0, 1]^12.
 func (*Task) Bounds() (lower, upper []float64) {
-	lower, upper = make([]float64, Dim), make([]float64, Dim)
+	lower, upper = make([]float64, dim), make([]float64, dim)
 	for i := range upper {
 		upper[i] = 1
 	}
@@ -59,13 +59,13 @@ func (t *Task) Evaluate(_ context.Context, x []float64) (float64, error) {
 	for _, r := range returns { // in episode order: the mean is bitwise reproducible
 		sum += r
 	}
-	return sum / NumEpisodes, nil
+	return sum / numEpisodes, nil
 }
 
-// Returns runs the NumEpisodes episodes and returns their returns in seed
+// Returns runs the numEpisodes episodes and returns their returns in seed
 // order, or nil if x has a NaN.
 func (t *Task) Returns(x []float64) []float64 {
-	if len(x) != Dim {
+	if len(x) != dim {
 		panic("lunar: x must have 12 entries")
 	}
 	for _, v := range x {
@@ -77,9 +77,9 @@ func (t *Task) Returns(x []float64) []float64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, NumEpisodes)
-	returns := make([]float64, NumEpisodes)
-	parallel.Blocks(NumEpisodes, 1, workers, func(_, ep, _ int) {
+	workers = min(workers, numEpisodes)
+	returns := make([]float64, numEpisodes)
+	parallel.Blocks(numEpisodes, 1, workers, func(_, ep, _ int) {
 		returns[ep] = runEpisode(x, uint64(ep))
 	})
 	return returns
@@ -101,7 +101,7 @@ func runEpisode(x []float64, seed uint64) float64 {
 		raceMu.Lock()
 		defer raceMu.Unlock()
 	}
-	total, _ := Episode(x, seed)
+	total, _ := episode(x, seed)
 	return total
 }
 
@@ -134,5 +134,5 @@ func warmUpBox2D() {
 	fd.Density = 1
 	fd.Filter = box2d.MakeB2Filter()
 	body.CreateFixtureFromDef(&fd)
-	world.Step(1.0/FPS, 1, 1) // overlapping fixtures: the first contact is created here
+	world.Step(1.0/fps, 1, 1) // overlapping fixtures: the first contact is created here
 }

@@ -8,7 +8,7 @@ import (
 func BenchmarkReward(b *testing.B) {
 	x := randomX(rand.New(rand.NewPCG(1, 1)))
 	for b.Loop() {
-		Reward(x)
+		reward(x)
 	}
 }
 

@@ -161,11 +161,11 @@ func meanMinDistance(ia, ib *curveIndex) float64 {
 	return sum / float64(len(a))
 }
 
-// OneWayDistance is the symmetric one-way distance between two trajectories
+// oneWayDistance is the symmetric one-way distance between two trajectories
 // (Zheng et al.'s OWD, the rover distance of the ROBOT code):
 // 0.5 (mean_{a in A} min_{b in B} |a-b| + mean_{b in B} min_{a in A} |a-b|).
 // Both must be non-empty.
-func OneWayDistance(a, b [][2]float64) float64 {
+func oneWayDistance(a, b [][2]float64) float64 {
 	return oneWay(newCurveIndex(a), newCurveIndex(b))
 }
 

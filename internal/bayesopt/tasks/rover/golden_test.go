@@ -28,7 +28,7 @@ func TestRewardGolden(t *testing.T) {
 		{"const", func(i int) float64 { return 0.03 }, -6.3773481093},
 	}
 	for _, c := range cases {
-		got := Reward(goldenX(c.f))
+		got := reward(goldenX(c.f))
 		t.Logf("%s: %.10f (want %.10f)", c.name, got, c.want)
 		if math.Abs(got-c.want) > relTol*math.Abs(c.want) {
 			t.Errorf("%s: Reward = %.10f, want %.10f", c.name, got, c.want)

@@ -9,20 +9,20 @@ import (
 const (
 	// Dim is the number of inputs: 30 steps (dx, dy), interleaved.
 	Dim = 60
-	// NumSteps is the number of steps (control points after the start).
-	NumSteps = Dim / 2
-	// NumSamples is the number of trajectory points the cost integrates over.
-	NumSamples = 1000
-	// PointCost is the cost per unit length everywhere.
-	PointCost = 0.05
-	// ObstacleCost is the extra cost per unit length inside an obstacle.
-	ObstacleCost = 20.0
-	// GoalWeight multiplies the L1 distance from the last point to the goal.
-	GoalWeight = 100.0
-	// Offset is added to minus the cost so that good paths score about 5.
-	Offset = 5.0
-	// ObstacleSide is the side of each square obstacle.
-	ObstacleSide = 0.1
+	// numSteps is the number of steps (control points after the start).
+	numSteps = Dim / 2
+	// numSamples is the number of trajectory points the cost integrates over.
+	numSamples = 1000
+	// pointCost is the cost per unit length everywhere.
+	pointCost = 0.05
+	// obstacleCost is the extra cost per unit length inside an obstacle.
+	obstacleCost = 20.0
+	// goalWeight multiplies the L1 distance from the last point to the goal.
+	goalWeight = 100.0
+	// offset is added to minus the cost so that good paths score about 5.
+	offset = 5.0
+	// obstacleSide is the side of each square obstacle.
+	obstacleSide = 0.1
 )
 
 // Lower and Upper bound every coordinate of x: [-2/d, 4/d] with d = 60, as
@@ -38,12 +38,12 @@ var (
 	Goal  = [2]float64{0.95, 0.95}
 )
 
-// DegeneratePenalty is f(x) when the control points have fewer than 4
+// degeneratePenalty is f(x) when the control points have fewer than 4
 // distinct consecutive entries, so that no cubic spline can be fitted (scipy
 // raises an error there). It is the value of a rover that never leaves the
 // start: no path cost and the full goal term, 5 - 100 * |goal - start|_1 =
 // -175. Such x needs at least 27 of the 30 steps to be exactly zero.
-const DegeneratePenalty = Offset - GoalWeight*1.8
+const degeneratePenalty = offset - goalWeight*1.8
 
 // obstacleCentres are the centres of the grid {0, .2, .4, .6, .8, 1} per
 // axis; the squares are the product of these except (0,0) and (1,1).
@@ -55,8 +55,8 @@ var obstacleLow, obstacleHigh [6]float64
 
 func init() {
 	for i, c := range obstacleCentres {
-		obstacleLow[i] = c - ObstacleSide/2
-		obstacleHigh[i] = c + ObstacleSide/2
+		obstacleLow[i] = c - obstacleSide/2
+		obstacleHigh[i] = c + obstacleSide/2
 	}
 }
 
@@ -66,7 +66,7 @@ type Obstacle struct {
 }
 
 // Obstacles returns the 34 square obstacles (the region outside [0,1)^2 also
-// costs ObstacleCost but is not listed).
+// costs obstacleCost but is not listed).
 func Obstacles() []Obstacle {
 	var out []Obstacle
 	for i := range obstacleCentres {
@@ -83,9 +83,9 @@ func Obstacles() []Obstacle {
 	return out
 }
 
-// InObstacle reports whether p lies in an obstacle: one of the 34 squares
+// inObstacle reports whether p lies in an obstacle: one of the 34 squares
 // (half-open, low <= p < high) or outside [0, 1)^2.
-func InObstacle(p [2]float64) bool {
+func inObstacle(p [2]float64) bool {
 	if !(p[0] >= 0 && p[0] < 1 && p[1] >= 0 && p[1] < 1) {
 		return true
 	}
@@ -107,15 +107,15 @@ func squareIndex(v float64) int {
 	return -1
 }
 
-// ControlPoints returns the 31 control points: the start followed by the
+// controlPoints returns the 31 control points: the start followed by the
 // cumulative sums of the steps (x[2i], x[2i+1]).
-func ControlPoints(x []float64) [][2]float64 {
+func controlPoints(x []float64) [][2]float64 {
 	if len(x) != Dim {
 		panic("rover: x must have 60 entries")
 	}
-	pts := make([][2]float64, NumSteps+1)
+	pts := make([][2]float64, numSteps+1)
 	pts[0] = Start
-	for i := 0; i < NumSteps; i++ {
+	for i := 0; i < numSteps; i++ {
 		pts[i+1] = [2]float64{pts[i][0] + x[2*i], pts[i][1] + x[2*i+1]}
 	}
 	return pts
@@ -136,19 +136,19 @@ func distinctPoints(pts [][2]float64) [][2]float64 {
 // sampleParameters are t = linspace(0, 1, 1000) computed as numpy does
 // (i * (1/999), last exactly 1).
 var sampleParameters = func() []float64 {
-	t := make([]float64, NumSamples)
-	step := 1.0 / float64(NumSamples-1)
+	t := make([]float64, numSamples)
+	step := 1.0 / float64(numSamples-1)
 	for i := range t {
 		t[i] = float64(i) * step
 	}
-	t[NumSamples-1] = 1
+	t[numSamples-1] = 1
 	return t
 }()
 
-// Trajectory returns the rover's path for x: NumSamples points of the
+// Trajectory returns the rover's path for x: numSamples points of the
 // not-a-knot cubic spline through the distinct control points, at chord
 // parameters linspace(0, 1, 1000). In the degenerate case (fewer than 4
-// distinct points, see DegeneratePenalty) it returns the polyline through them
+// distinct points, see degeneratePenalty) it returns the polyline through them
 // sampled the same way, so the path can still be drawn and compared.
 func Trajectory(x []float64) [][2]float64 {
 	traj, _ := trajectory(x)
@@ -157,8 +157,8 @@ func Trajectory(x []float64) [][2]float64 {
 
 // trajectory also reports whether the spline could be fitted.
 func trajectory(x []float64) ([][2]float64, bool) {
-	pts := distinctPoints(ControlPoints(x))
-	out := make([][2]float64, NumSamples)
+	pts := distinctPoints(controlPoints(x))
+	out := make([][2]float64, numSamples)
 	switch {
 	case len(pts) >= 4:
 		newSpline2(pts).sample(sampleParameters, out)
@@ -184,14 +184,14 @@ func trajectory(x []float64) ([][2]float64, bool) {
 	return out, false
 }
 
-// PathCost integrates the point cost (PointCost, plus ObstacleCost inside an
+// pathCost integrates the point cost (pointCost, plus obstacleCost inside an
 // obstacle) along the polyline through traj with the trapezoid rule.
-func PathCost(traj [][2]float64) float64 {
+func pathCost(traj [][2]float64) float64 {
 	cost := func(p [2]float64) float64 {
-		if InObstacle(p) {
-			return PointCost + ObstacleCost
+		if inObstacle(p) {
+			return pointCost + obstacleCost
 		}
-		return PointCost
+		return pointCost
 	}
 	total := 0.0
 	prev := cost(traj[0])
@@ -205,10 +205,10 @@ func PathCost(traj [][2]float64) float64 {
 	return total
 }
 
-// Reward is the rover objective (to maximise):
-// f(x) = 5 - (path cost + 100 |last point - goal|_1), or DegeneratePenalty.
+// reward is the rover objective (to maximise):
+// f(x) = 5 - (path cost + 100 |last point - goal|_1), or degeneratePenalty.
 // A NaN in x gives NaN.
-func Reward(x []float64) float64 {
+func reward(x []float64) float64 {
 	for _, v := range x {
 		if math.IsNaN(v) {
 			return math.NaN()
@@ -216,9 +216,9 @@ func Reward(x []float64) float64 {
 	}
 	traj, ok := trajectory(x)
 	if !ok {
-		return DegeneratePenalty
+		return degeneratePenalty
 	}
 	last := traj[len(traj)-1]
 	goal := math.Abs(last[0]-Goal[0]) + math.Abs(last[1]-Goal[1])
-	return Offset - (PathCost(traj) + GoalWeight*goal)
+	return offset - (pathCost(traj) + goalWeight*goal)
 }

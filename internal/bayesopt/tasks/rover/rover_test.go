@@ -67,7 +67,7 @@ func TestOneWayDistanceMatchesBruteForce(t *testing.T) {
 	}
 	for i := range trajs {
 		for j := range trajs {
-			got := OneWayDistance(trajs[i], trajs[j])
+			got := oneWayDistance(trajs[i], trajs[j])
 			if math.Abs(got-brute[i][j]) > tol*math.Max(1, brute[i][j]) {
 				t.Errorf("pair (%d,%d): OneWayDistance = %.17g, brute force %.17g", i, j, got, brute[i][j])
 			}
@@ -75,7 +75,7 @@ func TestOneWayDistanceMatchesBruteForce(t *testing.T) {
 	}
 	// Segments [0,1]x{0} and [0,1]x{3}: every point is 3 from the other
 	// segment's nearest sample or a little more (7 samples on the second).
-	if d := OneWayDistance(trajs[4], trajs[5]); d < 3 || d > math.Hypot(3, 1.0/12) {
+	if d := oneWayDistance(trajs[4], trajs[5]); d < 3 || d > math.Hypot(3, 1.0/12) {
 		t.Errorf("distance between segments 3 apart = %v, want within [3, hypot(3, 1/12)]", d)
 	}
 	for i := range xs {
@@ -100,7 +100,7 @@ func TestSplineInterpolatesAndIsNotAKnot(t *testing.T) {
 	// third derivative (6 c3) agrees across u_1 and u_{n-2}.
 	const tol = 1e-12 // a few ulps of O(1) quantities after a 31x31 solve
 	rng := rand.New(rand.NewPCG(1, 1))
-	pts := distinctPoints(ControlPoints(randomX(rng)))
+	pts := distinctPoints(controlPoints(randomX(rng)))
 	sp := newSpline2(pts)
 	out := make([][2]float64, len(pts))
 	sp.sample(sp.u, out)
@@ -238,7 +238,7 @@ func TestObstacles(t *testing.T) {
 		{[2]float64{0.97, 0.81}, true},               // square (1, 0.8)
 	}
 	for _, c := range cases {
-		if got := InObstacle(c.p); got != c.want {
+		if got := inObstacle(c.p); got != c.want {
 			t.Errorf("InObstacle(%v) = %v, want %v", c.p, got, c.want)
 		}
 		// Cross-check against the explicit list.
@@ -263,43 +263,43 @@ func TestRewardStraightDiagonalClosedForm(t *testing.T) {
 	for i := range x {
 		x[i] = 0.03
 	}
-	got := Reward(x)
-	approx := Offset - (PointCost*0.9*math.Sqrt2 + ObstacleCost*4*ObstacleSide*math.Sqrt2)
+	got := reward(x)
+	approx := offset - (pointCost*0.9*math.Sqrt2 + obstacleCost*4*obstacleSide*math.Sqrt2)
 	// Trapezoid: each square edge moves the integral by at most one half
 	// segment of cost 20: 8 edges * 10 * 0.9 sqrt2/999.
 	if tol := 8 * 10 * 0.9 * math.Sqrt2 / 999; math.Abs(got-approx) > tol {
 		t.Errorf("Reward = %v, closed form %v (tol %v)", got, approx, tol)
 	}
 	traj := Trajectory(x)
-	if math.Abs(traj[0][0]-Start[0]) > 1e-15 || math.Abs(traj[NumSamples-1][0]-Goal[0]) > 1e-12 {
-		t.Errorf("trajectory runs from %v to %v", traj[0], traj[NumSamples-1])
+	if math.Abs(traj[0][0]-Start[0]) > 1e-15 || math.Abs(traj[numSamples-1][0]-Goal[0]) > 1e-12 {
+		t.Errorf("trajectory runs from %v to %v", traj[0], traj[numSamples-1])
 	}
 }
 
 func TestRewardDegenerateAndNaN(t *testing.T) {
 	x := make([]float64, Dim) // every step zero: one distinct point
-	if got := Reward(x); got != DegeneratePenalty {
-		t.Errorf("all-zero steps: Reward = %v, want %v", got, DegeneratePenalty)
+	if got := reward(x); got != degeneratePenalty {
+		t.Errorf("all-zero steps: Reward = %v, want %v", got, degeneratePenalty)
 	}
 	// Two non-zero steps: 3 distinct points, still degenerate; the drawn path
 	// is the polyline through them.
 	x[0], x[1] = 0.05, 0.02
 	x[10], x[11] = 0.01, 0.06
-	if got := Reward(x); got != DegeneratePenalty {
-		t.Errorf("3 distinct points: Reward = %v, want %v", got, DegeneratePenalty)
+	if got := reward(x); got != degeneratePenalty {
+		t.Errorf("3 distinct points: Reward = %v, want %v", got, degeneratePenalty)
 	}
 	traj := Trajectory(x)
-	last := traj[NumSamples-1]
+	last := traj[numSamples-1]
 	if math.Abs(last[0]-0.11) > 1e-12 || math.Abs(last[1]-0.13) > 1e-12 {
 		t.Errorf("degenerate path ends at %v, want (0.11, 0.13)", last)
 	}
 	// Three non-zero steps: 4 distinct points, a single cubic, a real value.
 	x[20], x[21] = 0.02, 0.02
-	if got := Reward(x); got == DegeneratePenalty || math.IsNaN(got) {
+	if got := reward(x); got == degeneratePenalty || math.IsNaN(got) {
 		t.Errorf("4 distinct points: Reward = %v, want a spline value", got)
 	}
 	x[5] = math.NaN()
-	if got := Reward(x); !math.IsNaN(got) {
+	if got := reward(x); !math.IsNaN(got) {
 		t.Errorf("NaN input: Reward = %v, want NaN", got)
 	}
 }
@@ -312,7 +312,7 @@ func TestRandomRewardsMatchNotes(t *testing.T) {
 	sum := 0.0
 	const n = 400
 	for range n {
-		sum += Reward(randomX(rng))
+		sum += reward(randomX(rng))
 	}
 	if mean := sum / n; mean < -86 || mean > -76 {
 		t.Errorf("mean reward of random x = %v, want about -81", mean)

@@ -11,15 +11,15 @@ import (
 // Task is the rover objective as a bayesopt.Objective. It caches the
 // trajectories (and their search indexes) of recently seen x so that the
 // O(n^2) distance computations of a campaign do not refit splines (a fit
-// costs about a tenth of a distance); the cache holds at most CacheSize
+// costs about a tenth of a distance); the cache holds at most cacheSize
 // entries of about 25 KB each. Safe for concurrent use.
 type Task struct {
 	mu    sync.Mutex
 	cache map[string]*prepared
 }
 
-// CacheSize bounds the number of cached trajectories per Task.
-const CacheSize = 2048
+// cacheSize bounds the number of cached trajectories per Task.
+const cacheSize = 2048
 
 type prepared struct {
 	traj  [][2]float64
@@ -49,7 +49,7 @@ func (t *Task) Evaluate(_ context.Context, x []float64) (float64, error) {
 	if len(x) != t.Dim() {
 		return math.NaN(), fmt.Errorf("rover: x has %d entries, want %d", len(x), t.Dim())
 	}
-	return Reward(x), nil
+	return reward(x), nil
 }
 
 // Distance is the symmetric one-way distance between the trajectories of a
@@ -82,7 +82,7 @@ func (t *Task) prepare(x []float64) *prepared {
 	traj := Trajectory(x)
 	p = &prepared{traj: traj, index: newCurveIndex(traj)}
 	t.mu.Lock()
-	if len(t.cache) >= CacheSize {
+	if len(t.cache) >= cacheSize {
 		for old := range t.cache { // evict an arbitrary entry
 			delete(t.cache, old)
 			break

@@ -113,7 +113,7 @@ type dualState struct {
 	evals int // exact evaluations in the last pick (for tests)
 }
 
-// dualActive reports whether the greedy runs in the dual (or switches to it
+// dualReady reports whether the greedy runs in the dual (or switches to it
 // now that the chosen set has reached d items).
 func (g *greedyState) dualReady() bool {
 	if g.feat == nil {

@@ -37,8 +37,9 @@
 // seed only, not on the scheduling), and re-rank each row's candidates by
 // the exact distance, so every listed distance equals Dense.Dist (the
 // pools' datasets.Pool.Distance). The recall@k is measured against brute
-// force on sampled rows and returned with the graph; BuildGraph caches it beside the
-// graph (its key adds the method and its parameters to the features' hash).
+// force on sampled rows and returned with the graph; BuildGraph caches it
+// beside the graph (its key adds the method and its parameters to the
+// features' hash).
 //
 // # Building, caching, memory
 //

@@ -19,8 +19,9 @@
 // them, Apply copies the flags the user set. A flag applies to the
 // settings whose fields it sets: FlagsInside and FlagsOutside list the
 // flags of a sub-struct, or of none of its fields, so a command derives
-// which flags a kind of input refuses from the fields themselves. The same table names the flag of a SettingError's key (Name), so a
-// message says "--budget (key budget)" to the user who typed --budget.
+// which flags a kind of input refuses from the fields themselves. The
+// same table names the flag of a SettingError's key (Name), so a message
+// says "--budget (key budget)" to the user who typed --budget.
 // SettingError is the typed refusal of a setting that Validate and Plan
 // functions return.
 package configkeys

@@ -36,7 +36,11 @@
 //     fingerprints MSB-first for Tanimoto) with an optional ids file, loaded
 //     into one contiguous copy, without labels; float32 features stay
 //     float32 (Pool.Dense32, a knn.Rows32), every distance computed from them
-//     in float64, equal bit for bit to that of the values widened.
+//     in float64, equal bit for bit to that of the values widened;
+//   - graph: the user's own similarity instead of features, a graph (SciPy
+//     CSR .npz or an edges CSV) or a kernel matrix whose k largest entries
+//     per row are kept, with ids and labels from files or none
+//     (GraphConfig); its distance is 1 - the diversity kernel (MetricGraph).
 //
 // DefaultConfig documents every default and the reason for it.
 //

@@ -25,7 +25,7 @@ const spaceTask = campaign.SpaceTask
 // defaultBayesoptConfig is the built-in protocol of a task
 // (tasks.DefaultProtocol) writing to its default folder. A space
 // campaign's folder is left empty here: it is named after the space file
-// once that is known (resolveBayesoptConfig).
+// once that is known (cli.BayesoptCampaign.Plan).
 func defaultBayesoptConfig(task string) bayesopt.Protocol {
 	c := tasks.DefaultProtocol(task)
 	if task != spaceTask {
@@ -33,7 +33,7 @@ func defaultBayesoptConfig(task string) bayesopt.Protocol {
 	} else {
 		// A campaign on a user's space has suggest's defaults: batches of
 		// 5, its candidates, and its initial design (0: resolved from the
-		// space file by resolveBayesoptConfig).
+		// space file by cli.BayesoptCampaign.Plan).
 		c.Batch, c.Candidates, c.Init = defaultSuggestBatch, defaultSuggestCandidates, 0
 	}
 	return c

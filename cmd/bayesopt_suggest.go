@@ -11,9 +11,9 @@ import (
 )
 
 // `qvs bayesopt suggest` dispatches on its input: --space (a continuous
-// space, cmd/bayesopt_suggest_continuous.go) or --kernel (a discrete pool,
-// cmd/bayesopt_suggest_discrete.go). This file only holds the shared flags
-// and the dispatch.
+// space) or --kernel (a discrete pool); cli.RunBOSuggest runs either
+// (internal/cli/bosuggest.go). This file only holds the flags, their
+// settings table and the check that exactly one input is given.
 
 func newBayesoptSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := cli.DefaultBOSuggestOptions()

@@ -6,7 +6,7 @@ import (
 )
 
 // bindItems binds the flags that name the items of score and select to o
-// in t: the embeddings-only ones to o.Emb (itemsRun lists those given).
+// in t: the embeddings-only ones to o.Emb (applyItems lists those given).
 func bindItems(t *configkeys.Table, o *cli.ItemsOptions) {
 	fs, e := t.FlagSet(), &o.Emb
 	configkeys.Bind(t, fs.StringVar, "kernel", "", "", "kernel matrix, n x n (.csv or .npy; - reads stdin)", &o.Kernel)

@@ -1,6 +1,6 @@
 // Package campaign runs a set of repeated experiment runs (one per method,
 // hyperparameter setting and repeat) into a results directory with the
-// output contract shared by `qvs as` and `qvs bayesopt`:
+// output contract shared by `qvs as`, `qvs as replay` and `qvs bayesopt`:
 //
 //	DIR/config.yaml             resolved config (with qvs version and seed)
 //	DIR/summary.csv             one row per finished run
@@ -41,4 +41,9 @@
 // and returns the RunFunc. One driver (cli.RunCampaign) plans, checks the
 // folder's config.yaml (Plan.CheckFolder), opens, executes and reports
 // every kind alike.
+//
+// Names: RunKey is the one way every kind names its runs ("qvs-q0.5-r00"),
+// which also seeds their random streams; a campaign on a user's space is of
+// task SpaceTask and named after its space file (SpaceName). InnerWorkers
+// splits the workers between runs in parallel and the insides of each run.
 package campaign

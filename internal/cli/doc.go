@@ -5,6 +5,16 @@
 // calls the run function, so a command is tested by calling its run
 // function with an Env whose streams are buffers.
 //
+// Campaigns: each kind of campaign is a campaign.Kind of this package
+// (ASCampaign for `qvs as`, BayesoptCampaign and DiscreteCampaign for
+// `qvs bayesopt`, ReplayCampaign for `qvs as replay`), whose Plan applies
+// the count bounds (MaxRepeats, MaxCandidates, MaxRegions,
+// MaxDiscreteBatch) and the lower package's checks, and one driver,
+// RunCampaign, plans, checks the folder, opens, executes and prints the
+// table (PrintCampaignTable) for every kind. Pools are loaded here with
+// their notes and steps on Env.Err (LoadPool, LoadSearchPool), items with
+// LoadItems.
+//
 // Output goes through one path: a command's rows are a Table written in
 // its --format (Format: table, csv or json, refused when the flag is
 // parsed), numbers at full precision by Float (the aligned table rounds

@@ -15,9 +15,13 @@
 // A command's settings are resolved by one pipeline driven by one Table:
 // each Binding ties a flag to its config key and to the typed field both
 // set. The defaults are in the fields (from the Protocol constructors),
-// Load decodes the config file onto them, Apply copies the flags the user
-// set. The same table names the flag of a SettingError's key (Name), so a
-// message says "--budget (key budget)" to the user who typed --budget.
+// Load (LoadNode, for a file already parsed) decodes the config file onto
+// them, Apply copies the flags the user set. A flag applies to the
+// settings whose fields it sets: FlagsInside and FlagsOutside list the
+// flags of a sub-struct, or of none of its fields, so a command derives
+// which flags a kind of input refuses from the fields themselves. The
+// same table names the flag of a SettingError's key (Name), so a message
+// says "--budget (key budget)" to the user who typed --budget.
 // SettingError is the typed refusal of a setting that Validate and Plan
 // functions return.
 package configkeys

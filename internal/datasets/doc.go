@@ -1,6 +1,8 @@
 // Package datasets builds the pools of diverse active search (paper section
 // 3.1 and 4.1, Tables 1-3): n items with a binary target, feature vectors,
-// and a sparse k-nearest-neighbour similarity graph.
+// and a sparse k-nearest-neighbour similarity graph; and reads the kernel
+// sets of discrete BayesOpt (KernelSet: a precomputed kernel with its ids,
+// objective and metric columns; ReadKernelSet, PhotoswitchKernelSet).
 //
 // The graph is what the active-search model and the diversity kernel see.
 // Row i of the directed graph lists i's k nearest neighbours (never i), each
@@ -33,8 +35,12 @@
 //     column; or a .npy matrix of features (float32, float64, uint8; packed
 //     fingerprints MSB-first for Tanimoto) with an optional ids file, loaded
 //     into one contiguous copy, without labels; float32 features stay
-//     float32 (Pool.Dense32, a Rows32), every distance computed from them
-//     in float64, equal bit for bit to that of the values widened.
+//     float32 (Pool.Dense32, a knn.Rows32), every distance computed from them
+//     in float64, equal bit for bit to that of the values widened;
+//   - graph: the user's own similarity instead of features, a graph (SciPy
+//     CSR .npz or an edges CSV) or a kernel matrix whose k largest entries
+//     per row are kept, with ids and labels from files or none
+//     (GraphConfig); its distance is 1 - the diversity kernel (MetricGraph).
 //
 // DefaultConfig documents every default and the reason for it.
 //
@@ -42,8 +48,11 @@
 //
 // The graphs are built by internal/knn (exact and approximate engines,
 // Euclidean, cosine and Tanimoto, the graph cache, edge weights); the pool
-// loaders choose the method (pool.csv.knn), build or read the graph, and
-// keep it in the pool's rows (SetGraph).
+// loaders build or read the graph (knn.CachedKNN, knn.TanimotoGraph; a
+// user's pool knn.BuildGraph with the method of pool.csv.knn) and keep it
+// in the pool's rows (Pool.SetGraph). Pool.GraphCSR is the graph as
+// the SciPy CSR matrix `qvs graph` writes. InputFiles lists the files a
+// pool reads, which a campaign's config.yaml fingerprints.
 //
 //	p, err := datasets.Load(datasets.DefaultConfig("photoswitch"), dataDir, ".cache", 0)
 //	// p.Len() == 1919, p.PositiveCount() == 718, p.Neighbors[i] has 20 items

@@ -201,7 +201,7 @@ func (p *Pool) CachedLoadSeconds(loadSeconds float64) float64 {
 // DropFeatures frees the pool's features (Dense, Dense32, Bits) for a
 // caller that needs only its kNN graph from here on (a suggestion: its
 // model and kernel read the graph alone), and on a large pool returns the
-// memory to the operating system at once (releaseMemory): a 10,000,000 x 32
+// memory to the operating system at once (knn.ReleaseMemory): a 10,000,000 x 32
 // float32 pool holds 1.28 GB of features beside a 2.4 GB graph. Distance
 // and Validate must not be called afterwards.
 func (p *Pool) DropFeatures() {

@@ -2,13 +2,18 @@
 // tables and figures (Nguyen & Dieng, ICML 2024): `qvs eval results/`.
 //
 // A campaign is a folder with a summary.csv (one row per run) and the
-// resolved config.yaml, as written by internal/campaign. Its kind is told by
-// the summary's columns:
+// resolved config.yaml, as written by internal/campaign. Its kind is the
+// kind: config.yaml records (Kind.Key), else told by the summary's columns:
 //
-//	vs_q0, ..., kernel_det   active search (`qvs as`)       -> Tables 1-3, Figure 2
-//	edc                      discrete BayesOpt (kernel set)  -> Table 4, Figure 5
-//	solutions_vs             continuous BayesOpt (rover...)  -> summary table, Figures 3-4
+//	vs_q0, ..., kernel_det   active search (`qvs as`)        -> Tables 1-3, Figure 2
+//	edc                      discrete BayesOpt (kernel set)   -> Table 4, Figure 5
+//	solutions_vs             continuous BayesOpt (rover...)   -> summary table, Figures 3-4
+//	hits_total               replay (`qvs as replay`)         -> replay table, hits curve
 //
+// What eval cannot know from below comes in Options: the tasks whose
+// points are paths on a map (Options.Paths: the rover's obstacles, start,
+// goal and trajectory, passed by internal/cli) and how a pool is reloaded
+// for Figure 2 (Options.Pool).
 // The active-search tables' last column is kernel_det_per_item, the
 // per-item determinant |det K|^(1/n) (our inference of the paper's "kernel
 // matrix det."; noted under each table); summaries written before it existed
@@ -28,8 +33,9 @@
 // cell, full precision).
 //
 // Figures (gonum/plot, PNG and SVG): best value so far against evaluations,
-// mean with a standard-error band per method (Figure 3); the rover's final
-// trajectories on the obstacle map (Figure 4); the queries of one-step and
+// mean with a standard-error band per method (Figure 3); the final
+// trajectories of a task of Options.Paths on its obstacle map (the rover,
+// Figure 4); the queries of one-step and
 // qVS-AS on a 2-D PCA of the pool and VS_1 of the positives against queries
 // (Figure 2); the MDS embedding of a discrete candidate set with each
 // method's picks (Figure 5).

@@ -36,9 +36,22 @@
 // (each round reads the previous round's rows, so the result depends on the
 // seed only, not on the scheduling), and re-rank each row's candidates by
 // the exact distance, so every listed distance equals Dense.Dist (the
-// pools' Pool.Distance). The recall@k is measured against brute force on
-// sampled rows and returned with the graph; BuildGraph caches it beside the
-// graph (its key adds the method and its parameters to the features' hash).
+// pools' datasets.Pool.Distance). The recall@k is measured against brute
+// force on sampled rows and returned with the graph; BuildGraph caches it
+// beside the graph (its key adds the method and its parameters to the
+// features' hash).
+//
+// # Building, caching, memory
+//
+// BuildGraph builds a user's CSV or .npy pool's graph: the method chosen,
+// the graph read from the cache or built and stored (GraphOptions: workers,
+// progress, how a message names a config key; GraphInfo says what
+// happened); the built-in pools call CachedKNN or TanimotoGraph.
+// CachedFloats caches other computed arrays the same way (the Fashion-MNIST
+// PCA under cacheDir/pca). On pools of 131,072 items or more, LowGCSlack
+// lowers the collector's target while a graph is built or searched and
+// ReleaseMemory returns freed phases' arrays to the operating system, so the
+// peak memory holds one phase's arrays, not two.
 //
 // # Progress
 //

@@ -29,8 +29,8 @@ var Metrics = []string{MetricEuclidean, MetricCosine, MetricTanimoto}
 
 // KNNGraph is an exact directed k-nearest-neighbour graph: row i lists the K
 // items nearest to item i in the metric (never i itself), nearest first, ties
-// broken by the lower index. Distances are those of Pool.Distance, computed
-// directly from the features, so they agree with it bit for bit.
+// broken by the lower index. Distances are those of datasets.Pool.Distance,
+// computed directly from the features, so they agree with it bit for bit.
 type KNNGraph struct {
 	N, K     int
 	Metric   string

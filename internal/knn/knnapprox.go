@@ -181,8 +181,8 @@ type ApproxStats struct {
 
 // approxSpace is what ApproxKNN needs of the features: the number of
 // items, a fast working distance (monotone in the metric, float32), the
-// exact distance (that of Pool.Distance), and a random split of a set of
-// items into two halves (one level of a random-projection tree).
+// exact distance (that of datasets.Pool.Distance), and a random split of a
+// set of items into two halves (one level of a random-projection tree).
 type approxSpace interface {
 	n() int
 	work(i, j int32) float32
@@ -209,8 +209,8 @@ type approxSpace interface {
 
 // ApproxDenseKNN is the approximate counterpart of DenseKNN: same metrics,
 // same row layout, distances computed from the original features (so they
-// agree with Pool.Distance bit for bit), rows nearest first with ties to the
-// lower index; a row may miss some of its exact neighbours (the recall is
+// agree with datasets.Pool.Distance bit for bit), rows nearest first with
+// ties to the lower index; a row may miss some of its exact neighbours (the recall is
 // measured and returned). See ApproxKNN for the method.
 func ApproxDenseKNN(x [][]float64, k int, metric string, opt ApproxOptions) (*KNNGraph, ApproxStats, error) {
 	return approxDenseKNN(Dense{F64: x}, k, metric, opt)

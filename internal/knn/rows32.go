@@ -79,7 +79,7 @@ func (s Dense) row64(i int, buf []float64) []float64 {
 }
 
 // Dist is the exact distance of rows i and j (Euclidean, or cosine), in
-// float64: the value Pool.Distance returns.
+// float64: the value datasets.Pool.Distance returns.
 func (s Dense) Dist(i, j int, cosine bool) float64 {
 	if s.F64 != nil {
 		if cosine {

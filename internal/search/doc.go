@@ -20,6 +20,11 @@
 //	          observed positives as a fixed prefix of quality 1 and
 //	          candidates of quality Pr(y = 1 | D)
 //
+// Each policy is one Method in a registry (its name, its settings under a
+// protocol, its constructor, its growable grid keys); Methods, LookupMethod,
+// NewPolicy, Plan and GrowableKeys read it, so adding a policy is its type
+// and Method in a file of its own and one line in the registry.
+//
 // ECI, SELECT and ENS build a batch by fantasising each pick's label
 // (pessimistic: negative, or optimistic: positive). Every fast path (ENS's
 // prefix sums and bounds, ECI's incremental rescoring and the memory it

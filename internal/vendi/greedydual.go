@@ -61,7 +61,7 @@ import (
 // q = ∞, VS = T / max μ and max μ >= every diagonal entry; at q = 0 the
 // rank is at most rank(C) + 1.
 //
-// The exact VS (vsFrom) drops normalised eigenvalues <= zeroTol. That only
+// The exact VS (Order.FromRawSum) drops normalised eigenvalues <= zeroTol. That only
 // lowers VS for q <= 1 and q = ∞; for q > 1 it can raise Σ p^q's reciprocal
 // power by dropping at most d + 1 terms of at most zeroTol^q each, which the
 // bound subtracts. At q = 1 the unnormalised form adds Σ_dropped p log T,
@@ -113,7 +113,7 @@ type dualState struct {
 	evals int // exact evaluations in the last pick (for tests)
 }
 
-// dualActive reports whether the greedy runs in the dual (or switches to it
+// dualReady reports whether the greedy runs in the dual (or switches to it
 // now that the chosen set has reached d items).
 func (g *greedyState) dualReady() bool {
 	if g.feat == nil {

@@ -203,7 +203,7 @@ type level0Cand struct {
 	dlo, dhi float64
 }
 
-// level0Moments returns the candidate's power sums from its similarities z
+// moments returns the candidate's power sums from its similarities z
 // in the block's eigenbasis (d the block's eigenvalues), a = k(c, c).
 func (lb *level0Block) moments(d, z []float64, a float64) (lc level0Cand) {
 	var w0, w1, w2, zn2 float64

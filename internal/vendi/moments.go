@@ -64,7 +64,7 @@ func momentUpper(q Order) (d2Up, d3Up bool) { return float64(q) > 3, float64(q) 
 
 // momentGain returns G >= 0 with σ (Σ φ(μ) - Σ φ(ν)) >= G for μ ≻ ν
 // (0 < q < ∞), given Δ₂ = Σ μ² - Σ ν² (a lower bound), Δ₃ = Σ μ³ - Σ ν³
-// (bounded as momentDelta3Up says) and top >= every entry of μ and ν
+// (bounded as momentUpper says) and top >= every entry of μ and ν
 // (used at 2 < q < 3 only); 0 when no positive gain is certain. See the
 // lemma above.
 func momentGain(q Order, d2, d3, top float64) float64 {

@@ -10,7 +10,10 @@
 //     heights on [0, 1]^d, a cheap multi-modal function for fast tests of the
 //     optimisers, distance = Euclidean.
 //
-// Every task is deterministic and safe for concurrent use.
+// Every task is deterministic and safe for concurrent use. The tasks are
+// the lines of one registry (Task: name, constructor, protocol defaults),
+// which Lookup, Names and DefaultProtocol read: adding a task is its
+// objective in a package or file of its own and one line there.
 //
 //	obj, err := tasks.Lookup("rover")
 //	lo, hi := obj.Bounds()

@@ -201,14 +201,19 @@ type Campaign struct {
 // setting (ECI per threshold, SELECT per (beta, lambda), qVS-AS per order,
 // in the order given). Errors name the config key at fault.
 func Plan(p Protocol) (*Campaign, error) {
-	if p.Repeats < 1 || p.Budget < 1 || p.Batch < 1 {
-		return nil, fmt.Errorf("repeats (%d), budget (%d) and batch (%d) must be at least 1", p.Repeats, p.Budget, p.Batch)
+	for _, c := range []struct {
+		key string
+		v   int
+	}{{"repeats", p.Repeats}, {"budget", p.Budget}, {"batch", p.Batch}} {
+		if c.v < 1 {
+			return nil, configkeys.Invalid(c.key, c.v, "must be at least 1")
+		}
 	}
 	if len(p.Methods) == 0 {
-		return nil, fmt.Errorf("no methods: expected some of %s", strings.Join(Methods, ","))
+		return nil, configkeys.Invalid("methods", "", "expected some of %s", strings.Join(Methods, ","))
 	}
 	if p.Ties != "random" && p.Ties != "index" {
-		return nil, fmt.Errorf("ties: %q, expected random or index", p.Ties)
+		return nil, configkeys.Invalid("ties", p.Ties, "expected random or index")
 	}
 	prior, err := ParsePrior(p.Prior)
 	if err != nil {

@@ -117,11 +117,11 @@ func TestPlanErrors(t *testing.T) {
 		edit func(p *Protocol)
 		want string
 	}{
-		"no repeats":         {func(p *Protocol) { p.Repeats = 0 }, "repeats (0)"},
-		"no budget":          {func(p *Protocol) { p.Budget = 0 }, "budget (0)"},
-		"no batch":           {func(p *Protocol) { p.Batch = 0 }, "batch (0)"},
-		"no methods":         {func(p *Protocol) { p.Methods = nil }, "no methods"},
-		"bad ties":           {func(p *Protocol) { p.Ties = "first" }, `ties: "first"`},
+		"no repeats":         {func(p *Protocol) { p.Repeats = 0 }, "repeats = 0: must be at least 1"},
+		"no budget":          {func(p *Protocol) { p.Budget = 0 }, "budget = 0: must be at least 1"},
+		"no batch":           {func(p *Protocol) { p.Batch = 0 }, "batch = 0: must be at least 1"},
+		"no methods":         {func(p *Protocol) { p.Methods = nil }, `methods = "": expected some of`},
+		"bad ties":           {func(p *Protocol) { p.Ties = "first" }, `ties = "first": expected random or index`},
 		"method twice":       {func(p *Protocol) { p.Methods = append(p.Methods, "eci") }, `methods = "eci": listed twice`},
 		"unknown method":     {func(p *Protocol) { p.Methods = append(p.Methods, "greedy") }, `unknown method "greedy"`},
 		"bad eci fantasy":    {func(p *Protocol) { p.ECI.Fantasy = "hopeful" }, "eci.fantasy"},

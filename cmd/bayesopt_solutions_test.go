@@ -173,3 +173,25 @@ func TestBayesoptSolutionsLengthScale(t *testing.T) {
 		}
 	}
 }
+
+// TestBayesoptSolutionsOneMode: --space and --kernel both given is
+// refused as in bayesopt suggest, an empty value included (`--kernel=`
+// beside --space was named "--kernel applies only with --kernel"), exit
+// 2, stdout empty.
+func TestBayesoptSolutionsOneMode(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	evals := writeFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
+	for _, args := range [][]string{
+		{"--space", space, "--kernel="},
+		{"--kernel", "K.npy", "--space="},
+		{"--space", space, "--kernel", "K.npy"},
+		{"--kernel="},
+		{},
+	} {
+		code, stdout, stderr := runQVS(t, append([]string{"bayesopt", "solutions", "--observed", evals}, args...)...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "give exactly one of --space (continuous parameters) or --kernel (a discrete pool)") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}

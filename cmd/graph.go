@@ -52,7 +52,9 @@ when the phase starts, so its time left is that phase's), edge weights,
 writing W.npz. The last lines say how the graph was made and how long the
 cached path will take next time. Nothing is written to stdout.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
+		// No config (the pool flags alone), no random draw, no paper data.
+		Annotations: ignoresGlobals("config", "seed", "data-dir"),
+		RunE:        func(c *cobra.Command, _ []string) error { return runGraph(c, g, o) },
 	}
 	f := c.Flags()
 	t := configkeys.NewTable(f)

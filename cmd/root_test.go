@@ -87,11 +87,14 @@ func TestIgnoredGlobalFlags(t *testing.T) {
 		{"eval", dir, "--seed", "1"},
 		{"toy", "--data-dir", dir},
 		{"version", "--config", "x.yaml"},
+		{"graph", "--pool", k, "--out", filepath.Join(dir, "W.npz"), "--config", "x.yaml"},
+		{"graph", "--pool", k, "--out", filepath.Join(dir, "W.npz"), "--seed", "3"},
+		{"graph", "--pool", k, "--out", filepath.Join(dir, "W.npz"), "--data-dir", dir},
 	} {
 		code, _, errs := runQVS(t, args...)
 		flag := ""
 		for _, a := range args {
-			if strings.HasPrefix(a, "--") && a != "--kernel" && a != "--k" && a != "--task" && a != "--points" {
+			if strings.HasPrefix(a, "--") && a != "--kernel" && a != "--k" && a != "--task" && a != "--points" && a != "--pool" && a != "--out" {
 				flag = a
 			}
 		}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -16,7 +17,14 @@ import (
 var optionsHook func(opts any)
 
 // run calls f, a run function of package cli, with the options o and the
-// Env of command c (GlobalOptions.env).
+// Env of command c (GlobalOptions.env). f runs in its own goroutine and a
+// signal (SIGINT, SIGTERM, SIGHUP: e.Ctx) ends the command at once with the
+// context's error ("qvs X interrupted", exit 1), whether or not f checks
+// its context: a kNN build or an eigendecomposition checks none, and the
+// handler would otherwise hold the signal until f ends. What f writes to
+// stdout is printed when it returns without error, so stdout stays empty
+// on an error and on an interrupt. (The campaigns do not come here: they
+// stop their runs and write summary.csv before they return.)
 func run[O any](g *GlobalOptions, c *cobra.Command, o *O, f func(*cli.Env, *O) error) error {
 	if optionsHook != nil {
 		optionsHook(o)
@@ -24,7 +32,21 @@ func run[O any](g *GlobalOptions, c *cobra.Command, o *O, f func(*cli.Env, *O) e
 	}
 	e, stop := g.env(c)
 	defer stop()
-	return f(e, o)
+	stdout := e.Out
+	var out bytes.Buffer
+	e.Out = &out
+	done := make(chan error, 1)
+	go func() { done <- f(e, o) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+		_, err = out.WriteTo(stdout)
+		return err
+	case <-e.Ctx.Done():
+		return e.Ctx.Err()
+	}
 }
 
 // checkedFloat is a float64 flag value that check accepts, refused when

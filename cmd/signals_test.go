@@ -202,3 +202,47 @@ func TestObjectiveCommandDiesWithQVS(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestAnswersSIGTERMDuringGraphBuild: `as suggest` with labels
+// (whose kNN build checks no context) ends on SIGTERM within seconds with
+// "qvs as suggest interrupted", exit 1 and nothing on stdout; it held the
+// signal until the graph and the batch were done and exited 0 with the
+// batch.
+func TestSuggestAnswersSIGTERMDuringGraphBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "pool.yaml", "pool:\n  kind: synthetic\n  synthetic: {n: 200000, dim: 8, clusters: 40, positive_clusters: 5, positive_rate: 0.4, background_rate: 0.002, separation: 3, spread: 1, k: 20, similarity: gaussian, seed: 1}\n")
+	log := filepath.Join(dir, "stderr")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stdout strings.Builder
+	p := exec.CommandContext(ctx, os.Args[0], "as", "suggest", "--config", cfg, "--batch", "5", "--workers", "1", "--cache-dir", filepath.Join(dir, "cache"))
+	p.Env = append(os.Environ(), "QVS_TEST_MAIN=1")
+	p.Stdout, p.Stderr = &stdout, f
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitLog(log, "loading pool") {
+		p.Process.Kill()
+		p.Wait()
+		t.Fatal("as suggest never started")
+	}
+	time.Sleep(300 * time.Millisecond)
+	t0 := time.Now()
+	p.Process.Signal(syscall.SIGTERM)
+	p.Wait()
+	b, _ := os.ReadFile(log)
+	if code := p.ProcessState.ExitCode(); code != ExitRuntime || !strings.Contains(string(b), "qvs as suggest interrupted") || stdout.Len() > 0 {
+		t.Errorf("after SIGTERM: exit %d (%v) after %v, stdout %q, stderr:\n%s\nwant exit 1 and \"qvs as suggest interrupted\"", code, p.ProcessState, time.Since(t0), stdout.String(), b)
+	}
+	if d := time.Since(t0); d > 20*time.Second {
+		t.Errorf("as suggest took %v to answer SIGTERM", d)
+	}
+}

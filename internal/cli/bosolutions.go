@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -46,7 +47,10 @@ func DefaultSolutionsOptions() SolutionsOptions {
 // their VS on stderr (or in the JSON document).
 func RunSolutions(e *Env, o *SolutionsOptions) error {
 	switch {
-	case (o.Space.File == "") == (o.Kernel.File == ""):
+	case (o.Space.File == "") == (o.Kernel.File == ""),
+		// The other one given empty (--kernel= beside --space) is given.
+		o.Space.File != "" && slices.Contains(o.KernelFlags, "kernel"),
+		o.Kernel.File != "" && slices.Contains(o.SpaceFlags, "space"):
 		return Usagef("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
 	case o.Observed == "":
 		return Usagef("--observed FILE is required")

@@ -145,7 +145,7 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 		{"init > n", func(o *BOSuggestOptions) { o.Init, o.InitGiven = 7, true }, 2, "--init 7 exceeds the 6 candidates"},
 		{"kernel missing", func(o *BOSuggestOptions) { o.Discrete.Kernel = filepath.Join(dir, "nope.csv") }, 1, "nope.csv"},
 		{"kernel not square", func(o *BOSuggestOptions) { o.Discrete.Kernel = p("k23.csv", "1,0,0\n0,1,0\n") }, 1, "k23.csv: expected a square n x n kernel matrix, got 2 x 3"},
-		{"kernel asymmetric", func(o *BOSuggestOptions) { o.Discrete.Kernel = p("kas.csv", "1,0.5\n0.2,1\n") }, 1, "kas.csv: not symmetric: entry (1, 2)"},
+		{"kernel asymmetric", func(o *BOSuggestOptions) { o.Discrete.Kernel = p("kas.csv", "1,0.5\n0.2,1\n") }, 1, "kas.csv: not symmetric: row 1, column 2 is 0.5 but row 2, column 1 is 0.2"},
 		{"kernel not PSD", func(o *BOSuggestOptions) { o.Discrete.Kernel = p("kneg.csv", "1,0.9,-0.9\n0.9,1,0.9\n-0.9,0.9,1\n") }, 1, "kneg.csv: kernel is not positive semidefinite"},
 		{"kernel NaN", func(o *BOSuggestOptions) { o.Discrete.Kernel = p("knan.csv", "1,nan\nnan,1\n") }, 1, "knan.csv"},
 		{"observed missing", func(o *BOSuggestOptions) { o.Observed = filepath.Join(dir, "none.csv") }, 1, "none.csv"},

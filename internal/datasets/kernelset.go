@@ -257,7 +257,7 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 	for i := 0; i < n; i++ {
 		d := t.At(i, i)
 		if !(d > 0) {
-			return fmt.Errorf("%s: diagonal entry (%d, %d) = %v: a kernel needs positive self-similarity", path, i+1, i+1, d)
+			return fmt.Errorf("%s: row %d, column %d (the diagonal) is %v: a kernel needs positive self-similarity", path, i+1, i+1, d)
 		}
 		maxDiag = math.Max(maxDiag, d)
 		sumDiag += d
@@ -266,11 +266,11 @@ func checkKernel(path string, t *fileio.Table, K *mat.SymDense) error {
 		for j := i + 1; j < n; j++ {
 			a, b := t.At(i, j), t.At(j, i)
 			if math.Abs(a-b) > kernelSymTol*maxDiag {
-				return fmt.Errorf("%s: not symmetric: entry (%d, %d) = %v but (%d, %d) = %v", path, i+1, j+1, a, j+1, i+1, b)
+				return fmt.Errorf("%s: not symmetric: row %d, column %d is %v but row %d, column %d is %v", path, i+1, j+1, a, j+1, i+1, b)
 			}
 			if a*a > t.At(i, i)*t.At(j, j)*(1+kernelSymTol) {
-				return fmt.Errorf("%s: not positive semidefinite: |K(%d, %d)| = %v exceeds sqrt(K(%d, %d) K(%d, %d)) = %v",
-					path, i+1, j+1, math.Abs(a), i+1, i+1, j+1, j+1, math.Sqrt(t.At(i, i)*t.At(j, j)))
+				return fmt.Errorf("%s: not positive semidefinite: row %d, column %d is %v, larger in magnitude than sqrt(K_ii K_jj) = %v (rows %d and %d of the diagonal)",
+					path, i+1, j+1, a, math.Sqrt(t.At(i, i)*t.At(j, j)), i+1, j+1)
 			}
 		}
 	}

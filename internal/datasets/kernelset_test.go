@@ -136,9 +136,9 @@ func TestReadKernelSetErrors(t *testing.T) {
 	}{
 		{"not square", mofTable, "1,0\n0,1\n0,0\n", []string{"kernel.csv", "square", "3 x 2"}},
 		{"size mismatch", mofTable, "1,0\n0,1\n", []string{"kernel.csv", "2 x 2", "3 candidates"}},
-		{"asymmetric", mofTable, "1,0.5,0.2\n0.5,1,0.4\n0.2,0.3,1\n", []string{"not symmetric", "(2, 3) = 0.4", "(3, 2) = 0.3"}},
-		{"zero diagonal", mofTable, "1,0,0\n0,0,0\n0,0,1\n", []string{"diagonal entry (2, 2) = 0"}},
-		{"cauchy-schwarz", mofTable, "1,1.5,0\n1.5,1,0\n0,0,1\n", []string{"not positive semidefinite", "K(1, 2)"}},
+		{"asymmetric", mofTable, "1,0.5,0.2\n0.5,1,0.4\n0.2,0.3,1\n", []string{"not symmetric: row 2, column 3 is 0.4 but row 3, column 2 is 0.3"}},
+		{"zero diagonal", mofTable, "1,0,0\n0,0,0\n0,0,1\n", []string{"row 2, column 2 (the diagonal) is 0"}},
+		{"cauchy-schwarz", mofTable, "1,1.5,0\n1.5,1,0\n0,0,1\n", []string{"not positive semidefinite: row 1, column 2 is 1.5, larger in magnitude than sqrt(K_ii K_jj) = 1 (rows 1 and 2 of the diagonal)"}},
 		// x = (1, -1, -1) gives xᵀKx = 3 - 5.4 < 0.
 		{"indefinite", mofTable, "1,0.9,0.9\n0.9,1,-0.9\n0.9,-0.9,1\n", []string{"not positive semidefinite", "smallest eigenvalue"}},
 		{"not finite", mofTable, "1,nan,0\nnan,1,0\n0,0,1\n", []string{"kernel.csv", "not a finite number"}},

@@ -134,6 +134,9 @@ func Evaluate(ctx context.Context, opts Options) (*Report, error) {
 		if len(opts.FigureFormats) > 0 {
 			refs := makeFigures(ctx, c, figDir, opts, rep)
 			figures = append(figures, refs...)
+			if err := ctx.Err(); err != nil {
+				return rep, err // interrupted while drawing: no README.md
+			}
 		}
 	}
 	checkPaperCoverage(camps, rep)

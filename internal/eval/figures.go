@@ -24,7 +24,7 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 	var refs []figureRef
 	add := func(title string, paths []string, err error) {
 		rep.Files = append(rep.Files, paths...)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			rep.notMade("%s: %s: %v", c.Name, title, err)
 			if we := (*writeError)(nil); errors.As(err, &we) {
 				rep.writeErrs = append(rep.writeErrs, err)
@@ -35,8 +35,10 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		}
 	}
 	base := func(fig string) string { return filepath.Join(dir, c.Name+"-"+fig) }
-	switch c.Kind {
-	case KindContinuousBO, KindDiscreteBO:
+	// Each figure starts only while not interrupted (SIGINT, SIGTERM,
+	// SIGHUP: Evaluate then returns the context's error).
+	live := func() bool { return ctx.Err() == nil }
+	if live() && (c.Kind == KindContinuousBO || c.Kind == KindDiscreteBO) {
 		known := boMethods
 		if c.Kind == KindDiscreteBO {
 			known = discreteMethods
@@ -44,21 +46,23 @@ func makeFigures(ctx context.Context, c *Campaign, dir string, opts Options, rep
 		paths, err := bestSoFarFigure(c, known, base("best-so-far"), opts.FigureFormats)
 		add("best value so far (Figure 3): mean ± standard error over repeats; (n) after a method is the number of its runs averaged", paths, err)
 	}
-	if task, ok := opts.Paths[c.Task]; ok && c.Kind == KindContinuousBO {
+	if task, ok := opts.Paths[c.Task]; ok && live() && c.Kind == KindContinuousBO {
 		paths, err := roverFigure(c, task, base("trajectories"), opts.FigureFormats)
 		add(c.Task+" trajectories of the final solutions (Figure 4): #k f = v is the k-th final solution by value and its reward v", paths, err)
 	}
-	if c.Kind == KindActiveSearch {
+	if live() && c.Kind == KindActiveSearch {
 		paths, err := vs1CurveFigure(c, base("vs1-curve"), opts.FigureFormats)
 		add("VS_1 of the positives against queries (Figure 2, right): mean ± standard error over repeats; methods with identical curves share one line", paths, err)
-		paths, err = queryScatter(c, base("pca-queries"), opts)
+	}
+	if live() && c.Kind == KindActiveSearch {
+		paths, err := queryScatter(ctx, c, base("pca-queries"), opts)
 		add("queries on a PCA of the pool (Figure 2) in the repeat with the median VS_1 gain of qVS-AS q=1 over one-step", paths, err)
 	}
-	if c.Kind == KindReplay {
+	if live() && c.Kind == KindReplay {
 		paths, err := replayCurveFigure(c, base("hits-curve"), opts.FigureFormats)
 		add("hits found against items acquired: mean ± standard error over repeats", paths, err)
 	}
-	if c.Kind == KindDiscreteBO {
+	if live() && c.Kind == KindDiscreteBO {
 		paths, err := mdsFigure(c, base("mds"), opts.FigureFormats)
 		add("MDS embedding with each method's queries (Figure 5)", paths, err)
 	}

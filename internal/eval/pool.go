@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
@@ -42,7 +43,7 @@ func loadPool(c *Campaign, opts Options) (*datasets.Pool, error) {
 
 // queryScatter loads the pool (through opts.Pool), its cached PCA, and draws
 // queryScatterFigure.
-func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
+func queryScatter(ctx context.Context, c *Campaign, base string, opts Options) ([]string, error) {
 	load := opts.Pool
 	if load == nil {
 		load = loadPool
@@ -51,8 +52,14 @@ func queryScatter(c *Campaign, base string, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reload the pool: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	e, err := cachedPoolEmbedding(c, pool, opts.CacheDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return queryScatterFigure(c, e, base, opts.FigureFormats)

@@ -160,8 +160,12 @@ func TestBayesoptDiscreteRefusesContinuousFlags(t *testing.T) {
 	var cases []badInputCase
 	for _, f := range [][]string{{"--regions", "3"}, {"--tau", "0.1"}, {"--candidates", "10"}, {"--max-train", "10"},
 		{"--qvs-floor"}, {"--minimize"}, {"--objective-cmd", "true"}, {"--objective-timeout", "1m"}} {
-		cases = append(cases, badInputCase{f[0], append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...),
-			2, f[0] + " applies to continuous tasks, not the discrete task kernel"})
+		want := f[0] + " applies to continuous tasks, not the discrete task kernel"
+		if f[0] == "--minimize" || strings.HasPrefix(f[0], "--objective") {
+			// The settings of a user's own problem are named as such.
+			want = f[0] + " is for your own problem (--space with --objective-cmd), not the discrete task kernel"
+		}
+		cases = append(cases, badInputCase{f[0], append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...), 2, want})
 	}
 	checkBadInput(t, cases)
 }

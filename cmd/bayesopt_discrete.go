@@ -21,7 +21,7 @@ func discreteCampaign(env *cli.Env, c *cobra.Command, g *GlobalOptions, f *bayes
 	if err := resolveSettings(g, f.table, &f.disc, nil); err != nil {
 		return nil, err
 	}
-	k := &cli.DiscreteCampaign{Env: env, Task: task, Config: f.disc}
+	k := &cli.DiscreteCampaign{Env: env, Task: task, Config: f.disc, OwnFlags: f.table.FlagsInside(&f.cont.Own)}
 	for _, name := range f.table.FlagsOutside(&f.disc) {
 		if c.Flags().Changed(name) {
 			k.Refused = append(k.Refused, name)

@@ -28,9 +28,16 @@ func CheckConfig(dir string, config any, growable []string) error {
 	return err
 }
 
+// ErrNotFolder is wrapped by CheckConfig's error when the results folder
+// is an existing file: a bad --out (or out:), a usage error.
+var ErrNotFolder = errors.New("is a file, not a folder")
+
 // checkConfig is CheckConfig that also says whether a recorded config
 // exists and equals config exactly.
 func checkConfig(dir string, config any, growable []string) (same bool, err error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return false, fmt.Errorf("results folder %s %w: give another --out (out:)", dir, ErrNotFolder)
+	}
 	path := filepath.Join(dir, "config.yaml")
 	old, err := fileio.ReadInput(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
@@ -33,6 +34,9 @@ type DiscreteCampaign struct {
 	// discrete protocol (the continuous engine's: the settings table's
 	// configkeys.Table.FlagsOutside), refused rather than ignored.
 	Refused []string
+	// OwnFlags are the flags of the settings of a user's own problem
+	// (bayesopt.Own): among Refused, they are named as such.
+	OwnFlags []string
 
 	runs   []campaign.Run
 	loaded *discrete.Loaded
@@ -47,6 +51,9 @@ func (k *DiscreteCampaign) Plan() (*campaign.Plan, error) {
 	// The continuous engine's flags mean nothing here: refused rather than
 	// silently ignored, like the global flags a command does not use.
 	if len(k.Refused) > 0 {
+		if slices.Contains(k.OwnFlags, k.Refused[0]) {
+			return nil, Usagef("--%s is for your own problem (--space with --objective-cmd), not the discrete task %s", k.Refused[0], cfg.Task)
+		}
 		return nil, Usagef("--%s applies to continuous tasks, not the discrete task %s", k.Refused[0], cfg.Task)
 	}
 	if err := atMost(configPath, limit{"repeats", cfg.Repeats, MaxRepeats}, limit{"batch", cfg.Batch, MaxDiscreteBatch}); err != nil {

@@ -180,6 +180,35 @@ func TestDiscreteCampaignRefusesFirstFlag(t *testing.T) {
 	}
 }
 
+// TestDiscreteCampaignNamesOwnProblemFlags: a flag of a user's own problem
+// (--minimize) on a discrete task says it is for your own problem, not
+// that it applies to continuous tasks (named tasks refuse it too).
+func TestDiscreteCampaignNamesOwnProblemFlags(t *testing.T) {
+	env, _, _ := campEnv(t)
+	k := &DiscreteCampaign{Env: env, Task: "mof", Config: DefaultDiscreteConfig("mof"), Refused: []string{"minimize"}, OwnFlags: []string{"space", "minimize"}}
+	_, err := k.Plan()
+	if want := "--minimize is for your own problem (--space with --objective-cmd), not the discrete task mof"; ExitCode(err) != ExitUsage || err == nil || err.Error() != want {
+		t.Errorf("got %v; want %q", err, want)
+	}
+}
+
+// TestRunCampaignOutIsAFile: an --out that is an existing file is a usage
+// error naming it, and the file is left as it was.
+func TestRunCampaignOutIsAFile(t *testing.T) {
+	env, out, _ := campEnv(t)
+	dir := filepath.Join(t.TempDir(), "bo")
+	if err := os.WriteFile(dir, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := RunCampaign(env, tinyAS(env, dir, "random"), campaign.Shard{})
+	if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), "results folder "+dir+" is a file, not a folder") || out.Len() != 0 {
+		t.Errorf("got %v (exit %d, stdout %q)", err, ExitCode(err), out.String())
+	}
+	if b, _ := os.ReadFile(dir); string(b) != "mine\n" {
+		t.Errorf("the file became %q", b)
+	}
+}
+
 // TestBayesoptTask: --task wins over the config's task:, --space makes a
 // space campaign and refuses another task, and no task at all is a usage
 // error listing the tasks.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
@@ -24,13 +25,14 @@ const (
 // input's contents refuse (pool.csv.k above the rows of the file); a
 // command wraps the ones a config or flag alone decides. A value beyond a
 // bound of qvs (configkeys.ErrBeyondBound: n x k edges) and an output qvs
-// would not replace (fileio.ErrNotOurs) are ExitUsage.
+// would not replace (fileio.ErrNotOurs), or a results folder that is a
+// file (campaign.ErrNotFolder), are ExitUsage.
 func ExitCode(err error) int {
 	var ue UsageError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ue), errors.Is(err, fileio.ErrNotOurs), errors.Is(err, configkeys.ErrBeyondBound):
+	case errors.As(err, &ue), errors.Is(err, fileio.ErrNotOurs), errors.Is(err, configkeys.ErrBeyondBound), errors.Is(err, campaign.ErrNotFolder):
 		return ExitUsage
 	}
 	return ExitRuntime

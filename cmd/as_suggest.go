@@ -24,7 +24,7 @@ type asSuggestOptions struct {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random (scores: qvs|greedy|top|random) [--q Q] [--prior a1] [--minimize] [--acquisition ucb|ei|phit|mean] [--format csv|table|json]",
+		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method " + strings.Join(search.Methods, "|") + " (scores: " + strings.Join(surrogate.Methods, "|") + ") [--q Q] [--prior a1] [--minimize] [--acquisition " + strings.Join(surrogate.Acquisitions, "|") + "] [--format csv|table|json]",
 		Short: "Suggest the next batch of items to label or score, given the labels or scores observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the

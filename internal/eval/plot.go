@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"image/color"
 	"image/png"
@@ -242,8 +243,22 @@ func methodColor(method, q string, qIndex int) color.Color {
 		return color.RGBA{148, 103, 189, 255}
 	case l == "ens":
 		return color.RGBA{23, 190, 207, 255}
+	case l == "greedy", l == "top":
+		// The diversity-blind references of a replay: black.
+		return color.RGBA{0, 0, 0, 255}
 	}
-	return color.RGBA{0, 0, 0, 255}
+	// A method eval does not know (a newly registered policy): a colour of
+	// its own from its name, the same in every figure and every run.
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(method)))
+	return fallbackColors[h.Sum32()%uint32(len(fallbackColors))]
+}
+
+// fallbackColors are the colours of methods without a fixed one: dark
+// and saturated enough for a line on white, none a fixed colour above.
+var fallbackColors = []color.RGBA{
+	{214, 39, 40, 255}, {255, 127, 14, 255}, {227, 119, 194, 255}, {188, 189, 34, 255},
+	{0, 90, 50, 255}, {120, 40, 140, 255}, {0, 60, 130, 255}, {160, 100, 0, 255},
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {

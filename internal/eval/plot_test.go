@@ -62,3 +62,33 @@ func TestPalettedRefusesRamps(t *testing.T) {
 		t.Error("a 1,024-shade ramp was paletted")
 	}
 }
+
+// TestMethodColorOfUnknownMethods: a method eval has no fixed colour for
+// (a newly registered policy) gets one from its name: not black (the
+// replay's greedy and top keep black), the same on every call and for
+// either case, and two such methods get different colours.
+func TestMethodColorOfUnknownMethods(t *testing.T) {
+	black := color.RGBA{0, 0, 0, 255}
+	for _, m := range []string{"greedy", "top", "GREEDY"} {
+		if c := methodColor(m, "", 0); c != black {
+			t.Errorf("%s: %v, want black", m, c)
+		}
+	}
+	a, b := methodColor("greedy-div", "", 0), methodColor("thompson-batch", "", 0)
+	if a == black || b == black {
+		t.Errorf("an unknown method drawn black: %v %v", a, b)
+	}
+	if a == b {
+		t.Errorf("two unknown methods share %v", a)
+	}
+	if methodColor("Greedy-Div", "", 3) != a {
+		t.Error("an unknown method's colour depends on case or order")
+	}
+	for _, c := range fallbackColors {
+		for _, m := range []string{"random", "one-step", "eci", "select", "ens", "robot"} {
+			if methodColor(m, "", 0) == c {
+				t.Errorf("fallback colour %v is %s's", c, m)
+			}
+		}
+	}
+}

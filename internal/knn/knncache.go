@@ -39,7 +39,7 @@ var (
 // copied or linked from another pool or setting).
 var (
 	errUnkeyedCache = errors.New("written by an earlier qvs without the key it was built for, so it cannot be checked against these features")
-	errOtherKey     = errors.New("built for other features or settings (the key it records differs)")
+	errOtherKey     = errors.New("built for other features or settings: the key it records differs")
 )
 
 // knnCacheKey is the hex SHA-256 of the graph's inputs and parameters: the

@@ -31,7 +31,7 @@ const (
 	AcqPHit = "phit" // Pr(f beyond the hit threshold)
 	AcqMean = "mean" // posterior mean
 	// AcqThompson: one joint draw of f from the GP posterior over the
-	// candidates (the top items by ucb at DefaultBeta) and the pending
+	// candidates (the top items by ucb, Request.Beta) and the pending
 	// items, exact (a Cholesky factor of their posterior covariance; see
 	// Model.Sample), seeded by Request.Seed and the number of scored
 	// items, so a replay draws the same values.
@@ -297,6 +297,11 @@ func (req *Request) defaults() error {
 	default:
 		return fmt.Errorf("surrogate: unknown acquisition %q, expected ucb, ei, phit, mean or thompson", req.Acquisition)
 	}
+	switch req.History {
+	case "", HistoryNone, HistoryHits, HistoryAll:
+	default:
+		return fmt.Errorf("surrogate: unknown history %q, expected none, hits or all", req.History)
+	}
 	switch {
 	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):
 		return fmt.Errorf("surrogate: beta %v: expected a finite positive number", req.Beta)
@@ -480,8 +485,8 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 	C := req.candidateCount(len(free))
 	sa := *a
 	if a.kind == AcqThompson {
-		// candidates by ucb at the default beta, then one joint draw
-		sa.kind, sa.sqrtBeta = AcqUCB, math.Sqrt(DefaultBeta)
+		// candidates by ucb (Request.Beta), then one joint draw
+		sa.kind = AcqUCB
 	}
 	cand, acq, evaluated := shortlist(model, sa, free, C, max(ShortlistFactor*C, MinShortlist))
 	res.Evaluated = evaluated

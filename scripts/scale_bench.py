@@ -14,7 +14,8 @@ Both sides run as child processes, one at a time, and each is measured by
 os.wait4 on it: CPU seconds (user + system, all threads) and peak resident
 memory (ru_maxrss), loading the library included.
 
-  qvs     `qvs as suggest --pool LIB.npy --observed scores.csv --batch B`
+  qvs     `qvs as suggest --pool LIB.npy --metric tanimoto --observed
+          scores.csv --batch B`
           (its defaults: GP + greedy qVS);
   forest  scikit-learn RandomForestRegressor(n_estimators=100, max_depth=8,
           n_jobs=2) fitted on the labelled items' unpacked bits, then its
@@ -111,7 +112,7 @@ def main():
     res = {"n": a.n, "labelled": a.labelled, "batch": a.batch, "chunk": a.chunk}
     for m in a.methods.split(","):
         if m == "qvs":
-            args = [a.qvs, "as", "suggest", "--pool", lib, "--observed", scores, "--batch", str(a.batch), "--format", "csv"]
+            args = [a.qvs, "as", "suggest", "--pool", lib, "--metric", "tanimoto", "--observed", scores, "--batch", str(a.batch), "--format", "csv"]
         elif m == "forest":
             args = [sys.executable, os.path.abspath(__file__), "--forest-child", lib, scores, str(a.batch), str(a.chunk)]
         else:

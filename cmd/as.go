@@ -590,7 +590,7 @@ func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 func newASSuggestCmd(g *GlobalOptions) *cobra.Command {
 	o := &asSuggestOptions{}
 	c := &cobra.Command{
-		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random (scores: qvs|greedy|top|random) [--q Q] [--prior a1] [--minimize] [--acquisition ucb|ei|phit|mean] [--format csv|table|json]",
+		Use:   "suggest (--pool pool.csv|X.npy [--ids ids.txt] [--knn auto|exact|approx] [--id-column id] [--features f1,f2,... | --feature-prefix x | --fingerprint-column fp] [--exclude-columns c1,...] [--metric euclidean|cosine|tanimoto] [--k 20] | --graph W.npz|edges.csv [--ids ids.csv] | --kernel K.npy|K.csv [--k 20] [--ids ids.csv] | --config configs/TASK.yaml | --pool-dir DIR) [--observed FILE] [--pending FILE] --batch B --method qvs|one-step|eci|select|ens|random (scores: qvs|greedy|top|random) [--q Q] [--prior a1] [--minimize] [--acquisition ucb|ei|phit|mean|thompson] [--format csv|table|json]",
 		Short: "Suggest the next batch of items to label or score, given the labels or scores observed so far",
 		Long: `Fits the kNN model to the labelled items in FILE (CSV with header index,label
 or id,label; label 1 = positive, 0 = negative) and prints the next batch the
@@ -707,9 +707,11 @@ random. --acquisition ucb (default: mean + sqrt(--ucb-beta) x sd, beta 1,
 min-max scaled to [0, 1] over the candidates as quality), ei (expected
 improvement over the best score), phit (probability of a hit: a score beyond
 --hit-threshold, else in the best --hit-top-fraction of the scores, default
-0.05) or mean. Defaults chosen on photoswitch wavelengths and RDKit logP and
-QED of a screening library (docs/results.md). Columns: rank, index, id, the
-acquisition, the posterior mean and sd of the score (your units and sign),
+0.05), mean, or thompson (one joint draw from the posterior over the
+candidates, reproducible from --seed). Defaults chosen on photoswitch
+wavelengths and RDKit logP and QED of a screening library (docs/results.md).
+Columns: rank, index, id, the acquisition, the posterior mean and sd of the
+score (your units and sign),
 and for qvs the quality and the qvs column (qVS_Q of the pending items and
 the picks so far); stderr describes the fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,

@@ -711,9 +711,9 @@ improvement over the best score), phit (probability of a hit: a score beyond
 candidates, reproducible from --seed). Defaults chosen on photoswitch
 wavelengths and RDKit logP and QED of a screening library (docs/results.md).
 Columns: rank, index, id, the acquisition, the posterior mean and sd of the
-score (your units and sign),
-and for qvs the quality and the qvs column (qVS_Q of the pending items and
-the picks so far); stderr describes the fitted GP and counts the hits.`,
+score (your units and sign), and for qvs the quality and the qvs column
+(qVS_Q of the pending items and the picks so far); stderr describes the
+fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runASSuggest(c, g, o) },
 	}

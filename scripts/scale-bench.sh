@@ -10,8 +10,9 @@
 #       [--chunk 50000] [--methods qvs,forest] [--cache .cache/scale-bench]
 #
 # The library and scores are cached under .cache/scale-bench (256 MB at
-# 10^6). Runtime on 2 idle cores at 10^6: the forest's fit dominates
-# (about 15 min of CPU).
+# 10^6). Runtime at 10^6: the forest's fit and prediction dominate (1,250
+# CPU-s, 35 min wall on the shared 2-core machine; qvs's round about 130
+# CPU-s).
 set -eu
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3

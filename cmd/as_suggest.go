@@ -141,11 +141,13 @@ random. --acquisition ucb (default: mean + sqrt(--ucb-beta) x sd, beta 1,
 min-max scaled to [0, 1] over the candidates as quality), ei (expected
 improvement over the best score), phit (probability of a hit: a score beyond
 --hit-threshold, else in the best --hit-top-fraction of the scores, default
-0.05) or mean. Defaults chosen on photoswitch wavelengths and RDKit logP and
-QED of a screening library (docs/results.md). Columns: rank, index, id, the
-acquisition, the posterior mean and sd of the score (your units and sign),
-and for qvs the quality and the qvs column (qVS_Q of the pending items and
-the picks so far); stderr describes the fitted GP and counts the hits.`,
+0.05), mean, or thompson (one joint draw from the posterior over the
+candidates, reproducible from --seed). Defaults chosen on photoswitch
+wavelengths and RDKit logP and QED of a screening library (docs/results.md).
+Columns: rank, index, id, the acquisition, the posterior mean and sd of the
+score (your units and sign), and for qvs the quality and the qvs column
+(qVS_Q of the pending items and the picks so far); stderr describes the
+fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runASSuggest(c, g, o) },
 	}

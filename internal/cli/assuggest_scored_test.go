@@ -210,7 +210,7 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 	}
 	// A pending item that is also scored.
 	o.Pending = writeFile(t, dir, "both.csv", "index\n1\n")
-	if err, out, _ := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), "line 2: item 1 (1) is also labelled in "+ok) {
+	if err, out, _ := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), "line 2: item 1 (1) is also scored in "+ok) {
 		t.Errorf("pending and scored: %v, %q", err, out)
 	}
 }

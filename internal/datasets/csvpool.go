@@ -261,11 +261,15 @@ func readCSVPool(cfg CSVConfig, opt knn.GraphOptions) (*Pool, error) {
 	if p.Len() < 2 {
 		return nil, fmt.Errorf("%s: %d data rows, expected at least 2", path, p.Len())
 	}
-	if cfg.K >= p.Len() {
-		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", p.Len(), path)
-	}
-	if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
-		return nil, err
+	// The kNN graph's k: irrelevant when only the features are read (a
+	// GP on them).
+	if !opt.FeaturesOnly {
+		if cfg.K >= p.Len() {
+			return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", p.Len(), path)
+		}
+		if err := checkGraphSize("pool.csv.k", cfg.K, p.Len(), "rows of "+path); err != nil {
+			return nil, err
+		}
 	}
 	if lc >= 0 && p.PositiveCount() == 0 {
 		return nil, fmt.Errorf("%s: no positive row (column %q; pool.csv.positive = %q)", path, header[lc], cfg.Positive)

@@ -149,11 +149,15 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) (*Pool, e
 		}
 		p.IDs = ids
 	}
-	if cfg.K >= n {
-		return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", n, path)
-	}
-	if err := checkGraphSize("pool.csv.k", cfg.K, n, "rows of "+path); err != nil {
-		return nil, err
+	// The kNN graph's k: irrelevant when only the features are read (a
+	// GP on them).
+	if !opt.FeaturesOnly {
+		if cfg.K >= n {
+			return nil, configkeys.Invalid("pool.csv.k", cfg.K, "expected less than the %d rows of %s", n, path)
+		}
+		if err := checkGraphSize("pool.csv.k", cfg.K, n, "rows of "+path); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Standardize && p.Dense != nil {
 		fileio.StandardizeRows(p.Dense)

@@ -61,18 +61,28 @@ func ParseObserved(path string, pool *datasets.Pool) ([]Observation, error) {
 // it is not pending; remove it from one of the files) are errors naming
 // the file and line.
 func ParsePending(path string, pool *datasets.Pool, observed []Observation, observedPath string) ([]int, error) {
+	known := make([]int, len(observed))
+	for k, o := range observed {
+		known[k] = o.Index
+	}
+	return parsePending(path, pool, known, observedPath, "labelled", "label")
+}
+
+// parsePending is ParsePending with the items known (labelled or scored:
+// verb, and what is known of them: noun) given by their indices.
+func parsePending(path string, pool *datasets.Pool, known []int, observedPath, verb, noun string) ([]int, error) {
 	rows, err := readItemFile(path, pool, itemsOnly)
 	if err != nil {
 		return nil, err
 	}
-	labelled := make(map[int]bool, len(observed))
-	for _, o := range observed {
-		labelled[o.Index] = true
+	seen := make(map[int]bool, len(known))
+	for _, i := range known {
+		seen[i] = true
 	}
 	out := make([]int, len(rows))
 	for k, r := range rows {
-		if labelled[r.index] {
-			return nil, fileio.LineErrorf(path, r.line, "item %d (%s) is also labelled in %s: an item is pending until its label is known; remove it from one of the files", r.index, r.key, observedPath)
+		if seen[r.index] {
+			return nil, fileio.LineErrorf(path, r.line, "item %d (%s) is also %s in %s: an item is pending until its %s is known; remove it from one of the files", r.index, r.key, verb, observedPath, noun)
 		}
 		out[k] = r.index
 	}
@@ -145,11 +155,11 @@ func ParseScores(path string, pool *datasets.Pool) ([]Score, error) {
 // (observedPath) holds scores: an item both scored (failed included) and
 // pending is an error.
 func ParsePendingScored(path string, pool *datasets.Pool, scored []Score, observedPath string) ([]int, error) {
-	obs := make([]Observation, len(scored))
+	known := make([]int, len(scored))
 	for k, s := range scored {
-		obs[k] = Observation{Index: s.Index}
+		known[k] = s.Index
 	}
-	return ParsePending(path, pool, obs, observedPath)
+	return parsePending(path, pool, known, observedPath, "scored", "score")
 }
 
 // readHeader returns the first record of the CSV file at path, reading no

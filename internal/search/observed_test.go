@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -138,6 +139,32 @@ func TestParsePending(t *testing.T) {
 		_, err := ParsePending(write(tc.body), pool, observed, "obs.csv")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pending.csv") {
 			t.Errorf("%s: error %v, want one naming pending.csv and %q", name, err, tc.want)
+		}
+	}
+}
+
+// A scores file's items (a failed score included) are "scored", not
+// "labelled", in the message; the others pass.
+func TestParsePendingScored(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := linePool(rng, 10, 3)
+	pool.IDs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	p := filepath.Join(t.TempDir(), "pending.csv")
+	scored := []Score{{Index: 2, Value: 1.5, Line: 2}, {Index: 9, Value: math.NaN(), Line: 3}}
+	for body, want := range map[string]string{
+		"id\nd\nj\n": "pending.csv: line 3: item 9 (j) is also scored in scores.csv: an item is pending until its score is known",
+		"id\nc\n":    "pending.csv: line 2: item 2 (c) is also scored in scores.csv",
+		"id\nd\ne\n": "",
+	} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParsePendingScored(p, pool, scored, "scores.csv")
+		switch {
+		case want == "" && (err != nil || !slices.Equal(got, []int{3, 4})):
+			t.Errorf("%q: %v, %v; want [3 4]", body, got, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "labelled")):
+			t.Errorf("%q: error %v, want one containing %q", body, err, want)
 		}
 	}
 }

@@ -28,5 +28,18 @@
 // vendi.Greedy with the GP's own kernel over the pending items (a fixed
 // prefix) and the candidates. The scored items are not in the set: at
 // library scale they outnumber the batch by orders of magnitude and their
-// qualities would swamp the mean quality of eq. 2.
+// qualities would swamp the mean quality of eq. 2. The diversity kernel is
+// the GP's base kernel (Tanimoto between fingerprints: the pool's
+// similarity), not its posterior covariance.
+//
+// AcqThompson replaces the acquisition by one joint draw of f from the
+// posterior over the candidates (chosen by ucb) and the pending items: an
+// exact draw through the Cholesky factor of their posterior covariance
+// (Model.Covariance, Model.Sample; O(C³) for C candidates, C at most
+// MaxCandidates), seeded by Request.Seed and the number of scored items.
+//
+// Settings measured for the diversity of the hits and left off by default
+// (docs/results.md has the figures): Request.QualityPower and QualityRank
+// (flatter or sharper qualities), History (scored items in greedyQ2's
+// diversity term), larger Candidates.
 package surrogate

@@ -19,13 +19,34 @@ import (
 // to the lowest member position, as in vendi.Greedy. members are pool items
 // (the first len(prefix) of them the prefix, the rest the candidates);
 // picks and values are as vendi.GreedyResult's, in member positions.
-func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int) (picks []int, values []float64) {
+//
+// history items (not members, never picked) enter the diversity term only:
+// with them the value is the mean quality of the members in S times VS_2
+// of S ∪ history, (Σ_{i∈S} quality_i / s) · (s+h)² / F(S ∪ history), which
+// is the above when history is empty.
+func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int, history []int) (picks []int, values []float64) {
 	L := len(members)
-	r := make([]float64, L) // Σ_{j∈S} k(c, j)²
+	r := make([]float64, L) // Σ_{j∈S ∪ history} k(c, j)²
 	in := make([]bool, L)
 	var Q, F float64
-	s := 0
+	s := 0 // members in S
+	h := len(history)
 	row := make([]float64, L)
+	for a, x := range history {
+		// F(history): 1 per item and twice each pair's k² (the history's
+		// own Gram row up to a)
+		var pair float64
+		hrow := make([]float64, a)
+		kern.Fill(x, history[:a], hrow)
+		for _, v := range hrow {
+			pair += v * v
+		}
+		F += 1 + 2*pair
+		kern.Fill(x, members, row)
+		for c, v := range row {
+			r[c] += v * v
+		}
+	}
 	add := func(m int) {
 		kern.Fill(members[m], members, row)
 		F += 1 + 2*r[m]
@@ -45,7 +66,8 @@ func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int) (p
 			if in[c] {
 				continue
 			}
-			v := (Q + quality[c]) * float64(s+1) / (F + 1 + 2*r[c])
+			// h = 0: the factor (s+h+1)/(s+1) is exactly 1
+			v := (Q + quality[c]) * float64(s+h+1) / (F + 1 + 2*r[c]) * (float64(s+h+1) / float64(s+1))
 			if best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
 				best, bestV = c, v
 			}

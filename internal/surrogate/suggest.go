@@ -30,10 +30,23 @@ const (
 	AcqEI   = "ei"   // expected improvement over the best score
 	AcqPHit = "phit" // Pr(f beyond the hit threshold)
 	AcqMean = "mean" // posterior mean
+	// AcqThompson: one joint draw of f from the GP posterior over the
+	// candidates (the top items by ucb, Request.Beta) and the pending
+	// items, exact (a Cholesky factor of their posterior covariance; see
+	// Model.Sample), seeded by Request.Seed and the number of scored
+	// items, so a replay draws the same values.
+	AcqThompson = "thompson"
 )
 
 // Acquisitions lists the acquisitions in help order.
-var Acquisitions = []string{AcqUCB, AcqEI, AcqPHit, AcqMean}
+var Acquisitions = []string{AcqUCB, AcqEI, AcqPHit, AcqMean, AcqThompson}
+
+// Histories of Request.History.
+const (
+	HistoryNone = "none"
+	HistoryHits = "hits"
+	HistoryAll  = "all"
+)
 
 // Defaults chosen by measurement (doc.go).
 const (
@@ -51,6 +64,8 @@ const (
 	// DefaultHitTopFraction is the fraction of the scored items whose
 	// values count as hits when no threshold is given (phit's threshold).
 	DefaultHitTopFraction = 0.05
+	// DefaultQualityPower: see Request.QualityPower.
+	DefaultQualityPower = 1.0
 )
 
 // Request is one round of a scored search: the items scored so far, the
@@ -80,10 +95,18 @@ type Request struct {
 	Diversity  string // Diversities ("" = DefaultDiversity)
 	DiversityK int    // neighbours of DiversityKNN (0 = DefaultDiversityK)
 	Candidates int    // MethodQVS's candidates (0 = by batch, see DefaultCandidateFactor)
-	MaxExact   int    // 0 = DefaultMaxExact
-	Inducing   int    // 0 = DefaultInducing
-	FitSubset  int    // 0 = DefaultFitSubset
-	Workers    int
+	// QualityPower p: ucb and mean qualities are min-max^p (or rank^p
+	// under QualityRank); 0 = DefaultQualityPower.
+	QualityPower float64
+	QualityRank  bool
+	// History: scored items in the diversity term of MethodQVS (q = 2,
+	// dense): HistoryNone, HistoryHits (the scored hits) or HistoryAll.
+	History   string
+	history   []int
+	MaxExact  int // 0 = DefaultMaxExact
+	Inducing  int // 0 = DefaultInducing
+	FitSubset int // 0 = DefaultFitSubset
+	Workers   int
 }
 
 // Result is the suggested batch, in pick order, with the posterior of each
@@ -197,12 +220,18 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	if req.Minimize {
 		res.HitThreshold = -tau
 	}
-	for _, v := range y {
+	for t, v := range y {
 		if v >= tau {
 			res.Hits++
+			if req.History == HistoryHits {
+				req.history = append(req.history, obs[t])
+			}
 		}
 	}
-	a := acquirer{kind: req.Acquisition, sqrtBeta: math.Sqrt(req.Beta), tau: (tau - model.YMean) / model.YScale, best: (maxOf(y) - model.YMean) / model.YScale, sdMax: math.Sqrt(model.Hyper.SignalVar)}
+	if req.History == HistoryAll {
+		req.history = obs
+	}
+	a := acquirer{kind: req.Acquisition, seed: req.Seed ^ uint64(len(req.Observed))<<32, power: req.QualityPower, rank: req.QualityRank, sqrtBeta: math.Sqrt(req.Beta), tau: (tau - model.YMean) / model.YScale, best: (maxOf(y) - model.YMean) / model.YScale, sdMax: math.Sqrt(model.Hyper.SignalVar)}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -214,7 +243,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 		top := topK(free, mu, req.Batch)
 		res.Picks = top
 	case MethodQVS, MethodTop:
-		if err := qvsBatch(ctx, model, a, free, req, res); err != nil {
+		if err := qvsBatch(ctx, model, &a, free, req, res); err != nil {
 			return nil, err
 		}
 	}
@@ -231,8 +260,11 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 		res.Mean[t] = sign * (model.YMean + model.YScale*mu[t])
 		res.SD[t] = model.YScale * sd[t]
 		v := a.value(mu[t], sd[t])
+		if a.kind == AcqThompson {
+			v = a.draws[res.Picks[t]]
+		}
 		switch req.Acquisition {
-		case AcqUCB, AcqMean:
+		case AcqUCB, AcqMean, AcqThompson:
 			v = sign * (model.YMean + model.YScale*v)
 		case AcqEI:
 			v *= model.YScale
@@ -253,6 +285,7 @@ func (req *Request) defaults() error {
 	orDefault(&req.Inducing, DefaultInducing)
 	orDefault(&req.FitSubset, DefaultFitSubset)
 	orDefault(&req.HitTopFraction, DefaultHitTopFraction)
+	orDefault(&req.QualityPower, DefaultQualityPower)
 	req.Workers = max(req.Workers, 1)
 	switch req.Method {
 	case MethodQVS, MethodGreedy, MethodTop, MethodRandom:
@@ -260,9 +293,14 @@ func (req *Request) defaults() error {
 		return fmt.Errorf("surrogate: unknown method %q, expected qvs, greedy, top or random", req.Method)
 	}
 	switch req.Acquisition {
-	case AcqUCB, AcqEI, AcqPHit, AcqMean:
+	case AcqUCB, AcqEI, AcqPHit, AcqMean, AcqThompson:
 	default:
-		return fmt.Errorf("surrogate: unknown acquisition %q, expected ucb, ei, phit or mean", req.Acquisition)
+		return fmt.Errorf("surrogate: unknown acquisition %q, expected ucb, ei, phit, mean or thompson", req.Acquisition)
+	}
+	switch req.History {
+	case "", HistoryNone, HistoryHits, HistoryAll:
+	default:
+		return fmt.Errorf("surrogate: unknown history %q, expected none, hits or all", req.History)
 	}
 	switch {
 	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):
@@ -312,9 +350,13 @@ func maxOf(y []float64) float64 {
 // acquirer evaluates an acquisition in standardised units.
 type acquirer struct {
 	kind      string
+	power     float64 // quality exponent (ucb, mean)
+	rank      bool    // ucb and mean qualities from ranks
 	sqrtBeta  float64
-	tau, best float64 // hit threshold and best score, standardised
-	sdMax     float64 // prior sd: an upper bound of every posterior sd
+	tau, best float64         // hit threshold and best score, standardised
+	sdMax     float64         // prior sd: an upper bound of every posterior sd
+	draws     map[int]float64 // thompson: the draw of f at each candidate and pending item
+	seed      uint64          // thompson: the draw's seed
 }
 
 func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
@@ -366,7 +408,44 @@ func (a acquirer) quality(v []float64) []float64 {
 	if a.kind == AcqPHit || a.kind == AcqEI {
 		return append([]float64(nil), v...)
 	}
-	return discrete.QualityFromUCB(v)
+	var q []float64
+	if a.rank {
+		q = rankQuality(v)
+	} else {
+		q = discrete.QualityFromUCB(v)
+	}
+	if a.power > 0 && a.power != 1 {
+		for i := range q {
+			q[i] = math.Pow(q[i], a.power)
+		}
+	}
+	return q
+}
+
+// rankQuality maps v to 1 - rank/(n-1) (the largest 1, the smallest 0;
+// ties share the best rank), 1 for all when n = 1.
+func rankQuality(v []float64) []float64 {
+	n := len(v)
+	q := make([]float64, n)
+	if n < 2 {
+		for i := range q {
+			q[i] = 1
+		}
+		return q
+	}
+	ord := make([]int, n)
+	for i := range ord {
+		ord[i] = i
+	}
+	sort.SliceStable(ord, func(a, b int) bool { return v[ord[a]] > v[ord[b]] })
+	r := 0
+	for t, i := range ord {
+		if t > 0 && v[i] != v[ord[t-1]] {
+			r = t
+		}
+		q[i] = 1 - float64(r)/float64(n-1)
+	}
+	return q
 }
 
 // topK returns the k items with the largest score (score[t] of items[t]),
@@ -402,9 +481,14 @@ func (req Request) candidateCount(free int) int {
 // qvsBatch picks the batch of MethodQVS: the certified top candidates by
 // acquisition (shortlist), then vendi.Greedy with the pool kernel over the
 // pending items (prefix) and the candidates.
-func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Request, res *Result) error {
+func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Request, res *Result) error {
 	C := req.candidateCount(len(free))
-	cand, acq, evaluated := shortlist(model, a, free, C, max(ShortlistFactor*C, MinShortlist))
+	sa := *a
+	if a.kind == AcqThompson {
+		// candidates by ucb (Request.Beta), then one joint draw
+		sa.kind = AcqUCB
+	}
+	cand, acq, evaluated := shortlist(model, sa, free, C, max(ShortlistFactor*C, MinShortlist))
 	res.Evaluated = evaluated
 	res.Candidates = len(cand)
 	if err := ctx.Err(); err != nil {
@@ -421,17 +505,36 @@ func qvsBatch(ctx context.Context, model *Model, a acquirer, free []int, req Req
 		}
 	}
 	copy(vals[P:], acq)
+	if a.kind == AcqThompson {
+		members := append(append([]int(nil), req.Pending...), cand...)
+		f, err := model.Sample(members, rand.New(rand.NewPCG(a.seed, 0x7407950)))
+		if err != nil {
+			return err
+		}
+		a.draws = make(map[int]float64, len(members))
+		for t, i := range members {
+			a.draws[i] = f[t]
+		}
+		copy(vals, f)
+		copy(acq, f[P:])
+	}
 	quality := a.quality(vals)
 	if req.Method == MethodTop {
 		// VS_0 counts items: the batch is the top acquisitions.
+		// (cand is in decreasing acquisition order, except under thompson:
+		// ordered by ucb, ranked by the draw)
+		pos := make(map[int]int, len(cand))
+		for t, i := range cand {
+			pos[i] = P + t
+		}
 		res.Picks = topK(cand, acq, req.Batch)
-		for t := range res.Picks {
-			res.Quality = append(res.Quality, quality[P+t])
+		for _, i := range res.Picks {
+			res.Quality = append(res.Quality, quality[pos[i]])
 		}
 		return nil
 	}
 	if req.Q == 2 && req.Diversity == DiversityDense {
-		picks, values := greedyQ2(model.kern, members, quality, P, req.Batch)
+		picks, values := greedyQ2(model.kern, members, quality, P, req.Batch, req.history)
 		for t, c := range picks {
 			res.Picks = append(res.Picks, members[c])
 			res.Quality = append(res.Quality, quality[c])

@@ -329,6 +329,7 @@ func TestRequestErrors(t *testing.T) {
 		"kernel":      {Observed: obs, Values: y, Batch: 1, Kernel: "rbf"},
 		"diversity":   {Observed: obs, Values: y, Batch: 1, Diversity: "graph"},
 		"fraction":    {Observed: obs, Values: y, Batch: 1, HitTopFraction: 2},
+		"history":     {Observed: obs, Values: y, Batch: 1, History: "some"},
 	} {
 		if _, err := Suggest(context.Background(), pool, req); err == nil {
 			t.Errorf("%s: accepted", name)

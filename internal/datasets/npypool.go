@@ -98,6 +98,12 @@ func loadNPYPool(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) (*Pool, e
 		}
 	default:
 		width := map[string]int{"f4": 4, "f8": 8, "u1": 1, "b1": 1}[dt]
+		if dt == "u1" || dt == "b1" {
+			// Packed fingerprints (numpy.packbits) are uint8 too: read as
+			// numbers they give a silently different kernel, so say which
+			// reading was taken and how to get the other.
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: dtype %s read as numeric features (the metric is %s); if it holds fingerprints (numpy.packbits rows, or one bit per column), give --metric tanimoto", path, h.Dtype, cfg.Metric))
+		}
 		if width == 0 {
 			return nil, fmt.Errorf("%s: dtype %s, expected float32, float64, uint8 or bool features", path, h.Dtype)
 		}

@@ -188,6 +188,18 @@ func TestNPYPoolFingerprints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(got.Notes) != 0 {
+			t.Errorf("%s with metric tanimoto: notes %q", p, got.Notes)
+		}
+		// Without --metric tanimoto the same file is numbers, and the
+		// loader says so and how to read it as fingerprints.
+		numeric, err := Load(npyPoolConfig(p), "", "", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if numeric.Bits != nil || len(numeric.Notes) != 1 || !strings.Contains(numeric.Notes[0], "read as numeric features") || !strings.Contains(numeric.Notes[0], "--metric tanimoto") {
+			t.Errorf("%s as numbers: notes %q", p, numeric.Notes)
+		}
 		for i := 0; i < n; i++ {
 			// Bit b of the fingerprint is bit b of the pool's words
 			// (a permutation within bytes would keep every distance).

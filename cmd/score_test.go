@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,4 +77,25 @@ func TestNItems(t *testing.T) {
 			t.Errorf("nItems(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
 		}
 	}
+}
+
+// scoreCSV parses `score --format csv` output into q -> [vs, qvs].
+func scoreCSV(t *testing.T, out string) map[string][]float64 {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "q,vs") {
+		t.Fatalf("output %q", out)
+	}
+	res := map[string][]float64{}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		for _, c := range f[1:] {
+			v, err := strconv.ParseFloat(c, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			res[f[0]] = append(res[f[0]], v)
+		}
+	}
+	return res
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // exitOf calls run with o and an Env of buffers and returns what qvs
@@ -61,4 +63,110 @@ func writeNPY(t *testing.T, path, descr string, shape []int, vals []float64) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setItems sets o as the command-line flags in args would (flag, value
+// pairs; the booleans --normalize, --standardize and --linear alone),
+// listing the embeddings-only flags given in o.EmbFlags; rest is what it
+// does not know. Which flag fills which field is cmd's to test
+// (TestFlagsFillOptions); this only writes the tests here in the
+// command's terms.
+func setItems(t *testing.T, o *ItemsOptions, args ...string) (rest []string) {
+	t.Helper()
+	e := &o.Emb
+	str := map[string]*string{"--kernel": &o.Kernel, "--embeddings": &o.Embeddings, "--quality": &o.Quality, "--ids": &o.IDs, "--id-column": &o.IDColumn,
+		"--quality-column": &e.QualityColumn, "--feature-columns": &e.FeatureColumns, "--embedding-kernel": &e.Kernel, "--feature-prefix": &e.FeaturePrefix,
+		"--exclude-columns": &e.ExcludeColumns, "--fingerprint-column": &e.FingerprintColumn, "--fingerprint-format": &e.FingerprintFormat, "--group-column": &e.GroupColumn}
+	boolean := map[string]*bool{"--normalize": &o.Normalize, "--standardize": &e.Standardize, "--linear": &e.Linear}
+	embOnly := func(f string) bool {
+		switch f {
+		case "--kernel", "--embeddings", "--quality", "--ids", "--id-column", "--normalize":
+			return false
+		}
+		return true
+	}
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case boolean[f] != nil:
+			*boolean[f] = true
+		case str[f] != nil || f == "--length-scale":
+			if i+1 == len(args) {
+				t.Fatalf("%s needs a value", f)
+			}
+			i++
+			if f == "--length-scale" {
+				v, err := strconv.ParseFloat(args[i], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.LengthScale = v
+			} else {
+				*str[f] = args[i]
+			}
+		default:
+			rest = append(rest, f)
+			continue
+		}
+		if embOnly(f) {
+			o.EmbFlags = append(o.EmbFlags, strings.TrimPrefix(f, "--"))
+		}
+	}
+	return rest
+}
+
+// scoreArgs is the ScoreOptions of `qvs score args...` (setItems, --q,
+// --format).
+func scoreArgs(t *testing.T, args ...string) *ScoreOptions {
+	t.Helper()
+	o := DefaultScoreOptions()
+	rest := setItems(t, &o.Items, args...)
+	for i := 0; i < len(rest); i += 2 {
+		if i+1 == len(rest) {
+			t.Fatalf("score: %s alone", rest[i])
+		}
+		var err error
+		switch rest[i] {
+		case "--q":
+			err = o.Orders.Set(rest[i+1])
+		case "--format":
+			err = o.Format.Set(rest[i+1])
+		default:
+			t.Fatalf("score: flag %s", rest[i])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &o
+}
+
+// selectArgs is the SelectOptions of `qvs select args...` (setItems, --k,
+// --q, --prefix, --format).
+func selectArgs(t *testing.T, args ...string) *SelectOptions {
+	t.Helper()
+	o := DefaultSelectOptions()
+	rest := setItems(t, &o.Items, args...)
+	for i := 0; i < len(rest); i += 2 {
+		if i+1 == len(rest) {
+			t.Fatalf("select: %s alone", rest[i])
+		}
+		var err error
+		switch v := rest[i+1]; rest[i] {
+		case "--k":
+			o.K, err = strconv.Atoi(v)
+		case "--q":
+			o.Q, err = vendi.ParseOrder(v)
+		case "--prefix":
+			o.Prefix = v
+		case "--format":
+			err = o.Format.Set(v)
+		default:
+			t.Fatalf("select: flag %s", rest[i])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &o
 }

@@ -142,11 +142,14 @@ func scoreArgs(t *testing.T, args ...string) *ScoreOptions {
 }
 
 // selectArgs is the SelectOptions of `qvs select args...` (setItems, --k,
-// --q, --prefix, --format).
+// --q, --prefix, --format, and --raw-ids last).
 func selectArgs(t *testing.T, args ...string) *SelectOptions {
 	t.Helper()
 	o := DefaultSelectOptions()
 	rest := setItems(t, &o.Items, args...)
+	if n := len(rest); n > 0 && rest[n-1] == "--raw-ids" {
+		o.RawIDs, rest = true, rest[:n-1]
+	}
 	for i := 0; i < len(rest); i += 2 {
 		if i+1 == len(rest) {
 			t.Fatalf("select: %s alone", rest[i])

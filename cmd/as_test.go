@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -188,39 +187,6 @@ func blankSeconds(t *testing.T, b []byte) []byte {
 	return buf.Bytes()
 }
 
-// TestASResumeAfterSimulatedKill reproduces what a kill leaves (finished
-// runs, run files cut at a batch boundary, no summary for unfinished runs,
-// a stale summary.csv) and checks that rerunning gives the files of an
-// uninterrupted campaign.
-func TestASResumeAfterSimulatedKill(t *testing.T) {
-	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
-	cache := filepath.Join(dir, "cache")
-	full, part := filepath.Join(dir, "full"), filepath.Join(dir, "part")
-	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", full, "--cache-dir", cache, "--quiet"); code != 0 {
-		t.Fatal(stderr)
-	}
-	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
-		t.Fatal(err)
-	}
-	for i, key := range []string{"random-r00", "eci-t0.5-pessimistic-r01", "ens-pessimistic-r00", "qvs-q1-r00", "qvs-qinf-r01", "select-b1-l0.5-optimistic-r00"} {
-		os.Remove(filepath.Join(part, "runs", key+".summary.csv"))
-		os.Remove(filepath.Join(part, "runs", key+".curve.csv"))
-		cutRecords(t, filepath.Join(part, "runs", key+".csv"), 1+1+4*(i%3), nil) // header, start, 0-2 whole batches
-	}
-	os.Remove(filepath.Join(part, "runs", "one-step-r01.csv")) // killed before its first record
-	os.Remove(filepath.Join(part, "runs", "one-step-r01.summary.csv"))
-	os.Remove(filepath.Join(part, "runs", "one-step-r01.curve.csv"))
-	code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", part, "--cache-dir", cache, "--workers", "2")
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	if !strings.Contains(stderr, "16 of 16 run(s) finished (1 new, 6 resumed, 9 already done)") {
-		t.Errorf("resume report: %s", stderr)
-	}
-	sameResults(t, full, part)
-}
-
 // cutRecords keeps the first keep lines of the record file p, after edit
 // (if not nil) has changed them.
 func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
@@ -234,80 +200,6 @@ func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
 	w.WriteAll(recs)
 	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestASResumeMidBatch: record files cut inside a batch
-// (qvs writes whole batches; a hand edit or a copy does not) resumed with
-// exit 0 into a different run: the next batches were shorter, and from
-// there records and curve differed. Now the cut batch is recomputed and
-// every file equals the uninterrupted run's. A record whose index was
-// edited (its id no longer names that item), a batch grown by a line, and
-// a short batch followed by another are refused naming file, line and
-// value.
-func TestASResumeMidBatch(t *testing.T) {
-	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
-	cache := filepath.Join(dir, "cache")
-	full, part := filepath.Join(dir, "full"), filepath.Join(dir, "part")
-	args := []string{"as", "--config", cfg, "--cache-dir", cache, "--quiet"}
-	if code, _, stderr := runQVS(t, append(args, "--out", full)...); code != 0 {
-		t.Fatal(stderr)
-	}
-	cut := func(key string, keep int, edit func([][]string)) {
-		for _, ext := range []string{".summary.csv", ".curve.csv"} {
-			os.Remove(filepath.Join(part, "runs", key+ext))
-		}
-		cutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
-	}
-	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
-		t.Fatal(err)
-	}
-	// tinyASConfig: batch 4, budget 13: batches of 1 (start), 4, 4, 4, 1.
-	for i, key := range []string{"random-r00", "qvs-q1-r00", "ens-pessimistic-r00", "one-step-r01"} {
-		cut(key, 1+1+4*(i%3)+1+i%3, nil) // 1-3 queries into batch 1-3
-	}
-	os.Remove(filepath.Join(part, "summary.csv"))
-	if code, _, stderr := runQVS(t, append(args, "--out", part)...); code != 0 {
-		t.Fatal(stderr)
-	}
-	sameResults(t, full, part)
-
-	for _, tc := range []struct {
-		name string
-		keep int
-		edit func([][]string)
-		want string
-	}{
-		{"edited index", 8, func(r [][]string) { r[6][2] = unusedIndex(r) }, `qvs-q1-r00.csv: line 7: index %s is item`},
-		{"batch of 5", 8, func(r [][]string) { r[6][1] = "1" }, `qvs-q1-r00.csv: line 7: batch 1 has 5 queries, expected 4`},
-		{"short batch not last", 8, func(r [][]string) { r[5][1] = "2"; r[6][1] = "2" }, `qvs-q1-r00.csv: line 6: batch 2 starts after 3 queries of batch 1, expected 4`},
-	} {
-		if err := os.RemoveAll(part); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.CopyFS(part, os.DirFS(full)); err != nil {
-			t.Fatal(err)
-		}
-		var index string
-		cut("qvs-q1-r00", tc.keep, func(r [][]string) { tc.edit(r); index = r[6][2] })
-		want := tc.want
-		if strings.Contains(want, "%s") {
-			want = fmt.Sprintf(want, index)
-		}
-		code, out, stderr := runQVS(t, append(args, "--out", part)...)
-		if code != 1 || !strings.Contains(stderr, want) || out != "" {
-			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", tc.name, code, stderr, want)
-		}
-	}
-}
-
-// unusedIndex is the smallest item index no record of r names.
-func unusedIndex(r [][]string) string {
-	for i := 0; ; i++ {
-		if !slices.ContainsFunc(r, func(row []string) bool { return row[2] == strconv.Itoa(i) }) {
-			return strconv.Itoa(i)
-		}
 	}
 }
 

@@ -14,52 +14,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-const unitSpace6 = `parameters:
-  - {name: x0, lower: 0, upper: 1}
-  - {name: x1, lower: 0, upper: 1}
-  - {name: x2, lower: 0, upper: 1}
-  - {name: x3, lower: 0, upper: 1}
-  - {name: x4, lower: 0, upper: 1}
-  - {name: x5, lower: 0, upper: 1}
-`
-
-// TestBayesoptSuggestMatchesCampaign: `bayesopt suggest` fed the first
-// iterations of a campaign's record file (as written) prints the batch the
-// campaign evaluated next, with its regions.
-func TestBayesoptSuggestMatchesCampaign(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "bo")
-	if code, _, errs := runQVS(t, append(smallBO, "--methods", "turbo,qvs", "--out", out)...); code != ExitOK {
-		t.Fatalf("campaign: exit %d: %s", code, errs)
-	}
-	space := writeFile(t, dir, "space.yaml", unitSpace6)
-	for _, run := range []struct{ key, method string }{{"turbo-r00", "turbo"}, {"qvs-q1-r00", "qvs"}} {
-		recs := readCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))
-		const n = 15 // init 10 + one batch of 5
-		var b strings.Builder
-		for _, r := range recs[:1+n] {
-			b.WriteString(strings.Join(r, ",") + "\n")
-		}
-		evals := writeFile(t, dir, run.key+".csv", b.String())
-		code, stdout, errs := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "5",
-			"--method", run.method, "--q", "1", "--seed", "4", "--init", "10", "--regions", "3", "--tau", "0.5", "--candidates", "60")
-		if code != ExitOK {
-			t.Fatalf("%s: exit %d: %s", run.key, code, errs)
-		}
-		lines := strings.Split(strings.TrimSpace(stdout), "\n")
-		if lines[0] != "rank,x0,x1,x2,x3,x4,x5,region" || len(lines) != 6 {
-			t.Fatalf("%s: output %q", run.key, stdout)
-		}
-		for i, l := range lines[1:] {
-			cells := strings.Split(l, ",")
-			rec := recs[1+n+i] // iteration,region,x0..x5,value,seconds
-			if got, want := strings.Join(cells[1:], ","), strings.Join(append(rec[2:8:8], rec[1]), ","); got != want {
-				t.Errorf("%s suggestion %d: %s, the campaign evaluated %s", run.key, i+1, got, want)
-			}
-		}
-	}
-}
-
 // TestBayesoptSuggestBadInput: a bad command line fails with exit 2 naming
 // the flag (and the key a flag sets), a missing file with exit 1, nothing
 // on stdout (the run's checks of the files are tested in internal/cli).

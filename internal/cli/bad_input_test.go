@@ -22,16 +22,7 @@ type badInputCase struct {
 func checkBadInput(t *testing.T, cases []badInputCase) {
 	t.Helper()
 	for _, tc := range cases {
-		var code int
-		var out, stderr string
-		switch tc.args[0] {
-		case "score":
-			code, out, stderr = exitOf(t, RunScore, scoreArgs(t, tc.args[1:]...))
-		case "select":
-			code, out, stderr = exitOf(t, RunSelect, selectArgs(t, tc.args[1:]...))
-		default:
-			t.Fatalf("%s: command %q", tc.name, tc.args[0])
-		}
+		code, out, stderr := itemsCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
 			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
 				tc.name, tc.args, code, out, stderr, tc.code, tc.want)

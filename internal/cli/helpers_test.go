@@ -173,3 +173,33 @@ func selectArgs(t *testing.T, args ...string) *SelectOptions {
 	}
 	return &o
 }
+
+// itemsCmd is `qvs score args...` or `qvs select args...` (args[0]), run
+// directly (scoreArgs, selectArgs; --quiet anywhere is Env.Quiet): the
+// exit code qvs would give, stdout, and the error's message followed by
+// stderr.
+func itemsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
+	t.Helper()
+	env, sout, serr := testEnv(t)
+	var rest []string
+	for _, a := range args[1:] {
+		if a == "--quiet" {
+			env.Quiet = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	var err error
+	switch args[0] {
+	case "score":
+		err = RunScore(env, scoreArgs(t, rest...))
+	case "select":
+		err = RunSelect(env, selectArgs(t, rest...))
+	default:
+		t.Fatalf("command %q", args[0])
+	}
+	if err != nil {
+		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
+	}
+	return 0, sout.String(), serr.String()
+}

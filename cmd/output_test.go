@@ -65,27 +65,6 @@ func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
 	}
 }
 
-// TestEvalOutKeepsUsersReadme: `qvs eval DIR --out .` with the user's
-// README.md there is refused (exit 2) and the file kept; an index qvs
-// wrote is rewritten.
-func TestEvalOutKeepsUsersReadme(t *testing.T) {
-	dir := t.TempDir()
-	readme := writeFile(t, dir, "README.md", "# my project\n")
-	code, stdout, stderr := runQVS(t, "eval", dir, "--out", dir, "--quiet")
-	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+readme) || !strings.Contains(stderr, "--force") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(readme); string(b) != "# my project\n" {
-		t.Errorf("README.md became %q", b)
-	}
-	writeFile(t, dir, "README.md", indexTitleForTest+"\n\nold\n")
-	if code, _, stderr := runQVS(t, "eval", dir, "--out", dir, "--quiet"); code == ExitUsage {
-		t.Errorf("qvs's own index refused: %s", stderr)
-	}
-}
-
-const indexTitleForTest = "# Evaluation of the campaigns (written by `qvs eval`)"
-
 // TestToyOutKeepsItsConfig: `qvs toy --config config.yaml --out .` is
 // refused (the resolved config replaced the user's file) and so is a
 // folder holding someone else's toy.csv; toy's own folder is rewritten.

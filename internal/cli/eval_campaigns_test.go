@@ -328,3 +328,24 @@ func TestEvalRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalOutKeepsUsersReadme: `qvs eval DIR --out .` with the user's
+// README.md there is refused (exit 2) and the file kept; an index qvs
+// wrote is rewritten.
+func TestEvalOutKeepsUsersReadme(t *testing.T) {
+	dir := t.TempDir()
+	readme := writeFile(t, dir, "README.md", "# my project\n")
+	code, stdout, stderr := evalRun(t, dir, dir, "", "")
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+readme) || !strings.Contains(stderr, "--force") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(readme); string(b) != "# my project\n" {
+		t.Errorf("README.md became %q", b)
+	}
+	writeFile(t, dir, "README.md", indexTitleForTest+"\n\nold\n")
+	if code, _, stderr := evalRun(t, dir, dir, "", ""); code == ExitUsage {
+		t.Errorf("qvs's own index refused: %s", stderr)
+	}
+}
+
+const indexTitleForTest = "# Evaluation of the campaigns (written by `qvs eval`)"

@@ -35,10 +35,11 @@ pool:
 
 // tinyASRun is `qvs as --config tiny.yaml --out out --cache-dir cache
 // --workers 2 [--quiet]` of tinyASConfig, decoded onto the defaults of
-// `qvs as` as the command decodes a config (unknown keys refused): the
+// `qvs as` as the command decodes a config (unknown keys refused), with
+// the edits applied (the other flags): the
 // exit code qvs would give, stdout, and the error's message followed by
 // stderr.
-func tinyASRun(t *testing.T, out, cache string, quiet bool) (code int, stdout, msg string) {
+func tinyASRun(t *testing.T, out, cache string, quiet bool, edits ...func(*ASConfig)) (code int, stdout, msg string) {
 	t.Helper()
 	cfg := SyntheticASConfig()
 	dec := yaml.NewDecoder(strings.NewReader(tinyASConfig))
@@ -50,6 +51,9 @@ func tinyASRun(t *testing.T, out, cache string, quiet bool) (code int, stdout, m
 		t.Fatal(err)
 	}
 	cfg.Out = out
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	env, sout, serr := testEnv(t)
 	env.Workers, env.Quiet, env.CacheDir, env.Version, env.Config = 2, quiet, cache, "test", "tiny.yaml"
 	if err := RunCampaign(env, &ASCampaign{Env: env, Config: cfg}, campaign.Shard{}); err != nil {

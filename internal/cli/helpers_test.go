@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -202,4 +203,14 @@ func itemsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
 	}
 	return 0, sout.String(), serr.String()
+}
+
+// writeNPY32 writes rows x cols float32 values as a .npy file.
+func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := fileio.WriteNPYFloat32(&b, rows, cols, data); err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, name, b.String())
 }

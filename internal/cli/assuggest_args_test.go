@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
+
+// asSuggestCmd is `qvs as suggest args...` without a config, run directly:
+// the options and the pool of asSuggestArgs, and the globals --quiet,
+// --seed and --cache-dir in the Env. It returns the exit code qvs would
+// give, stdout, and the error's message followed by stderr.
+func asSuggestCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
+	t.Helper()
+	env, sout, serr := testEnv(t)
+	o := asSuggestArgs(t, env, args...)
+	if err := RunASSuggest(env, o); err != nil {
+		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
+	}
+	return 0, sout.String(), serr.String()
+}
+
+// asSuggestArgs is the ASSuggestOptions of `qvs as suggest args...`
+// without a config: the flags of the suggestion fill the options (those
+// given listed as the command lists them), the pool flags (--pool,
+// --pool-dir, --graph, --kernel and the CSV pool's) fill the pool its
+// Resolve returns, on the defaults of `qvs as` with the prior estimate
+// unless --prior; the globals --quiet, --seed and --cache-dir set env.
+// Which flag fills which field is cmd's to test (TestFlagsFillOptions);
+// this writes the tests here in the command's terms.
+func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
+	t.Helper()
+	o := DefaultASSuggestOptions()
+	cfg := SyntheticASConfig()
+	cfg.Prior = ""
+	l, s := &o.Labels, &o.Scores
+	given := map[string]bool{}
+	setPool := func(kind string) {
+		if cfg.Pool.Kind != kind {
+			cfg.Pool = datasets.DefaultConfig(kind)
+		}
+	}
+	cs, gc := &cfg.Pool.CSV, &cfg.Pool.Graph
+	var poolFile, ids string
+	for i := 0; i < len(args); i++ {
+		f := strings.TrimPrefix(args[i], "--")
+		switch f {
+		case "quiet":
+			env.Quiet = true
+			continue
+		case "raw-ids":
+			o.RawIDs = true
+			continue
+		case "minimize":
+			s.Minimize = true
+			o.ScoreFlags = append(o.ScoreFlags, f)
+			continue
+		}
+		if i+1 == len(args) {
+			t.Fatalf("as suggest: %s needs a value", args[i])
+		}
+		i++
+		v := args[i]
+		given[f] = true
+		num := func() float64 {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("--%s %s: %v", f, v, err)
+			}
+			return x
+		}
+		integer := func() int {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("--%s %s: %v", f, v, err)
+			}
+			return n
+		}
+		var err error
+		switch f {
+		case "seed":
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.Seed, env.SeedSet, cfg.Seed = n, true, n
+		case "cache-dir":
+			env.CacheDir = v
+		case "pool":
+			poolFile = v
+		case "pool-dir":
+			cfg.Pool = datasets.DefaultConfig("folder")
+			cfg.Pool.Dir, cfg.Task = v, filepath.Base(filepath.Clean(v))
+		case "graph", "kernel":
+			setPool(datasets.KindGraph)
+			if f == "graph" {
+				gc.File = v
+			} else {
+				gc.Kernel = v
+			}
+			base := filepath.Base(v)
+			cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+		case "ids":
+			ids = v
+		case "id-column":
+			cs.IDColumn = v
+		case "features":
+			cs.FeatureColumns, cs.FeaturePrefix = strings.Split(v, ","), ""
+		case "feature-prefix":
+			cs.FeaturePrefix, cs.FeatureColumns = v, nil
+		case "metric":
+			cs.Metric = v
+		case "k":
+			cs.K, gc.K = integer(), integer()
+		case "fingerprint-column":
+			cs.FingerprintColumn = v
+		case "fingerprint-format":
+			cs.FingerprintFormat = v
+		case "exclude-columns":
+			cs.ExcludeColumns = strings.Split(v, ",")
+		case "knn":
+			cs.KNN = v
+		case "observed":
+			o.Observed = v
+		case "pending":
+			o.Pending = v
+		case "batch":
+			o.Batch = integer()
+		case "method":
+			o.Method = v
+		case "q":
+			o.Q, err = vendi.ParseOrder(v)
+			o.QGiven = true
+		case "format":
+			err = o.Format.Set(v)
+		case "prior":
+			l.Prior, l.PriorGiven, cfg.Prior = v, true, v
+		case "threshold":
+			l.Threshold = num()
+		case "beta":
+			l.Beta = num()
+		case "lambda":
+			l.Lambda = num()
+		case "fantasy":
+			l.Fantasy = v
+		case "remaining":
+			l.Remaining, l.RemainingGiven = integer(), true
+		case "hit-threshold":
+			s.HitThreshold, s.HitThresholdGiven = num(), true
+		case "hit-top-fraction":
+			s.HitTopFraction, s.HitTopFractionGiven = num(), true
+		case "acquisition":
+			s.Acquisition = v
+		case "ucb-beta":
+			s.UCBBeta = num()
+		case "gp-kernel":
+			s.GPKernel = v
+		case "diversity":
+			s.Diversity = v
+		case "candidates":
+			s.Candidates, s.CandidatesGiven = integer(), true
+		default:
+			t.Fatalf("as suggest: flag --%s", f)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f {
+		case "prior", "threshold", "beta", "lambda", "fantasy", "remaining":
+			o.LabelFlags = append(o.LabelFlags, f)
+		case "hit-threshold", "hit-top-fraction", "acquisition", "ucb-beta", "gp-kernel", "diversity", "candidates":
+			o.ScoreFlags = append(o.ScoreFlags, f)
+		}
+	}
+	if poolFile != "" {
+		if cfg.Pool.Kind != datasets.KindCSV {
+			// Flags given before --pool land on the CSV pool's defaults.
+			keep := *cs
+			cfg.Pool = datasets.DefaultConfig(datasets.KindCSV)
+			cs = &cfg.Pool.CSV
+			for f, set := range map[string]func(){
+				"id-column": func() { cs.IDColumn = keep.IDColumn }, "features": func() { cs.FeatureColumns = keep.FeatureColumns },
+				"feature-prefix": func() { cs.FeaturePrefix = keep.FeaturePrefix }, "metric": func() { cs.Metric = keep.Metric },
+				"k": func() { cs.K = keep.K }, "fingerprint-column": func() { cs.FingerprintColumn = keep.FingerprintColumn },
+				"fingerprint-format": func() { cs.FingerprintFormat = keep.FingerprintFormat }, "exclude-columns": func() { cs.ExcludeColumns = keep.ExcludeColumns },
+				"knn": func() { cs.KNN = keep.KNN },
+			} {
+				if given[f] {
+					set()
+				}
+			}
+		}
+		cs.File = poolFile
+		if ids != "" {
+			cs.IDsFile = ids
+		}
+		base := filepath.Base(poolFile)
+		cfg.Task = strings.TrimSuffix(base, filepath.Ext(base))
+	} else if ids != "" {
+		gc.IDs = ids
+	}
+	if given["metric"] && cs.Metric == knn.MetricTanimoto {
+		cs.Similarity = knn.SimilarityNative
+	}
+	if cfg.Prior == "" {
+		cfg.Prior = search.PriorEstimate
+	}
+	o.OwnGraph = given["graph"] || given["kernel"]
+	o.PoolGiven = o.OwnGraph || given["pool-dir"] || given["pool"]
+	o.Resolve = func() (datasets.Config, search.Protocol, error) {
+		c := cfg
+		err := CheckASConfig("", &c, true)
+		return c.Pool, c.Protocol, err
+	}
+	return &o
+}

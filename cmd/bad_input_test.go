@@ -102,29 +102,6 @@ func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
 	}
 }
 
-// TestBayesoptSuggestExhaustedSpace: an int space with fewer unevaluated
-// points than --batch yields fewer suggestions, with a warning on stderr
-// (it used to print a bare header, silently, once every point was
-// evaluated).
-func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
-	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
-	for _, tc := range []struct {
-		evals string
-		rows  int
-	}{
-		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
-		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
-	} {
-		code, out, stderr := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", tc.evals),
-			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
-		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
-		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d rows and %q", tc.evals, code, out, stderr, tc.rows, warn)
-		}
-	}
-}
-
 // TestBayesoptDiscreteRefusesContinuousFlags: the flags only the continuous
 // engine reads are usage errors on a discrete task (they used to be
 // silently ignored, e.g. --regions 3 on task: kernel).

@@ -31,32 +31,6 @@ func checkBadInput(t *testing.T, cases []badInputCase) {
 	}
 }
 
-// TestASSuggestBadInput: hostile input to `qvs as suggest`, found by the
-// audit of the own-pool workflow (README "Use qvs on your own problem").
-func TestASSuggestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	w := func(name, content string) string { return writeFile(t, dir, name, content) }
-	pool := w("p.csv", linePoolCSV(false))
-	suggest := func(observed string, args ...string) []string {
-		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
-	}
-	obs := w("obs.csv", "id,label\nm10,1\n")
-	checkBadInput(t, []badInputCase{
-		// A repeated id made an id in --observed mean two items; it
-		// used to be accepted (the first row silently won).
-		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
-			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
-		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
-			1, `empty-id.csv: line 3, column "id": empty id`},
-		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
-			1, `unk.csv: line 2: id "zz" is not in pool p`},
-		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
-			1, `nan.csv: line 2: label "NaN"`},
-		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
-			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
-	})
-}
-
 // TestASSuggestPoolOverridesConfigFile: with a config whose pool is a CSV,
 // --pool overrides pool.csv.file only (flags override keys); it used to
 // drop the config's id_column and feature keys, so the id column was read

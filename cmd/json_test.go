@@ -123,16 +123,3 @@ func TestFormatJSON(t *testing.T) {
 		t.Errorf("select error with json: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
-
-// TestScoredTableQuotesUnprintableIDs: `as suggest` with scores prints its
-// table through the same writer, so an id with an escape sequence is
-// quoted there too.
-func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
-	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
-	obs := writeFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
-	code, out, stderr := runQVS(t, "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--observed", obs, "--batch", "3", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
-	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) {
-		t.Errorf("exit %d, %q, %s", code, out, stderr)
-	}
-}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// badInputCase is one hostile command line of score or select (args[0]):
+// badInputCase is one hostile command line (qvsCmd):
 // the exit code it must end with (1 a file is wrong, 2 the command line
 // is), a piece of the message naming what is wrong, and (always) nothing
 // on stdout.
@@ -22,7 +22,7 @@ type badInputCase struct {
 func checkBadInput(t *testing.T, cases []badInputCase) {
 	t.Helper()
 	for _, tc := range cases {
-		code, out, stderr := itemsCmd(t, tc.args...)
+		code, out, stderr := qvsCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
 			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
 				tc.name, tc.args, code, out, stderr, tc.code, tc.want)

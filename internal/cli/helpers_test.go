@@ -214,3 +214,26 @@ func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) 
 	}
 	return writeFile(t, dir, name, b.String())
 }
+
+// qvsCmd is `qvs args...` for the commands whose run functions take a
+// command line's worth of options here (score, select, as suggest,
+// bayesopt suggest), run directly: global flags before the command are
+// moved after it. It returns the exit code qvs would give, stdout, and
+// the error's message followed by stderr.
+func qvsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
+	t.Helper()
+	var globals []string
+	for len(args) > 1 && strings.HasPrefix(args[0], "--") {
+		globals, args = append(globals, args[0], args[1]), args[2:]
+	}
+	switch {
+	case len(args) > 0 && (args[0] == "score" || args[0] == "select"):
+		return itemsCmd(t, append(args, globals...)...)
+	case len(args) > 1 && args[0] == "as" && args[1] == "suggest":
+		return asSuggestCmd(t, append(args[2:], globals...)...)
+	case len(args) > 1 && args[0] == "bayesopt" && args[1] == "suggest":
+		return boSuggestCmd(t, append(args[2:], globals...)...)
+	}
+	t.Fatalf("qvsCmd: %q", args)
+	return 0, "", ""
+}

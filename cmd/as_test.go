@@ -613,3 +613,23 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// npyHeader is the header of a .npy file (format 1.0) of a C-order array
+// of dtype descr and shape, padded to 64 bytes as NumPy pads it.
+func npyHeader(descr string, shape []int) []byte {
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	sh := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
+	for (10+len(header)+1)%64 != 0 {
+		header += " "
+	}
+	header += "\n"
+	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
+	return append(out, header...)
+}

@@ -164,46 +164,6 @@ func TestObjectiveMagnitude(t *testing.T) {
 	}
 }
 
-// TestSemicolonCSVHint: a file saved with ';' or tab separators (a
-// spreadsheet in many locales) fails with a hint that qvs reads
-// comma-separated values, wherever a cell or header does not parse; a
-// comma-separated file's errors carry no such hint.
-func TestSemicolonCSVHint(t *testing.T) {
-	dir := t.TempDir()
-	const hint = "qvs reads comma-separated values"
-	sp := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
-	for _, c := range []struct {
-		name string
-		args []string
-		hint bool
-	}{
-		// The QA case: line 2, column 1: "0.5;1;0" is not a number.
-		{"kernel ;", []string{"score", "--kernel", writeFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
-		{"kernel tab", []string{"score", "--kernel", writeFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
-		{"kernel comma", []string{"score", "--kernel", writeFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
-		{"embeddings with ids ;", []string{"score", "--embeddings", writeFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
-		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
-		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
-		{"pool ;", []string{"as", "suggest", "--pool", writeFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
-		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			args := c.args
-			if args[0] == "as" {
-				args = append(args, "--cache-dir", filepath.Join(dir, "cache"))
-			}
-			code, stdout, stderr := runQVS(t, args...)
-			if code == ExitOK || stdout != "" {
-				t.Fatalf("exit %d, stdout %q: want an error", code, stdout)
-			}
-			if strings.Contains(stderr, hint) != c.hint {
-				t.Errorf("stderr %q: hint %q present = %v, want %v", stderr, hint, !c.hint, c.hint)
-			}
-		})
-	}
-}
-
 // TestHostileNamesRefused: a config's task: or a
 // discrete name: that is a path (../../ESCAPED) became the default results
 // folder and the MDS cache file name, above --out and --cache-dir. Each is

@@ -220,3 +220,43 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 	}
 	return &o
 }
+
+// graphCmd is `qvs graph args...` run directly: --out and --similarity
+// fill GraphOptions, the pool flags and globals fill its pool as for `as
+// suggest` (asSuggestArgs). It returns the exit code qvs would give,
+// stdout, and the error's message followed by stderr.
+func graphCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
+	t.Helper()
+	var o GraphOptions
+	var rest []string
+	similarity := ""
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--out", "--similarity":
+			if i+1 == len(args) {
+				t.Fatalf("graph: %s needs a value", args[i])
+			}
+			if args[i] == "--out" {
+				o.Out = args[i+1]
+			} else {
+				similarity = args[i+1]
+			}
+			i++
+		default:
+			rest = append(rest, args[i])
+		}
+	}
+	env, sout, serr := testEnv(t)
+	pool, _, err := asSuggestArgs(t, env, rest...).Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if similarity != "" {
+		pool.CSV.Similarity = similarity
+	}
+	o.Pool = pool
+	if err := RunGraph(env, &o); err != nil {
+		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
+	}
+	return 0, sout.String(), serr.String()
+}

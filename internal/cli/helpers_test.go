@@ -217,7 +217,7 @@ func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) 
 
 // qvsCmd is `qvs args...` for the commands whose run functions take a
 // command line's worth of options here (score, select, as suggest,
-// bayesopt suggest), run directly: global flags before the command are
+// bayesopt suggest, graph), run directly: global flags before the command are
 // moved after it. It returns the exit code qvs would give, stdout, and
 // the error's message followed by stderr.
 func qvsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
@@ -233,6 +233,8 @@ func qvsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 		return asSuggestCmd(t, append(args[2:], globals...)...)
 	case len(args) > 1 && args[0] == "bayesopt" && args[1] == "suggest":
 		return boSuggestCmd(t, append(args[2:], globals...)...)
+	case len(args) > 0 && args[0] == "graph":
+		return graphCmd(t, append(args[1:], globals...)...)
 	}
 	t.Fatalf("qvsCmd: %q", args)
 	return 0, "", ""

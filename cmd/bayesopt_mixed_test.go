@@ -234,3 +234,13 @@ func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %s; want exit %d and %q", code, stdout, errs, ExitRuntime, want)
 	}
 }
+
+// num parses a number of a CSV cell, failing the test otherwise.
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return v
+}

@@ -14,7 +14,7 @@ import (
 
 // asSuggestCmd is `qvs as suggest args...` without a config, run directly:
 // the options and the pool of asSuggestArgs, and the globals --quiet,
-// --seed and --cache-dir in the Env. It returns the exit code qvs would
+// --force, --seed and --cache-dir in the Env. It returns the exit code qvs would
 // give, stdout, and the error's message followed by stderr.
 func asSuggestCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 	t.Helper()
@@ -31,7 +31,7 @@ func asSuggestCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 // given listed as the command lists them), the pool flags (--pool,
 // --pool-dir, --graph, --kernel and the CSV pool's) fill the pool its
 // Resolve returns, on the defaults of `qvs as` with the prior estimate
-// unless --prior; the globals --quiet, --seed and --cache-dir set env.
+// unless --prior; the globals --quiet, --force, --seed and --cache-dir set env.
 // Which flag fills which field is cmd's to test (TestFlagsFillOptions);
 // this writes the tests here in the command's terms.
 func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
@@ -53,6 +53,9 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 		switch f {
 		case "quiet":
 			env.Quiet = true
+			continue
+		case "force":
+			env.Force = true
 			continue
 		case "raw-ids":
 			o.RawIDs = true

@@ -34,20 +34,37 @@ pool:
 `
 
 // tinyASRun is `qvs as --config tiny.yaml --out out --cache-dir cache
-// --workers 2 [--quiet]` of tinyASConfig, decoded onto the defaults of
-// `qvs as` as the command decodes a config (unknown keys refused), with
-// the edits applied (the other flags): the
-// exit code qvs would give, stdout, and the error's message followed by
-// stderr.
+// --workers 2 [--quiet]` of tinyASConfig (asConfigRun).
 func tinyASRun(t *testing.T, out, cache string, quiet bool, edits ...func(*ASConfig)) (code int, stdout, msg string) {
 	t.Helper()
+	return asConfigRun(t, tinyASConfig, out, cache, quiet, edits...)
+}
+
+// asConfigRun is `qvs as --config CONFIG --out out --cache-dir cache
+// --workers 2 [--quiet]` of the YAML config, decoded as the command
+// decodes a config (onto the defaults of its pool.kind, unknown keys
+// refused), with the edits applied (the other flags): the exit code qvs
+// would give, stdout, and the error's message followed by stderr.
+func asConfigRun(t *testing.T, config, out, cache string, quiet bool, edits ...func(*ASConfig)) (code int, stdout, msg string) {
+	t.Helper()
+	var head struct {
+		Pool struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"pool"`
+	}
+	if err := yaml.Unmarshal([]byte(config), &head); err != nil {
+		t.Fatal(err)
+	}
 	cfg := SyntheticASConfig()
-	dec := yaml.NewDecoder(strings.NewReader(tinyASConfig))
+	if head.Pool.Kind != "" {
+		cfg = DefaultASConfig(head.Pool.Kind)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(config))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckASConfig("tiny.yaml", &cfg, false); err != nil {
+	if err := CheckASConfig("config.yaml", &cfg, false); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Out = out
@@ -55,7 +72,7 @@ func tinyASRun(t *testing.T, out, cache string, quiet bool, edits ...func(*ASCon
 		edit(&cfg)
 	}
 	env, sout, serr := testEnv(t)
-	env.Workers, env.Quiet, env.CacheDir, env.Version, env.Config = 2, quiet, cache, "test", "tiny.yaml"
+	env.Workers, env.Quiet, env.CacheDir, env.Version, env.Config = 2, quiet, cache, "test", "config.yaml"
 	if err := RunCampaign(env, &ASCampaign{Env: env, Config: cfg}, campaign.Shard{}); err != nil {
 		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
 	}

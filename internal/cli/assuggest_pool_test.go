@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/vendi"
 	"gonum.org/v1/gonum/mat"
 )
@@ -288,5 +289,39 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 		if code != 0 || out2 != out {
 			t.Errorf("%v: exit %d, output\n%s\nwant\n%s\nstderr %s", args, code, out2, out, stderr)
 		}
+	}
+}
+
+// TestASCampaignCSVTanimoto: a campaign (qvs as) on a CSV pool of
+// fingerprints with a label column (pool.csv.metric: tanimoto) runs, and its
+// records hold only pool items; and score reads 0/1 fingerprints from a
+// float32 .npy under --embedding-kernel tanimoto as from the CSV.
+func TestASCampaignCSVTanimoto(t *testing.T) {
+	fps := chemPool(rand.New(rand.NewPCG(5, 6)), 50, 32)
+	dir := t.TempDir()
+	var pool strings.Builder
+	pool.WriteString("id,fp,label\n")
+	x := make([]float32, 0, 50*32)
+	for i, fp := range fps {
+		fmt.Fprintf(&pool, "m%d,%s,%d\n", i, fp, b2i(fp[0] == '1'))
+		for _, c := range fp {
+			x = append(x, float32(c-'0'))
+		}
+	}
+	csvPath := writeFile(t, dir, "fp.csv", pool.String())
+	cfg := "task: fp\nrepeats: 1\nbudget: 8\nbatch: 2\nmethods: [qvs]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: csv\n  csv: {file: " + csvPath + ", id_column: id, fingerprint_column: fp, metric: tanimoto, k: 5}\n"
+	code, out, stderr := asConfigRun(t, cfg, filepath.Join(dir, "res"), t.TempDir(), true)
+	if code != 0 || !strings.Contains(out, "qVS-AS") {
+		t.Fatalf("campaign: exit %d, %q, %s", code, out, stderr)
+	}
+	var npy strings.Builder
+	if err := fileio.WriteNPYFloat32(&npy, 50, 32, x); err != nil {
+		t.Fatal(err)
+	}
+	npyPath := writeFile(t, dir, "fp.npy", npy.String())
+	_, want, _ := qvsCmd(t, "score", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--exclude-columns", "label", "--embedding-kernel", "tanimoto", "--format", "csv")
+	code, got, stderr := qvsCmd(t, "score", "--embeddings", npyPath, "--embedding-kernel", "tanimoto", "--format", "csv")
+	if code != 0 || got != want || want == "" {
+		t.Errorf(".npy: exit %d, %q, want %q (%s)", code, got, want, stderr)
 	}
 }

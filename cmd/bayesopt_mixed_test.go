@@ -3,11 +3,8 @@
 package cmd
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -57,35 +54,6 @@ func TestBayesoptMixedKill9(t *testing.T) {
 	killed := filepath.Join(dir, "killed")
 	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "qvs-q1-r00")
 	sameResults(t, full, killed)
-}
-
-// TestBayesoptMixedRecordsUnknownChoice: resuming from records whose
-// categorical cell is not one of the choices is refused naming the record
-// file, its line and column, with stdout empty.
-func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", mixedSpace)
-	args := append(objectiveCampaign(dir, writeFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs", "--budget", "15")
-	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runQVS(t, append(args, "--out", out)...); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	path := filepath.Join(out, "runs", "qvs-q1-r00.csv")
-	recs := readCSVFile(t, path)
-	recs[2][2] = "linear" // line 3, column x0
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.WriteAll(recs)
-	writeFile(t, filepath.Join(out, "runs"), "qvs-q1-r00.csv", b.String())
-	if err := os.Remove(filepath.Join(out, "runs", "qvs-q1-r00.summary.csv")); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, errs := runQVS(t, append(args, "--out", out)...)
-	want := path + `: line 3, column "x0": kernel: "linear" is not one of the choices rbf, poly, sigmoid`
-	if code != ExitRuntime || stdout != "" || !strings.Contains(errs, want) {
-		t.Errorf("exit %d, stdout %q, stderr %s; want exit %d and %q", code, stdout, errs, ExitRuntime, want)
-	}
 }
 
 // num parses a number of a CSV cell, failing the test otherwise.

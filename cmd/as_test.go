@@ -18,11 +18,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/linalg"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // tinyASConfig is a small campaign over every method: 8 settings x 2
@@ -411,121 +409,6 @@ func newTestASCommand(t *testing.T, config string) (*cobra.Command, *GlobalOptio
 	}
 	g.Config = config
 	return as, g
-}
-
-func TestASSuggest(t *testing.T) {
-	dir := t.TempDir()
-	// ties: index, so the picks can be compared with the policy run in
-	// pool order; no prior key, so the default estimate applies.
-	cfgPath := asWriteFile(t, dir, "tiny.yaml", tinyASConfig+"ties: index\n")
-	cache := filepath.Join(dir, "cache")
-	poolCfg := datasets.DefaultConfig("synthetic")
-	poolCfg.Synthetic.N, poolCfg.Synthetic.Clusters, poolCfg.Synthetic.PositiveClusters, poolCfg.Synthetic.K = 300, 6, 2, 8
-	pool, err := datasets.Load(poolCfg, "", cache, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Observe two positives and three negatives.
-	var obs []int
-	var lines []string
-	for i, y := range pool.Labels {
-		if y && len(obs) < 2 || !y && len(obs) >= 2 && len(obs) < 5 {
-			obs = append(obs, i)
-			lines = append(lines, strconv.Itoa(i)+","+map[bool]string{true: "1", false: "0"}[y])
-		}
-	}
-	observed := asWriteFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
-	code, stdout, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
-		"--observed", observed, "--batch", "4", "--method", "qvs", "--q", "1", "--format", "csv")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	if err != nil || len(recs) != 5 || strings.Join(recs[0], ",") != "rank,index,id,probability,qvs" {
-		t.Fatalf("output %q (%v)", stdout, err)
-	}
-	// Independent expectation: the model on the observed labels and the
-	// brute-force eq. 7 value of positives + picks so far. The prior is the
-	// default estimate of the 5 labels, search.FitPrior (tested there
-	// against a brute-force maximum likelihood).
-	m, err := search.NewModel(pool.Neighbors, pool.Weights, 0.5, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range obs {
-		m.Observe(i, pool.Labels[i])
-	}
-	m.Alpha1 = search.FitPrior(m).A1
-	m.Alpha0 = 1 - m.Alpha1
-	kernel, _ := vendi.SymmetrizeKNN(pool.Len(), pool.Neighbors, pool.Weights)
-	items := []int{obs[0], obs[1]}
-	quality := []float64{1, 1}
-	const tol = 1e-9 // printed with full precision; eigenvalue rounding
-	for r, rec := range recs[1:] {
-		idx, _ := strconv.Atoi(rec[1])
-		if rec[0] != strconv.Itoa(r+1) || rec[2] != rec[1] || slices.Contains(obs, idx) {
-			t.Fatalf("row %v", rec)
-		}
-		p, _ := strconv.ParseFloat(rec[3], 64)
-		if math.Abs(p-m.Probability(idx)) > tol {
-			t.Errorf("pick %d: probability %g, model %g", idx, p, m.Probability(idx))
-		}
-		items = append(items, idx)
-		quality = append(quality, m.Probability(idx))
-		want, err := vendi.QualityWeighted(vendi.Submatrix(kernel, items), quality, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, _ := strconv.ParseFloat(rec[4], 64); math.Abs(v-want) > tol*max(1, want) {
-			t.Errorf("rank %d: qvs %g, eq. 7 %g", r+1, v, want)
-		}
-	}
-	picks, err := search.QVS{Q: 1, Kernel: kernel}.Batch(&search.State{Model: m, Workers: 1}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r, x := range picks {
-		if recs[r+1][1] != strconv.Itoa(x) {
-			t.Errorf("rank %d: item %s, qVS-AS picks %v", r+1, recs[r+1][1], picks)
-		}
-	}
-
-	// id,label works the same (ids default to the index); table format too.
-	byID := asWriteFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
-	for _, method := range []string{"one-step", "eci", "select", "ens", "random"} {
-		code, out, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
-			"--observed", byID, "--batch", "3", "--method", method)
-		if code != 0 || !strings.HasPrefix(out, "rank") || strings.Count(out, "\n") != 4 {
-			t.Errorf("%s: exit %d, %s\n%s", method, code, stderr, out)
-		}
-	}
-
-	for name, tc := range map[string]struct {
-		body, want string
-	}{
-		"bad label": {"index,label\n3,maybe\n", "line 2: label"},
-		"twice":     {"index,label\n3,1\n3,0\n", "line 3: item 3"},
-		"range":     {"index,label\n300,1\n", "line 2: index"},
-		"unknown":   {"id,label\nnone,1\n", `id "none"`},
-		"header":    {"item,label\n3,1\n", "header"},
-	} {
-		bad := asWriteFile(t, dir, "bad.csv", tc.body)
-		code, _, stderr := runQVS(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
-		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "bad.csv") {
-			t.Errorf("%s: exit %d, stderr %q; want 1 and a message naming bad.csv and %q", name, code, stderr, tc.want)
-		}
-	}
-	for _, args := range [][]string{
-		{"--observed", observed, "--method", "best"},
-		{"--observed", observed, "--format", "xml"},
-		{"--observed", observed, "--batch", "0"},
-		{"--observed", observed, "--batch", "501"}, // the cost grows faster than the batch: 3997 once ran for minutes
-	} {
-		code, _, stderr := runQVS(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
 }
 
 // writeNPY writes a little-endian .npy file (format 1.0) of float64 ('<f8')

@@ -57,25 +57,6 @@ func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
 	}
 }
 
-// TestASSuggestENSWarningOnlyForENS: a batch above the budget shortens
-// nothing but ENS's horizon, so only --method ens warns about it (it used
-// to warn about ENS and "the config's budget" for every method, config or
-// not).
-func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
-	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\n")
-	cfg := writeFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
-	for _, method := range []string{"qvs", "ens"} {
-		code, out, stderr := runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
-			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
-		warned := strings.Contains(stderr, "warning: budget 2 is less than --batch 3; ENS looks ahead over 3 queries")
-		if code != 0 || strings.Count(out, "\n") != 4 || warned != (method == "ens") {
-			t.Errorf("--method %s: exit %d, warned %v\n%s%s", method, code, warned, out, stderr)
-		}
-	}
-}
-
 // TestBayesoptDiscreteRefusesContinuousFlags: the flags only the continuous
 // engine reads are usage errors on a discrete task (they used to be
 // silently ignored, e.g. --regions 3 on task: kernel).

@@ -57,6 +57,7 @@ func TestBadInputs(t *testing.T) {
 		{"missing file", []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
 		{"unknown flag", []string{"score", "--bogus"}, 2, "unknown flag"},
 		{"bad format", []string{"score", "--kernel", good, "--format", "xml"}, 2, "--format"},
+		{"as suggest bad format", []string{"as", "suggest", "--format", "xml"}, 2, "--format"},
 	}
 	for _, c := range cases {
 		code, out, errs := runQVS(t, c.args...)

@@ -47,23 +47,7 @@ func tinyASRun(t *testing.T, out, cache string, quiet bool, edits ...func(*ASCon
 // would give, stdout, and the error's message followed by stderr.
 func asConfigRun(t *testing.T, config, out, cache string, quiet bool, edits ...func(*ASConfig)) (code int, stdout, msg string) {
 	t.Helper()
-	var head struct {
-		Pool struct {
-			Kind string `yaml:"kind"`
-		} `yaml:"pool"`
-	}
-	if err := yaml.Unmarshal([]byte(config), &head); err != nil {
-		t.Fatal(err)
-	}
-	cfg := SyntheticASConfig()
-	if head.Pool.Kind != "" {
-		cfg = DefaultASConfig(head.Pool.Kind)
-	}
-	dec := yaml.NewDecoder(strings.NewReader(config))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg := decodeASConfig(t, config)
 	if err := CheckASConfig("config.yaml", &cfg, false); err != nil {
 		t.Fatal(err)
 	}
@@ -262,4 +246,29 @@ func unusedIndex(r [][]string) string {
 			return strconv.Itoa(i)
 		}
 	}
+}
+
+// decodeASConfig is the YAML config of `qvs as` decoded as the command
+// decodes it: onto the defaults of its pool.kind (the synthetic pool's
+// without one), unknown keys refused.
+func decodeASConfig(t *testing.T, config string) ASConfig {
+	t.Helper()
+	var head struct {
+		Pool struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"pool"`
+	}
+	if err := yaml.Unmarshal([]byte(config), &head); err != nil {
+		t.Fatal(err)
+	}
+	cfg := SyntheticASConfig()
+	if head.Pool.Kind != "" {
+		cfg = DefaultASConfig(head.Pool.Kind)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(config))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

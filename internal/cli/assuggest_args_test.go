@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
+	"go.yaml.in/yaml/v3"
 )
 
 // asSuggestCmd is `qvs as suggest args...` without a config, run directly:
@@ -26,8 +28,8 @@ func asSuggestCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 	return 0, sout.String(), serr.String()
 }
 
-// asSuggestArgs is the ASSuggestOptions of `qvs as suggest args...`
-// without a config: the flags of the suggestion fill the options (those
+// asSuggestArgs is the ASSuggestOptions of `qvs as suggest args...`: a
+// --config file decoded as the command decodes it (decodeASConfig), the flags of the suggestion fill the options (those
 // given listed as the command lists them), the pool flags (--pool,
 // --pool-dir, --graph, --kernel and the CSV pool's) fill the pool its
 // Resolve returns, on the defaults of `qvs as` with the prior estimate
@@ -38,7 +40,16 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 	t.Helper()
 	o := DefaultASSuggestOptions()
 	cfg := SyntheticASConfig()
-	cfg.Prior = ""
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--config" {
+			cfg = decodeASConfig(t, string(readFileBytes(t, args[i+1])))
+			env.Config = args[i+1]
+		}
+	}
+	cfg.Prior = "" // the config's prior: key, else --prior, else estimate
+	if env.Config != "" {
+		cfg.Prior = priorKey(t, env.Config)
+	}
 	l, s := &o.Labels, &o.Scores
 	given := map[string]bool{}
 	setPool := func(kind string) {
@@ -87,6 +98,8 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 		}
 		var err error
 		switch f {
+		case "config":
+			// Decoded above.
 		case "seed":
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
@@ -215,10 +228,10 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 		cfg.Prior = search.PriorEstimate
 	}
 	o.OwnGraph = given["graph"] || given["kernel"]
-	o.PoolGiven = o.OwnGraph || given["pool-dir"] || given["pool"]
+	o.PoolGiven = env.Config != "" || o.OwnGraph || given["pool-dir"] || given["pool"]
 	o.Resolve = func() (datasets.Config, search.Protocol, error) {
 		c := cfg
-		err := CheckASConfig("", &c, true)
+		err := CheckASConfig(env.Config, &c, true)
 		return c.Pool, c.Protocol, err
 	}
 	return &o
@@ -262,4 +275,25 @@ func graphCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
 	}
 	return 0, sout.String(), serr.String()
+}
+
+func readFileBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// priorKey is the prior: key of the YAML config at path ("" without one).
+func priorKey(t *testing.T, path string) string {
+	t.Helper()
+	var c struct {
+		Prior string `yaml:"prior"`
+	}
+	if err := yaml.Unmarshal(readFileBytes(t, path), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Prior
 }

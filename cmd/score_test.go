@@ -38,11 +38,6 @@ func TestScoreEndToEnd(t *testing.T) {
 	}
 }
 
-func closeTo(a, b float64) bool {
-	d := a - b
-	return d < 1e-12*b && d > -1e-12*b
-}
-
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "K.csv", kernel3)

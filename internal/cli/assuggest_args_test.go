@@ -82,20 +82,8 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 		i++
 		v := args[i]
 		given[f] = true
-		num := func() float64 {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("--%s %s: %v", f, v, err)
-			}
-			return x
-		}
-		integer := func() int {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatalf("--%s %s: %v", f, v, err)
-			}
-			return n
-		}
+		num := func() float64 { return flagNumber(t, f, v) }
+		integer := func() int { return flagInt(t, f, v) }
 		var err error
 		switch f {
 		case "config":

@@ -42,20 +42,8 @@ func boSuggestCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 		}
 		i++
 		v := args[i]
-		num := func() float64 {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("--%s %s: %v", f, v, err)
-			}
-			return x
-		}
-		integer := func() int {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatalf("--%s %s: %v", f, v, err)
-			}
-			return n
-		}
+		num := func() float64 { return flagNumber(t, f, v) }
+		integer := func() int { return flagInt(t, f, v) }
 		var err error
 		switch f {
 		case "seed":

@@ -239,3 +239,25 @@ func qvsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 	t.Fatalf("qvsCmd: %q", args)
 	return 0, "", ""
 }
+
+// flagNumber is the number value v of flag --f, failing the test when it
+// is none.
+func flagNumber(t *testing.T, f, v string) float64 {
+	t.Helper()
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("--%s %s: %v", f, v, err)
+	}
+	return x
+}
+
+// flagInt is the integer value v of flag --f, failing the test when it is
+// none.
+func flagInt(t *testing.T, f, v string) int {
+	t.Helper()
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("--%s %s: %v", f, v, err)
+	}
+	return n
+}

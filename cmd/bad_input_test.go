@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,32 +31,6 @@ func checkBadInput(t *testing.T, cases []badInputCase) {
 	}
 }
 
-// TestASSuggestBadInput: hostile input to `qvs as suggest`, found by the
-// audit of the own-pool workflow (README "Use qvs on your own problem").
-func TestASSuggestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	w := func(name, content string) string { return writeFile(t, dir, name, content) }
-	pool := w("p.csv", linePoolCSV(false))
-	suggest := func(observed string, args ...string) []string {
-		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
-	}
-	obs := w("obs.csv", "id,label\nm10,1\n")
-	checkBadInput(t, []badInputCase{
-		// A repeated id made an id in --observed mean two items; it
-		// used to be accepted (the first row silently won).
-		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
-			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
-		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
-			1, `empty-id.csv: line 3, column "id": empty id`},
-		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
-			1, `unk.csv: line 2: id "zz" is not in pool p`},
-		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
-			1, `nan.csv: line 2: label "NaN"`},
-		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
-			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
-	})
-}
-
 // TestASSuggestPoolOverridesConfigFile: with a config whose pool is a CSV,
 // --pool overrides pool.csv.file only (flags override keys); it used to
 // drop the config's id_column and feature keys, so the id column was read
@@ -81,73 +54,6 @@ func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
 	// config's k: 2 is not).
 	if code, got, stderr := runQVS(t, append(args, "--config", cfg, "--pool", pool, "--k", "40")...); code != 1 || got != "" || !strings.Contains(stderr, "--k (key pool.csv.k) = 40") {
 		t.Errorf("--k 40 over the config's k: exit %d, stdout %q, stderr %q", code, got, stderr)
-	}
-}
-
-// TestASSuggestENSWarningOnlyForENS: a batch above the budget shortens
-// nothing but ENS's horizon, so only --method ens warns about it (it used
-// to warn about ENS and "the config's budget" for every method, config or
-// not).
-func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
-	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\n")
-	cfg := writeFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
-	for _, method := range []string{"qvs", "ens"} {
-		code, out, stderr := runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
-			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
-		warned := strings.Contains(stderr, "warning: budget 2 is less than --batch 3; ENS looks ahead over 3 queries")
-		if code != 0 || strings.Count(out, "\n") != 4 || warned != (method == "ens") {
-			t.Errorf("--method %s: exit %d, warned %v\n%s%s", method, code, warned, out, stderr)
-		}
-	}
-}
-
-// TestBayesoptSuggestExhaustedSpace: an int space with fewer unevaluated
-// points than --batch yields fewer suggestions, with a warning on stderr
-// (it used to print a bare header, silently, once every point was
-// evaluated).
-func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
-	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
-	for _, tc := range []struct {
-		evals string
-		rows  int
-	}{
-		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
-		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
-	} {
-		code, out, stderr := runQVS(t, "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "e.csv", tc.evals),
-			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
-		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
-		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d rows and %q", tc.evals, code, out, stderr, tc.rows, warn)
-		}
-	}
-}
-
-// TestSelectBadInput: ids name the picks, so a repeated id is an error
-// (it used to print two picks with the same id); so is a row listed twice
-// in --prefix (it used to count twice against --k).
-func TestSelectBadInput(t *testing.T) {
-	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
-	k3 := writeFile(t, dir, "k3.csv", kernel3)
-	checkBadInput(t, []badInputCase{
-		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
-			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
-		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", writeFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
-			1, `ids.csv: id "u" is given for rows 1 and 3`},
-		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", writeFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
-			1, `ids2.csv: id 2 is empty`},
-		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
-			2, "--prefix: row 1 is listed twice"},
-	})
-	// The median heuristic on identical rows falls back to 1 and says why.
-	same := writeFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
-	code, out, stderr := runQVS(t, "score", "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv")
-	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
-		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 
@@ -239,46 +145,6 @@ func TestObjectiveMagnitude(t *testing.T) {
 	}
 }
 
-// TestSemicolonCSVHint: a file saved with ';' or tab separators (a
-// spreadsheet in many locales) fails with a hint that qvs reads
-// comma-separated values, wherever a cell or header does not parse; a
-// comma-separated file's errors carry no such hint.
-func TestSemicolonCSVHint(t *testing.T) {
-	dir := t.TempDir()
-	const hint = "qvs reads comma-separated values"
-	sp := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
-	for _, c := range []struct {
-		name string
-		args []string
-		hint bool
-	}{
-		// The QA case: line 2, column 1: "0.5;1;0" is not a number.
-		{"kernel ;", []string{"score", "--kernel", writeFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
-		{"kernel tab", []string{"score", "--kernel", writeFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
-		{"kernel comma", []string{"score", "--kernel", writeFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
-		{"embeddings with ids ;", []string{"score", "--embeddings", writeFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
-		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
-		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
-		{"pool ;", []string{"as", "suggest", "--pool", writeFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
-		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			args := c.args
-			if args[0] == "as" {
-				args = append(args, "--cache-dir", filepath.Join(dir, "cache"))
-			}
-			code, stdout, stderr := runQVS(t, args...)
-			if code == ExitOK || stdout != "" {
-				t.Fatalf("exit %d, stdout %q: want an error", code, stdout)
-			}
-			if strings.Contains(stderr, hint) != c.hint {
-				t.Errorf("stderr %q: hint %q present = %v, want %v", stderr, hint, !c.hint, c.hint)
-			}
-		})
-	}
-}
-
 // TestHostileNamesRefused: a config's task: or a
 // discrete name: that is a path (../../ESCAPED) became the default results
 // folder and the MDS cache file name, above --out and --cache-dir. Each is
@@ -300,67 +166,6 @@ func TestHostileNamesRefused(t *testing.T) {
 			t.Errorf("%s was written", p)
 		}
 	}
-}
-
-// TestHugeValuesScoreTheirScale: diag(1e308)
-// said "no positive eigenvalue (a zero matrix?)" and a 1e308 embedding row
-// "every row is all zeros" (products overflowed float64; under cosine the
-// row was silently scaled to zero). VS is invariant to the kernel's scale,
-// so they now score as their rescaled selves: diag(c, c) is VS = 2 at
-// every order; rows (1e308, 1) and (2, 3) under cosine have similarity
-// c = 2/sqrt(13) (the first row is (1, 1e-308) after normalising), so the
-// eigenvalues are 1 ± c and VS_1 = exp(-Σ p log p) with p = (1 ± c)/2;
-// the same rows under the linear kernel are dominated by the first: VS_1
-// = 1 to float64 precision (the other eigenvalue is ~1e-616 of it).
-func TestHugeValuesScoreTheirScale(t *testing.T) {
-	dir := t.TempDir()
-	c := 2 / math.Sqrt(13)
-	p, q := (1+c)/2, (1-c)/2
-	cosineVS1 := math.Exp(-(p*math.Log(p) + q*math.Log(q)))
-	for _, tc := range []struct {
-		name string
-		args []string
-		want map[string]float64 // q -> VS
-	}{
-		{"diag(1e308) kernel", []string{"--kernel", writeFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
-		{"diag(1e-310) kernel", []string{"--kernel", writeFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
-		{"1e308 row, cosine", []string{"--embeddings", writeFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
-		{"1e308 rows, linear", []string{"--embeddings", writeFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
-	} {
-		code, out, stderr := runQVS(t, append([]string{"score", "--format", "csv", "--q", "0,1,inf"}, tc.args...)...)
-		if tc.want == nil { // subnormal entries: refused or scored, never a crash
-			if code != 0 && code != 1 {
-				t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
-			}
-			continue
-		}
-		if code != 0 {
-			t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
-			continue
-		}
-		got := scoreCSV(t, out)
-		for q, w := range tc.want {
-			if math.Abs(got[q][0]-w) > 1e-12*w {
-				t.Errorf("%s: VS_%s = %v, want %v", tc.name, q, got[q][0], w)
-			}
-		}
-	}
-}
-
-// TestFileShapeMessages: a CSV whose lines
-// end with CR alone said "no numeric rows (empty file?)"; a directory
-// given as a .npy said "no \x93NUMPY magic". Each now names the cause.
-func TestFileShapeMessages(t *testing.T) {
-	dir := t.TempDir()
-	npyDir := filepath.Join(dir, "features.npy")
-	if err := os.Mkdir(npyDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	checkBadInput(t, []badInputCase{
-		{"CR-only lines", []string{"score", "--kernel", writeFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
-			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
-		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
-	})
 }
 
 // TestSyntheticPoolKeysNameTheConfig: a bad

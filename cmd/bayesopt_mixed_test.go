@@ -3,160 +3,10 @@
 package cmd
 
 import (
-	"encoding/csv"
-	"math"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 )
-
-// TestBayesoptMixedPerPointCampaign runs a campaign on a mixed space
-// (direction: minimize in the file) whose command crashes on one kernel
-// for large C, one process per point (--per-point): the crashing points
-// are recorded as failed, the campaign goes on, summary.csv counts them,
-// the command reads choices as text with empty inactive cells, and
-// solutions.csv writes them the same way.
-func TestBayesoptMixedPerPointCampaign(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "svc.yaml", `parameters:
-  - {name: kernel, type: categorical, choices: [rbf, poly]}
-  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
-  - {name: C, lower: 0.1, upper: 10, scale: log}
-direction: minimize
-`)
-	// rbf: (log10 C)^2; poly: exit 5 when C > 3, else degree + (log10 C)^2.
-	// Every input row is checked: an rbf row must have an empty degree.
-	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR == 1 { if ($0 != "kernel,degree,C") exit 9; next }
-{ l = log($3) / log(10)
-  if ($1 == "rbf") { if ($2 != "") exit 8; print l * l; next }
-  if ($1 != "poly" || $2 == "") exit 8
-  if ($3 > 3) { print "crash" > "/dev/stderr"; exit 5 }
-  print $2 + l * l }'
-`)
-	out := filepath.Join(dir, "out")
-	code, stdout, errs := runQVS(t, "bayesopt", "--space", filepath.Join(dir, "svc.yaml"), "--objective-cmd", "sh "+script,
-		"--per-point", "--methods", "qvs", "--q", "1", "--repeats", "1", "--budget", "30", "--workers", "2", "--seed", "1", "--out", out)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if !strings.Contains(errs, "recorded as failed") || !strings.Contains(errs, "exit status 5") {
-		t.Errorf("stderr does not say which points failed: %s", errs)
-	}
-	if !strings.Contains(stdout, "failures") || !strings.Contains(stdout, "which minimised its objective") {
-		t.Errorf("table without a failures column, or not as minimised:\n%s", stdout)
-	}
-	if cfg := readFileString(t, filepath.Join(out, "config.yaml")); !strings.Contains(cfg, "minimize: true") || !strings.Contains(cfg, "objective_per_point: true") {
-		t.Errorf("config.yaml does not record the space's direction and --per-point:\n%s", cfg)
-	}
-	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
-	failed := 0
-	for _, r := range recs[1:] {
-		// Records hold the choice's text and an empty inactive cell.
-		if (r[2] != "rbf" && r[2] != "poly") || (r[2] == "rbf") != (r[3] == "") {
-			t.Errorf("record %v: want kernel rbf or poly, degree empty exactly for rbf", r)
-		}
-		if r[5] == "failed" {
-			failed++
-			if lnC, _ := strconv.ParseFloat(r[4], 64); r[2] != "poly" || !(lnC > 1.0986) { // poly, ln C > ln 3
-				t.Errorf("failed record %v is not a poly point with C > 3", r)
-			}
-		}
-	}
-	if len(recs) != 31 || failed == 0 {
-		t.Fatalf("%d records, %d failed", len(recs)-1, failed)
-	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
-	col := -1
-	for j, h := range sum[0] {
-		if h == "failures" {
-			col = j
-		}
-	}
-	if col < 0 || sum[1][col] != strconv.Itoa(failed) {
-		t.Errorf("summary %v: want failures = %d", sum, failed)
-	}
-	sols := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.solutions.csv"))
-	if strings.Join(sols[0], ",") != "rank,index,value,kernel,degree,C" {
-		t.Fatalf("solutions header %v", sols[0])
-	}
-	for _, r := range sols[1:] {
-		if (r[3] == "rbf") != (r[4] == "") || (r[3] != "rbf" && r[3] != "poly") {
-			t.Errorf("solution row %v: kernel and degree disagree", r)
-		}
-		if v, err := strconv.ParseFloat(r[2], 64); err != nil || v < 0 {
-			t.Errorf("solution value %q: want the printed (minimised, >= 0) value", r[2])
-		}
-	}
-	// The records continue with suggest as a campaign's would: the space's
-	// direction applies there too (a run's records are read as maximised).
-	code, sug, errs := runQVS(t, "bayesopt", "suggest", "--space", filepath.Join(dir, "svc.yaml"), "--observed", filepath.Join(out, "runs", "qvs-q1-r00.csv"), "--seed", "1")
-	if code != ExitOK || !strings.HasPrefix(sug, "rank,kernel,degree,C,region\n") || strings.Count(sug, "\n") != 6 {
-		t.Errorf("suggest on the records: exit %d\n%s\n%s", code, sug, errs)
-	}
-}
-
-// TestBayesoptSpaceCampaignDefaultsMatchSuggest: a --space campaign given
-// no --batch, --init or --candidates and `bayesopt suggest` given none
-// either share their defaults, so suggest fed the first N records of the
-// campaign's qvs run returns the batch the run evaluated next: in the
-// middle of the initial design (which the campaign sends --batch points at
-// a time), after it, and after one more batch. The space is mixed: records
-// and suggest both hold the choices' text and empty inactive cells.
-func TestBayesoptSpaceCampaignDefaultsMatchSuggest(t *testing.T) {
-	dir := t.TempDir()
-	sp := writeFile(t, dir, "svc.yaml", `parameters:
-  - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
-  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
-  - {name: C, lower: 0.1, upper: 10, scale: log}
-direction: minimize
-`)
-	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR > 1 { l = log($3) / log(10); print ($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l }'
-`)
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runQVS(t, "bayesopt", "--space", sp, "--objective-cmd", "sh "+script, "--methods", "qvs", "--q", "1",
-		"--repeats", "1", "--budget", "20", "--seed", "3", "--out", out, "--quiet"); code != ExitOK {
-		t.Fatalf("campaign: exit %d: %s", code, errs)
-	}
-	cfg := readFileString(t, filepath.Join(out, "config.yaml"))
-	for _, want := range []string{"batch: 5\n", "init: 10\n", "candidates: 200\n"} { // init: max(2 x 3, 3) rounded up to the batch
-		if !strings.Contains(cfg, want) {
-			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
-		}
-	}
-	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
-	if len(recs) != 21 {
-		t.Fatalf("%d records", len(recs)-1)
-	}
-	choices := []string{"rbf", "poly", "sigmoid"}
-	for _, n := range []int{5, 10, 15} {
-		var b strings.Builder
-		for _, r := range recs[:1+n] {
-			b.WriteString(strings.Join(r, ",") + "\n")
-		}
-		head := writeFile(t, dir, "head.csv", b.String())
-		code, stdout, errs := runQVS(t, "bayesopt", "suggest", "--space", sp, "--observed", head, "--seed", "3")
-		if code != ExitOK {
-			t.Fatalf("N = %d: exit %d: %s", n, code, errs)
-		}
-		rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(rows[0], ",") != "rank,kernel,degree,C,region" || len(rows) != 6 {
-			t.Fatalf("N = %d: output %q", n, stdout)
-		}
-		for i, s := range rows[1:] {
-			r := recs[1+n+i] // iteration,region,x0,x1,x2,value,seconds
-			degreeOK := (s[1] == "poly") == (s[2] != "") && s[2] == r[3]
-			if s[1] != r[2] || !slices.Contains(choices, s[1]) || !degreeOK || math.Abs(math.Log(num(t, s[3]))-num(t, r[4])) > 1e-12 || s[4] != r[1] {
-				t.Errorf("N = %d, suggestion %d: %v; the run evaluated %v", n, i+1, s, r)
-			}
-		}
-	}
-}
 
 // mixedSpace and mixedScript: a mixed space for objectiveCampaign (file
 // space.yaml) and its command, with objectiveScript's call counting and
@@ -206,31 +56,12 @@ func TestBayesoptMixedKill9(t *testing.T) {
 	sameResults(t, full, killed)
 }
 
-// TestBayesoptMixedRecordsUnknownChoice: resuming from records whose
-// categorical cell is not one of the choices is refused naming the record
-// file, its line and column, with stdout empty.
-func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", mixedSpace)
-	args := append(objectiveCampaign(dir, writeFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs", "--budget", "15")
-	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
-	out := filepath.Join(dir, "out")
-	if code, _, errs := runQVS(t, append(args, "--out", out)...); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errs)
+// num parses a number of a CSV cell, failing the test otherwise.
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
 	}
-	path := filepath.Join(out, "runs", "qvs-q1-r00.csv")
-	recs := readCSVFile(t, path)
-	recs[2][2] = "linear" // line 3, column x0
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.WriteAll(recs)
-	writeFile(t, filepath.Join(out, "runs"), "qvs-q1-r00.csv", b.String())
-	if err := os.Remove(filepath.Join(out, "runs", "qvs-q1-r00.summary.csv")); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, errs := runQVS(t, append(args, "--out", out)...)
-	want := path + `: line 3, column "x0": kernel: "linear" is not one of the choices rbf, poly, sigmoid`
-	if code != ExitRuntime || stdout != "" || !strings.Contains(errs, want) {
-		t.Errorf("exit %d, stdout %q, stderr %s; want exit %d and %q", code, stdout, errs, ExitRuntime, want)
-	}
+	return v
 }

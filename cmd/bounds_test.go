@@ -148,26 +148,6 @@ func TestLongFlagValuesExcerpted(t *testing.T) {
 	}
 }
 
-// TestSuggestTakesAnyPoolFileName: `as suggest` and `graph` read pool
-// files whose names are legal but no plain name (a\b.csv, ..csv): they
-// write no campaign folder named after them (refused as "task: ... is not
-// a plain name" before).
-func TestSuggestTakesAnyPoolFileName(t *testing.T) {
-	dir := t.TempDir()
-	body := "x1,x2\n1,0\n2,0\n3,1\n4,1\n5,3\n6,2\n"
-	for _, name := range []string{`a\b.csv`, "..csv"} {
-		pool := writeFile(t, dir, name, body)
-		code, out, stderr := runQVS(t, "as", "suggest", "--pool", pool, "--k", "2", "--batch", "2", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
-		if code != 0 || out == "" {
-			t.Errorf("as suggest --pool %s: exit %d, %s", name, code, stderr)
-		}
-		code, _, stderr = runQVS(t, "graph", "--pool", pool, "--k", "2", "--quiet", "--out", filepath.Join(dir, "W.npz"), "--cache-dir", filepath.Join(dir, "cache"))
-		if code != 0 {
-			t.Errorf("graph --pool %s: exit %d, %s", name, code, stderr)
-		}
-	}
-}
-
 // TestSpaceSuggestAnswersSIGTERM: `bayesopt suggest --space` replaying a
 // long --observed file and fitting its models (10,000 rows with a failed
 // one: about 1.5 s of CPU) stops on SIGTERM at once, exit 1,

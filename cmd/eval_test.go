@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/csv"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +14,8 @@ import (
 // real runs of qvs as and qvs bayesopt (see testdata/eval/README.md).
 var evalFixture = filepath.Join("..", "testdata", "eval", "results")
 
+// TestEvalUsageErrors: the folder argument and the --format list as parsed
+// (the refusals of the options: TestEvalRefusals in internal/cli).
 func TestEvalUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -27,11 +26,7 @@ func TestEvalUsageErrors(t *testing.T) {
 	}{
 		{"no folder", []string{"eval"}, ExitUsage, "accepts 1 arg"},
 		{"two folders", []string{"eval", dir, dir}, ExitUsage, "accepts 1 arg"},
-		{"bad table format", []string{"eval", dir, "--format", "md,html"}, ExitUsage, `--format "html"`},
 		{"no table format", []string{"eval", dir, "--format", ","}, ExitUsage, "at least one"},
-		{"bad figure format", []string{"eval", dir, "--figures", "pdf"}, ExitUsage, `--figures "pdf"`},
-		{"absent folder", []string{"eval", filepath.Join(dir, "nope")}, ExitRuntime, "nope"},
-		{"empty folder", []string{"eval", dir}, ExitRuntime, "holds no campaign"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,128 +35,6 @@ func TestEvalUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.msg)
 			}
 		})
-	}
-}
-
-// TestEvalFixture runs qvs eval on the fixture: every campaign is found,
-// every table written in the asked formats, no figure with --figures none,
-// and the paper's campaigns the fixture lacks are listed as not made.
-func TestEvalFixture(t *testing.T) {
-	out := t.TempDir()
-	code, stdout, stderr := runQVS(t, "eval", evalFixture, "--out", out, "--format", "md,csv", "--figures", "none", "--quiet")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if stderr != "" {
-		t.Errorf("--quiet but stderr %q", stderr)
-	}
-	for _, want := range []string{
-		"campaign synthetic (active search", "campaign synthetic-2 (BayesOpt", "campaign rover (BayesOpt", "campaign mof (discrete BayesOpt",
-		"not made: Table 1 (photoswitch active search)", "not made: Figure 3 (lunar lander BayesOpt)",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	for _, f := range []string{"synthetic-as-table.md", "synthetic-as-table.csv", "mof-table4.md", "rover-bo-table.csv", "synthetic-2-bo-table.md"} {
-		if _, err := os.Stat(filepath.Join(out, "tables", f)); err != nil {
-			t.Errorf("missing %s: %v", f, err)
-		}
-	}
-	if m, _ := filepath.Glob(filepath.Join(out, "tables", "*.tex")); len(m) != 0 {
-		t.Errorf("--format md,csv wrote LaTeX: %v", m)
-	}
-	if _, err := os.Stat(filepath.Join(out, "figures")); err == nil {
-		t.Error("--figures none wrote figures")
-	}
-	if _, err := os.Stat(filepath.Join(out, "README.md")); err != nil {
-		t.Error(err)
-	}
-}
-
-// copyDir copies a results folder (small files) for tests that damage it.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestEvalPartialAndBroken: a campaign with an unfinished run (record file,
-// no summary) is evaluated and reported partial; a campaign whose
-// summary.csv is damaged is reported and skipped; the others still work.
-func TestEvalPartialAndBroken(t *testing.T) {
-	res := t.TempDir()
-	copyDir(t, filepath.Join(evalFixture, "mof"), filepath.Join(res, "mof"))
-	copyDir(t, filepath.Join(evalFixture, "synthetic-2"), filepath.Join(res, "broken"))
-	// Make run qvs-q1-r02 of mof unfinished: drop its summary file and row.
-	key := "qvs-q1-r02"
-	if err := os.Remove(filepath.Join(res, "mof", "runs", key+".summary.csv")); err != nil {
-		t.Fatal(err)
-	}
-	sum := filepath.Join(res, "mof", "summary.csv")
-	f, err := os.Open(sum)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept [][]string
-	for _, r := range rows {
-		if r[0] != key {
-			kept = append(kept, r)
-		}
-	}
-	if len(kept) != len(rows)-1 {
-		t.Fatalf("fixture has no run %s", key)
-	}
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	_ = w.WriteAll(kept)
-	if err := os.WriteFile(sum, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(res, "broken", "summary.csv"), []byte("key,method\n\"unterminated\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "none", "--quiet")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	for _, want := range []string{
-		"PARTIAL: 1 unfinished run(s) (" + key + ")",
-		"qvs q=1: 2 of 3 repeats",
-		"not made: unreadable campaign: " + filepath.Join(res, "broken", "summary.csv"),
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
-	md, err := os.ReadFile(filepath.Join(out, "tables", "mof-table4.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), "Partial campaign") {
-		t.Errorf("table lacks the partial note:\n%s", md)
 	}
 }
 
@@ -193,127 +66,5 @@ func TestEvalConfig(t *testing.T) {
 	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
 	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitUsage || !strings.Contains(stderr, `bad.yaml:1: unknown key "outt" (did you mean "out"?)`) {
 		t.Errorf("unknown key: exit %d, %q", code, stderr)
-	}
-}
-
-// damageCell copies the fixture campaign name into a new folder and sets
-// the cell of column col in data row row (1-based) of its summary.csv to
-// val. It returns the campaign folder.
-func damageCell(t *testing.T, name string, row int, col, val string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	copyDir(t, filepath.Join(evalFixture, name), dir)
-	sum := filepath.Join(dir, "summary.csv")
-	recs := readCSVFile(t, sum)
-	j := slices.Index(recs[0], col)
-	if j < 0 {
-		t.Fatalf("%s has no column %s", sum, col)
-	}
-	recs[row][j] = val
-	var out bytes.Buffer
-	w := csv.NewWriter(&out)
-	_ = w.WriteAll(recs)
-	if err := os.WriteFile(sum, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// TestDamagedCellIsNamed: NaN or abc in a vs_q0 cell was once
-// left out of the mean with exit 0 and no note. `qvs as table` now fails
-// naming the file, line and column; `qvs eval` lists the campaign as not
-// made with the same message, or fails when no campaign is readable.
-func TestDamagedCellIsNamed(t *testing.T) {
-	for _, val := range []string{"abc", "NaN", ""} {
-		dir := damageCell(t, "synthetic", 2, "vs_q0", val)
-		want := fmt.Sprintf("%s: line 3, column 7 (vs_q0): %q is not a finite number", filepath.Join(dir, "summary.csv"), val)
-		code, _, stderr := runQVS(t, "as", "table", dir)
-		if code != 1 || !strings.Contains(stderr, want) {
-			t.Errorf("as table with vs_q0 %q: exit %d, stderr %q; want 1 and %q", val, code, stderr, want)
-		}
-		code, _, stderr = runQVS(t, "eval", dir, "--out", t.TempDir(), "--figures", "none", "--quiet")
-		if code != 1 || !strings.Contains(stderr, "holds no readable campaign") || !strings.Contains(stderr, want) {
-			t.Errorf("eval of the damaged campaign alone: exit %d, stderr %q; want 1 and %q", code, stderr, want)
-		}
-	}
-	// Beside a good campaign: the good one is evaluated, the damaged one is
-	// in "not made" (stdout and README.md) with the cell named.
-	res := t.TempDir()
-	copyDir(t, filepath.Join(evalFixture, "mof"), filepath.Join(res, "mof"))
-	bad := damageCell(t, "synthetic", 1, "max_pairwise_distance", "-Inf")
-	copyDir(t, bad, filepath.Join(res, "synthetic"))
-	out := t.TempDir()
-	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "none", "--quiet")
-	want := "line 2, column 13 (max_pairwise_distance): \"-Inf\" is not a finite number"
-	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
-	if code != ExitOK || !strings.Contains(stdout, "not made: unreadable campaign: ") || !strings.Contains(stdout, want) || !strings.Contains(string(readme), want) {
-		t.Errorf("eval beside a good campaign: exit %d (%s), stdout %q, README %q; want 0 and %q", code, stderr, stdout, readme, want)
-	}
-}
-
-// TestMisleadingMessages: a missing folder was once "empty
-// file", a damaged or empty summary.csv was "no summary.csv".
-func TestMisleadingMessages(t *testing.T) {
-	dir := t.TempDir()
-	missing := filepath.Join(dir, "nosuchdir")
-	code, _, stderr := runQVS(t, "as", "table", missing)
-	if code != 1 || !strings.Contains(stderr, "nosuchdir: no such file or directory") || strings.Contains(stderr, "empty file") {
-		t.Errorf("as table nosuchdir: exit %d, %q", code, stderr)
-	}
-	code, _, stderr = runQVS(t, "as", "table", dir)
-	if code != 1 || !strings.Contains(stderr, "no summary.csv and no finished run") {
-		t.Errorf("as table on a folder without summary.csv: exit %d, %q", code, stderr)
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.MkdirAll(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(empty, "summary.csv"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr = runQVS(t, "eval", empty, "--out", t.TempDir(), "--quiet")
-	if code != 1 || !strings.Contains(stderr, filepath.Join(empty, "summary.csv")+": empty file") || strings.Contains(stderr, "no summary.csv") {
-		t.Errorf("eval of an empty summary.csv: exit %d, %q", code, stderr)
-	}
-	code, _, stderr = runQVS(t, "as", "table", empty)
-	if code != 1 || !strings.Contains(stderr, "empty file") {
-		t.Errorf("as table of an empty summary.csv: exit %d, %q", code, stderr)
-	}
-}
-
-// TestEvalFigureWriteFailure: a figure that could not be
-// written ("no space left on device") appeared only under "not made" and
-// eval exited 0. Here OUT/figures is a file, so no figure can be written:
-// exit 1 naming the failure, while the tables and README.md are still made.
-func TestEvalFigureWriteFailure(t *testing.T) {
-	res := t.TempDir()
-	copyDir(t, filepath.Join(evalFixture, "rover"), filepath.Join(res, "rover"))
-	out := t.TempDir()
-	if err := os.WriteFile(filepath.Join(out, "figures"), []byte("in the way"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := runQVS(t, "eval", res, "--out", out, "--figures", "svg", "--quiet")
-	if code != 1 || !strings.Contains(stderr, "figure file(s) could not be written") || !strings.Contains(stderr, "not a directory") {
-		t.Errorf("exit %d, stderr %q; want 1 and the write failure", code, stderr)
-	}
-	if stdout != "" || !strings.Contains(stderr, "not made: rover: best value so far") {
-		t.Errorf("want stdout empty and the figure under not made on stderr; stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
-	for _, f := range []string{filepath.Join("tables", "rover-bo-table.md"), "README.md"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("%s not written: %v", f, err)
-		}
-	}
-}
-
-// TestEvalRoverTrajectoriesFigure: eval draws a rover campaign's
-// trajectories (Figure 4) on the rover's map.
-func TestEvalRoverTrajectoriesFigure(t *testing.T) {
-	out := t.TempDir()
-	if code, _, stderr := runQVS(t, "eval", filepath.Join(evalFixture, "rover"), "--out", out, "--format", "md", "--figures", "png", "--quiet"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if fi, err := os.Stat(filepath.Join(out, "figures", "rover-trajectories.png")); err != nil || fi.Size() == 0 {
-		t.Errorf("no trajectories figure: %v", err)
 	}
 }

@@ -3,88 +3,9 @@ package cmd
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
-
-// TestGraphOutRefusesInputsAndForeignFiles: `qvs graph --out` never
-// replaces the pool itself (.npy or CSV), a FIFO or a file qvs did not
-// write (unless --force), exits 2 naming --out, and rewrites its own .npz.
-func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
-	dir := t.TempDir()
-	n, d, x := graphPool()
-	npy := writeNPY32(t, dir, "Xc.npy", n, d, x)
-	var b strings.Builder
-	b.WriteString("id,f0,f1\n")
-	for i := range n {
-		b.WriteString(strings.Join([]string{"i" + strconv.Itoa(i), strconv.FormatFloat(float64(x[i*d]), 'g', -1, 64), strconv.FormatFloat(float64(x[i*d+1]), 'g', -1, 64)}, ","))
-		b.WriteString("\n")
-	}
-	csv := writeFile(t, dir, "pool.csv", b.String())
-	fifo := filepath.Join(dir, "fifo.npz")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mine := writeFile(t, dir, "mine.npz", "not a graph")
-	cache := filepath.Join(dir, "cache")
-	for _, tc := range []struct{ pool, out, want string }{
-		{npy, npy, "is an input of this command"},
-		{csv, csv, "is an input of this command"},
-		{npy, fifo, "named pipe"},
-		{npy, mine, "--force"},
-	} {
-		var before []byte
-		if tc.out != fifo {
-			before, _ = os.ReadFile(tc.out)
-		}
-		args := []string{"graph", "--pool", tc.pool, "--k", "3", "--out", tc.out, "--cache-dir", cache}
-		if tc.pool == csv {
-			args = append(args, "--id-column", "id")
-		}
-		code, stdout, stderr := runQVS(t, args...)
-		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+tc.out) || !strings.Contains(stderr, tc.want) {
-			t.Errorf("--pool %s --out %s: exit %d, stderr %q, want exit 2 and %q", tc.pool, tc.out, code, stderr, tc.want)
-		}
-		if tc.out != fifo {
-			if after, _ := os.ReadFile(tc.out); string(after) != string(before) {
-				t.Errorf("--out %s was changed", tc.out)
-			}
-		}
-	}
-	if fi, _ := os.Lstat(fifo); fi.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("the FIFO became %v", fi.Mode())
-	}
-	if code, _, stderr := runQVS(t, "graph", "--force", "--quiet", "--pool", npy, "--k", "3", "--out", mine, "--cache-dir", cache); code != 0 {
-		t.Fatalf("--force: exit %d: %s", code, stderr)
-	}
-	// mine.npz is now a graph qvs wrote: rewritten without --force.
-	if code, _, stderr := runQVS(t, "graph", "--quiet", "--pool", npy, "--k", "4", "--out", mine, "--cache-dir", cache); code != 0 {
-		t.Fatalf("rewrite of qvs's own .npz: exit %d: %s", code, stderr)
-	}
-}
-
-// TestEvalOutKeepsUsersReadme: `qvs eval DIR --out .` with the user's
-// README.md there is refused (exit 2) and the file kept; an index qvs
-// wrote is rewritten.
-func TestEvalOutKeepsUsersReadme(t *testing.T) {
-	dir := t.TempDir()
-	readme := writeFile(t, dir, "README.md", "# my project\n")
-	code, stdout, stderr := runQVS(t, "eval", dir, "--out", dir, "--quiet")
-	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+readme) || !strings.Contains(stderr, "--force") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(readme); string(b) != "# my project\n" {
-		t.Errorf("README.md became %q", b)
-	}
-	writeFile(t, dir, "README.md", indexTitleForTest+"\n\nold\n")
-	if code, _, stderr := runQVS(t, "eval", dir, "--out", dir, "--quiet"); code == ExitUsage {
-		t.Errorf("qvs's own index refused: %s", stderr)
-	}
-}
-
-const indexTitleForTest = "# Evaluation of the campaigns (written by `qvs eval`)"
 
 // TestToyOutKeepsItsConfig: `qvs toy --config config.yaml --out .` is
 // refused (the resolved config replaced the user's file) and so is a

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 	evals := writeFile(t, dir, "evals.csv", h.String())
 	suggest := func(file string, args ...string) (picks []int, stdout, stderr string) {
 		t.Helper()
-		code, stdout, stderr := runSuggest(t, append([]string{"--kernel", kernel, "--observed", file}, args...)...)
+		code, stdout, stderr := boSuggestCmd(t, append([]string{"--kernel", kernel, "--observed", file}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
@@ -92,8 +92,8 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 	// Outputs unchanged otherwise: a status column without failures.
 	okFile := writeFile(t, dir, "ok.csv", okStatus.String())
 	for _, f := range []string{"csv", "json", "table"} {
-		_, got, stderr := runSuggest(t, "--kernel", kernel, "--observed", okFile, "--format", f)
-		_, want, _ := runSuggest(t, "--kernel", kernel, "--observed", plainFile, "--format", f)
+		_, got, stderr := boSuggestCmd(t, "--kernel", kernel, "--observed", okFile, "--format", f)
+		_, want, _ := boSuggestCmd(t, "--kernel", kernel, "--observed", plainFile, "--format", f)
 		if got != want || strings.Contains(stderr, "failed") {
 			t.Errorf("--format %s: a status column changed the output:\n%s\nvs\n%s\nstderr %q", f, got, want, stderr)
 		}
@@ -112,6 +112,29 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 		}
 		if m != "random" && (!strings.Contains(stderr, "no successful evaluation yet: 5 point(s) of the initial design's stream") || !strings.Contains(stdout, "rank,index,id,ucb,mean,sd\n1,")) {
 			t.Errorf("%s, all failed: stderr %q stdout %q", m, stderr, stdout)
+		}
+	}
+}
+
+// TestBayesoptSuggestExhaustedSpace: an int space with fewer unevaluated
+// points than --batch yields fewer suggestions, with a warning on stderr
+// (it used to print a bare header, silently, once every point was
+// evaluated).
+func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
+	dir := t.TempDir()
+	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
+	for _, tc := range []struct {
+		evals string
+		rows  int
+	}{
+		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
+		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
+	} {
+		code, out, stderr := boSuggestCmd(t, "--space", space, "--observed", writeFile(t, dir, "e.csv", tc.evals),
+			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
+		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
+		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d rows and %q", tc.evals, code, out, stderr, tc.rows, warn)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"strings"
@@ -37,7 +37,7 @@ func TestDenseEigNotice(t *testing.T) {
 		{"select on a Gram", []string{"select", "--embeddings", emb, "--embedding-kernel", "linear", "--k", "3"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runQVS(t, c.args...)
+			code, stdout, stderr := itemsCmd(t, c.args...)
 			if code != ExitOK || stdout == "" {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}

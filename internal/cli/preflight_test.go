@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"math/rand/v2"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/qvs-dev/qvs/internal/cli"
 )
 
 // TestInputsCheckedBeforeGraph: a mistyped --observed, --pending or --ids
@@ -20,8 +18,8 @@ import (
 // here) and the cache stays empty; the same command with good files does
 // build and cache the graph.
 func TestInputsCheckedBeforeGraph(t *testing.T) {
-	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
-	cli.ProgressDelay = 0
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
 	dir := t.TempDir()
 	const n, d = 3000, 8
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -35,12 +33,12 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	for i := range n {
 		ids.WriteString("m" + strconv.Itoa(i) + "\n")
 	}
-	idsPath := asWriteFile(t, dir, "ids.txt", ids.String())
-	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	idsPath := writeFile(t, dir, "ids.txt", ids.String())
+	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	missing := filepath.Join(dir, "nosuch.csv")
-	badHeader := asWriteFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
-	badLabel := asWriteFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
-	badPending := asWriteFile(t, dir, "bad_pending.csv", "row\n3\n")
+	badHeader := writeFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
+	badLabel := writeFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
+	badPending := writeFile(t, dir, "bad_pending.csv", "row\n3\n")
 	suggest := func(extra ...string) []string {
 		return append([]string{"as", "suggest", "--pool", pool, "--k", "10", "--knn", "exact", "--batch", "2"}, extra...)
 	}
@@ -58,7 +56,7 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 		{[]string{"graph", "--pool", pool, "--k", "10", "--knn", "exact", "--out", filepath.Join(dir, "nodir", "w.npz")}, "nodir: the folder of"},
 	} {
 		cache := filepath.Join(dir, "cache"+strconv.Itoa(i))
-		code, stdout, stderr := runQVS(t, append(c.args, "--cache-dir", cache)...)
+		code, stdout, stderr := qvsCmd(t, append(c.args, "--cache-dir", cache)...)
 		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 naming %q", c.args, code, stdout, stderr, c.want)
 		}
@@ -71,7 +69,7 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	}
 	// The control: good files build and cache the graph.
 	cache := filepath.Join(dir, "cache-good")
-	code, stdout, stderr := runQVS(t, suggest("--observed", obs, "--ids", idsPath, "--cache-dir", cache)...)
+	code, stdout, stderr := qvsCmd(t, suggest("--observed", obs, "--ids", idsPath, "--cache-dir", cache)...)
 	if code != 0 || stdout == "" || !strings.Contains(stderr, "kNN graph") {
 		t.Fatalf("good files: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -85,10 +83,10 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 // long): with a corrupt kernel as well, the error names the missing file.
 func TestDiscreteSuggestChecksFilesFirst(t *testing.T) {
 	dir := t.TempDir()
-	kernel := asWriteFile(t, dir, "K.npy", "not a npy file")
+	kernel := writeFile(t, dir, "K.npy", "not a npy file")
 	missing := filepath.Join(dir, "nosuch.csv")
 	for _, flag := range []string{"--observed", "--ids"} {
-		code, stdout, stderr := runQVS(t, "bayesopt", "suggest", "--kernel", kernel, flag, missing, "--batch", "1")
+		code, stdout, stderr := qvsCmd(t, "bayesopt", "suggest", "--kernel", kernel, flag, missing, "--batch", "1")
 		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, "nosuch.csv: no such file") || strings.Contains(stderr, "K.npy") {
 			t.Errorf("%s missing: exit %d, stdout %q, stderr %q; want exit 1 naming nosuch.csv, not K.npy", flag, code, stdout, stderr)
 		}

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"bytes"
@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/qvs-dev/qvs/internal/cli"
 )
 
 // TestGraphProgressPhases: with no delay, the approximate build shows its
@@ -22,10 +20,10 @@ import (
 // --quiet stderr is empty; stdout (empty for graph, the batch for as
 // suggest) is the same either way and the graph file the same bytes.
 func TestGraphProgressPhases(t *testing.T) {
-	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
-	cli.ProgressDelay = 0
-	defer func(f func(io.Writer) bool) { cli.StepFrames = f }(cli.StepFrames)
-	cli.StepFrames = func(io.Writer) bool { return true } // a terminal
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	defer func(f func(io.Writer) bool) { StepFrames = f }(StepFrames)
+	StepFrames = func(io.Writer) bool { return true } // a terminal
 	dir := t.TempDir()
 	const n, d = 800, 4
 	rng := rand.New(rand.NewPCG(7, 1))
@@ -44,7 +42,7 @@ func TestGraphProgressPhases(t *testing.T) {
 		if quiet {
 			args = append(args, "--quiet")
 		}
-		code, stdout, stderr := runQVS(t, args...)
+		code, stdout, stderr := qvsCmd(t, args...)
 		if code != 0 || stdout != "" {
 			t.Fatalf("quiet %v: exit %d, stdout %q, stderr %s", quiet, code, stdout, stderr)
 		}
@@ -93,14 +91,14 @@ func TestGraphProgressPhases(t *testing.T) {
 	if !bytes.Equal(files[0], files[1]) {
 		t.Error("the graph file differs with --quiet")
 	}
-	obs := asWriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	var outs [2]string
 	for q, quiet := range []bool{false, true} {
 		args := []string{"as", "suggest", "--pool", pool, "--k", "5", "--knn", "approx", "--observed", obs, "--batch", "3", "--cache-dir", filepath.Join(dir, fmt.Sprint("as-cache", q))}
 		if quiet {
 			args = append(args, "--quiet")
 		}
-		code, stdout, stderr := runQVS(t, args...)
+		code, stdout, stderr := qvsCmd(t, args...)
 		if code != 0 {
 			t.Fatalf("as suggest: exit %d: %s", code, stderr)
 		}
@@ -122,9 +120,9 @@ func TestGraphProgressPhases(t *testing.T) {
 // start and an end line each, no frames), a few hundred bytes, fewer than
 // with frames.
 func TestGraphStepsNotTerminal(t *testing.T) {
-	defer func(d time.Duration) { cli.ProgressDelay = d }(cli.ProgressDelay)
-	cli.ProgressDelay = 0
-	defer func(f func(io.Writer) bool) { cli.StepFrames = f }(cli.StepFrames)
+	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
+	ProgressDelay = 0
+	defer func(f func(io.Writer) bool) { StepFrames = f }(StepFrames)
 	dir := t.TempDir()
 	const n, d = 3000, 4
 	rng := rand.New(rand.NewPCG(7, 2))
@@ -135,8 +133,8 @@ func TestGraphStepsNotTerminal(t *testing.T) {
 	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
 	var sizes [2]int
 	for i, frames := range []bool{false, true} {
-		cli.StepFrames = func(io.Writer) bool { return frames }
-		code, _, stderr := runQVS(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
+		StepFrames = func(io.Writer) bool { return frames }
+		code, _, stderr := qvsCmd(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
 		if code != 0 {
 			t.Fatalf("graph: exit %d: %s", code, stderr)
 		}

@@ -1,10 +1,9 @@
-package cmd
+package cli
 
 import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,10 +103,9 @@ func tableRows(t *testing.T, out string) (picks []int, prob, qvs []float64) {
 func TestASSuggestColdStart(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	t.Setenv("QVS_CACHE_DIR", filepath.Join(dir, "cache"))
 	K := coldNPY(t, dir)
 
-	code, out, stderr := runQVS(t, "as", "suggest", "--pool", "X.npy")
+	code, out, stderr := asSuggestCmd(t, "--pool", "X.npy")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -136,25 +134,25 @@ func TestASSuggestColdStart(t *testing.T) {
 	}
 
 	header := writeFile(t, dir, "labels.csv", "id,label\n")
-	if code, again, _ := runQVS(t, "as", "suggest", "--pool", "X.npy", "--observed", header); code != 0 || again != out {
+	if code, again, _ := asSuggestCmd(t, "--pool", "X.npy", "--observed", header); code != 0 || again != out {
 		t.Errorf("--observed with its header alone: exit %d, %q; want %q", code, again, out)
 	}
-	code, given, stderr := runQVS(t, "as", "suggest", "--pool", "X.npy", "--prior", "0.1")
+	code, given, stderr := asSuggestCmd(t, "--pool", "X.npy", "--prior", "0.1")
 	if p, pr, _ := tableRows(t, given); code != 0 || !slices.Equal(p, picks) || pr[0] != 0.1 || !strings.Contains(stderr, "prior a1 = 0.1 (given)") {
 		t.Errorf("--prior 0.1: exit %d, %v %v; want %v at 0.1 (%s)", code, p, pr, picks, stderr)
 	}
 
 	// q = 0: VS_0 counts items, every batch ties, stderr says so.
-	if code, _, stderr := runQVS(t, "as", "suggest", "--pool", "X.npy", "--q", "0", "--method", "eci"); code != 0 || !strings.Contains(stderr, "VS_0 counts items, so every batch ties") {
+	if code, _, stderr := asSuggestCmd(t, "--pool", "X.npy", "--q", "0", "--method", "eci"); code != 0 || !strings.Contains(stderr, "VS_0 counts items, so every batch ties") {
 		t.Errorf("--q 0: exit %d, stderr %q", code, stderr)
 	}
 
 	// The seed breaks the first pick's tie; a seed gives one batch.
 	firsts := map[int]bool{}
 	for seed := range 6 {
-		args := []string{"as", "suggest", "--pool", "X.npy", "--seed", strconv.Itoa(seed), "--quiet", "--format", "json"}
-		code, a, _ := runQVS(t, args...)
-		_, b, _ := runQVS(t, append(args, "--method", "one-step")...)
+		args := []string{"--pool", "X.npy", "--seed", strconv.Itoa(seed), "--quiet", "--format", "json"}
+		code, a, _ := asSuggestCmd(t, args...)
+		_, b, _ := asSuggestCmd(t, append(args, "--method", "one-step")...)
 		var doc struct {
 			Rows []struct {
 				Index int
@@ -185,7 +183,7 @@ func TestASSuggestColdStart(t *testing.T) {
 			!strings.Contains(a, string(other.Rows)) {
 			t.Errorf("seed %d: one-step %s, want qvs's rows %s", seed, b, a)
 		}
-		if _, again, _ := runQVS(t, args...); again != a {
+		if _, again, _ := asSuggestCmd(t, args...); again != a {
 			t.Errorf("seed %d twice: %s then %s", seed, a, again)
 		}
 	}
@@ -195,7 +193,7 @@ func TestASSuggestColdStart(t *testing.T) {
 
 	// Pending items: never suggested, the greedy continues after them.
 	pending := writeFile(t, dir, "pending.csv", "id\n3\n9\n")
-	code, out, stderr = runQVS(t, "as", "suggest", "--pool", "X.npy", "--pending", pending, "--batch", "3", "--quiet")
+	code, out, stderr = asSuggestCmd(t, "--pool", "X.npy", "--pending", pending, "--batch", "3", "--quiet")
 	if code != 0 {
 		t.Fatalf("--pending: exit %d: %s", code, stderr)
 	}
@@ -219,7 +217,7 @@ func TestASSuggestColdStart(t *testing.T) {
 		{[]string{"--observed", writeFile(t, dir, "empty.csv", "")}, 1, "empty.csv: empty file; expected a header index,label or id,label"},
 		{[]string{"--method", "best"}, 2, `--method "best"`},
 	} {
-		code, out, stderr := runQVS(t, append([]string{"as", "suggest", "--pool", "X.npy"}, c.args...)...)
+		code, out, stderr := asSuggestCmd(t, append([]string{"--pool", "X.npy"}, c.args...)...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, out, stderr, c.code, c.want)
 		}

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"encoding/csv"
@@ -37,8 +37,8 @@ func TestScoreGroupColumn(t *testing.T) {
 		}
 	}
 	path := writeFile(t, dir, "points.csv", all.String())
-	code, out, stderr := runQVS(t, "score", "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
-		"--embedding-kernel", "rbf", "--q", "1,inf", "--format", "csv")
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
+		"--embedding-kernel", "rbf", "--q", "1,inf", "--format", "csv"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -64,7 +64,7 @@ func TestScoreGroupColumn(t *testing.T) {
 			t.Errorf("group %s: qvs_q1 %s, want 0.75 x %s", name, rec[4], rec[2])
 		}
 		own := writeFile(t, dir, name+".csv", files[name].String())
-		code, out1, stderr := runQVS(t, "score", "--embeddings", own, "--embedding-kernel", "rbf", "--length-scale", m[1], "--q", "1", "--format", "csv")
+		code, out1, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", own, "--embedding-kernel", "rbf", "--length-scale", m[1], "--q", "1", "--format", "csv"))
 		if code != 0 {
 			t.Fatalf("%s alone: exit %d: %s", name, code, stderr)
 		}
@@ -78,7 +78,7 @@ func TestScoreGroupColumn(t *testing.T) {
 	// The per-file median heuristic: both groups alike (the wrong answer).
 	perFile := map[string]float64{}
 	for name := range files {
-		_, out1, _ := runQVS(t, "score", "--embeddings", writeFile(t, dir, name+".csv", files[name].String()), "--embedding-kernel", "rbf", "--q", "1", "--format", "csv")
+		_, out1, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, name+".csv", files[name].String()), "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
 		perFile[name] = lastVS(out1)
 	}
 	if math.Abs(perFile["spread"]-perFile["tight"]) > 1e-9 {
@@ -86,8 +86,8 @@ func TestScoreGroupColumn(t *testing.T) {
 	}
 
 	// JSON: one document with every group.
-	code, out, _ = runQVS(t, "score", "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
-		"--embedding-kernel", "rbf", "--q", "1", "--format", "json")
+	code, out, _ = exitOf(t, RunScore, scoreArgs(t, "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
+		"--embedding-kernel", "rbf", "--q", "1", "--format", "json"))
 	var doc struct {
 		N      int     `json:"n"`
 		Scale  float64 `json:"length_scale"`
@@ -117,7 +117,7 @@ func TestScoreGroupColumn(t *testing.T) {
 		{[]string{"--embeddings", writeFile(t, dir, "nohead.csv", "1,2\n3,4\n"), "--group-column", "g"}, 2, "--group-column names a header column, and"},
 		{[]string{"--embeddings", writeFile(t, dir, "g.csv", "g,x\na,1\n,2\n"), "--group-column", "g"}, 1, `line 3: the group column "g" is empty`},
 	} {
-		code, out, stderr := runQVS(t, append([]string{"score"}, tc.args...)...)
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, stderr, tc.code, tc.want)
 		}

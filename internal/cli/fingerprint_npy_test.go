@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -36,26 +35,6 @@ func writePackedNPY(t *testing.T, path string, fps []string) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// npyHeader is the header of a .npy file (format 1.0) of a C-order array
-// of dtype descr and shape, padded to 64 bytes as NumPy pads it.
-func npyHeader(descr string, shape []int) []byte {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = strconv.Itoa(s)
-	}
-	sh := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		sh += ","
-	}
-	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
-	for (10+len(header)+1)%64 != 0 {
-		header += " "
-	}
-	header += "\n"
-	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
-	return append(out, header...)
 }
 
 // vs1 is exp of the Shannon entropy of the eigenvalues of K/n, computed
@@ -131,7 +110,7 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	if wrong := vs1(t, counts); math.Abs(wrong-want) < 0.05 {
 		t.Fatalf("the test file does not tell bits from counts: %v, %v", want, wrong)
 	}
-	code, out, stderr := runQVS(t, "score", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--q", "1", "--format", "csv")
+	code, out, stderr := qvsCmd(t, "score", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--q", "1", "--format", "csv")
 	if code != 0 {
 		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
@@ -139,11 +118,11 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 		t.Errorf("score of the packed .npy: %v, want %v (by hand)", got, want)
 	}
 
-	code, fromNPY, stderr := runQVS(t, "select", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
+	code, fromNPY, stderr := qvsCmd(t, "select", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}
-	code, fromCSV, stderr := runQVS(t, "select", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
+	code, fromCSV, stderr := qvsCmd(t, "select", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
 	if code != 0 {
 		t.Fatalf("select CSV: exit %d: %s", code, stderr)
 	}
@@ -152,7 +131,7 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	}
 
 	w := filepath.Join(dir, "w.npz")
-	code, _, stderr = runQVS(t, "graph", "--pool", npy, "--metric", "tanimoto", "--k", fmt.Sprint(n-1), "--knn", "exact", "--out", w, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
+	code, _, stderr = qvsCmd(t, "graph", "--pool", npy, "--metric", "tanimoto", "--k", fmt.Sprint(n-1), "--knn", "exact", "--out", w, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
 	if code != 0 {
 		t.Fatalf("graph: exit %d: %s", code, stderr)
 	}
@@ -172,7 +151,7 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	var batches [2]string
 	for s, pool := range [][]string{{"--pool", npy}, {"--pool", csvPath, "--fingerprint-column", "fp"}} {
 		args := append([]string{"as", "suggest", "--metric", "tanimoto", "--k", "4", "--knn", "exact", "--observed", obs, "--batch", "3", "--format", "csv", "--quiet", "--cache-dir", filepath.Join(dir, fmt.Sprint("as", s))}, pool...)
-		code, out, stderr := runQVS(t, args...)
+		code, out, stderr := qvsCmd(t, args...)
 		if code != 0 {
 			t.Fatalf("as suggest %v: exit %d: %s", pool, code, stderr)
 		}

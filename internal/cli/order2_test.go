@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"math/rand/v2"
@@ -15,11 +15,11 @@ import (
 func TestScoreSelectClipEveryOrder(t *testing.T) {
 	dir := t.TempDir()
 	k2 := writeFile(t, dir, "K2.csv", "1,1.5\n1.5,1\n")
-	code, out, errs := runQVS(t, "score", "--kernel", k2, "--q", "2", "--format", "csv")
+	code, out, errs := itemsCmd(t, "score", "--kernel", k2, "--q", "2", "--format", "csv")
 	if code != 0 || strings.TrimSpace(out) != "q,vs\n2,1" {
 		t.Errorf("score [[1,1.5],[1.5,1]] at q = 2: exit %d, %q %s; want VS_2 = 1", code, out, errs)
 	}
-	code, out, errs = runQVS(t, "select", "--kernel", k2, "--prefix", "0", "--k", "1", "--q", "2", "--format", "csv")
+	code, out, errs = itemsCmd(t, "select", "--kernel", k2, "--prefix", "0", "--k", "1", "--q", "2", "--format", "csv")
 	if code != 0 || strings.TrimSpace(out) != "rank,index,qvs\n1,1,1" {
 		t.Errorf("select on [[1,1.5],[1.5,1]] at q = 2: exit %d, %q %s; want qVS 1", code, out, errs)
 	}
@@ -48,7 +48,7 @@ func TestScoreSelectClipEveryOrder(t *testing.T) {
 			b.WriteString("\n")
 		}
 		kf := writeFile(t, dir, "K.csv", b.String())
-		code, out, errs := runQVS(t, "score", "--kernel", kf, "--q", "0,0.1,0.5,1,2,5,inf", "--format", "csv")
+		code, out, errs := itemsCmd(t, "score", "--kernel", kf, "--q", "0,0.1,0.5,1,2,5,inf", "--format", "csv")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}

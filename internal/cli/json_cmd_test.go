@@ -1,8 +1,9 @@
-package cmd
+package cli
 
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,11 +66,11 @@ func TestFormatJSON(t *testing.T) {
 	dir := t.TempDir()
 	both := func(name, command string, args ...string) jsonDoc {
 		t.Helper()
-		code, csvOut, stderr := runQVS(t, append(args, "--format", "csv")...)
+		code, csvOut, stderr := qvsCmd(t, append(args, "--format", "csv")...)
 		if code != 0 {
 			t.Fatalf("%s csv: exit %d: %s", name, code, stderr)
 		}
-		code, jsonOut, stderr := runQVS(t, append(args, "--format", "json")...)
+		code, jsonOut, stderr := qvsCmd(t, append(args, "--format", "json")...)
 		if code != 0 {
 			t.Fatalf("%s json: exit %d: %s", name, code, stderr)
 		}
@@ -88,17 +89,17 @@ func TestFormatJSON(t *testing.T) {
 		t.Errorf("select id %#v: want the id as written", id)
 	}
 	var raw map[string]any
-	_, out, _ := runQVS(t, "select", "--kernel", k, "--k", "2", "--q", "inf", "--prefix", "0", "--format", "json")
+	_, out, _ := qvsCmd(t, "select", "--kernel", k, "--k", "2", "--q", "inf", "--prefix", "0", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["q"] != "inf" || len(raw["prefix"].([]any)) != 1 {
 		t.Errorf("select extra fields: %v (%v)", raw, err)
 	}
 
 	// as suggest on a CSV pool.
-	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := asWriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	both("as suggest", "as suggest", "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
 		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet")
-	_, out, _ = runQVS(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
+	_, out, _ = qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
 		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["prior_a1"] != 0.1 || raw["q"] != 1.0 || raw["method"] != "qvs" || raw["labelled"] != 2.0 ||
 		raw["cold_start"] != false || raw["picked_by"] != "qvs" {
@@ -118,54 +119,49 @@ func TestFormatJSON(t *testing.T) {
 	}
 
 	// Errors: stdout empty.
-	code, out, stderr := runQVS(t, "select", "--kernel", k, "--k", "9", "--format", "json")
+	code, out, stderr := qvsCmd(t, "select", "--kernel", k, "--k", "9", "--format", "json")
 	if code == 0 || out != "" || !strings.Contains(stderr, "--k") {
 		t.Errorf("select error with json: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 
-// TestJSONRefusesInvalidUTF8IDs: two ids that differ only in invalid
-// UTF-8 bytes used to come out of --format json as the same string (each
-// bad byte U+FFFD), so neither could be fed back; now --format json
-// refuses them naming row and column, stdout empty, and csv keeps them.
-func TestJSONRefusesInvalidUTF8IDs(t *testing.T) {
+// as suggest on a .npy pool names items by --ids; a campaign on a CSV pool
+// with pool.csv.knn: approx records it in config.yaml.
+func TestASSuggestNPYPoolAndKNNRecord(t *testing.T) {
 	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\nm\xe9,1,0\nm\xe8,0,1\nok,1,1\n")
-	code, out, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "json")
-	if code != ExitRuntime || out != "" || !strings.Contains(stderr, "not valid UTF-8") || !strings.Contains(stderr, `column "id"`) {
-		t.Errorf("json: exit %d, stdout %q, stderr %q", code, out, stderr)
+	n, d, x := graphPool()
+	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
+	var ids strings.Builder
+	for i := range n {
+		ids.WriteString("item" + string(rune('A'+i%26)) + string(rune('a'+i/26)) + "\n")
 	}
-	code, out, stderr = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids")
-	if code != 0 || !strings.Contains(out, "m\xe9") || !strings.Contains(out, "m\xe8") {
-		t.Errorf("csv: exit %d, %q, %s", code, out, stderr)
+	idsFile := writeFile(t, dir, "ids.txt", ids.String())
+	obs := writeFile(t, dir, "obs.csv", "id,label\nitemAa,1\nitemBa,0\n")
+	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--ids", idsFile, "--k", "4", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-}
+	rows := suggestRows(t, out)
+	for _, r := range rows {
+		if !strings.HasPrefix(r[2], "item") {
+			t.Errorf("row %v: id not from --ids", r)
+		}
+	}
 
-// TestTableQuotesUnprintableIDs: the aligned table shows an id holding a
-// terminal escape sequence or a newline Go-quoted (it reached the terminal
-// raw and broke the table); csv keeps it exact.
-func TestTableQuotesUnprintableIDs(t *testing.T) {
-	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n\"red\x1b[31m\",1,0\n\"two\nlines\",0,1\nplain,1,1\n")
-	code, out, stderr := runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3")
-	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) || !strings.Contains(out, `"two\nlines"`) || strings.Count(out, "\n") != 4 {
-		t.Errorf("table: exit %d, %q, %s", code, out, stderr)
+	csv := writeFile(t, dir, "labelled.csv", linePoolCSV(true))
+	cfg := "task: line\npool:\n  kind: csv\n  csv:\n    file: " + csv + "\n    id_column: id\n    feature_prefix: x\n    k: 2\n    knn: approx\nmethods: [random]\nrepeats: 1\nbudget: 5\n"
+	outDir := filepath.Join(dir, "campaign")
+	if code, _, stderr := asConfigRun(t, cfg, outDir, filepath.Join(dir, "cache"), false); code != 0 {
+		t.Fatalf("campaign: exit %d: %s", code, stderr)
+	} else if !strings.Contains(stderr, "kNN graph: approximate") {
+		t.Errorf("campaign stderr does not state the graph method: %s", stderr)
 	}
-	code, out, _ = runQVS(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
-	if code != 0 || !strings.Contains(out, "red\x1b[31m") {
-		t.Errorf("csv: %q", out)
+	rec, _ := os.ReadFile(filepath.Join(outDir, "config.yaml"))
+	if !strings.Contains(string(rec), "knn: approx") {
+		t.Errorf("config.yaml does not record the approximate graph:\n%s", rec)
 	}
-}
-
-// TestScoredTableQuotesUnprintableIDs: `as suggest` with scores prints its
-// table through the same writer, so an id with an escape sequence is
-// quoted there too.
-func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
-	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
-	obs := writeFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
-	code, out, stderr := runQVS(t, "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--observed", obs, "--batch", "3", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
-	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) {
-		t.Errorf("exit %d, %q, %s", code, out, stderr)
+	// Resuming with the same config is accepted.
+	if code, _, stderr := asConfigRun(t, cfg, outDir, filepath.Join(dir, "cache"), false); code != 0 {
+		t.Errorf("resume: exit %d: %s", code, stderr)
 	}
 }

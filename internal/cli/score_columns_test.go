@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"math"
@@ -48,7 +48,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 		{"--id-column", "id", "--quality-column", "quality", "--feature-columns", "e1,e2"},
 		{"--id-column", "id", "--feature-columns", "e2, e1", "--quality-column", "quality"}, // column order does not change the kernel
 	} {
-		code, out, stderr := runQVS(t, append([]string{"score", "--embeddings", combined, "--q", "1,inf", "--format", "csv"}, args...)...)
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embeddings", combined, "--q", "1,inf", "--format", "csv"}, args...)...))
 		if code != 0 || strings.Contains(stderr, "warning") {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
 		}
@@ -63,13 +63,13 @@ func TestScoreCombinedCSV(t *testing.T) {
 	}
 	// Without --quality-column the quality is a dimension, and a warning
 	// says so.
-	code, _, stderr := runQVS(t, "score", "--embeddings", combined, "--id-column", "id")
+	code, _, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", combined, "--id-column", "id"))
 	if code != 0 || !strings.Contains(stderr, `column "quality" is read as an embedding dimension`) || !strings.Contains(stderr, "--quality-column quality") {
 		t.Errorf("no warning: exit %d, stderr %q", code, stderr)
 	}
 	// select takes the same flags: qualities 0.5, 1, 0.3 and q = 1 make b
 	// the first pick (every singleton has VS 1).
-	code, out, stderr := runQVS(t, "select", "--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--k", "1", "--format", "csv")
+	code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--k", "1", "--format", "csv"))
 	if code != 0 || !strings.HasPrefix(out, "rank,index,id,qvs\n1,1,b,1\n") {
 		t.Errorf("select: exit %d, %q, %s", code, out, stderr)
 	}
@@ -89,7 +89,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 		{"two qualities", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--quality", combined}, 2, "not both"},
 		{"kernel", []string{"--kernel", writeFile(t, dir, "K.csv", kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
 	} {
-		code, out, stderr := runQVS(t, append([]string{"score"}, tc.args...)...)
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d (want %d), stdout %q, stderr %q (want %q)", tc.name, code, tc.code, out, stderr, tc.want)
 		}
@@ -124,22 +124,24 @@ func TestScoreRBF(t *testing.T) {
 			}
 		}
 	}
-	code, out, stderr := runQVS(t, "score", "--embeddings", X, "--embedding-kernel", "rbf", "--length-scale", "1.5", "--q", "0.5,1,2,inf", "--format", "csv")
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", X, "--embedding-kernel", "rbf", "--length-scale", "1.5", "--q", "0.5,1,2,inf", "--format", "csv"))
 	if code != 0 || strings.Contains(stderr, "length scale") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	check(out, 1.5)
 	// Default: distances 1, 2, sqrt 5, median 2.
-	code, out, stderr = runQVS(t, "score", "--embeddings", X, "--embedding-kernel", "rbf", "--q", "0.5,1,2,inf", "--format", "csv")
+	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", X, "--embedding-kernel", "rbf", "--q", "0.5,1,2,inf", "--format", "csv"))
 	if code != 0 || !strings.Contains(stderr, "RBF length scale = 2: the median distance") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	check(out, 2)
 	// select: singletons tie (VS 1, lowest row first), then the farthest
 	// point from (0, 0) is (0, 2).
-	code, out, stderr = runQVS(t, "select", "--embeddings", X, "--embedding-kernel", "rbf", "--k", "2", "--format", "csv", "--quiet")
-	if code != 0 || stderr != "" || !strings.HasPrefix(out, "rank,index,qvs\n1,0,1\n2,2,") {
-		t.Errorf("select rbf: exit %d, %q, stderr %q", code, out, stderr)
+	quiet, sout, serr := testEnv(t)
+	quiet.Quiet = true
+	err := RunSelect(quiet, selectArgs(t, "--embeddings", X, "--embedding-kernel", "rbf", "--k", "2", "--format", "csv"))
+	if out, stderr = sout.String(), serr.String(); err != nil || stderr != "" || !strings.HasPrefix(out, "rank,index,qvs\n1,0,1\n2,2,") {
+		t.Errorf("select rbf: %v, %q, stderr %q", err, out, stderr)
 	}
 	for _, args := range [][]string{
 		{"--length-scale", "1"},                               // cosine
@@ -147,18 +149,18 @@ func TestScoreRBF(t *testing.T) {
 		{"--embedding-kernel", "rbf", "--linear"},             // contradiction
 		{"--embedding-kernel", "gauss"},                       // unknown
 	} {
-		if code, _, stderr := runQVS(t, append([]string{"score", "--embeddings", X}, args...)...); code != 2 {
+		if code, _, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embeddings", X}, args...)...)); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
 	// A "y" beside "x" is a coordinate: no warning (above); alone it looks
 	// like a target and is refused, naming the flags.
-	if code, out, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n")); code != 1 || out != "" ||
+	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n"))); code != 1 || out != "" ||
 		!strings.Contains(stderr, `column "y" looks like a label or target`) || !strings.Contains(stderr, "--exclude-columns y") {
 		t.Errorf("y without x: exit %d, stderr %q", code, stderr)
 	}
 	// --linear still means the linear kernel: rows (1,0), (2,0) have rank 1.
-	if code, out, stderr := runQVS(t, "score", "--embeddings", writeFile(t, dir, "L.csv", "1,0\n2,0\n"), "--linear", "--q", "0", "--format", "csv"); code != 0 || out != "q,vs\n0,1\n" {
+	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "L.csv", "1,0\n2,0\n"), "--linear", "--q", "0", "--format", "csv")); code != 0 || out != "q,vs\n0,1\n" {
 		t.Errorf("--linear: exit %d, %q, %s", code, out, stderr)
 	}
 }

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badInputCase is one hostile command line (qvsCmd):
+// the exit code it must end with (1 a file is wrong, 2 the command line
+// is), a piece of the message naming what is wrong, and (always) nothing
+// on stdout.
+type badInputCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+func checkBadInput(t *testing.T, cases []badInputCase) {
+	t.Helper()
+	for _, tc := range cases {
+		code, out, stderr := qvsCmd(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
+				tc.name, tc.args, code, out, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestSelectBadInput: ids name the picks, so a repeated id is an error
+// (it used to print two picks with the same id); so is a row listed twice
+// in --prefix (it used to count twice against --k).
+func TestSelectBadInput(t *testing.T) {
+	dir := t.TempDir()
+	emb := writeFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
+	k3 := writeFile(t, dir, "k3.csv", kernel3)
+	checkBadInput(t, []badInputCase{
+		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
+			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
+		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", writeFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
+			1, `ids.csv: id "u" is given for rows 1 and 3`},
+		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", writeFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
+			1, `ids2.csv: id 2 is empty`},
+		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
+			2, "--prefix: row 1 is listed twice"},
+	})
+	// The median heuristic on identical rows falls back to 1 and says why.
+	same := writeFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
+	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
+		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestHugeValuesScoreTheirScale: diag(1e308)
+// said "no positive eigenvalue (a zero matrix?)" and a 1e308 embedding row
+// "every row is all zeros" (products overflowed float64; under cosine the
+// row was silently scaled to zero). VS is invariant to the kernel's scale,
+// so they now score as their rescaled selves: diag(c, c) is VS = 2 at
+// every order; rows (1e308, 1) and (2, 3) under cosine have similarity
+// c = 2/sqrt(13) (the first row is (1, 1e-308) after normalising), so the
+// eigenvalues are 1 ± c and VS_1 = exp(-Σ p log p) with p = (1 ± c)/2;
+// the same rows under the linear kernel are dominated by the first: VS_1
+// = 1 to float64 precision (the other eigenvalue is ~1e-616 of it).
+func TestHugeValuesScoreTheirScale(t *testing.T) {
+	dir := t.TempDir()
+	c := 2 / math.Sqrt(13)
+	p, q := (1+c)/2, (1-c)/2
+	cosineVS1 := math.Exp(-(p*math.Log(p) + q*math.Log(q)))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want map[string]float64 // q -> VS
+	}{
+		{"diag(1e308) kernel", []string{"--kernel", writeFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
+		{"diag(1e-310) kernel", []string{"--kernel", writeFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
+		{"1e308 row, cosine", []string{"--embeddings", writeFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
+		{"1e308 rows, linear", []string{"--embeddings", writeFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
+	} {
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--format", "csv", "--q", "0,1,inf"}, tc.args...)...))
+		if tc.want == nil { // subnormal entries: refused or scored, never a crash
+			if code != 0 && code != 1 {
+				t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
+			continue
+		}
+		got := scoreCSV(t, out)
+		for q, w := range tc.want {
+			if math.Abs(got[q][0]-w) > 1e-12*w {
+				t.Errorf("%s: VS_%s = %v, want %v", tc.name, q, got[q][0], w)
+			}
+		}
+	}
+}
+
+// TestFileShapeMessages: a CSV whose lines
+// end with CR alone said "no numeric rows (empty file?)"; a directory
+// given as a .npy said "no \x93NUMPY magic". Each now names the cause.
+func TestFileShapeMessages(t *testing.T) {
+	dir := t.TempDir()
+	npyDir := filepath.Join(dir, "features.npy")
+	if err := os.Mkdir(npyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checkBadInput(t, []badInputCase{
+		{"CR-only lines", []string{"score", "--kernel", writeFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
+			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
+		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
+	})
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// pandasCSV is what pandas 2.x writes for
+//
+//	pd.DataFrame({"e1": [1.0, 0.0, 1.0, 0.5], "e2": [0.0, 1.0, 1.0, 0.25], "target": [1, 0, 0, 1]}).to_csv("p.csv")
+//
+// byte for byte: the row index under an empty header cell, floats by repr.
+const pandasCSV = ",e1,e2,target\n0,1.0,0.0,1\n1,0.0,1.0,0\n2,1.0,1.0,0\n3,0.5,0.25,1\n"
+
+// plainCSV holds the same features without the index and the target.
+const plainCSV = "e1,e2\n1.0,0.0\n0.0,1.0\n1.0,1.0\n0.5,0.25\n"
+
+// TestColumnsNeverLeakScoreSelect, on score and select: the pandas index is
+// never a feature (it is read as the row index, or as the ids when it holds
+// unique labels, with a note on stderr), a target column is refused until
+// excluded or named, and the results equal those of the file without those
+// columns.
+func TestColumnsNeverLeakScoreSelect(t *testing.T) {
+	dir := t.TempDir()
+	pandas := writeFile(t, dir, "p.csv", pandasCSV)
+	plain := writeFile(t, dir, "plain.csv", plainCSV)
+	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", plain, "--format", "csv"))
+
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--format", "csv"))
+	if code != 1 || out != "" || !strings.Contains(stderr, pandas+`: column "target" looks like a label or target, so it is not a feature by default: leave it out with --exclude-columns target, or include it by naming the features with --feature-columns`) {
+		t.Errorf("target: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--exclude-columns", "target", "--format", "csv"))
+	if code != 0 || out != want || !strings.Contains(stderr, `column "" (column 1, no name) holds 0..3: read as the row index`) {
+		t.Errorf("excluded: exit %d, %q (want %q), stderr %q", code, out, want, stderr)
+	}
+	// Named as a feature, the target counts (a different kernel).
+	code, out, _ = exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--feature-columns", "e1,e2,target", "--format", "csv"))
+	if code != 0 || out == want {
+		t.Errorf("target named: exit %d, %q", code, out)
+	}
+	// pandas after df.index = ["a", "b", "c", "d"]: the index is the ids.
+	labelled := writeFile(t, dir, "l.csv", strings.NewReplacer("\n0,", "\na,", "\n1,", "\nb,", "\n2,", "\nc,", "\n3,", "\nd,").Replace(pandasCSV))
+	code, out, stderr = exitOf(t, RunSelect, selectArgs(t, "--embeddings", labelled, "--exclude-columns", "target", "--k", "2", "--format", "csv"))
+	_, wantSel, _ := exitOf(t, RunSelect, selectArgs(t, "--embeddings", plain, "--k", "2", "--format", "csv"))
+	if code != 0 || !strings.Contains(stderr, "read as the item ids") || !strings.HasPrefix(out, "rank,index,id,qvs\n") {
+		t.Fatalf("ids: exit %d, %q, stderr %q", code, out, stderr)
+	}
+	// Same picks and values as the plain file, with the ids added.
+	plainRows, idRows := strings.Split(strings.TrimSpace(wantSel), "\n"), strings.Split(strings.TrimSpace(out), "\n")
+	for r := 1; r < len(plainRows); r++ {
+		f, g := strings.Split(plainRows[r], ","), strings.Split(idRows[r], ",")
+		if len(g) != 4 || f[0] != g[0] || f[1] != g[1] || g[2] != string(rune('a'+f[1][0]-'0')) || f[2] != g[3] {
+			t.Errorf("select row %d: %q, plain %q", r, idRows[r], plainRows[r])
+		}
+	}
+	// An unnamed column that is neither an index nor unique is refused.
+	dup := writeFile(t, dir, "dup.csv", ",e1,e2\n0,1,0\n0,0,1\n1,1,1\n")
+	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", dup))
+	if code != 1 || out != "" || !strings.Contains(stderr, dup+`: column "" (column 1, no name) is neither a row index (0..n-1) nor unique ids`) {
+		t.Errorf("dup index: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// pandas' "Unnamed: 0" (a CSV read and written again without
+	// index=False) is unnamed too; with --id-column given, a unique unnamed
+	// column is dropped as row labels.
+	unnamed := writeFile(t, dir, "u.csv", "Unnamed: 0,id,e1,e2\n0,a,1,0\n1,b,0,1\n2,c,1,1\n3,d,0.5,0.25\n")
+	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", unnamed, "--id-column", "id", "--format", "csv"))
+	if code != 0 || out != want || !strings.Contains(stderr, `column "Unnamed: 0" (column 1, no name) holds 0..3`) {
+		t.Errorf("Unnamed: 0: exit %d, %q, stderr %q", code, out, stderr)
+	}
+	for _, label := range []string{"label", "y", "class", "activity", "active", "is_toxic", "Target"} {
+		f := writeFile(t, dir, "lab.csv", "e1,e2,"+label+"\n1,0,1\n0,1,0\n1,1,1\n")
+		code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", f, "--k", "1"))
+		if code != 1 || out != "" || !strings.Contains(stderr, fmt.Sprintf("column %q looks like a label or target", label)) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", label, code, out, stderr)
+		}
+	}
+}
+
+// TestScoreStandardizeAndPrefix: --standardize z-scores each column with
+// the population sd (divisor n) before the kernel, checked against the
+// same embeddings standardised by hand; --feature-prefix picks x1, x2.
+func TestScoreStandardizeAndPrefix(t *testing.T) {
+	dir := t.TempDir()
+	raw := writeFile(t, dir, "raw.csv", "x1,x2,w\n1,10,7\n2,10,7\n3,40,7\n4,20,7\n")
+	// Column x1: mean 2.5, population sd sqrt(1.25); x2: mean 20, sd sqrt(150).
+	var b strings.Builder
+	b.WriteString("z1,z2\n")
+	for _, r := range [][2]float64{{1, 10}, {2, 10}, {3, 40}, {4, 20}} {
+		fmt.Fprintf(&b, "%.17g,%.17g\n", (r[0]-2.5)/math.Sqrt(1.25), (r[1]-20)/math.Sqrt(150))
+	}
+	z := writeFile(t, dir, "z.csv", b.String())
+	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", z, "--embedding-kernel", "linear", "--format", "csv"))
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--feature-prefix", "x", "--standardize", "--embedding-kernel", "linear", "--format", "csv"))
+	if code != 0 || scoreDiff(t, out, want) > 1e-12 {
+		t.Errorf("standardize: exit %d, %q, want %q, stderr %q", code, out, want, stderr)
+	}
+	// A constant column becomes 0 and adds nothing.
+	code, out2, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--standardize", "--embedding-kernel", "linear", "--format", "csv"))
+	if code != 0 || scoreDiff(t, out2, want) > 1e-12 {
+		t.Errorf("constant column: exit %d, %q, want %q", code, out2, want)
+	}
+	_, unstd, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--feature-prefix", "x", "--embedding-kernel", "linear", "--format", "csv"))
+	if scoreDiff(t, unstd, want) < 1e-6 {
+		t.Errorf("--standardize changed nothing: %q", unstd)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--feature-prefix", "q"}, 1, `--feature-prefix: no column name starts with "q"`},
+		{[]string{"--feature-prefix", "x", "--feature-columns", "x1"}, 2, "give --feature-columns or --feature-prefix, not both"},
+		{[]string{"--exclude-columns", "nope"}, 1, `--exclude-columns: no column "nope"`},
+		{[]string{"--standardize", "--embedding-kernel", "tanimoto"}, 2, "--standardize: z-scored features are not fingerprints"},
+	} {
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embeddings", raw}, c.args...)...))
+		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, out, stderr, c.code, c.want)
+		}
+	}
+}
+
+// scoreDiff is the largest absolute difference between two score CSVs.
+func scoreDiff(t *testing.T, a, b string) float64 {
+	t.Helper()
+	x, y := scoreCSV(t, a), scoreCSV(t, b)
+	d := 0.0
+	for q, v := range y {
+		if len(x[q]) != len(v) {
+			return math.Inf(1)
+		}
+		for i := range v {
+			d = math.Max(d, math.Abs(x[q][i]-v[i]))
+		}
+	}
+	return d
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDamagedNPYHeaders at the command line: a truncated
+// v1 header and one without its newline made npyio panic (exit 2 with a Go
+// stack trace) in score and select; now each is exit 1 naming the file.
+func TestDamagedNPYHeaders(t *testing.T) {
+	dir := t.TempDir()
+	header := "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"
+	noNewline := "\x93NUMPY\x01\x00" + string(rune(len(header))) + "\x00" + header + strings.Repeat("\x00", 32)
+	for name, body := range map[string]string{"truncated.npy": "\x93NUMPY\x01000", "nonewline.npy": noNewline} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"score", "--kernel", p}, {"select", "--kernel", p, "--k", "1"}} {
+			code, _, stderr := qvsCmd(t, args...)
+			if code != 1 || !strings.Contains(stderr, p+": ") || strings.Contains(stderr, "panic") {
+				t.Errorf("%v: exit %d, stderr %q; want 1 and an error naming the file", args, code, stderr)
+			}
+		}
+	}
+}
+
+// TestSuggestTakesAnyPoolFileName: `as suggest` and `graph` read pool
+// files whose names are legal but no plain name (a\b.csv, ..csv): they
+// write no campaign folder named after them (refused as "task: ... is not
+// a plain name" before).
+func TestSuggestTakesAnyPoolFileName(t *testing.T) {
+	dir := t.TempDir()
+	body := "x1,x2\n1,0\n2,0\n3,1\n4,1\n5,3\n6,2\n"
+	for _, name := range []string{`a\b.csv`, "..csv"} {
+		pool := writeFile(t, dir, name, body)
+		code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--k", "2", "--batch", "2", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
+		if code != 0 || out == "" {
+			t.Errorf("as suggest --pool %s: exit %d, %s", name, code, stderr)
+		}
+		code, _, stderr = qvsCmd(t, "graph", "--pool", pool, "--k", "2", "--quiet", "--out", filepath.Join(dir, "W.npz"), "--cache-dir", filepath.Join(dir, "cache"))
+		if code != 0 {
+			t.Errorf("graph --pool %s: exit %d, %s", name, code, stderr)
+		}
+	}
+}
+
+// TestSemicolonCSVHint: a file saved with ';' or tab separators (a
+// spreadsheet in many locales) fails with a hint that qvs reads
+// comma-separated values, wherever a cell or header does not parse; a
+// comma-separated file's errors carry no such hint.
+func TestSemicolonCSVHint(t *testing.T) {
+	dir := t.TempDir()
+	const hint = "qvs reads comma-separated values"
+	sp := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
+	for _, c := range []struct {
+		name string
+		args []string
+		hint bool
+	}{
+		// The QA case: line 2, column 1: "0.5;1;0" is not a number.
+		{"kernel ;", []string{"score", "--kernel", writeFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
+		{"kernel tab", []string{"score", "--kernel", writeFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
+		{"kernel comma", []string{"score", "--kernel", writeFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
+		{"embeddings with ids ;", []string{"score", "--embeddings", writeFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
+		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
+		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
+		{"pool ;", []string{"as", "suggest", "--pool", writeFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
+		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := c.args
+			if args[0] == "as" {
+				args = append(args, "--cache-dir", filepath.Join(dir, "cache"))
+			}
+			code, stdout, stderr := qvsCmd(t, args...)
+			if code == ExitOK || stdout != "" {
+				t.Fatalf("exit %d, stdout %q: want an error", code, stdout)
+			}
+			if strings.Contains(stderr, hint) != c.hint {
+				t.Errorf("stderr %q: hint %q present = %v, want %v", stderr, hint, !c.hint, c.hint)
+			}
+		})
+	}
+}

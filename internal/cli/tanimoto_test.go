@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/qvs-dev/qvs/internal/vendi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// textTanimoto is the Tanimoto similarity of two '0'/'1' strings by its
+// definition (1 for two empty fingerprints).
+func textTanimoto(a, b string) float64 {
+	and, or := 0, 0
+	for i := range a {
+		if a[i] == '1' && b[i] == '1' {
+			and++
+		}
+		if a[i] == '1' || b[i] == '1' {
+			or++
+		}
+	}
+	if or == 0 {
+		return 1
+	}
+	return float64(and) / float64(or)
+}
+
+// TestScoreSelectTanimoto: score and select --embedding-kernel tanimoto
+// on a fingerprint column (bits or FPS hex) and on count columns equal
+// VS_q of the Tanimoto matrix built from the definition.
+func TestScoreSelectTanimoto(t *testing.T) {
+	dir := t.TempDir()
+	fps := []string{"11000000", "10100000", "00000011", "00000000", "11100000"}
+	counts := [][]float64{{2, 0, 1}, {1, 1, 1}, {0, 3, 0}, {0, 0, 0}, {2, 1, 1}}
+	var bitsCSV, hexCSV, countCSV strings.Builder
+	bitsCSV.WriteString("name,fp\n")
+	hexCSV.WriteString("name,fp\n")
+	countCSV.WriteString("name,c1,c2,c3\n")
+	for i, fp := range fps {
+		v := 0
+		for s := range 8 {
+			if fp[s] == '1' {
+				v |= 1 << s
+			}
+		}
+		fmt.Fprintf(&bitsCSV, "m%d,%s\n", i, fp)
+		fmt.Fprintf(&hexCSV, "m%d,%02X\n", i, v)
+		fmt.Fprintf(&countCSV, "m%d,%g,%g,%g\n", i, counts[i][0], counts[i][1], counts[i][2])
+	}
+	minMax := func(a, b []float64) float64 {
+		lo, hi := 0.0, 0.0
+		for f := range a {
+			lo, hi = lo+math.Min(a[f], b[f]), hi+math.Max(a[f], b[f])
+		}
+		if hi == 0 {
+			return 1
+		}
+		return lo / hi
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		sim  func(i, j int) float64
+	}{
+		{"bits", []string{"--embeddings", writeFile(t, dir, "b.csv", bitsCSV.String()), "--fingerprint-column", "fp"}, func(i, j int) float64 { return textTanimoto(fps[i], fps[j]) }},
+		{"hex", []string{"--embeddings", writeFile(t, dir, "h.csv", hexCSV.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"}, func(i, j int) float64 { return textTanimoto(fps[i], fps[j]) }},
+		{"counts", []string{"--embeddings", writeFile(t, dir, "c.csv", countCSV.String())}, func(i, j int) float64 { return minMax(counts[i], counts[j]) }},
+	} {
+		K := mat.NewSymDense(len(fps), nil)
+		for i := range fps {
+			for j := i; j < len(fps); j++ {
+				K.SetSym(i, j, c.sim(i, j))
+			}
+		}
+		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embedding-kernel", "tanimoto", "--id-column", "name", "--q", "0.5,1,inf", "--format", "csv"}, c.args...)...))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		got := scoreCSV(t, out)
+		for _, q := range []string{"0.5", "1", "inf"} {
+			qv, _ := vendi.ParseOrder(q)
+			vs, _ := vendi.Score(K, qv)
+			if len(got[q]) != 1 || math.Abs(got[q][0]-vs) > 1e-12 {
+				t.Errorf("%s q = %s: %v, want %v", c.name, q, got[q], vs)
+			}
+		}
+		// select: the first pick of VS_1 ties (every singleton is 1) to
+		// row 0; the second is the item least similar to it.
+		code, out, stderr = exitOf(t, RunSelect, selectArgs(t, append([]string{"--embedding-kernel", "tanimoto", "--id-column", "name", "--k", "2", "--format", "csv"}, c.args...)...))
+		best, bestV := -1, math.Inf(-1)
+		for j := 1; j < len(fps); j++ {
+			sub := mat.NewSymDense(2, []float64{1, K.At(0, j), K.At(0, j), 1})
+			if v, _ := vendi.Score(sub, 1); v > bestV+1e-12 {
+				best, bestV = j, v
+			}
+		}
+		if code != 0 || !strings.HasPrefix(out, fmt.Sprintf("rank,index,id,qvs\n1,0,m0,1\n2,%d,m%d,", best, best)) {
+			t.Errorf("%s select: exit %d, %q (want pick %d), %s", c.name, code, out, best, stderr)
+		}
+	}
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "b2.csv", bitsCSV.String()), "--id-column", "name", "--fingerprint-column", "fp"))
+	if code != 2 || out != "" || !strings.Contains(stderr, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --embedding-kernel tanimoto") {
+		t.Errorf("no tanimoto: exit %d, %q, %q", code, out, stderr)
+	}
+	bad := writeFile(t, dir, "bad.csv", "name,fp\na,0101\nb,01x1\n")
+	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", bad, "--id-column", "name", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto"))
+	if code != 1 || out != "" || !strings.Contains(stderr, bad+`: line 3, column "fp" (--fingerprint-column), format bits: character 3 is "x"`) {
+		t.Errorf("bad fingerprint: exit %d, %q, %q", code, out, stderr)
+	}
+}

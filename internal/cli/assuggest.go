@@ -77,15 +77,15 @@ type ScoreSettings struct {
 
 // DefaultASSuggestOptions are the flags' defaults.
 func DefaultASSuggestOptions() ASSuggestOptions {
-	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: Formats(FormatTable), Labels: DefaultLabelSettings(), Scores: DefaultScoreSettings()}
+	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: formats(FormatTable), Labels: defaultLabelSettings(), Scores: defaultScoreSettings()}
 }
 
-// DefaultLabelSettings and DefaultScoreSettings are the flags' defaults.
-func DefaultLabelSettings() LabelSettings {
+// defaultLabelSettings and defaultScoreSettings are the flags' defaults.
+func defaultLabelSettings() LabelSettings {
 	return LabelSettings{Threshold: 0.5, Beta: 1, Lambda: 0.5, Fantasy: "pessimistic"}
 }
 
-func DefaultScoreSettings() ScoreSettings {
+func defaultScoreSettings() ScoreSettings {
 	return ScoreSettings{HitTopFraction: surrogate.DefaultHitTopFraction, Acquisition: surrogate.DefaultAcquisition,
 		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity}
 }
@@ -144,7 +144,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	if err := checkInputs(poolCfg, o.Observed, o.Pending); err != nil {
 		return err
 	}
-	pool, err := LoadSearchPool(e, poolCfg)
+	pool, err := loadSearchPool(e, poolCfg)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 		remaining = o.Batch
 	}
 	q := o.Q
-	steps := NewStepLog(e.Err, e.Quiet)
+	steps := newStepLog(e.Err, e.Quiet)
 	steps.Step(fmt.Sprintf("picking a batch of %d (%s)", o.Batch, o.Method))
 	s, err := search.Suggest(pool, search.SuggestRequest{
 		Observed: observed, Pending: pending, Prior: prior, Ties: proto.Ties, Seed: proto.Seed,
@@ -195,13 +195,13 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 		if s.ColdStart {
 			describeColdStart(e.Err, prior, s, o.Method, q)
 		} else {
-			DescribePrior(e.Err, prior, s.A1, &s.Fit)
+			describePrior(e.Err, prior, s.A1, &s.Fit)
 		}
 	}
-	t := Table{Command: "as suggest", Head: []string{"rank", "index", "id", "probability", "qvs"}, SafeIDs: !o.RawIDs,
+	t := table{Command: "as suggest", Head: []string{"rank", "index", "id", "probability", "qvs"}, SafeIDs: !o.RawIDs,
 		TableHead: []string{"rank", "index", "id", "probability", "qVS_" + q.String()},
-		Round:     RoundColumns(Fixed(4), 3, 4),
-		Extra: []Field{{"method", o.Method}, {"q", JSONNumber(float64(q))}, {"prior_a1", s.A1},
+		Round:     roundColumns(fixed(4), 3, 4),
+		Extra: []field{{"method", o.Method}, {"q", jsonNumber(float64(q))}, {"prior_a1", s.A1},
 			{"labelled", len(observed)}, {"pending", len(pending)},
 			{"cold_start", s.ColdStart}, {"picked_by", s.PickedBy}}}
 	for r, x := range s.Picks {
@@ -272,7 +272,7 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 		}
 		fmt.Fprintf(e.Err, "loading pool %s ...\n", what)
 	}
-	steps := NewStepLog(e.Err, e.Quiet)
+	steps := newStepLog(e.Err, e.Quiet)
 	pool, err := datasets.LoadWith(poolCfg, e.DataDir, e.CacheDir, knn.GraphOptions{Workers: e.Workers, Progress: steps.Progress(), Name: e.KeyName, FeaturesOnly: true})
 	steps.End()
 	if err != nil {
@@ -310,7 +310,7 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 		req.Observed = append(req.Observed, sc.Index)
 		req.Values = append(req.Values, sc.Value)
 	}
-	steps = NewStepLog(e.Err, e.Quiet)
+	steps = newStepLog(e.Err, e.Quiet)
 	steps.Step(fmt.Sprintf("fitting the GP to %d scores and picking a batch of %d (%s)", len(scores), o.Batch, o.Method))
 	res, err := surrogate.Suggest(e.Context(), pool, req)
 	steps.End()
@@ -346,7 +346,7 @@ func describeScored(w interface{ Write([]byte) (int, error) }, r *surrogate.Resu
 // scoredTable is the batch: rank, index, id, the acquisition, posterior
 // mean and sd (the scores' units), and for qvs the quality and the qvs
 // column; the aligned table rounds them.
-func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) *Table {
+func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) *table {
 	withQ := len(r.Quality) == len(r.Picks) && len(r.Values) == len(r.Picks) && len(r.Picks) > 0
 	head := []string{"rank", "index", "id", r.AcquisitionName, "mean", "sd"}
 	if r.ColdStart {
@@ -359,13 +359,13 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 	if !math.IsNaN(r.HitThreshold) {
 		thr = r.HitThreshold
 	}
-	t := &Table{Command: "as suggest", Head: head, SafeIDs: !o.RawIDs, TableHead: slices.Clone(head),
-		Extra: []Field{{"method", r.Method}, {"acquisition", r.AcquisitionName}, {"q", JSONNumber(float64(r.Q))},
+	t := &table{Command: "as suggest", Head: head, SafeIDs: !o.RawIDs, TableHead: slices.Clone(head),
+		Extra: []field{{"method", r.Method}, {"acquisition", r.AcquisitionName}, {"q", jsonNumber(float64(r.Q))},
 			{"minimize", o.Scores.Minimize}, {"scored", r.Scored}, {"failed", r.Failed},
 			{"pending", r.Pending}, {"hit_threshold", thr}, {"hits", r.Hits},
 			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
-	sig4 := RoundColumns(Rounded(4), 3, 4, 5)
-	fix4 := RoundColumns(Fixed(4), len(head)-2, len(head)-1)
+	sig4 := roundColumns(rounded(4), 3, 4, 5)
+	fix4 := roundColumns(fixed(4), len(head)-2, len(head)-1)
 	t.Round = func(row []string) {
 		if !r.ColdStart {
 			sig4(row)

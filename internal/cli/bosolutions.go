@@ -20,26 +20,26 @@ type SolutionsOptions struct {
 	M        int
 	Minimize bool
 	// Space and Kernel: exactly one names the evaluations' domain.
-	Space  SolutionsSpace
-	Kernel SolutionsKernel
+	Space  solutionsSpace
+	Kernel solutionsKernel
 	// SpaceFlags and KernelFlags are the flags given that apply to one
 	// domain only (the settings table's rows of Space, Kernel).
 	SpaceFlags, KernelFlags []string
 }
 
-// SolutionsSpace is a continuous space (--space) and its distance.
-type SolutionsSpace struct {
+// solutionsSpace is a continuous space (--space) and its distance.
+type solutionsSpace struct {
 	File             string
 	LengthScale      float64
 	LengthScaleGiven bool
 }
 
-// SolutionsKernel is a discrete pool (--kernel) and its ids.
-type SolutionsKernel struct{ File, IDs string }
+// solutionsKernel is a discrete pool (--kernel) and its ids.
+type solutionsKernel struct{ File, IDs string }
 
 // DefaultSolutionsOptions are the flags' defaults.
 func DefaultSolutionsOptions() SolutionsOptions {
-	return SolutionsOptions{Format: Formats(FormatCSV, FormatCSV, FormatTable, FormatJSON), Q: 1, M: 3}
+	return SolutionsOptions{Format: formats(FormatCSV, FormatCSV, FormatTable, FormatJSON), Q: 1, M: 3}
 }
 
 // RunSolutions prints the o.M diverse high-quality solutions among the
@@ -54,8 +54,8 @@ func RunSolutions(e *Env, o *SolutionsOptions) error {
 		return Usagef("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
 	case o.Observed == "":
 		return Usagef("--observed FILE is required")
-	case o.M < 1 || o.M > MaxRegions:
-		return Usagef("--m %d: expected 1 to %d", o.M, MaxRegions)
+	case o.M < 1 || o.M > maxRegions:
+		return Usagef("--m %d: expected 1 to %d", o.M, maxRegions)
 	case o.Space.File != "" && len(o.KernelFlags) > 0:
 		return onlyWith("--kernel", o.KernelFlags)
 	case o.Kernel.File != "" && len(o.SpaceFlags) > 0:
@@ -64,7 +64,7 @@ func RunSolutions(e *Env, o *SolutionsOptions) error {
 		return Usagef("--length-scale %v: must be a finite number > 0", o.Space.LengthScale)
 	}
 	q, minimize := o.Q, o.Minimize
-	t := Table{Command: "bayesopt solutions"}
+	t := table{Command: "bayesopt solutions"}
 	var vs float64
 	note := ""
 	if o.Space.File != "" {
@@ -132,7 +132,7 @@ func RunSolutions(e *Env, o *SolutionsOptions) error {
 		}
 	}
 	if o.Format.Value == FormatJSON {
-		t.Extra = []Field{{"m", o.M}, {"q", JSONNumber(float64(q))}, {"vs", JSONNumber(vs)}}
+		t.Extra = []field{{"m", o.M}, {"q", jsonNumber(float64(q))}, {"vs", jsonNumber(vs)}}
 		return t.Write(e.Out, FormatJSON)
 	}
 	if err := t.Write(e.Out, o.Format.Value); err != nil {

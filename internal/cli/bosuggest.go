@@ -48,15 +48,15 @@ type BOSuggestOptions struct {
 	RawIDs, RetryFailed bool
 	// OnKernel: a discrete pool (--kernel), else a continuous space.
 	OnKernel   bool
-	Continuous ContinuousSuggestSettings
-	Discrete   DiscreteSuggestSettings
+	Continuous continuousSuggestSettings
+	Discrete   discreteSuggestSettings
 	// ContinuousFlags and DiscreteFlags are the flags given that apply to
 	// one kind only (the settings table's rows of Continuous, Discrete).
 	ContinuousFlags, DiscreteFlags []string
 }
 
-// ContinuousSuggestSettings apply to --space only.
-type ContinuousSuggestSettings struct {
+// continuousSuggestSettings apply to --space only.
+type continuousSuggestSettings struct {
 	Space, Pending                string
 	Minimize                      bool
 	Regions, Candidates, MaxTrain int
@@ -66,17 +66,17 @@ type ContinuousSuggestSettings struct {
 	QVSMode                       string
 }
 
-// DiscreteSuggestSettings apply to --kernel only.
-type DiscreteSuggestSettings struct {
+// discreteSuggestSettings apply to --kernel only.
+type discreteSuggestSettings struct {
 	Kernel, IDs, Name string
 	Beta              float64
 }
 
 // DefaultBOSuggestOptions are the flags' defaults.
 func DefaultBOSuggestOptions() BOSuggestOptions {
-	return BOSuggestOptions{Method: "qvs", Format: Formats(FormatCSV, FormatCSV, FormatTable, FormatJSON), Q: 1, Batch: DefaultSuggestBatch,
-		Continuous: ContinuousSuggestSettings{Regions: 3, Tau: bayesopt.DefaultTau, Candidates: DefaultSuggestCandidates, MaxTrain: bayesopt.DefaultMaxTrain, QVSMode: bayesopt.ModePaper},
-		Discrete:   DiscreteSuggestSettings{Name: discrete.TaskKernel, Beta: 2}}
+	return BOSuggestOptions{Method: "qvs", Format: formats(FormatCSV, FormatCSV, FormatTable, FormatJSON), Q: 1, Batch: DefaultSuggestBatch,
+		Continuous: continuousSuggestSettings{Regions: 3, Tau: bayesopt.DefaultTau, Candidates: DefaultSuggestCandidates, MaxTrain: bayesopt.DefaultMaxTrain, QVSMode: bayesopt.ModePaper},
+		Discrete:   discreteSuggestSettings{Name: discrete.TaskKernel, Beta: 2}}
 }
 
 // RunBOSuggest prints the next batch of experiments of the user's own
@@ -152,11 +152,11 @@ func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 	for _, f := range []struct {
 		key      string
 		v, limit int
-	}{{"candidates", c.Candidates, MaxCandidates}, {"max_train", c.MaxTrain, math.MaxInt}, {"regions", c.Regions, MaxRegions}} {
+	}{{"candidates", c.Candidates, maxCandidates}, {"max_train", c.MaxTrain, math.MaxInt}, {"regions", c.Regions, maxRegions}} {
 		if f.v < 1 {
 			return SettingError("", f.key, f.v, "must be at least 1")
 		}
-		if err := CheckAtMost("", f.key, f.v, f.limit); err != nil {
+		if err := checkAtMost("", f.key, f.v, f.limit); err != nil {
 			return err
 		}
 	}
@@ -201,7 +201,7 @@ func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 	if len(sug) < o.Batch {
 		fmt.Fprintf(e.Err, "qvs bayesopt suggest: warning: %d suggestion(s), fewer than --batch %d: no more distinct points were found (type: int parameters leave few)\n", len(sug), o.Batch)
 	}
-	t := Table{Command: "bayesopt suggest", Head: append(append([]string{"rank"}, sp.Names()...), "region")}
+	t := table{Command: "bayesopt suggest", Head: append(append([]string{"rank"}, sp.Names()...), "region")}
 	for i, x := range sug {
 		row := []string{strconv.Itoa(i + 1)}
 		for j, v := range x.Values {
@@ -220,7 +220,7 @@ func runDiscreteSuggest(e *Env, o *BOSuggestOptions) error {
 	if !o.InitGiven {
 		init = discrete.DefaultSettings().Init
 	}
-	if err := checkBatchMethod(o.Batch, MaxDiscreteBatch, limitWhy["batch"]+"; ask again with the results of this one", o.Method, discrete.Methods); err != nil {
+	if err := checkBatchMethod(o.Batch, maxDiscreteBatch, limitWhy["batch"]+"; ask again with the results of this one", o.Method, discrete.Methods); err != nil {
 		return err
 	}
 	q := o.Q
@@ -302,8 +302,8 @@ func runDiscreteSuggest(e *Env, o *BOSuggestOptions) error {
 	}
 	// The table shows 4 significant digits of ucb, mean and sd; csv keeps
 	// full precision.
-	t := Table{Command: "bayesopt suggest", Head: []string{"rank", "index", "id", "ucb", "mean", "sd"}, SafeIDs: !o.RawIDs,
-		Round: RoundColumns(Rounded(4), 3, 4, 5)}
+	t := table{Command: "bayesopt suggest", Head: []string{"rank", "index", "id", "ucb", "mean", "sd"}, SafeIDs: !o.RawIDs,
+		Round: roundColumns(rounded(4), 3, 4, 5)}
 	for r, i := range picks {
 		row := []string{strconv.Itoa(r + 1), strconv.Itoa(i), ids[i], "", "", ""}
 		if acq != nil {

@@ -120,11 +120,11 @@ func kindArticle(k eval.Kind) string {
 	return "a " + k.String()
 }
 
-// CampaignInputs names input files for config.yaml's fingerprints: by
+// campaignInputs names input files for config.yaml's fingerprints: by
 // their path relative to the data directory when they lie in it (so a
 // moved data folder with the same contents resumes), else as given; ""
 // is skipped.
-func CampaignInputs(dataDir string, paths ...string) []campaign.Input {
+func campaignInputs(dataDir string, paths ...string) []campaign.Input {
 	var out []campaign.Input
 	for _, p := range paths {
 		if p == "" {

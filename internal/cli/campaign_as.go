@@ -95,7 +95,7 @@ func CheckASConfig(configPath string, cfg *ASConfig, anyTask bool) error {
 type ASCampaign struct {
 	Env    *Env
 	Config ASConfig // resolved and checked (CheckASConfig)
-	// Load, if not nil, replaces LoadSearchPool (the pool loaded and
+	// Load, if not nil, replaces loadSearchPool (the pool loaded and
 	// prepared for search, said on stderr).
 	Load func(datasets.Config) (*search.Pool, error)
 
@@ -105,7 +105,7 @@ type ASCampaign struct {
 // Plan implements campaign.Kind.
 func (k *ASCampaign) Plan() (*campaign.Plan, error) {
 	cfg := k.Config
-	if err := CheckAtMost(k.Env.Config, "repeats", cfg.Repeats, MaxRepeats); err != nil {
+	if err := checkAtMost(k.Env.Config, "repeats", cfg.Repeats, maxRepeats); err != nil {
 		return nil, err
 	}
 	camp, err := search.Plan(cfg.Protocol)
@@ -128,7 +128,7 @@ func (k *ASCampaign) Open(context.Context) (*campaign.Opened, error) {
 	cfg, env := k.Config, k.Env
 	load := k.Load
 	if load == nil {
-		load = func(c datasets.Config) (*search.Pool, error) { return LoadSearchPool(env, c) }
+		load = func(c datasets.Config) (*search.Pool, error) { return loadSearchPool(env, c) }
 	}
 	pool, err := load(cfg.Pool)
 	if err != nil {
@@ -144,10 +144,10 @@ func (k *ASCampaign) Open(context.Context) (*campaign.Opened, error) {
 	}
 	if !env.Quiet {
 		if _, a1, err := k.camp.StartPrior(pool); err == nil {
-			DescribePrior(env.Err, k.camp.Prior, a1, nil)
+			describePrior(env.Err, k.camp.Prior, a1, nil)
 		}
 	}
-	return &campaign.Opened{Run: run, Config: recorded, Inputs: CampaignInputs(env.DataDir, datasets.InputFiles(cfg.Pool, env.DataDir)...)}, nil
+	return &campaign.Opened{Run: run, Config: recorded, Inputs: campaignInputs(env.DataDir, datasets.InputFiles(cfg.Pool, env.DataDir)...)}, nil
 }
 
 // checkASFolder compares cfg with the config recorded in its folder before

@@ -93,7 +93,7 @@ func (k *BayesoptCampaign) Plan() (*campaign.Plan, error) {
 	} else if cfg.Own != (bayesopt.Own{}) {
 		return nil, Usagef("%s are for your own problem, not task %s", flagList(k.OwnFlags), task)
 	}
-	if err := atMost(configPath, limit{"repeats", cfg.Repeats, MaxRepeats}, limit{"candidates", cfg.Candidates, MaxCandidates}, limit{"regions", cfg.Regions, MaxRegions}); err != nil {
+	if err := atMost(configPath, limit{"repeats", cfg.Repeats, maxRepeats}, limit{"candidates", cfg.Candidates, maxCandidates}, limit{"regions", cfg.Regions, maxRegions}); err != nil {
 		return nil, err
 	}
 	if cfg.Out == "" {
@@ -146,7 +146,7 @@ func (k *BayesoptCampaign) Open(context.Context) (*campaign.Opened, error) {
 		Run: k.camp.RunFunc(k.obj, inner, warn),
 		// A space campaign's results depend on the space file's contents,
 		// not only its name: an edited file is refused like changed data.
-		Inputs: CampaignInputs(env.DataDir, cfg.Space),
+		Inputs: campaignInputs(env.DataDir, cfg.Space),
 	}, nil
 }
 

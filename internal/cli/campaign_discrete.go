@@ -56,7 +56,7 @@ func (k *DiscreteCampaign) Plan() (*campaign.Plan, error) {
 		}
 		return nil, Usagef("--%s applies to continuous tasks, not the discrete task %s", k.Refused[0], cfg.Task)
 	}
-	if err := atMost(configPath, limit{"repeats", cfg.Repeats, MaxRepeats}, limit{"batch", cfg.Batch, MaxDiscreteBatch}); err != nil {
+	if err := atMost(configPath, limit{"repeats", cfg.Repeats, maxRepeats}, limit{"batch", cfg.Batch, maxDiscreteBatch}); err != nil {
 		return nil, err
 	}
 	if cfg.Out == "" {
@@ -99,7 +99,7 @@ func (k *DiscreteCampaign) Open(context.Context) (*campaign.Opened, error) {
 	}
 	return &campaign.Opened{
 		Run:     loaded.Problem.RunFunc(base, cfg.Q.Orders()),
-		Inputs:  CampaignInputs(env.DataDir, cfg.InputFiles(env.DataDir)...),
+		Inputs:  campaignInputs(env.DataDir, cfg.InputFiles(env.DataDir)...),
 		Prepare: func() error { return loaded.WriteMDS(cfg.Out) },
 	}, nil
 }

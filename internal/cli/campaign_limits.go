@@ -1,9 +1,9 @@
 package cli
 
-// atMost is CheckAtMost of several keys, in order.
+// atMost is checkAtMost of several keys, in order.
 func atMost(configPath string, limits ...limit) error {
 	for _, l := range limits {
-		if err := CheckAtMost(configPath, l.key, l.v, l.max); err != nil {
+		if err := checkAtMost(configPath, l.key, l.v, l.max); err != nil {
 			return err
 		}
 	}

@@ -89,7 +89,7 @@ func (k *ReplayCampaign) Plan() (*campaign.Plan, error) {
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("results", cfg.Task+"-replay")
 	}
-	if err := CheckAtMost(configPath, "repeats", cfg.Repeats, MaxRepeats); err != nil {
+	if err := checkAtMost(configPath, "repeats", cfg.Repeats, maxRepeats); err != nil {
 		return nil, err
 	}
 	camp, err := replay.Plan(cfg.Protocol)
@@ -117,7 +117,7 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	load := k.Load
 	if load == nil {
 		load = func(c datasets.Config) (*datasets.Pool, error) {
-			steps := NewStepLog(env.Err, env.Quiet)
+			steps := newStepLog(env.Err, env.Quiet)
 			defer steps.End()
 			return datasets.LoadWith(c, env.DataDir, env.CacheDir, knn.GraphOptions{Workers: env.Workers, Progress: steps.Progress(), Name: env.KeyName, FeaturesOnly: true})
 		}
@@ -155,7 +155,7 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	}
 	return &campaign.Opened{
 		Run:    run,
-		Inputs: CampaignInputs(env.DataDir, append(datasets.InputFiles(cfg.Pool, env.DataDir), cfg.Scores)...), // "" is skipped
+		Inputs: campaignInputs(env.DataDir, append(datasets.InputFiles(cfg.Pool, env.DataDir), cfg.Scores)...), // "" is skipped
 		Steps:  sz.Init + sz.Budget,
 	}, nil
 }

@@ -83,7 +83,7 @@ func TestRunCampaignRefusesBeforeLoading(t *testing.T) {
 	env, out, _ := campEnv(t)
 	dir := filepath.Join(t.TempDir(), "as")
 	k := tinyAS(env, dir, "random")
-	k.Config.Repeats = MaxRepeats + 1
+	k.Config.Repeats = maxRepeats + 1
 	loaded := false
 	k.Load = func(datasets.Config) (*search.Pool, error) { loaded = true; return nil, nil }
 	err := RunCampaign(env, k, campaign.Shard{})

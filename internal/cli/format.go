@@ -22,14 +22,14 @@ func Float(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// Rounded is how an aligned table for people prints a number it rounds
+// rounded is how an aligned table for people prints a number it rounds
 // to digits significant digits (%.Ng): the columns of a GP's posterior.
-func Rounded(digits int) func(float64) string {
+func rounded(digits int) func(float64) string {
 	return func(v float64) string { return strconv.FormatFloat(v, 'g', digits, 64) }
 }
 
-// Fixed is how an aligned table prints a score it rounds to decimals
+// fixed is how an aligned table prints a score it rounds to decimals
 // places (%.Nf): VS, qVS and probabilities.
-func Fixed(decimals int) func(float64) string {
+func fixed(decimals int) func(float64) string {
 	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
 }

@@ -36,7 +36,7 @@ func RunGraph(e *Env, o *GraphOptions) error {
 	}
 	done := make(chan built, 1)
 	go func() {
-		pool, err := LoadPool(e, o.Pool)
+		pool, err := loadPool(e, o.Pool)
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -47,7 +47,7 @@ func RunGraph(e *Env, o *GraphOptions) error {
 		if !e.Quiet {
 			printNotes(e.Err, "", pool.Notes)
 		}
-		steps := NewStepLog(e.Err, e.Quiet)
+		steps := newStepLog(e.Err, e.Quiet)
 		steps.Step("writing " + o.Out)
 		m := pool.GraphCSR()
 		err = fileio.WriteCSRNPZ(o.Out, m)

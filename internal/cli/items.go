@@ -78,9 +78,9 @@ func (o *ItemsOptions) embeddingKernel() (string, error) {
 	return k, nil
 }
 
-// LoadItems checks how the options combine and reads the items they name
+// loadItems checks how the options combine and reads the items they name
 // (items.Load); notes go to e.Err (information only unless quiet).
-func LoadItems(e *Env, o *ItemsOptions) (*items.Items, error) {
+func loadItems(e *Env, o *ItemsOptions) (*items.Items, error) {
 	if (o.Kernel == "") == (o.Embeddings == "") {
 		return nil, Usagef("give exactly one of --kernel or --embeddings")
 	}

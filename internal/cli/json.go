@@ -12,9 +12,9 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
-// Field is a top-level field of a --format json document besides
+// field is a top-level field of a --format json document besides
 // command, columns and rows.
-type Field struct {
+type field struct {
 	Key   string
 	Value any
 }
@@ -32,7 +32,7 @@ type Field struct {
 // cell that is not valid UTF-8 (an id in Latin-1) is an error naming its
 // row and column: JSON strings are Unicode, and the encoder would write
 // U+FFFD in its place. Ids are kept verbatim: no spreadsheet opens JSON.
-func (t *Table) appendJSON(buf *bytes.Buffer) error {
+func (t *table) appendJSON(buf *bytes.Buffer) error {
 	numeric := make([]bool, len(t.Head))
 	for j, h := range t.Head {
 		numeric[j] = h != "id"
@@ -90,11 +90,11 @@ func jsonCell(s string, numeric bool) any {
 		return nil
 	}
 	v, _ := strconv.ParseFloat(s, 64)
-	return JSONNumber(v)
+	return jsonNumber(v)
 }
 
-// JSONNumber is v, or "inf", "-inf", "nan" when it is not finite.
-func JSONNumber(v float64) any {
+// jsonNumber is v, or "inf", "-inf", "nan" when it is not finite.
+func jsonNumber(v float64) any {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return Float(v)
 	}

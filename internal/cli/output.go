@@ -29,25 +29,25 @@ const (
 // through their settings table (configkeys.BindValue).
 type Format struct{ configkeys.Choice }
 
-// Formats is a --format of default def among allowed (table, csv and json
+// formats is a --format of default def among allowed (table, csv and json
 // when none is given).
-func Formats(def string, allowed ...string) Format {
+func formats(def string, allowed ...string) Format {
 	if len(allowed) == 0 {
 		allowed = []string{FormatTable, FormatCSV, FormatJSON}
 	}
 	return Format{configkeys.Choice{Value: def, Choices: allowed}}
 }
 
-// Table is a command's rows as every format prints them: Head and Rows
+// table is a command's rows as every format prints them: Head and Rows
 // hold the CSV form (numbers at full precision, Float); JSON writes the
 // same cells (WriteJSON); the aligned table may show its own header
 // (TableHead) and rounds each row first (Round).
-type Table struct {
+type table struct {
 	Command string // the JSON document's "command"
 	Head    []string
 	Rows    [][]string
 	// Extra are the JSON document's fields after the rows.
-	Extra []Field
+	Extra []field
 	// SafeIDs: in CSV, the column named id goes through
 	// fileio.SpreadsheetSafe (an id a spreadsheet would run as a formula
 	// gets a leading '; --raw-ids turns it off).
@@ -64,7 +64,7 @@ type Table struct {
 // Write writes t to w in format f in one write, so an error leaves w
 // untouched: CSV, JSON (WriteJSON) or an aligned table whose text cells
 // are quoted when unprintable (tableCell).
-func (t *Table) Write(w io.Writer, f string) error {
+func (t *table) Write(w io.Writer, f string) error {
 	var buf bytes.Buffer
 	switch f {
 	case FormatJSON:
@@ -110,9 +110,9 @@ func (t *Table) Write(w io.Writer, f string) error {
 	return err
 }
 
-// RoundColumns is a Table.Round that rewrites the non-empty cells of
+// roundColumns is a Table.Round that rewrites the non-empty cells of
 // columns cols with format (Fixed or Rounded) of the cell's value.
-func RoundColumns(format func(float64) string, cols ...int) func([]string) {
+func roundColumns(format func(float64) string, cols ...int) func([]string) {
 	return func(r []string) {
 		for _, k := range cols {
 			if k < len(r) && r[k] != "" {

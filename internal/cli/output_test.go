@@ -26,14 +26,14 @@ func TestJSONCell(t *testing.T) {
 // is refused by Set, naming the list in the command's order, and leaves
 // the value unchanged.
 func TestFormatRefusesAtParse(t *testing.T) {
-	f := Formats(FormatCSV, FormatCSV, FormatTable, FormatJSON)
+	f := formats(FormatCSV, FormatCSV, FormatTable, FormatJSON)
 	if err := f.Set("xml"); err == nil || err.Error() != "expected csv, table or json" || f.Value != FormatCSV {
 		t.Errorf("Set(xml): err %v, value %q", err, f.Value)
 	}
 	if err := f.Set(FormatJSON); err != nil || f.String() != FormatJSON {
 		t.Errorf("Set(json): err %v, value %q", err, f.Value)
 	}
-	if d := Formats(FormatTable); strings.Join(d.Choices, ",") != "table,csv,json" {
+	if d := formats(FormatTable); strings.Join(d.Choices, ",") != "table,csv,json" {
 		t.Errorf("default formats %v", d.Choices)
 	}
 }
@@ -44,10 +44,10 @@ func TestFormatRefusesAtParse(t *testing.T) {
 // header, rounds through Round and quotes an unprintable id; the rows
 // themselves are never modified.
 func TestTableFormats(t *testing.T) {
-	tb := Table{Command: "demo", Head: []string{"rank", "id", "v"}, SafeIDs: true,
+	tb := table{Command: "demo", Head: []string{"rank", "id", "v"}, SafeIDs: true,
 		Rows:      [][]string{{"1", "=A1", "0.123456789"}, {"2", "a\tb", "2"}},
-		TableHead: []string{"rank", "id", "V"}, Round: RoundColumns(Fixed(2), 2),
-		Extra: []Field{{"q", JSONNumber(2)}}}
+		TableHead: []string{"rank", "id", "V"}, Round: roundColumns(fixed(2), 2),
+		Extra: []field{{"q", jsonNumber(2)}}}
 	for _, c := range []struct{ format, want string }{
 		{FormatCSV, "rank,id,v\n1,'=A1,0.123456789\n2,a\tb,2\n"},
 		{FormatJSON, "{\"command\":\"demo\",\"columns\":[\"rank\",\"id\",\"v\"],\"rows\":[\n{\"rank\":1,\"id\":\"=A1\",\"v\":0.123456789},\n{\"rank\":2,\"id\":\"a\\tb\",\"v\":2}],\n\"q\":2}\n"},

@@ -11,12 +11,12 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// LoadPool loads the pool of cfg with its steps (reading, the graph
+// loadPool loads the pool of cfg with its steps (reading, the graph
 // build's phases, ...) and the lines of describeGraph on e.Err (unless
 // quiet). The pool's notes are the caller's to print, once.
-func LoadPool(e *Env, cfg datasets.Config) (*datasets.Pool, error) {
+func loadPool(e *Env, cfg datasets.Config) (*datasets.Pool, error) {
 	t0 := time.Now()
-	steps := NewStepLog(e.Err, e.Quiet)
+	steps := newStepLog(e.Err, e.Quiet)
 	pool, err := datasets.LoadWith(cfg, e.DataDir, e.CacheDir, knn.GraphOptions{Workers: e.Workers, Progress: steps.Progress(), Name: e.KeyName})
 	steps.End()
 	if err != nil {
@@ -28,10 +28,10 @@ func LoadPool(e *Env, cfg datasets.Config) (*datasets.Pool, error) {
 	return pool, nil
 }
 
-// LoadSearchPool loads the pool of cfg and prepares it for active search
+// loadSearchPool loads the pool of cfg and prepares it for active search
 // (search.NewPool), saying so on e.Err unless quiet: what is loaded, the
 // pool's notes (once, "qvs: " first), its size and positives.
-func LoadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
+func loadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
 	if !e.Quiet {
 		// A user's pool is named by its file: kind "csv" also reads .npy.
 		what := cfg.Kind
@@ -42,11 +42,11 @@ func LoadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
 		}
 		fmt.Fprintf(e.Err, "loading pool %s ...\n", what)
 	}
-	pool, err := LoadPool(e, cfg)
+	pool, err := loadPool(e, cfg)
 	if err != nil {
 		return nil, err
 	}
-	steps := NewStepLog(e.Err, e.Quiet)
+	steps := newStepLog(e.Err, e.Quiet)
 	steps.Step("kNN model (reverse lists, the diversity kernel's rows)")
 	sp, err := search.NewPool(pool)
 	steps.End()
@@ -98,10 +98,10 @@ func describeGraph(w io.Writer, p *datasets.Pool, loadSeconds float64) {
 	}
 }
 
-// DescribePrior says on w which prior a1 the kNN model uses and why; fit
+// describePrior says on w which prior a1 the kNN model uses and why; fit
 // is what FitPrior read (nil: a campaign, which re-estimates before every
 // batch).
-func DescribePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
+func describePrior(w io.Writer, prior search.Prior, a1 float64, fit *search.PriorFit) {
 	switch {
 	case prior.Rule == search.PriorEstimate && fit == nil:
 		fmt.Fprintf(w, "prior a1 = %.4g at the start (one positive): re-estimated before every batch from the run's labels (empirical Bayes, the a1 maximising the leave-one-out likelihood of the labels under the kNN model; see 'qvs as suggest --help')\n", a1)
@@ -121,7 +121,7 @@ func describeColdStart(w io.Writer, prior search.Prior, s *search.Suggestion, me
 	if prior.Rule == search.PriorEstimate {
 		fmt.Fprintf(w, "prior a1 = %.4g: no labels to estimate it from, so the estimate's pseudo-labels alone (one of each class; set --prior to override)\n", s.A1)
 	} else {
-		DescribePrior(w, prior, s.A1, &s.Fit)
+		describePrior(w, prior, s.A1, &s.Fit)
 	}
 	const same = "cold start (no labels): every item has Pr(y = 1) = a1, which scales the probability and qvs columns but not the batch; "
 	switch {

@@ -18,8 +18,8 @@ import (
 // here) and the cache stays empty; the same command with good files does
 // build and cache the graph.
 func TestInputsCheckedBeforeGraph(t *testing.T) {
-	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
-	ProgressDelay = 0
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
 	dir := t.TempDir()
 	const n, d = 3000, 8
 	rng := rand.New(rand.NewPCG(5, 5))

@@ -20,10 +20,10 @@ import (
 // --quiet stderr is empty; stdout (empty for graph, the batch for as
 // suggest) is the same either way and the graph file the same bytes.
 func TestGraphProgressPhases(t *testing.T) {
-	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
-	ProgressDelay = 0
-	defer func(f func(io.Writer) bool) { StepFrames = f }(StepFrames)
-	StepFrames = func(io.Writer) bool { return true } // a terminal
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	defer func(f func(io.Writer) bool) { stepFrames = f }(stepFrames)
+	stepFrames = func(io.Writer) bool { return true } // a terminal
 	dir := t.TempDir()
 	const n, d = 800, 4
 	rng := rand.New(rand.NewPCG(7, 1))
@@ -120,9 +120,9 @@ func TestGraphProgressPhases(t *testing.T) {
 // start and an end line each, no frames), a few hundred bytes, fewer than
 // with frames.
 func TestGraphStepsNotTerminal(t *testing.T) {
-	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
-	ProgressDelay = 0
-	defer func(f func(io.Writer) bool) { StepFrames = f }(StepFrames)
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
+	defer func(f func(io.Writer) bool) { stepFrames = f }(stepFrames)
 	dir := t.TempDir()
 	const n, d = 3000, 4
 	rng := rand.New(rand.NewPCG(7, 2))
@@ -133,7 +133,7 @@ func TestGraphStepsNotTerminal(t *testing.T) {
 	pool := writeNPY32(t, dir, "pool.npy", n, d, x)
 	var sizes [2]int
 	for i, frames := range []bool{false, true} {
-		StepFrames = func(io.Writer) bool { return frames }
+		stepFrames = func(io.Writer) bool { return frames }
 		code, _, stderr := qvsCmd(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
 		if code != 0 {
 			t.Fatalf("graph: exit %d: %s", code, stderr)

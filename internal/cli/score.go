@@ -17,7 +17,7 @@ type ScoreOptions struct {
 
 // DefaultScoreOptions are the flags' defaults.
 func DefaultScoreOptions() ScoreOptions {
-	return ScoreOptions{Orders: vendi.Orders{0, 0.1, 0.5, 1, 2, vendi.OrderInf}, Format: Formats(FormatTable),
+	return ScoreOptions{Orders: vendi.Orders{0, 0.1, 0.5, 1, 2, vendi.OrderInf}, Format: formats(FormatTable),
 		Items: ItemsOptions{Emb: EmbeddingOptions{Kernel: items.Cosine, FingerprintFormat: datasets.FingerprintBits}}}
 }
 
@@ -49,7 +49,7 @@ type groupScores struct {
 // all the items (items.GroupScores).
 func RunScore(e *Env, o *ScoreOptions) error {
 	o.Items.RawNPY = true
-	in, err := LoadItems(e, &o.Items)
+	in, err := loadItems(e, &o.Items)
 	if err != nil {
 		return err
 	}
@@ -67,8 +67,8 @@ func RunScore(e *Env, o *ScoreOptions) error {
 	if o.Format.Value == FormatJSON {
 		return writeIndentedJSON(e.Out, map[string]any{"n": in.N, "scores": rows})
 	}
-	t := Table{Head: []string{"q", "vs"}, TableHead: []string{"q", "VS"}, Right: true,
-		Round: RoundColumns(Fixed(6), 1, 2)}
+	t := table{Head: []string{"q", "vs"}, TableHead: []string{"q", "VS"}, Right: true,
+		Round: roundColumns(fixed(6), 1, 2)}
 	if in.Quality != nil {
 		t.Head, t.TableHead = append(t.Head, "qvs"), append(t.TableHead, "qVS")
 	}
@@ -102,7 +102,7 @@ func scoreGroups(e *Env, o *ScoreOptions, in *items.Items, note func(int, string
 		}
 		return writeIndentedJSON(e.Out, doc)
 	}
-	t := Table{Head: []string{"group", "n"}, TableHead: []string{"group", "n"}, Right: true}
+	t := table{Head: []string{"group", "n"}, TableHead: []string{"group", "n"}, Right: true}
 	for _, q := range o.Orders {
 		t.Head, t.TableHead = append(t.Head, "vs_q"+q.String()), append(t.TableHead, "VS_"+q.String())
 	}
@@ -115,7 +115,7 @@ func scoreGroups(e *Env, o *ScoreOptions, in *items.Items, note func(int, string
 	for k := range scores {
 		scores[k] = k + 2
 	}
-	t.Round = RoundColumns(Fixed(6), scores...)
+	t.Round = roundColumns(fixed(6), scores...)
 	for _, gs := range out {
 		row := []string{gs.Group, strconv.Itoa(gs.N)}
 		for _, s := range gs.Scores {

@@ -21,7 +21,7 @@ type SelectOptions struct {
 
 // DefaultSelectOptions are the flags' defaults.
 func DefaultSelectOptions() SelectOptions {
-	o := SelectOptions{Q: 1, Format: Formats(FormatTable)}
+	o := SelectOptions{Q: 1, Format: formats(FormatTable)}
 	o.Items.Emb = DefaultScoreOptions().Items.Emb
 	return o
 }
@@ -34,9 +34,9 @@ func RunSelect(e *Env, o *SelectOptions) error {
 	if o.K < 1 {
 		return Usagef("--k must be at least 1")
 	}
-	steps := NewStepLog(e.Err, e.Quiet)
+	steps := newStepLog(e.Err, e.Quiet)
 	steps.Step("reading the items")
-	in, err := LoadItems(e, &o.Items)
+	in, err := loadItems(e, &o.Items)
 	steps.End()
 	if err != nil {
 		return err
@@ -71,14 +71,14 @@ func RunSelect(e *Env, o *SelectOptions) error {
 	if prefix == nil {
 		prefix = []int{} // JSON [] rather than null
 	}
-	t := Table{Command: "select", Head: []string{"rank", "index"}, SafeIDs: !o.RawIDs,
-		Extra: []Field{{"q", JSONNumber(float64(q))}, {"prefix", prefix}}}
+	t := table{Command: "select", Head: []string{"rank", "index"}, SafeIDs: !o.RawIDs,
+		Extra: []field{{"q", jsonNumber(float64(q))}, {"prefix", prefix}}}
 	if in.IDs != nil {
 		t.Head = append(t.Head, "id")
 	}
 	t.Head = append(t.Head, "qvs")
 	t.TableHead = append(t.Head[:len(t.Head)-1:len(t.Head)-1], "qVS_"+q.String())
-	t.Round = RoundColumns(Fixed(6), len(t.Head)-1)
+	t.Round = roundColumns(fixed(6), len(t.Head)-1)
 	for r, i := range res.Picks {
 		row := []string{strconv.Itoa(r + 1), strconv.Itoa(i)}
 		if in.IDs != nil {

@@ -13,29 +13,29 @@ import (
 	"github.com/qvs-dev/qvs/internal/knn"
 )
 
-// ProgressDelay is how long a step runs before its progress bar or status
+// progressDelay is how long a step runs before its progress bar or status
 // line shows (tests set 0): shorter steps pass silently.
-var ProgressDelay = time.Second
+var progressDelay = time.Second
 
-// StepFrames reports whether a StepLog on w draws progress bars (tests
+// stepFrames reports whether a stepLog on w draws progress bars (tests
 // replace it): on a terminal only. Elsewhere (stderr redirected to a file
 // or a pipe) a bar's redrawn frames, each ended by a carriage return,
 // would pile up in the file (160 KB for one graph build).
-var StepFrames = campaign.IsTerminal
+var stepFrames = campaign.IsTerminal
 
-// StepLog shows the steps of a long command on stderr, one after another.
+// stepLog shows the steps of a long command on stderr, one after another.
 // On a terminal, a counted step (knn.ProgressFunc: done of total
 // units) gets a progress bar: done and total in its unit, the rate and the
 // time left at that rate, counted from the step's start, so the time left
 // is the step's own; the bar is cleared when the step ends. Elsewhere, and
 // for an uncounted step (step), a step gets one line when it shows,
 // "<step> ..." (a counted one: "<step>, <total> <unit> ..."). Either shows
-// only once the step has run for ProgressDelay, and a step that showed
-// ends with one line: its work and duration. A nil *StepLog (--quiet)
+// only once the step has run for progressDelay, and a step that showed
+// ends with one line: its work and duration. A nil *stepLog (--quiet)
 // shows nothing.
-type StepLog struct {
+type stepLog struct {
 	w      io.Writer
-	frames bool // progress bars (StepFrames)
+	frames bool // progress bars (stepFrames)
 	mu     sync.Mutex
 	phase  string
 	ended  string // the phase that ended last, until another starts
@@ -63,16 +63,16 @@ func (g *gatedWriter) Write(b []byte) (int, error) {
 	return g.w.Write(b)
 }
 
-// NewStepLog returns the StepLog of w (nil if quiet).
-func NewStepLog(w io.Writer, quiet bool) *StepLog {
+// newStepLog returns the stepLog of w (nil if quiet).
+func newStepLog(w io.Writer, quiet bool) *stepLog {
 	if quiet {
 		return nil
 	}
-	return &StepLog{w: w, frames: StepFrames(w)}
+	return &stepLog{w: w, frames: stepFrames(w)}
 }
 
 // Progress is the knn.ProgressFunc of l (nil for a nil l).
-func (l *StepLog) Progress() knn.ProgressFunc {
+func (l *stepLog) Progress() knn.ProgressFunc {
 	if l == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (l *StepLog) Progress() knn.ProgressFunc {
 }
 
 // report is the knn.ProgressFunc: a new phase name starts a step.
-func (l *StepLog) report(phase, unit string, done, total int64) {
+func (l *stepLog) report(phase, unit string, done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -107,7 +107,7 @@ func (l *StepLog) report(phase, unit string, done, total int64) {
 
 // Step starts an uncounted step (nothing for a nil l); End or the next
 // Step ends it.
-func (l *StepLog) Step(name string) {
+func (l *stepLog) Step(name string) {
 	if l == nil {
 		return
 	}
@@ -118,7 +118,7 @@ func (l *StepLog) Step(name string) {
 
 // begin ends the current step and starts one of total units (0:
 // uncounted); the caller holds l.mu.
-func (l *StepLog) begin(phase, unit string, total int64) {
+func (l *stepLog) begin(phase, unit string, total int64) {
 	l.finish()
 	l.phase, l.unit, l.total, l.done, l.start, l.ended = phase, unit, total, 0, time.Now(), ""
 	l.gate = &gatedWriter{w: l.w}
@@ -131,12 +131,12 @@ func (l *StepLog) begin(phase, unit string, total int64) {
 		l.bar = campaign.NewProgressBar(l.gate, phase, unit, int(max(1, (total+l.scale-1)/l.scale)))
 	}
 	l.gen++
-	if ProgressDelay <= 0 {
+	if progressDelay <= 0 {
 		l.show()
 		return
 	}
 	gen := l.gen
-	l.timer = time.AfterFunc(ProgressDelay, func() {
+	l.timer = time.AfterFunc(progressDelay, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if l.gen == gen && l.gate != nil {
@@ -146,7 +146,7 @@ func (l *StepLog) begin(phase, unit string, total int64) {
 }
 
 // show makes the current step visible; the caller holds l.mu.
-func (l *StepLog) show() {
+func (l *stepLog) show() {
 	l.gate.open = true
 	switch {
 	case l.bar != nil:
@@ -160,7 +160,7 @@ func (l *StepLog) show() {
 
 // finish ends the current step: its bar is cleared and, if it showed, one
 // line says its work and how long it took; the caller holds l.mu.
-func (l *StepLog) finish() {
+func (l *stepLog) finish() {
 	if l.gate == nil {
 		return
 	}
@@ -184,7 +184,7 @@ func (l *StepLog) finish() {
 }
 
 // End ends the current step (nothing for a nil l).
-func (l *StepLog) End() {
+func (l *stepLog) End() {
 	if l == nil {
 		return
 	}

@@ -13,10 +13,10 @@ import (
 // bar counts in thousands from 10^7 units; a nil log (--quiet) writes
 // nothing.
 func TestStepLog(t *testing.T) {
-	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
-	ProgressDelay = 0
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
 	var b bytes.Buffer
-	l := NewStepLog(&b, false)
+	l := newStepLog(&b, false)
 	l.frames = true // a terminal
 	f := l.Progress()
 	f("a (first)", "pairs", 0, 10)
@@ -44,7 +44,7 @@ func TestStepLog(t *testing.T) {
 	if !strings.Contains(got, "/25000, ") || !strings.Contains(got, "k distances/") {
 		t.Errorf("the bar of c does not count thousands: %q", got)
 	}
-	var quiet *StepLog
+	var quiet *stepLog
 	if quiet.Progress() != nil {
 		t.Error("a quiet log has a ProgressFunc")
 	}
@@ -58,10 +58,10 @@ func TestStepLog(t *testing.T) {
 // total work) and one when it ends with its work and duration, whatever
 // the number of progress calls.
 func TestStepLogNotTerminal(t *testing.T) {
-	defer func(d time.Duration) { ProgressDelay = d }(ProgressDelay)
-	ProgressDelay = 0
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = 0
 	var b bytes.Buffer
-	l := NewStepLog(&b, false)
+	l := newStepLog(&b, false)
 	if l.frames {
 		t.Fatal("a buffer is taken for a terminal")
 	}

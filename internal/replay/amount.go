@@ -16,8 +16,8 @@ type Amount struct {
 	v    float64
 }
 
-// ParseAmount parses a count or a fraction ("104", "0.01", "1e-2").
-func ParseAmount(s string) (Amount, error) {
+// parseAmount parses a count or a fraction ("104", "0.01", "1e-2").
+func parseAmount(s string) (Amount, error) {
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(t, 64)
 	switch {
@@ -31,9 +31,9 @@ func ParseAmount(s string) (Amount, error) {
 	return Amount{text: t, v: v}, nil
 }
 
-// MustAmount is ParseAmount for constants; it panics on a bad text.
-func MustAmount(s string) Amount {
-	a, err := ParseAmount(s)
+// mustAmount is parseAmount for constants; it panics on a bad text.
+func mustAmount(s string) Amount {
+	a, err := parseAmount(s)
 	if err != nil {
 		panic(err)
 	}
@@ -60,7 +60,7 @@ func (a Amount) String() string { return a.text }
 
 // Set parses a flag's value (pflag.Value).
 func (a *Amount) Set(s string) error {
-	v, err := ParseAmount(s)
+	v, err := parseAmount(s)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func DefaultProtocol() Protocol {
 		Methods: []string{surrogate.MethodQVS, surrogate.MethodGreedy, surrogate.MethodRandom},
 		Q:       vendi.NewOrderList(surrogate.DefaultQ),
 		Repeats: 3,
-		Init:    MustAmount("0.01"), Batch: MustAmount("0.01"), Budget: MustAmount("0.05"), Top: MustAmount("0.01"),
+		Init:    mustAmount("0.01"), Batch: mustAmount("0.01"), Budget: mustAmount("0.05"), Top: mustAmount("0.01"),
 	}
 }
 
@@ -196,17 +196,17 @@ type Library struct {
 // round's first row (0 on the others).
 var RecordHeader = []string{"round", "index", "id", "score", "hit", "seconds", "cpu_seconds"}
 
-// CurveHeader is the header of runs/KEY.curve.csv: after every round, the
+// curveHeader is the header of runs/KEY.curve.csv: after every round, the
 // items acquired, the hits among them, VS_1 of those hits (Similarity) and
 // the round's wall and CPU seconds.
-var CurveHeader = []string{"round", "acquired", "hits", "vs_q1", "seconds", "cpu_seconds"}
+var curveHeader = []string{"round", "acquired", "hits", "vs_q1", "seconds", "cpu_seconds"}
 
-// Similarity is the similarity under which a replay measures the
+// similarity is the similarity under which a replay measures the
 // diversity of the hits it found (VS_1): Tanimoto of fingerprints (a pool
 // of bits), else the cosine similarity of the feature vectors (a positive
 // semi-definite kernel with unit diagonal; an all-zero vector has
 // similarity 1 with itself and 0 with the others).
-func Similarity(p *datasets.Pool) func(i, j int) float64 {
+func similarity(p *datasets.Pool) func(i, j int) float64 {
 	if p.Bits != nil {
 		return func(i, j int) float64 { return surrogate.Tanimoto(p.Bits[i], p.Bits[j]) }
 	}
@@ -239,8 +239,8 @@ func Similarity(p *datasets.Pool) func(i, j int) float64 {
 	}
 }
 
-// VS1 is VS_1 of items under sim (0 for no item).
-func VS1(items []int, sim func(i, j int) float64) (float64, error) {
+// vs1 is VS_1 of items under sim (0 for no item).
+func vs1(items []int, sim func(i, j int) float64) (float64, error) {
 	if len(items) == 0 {
 		return 0, nil
 	}
@@ -282,7 +282,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 		return nil, err
 	}
 	hit, total := HitSet(lib.Scores, sz.Top, p.Minimize)
-	sim := Similarity(lib.Pool)
+	sim := similarity(lib.Pool)
 	id := func(i int) string {
 		if lib.Pool.IDs != nil {
 			return lib.Pool.IDs[i]
@@ -390,14 +390,14 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 					found = append(found, i)
 				}
 			}
-			vs, err := VS1(found, sim)
+			vs, err := vs1(found, sim)
 			if err != nil {
 				return nil, err
 			}
 			curve = append(curve, []string{strconv.Itoa(round), strconv.Itoa(hi), strconv.Itoa(len(found)), num(vs), num(wall[round]), num(cpu[round])})
 			fields = append(fields, campaign.I(fmt.Sprintf("hits_r%d", round), len(found)))
 		}
-		if err := rec.WriteFile("curve", CurveHeader, curve); err != nil {
+		if err := rec.WriteFile("curve", curveHeader, curve); err != nil {
 			return nil, err
 		}
 		vs, _ := strconv.ParseFloat(curve[len(curve)-1][3], 64)

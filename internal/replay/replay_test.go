@@ -56,7 +56,7 @@ func syntheticLibrary(n int, seed uint64) Library {
 func testProtocol() Protocol {
 	p := DefaultProtocol()
 	p.Repeats = 2
-	p.Init, p.Batch, p.Budget, p.Top = MustAmount("12"), MustAmount("10"), MustAmount("25"), MustAmount("0.05")
+	p.Init, p.Batch, p.Budget, p.Top = mustAmount("12"), mustAmount("10"), mustAmount("25"), mustAmount("0.05")
 	p.Minimize = true
 	p.Seed = 7
 	return p
@@ -138,13 +138,13 @@ func TestHitSetTies(t *testing.T) {
 
 func TestAmount(t *testing.T) {
 	for s, want := range map[string]int{"0.01": 10, "0.0004": 1, "104": 104, "1": 1, "2e1": 20, "0.5": 500} {
-		a, err := ParseAmount(s)
+		a, err := parseAmount(s)
 		if err != nil || a.Of(1000) != want {
 			t.Errorf("%s: %d, %v, want %d", s, a.Of(1000), err, want)
 		}
 	}
 	for _, s := range []string{"0", "-1", "1.5", "nan", "inf", "x", "", "1e12"} {
-		if _, err := ParseAmount(s); err == nil {
+		if _, err := parseAmount(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}
@@ -330,15 +330,15 @@ func TestPlanErrors(t *testing.T) {
 		}
 	}
 	p := testProtocol()
-	p.Batch, p.Budget = MustAmount("0.01"), MustAmount("0.05")
+	p.Batch, p.Budget = mustAmount("0.01"), mustAmount("0.05")
 	if sz, err := p.Sizes(1919); err != nil || sz.Batch != 19 || sz.Budget != 95 || sz.Rounds != 5 {
 		t.Errorf("0.05 in batches of 0.01 of 1919: %+v, %v", sz, err)
 	}
-	p.Budget = MustAmount("0.049")
+	p.Budget = mustAmount("0.049")
 	if sz, _ := p.Sizes(1919); sz.Budget != 94 || sz.Rounds != 5 || sz.BatchSize(5) != 18 {
 		t.Errorf("0.049 in batches of 0.01 of 1919: %+v", sz)
 	}
-	p.Budget = MustAmount("290")
+	p.Budget = mustAmount("290")
 	if _, err := p.Sizes(300); err == nil || !strings.Contains(err.Error(), "need 302 items") {
 		t.Errorf("budget beyond the library: %v", err)
 	}

@@ -12,29 +12,29 @@ import (
 // Diversity kernels of MethodQVS, over the members of the qVS set (the
 // pending items and the candidates).
 const (
-	// DiversityKNN is the symmetrised kNN kernel (W + Wᵀ)/2 with unit
-	// diagonal, W keeping each member's DefaultDiversityK most similar
+	// diversityKNN is the symmetrised kNN kernel (W + Wᵀ)/2 with unit
+	// diagonal, W keeping each member's defaultDiversityK most similar
 	// other members under the GP's kernel: the kernel qVS-AS uses on its
 	// pool's graph (vendi.SymmetrizeKNN), built on the members.
-	DiversityKNN = "knn"
-	// DiversityDense is the GP's kernel itself between every two members.
-	DiversityDense = "dense"
+	diversityKNN = "knn"
+	// diversityDense is the GP's kernel itself between every two members.
+	diversityDense = "dense"
 )
 
 // Diversities lists the diversity kernels.
-var Diversities = []string{DiversityKNN, DiversityDense}
+var Diversities = []string{diversityKNN, diversityDense}
 
-// DefaultDiversityK is the neighbours per member of DiversityKNN (the
+// defaultDiversityK is the neighbours per member of diversityKNN (the
 // pool graphs' default k).
-const DefaultDiversityK = 20
+const defaultDiversityK = 20
 
 // diversityKernel returns the diversity kernel named kind over members,
 // from their Gram matrix g (row-major, unit diagonal).
 func diversityKernel(kind string, g []float64, L, k int) (vendi.Kernel, error) {
 	switch kind {
-	case DiversityDense:
+	case diversityDense:
 		return vendi.DenseKernel(mat.NewSymDense(L, g)), nil
-	case DiversityKNN:
+	case diversityKNN:
 		k = min(k, L-1)
 		nbr := make([][]int32, L)
 		w := make([][]float64, L)

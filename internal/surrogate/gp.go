@@ -28,22 +28,22 @@ type Hyper struct {
 
 // Forms of the posterior.
 const (
-	FormExact = "exact" // conditioned on every label
-	FormDTC   = "dtc"   // deterministic training conditional on inducing labels
+	formExact = "exact" // conditioned on every label
+	formDTC   = "dtc"   // deterministic training conditional on inducing labels
 )
 
 // Defaults of the fit, measured on 50k-item Tanimoto pools (see doc.go).
 const (
-	// DefaultMaxExact is the largest number of labels the posterior
-	// conditions on exactly; beyond it the DTC form with DefaultInducing
+	// defaultMaxExact is the largest number of labels the posterior
+	// conditions on exactly; beyond it the DTC form with defaultInducing
 	// inducing labels is used.
-	DefaultMaxExact = 1000
-	// DefaultInducing is the number of inducing labels of the DTC form.
-	DefaultInducing = 600
-	// DefaultFitSubset bounds the labels the hyperparameters are fitted
+	defaultMaxExact = 1000
+	// defaultInducing is the number of inducing labels of the DTC form.
+	defaultInducing = 600
+	// defaultFitSubset bounds the labels the hyperparameters are fitted
 	// on (a random subset beyond it): an eigendecomposition of the subset's
 	// kernel gives the likelihood at every noise ratio in O(n).
-	DefaultFitSubset = 600
+	defaultFitSubset = 600
 )
 
 // Bounds of the marginal-likelihood search (standardised targets, unit
@@ -283,10 +283,10 @@ func profile(lam, zh, oh []float64, r float64) (ll, m, s2 float64) {
 	return ll, m, s2
 }
 
-// LogMarginalLikelihood is log N(z; m1, s²(K + rI)) of targets z
+// logMarginalLikelihood is log N(z; m1, s²(K + rI)) of targets z
 // (standardised) of items under kernel K (row-major), computed directly by
 // a Cholesky factorisation: the quantity fitHyper maximises.
-func LogMarginalLikelihood(K []float64, z []float64, h Hyper) (float64, error) {
+func logMarginalLikelihood(K []float64, z []float64, h Hyper) (float64, error) {
 	n := len(z)
 	A := mat.NewSymDense(n, nil)
 	for a := 0; a < n; a++ {
@@ -341,7 +341,7 @@ func (m *Model) conditionExact(obs []int, z []float64) error {
 	if !ok {
 		return fmt.Errorf("surrogate: K_DD + %g I is not positive definite", m.ratio)
 	}
-	m.Form, m.Active, m.l1 = FormExact, append([]int(nil), obs...), L
+	m.Form, m.Active, m.l1 = formExact, append([]int(nil), obs...), L
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = z[i] - m.Hyper.Mean
@@ -394,7 +394,7 @@ func (m *Model) conditionDTC(obs []int, z []float64, inducing []int) error {
 	}
 	v := make([]float64, M)
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: M, Cols: n, Stride: n, Data: Kud}, blas64.Vector{N: n, Inc: 1, Data: e}, 0, blas64.Vector{N: M, Inc: 1, Data: v})
-	m.Form, m.Active, m.l1, m.l2 = FormDTC, U, L1, L2
+	m.Form, m.Active, m.l1, m.l2 = formDTC, U, L1, L2
 	m.w = cholSolve(L2, v)
 	return nil
 }
@@ -433,7 +433,7 @@ func (m *Model) Predict(items []int, mu, sd []float64) {
 			return
 		}
 		var k2 []float64
-		if m.Form == FormDTC {
+		if m.Form == formDTC {
 			k2 = append([]float64(nil), kx...)
 		}
 		// rows of kx L⁻ᵀ are (L⁻¹ k_x)ᵀ

@@ -71,7 +71,7 @@ func TestExactPosteriorMatchesDense(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Form != FormExact {
+		if m.Form != formExact {
 			t.Fatalf("form %s, want exact", m.Form)
 		}
 		K := denseK(kern, n)
@@ -114,7 +114,7 @@ func TestDTCPosteriorMatchesDenseFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Form != FormDTC || len(m.Active) != 6 {
+	if m.Form != formDTC || len(m.Active) != 6 {
 		t.Fatalf("form %s with %d active, want dtc with 6", m.Form, len(m.Active))
 	}
 	K := denseK(kern, n)
@@ -175,7 +175,7 @@ func TestDTCWithAllLabelsIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dtc.Form != FormDTC || ex.Hyper != dtc.Hyper {
+	if dtc.Form != formDTC || ex.Hyper != dtc.Hyper {
 		t.Fatalf("forms %s/%s, hypers %+v / %+v", ex.Form, dtc.Form, ex.Hyper, dtc.Hyper)
 	}
 	all := make([]int, n)
@@ -206,7 +206,7 @@ func TestFitMaximisesMarginalLikelihood(t *testing.T) {
 	for i, v := range y {
 		z[i] = (v - m.YMean) / m.YScale
 	}
-	best, err := LogMarginalLikelihood(K, z, m.Hyper)
+	best, err := logMarginalLikelihood(K, z, m.Hyper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestFitMaximisesMarginalLikelihood(t *testing.T) {
 				if r := p.NoiseVar / p.SignalVar; r < noiseRatioMin || r > noiseRatioMax || p.SignalVar < signalVarMin || p.SignalVar > signalVarMax {
 					continue // outside the box the fit searches
 				}
-				ll, err := LogMarginalLikelihood(K, z, p)
+				ll, err := logMarginalLikelihood(K, z, p)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,15 +12,15 @@ import (
 
 // Kernel names.
 const (
-	KernelTanimoto = "tanimoto" // packed bit fingerprints (Pool.Bits)
-	KernelMinMax   = "minmax"   // non-negative counts: Σ min / Σ max
-	KernelRBF      = "rbf"      // exp(-d²/(2ℓ²)) on numeric features
-	KernelMatern52 = "matern52" // (1 + √5 r + 5r²/3) exp(-√5 r), r = d/ℓ
+	kernelTanimoto = "tanimoto" // packed bit fingerprints (Pool.Bits)
+	kernelMinMax   = "minmax"   // non-negative counts: Σ min / Σ max
+	kernelRBF      = "rbf"      // exp(-d²/(2ℓ²)) on numeric features
+	kernelMatern52 = "matern52" // (1 + √5 r + 5r²/3) exp(-√5 r), r = d/ℓ
 )
 
 // Kernels lists the kernel names accepted by Request.Kernel ("" or "auto"
 // chooses by the pool's features: see chooseKernel).
-var Kernels = []string{KernelTanimoto, KernelMinMax, KernelRBF, KernelMatern52}
+var Kernels = []string{kernelTanimoto, kernelMinMax, kernelRBF, kernelMatern52}
 
 // featureKernel is a unit-diagonal kernel over the items of a pool,
 // evaluated from the pool's own features: k(i, i) = 1 for every item.
@@ -50,9 +50,9 @@ func Tanimoto(a, b []uint64) float64 {
 	return float64(and) / float64(or)
 }
 
-// MinMax returns Σ_d min(a_d, b_d) / Σ_d max(a_d, b_d) of two non-negative
+// minMax returns Σ_d min(a_d, b_d) / Σ_d max(a_d, b_d) of two non-negative
 // vectors (Tanimoto on 0/1 vectors); two all-zero vectors give 1.
-func MinMax(a, b []float64) float64 {
+func minMax(a, b []float64) float64 {
 	var lo, hi float64
 	for d := range a {
 		x, y := a[d], b[d]
@@ -89,7 +89,7 @@ func newTanimotoKernel(b [][]uint64) *tanimotoKernel {
 	return &tanimotoKernel{bits: b, pop: pop}
 }
 
-func (k *tanimotoKernel) Name() string                          { return KernelTanimoto }
+func (k *tanimotoKernel) Name() string                          { return kernelTanimoto }
 func (k *tanimotoKernel) LengthScale() float64                  { return 0 }
 func (k *tanimotoKernel) WithLengthScale(float64) featureKernel { return k }
 
@@ -144,7 +144,7 @@ func (r rowsKernel) dim() int {
 
 type minMaxKernel struct{ rowsKernel }
 
-func (k minMaxKernel) Name() string                          { return KernelMinMax }
+func (k minMaxKernel) Name() string                          { return kernelMinMax }
 func (k minMaxKernel) LengthScale() float64                  { return 0 }
 func (k minMaxKernel) WithLengthScale(float64) featureKernel { return k }
 
@@ -153,7 +153,7 @@ func (k minMaxKernel) Fill(i int, cols []int, dst []float64) {
 	bj := make([]float64, 0, k.dim())
 	a := k.row(i, bi)
 	for t, j := range cols {
-		dst[t] = MinMax(a, k.row(j, bj))
+		dst[t] = minMax(a, k.row(j, bj))
 	}
 }
 
@@ -167,9 +167,9 @@ type stationaryKernel struct {
 
 func (k stationaryKernel) Name() string {
 	if k.matern {
-		return KernelMatern52
+		return kernelMatern52
 	}
-	return KernelRBF
+	return kernelRBF
 }
 func (k stationaryKernel) LengthScale() float64 { return k.ell }
 func (k stationaryKernel) WithLengthScale(l float64) featureKernel {
@@ -229,7 +229,7 @@ func (r rowsKernel) medianDistance(items []int) float64 {
 }
 
 // chooseKernel returns the kernel named name over the pool's features. ""
-// or "auto": Tanimoto for packed fingerprints (Pool.Bits), MinMax for
+// or "auto": Tanimoto for packed fingerprints (Pool.Bits), minMax for
 // dense features when the pool's metric is tanimoto (count fingerprints),
 // else Matern-5/2. The length scale of RBF and Matern-5/2 is set by the fit.
 func chooseKernel(pool *datasets.Pool, name string) (featureKernel, error) {
@@ -239,32 +239,32 @@ func chooseKernel(pool *datasets.Pool, name string) (featureKernel, error) {
 	case "", "auto":
 		switch {
 		case pool.Bits != nil:
-			name = KernelTanimoto
+			name = kernelTanimoto
 		case hasRows && pool.Metric == knn.MetricTanimoto:
-			name = KernelMinMax
+			name = kernelMinMax
 		case hasRows:
-			name = KernelMatern52
+			name = kernelMatern52
 		default:
 			return nil, fmt.Errorf("surrogate: pool %s has no features (the GP reads the pool's fingerprints or feature columns)", pool.Name)
 		}
 	}
 	switch name {
-	case KernelTanimoto:
+	case kernelTanimoto:
 		if pool.Bits == nil {
 			return nil, fmt.Errorf("surrogate: kernel tanimoto needs packed fingerprints; pool %s has dense features (use minmax for counts)", pool.Name)
 		}
 		return newTanimotoKernel(pool.Bits), nil
-	case KernelMinMax, KernelRBF, KernelMatern52:
+	case kernelMinMax, kernelRBF, kernelMatern52:
 		if !hasRows {
 			return nil, fmt.Errorf("surrogate: kernel %s needs dense features; pool %s has packed fingerprints (use tanimoto)", name, pool.Name)
 		}
-		if name == KernelMinMax {
+		if name == kernelMinMax {
 			if err := checkNonNegative(rows); err != nil {
 				return nil, fmt.Errorf("surrogate: kernel minmax: pool %s: %w", pool.Name, err)
 			}
 			return minMaxKernel{rows}, nil
 		}
-		return stationaryKernel{rowsKernel: rows, matern: name == KernelMatern52, ell: 1}, nil
+		return stationaryKernel{rowsKernel: rows, matern: name == kernelMatern52, ell: 1}, nil
 	}
 	return nil, fmt.Errorf("surrogate: unknown kernel %q, expected auto, tanimoto, minmax, rbf or matern52", name)
 }

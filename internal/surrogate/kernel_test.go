@@ -48,14 +48,14 @@ func TestTanimotoByHand(t *testing.T) {
 
 func TestMinMaxByHand(t *testing.T) {
 	// Σ min(1,2)+min(3,1)+min(0,4) = 1+1+0 = 2; Σ max = 2+3+4 = 9.
-	if got := MinMax([]float64{1, 3, 0}, []float64{2, 1, 4}); math.Abs(got-2.0/9) > 1e-15 {
+	if got := minMax([]float64{1, 3, 0}, []float64{2, 1, 4}); math.Abs(got-2.0/9) > 1e-15 {
 		t.Errorf("MinMax = %v, want 2/9", got)
 	}
-	// On 0/1 vectors MinMax is Tanimoto: {0,1} vs {1,2} = 1/3.
-	if got := MinMax([]float64{1, 1, 0}, []float64{0, 1, 1}); math.Abs(got-1.0/3) > 1e-15 {
+	// On 0/1 vectors minMax is Tanimoto: {0,1} vs {1,2} = 1/3.
+	if got := minMax([]float64{1, 1, 0}, []float64{0, 1, 1}); math.Abs(got-1.0/3) > 1e-15 {
 		t.Errorf("MinMax on bits = %v, want 1/3", got)
 	}
-	if got := MinMax([]float64{0, 0}, []float64{0, 0}); got != 1 {
+	if got := minMax([]float64{0, 0}, []float64{0, 0}); got != 1 {
 		t.Errorf("MinMax of zeros = %v, want 1", got)
 	}
 }
@@ -82,21 +82,21 @@ func TestStationaryByHand(t *testing.T) {
 
 func TestChooseKernel(t *testing.T) {
 	bits := randomPool(rand.New(rand.NewPCG(1, 1)), 4, 0.3)
-	if k, err := chooseKernel(bits, ""); err != nil || k.Name() != KernelTanimoto {
+	if k, err := chooseKernel(bits, ""); err != nil || k.Name() != kernelTanimoto {
 		t.Errorf("auto on bits = %v, %v", k, err)
 	}
 	counts := &datasets.Pool{Dense: [][]float64{{1, 2}, {0, 3}}, Metric: knn.MetricTanimoto, Labels: make([]bool, 2)}
-	if k, err := chooseKernel(counts, "auto"); err != nil || k.Name() != KernelMinMax {
+	if k, err := chooseKernel(counts, "auto"); err != nil || k.Name() != kernelMinMax {
 		t.Errorf("auto on counts = %v, %v", k, err)
 	}
 	real := &datasets.Pool{Dense: [][]float64{{1, -2}, {0, 3}}, Metric: knn.MetricEuclidean, Labels: make([]bool, 2)}
-	if k, err := chooseKernel(real, ""); err != nil || k.Name() != KernelMatern52 {
+	if k, err := chooseKernel(real, ""); err != nil || k.Name() != kernelMatern52 {
 		t.Errorf("auto on real features = %v, %v", k, err)
 	}
-	if _, err := chooseKernel(real, KernelMinMax); err == nil {
+	if _, err := chooseKernel(real, kernelMinMax); err == nil {
 		t.Error("minmax accepted negative features")
 	}
-	if _, err := chooseKernel(real, KernelTanimoto); err == nil {
+	if _, err := chooseKernel(real, kernelTanimoto); err == nil {
 		t.Error("tanimoto accepted dense features")
 	}
 	if _, err := chooseKernel(bits, "cosine"); err == nil {

@@ -17,44 +17,44 @@ import (
 const (
 	MethodQVS    = "qvs"    // greedy qVS_q over the top candidates by acquisition (Algorithm 3)
 	MethodGreedy = "greedy" // the top posterior means: the plain GP greedy
-	MethodTop    = "top"    // the top acquisitions: diversity-blind BayesOpt (qVS with q = 0)
+	methodTop    = "top"    // the top acquisitions: diversity-blind BayesOpt (qVS with q = 0)
 	MethodRandom = "random" // uniform over the items neither scored nor pending
 )
 
 // Methods lists the methods in help order.
-var Methods = []string{MethodQVS, MethodGreedy, MethodTop, MethodRandom}
+var Methods = []string{MethodQVS, MethodGreedy, methodTop, MethodRandom}
 
 // Acquisitions (qualities of MethodQVS).
 const (
-	AcqUCB  = "ucb"  // mu + sqrt(beta)·sd
-	AcqEI   = "ei"   // expected improvement over the best score
-	AcqPHit = "phit" // Pr(f beyond the hit threshold)
-	AcqMean = "mean" // posterior mean
-	// AcqThompson: one joint draw of f from the GP posterior over the
+	acqUCB  = "ucb"  // mu + sqrt(beta)·sd
+	acqEI   = "ei"   // expected improvement over the best score
+	acqPHit = "phit" // Pr(f beyond the hit threshold)
+	acqMean = "mean" // posterior mean
+	// acqThompson: one joint draw of f from the GP posterior over the
 	// candidates (the top items by ucb, Request.Beta) and the pending
 	// items, exact (a Cholesky factor of their posterior covariance; see
 	// Model.Sample), seeded by Request.Seed and the number of scored
 	// items, so a replay draws the same values.
-	AcqThompson = "thompson"
+	acqThompson = "thompson"
 )
 
 // Acquisitions lists the acquisitions in help order.
-var Acquisitions = []string{AcqUCB, AcqEI, AcqPHit, AcqMean, AcqThompson}
+var Acquisitions = []string{acqUCB, acqEI, acqPHit, acqMean, acqThompson}
 
 // Histories of Request.History.
 const (
-	HistoryNone = "none"
-	HistoryHits = "hits"
-	HistoryAll  = "all"
+	historyNone = "none"
+	historyHits = "hits"
+	historyAll  = "all"
 )
 
 // Defaults chosen by measurement (doc.go).
 const (
-	DefaultMethod      = MethodQVS
-	DefaultAcquisition = AcqUCB
+	defaultMethod      = MethodQVS
+	DefaultAcquisition = acqUCB
 	DefaultBeta        = 1.0
 	DefaultQ           = vendi.Order(2)
-	DefaultDiversity   = DiversityDense
+	DefaultDiversity   = diversityDense
 	// DefaultCandidateFactor: MethodQVS's greedy runs over the
 	// DefaultCandidateFactor·batch items of highest acquisition (at least
 	// MinCandidates, at most MaxCandidates).
@@ -64,8 +64,8 @@ const (
 	// DefaultHitTopFraction is the fraction of the scored items whose
 	// values count as hits when no threshold is given (phit's threshold).
 	DefaultHitTopFraction = 0.05
-	// DefaultQualityPower: see Request.QualityPower.
-	DefaultQualityPower = 1.0
+	// defaultQualityPower: see Request.QualityPower.
+	defaultQualityPower = 1.0
 )
 
 // Request is one round of a scored search: the items scored so far, the
@@ -80,7 +80,7 @@ type Request struct {
 	Method      string      // Methods ("" = qvs)
 	Acquisition string      // Acquisitions ("" = ucb)
 	Beta        float64     // UCB weight: mu + sqrt(Beta)·sd (0 = DefaultBeta; use a tiny value for none)
-	Q           vendi.Order // order of qVS (0 = DefaultQ; MethodTop is the q = 0 batch)
+	Q           vendi.Order // order of qVS (0 = DefaultQ; methodTop is the q = 0 batch)
 	Seed        uint64
 
 	// What counts as a hit (phit's threshold, Result.Hits): HitThreshold
@@ -93,19 +93,19 @@ type Request struct {
 
 	Kernel     string // Kernels or "" (auto)
 	Diversity  string // Diversities ("" = DefaultDiversity)
-	DiversityK int    // neighbours of DiversityKNN (0 = DefaultDiversityK)
+	DiversityK int    // neighbours of DiversityKNN (0 = defaultDiversityK)
 	Candidates int    // MethodQVS's candidates (0 = by batch, see DefaultCandidateFactor)
 	// QualityPower p: ucb and mean qualities are min-max^p (or rank^p
-	// under QualityRank); 0 = DefaultQualityPower.
+	// under QualityRank); 0 = defaultQualityPower.
 	QualityPower float64
 	QualityRank  bool
 	// History: scored items in the diversity term of MethodQVS (q = 2,
-	// dense): HistoryNone, HistoryHits (the scored hits) or HistoryAll.
+	// dense): historyNone, historyHits (the scored hits) or historyAll.
 	History   string
 	history   []int
-	MaxExact  int // 0 = DefaultMaxExact
-	Inducing  int // 0 = DefaultInducing
-	FitSubset int // 0 = DefaultFitSubset
+	MaxExact  int // 0 = defaultMaxExact
+	Inducing  int // 0 = defaultInducing
+	FitSubset int // 0 = defaultFitSubset
 	Workers   int
 }
 
@@ -223,12 +223,12 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	for t, v := range y {
 		if v >= tau {
 			res.Hits++
-			if req.History == HistoryHits {
+			if req.History == historyHits {
 				req.history = append(req.history, obs[t])
 			}
 		}
 	}
-	if req.History == HistoryAll {
+	if req.History == historyAll {
 		req.history = obs
 	}
 	a := acquirer{kind: req.Acquisition, seed: req.Seed ^ uint64(len(req.Observed))<<32, power: req.QualityPower, rank: req.QualityRank, sqrtBeta: math.Sqrt(req.Beta), tau: (tau - model.YMean) / model.YScale, best: (maxOf(y) - model.YMean) / model.YScale, sdMax: math.Sqrt(model.Hyper.SignalVar)}
@@ -242,7 +242,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 		res.Evaluated = 0
 		top := topK(free, mu, req.Batch)
 		res.Picks = top
-	case MethodQVS, MethodTop:
+	case MethodQVS, methodTop:
 		if err := qvsBatch(ctx, model, &a, free, req, res); err != nil {
 			return nil, err
 		}
@@ -260,13 +260,13 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 		res.Mean[t] = sign * (model.YMean + model.YScale*mu[t])
 		res.SD[t] = model.YScale * sd[t]
 		v := a.value(mu[t], sd[t])
-		if a.kind == AcqThompson {
+		if a.kind == acqThompson {
 			v = a.draws[res.Picks[t]]
 		}
 		switch req.Acquisition {
-		case AcqUCB, AcqMean, AcqThompson:
+		case acqUCB, acqMean, acqThompson:
 			v = sign * (model.YMean + model.YScale*v)
-		case AcqEI:
+		case acqEI:
 			v *= model.YScale
 		}
 		res.Acquisition[t] = v
@@ -275,30 +275,30 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 }
 
 func (req *Request) defaults() error {
-	orDefault(&req.Method, DefaultMethod)
+	orDefault(&req.Method, defaultMethod)
 	orDefault(&req.Acquisition, DefaultAcquisition)
 	orDefault(&req.Diversity, DefaultDiversity)
-	orDefault(&req.DiversityK, DefaultDiversityK)
+	orDefault(&req.DiversityK, defaultDiversityK)
 	orDefault(&req.Q, DefaultQ)
 	orDefault(&req.Beta, DefaultBeta)
-	orDefault(&req.MaxExact, DefaultMaxExact)
-	orDefault(&req.Inducing, DefaultInducing)
-	orDefault(&req.FitSubset, DefaultFitSubset)
+	orDefault(&req.MaxExact, defaultMaxExact)
+	orDefault(&req.Inducing, defaultInducing)
+	orDefault(&req.FitSubset, defaultFitSubset)
 	orDefault(&req.HitTopFraction, DefaultHitTopFraction)
-	orDefault(&req.QualityPower, DefaultQualityPower)
+	orDefault(&req.QualityPower, defaultQualityPower)
 	req.Workers = max(req.Workers, 1)
 	switch req.Method {
-	case MethodQVS, MethodGreedy, MethodTop, MethodRandom:
+	case MethodQVS, MethodGreedy, methodTop, MethodRandom:
 	default:
 		return fmt.Errorf("surrogate: unknown method %q, expected qvs, greedy, top or random", req.Method)
 	}
 	switch req.Acquisition {
-	case AcqUCB, AcqEI, AcqPHit, AcqMean, AcqThompson:
+	case acqUCB, acqEI, acqPHit, acqMean, acqThompson:
 	default:
 		return fmt.Errorf("surrogate: unknown acquisition %q, expected ucb, ei, phit, mean or thompson", req.Acquisition)
 	}
 	switch req.History {
-	case "", HistoryNone, HistoryHits, HistoryAll:
+	case "", historyNone, historyHits, historyAll:
 	default:
 		return fmt.Errorf("surrogate: unknown history %q, expected none, hits or all", req.History)
 	}
@@ -365,16 +365,16 @@ func normPDF(x float64) float64 { return math.Exp(-0.5*x*x) / math.Sqrt(2*math.P
 // value is the acquisition at posterior mean mu and sd.
 func (a acquirer) value(mu, sd float64) float64 {
 	switch a.kind {
-	case AcqUCB:
+	case acqUCB:
 		return mu + a.sqrtBeta*sd
-	case AcqEI:
+	case acqEI:
 		d := mu - a.best
 		if sd <= 0 {
 			return math.Max(d, 0)
 		}
 		u := d / sd
 		return math.Max(d*normCDF(u)+sd*normPDF(u), 0)
-	case AcqPHit:
+	case acqPHit:
 		if sd <= 0 {
 			if mu >= a.tau {
 				return 1
@@ -390,7 +390,7 @@ func (a acquirer) value(mu, sd float64) float64 {
 // EI grow with sd, phit grows with sd below the threshold and is at most 1
 // above it, the mean does not depend on sd.
 func (a acquirer) bound(mu float64) float64 {
-	if a.kind == AcqPHit && mu >= a.tau {
+	if a.kind == acqPHit && mu >= a.tau {
 		return 1
 	}
 	// widened by a relative 1e-12: ei's value can exceed its value at
@@ -405,7 +405,7 @@ func (a acquirer) bound(mu float64) float64 {
 // qualities >= 0; min-max keeps the ranking, so q = 0 is the top
 // acquisition), 1 for all when constant.
 func (a acquirer) quality(v []float64) []float64 {
-	if a.kind == AcqPHit || a.kind == AcqEI {
+	if a.kind == acqPHit || a.kind == acqEI {
 		return append([]float64(nil), v...)
 	}
 	var q []float64
@@ -484,11 +484,11 @@ func (req Request) candidateCount(free int) int {
 func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Request, res *Result) error {
 	C := req.candidateCount(len(free))
 	sa := *a
-	if a.kind == AcqThompson {
+	if a.kind == acqThompson {
 		// candidates by ucb (Request.Beta), then one joint draw
-		sa.kind = AcqUCB
+		sa.kind = acqUCB
 	}
-	cand, acq, evaluated := shortlist(model, sa, free, C, max(ShortlistFactor*C, MinShortlist))
+	cand, acq, evaluated := shortlist(model, sa, free, C, max(shortlistFactor*C, minShortlist))
 	res.Evaluated = evaluated
 	res.Candidates = len(cand)
 	if err := ctx.Err(); err != nil {
@@ -505,7 +505,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		}
 	}
 	copy(vals[P:], acq)
-	if a.kind == AcqThompson {
+	if a.kind == acqThompson {
 		members := append(append([]int(nil), req.Pending...), cand...)
 		f, err := model.Sample(members, rand.New(rand.NewPCG(a.seed, 0x7407950)))
 		if err != nil {
@@ -519,7 +519,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		copy(acq, f[P:])
 	}
 	quality := a.quality(vals)
-	if req.Method == MethodTop {
+	if req.Method == methodTop {
 		// VS_0 counts items: the batch is the top acquisitions.
 		// (cand is in decreasing acquisition order, except under thompson:
 		// ordered by ucb, ranked by the draw)
@@ -533,7 +533,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		}
 		return nil
 	}
-	if req.Q == 2 && req.Diversity == DiversityDense {
+	if req.Q == 2 && req.Diversity == diversityDense {
 		picks, values := greedyQ2(model.kern, members, quality, P, req.Batch, req.history)
 		for t, c := range picks {
 			res.Picks = append(res.Picks, members[c])
@@ -558,7 +558,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 	// The GP kernels are positive semidefinite (Tanimoto, MinMax, RBF and
 	// Matern-5/2 Gram matrices): q = 2 on the dense kernel takes Greedy's
 	// closed form.
-	psd := req.Diversity == DiversityDense
+	psd := req.Diversity == diversityDense
 	g, err := vendi.Greedy(vendi.GreedyProblem{Kernel: K, Quality: quality, Prefix: prefix, Candidates: cs, K: req.Batch, Q: req.Q, Workers: req.Workers, KnownPSD: psd})
 	if err != nil {
 		return err
@@ -575,12 +575,12 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 // shortlist.
 const shortlistChunk = 2048
 
-// ShortlistFactor bounds the items whose posterior sd MethodQVS computes:
-// at most max(ShortlistFactor·C, MinShortlist) for C candidates, in
+// shortlistFactor bounds the items whose posterior sd MethodQVS computes:
+// at most max(shortlistFactor·C, minShortlist) for C candidates, in
 // decreasing order of the acquisition's bound (see shortlist).
 const (
-	ShortlistFactor = 4
-	MinShortlist    = 5000
+	shortlistFactor = 4
+	minShortlist    = 5000
 )
 
 // shortlist returns the C items of free with the largest acquisition (ties
@@ -625,7 +625,7 @@ func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []flo
 			chunk[t] = free[ord[done+t]]
 		}
 		cm, cs := make([]float64, len(chunk)), make([]float64, len(chunk))
-		if a.kind == AcqMean {
+		if a.kind == acqMean {
 			for t := range chunk {
 				cm[t] = mu[ord[done+t]]
 			}

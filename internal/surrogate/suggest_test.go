@@ -69,13 +69,13 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 		q        vendi.Order
 		pending  []int
 	}{
-		{AcqUCB, DiversityKNN, 1, nil},
-		{AcqPHit, DiversityDense, 1, nil},
-		{AcqEI, DiversityDense, 2, nil},
-		{AcqUCB, DiversityDense, 2, nil},
-		{AcqPHit, DiversityDense, 2, nil},
-		{AcqUCB, DiversityDense, vendi.OrderInf, nil},
-		{AcqMean, DiversityKNN, 0.5, nil},
+		{acqUCB, diversityKNN, 1, nil},
+		{acqPHit, diversityDense, 1, nil},
+		{acqEI, diversityDense, 2, nil},
+		{acqUCB, diversityDense, 2, nil},
+		{acqPHit, diversityDense, 2, nil},
+		{acqUCB, diversityDense, vendi.OrderInf, nil},
+		{acqMean, diversityKNN, 0.5, nil},
 	} {
 		pool, obs, y, _ := scoredPool(7, 30, 10)
 		free := []int{}
@@ -97,7 +97,7 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 		}
 		// the same pieces, composed by hand
 		kern := newTanimotoKernel(pool.Bits)
-		m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: DefaultMaxExact, inducing: 10, fitSubset: DefaultFitSubset, seed: 3, workers: 1})
+		m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 10, fitSubset: defaultFitSubset, seed: 3, workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestShortlistIsExactTop(t *testing.T) {
 	}
 	mu, sd := make([]float64, len(free)), make([]float64, len(free))
 	m.Predict(free, mu, sd)
-	for _, kind := range []string{AcqUCB, AcqEI, AcqPHit, AcqMean} {
+	for _, kind := range []string{acqUCB, acqEI, acqPHit, acqMean} {
 		a := acquirer{kind: kind, sqrtBeta: 1, tau: 1, best: 1.5, sdMax: math.Sqrt(m.Hyper.SignalVar)}
 		all := make([]float64, len(free))
 		for i := range all {
@@ -208,7 +208,7 @@ func TestMinimizeIsNegation(t *testing.T) {
 	for i, v := range y {
 		neg[i] = -v
 	}
-	for _, method := range []string{MethodQVS, MethodGreedy, MethodTop} {
+	for _, method := range []string{MethodQVS, MethodGreedy, methodTop} {
 		a, err := Suggest(context.Background(), pool, Request{Observed: obs, Values: y, Batch: 5, Method: method, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -282,7 +282,7 @@ func TestGreedyIsTopMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := fit(context.Background(), newTanimotoKernel(pool.Bits), obs, y, fitOptions{maxExact: DefaultMaxExact, inducing: 50, fitSubset: DefaultFitSubset, workers: 1})
+	m, _ := fit(context.Background(), newTanimotoKernel(pool.Bits), obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 50, fitSubset: defaultFitSubset, workers: 1})
 	scored := map[int]bool{}
 	for _, i := range obs {
 		scored[i] = true

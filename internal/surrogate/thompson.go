@@ -25,7 +25,7 @@ func (m *Model) Covariance(items []int) []float64 {
 		m.kern.Fill(i, m.Active, kx[t*M:(t+1)*M])
 	}
 	var k2 []float64
-	if m.Form == FormDTC {
+	if m.Form == formDTC {
 		k2 = append([]float64(nil), kx...)
 	}
 	g := func(data []float64) blas64.General {

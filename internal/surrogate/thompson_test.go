@@ -53,7 +53,7 @@ func TestCovarianceMatchesDense(t *testing.T) {
 		}
 	}
 	dtc, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 5, inducing: 6, fitSubset: 100, seed: 2, workers: 2})
-	if err != nil || dtc.Form != FormDTC {
+	if err != nil || dtc.Form != formDTC {
 		t.Fatalf("dtc fit: %v", err)
 	}
 	got = dtc.Covariance(items)
@@ -128,7 +128,7 @@ func TestSampleMatchesPosterior(t *testing.T) {
 // as measured).
 func TestThompsonReproducible(t *testing.T) {
 	pool, obs, vals, _ := scoredPool(5, 300, 40)
-	req := Request{Observed: obs, Values: vals, Batch: 8, Acquisition: AcqThompson, Seed: 3, Minimize: true}
+	req := Request{Observed: obs, Values: vals, Batch: 8, Acquisition: acqThompson, Seed: 3, Minimize: true}
 	a, err := Suggest(context.Background(), pool, req)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestThompsonReproducible(t *testing.T) {
 	}
 	// method top under thompson: the picks are the largest draws (lowest
 	// values under Minimize), in order, with qualities the min-max of the draw
-	req.Method = MethodTop
+	req.Method = methodTop
 	top, err := Suggest(context.Background(), pool, req)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
@@ -245,15 +244,6 @@ func vs1(items []int, sim func(i, j int) float64) (float64, error) {
 		return 0, nil
 	}
 	return vendi.ScoreSamples(items, sim, vendi.Order(1))
-}
-
-// cpuSeconds is the process's user + system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // RunFunc binds c to lib and returns the function campaign.Execute calls

@@ -16,7 +16,8 @@ package surrogate
 //	R_MIN=1   lower is better;  R_SEEDS=1,2,3
 //	R_CONFIGS "greedy;qvs;qvs,hist=all,p=0.5": a method, then key=value
 //	          settings: acq, beta, q, c (candidates per batch), p
-//	          (QualityPower), rank (QualityRank), hist (History), div
+//	          (QualityPower), rank (QualityRank), hist (History), div,
+//	          exact (MaxExact)
 import (
 	"context"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -53,8 +55,8 @@ func TestReplay(t *testing.T) {
 	minimize := env("R_MIN", "0") == "1"
 	cfg := datasets.DefaultConfig(datasets.KindCSV)
 	cfg.CSV.File = env("R_POOL", "")
-	cfg.CSV.Metric = datasets.MetricTanimoto
-	pool, err := datasets.LoadWith(cfg, "", "", datasets.GraphOptions{Workers: 2, FeaturesOnly: true})
+	cfg.CSV.Metric = knn.MetricTanimoto
+	pool, err := datasets.LoadWith(cfg, "", "", knn.GraphOptions{Workers: 2, FeaturesOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +136,8 @@ func TestReplay(t *testing.T) {
 					req.History = v
 				case "div":
 					req.Diversity = v
+				case "exact":
+					req.MaxExact = int(x)
 				default:
 					t.Fatalf("config %q: key %q", c, k)
 				}

@@ -36,9 +36,14 @@ test-openblas:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 3x ./...
 
+# lint: gofmt, go vet, and the files behind build tags and other
+# systems' files compile too.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags replay ./internal/surrogate/
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
 
 # Download and verify the third-party data (scripts/data.sha256) into
 # ../shared/data or $$QVS_DATA_DIR; QVS_DATA_MIRROR=DIR|URL fetches from a mirror.

@@ -15,6 +15,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/rng"
 	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/vendi"
@@ -347,7 +348,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 			for k, i := range acquired {
 				values[k] = lib.Scores[i]
 			}
-			t0, c0 := time.Now(), cpuSeconds()
+			t0, c0 := time.Now(), parallel.CPUSeconds()
 			res, err := surrogate.Suggest(ctx, lib.Pool, surrogate.Request{
 				Observed: acquired, Values: values, Minimize: p.Minimize,
 				Batch: sz.BatchSize(round), Method: run.Method, Q: order,
@@ -356,7 +357,7 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 			if err != nil {
 				return nil, fmt.Errorf("round %d: %w", round, err)
 			}
-			secs, cs := time.Since(t0).Seconds(), cpuSeconds()-c0
+			secs, cs := time.Since(t0).Seconds(), parallel.CPUSeconds()-c0
 			if len(res.Picks) != sz.BatchSize(round) {
 				return nil, fmt.Errorf("round %d: %d items suggested, expected %d", round, len(res.Picks), sz.BatchSize(round))
 			}

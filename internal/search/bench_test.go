@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/parallel"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -203,7 +204,7 @@ func BenchmarkQVSBatchFashionSpread(b *testing.B) {
 		b.Run(fmt.Sprintf("q=%s", q.String()), func(b *testing.B) {
 			st := &State{Model: m, Remaining: 50, Workers: runtime.GOMAXPROCS(0)}
 			var stats vendi.PruneStats
-			cpu0 := testutil.ProcessCPU()
+			cpu0 := parallel.CPUSeconds()
 			for b.Loop() {
 				res, err := (QVS{Q: q, Kernel: sp.Kernel}).batch(st, 5)
 				if err != nil {
@@ -211,7 +212,7 @@ func BenchmarkQVSBatchFashionSpread(b *testing.B) {
 				}
 				stats = res.Stats
 			}
-			b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric((parallel.CPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 			if stats.Bounded > 0 {
 				b.ReportMetric(float64(stats.Pruned)/float64(stats.Bounded), "pruned/bounded")
 				b.ReportMetric(float64(stats.Bounded)/5, "bounded/pick")
@@ -288,14 +289,14 @@ func benchRuns(b *testing.B, kind, dir string, budget int, policies []Policy) {
 			p = QVS{Q: 1, Kernel: sp.Kernel}
 		}
 		b.Run(p.Name(), func(b *testing.B) {
-			cpu0 := testutil.ProcessCPU()
+			cpu0 := parallel.CPUSeconds()
 			for b.Loop() {
 				_, err := Run(context.Background(), runConfig{Space: sp, Policy: p, Start: start, Budget: budget, Batch: 5, Key: p.Name(), Workers: runtime.GOMAXPROCS(0)}, nil, func([]query) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric((parallel.CPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 		})
 	}
 }

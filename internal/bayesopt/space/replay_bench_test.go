@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
-	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // replayRows is an n-row evaluations file of a 2-parameter space without
@@ -40,13 +40,13 @@ func BenchmarkSuggestReplay(b *testing.B) {
 				Tau: bayesopt.DefaultTau, Candidates: 200, MaxTrain: bayesopt.DefaultMaxTrain, FitIterations: bayesopt.DefaultFitIterations}
 			id := bayesopt.RunID{Seed: 0, Key: bayesopt.RunKey(s.Method, "1", false, 0)}
 			b.ResetTimer()
-			cpu0 := testutil.ProcessCPU()
+			cpu0 := parallel.CPUSeconds()
 			for i := 0; i < b.N; i++ {
 				if _, err := Suggest(context.Background(), Request{Space: sp, Settings: s, ID: id, Observed: obs, Batch: 4}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric((parallel.CPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
-	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/parallel"
 )
 
 // history95 is a 95-point history of p as the README's suggest loop builds
@@ -45,7 +45,7 @@ func BenchmarkSuggest95(b *testing.B) {
 					sp, s, obs := history95(b, p, m, c.sampler, c.candidates)
 					id := bayesopt.RunID{Seed: 1, Key: bayesopt.RunKey(m, "1", false, 0)}
 					b.ResetTimer()
-					cpu0 := testutil.ProcessCPU()
+					cpu0 := parallel.CPUSeconds()
 					for i := 0; i < b.N; i++ {
 						if _, err := Suggest(context.Background(), Request{Space: sp, Settings: s, ID: id, Observed: obs, Batch: 5}); err != nil {
 							b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkSuggest95(b *testing.B) {
 					}
 					// CPU seconds per call: on the shared, loaded machine
 					// the wall time mostly measures the other jobs.
-					b.ReportMetric((testutil.ProcessCPU()-cpu0)/float64(b.N), "cpu-s/op")
+					b.ReportMetric((parallel.CPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 				})
 			}
 		}

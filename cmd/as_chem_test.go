@@ -21,49 +21,13 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// textTanimoto is the Tanimoto similarity of two '0'/'1' strings by its
-// definition (1 for two empty fingerprints).
-func textTanimoto(a, b string) float64 {
-	and, or := 0, 0
-	for i := range a {
-		if a[i] == '1' && b[i] == '1' {
-			and++
-		}
-		if a[i] == '1' || b[i] == '1' {
-			or++
-		}
-	}
-	if or == 0 {
-		return 1
-	}
-	return float64(and) / float64(or)
-}
-
-// chemPool writes n random fingerprints of nbits bits (density 1/3) as
-// id,fp rows and returns them.
-func chemPool(rng *rand.Rand, n, nbits int) []string {
-	fps := make([]string, n)
-	for i := range fps {
-		var b strings.Builder
-		for range nbits {
-			if rng.IntN(3) == 0 {
-				b.WriteByte('1')
-			} else {
-				b.WriteByte('0')
-			}
-		}
-		fps[i] = b.String()
-	}
-	return fps
-}
-
 // TestASSuggestFingerprintErrors: bad fingerprint input exits non-zero
 // with stdout empty and a message naming the file, line, column or flag.
 func TestASSuggestFingerprintErrors(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "fp.csv", "id,fp\na,0101\nb,0111\nc,01x1\nd,0000\n")
-	short := writeFile(t, dir, "short.csv", "id,fp\na,0101\nb,011\nc,0011\n")
-	obs := writeFile(t, dir, "obs.csv", "id,label\na,1\n")
+	pool := testutil.WriteFile(t, dir, "fp.csv", "id,fp\na,0101\nb,0111\nc,01x1\nd,0000\n")
+	short := testutil.WriteFile(t, dir, "short.csv", "id,fp\na,0101\nb,011\nc,0011\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\na,1\n")
 	base := []string{"as", "suggest", "--cache-dir", t.TempDir(), "--id-column", "id", "--observed", obs, "--k", "1"}
 	for _, c := range []struct {
 		args []string
@@ -93,7 +57,7 @@ func TestASSuggestFingerprintErrors(t *testing.T) {
 // (pool.kind: graph).
 func TestASSuggestOwnGraph(t *testing.T) {
 	const n, nbits, k = 60, 48, 20
-	fps := chemPool(rand.New(rand.NewPCG(20, 1)), n, nbits)
+	fps := testutil.ChemPool(rand.New(rand.NewPCG(20, 1)), n, nbits)
 	dir := t.TempDir()
 	var pool, edges, idEdges, kern, ids, labels strings.Builder
 	pool.WriteString("id,fp\n")
@@ -105,7 +69,7 @@ func TestASSuggestOwnGraph(t *testing.T) {
 	for i, fp := range fps {
 		fmt.Fprintf(&pool, "mol%d,%s\n", i, fp)
 		fmt.Fprintf(&ids, "mol%d\n", i)
-		fmt.Fprintf(&labels, "%d,%d\n", i, b2i(strings.Count(fp, "1") > nbits/3))
+		fmt.Fprintf(&labels, "%d,%d\n", i, testutil.B2I(strings.Count(fp, "1") > nbits/3))
 		var js []int
 		for j := range n {
 			if j != i {
@@ -114,14 +78,16 @@ func TestASSuggestOwnGraph(t *testing.T) {
 			if j > 0 {
 				kern.WriteString(",")
 			}
-			fmt.Fprintf(&kern, "%.17g", textTanimoto(fp, fps[j]))
+			fmt.Fprintf(&kern, "%.17g", testutil.TextTanimoto(fp, fps[j]))
 		}
 		kern.WriteString("\n")
-		slices.SortStableFunc(js, func(x, y int) int { return cmp.Compare(textTanimoto(fp, fps[y]), textTanimoto(fp, fps[x])) })
+		slices.SortStableFunc(js, func(x, y int) int {
+			return cmp.Compare(testutil.TextTanimoto(fp, fps[y]), testutil.TextTanimoto(fp, fps[x]))
+		})
 		row := slices.Clone(js[:k])
 		slices.Sort(row) // CSR rows in column order, as scipy stores them
 		for _, j := range row {
-			s := textTanimoto(fp, fps[j])
+			s := testutil.TextTanimoto(fp, fps[j])
 			m.Indices, m.Data = append(m.Indices, j), append(m.Data, s)
 			fmt.Fprintf(&edges, "%d,%d,%.17g\n", i, j, s)
 			fmt.Fprintf(&idEdges, "mol%d,mol%d,%.17g\n", i, j, s)
@@ -132,18 +98,18 @@ func TestASSuggestOwnGraph(t *testing.T) {
 	if err := fileio.WriteCSRNPZ(npz, m); err != nil {
 		t.Fatal(err)
 	}
-	obs := writeFile(t, dir, "obs.csv", "id,label\nmol3,1\nmol17,0\nmol25,1\nmol40,0\nmol41,0\nmol52,0\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nmol3,1\nmol17,0\nmol25,1\nmol40,0\nmol41,0\nmol52,0\n")
 	common := []string{"as", "suggest", "--cache-dir", t.TempDir(), "--prior", "0.37", "--observed", obs, "--batch", "5", "--format", "csv"}
-	code, want, stderr := runQVS(t, append(common, "--pool", writeFile(t, dir, "fp.csv", pool.String()), "--id-column", "id", "--fingerprint-column", "fp", "--metric", "tanimoto", "--k", "20")...)
+	code, want, stderr := runQVS(t, append(common, "--pool", testutil.WriteFile(t, dir, "fp.csv", pool.String()), "--id-column", "id", "--fingerprint-column", "fp", "--metric", "tanimoto", "--k", "20")...)
 	if code != 0 {
 		t.Fatalf("pool: exit %d, %s", code, stderr)
 	}
-	idsPath := writeFile(t, dir, "ids.csv", ids.String())
+	idsPath := testutil.WriteFile(t, dir, "ids.csv", ids.String())
 	for _, args := range [][]string{
 		{"--graph", npz, "--ids", idsPath},
-		{"--graph", writeFile(t, dir, "edges.csv", edges.String()), "--ids", idsPath},
-		{"--graph", writeFile(t, dir, "id-edges.csv", idEdges.String()), "--ids", idsPath},
-		{"--kernel", writeFile(t, dir, "K.csv", kern.String()), "--k", "20", "--ids", idsPath},
+		{"--graph", testutil.WriteFile(t, dir, "edges.csv", edges.String()), "--ids", idsPath},
+		{"--graph", testutil.WriteFile(t, dir, "id-edges.csv", idEdges.String()), "--ids", idsPath},
+		{"--kernel", testutil.WriteFile(t, dir, "K.csv", kern.String()), "--k", "20", "--ids", idsPath},
 	} {
 		code, out, stderr := runQVS(t, append(common, args...)...)
 		if code != 0 || out != want {
@@ -152,7 +118,7 @@ func TestASSuggestOwnGraph(t *testing.T) {
 	}
 	// A campaign on the same graph with labels.
 	res := filepath.Join(dir, "res")
-	cfg := writeFile(t, dir, "graph.yaml", "task: own-graph\nrepeats: 1\nbudget: 6\nbatch: 3\nmethods: [qvs, random]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: graph\n  graph:\n    file: "+npz+"\n    labels: "+writeFile(t, dir, "labels.csv", labels.String())+"\n")
+	cfg := testutil.WriteFile(t, dir, "graph.yaml", "task: own-graph\nrepeats: 1\nbudget: 6\nbatch: 3\nmethods: [qvs, random]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: graph\n  graph:\n    file: "+npz+"\n    labels: "+testutil.WriteFile(t, dir, "labels.csv", labels.String())+"\n")
 	code, out, stderr := runQVS(t, "as", "--config", cfg, "--out", res, "--quiet")
 	if code != 0 || !strings.Contains(out, "qVS-AS") {
 		t.Errorf("campaign: exit %d, %q, %s", code, out, stderr)
@@ -166,8 +132,8 @@ func TestASSuggestOwnGraph(t *testing.T) {
 		{[]string{"--graph", npz, "--k", "5"}, 2, "--k applies to --kernel and --pool"},
 		{[]string{"--graph", npz, "--metric", "cosine"}, 2, "--metric describes a CSV pool"},
 		{[]string{"--pool", npz, "--ids", idsPath}, 2, "--ids applies to --graph and --kernel"},
-		{[]string{"--graph", writeFile(t, dir, "bad.csv", "i,j,w\n0,1,1.5\n1,0,1\n")}, 1, `bad.csv: line 2, column "w": weight 1.5, expected a similarity in [0, 1]`},
-		{[]string{"--graph", npz, "--ids", writeFile(t, dir, "short.csv", "a\nb\n")}, 1, "--ids (key pool.graph.ids): " + filepath.Join(dir, "short.csv") + " has 2 ids for the 60 items"},
+		{[]string{"--graph", testutil.WriteFile(t, dir, "bad.csv", "i,j,w\n0,1,1.5\n1,0,1\n")}, 1, `bad.csv: line 2, column "w": weight 1.5, expected a similarity in [0, 1]`},
+		{[]string{"--graph", npz, "--ids", testutil.WriteFile(t, dir, "short.csv", "a\nb\n")}, 1, "--ids (key pool.graph.ids): " + filepath.Join(dir, "short.csv") + " has 2 ids for the 60 items"},
 	} {
 		code, out, stderr := runQVS(t, append(common, c.args...)...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
@@ -211,9 +177,9 @@ func TestREADMEChemists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, ex, name, string(b))
+		testutil.WriteFile(t, ex, name, string(b))
 	}
-	qvs := writeFile(t, dir, "qvs", "#!/bin/sh\nQVS_TEST_MAIN=1 exec '"+self+"' \"$@\"\n")
+	qvs := testutil.WriteFile(t, dir, "qvs", "#!/bin/sh\nQVS_TEST_MAIN=1 exec '"+self+"' \"$@\"\n")
 	if err := os.Chmod(qvs, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +217,7 @@ func TestREADMEChemists(t *testing.T) {
 	seen := map[string]bool{}
 	var hits []string
 	for _, r := range labels[1:] {
-		want := b2i(strings.HasPrefix(fp[r[0]], "1111"))
+		want := testutil.B2I(strings.HasPrefix(fp[r[0]], "1111"))
 		if seen[r[0]] || fp[r[0]] == "" || r[1] != strconv.Itoa(want) {
 			t.Errorf("label row %v (seen %v, fingerprint %q)", r, seen[r[0]], fp[r[0]])
 		}
@@ -270,10 +236,10 @@ func TestREADMEChemists(t *testing.T) {
 			t.Errorf("my-hits.csv holds %s, not an active found", r[0])
 		}
 		for b := a; b < len(hitRows)-1; b++ {
-			K.SetSym(a, b, textTanimoto(r[1], hitRows[b+1][1]))
+			K.SetSym(a, b, testutil.TextTanimoto(r[1], hitRows[b+1][1]))
 		}
 	}
-	got := scoreCSV(t, stdout.String())
+	got := testutil.ScoreCSV(t, stdout.String())
 	for _, q := range []string{"0", "1", "inf"} {
 		qv, _ := vendi.ParseOrder(q)
 		vs, _ := vendi.Score(K, qv)

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"encoding/csv"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -14,51 +12,14 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// linePoolCSV is a pool of 40 items on a line (x1 = i, x2 = 0) with ids
-// m00..m39, a text column the features must skip, and, with labels, a label
-// column (every 5th item positive).
-func linePoolCSV(labels bool) string {
-	var b strings.Builder
-	b.WriteString("id,note,x1,x2")
-	if labels {
-		b.WriteString(",label")
-	}
-	b.WriteString("\n")
-	for i := 0; i < 40; i++ {
-		fmt.Fprintf(&b, "m%02d,n/a,%d,0", i, i)
-		if labels {
-			fmt.Fprintf(&b, ",%d", b2i(i%5 == 0))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// suggestRows parses `suggest --format csv` output.
-func suggestRows(t *testing.T, out string) [][]string {
-	t.Helper()
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != "rank,index,id,probability,qvs" {
-		t.Fatalf("output %q (%v)", out, err)
-	}
-	return recs[1:]
-}
-
 // TestASSuggestOwnCSVPool runs suggest end to end on files written here: a
 // CSV pool without labels, given by flags or by a config, gives one batch;
 // the pool's labels count only with --prior prevalence; cold-start ties
 // fall in the seed's order; flag misuse exits 2 naming the flag.
 func TestASSuggestOwnCSVPool(t *testing.T) {
 	dir := t.TempDir()
-	pool := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
-	labelled := asWriteFile(t, dir, "labelled.csv", linePoolCSV(true))
+	pool := asWriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
+	labelled := asWriteFile(t, dir, "labelled.csv", testutil.LinePoolCSV(true))
 	obs := asWriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	cache := filepath.Join(dir, "cache")
 	suggest := func(args ...string) (int, string, string) {
@@ -75,7 +36,7 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 	if !strings.Contains(stderr, "pool pool: 40 items, no labels") || !strings.Contains(stderr, "loading pool "+pool+" ...") {
 		t.Errorf("stderr %q does not name the pool", stderr)
 	}
-	if rows := suggestRows(t, out); len(rows) != 3 {
+	if rows := testutil.SuggestRows(t, out); len(rows) != 3 {
 		t.Fatalf("%d rows, want 3", len(rows))
 	}
 
@@ -109,13 +70,13 @@ func TestASSuggestOwnCSVPool(t *testing.T) {
 		if a != b {
 			t.Fatalf("seed %d: two runs differ:\n%s\n%s", seed, a, b)
 		}
-		thirds[suggestRows(t, a)[2][2]] = true
+		thirds[testutil.SuggestRows(t, a)[2][2]] = true
 	}
 	if len(thirds) < 3 { // 6 seeds over 36 ties: fewer than 3 distinct has probability < 1e-4
 		t.Errorf("6 seeds broke the cold-start tie towards %v only", thirds)
 	}
 	byIndex := asWriteFile(t, dir, "index.yaml", "ties: index\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
-	if code, out2, stderr := suggest("--config", byIndex); code != 0 || suggestRows(t, out2)[2][2] != "m00" {
+	if code, out2, stderr := suggest("--config", byIndex); code != 0 || testutil.SuggestRows(t, out2)[2][2] != "m00" {
 		t.Errorf("ties: index: exit %d %s\n%s", code, stderr, out2)
 	}
 
@@ -211,7 +172,7 @@ func TestASPriorFlag(t *testing.T) {
 	// Random queries of the first batch far from the start have
 	// probability a1.
 	far := 0
-	for _, rec := range readCSVFile(t, filepath.Join(out, "runs", "random-r00.csv"))[2:] {
+	for _, rec := range testutil.ReadCSVFile(t, filepath.Join(out, "runs", "random-r00.csv"))[2:] {
 		if p, _ := strconv.ParseFloat(rec[5], 64); rec[1] == "1" && math.Abs(p-a1) < 1e-15 {
 			far++
 		}

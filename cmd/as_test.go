@@ -3,8 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +56,7 @@ func TestASCampaignOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	wantCols := []string{"method", "q", "params", "repeat", "positives", "vs_q0", "vs_q0.1", "vs_q0.5", "vs_q1", "vs_q2", "vs_qinf", "max_pairwise_distance", "kernel_det", "kernel_logdet", "kernel_det_per_item", "seconds"}
 	for _, c := range wantCols {
 		if !slices.Contains(sum[0], c) {
@@ -83,7 +81,7 @@ func TestASCampaignOutputs(t *testing.T) {
 		t.Errorf("runs per method %v, want %v", methods, want)
 	}
 	// One query file per run: the start plus 13 queries, batches 4,4,4,1.
-	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.csv"))
 	if strings.Join(recs[0], ",") != "iteration,batch,index,id,label,probability,seconds" {
 		t.Fatalf("query header %v", recs[0])
 	}
@@ -92,12 +90,12 @@ func TestASCampaignOutputs(t *testing.T) {
 	}
 	// Repeat r's start is shared by every method.
 	for _, key := range []string{"random-r01", "eci-t0.5-pessimistic-r01", "qvs-qinf-r01"} {
-		other := readCSVFile(t, filepath.Join(out, "runs", key+".csv"))
+		other := testutil.ReadCSVFile(t, filepath.Join(out, "runs", key+".csv"))
 		if other[1][2] != recs[1][2] {
 			t.Errorf("%s starts at item %s, qvs-q1-r01 at %s", key, other[1][2], recs[1][2])
 		}
 	}
-	curve := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.curve.csv"))
+	curve := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r01.curve.csv"))
 	if strings.Join(curve[0], ",") != "batch,queries,positives,vs_q1" || len(curve) != 1+5 || curve[5][1] != "13" {
 		t.Fatalf("curve file %v", curve)
 	}
@@ -117,87 +115,6 @@ func TestASCampaignOutputs(t *testing.T) {
 	code, again, stderr := runQVS(t, "as", "table", out)
 	if code != 0 || again != stdout {
 		t.Errorf("as table: exit %d, %s\n%s\nvs\n%s", code, stderr, again, stdout)
-	}
-}
-
-// sameResults compares every file of two campaign directories, with the
-// wall-time columns ("seconds") blanked: they are the only legitimately
-// different values. Temporary files of interrupted atomic writes are ignored.
-func sameResults(t *testing.T, a, b string) {
-	t.Helper()
-	list := func(root string) map[string]string {
-		files := map[string]string{}
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.Contains(d.Name(), ".tmp-") {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			files[rel] = p
-			return nil
-		})
-		return files
-	}
-	fa, fb := list(a), list(b)
-	if len(fa) != len(fb) {
-		var na, nb []string
-		for k := range fa {
-			na = append(na, k)
-		}
-		for k := range fb {
-			nb = append(nb, k)
-		}
-		slices.Sort(na)
-		slices.Sort(nb)
-		t.Fatalf("file sets differ:\n%v\n%v", na, nb)
-	}
-	for rel, pa := range fa {
-		pb, ok := fb[rel]
-		if !ok {
-			t.Fatalf("%s missing from %s", rel, b)
-		}
-		ba, _ := os.ReadFile(pa)
-		bb, _ := os.ReadFile(pb)
-		if strings.HasSuffix(rel, ".csv") {
-			ba, bb = blankSeconds(t, ba), blankSeconds(t, bb)
-		}
-		if !bytes.Equal(ba, bb) {
-			t.Errorf("%s differs:\n%s\n---\n%s", rel, ba, bb)
-		}
-	}
-}
-
-func blankSeconds(t *testing.T, b []byte) []byte {
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("corrupt CSV: %v\n%s", err, b)
-	}
-	if len(recs) == 0 {
-		return b
-	}
-	if c := slices.Index(recs[0], "seconds"); c >= 0 {
-		for _, r := range recs[1:] {
-			r[c] = ""
-		}
-	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.WriteAll(recs)
-	return buf.Bytes()
-}
-
-// cutRecords keeps the first keep lines of the record file p, after edit
-// (if not nil) has changed them.
-func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
-	t.Helper()
-	recs := readCSVFile(t, p)[:keep]
-	if edit != nil {
-		edit(recs)
-	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.WriteAll(recs)
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -267,7 +184,7 @@ poll:
 	if out, err := resume.CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-	sameResults(t, full, killed)
+	testutil.SameResults(t, full, killed)
 }
 
 func TestASConfigErrors(t *testing.T) {
@@ -325,11 +242,11 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	if code, _, stderr := runQVS(t, append(common, "--out", whole)...); code != 0 {
 		t.Fatal(stderr)
 	}
-	sum := readCSVFile(t, filepath.Join(whole, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(whole, "summary.csv"))
 	if len(sum) != 1+6 || sum[1][1] != "random" || sum[2][1] != "qvs" || sum[2][2] != "0.5" || sum[3][4] != "1" {
 		t.Fatalf("summary (repeat-major) %v", sum)
 	}
-	if recs := readCSVFile(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
+	if recs := testutil.ReadCSVFile(t, filepath.Join(whole, "runs", "qvs-q0.5-r02.csv")); len(recs) != 1+7 {
 		t.Errorf("budget 6: %d records, want 7", len(recs)-1)
 	}
 	if b, _ := os.ReadFile(filepath.Join(whole, "config.yaml")); !strings.Contains(string(b), "seed: 11") {
@@ -348,7 +265,7 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 			t.Errorf("--shard %s: table partial note %v:\n%s", s, partial, stdout)
 		}
 	}
-	sameResults(t, whole, sharded)
+	testutil.SameResults(t, whole, sharded)
 
 	// --authors-shortcut reaches the policy: its own run keys and params,
 	// recorded in config.yaml.
@@ -356,7 +273,7 @@ func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	if code, _, stderr := runQVS(t, append(common, "--out", sc, "--authors-shortcut", "--repeats", "1")...); code != 0 {
 		t.Fatal(stderr)
 	}
-	sum = readCSVFile(t, filepath.Join(sc, "summary.csv"))
+	sum = testutil.ReadCSVFile(t, filepath.Join(sc, "summary.csv"))
 	if len(sum) != 1+2 || sum[2][0] != "qvs-q0.5-authors-r00" || sum[2][3] != "authors_shortcut=true" {
 		t.Errorf("shortcut summary %v", sum)
 	}
@@ -409,46 +326,4 @@ func newTestASCommand(t *testing.T, config string) (*cobra.Command, *GlobalOptio
 	}
 	g.Config = config
 	return as, g
-}
-
-// writeNPY writes a little-endian .npy file (format 1.0) of float64 ('<f8')
-// or int64 ('<i8') values.
-func writeNPY(t *testing.T, path, descr string, shape []int, vals []float64) {
-	t.Helper()
-	var buf bytes.Buffer
-	buf.Write(npyHeader(descr, shape))
-	for _, v := range vals {
-		var u uint64
-		if descr == "<i8" {
-			u = uint64(int64(v))
-		} else {
-			u = math.Float64bits(v)
-		}
-		for b := 0; b < 8; b++ {
-			buf.WriteByte(byte(u >> (8 * b)))
-		}
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// npyHeader is the header of a .npy file (format 1.0) of a C-order array
-// of dtype descr and shape, padded to 64 bytes as NumPy pads it.
-func npyHeader(descr string, shape []int) []byte {
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		dims[i] = strconv.Itoa(s)
-	}
-	sh := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		sh += ","
-	}
-	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + sh + "), }"
-	for (10+len(header)+1)%64 != 0 {
-		header += " "
-	}
-	header += "\n"
-	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
-	return append(out, header...)
 }

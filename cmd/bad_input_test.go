@@ -37,10 +37,10 @@ func checkBadInput(t *testing.T, cases []badInputCase) {
 // as a feature ("m00" is not a finite number).
 func TestASSuggestPoolOverridesConfigFile(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	other := writeFile(t, dir, "other.csv", "placeholder\n")
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
-	cfg := writeFile(t, dir, "own.yaml", "pool:\n  kind: csv\n  csv:\n    file: "+other+"\n    id_column: id\n    feature_prefix: x\n    k: 2\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
+	other := testutil.WriteFile(t, dir, "other.csv", "placeholder\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	cfg := testutil.WriteFile(t, dir, "own.yaml", "pool:\n  kind: csv\n  csv:\n    file: "+other+"\n    id_column: id\n    feature_prefix: x\n    k: 2\n")
 	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", obs, "--batch", "3", "--format", "csv"}
 	code, want, stderr := runQVS(t, append(args, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--k", "2")...)
 	if code != 0 {
@@ -120,24 +120,24 @@ func TestObjectiveMagnitude(t *testing.T) {
 	dir := t.TempDir()
 	ex := filepath.Join(testutil.RepoRoot(), "examples")
 	space := filepath.Join(ex, "branin-space.yaml")
-	huge := writeFile(t, dir, "huge.csv", "x1,x2,value\n1,1,1e308\n2,2,-1e308\n3,3,0\n4,4,1\n5,5,2\n6,6,3\n")
-	khuge := writeFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
+	huge := testutil.WriteFile(t, dir, "huge.csv", "x1,x2,value\n1,1,1e308\n2,2,-1e308\n3,3,0\n4,4,1\n5,5,2\n6,6,3\n")
+	khuge := testutil.WriteFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
 	checkBadInput(t, []badInputCase{
 		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
 			1, "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
-		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", writeFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
+		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", testutil.WriteFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
 			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
 	})
 	// A campaign's kernel table.
-	items := writeFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
-	writeFile(t, dir, "k.csv", kernel3)
-	cfg := writeFile(t, dir, "k.yaml", "task: kernel\ngood_threshold: 1\nrepeats: 1\ninit: 1\nbudget: 2\nbatch: 1\ndata: {kernel: k.csv, table: items.csv}\n")
+	items := testutil.WriteFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
+	testutil.WriteFile(t, dir, "k.csv", kernel3)
+	cfg := testutil.WriteFile(t, dir, "k.yaml", "task: kernel\ngood_threshold: 1\nrepeats: 1\ninit: 1\nbudget: 2\nbatch: 1\ndata: {kernel: k.csv, table: items.csv}\n")
 	code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"))
 	if code != 1 || out != "" || !strings.Contains(stderr, items+`: item "b" (data row 2), column "value": 1e+300 exceeds`) {
 		t.Errorf("kernel table: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	// An objective program's output: the run fails naming the line.
-	prog := writeFile(t, dir, "huge.sh", "awk 'NR > 1 { print (NR % 2 ? 1e308 : -1e308) }'\n")
+	prog := testutil.WriteFile(t, dir, "huge.sh", "awk 'NR > 1 { print (NR % 2 ? 1e308 : -1e308) }'\n")
 	code, _, stderr = runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "sh "+prog, "--repeats", "1", "--budget", "10",
 		"--init", "5", "--batch", "5", "--methods", "qvs", "--q", "1", "--out", filepath.Join(dir, "cmd"), "--quiet")
 	if code != 1 || !strings.Contains(stderr, "stdout line 1: -1e+308 exceeds 1e+150") || strings.Contains(stderr, "panic") {
@@ -151,10 +151,10 @@ func TestObjectiveMagnitude(t *testing.T) {
 // refused naming the config and key, before anything is written.
 func TestHostileNamesRefused(t *testing.T) {
 	dir, _, out, args := toyMOFCampaign(t)
-	discrete := writeFile(t, dir, "name.yaml", strings.Replace(toyMOFConfig, "task: mof\n", "task: kernel\nname: ../../x\n", 1))
+	discrete := testutil.WriteFile(t, dir, "name.yaml", strings.Replace(toyMOFConfig, "task: mof\n", "task: kernel\nname: ../../x\n", 1))
 	discreteArgs := append([]string{"bayesopt"}, args...)
 	discreteArgs[2] = discrete
-	as := writeFile(t, dir, "as.yaml", "task: ../../../ESCAPED\nrepeats: 1\n")
+	as := testutil.WriteFile(t, dir, "as.yaml", "task: ../../../ESCAPED\nrepeats: 1\n")
 	checkBadInput(t, []badInputCase{
 		{"discrete name:", discreteArgs, 2, "config " + discrete + `: name: "../../x" is not a plain name`},
 		{"as task:", []string{"as", "--config", as, "--cache-dir", filepath.Join(dir, "cache")}, 2,
@@ -181,7 +181,7 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 		{"pool:\n  synthetic: {k: 0}\n", "pool.synthetic.k: 0, expected 1 to n-1 = 3999"},
 		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
 	} {
-		cfg := writeFile(t, dir, fmt.Sprintf("s%d.yaml", len(cases)), "task: synthetic\nmethods: [random]\nrepeats: 1\n"+c.body)
+		cfg := testutil.WriteFile(t, dir, fmt.Sprintf("s%d.yaml", len(cases)), "task: synthetic\nmethods: [random]\nrepeats: 1\n"+c.body)
 		cases = append(cases, badInputCase{c.want, []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, 2, "config " + cfg + ": " + c.want})
 	}
 	checkBadInput(t, cases)

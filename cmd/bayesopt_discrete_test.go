@@ -2,11 +2,7 @@ package cmd
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,53 +23,6 @@ func runDiscreteCLI(t *testing.T, args ...string) (usage bool, err error, stdout
 		err = errors.New(errb.String())
 	}
 	return code == ExitUsage, err, out.String(), errb.String()
-}
-
-func readCSVFile(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
-// writeToyMOF writes an n-item candidate set in the MOF format under
-// dir/mof: a Gaussian kernel of random points in the unit square and a
-// table with the objective and an energy penalty.
-func writeToyMOF(t *testing.T, dir string, n int) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([][2]float64, n)
-	for i := range x {
-		x[i] = [2]float64{rng.Float64(), rng.Float64()}
-	}
-	var kb, tb strings.Builder
-	tb.WriteString("id,storage,energy_penalty\n")
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			d := (x[i][0]-x[j][0])*(x[i][0]-x[j][0]) + (x[i][1]-x[j][1])*(x[i][1]-x[j][1])
-			if j > 0 {
-				kb.WriteString(",")
-			}
-			fmt.Fprintf(&kb, "%.17g", math.Exp(-d/(2*0.25*0.25)))
-		}
-		kb.WriteString("\n")
-		fmt.Fprintf(&tb, "MOF-%02d,%.6f,%.4f\n", i, 20*math.Exp(-((x[i][0]-0.7)*(x[i][0]-0.7)+(x[i][1]-0.2)*(x[i][1]-0.2))/0.05), x[i][1])
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "mof"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mof", "kernel.csv"), []byte(kb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mof", "mofs.csv"), []byte(tb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 const toyMOFConfig = `task: mof
@@ -101,7 +50,7 @@ data:
 func toyMOFCampaign(t *testing.T) (dir, cfgPath, out string, args []string) {
 	t.Helper()
 	dir = t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	cfgPath = filepath.Join(dir, "mof.yaml")
 	if err := os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644); err != nil {
 		t.Fatal(err)
@@ -112,7 +61,7 @@ func toyMOFCampaign(t *testing.T) (dir, cfgPath, out string, args []string) {
 
 func TestDiscreteUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 12)
+	testutil.WriteToyMOF(t, dir, 12)
 	cfgPath := filepath.Join(dir, "mof.yaml")
 	os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644)
 	base := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}
@@ -173,15 +122,6 @@ func TestDiscreteShippedConfigs(t *testing.T) {
 	}
 }
 
-func readFileString(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestDiscreteFlagsOverrideConfig: flags override the config's keys (one
 // qvs run, sharded 0/1, --seed recorded); the campaign itself is tested in
 // internal/cli (TestDiscreteMOFCampaign).
@@ -194,7 +134,7 @@ func TestDiscreteFlagsOverrideConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := readCSVFile(t, filepath.Join(out2, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out2, "summary.csv"))
 	if len(sum) != 2 || sum[1][0] != "qvs-q0.5-r00" || sum[1][8] != "6" {
 		t.Errorf("overridden run summary %v", sum)
 	}

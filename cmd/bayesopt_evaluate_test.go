@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestBayesoptEvaluateErrors: the binary's output for good points and its
@@ -11,7 +13,7 @@ import (
 // an error.
 func TestBayesoptEvaluateErrors(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "good.csv", "0.5,0.5,0.5,0.5,0.5,0.5\n")
+	good := testutil.WriteFile(t, dir, "good.csv", "0.5,0.5,0.5,0.5,0.5,0.5\n")
 	cases := []struct {
 		name     string
 		args     []string

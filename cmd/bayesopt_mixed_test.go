@@ -4,8 +4,9 @@ package cmd
 
 import (
 	"path/filepath"
-	"strconv"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // mixedSpace and mixedScript: a mixed space for objectiveCampaign (file
@@ -33,14 +34,14 @@ func TestBayesoptMixedKill9(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildQVS(t, dir)
-	writeFile(t, dir, "space.yaml", mixedSpace)
-	args := append(objectiveCampaign(dir, writeFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs")
+	testutil.WriteFile(t, dir, "space.yaml", mixedSpace)
+	args := append(objectiveCampaign(dir, testutil.WriteFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs")
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
 	if code, _, errs := runQVS(t, append(args, "--out", full)...); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	recs := readCSVFile(t, filepath.Join(full, "runs", "qvs-q1-r00.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(full, "runs", "qvs-q1-r00.csv"))
 	kernels := map[string]bool{}
 	for _, r := range recs[1:] {
 		kernels[r[2]] = true
@@ -53,15 +54,5 @@ func TestBayesoptMixedKill9(t *testing.T) {
 	}
 	killed := filepath.Join(dir, "killed")
 	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "qvs-q1-r00")
-	sameResults(t, full, killed)
-}
-
-// num parses a number of a CSV cell, failing the test otherwise.
-func num(t *testing.T, s string) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("%q is not a number", s)
-	}
-	return v
+	testutil.SameResults(t, full, killed)
 }

@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestBayesoptSolutionsOneMode: a flag given an empty value counts as
@@ -12,8 +14,8 @@ import (
 // TestBayesoptSolutionsOneMode in internal/cli).
 func TestBayesoptSolutionsOneMode(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
-	evals := writeFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	evals := testutil.WriteFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
 	for _, args := range [][]string{
 		{"--space", space, "--kernel="},
 		{"--kernel", "K.npy", "--space="},

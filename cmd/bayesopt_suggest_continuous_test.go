@@ -19,8 +19,8 @@ import (
 // on stdout (the run's checks of the files are tested in internal/cli).
 func TestBayesoptSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
-	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	good := testutil.WriteFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -45,7 +45,7 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()
 			for name, body := range c.files {
-				writeFile(t, sub, name, body)
+				testutil.WriteFile(t, sub, name, body)
 			}
 			args := []string{"bayesopt", "suggest"}
 			for _, a := range c.args {
@@ -96,8 +96,8 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildQVS(t, dir)
-	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
 	args := append(objectiveCampaign(dir, script), "--methods", "turbo")
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
@@ -106,7 +106,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	}
 	killed := filepath.Join(dir, "killed")
 	killAtSlowBatch(t, bin, args, killed, filepath.Join(dir, "calls-killed"), "turbo-r00")
-	sameResults(t, full, killed)
+	testutil.SameResults(t, full, killed)
 }
 
 // killAtSlowBatch runs the campaign args into killed with objectiveScript's
@@ -145,7 +145,7 @@ func killAtSlowBatch(t *testing.T, bin string, args []string, killed, calls, key
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	if got := readCSVFile(t, records); len(got) != 11 {
+	if got := testutil.ReadCSVFile(t, records); len(got) != 11 {
 		t.Fatalf("killed during batch 3: %d record rows, want the header and two batches (10)", len(got))
 	}
 	resume := exec.CommandContext(ctx, bin, append(args, "--out", killed)...)
@@ -193,8 +193,8 @@ func TestREADMEOwnProblem(t *testing.T) {
 func TestBayesoptSpaceCampaignName(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeFile(t, dir, "my reactor.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	testutil.WriteFile(t, dir, "my reactor.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	args := []string{"bayesopt", "--space", "my reactor.yaml", "--objective-cmd", "sh " + script, "--methods", "turbo",
 		"--repeats", "1", "--budget", "15", "--init", "10", "--batch", "5", "--candidates", "60", "--workers", "1", "--seed", "2"}
@@ -238,7 +238,7 @@ func TestBayesoptSpaceCampaignName(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no inputs section in %s:\n%s", cfgPath, b)
 	}
-	writeFile(t, legacy, "config.yaml", string(b[:i]))
+	testutil.WriteFile(t, legacy, "config.yaml", string(b[:i]))
 	if code, _, errs := runQVS(t, append(args, "--out", legacy, "--repeats", "2")...); code != ExitOK {
 		t.Fatalf("resume of an old folder: exit %d: %s", code, errs)
 	}
@@ -257,8 +257,8 @@ func TestBayesoptSpaceCampaignName(t *testing.T) {
 // key); the original space and command still resume.
 func TestBayesoptSpaceCampaignRefusesChanges(t *testing.T) {
 	dir := t.TempDir()
-	spacePath := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	spacePath := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	out := filepath.Join(dir, "bo")
 	args := []string{"bayesopt", "--space", spacePath, "--objective-cmd", "sh " + script, "--methods", "turbo", "--out", out,
@@ -281,12 +281,12 @@ func TestBayesoptSpaceCampaignRefusesChanges(t *testing.T) {
 	grow := append(append([]string(nil), args...), "--repeats", "2")
 
 	// The same name, other bounds.
-	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 2}\n  - {name: b, lower: 0, upper: 1}\n")
+	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 2}\n  - {name: b, lower: 0, upper: 1}\n")
 	code, stdout, errs := runQVS(t, grow...)
 	if code == ExitOK || stdout != "" || !strings.Contains(errs, "input file "+spacePath+" differs from the one this campaign started with") {
 		t.Errorf("edited space: exit %d, stdout %q, stderr %s", code, stdout, errs)
 	}
-	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
 
 	other := append([]string(nil), grow...)
 	for i, a := range other {
@@ -312,7 +312,7 @@ func TestBayesoptSpaceCampaignRefusesChanges(t *testing.T) {
 // failures are tested in internal/cli (TestBayesoptObjectiveCmd).
 func TestBayesoptObjectiveCmdFlags(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
 	for _, args := range [][]string{
 		{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--out", filepath.Join(dir, "x")},
 		{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--task", "rover", "--objective-cmd", "true"},

@@ -17,24 +17,15 @@ func runSuggest(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	return runQVS(t, append([]string{"bayesopt", "suggest"}, args...)...)
 }
 
-func parseCSV(t *testing.T, s string) [][]string {
-	t.Helper()
-	var rows [][]string
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		rows = append(rows, strings.Split(line, ","))
-	}
-	return rows
-}
-
 // TestSuggestDiscreteBadInput: the binary's exit codes and messages for a
 // bad command line (the run's checks of file contents are tested in
 // internal/cli): exit 2 naming the flag, exit 1 naming the file, stdout
 // empty.
 func TestSuggestDiscreteBadInput(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 6)
+	testutil.WriteToyMOF(t, dir, 6)
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
-	good := writeFile(t, dir, "good.csv", "index,value\n1,2.5\n")
+	good := testutil.WriteFile(t, dir, "good.csv", "index,value\n1,2.5\n")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -78,7 +69,7 @@ func TestREADMEOwnKernel(t *testing.T) {
 		t.Fatalf("%v: exit %d\n%s\n%s", cmds[0], code, stdout, stderr)
 	}
 	value := map[string]string{}
-	for _, r := range readCSVFile(t, "own-kernel-items.csv")[1:] {
+	for _, r := range testutil.ReadCSVFile(t, "own-kernel-items.csv")[1:] {
 		value[r[0]] = r[1]
 	}
 	history := filepath.Join(dir, "my-kernel-evals.csv")
@@ -94,13 +85,13 @@ func TestREADMEOwnKernel(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("round %d: exit %d: %s", round, code, stderr)
 		}
-		for _, r := range parseCSV(t, stdout)[1:] {
+		for _, r := range testutil.ParseCSV(t, stdout)[1:] {
 			rows += r[2] + "," + value[r[2]] + "\n"
 			loop = append(loop, r[2])
 		}
 	}
 	var campaign []string
-	for _, r := range readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))[1:] {
+	for _, r := range testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))[1:] {
 		campaign = append(campaign, r[3])
 	}
 	if !slices.Equal(loop, campaign) {
@@ -119,7 +110,7 @@ func TestREADMEOwnKernel(t *testing.T) {
 		t.Fatalf("awk: %v\n%s", err, b)
 	}
 	for _, f := range []string{"own-kernel.csv", "own-kernel-items.csv"} {
-		if readFileString(t, filepath.Join(gen, f)) != readFileString(t, f) {
+		if testutil.ReadFileString(t, filepath.Join(gen, f)) != testutil.ReadFileString(t, f) {
 			t.Errorf("make-own-kernel.awk does not reproduce examples/%s", f)
 		}
 	}

@@ -23,7 +23,7 @@ func TestBayesoptCampaignOutputs(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(dir, "summary.csv"))
 	col := map[string]int{}
 	for i, h := range sum[0] {
 		col[h] = i
@@ -42,18 +42,18 @@ func TestBayesoptCampaignOutputs(t *testing.T) {
 	}
 	for _, r := range sum[1:] {
 		key := r[col["key"]]
-		recs := readCSVFile(t, filepath.Join(dir, "runs", key+".csv"))
+		recs := testutil.ReadCSVFile(t, filepath.Join(dir, "runs", key+".csv"))
 		if strings.Join(recs[0], ",") != "iteration,region,x0,x1,x2,x3,x4,x5,value,seconds" || len(recs) != 31 {
 			t.Errorf("%s: header %v, %d rows", key, recs[0], len(recs)-1)
 		}
 		best, _ := strconv.ParseFloat(r[col["best_value"]], 64)
-		curve := readCSVFile(t, filepath.Join(dir, "runs", key+".curve.csv"))
+		curve := testutil.ReadCSVFile(t, filepath.Join(dir, "runs", key+".curve.csv"))
 		last, _ := strconv.ParseFloat(curve[len(curve)-1][1], 64)
 		if len(curve) != 31 || last != best {
 			t.Errorf("%s: curve has %d rows ending at %v, best %v", key, len(curve)-1, last, best)
 		}
-		sols := readCSVFile(t, filepath.Join(dir, "runs", key+".solutions.csv"))
-		dists := readCSVFile(t, filepath.Join(dir, "runs", key+".distances.csv"))
+		sols := testutil.ReadCSVFile(t, filepath.Join(dir, "runs", key+".solutions.csv"))
+		dists := testutil.ReadCSVFile(t, filepath.Join(dir, "runs", key+".distances.csv"))
 		if len(sols) != 4 || len(dists) != 4 { // M = 3 solutions, 3 pairs
 			t.Errorf("%s: %d solutions, %d distances", key, len(sols)-1, len(dists)-1)
 		}
@@ -139,7 +139,7 @@ func TestBayesoptConfigsMatchDefaults(t *testing.T) {
 // the config under its own keys; an unknown task is a usage error.
 func TestBayesoptDispatchesDiscreteTasks(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "m.yaml", "task: mof\nbeta: 3\n") // beta: a discrete key only
+	cfg := testutil.WriteFile(t, dir, "m.yaml", "task: mof\nbeta: 3\n") // beta: a discrete key only
 	code, _, errs := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"), "--quiet")
 	if code != ExitRuntime || !strings.Contains(errs, "mof/kernel.npy") || !strings.Contains(errs, "is not public") {
 		t.Errorf("discrete task from the config: exit %d, stderr %q; want the MOF data named missing", code, errs)
@@ -165,7 +165,7 @@ func TestSettingErrorsNameFlags(t *testing.T) {
 	}{
 		{[]string{"--task", "synthetic", "--max-train", "0"}, "--max-train (key max_train) = 0: must be at least 1", ""},
 		{[]string{"--task", "synthetic", "--regions", "0"}, "--regions (key regions) = 0", ""},
-		{[]string{"--config", writeFile(t, dir, "c.yaml", "task: synthetic\nmax_train: 0\n")}, "max_train = 0: must be at least 1", "--max-train"},
+		{[]string{"--config", testutil.WriteFile(t, dir, "c.yaml", "task: synthetic\nmax_train: 0\n")}, "max_train = 0: must be at least 1", "--max-train"},
 	} {
 		args := append([]string{"bayesopt", "--out", filepath.Join(dir, "out"), "--repeats", "1", "--budget", "20"}, tc.args...)
 		code, _, stderr := runQVS(t, args...)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestNPYPoolGraphSizeBounded: the n x k <= 2 x 10^7 bound holds for .npy
@@ -29,7 +31,7 @@ func TestNPYPoolGraphSizeBounded(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "%g,%g\n", x[2*i], x[2*i+1])
 	}
-	csv := writeFile(t, dir, "X.csv", b.String())
+	csv := testutil.WriteFile(t, dir, "X.csv", b.String())
 	for _, args := range [][]string{
 		{"graph", "--pool", pool, "--k", "4001", "--knn", "exact", "--out", dir + "/W.npz"},
 		{"as", "suggest", "--pool", pool, "--k", "4999", "--batch", "1"},
@@ -48,7 +50,7 @@ func TestNPYPoolGraphSizeBounded(t *testing.T) {
 // 2 naming the flag, before the objective command runs.
 func TestSpaceBudgetBounded(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: x, lower: 0, upper: 1}\n  - {name: y, lower: 0, upper: 1}\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: x, lower: 0, upper: 1}\n  - {name: y, lower: 0, upper: 1}\n")
 	for _, v := range [][2]string{{"1000000000", "2000000000"}, {"9223372036854775807", "9223372036854775807"}} {
 		code, stdout, stderr := runQVS(t, "bayesopt", "--space", space, "--objective-cmd", "false", "--init", v[0], "--budget", v[1], "--out", dir+"/bo", "--quiet")
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--budget (key budget) = "+v[1]+": expected at most 1000000") {
@@ -133,7 +135,7 @@ func TestGraphFlagMessages(t *testing.T) {
 // message names it.
 func TestLongFlagValuesExcerpted(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", "a,b\n1,2\n3,4\n5,6\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", "a,b\n1,2\n3,4\n5,6\n")
 	long := strings.Repeat("x", 100_000)
 	for _, args := range [][]string{
 		{"score", "--q", long, "--kernel", pool},
@@ -157,7 +159,7 @@ func TestSpaceSuggestAnswersSIGTERM(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
 	var b strings.Builder
 	b.WriteString("a,b,value\n")
 	for i := range 10000 {
@@ -167,7 +169,7 @@ func TestSpaceSuggestAnswersSIGTERM(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%g,%g,%s\n", float64((i*7919)%10007)/10007, float64((i*104729)%10009)/1000.9, v)
 	}
-	obs := writeFile(t, dir, "obs.csv", b.String())
+	obs := testutil.WriteFile(t, dir, "obs.csv", b.String())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	p, log := startQVSLog(t, ctx, nil, "bayesopt", "suggest", "--space", space, "--observed", obs, "--batch", "4", "--workers", "1")

@@ -56,11 +56,11 @@ func TestClusterSlurmScript(t *testing.T) {
 		if want := fmt.Sprintf("%s: shard %d/2 in Slurm array task %d of job 77: 4 of 8 runs\n", out, id, id); !strings.HasPrefix(log, want) {
 			t.Errorf("array task %d log %q, want it to start with %q", id, log, want)
 		}
-		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; n != 4*(id+1) {
+		if n := len(testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; n != 4*(id+1) {
 			t.Errorf("after array task %d: %d of 8 runs, want %d", id, n, 4*(id+1))
 		}
 	}
-	sameResults(t, whole, out)
+	testutil.SameResults(t, whole, out)
 	// Task 1 rerun alone into a fresh folder runs shard 1's 4 runs.
 	if err := os.RemoveAll(out); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestClusterSlurmScript(t *testing.T) {
 	if log := task(1, 1, 1); !strings.Contains(log, "shard 1/2") {
 		t.Errorf("rerun of task 1: %q", log)
 	}
-	if got := readCSVFile(t, filepath.Join(out, "summary.csv")); len(got) != 5 || got[1][0] == readCSVFile(t, filepath.Join(whole, "summary.csv"))[1][0] {
+	if got := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv")); len(got) != 5 || got[1][0] == testutil.ReadCSVFile(t, filepath.Join(whole, "summary.csv"))[1][0] {
 		t.Errorf("rerun of task 1 ran %v, want shard 1's 4 runs", got[1:])
 	}
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestASSuggestColumnsNeverLeak: the same rules on an as suggest pool: a
@@ -20,8 +22,8 @@ func TestASSuggestColumnsNeverLeak(t *testing.T) {
 		fmt.Fprintf(&pandas, "%d,%g,%g,%d\n", i, x1, x2, i%2)
 		fmt.Fprintf(&plain, "%g,%g\n", x1, x2)
 	}
-	pp, pl := writeFile(t, dir, "pandas.csv", pandas.String()), writeFile(t, dir, "plain.csv", plain.String())
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n7,0\n")
+	pp, pl := testutil.WriteFile(t, dir, "pandas.csv", pandas.String()), testutil.WriteFile(t, dir, "plain.csv", plain.String())
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n7,0\n")
 	base := []string{"as", "suggest", "--observed", obs, "--k", "5", "--batch", "3", "--prior", "0.2", "--format", "csv", "--cache-dir", t.TempDir()}
 	code, out, stderr := runQVS(t, append(base, "--pool", pp)...)
 	if code != 1 || out != "" || !strings.Contains(stderr, `column "target" looks like a label or target`) || !strings.Contains(stderr, "--exclude-columns (key pool.csv.exclude_columns) target") {

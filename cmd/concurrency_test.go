@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // A test binary started with QVS_TEST_MAIN=1 is the qvs command: the tests
@@ -76,7 +77,7 @@ func folderFiles(t *testing.T, root string) map[string]string {
 			return err
 		}
 		if strings.HasSuffix(p, ".csv") && !strings.Contains(d.Name(), ".tmp-") {
-			b = blankSeconds(t, b)
+			b = testutil.BlankSeconds(t, b)
 		}
 		rel, _ := filepath.Rel(root, p)
 		files[rel] = string(b)
@@ -215,7 +216,7 @@ func TestSlowFsyncShardSurvivesLateShard(t *testing.T) {
 			t.Errorf("%s: %v\n%s", p.name, err, p.stderr.String())
 		}
 	}
-	sum := readCSVFile(t, filepath.Join(dir, "out", "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(dir, "out", "summary.csv"))
 	if len(sum) != 1+4 {
 		t.Errorf("summary.csv has %d runs, want 4", len(sum)-1)
 	}
@@ -373,11 +374,11 @@ func TestShardAutoFromEnvironment(t *testing.T) {
 		if code, _, stderr := runQVS(t, append(base, "--out", out, "--shard", "auto")...); code != 0 {
 			t.Fatal(stderr)
 		}
-		if n := len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; env["QVS_SHARD_COUNT"] != "" && n != 2 {
+		if n := len(testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))) - 1; env["QVS_SHARD_COUNT"] != "" && n != 2 {
 			t.Errorf("after shard 0 of 2: %d runs, want 2", n)
 		}
 	}
-	sameResults(t, whole, out)
+	testutil.SameResults(t, whole, out)
 	for _, k := range []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"} {
 		t.Setenv(k, "")
 	}
@@ -494,7 +495,7 @@ func TestShardAutoRerunsOneTask(t *testing.T) {
 	}
 	// Runs in plan order, repeat by repeat: random-r00, qvs-q1-r00,
 	// random-r01, qvs-q1-r01; shard 2/4 is position 2.
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	if len(sum) != 2 || sum[1][0] != "random-r01" {
 		t.Errorf("shard 2/4 ran %v, want random-r01 alone", sum[1:])
 	}

@@ -18,7 +18,7 @@ import (
 // as a default, truncated, wrapped or capped.
 func TestMeaninglessConfigValues(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	const boBase = "task: synthetic\nrepeats: 1\nbudget: 30\ninit: 10\nbatch: 5\nq: [1]\n"
 	for _, tc := range []struct {
 		name, cmd, body string
@@ -63,7 +63,7 @@ func TestPoolSizeWarnings(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "warning: batch 5 is more than the budget 3; each run makes one batch of 3") {
 		t.Errorf("batch over the budget: exit %d, stderr %q", code, stderr)
 	}
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	mof := asWriteFile(t, dir, "mof.yaml", strings.Replace(toyMOFConfig, "batch: 3", "batch: 9", 1))
 	code, _, stderr = runQVS(t, "bayesopt", "--config", mof, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "mof"), "--repeats", "1", "--quiet")
 	if code != ExitOK || !strings.Contains(stderr, "warning: batch 9 is more than the 6 evaluations after the initial design; each run makes one batch of 6") {
@@ -112,11 +112,11 @@ func TestCountsThatSizeAllocationsBounded(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"as", "--config", writeFile(t, dir, "n.yaml", "pool:\n  synthetic:\n    n: 100000000000\n"), "--out", filepath.Join(dir, "o1")},
+		{[]string{"as", "--config", testutil.WriteFile(t, dir, "n.yaml", "pool:\n  synthetic:\n    n: 100000000000\n"), "--out", filepath.Join(dir, "o1")},
 			2, "n.yaml: pool.synthetic.n: 100000000000, expected 2 to 1000000"},
-		{[]string{"as", "--config", writeFile(t, dir, "d.yaml", "pool:\n  synthetic:\n    dim: 100000000000\n"), "--out", filepath.Join(dir, "o2")},
+		{[]string{"as", "--config", testutil.WriteFile(t, dir, "d.yaml", "pool:\n  synthetic:\n    dim: 100000000000\n"), "--out", filepath.Join(dir, "o2")},
 			2, "d.yaml: pool.synthetic.dim: 100000000000"},
-		{[]string{"as", "--config", writeFile(t, dir, "c.yaml", "pool:\n  synthetic:\n    clusters: 100000000000\n"), "--out", filepath.Join(dir, "o3")},
+		{[]string{"as", "--config", testutil.WriteFile(t, dir, "c.yaml", "pool:\n  synthetic:\n    clusters: 100000000000\n"), "--out", filepath.Join(dir, "o3")},
 			2, "c.yaml: pool.synthetic.clusters: 100000000000"},
 		{[]string{"toy", "--starts", "100000000000", "--out", filepath.Join(dir, "o4")}, 2, "--starts (starts) must be 1 to 100000, got 100000000000"},
 		{[]string{"--workers", "100000000000", "as", "--repeats", "1", "--budget", "5", "--out", filepath.Join(dir, "o5")}, 2, "--workers must be 1 to 1024, got 100000000000"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // execQVS runs qvs with args as Main does and returns the command's error
@@ -73,7 +74,7 @@ func TestExitCodes(t *testing.T) {
 func TestSettingErrorNamesFlag(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	cfg := writeFile(t, dir, "c.yaml", "task: synthetic\nmax_train: 0\n")
+	cfg := testutil.WriteFile(t, dir, "c.yaml", "task: synthetic\nmax_train: 0\n")
 	for _, tc := range []struct {
 		args             []string
 		key, value, want string
@@ -106,9 +107,9 @@ func TestSettingErrorNamesFlag(t *testing.T) {
 // file, kind or not.
 func TestCampaignConfigRecordsKind(t *testing.T) {
 	dir := t.TempDir()
-	kernelCfg := writeFile(t, dir, "k.yaml", "task: kernel\nname: tiny\ngood_threshold: 0.5\nrepeats: 1\nbudget: 4\ninit: 2\nbatch: 2\nmethods: [random]\ndata:\n  kernel: "+
-		writeFile(t, dir, "k.csv", "1,0.5,0.2,0.1\n0.5,1,0.3,0.2\n0.2,0.3,1,0.4\n0.1,0.2,0.4,1\n")+"\n  table: "+
-		writeFile(t, dir, "t.csv", "id,value\na,0.1\nb,0.9\nc,0.4\nd,0.7\n")+"\n")
+	kernelCfg := testutil.WriteFile(t, dir, "k.yaml", "task: kernel\nname: tiny\ngood_threshold: 0.5\nrepeats: 1\nbudget: 4\ninit: 2\nbatch: 2\nmethods: [random]\ndata:\n  kernel: "+
+		testutil.WriteFile(t, dir, "k.csv", "1,0.5,0.2,0.1\n0.5,1,0.3,0.2\n0.2,0.3,1,0.4\n0.1,0.2,0.4,1\n")+"\n  table: "+
+		testutil.WriteFile(t, dir, "t.csv", "id,value\na,0.1\nb,0.9\nc,0.4\nd,0.7\n")+"\n")
 	for _, tc := range []struct {
 		kind string
 		args []string

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // evalFixture is the results folder of internal/eval's golden tests: short
@@ -43,7 +44,7 @@ func TestEvalUsageErrors(t *testing.T) {
 func TestEvalConfig(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "from-config")
-	cfg := writeFile(t, dir, "eval.yaml", "out: "+out+"\nformat: [tex]\nfigures: [none]\n")
+	cfg := testutil.WriteFile(t, dir, "eval.yaml", "out: "+out+"\nformat: [tex]\nfigures: [none]\n")
 	code, _, stderr := runQVS(t, "eval", evalFixture, "--config", cfg, "--quiet")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -63,7 +64,7 @@ func TestEvalConfig(t *testing.T) {
 	if !slices.Equal(eval.TableFormats, []string{"md", "tex", "csv"}) || !slices.Equal(eval.FigureFormats, []string{"png", "svg"}) {
 		t.Errorf("config changed the defaults: %v %v", eval.TableFormats, eval.FigureFormats)
 	}
-	bad := writeFile(t, dir, "bad.yaml", "outt: x\n")
+	bad := testutil.WriteFile(t, dir, "bad.yaml", "outt: x\n")
 	if code, _, stderr := runQVS(t, "eval", evalFixture, "--config", bad); code != ExitUsage || !strings.Contains(stderr, `bad.yaml:1: unknown key "outt" (did you mean "out"?)`) {
 		t.Errorf("unknown key: exit %d, %q", code, stderr)
 	}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestReadersRefuseFIFOsAndDevices: each of the eleven readers the audit
@@ -23,11 +25,11 @@ func TestReadersRefuseFIFOsAndDevices(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no mkfifo:", err)
 	}
-	kernel := writeFile(t, dir, "k.csv", "1,0\n0,1\n")
-	pool := writeFile(t, dir, "pool.csv", "id,x,y\na,0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
-	observed := writeFile(t, dir, "obs.csv", "index,label\n0,1\n")
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
-	evals := writeFile(t, dir, "e.csv", "a,value\n0.5,1\n")
+	kernel := testutil.WriteFile(t, dir, "k.csv", "1,0\n0,1\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x,y\na,0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
+	observed := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	evals := testutil.WriteFile(t, dir, "e.csv", "a,value\n0.5,1\n")
 	camp := filepath.Join(dir, "camp")
 	os.MkdirAll(camp, 0o755)
 	if err := syscall.Mkfifo(filepath.Join(camp, "summary.csv"), 0o644); err != nil {

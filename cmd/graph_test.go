@@ -2,12 +2,12 @@ package cmd
 
 import (
 	"bytes"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // writeNPY32 writes rows x cols float32 values as a .npy file.
@@ -20,21 +20,11 @@ func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) 
 	return asWriteFile(t, dir, name, b.String())
 }
 
-// graphPool: 50 points on a noisy spiral in 3-d, float32.
-func graphPool() (n, d int, x []float32) {
-	n, d = 50, 3
-	for i := range n {
-		a := float64(i) * 0.7
-		x = append(x, float32(math.Cos(a)*float64(i)), float32(math.Sin(a)*float64(i)), float32(i%7))
-	}
-	return n, d, x
-}
-
 func TestGraphCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	n, d, x := graphPool()
+	n, d, x := testutil.GraphPool()
 	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
-	csv := asWriteFile(t, dir, "pool.csv", linePoolCSV(false))
+	csv := asWriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
 	for _, c := range []struct {
 		args []string
 		want string

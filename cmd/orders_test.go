@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestOrdersAsWritten: an AS campaign's config.yaml records q as the user
@@ -54,7 +56,7 @@ func TestOrdersAsWritten(t *testing.T) {
 // in every command whose config has q.
 func TestBadOrderInConfig(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	for _, tc := range []struct{ name, cmd, body, line string }{
 		{"as", "as", strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, x]", 1), ":4: q: "},
 		{"bayesopt", "bayesopt", "task: synthetic\nq: [0.5, x]\n", ":2: q: "},

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestToyOutKeepsItsConfig: `qvs toy --config config.yaml --out .` is
@@ -12,7 +14,7 @@ import (
 // folder holding someone else's toy.csv; toy's own folder is rewritten.
 func TestToyOutKeepsItsConfig(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "config.yaml", "n: 3\nstarts: 1\n")
+	cfg := testutil.WriteFile(t, dir, "config.yaml", "n: 3\nstarts: 1\n")
 	code, _, stderr := runQVS(t, "toy", "--config", cfg, "--out", dir, "--quiet")
 	if code != ExitUsage || !strings.Contains(stderr, "is an input of this command") {
 		t.Errorf("exit %d, %s", code, stderr)
@@ -22,7 +24,7 @@ func TestToyOutKeepsItsConfig(t *testing.T) {
 	}
 	other := filepath.Join(dir, "other")
 	os.Mkdir(other, 0o755)
-	writeFile(t, other, "toy.csv", "a,b\n")
+	testutil.WriteFile(t, other, "toy.csv", "a,b\n")
 	if code, _, stderr := runQVS(t, "toy", "--n", "3", "--starts", "1", "--out", other, "--quiet"); code != ExitUsage || !strings.Contains(stderr, "--force") {
 		t.Errorf("foreign toy.csv: exit %d, %s", code, stderr)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // writeScoredLibrary writes a CSV library of n 64-bit fingerprints
@@ -91,7 +93,7 @@ func TestASReplay(t *testing.T) {
 	for k, l := range lines {
 		both.WriteString(l + "," + strings.SplitN(sc[k], ",", 2)[1] + "\n")
 	}
-	gz := asWriteGzip(t, dir, "both.csv.gz", strings.Replace(both.String(), "id,fp,value", "id,fp,score", 1))
+	gz := testutil.WriteGzip(t, dir, "both.csv.gz", strings.Replace(both.String(), "id,fp,value", "id,fp,score", 1))
 	colArgs := []string{"as", "replay", "--pool", gz, "--id-column", "id", "--fingerprint-column", "fp", "--score-column", "score", "--task", "lib",
 		"--minimize", "--init", "12", "--batch", "0.05", "--budget", "0.15", "--top", "0.05", "--repeats", "2", "--out", filepath.Join(dir, "res2"), "--seed", "3"}
 	if code, again, stderr := runQVS(t, colArgs...); code != 0 || untimedTable(again) != untimedTable(table) {

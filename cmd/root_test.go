@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/linalg"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestCPUProfile: the hidden --cpuprofile flag writes a Go CPU profile (a
@@ -76,7 +77,7 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 // accepted everywhere.
 func TestIgnoredGlobalFlags(t *testing.T) {
 	dir := t.TempDir()
-	k := writeFile(t, dir, "k.csv", "1,0\n0,1\n")
+	k := testutil.WriteFile(t, dir, "k.csv", "1,0\n0,1\n")
 	for _, args := range [][]string{
 		{"score", "--kernel", k, "--config", "x.yaml"},
 		{"score", "--kernel", k, "--seed", "3"},

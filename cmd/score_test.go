@@ -2,11 +2,11 @@ package cmd
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 func runQVS(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -16,15 +16,6 @@ func runQVS(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // The hand-checked kernel: VS_1 = 2.1573004833739833.
 const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
 
@@ -32,7 +23,7 @@ const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
 // tested in internal/cli): the README's command prints the table.
 func TestScoreEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	k := writeFile(t, dir, "K.csv", "a,b,c\n"+kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+kernel3)
 	if code, out, _ := runQVS(t, "score", "--kernel", k); code != 0 || !strings.Contains(out, "2.157300") {
 		t.Errorf("table: %d %q", code, out)
 	}
@@ -40,7 +31,7 @@ func TestScoreEndToEnd(t *testing.T) {
 
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "K.csv", kernel3)
+	good := testutil.WriteFile(t, dir, "K.csv", kernel3)
 	cases := []struct {
 		name   string
 		args   []string
@@ -73,25 +64,4 @@ func TestNItems(t *testing.T) {
 			t.Errorf("nItems(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
 		}
 	}
-}
-
-// scoreCSV parses `score --format csv` output into q -> [vs, qvs].
-func scoreCSV(t *testing.T, out string) map[string][]float64 {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "q,vs") {
-		t.Fatalf("output %q", out)
-	}
-	res := map[string][]float64{}
-	for _, l := range lines[1:] {
-		f := strings.Split(l, ",")
-		for _, c := range f[1:] {
-			v, err := strconv.ParseFloat(c, 64)
-			if err != nil {
-				t.Fatalf("line %q: %v", l, err)
-			}
-			res[f[0]] = append(res[f[0]], v)
-		}
-	}
-	return res
 }

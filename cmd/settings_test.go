@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,7 +19,7 @@ import (
 // then the flags the user set (a flag equal to its own default included).
 func TestSettingsPrecedence(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "c.yaml", "task: synthetic\nbudget: 30\ninit: 6\nmethods: qvs\nq: [2, inf]\n")
+	cfg := testutil.WriteFile(t, dir, "c.yaml", "task: synthetic\nbudget: 30\ninit: 6\nmethods: qvs\nq: [2, inf]\n")
 	for _, tc := range []struct {
 		args []string
 		edit func(p *bayesopt.Protocol)
@@ -63,7 +64,7 @@ func TestConfigTypeErrors(t *testing.T) {
 		{"task: synthetic\nBudget: 20\n", `:2: unknown key "Budget" (did you mean "budget"?)`},
 		{"task: synthetic\ntau: high\n", `:2: tau: "high" is not a number`},
 	} {
-		cfg := writeFile(t, dir, "c.yaml", tc.yaml)
+		cfg := testutil.WriteFile(t, dir, "c.yaml", tc.yaml)
 		code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--out", filepath.Join(dir, "o"))
 		if code != ExitUsage || out != "" || !strings.Contains(stderr, "config "+cfg+tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.yaml, code, stderr, ExitUsage, tc.want)
@@ -81,9 +82,9 @@ func TestASSuggestFeaturesOverConfigPrefix(t *testing.T) {
 	for i := range 12 {
 		fmt.Fprintf(&rows, "i%d,%d,%d,%d\n", i, i%3, i%4, i)
 	}
-	pool := writeFile(t, dir, "p.csv", rows.String())
-	cfg := writeFile(t, dir, "c.yaml", "task: mine\npool:\n  kind: csv\n  csv:\n    file: "+pool+"\n    feature_prefix: x\n    id_column: name\n    k: 3\n")
-	obs := writeFile(t, dir, "obs.csv", "id,label\ni0,1\ni1,0\n")
+	pool := testutil.WriteFile(t, dir, "p.csv", rows.String())
+	cfg := testutil.WriteFile(t, dir, "c.yaml", "task: mine\npool:\n  kind: csv\n  csv:\n    file: "+pool+"\n    feature_prefix: x\n    id_column: name\n    k: 3\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\ni0,1\ni1,0\n")
 	code, out, stderr := runQVS(t, "as", "suggest", "--config", cfg, "--features", "x1,x2", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
 	if code != ExitOK || strings.Count(out, "\n") != 3 {
 		t.Errorf("--features over a config's feature_prefix: exit %d, stdout %q, stderr %q", code, out, stderr)
@@ -106,12 +107,12 @@ func mustOrders(t *testing.T, s string) vendi.OrderList {
 // not mix two configs (the second version is never read).
 func TestConfigReadOnce(t *testing.T) {
 	dir := t.TempDir()
-	path := writeFile(t, dir, "c.yaml", tinyASConfig)
+	path := testutil.WriteFile(t, dir, "c.yaml", tinyASConfig)
 	c, g := newTestASCommand(t, path)
 	if kind, err := peekConfig(g, "pool", "kind"); err != nil || kind != "synthetic" {
 		t.Fatalf("pool.kind %q, %v", kind, err)
 	}
-	writeFile(t, dir, "c.yaml", "task: bmg\nbudget: 99\npool:\n  kind: bmg\n")
+	testutil.WriteFile(t, dir, "c.yaml", "task: bmg\nbudget: 99\npool:\n  kind: bmg\n")
 	cfg, err := resolveASConfig(c, g, &asOptions{}, "")
 	if err != nil {
 		t.Fatal(err)

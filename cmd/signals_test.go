@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // startQVSLog starts qvs (under wrapper, if any) with its stderr in a
@@ -166,7 +168,7 @@ func TestObjectiveCommandDiesWithQVS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGHUP} {
 		pgFile := filepath.Join(dir, sig.String()+".pg")
 		// The shell writes its pid (= the group's id) and starts a child
@@ -215,7 +217,7 @@ func TestSuggestAnswersSIGTERMDuringGraphBuild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "pool.yaml", "pool:\n  kind: synthetic\n  synthetic: {n: 200000, dim: 8, clusters: 40, positive_clusters: 5, positive_rate: 0.4, background_rate: 0.002, separation: 3, spread: 1, k: 20, similarity: gaussian, seed: 1}\n")
+	cfg := testutil.WriteFile(t, dir, "pool.yaml", "pool:\n  kind: synthetic\n  synthetic: {n: 200000, dim: 8, clusters: 40, positive_clusters: 5, positive_rate: 0.4, background_rate: 0.002, separation: 3, spread: 1, k: 20, similarity: gaussian, seed: 1}\n")
 	log := filepath.Join(dir, "stderr")
 	f, err := os.Create(log)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // runQVSStdin runs qvs with stdin holding in.
@@ -44,21 +45,21 @@ func TestStdinDash(t *testing.T) {
 			t.Errorf("%s from stdin: exit %d (%s)\n%s\nwant\n%s", name, code, stderr, got, want)
 		}
 	}
-	k := writeFile(t, dir, "K.csv", kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
 	same("score --kernel -", []byte(kernel3), k, "score", "--kernel", "-", "--format", "csv")
 	q := "0.5\n1\n0.25\n"
-	same("score --quality -", []byte(q), writeFile(t, dir, "q.csv", q), "score", "--kernel", k, "--quality", "-", "--format", "csv")
+	same("score --quality -", []byte(q), testutil.WriteFile(t, dir, "q.csv", q), "score", "--kernel", k, "--quality", "-", "--format", "csv")
 	emb := "id,x1,x2\na,1,0\nb,0,1\nc,0.7,0.7\nd,-1,0\n"
-	same("select --embeddings -", []byte(emb), writeFile(t, dir, "emb.csv", emb), "select", "--embeddings", "-", "--id-column", "id", "--k", "2", "--format", "json")
+	same("select --embeddings -", []byte(emb), testutil.WriteFile(t, dir, "emb.csv", emb), "select", "--embeddings", "-", "--id-column", "id", "--k", "2", "--format", "json")
 	npy := filepath.Join(dir, "X.npy")
-	writeNPY(t, npy, "<f8", []int{3, 2}, []float64{1, 0, 0, 1, 0.6, 0.8})
+	testutil.WriteNPY(t, npy, "<f8", []int{3, 2}, []float64{1, 0, 0, 1, 0.6, 0.8})
 	b, err := os.ReadFile(npy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	same("score --embeddings - (.npy)", b, npy, "score", "--embeddings", "-", "--format", "csv")
 
-	pool := linePoolCSV(false)
+	pool := testutil.LinePoolCSV(false)
 	poolPath := asWriteFile(t, dir, "pool.csv", pool)
 	obs := "id,label\nm10,1\nm30,0\n"
 	obsPath := asWriteFile(t, dir, "obs.csv", obs)
@@ -68,17 +69,17 @@ func TestStdinDash(t *testing.T) {
 	pend := "id\nm11\n"
 	same("as suggest --pending -", []byte(pend), asWriteFile(t, dir, "pending.csv", pend), append(base, "--pool", poolPath, "--observed", obsPath, "--pending", "-")...)
 
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	evals := "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n"
-	same("bayesopt suggest --observed -", []byte(evals), writeFile(t, dir, "evals.csv", evals), "bayesopt", "suggest", "--space", space, "--observed", "-", "--batch", "2", "--init", "3", "--seed", "1")
+	same("bayesopt suggest --observed -", []byte(evals), testutil.WriteFile(t, dir, "evals.csv", evals), "bayesopt", "suggest", "--space", space, "--observed", "-", "--batch", "2", "--init", "3", "--seed", "1")
 	running := "a,n\n0.3,4\n"
-	same("bayesopt suggest --pending -", []byte(running), writeFile(t, dir, "running.csv", running), "bayesopt", "suggest", "--space", space, "--observed", writeFile(t, dir, "evals2.csv", evals), "--pending", "-", "--batch", "2", "--init", "3", "--seed", "1")
-	writeToyMOF(t, dir, 8)
+	same("bayesopt suggest --pending -", []byte(running), testutil.WriteFile(t, dir, "running.csv", running), "bayesopt", "suggest", "--space", space, "--observed", testutil.WriteFile(t, dir, "evals2.csv", evals), "--pending", "-", "--batch", "2", "--init", "3", "--seed", "1")
+	testutil.WriteToyMOF(t, dir, 8)
 	kb, err := os.ReadFile(filepath.Join(dir, "mof", "kernel.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	same("bayesopt suggest --kernel -", kb, filepath.Join(dir, "mof", "kernel.csv"), "bayesopt", "suggest", "--kernel", "-", "--observed", writeFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n"), "--batch", "2", "--seed", "1")
+	same("bayesopt suggest --kernel -", kb, filepath.Join(dir, "mof", "kernel.csv"), "bayesopt", "suggest", "--kernel", "-", "--observed", testutil.WriteFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n"), "--batch", "2", "--seed", "1")
 
 	// --graph: an edge list and a scipy CSR .npz (a line graph 0-1-...-9).
 	m := &fileio.CSR{Rows: 10, Cols: 10, Indptr: []int{0}}
@@ -104,7 +105,7 @@ func TestStdinDash(t *testing.T) {
 	lineObs := asWriteFile(t, dir, "lobs.csv", "index,label\n4,1\n")
 	graph := []string{"as", "suggest", "--observed", lineObs, "--batch", "3", "--format", "csv", "--quiet", "--graph", "-"}
 	same("as suggest --graph - (.npz)", nb, npz, graph...)
-	same("as suggest --graph - (edges)", []byte(edges.String()), writeFile(t, dir, "edges.csv", edges.String()), graph...)
+	same("as suggest --graph - (edges)", []byte(edges.String()), testutil.WriteFile(t, dir, "edges.csv", edges.String()), graph...)
 
 	// Errors name stdin.
 	code, out, stderr := runQVSStdin(t, []byte("id,label\nm99,1\n"), append(base, "--pool", poolPath, "--observed", "-")...)
@@ -163,7 +164,7 @@ func TestStdinDashBounded(t *testing.T) {
 func TestSpaceFromStdin(t *testing.T) {
 	dir := t.TempDir()
 	const body = "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n"
-	space := writeFile(t, dir, "space.yaml", body)
+	space := testutil.WriteFile(t, dir, "space.yaml", body)
 	code, want, stderr := runQVS(t, "bayesopt", "suggest", "--space", space, "--batch", "3")
 	if code != 0 {
 		t.Fatal(stderr)

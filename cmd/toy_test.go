@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 func TestToyConfigAndSVG(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "res")
-	cfg := writeFile(t, dir, "toy.yaml", "n: 3\nq: \"inf\"\nstarts: 1\nformat: svg\nout: "+out+"\n")
+	cfg := testutil.WriteFile(t, dir, "toy.yaml", "n: 3\nq: \"inf\"\nstarts: 1\nformat: svg\nout: "+out+"\n")
 	code, stdout, errs := runQVS(t, "--config", cfg, "toy", "--quiet")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -28,7 +30,7 @@ func TestToyConfigAndSVG(t *testing.T) {
 		t.Errorf("--format png over config svg: exit %d (%s), %v", code, errs, err)
 	}
 	// Unknown keys are errors naming the key.
-	bad := writeFile(t, dir, "bad.yaml", "n: 3\nstart: 2\n")
+	bad := testutil.WriteFile(t, dir, "bad.yaml", "n: 3\nstart: 2\n")
 	if code, _, errs := runQVS(t, "--config", bad, "toy"); code == ExitOK || !strings.Contains(errs, "start") {
 		t.Errorf("unknown key: exit %d, %q", code, errs)
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qvs-dev/qvs/internal/campaign"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // tinyASConfig is a small campaign over every method: 8 settings x 2
@@ -63,71 +63,6 @@ func asConfigRun(t *testing.T, config, out, cache string, quiet bool, edits ...f
 	return 0, sout.String(), serr.String()
 }
 
-// sameResults compares every file of two campaign directories, with the
-// wall-time columns ("seconds") blanked: they are the only legitimately
-// different values. Temporary files of interrupted atomic writes are ignored.
-func sameResults(t *testing.T, a, b string) {
-	t.Helper()
-	list := func(root string) map[string]string {
-		files := map[string]string{}
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.Contains(d.Name(), ".tmp-") {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			files[rel] = p
-			return nil
-		})
-		return files
-	}
-	fa, fb := list(a), list(b)
-	if len(fa) != len(fb) {
-		var na, nb []string
-		for k := range fa {
-			na = append(na, k)
-		}
-		for k := range fb {
-			nb = append(nb, k)
-		}
-		slices.Sort(na)
-		slices.Sort(nb)
-		t.Fatalf("file sets differ:\n%v\n%v", na, nb)
-	}
-	for rel, pa := range fa {
-		pb, ok := fb[rel]
-		if !ok {
-			t.Fatalf("%s missing from %s", rel, b)
-		}
-		ba, _ := os.ReadFile(pa)
-		bb, _ := os.ReadFile(pb)
-		if strings.HasSuffix(rel, ".csv") {
-			ba, bb = blankSeconds(t, ba), blankSeconds(t, bb)
-		}
-		if !bytes.Equal(ba, bb) {
-			t.Errorf("%s differs:\n%s\n---\n%s", rel, ba, bb)
-		}
-	}
-}
-
-func blankSeconds(t *testing.T, b []byte) []byte {
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("corrupt CSV: %v\n%s", err, b)
-	}
-	if len(recs) == 0 {
-		return b
-	}
-	if c := slices.Index(recs[0], "seconds"); c >= 0 {
-		for _, r := range recs[1:] {
-			r[c] = ""
-		}
-	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.WriteAll(recs)
-	return buf.Bytes()
-}
-
 // TestASResumeAfterSimulatedKill reproduces what a kill leaves (finished
 // runs, run files cut at a batch boundary, no summary for unfinished runs,
 // a stale summary.csv) and checks that rerunning gives the files of an
@@ -145,7 +80,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	for i, key := range []string{"random-r00", "eci-t0.5-pessimistic-r01", "ens-pessimistic-r00", "qvs-q1-r00", "qvs-qinf-r01", "select-b1-l0.5-optimistic-r00"} {
 		os.Remove(filepath.Join(part, "runs", key+".summary.csv"))
 		os.Remove(filepath.Join(part, "runs", key+".curve.csv"))
-		cutRecords(t, filepath.Join(part, "runs", key+".csv"), 1+1+4*(i%3), nil) // header, start, 0-2 whole batches
+		testutil.CutRecords(t, filepath.Join(part, "runs", key+".csv"), 1+1+4*(i%3), nil) // header, start, 0-2 whole batches
 	}
 	os.Remove(filepath.Join(part, "runs", "one-step-r01.csv")) // killed before its first record
 	os.Remove(filepath.Join(part, "runs", "one-step-r01.summary.csv"))
@@ -157,23 +92,7 @@ func TestASResumeAfterSimulatedKill(t *testing.T) {
 	if !strings.Contains(stderr, "16 of 16 run(s) finished (1 new, 6 resumed, 9 already done)") {
 		t.Errorf("resume report: %s", stderr)
 	}
-	sameResults(t, full, part)
-}
-
-// cutRecords keeps the first keep lines of the record file p, after edit
-// (if not nil) has changed them.
-func cutRecords(t *testing.T, p string, keep int, edit func([][]string)) {
-	t.Helper()
-	recs := readCSVFile(t, p)[:keep]
-	if edit != nil {
-		edit(recs)
-	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.WriteAll(recs)
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.SameResults(t, full, part)
 }
 
 // TestASResumeMidBatch: record files cut inside a batch
@@ -195,7 +114,7 @@ func TestASResumeMidBatch(t *testing.T) {
 		for _, ext := range []string{".summary.csv", ".curve.csv"} {
 			os.Remove(filepath.Join(part, "runs", key+ext))
 		}
-		cutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
+		testutil.CutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
 	}
 	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
 		t.Fatal(err)
@@ -208,7 +127,7 @@ func TestASResumeMidBatch(t *testing.T) {
 	if code, _, stderr := tinyASRun(t, part, cache, true); code != 0 {
 		t.Fatal(stderr)
 	}
-	sameResults(t, full, part)
+	testutil.SameResults(t, full, part)
 
 	for _, tc := range []struct {
 		name string

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/vendi"
-	"go.yaml.in/yaml/v3"
 )
 
 // asSuggestCmd is `qvs as suggest args...` without a config, run directly:

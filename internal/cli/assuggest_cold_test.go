@@ -133,7 +133,7 @@ func TestASSuggestColdStart(t *testing.T) {
 		}
 	}
 
-	header := writeFile(t, dir, "labels.csv", "id,label\n")
+	header := testutil.WriteFile(t, dir, "labels.csv", "id,label\n")
 	if code, again, _ := asSuggestCmd(t, "--pool", "X.npy", "--observed", header); code != 0 || again != out {
 		t.Errorf("--observed with its header alone: exit %d, %q; want %q", code, again, out)
 	}
@@ -192,7 +192,7 @@ func TestASSuggestColdStart(t *testing.T) {
 	}
 
 	// Pending items: never suggested, the greedy continues after them.
-	pending := writeFile(t, dir, "pending.csv", "id\n3\n9\n")
+	pending := testutil.WriteFile(t, dir, "pending.csv", "id\n3\n9\n")
 	code, out, stderr = asSuggestCmd(t, "--pool", "X.npy", "--pending", pending, "--batch", "3", "--quiet")
 	if code != 0 {
 		t.Fatalf("--pending: exit %d: %s", code, stderr)
@@ -213,8 +213,8 @@ func TestASSuggestColdStart(t *testing.T) {
 		{[]string{"--batch", "0"}, 2, "--batch 0: expected 1 to 500"},
 		{[]string{"--batch", "25"}, 1, "--batch 25: pool X has 24 items, 0 labelled and 0 pending: ask for at most 24"},
 		{[]string{"--pending", pending, "--batch", "23"}, 1, "--batch 23: pool X has 24 items, 0 labelled and 2 pending: ask for at most 22"},
-		{[]string{"--observed", writeFile(t, dir, "unknown.csv", "id,label\n24,1\n")}, 1, `unknown.csv: line 2: id "24" is not in pool X`},
-		{[]string{"--observed", writeFile(t, dir, "empty.csv", "")}, 1, "empty.csv: empty file; expected a header index,label or id,label"},
+		{[]string{"--observed", testutil.WriteFile(t, dir, "unknown.csv", "id,label\n24,1\n")}, 1, `unknown.csv: line 2: id "24" is not in pool X`},
+		{[]string{"--observed", testutil.WriteFile(t, dir, "empty.csv", "")}, 1, "empty.csv: empty file; expected a header index,label or id,label"},
 		{[]string{"--method", "best"}, 2, `--method "best"`},
 	} {
 		code, out, stderr := asSuggestCmd(t, append([]string{"--pool", "X.npy"}, c.args...)...)

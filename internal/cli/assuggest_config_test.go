@@ -11,6 +11,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,7 +19,7 @@ func TestASSuggest(t *testing.T) {
 	dir := t.TempDir()
 	// ties: index, so the picks can be compared with the policy run in
 	// pool order; no prior key, so the default estimate applies.
-	cfgPath := writeFile(t, dir, "tiny.yaml", tinyASConfig+"ties: index\n")
+	cfgPath := testutil.WriteFile(t, dir, "tiny.yaml", tinyASConfig+"ties: index\n")
 	cache := filepath.Join(dir, "cache")
 	poolCfg := datasets.DefaultConfig("synthetic")
 	poolCfg.Synthetic.N, poolCfg.Synthetic.Clusters, poolCfg.Synthetic.PositiveClusters, poolCfg.Synthetic.K = 300, 6, 2, 8
@@ -35,7 +36,7 @@ func TestASSuggest(t *testing.T) {
 			lines = append(lines, strconv.Itoa(i)+","+map[bool]string{true: "1", false: "0"}[y])
 		}
 	}
-	observed := writeFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
+	observed := testutil.WriteFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
 	code, stdout, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
 		"--observed", observed, "--batch", "4", "--method", "qvs", "--q", "1", "--format", "csv")
 	if code != 0 {
@@ -92,7 +93,7 @@ func TestASSuggest(t *testing.T) {
 	}
 
 	// id,label works the same (ids default to the index); table format too.
-	byID := writeFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
+	byID := testutil.WriteFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
 	for _, method := range []string{"one-step", "eci", "select", "ens", "random"} {
 		code, out, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
 			"--observed", byID, "--batch", "3", "--method", method)
@@ -110,7 +111,7 @@ func TestASSuggest(t *testing.T) {
 		"unknown":   {"id,label\nnone,1\n", `id "none"`},
 		"header":    {"item,label\n3,1\n", "header"},
 	} {
-		bad := writeFile(t, dir, "bad.csv", tc.body)
+		bad := testutil.WriteFile(t, dir, "bad.csv", tc.body)
 		code, _, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
 		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "bad.csv") {
 			t.Errorf("%s: exit %d, stderr %q; want 1 and a message naming bad.csv and %q", name, code, stderr, tc.want)
@@ -134,9 +135,9 @@ func TestASSuggest(t *testing.T) {
 // not).
 func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\n")
-	cfg := writeFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\n")
+	cfg := testutil.WriteFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
 	for _, method := range []string{"qvs", "ens"} {
 		code, out, stderr := qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
 			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
@@ -153,21 +154,21 @@ func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
 // --prior prevalence is passed explicitly on a pool labelled throughout.
 func TestASSuggestRefusesConfigPrevalence(t *testing.T) {
 	dir := t.TempDir()
-	labelled := writeFile(t, dir, "labelled.csv", linePoolCSV(true))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
-	cfg := writeFile(t, dir, "prev.yaml", "prior: prevalence\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
+	labelled := testutil.WriteFile(t, dir, "labelled.csv", testutil.LinePoolCSV(true))
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	cfg := testutil.WriteFile(t, dir, "prev.yaml", "prior: prevalence\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
 	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg, "--observed", obs, "--batch", "2", "--format", "csv"}
 	code, out, stderr := qvsCmd(t, args...)
 	if code != 2 || out != "" || !strings.Contains(stderr, "config "+cfg+": prior: prevalence reads every label of the pool") || !strings.Contains(stderr, "--prior prevalence") {
 		t.Errorf("config prior: prevalence: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	code, out, stderr = qvsCmd(t, append(args, "--prior", "prevalence")...)
-	if code != 0 || !strings.Contains(stderr, "prior a1 = 0.2: the pool's true prevalence") || len(suggestRows(t, out)) != 2 {
+	if code != 0 || !strings.Contains(stderr, "prior a1 = 0.2: the pool's true prevalence") || len(testutil.SuggestRows(t, out)) != 2 {
 		t.Errorf("--prior prevalence: exit %d, stderr %q", code, stderr)
 	}
 	// A config with a number or estimate is taken as it is.
 	for _, p := range []string{"0.05", "estimate"} {
-		c := writeFile(t, dir, "p.yaml", "prior: "+p+"\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
+		c := testutil.WriteFile(t, dir, "p.yaml", "prior: "+p+"\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
 		if code, _, stderr := qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", c, "--observed", obs, "--batch", "2"); code != 0 {
 			t.Errorf("prior: %s: exit %d, %s", p, code, stderr)
 		}

@@ -13,65 +13,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qvs-dev/qvs/internal/fileio"
-	"github.com/qvs-dev/qvs/internal/vendi"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
-
-// linePoolCSV is a pool of 40 items on a line (x1 = i, x2 = 0) with ids
-// m00..m39, a text column the features must skip, and, with labels, a label
-// column (every 5th item positive).
-func linePoolCSV(labels bool) string {
-	var b strings.Builder
-	b.WriteString("id,note,x1,x2")
-	if labels {
-		b.WriteString(",label")
-	}
-	b.WriteString("\n")
-	for i := 0; i < 40; i++ {
-		fmt.Fprintf(&b, "m%02d,n/a,%d,0", i, i)
-		if labels {
-			fmt.Fprintf(&b, ",%d", b2i(i%5 == 0))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// suggestRows parses `suggest --format csv` output.
-func suggestRows(t *testing.T, out string) [][]string {
-	t.Helper()
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != "rank,index,id,probability,qvs" {
-		t.Fatalf("output %q (%v)", out, err)
-	}
-	return recs[1:]
-}
-
-// chemPool writes n random fingerprints of nbits bits (density 1/3) as
-// id,fp rows and returns them.
-func chemPool(rng *rand.Rand, n, nbits int) []string {
-	fps := make([]string, n)
-	for i := range fps {
-		var b strings.Builder
-		for range nbits {
-			if rng.IntN(3) == 0 {
-				b.WriteByte('1')
-			} else {
-				b.WriteByte('0')
-			}
-		}
-		fps[i] = b.String()
-	}
-	return fps
-}
 
 // TestASSuggestPending on a CSV pool: with the first two
 // items of a batch of 5 pending, `as suggest` prints the batch's other
@@ -80,8 +27,8 @@ func chemPool(rng *rand.Rand, n, nbits int) []string {
 // the file and line.
 func TestASSuggestPending(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\nm20,1\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\nm20,1\n")
 	cache := filepath.Join(dir, "cache")
 	suggest := func(args ...string) (int, string, string) {
 		t.Helper()
@@ -93,13 +40,13 @@ func TestASSuggestPending(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", method, code, stderr)
 		}
-		full := suggestRows(t, out)
-		pending := writeFile(t, dir, "pending.csv", "id,note\n"+full[0][2]+",sent\n"+full[1][2]+",sent\n")
+		full := testutil.SuggestRows(t, out)
+		pending := testutil.WriteFile(t, dir, "pending.csv", "id,note\n"+full[0][2]+",sent\n"+full[1][2]+",sent\n")
 		code, out, stderr = suggest("--method", method, "--batch", "3", "--remaining", "18", "--pending", pending)
 		if code != 0 {
 			t.Fatalf("%s --pending: exit %d: %s", method, code, stderr)
 		}
-		rest := suggestRows(t, out)
+		rest := testutil.SuggestRows(t, out)
 		for r, row := range rest {
 			// rank restarts at 1; index, id, probability and qvs are the
 			// batch's (here to the last printed digit).
@@ -114,7 +61,7 @@ func TestASSuggestPending(t *testing.T) {
 		"observed":   {"index\n5\n30\n", "pending.csv: line 3: item 30 (30) is also labelled in " + obs},
 		"header":     {"item\nm01\n", `pending.csv: header "item": expected columns index or id`},
 	} {
-		pending := writeFile(t, dir, "pending.csv", tc.body)
+		pending := testutil.WriteFile(t, dir, "pending.csv", tc.body)
 		code, out, stderr := suggest("--pending", pending)
 		if code != 1 || out != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, no output, %q", name, code, out, stderr, tc.want)
@@ -138,7 +85,7 @@ func TestASSuggestPending(t *testing.T) {
 func TestASSuggestTanimotoExact(t *testing.T) {
 	const n, nbits, k, a1, batch = 60, 48, 20, 0.37, 5
 	rng := rand.New(rand.NewPCG(20, 1))
-	fps := chemPool(rng, n, nbits)
+	fps := testutil.ChemPool(rng, n, nbits)
 	dir := t.TempDir()
 	var pool strings.Builder
 	pool.WriteString("id,fp\n")
@@ -149,10 +96,10 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 	var obs strings.Builder
 	obs.WriteString("id,label\n")
 	for _, i := range slices.Sorted(maps.Keys(observed)) {
-		fmt.Fprintf(&obs, "mol%d,%d\n", i, b2i(observed[i]))
+		fmt.Fprintf(&obs, "mol%d,%d\n", i, testutil.B2I(observed[i]))
 	}
-	fpPath := writeFile(t, dir, "fp.csv", pool.String())
-	obsPath := writeFile(t, dir, "obs.csv", obs.String())
+	fpPath := testutil.WriteFile(t, dir, "fp.csv", pool.String())
+	obsPath := testutil.WriteFile(t, dir, "obs.csv", obs.String())
 
 	// Brute force: graph, model, kernel, greedy.
 	W := mat.NewDense(n, n, nil)
@@ -164,9 +111,11 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 				js = append(js, j)
 			}
 		}
-		slices.SortStableFunc(js, func(x, y int) int { return cmp.Compare(textTanimoto(fps[i], fps[y]), textTanimoto(fps[i], fps[x])) })
+		slices.SortStableFunc(js, func(x, y int) int {
+			return cmp.Compare(testutil.TextTanimoto(fps[i], fps[y]), testutil.TextTanimoto(fps[i], fps[x]))
+		})
 		for _, j := range js[:k] {
-			if s := textTanimoto(fps[i], fps[j]); s > 0 {
+			if s := testutil.TextTanimoto(fps[i], fps[j]); s > 0 {
 				W.Set(i, j, s)
 				rows[i] = append(rows[i], j)
 			}
@@ -281,8 +230,8 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 		fmt.Fprintf(&colPool, "mol%d,%s\n", i, strings.Join(strings.Split(fp, ""), ","))
 	}
 	for _, args := range [][]string{
-		{"--pool", writeFile(t, dir, "hex.csv", hexPool.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"},
-		{"--pool", writeFile(t, dir, "cols.csv", colPool.String())},
+		{"--pool", testutil.WriteFile(t, dir, "hex.csv", hexPool.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"},
+		{"--pool", testutil.WriteFile(t, dir, "cols.csv", colPool.String())},
 	} {
 		code, out2, stderr := asSuggestCmd(t, append([]string{"--cache-dir", t.TempDir(), "--id-column", "id", "--metric", "tanimoto", "--k", "20", "--prior", "0.37",
 			"--observed", obsPath, "--batch", "5", "--format", "csv"}, args...)...)
@@ -297,18 +246,18 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 // records hold only pool items; and score reads 0/1 fingerprints from a
 // float32 .npy under --embedding-kernel tanimoto as from the CSV.
 func TestASCampaignCSVTanimoto(t *testing.T) {
-	fps := chemPool(rand.New(rand.NewPCG(5, 6)), 50, 32)
+	fps := testutil.ChemPool(rand.New(rand.NewPCG(5, 6)), 50, 32)
 	dir := t.TempDir()
 	var pool strings.Builder
 	pool.WriteString("id,fp,label\n")
 	x := make([]float32, 0, 50*32)
 	for i, fp := range fps {
-		fmt.Fprintf(&pool, "m%d,%s,%d\n", i, fp, b2i(fp[0] == '1'))
+		fmt.Fprintf(&pool, "m%d,%s,%d\n", i, fp, testutil.B2I(fp[0] == '1'))
 		for _, c := range fp {
 			x = append(x, float32(c-'0'))
 		}
 	}
-	csvPath := writeFile(t, dir, "fp.csv", pool.String())
+	csvPath := testutil.WriteFile(t, dir, "fp.csv", pool.String())
 	cfg := "task: fp\nrepeats: 1\nbudget: 8\nbatch: 2\nmethods: [qvs]\nq: [\"1\"]\nprior: prevalence\npool:\n  kind: csv\n  csv: {file: " + csvPath + ", id_column: id, fingerprint_column: fp, metric: tanimoto, k: 5}\n"
 	code, out, stderr := asConfigRun(t, cfg, filepath.Join(dir, "res"), t.TempDir(), true)
 	if code != 0 || !strings.Contains(out, "qVS-AS") {
@@ -318,7 +267,7 @@ func TestASCampaignCSVTanimoto(t *testing.T) {
 	if err := fileio.WriteNPYFloat32(&npy, 50, 32, x); err != nil {
 		t.Fatal(err)
 	}
-	npyPath := writeFile(t, dir, "fp.npy", npy.String())
+	npyPath := testutil.WriteFile(t, dir, "fp.npy", npy.String())
 	_, want, _ := qvsCmd(t, "score", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--exclude-columns", "label", "--embedding-kernel", "tanimoto", "--format", "csv")
 	code, got, stderr := qvsCmd(t, "score", "--embeddings", npyPath, "--embedding-kernel", "tanimoto", "--format", "csv")
 	if code != 0 || got != want || want == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // scoredOptions are as suggest's options on the pool CSV at pool (ids in
@@ -86,11 +87,11 @@ func scoredRows(t *testing.T, out, head string) [][]string {
 func TestASSuggestScored(t *testing.T) {
 	dir := t.TempDir()
 	body, score := bitPoolCSV()
-	pool := writeFile(t, dir, "pool.csv", body)
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
 	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31}
-	obs := writeFile(t, dir, "obs.csv", scoresCSV(items, score, false))
-	neg := writeFile(t, dir, "neg.csv", scoresCSV(items, score, true))
-	pending := writeFile(t, dir, "pending.csv", "id\nm01\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	neg := testutil.WriteFile(t, dir, "neg.csv", scoresCSV(items, score, true))
+	pending := testutil.WriteFile(t, dir, "pending.csv", "id\nm01\n")
 	suggest := func(observed, pending string, set func(o *ASSuggestOptions)) (error, string, string) {
 		t.Helper()
 		o := scoredOptions(pool, observed)
@@ -136,7 +137,7 @@ func TestASSuggestScored(t *testing.T) {
 		}
 	}
 	// Failed rows: empty, nan, failed, a status column; never suggested.
-	failed := writeFile(t, dir, "failed.csv", "id,value,status\nm00,1,ok\nm02,,\nm04,NaN,\nm06,FAILED,\nm07,3,failed\nm09,2,\n")
+	failed := testutil.WriteFile(t, dir, "failed.csv", "id,value,status\nm00,1,ok\nm02,,\nm04,NaN,\nm06,FAILED,\nm07,3,failed\nm09,2,\n")
 	err, out, stderr = suggest(failed, "", func(o *ASSuggestOptions) { o.Batch, o.Method = 30, "greedy" })
 	if err != nil {
 		t.Fatal(err)
@@ -163,8 +164,8 @@ func TestASSuggestScored(t *testing.T) {
 func TestASSuggestScoredBadInput(t *testing.T) {
 	dir := t.TempDir()
 	body, _ := bitPoolCSV()
-	pool := writeFile(t, dir, "pool.csv", body)
-	ok := writeFile(t, dir, "ok.csv", "index,value\n0,1\n1,2\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	ok := testutil.WriteFile(t, dir, "ok.csv", "index,value\n0,1\n1,2\n")
 	for _, c := range []struct {
 		name, file string
 		set        func(o *ASSuggestOptions)
@@ -182,7 +183,7 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
 	} {
-		f := writeFile(t, dir, "obs.csv", c.file)
+		f := testutil.WriteFile(t, dir, "obs.csv", c.file)
 		o := scoredOptions(pool, f)
 		o.Batch = 2
 		if c.set != nil {
@@ -197,19 +198,19 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		}
 	}
 	// A scored-only flag with labels is a usage error.
-	lab := scoredOptions(pool, writeFile(t, dir, "lab.csv", "index,label\n0,1\n"))
+	lab := scoredOptions(pool, testutil.WriteFile(t, dir, "lab.csv", "index,label\n0,1\n"))
 	lab.ScoreFlags = []string{"minimize"}
 	if err, out, _ := runCmd(t, RunASSuggest, lab); ExitCode(err) != 2 || out != "" || !strings.Contains(err.Error(), "--minimize applies only with scores") {
 		t.Errorf("--minimize with labels: %v, %q", err, out)
 	}
 	// The pending file's header is checked before the pool is read.
 	o := scoredOptions(pool, ok)
-	o.Pending = writeFile(t, dir, "pending.csv", "name\nm01\n")
+	o.Pending = testutil.WriteFile(t, dir, "pending.csv", "name\nm01\n")
 	if err, out, stderr := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), o.Pending) || strings.Contains(stderr, "loading pool") {
 		t.Errorf("bad pending header: %v, %q, %q", err, out, stderr)
 	}
 	// A pending item that is also scored.
-	o.Pending = writeFile(t, dir, "both.csv", "index\n1\n")
+	o.Pending = testutil.WriteFile(t, dir, "both.csv", "index\n1\n")
 	if err, out, _ := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), "line 2: item 1 (1) is also scored in "+ok) {
 		t.Errorf("pending and scored: %v, %q", err, out)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // testEnv is an Env whose streams are buffers.
@@ -123,7 +124,7 @@ func linePool(t *testing.T, labels bool) string {
 		}
 		b.WriteString("\n")
 	}
-	return writeFile(t, t.TempDir(), "pool.csv", b.String())
+	return testutil.WriteFile(t, t.TempDir(), "pool.csv", b.String())
 }
 
 // TestASSuggestKNNProbabilities: the probability column against the kNN
@@ -135,7 +136,7 @@ func linePool(t *testing.T, labels bool) string {
 // number, or the pool's prevalence (8/40) when asked for; labels of the
 // pool that are not in --observed change nothing otherwise.
 func TestASSuggestKNNProbabilities(t *testing.T) {
-	obs := writeFile(t, t.TempDir(), "obs.csv", "id,label\nm10,1\nm30,0\n")
+	obs := testutil.WriteFile(t, t.TempDir(), "obs.csv", "id,label\nm10,1\nm30,0\n")
 	suggest := func(pool, prior string, given bool) ([][]string, string) {
 		t.Helper()
 		o := suggestOptions(pool)

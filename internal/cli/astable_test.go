@@ -9,6 +9,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // asTable is `qvs as table dir`: the exit code qvs would give, stdout, and
@@ -28,7 +29,7 @@ func TestASTable(t *testing.T) {
 	dir := t.TempDir()
 	header := "key,method,q,params,repeat,positives,vs_q0,vs_q0.1,vs_q0.5,vs_q1,vs_q2,vs_qinf,max_pairwise_distance,kernel_det,kernel_logdet,seconds\n"
 	const eci5, eci25 = "threshold=0.5 fantasy=pessimistic", "threshold=0.25 fantasy=pessimistic"
-	writeFile(t, dir, "summary.csv", header+
+	testutil.WriteFile(t, dir, "summary.csv", header+
 		"random-r00,random,,,0,10,1,1,1,1,1,1,2,0.5,-0.7,1\n"+
 		"random-r01,random,,,1,14,1,1,1,1,1,1,2,0.5,-0.7,1\n"+
 		"eci-t0.5-pessimistic-r00,eci,,"+eci5+",0,20,1,1,1,8,1,1,2,0.5,-0.7,1\n"+
@@ -63,7 +64,7 @@ func TestASTable(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "runs"), "qvs-q1-r02.summary.csv", header+"qvs-q1-r02,qvs,1,,2,17,1,1,1,9,1,1,2,0.5,-0.7,1\n")
+	testutil.WriteFile(t, filepath.Join(dir, "runs"), "qvs-q1-r02.summary.csv", header+"qvs-q1-r02,qvs,1,,2,17,1,1,1,9,1,1,2,0.5,-0.7,1\n")
 	_, stdout, _ = asTable(t, dir)
 	// positives 12, 13, 17: mean 14, sample sd √7, SE √(7/3) = 1.53.
 	if !strings.Contains(stdout, "| qVS-AS, q = 1 | 14.00 (1.53) |") || !strings.Contains(stdout, "Partial campaign: fewer repeats than expected") {
@@ -71,12 +72,12 @@ func TestASTable(t *testing.T) {
 	}
 
 	empty := t.TempDir()
-	writeFile(t, empty, "summary.csv", header)
+	testutil.WriteFile(t, empty, "summary.csv", header)
 	if code, stdout, _ := asTable(t, empty); code != 0 || !strings.Contains(stdout, "no finished runs yet") {
 		t.Errorf("empty summary: exit %d, %q", code, stdout)
 	}
 	other := t.TempDir()
-	writeFile(t, other, "summary.csv", "key,method,q,params,repeat,best_value,edc,seconds\nucb-r00,ucb,,,0,1,2,3\n")
+	testutil.WriteFile(t, other, "summary.csv", "key,method,q,params,repeat,best_value,edc,seconds\nucb-r00,ucb,,,0,1,2,3\n")
 	if code, _, stderr := asTable(t, other); code != 1 || !strings.Contains(stderr, "not an active-search campaign") {
 		t.Errorf("BayesOpt summary: exit %d, %s", code, stderr)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // badInputCase is one hostile command line (qvsCmd):
@@ -35,20 +37,20 @@ func checkBadInput(t *testing.T, cases []badInputCase) {
 // in --prefix (it used to count twice against --k).
 func TestSelectBadInput(t *testing.T) {
 	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
-	k3 := writeFile(t, dir, "k3.csv", kernel3)
+	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
+	k3 := testutil.WriteFile(t, dir, "k3.csv", kernel3)
 	checkBadInput(t, []badInputCase{
 		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
 			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
-		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", writeFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
+		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", testutil.WriteFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
 			1, `ids.csv: id "u" is given for rows 1 and 3`},
-		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", writeFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
+		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", testutil.WriteFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
 			1, `ids2.csv: id 2 is empty`},
 		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
 			2, "--prefix: row 1 is listed twice"},
 	})
 	// The median heuristic on identical rows falls back to 1 and says why.
-	same := writeFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
+	same := testutil.WriteFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
 	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
 	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
 		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
@@ -75,10 +77,10 @@ func TestHugeValuesScoreTheirScale(t *testing.T) {
 		args []string
 		want map[string]float64 // q -> VS
 	}{
-		{"diag(1e308) kernel", []string{"--kernel", writeFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
-		{"diag(1e-310) kernel", []string{"--kernel", writeFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
-		{"1e308 row, cosine", []string{"--embeddings", writeFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
-		{"1e308 rows, linear", []string{"--embeddings", writeFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
+		{"diag(1e308) kernel", []string{"--kernel", testutil.WriteFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
+		{"diag(1e-310) kernel", []string{"--kernel", testutil.WriteFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
+		{"1e308 row, cosine", []string{"--embeddings", testutil.WriteFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
+		{"1e308 rows, linear", []string{"--embeddings", testutil.WriteFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
 	} {
 		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--format", "csv", "--q", "0,1,inf"}, tc.args...)...))
 		if tc.want == nil { // subnormal entries: refused or scored, never a crash
@@ -91,7 +93,7 @@ func TestHugeValuesScoreTheirScale(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
 			continue
 		}
-		got := scoreCSV(t, out)
+		got := testutil.ScoreCSV(t, out)
 		for q, w := range tc.want {
 			if math.Abs(got[q][0]-w) > 1e-12*w {
 				t.Errorf("%s: VS_%s = %v, want %v", tc.name, q, got[q][0], w)
@@ -110,7 +112,7 @@ func TestFileShapeMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBadInput(t, []badInputCase{
-		{"CR-only lines", []string{"score", "--kernel", writeFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
+		{"CR-only lines", []string{"score", "--kernel", testutil.WriteFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
 			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
 		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -52,8 +53,8 @@ func TestBayesoptResume(t *testing.T) {
 	// iterations were once shorter and the run differed).
 	for key, keep := range map[string]int{"qvs-q1-r00": 15, "robot-r00": 12} {
 		path := filepath.Join(dir, "runs", key+".csv")
-		full := readCSVFile(t, path)
-		cutRecords(t, path, 1+keep, nil)
+		full := testutil.ReadCSVFile(t, path)
+		testutil.CutRecords(t, path, 1+keep, nil)
 		if err := os.Remove(filepath.Join(dir, "runs", key+".summary.csv")); err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestBayesoptResume(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("resume exit %d: %s", code, errs)
 		}
-		again := readCSVFile(t, path)
+		again := testutil.ReadCSVFile(t, path)
 		if len(again) != len(full) {
 			t.Fatalf("%s: %d rows after resume, want %d", key, len(again), len(full))
 		}
@@ -96,7 +97,7 @@ func TestBayesoptShard(t *testing.T) {
 	if code, _, errs := asTable(t, dir); code != ExitRuntime || !strings.Contains(errs, "not an active-search campaign") {
 		t.Errorf("as table on a BayesOpt folder: exit %d, %s", code, errs)
 	}
-	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(dir, "summary.csv"))
 	var keys []string
 	for _, r := range sum[1:] {
 		keys = append(keys, r[0])
@@ -129,7 +130,7 @@ func TestBayesoptQVSFloor(t *testing.T) {
 // runParams returns "key|params" of every run in DIR/summary.csv.
 func runParams(t *testing.T, dir string) []string {
 	t.Helper()
-	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(dir, "summary.csv"))
 	if sum[0][0] != "key" || sum[0][3] != "params" {
 		t.Fatalf("summary header %v: want key and params in columns 1 and 4", sum[0])
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // spaceSolutions is `qvs bayesopt solutions --space space --observed
@@ -24,8 +26,8 @@ func spaceSolutions(space, observed string, m int) *SolutionsOptions {
 // with --kernel, is a usage error.
 func TestBayesoptSolutionsLengthScale(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\nlength_scale: 7\n")
-	evals := writeFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\nlength_scale: 7\n")
+	evals := testutil.WriteFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
 	for _, L := range []float64{0.25, 1, 3} {
 		o := spaceSolutions(space, evals, 2)
 		o.Space.LengthScale, o.Space.LengthScaleGiven, o.Format.Value = L, true, FormatJSON
@@ -74,8 +76,8 @@ func TestBayesoptSolutionsLengthScale(t *testing.T) {
 // 2, stdout empty.
 func TestBayesoptSolutionsOneMode(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
-	evals := writeFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	evals := testutil.WriteFile(t, dir, "e.csv", "a,value\n0.25,1\n0.75,0.9\n")
 	for _, c := range []struct {
 		name                    string
 		space, kernel           string

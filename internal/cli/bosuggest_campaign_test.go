@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 const unitSpace6 = `parameters:
@@ -49,15 +50,15 @@ func TestBayesoptSuggestMatchesCampaign(t *testing.T) {
 	if code, _, errs := smallBO(t, out, campaign.Shard{}, func(k *BayesoptCampaign) { k.Config.Methods = []string{"turbo", "qvs"} }); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
-	space := writeFile(t, dir, "space.yaml", unitSpace6)
+	space := testutil.WriteFile(t, dir, "space.yaml", unitSpace6)
 	for _, run := range []struct{ key, method string }{{"turbo-r00", "turbo"}, {"qvs-q1-r00", "qvs"}} {
-		recs := readCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))
+		recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))
 		const n = 15 // init 10 + one batch of 5
 		var b strings.Builder
 		for _, r := range recs[:1+n] {
 			b.WriteString(strings.Join(r, ",") + "\n")
 		}
-		evals := writeFile(t, dir, run.key+".csv", b.String())
+		evals := testutil.WriteFile(t, dir, run.key+".csv", b.String())
 		code, stdout, errs := spaceSuggest(t, space, evals, func(o *BOSuggestOptions) { o.Method, o.Continuous.Tau = run.method, 0.5 })
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", run.key, code, errs)
@@ -82,7 +83,7 @@ func TestBayesoptSuggestMatchesCampaign(t *testing.T) {
 // the paper mode).
 func TestBayesoptSuggestQVSModes(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", unitSpace6)
+	space := testutil.WriteFile(t, dir, "space.yaml", unitSpace6)
 	// tau 1.2 makes the floor bind in this run (at 0.5 it never does).
 	for _, c := range []struct{ flag, value, key, tau string }{
 		{"--qvs-floor", "", "qvs-q1-floor-r00", "1.2"},
@@ -102,13 +103,13 @@ func TestBayesoptSuggestQVSModes(t *testing.T) {
 		}); code != ExitOK {
 			t.Fatalf("%s campaign: exit %d: %s", c.flag, code, errs)
 		}
-		recs := readCSVFile(t, filepath.Join(out, "runs", c.key+".csv"))
+		recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", c.key+".csv"))
 		const n = 15 // init 10 + one batch of 5
 		var b strings.Builder
 		for _, r := range recs[:1+n] {
 			b.WriteString(strings.Join(r, ",") + "\n")
 		}
-		evals := writeFile(t, dir, c.key+".csv", b.String())
+		evals := testutil.WriteFile(t, dir, c.key+".csv", b.String())
 		code, stdout, errs := spaceSuggest(t, space, evals, func(o *BOSuggestOptions) {
 			o.Continuous.Tau, o.Continuous.QVSFloor, o.Continuous.QVSMode = tau, floor, mode
 		})
@@ -132,7 +133,7 @@ func TestBayesoptSuggestQVSModes(t *testing.T) {
 		}
 	}
 	// Both are for method qvs.
-	if code, _, errs := spaceSuggest(t, space, writeFile(t, dir, "e.csv", "x0,x1,x2,x3,x4,x5,value\n"), func(o *BOSuggestOptions) {
+	if code, _, errs := spaceSuggest(t, space, testutil.WriteFile(t, dir, "e.csv", "x0,x1,x2,x3,x4,x5,value\n"), func(o *BOSuggestOptions) {
 		o.Method, o.Continuous.QVSFloor = "turbo", true
 		o.ContinuousFlags = append(o.ContinuousFlags, "qvs-floor")
 	}); code != ExitUsage || !strings.Contains(errs, "--method qvs only") {
@@ -145,11 +146,11 @@ func TestBayesoptSuggestQVSModes(t *testing.T) {
 // yet): the first points of the initial design, byte for byte.
 func TestBayesoptSuggestColdStart(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", unitSpace6)
-	header := writeFile(t, dir, "header.csv", "x0,x1,x2,x3,x4,x5,value\n")
-	writeToyMOF(t, dir, 6)
+	space := testutil.WriteFile(t, dir, "space.yaml", unitSpace6)
+	header := testutil.WriteFile(t, dir, "header.csv", "x0,x1,x2,x3,x4,x5,value\n")
+	testutil.WriteToyMOF(t, dir, 6)
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
-	kheader := writeFile(t, dir, "kheader.csv", "index,value\n")
+	kheader := testutil.WriteFile(t, dir, "kheader.csv", "index,value\n")
 	onSpace := func(observed string) *BOSuggestOptions {
 		o := DefaultBOSuggestOptions()
 		o.Continuous.Space, o.Observed, o.Batch, o.ContinuousFlags = space, observed, 4, []string{"space"}
@@ -199,8 +200,8 @@ func TestBayesoptSuggestColdStart(t *testing.T) {
 // within the failure radius of a failed row; --retry-failed says so.
 func TestBayesoptSuggestFailed(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
-	evals := writeFile(t, dir, "evals.csv", "a,b,value,status\n"+
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
+	evals := testutil.WriteFile(t, dir, "evals.csv", "a,b,value,status\n"+
 		"0.1,1,0.5,\n0.2,5,,\n0.9,9,nan,\n0.5,5,3,failed\n0.3,2,1.5,ok\n0.7,3,failed,\n0.6,8,0.2,\n0.4,4,2,\n")
 	failed := [][2]float64{{0.2, 5}, {0.9, 9}, {0.5, 5}, {0.7, 3}}
 	options := func(retry bool) *BOSuggestOptions {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestSuggestDiscreteFailed: failed rows of --observed (empty, nan, failed,
@@ -17,9 +19,9 @@ import (
 // without failures leaves stdout byte-identical.
 func TestSuggestDiscreteFailed(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 20)
+	testutil.WriteToyMOF(t, dir, 20)
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
-	table := readCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
+	table := testutil.ReadCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
 	ok := []int{3, 8, 14, 0}
 	failed := map[int]string{5: "", 11: "nan", 17: "FAILED", 2: "status"}
 	var h, plain, okStatus strings.Builder
@@ -37,14 +39,14 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 			fmt.Fprintf(&h, "%d,%s,\n", f, failed[f])
 		}
 	}
-	evals := writeFile(t, dir, "evals.csv", h.String())
+	evals := testutil.WriteFile(t, dir, "evals.csv", h.String())
 	suggest := func(file string, args ...string) (picks []int, stdout, stderr string) {
 		t.Helper()
 		code, stdout, stderr := boSuggestCmd(t, append([]string{"--kernel", kernel, "--observed", file}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		for _, row := range parseCSV(t, stdout)[1:] {
+		for _, row := range testutil.ParseCSV(t, stdout)[1:] {
 			i, err := strconv.Atoi(row[1])
 			if err != nil {
 				t.Fatalf("row %v", row)
@@ -81,7 +83,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 	}
 	// Failures never enter the model: with --retry-failed the ucb and qvs
 	// batches are those of the successes alone.
-	plainFile := writeFile(t, dir, "plain.csv", plain.String())
+	plainFile := testutil.WriteFile(t, dir, "plain.csv", plain.String())
 	for _, m := range []string{"qvs", "ucb"} {
 		_, got, _ := suggest(evals, "--method", m, "--batch", "5", "--retry-failed")
 		_, want, _ := suggest(plainFile, "--method", m, "--batch", "5")
@@ -90,7 +92,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 		}
 	}
 	// Outputs unchanged otherwise: a status column without failures.
-	okFile := writeFile(t, dir, "ok.csv", okStatus.String())
+	okFile := testutil.WriteFile(t, dir, "ok.csv", okStatus.String())
 	for _, f := range []string{"csv", "json", "table"} {
 		_, got, stderr := boSuggestCmd(t, "--kernel", kernel, "--observed", okFile, "--format", f)
 		_, want, _ := boSuggestCmd(t, "--kernel", kernel, "--observed", plainFile, "--format", f)
@@ -99,7 +101,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 		}
 	}
 	// Every row failed (beyond --init): a full batch, none of them.
-	allFailed := writeFile(t, dir, "all.csv", "index,value\n4,failed\n9,nan\n13,\n")
+	allFailed := testutil.WriteFile(t, dir, "all.csv", "index,value\n4,failed\n9,nan\n13,\n")
 	for _, m := range []string{"qvs", "ucb", "random"} {
 		picks, stdout, stderr := suggest(allFailed, "--method", m, "--batch", "5")
 		if len(picks) != 5 || !strings.Contains(stderr, "3 of 3 experiments in "+allFailed+" failed") {
@@ -122,7 +124,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 // evaluated).
 func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: n, lower: 0, upper: 2, type: int}\n")
 	for _, tc := range []struct {
 		evals string
 		rows  int
@@ -130,7 +132,7 @@ func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
 		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
 		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
 	} {
-		code, out, stderr := boSuggestCmd(t, "--space", space, "--observed", writeFile(t, dir, "e.csv", tc.evals),
+		code, out, stderr := boSuggestCmd(t, "--space", space, "--observed", testutil.WriteFile(t, dir, "e.csv", tc.evals),
 			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
 		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
 		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {

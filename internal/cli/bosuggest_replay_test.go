@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -35,20 +36,20 @@ data:
 // suggest gives the campaign's initial design.
 func TestSuggestDiscreteReplaysCampaign(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := discreteRun(t, kernelCampaignConfig, dir, out, true, nil); code != 0 {
 		t.Fatalf("campaign: exit %d: %s", code, stderr)
 	}
-	table := readCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
+	table := testutil.ReadCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
 	var ids strings.Builder
 	for _, r := range table[1:] {
 		ids.WriteString(r[0] + "\n")
 	}
-	idsPath := writeFile(t, dir, "ids.txt", ids.String())
+	idsPath := testutil.WriteFile(t, dir, "ids.txt", ids.String())
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
 	for _, run := range []struct{ key, method, q string }{{"random-r00", "random", "1"}, {"ucb-r00", "ucb", "1"}, {"qvs-q1-r00", "qvs", "1"}, {"qvs-qinf-r00", "qvs", "inf"}} {
-		recs := readCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))[1:] // iteration,pick,index,id,value
+		recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", run.key+".csv"))[1:] // iteration,pick,index,id,value
 		for n := 0; n < len(recs); {
 			it := recs[n][0]
 			var batch []string
@@ -71,7 +72,7 @@ func TestSuggestDiscreteReplaysCampaign(t *testing.T) {
 					fmt.Fprintf(&h, "%s,%q\n", r[4], r[3])
 				}
 			}
-			evals := writeFile(t, dir, "evals.csv", h.String())
+			evals := testutil.WriteFile(t, dir, "evals.csv", h.String())
 			b := 4 // the last batch of the campaign is smaller: suggest's batch starts with it
 			if n == 0 {
 				b = 2
@@ -89,7 +90,7 @@ func TestSuggestDiscreteReplaysCampaign(t *testing.T) {
 			}
 			stdout := sout.String()
 			var got []string
-			for _, r := range parseCSV(t, stdout)[1:] {
+			for _, r := range testutil.ParseCSV(t, stdout)[1:] {
 				got = append(got, r[1])
 			}
 			if !slices.Equal(got[:len(batch)], batch) {
@@ -98,13 +99,4 @@ func TestSuggestDiscreteReplaysCampaign(t *testing.T) {
 			n += len(batch)
 		}
 	}
-}
-
-func parseCSV(t *testing.T, s string) [][]string {
-	t.Helper()
-	var rows [][]string
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		rows = append(rows, strings.Split(line, ","))
-	}
-	return rows
 }

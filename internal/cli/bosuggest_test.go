@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // toyKernel writes the RBF kernel (length scale 0.25) of n random points
@@ -34,7 +36,7 @@ func toyKernel(t *testing.T, dir string, n int) (string, []float64) {
 		kb.WriteString("\n")
 		values[i] = 20 * math.Exp(-(math.Pow(x[i][0]-0.7, 2)+math.Pow(x[i][1]-0.2, 2))/0.05)
 	}
-	return writeFile(t, dir, "kernel.csv", kb.String()), values
+	return testutil.WriteFile(t, dir, "kernel.csv", kb.String()), values
 }
 
 func kernelSuggest(kernel, observed string) *BOSuggestOptions {
@@ -57,7 +59,7 @@ func TestSuggestDiscreteProperties(t *testing.T) {
 	for _, i := range obs {
 		fmt.Fprintf(&h, "%d,%v\n", i, values[i])
 	}
-	evals := writeFile(t, dir, "evals.csv", h.String())
+	evals := testutil.WriteFile(t, dir, "evals.csv", h.String())
 	suggest := func(method string, q, beta float64, batch int) [][]string {
 		t.Helper()
 		o := kernelSuggest(kernel, evals)
@@ -128,8 +130,8 @@ func TestSuggestDiscreteProperties(t *testing.T) {
 func TestSuggestDiscreteBadInput(t *testing.T) {
 	dir := t.TempDir()
 	kernel, _ := toyKernel(t, dir, 6)
-	good := writeFile(t, dir, "good.csv", "index,value\n1,2.5\n")
-	p := func(name, body string) string { return writeFile(t, dir, name, body) }
+	good := testutil.WriteFile(t, dir, "good.csv", "index,value\n1,2.5\n")
+	p := func(name, body string) string { return testutil.WriteFile(t, dir, name, body) }
 	ids := p("ids.txt", "a\nb\nc\nd\ne\nf\n")
 	for _, c := range []struct {
 		name string
@@ -177,9 +179,9 @@ func TestSuggestDiscreteBadInput(t *testing.T) {
 // message naming the file and line, column or key, and nothing on stdout.
 func TestContinuousSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
-	good := writeFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
-	mixed := writeFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	good := testutil.WriteFile(t, dir, "good.csv", "a,n,value\n0.5,3,1\n")
+	mixed := testutil.WriteFile(t, dir, "mixed.yaml", "parameters:\n  - {name: k, type: categorical, choices: [rbf, poly]}\n  - {name: d, lower: 2, upper: 5, type: int, when: {k: poly}}\n")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -248,7 +250,7 @@ func TestContinuousSuggestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()
 			for name, body := range c.files {
-				writeFile(t, sub, name, body)
+				testutil.WriteFile(t, sub, name, body)
 			}
 			o := DefaultBOSuggestOptions()
 			c.set(&o)

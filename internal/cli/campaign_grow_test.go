@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -34,7 +35,7 @@ func TestASCampaignGrows(t *testing.T) {
 	if code, _, stderr := tinyASRun(t, out, cache, true, set([]string{"one-step", "qvs"}, "1", 1)); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	summary := func() int { return len(readCSVFile(t, filepath.Join(out, "summary.csv"))) - 1 }
+	summary := func() int { return len(testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))) - 1 }
 	if n := summary(); n != 2 {
 		t.Fatalf("%d runs, want 2", n)
 	}
@@ -91,7 +92,7 @@ func TestBayesoptCampaignGrows(t *testing.T) {
 	if code, _, errs := smallBO(t, dir, campaign.Shard{}, grown); code != ExitOK {
 		t.Fatalf("grown: exit %d: %s", code, errs)
 	}
-	if n := len(readCSVFile(t, filepath.Join(dir, "summary.csv"))) - 1; n != 4 {
+	if n := len(testutil.ReadCSVFile(t, filepath.Join(dir, "summary.csv"))) - 1; n != 4 {
 		t.Errorf("%d runs after growth, want 4", n)
 	}
 	loud := func(k *BayesoptCampaign) { k.Config.Budget, k.Env.Quiet = 35, false }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // pandasCSV is what pandas 2.x writes for
@@ -24,8 +26,8 @@ const plainCSV = "e1,e2\n1.0,0.0\n0.0,1.0\n1.0,1.0\n0.5,0.25\n"
 // columns.
 func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	dir := t.TempDir()
-	pandas := writeFile(t, dir, "p.csv", pandasCSV)
-	plain := writeFile(t, dir, "plain.csv", plainCSV)
+	pandas := testutil.WriteFile(t, dir, "p.csv", pandasCSV)
+	plain := testutil.WriteFile(t, dir, "plain.csv", plainCSV)
 	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", plain, "--format", "csv"))
 
 	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--format", "csv"))
@@ -42,7 +44,7 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 		t.Errorf("target named: exit %d, %q", code, out)
 	}
 	// pandas after df.index = ["a", "b", "c", "d"]: the index is the ids.
-	labelled := writeFile(t, dir, "l.csv", strings.NewReplacer("\n0,", "\na,", "\n1,", "\nb,", "\n2,", "\nc,", "\n3,", "\nd,").Replace(pandasCSV))
+	labelled := testutil.WriteFile(t, dir, "l.csv", strings.NewReplacer("\n0,", "\na,", "\n1,", "\nb,", "\n2,", "\nc,", "\n3,", "\nd,").Replace(pandasCSV))
 	code, out, stderr = exitOf(t, RunSelect, selectArgs(t, "--embeddings", labelled, "--exclude-columns", "target", "--k", "2", "--format", "csv"))
 	_, wantSel, _ := exitOf(t, RunSelect, selectArgs(t, "--embeddings", plain, "--k", "2", "--format", "csv"))
 	if code != 0 || !strings.Contains(stderr, "read as the item ids") || !strings.HasPrefix(out, "rank,index,id,qvs\n") {
@@ -57,7 +59,7 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 		}
 	}
 	// An unnamed column that is neither an index nor unique is refused.
-	dup := writeFile(t, dir, "dup.csv", ",e1,e2\n0,1,0\n0,0,1\n1,1,1\n")
+	dup := testutil.WriteFile(t, dir, "dup.csv", ",e1,e2\n0,1,0\n0,0,1\n1,1,1\n")
 	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", dup))
 	if code != 1 || out != "" || !strings.Contains(stderr, dup+`: column "" (column 1, no name) is neither a row index (0..n-1) nor unique ids`) {
 		t.Errorf("dup index: exit %d, stdout %q, stderr %q", code, out, stderr)
@@ -65,13 +67,13 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	// pandas' "Unnamed: 0" (a CSV read and written again without
 	// index=False) is unnamed too; with --id-column given, a unique unnamed
 	// column is dropped as row labels.
-	unnamed := writeFile(t, dir, "u.csv", "Unnamed: 0,id,e1,e2\n0,a,1,0\n1,b,0,1\n2,c,1,1\n3,d,0.5,0.25\n")
+	unnamed := testutil.WriteFile(t, dir, "u.csv", "Unnamed: 0,id,e1,e2\n0,a,1,0\n1,b,0,1\n2,c,1,1\n3,d,0.5,0.25\n")
 	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", unnamed, "--id-column", "id", "--format", "csv"))
 	if code != 0 || out != want || !strings.Contains(stderr, `column "Unnamed: 0" (column 1, no name) holds 0..3`) {
 		t.Errorf("Unnamed: 0: exit %d, %q, stderr %q", code, out, stderr)
 	}
 	for _, label := range []string{"label", "y", "class", "activity", "active", "is_toxic", "Target"} {
-		f := writeFile(t, dir, "lab.csv", "e1,e2,"+label+"\n1,0,1\n0,1,0\n1,1,1\n")
+		f := testutil.WriteFile(t, dir, "lab.csv", "e1,e2,"+label+"\n1,0,1\n0,1,0\n1,1,1\n")
 		code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", f, "--k", "1"))
 		if code != 1 || out != "" || !strings.Contains(stderr, fmt.Sprintf("column %q looks like a label or target", label)) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", label, code, out, stderr)
@@ -84,14 +86,14 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 // same embeddings standardised by hand; --feature-prefix picks x1, x2.
 func TestScoreStandardizeAndPrefix(t *testing.T) {
 	dir := t.TempDir()
-	raw := writeFile(t, dir, "raw.csv", "x1,x2,w\n1,10,7\n2,10,7\n3,40,7\n4,20,7\n")
+	raw := testutil.WriteFile(t, dir, "raw.csv", "x1,x2,w\n1,10,7\n2,10,7\n3,40,7\n4,20,7\n")
 	// Column x1: mean 2.5, population sd sqrt(1.25); x2: mean 20, sd sqrt(150).
 	var b strings.Builder
 	b.WriteString("z1,z2\n")
 	for _, r := range [][2]float64{{1, 10}, {2, 10}, {3, 40}, {4, 20}} {
 		fmt.Fprintf(&b, "%.17g,%.17g\n", (r[0]-2.5)/math.Sqrt(1.25), (r[1]-20)/math.Sqrt(150))
 	}
-	z := writeFile(t, dir, "z.csv", b.String())
+	z := testutil.WriteFile(t, dir, "z.csv", b.String())
 	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", z, "--embedding-kernel", "linear", "--format", "csv"))
 	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--feature-prefix", "x", "--standardize", "--embedding-kernel", "linear", "--format", "csv"))
 	if code != 0 || scoreDiff(t, out, want) > 1e-12 {
@@ -126,7 +128,7 @@ func TestScoreStandardizeAndPrefix(t *testing.T) {
 // scoreDiff is the largest absolute difference between two score CSVs.
 func scoreDiff(t *testing.T, a, b string) float64 {
 	t.Helper()
-	x, y := scoreCSV(t, a), scoreCSV(t, b)
+	x, y := testutil.ScoreCSV(t, a), testutil.ScoreCSV(t, b)
 	d := 0.0
 	for q, v := range y {
 		if len(x[q]) != len(v) {

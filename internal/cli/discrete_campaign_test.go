@@ -2,54 +2,19 @@ package cli
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
-	"go.yaml.in/yaml/v3"
 )
-
-// writeToyMOF writes an n-item candidate set in the MOF format under
-// dir/mof: a Gaussian kernel of random points in the unit square and a
-// table with the objective and an energy penalty.
-func writeToyMOF(t *testing.T, dir string, n int) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([][2]float64, n)
-	for i := range x {
-		x[i] = [2]float64{rng.Float64(), rng.Float64()}
-	}
-	var kb, tb strings.Builder
-	tb.WriteString("id,storage,energy_penalty\n")
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			d := (x[i][0]-x[j][0])*(x[i][0]-x[j][0]) + (x[i][1]-x[j][1])*(x[i][1]-x[j][1])
-			if j > 0 {
-				kb.WriteString(",")
-			}
-			fmt.Fprintf(&kb, "%.17g", math.Exp(-d/(2*0.25*0.25)))
-		}
-		kb.WriteString("\n")
-		fmt.Fprintf(&tb, "MOF-%02d,%.6f,%.4f\n", i, 20*math.Exp(-((x[i][0]-0.7)*(x[i][0]-0.7)+(x[i][1]-0.2)*(x[i][1]-0.2))/0.05), x[i][1])
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "mof"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mof", "kernel.csv"), []byte(kb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mof", "mofs.csv"), []byte(tb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 const toyMOFConfig = `task: mof
 seed: 4
@@ -111,14 +76,14 @@ func runDiscrete(t *testing.T, cfg discrete.Protocol, dataDir, cache string, qui
 
 func TestDiscreteMOFCampaign(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := discreteRun(t, toyMOFConfig, dir, out, false, nil)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// 2 repeats x (random, ucb, qvs q=1, qvs q=inf).
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	if len(sum) != 1+8 {
 		t.Fatalf("summary has %d runs, want 8", len(sum)-1)
 	}
@@ -131,7 +96,7 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	mds := readCSVFile(t, filepath.Join(out, "mds.csv"))
+	mds := testutil.ReadCSVFile(t, filepath.Join(out, "mds.csv"))
 	if len(mds) != 31 || strings.Join(mds[0], ",") != "index,id,x,y,objective" || mds[5][1] != "MOF-04" {
 		t.Errorf("mds.csv: %d rows, header %v, row 5 %v", len(mds), mds[0], mds[5])
 	}
@@ -191,14 +156,14 @@ func TestDiscretePhotoswitchSmoke(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	if len(sum) != 2 || sum[1][8] != "12" {
 		t.Fatalf("summary %v", sum)
 	}
 	if !strings.Contains(stdout, "objective >= 450") || !strings.Contains(stdout, "| qVS-BayesOpt, q = 1 |") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	if mds := readCSVFile(t, filepath.Join(out, "mds.csv")); len(mds) != 1920 {
+	if mds := testutil.ReadCSVFile(t, filepath.Join(out, "mds.csv")); len(mds) != 1920 {
 		t.Errorf("mds.csv has %d rows", len(mds))
 	}
 }
@@ -251,15 +216,15 @@ qvs-q1-r00,qvs,1,,0,20,6,7,102,c,3,0.2,1
 // campaign by name:, records it, and requires good_threshold.
 func TestDiscreteKernelTask(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 20)
+	testutil.WriteToyMOF(t, dir, 20)
 	// The table under other names: item, y (the default value column is absent).
-	tab := readCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
+	tab := testutil.ReadCSVFile(t, filepath.Join(dir, "mof", "mofs.csv"))
 	var b strings.Builder
 	b.WriteString("y,item\n")
 	for _, r := range tab[1:] {
 		fmt.Fprintf(&b, "%s,%s\n", r[1], r[0])
 	}
-	writeFile(t, dir, "table.csv", b.String())
+	testutil.WriteFile(t, dir, "table.csv", b.String())
 	cfg := `task: kernel
 name: toyset
 seed: 1
@@ -281,7 +246,7 @@ data:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	if h := strings.Join(sum[0], ","); h != "key,method,q,params,repeat,best_value,edc,good_found,evaluations,best_id,best_index,seconds" || len(sum) != 1+4 {
 		t.Errorf("summary header %s, %d runs", h, len(sum)-1)
 	}
@@ -296,7 +261,7 @@ data:
 	}
 	// qvs eval names the campaign by name:.
 	code, evalOut, evalErr := evalRun(t, out, filepath.Join(dir, "eval"), "", "")
-	if code != 0 || !strings.Contains(evalOut+readFileString(t, filepath.Join(dir, "eval", "README.md")), "toyset") {
+	if code != 0 || !strings.Contains(evalOut+testutil.ReadFileString(t, filepath.Join(dir, "eval", "README.md")), "toyset") {
 		t.Errorf("eval: exit %d, %s\n%s", code, evalErr, evalOut)
 	}
 	// The random streams depend on the name: another name, other initial points.
@@ -305,13 +270,13 @@ data:
 	if code, _, stderr := discreteRun(t, cfg2, dir, out2, true, nil); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	a := readCSVFile(t, filepath.Join(out, "runs", "ucb-r00.csv"))
-	c := readCSVFile(t, filepath.Join(out2, "runs", "ucb-r00.csv"))
+	a := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "ucb-r00.csv"))
+	c := testutil.ReadCSVFile(t, filepath.Join(out2, "runs", "ucb-r00.csv"))
 	if a[1][2] == c[1][2] && a[2][2] == c[2][2] {
 		t.Errorf("names toyset and other drew the same initial points %v %v", a[1:3], c[1:3])
 	}
 	// suggest --name toyset starts from that campaign's initial design.
-	sug := kernelSuggest(filepath.Join(dir, "mof", "kernel.csv"), writeFile(t, dir, "empty.csv", "index,value\n"))
+	sug := kernelSuggest(filepath.Join(dir, "mof", "kernel.csv"), testutil.WriteFile(t, dir, "empty.csv", "index,value\n"))
 	sug.Batch, sug.Init, sug.InitGiven, sug.Discrete.Name = 2, 2, true, "toyset"
 	env, sout, serr := testEnv(t)
 	env.Seed, env.SeedSet, env.Quiet = 1, true, true
@@ -342,7 +307,7 @@ data:
 // naming the file and line.
 func TestDiscreteResumeMidIteration(t *testing.T) {
 	dir := t.TempDir()
-	writeToyMOF(t, dir, 30)
+	testutil.WriteToyMOF(t, dir, 30)
 	full, part := filepath.Join(dir, "out"), filepath.Join(dir, "part")
 	if code, _, stderr := discreteRun(t, toyMOFConfig, dir, full, true, nil); code != 0 {
 		t.Fatal(stderr)
@@ -360,7 +325,7 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 		for _, ext := range []string{".summary.csv", ".curve.csv"} {
 			os.Remove(filepath.Join(part, "runs", key+ext))
 		}
-		cutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
+		testutil.CutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
 	}
 	// toyMOFConfig: budget 8, init 2, batch 3: iterations of 2, 3, 3.
 	reset()
@@ -370,7 +335,7 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 	if code, _, stderr := discreteRun(t, toyMOFConfig, dir, part, true, nil); code != 0 {
 		t.Fatal(stderr)
 	}
-	sameResults(t, full, part)
+	testutil.SameResults(t, full, part)
 
 	reset()
 	cut("qvs-q1-r00", 1+2+3+3, func(r [][]string) {
@@ -381,13 +346,4 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 	if want := "runs/qvs-q1-r00.csv: line 6: iteration 1 has 2 queries, expected 3"; code == 0 || !strings.Contains(msg, want) || stdout != "" {
 		t.Errorf("short iteration: exit %d, %s, stdout %q; want %q", code, msg, stdout, want)
 	}
-}
-
-func readFileString(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

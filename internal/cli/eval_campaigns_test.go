@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // evalFixture is the results folder of internal/eval's golden tests: short
@@ -34,20 +36,6 @@ func evalRun(t *testing.T, dir, out, formats, figures string) (code int, stdout,
 		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
 	}
 	return 0, sout.String(), serr.String()
-}
-
-// readCSVFile is the records of the CSV file at path.
-func readCSVFile(t *testing.T, path string) [][]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
 }
 
 // TestEvalFixture runs qvs eval on the fixture: every campaign is found,
@@ -180,7 +168,7 @@ func damageCell(t *testing.T, name string, row int, col, val string) string {
 	dir := filepath.Join(t.TempDir(), name)
 	copyDir(t, filepath.Join(evalFixture, name), dir)
 	sum := filepath.Join(dir, "summary.csv")
-	recs := readCSVFile(t, sum)
+	recs := testutil.ReadCSVFile(t, sum)
 	j := slices.Index(recs[0], col)
 	if j < 0 {
 		t.Fatalf("%s has no column %s", sum, col)
@@ -334,7 +322,7 @@ func TestEvalRefusals(t *testing.T) {
 // wrote is rewritten.
 func TestEvalOutKeepsUsersReadme(t *testing.T) {
 	dir := t.TempDir()
-	readme := writeFile(t, dir, "README.md", "# my project\n")
+	readme := testutil.WriteFile(t, dir, "README.md", "# my project\n")
 	code, stdout, stderr := evalRun(t, dir, dir, "", "")
 	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+readme) || !strings.Contains(stderr, "--force") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
@@ -342,7 +330,7 @@ func TestEvalOutKeepsUsersReadme(t *testing.T) {
 	if b, _ := os.ReadFile(readme); string(b) != "# my project\n" {
 		t.Errorf("README.md became %q", b)
 	}
-	writeFile(t, dir, "README.md", indexTitleForTest+"\n\nold\n")
+	testutil.WriteFile(t, dir, "README.md", indexTitleForTest+"\n\nold\n")
 	if code, _, stderr := evalRun(t, dir, dir, "", ""); code == ExitUsage {
 		t.Errorf("qvs's own index refused: %s", stderr)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks/lunar"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // csvRow formats x as one CSV line.
@@ -63,7 +64,7 @@ func TestEvaluateRoverGolden(t *testing.T) {
 	for i := range header {
 		header[i] = fmt.Sprintf("x%d", i)
 	}
-	p := writeFile(t, t.TempDir(), "X.csv", strings.Join(header, ",")+"\n"+csvRow(repeat(0.03, 60))+csvRow(sin))
+	p := testutil.WriteFile(t, t.TempDir(), "X.csv", strings.Join(header, ",")+"\n"+csvRow(repeat(0.03, 60))+csvRow(sin))
 	e, out, errb := testEnv(t)
 	e.Quiet = true
 	if err := RunEvaluate(e, &EvaluateOptions{Task: "rover", Points: p}); err != nil {
@@ -93,7 +94,7 @@ func TestEvaluateSyntheticAndLunar(t *testing.T) {
 	}
 	e, out, errb := testEnv(t)
 	e.Workers = 3
-	if err := RunEvaluate(e, &EvaluateOptions{Task: "synthetic", Points: writeFile(t, dir, "X.csv", content)}); err != nil {
+	if err := RunEvaluate(e, &EvaluateOptions{Task: "synthetic", Points: testutil.WriteFile(t, dir, "X.csv", content)}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(errb.String(), "evaluated 4 points of task synthetic") {
@@ -106,7 +107,7 @@ func TestEvaluateSyntheticAndLunar(t *testing.T) {
 		}
 	}
 	// Lunar: OpenAI's default heuristic, the lunar package's golden mean.
-	err, got, _ := runCmd(t, RunEvaluate, &EvaluateOptions{Task: "lunar", Points: writeFile(t, dir, "L.csv", csvRow(lunar.DefaultX))})
+	err, got, _ := runCmd(t, RunEvaluate, &EvaluateOptions{Task: "lunar", Points: testutil.WriteFile(t, dir, "L.csv", csvRow(lunar.DefaultX))})
 	if err != nil {
 		t.Fatalf("lunar: %v", err)
 	}
@@ -117,7 +118,7 @@ func TestEvaluateSyntheticAndLunar(t *testing.T) {
 
 func TestEvaluateErrors(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "good.csv", csvRow(repeat(0.5, 6)))
+	good := testutil.WriteFile(t, dir, "good.csv", csvRow(repeat(0.5, 6)))
 	for _, c := range []struct {
 		name     string
 		o        EvaluateOptions
@@ -129,13 +130,13 @@ func TestEvaluateErrors(t *testing.T) {
 		{"unknown task", EvaluateOptions{Task: "moon", Points: good}, ExitUsage, []string{`unknown task "moon"`, "lunar, rover, synthetic"}},
 		{"missing file", EvaluateOptions{Task: "synthetic", Points: dir + "/nope.csv"}, ExitRuntime, []string{"nope.csv"}},
 		{"wrong columns", EvaluateOptions{Task: "rover", Points: good}, ExitRuntime, []string{"good.csv", "6 columns", "rover expects 60"}},
-		{"outside box", EvaluateOptions{Task: "synthetic", Points: writeFile(t, dir, "out.csv", csvRow(repeat(0.5, 6))+"0.5,0.5,1.5,0.5,0.5,0.5\n")},
+		{"outside box", EvaluateOptions{Task: "synthetic", Points: testutil.WriteFile(t, dir, "out.csv", csvRow(repeat(0.5, 6))+"0.5,0.5,1.5,0.5,0.5,0.5\n")},
 			ExitRuntime, []string{"out.csv", "row 2, column 3", "1.5", "outside the box [0, 1]"}},
-		{"below box", EvaluateOptions{Task: "rover", Points: writeFile(t, dir, "low.csv", csvRow(repeat(-0.04, 60)))},
+		{"below box", EvaluateOptions{Task: "rover", Points: testutil.WriteFile(t, dir, "low.csv", csvRow(repeat(-0.04, 60)))},
 			ExitRuntime, []string{"low.csv", "row 1, column 1", "-0.04", "outside the box"}},
-		{"non-finite", EvaluateOptions{Task: "synthetic", Points: writeFile(t, dir, "nan.csv", "0.5,0.5,nan,0.5,0.5,0.5\n")},
+		{"non-finite", EvaluateOptions{Task: "synthetic", Points: testutil.WriteFile(t, dir, "nan.csv", "0.5,0.5,nan,0.5,0.5,0.5\n")},
 			ExitRuntime, []string{"nan.csv", "row 1, column 3", "not a finite number"}},
-		{"ragged", EvaluateOptions{Task: "synthetic", Points: writeFile(t, dir, "ragged.csv", csvRow(repeat(0.5, 6))+"0.5,0.5\n")},
+		{"ragged", EvaluateOptions{Task: "synthetic", Points: testutil.WriteFile(t, dir, "ragged.csv", csvRow(repeat(0.5, 6))+"0.5,0.5\n")},
 			ExitRuntime, []string{"ragged.csv", "line 2"}},
 	} {
 		err, out, _ := runCmd(t, RunEvaluate, &c.o)
@@ -159,13 +160,13 @@ func TestEvaluateErrors(t *testing.T) {
 func TestSolutionsKernel(t *testing.T) {
 	dir := t.TempDir()
 	// Items 0 and 1 are twins (similarity 0.99); 2, 3 and 4 are unlike them.
-	kernel := writeFile(t, dir, "k.csv", "1,0.99,0,0,0\n0.99,1,0,0,0\n0,0,1,0,0\n0,0,0,1,0\n0,0,0,0,1\n")
+	kernel := testutil.WriteFile(t, dir, "k.csv", "1,0.99,0,0,0\n0.99,1,0,0,0\n0,0,1,0,0\n0,0,0,1,0\n0,0,0,0,1\n")
 	for _, c := range []struct{ evals, note string }{
 		{"index,value\n0,10\n1,9.9\n2,9\n3,1\n", ""},
 		{"index,value,status\n0,10,\n4,,\n1,9.9,ok\n2,9,\n3,1,\n4,50,failed\n", "2 of 6 experiments failed (never chosen)"}, // item 4 failed twice
 	} {
 		o := DefaultSolutionsOptions()
-		o.Kernel.File, o.Observed = kernel, writeFile(t, dir, "e.csv", c.evals)
+		o.Kernel.File, o.Observed = kernel, testutil.WriteFile(t, dir, "e.csv", c.evals)
 		err, stdout, stderr := runCmd(t, RunSolutions, &o)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // writePackedNPY writes fingerprints (rows of '0'/'1', bit 0 first) as a
@@ -22,7 +23,7 @@ func writePackedNPY(t *testing.T, path string, fps []string) {
 	t.Helper()
 	d := (len(fps[0]) + 7) / 8
 	var buf bytes.Buffer
-	buf.Write(npyHeader("|u1", []int{len(fps), d}))
+	buf.Write(testutil.NpyHeader("|u1", []int{len(fps), d}))
 	for _, fp := range fps {
 		row := make([]byte, d)
 		for b := range fp {
@@ -86,12 +87,12 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 		// The CSV holds the .npy's 24 bits, padding included.
 		fmt.Fprintf(&csv, "%d,%s000\n", i, fp)
 	}
-	csvPath := writeFile(t, dir, "fp.csv", csv.String())
+	csvPath := testutil.WriteFile(t, dir, "fp.csv", csv.String())
 
 	K := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			K.SetSym(i, j, textTanimoto(fps[i], fps[j]))
+			K.SetSym(i, j, testutil.TextTanimoto(fps[i], fps[j]))
 		}
 	}
 	want := vs1(t, K)
@@ -114,7 +115,7 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
-	if got := scoreCSV(t, out)["1"]; len(got) != 1 || math.Abs(got[0]-want) > 1e-9 {
+	if got := testutil.ScoreCSV(t, out)["1"]; len(got) != 1 || math.Abs(got[0]-want) > 1e-9 {
 		t.Errorf("score of the packed .npy: %v, want %v (by hand)", got, want)
 	}
 
@@ -147,7 +148,7 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 		}
 	}
 
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	var batches [2]string
 	for s, pool := range [][]string{{"--pool", npy}, {"--pool", csvPath, "--fingerprint-column", "fp"}} {
 		args := append([]string{"as", "suggest", "--metric", "tanimoto", "--k", "4", "--knn", "exact", "--observed", obs, "--batch", "3", "--format", "csv", "--quiet", "--cache-dir", filepath.Join(dir, fmt.Sprint("as", s))}, pool...)

@@ -12,17 +12,8 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
-
-// graphPool: 50 points on a noisy spiral in 3-d, float32.
-func graphPool() (n, d int, x []float32) {
-	n, d = 50, 3
-	for i := range n {
-		a := float64(i) * 0.7
-		x = append(x, float32(math.Cos(a)*float64(i)), float32(math.Sin(a)*float64(i)), float32(i%7))
-	}
-	return n, d, x
-}
 
 // bruteKNNGaussian is the directed kNN graph of the n x d points x (row
 // major) by brute force: row i = the k nearest items by Euclidean distance
@@ -73,7 +64,7 @@ func bruteKNNGaussian(x []float32, n, d, k int) (nbr [][]int, w [][]float64) {
 // median squared edge length; exact and approximate agree on this pool.
 func TestGraphCommand(t *testing.T) {
 	dir := t.TempDir()
-	n, d, x := graphPool()
+	n, d, x := testutil.GraphPool()
 	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
 	const k = 4
 	nbr, w := bruteKNNGaussian(x, n, d, k)

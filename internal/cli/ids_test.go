@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestJSONRefusesInvalidUTF8IDs: two ids that differ only in invalid
@@ -11,7 +13,7 @@ import (
 // refuses them naming row and column, stdout empty, and csv keeps them.
 func TestJSONRefusesInvalidUTF8IDs(t *testing.T) {
 	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\nm\xe9,1,0\nm\xe8,0,1\nok,1,1\n")
+	emb := testutil.WriteFile(t, dir, "emb.csv", "id,e1,e2\nm\xe9,1,0\nm\xe8,0,1\nok,1,1\n")
 	code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "json"))
 	if code != ExitRuntime || out != "" || !strings.Contains(stderr, "not valid UTF-8") || !strings.Contains(stderr, `column "id"`) {
 		t.Errorf("json: exit %d, stdout %q, stderr %q", code, out, stderr)
@@ -27,7 +29,7 @@ func TestJSONRefusesInvalidUTF8IDs(t *testing.T) {
 // raw and broke the table); csv keeps it exact.
 func TestTableQuotesUnprintableIDs(t *testing.T) {
 	dir := t.TempDir()
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n\"red\x1b[31m\",1,0\n\"two\nlines\",0,1\nplain,1,1\n")
+	emb := testutil.WriteFile(t, dir, "emb.csv", "id,e1,e2\n\"red\x1b[31m\",1,0\n\"two\nlines\",0,1\nplain,1,1\n")
 	code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", emb, "--id-column", "id", "--k", "3"))
 	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) || !strings.Contains(out, `"two\nlines"`) || strings.Count(out, "\n") != 4 {
 		t.Errorf("table: exit %d, %q, %s", code, out, stderr)

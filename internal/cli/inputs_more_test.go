@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestDamagedNPYHeaders at the command line: a truncated
@@ -36,7 +38,7 @@ func TestSuggestTakesAnyPoolFileName(t *testing.T) {
 	dir := t.TempDir()
 	body := "x1,x2\n1,0\n2,0\n3,1\n4,1\n5,3\n6,2\n"
 	for _, name := range []string{`a\b.csv`, "..csv"} {
-		pool := writeFile(t, dir, name, body)
+		pool := testutil.WriteFile(t, dir, name, body)
 		code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--k", "2", "--batch", "2", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
 		if code != 0 || out == "" {
 			t.Errorf("as suggest --pool %s: exit %d, %s", name, code, stderr)
@@ -55,22 +57,22 @@ func TestSuggestTakesAnyPoolFileName(t *testing.T) {
 func TestSemicolonCSVHint(t *testing.T) {
 	dir := t.TempDir()
 	const hint = "qvs reads comma-separated values"
-	sp := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
+	sp := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
 	for _, c := range []struct {
 		name string
 		args []string
 		hint bool
 	}{
 		// The QA case: line 2, column 1: "0.5;1;0" is not a number.
-		{"kernel ;", []string{"score", "--kernel", writeFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
-		{"kernel tab", []string{"score", "--kernel", writeFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
-		{"kernel comma", []string{"score", "--kernel", writeFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
-		{"embeddings with ids ;", []string{"score", "--embeddings", writeFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
-		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
-		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", writeFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
-		{"pool ;", []string{"as", "suggest", "--pool", writeFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
-		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", writeFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
+		{"kernel ;", []string{"score", "--kernel", testutil.WriteFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
+		{"kernel tab", []string{"score", "--kernel", testutil.WriteFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
+		{"kernel comma", []string{"score", "--kernel", testutil.WriteFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
+		{"embeddings with ids ;", []string{"score", "--embeddings", testutil.WriteFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
+		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", testutil.WriteFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
+		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", testutil.WriteFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
+		{"pool ;", []string{"as", "suggest", "--pool", testutil.WriteFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", testutil.WriteFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
+		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", testutil.WriteFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := c.args

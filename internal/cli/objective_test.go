@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // objectiveScript is a real child process for --objective-cmd: it counts
@@ -58,15 +59,15 @@ func objectiveRun(t *testing.T, dir, objective, out string, edit func(*bayesopt.
 
 func TestBayesoptObjectiveCmd(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := writeFile(t, dir, "obj.sh", objectiveScript)
+	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
+	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
 	turbo := func(p *bayesopt.Protocol) { p.Methods = []string{"turbo"} }
 	if code, _, errs := objectiveRun(t, dir, "sh "+script, full, nil); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	recs := readCSVFile(t, filepath.Join(full, "runs", "turbo-r00.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(full, "runs", "turbo-r00.csv"))
 	if len(recs) != 26 || strings.Join(recs[0], ",") != "iteration,region,x0,x1,value,seconds" {
 		t.Fatalf("records: %d rows, header %v", len(recs), recs[0])
 	}
@@ -76,7 +77,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 	// two batches of --batch 5, and the second fails); after the fix the
 	// campaign resumes and ends exactly as the uninterrupted one.
 	broken := filepath.Join(dir, "broken")
-	writeFile(t, dir, "broken", "")
+	testutil.WriteFile(t, dir, "broken", "")
 	t.Setenv("QVS_TEST_BROKEN", broken)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-fix"))
 	fixed := filepath.Join(dir, "fixed")
@@ -84,7 +85,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 	if code != ExitRuntime || !strings.Contains(errs, "iteration 0") || !strings.Contains(errs, "sim crashed at call 2") || !strings.Contains(errs, "exit status 3") {
 		t.Fatalf("failing command: exit %d, stderr %s", code, errs)
 	}
-	if got := readCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 6 {
+	if got := testutil.ReadCSVFile(t, filepath.Join(fixed, "runs", "turbo-r00.csv")); len(got) != 6 {
 		t.Fatalf("after the failure %d record rows, want the header and the first 5 initial points", len(got))
 	}
 	os.Remove(broken)
@@ -133,7 +134,7 @@ func TestBayesoptObjectiveCmd(t *testing.T) {
 // sameRecords compares two record files with the seconds column blanked.
 func sameRecords(t *testing.T, a, b string) {
 	t.Helper()
-	ra, rb := readCSVFile(t, a), readCSVFile(t, b)
+	ra, rb := testutil.ReadCSVFile(t, a), testutil.ReadCSVFile(t, b)
 	if len(ra) != len(rb) {
 		t.Fatalf("%s has %d rows, %s %d", a, len(ra), b, len(rb))
 	}
@@ -150,8 +151,8 @@ func sameRecords(t *testing.T, a, b string) {
 // file, its line and column, with stdout empty.
 func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", mixedSpace)
-	script := writeFile(t, dir, "obj.sh", mixedScript)
+	testutil.WriteFile(t, dir, "space.yaml", mixedSpace)
+	script := testutil.WriteFile(t, dir, "obj.sh", mixedScript)
 	qvs15 := func(p *bayesopt.Protocol) { p.Methods, p.Budget = []string{"qvs"}, 15 }
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	out := filepath.Join(dir, "out")
@@ -159,12 +160,12 @@ func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	path := filepath.Join(out, "runs", "qvs-q1-r00.csv")
-	recs := readCSVFile(t, path)
+	recs := testutil.ReadCSVFile(t, path)
 	recs[2][2] = "linear" // line 3, column x0
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	w.WriteAll(recs)
-	writeFile(t, filepath.Join(out, "runs"), "qvs-q1-r00.csv", b.String())
+	testutil.WriteFile(t, filepath.Join(out, "runs"), "qvs-q1-r00.csv", b.String())
 	if err := os.Remove(filepath.Join(out, "runs", "qvs-q1-r00.summary.csv")); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestScoreSelectClipEveryOrder checks the clipping convention through the
@@ -14,7 +16,7 @@ import (
 // 2.5 and -0.5; the old closed form printed 4/6.5 = 0.615).
 func TestScoreSelectClipEveryOrder(t *testing.T) {
 	dir := t.TempDir()
-	k2 := writeFile(t, dir, "K2.csv", "1,1.5\n1.5,1\n")
+	k2 := testutil.WriteFile(t, dir, "K2.csv", "1,1.5\n1.5,1\n")
 	code, out, errs := itemsCmd(t, "score", "--kernel", k2, "--q", "2", "--format", "csv")
 	if code != 0 || strings.TrimSpace(out) != "q,vs\n2,1" {
 		t.Errorf("score [[1,1.5],[1.5,1]] at q = 2: exit %d, %q %s; want VS_2 = 1", code, out, errs)
@@ -47,7 +49,7 @@ func TestScoreSelectClipEveryOrder(t *testing.T) {
 			}
 			b.WriteString("\n")
 		}
-		kf := writeFile(t, dir, "K.csv", b.String())
+		kf := testutil.WriteFile(t, dir, "K.csv", b.String())
 		code, out, errs := itemsCmd(t, "score", "--kernel", kf, "--q", "0,0.1,0.5,1,2,5,inf", "--format", "csv")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)

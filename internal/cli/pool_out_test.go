@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestGraphOutRefusesInputsAndForeignFiles: `qvs graph --out` never
@@ -17,7 +18,7 @@ import (
 // write (unless --force), exits 2 naming --out, and rewrites its own .npz.
 func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
 	dir := t.TempDir()
-	n, d, x := graphPool()
+	n, d, x := testutil.GraphPool()
 	npy := writeNPY32(t, dir, "Xc.npy", n, d, x)
 	var b strings.Builder
 	b.WriteString("id,f0,f1\n")
@@ -25,12 +26,12 @@ func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
 		b.WriteString(strings.Join([]string{"i" + strconv.Itoa(i), strconv.FormatFloat(float64(x[i*d]), 'g', -1, 64), strconv.FormatFloat(float64(x[i*d+1]), 'g', -1, 64)}, ","))
 		b.WriteString("\n")
 	}
-	csv := writeFile(t, dir, "pool.csv", b.String())
+	csv := testutil.WriteFile(t, dir, "pool.csv", b.String())
 	fifo := filepath.Join(dir, "fifo.npz")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mine := writeFile(t, dir, "mine.npz", "not a graph")
+	mine := testutil.WriteFile(t, dir, "mine.npz", "not a graph")
 	cache := filepath.Join(dir, "cache")
 	for _, tc := range []struct{ pool, out, want string }{
 		{npy, npy, "is an input of this command"},
@@ -88,10 +89,10 @@ func TestASPoolDir(t *testing.T) {
 			sim = append(sim, 1/float64(1+abs(d)))
 		}
 	}
-	writeNPY(t, filepath.Join(pool, "features.npy"), "<f8", []int{n, 2}, feat)
-	writeNPY(t, filepath.Join(pool, "labels.npy"), "<i8", []int{n}, lab)
-	writeNPY(t, filepath.Join(pool, "nearest_neighbors.npy"), "<i8", []int{n, k}, nn)
-	writeNPY(t, filepath.Join(pool, "similarities.npy"), "<f8", []int{n, k}, sim)
+	testutil.WriteNPY(t, filepath.Join(pool, "features.npy"), "<f8", []int{n, 2}, feat)
+	testutil.WriteNPY(t, filepath.Join(pool, "labels.npy"), "<i8", []int{n}, lab)
+	testutil.WriteNPY(t, filepath.Join(pool, "nearest_neighbors.npy"), "<i8", []int{n, k}, nn)
+	testutil.WriteNPY(t, filepath.Join(pool, "similarities.npy"), "<f8", []int{n, k}, sim)
 	out := filepath.Join(dir, "res")
 	cfg := SyntheticASConfig()
 	cfg.Pool = datasets.DefaultConfig("folder")
@@ -110,14 +111,14 @@ func TestASPoolDir(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	if len(sum) != 1+4 || !strings.Contains(stdout, "| qVS-AS, q = 1 |") {
 		t.Fatalf("summary %v\n%s", sum, stdout)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "config.yaml")); !strings.Contains(string(b), "task: line60") || !strings.Contains(string(b), "kind: folder") {
 		t.Errorf("config.yaml does not record the folder pool:\n%s", b)
 	}
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	code, stdout, stderr = qvsCmd(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
 		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv", "--prior", "0.25")
 	// Hand computation: a1 = 0.25 (the prevalence 15/60), a0 = 0.75. Item 58

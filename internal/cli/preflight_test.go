@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestInputsCheckedBeforeGraph: a mistyped --observed, --pending or --ids
@@ -33,12 +35,12 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	for i := range n {
 		ids.WriteString("m" + strconv.Itoa(i) + "\n")
 	}
-	idsPath := writeFile(t, dir, "ids.txt", ids.String())
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	idsPath := testutil.WriteFile(t, dir, "ids.txt", ids.String())
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	missing := filepath.Join(dir, "nosuch.csv")
-	badHeader := writeFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
-	badLabel := writeFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
-	badPending := writeFile(t, dir, "bad_pending.csv", "row\n3\n")
+	badHeader := testutil.WriteFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
+	badLabel := testutil.WriteFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
+	badPending := testutil.WriteFile(t, dir, "bad_pending.csv", "row\n3\n")
 	suggest := func(extra ...string) []string {
 		return append([]string{"as", "suggest", "--pool", pool, "--k", "10", "--knn", "exact", "--batch", "2"}, extra...)
 	}
@@ -83,7 +85,7 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 // long): with a corrupt kernel as well, the error names the missing file.
 func TestDiscreteSuggestChecksFilesFirst(t *testing.T) {
 	dir := t.TempDir()
-	kernel := writeFile(t, dir, "K.npy", "not a npy file")
+	kernel := testutil.WriteFile(t, dir, "K.npy", "not a npy file")
 	missing := filepath.Join(dir, "nosuch.csv")
 	for _, flag := range []string{"--observed", "--ids"} {
 		code, stdout, stderr := qvsCmd(t, "bayesopt", "suggest", "--kernel", kernel, flag, missing, "--batch", "1")

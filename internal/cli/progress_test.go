@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestGraphProgressPhases: with no delay, the approximate build shows its
@@ -91,7 +93,7 @@ func TestGraphProgressPhases(t *testing.T) {
 	if !bytes.Equal(files[0], files[1]) {
 		t.Error("the graph file differs with --quiet")
 	}
-	obs := writeFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
+	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	var outs [2]string
 	for q, quiet := range []bool{false, true} {
 		args := []string{"as", "suggest", "--pool", pool, "--k", "5", "--knn", "approx", "--observed", obs, "--batch", "3", "--cache-dir", filepath.Join(dir, fmt.Sprint("as-cache", q))}

@@ -2,35 +2,14 @@ package cli
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
-
-// scoreCSV parses `score --format csv` output into q -> [vs, qvs].
-func scoreCSV(t *testing.T, out string) map[string][]float64 {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "q,vs") {
-		t.Fatalf("output %q", out)
-	}
-	res := map[string][]float64{}
-	for _, l := range lines[1:] {
-		f := strings.Split(l, ",")
-		for _, c := range f[1:] {
-			v, err := strconv.ParseFloat(c, 64)
-			if err != nil {
-				t.Fatalf("line %q: %v", l, err)
-			}
-			res[f[0]] = append(res[f[0]], v)
-		}
-	}
-	return res
-}
 
 // TestScoreCombinedCSV: a CSV id,e1,e2,quality was once read
 // as 3 embedding dimensions; --quality-column and --feature-columns read it
@@ -38,7 +17,7 @@ func scoreCSV(t *testing.T, out string) map[string][]float64 {
 // column suggests --id-column.
 func TestScoreCombinedCSV(t *testing.T) {
 	dir := t.TempDir()
-	combined := writeFile(t, dir, "combined.csv", "id,e1,e2,quality\na,1,0,0.5\nb,0,1,1\nc,1,1,0.3\n")
+	combined := testutil.WriteFile(t, dir, "combined.csv", "id,e1,e2,quality\na,1,0,0.5\nb,0,1,1\nc,1,1,0.3\n")
 	// Independent expectation: cosine kernel of (1,0), (0,1), (1,1)/sqrt 2.
 	a := 1 / math.Sqrt2
 	K := mat.NewSymDense(3, []float64{1, 0, a, 0, 1, a, a, a, 1})
@@ -52,7 +31,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 		if code != 0 || strings.Contains(stderr, "warning") {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
 		}
-		got := scoreCSV(t, out)
+		got := testutil.ScoreCSV(t, out)
 		for _, q := range []string{"1", "inf"} {
 			qv, _ := vendi.ParseOrder(q)
 			vs, _ := vendi.Score(K, qv)
@@ -84,10 +63,10 @@ func TestScoreCombinedCSV(t *testing.T) {
 		{"unknown quality column", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "q"}, 1, `--quality-column: no column "q"`},
 		{"unknown feature column", []string{"--embeddings", combined, "--id-column", "id", "--feature-columns", "e1,e3"}, 1, `--feature-columns: no column "e3"`},
 		{"quality is a feature", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--feature-columns", "e1,quality"}, 1, "both the quality column and a feature column"},
-		{"negative quality", []string{"--embeddings", writeFile(t, dir, "neg.csv", "e1,e2,quality\n1,0,1\n0,1,-2\n"), "--quality-column", "quality"}, 1, `column "quality": row 2: quality -2 is negative`},
-		{"no header", []string{"--embeddings", writeFile(t, dir, "plain.csv", "1,0,1\n0,1,2\n"), "--quality-column", "quality"}, 1, "no header row"},
+		{"negative quality", []string{"--embeddings", testutil.WriteFile(t, dir, "neg.csv", "e1,e2,quality\n1,0,1\n0,1,-2\n"), "--quality-column", "quality"}, 1, `column "quality": row 2: quality -2 is negative`},
+		{"no header", []string{"--embeddings", testutil.WriteFile(t, dir, "plain.csv", "1,0,1\n0,1,2\n"), "--quality-column", "quality"}, 1, "no header row"},
 		{"two qualities", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--quality", combined}, 2, "not both"},
-		{"kernel", []string{"--kernel", writeFile(t, dir, "K.csv", kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
+		{"kernel", []string{"--kernel", testutil.WriteFile(t, dir, "K.csv", kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
 	} {
 		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
@@ -100,7 +79,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 // the definition, the median-heuristic default, select on it, and misuse.
 func TestScoreRBF(t *testing.T) {
 	dir := t.TempDir()
-	X := writeFile(t, dir, "X.csv", "x,y\n0,0\n1,0\n0,2\n")
+	X := testutil.WriteFile(t, dir, "X.csv", "x,y\n0,0\n1,0\n0,2\n")
 	pts := [][2]float64{{0, 0}, {1, 0}, {0, 2}}
 	brute := func(ell float64) *mat.SymDense {
 		K := mat.NewSymDense(3, nil)
@@ -115,7 +94,7 @@ func TestScoreRBF(t *testing.T) {
 	const tol = 1e-12 // eigenvalues of a 3 x 3 matrix
 	check := func(out string, ell float64) {
 		t.Helper()
-		got := scoreCSV(t, out)
+		got := testutil.ScoreCSV(t, out)
 		for _, q := range []string{"0.5", "1", "2", "inf"} {
 			qv, _ := vendi.ParseOrder(q)
 			want, _ := vendi.Score(brute(ell), qv)
@@ -155,12 +134,12 @@ func TestScoreRBF(t *testing.T) {
 	}
 	// A "y" beside "x" is a coordinate: no warning (above); alone it looks
 	// like a target and is refused, naming the flags.
-	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n"))); code != 1 || out != "" ||
+	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, "Y.csv", "a,y\n0,1\n1,0\n"))); code != 1 || out != "" ||
 		!strings.Contains(stderr, `column "y" looks like a label or target`) || !strings.Contains(stderr, "--exclude-columns y") {
 		t.Errorf("y without x: exit %d, stderr %q", code, stderr)
 	}
 	// --linear still means the linear kernel: rows (1,0), (2,0) have rank 1.
-	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "L.csv", "1,0\n2,0\n"), "--linear", "--q", "0", "--format", "csv")); code != 0 || out != "q,vs\n0,1\n" {
+	if code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, "L.csv", "1,0\n2,0\n"), "--linear", "--q", "0", "--format", "csv")); code != 0 || out != "q,vs\n0,1\n" {
 		t.Errorf("--linear: exit %d, %q, %s", code, out, stderr)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // TestScoreGroupColumn: score --group-column scores each
@@ -36,7 +38,7 @@ func TestScoreGroupColumn(t *testing.T) {
 			fmt.Fprintf(files[g.name], "%.17g,%.17g\n", x, y)
 		}
 	}
-	path := writeFile(t, dir, "points.csv", all.String())
+	path := testutil.WriteFile(t, dir, "points.csv", all.String())
 	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
 		"--embedding-kernel", "rbf", "--q", "1,inf", "--format", "csv"))
 	if code != 0 {
@@ -63,7 +65,7 @@ func TestScoreGroupColumn(t *testing.T) {
 		if math.Abs(num(rec[4])-0.75*num(rec[2])) > 1e-12*num(rec[2]) {
 			t.Errorf("group %s: qvs_q1 %s, want 0.75 x %s", name, rec[4], rec[2])
 		}
-		own := writeFile(t, dir, name+".csv", files[name].String())
+		own := testutil.WriteFile(t, dir, name+".csv", files[name].String())
 		code, out1, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", own, "--embedding-kernel", "rbf", "--length-scale", m[1], "--q", "1", "--format", "csv"))
 		if code != 0 {
 			t.Fatalf("%s alone: exit %d: %s", name, code, stderr)
@@ -78,7 +80,7 @@ func TestScoreGroupColumn(t *testing.T) {
 	// The per-file median heuristic: both groups alike (the wrong answer).
 	perFile := map[string]float64{}
 	for name := range files {
-		_, out1, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, name+".csv", files[name].String()), "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
+		_, out1, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, name+".csv", files[name].String()), "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
 		perFile[name] = lastVS(out1)
 	}
 	if math.Abs(perFile["spread"]-perFile["tight"]) > 1e-9 {
@@ -105,7 +107,7 @@ func TestScoreGroupColumn(t *testing.T) {
 	}
 
 	// Errors.
-	k := writeFile(t, dir, "K.csv", kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -114,8 +116,8 @@ func TestScoreGroupColumn(t *testing.T) {
 		{[]string{"--kernel", k, "--group-column", "kind"}, 2, "--group-column applies to --embeddings"},
 		{[]string{"--embeddings", path, "--group-column", "cultivar"}, 1, `--group-column: no column "cultivar"`},
 		{[]string{"--embeddings", path, "--group-column", "name", "--id-column", "name"}, 1, `column "name" is both the id column and the group column`},
-		{[]string{"--embeddings", writeFile(t, dir, "nohead.csv", "1,2\n3,4\n"), "--group-column", "g"}, 2, "--group-column names a header column, and"},
-		{[]string{"--embeddings", writeFile(t, dir, "g.csv", "g,x\na,1\n,2\n"), "--group-column", "g"}, 1, `line 3: the group column "g" is empty`},
+		{[]string{"--embeddings", testutil.WriteFile(t, dir, "nohead.csv", "1,2\n3,4\n"), "--group-column", "g"}, 2, "--group-column names a header column, and"},
+		{[]string{"--embeddings", testutil.WriteFile(t, dir, "g.csv", "g,x\na,1\n,2\n"), "--group-column", "g"}, 1, `line 3: the group column "g" is empty`},
 	} {
 		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/items"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // withEmbeddings is o scoring the embeddings in path under kernel ("" the
@@ -45,7 +46,7 @@ func TestScoreEmbeddingsNPY(t *testing.T) {
 	}
 	f.Close()
 	// npyio.Write of a flat slice gives a 1-D array: reshape via a 2-D matrix file instead.
-	csvp := writeFile(t, dir, "X.csv", "1,0\n2,0\n0,3\n")
+	csvp := testutil.WriteFile(t, dir, "X.csv", "1,0\n2,0\n0,3\n")
 	code, out, errs := exitOf(t, RunScore, embScore(csvp, "", FormatCSV, math.Inf(1), 0))
 	if code != 0 || out != "q,vs\ninf,1.5\n0,2\n" {
 		t.Errorf("exit %d, out %q, err %s", code, out, errs)
@@ -112,7 +113,7 @@ func TestScoreRawNPY(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(npy, b.Bytes(), 0o644)
-	csvp := writeFile(t, dir, "X.csv", csv.String())
+	csvp := testutil.WriteFile(t, dir, "X.csv", csv.String())
 	// qvs score keeps the float32 data (no float64 table), qvs select does
 	// not: TestLoadRawNPY in internal/items.
 	sameScores(t, npy, csvp, 1e-6)
@@ -130,7 +131,7 @@ func TestScoreRawNPY(t *testing.T) {
 			csv64.WriteString(",")
 		}
 	}
-	csv64p := writeFile(t, dir, "X64.csv", csv64.String())
+	csv64p := testutil.WriteFile(t, dir, "X64.csv", csv64.String())
 	npy64 := filepath.Join(dir, "X64.npy")
 	f64, err := os.Create(npy64)
 	if err != nil {
@@ -185,19 +186,19 @@ func TestScoreSelectUndefinedKernel(t *testing.T) {
 		items  func(*ItemsOptions)
 		errHas string
 	}{
-		{"zero kernel", kernel(writeFile(t, dir, "zero.csv", "0,0,0\n0,0,0\n0,0,0\n"), false),
+		{"zero kernel", kernel(testutil.WriteFile(t, dir, "zero.csv", "0,0,0\n0,0,0\n0,0,0\n"), false),
 			"zero.csv: the kernel has no positive eigenvalue (a zero matrix?): VS is undefined"},
-		{"-I", kernel(writeFile(t, dir, "negI.csv", "-1,0\n0,-1\n"), false),
+		{"-I", kernel(testutil.WriteFile(t, dir, "negI.csv", "-1,0\n0,-1\n"), false),
 			"negI.csv: the kernel has no positive eigenvalue"},
-		{"linear, zero rows", linear(writeFile(t, dir, "zrows.csv", "0,0\n0,0\n0,0\n"), ""),
+		{"linear, zero rows", linear(testutil.WriteFile(t, dir, "zrows.csv", "0,0\n0,0\n0,0\n"), ""),
 			"zrows.csv: every row is all zeros: the linear kernel is the zero matrix and VS is undefined"},
-		{"linear, zero rows, quality", linear(writeFile(t, dir, "zq.csv", "e1,e2,quality\n0,0,1\n0,0,2\n"), "quality"),
+		{"linear, zero rows, quality", linear(testutil.WriteFile(t, dir, "zq.csv", "e1,e2,quality\n0,0,1\n0,0,2\n"), "quality"),
 			"zq.csv: every row is all zeros"},
 		// --normalize names the file's 1-based row of a non-positive
 		// diagonal entry (it said "diagonal entry 1", 0-based, for row 2).
-		{"normalize, zero diagonal", kernel(writeFile(t, dir, "zdiag.csv", "a,b\n2,1\n1,0\n"), true),
+		{"normalize, zero diagonal", kernel(testutil.WriteFile(t, dir, "zdiag.csv", "a,b\n2,1\n1,0\n"), true),
 			"zdiag.csv: --normalize: row 2, column 2 (the diagonal) is 0; K_ij / sqrt(K_ii K_jj) needs every diagonal entry > 0"},
-		{"normalize, negative diagonal", kernel(writeFile(t, dir, "ndiag.csv", "-1,0\n0,1\n"), true),
+		{"normalize, negative diagonal", kernel(testutil.WriteFile(t, dir, "ndiag.csv", "-1,0\n0,1\n"), true),
 			"ndiag.csv: --normalize: row 1, column 1 (the diagonal) is -1"},
 	}
 	for _, c := range cases {
@@ -215,7 +216,7 @@ func TestScoreSelectUndefinedKernel(t *testing.T) {
 			t.Errorf("%s: select exit %d, stdout %q, stderr %q; want 1, empty, score's %q", c.name, code, out, selectErr, scoreErr)
 		}
 	}
-	swap := writeFile(t, dir, "swap.csv", "0,1\n1,0\n")
+	swap := testutil.WriteFile(t, dir, "swap.csv", "0,1\n1,0\n")
 	if code, out, errs := exitOf(t, RunScore, scoreOf(swap, "", FormatCSV, 1)); code != 0 || out != "q,vs\n1,1\n" {
 		t.Errorf("score [[0,1],[1,0]]: exit %d, %q, %s", code, out, errs)
 	}
@@ -236,18 +237,18 @@ func TestScoreZeroKernelRefusedBeforeEigendecomposition(t *testing.T) {
 	const n = 2000
 	dir := t.TempDir()
 	zero := filepath.Join(dir, "zero.npy")
-	writeNPY(t, zero, "<f8", []int{n, n}, make([]float64, n*n))
+	testutil.WriteNPY(t, zero, "<f8", []int{n, n}, make([]float64, n*n))
 	negI := make([]float64, n*n)
 	for i := 0; i < n; i++ {
 		negI[i*n+i] = -1
 	}
 	neg := filepath.Join(dir, "negI.npy")
-	writeNPY(t, neg, "<f8", []int{n, n}, negI)
+	testutil.WriteNPY(t, neg, "<f8", []int{n, n}, negI)
 	var b bytes.Buffer
 	if err := fileio.WriteNPYFloat32(&b, n, n, make([]float32, n*n)); err != nil {
 		t.Fatal(err)
 	}
-	emb := writeFile(t, dir, "zemb.npy", b.String())
+	emb := testutil.WriteFile(t, dir, "zemb.npy", b.String())
 	for _, o := range []*ScoreOptions{scoreOf(zero, "", FormatTable), scoreOf(neg, "", FormatTable), embScore(emb, items.Linear, FormatTable)} {
 		code, out, errs := exitOf(t, RunScore, o)
 		if code != 1 || out != "" || strings.Contains(errs, "eigendecomposing") || !strings.Contains(errs, "VS is undefined") {

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -18,15 +18,6 @@ func runCmd[O any](t *testing.T, run func(*Env, *O) error, o *O) (err error, std
 	e, out, errb := testEnv(t)
 	err = run(e, o)
 	return err, out.String(), errb.String()
-}
-
-func writeFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
@@ -48,8 +39,8 @@ func scoreOf(kernel, quality string, format string, orders ...float64) *ScoreOpt
 
 func TestScoreCSV(t *testing.T) {
 	dir := t.TempDir()
-	k := writeFile(t, dir, "K.csv", "a,b,c\n"+kernel3) // optional header row
-	s := writeFile(t, dir, "s.csv", "0.5\n1\n0.25\n")
+	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+kernel3) // optional header row
+	s := testutil.WriteFile(t, dir, "s.csv", "0.5\n1\n0.25\n")
 	err, out, _ := runCmd(t, RunScore, scoreOf(k, s, FormatCSV, 1, math.Inf(1), 0))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +75,7 @@ func TestScoreEmbeddingsCSV(t *testing.T) {
 	// Two identical directions and one orthogonal: cosine kernel
 	// [[1,1,0],[1,1,0],[0,0,1]], VS_inf = 3/2, VS_0 = its rank 2.
 	o := scoreOf("", "", FormatCSV, math.Inf(1), 0)
-	o.Items.Embeddings = writeFile(t, t.TempDir(), "X.csv", "1,0\n2,0\n0,3\n")
+	o.Items.Embeddings = testutil.WriteFile(t, t.TempDir(), "X.csv", "1,0\n2,0\n0,3\n")
 	if err, out, _ := runCmd(t, RunScore, o); err != nil || out != "q,vs\ninf,1.5\n0,2\n" {
 		t.Errorf("err %v, out %q", err, out)
 	}
@@ -108,8 +99,8 @@ func TestSelect(t *testing.T) {
 		qb.WriteString(strconv.FormatFloat(math.Exp(-math.Abs(a-2)), 'g', -1, 64) + "\n")
 	}
 	o := DefaultSelectOptions()
-	o.Items.Kernel, o.Items.Quality = writeFile(t, dir, "K.csv", kb.String()), writeFile(t, dir, "s.csv", qb.String())
-	o.Items.IDs = writeFile(t, dir, "ids.txt", "id\na\nb\nc\nd\ne\nf\n")
+	o.Items.Kernel, o.Items.Quality = testutil.WriteFile(t, dir, "K.csv", kb.String()), testutil.WriteFile(t, dir, "s.csv", qb.String())
+	o.Items.IDs = testutil.WriteFile(t, dir, "ids.txt", "id\na\nb\nc\nd\ne\nf\n")
 	o.K, o.Format.Value = 3, FormatCSV
 	err, out, _ := runCmd(t, RunSelect, &o)
 	if err != nil {
@@ -138,7 +129,7 @@ func TestSelect(t *testing.T) {
 // (exit 2); stdout stays empty.
 func TestScoreSelectBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "K.csv", kernel3)
+	good := testutil.WriteFile(t, dir, "K.csv", kernel3)
 	score := func(kernel, quality string) func() (error, string, string) {
 		return func() (error, string, string) { return runCmd(t, RunScore, scoreOf(kernel, quality, FormatTable)) }
 	}
@@ -157,23 +148,23 @@ func TestScoreSelectBadInputs(t *testing.T) {
 		code   int
 		errHas string
 	}{
-		{"non-square", score(writeFile(t, dir, "ns.csv", "1,0\n0,1\n0,0\n"), ""), 1, "must be square"},
-		{"non-symmetric", score(writeFile(t, dir, "asym.csv", "1,0.5\n0.2,1\n"), ""), 1, "row 1, column 2"},
-		{"NaN", score(writeFile(t, dir, "nan.csv", "1,nan\nnan,1\n"), ""), 1, "not a finite number"},
-		{"Inf", score(writeFile(t, dir, "inf.csv", "1,0\n0,inf\n"), ""), 1, "row 2, column 2"},
-		{"ragged", score(writeFile(t, dir, "rag.csv", "1,0\n0\n"), ""), 1, "line 2"},
-		{"empty", score(writeFile(t, dir, "empty.csv", ""), ""), 1, "no numeric rows"},
-		{"text cell", score(writeFile(t, dir, "txt.csv", "1,0\n0,x\n"), ""), 1, `line 2, column 2: "x"`},
-		{"negative quality", score(good, writeFile(t, dir, "neg.csv", "1\n-1\n1\n")), 1, "row 2: quality -1 is negative"},
-		{"quality length", score(good, writeFile(t, dir, "short.csv", "1\n1\n")), 1, "2 qualities for 3 items"},
-		{"one quality", score(good, writeFile(t, dir, "q1.csv", "1\n")), 1, "1 quality for 3 items"},
+		{"non-square", score(testutil.WriteFile(t, dir, "ns.csv", "1,0\n0,1\n0,0\n"), ""), 1, "must be square"},
+		{"non-symmetric", score(testutil.WriteFile(t, dir, "asym.csv", "1,0.5\n0.2,1\n"), ""), 1, "row 1, column 2"},
+		{"NaN", score(testutil.WriteFile(t, dir, "nan.csv", "1,nan\nnan,1\n"), ""), 1, "not a finite number"},
+		{"Inf", score(testutil.WriteFile(t, dir, "inf.csv", "1,0\n0,inf\n"), ""), 1, "row 2, column 2"},
+		{"ragged", score(testutil.WriteFile(t, dir, "rag.csv", "1,0\n0\n"), ""), 1, "line 2"},
+		{"empty", score(testutil.WriteFile(t, dir, "empty.csv", ""), ""), 1, "no numeric rows"},
+		{"text cell", score(testutil.WriteFile(t, dir, "txt.csv", "1,0\n0,x\n"), ""), 1, `line 2, column 2: "x"`},
+		{"negative quality", score(good, testutil.WriteFile(t, dir, "neg.csv", "1\n-1\n1\n")), 1, "row 2: quality -1 is negative"},
+		{"quality length", score(good, testutil.WriteFile(t, dir, "short.csv", "1\n1\n")), 1, "2 qualities for 3 items"},
+		{"one quality", score(good, testutil.WriteFile(t, dir, "q1.csv", "1\n")), 1, "1 quality for 3 items"},
 		{"missing file", score(filepath.Join(dir, "nope.csv"), ""), 1, "nope.csv"},
 		{"both inputs", func() (error, string, string) { return runCmd(t, RunScore, both) }, 2, "exactly one"},
-		{"ids length", sel(good, writeFile(t, dir, "ids.csv", "a\nb\n"), "", 1), 1, "2 ids for 3 items"},
-		{"one id", sel(good, writeFile(t, dir, "id1.csv", "a\n"), "", 1), 1, "1 id for 3 items"},
+		{"ids length", sel(good, testutil.WriteFile(t, dir, "ids.csv", "a\nb\n"), "", 1), 1, "2 ids for 3 items"},
+		{"one id", sel(good, testutil.WriteFile(t, dir, "id1.csv", "a\n"), "", 1), 1, "1 id for 3 items"},
 		{"k too large", sel(good, "", "", 4), 2, "only 3 items can be picked (3 items, 0 in the prefix)"},
 		// One item and one pickable item read in the singular.
-		{"k on one item", sel(writeFile(t, dir, "one.csv", "1\n"), "", "", 2), 2, "--k 2: only 1 item can be picked (1 item, 0 in the prefix)"},
+		{"k on one item", sel(testutil.WriteFile(t, dir, "one.csv", "1\n"), "", "", 2), 2, "--k 2: only 1 item can be picked (1 item, 0 in the prefix)"},
 		{"k after a prefix", sel(good, "", "0,1", 2), 2, "only 1 item can be picked (3 items, 2 in the prefix)"},
 		{"k missing", sel(good, "", "", 0), 2, "--k must be at least 1"},
 		{"prefix twice", sel(good, "", "1,1", 1), 2, "--prefix: row 1 is listed twice"},

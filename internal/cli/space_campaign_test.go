@@ -13,6 +13,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt"
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
@@ -108,12 +109,12 @@ func solutionsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
 // command printed it (the records hold it negated under --minimize).
 func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "space.yaml", unitsSpace)
+	testutil.WriteFile(t, dir, "space.yaml", unitsSpace)
 	if code, _, errs := spaceCampaign(t, dir, unitsObjective, "turbo", nil); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
-	recs := readCSVFile(t, filepath.Join(dir, "bo", "runs", "turbo-r00.csv"))
-	sols := readCSVFile(t, filepath.Join(dir, "bo", "runs", "turbo-r00.solutions.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(dir, "bo", "runs", "turbo-r00.csv"))
+	sols := testutil.ReadCSVFile(t, filepath.Join(dir, "bo", "runs", "turbo-r00.solutions.csv"))
 	if got := strings.Join(sols[0], ","); got != "rank,index,value,temp,conc" {
 		t.Fatalf("solutions header %q, want rank,index,value,temp,conc", got)
 	}
@@ -126,10 +127,10 @@ func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 			t.Fatalf("solution %v: bad index", s)
 		}
 		r := recs[1+i] // iteration,region,x0,x1,value,seconds
-		temp, conc, value := num(t, s[3]), num(t, s[4]), num(t, s[2])
+		temp, conc, value := testutil.Num(t, s[3]), testutil.Num(t, s[4]), testutil.Num(t, s[2])
 		// Independent expectation: temp as recorded, conc = exp(x1), the
 		// objective recomputed from them, and the value un-negated.
-		if temp != num(t, r[2]) || math.Abs(conc-math.Exp(num(t, r[3]))) > 1e-12*conc || value != -num(t, r[4]) {
+		if temp != testutil.Num(t, r[2]) || math.Abs(conc-math.Exp(testutil.Num(t, r[3]))) > 1e-12*conc || value != -testutil.Num(t, r[4]) {
 			t.Errorf("solution %v against record %v", s, r)
 		}
 		if want := (temp-0.3)*(temp-0.3) + (math.Log(conc)-1)*(math.Log(conc)-1); math.Abs(value-want) > 1e-9 {
@@ -147,17 +148,17 @@ func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 	if len(tabs) != 1 {
 		t.Fatalf("tables %v", tabs)
 	}
-	tab := readCSVFile(t, tabs[0])
+	tab := testutil.ReadCSVFile(t, tabs[0])
 	lowest := math.Inf(1)
 	for _, r := range recs[1:] {
-		lowest = math.Min(lowest, -num(t, r[4]))
+		lowest = math.Min(lowest, -testutil.Num(t, r[4]))
 	}
 	col, mean := indexOfCol(tab[0], "column"), indexOfCol(tab[0], "mean")
 	found := false
 	for _, r := range tab[1:] {
 		if col >= 0 && mean >= 0 && r[col] == "best_value" {
 			found = true
-			if got := num(t, r[mean]); math.Abs(got-lowest) > 1e-12 {
+			if got := testutil.Num(t, r[mean]); math.Abs(got-lowest) > 1e-12 {
 				t.Errorf("table's best value %v, want %v (the lowest printed)", got, lowest)
 			}
 		}
@@ -182,12 +183,12 @@ func TestBayesoptSpaceSolutionsInUserUnits(t *testing.T) {
 // threshold (suggest's was 0.2, a campaign's 0.5).
 func TestBayesoptSuggestReadsRunRecords(t *testing.T) {
 	dir := t.TempDir()
-	sp := writeFile(t, dir, "space.yaml", unitsSpace)
+	sp := testutil.WriteFile(t, dir, "space.yaml", unitsSpace)
 	if code, _, errs := spaceCampaign(t, dir, unitsObjective, "random,turbo,robot,qvs", nil); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
 	for _, run := range []struct{ key, method string }{{"random-r00", "random"}, {"turbo-r00", "turbo"}, {"robot-r00", "robot"}, {"qvs-q1-r00", "qvs"}} {
-		recs := readCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".csv"))
+		recs := testutil.ReadCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".csv"))
 		for _, n := range []int{10, 15} { // after the initial design; after one batch
 			var b strings.Builder
 			for _, r := range recs[:1+n] {
@@ -209,8 +210,8 @@ func TestBayesoptSuggestReadsRunRecords(t *testing.T) {
 			for i, l := range lines[1:] {
 				c := strings.Split(l, ",")
 				r := recs[1+n+i]
-				temp, conc := num(t, c[1]), num(t, c[2])
-				if temp != num(t, r[2]) || math.Abs(math.Log(conc)-num(t, r[3])) > 1e-12 || c[3] != r[1] {
+				temp, conc := testutil.Num(t, c[1]), testutil.Num(t, c[2])
+				if temp != testutil.Num(t, r[2]) || math.Abs(math.Log(conc)-testutil.Num(t, r[3])) > 1e-12 || c[3] != r[1] {
 					t.Errorf("%s, N = %d, suggestion %d: %s; the run evaluated temp %s, ln conc %s, region %s", run.key, n, i+1, l, r[2], r[3], r[1])
 				}
 			}
@@ -224,15 +225,15 @@ func TestBayesoptSuggestReadsRunRecords(t *testing.T) {
 // among the ceil(0.1 n) best evaluations, and the run's solutions_vs.
 func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", unitsSpace)
+	space := testutil.WriteFile(t, dir, "space.yaml", unitsSpace)
 	if code, _, errs := spaceCampaign(t, dir, unitsObjective, "turbo,qvs", func(c *bayesopt.Protocol) { c.Q, c.Budget = orders(t, "0.5"), 60 }); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
-	summary := readCSVFile(t, filepath.Join(dir, "bo", "summary.csv"))
+	summary := testutil.ReadCSVFile(t, filepath.Join(dir, "bo", "summary.csv"))
 	vsCol := slices.Index(summary[0], "solutions_vs")
 	for _, run := range []struct{ key, q string }{{"turbo-r00", "1"}, {"qvs-q0.5-r00", "0.5"}} {
 		recsPath := filepath.Join(dir, "bo", "runs", run.key+".csv")
-		sols := readCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".solutions.csv")) // rank,index,value,temp,conc
+		sols := testutil.ReadCSVFile(t, filepath.Join(dir, "bo", "runs", run.key+".solutions.csv")) // rank,index,value,temp,conc
 		code, stdout, stderr := solutionsCmd(t, "--space", space, "--observed", recsPath, "--q", run.q, "--m", "3", "--minimize")
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", run.key, code, stderr)
@@ -242,10 +243,10 @@ func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 			t.Fatalf("%s: output %q, campaign solutions %v", run.key, stdout, sols)
 		}
 		// The band: values (as printed, minimised) at most the 6th smallest.
-		recs := readCSVFile(t, recsPath)
+		recs := testutil.ReadCSVFile(t, recsPath)
 		var printed []float64
 		for _, r := range recs[1:] {
-			printed = append(printed, -num(t, r[4]))
+			printed = append(printed, -testutil.Num(t, r[4]))
 		}
 		slices.Sort(printed)
 		for i, l := range lines[1:] {
@@ -254,11 +255,11 @@ func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 			if got, want := strings.Join(c[:4], ","), strings.Join([]string{s[0], s[3], s[4], s[2]}, ","); got != want {
 				t.Errorf("%s: solution %s, the campaign's %s", run.key, got, want)
 			}
-			if v := num(t, c[3]); v > printed[5] {
+			if v := testutil.Num(t, c[3]); v > printed[5] {
 				t.Errorf("%s: solution %s outside the band (6th best %v)", run.key, l, printed[5])
 			}
 		}
-		if lines[1] != "" && num(t, strings.Split(lines[1], ",")[3]) != printed[0] {
+		if lines[1] != "" && testutil.Num(t, strings.Split(lines[1], ",")[3]) != printed[0] {
 			t.Errorf("%s: first solution %s is not the best evaluation %v", run.key, lines[1], printed[0])
 		}
 		for _, row := range summary[1:] {
@@ -277,7 +278,7 @@ func TestBayesoptSolutionsMatchCampaign(t *testing.T) {
 			t.Fatalf("%s json: exit %d, %v: %q", run.key, code, err, stdout)
 		}
 		for _, row := range summary[1:] {
-			if row[0] == run.key && math.Abs(js.VS-num(t, row[vsCol])) > 1e-12 {
+			if row[0] == run.key && math.Abs(js.VS-testutil.Num(t, row[vsCol])) > 1e-12 {
 				t.Errorf("%s: VS %v, summary's solutions_vs %s", run.key, js.VS, row[vsCol])
 			}
 		}
@@ -293,8 +294,8 @@ func TestObjectiveFailingEveryPoint(t *testing.T) {
 		t.Skip("starts objective commands")
 	}
 	dir := t.TempDir()
-	space := writeFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
-	script := writeFile(t, dir, "fail.sh", "#!/bin/sh\nn=0\nwhile IFS= read -r l; do n=$((n+1)); done\ni=1; while [ $i -lt $n ]; do echo failed; i=$((i+1)); done\n")
+	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 10}\n")
+	script := testutil.WriteFile(t, dir, "fail.sh", "#!/bin/sh\nn=0\nwhile IFS= read -r l; do n=$((n+1)); done\ni=1; while [ $i -lt $n ]; do echo failed; i=$((i+1)); done\n")
 	os.Chmod(script, 0o755)
 	out := filepath.Join(dir, "bo")
 	for range 2 { // the rerun replays the records and says the same
@@ -323,13 +324,4 @@ func indexOfCol(header []string, name string) int {
 		}
 	}
 	return -1
-}
-
-func num(t *testing.T, s string) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("%q is not a number", s)
-	}
-	return v
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/tasks"
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
 // spaceDefaultsRun is `qvs bayesopt --space ...` on the defaults of a
@@ -45,7 +46,7 @@ func spaceDefaultsRun(t *testing.T, quiet bool, edit func(*BayesoptCampaign)) (c
 // solutions.csv writes them the same way.
 func TestBayesoptMixedPerPointCampaign(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "svc.yaml", `parameters:
+	testutil.WriteFile(t, dir, "svc.yaml", `parameters:
   - {name: kernel, type: categorical, choices: [rbf, poly]}
   - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
   - {name: C, lower: 0.1, upper: 10, scale: log}
@@ -53,7 +54,7 @@ direction: minimize
 `)
 	// rbf: (log10 C)^2; poly: exit 5 when C > 3, else degree + (log10 C)^2.
 	// Every input row is checked: an rbf row must have an empty degree.
-	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR == 1 { if ($0 != "kernel,degree,C") exit 9; next }
+	script := testutil.WriteFile(t, dir, "obj.sh", `awk -F, 'NR == 1 { if ($0 != "kernel,degree,C") exit 9; next }
 { l = log($3) / log(10)
   if ($1 == "rbf") { if ($2 != "") exit 8; print l * l; next }
   if ($1 != "poly" || $2 == "") exit 8
@@ -76,10 +77,10 @@ direction: minimize
 	if !strings.Contains(stdout, "failures") || !strings.Contains(stdout, "which minimised its objective") {
 		t.Errorf("table without a failures column, or not as minimised:\n%s", stdout)
 	}
-	if cfg := readFileString(t, filepath.Join(out, "config.yaml")); !strings.Contains(cfg, "minimize: true") || !strings.Contains(cfg, "objective_per_point: true") {
+	if cfg := testutil.ReadFileString(t, filepath.Join(out, "config.yaml")); !strings.Contains(cfg, "minimize: true") || !strings.Contains(cfg, "objective_per_point: true") {
 		t.Errorf("config.yaml does not record the space's direction and --per-point:\n%s", cfg)
 	}
-	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
 	failed := 0
 	for _, r := range recs[1:] {
 		// Records hold the choice's text and an empty inactive cell.
@@ -96,7 +97,7 @@ direction: minimize
 	if len(recs) != 31 || failed == 0 {
 		t.Fatalf("%d records, %d failed", len(recs)-1, failed)
 	}
-	sum := readCSVFile(t, filepath.Join(out, "summary.csv"))
+	sum := testutil.ReadCSVFile(t, filepath.Join(out, "summary.csv"))
 	col := -1
 	for j, h := range sum[0] {
 		if h == "failures" {
@@ -106,7 +107,7 @@ direction: minimize
 	if col < 0 || sum[1][col] != strconv.Itoa(failed) {
 		t.Errorf("summary %v: want failures = %d", sum, failed)
 	}
-	sols := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.solutions.csv"))
+	sols := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.solutions.csv"))
 	if strings.Join(sols[0], ",") != "rank,index,value,kernel,degree,C" {
 		t.Fatalf("solutions header %v", sols[0])
 	}
@@ -135,13 +136,13 @@ direction: minimize
 // and suggest both hold the choices' text and empty inactive cells.
 func TestBayesoptSpaceCampaignDefaultsMatchSuggest(t *testing.T) {
 	dir := t.TempDir()
-	sp := writeFile(t, dir, "svc.yaml", `parameters:
+	sp := testutil.WriteFile(t, dir, "svc.yaml", `parameters:
   - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
   - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
   - {name: C, lower: 0.1, upper: 10, scale: log}
 direction: minimize
 `)
-	script := writeFile(t, dir, "obj.sh", `awk -F, 'NR > 1 { l = log($3) / log(10); print ($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l }'
+	script := testutil.WriteFile(t, dir, "obj.sh", `awk -F, 'NR > 1 { l = log($3) / log(10); print ($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l }'
 `)
 	out := filepath.Join(dir, "out")
 	if code, _, errs := spaceDefaultsRun(t, true, func(k *BayesoptCampaign) {
@@ -151,13 +152,13 @@ direction: minimize
 	}); code != ExitOK {
 		t.Fatalf("campaign: exit %d: %s", code, errs)
 	}
-	cfg := readFileString(t, filepath.Join(out, "config.yaml"))
+	cfg := testutil.ReadFileString(t, filepath.Join(out, "config.yaml"))
 	for _, want := range []string{"batch: 5\n", "init: 10\n", "candidates: 200\n"} { // init: max(2 x 3, 3) rounded up to the batch
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
 		}
 	}
-	recs := readCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
+	recs := testutil.ReadCSVFile(t, filepath.Join(out, "runs", "qvs-q1-r00.csv"))
 	if len(recs) != 21 {
 		t.Fatalf("%d records", len(recs)-1)
 	}
@@ -167,7 +168,7 @@ direction: minimize
 		for _, r := range recs[:1+n] {
 			b.WriteString(strings.Join(r, ",") + "\n")
 		}
-		head := writeFile(t, dir, "head.csv", b.String())
+		head := testutil.WriteFile(t, dir, "head.csv", b.String())
 		code, stdout, errs := boSuggestCmd(t, "--space", sp, "--observed", head, "--seed", "3")
 		if code != ExitOK {
 			t.Fatalf("N = %d: exit %d: %s", n, code, errs)
@@ -182,7 +183,7 @@ direction: minimize
 		for i, s := range rows[1:] {
 			r := recs[1+n+i] // iteration,region,x0,x1,x2,value,seconds
 			degreeOK := (s[1] == "poly") == (s[2] != "") && s[2] == r[3]
-			if s[1] != r[2] || !slices.Contains(choices, s[1]) || !degreeOK || math.Abs(math.Log(num(t, s[3]))-num(t, r[4])) > 1e-12 || s[4] != r[1] {
+			if s[1] != r[2] || !slices.Contains(choices, s[1]) || !degreeOK || math.Abs(math.Log(testutil.Num(t, s[3]))-testutil.Num(t, r[4])) > 1e-12 || s[4] != r[1] {
 				t.Errorf("N = %d, suggestion %d: %v; the run evaluated %v", n, i+1, s, r)
 			}
 		}

@@ -6,27 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/qvs-dev/qvs/internal/vendi"
 	"gonum.org/v1/gonum/mat"
-)
 
-// textTanimoto is the Tanimoto similarity of two '0'/'1' strings by its
-// definition (1 for two empty fingerprints).
-func textTanimoto(a, b string) float64 {
-	and, or := 0, 0
-	for i := range a {
-		if a[i] == '1' && b[i] == '1' {
-			and++
-		}
-		if a[i] == '1' || b[i] == '1' {
-			or++
-		}
-	}
-	if or == 0 {
-		return 1
-	}
-	return float64(and) / float64(or)
-}
+	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
+)
 
 // TestScoreSelectTanimoto: score and select --embedding-kernel tanimoto
 // on a fingerprint column (bits or FPS hex) and on count columns equal
@@ -65,9 +49,9 @@ func TestScoreSelectTanimoto(t *testing.T) {
 		args []string
 		sim  func(i, j int) float64
 	}{
-		{"bits", []string{"--embeddings", writeFile(t, dir, "b.csv", bitsCSV.String()), "--fingerprint-column", "fp"}, func(i, j int) float64 { return textTanimoto(fps[i], fps[j]) }},
-		{"hex", []string{"--embeddings", writeFile(t, dir, "h.csv", hexCSV.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"}, func(i, j int) float64 { return textTanimoto(fps[i], fps[j]) }},
-		{"counts", []string{"--embeddings", writeFile(t, dir, "c.csv", countCSV.String())}, func(i, j int) float64 { return minMax(counts[i], counts[j]) }},
+		{"bits", []string{"--embeddings", testutil.WriteFile(t, dir, "b.csv", bitsCSV.String()), "--fingerprint-column", "fp"}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
+		{"hex", []string{"--embeddings", testutil.WriteFile(t, dir, "h.csv", hexCSV.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
+		{"counts", []string{"--embeddings", testutil.WriteFile(t, dir, "c.csv", countCSV.String())}, func(i, j int) float64 { return minMax(counts[i], counts[j]) }},
 	} {
 		K := mat.NewSymDense(len(fps), nil)
 		for i := range fps {
@@ -79,7 +63,7 @@ func TestScoreSelectTanimoto(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
 		}
-		got := scoreCSV(t, out)
+		got := testutil.ScoreCSV(t, out)
 		for _, q := range []string{"0.5", "1", "inf"} {
 			qv, _ := vendi.ParseOrder(q)
 			vs, _ := vendi.Score(K, qv)
@@ -101,11 +85,11 @@ func TestScoreSelectTanimoto(t *testing.T) {
 			t.Errorf("%s select: exit %d, %q (want pick %d), %s", c.name, code, out, best, stderr)
 		}
 	}
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", writeFile(t, dir, "b2.csv", bitsCSV.String()), "--id-column", "name", "--fingerprint-column", "fp"))
+	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, "b2.csv", bitsCSV.String()), "--id-column", "name", "--fingerprint-column", "fp"))
 	if code != 2 || out != "" || !strings.Contains(stderr, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --embedding-kernel tanimoto") {
 		t.Errorf("no tanimoto: exit %d, %q, %q", code, out, stderr)
 	}
-	bad := writeFile(t, dir, "bad.csv", "name,fp\na,0101\nb,01x1\n")
+	bad := testutil.WriteFile(t, dir, "bad.csv", "name,fp\na,0101\nb,01x1\n")
 	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", bad, "--id-column", "name", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto"))
 	if code != 1 || out != "" || !strings.Contains(stderr, bad+`: line 3, column "fp" (--fingerprint-column), format bits: character 3 is "x"`) {
 		t.Errorf("bad fingerprint: exit %d, %q, %q", code, out, stderr)

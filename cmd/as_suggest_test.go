@@ -158,7 +158,7 @@ func TestREADMEOwnData(t *testing.T) {
 // (search.FitPrior of one positive alone: Laplace's (1 + 1)/(1 + 2)).
 func TestASPriorFlag(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig)
 	out := filepath.Join(dir, "res")
 	code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"),
 		"--methods", "random", "--repeats", "1", "--budget", "4", "--prior", "estimate")
@@ -183,7 +183,7 @@ func TestASPriorFlag(t *testing.T) {
 	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, "r2"), "--prior", "2"); code != 2 || !strings.Contains(stderr, "--prior") {
 		t.Errorf("--prior 2: exit %d, %q", code, stderr)
 	}
-	bad := asWriteFile(t, dir, "bad.yaml", tinyASConfig+"prior: often\n")
+	bad := asWriteFile(t, dir, "bad.yaml", testutil.TinyASConfig+"prior: often\n")
 	if code, _, stderr := runQVS(t, "as", "--config", bad, "--out", filepath.Join(dir, "r3")); code == 0 || !strings.Contains(stderr, `prior "often"`) {
 		t.Errorf("prior: often: exit %d, %q", code, stderr)
 	}

@@ -21,24 +21,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// tinyASConfig is a small campaign over every method: 8 settings x 2
-// repeats on a 300-item synthetic pool; budget 13 in batches of 4 ends with
-// a batch of 1.
-const tinyASConfig = `task: tiny
-seed: 3
-methods: [random, one-step, eci, select, ens, qvs]
-q: [0, 1, inf]
-repeats: 2
-budget: 13
-batch: 4
-eci: {thresholds: [0.5], fantasy: pessimistic}
-select: {betas: [1], lambdas: [0.5], fantasy: optimistic}
-ens: {fantasy: pessimistic}
-pool:
-  kind: synthetic
-  synthetic: {n: 300, clusters: 6, positive_clusters: 2, k: 8}
-`
-
 func asWriteFile(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -50,7 +32,7 @@ func asWriteFile(t *testing.T, dir, name, body string) string {
 
 func TestASCampaignOutputs(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig)
 	out := filepath.Join(dir, "res")
 	code, stdout, stderr := runQVS(t, "as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "2", "--quiet")
 	if code != 0 {
@@ -141,7 +123,7 @@ func TestASResumeAfterKill9(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildQVS(t, dir)
 	// 24 runs of 30 batches on a 1,500-item pool: a few seconds of work.
-	body := strings.NewReplacer("n: 300", "n: 1500", "budget: 13", "budget: 60", "batch: 4", "batch: 2", "repeats: 2", "repeats: 3").Replace(tinyASConfig)
+	body := strings.NewReplacer("n: 300", "n: 1500", "budget: 13", "budget: 60", "batch: 4", "batch: 2", "repeats: 2", "repeats: 3").Replace(testutil.TinyASConfig)
 	cfg := asWriteFile(t, dir, "kill.yaml", body)
 	cache := filepath.Join(dir, "cache")
 	full, killed := filepath.Join(dir, "full"), filepath.Join(dir, "killed")
@@ -194,14 +176,14 @@ func TestASConfigErrors(t *testing.T) {
 		code       int
 	}{
 		// Every config error is a usage error (exit 2), as in qvs bayesopt.
-		"unknown key":      {tinyASConfig + "budgte: 5\n", `unknown key "budgte" (did you mean "budget"?)`, ExitUsage},
-		"unknown pool key": {strings.Replace(tinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", ExitUsage},
-		"unknown method":   {strings.Replace(tinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, ExitUsage},
-		"bad order":        {strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", ExitUsage},
-		"bad fantasy":      {strings.Replace(tinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", ExitUsage},
-		"zero batch":       {strings.Replace(tinyASConfig, "batch: 4", "batch: 0", 1), "batch", ExitUsage},
-		"bad pool kind":    {strings.Replace(tinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", ExitUsage},
-		"bad ties":         {tinyASConfig + "ties: first\n", "ties", ExitUsage},
+		"unknown key":      {testutil.TinyASConfig + "budgte: 5\n", `unknown key "budgte" (did you mean "budget"?)`, ExitUsage},
+		"unknown pool key": {strings.Replace(testutil.TinyASConfig, "k: 8}", "k: 8, nn: 3}", 1), "nn", ExitUsage},
+		"unknown method":   {strings.Replace(testutil.TinyASConfig, "ens, qvs]", "ens, qvs, greedy]", 1), `unknown method "greedy"`, ExitUsage},
+		"bad order":        {strings.Replace(testutil.TinyASConfig, "q: [0, 1, inf]", "q: [0, -1]", 1), "order", ExitUsage},
+		"bad fantasy":      {strings.Replace(testutil.TinyASConfig, "fantasy: optimistic", "fantasy: hopeful", 1), "select.fantasy", ExitUsage},
+		"zero batch":       {strings.Replace(testutil.TinyASConfig, "batch: 4", "batch: 0", 1), "batch", ExitUsage},
+		"bad pool kind":    {strings.Replace(testutil.TinyASConfig, "kind: synthetic", "kind: mnist", 1), "pool.kind", ExitUsage},
+		"bad ties":         {testutil.TinyASConfig + "ties: first\n", "ties", ExitUsage},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
 		code, _, stderr := runQVS(t, "as", "--config", cfg, "--out", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
@@ -210,7 +192,7 @@ func TestASConfigErrors(t *testing.T) {
 		}
 	}
 	// Bad flags are usage errors (exit 2).
-	cfg := asWriteFile(t, dir, "ok.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "ok.yaml", testutil.TinyASConfig)
 	for _, args := range [][]string{
 		{"--methods", "random,bogus"},
 		{"--q", "0,x"},
@@ -235,7 +217,7 @@ func TestASConfigErrors(t *testing.T) {
 
 func TestASFlagsOverrideConfigAndShards(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig)
 	cache := filepath.Join(dir, "cache")
 	common := []string{"as", "--config", cfg, "--cache-dir", cache, "--quiet", "--methods", "random,qvs", "--q", "0.5", "--repeats", "3", "--budget", "6", "--batch", "3", "--seed", "11"}
 	whole := filepath.Join(dir, "whole")

@@ -125,12 +125,12 @@ func TestObjectiveMagnitude(t *testing.T) {
 	checkBadInput(t, []badInputCase{
 		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
 			1, "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
-		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", testutil.WriteFile(t, dir, "k3.csv", kernel3), "--observed", khuge, "--batch", "1"},
+		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3), "--observed", khuge, "--batch", "1"},
 			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
 	})
 	// A campaign's kernel table.
 	items := testutil.WriteFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
-	testutil.WriteFile(t, dir, "k.csv", kernel3)
+	testutil.WriteFile(t, dir, "k.csv", testutil.Kernel3)
 	cfg := testutil.WriteFile(t, dir, "k.yaml", "task: kernel\ngood_threshold: 1\nrepeats: 1\ninit: 1\nbudget: 2\nbatch: 1\ndata: {kernel: k.csv, table: items.csv}\n")
 	code, out, stderr := runQVS(t, "bayesopt", "--config", cfg, "--data-dir", dir, "--out", filepath.Join(dir, "out"))
 	if code != 1 || out != "" || !strings.Contains(stderr, items+`: item "b" (data row 2), column "value": 1e+300 exceeds`) {
@@ -151,7 +151,7 @@ func TestObjectiveMagnitude(t *testing.T) {
 // refused naming the config and key, before anything is written.
 func TestHostileNamesRefused(t *testing.T) {
 	dir, _, out, args := toyMOFCampaign(t)
-	discrete := testutil.WriteFile(t, dir, "name.yaml", strings.Replace(toyMOFConfig, "task: mof\n", "task: kernel\nname: ../../x\n", 1))
+	discrete := testutil.WriteFile(t, dir, "name.yaml", strings.Replace(testutil.ToyMOFConfig, "task: mof\n", "task: kernel\nname: ../../x\n", 1))
 	discreteArgs := append([]string{"bayesopt"}, args...)
 	discreteArgs[2] = discrete
 	as := testutil.WriteFile(t, dir, "as.yaml", "task: ../../../ESCAPED\nrepeats: 1\n")

@@ -25,25 +25,6 @@ func runDiscreteCLI(t *testing.T, args ...string) (usage bool, err error, stdout
 	return code == ExitUsage, err, out.String(), errb.String()
 }
 
-const toyMOFConfig = `task: mof
-seed: 4
-methods: [random, ucb, qvs]
-q: [1, inf]
-repeats: 2
-budget: 8
-init: 2
-batch: 3
-beta: 2
-good_threshold: 15
-data:
-  format: kernel
-  kernel: mof/kernel.csv
-  table: mof/mofs.csv
-  id_column: id
-  objective_column: storage
-  metric_columns: [energy_penalty]
-`
-
 // toyMOFCampaign writes a 30-item toy MOF set and its config into a
 // temporary directory and returns it, the output folder and the arguments
 // of a campaign on it.
@@ -52,7 +33,7 @@ func toyMOFCampaign(t *testing.T) (dir, cfgPath, out string, args []string) {
 	dir = t.TempDir()
 	testutil.WriteToyMOF(t, dir, 30)
 	cfgPath = filepath.Join(dir, "mof.yaml")
-	if err := os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(testutil.ToyMOFConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "out")
@@ -63,7 +44,7 @@ func TestDiscreteUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteToyMOF(t, dir, 12)
 	cfgPath := filepath.Join(dir, "mof.yaml")
-	os.WriteFile(cfgPath, []byte(toyMOFConfig), 0o644)
+	os.WriteFile(cfgPath, []byte(testutil.ToyMOFConfig), 0o644)
 	base := []string{"--config", cfgPath, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--quiet"}
 	for _, c := range []struct {
 		name string

@@ -9,21 +9,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// mixedSpace and mixedScript: a mixed space for objectiveCampaign (file
-// space.yaml) and its command, with objectiveScript's call counting and
-// slow call; poly with C > 5 prints nan (a failed point in the records).
-const (
-	mixedSpace = `parameters:
-  - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
-  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
-  - {name: C, lower: 0.1, upper: 10, scale: log}
-`
-	mixedScript = objectiveCalls + `awk -F, 'NR > 1 { l = log($3) / log(10)
-  if ($1 == "poly" && $3 > 5) { print "nan"; next }
-  printf "%.17g\n", -(($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l) }'
-`
-)
-
 // TestBayesoptMixedKill9: a mixed-space campaign killed with SIGKILL while
 // the command works on its third batch resumes from records holding the
 // choices' text and empty inactive cells, and ends byte for byte as the
@@ -34,8 +19,8 @@ func TestBayesoptMixedKill9(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildQVS(t, dir)
-	testutil.WriteFile(t, dir, "space.yaml", mixedSpace)
-	args := append(objectiveCampaign(dir, testutil.WriteFile(t, dir, "obj.sh", mixedScript)), "--methods", "qvs")
+	testutil.WriteFile(t, dir, "space.yaml", testutil.MixedSpace)
+	args := append(objectiveCampaign(dir, testutil.WriteFile(t, dir, "obj.sh", testutil.MixedScript)), "--methods", "qvs")
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
 	if code, _, errs := runQVS(t, append(args, "--out", full)...); code != ExitOK {

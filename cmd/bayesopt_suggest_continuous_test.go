@@ -67,20 +67,6 @@ func TestBayesoptSuggestBadInput(t *testing.T) {
 	}
 }
 
-// objectiveScript is a real child process for --objective-cmd: it counts
-// its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
-// touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
-// exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
-const objectiveScript = objectiveCalls + `awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
-`
-
-// objectiveCalls is objectiveScript's call counting, slow call and failure.
-const objectiveCalls = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
-echo x >> "$QVS_TEST_CALLS"
-if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
-if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
-`
-
 func objectiveCampaign(dir, script string) []string {
 	return []string{"bayesopt", "--space", filepath.Join(dir, "space.yaml"), "--objective-cmd", "sh " + script,
 		"--methods", "turbo,qvs", "--q", "1", "--repeats", "1", "--budget", "25", "--init", "10", "--batch", "5",
@@ -97,7 +83,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildQVS(t, dir)
 	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
+	script := testutil.WriteFile(t, dir, "obj.sh", testutil.ObjectiveScript)
 	args := append(objectiveCampaign(dir, script), "--methods", "turbo")
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
@@ -109,7 +95,7 @@ func TestBayesoptObjectiveCmdKill9(t *testing.T) {
 	testutil.SameResults(t, full, killed)
 }
 
-// killAtSlowBatch runs the campaign args into killed with objectiveScript's
+// killAtSlowBatch runs the campaign args into killed with testutil.ObjectiveScript's
 // third call slow (calls: its QVS_TEST_CALLS), kills qvs with SIGKILL
 // during that call, checks that run key's records then hold the two
 // finished batches, and reruns the campaign to its end.
@@ -194,7 +180,7 @@ func TestBayesoptSpaceCampaignName(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	testutil.WriteFile(t, dir, "my reactor.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
+	script := testutil.WriteFile(t, dir, "obj.sh", testutil.ObjectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	args := []string{"bayesopt", "--space", "my reactor.yaml", "--objective-cmd", "sh " + script, "--methods", "turbo",
 		"--repeats", "1", "--budget", "15", "--init", "10", "--batch", "5", "--candidates", "60", "--workers", "1", "--seed", "2"}
@@ -258,7 +244,7 @@ func TestBayesoptSpaceCampaignName(t *testing.T) {
 func TestBayesoptSpaceCampaignRefusesChanges(t *testing.T) {
 	dir := t.TempDir()
 	spacePath := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
+	script := testutil.WriteFile(t, dir, "obj.sh", testutil.ObjectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	out := filepath.Join(dir, "bo")
 	args := []string{"bayesopt", "--space", spacePath, "--objective-cmd", "sh " + script, "--methods", "turbo", "--out", out,

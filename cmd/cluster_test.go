@@ -32,7 +32,7 @@ func TestClusterSlurmScript(t *testing.T) {
 	}
 	script := filepath.Join(testutil.RepoRoot(), "examples", "cluster", "slurm-array.sh")
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", strings.Replace(tinyASConfig, "repeats: 2", "repeats: 1", 1))
+	cfg := asWriteFile(t, dir, "tiny.yaml", strings.Replace(testutil.TinyASConfig, "repeats: 2", "repeats: 1", 1))
 	cache := filepath.Join(dir, "cache")
 	whole := filepath.Join(dir, "whole")
 	if code, _, stderr := runQVS(t, "as", "--config", cfg, "--cache-dir", cache, "--quiet", "--out", whole); code != 0 {

@@ -88,7 +88,7 @@ func folderFiles(t *testing.T, root string) map[string]string {
 
 // concurrentASConfig: 16 runs of 20 batches on a 1,000-item pool, about a
 // second of (mostly fsync) work for one process.
-var concurrentASConfig = strings.NewReplacer("n: 300", "n: 1000", "budget: 13", "budget: 40", "batch: 4", "batch: 2").Replace(tinyASConfig)
+var concurrentASConfig = strings.NewReplacer("n: 300", "n: 1000", "budget: 13", "budget: 40", "batch: 4", "batch: 2").Replace(testutil.TinyASConfig)
 
 var reportRE = regexp.MustCompile(`(\d+) of (\d+) run\(s\) finished(?: \(([^)]*)\))?`)
 
@@ -198,7 +198,7 @@ func TestSlowFsyncShardSurvivesLateShard(t *testing.T) {
 		t.Skip("slow")
 	}
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "c.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "c.yaml", testutil.TinyASConfig)
 	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "1", "--out", filepath.Join(dir, "out"),
 		"--methods", "random,qvs", "--q", "1", "--repeats", "2"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -303,7 +303,7 @@ func TestLaterRunsSweepOrphanedTemps(t *testing.T) {
 	if _, err, _, _ := runDiscreteCLI(t, args...); err != nil {
 		t.Fatal(err)
 	}
-	asCfg := asWriteFile(t, dir, "as.yaml", tinyASConfig)
+	asCfg := asWriteFile(t, dir, "as.yaml", testutil.TinyASConfig)
 	asArgs := []string{"as", "--config", asCfg, "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "as"), "--quiet", "--methods", "random", "--repeats", "1"}
 	if code, _, stderr := runQVS(t, asArgs...); code != 0 {
 		t.Fatal(stderr)
@@ -357,7 +357,7 @@ func TestLaterRunsSweepOrphanedTemps(t *testing.T) {
 // without either environment it is a usage error naming the variables.
 func TestShardAutoFromEnvironment(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig)
 	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random,qvs", "--q", "1", "--repeats", "2"}
 	whole := filepath.Join(dir, "whole")
 	if code, _, stderr := runQVS(t, append(base, "--out", whole)...); code != 0 {
@@ -397,7 +397,7 @@ func TestDuplicateTakesOverKilledProcess(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "c.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "c.yaml", testutil.TinyASConfig)
 	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--workers", "1",
 		"--methods", "random,qvs", "--q", "1", "--repeats", "2"}
 	ref := filepath.Join(dir, "ref")
@@ -482,7 +482,7 @@ func TestBinaryIgnoresSlowFsyncHook(t *testing.T) {
 // start, --quiet or not.
 func TestShardAutoRerunsOneTask(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "tiny.yaml", tinyASConfig)
+	cfg := asWriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig)
 	base := []string{"as", "--config", cfg, "--cache-dir", filepath.Join(dir, "cache"), "--quiet", "--methods", "random,qvs", "--q", "1", "--repeats", "2"}
 	for k, v := range map[string]string{"SLURM_ARRAY_JOB_ID": "4711", "SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2",
 		"SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "1", "JOB_COMPLETION_INDEX": ""} {

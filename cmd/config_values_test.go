@@ -24,21 +24,21 @@ func TestMeaninglessConfigValues(t *testing.T) {
 		name, cmd, body string
 		want            string // after "config FILE"
 	}{
-		{"fractional budget", "as", strings.Replace(tinyASConfig, "budget: 13", "budget: 20.5", 1), ":6: budget: 20.5 is not a whole number"},
-		{"negative seed", "as", strings.Replace(tinyASConfig, "seed: 3", "seed: -1", 1), ":2: seed: -1 is negative"},
-		{"ECI threshold 7", "as", strings.Replace(tinyASConfig, "thresholds: [0.5]", "thresholds: [0.5, 7]", 1), ": eci.thresholds: 7 is outside [0, 1]"},
-		{"ECI threshold -1", "as", strings.Replace(tinyASConfig, "thresholds: [0.5]", "thresholds: [-1]", 1), ": eci.thresholds: -1 is outside [0, 1]"},
-		{"SELECT beta -1", "as", strings.Replace(tinyASConfig, "betas: [1]", "betas: [-1]", 1), ": select.betas: -1 must be a finite number >= 0"},
-		{"SELECT lambda 5", "as", strings.Replace(tinyASConfig, "lambdas: [0.5]", "lambdas: [5]", 1), ": select.lambdas: 5 is outside [0, 1]"},
-		{"paper task on another pool", "as", strings.Replace(tinyASConfig, "task: tiny", "task: bmg", 1), ": task: bmg but pool.kind: synthetic"},
+		{"fractional budget", "as", strings.Replace(testutil.TinyASConfig, "budget: 13", "budget: 20.5", 1), ":6: budget: 20.5 is not a whole number"},
+		{"negative seed", "as", strings.Replace(testutil.TinyASConfig, "seed: 3", "seed: -1", 1), ":2: seed: -1 is negative"},
+		{"ECI threshold 7", "as", strings.Replace(testutil.TinyASConfig, "thresholds: [0.5]", "thresholds: [0.5, 7]", 1), ": eci.thresholds: 7 is outside [0, 1]"},
+		{"ECI threshold -1", "as", strings.Replace(testutil.TinyASConfig, "thresholds: [0.5]", "thresholds: [-1]", 1), ": eci.thresholds: -1 is outside [0, 1]"},
+		{"SELECT beta -1", "as", strings.Replace(testutil.TinyASConfig, "betas: [1]", "betas: [-1]", 1), ": select.betas: -1 must be a finite number >= 0"},
+		{"SELECT lambda 5", "as", strings.Replace(testutil.TinyASConfig, "lambdas: [0.5]", "lambdas: [5]", 1), ": select.lambdas: 5 is outside [0, 1]"},
+		{"paper task on another pool", "as", strings.Replace(testutil.TinyASConfig, "task: tiny", "task: bmg", 1), ": task: bmg but pool.kind: synthetic"},
 		{"candidates 0", "bayesopt", boBase + "candidates: 0\n", ": candidates = 0: must be at least 1"},
 		{"max_train 0", "bayesopt", boBase + "max_train: 0\n", ": max_train = 0: must be at least 1"},
 		{"fit_iterations -1", "bayesopt", boBase + "fit_iterations: -1\n", ": fit_iterations = -1: must be at least 1"},
 		{"bo budget 20.5", "bayesopt", boBase + "regions: 2.5\n", ":7: regions: 2.5 is not a whole number"},
 		{"bo seed -1", "bayesopt", boBase + "seed: -1\n", ":7: seed: -1 is negative"},
-		{"discrete budget over the pool", "bayesopt", strings.Replace(toyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31: exceeds the 30 candidates"},
-		{"discrete negative beta", "bayesopt", strings.Replace(toyMOFConfig, "beta: 2", "beta: -1", 1), ": beta = -1: must be finite and >= 0"},
-		{"discrete repeats 0", "bayesopt", strings.Replace(toyMOFConfig, "repeats: 2", "repeats: 0", 1), ": repeats = 0: must be at least 1"},
+		{"discrete budget over the pool", "bayesopt", strings.Replace(testutil.ToyMOFConfig, "budget: 8", "budget: 31", 1), ": budget = 31: exceeds the 30 candidates"},
+		{"discrete negative beta", "bayesopt", strings.Replace(testutil.ToyMOFConfig, "beta: 2", "beta: -1", 1), ": beta = -1: must be finite and >= 0"},
+		{"discrete repeats 0", "bayesopt", strings.Replace(testutil.ToyMOFConfig, "repeats: 2", "repeats: 0", 1), ": repeats = 0: must be at least 1"},
 	} {
 		cfg := asWriteFile(t, dir, "c.yaml", tc.body)
 		code, _, stderr := runQVS(t, tc.cmd, "--config", cfg, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"),
@@ -54,7 +54,7 @@ func TestMeaninglessConfigValues(t *testing.T) {
 func TestPoolSizeWarnings(t *testing.T) {
 	dir := t.TempDir()
 	// 300 items: 299 left after the start.
-	cfg := asWriteFile(t, dir, "c.yaml", strings.Replace(strings.Replace(tinyASConfig, "budget: 13", "budget: 400", 1), "repeats: 2", "repeats: 1", 1))
+	cfg := asWriteFile(t, dir, "c.yaml", strings.Replace(strings.Replace(testutil.TinyASConfig, "budget: 13", "budget: 400", 1), "repeats: 2", "repeats: 1", 1))
 	code, _, stderr := runQVS(t, "as", "--config", cfg, "--methods", "random", "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "big"), "--quiet")
 	if code != ExitOK || !strings.Contains(stderr, "warning: budget 400 is more than the 299 items left after the start; each run queries the whole pool (299 queries)") {
 		t.Errorf("budget over the pool: exit %d, stderr %q", code, stderr)
@@ -64,7 +64,7 @@ func TestPoolSizeWarnings(t *testing.T) {
 		t.Errorf("batch over the budget: exit %d, stderr %q", code, stderr)
 	}
 	testutil.WriteToyMOF(t, dir, 30)
-	mof := asWriteFile(t, dir, "mof.yaml", strings.Replace(toyMOFConfig, "batch: 3", "batch: 9", 1))
+	mof := asWriteFile(t, dir, "mof.yaml", strings.Replace(testutil.ToyMOFConfig, "batch: 3", "batch: 9", 1))
 	code, _, stderr = runQVS(t, "bayesopt", "--config", mof, "--data-dir", dir, "--cache-dir", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "mof"), "--repeats", "1", "--quiet")
 	if code != ExitOK || !strings.Contains(stderr, "warning: batch 9 is more than the 6 evaluations after the initial design; each run makes one batch of 6") {
 		t.Errorf("discrete batch over the budget: exit %d, stderr %q", code, stderr)

@@ -16,7 +16,7 @@ import (
 // (qvs-q0.5-r00); BayesOpt records q canonically.
 func TestOrdersAsWritten(t *testing.T) {
 	dir := t.TempDir()
-	cfg := asWriteFile(t, dir, "c.yaml", strings.Replace(strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0.50, Inf]", 1), "repeats: 2", "repeats: 1", 1))
+	cfg := asWriteFile(t, dir, "c.yaml", strings.Replace(strings.Replace(testutil.TinyASConfig, "q: [0, 1, inf]", "q: [0.50, Inf]", 1), "repeats: 2", "repeats: 1", 1))
 	const asWritten = "q:\n    - \"0.50\"\n    - Inf\n"
 	for name, args := range map[string][]string{
 		"config": {"--config", cfg},
@@ -58,9 +58,9 @@ func TestBadOrderInConfig(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteToyMOF(t, dir, 30)
 	for _, tc := range []struct{ name, cmd, body, line string }{
-		{"as", "as", strings.Replace(tinyASConfig, "q: [0, 1, inf]", "q: [0, x]", 1), ":4: q: "},
+		{"as", "as", strings.Replace(testutil.TinyASConfig, "q: [0, 1, inf]", "q: [0, x]", 1), ":4: q: "},
 		{"bayesopt", "bayesopt", "task: synthetic\nq: [0.5, x]\n", ":2: q: "},
-		{"discrete", "bayesopt", strings.Replace(toyMOFConfig, "q: [1, inf]", "q: [1, x]", 1), ":4: q: "},
+		{"discrete", "bayesopt", strings.Replace(testutil.ToyMOFConfig, "q: [1, inf]", "q: [1, x]", 1), ":4: q: "},
 		{"toy", "toy", "q: 0.5,x\n", ":1: q: "},
 	} {
 		cfg := asWriteFile(t, dir, tc.name+".yaml", tc.body)

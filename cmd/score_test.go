@@ -16,14 +16,11 @@ func runQVS(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
-// The hand-checked kernel: VS_1 = 2.1573004833739833.
-const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
-
 // TestScoreEndToEnd: the binary's path for score (the run itself is
 // tested in internal/cli): the README's command prints the table.
 func TestScoreEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+testutil.Kernel3)
 	if code, out, _ := runQVS(t, "score", "--kernel", k); code != 0 || !strings.Contains(out, "2.157300") {
 		t.Errorf("table: %d %q", code, out)
 	}
@@ -31,7 +28,7 @@ func TestScoreEndToEnd(t *testing.T) {
 
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good := testutil.WriteFile(t, dir, "K.csv", kernel3)
+	good := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
 	cases := []struct {
 		name   string
 		args   []string

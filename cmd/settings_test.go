@@ -107,7 +107,7 @@ func mustOrders(t *testing.T, s string) vendi.OrderList {
 // not mix two configs (the second version is never read).
 func TestConfigReadOnce(t *testing.T) {
 	dir := t.TempDir()
-	path := testutil.WriteFile(t, dir, "c.yaml", tinyASConfig)
+	path := testutil.WriteFile(t, dir, "c.yaml", testutil.TinyASConfig)
 	c, g := newTestASCommand(t, path)
 	if kind, err := peekConfig(g, "pool", "kind"); err != nil || kind != "synthetic" {
 		t.Fatalf("pool.kind %q, %v", kind, err)

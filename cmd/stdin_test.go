@@ -45,8 +45,8 @@ func TestStdinDash(t *testing.T) {
 			t.Errorf("%s from stdin: exit %d (%s)\n%s\nwant\n%s", name, code, stderr, got, want)
 		}
 	}
-	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
-	same("score --kernel -", []byte(kernel3), k, "score", "--kernel", "-", "--format", "csv")
+	k := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
+	same("score --kernel -", []byte(testutil.Kernel3), k, "score", "--kernel", "-", "--format", "csv")
 	q := "0.5\n1\n0.25\n"
 	same("score --quality -", []byte(q), testutil.WriteFile(t, dir, "q.csv", q), "score", "--kernel", k, "--quality", "-", "--format", "csv")
 	emb := "id,x1,x2\na,1,0\nb,0,1\nc,0.7,0.7\nd,-1,0\n"

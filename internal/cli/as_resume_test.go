@@ -15,29 +15,11 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// tinyASConfig is a small campaign over every method: 8 settings x 2
-// repeats on a 300-item synthetic pool; budget 13 in batches of 4 ends with
-// a batch of 1.
-const tinyASConfig = `task: tiny
-seed: 3
-methods: [random, one-step, eci, select, ens, qvs]
-q: [0, 1, inf]
-repeats: 2
-budget: 13
-batch: 4
-eci: {thresholds: [0.5], fantasy: pessimistic}
-select: {betas: [1], lambdas: [0.5], fantasy: optimistic}
-ens: {fantasy: pessimistic}
-pool:
-  kind: synthetic
-  synthetic: {n: 300, clusters: 6, positive_clusters: 2, k: 8}
-`
-
 // tinyASRun is `qvs as --config tiny.yaml --out out --cache-dir cache
-// --workers 2 [--quiet]` of tinyASConfig (asConfigRun).
+// --workers 2 [--quiet]` of testutil.TinyASConfig (asConfigRun).
 func tinyASRun(t *testing.T, out, cache string, quiet bool, edits ...func(*ASConfig)) (code int, stdout, msg string) {
 	t.Helper()
-	return asConfigRun(t, tinyASConfig, out, cache, quiet, edits...)
+	return asConfigRun(t, testutil.TinyASConfig, out, cache, quiet, edits...)
 }
 
 // asConfigRun is `qvs as --config CONFIG --out out --cache-dir cache
@@ -119,7 +101,7 @@ func TestASResumeMidBatch(t *testing.T) {
 	if err := os.CopyFS(part, os.DirFS(full)); err != nil {
 		t.Fatal(err)
 	}
-	// tinyASConfig: batch 4, budget 13: batches of 1 (start), 4, 4, 4, 1.
+	// testutil.TinyASConfig: batch 4, budget 13: batches of 1 (start), 4, 4, 4, 1.
 	for i, key := range []string{"random-r00", "qvs-q1-r00", "ens-pessimistic-r00", "one-step-r01"} {
 		cut(key, 1+1+4*(i%3)+1+i%3, nil) // 1-3 queries into batch 1-3
 	}

@@ -19,7 +19,7 @@ func TestASSuggest(t *testing.T) {
 	dir := t.TempDir()
 	// ties: index, so the picks can be compared with the policy run in
 	// pool order; no prior key, so the default estimate applies.
-	cfgPath := testutil.WriteFile(t, dir, "tiny.yaml", tinyASConfig+"ties: index\n")
+	cfgPath := testutil.WriteFile(t, dir, "tiny.yaml", testutil.TinyASConfig+"ties: index\n")
 	cache := filepath.Join(dir, "cache")
 	poolCfg := datasets.DefaultConfig("synthetic")
 	poolCfg.Synthetic.N, poolCfg.Synthetic.Clusters, poolCfg.Synthetic.PositiveClusters, poolCfg.Synthetic.K = 300, 6, 2, 8

@@ -38,7 +38,7 @@ func checkBadInput(t *testing.T, cases []badInputCase) {
 func TestSelectBadInput(t *testing.T) {
 	dir := t.TempDir()
 	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
-	k3 := testutil.WriteFile(t, dir, "k3.csv", kernel3)
+	k3 := testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3)
 	checkBadInput(t, []badInputCase{
 		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
 			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},

@@ -16,25 +16,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-const toyMOFConfig = `task: mof
-seed: 4
-methods: [random, ucb, qvs]
-q: [1, inf]
-repeats: 2
-budget: 8
-init: 2
-batch: 3
-beta: 2
-good_threshold: 15
-data:
-  format: kernel
-  kernel: mof/kernel.csv
-  table: mof/mofs.csv
-  id_column: id
-  objective_column: storage
-  metric_columns: [energy_penalty]
-`
-
 // discreteRun is `qvs bayesopt --config CONFIG --data-dir dataDir
 // --cache-dir dataDir/cache --out out --workers 2 [--quiet]` of the YAML
 // config, decoded onto the defaults of its task as the command decodes a
@@ -78,7 +59,7 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteToyMOF(t, dir, 30)
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := discreteRun(t, toyMOFConfig, dir, out, false, nil)
+	code, stdout, stderr := discreteRun(t, testutil.ToyMOFConfig, dir, out, false, nil)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -110,12 +91,12 @@ func TestDiscreteMOFCampaign(t *testing.T) {
 		}
 	}
 	// Rerun: everything is already done.
-	code, _, stderr = discreteRun(t, toyMOFConfig, dir, out, false, nil)
+	code, _, stderr = discreteRun(t, testutil.ToyMOFConfig, dir, out, false, nil)
 	if code != 0 || !strings.Contains(stderr, "8 of 8 run(s) finished (8 already done)") {
 		t.Errorf("rerun: exit %d, stderr %s", code, stderr)
 	}
 	// A changed setting into the same directory is refused.
-	code, _, msg := discreteRun(t, toyMOFConfig, dir, out, false, func(p *discrete.Protocol) { p.Budget = 5 })
+	code, _, msg := discreteRun(t, testutil.ToyMOFConfig, dir, out, false, func(p *discrete.Protocol) { p.Budget = 5 })
 	if code == 0 || !strings.Contains(msg, "different config") {
 		t.Errorf("changed config: exit %d, %s", code, msg)
 	}
@@ -309,7 +290,7 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteToyMOF(t, dir, 30)
 	full, part := filepath.Join(dir, "out"), filepath.Join(dir, "part")
-	if code, _, stderr := discreteRun(t, toyMOFConfig, dir, full, true, nil); code != 0 {
+	if code, _, stderr := discreteRun(t, testutil.ToyMOFConfig, dir, full, true, nil); code != 0 {
 		t.Fatal(stderr)
 	}
 	reset := func() {
@@ -327,12 +308,12 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 		}
 		testutil.CutRecords(t, filepath.Join(part, "runs", key+".csv"), keep, edit)
 	}
-	// toyMOFConfig: budget 8, init 2, batch 3: iterations of 2, 3, 3.
+	// testutil.ToyMOFConfig: budget 8, init 2, batch 3: iterations of 2, 3, 3.
 	reset()
 	cut("qvs-q1-r00", 1+2+1, nil)
 	cut("random-r01", 1+2+3+2, nil)
 	cut("ucb-r00", 1+1, nil)
-	if code, _, stderr := discreteRun(t, toyMOFConfig, dir, part, true, nil); code != 0 {
+	if code, _, stderr := discreteRun(t, testutil.ToyMOFConfig, dir, part, true, nil); code != 0 {
 		t.Fatal(stderr)
 	}
 	testutil.SameResults(t, full, part)
@@ -342,7 +323,7 @@ func TestDiscreteResumeMidIteration(t *testing.T) {
 		r[5][0], r[5][1] = "2", "0" // iteration 1 ends after 2 queries
 		r[6][1], r[7][1], r[8][1] = "1", "2", "3"
 	})
-	code, stdout, msg := discreteRun(t, toyMOFConfig, dir, part, true, nil)
+	code, stdout, msg := discreteRun(t, testutil.ToyMOFConfig, dir, part, true, nil)
 	if want := "runs/qvs-q1-r00.csv: line 6: iteration 1 has 2 queries, expected 3"; code == 0 || !strings.Contains(msg, want) || stdout != "" {
 		t.Errorf("short iteration: exit %d, %s, stdout %q; want %q", code, msg, stdout, want)
 	}

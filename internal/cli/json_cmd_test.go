@@ -80,7 +80,7 @@ func TestFormatJSON(t *testing.T) {
 	}
 
 	// select: a kernel, and embeddings with ids that look like numbers.
-	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
 	doc := both("select --kernel", "select", "select", "--kernel", k, "--k", "2", "--q", "inf")
 	if strings.Join(doc.Columns, ",") != "rank,index,qvs" {
 		t.Errorf("select columns %v", doc.Columns)

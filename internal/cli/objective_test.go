@@ -14,35 +14,6 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// objectiveScript is a real child process for --objective-cmd: it counts
-// its calls in $QVS_TEST_CALLS, sleeps 60 s on call $QVS_TEST_SLOW (after
-// touching CALLS.slow), fails from call 2 on while the file $QVS_TEST_BROKEN
-// exists, and prints -((a-0.3)^2 + (b-0.6)^2) per input row.
-const objectiveScript = objectiveCalls + `awk -F, 'NR > 1 { printf "%.17g\n", -(($1 - 0.3)^2) - (($2 - 0.6)^2) }'
-`
-
-// objectiveCalls is objectiveScript's call counting, slow call and failure.
-const objectiveCalls = `n=$(( $(cat "$QVS_TEST_CALLS" 2>/dev/null | wc -l) + 1 ))
-echo x >> "$QVS_TEST_CALLS"
-if [ -n "$QVS_TEST_SLOW" ] && [ "$n" -eq "$QVS_TEST_SLOW" ]; then touch "$QVS_TEST_CALLS.slow"; sleep 60; fi
-if [ -n "$QVS_TEST_BROKEN" ] && [ -f "$QVS_TEST_BROKEN" ] && [ "$n" -ge 2 ]; then echo "sim crashed at call $n" >&2; exit 3; fi
-`
-
-// mixedSpace and mixedScript: a mixed space for objectiveCampaign (file
-// space.yaml) and its command, with objectiveScript's call counting and
-// slow call; poly with C > 5 prints nan (a failed point in the records).
-const (
-	mixedSpace = `parameters:
-  - {name: kernel, type: categorical, choices: [rbf, poly, sigmoid]}
-  - {name: degree, lower: 2, upper: 4, type: int, when: {kernel: poly}}
-  - {name: C, lower: 0.1, upper: 10, scale: log}
-`
-	mixedScript = objectiveCalls + `awk -F, 'NR > 1 { l = log($3) / log(10)
-  if ($1 == "poly" && $3 > 5) { print "nan"; next }
-  printf "%.17g\n", -(($1 == "poly" ? $2 : $1 == "rbf" ? 1 : 3) + l * l) }'
-`
-)
-
 // objectiveRun is the campaign of `qvs bayesopt --space DIR/space.yaml
 // --objective-cmd objective --methods turbo,qvs --q 1 --repeats 1 --budget
 // 25 --init 10 --batch 5 --candidates 60 --workers 1 --seed 2 --quiet --out
@@ -60,7 +31,7 @@ func objectiveRun(t *testing.T, dir, objective, out string, edit func(*bayesopt.
 func TestBayesoptObjectiveCmd(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
-	script := testutil.WriteFile(t, dir, "obj.sh", objectiveScript)
+	script := testutil.WriteFile(t, dir, "obj.sh", testutil.ObjectiveScript)
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls-full"))
 	full := filepath.Join(dir, "full")
 	turbo := func(p *bayesopt.Protocol) { p.Methods = []string{"turbo"} }
@@ -151,8 +122,8 @@ func sameRecords(t *testing.T, a, b string) {
 // file, its line and column, with stdout empty.
 func TestBayesoptMixedRecordsUnknownChoice(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteFile(t, dir, "space.yaml", mixedSpace)
-	script := testutil.WriteFile(t, dir, "obj.sh", mixedScript)
+	testutil.WriteFile(t, dir, "space.yaml", testutil.MixedSpace)
+	script := testutil.WriteFile(t, dir, "obj.sh", testutil.MixedScript)
 	qvs15 := func(p *bayesopt.Protocol) { p.Methods, p.Budget = []string{"qvs"}, 15 }
 	t.Setenv("QVS_TEST_CALLS", filepath.Join(dir, "calls"))
 	out := filepath.Join(dir, "out")

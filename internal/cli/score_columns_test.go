@@ -66,7 +66,7 @@ func TestScoreCombinedCSV(t *testing.T) {
 		{"negative quality", []string{"--embeddings", testutil.WriteFile(t, dir, "neg.csv", "e1,e2,quality\n1,0,1\n0,1,-2\n"), "--quality-column", "quality"}, 1, `column "quality": row 2: quality -2 is negative`},
 		{"no header", []string{"--embeddings", testutil.WriteFile(t, dir, "plain.csv", "1,0,1\n0,1,2\n"), "--quality-column", "quality"}, 1, "no header row"},
 		{"two qualities", []string{"--embeddings", combined, "--id-column", "id", "--quality-column", "quality", "--quality", combined}, 2, "not both"},
-		{"kernel", []string{"--kernel", testutil.WriteFile(t, dir, "K.csv", kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
+		{"kernel", []string{"--kernel", testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3), "--quality-column", "quality"}, 2, "--quality-column applies to --embeddings"},
 	} {
 		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {

@@ -107,7 +107,7 @@ func TestScoreGroupColumn(t *testing.T) {
 	}
 
 	// Errors.
-	k := testutil.WriteFile(t, dir, "K.csv", kernel3)
+	k := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -16,7 +16,7 @@ func TestDenseEigNotice(t *testing.T) {
 	defer func(g, l int) { items.NoticeOrder, items.NoticeOrderLAPACK = g, l }(items.NoticeOrder, items.NoticeOrderLAPACK)
 	items.NoticeOrder, items.NoticeOrderLAPACK = 3, 3
 	dir := t.TempDir()
-	k3 := testutil.WriteFile(t, dir, "K3.csv", kernel3)
+	k3 := testutil.WriteFile(t, dir, "K3.csv", testutil.Kernel3)
 	k2 := testutil.WriteFile(t, dir, "K2.csv", "1,0.5\n0.5,1\n")
 	emb := testutil.WriteFile(t, dir, "X.csv", "1,0\n0,1\n1,1\n2,1\n") // 4 rows, 2 dimensions
 	for _, c := range []struct {

@@ -22,9 +22,6 @@ func runCmd[O any](t *testing.T, run func(*Env, *O) error, o *O) (err error, std
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
 
-// The hand-checked kernel: VS_1 = 2.1573004833739833.
-const kernel3 = "1,0.9,0\n0.9,1,0\n0,0,1\n"
-
 func scoreOf(kernel, quality string, format string, orders ...float64) *ScoreOptions {
 	o := DefaultScoreOptions()
 	o.Items.Kernel, o.Items.Quality, o.Format.Value = kernel, quality, format
@@ -39,7 +36,7 @@ func scoreOf(kernel, quality string, format string, orders ...float64) *ScoreOpt
 
 func TestScoreCSV(t *testing.T) {
 	dir := t.TempDir()
-	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+kernel3) // optional header row
+	k := testutil.WriteFile(t, dir, "K.csv", "a,b,c\n"+testutil.Kernel3) // optional header row
 	s := testutil.WriteFile(t, dir, "s.csv", "0.5\n1\n0.25\n")
 	err, out, _ := runCmd(t, RunScore, scoreOf(k, s, FormatCSV, 1, math.Inf(1), 0))
 	if err != nil {
@@ -129,7 +126,7 @@ func TestSelect(t *testing.T) {
 // (exit 2); stdout stays empty.
 func TestScoreSelectBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	good := testutil.WriteFile(t, dir, "K.csv", kernel3)
+	good := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
 	score := func(kernel, quality string) func() (error, string, string) {
 		return func() (error, string, string) { return runCmd(t, RunScore, scoreOf(kernel, quality, FormatTable)) }
 	}

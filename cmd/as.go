@@ -148,7 +148,7 @@ func resolveASConfig(c *cobra.Command, g *GlobalOptions, o *asOptions, defaultPr
 	}
 	if fl.Changed("prior") {
 		if _, err := search.ParsePrior(cfg.Prior); err != nil {
-			return *cfg, usageErrorf("--prior: %w", err)
+			return *cfg, cli.Usagef("--prior: %w", err)
 		}
 	}
 	if err := o.csv.check(fl, cfg); err != nil {
@@ -169,7 +169,7 @@ func runAS(c *cobra.Command, g *GlobalOptions, o *asOptions) error {
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return cli.Usagef("%w", err)
 	}
 	env := g.campaignEnv(c)
 	return cli.RunCampaign(env, &cli.ASCampaign{Env: env, Config: cfg}, shard)

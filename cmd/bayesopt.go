@@ -253,7 +253,7 @@ func runBayesopt(c *cobra.Command, g *GlobalOptions, f *bayesoptOptions) error {
 	}
 	shard, err := campaign.ParseShard(f.shard)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return cli.Usagef("%w", err)
 	}
 	return cli.RunCampaign(env, k, shard)
 }

@@ -38,7 +38,7 @@ Exactly one of --space and --kernel. Only the suggestions go to stdout.
 			t.Apply()
 			space, kernel := t.Changed("space"), t.Changed("kernel")
 			if space == kernel {
-				return usageErrorf("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
+				return cli.Usagef("give exactly one of --space (continuous parameters) or --kernel (a discrete pool)")
 			}
 			o.OnKernel, o.InitGiven, o.Continuous.LengthScaleGiven = kernel, t.Changed("init"), t.Changed("length-scale")
 			o.ContinuousFlags, o.DiscreteFlags = givenFlags(t, &o.Continuous), givenFlags(t, &o.Discrete)

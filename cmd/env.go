@@ -49,7 +49,7 @@ func applyGlobalEnv(fs *pflag.FlagSet) error {
 		s := v.GetString(name)
 		if err := f.Value.Set(s); err != nil {
 			want := map[string]string{"int": "a whole number", "bool": "true or false"}[f.Value.Type()]
-			return usageErrorf("$%s = %q: expected %s, as --%s takes", env, s, want, name)
+			return cli.Usagef("$%s = %q: expected %s, as --%s takes", env, s, want, name)
 		}
 	}
 	return nil

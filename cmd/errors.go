@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/qvs-dev/qvs/internal/cli"
@@ -15,18 +13,6 @@ const (
 	ExitOK      = cli.ExitOK      // success
 	ExitRuntime = cli.ExitRuntime // the command ran but failed
 	ExitUsage   = cli.ExitUsage   // the command line or config is wrong
-)
-
-// The error constructors of package cli, under the names cmd has always
-// used (a usage error exits 2, any other error 1).
-type usageError = cli.UsageError
-
-var (
-	exitCode     = cli.ExitCode
-	usageErrorf  = cli.Usagef
-	configErrorf = cli.ConfigErrorf
-	configError  = cli.ConfigError
-	settingError = cli.SettingError
 )
 
 // errorMessage is err's message, with the key of the SettingError in its
@@ -65,14 +51,7 @@ func usageArgs(c *cobra.Command) {
 		check = cobra.ArbitraryArgs
 	}
 	c.Args = func(c *cobra.Command, args []string) error {
-		if err := check(c, args); err != nil {
-			var ue usageError
-			if errors.As(err, &ue) {
-				return err
-			}
-			return cli.Usage(err)
-		}
-		return nil
+		return cli.Usage(check(c, args)) // nil stays nil, a usage error as it is
 	}
 	for _, sub := range c.Commands() {
 		usageArgs(sub)

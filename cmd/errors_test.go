@@ -28,7 +28,7 @@ func execQVS(t *testing.T, args ...string) (err error, msg string, code int) {
 	if ran == root {
 		err = cli.Usage(err)
 	}
-	return err, g.errorMessage(err), exitCode(err)
+	return err, g.errorMessage(err), cli.ExitCode(err)
 }
 
 // TestExitCodes: the exit status comes from the error's type (exitCode),
@@ -60,10 +60,10 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%q: no error message", tc.args)
 		}
 	}
-	if got := exitCode(errors.New("x")); got != ExitRuntime {
+	if got := cli.ExitCode(errors.New("x")); got != ExitRuntime {
 		t.Errorf("untyped error: exit %d, want %d", got, ExitRuntime)
 	}
-	if got := exitCode(configkeys.Invalid("k", 1, "x")); got != ExitRuntime {
+	if got := cli.ExitCode(configkeys.Invalid("k", 1, "x")); got != ExitRuntime {
 		t.Errorf("a SettingError from an input's contents: exit %d, want %d", got, ExitRuntime)
 	}
 }

@@ -73,7 +73,7 @@ cached path will take next time. Nothing is written to stdout.`,
 func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	fl := c.Flags()
 	if !fl.Changed("pool") {
-		return usageErrorf("--pool X.npy|pool.csv is required")
+		return cli.Usagef("--pool X.npy|pool.csv is required")
 	}
 	// No config: the pool flags on a CSV pool's defaults.
 	o.as.cfg = asConfig{Pool: datasets.DefaultConfig(datasets.KindCSV)}
@@ -88,12 +88,12 @@ func runGraph(c *cobra.Command, g *GlobalOptions, o *graphOptions) error {
 	}
 	cfg := o.as.cfg
 	if o.out == "" {
-		return usageErrorf("--out W.npz is required")
+		return cli.Usagef("--out W.npz is required")
 	}
 	if fl.Changed("similarity") {
 		// Checked before the pool is read and its graph built.
 		if err := knn.CheckSimilarity(cfg.Pool.CSV.Similarity, cfg.Pool.CSV.Metric); err != nil {
-			return usageErrorf("--similarity: %v", err)
+			return cli.Usagef("--similarity: %v", err)
 		}
 	}
 	return run(g, c, &cli.GraphOptions{Pool: cfg.Pool, Out: o.out}, cli.RunGraph)

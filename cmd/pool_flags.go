@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
@@ -67,15 +68,15 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 	if fl.Changed("graph") || fl.Changed("kernel") {
 		switch {
 		case fl.Changed("graph") && fl.Changed("kernel"):
-			return usageErrorf("give --graph or --kernel, not both")
+			return cli.Usagef("give --graph or --kernel, not both")
 		case fl.Changed("pool") || fl.Changed("pool-dir"):
-			return usageErrorf("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
+			return cli.Usagef("give one pool: --pool FILE.csv, --pool-dir DIR, --graph FILE or --kernel FILE")
 		case fl.Changed("graph") && fl.Changed("k"):
-			return usageErrorf("--k applies to --kernel and --pool: --graph is used as given")
+			return cli.Usagef("--k applies to --kernel and --pool: --graph is used as given")
 		}
 		for _, name := range asCSVPoolFlags {
 			if name != "k" && fl.Changed(name) {
-				return usageErrorf("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
+				return cli.Usagef("--%s describes a CSV pool; --graph and --kernel give the similarity itself", name)
 			}
 		}
 		cfg.Pool = datasets.DefaultConfig(datasets.KindGraph)
@@ -88,7 +89,7 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 		return nil
 	}
 	if fl.Changed("ids") && !strings.EqualFold(filepath.Ext(o.file), ".npy") {
-		return usageErrorf("--ids applies to --graph and --kernel, and to --pool X.npy (a CSV pool takes --id-column)")
+		return cli.Usagef("--ids applies to --graph and --kernel, and to --pool X.npy (a CSV pool takes --id-column)")
 	}
 	var set []string
 	for _, name := range asCSVPoolFlags {
@@ -100,11 +101,11 @@ func (o *asCSVPoolOptions) choose(fl *pflag.FlagSet, cfg *asConfig) error {
 	case len(set) == 0:
 		return nil
 	case fl.Changed("pool") && fl.Changed("pool-dir"):
-		return usageErrorf("give --pool FILE.csv or --pool-dir DIR, not both")
+		return cli.Usagef("give --pool FILE.csv or --pool-dir DIR, not both")
 	case !fl.Changed("pool") && cfg.Pool.Kind != datasets.KindCSV:
-		return usageErrorf("%s describe a CSV pool: give --pool FILE.csv (the pool is of kind %s)", strings.Join(set, ", "), cfg.Pool.Kind)
+		return cli.Usagef("%s describe a CSV pool: give --pool FILE.csv (the pool is of kind %s)", strings.Join(set, ", "), cfg.Pool.Kind)
 	case fl.Changed("features") && fl.Changed("feature-prefix"):
-		return usageErrorf("give --features or --feature-prefix, not both")
+		return cli.Usagef("give --features or --feature-prefix, not both")
 	}
 	cs := &cfg.Pool.CSV
 	if fl.Changed("pool") {
@@ -145,7 +146,7 @@ func (o *asCSVPoolOptions) check(fl *pflag.FlagSet, cfg *asConfig) error {
 		cs.Similarity = knn.SimilarityNative
 	}
 	if fl.Changed("fingerprint-column") && cs.Metric != knn.MetricTanimoto {
-		return usageErrorf("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
+		return cli.Usagef("--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --metric tanimoto")
 	}
 	if fl.Changed("knn") && cs.KNN == knn.KNNAuto {
 		cs.KNN = ""

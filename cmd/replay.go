@@ -115,7 +115,7 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return cli.Usagef("%w", err)
 	}
 	env := g.campaignEnv(c)
 	return cli.RunCampaign(env, &cli.ReplayCampaign{Env: env, Config: o.cfg}, shard)

@@ -111,7 +111,7 @@ Diverse Experimental Design" (ICML 2024).`,
 				c.Root().SetErr(renamingWriter{c.Root().ErrOrStderr(), g.stdin})
 			}
 			if g.Workers < 1 || g.Workers > cli.MaxWorkers {
-				return usageErrorf("--workers must be 1 to %d, got %d (each worker holds its own buffers)", cli.MaxWorkers, g.Workers)
+				return cli.Usagef("--workers must be 1 to %d, got %d (each worker holds its own buffers)", cli.MaxWorkers, g.Workers)
 			}
 			if g.CPUProfile != "" {
 				f, err := os.Create(g.CPUProfile)
@@ -225,7 +225,7 @@ func checkIgnoredGlobals(c *cobra.Command) error {
 	}
 	for _, name := range strings.Split(list, ",") {
 		if c.Flags().Changed(name) {
-			return usageErrorf("--%s has no effect on `%s`: remove it", name, c.CommandPath())
+			return cli.Usagef("--%s has no effect on `%s`: remove it", name, c.CommandPath())
 		}
 	}
 	return nil
@@ -262,7 +262,7 @@ func MainIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		msg = fmt.Sprintf("%s interrupted: rerun the same command to start again", ran.CommandPath())
 	}
 	fmt.Fprintf(stderr, "qvs: %s\n", cli.CutLongValues(g.stdin.Rename(msg), args))
-	return exitCode(err)
+	return cli.ExitCode(err)
 }
 
 // loadConfig decodes the YAML file at path (if non-empty) onto out, a
@@ -299,7 +299,7 @@ func loadConfigDoc(path string, doc *yaml.Node, out any) error {
 func readConfig(path string) (*yaml.Node, error) {
 	data, err := fileio.ReadInput(path)
 	if err != nil {
-		return nil, usageErrorf("config %s: %w", path, err)
+		return nil, cli.Usagef("config %s: %w", path, err)
 	}
 	doc, err := configkeys.Parse(path, data)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/qvs-dev/qvs/internal/cli"
 	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
@@ -38,7 +39,7 @@ func resolveStdin(c *cobra.Command, stdin io.Reader) (fileio.Spool, error) {
 	}
 	for _, f := range named {
 		if c.HasParent() && c.Parent() == c.Root() && slices.Contains(campaignFiles[c.Name()], f.Name) {
-			return fileio.Spool{}, usageErrorf("--%s -: a campaign records its --%s file and reads it again on every rerun, which stdin cannot give: save it to a file", f.Name, f.Name)
+			return fileio.Spool{}, cli.Usagef("--%s -: a campaign records its --%s file and reads it again on every rerun, which stdin cannot give: save it to a file", f.Name, f.Name)
 		}
 	}
 	switch len(named) {
@@ -46,7 +47,7 @@ func resolveStdin(c *cobra.Command, stdin io.Reader) (fileio.Spool, error) {
 		return fileio.Spool{}, nil
 	case 1:
 	default:
-		return fileio.Spool{}, usageErrorf("--%s and --%s are both - (stdin), which can be read once: give one of them as a file", named[0].Name, named[1].Name)
+		return fileio.Spool{}, cli.Usagef("--%s and --%s are both - (stdin), which can be read once: give one of them as a file", named[0].Name, named[1].Name)
 	}
 	s, err := fileio.SpoolStdin(stdin, maxStdin)
 	if err != nil {

@@ -63,9 +63,6 @@ const DefaultDataDir = "../shared/data"
 // DefaultCacheDir is used when neither --cache-dir nor $QVS_CACHE_DIR is set.
 const DefaultCacheDir = ".cache"
 
-// SeedSet reports whether --seed was given on the command line.
-func (g *GlobalOptions) SeedSet() bool { return g.seedSet }
-
 // commands are the commands under qvs (each builds its own subcommands,
 // e.g. `qvs bayesopt suggest`): adding a command is adding its constructor
 // here. `qvs version` is built by NewRootCommand.

@@ -64,10 +64,6 @@ func (e *Engine) Evaluations() int { return len(e.r.all) }
 // Failures is the number of failed evaluations told so far.
 func (e *Engine) Failures() int { return len(e.r.failedU) }
 
-// History returns the evaluations told so far, failed ones included, in
-// order (do not modify).
-func (e *Engine) History() []Evaluation { return e.r.all }
-
 // TrustRegions returns a copy of the trust-region states (rank order).
 func (e *Engine) TrustRegions() []TrustRegion { return append([]TrustRegion(nil), e.r.trs...) }
 

@@ -264,9 +264,6 @@ func (g *gp) trainCov(sq *mat.SymDense) *mat.SymDense {
 // Hyper returns the hyperparameters.
 func (g *gp) Hyper() gpHyper { return cloneHyper(g.hyper) }
 
-// Jitter is the diagonal jitter the training covariance needed (0 if none).
-func (g *gp) Jitter() float64 { return g.jitter }
-
 // LogMarginalLikelihood is log p(z | X, hyperparameters) of the standardised
 // targets z (add -n log(scale) for the original units).
 func (g *gp) LogMarginalLikelihood() float64 {

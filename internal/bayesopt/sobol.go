@@ -131,9 +131,6 @@ func NewSobol(dim int) (*Sobol, error) {
 	return s, nil
 }
 
-// Dim is the dimension of the points.
-func (s *Sobol) Dim() int { return s.dim }
-
 // Scramble applies a random linear matrix scramble and a random digital
 // shift (Matoušek 1998; the "LMS + shift" of scipy.stats.qmc.Sobol) drawn
 // from rng. Each dimension's direction numbers are multiplied by a random

@@ -28,13 +28,6 @@ const figureDPI = 96
 // FigureFormats are the image formats figures are written in.
 var FigureFormats = []string{"png", "svg"}
 
-// saveFigure draws a grid of plots (rows x cols, nil entries left blank)
-// onto a w x h canvas and writes base.png / base.svg atomically for each
-// format. It returns the paths written.
-func saveFigure(base string, formats []string, w, h vg.Length, grid [][]*plot.Plot) ([]string, error) {
-	return renderFigure(base, formats, w, h, figureDPI, func(dc draw.Canvas) { drawGrid(dc, grid) })
-}
-
 // renderFigure draws with paint onto a w x h canvas (PNG at dpi) and writes
 // base.png / base.svg atomically for each format.
 func renderFigure(base string, formats []string, w, h vg.Length, dpi int, paint func(draw.Canvas)) ([]string, error) {

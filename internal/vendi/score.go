@@ -156,25 +156,6 @@ func Score(K mat.Symmetric, q Order) (float64, error) {
 	return v, nil
 }
 
-// scoreOrder2 is VS_2 = (tr K)^2 / ||K||_F^2 = (Σλ)²/Σλ², which equals the
-// clipped-spectrum VS_2 only when K is positive semidefinite. Use it only on
-// kernels PSD by construction (Gram matrices of embeddings).
-func scoreOrder2(K mat.Symmetric) (float64, error) {
-	n := K.SymmetricDim()
-	var tr, fro float64
-	for i := 0; i < n; i++ {
-		tr += K.At(i, i)
-		for j := 0; j < n; j++ {
-			v := K.At(i, j)
-			fro += v * v
-		}
-	}
-	if tr <= 0 || fro == 0 {
-		return 0, errors.New("vendi: kernel has non-positive trace")
-	}
-	return tr * tr / fro, nil
-}
-
 func checkFinite(K mat.Symmetric) error {
 	n := K.SymmetricDim()
 	for i := 0; i < n; i++ {

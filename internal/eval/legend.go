@@ -76,8 +76,10 @@ func newLegendStyle(size vg.Length) plot.Legend {
 	return leg
 }
 
-// saveFigureWithLegend is saveFigure with leg drawn in a band below the
-// grid, at dpi for PNG.
+// saveFigureWithLegend draws a grid of plots (rows x cols, nil entries
+// left blank) with leg in a band below it onto a w x h canvas and writes
+// base.png (at dpi) and base.svg atomically for each format; it returns
+// the paths written.
 func saveFigureWithLegend(base string, formats []string, w, h vg.Length, dpi int, grid [][]*plot.Plot, leg *outsideLegend) ([]string, error) {
 	return renderFigure(base, formats, w, h, dpi, func(dc draw.Canvas) {
 		lh := leg.height()

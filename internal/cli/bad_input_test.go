@@ -11,28 +11,13 @@ import (
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// badInputCase is one hostile input: run runs the command on it (exitOf)
-// and returns the exit code, stdout and the error's message followed by
-// stderr; the exit code it must end with (1 a file is wrong, 2 the
-// command line is), a piece of the message naming what is wrong, and
-// (always) nothing on stdout.
-type badInputCase struct {
-	name string
-	run  func() (code int, stdout, msg string)
-	code int
-	want string
-}
+// badInputCase is one hostile input (testutil.CheckBadInput with
+// callRun): In runs the command on it (exitOf) and returns the exit code,
+// stdout and the error's message followed by stderr.
+type badInputCase = testutil.BadInput[func() (int, string, string)]
 
-func checkBadInput(t *testing.T, cases []badInputCase) {
-	t.Helper()
-	for _, tc := range cases {
-		code, out, stderr := tc.run()
-		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
-				tc.name, code, out, stderr, tc.code, tc.want)
-		}
-	}
-}
+// callRun runs a badInputCase's command.
+func callRun(run func() (int, string, string)) (code int, stdout, msg string) { return run() }
 
 // TestSelectBadInput: ids name the picks, so a repeated id is an error
 // (it used to print two picks with the same id); so is a row listed twice
@@ -41,39 +26,39 @@ func TestSelectBadInput(t *testing.T) {
 	dir := t.TempDir()
 	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
 	k3 := testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3)
-	checkBadInput(t, []badInputCase{
-		{"--id-column repeats an id", func() (int, string, string) {
+	testutil.CheckBadInput(t, callRun, []badInputCase{
+		{Name: "--id-column repeats an id", In: func() (int, string, string) {
 			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
 				o.Items.Embeddings = emb
 				o.Items.IDColumn = "id"
 				o.K = 2
 			}))
 		},
-			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
-		{"--ids repeats an id", func() (int, string, string) {
+			Code: 1, Want: `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
+		{Name: "--ids repeats an id", In: func() (int, string, string) {
 			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
 				o.Items.Kernel = k3
 				o.Items.IDs = testutil.WriteFile(t, dir, "ids.csv", "id\nu\nv\nu\n")
 				o.K = 2
 			}))
 		},
-			1, `ids.csv: id "u" is given for rows 1 and 3`},
-		{"--ids has an empty id", func() (int, string, string) {
+			Code: 1, Want: `ids.csv: id "u" is given for rows 1 and 3`},
+		{Name: "--ids has an empty id", In: func() (int, string, string) {
 			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
 				o.Items.Kernel = k3
 				o.Items.IDs = testutil.WriteFile(t, dir, "ids2.csv", "u\n\"\"\nw\n")
 				o.Orders = vendi.Orders{1}
 			}))
 		},
-			1, `ids2.csv: id 2 is empty`},
-		{"--prefix repeats a row", func() (int, string, string) {
+			Code: 1, Want: `ids2.csv: id 2 is empty`},
+		{Name: "--prefix repeats a row", In: func() (int, string, string) {
 			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
 				o.Items.Kernel = k3
 				o.Prefix = "1,1"
 				o.K = 1
 			}))
 		},
-			2, "--prefix: row 1 is listed twice"},
+			Code: 2, Want: "--prefix: row 1 is listed twice"},
 	})
 	// The median heuristic on identical rows falls back to 1 and says why.
 	same := testutil.WriteFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
@@ -154,13 +139,13 @@ func TestFileShapeMessages(t *testing.T) {
 	if err := os.Mkdir(npyDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	checkBadInput(t, []badInputCase{
-		{"CR-only lines", func() (int, string, string) {
+	testutil.CheckBadInput(t, callRun, []badInputCase{
+		{Name: "CR-only lines", In: func() (int, string, string) {
 			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = testutil.WriteFile(t, dir, "cr.csv", "1,0\r0,1\r") }))
-		}, 1,
-			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
-		{"directory as .npy", func() (int, string, string) {
+		}, Code: 1,
+			Want: "cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
+		{Name: "directory as .npy", In: func() (int, string, string) {
 			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Embeddings = npyDir }))
-		}, 1, npyDir + ": a directory, not a regular file"},
+		}, Code: 1, Want: npyDir + ": a directory, not a regular file"},
 	})
 }

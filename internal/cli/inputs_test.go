@@ -157,19 +157,19 @@ func TestASSuggestBadInput(t *testing.T) {
 	idColumn := func(c *datasets.CSVConfig) { c.IDColumn = "id" }
 	prefix := func(c *datasets.CSVConfig) { c.FeaturePrefix = "x" }
 	obs := w("obs.csv", "id,label\nm10,1\n")
-	checkBadInput(t, []badInputCase{
+	testutil.CheckBadInput(t, callRun, []badInputCase{
 		// A repeated id made an id in --observed mean two items; it
 		// used to be accepted (the first row silently won).
-		{"pool repeats an id", suggest(obs, csvPool(w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), idColumn), 0),
-			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
-		{"pool has an empty id", suggest(obs, csvPool(w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), idColumn), 0),
-			1, `empty-id.csv: line 3, column "id": empty id`},
-		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), csvPool(pool, idColumn, prefix), 0),
-			1, `unk.csv: line 2: id "zz" is not in pool p`},
-		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), csvPool(pool, prefix), 0),
-			1, `nan.csv: line 2: label "NaN"`},
-		{"batch larger than the pool", suggest(obs, csvPool(pool, idColumn, prefix), 100),
-			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
+		{Name: "pool repeats an id", In: suggest(obs, csvPool(w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), idColumn), 0),
+			Code: 1, Want: `dup.csv: line 4, column "id": id "m10" repeats line 2`},
+		{Name: "pool has an empty id", In: suggest(obs, csvPool(w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), idColumn), 0),
+			Code: 1, Want: `empty-id.csv: line 3, column "id": empty id`},
+		{Name: "observed unknown id", In: suggest(w("unk.csv", "id,label\nzz,1\n"), csvPool(pool, idColumn, prefix), 0),
+			Code: 1, Want: `unk.csv: line 2: id "zz" is not in pool p`},
+		{Name: "observed NaN label", In: suggest(w("nan.csv", "index,label\n3,NaN\n"), csvPool(pool, prefix), 0),
+			Code: 1, Want: `nan.csv: line 2: label "NaN"`},
+		{Name: "batch larger than the pool", In: suggest(obs, csvPool(pool, idColumn, prefix), 100),
+			Code: 1, Want: "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
 	})
 }
 

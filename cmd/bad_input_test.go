@@ -10,24 +10,15 @@ import (
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
-// badInputCase is one hostile command line: the exit code it must end with
-// (1 a file is wrong, 2 the command line is), a piece of the message naming
-// what is wrong, and (always) nothing on stdout.
-type badInputCase struct {
-	name string
-	args []string
-	code int
-	want string
-}
+// badInputCase is one hostile command line (testutil.CheckBadInput with
+// runArgs).
+type badInputCase = testutil.BadInput[[]string]
 
-func checkBadInput(t *testing.T, cases []badInputCase) {
-	t.Helper()
-	for _, tc := range cases {
-		code, out, stderr := runQVS(t, tc.args...)
-		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
-			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
-				tc.name, tc.args, code, out, stderr, tc.code, tc.want)
-		}
+// runArgs runs a command line as runQVS does.
+func runArgs(t *testing.T) func([]string) (code int, stdout, stderr string) {
+	return func(args []string) (int, string, string) {
+		t.Helper()
+		return runQVS(t, args...)
 	}
 }
 
@@ -71,18 +62,18 @@ func TestBayesoptDiscreteRefusesContinuousFlags(t *testing.T) {
 			// The settings of a user's own problem are named as such.
 			want = f[0] + " is for your own problem (--space with --objective-cmd), not the discrete task kernel"
 		}
-		cases = append(cases, badInputCase{f[0], append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...), 2, want})
+		cases = append(cases, badInputCase{Name: f[0], In: append([]string{"bayesopt", "--config", cfg, "--out", filepath.Join(dir, "out")}, f...), Code: 2, Want: want})
 	}
-	checkBadInput(t, cases)
+	testutil.CheckBadInput(t, runArgs(t), cases)
 }
 
 // TestUnknownSubcommandSuggestion: a mistyped subcommand of qvs as or qvs
 // bayesopt names the nearest one (cobra only does so for the root).
 func TestUnknownSubcommandSuggestion(t *testing.T) {
-	checkBadInput(t, []badInputCase{
-		{"as", []string{"as", "sugest"}, 2, `unknown command "sugest" for "qvs as" (did you mean suggest?)`},
-		{"bayesopt", []string{"bayesopt", "evalute"}, 2, `unknown command "evalute" for "qvs bayesopt" (did you mean evaluate?)`},
-		{"nothing near", []string{"bayesopt", "xyzzy"}, 2, `unknown command "xyzzy" for "qvs bayesopt"`},
+	testutil.CheckBadInput(t, runArgs(t), []badInputCase{
+		{Name: "as", In: []string{"as", "sugest"}, Code: 2, Want: `unknown command "sugest" for "qvs as" (did you mean suggest?)`},
+		{Name: "bayesopt", In: []string{"bayesopt", "evalute"}, Code: 2, Want: `unknown command "evalute" for "qvs bayesopt" (did you mean evaluate?)`},
+		{Name: "nothing near", In: []string{"bayesopt", "xyzzy"}, Code: 2, Want: `unknown command "xyzzy" for "qvs bayesopt"`},
 	})
 }
 
@@ -96,18 +87,18 @@ func TestCountLimits(t *testing.T) {
 	space := filepath.Join(testutil.RepoRoot(), "examples", "branin-space.yaml")
 	evals := filepath.Join(testutil.RepoRoot(), "examples", "branin-evals.csv")
 	suggest := []string{"bayesopt", "suggest", "--space", space, "--observed", evals}
-	checkBadInput(t, []badInputCase{
-		{"as repeats", []string{"as", "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
-		{"bayesopt repeats", []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
-		{"bayesopt regions", []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, 2, "--regions (key regions) = 100000000: at most 100"},
-		{"bayesopt candidates", []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, 2, "--candidates (key candidates) = 1000000000: at most 5000"},
-		{"discrete repeats", []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, 2, "--repeats (key repeats) = 100000000: at most 10000"},
-		{"suggest candidates", append(suggest, "--candidates", "1000000000"), 2, "--candidates (key candidates) = 1000000000: at most 5000"},
-		{"suggest regions", append(suggest, "--regions", "1000", "--init", "5"), 2, "--regions (key regions) = 1000: at most 100"},
-		{"suggest batch", append(suggest, "--batch", "100000", "--init", "5"), 2, "--batch 100000: expected 1 to 500"},
-		{"suggest --kernel batch", []string{"bayesopt", "suggest", "--kernel", filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.csv"), "--observed", evals, "--batch", "301"},
-			2, "--batch 301: expected 1 to 300"},
-		{"discrete batch", []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, 2, "--batch (key batch) = 301: at most 300"},
+	testutil.CheckBadInput(t, runArgs(t), []badInputCase{
+		{Name: "as repeats", In: []string{"as", "--repeats", "100000000", "--out", out}, Code: 2, Want: "--repeats (key repeats) = 100000000: at most 10000"},
+		{Name: "bayesopt repeats", In: []string{"bayesopt", "--task", "synthetic", "--repeats", "100000000", "--out", out}, Code: 2, Want: "--repeats (key repeats) = 100000000: at most 10000"},
+		{Name: "bayesopt regions", In: []string{"bayesopt", "--task", "synthetic", "--regions", "100000000", "--methods", "random", "--out", out}, Code: 2, Want: "--regions (key regions) = 100000000: at most 100"},
+		{Name: "bayesopt candidates", In: []string{"bayesopt", "--task", "synthetic", "--candidates", "1000000000", "--out", out}, Code: 2, Want: "--candidates (key candidates) = 1000000000: at most 5000"},
+		{Name: "discrete repeats", In: []string{"bayesopt", "--config", kernelCfg, "--repeats", "100000000", "--out", out}, Code: 2, Want: "--repeats (key repeats) = 100000000: at most 10000"},
+		{Name: "suggest candidates", In: append(suggest, "--candidates", "1000000000"), Code: 2, Want: "--candidates (key candidates) = 1000000000: at most 5000"},
+		{Name: "suggest regions", In: append(suggest, "--regions", "1000", "--init", "5"), Code: 2, Want: "--regions (key regions) = 1000: at most 100"},
+		{Name: "suggest batch", In: append(suggest, "--batch", "100000", "--init", "5"), Code: 2, Want: "--batch 100000: expected 1 to 500"},
+		{Name: "suggest --kernel batch", In: []string{"bayesopt", "suggest", "--kernel", filepath.Join(testutil.RepoRoot(), "examples", "own-kernel.csv"), "--observed", evals, "--batch", "301"},
+			Code: 2, Want: "--batch 301: expected 1 to 300"},
+		{Name: "discrete batch", In: []string{"bayesopt", "--config", kernelCfg, "--batch", "301", "--out", out}, Code: 2, Want: "--batch (key batch) = 301: at most 300"},
 	})
 }
 
@@ -122,11 +113,11 @@ func TestObjectiveMagnitude(t *testing.T) {
 	space := filepath.Join(ex, "branin-space.yaml")
 	huge := testutil.WriteFile(t, dir, "huge.csv", "x1,x2,value\n1,1,1e308\n2,2,-1e308\n3,3,0\n4,4,1\n5,5,2\n6,6,3\n")
 	khuge := testutil.WriteFile(t, dir, "khuge.csv", "index,value\n0,1e308\n1,-1e308\n")
-	checkBadInput(t, []badInputCase{
-		{"suggest --space", []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
-			1, "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
-		{"suggest --kernel", []string{"bayesopt", "suggest", "--kernel", testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3), "--observed", khuge, "--batch", "1"},
-			1, `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
+	testutil.CheckBadInput(t, runArgs(t), []badInputCase{
+		{Name: "suggest --space", In: []string{"bayesopt", "suggest", "--space", space, "--observed", huge, "--init", "6", "--batch", "3"},
+			Code: 1, Want: "huge.csv: line 2, column \"value\": 1e+308 exceeds 1e+150 in magnitude"},
+		{Name: "suggest --kernel", In: []string{"bayesopt", "suggest", "--kernel", testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3), "--observed", khuge, "--batch", "1"},
+			Code: 1, Want: `khuge.csv: line 2, column "value": 1e+308 exceeds 1e+150`},
 	})
 	// A campaign's kernel table.
 	items := testutil.WriteFile(t, dir, "items.csv", "id,value\na,1\nb,1e300\nc,2\n")
@@ -155,10 +146,10 @@ func TestHostileNamesRefused(t *testing.T) {
 	discreteArgs := append([]string{"bayesopt"}, args...)
 	discreteArgs[2] = discrete
 	as := testutil.WriteFile(t, dir, "as.yaml", "task: ../../../ESCAPED\nrepeats: 1\n")
-	checkBadInput(t, []badInputCase{
-		{"discrete name:", discreteArgs, 2, "config " + discrete + `: name: "../../x" is not a plain name`},
-		{"as task:", []string{"as", "--config", as, "--cache-dir", filepath.Join(dir, "cache")}, 2,
-			"config " + as + `: task: "../../../ESCAPED" is not a plain name`},
+	testutil.CheckBadInput(t, runArgs(t), []badInputCase{
+		{Name: "discrete name:", In: discreteArgs, Code: 2, Want: "config " + discrete + `: name: "../../x" is not a plain name`},
+		{Name: "as task:", In: []string{"as", "--config", as, "--cache-dir", filepath.Join(dir, "cache")}, Code: 2,
+			Want: "config " + as + `: task: "../../../ESCAPED" is not a plain name`},
 	})
 	escaped, _ := filepath.Glob(filepath.Join(dir, "x-*"))
 	for _, p := range append(escaped, out, filepath.Join(dir, "cache")) {
@@ -182,9 +173,9 @@ func TestSyntheticPoolKeysNameTheConfig(t *testing.T) {
 		{"pool:\n  synthetic: {n: 50, k: 50}\n", "pool.synthetic.k: 50, expected 1 to n-1 = 49"},
 	} {
 		cfg := testutil.WriteFile(t, dir, fmt.Sprintf("s%d.yaml", len(cases)), "task: synthetic\nmethods: [random]\nrepeats: 1\n"+c.body)
-		cases = append(cases, badInputCase{c.want, []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, 2, "config " + cfg + ": " + c.want})
+		cases = append(cases, badInputCase{Name: c.want, In: []string{"as", "--config", cfg, "--out", out, "--cache-dir", filepath.Join(dir, "cache")}, Code: 2, Want: "config " + cfg + ": " + c.want})
 	}
-	checkBadInput(t, cases)
+	testutil.CheckBadInput(t, runArgs(t), cases)
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s was written", out)
 	}

@@ -141,7 +141,7 @@ Diverse Experimental Design" (ICML 2024).`,
 	pf.StringVar(&g.DataDir, "data-dir", "", "directory of third-party data (default $QVS_DATA_DIR or "+DefaultDataDir+")")
 	pf.Uint64Var(&g.Seed, "seed", 0, "master random seed")
 	pf.IntVar(&g.Workers, "workers", runtime.NumCPU(), "parallel workers")
-	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars or status messages (a sharded campaign still names its shard in one line)")
+	pf.BoolVar(&g.Quiet, "quiet", false, "no progress bars, status messages or notes; warnings that a result may be wrong still print (a sharded campaign still names its shard in one line)")
 	pf.StringVar(&g.CacheDir, "cache-dir", "", "directory for computed caches such as kNN graphs (default $QVS_CACHE_DIR or .cache)")
 	pf.BoolVar(&g.Force, "force", false, "replace an existing output file that qvs did not write (never an input of the command, a pipe or a device)")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (for `go tool pprof`)")

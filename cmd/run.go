@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,15 +17,23 @@ import (
 // from its flags instead of running it: the flags-fill-the-options tests.
 var optionsHook func(opts any)
 
+// interruptGrace bounds how long run waits, after a signal, for its run
+// function to return.
+var interruptGrace = 500 * time.Millisecond
+
 // run calls f, a run function of package cli, with the options o and the
 // Env of command c (GlobalOptions.env). f runs in its own goroutine and a
-// signal (SIGINT, SIGTERM, SIGHUP: e.Ctx) ends the command at once with the
-// context's error ("qvs X interrupted", exit 1), whether or not f checks
-// its context: a kNN build or an eigendecomposition checks none, and the
-// handler would otherwise hold the signal until f ends. What f writes to
-// stdout is printed when it returns without error, so stdout stays empty
-// on an error and on an interrupt. (The campaigns do not come here: they
-// stop their runs and write summary.csv before they return.)
+// signal (SIGINT, SIGTERM, SIGHUP: e.Ctx) ends the command within
+// interruptGrace with the context's error ("qvs X interrupted", exit 1),
+// whether or not f checks its context: a kNN build or an
+// eigendecomposition checks none, and the handler would otherwise hold the
+// signal until f ends. A run function that checks its context has
+// returned when run does (nothing it started outlives a command called
+// in-process, as the tests do); one that does not is left to the process's
+// exit. What f writes to stdout is printed when it returns without error,
+// so stdout stays empty on an error and on an interrupt. (The campaigns do
+// not come here: they stop their runs and write summary.csv before they
+// return.)
 func run[O any](g *GlobalOptions, c *cobra.Command, o *O, f func(*cli.Env, *O) error) error {
 	if optionsHook != nil {
 		optionsHook(o)
@@ -45,6 +54,10 @@ func run[O any](g *GlobalOptions, c *cobra.Command, o *O, f func(*cli.Env, *O) e
 		_, err = out.WriteTo(stdout)
 		return err
 	case <-e.Ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(interruptGrace):
+		}
 		return e.Ctx.Err()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,5 +67,43 @@ func TestRunAnswersInterruptAtOnce(t *testing.T) {
 	c3.SetOut(&out3)
 	if err := run(&GlobalOptions{}, c3, &struct{}{}, func(e *cli.Env, _ *struct{}) error { fmt.Fprint(e.Out, "half"); return errors.New("bad") }); err == nil || out3.Len() > 0 {
 		t.Errorf("run: %v, stdout %q; want the error and no stdout", err, out3.String())
+	}
+}
+
+// TestRunWaitsForInterruptedRun: after an interrupt, a run function that
+// checks its context has returned when run returns (run used to return at
+// once, leaving it running: a command called in-process could go on
+// writing into its test's files), and one that ignores its context holds
+// run for interruptGrace at most.
+func TestRunWaitsForInterruptedRun(t *testing.T) {
+	var finished atomic.Bool
+	checks := func(e *cli.Env, _ *struct{}) error {
+		<-e.Ctx.Done()
+		time.Sleep(50 * time.Millisecond) // closing its files
+		finished.Store(true)
+		return e.Ctx.Err()
+	}
+	release := make(chan struct{})
+	defer close(release)
+	ignores := func(*cli.Env, *struct{}) error { <-release; return nil }
+	for _, c := range []struct {
+		name string
+		f    func(*cli.Env, *struct{}) error
+	}{{"checks its context", checks}, {"ignores its context", ignores}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd := &cobra.Command{Use: "slow"}
+		cmd.SetContext(ctx)
+		done := make(chan error, 1)
+		go func() { done <- run(&GlobalOptions{}, cmd, &struct{}{}, c.f) }()
+		time.Sleep(20 * time.Millisecond) // let f start (either order is correct)
+		t0 := time.Now()
+		cancel()
+		err := <-done
+		if d := time.Since(t0); !errors.Is(err, context.Canceled) || d > interruptGrace+2*time.Second {
+			t.Errorf("%s: run returned %v after %v, want context.Canceled within %v", c.name, err, d, interruptGrace)
+		}
+		if c.name == "checks its context" && !finished.Load() {
+			t.Errorf("%s: run returned before the run function did", c.name)
+		}
 	}
 }

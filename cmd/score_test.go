@@ -29,25 +29,14 @@ func TestScoreEndToEnd(t *testing.T) {
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	good := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
-	cases := []struct {
-		name   string
-		args   []string
-		code   int
-		errHas string
-	}{
-		{"q < 0", []string{"score", "--kernel", good, "--q", "-1"}, 2, "--q"},
-		{"k missing", []string{"select", "--kernel", good}, 2, "--k"},
-		{"missing file", []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
-		{"unknown flag", []string{"score", "--bogus"}, 2, "unknown flag"},
-		{"bad format", []string{"score", "--kernel", good, "--format", "xml"}, 2, "--format"},
-		{"as suggest bad format", []string{"as", "suggest", "--format", "xml"}, 2, "--format"},
-	}
-	for _, c := range cases {
-		code, out, errs := runQVS(t, c.args...)
-		if code != c.code || !strings.Contains(errs, c.errHas) || out != "" {
-			t.Errorf("%s: exit %d (want %d), stderr %q (want %q), stdout %q (want empty)", c.name, code, c.code, errs, c.errHas, out)
-		}
-	}
+	testutil.CheckBadInput(t, runArgs(t), []badInputCase{
+		{Name: "q < 0", In: []string{"score", "--kernel", good, "--q", "-1"}, Code: 2, Want: "--q"},
+		{Name: "k missing", In: []string{"select", "--kernel", good}, Code: 2, Want: "--k"},
+		{Name: "missing file", In: []string{"score", "--kernel", filepath.Join(dir, "nope.csv")}, Code: 1, Want: "nope.csv"},
+		{Name: "unknown flag", In: []string{"score", "--bogus"}, Code: 2, Want: "unknown flag"},
+		{Name: "bad format", In: []string{"score", "--kernel", good, "--format", "xml"}, Code: 2, Want: "--format"},
+		{Name: "as suggest bad format", In: []string{"as", "suggest", "--format", "xml"}, Code: 2, Want: "--format"},
+	})
 }
 
 // TestNItems: counts in messages agree with their number.

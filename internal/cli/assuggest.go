@@ -278,9 +278,7 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 	if err != nil {
 		return err
 	}
-	if !e.Quiet {
-		printNotes(e.Err, "qvs: ", pool.Notes)
-	}
+	printPoolNotes(e, "qvs: ", pool)
 	scores, err := search.ParseScores(o.Observed, pool)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -105,7 +106,7 @@ func TestASSuggestColdStart(t *testing.T) {
 	t.Chdir(dir)
 	K := coldNPY(t, dir)
 
-	code, out, stderr := asSuggestCmd(t, "--pool", "X.npy")
+	code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), nil))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -134,25 +135,42 @@ func TestASSuggestColdStart(t *testing.T) {
 	}
 
 	header := testutil.WriteFile(t, dir, "labels.csv", "id,label\n")
-	if code, again, _ := asSuggestCmd(t, "--pool", "X.npy", "--observed", header); code != 0 || again != out {
+	if code, again, _ := exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Observed = header
+	})); code != 0 || again != out {
 		t.Errorf("--observed with its header alone: exit %d, %q; want %q", code, again, out)
 	}
-	code, given, stderr := asSuggestCmd(t, "--pool", "X.npy", "--prior", "0.1")
+	code, given, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, p *search.Protocol) {
+		o.Labels.Prior, o.Labels.PriorGiven = "0.1", true
+		o.LabelFlags = []string{"prior"}
+		p.Prior = "0.1"
+	}))
 	if p, pr, _ := tableRows(t, given); code != 0 || !slices.Equal(p, picks) || pr[0] != 0.1 || !strings.Contains(stderr, "prior a1 = 0.1 (given)") {
 		t.Errorf("--prior 0.1: exit %d, %v %v; want %v at 0.1 (%s)", code, p, pr, picks, stderr)
 	}
 
 	// q = 0: VS_0 counts items, every batch ties, stderr says so.
-	if code, _, stderr := asSuggestCmd(t, "--pool", "X.npy", "--q", "0", "--method", "eci"); code != 0 || !strings.Contains(stderr, "VS_0 counts items, so every batch ties") {
+	if code, _, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Q, o.QGiven = 0, true
+		o.Method = "eci"
+	})); code != 0 || !strings.Contains(stderr, "VS_0 counts items, so every batch ties") {
 		t.Errorf("--q 0: exit %d, stderr %q", code, stderr)
 	}
 
 	// The seed breaks the first pick's tie; a seed gives one batch.
 	firsts := map[int]bool{}
 	for seed := range 6 {
-		args := []string{"--pool", "X.npy", "--seed", strconv.Itoa(seed), "--quiet", "--format", "json"}
-		code, a, _ := asSuggestCmd(t, args...)
-		_, b, _ := asSuggestCmd(t, append(args, "--method", "one-step")...)
+		// --pool X.npy --seed SEED --quiet --format json [--method M]
+		suggest := func(method string) (int, string, string) {
+			return exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, p *search.Protocol) {
+				o.Format.Value, p.Seed = FormatJSON, uint64(seed)
+				if method != "" {
+					o.Method = method
+				}
+			}), beQuiet, func(e *Env) { e.Seed, e.SeedSet = uint64(seed), true })
+		}
+		code, a, _ := suggest("")
+		_, b, _ := suggest("one-step")
 		var doc struct {
 			Rows []struct {
 				Index int
@@ -183,7 +201,7 @@ func TestASSuggestColdStart(t *testing.T) {
 			!strings.Contains(a, string(other.Rows)) {
 			t.Errorf("seed %d: one-step %s, want qvs's rows %s", seed, b, a)
 		}
-		if _, again, _ := asSuggestCmd(t, args...); again != a {
+		if _, again, _ := suggest(""); again != a {
 			t.Errorf("seed %d twice: %s then %s", seed, a, again)
 		}
 	}
@@ -193,7 +211,10 @@ func TestASSuggestColdStart(t *testing.T) {
 
 	// Pending items: never suggested, the greedy continues after them.
 	pending := testutil.WriteFile(t, dir, "pending.csv", "id\n3\n9\n")
-	code, out, stderr = asSuggestCmd(t, "--pool", "X.npy", "--pending", pending, "--batch", "3", "--quiet")
+	code, out, stderr = exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Pending = pending
+		o.Batch = 3
+	}), beQuiet)
 	if code != 0 {
 		t.Fatalf("--pending: exit %d: %s", code, stderr)
 	}
@@ -206,20 +227,21 @@ func TestASSuggestColdStart(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		args []string
+		name string
+		set  func(*ASSuggestOptions)
 		code int
 		want string
 	}{
-		{[]string{"--batch", "0"}, 2, "--batch 0: expected 1 to 500"},
-		{[]string{"--batch", "25"}, 1, "--batch 25: pool X has 24 items, 0 labelled and 0 pending: ask for at most 24"},
-		{[]string{"--pending", pending, "--batch", "23"}, 1, "--batch 23: pool X has 24 items, 0 labelled and 2 pending: ask for at most 22"},
-		{[]string{"--observed", testutil.WriteFile(t, dir, "unknown.csv", "id,label\n24,1\n")}, 1, `unknown.csv: line 2: id "24" is not in pool X`},
-		{[]string{"--observed", testutil.WriteFile(t, dir, "empty.csv", "")}, 1, "empty.csv: empty file; expected a header index,label or id,label"},
-		{[]string{"--method", "best"}, 2, `--method "best"`},
+		{"--batch 0", func(o *ASSuggestOptions) { o.Batch = 0 }, 2, "--batch 0: expected 1 to 500"},
+		{"--batch 25", func(o *ASSuggestOptions) { o.Batch = 25 }, 1, "--batch 25: pool X has 24 items, 0 labelled and 0 pending: ask for at most 24"},
+		{"--pending, --batch 23", func(o *ASSuggestOptions) { o.Pending, o.Batch = pending, 23 }, 1, "--batch 23: pool X has 24 items, 0 labelled and 2 pending: ask for at most 22"},
+		{"--observed unknown.csv", func(o *ASSuggestOptions) { o.Observed = testutil.WriteFile(t, dir, "unknown.csv", "id,label\n24,1\n") }, 1, `unknown.csv: line 2: id "24" is not in pool X`},
+		{"--observed empty.csv", func(o *ASSuggestOptions) { o.Observed = testutil.WriteFile(t, dir, "empty.csv", "") }, 1, "empty.csv: empty file; expected a header index,label or id,label"},
+		{"--method best", func(o *ASSuggestOptions) { o.Method = "best" }, 2, `--method "best"`},
 	} {
-		code, out, stderr := asSuggestCmd(t, append([]string{"--pool", "X.npy"}, c.args...)...)
+		code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool("X.npy"), func(o *ASSuggestOptions, _ *search.Protocol) { c.set(o) }))
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, out, stderr, c.code, c.want)
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", c.name, code, out, stderr, c.code, c.want)
 		}
 	}
 }

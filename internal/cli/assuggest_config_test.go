@@ -37,8 +37,17 @@ func TestASSuggest(t *testing.T) {
 		}
 	}
 	observed := testutil.WriteFile(t, dir, "obs.csv", "index,label\n"+strings.Join(lines, "\n")+"\n")
-	code, stdout, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
-		"--observed", observed, "--batch", "4", "--method", "qvs", "--q", "1", "--format", "csv")
+	code, stdout, stderr := exitOf(t, RunASSuggest, suggestConfig(t, cfgPath, func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Observed = observed
+		o.Batch = 4
+		o.Method = "qvs"
+		o.Q, o.QGiven = 1, true
+		o.Format.Value = FormatCSV
+	}), func(e *Env) {
+		e.Config = cfgPath
+		e.CacheDir = cache
+		e.Quiet = true
+	})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -95,8 +104,15 @@ func TestASSuggest(t *testing.T) {
 	// id,label works the same (ids default to the index); table format too.
 	byID := testutil.WriteFile(t, dir, "ids.csv", "id,label\n"+strings.Join(lines, "\n")+"\n")
 	for _, method := range []string{"one-step", "eci", "select", "ens", "random"} {
-		code, out, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet",
-			"--observed", byID, "--batch", "3", "--method", method)
+		code, out, stderr := exitOf(t, RunASSuggest, suggestConfig(t, cfgPath, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed = byID
+			o.Batch = 3
+			o.Method = method
+		}), func(e *Env) {
+			e.Config = cfgPath
+			e.CacheDir = cache
+			e.Quiet = true
+		})
 		if code != 0 || !strings.HasPrefix(out, "rank") || strings.Count(out, "\n") != 4 {
 			t.Errorf("%s: exit %d, %s\n%s", method, code, stderr, out)
 		}
@@ -112,19 +128,32 @@ func TestASSuggest(t *testing.T) {
 		"header":    {"item,label\n3,1\n", "header"},
 	} {
 		bad := testutil.WriteFile(t, dir, "bad.csv", tc.body)
-		code, _, stderr := qvsCmd(t, "as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet", "--observed", bad, "--batch", "2")
+		code, _, stderr := exitOf(t, RunASSuggest, suggestConfig(t, cfgPath, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed = bad
+			o.Batch = 2
+		}), func(e *Env) {
+			e.Config = cfgPath
+			e.CacheDir = cache
+			e.Quiet = true
+		})
 		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "bad.csv") {
 			t.Errorf("%s: exit %d, stderr %q; want 1 and a message naming bad.csv and %q", name, code, stderr, tc.want)
 		}
 	}
-	for _, args := range [][]string{
-		{"--observed", observed, "--method", "best"},
-		{"--observed", observed, "--batch", "0"},
-		{"--observed", observed, "--batch", "501"}, // the cost grows faster than the batch: 3997 once ran for minutes
+	for _, c := range []struct {
+		name   string
+		method string
+		batch  int
+	}{
+		{"--method best", "best", 5},
+		{"--batch 0", "qvs", 0},
+		{"--batch 501", "qvs", 501}, // the cost grows faster than the batch: 3997 once ran for minutes
 	} {
-		code, _, stderr := qvsCmd(t, append([]string{"as", "suggest", "--config", cfgPath, "--cache-dir", cache, "--quiet"}, args...)...)
+		code, _, stderr := exitOf(t, RunASSuggest, suggestConfig(t, cfgPath, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed, o.Method, o.Batch = observed, c.method, c.batch
+		}), func(e *Env) { e.Config, e.CacheDir, e.Quiet = cfgPath, cache, true })
 		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+			t.Errorf("%s: exit %d, want 2 (%s)", c.name, code, stderr)
 		}
 	}
 }
@@ -139,8 +168,15 @@ func TestASSuggestENSWarningOnlyForENS(t *testing.T) {
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\n")
 	cfg := testutil.WriteFile(t, dir, "own.yaml", "budget: 2\npool:\n  kind: csv\n  csv: {file: "+pool+", id_column: id, feature_prefix: x, k: 2}\n")
 	for _, method := range []string{"qvs", "ens"} {
-		code, out, stderr := qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg,
-			"--observed", obs, "--batch", "3", "--method", method, "--format", "csv")
+		code, out, stderr := exitOf(t, RunASSuggest, suggestConfig(t, cfg, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed = obs
+			o.Batch = 3
+			o.Method = method
+			o.Format.Value = FormatCSV
+		}), func(e *Env) {
+			e.CacheDir = filepath.Join(dir, "cache")
+			e.Config = cfg
+		})
 		warned := strings.Contains(stderr, "warning: budget 2 is less than --batch 3; ENS looks ahead over 3 queries")
 		if code != 0 || strings.Count(out, "\n") != 4 || warned != (method == "ens") {
 			t.Errorf("--method %s: exit %d, warned %v\n%s%s", method, code, warned, out, stderr)
@@ -157,19 +193,33 @@ func TestASSuggestRefusesConfigPrevalence(t *testing.T) {
 	labelled := testutil.WriteFile(t, dir, "labelled.csv", testutil.LinePoolCSV(true))
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
 	cfg := testutil.WriteFile(t, dir, "prev.yaml", "prior: prevalence\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
-	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", cfg, "--observed", obs, "--batch", "2", "--format", "csv"}
-	code, out, stderr := qvsCmd(t, args...)
+	// --cache-dir DIR --config prev.yaml --observed obs.csv --batch 2 --format csv [--prior PRIOR]
+	suggest := func(prior string) (int, string, string) {
+		return exitOf(t, RunASSuggest, suggestConfig(t, cfg, func(o *ASSuggestOptions, p *search.Protocol) {
+			o.Observed, o.Batch, o.Format.Value = obs, 2, FormatCSV
+			if prior != "" {
+				o.Labels.Prior, o.Labels.PriorGiven, o.LabelFlags, p.Prior = prior, true, []string{"prior"}, prior
+			}
+		}), func(e *Env) { e.CacheDir, e.Config = filepath.Join(dir, "cache"), cfg })
+	}
+	code, out, stderr := suggest("")
 	if code != 2 || out != "" || !strings.Contains(stderr, "config "+cfg+": prior: prevalence reads every label of the pool") || !strings.Contains(stderr, "--prior prevalence") {
 		t.Errorf("config prior: prevalence: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
-	code, out, stderr = qvsCmd(t, append(args, "--prior", "prevalence")...)
+	code, out, stderr = suggest("prevalence")
 	if code != 0 || !strings.Contains(stderr, "prior a1 = 0.2: the pool's true prevalence") || len(testutil.SuggestRows(t, out)) != 2 {
 		t.Errorf("--prior prevalence: exit %d, stderr %q", code, stderr)
 	}
 	// A config with a number or estimate is taken as it is.
 	for _, p := range []string{"0.05", "estimate"} {
 		c := testutil.WriteFile(t, dir, "p.yaml", "prior: "+p+"\npool:\n  kind: csv\n  csv: {file: "+labelled+", id_column: id, feature_prefix: x, k: 2}\n")
-		if code, _, stderr := qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--config", c, "--observed", obs, "--batch", "2"); code != 0 {
+		if code, _, stderr := exitOf(t, RunASSuggest, suggestConfig(t, c, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed = obs
+			o.Batch = 2
+		}), func(e *Env) {
+			e.CacheDir = filepath.Join(dir, "cache")
+			e.Config = c
+		}); code != 0 {
 			t.Errorf("prior: %s: exit %d, %s", p, code, stderr)
 		}
 	}

@@ -15,7 +15,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -30,19 +33,31 @@ func TestASSuggestPending(t *testing.T) {
 	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\nm20,1\n")
 	cache := filepath.Join(dir, "cache")
-	suggest := func(args ...string) (int, string, string) {
+	// --cache-dir DIR --pool pool.csv --id-column id --feature-prefix x --k 3
+	// --observed obs.csv --format csv --prior 0.1 --quiet, set's flags.
+	suggest := func(set func(*ASSuggestOptions)) (int, string, string) {
 		t.Helper()
-		return asSuggestCmd(t, append([]string{"--cache-dir", cache, "--pool", pool, "--id-column", "id",
-			"--feature-prefix", "x", "--k", "3", "--observed", obs, "--format", "csv", "--prior", "0.1", "--quiet"}, args...)...)
+		return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) { c.IDColumn, c.FeaturePrefix, c.K = "id", "x", 3 }),
+			func(o *ASSuggestOptions, p *search.Protocol) {
+				o.Observed, o.Format.Value = obs, FormatCSV
+				o.Labels.Prior, o.Labels.PriorGiven, p.Prior = "0.1", true, "0.1"
+				set(o)
+				o.LabelFlags = append([]string{"prior"}, o.LabelFlags...)
+			}), func(e *Env) { e.CacheDir, e.Quiet = cache, true })
 	}
 	for _, method := range []string{"qvs", "one-step", "eci", "select", "ens", "random"} {
-		code, out, stderr := suggest("--method", method, "--batch", "5", "--remaining", "20")
+		code, out, stderr := suggest(func(o *ASSuggestOptions) {
+			o.Method, o.Batch, o.Labels.Remaining, o.Labels.RemainingGiven, o.LabelFlags = method, 5, 20, true, []string{"remaining"}
+		})
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", method, code, stderr)
 		}
 		full := testutil.SuggestRows(t, out)
 		pending := testutil.WriteFile(t, dir, "pending.csv", "id,note\n"+full[0][2]+",sent\n"+full[1][2]+",sent\n")
-		code, out, stderr = suggest("--method", method, "--batch", "3", "--remaining", "18", "--pending", pending)
+		code, out, stderr = suggest(func(o *ASSuggestOptions) {
+			o.Method, o.Batch, o.Labels.Remaining, o.Labels.RemainingGiven, o.LabelFlags = method, 3, 18, true, []string{"remaining"}
+			o.Pending = pending
+		})
 		if code != 0 {
 			t.Fatalf("%s --pending: exit %d: %s", method, code, stderr)
 		}
@@ -62,7 +77,7 @@ func TestASSuggestPending(t *testing.T) {
 		"header":     {"item\nm01\n", `pending.csv: header "item": expected columns index or id`},
 	} {
 		pending := testutil.WriteFile(t, dir, "pending.csv", tc.body)
-		code, out, stderr := suggest("--pending", pending)
+		code, out, stderr := suggest(func(o *ASSuggestOptions) { o.Pending = pending })
 		if code != 1 || out != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, no output, %q", name, code, out, stderr, tc.want)
 		}
@@ -189,8 +204,22 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 		want, wantVals, set = append(want, best), append(wantVals, bestV), append(set, best)
 	}
 
-	code, out, stderr := asSuggestCmd(t, "--cache-dir", t.TempDir(), "--pool", fpPath, "--id-column", "id", "--fingerprint-column", "fp",
-		"--metric", "tanimoto", "--k", "20", "--prior", "0.37", "--observed", obsPath, "--batch", "5", "--method", "qvs", "--q", "1", "--format", "csv")
+	code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool(fpPath, func(c *datasets.CSVConfig) {
+		c.IDColumn = "id"
+		c.FingerprintColumn = "fp"
+		c.Metric = "tanimoto"
+		c.Similarity = knn.SimilarityNative
+		c.K = 20
+	}), func(o *ASSuggestOptions, p *search.Protocol) {
+		o.Labels.Prior, o.Labels.PriorGiven = "0.37", true
+		o.Observed = obsPath
+		o.Batch = 5
+		o.Method = "qvs"
+		o.Q, o.QGiven = 1, true
+		o.Format.Value = FormatCSV
+		o.LabelFlags = []string{"prior"}
+		p.Prior = "0.37"
+	}), func(e *Env) { e.CacheDir = t.TempDir() })
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -229,14 +258,24 @@ func TestASSuggestTanimotoExact(t *testing.T) {
 		hexPool.WriteString("\n")
 		fmt.Fprintf(&colPool, "mol%d,%s\n", i, strings.Join(strings.Split(fp, ""), ","))
 	}
-	for _, args := range [][]string{
-		{"--pool", testutil.WriteFile(t, dir, "hex.csv", hexPool.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"},
-		{"--pool", testutil.WriteFile(t, dir, "cols.csv", colPool.String())},
+	for _, c := range []struct {
+		name, file, fpColumn, fpFormat string
+	}{
+		{"hex fingerprints", testutil.WriteFile(t, dir, "hex.csv", hexPool.String()), "fp", "hex"},
+		{"0/1 columns", testutil.WriteFile(t, dir, "cols.csv", colPool.String()), "", ""},
 	} {
-		code, out2, stderr := asSuggestCmd(t, append([]string{"--cache-dir", t.TempDir(), "--id-column", "id", "--metric", "tanimoto", "--k", "20", "--prior", "0.37",
-			"--observed", obsPath, "--batch", "5", "--format", "csv"}, args...)...)
+		// --cache-dir DIR --id-column id --metric tanimoto --k 20 --prior 0.37
+		// --observed obs.csv --batch 5 --format csv --pool FILE [--fingerprint-column fp --fingerprint-format hex]
+		pool := csvPool(c.file, func(cs *datasets.CSVConfig) {
+			cs.IDColumn, cs.Metric, cs.Similarity, cs.K = "id", knn.MetricTanimoto, knn.SimilarityNative, 20
+			cs.FingerprintColumn, cs.FingerprintFormat = c.fpColumn, c.fpFormat
+		})
+		code, out2, stderr := exitOf(t, RunASSuggest, suggestOn(pool, func(o *ASSuggestOptions, p *search.Protocol) {
+			o.Labels.Prior, o.Labels.PriorGiven, o.LabelFlags, p.Prior = "0.37", true, []string{"prior"}, "0.37"
+			o.Observed, o.Batch, o.Format.Value = obsPath, 5, FormatCSV
+		}), func(e *Env) { e.CacheDir = t.TempDir() })
 		if code != 0 || out2 != out {
-			t.Errorf("%v: exit %d, output\n%s\nwant\n%s\nstderr %s", args, code, out2, out, stderr)
+			t.Errorf("%s: exit %d, output\n%s\nwant\n%s\nstderr %s", c.name, code, out2, out, stderr)
 		}
 	}
 }
@@ -268,8 +307,21 @@ func TestASCampaignCSVTanimoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	npyPath := testutil.WriteFile(t, dir, "fp.npy", npy.String())
-	_, want, _ := qvsCmd(t, "score", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--exclude-columns", "label", "--embedding-kernel", "tanimoto", "--format", "csv")
-	code, got, stderr := qvsCmd(t, "score", "--embeddings", npyPath, "--embedding-kernel", "tanimoto", "--format", "csv")
+	_, want, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = csvPath
+		o.Items.IDColumn = "id"
+		o.Items.Emb.FingerprintColumn = "fp"
+		o.Items.Emb.ExcludeColumns = "label"
+		o.Items.Emb.Kernel = "tanimoto"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"fingerprint-column", "exclude-columns", "embedding-kernel"}
+	}))
+	code, got, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = npyPath
+		o.Items.Emb.Kernel = "tanimoto"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"embedding-kernel"}
+	}))
 	if code != 0 || got != want || want == "" {
 		t.Errorf(".npy: exit %d, %q, want %q (%s)", code, got, want, stderr)
 	}

@@ -8,29 +8,16 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// badInputCase is one hostile command line (qvsCmd):
-// the exit code it must end with (1 a file is wrong, 2 the command line
-// is), a piece of the message naming what is wrong, and (always) nothing
-// on stdout.
-type badInputCase struct {
-	name string
-	args []string
-	code int
-	want string
-}
+// badInputCase is one hostile input (testutil.CheckBadInput with
+// callRun): In runs the command on it (exitOf) and returns the exit code,
+// stdout and the error's message followed by stderr.
+type badInputCase = testutil.BadInput[func() (int, string, string)]
 
-func checkBadInput(t *testing.T, cases []badInputCase) {
-	t.Helper()
-	for _, tc := range cases {
-		code, out, stderr := qvsCmd(t, tc.args...)
-		if code != tc.code || !strings.Contains(stderr, tc.want) || out != "" {
-			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout, %q on stderr",
-				tc.name, tc.args, code, out, stderr, tc.code, tc.want)
-		}
-	}
-}
+// callRun runs a badInputCase's command.
+func callRun(run func() (int, string, string)) (code int, stdout, msg string) { return run() }
 
 // TestSelectBadInput: ids name the picks, so a repeated id is an error
 // (it used to print two picks with the same id); so is a row listed twice
@@ -39,19 +26,49 @@ func TestSelectBadInput(t *testing.T) {
 	dir := t.TempDir()
 	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1\na,1\nb,2\na,3\n")
 	k3 := testutil.WriteFile(t, dir, "k3.csv", testutil.Kernel3)
-	checkBadInput(t, []badInputCase{
-		{"--id-column repeats an id", []string{"select", "--embeddings", emb, "--id-column", "id", "--k", "2"},
-			1, `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
-		{"--ids repeats an id", []string{"select", "--kernel", k3, "--ids", testutil.WriteFile(t, dir, "ids.csv", "id\nu\nv\nu\n"), "--k", "2"},
-			1, `ids.csv: id "u" is given for rows 1 and 3`},
-		{"--ids has an empty id", []string{"score", "--kernel", k3, "--ids", testutil.WriteFile(t, dir, "ids2.csv", "u\n\"\"\nw\n"), "--q", "1"},
-			1, `ids2.csv: id 2 is empty`},
-		{"--prefix repeats a row", []string{"select", "--kernel", k3, "--prefix", "1,1", "--k", "1"},
-			2, "--prefix: row 1 is listed twice"},
+	testutil.CheckBadInput(t, callRun, []badInputCase{
+		{Name: "--id-column repeats an id", In: func() (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Embeddings = emb
+				o.Items.IDColumn = "id"
+				o.K = 2
+			}))
+		},
+			Code: 1, Want: `emb.csv column "id": id "a" is given for rows 1 and 3; ids must be unique`},
+		{Name: "--ids repeats an id", In: func() (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.Items.IDs = testutil.WriteFile(t, dir, "ids.csv", "id\nu\nv\nu\n")
+				o.K = 2
+			}))
+		},
+			Code: 1, Want: `ids.csv: id "u" is given for rows 1 and 3`},
+		{Name: "--ids has an empty id", In: func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Kernel = k3
+				o.Items.IDs = testutil.WriteFile(t, dir, "ids2.csv", "u\n\"\"\nw\n")
+				o.Orders = vendi.Orders{1}
+			}))
+		},
+			Code: 1, Want: `ids2.csv: id 2 is empty`},
+		{Name: "--prefix repeats a row", In: func() (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.Prefix = "1,1"
+				o.K = 1
+			}))
+		},
+			Code: 2, Want: "--prefix: row 1 is listed twice"},
 	})
 	// The median heuristic on identical rows falls back to 1 and says why.
 	same := testutil.WriteFile(t, dir, "same.csv", "x1,x2\n1,2\n1,2\n1,2\n")
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", same, "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = same
+		o.Items.Emb.Kernel = "rbf"
+		o.Orders = vendi.Orders{1}
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"embedding-kernel"}
+	}))
 	if code != 0 || out != "q,vs\n1,1\n" || !strings.Contains(stderr, "RBF length scale = 1: every row is the same") {
 		t.Errorf("identical rows: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -74,15 +91,26 @@ func TestHugeValuesScoreTheirScale(t *testing.T) {
 	cosineVS1 := math.Exp(-(p*math.Log(p) + q*math.Log(q)))
 	for _, tc := range []struct {
 		name string
-		args []string
+		set  func(*ScoreOptions)
 		want map[string]float64 // q -> VS
 	}{
-		{"diag(1e308) kernel", []string{"--kernel", testutil.WriteFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
-		{"diag(1e-310) kernel", []string{"--kernel", testutil.WriteFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n")}, nil},
-		{"1e308 row, cosine", []string{"--embeddings", testutil.WriteFile(t, dir, "E.csv", "1e308,1\n2,3\n")}, map[string]float64{"1": cosineVS1}},
-		{"1e308 rows, linear", []string{"--embeddings", testutil.WriteFile(t, dir, "L.csv", "1e308,0\n0,1e308\n"), "--embedding-kernel", "linear"}, map[string]float64{"1": 2, "inf": 2}},
+		{"diag(1e308) kernel", func(o *ScoreOptions) {
+			o.Items.Kernel = testutil.WriteFile(t, dir, "K.csv", "1e308,0\n0,1e308\n")
+		}, map[string]float64{"0": 2, "1": 2, "inf": 2}},
+		{"diag(1e-310) kernel", func(o *ScoreOptions) { o.Items.Kernel = testutil.WriteFile(t, dir, "Ks.csv", "1e-310,0\n0,1e-310\n") }, nil},
+		{"1e308 row, cosine", func(o *ScoreOptions) {
+			o.Items.Embeddings = testutil.WriteFile(t, dir, "E.csv", "1e308,1\n2,3\n")
+		}, map[string]float64{"1": cosineVS1}},
+		{"1e308 rows, linear", func(o *ScoreOptions) {
+			o.Items.Embeddings = testutil.WriteFile(t, dir, "L.csv", "1e308,0\n0,1e308\n")
+			o.Items.Emb.Kernel = "linear"
+			o.Items.EmbFlags = []string{"embedding-kernel"}
+		}, map[string]float64{"1": 2, "inf": 2}},
 	} {
-		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--format", "csv", "--q", "0,1,inf"}, tc.args...)...))
+		code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			o.Format.Value, o.Orders = FormatCSV, vendi.Orders{0, 1, vendi.OrderInf}
+			tc.set(o)
+		}))
 		if tc.want == nil { // subnormal entries: refused or scored, never a crash
 			if code != 0 && code != 1 {
 				t.Errorf("%s: exit %d: %s", tc.name, code, stderr)
@@ -111,9 +139,13 @@ func TestFileShapeMessages(t *testing.T) {
 	if err := os.Mkdir(npyDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	checkBadInput(t, []badInputCase{
-		{"CR-only lines", []string{"score", "--kernel", testutil.WriteFile(t, dir, "cr.csv", "1,0\r0,1\r")}, 1,
-			"cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
-		{"directory as .npy", []string{"score", "--embeddings", npyDir}, 1, npyDir + ": a directory, not a regular file"},
+	testutil.CheckBadInput(t, callRun, []badInputCase{
+		{Name: "CR-only lines", In: func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = testutil.WriteFile(t, dir, "cr.csv", "1,0\r0,1\r") }))
+		}, Code: 1,
+			Want: "cr.csv: lines end with a carriage return alone (CR, old Mac format; offset 3): save the file with LF or CRLF line endings"},
+		{Name: "directory as .npy", In: func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Embeddings = npyDir }))
+		}, Code: 1, Want: npyDir + ": a directory, not a regular file"},
 	})
 }

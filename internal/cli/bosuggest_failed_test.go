@@ -40,11 +40,15 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 		}
 	}
 	evals := testutil.WriteFile(t, dir, "evals.csv", h.String())
-	suggest := func(file string, args ...string) (picks []int, stdout, stderr string) {
+	// --kernel kernel.csv --observed file --method method --batch batch [--retry-failed]
+	suggest := func(file, method string, batch int, retry bool) (picks []int, stdout, stderr string) {
 		t.Helper()
-		code, stdout, stderr := boSuggestCmd(t, append([]string{"--kernel", kernel, "--observed", file}, args...)...)
+		code, stdout, stderr := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Discrete.Kernel, o.OnKernel, o.Observed = kernel, true, file
+			o.Method, o.Batch, o.RetryFailed = method, batch, retry
+		}))
 		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			t.Fatalf("--method %s --batch %d --retry-failed %v: exit %d: %s", method, batch, retry, code, stderr)
 		}
 		for _, row := range testutil.ParseCSV(t, stdout)[1:] {
 			i, err := strconv.Atoi(row[1])
@@ -56,22 +60,22 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 		return picks, stdout, stderr
 	}
 	for _, m := range []string{"qvs", "ucb", "random"} {
-		for _, b := range []string{"1", "5", "12"} { // 12 = every item neither evaluated nor failed
-			picks, _, stderr := suggest(evals, "--method", m, "--batch", b)
+		for _, b := range []int{1, 5, 12} { // 12 = every item neither evaluated nor failed
+			picks, _, stderr := suggest(evals, m, b, false)
 			if want := "qvs bayesopt suggest: 4 of 8 experiments in " + evals + " failed: left out of the model; no suggestion of a failed item (--retry-failed allows it)"; !strings.Contains(stderr, want) {
 				t.Errorf("%s: stderr %q, want %q", m, stderr, want)
 			}
-			if strconv.Itoa(len(picks)) != b {
-				t.Errorf("%s --batch %s: %d picks", m, b, len(picks))
+			if len(picks) != b {
+				t.Errorf("%s --batch %d: %d picks", m, b, len(picks))
 			}
 			for _, i := range picks {
 				if _, f := failed[i]; f || slices.Contains(ok, i) {
-					t.Errorf("%s --batch %s: %v suggests evaluated or failed item %d", m, b, picks, i)
+					t.Errorf("%s --batch %d: %v suggests evaluated or failed item %d", m, b, picks, i)
 				}
 			}
 		}
 		// Every item not evaluated successfully: the failed ones included.
-		picks, _, stderr := suggest(evals, "--method", m, "--batch", "16", "--retry-failed")
+		picks, _, stderr := suggest(evals, m, 16, true)
 		if !strings.Contains(stderr, "4 of 8 experiments in "+evals+" failed: left out of the model; --retry-failed: they may be suggested again") {
 			t.Errorf("%s --retry-failed: stderr %q", m, stderr)
 		}
@@ -85,17 +89,23 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 	// batches are those of the successes alone.
 	plainFile := testutil.WriteFile(t, dir, "plain.csv", plain.String())
 	for _, m := range []string{"qvs", "ucb"} {
-		_, got, _ := suggest(evals, "--method", m, "--batch", "5", "--retry-failed")
-		_, want, _ := suggest(plainFile, "--method", m, "--batch", "5")
+		_, got, _ := suggest(evals, m, 5, true)
+		_, want, _ := suggest(plainFile, m, 5, false)
 		if got != want {
 			t.Errorf("%s --retry-failed:\n%s\nthe successes alone:\n%s", m, got, want)
 		}
 	}
 	// Outputs unchanged otherwise: a status column without failures.
 	okFile := testutil.WriteFile(t, dir, "ok.csv", okStatus.String())
-	for _, f := range []string{"csv", "json", "table"} {
-		_, got, stderr := boSuggestCmd(t, "--kernel", kernel, "--observed", okFile, "--format", f)
-		_, want, _ := boSuggestCmd(t, "--kernel", kernel, "--observed", plainFile, "--format", f)
+	for _, f := range []string{FormatCSV, FormatJSON, FormatTable} {
+		// --kernel kernel.csv --observed FILE --format f
+		suggest := func(file string) (int, string, string) {
+			return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+				o.Discrete.Kernel, o.OnKernel, o.Observed, o.Format.Value = kernel, true, file, f
+			}))
+		}
+		_, got, stderr := suggest(okFile)
+		_, want, _ := suggest(plainFile)
 		if got != want || strings.Contains(stderr, "failed") {
 			t.Errorf("--format %s: a status column changed the output:\n%s\nvs\n%s\nstderr %q", f, got, want, stderr)
 		}
@@ -103,7 +113,7 @@ func TestSuggestDiscreteFailed(t *testing.T) {
 	// Every row failed (beyond --init): a full batch, none of them.
 	allFailed := testutil.WriteFile(t, dir, "all.csv", "index,value\n4,failed\n9,nan\n13,\n")
 	for _, m := range []string{"qvs", "ucb", "random"} {
-		picks, stdout, stderr := suggest(allFailed, "--method", m, "--batch", "5")
+		picks, stdout, stderr := suggest(allFailed, m, 5, false)
 		if len(picks) != 5 || !strings.Contains(stderr, "3 of 3 experiments in "+allFailed+" failed") {
 			t.Errorf("%s, all failed: picks %v, stderr %q", m, picks, stderr)
 		}
@@ -132,8 +142,15 @@ func TestBayesoptSuggestExhaustedSpace(t *testing.T) {
 		{"n,value\n", 3},                // the initial design: the 3 integers 0, 1, 2
 		{"n,value\n0,1\n1,2\n2,3\n", 0}, // all of them evaluated
 	} {
-		code, out, stderr := boSuggestCmd(t, "--space", space, "--observed", testutil.WriteFile(t, dir, "e.csv", tc.evals),
-			"--batch", "5", "--init", "3", "--regions", "1", "--candidates", "10")
+		code, out, stderr := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = testutil.WriteFile(t, dir, "e.csv", tc.evals)
+			o.Batch = 5
+			o.Init, o.InitGiven = 3, true
+			o.Continuous.Regions = 1
+			o.Continuous.Candidates = 10
+			o.ContinuousFlags = []string{"regions", "candidates"}
+		}))
 		warn := fmt.Sprintf("warning: %d suggestion(s), fewer than --batch 5", tc.rows)
 		if code != 0 || strings.Count(out, "\n") != 1+tc.rows || !strings.Contains(stderr, warn) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d rows and %q", tc.evals, code, out, stderr, tc.rows, warn)

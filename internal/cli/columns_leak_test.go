@@ -28,25 +28,51 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	dir := t.TempDir()
 	pandas := testutil.WriteFile(t, dir, "p.csv", pandasCSV)
 	plain := testutil.WriteFile(t, dir, "plain.csv", plainCSV)
-	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", plain, "--format", "csv"))
+	_, want, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = plain
+		o.Format.Value = FormatCSV
+	}))
 
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--format", "csv"))
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = pandas
+		o.Format.Value = FormatCSV
+	}))
 	if code != 1 || out != "" || !strings.Contains(stderr, pandas+`: column "target" looks like a label or target, so it is not a feature by default: leave it out with --exclude-columns target, or include it by naming the features with --feature-columns`) {
 		t.Errorf("target: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
-	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--exclude-columns", "target", "--format", "csv"))
+	code, out, stderr = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = pandas
+		o.Items.Emb.ExcludeColumns = "target"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"exclude-columns"}
+	}))
 	if code != 0 || out != want || !strings.Contains(stderr, `column "" (column 1, no name) holds 0..3: read as the row index`) {
 		t.Errorf("excluded: exit %d, %q (want %q), stderr %q", code, out, want, stderr)
 	}
 	// Named as a feature, the target counts (a different kernel).
-	code, out, _ = exitOf(t, RunScore, scoreArgs(t, "--embeddings", pandas, "--feature-columns", "e1,e2,target", "--format", "csv"))
+	code, out, _ = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = pandas
+		o.Items.Emb.FeatureColumns = "e1,e2,target"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"feature-columns"}
+	}))
 	if code != 0 || out == want {
 		t.Errorf("target named: exit %d, %q", code, out)
 	}
 	// pandas after df.index = ["a", "b", "c", "d"]: the index is the ids.
 	labelled := testutil.WriteFile(t, dir, "l.csv", strings.NewReplacer("\n0,", "\na,", "\n1,", "\nb,", "\n2,", "\nc,", "\n3,", "\nd,").Replace(pandasCSV))
-	code, out, stderr = exitOf(t, RunSelect, selectArgs(t, "--embeddings", labelled, "--exclude-columns", "target", "--k", "2", "--format", "csv"))
-	_, wantSel, _ := exitOf(t, RunSelect, selectArgs(t, "--embeddings", plain, "--k", "2", "--format", "csv"))
+	code, out, stderr = exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = labelled
+		o.Items.Emb.ExcludeColumns = "target"
+		o.K = 2
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"exclude-columns"}
+	}))
+	_, wantSel, _ := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = plain
+		o.K = 2
+		o.Format.Value = FormatCSV
+	}))
 	if code != 0 || !strings.Contains(stderr, "read as the item ids") || !strings.HasPrefix(out, "rank,index,id,qvs\n") {
 		t.Fatalf("ids: exit %d, %q, stderr %q", code, out, stderr)
 	}
@@ -60,7 +86,7 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	}
 	// An unnamed column that is neither an index nor unique is refused.
 	dup := testutil.WriteFile(t, dir, "dup.csv", ",e1,e2\n0,1,0\n0,0,1\n1,1,1\n")
-	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", dup))
+	code, out, stderr = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Embeddings = dup }))
 	if code != 1 || out != "" || !strings.Contains(stderr, dup+`: column "" (column 1, no name) is neither a row index (0..n-1) nor unique ids`) {
 		t.Errorf("dup index: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -68,13 +94,20 @@ func TestColumnsNeverLeakScoreSelect(t *testing.T) {
 	// index=False) is unnamed too; with --id-column given, a unique unnamed
 	// column is dropped as row labels.
 	unnamed := testutil.WriteFile(t, dir, "u.csv", "Unnamed: 0,id,e1,e2\n0,a,1,0\n1,b,0,1\n2,c,1,1\n3,d,0.5,0.25\n")
-	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", unnamed, "--id-column", "id", "--format", "csv"))
+	code, out, stderr = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = unnamed
+		o.Items.IDColumn = "id"
+		o.Format.Value = FormatCSV
+	}))
 	if code != 0 || out != want || !strings.Contains(stderr, `column "Unnamed: 0" (column 1, no name) holds 0..3`) {
 		t.Errorf("Unnamed: 0: exit %d, %q, stderr %q", code, out, stderr)
 	}
 	for _, label := range []string{"label", "y", "class", "activity", "active", "is_toxic", "Target"} {
 		f := testutil.WriteFile(t, dir, "lab.csv", "e1,e2,"+label+"\n1,0,1\n0,1,0\n1,1,1\n")
-		code, out, stderr := exitOf(t, RunSelect, selectArgs(t, "--embeddings", f, "--k", "1"))
+		code, out, stderr := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+			o.Items.Embeddings = f
+			o.K = 1
+		}))
 		if code != 1 || out != "" || !strings.Contains(stderr, fmt.Sprintf("column %q looks like a label or target", label)) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", label, code, out, stderr)
 		}
@@ -94,33 +127,75 @@ func TestScoreStandardizeAndPrefix(t *testing.T) {
 		fmt.Fprintf(&b, "%.17g,%.17g\n", (r[0]-2.5)/math.Sqrt(1.25), (r[1]-20)/math.Sqrt(150))
 	}
 	z := testutil.WriteFile(t, dir, "z.csv", b.String())
-	_, want, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", z, "--embedding-kernel", "linear", "--format", "csv"))
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--feature-prefix", "x", "--standardize", "--embedding-kernel", "linear", "--format", "csv"))
+	_, want, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = z
+		o.Items.Emb.Kernel = "linear"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"embedding-kernel"}
+	}))
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = raw
+		o.Items.Emb.FeaturePrefix = "x"
+		o.Items.Emb.Standardize = true
+		o.Items.Emb.Kernel = "linear"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"feature-prefix", "standardize", "embedding-kernel"}
+	}))
 	if code != 0 || scoreDiff(t, out, want) > 1e-12 {
 		t.Errorf("standardize: exit %d, %q, want %q, stderr %q", code, out, want, stderr)
 	}
 	// A constant column becomes 0 and adds nothing.
-	code, out2, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--standardize", "--embedding-kernel", "linear", "--format", "csv"))
+	code, out2, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = raw
+		o.Items.Emb.Standardize = true
+		o.Items.Emb.Kernel = "linear"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"standardize", "embedding-kernel"}
+	}))
 	if code != 0 || scoreDiff(t, out2, want) > 1e-12 {
 		t.Errorf("constant column: exit %d, %q, want %q", code, out2, want)
 	}
-	_, unstd, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", raw, "--feature-prefix", "x", "--embedding-kernel", "linear", "--format", "csv"))
+	_, unstd, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = raw
+		o.Items.Emb.FeaturePrefix = "x"
+		o.Items.Emb.Kernel = "linear"
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"feature-prefix", "embedding-kernel"}
+	}))
 	if scoreDiff(t, unstd, want) < 1e-6 {
 		t.Errorf("--standardize changed nothing: %q", unstd)
 	}
 	for _, c := range []struct {
-		args []string
+		name string
+		set  func(*ScoreOptions)
 		code int
 		want string
 	}{
-		{[]string{"--feature-prefix", "q"}, 1, `--feature-prefix: no column name starts with "q"`},
-		{[]string{"--feature-prefix", "x", "--feature-columns", "x1"}, 2, "give --feature-columns or --feature-prefix, not both"},
-		{[]string{"--exclude-columns", "nope"}, 1, `--exclude-columns: no column "nope"`},
-		{[]string{"--standardize", "--embedding-kernel", "tanimoto"}, 2, "--standardize: z-scored features are not fingerprints"},
+		{"--feature-prefix q", func(o *ScoreOptions) {
+			o.Items.Emb.FeaturePrefix = "q"
+			o.Items.EmbFlags = []string{"feature-prefix"}
+		}, 1, `--feature-prefix: no column name starts with "q"`},
+		{"--feature-prefix x --feature-columns x1", func(o *ScoreOptions) {
+			o.Items.Emb.FeaturePrefix = "x"
+			o.Items.Emb.FeatureColumns = "x1"
+			o.Items.EmbFlags = []string{"feature-prefix", "feature-columns"}
+		}, 2, "give --feature-columns or --feature-prefix, not both"},
+		{"--exclude-columns nope", func(o *ScoreOptions) {
+			o.Items.Emb.ExcludeColumns = "nope"
+			o.Items.EmbFlags = []string{"exclude-columns"}
+		}, 1, `--exclude-columns: no column "nope"`},
+		{"--standardize --embedding-kernel tanimoto", func(o *ScoreOptions) {
+			o.Items.Emb.Standardize = true
+			o.Items.Emb.Kernel = "tanimoto"
+			o.Items.EmbFlags = []string{"standardize", "embedding-kernel"}
+		}, 2, "--standardize: z-scored features are not fingerprints"},
 	} {
-		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embeddings", raw}, c.args...)...))
+		code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			o.Items.Embeddings = raw
+			c.set(o)
+		}))
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, out, stderr, c.code, c.want)
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", c.name, code, out, stderr, c.code, c.want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ type Env struct {
 	Seed     uint64 // master seed
 	SeedSet  bool   // --seed was given
 	Workers  int    // parallel workers (>= 1)
-	Quiet    bool   // no progress bars, no chatter on Err
+	Quiet    bool   // no progress bars, no chatter on Err (warnings still print)
 	Force    bool   // replace an existing output file qvs did not write
 	Config   string // the --config file ("" none), for messages
 	Version  string // the qvs version recorded in config.yaml

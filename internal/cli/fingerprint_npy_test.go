@@ -12,8 +12,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // writePackedNPY writes fingerprints (rows of '0'/'1', bit 0 first) as a
@@ -111,7 +115,13 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	if wrong := vs1(t, counts); math.Abs(wrong-want) < 0.05 {
 		t.Fatalf("the test file does not tell bits from counts: %v, %v", want, wrong)
 	}
-	code, out, stderr := qvsCmd(t, "score", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--q", "1", "--format", "csv")
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = npy
+		o.Items.Emb.Kernel = "tanimoto"
+		o.Orders = vendi.Orders{1}
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"embedding-kernel"}
+	}))
 	if code != 0 {
 		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
@@ -119,11 +129,25 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 		t.Errorf("score of the packed .npy: %v, want %v (by hand)", got, want)
 	}
 
-	code, fromNPY, stderr := qvsCmd(t, "select", "--embeddings", npy, "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
+	code, fromNPY, stderr := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = npy
+		o.Items.Emb.Kernel = "tanimoto"
+		o.K = 4
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"embedding-kernel"}
+	}))
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}
-	code, fromCSV, stderr := qvsCmd(t, "select", "--embeddings", csvPath, "--id-column", "id", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto", "--k", "4", "--format", "csv")
+	code, fromCSV, stderr := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = csvPath
+		o.Items.IDColumn = "id"
+		o.Items.Emb.FingerprintColumn = "fp"
+		o.Items.Emb.Kernel = "tanimoto"
+		o.K = 4
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"fingerprint-column", "embedding-kernel"}
+	}))
 	if code != 0 {
 		t.Fatalf("select CSV: exit %d: %s", code, stderr)
 	}
@@ -132,7 +156,11 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 	}
 
 	w := filepath.Join(dir, "w.npz")
-	code, _, stderr = qvsCmd(t, "graph", "--pool", npy, "--metric", "tanimoto", "--k", fmt.Sprint(n-1), "--knn", "exact", "--out", w, "--cache-dir", filepath.Join(dir, "cache"), "--quiet")
+	// graph --pool X.npy --metric tanimoto --k n-1 --knn exact --out w.npz
+	pool := csvPool(npy, func(c *datasets.CSVConfig) {
+		c.Metric, c.Similarity, c.K, c.KNN = knn.MetricTanimoto, knn.SimilarityNative, n-1, knn.KNNExact
+	})
+	code, _, stderr = exitOf(t, RunGraph, &GraphOptions{Pool: pool, Out: w}, beQuiet, func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
 	if code != 0 {
 		t.Fatalf("graph: exit %d: %s", code, stderr)
 	}
@@ -150,11 +178,17 @@ func TestPackedNPYFingerprintsAgree(t *testing.T) {
 
 	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	var batches [2]string
-	for s, pool := range [][]string{{"--pool", npy}, {"--pool", csvPath, "--fingerprint-column", "fp"}} {
-		args := append([]string{"as", "suggest", "--metric", "tanimoto", "--k", "4", "--knn", "exact", "--observed", obs, "--batch", "3", "--format", "csv", "--quiet", "--cache-dir", filepath.Join(dir, fmt.Sprint("as", s))}, pool...)
-		code, out, stderr := qvsCmd(t, args...)
+	// as suggest --metric tanimoto --k 4 --knn exact --observed obs.csv --batch 3
+	// --format csv --quiet, on --pool X.npy and on --pool fp.csv --fingerprint-column fp
+	for s, fp := range [][2]string{{npy, ""}, {csvPath, "fp"}} {
+		pool := csvPool(fp[0], func(c *datasets.CSVConfig) {
+			c.Metric, c.Similarity, c.K, c.KNN, c.FingerprintColumn = knn.MetricTanimoto, knn.SimilarityNative, 4, knn.KNNExact, fp[1]
+		})
+		code, out, stderr := exitOf(t, RunASSuggest, suggestOn(pool, func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed, o.Batch, o.Format.Value = obs, 3, FormatCSV
+		}), beQuiet, func(e *Env) { e.CacheDir = filepath.Join(dir, fmt.Sprint("as", s)) })
 		if code != 0 {
-			t.Fatalf("as suggest %v: exit %d: %s", pool, code, stderr)
+			t.Fatalf("as suggest %s: exit %d: %s", fp[0], code, stderr)
 		}
 		batches[s] = out
 	}

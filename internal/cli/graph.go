@@ -44,9 +44,7 @@ func RunGraph(e *Env, o *GraphOptions) error {
 			done <- built{err: err}
 			return
 		}
-		if !e.Quiet {
-			printNotes(e.Err, "", pool.Notes)
-		}
+		printPoolNotes(e, "", pool)
 		steps := newStepLog(e.Err, e.Quiet)
 		steps.Step("writing " + o.Out)
 		m := pool.GraphCSR()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -114,6 +117,50 @@ func TestGraphCommand(t *testing.T) {
 		}
 		if code, _, stderr := graph(true); code != 0 || stderr != "" {
 			t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
+		}
+	}
+}
+
+// TestQuietKeepsPoolWarnings: the warning that an approximate graph's
+// measured recall is below knn.MinApproxRecall says the result may be
+// wrong, so `graph` and `as suggest` print it once with --quiet as without
+// (--quiet silenced it with the pool's notes). On 2,000 standard Gaussian
+// points in 64 dimensions the approximate graph's recall@10 is about 0.92
+// (`qvs graph --pool X.npy --k 10 --knn approx` prints it).
+func TestQuietKeepsPoolWarnings(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 2000, 64
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	pool := datasets.DefaultConfig(datasets.KindCSV)
+	pool.CSV.File, pool.CSV.K, pool.CSV.KNN = writeNPY32(t, dir, "gauss.npy", n, d, x), 10, knn.KNNApprox
+	const warning = "warning: the approximate kNN graph's recall@10 is "
+	for _, quiet := range []bool{false, true} {
+		env, _, serr := testEnv(t)
+		env.Quiet, env.CacheDir = quiet, filepath.Join(dir, "cache")
+		if err := RunGraph(env, &GraphOptions{Pool: pool, Out: filepath.Join(dir, "w.npz")}); err != nil {
+			t.Fatalf("graph, quiet %v: %v", quiet, err)
+		}
+		if got := strings.Count(serr.String(), warning); got != 1 || quiet && !strings.HasPrefix(serr.String(), warning) {
+			t.Errorf("graph, quiet %v: the low-recall warning is printed %d times, want once:\n%s", quiet, got, serr.String())
+		}
+		env, sout, serr := testEnv(t)
+		env.Quiet, env.CacheDir = quiet, filepath.Join(dir, "cache")
+		o := DefaultASSuggestOptions()
+		o.Format.Value, o.PoolGiven = FormatCSV, true
+		o.Resolve = func() (datasets.Config, search.Protocol, error) {
+			p := search.PaperProtocol()
+			p.Prior = search.PriorEstimate
+			return pool, p, nil
+		}
+		if err := RunASSuggest(env, &o); err != nil {
+			t.Fatalf("as suggest, quiet %v: %v", quiet, err)
+		}
+		if got := strings.Count(serr.String(), "qvs: "+warning); got != 1 || sout.Len() == 0 {
+			t.Errorf("as suggest, quiet %v: the low-recall warning is printed %d times, want once (stdout %d bytes):\n%s", quiet, got, sout.Len(), serr.String())
 		}
 	}
 }

@@ -2,164 +2,146 @@ package cli
 
 import (
 	"bytes"
-	"strconv"
-	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/fileio"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
-// exitOf calls run with o and an Env of buffers and returns what qvs
-// would: the exit code (ExitCode of the error, 0 without one), stdout,
-// and the error's message followed by stderr.
-func exitOf[O any](t *testing.T, run func(*Env, *O) error, o *O) (code int, stdout, msg string) {
+// exitOf calls run with o and an Env of buffers (testEnv) that each of
+// env edits (the global flags: Quiet, CacheDir, Seed, ...), and returns
+// what qvs would: the exit code (ExitCode of the error, 0 without one),
+// stdout, and the error's message followed by stderr.
+func exitOf[O any](t *testing.T, run func(*Env, *O) error, o *O, env ...func(*Env)) (code int, stdout, msg string) {
 	t.Helper()
-	err, out, errs := runCmd(t, run, o)
-	if err != nil {
-		return ExitCode(err), out, err.Error() + "\n" + errs
+	e, out, errb := testEnv(t)
+	for _, set := range env {
+		set(e)
 	}
-	return 0, out, errs
+	if err := run(e, o); err != nil {
+		return ExitCode(err), out.String(), err.Error() + "\n" + errb.String()
+	}
+	return 0, out.String(), errb.String()
 }
 
-// setItems sets o as the command-line flags in args would (flag, value
-// pairs; the booleans --normalize, --standardize and --linear alone),
-// listing the embeddings-only flags given in o.EmbFlags; rest is what it
-// does not know. Which flag fills which field is cmd's to test
-// (TestFlagsFillOptions); this only writes the tests here in the
-// command's terms.
-func setItems(t *testing.T, o *ItemsOptions, args ...string) (rest []string) {
-	t.Helper()
-	e := &o.Emb
-	str := map[string]*string{"--kernel": &o.Kernel, "--embeddings": &o.Embeddings, "--quality": &o.Quality, "--ids": &o.IDs, "--id-column": &o.IDColumn,
-		"--quality-column": &e.QualityColumn, "--feature-columns": &e.FeatureColumns, "--embedding-kernel": &e.Kernel, "--feature-prefix": &e.FeaturePrefix,
-		"--exclude-columns": &e.ExcludeColumns, "--fingerprint-column": &e.FingerprintColumn, "--fingerprint-format": &e.FingerprintFormat, "--group-column": &e.GroupColumn}
-	boolean := map[string]*bool{"--normalize": &o.Normalize, "--standardize": &e.Standardize, "--linear": &e.Linear}
-	embOnly := func(f string) bool {
-		switch f {
-		case "--kernel", "--embeddings", "--quality", "--ids", "--id-column", "--normalize":
-			return false
-		}
-		return true
-	}
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		switch {
-		case boolean[f] != nil:
-			*boolean[f] = true
-		case str[f] != nil || f == "--length-scale":
-			if i+1 == len(args) {
-				t.Fatalf("%s needs a value", f)
-			}
-			i++
-			if f == "--length-scale" {
-				v, err := strconv.ParseFloat(args[i], 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				e.LengthScale = v
-			} else {
-				*str[f] = args[i]
-			}
-		default:
-			rest = append(rest, f)
-			continue
-		}
-		if embOnly(f) {
-			o.EmbFlags = append(o.EmbFlags, strings.TrimPrefix(f, "--"))
-		}
-	}
-	return rest
-}
+// beQuiet is --quiet (an Env edit for exitOf).
+func beQuiet(e *Env) { e.Quiet = true }
 
-// scoreArgs is the ScoreOptions of `qvs score args...` (setItems, --q,
-// --format).
-func scoreArgs(t *testing.T, args ...string) *ScoreOptions {
-	t.Helper()
+// The options of each command are its flags' defaults (the Default*Options
+// cmd starts from) with set applied; a test sets the fields its flags
+// would, and lists the flags given where the run function reads that
+// (EmbFlags, LabelFlags, ScoreFlags, ContinuousFlags, DiscreteFlags).
+// Which flag fills which field is cmd's to test (TestFlagsFillOptions).
+
+// scoreOpts is DefaultScoreOptions with set applied.
+func scoreOpts(set func(*ScoreOptions)) *ScoreOptions {
 	o := DefaultScoreOptions()
-	rest := setItems(t, &o.Items, args...)
-	for i := 0; i < len(rest); i += 2 {
-		if i+1 == len(rest) {
-			t.Fatalf("score: %s alone", rest[i])
-		}
-		var err error
-		switch rest[i] {
-		case "--q":
-			err = o.Orders.Set(rest[i+1])
-		case "--format":
-			err = o.Format.Set(rest[i+1])
-		default:
-			t.Fatalf("score: flag %s", rest[i])
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	set(&o)
 	return &o
 }
 
-// selectArgs is the SelectOptions of `qvs select args...` (setItems, --k,
-// --q, --prefix, --format, and --raw-ids last).
-func selectArgs(t *testing.T, args ...string) *SelectOptions {
-	t.Helper()
+// selectOpts is DefaultSelectOptions with set applied.
+func selectOpts(set func(*SelectOptions)) *SelectOptions {
 	o := DefaultSelectOptions()
-	rest := setItems(t, &o.Items, args...)
-	if n := len(rest); n > 0 && rest[n-1] == "--raw-ids" {
-		o.RawIDs, rest = true, rest[:n-1]
-	}
-	for i := 0; i < len(rest); i += 2 {
-		if i+1 == len(rest) {
-			t.Fatalf("select: %s alone", rest[i])
-		}
-		var err error
-		switch v := rest[i+1]; rest[i] {
-		case "--k":
-			o.K, err = strconv.Atoi(v)
-		case "--q":
-			o.Q, err = vendi.ParseOrder(v)
-		case "--prefix":
-			o.Prefix = v
-		case "--format":
-			err = o.Format.Set(v)
-		default:
-			t.Fatalf("select: flag %s", rest[i])
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	set(&o)
 	return &o
 }
 
-// itemsCmd is `qvs score args...` or `qvs select args...` (args[0]), run
-// directly (scoreArgs, selectArgs; --quiet anywhere is Env.Quiet): the
-// exit code qvs would give, stdout, and the error's message followed by
-// stderr.
-func itemsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
+// boSuggestOpts is DefaultBOSuggestOptions with set applied.
+func boSuggestOpts(set func(*BOSuggestOptions)) *BOSuggestOptions {
+	o := DefaultBOSuggestOptions()
+	set(&o)
+	return &o
+}
+
+// csvPool is the pool of --pool file (a CSV or .npy pool on the CSV
+// pool's defaults, datasets.DefaultConfig) with set, if any, applied to
+// its keys.
+func csvPool(file string, set ...func(*datasets.CSVConfig)) datasets.Config {
+	c := datasets.DefaultConfig(datasets.KindCSV)
+	c.CSV.File = file
+	for _, f := range set {
+		f(&c.CSV)
+	}
+	return c
+}
+
+// graphPool is the pool of --graph file or --kernel kernel (one of them
+// "") with set, if any, applied to its keys.
+func graphPool(file, kernel string, set ...func(*datasets.GraphConfig)) datasets.Config {
+	c := datasets.DefaultConfig(datasets.KindGraph)
+	c.Graph.File, c.Graph.Kernel = file, kernel
+	for _, f := range set {
+		f(&c.Graph)
+	}
+	return c
+}
+
+// folderPool is the pool of --pool-dir dir.
+func folderPool(dir string) datasets.Config {
+	c := datasets.DefaultConfig("folder")
+	c.Dir = dir
+	return c
+}
+
+// suggestOn is the ASSuggestOptions of `qvs as suggest` without a config
+// on pool (the zero Config: no pool given, the synthetic one), with set,
+// if not nil, applied to the options and to the protocol Resolve returns:
+// SyntheticASConfig's with the estimated prior, whose keys --prior and
+// --seed set.
+func suggestOn(pool datasets.Config, set func(*ASSuggestOptions, *search.Protocol)) *ASSuggestOptions {
+	cfg := SyntheticASConfig()
+	cfg.Prior = search.PriorEstimate
+	o := DefaultASSuggestOptions()
+	if pool.Kind != "" {
+		cfg.Pool, o.PoolGiven, o.OwnGraph = pool, true, pool.Kind == datasets.KindGraph
+	}
+	return resolveTo(&o, cfg, "", set)
+}
+
+// suggestConfig is suggestOn with --config path: the pool and protocol of
+// the file decoded onto its pool kind's defaults (decodeASConfig), the
+// prior its key's, else the estimate. The Env's Config must name path
+// (messages name it).
+func suggestConfig(t *testing.T, path string, set func(*ASSuggestOptions, *search.Protocol)) *ASSuggestOptions {
 	t.Helper()
-	env, sout, serr := testEnv(t)
-	var rest []string
-	for _, a := range args[1:] {
-		if a == "--quiet" {
-			env.Quiet = true
-			continue
-		}
-		rest = append(rest, a)
+	cfg := decodeASConfig(t, testutil.ReadFileString(t, path))
+	if cfg.Prior = priorKey(t, path); cfg.Prior == "" {
+		cfg.Prior = search.PriorEstimate
 	}
-	var err error
-	switch args[0] {
-	case "score":
-		err = RunScore(env, scoreArgs(t, rest...))
-	case "select":
-		err = RunSelect(env, selectArgs(t, rest...))
-	default:
-		t.Fatalf("command %q", args[0])
+	o := DefaultASSuggestOptions()
+	o.PoolGiven = true
+	return resolveTo(&o, cfg, path, set)
+}
+
+// resolveTo applies set to o and cfg's protocol and makes o resolve to
+// cfg, checked (CheckASConfig).
+func resolveTo(o *ASSuggestOptions, cfg ASConfig, path string, set func(*ASSuggestOptions, *search.Protocol)) *ASSuggestOptions {
+	if set != nil {
+		set(o, &cfg.Protocol)
 	}
-	if err != nil {
-		return ExitCode(err), sout.String(), err.Error() + "\n" + serr.String()
+	o.Resolve = func() (datasets.Config, search.Protocol, error) {
+		c := cfg
+		err := CheckASConfig(path, &c, true)
+		return c.Pool, c.Protocol, err
 	}
-	return 0, sout.String(), serr.String()
+	return o
+}
+
+// priorKey is the prior: key of the YAML config at path ("" without one).
+func priorKey(t *testing.T, path string) string {
+	t.Helper()
+	var c struct {
+		Prior string `yaml:"prior"`
+	}
+	if err := yaml.Unmarshal([]byte(testutil.ReadFileString(t, path)), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Prior
 }
 
 // writeNPY32 writes rows x cols float32 values as a .npy file.
@@ -170,51 +152,4 @@ func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) 
 		t.Fatal(err)
 	}
 	return testutil.WriteFile(t, dir, name, b.String())
-}
-
-// qvsCmd is `qvs args...` for the commands whose run functions take a
-// command line's worth of options here (score, select, as suggest,
-// bayesopt suggest, graph), run directly: global flags before the command are
-// moved after it. It returns the exit code qvs would give, stdout, and
-// the error's message followed by stderr.
-func qvsCmd(t *testing.T, args ...string) (code int, stdout, msg string) {
-	t.Helper()
-	var globals []string
-	for len(args) > 1 && strings.HasPrefix(args[0], "--") {
-		globals, args = append(globals, args[0], args[1]), args[2:]
-	}
-	switch {
-	case len(args) > 0 && (args[0] == "score" || args[0] == "select"):
-		return itemsCmd(t, append(args, globals...)...)
-	case len(args) > 1 && args[0] == "as" && args[1] == "suggest":
-		return asSuggestCmd(t, append(args[2:], globals...)...)
-	case len(args) > 1 && args[0] == "bayesopt" && args[1] == "suggest":
-		return boSuggestCmd(t, append(args[2:], globals...)...)
-	case len(args) > 0 && args[0] == "graph":
-		return graphCmd(t, append(args[1:], globals...)...)
-	}
-	t.Fatalf("qvsCmd: %q", args)
-	return 0, "", ""
-}
-
-// flagNumber is the number value v of flag --f, failing the test when it
-// is none.
-func flagNumber(t *testing.T, f, v string) float64 {
-	t.Helper()
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		t.Fatalf("--%s %s: %v", f, v, err)
-	}
-	return x
-}
-
-// flagInt is the integer value v of flag --f, failing the test when it is
-// none.
-func flagInt(t *testing.T, f, v string) int {
-	t.Helper()
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatalf("--%s %s: %v", f, v, err)
-	}
-	return n
 }

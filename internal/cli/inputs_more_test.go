@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -21,10 +23,20 @@ func TestDamagedNPYHeaders(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, args := range [][]string{{"score", "--kernel", p}, {"select", "--kernel", p, "--k", "1"}} {
-			code, _, stderr := qvsCmd(t, args...)
+		for _, c := range []struct {
+			name string
+			run  func() (code int, stdout, msg string)
+		}{
+			{"score --kernel " + name, func() (int, string, string) {
+				return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = p }))
+			}},
+			{"select --kernel " + name + " --k 1", func() (int, string, string) {
+				return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) { o.Items.Kernel, o.K = p, 1 }))
+			}},
+		} {
+			code, _, stderr := c.run()
 			if code != 1 || !strings.Contains(stderr, p+": ") || strings.Contains(stderr, "panic") {
-				t.Errorf("%v: exit %d, stderr %q; want 1 and an error naming the file", args, code, stderr)
+				t.Errorf("%s: exit %d, stderr %q; want 1 and an error naming the file", c.name, code, stderr)
 			}
 		}
 	}
@@ -39,11 +51,23 @@ func TestSuggestTakesAnyPoolFileName(t *testing.T) {
 	body := "x1,x2\n1,0\n2,0\n3,1\n4,1\n5,3\n6,2\n"
 	for _, name := range []string{`a\b.csv`, "..csv"} {
 		pool := testutil.WriteFile(t, dir, name, body)
-		code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--k", "2", "--batch", "2", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
+		code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+			c.K = 2
+		}), func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Batch = 2
+		}), func(e *Env) {
+			e.Quiet = true
+			e.CacheDir = filepath.Join(dir, "cache")
+		})
 		if code != 0 || out == "" {
 			t.Errorf("as suggest --pool %s: exit %d, %s", name, code, stderr)
 		}
-		code, _, stderr = qvsCmd(t, "graph", "--pool", pool, "--k", "2", "--quiet", "--out", filepath.Join(dir, "W.npz"), "--cache-dir", filepath.Join(dir, "cache"))
+		code, _, stderr = exitOf(t, RunGraph, &GraphOptions{Pool: csvPool(pool, func(c *datasets.CSVConfig) {
+			c.K = 2
+		}), Out: filepath.Join(dir, "W.npz")}, func(e *Env) {
+			e.Quiet = true
+			e.CacheDir = filepath.Join(dir, "cache")
+		})
 		if code != 0 {
 			t.Errorf("graph --pool %s: exit %d, %s", name, code, stderr)
 		}
@@ -59,27 +83,61 @@ func TestSemicolonCSVHint(t *testing.T) {
 	const hint = "qvs reads comma-separated values"
 	sp := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, upper: 1}\n")
 	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x1,x2\na,0,0\nb,1,0\nc,0,1\nd,1,1\n")
+	inCache := func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") } // --cache-dir of as suggest
 	for _, c := range []struct {
 		name string
-		args []string
+		run  func(*testing.T) (code int, stdout, msg string)
 		hint bool
 	}{
 		// The QA case: line 2, column 1: "0.5;1;0" is not a number.
-		{"kernel ;", []string{"score", "--kernel", testutil.WriteFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")}, true},
-		{"kernel tab", []string{"score", "--kernel", testutil.WriteFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n")}, true},
-		{"kernel comma", []string{"score", "--kernel", testutil.WriteFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n")}, false},
-		{"embeddings with ids ;", []string{"score", "--embeddings", testutil.WriteFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n"), "--id-column", "id"}, true},
-		{"space evaluations ;", []string{"bayesopt", "suggest", "--space", sp, "--observed", testutil.WriteFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")}, true},
-		{"space evaluations cell", []string{"bayesopt", "suggest", "--space", sp, "--observed", testutil.WriteFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")}, true},
-		{"pool ;", []string{"as", "suggest", "--pool", testutil.WriteFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), "--id-column", "id", "--k", "1", "--observed", testutil.WriteFile(t, dir, "l.csv", "id,label\na,1\n")}, true},
-		{"labels ;", []string{"as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--observed", testutil.WriteFile(t, dir, "l2.csv", "id;label\na;1\n")}, true},
+		{"kernel ;", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Kernel = testutil.WriteFile(t, dir, "k.csv", "1;0.5;0\n0.5;1;0\n0;0;1\n")
+			}))
+		}, true},
+		{"kernel tab", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = testutil.WriteFile(t, dir, "kt.csv", "1\t0.5\n0.5\t1\n") }))
+		}, true},
+		{"kernel comma", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = testutil.WriteFile(t, dir, "kc.csv", "1,0.5\n0.5,x\n") }))
+		}, false},
+		{"embeddings with ids ;", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Embeddings = testutil.WriteFile(t, dir, "e.csv", "id,f1,f2\na,1;2,3\n")
+				o.Items.IDColumn = "id"
+			}))
+		}, true},
+		{"space evaluations ;", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+				o.Continuous.Space = sp
+				o.Observed = testutil.WriteFile(t, dir, "ev.csv", "a;b;value\n0.5;0.5;1\n")
+			}))
+		}, true},
+		{"space evaluations cell", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+				o.Continuous.Space = sp
+				o.Observed = testutil.WriteFile(t, dir, "ev2.csv", "a,b,value\n0.5;0.5,0.2,1\n")
+			}))
+		}, true},
+		{"pool ;", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunASSuggest, suggestOn(csvPool(testutil.WriteFile(t, dir, "p.csv", "id;x1;x2\na;0;0\nb;1;0\nc;0;1\n"), func(c *datasets.CSVConfig) {
+				c.IDColumn = "id"
+				c.K = 1
+			}), func(o *ASSuggestOptions, _ *search.Protocol) {
+				o.Observed = testutil.WriteFile(t, dir, "l.csv", "id,label\na,1\n")
+			}), inCache)
+		}, true},
+		{"labels ;", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+				c.IDColumn = "id"
+				c.K = 1
+			}), func(o *ASSuggestOptions, _ *search.Protocol) {
+				o.Observed = testutil.WriteFile(t, dir, "l2.csv", "id;label\na;1\n")
+			}), inCache)
+		}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			args := c.args
-			if args[0] == "as" {
-				args = append(args, "--cache-dir", filepath.Join(dir, "cache"))
-			}
-			code, stdout, stderr := qvsCmd(t, args...)
+			code, stdout, stderr := c.run(t)
 			if code == ExitOK || stdout != "" {
 				t.Fatalf("exit %d, stdout %q: want an error", code, stdout)
 			}

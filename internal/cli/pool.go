@@ -13,7 +13,8 @@ import (
 
 // loadPool loads the pool of cfg with its steps (reading, the graph
 // build's phases, ...) and the lines of describeGraph on e.Err (unless
-// quiet). The pool's notes are the caller's to print, once.
+// quiet). The pool's notes and warnings are the caller's to print, once
+// (printPoolNotes).
 func loadPool(e *Env, cfg datasets.Config) (*datasets.Pool, error) {
 	t0 := time.Now()
 	steps := newStepLog(e.Err, e.Quiet)
@@ -30,7 +31,8 @@ func loadPool(e *Env, cfg datasets.Config) (*datasets.Pool, error) {
 
 // loadSearchPool loads the pool of cfg and prepares it for active search
 // (search.NewPool), saying so on e.Err unless quiet: what is loaded, the
-// pool's notes (once, "qvs: " first), its size and positives.
+// pool's notes (once, "qvs: " first), its size and positives; its
+// warnings even under quiet (printPoolNotes).
 func loadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
 	if !e.Quiet {
 		// A user's pool is named by its file: kind "csv" also reads .npy.
@@ -53,8 +55,8 @@ func loadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	printPoolNotes(e, "qvs: ", pool)
 	if !e.Quiet {
-		printNotes(e.Err, "qvs: ", pool.Notes)
 		if pool.Unlabeled {
 			fmt.Fprintf(e.Err, "pool %s: %d items, no labels\n", pool.Name, pool.Len())
 		} else {
@@ -64,10 +66,18 @@ func loadSearchPool(e *Env, cfg datasets.Config) (*search.Pool, error) {
 	return sp, nil
 }
 
-// printNotes writes each note on its line after prefix.
-func printNotes(w io.Writer, prefix string, notes []string) {
-	for _, note := range notes {
-		fmt.Fprintln(w, prefix+note)
+// printPoolNotes writes each of the pool's notes on its line after
+// prefix unless quiet, then each of its warnings, quiet or not: --quiet
+// silences what informs, never what says the result may be wrong.
+func printPoolNotes(e *Env, prefix string, p *datasets.Pool) {
+	for _, note := range p.Notes {
+		fmt.Fprintln(e.Chatter(), prefix+note)
+	}
+	if e.Err == nil {
+		return
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintln(e.Err, prefix+w)
 	}
 }
 

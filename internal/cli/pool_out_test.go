@@ -10,6 +10,7 @@ import (
 
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -43,11 +44,12 @@ func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
 		if tc.out != fifo {
 			before, _ = os.ReadFile(tc.out)
 		}
-		args := []string{"graph", "--pool", tc.pool, "--k", "3", "--out", tc.out, "--cache-dir", cache}
+		// graph --pool POOL --k 3 --out OUT --cache-dir DIR [--id-column id]
+		pool := csvPool(tc.pool, func(c *datasets.CSVConfig) { c.K = 3 })
 		if tc.pool == csv {
-			args = append(args, "--id-column", "id")
+			pool.CSV.IDColumn = "id"
 		}
-		code, stdout, stderr := qvsCmd(t, args...)
+		code, stdout, stderr := exitOf(t, RunGraph, &GraphOptions{Pool: pool, Out: tc.out}, func(e *Env) { e.CacheDir = cache })
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--out "+tc.out) || !strings.Contains(stderr, tc.want) {
 			t.Errorf("--pool %s --out %s: exit %d, stderr %q, want exit 2 and %q", tc.pool, tc.out, code, stderr, tc.want)
 		}
@@ -60,11 +62,18 @@ func TestGraphOutRefusesInputsAndForeignFiles(t *testing.T) {
 	if fi, _ := os.Lstat(fifo); fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO became %v", fi.Mode())
 	}
-	if code, _, stderr := qvsCmd(t, "graph", "--force", "--quiet", "--pool", npy, "--k", "3", "--out", mine, "--cache-dir", cache); code != 0 {
+	if code, _, stderr := exitOf(t, RunGraph, &GraphOptions{Pool: csvPool(npy, func(c *datasets.CSVConfig) { c.K = 3 }), Out: mine}, func(e *Env) {
+		e.Force = true
+		e.Quiet = true
+		e.CacheDir = cache
+	}); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}
 	// mine.npz is now a graph qvs wrote: rewritten without --force.
-	if code, _, stderr := qvsCmd(t, "graph", "--quiet", "--pool", npy, "--k", "4", "--out", mine, "--cache-dir", cache); code != 0 {
+	if code, _, stderr := exitOf(t, RunGraph, &GraphOptions{Pool: csvPool(npy, func(c *datasets.CSVConfig) { c.K = 4 }), Out: mine}, func(e *Env) {
+		e.Quiet = true
+		e.CacheDir = cache
+	}); code != 0 {
 		t.Fatalf("rewrite of qvs's own .npz: exit %d: %s", code, stderr)
 	}
 }
@@ -119,8 +128,18 @@ func TestASPoolDir(t *testing.T) {
 		t.Errorf("config.yaml does not record the folder pool:\n%s", b)
 	}
 	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
-	code, stdout, stderr = qvsCmd(t, "as", "suggest", "--pool-dir", pool, "--cache-dir", filepath.Join(dir, "cache"), "--quiet",
-		"--observed", obs, "--batch", "2", "--method", "one-step", "--format", "csv", "--prior", "0.25")
+	code, stdout, stderr = exitOf(t, RunASSuggest, suggestOn(folderPool(pool), func(o *ASSuggestOptions, p *search.Protocol) {
+		o.Observed = obs
+		o.Batch = 2
+		o.Method = "one-step"
+		o.Format.Value = FormatCSV
+		o.Labels.Prior, o.Labels.PriorGiven = "0.25", true
+		o.LabelFlags = []string{"prior"}
+		p.Prior = "0.25"
+	}), func(e *Env) {
+		e.CacheDir = filepath.Join(dir, "cache")
+		e.Quiet = true
+	})
 	// Hand computation: a1 = 0.25 (the prevalence 15/60), a0 = 0.75. Item 58
 	// lists 56, 57, 59 and 0 (positive, weight 1/3):
 	// p = (0.25 + 1/3)/(0.75 + 0.25 + 1/3) = 0.4375. Item 59 lists 0 (positive,

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -41,37 +44,54 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	badHeader := testutil.WriteFile(t, dir, "bad_header.csv", "item;label\n0;1\n")
 	badLabel := testutil.WriteFile(t, dir, "bad_label.csv", "index,label\n0,1\n1,maybe\n")
 	badPending := testutil.WriteFile(t, dir, "bad_pending.csv", "row\n3\n")
-	suggest := func(extra ...string) []string {
-		return append([]string{"as", "suggest", "--pool", pool, "--k", "10", "--knn", "exact", "--batch", "2"}, extra...)
+	// as suggest --pool pool.npy --k 10 --knn exact --batch 2 [--ids ids]
+	// --cache-dir cache, then set's flags.
+	suggest := func(ids string, set func(*ASSuggestOptions)) func(cache string) (int, string, string) {
+		return func(cache string) (int, string, string) {
+			pool := csvPool(pool, func(c *datasets.CSVConfig) { c.K, c.KNN, c.IDsFile = 10, knn.KNNExact, ids })
+			return exitOf(t, RunASSuggest, suggestOn(pool, func(o *ASSuggestOptions, _ *search.Protocol) {
+				o.Batch = 2
+				set(o)
+			}), func(e *Env) { e.CacheDir = cache })
+		}
 	}
+	// graph --pool pool.npy --k 10 --knn exact [--ids ids] --out out --cache-dir cache
+	graph := func(ids, out string) func(cache string) (int, string, string) {
+		return func(cache string) (int, string, string) {
+			pool := csvPool(pool, func(c *datasets.CSVConfig) { c.K, c.KNN, c.IDsFile = 10, knn.KNNExact, ids })
+			return exitOf(t, RunGraph, &GraphOptions{Pool: pool, Out: out}, func(e *Env) { e.CacheDir = cache })
+		}
+	}
+	observed := func(file string) func(*ASSuggestOptions) { return func(o *ASSuggestOptions) { o.Observed = file } }
 	for i, c := range []struct {
-		args []string
+		name string
+		run  func(cache string) (code int, stdout, msg string)
 		want string
 	}{
-		{suggest("--observed", missing), "nosuch.csv: no such file"},
-		{suggest("--observed", badHeader), `bad_header.csv: header`},
-		{suggest("--observed", badLabel), "bad_label.csv: line 3: label"},
-		{suggest("--observed", obs, "--pending", missing), "nosuch.csv: no such file"},
-		{suggest("--observed", obs, "--pending", badPending), "bad_pending.csv: header"},
-		{suggest("--ids", missing), "nosuch.csv: no such file"},
-		{[]string{"graph", "--pool", pool, "--k", "10", "--knn", "exact", "--ids", missing, "--out", filepath.Join(dir, "w.npz")}, "nosuch.csv: no such file"},
-		{[]string{"graph", "--pool", pool, "--k", "10", "--knn", "exact", "--out", filepath.Join(dir, "nodir", "w.npz")}, "nodir: the folder of"},
+		{"as suggest --observed nosuch.csv", suggest("", observed(missing)), "nosuch.csv: no such file"},
+		{"as suggest --observed bad_header.csv", suggest("", observed(badHeader)), `bad_header.csv: header`},
+		{"as suggest --observed bad_label.csv", suggest("", observed(badLabel)), "bad_label.csv: line 3: label"},
+		{"as suggest --pending nosuch.csv", suggest("", func(o *ASSuggestOptions) { o.Observed, o.Pending = obs, missing }), "nosuch.csv: no such file"},
+		{"as suggest --pending bad_pending.csv", suggest("", func(o *ASSuggestOptions) { o.Observed, o.Pending = obs, badPending }), "bad_pending.csv: header"},
+		{"as suggest --ids nosuch.csv", suggest(missing, func(*ASSuggestOptions) {}), "nosuch.csv: no such file"},
+		{"graph --ids nosuch.csv", graph(missing, filepath.Join(dir, "w.npz")), "nosuch.csv: no such file"},
+		{"graph --out nodir/w.npz", graph("", filepath.Join(dir, "nodir", "w.npz")), "nodir: the folder of"},
 	} {
 		cache := filepath.Join(dir, "cache"+strconv.Itoa(i))
-		code, stdout, stderr := qvsCmd(t, append(c.args, "--cache-dir", cache)...)
+		code, stdout, stderr := c.run(cache)
 		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 naming %q", c.args, code, stdout, stderr, c.want)
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 naming %q", c.name, code, stdout, stderr, c.want)
 		}
 		if strings.Contains(stderr, "reading "+pool) || strings.Contains(stderr, "kNN graph") {
-			t.Errorf("%v: the pool was loaded before the error:\n%s", c.args, stderr)
+			t.Errorf("%s: the pool was loaded before the error:\n%s", c.name, stderr)
 		}
 		if entries, _ := os.ReadDir(filepath.Join(cache, "knn")); len(entries) > 0 {
-			t.Errorf("%v: a graph was cached before the error", c.args)
+			t.Errorf("%s: a graph was cached before the error", c.name)
 		}
 	}
 	// The control: good files build and cache the graph.
 	cache := filepath.Join(dir, "cache-good")
-	code, stdout, stderr := qvsCmd(t, suggest("--observed", obs, "--ids", idsPath, "--cache-dir", cache)...)
+	code, stdout, stderr := suggest(idsPath, observed(obs))(cache)
 	if code != 0 || stdout == "" || !strings.Contains(stderr, "kNN graph") {
 		t.Fatalf("good files: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -88,7 +108,15 @@ func TestDiscreteSuggestChecksFilesFirst(t *testing.T) {
 	kernel := testutil.WriteFile(t, dir, "K.npy", "not a npy file")
 	missing := filepath.Join(dir, "nosuch.csv")
 	for _, flag := range []string{"--observed", "--ids"} {
-		code, stdout, stderr := qvsCmd(t, "bayesopt", "suggest", "--kernel", kernel, flag, missing, "--batch", "1")
+		// bayesopt suggest --kernel K.npy FLAG nosuch.csv --batch 1
+		code, stdout, stderr := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Discrete.Kernel, o.OnKernel, o.Batch = kernel, true, 1
+			if flag == "--observed" {
+				o.Observed = missing
+			} else {
+				o.Discrete.IDs, o.DiscreteFlags = missing, []string{"ids"}
+			}
+		}))
 		if code != ExitRuntime || stdout != "" || !strings.Contains(stderr, "nosuch.csv: no such file") || strings.Contains(stderr, "K.npy") {
 			t.Errorf("%s missing: exit %d, stdout %q, stderr %q; want exit 1 naming nosuch.csv, not K.npy", flag, code, stdout, stderr)
 		}

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
+	"github.com/qvs-dev/qvs/internal/knn"
+	"github.com/qvs-dev/qvs/internal/search"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -40,11 +43,10 @@ func TestGraphProgressPhases(t *testing.T) {
 	var files [2][]byte
 	for q, quiet := range []bool{false, true} {
 		out := filepath.Join(dir, "w.npz")
-		args := []string{"graph", "--pool", pool, "--k", "5", "--knn", "approx", "--out", out, "--cache-dir", filepath.Join(dir, fmt.Sprint("cache", q))}
-		if quiet {
-			args = append(args, "--quiet")
-		}
-		code, stdout, stderr := qvsCmd(t, args...)
+		// graph --pool pool.npy --k 5 --knn approx --out w.npz [--quiet]
+		code, stdout, stderr := exitOf(t, RunGraph, &GraphOptions{Pool: csvPool(pool, func(c *datasets.CSVConfig) {
+			c.K, c.KNN = 5, knn.KNNApprox
+		}), Out: out}, func(e *Env) { e.CacheDir, e.Quiet = filepath.Join(dir, fmt.Sprint("cache", q)), quiet })
 		if code != 0 || stdout != "" {
 			t.Fatalf("quiet %v: exit %d, stdout %q, stderr %s", quiet, code, stdout, stderr)
 		}
@@ -96,11 +98,12 @@ func TestGraphProgressPhases(t *testing.T) {
 	obs := testutil.WriteFile(t, dir, "obs.csv", "index,label\n0,1\n1,0\n")
 	var outs [2]string
 	for q, quiet := range []bool{false, true} {
-		args := []string{"as", "suggest", "--pool", pool, "--k", "5", "--knn", "approx", "--observed", obs, "--batch", "3", "--cache-dir", filepath.Join(dir, fmt.Sprint("as-cache", q))}
-		if quiet {
-			args = append(args, "--quiet")
-		}
-		code, stdout, stderr := qvsCmd(t, args...)
+		// as suggest --pool pool.npy --k 5 --knn approx --observed obs.csv --batch 3 [--quiet]
+		code, stdout, stderr := exitOf(t, RunASSuggest, suggestOn(csvPool(pool, func(c *datasets.CSVConfig) {
+			c.K, c.KNN = 5, knn.KNNApprox
+		}), func(o *ASSuggestOptions, _ *search.Protocol) {
+			o.Observed, o.Batch = obs, 3
+		}), func(e *Env) { e.CacheDir, e.Quiet = filepath.Join(dir, fmt.Sprint("as-cache", q)), quiet })
 		if code != 0 {
 			t.Fatalf("as suggest: exit %d: %s", code, stderr)
 		}
@@ -136,7 +139,10 @@ func TestGraphStepsNotTerminal(t *testing.T) {
 	var sizes [2]int
 	for i, frames := range []bool{false, true} {
 		stepFrames = func(io.Writer) bool { return frames }
-		code, _, stderr := qvsCmd(t, "graph", "--pool", pool, "--k", "10", "--knn", "approx", "--out", filepath.Join(dir, "w.npz"), "--cache-dir", filepath.Join(dir, fmt.Sprint("c", i)))
+		code, _, stderr := exitOf(t, RunGraph, &GraphOptions{Pool: csvPool(pool, func(c *datasets.CSVConfig) {
+			c.K = 10
+			c.KNN = "approx"
+		}), Out: filepath.Join(dir, "w.npz")}, func(e *Env) { e.CacheDir = filepath.Join(dir, fmt.Sprint("c", i)) })
 		if code != 0 {
 			t.Fatalf("graph: exit %d: %s", code, stderr)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/testutil"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // TestScoreGroupColumn: score --group-column scores each
@@ -39,8 +40,16 @@ func TestScoreGroupColumn(t *testing.T) {
 		}
 	}
 	path := testutil.WriteFile(t, dir, "points.csv", all.String())
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
-		"--embedding-kernel", "rbf", "--q", "1,inf", "--format", "csv"))
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = path
+		o.Items.IDColumn = "name"
+		o.Items.Emb.GroupColumn = "kind"
+		o.Items.Emb.QualityColumn = "quality"
+		o.Items.Emb.Kernel = "rbf"
+		o.Orders = vendi.Orders{1, vendi.OrderInf}
+		o.Format.Value = FormatCSV
+		o.Items.EmbFlags = []string{"group-column", "quality-column", "embedding-kernel"}
+	}))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -66,7 +75,11 @@ func TestScoreGroupColumn(t *testing.T) {
 			t.Errorf("group %s: qvs_q1 %s, want 0.75 x %s", name, rec[4], rec[2])
 		}
 		own := testutil.WriteFile(t, dir, name+".csv", files[name].String())
-		code, out1, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", own, "--embedding-kernel", "rbf", "--length-scale", m[1], "--q", "1", "--format", "csv"))
+		code, out1, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			o.Items.Embeddings, o.Items.Emb.Kernel, o.Items.Emb.LengthScale = own, "rbf", num(m[1])
+			o.Orders, o.Format.Value = vendi.Orders{1}, FormatCSV
+			o.Items.EmbFlags = []string{"embedding-kernel", "length-scale"}
+		}))
 		if code != 0 {
 			t.Fatalf("%s alone: exit %d: %s", name, code, stderr)
 		}
@@ -80,7 +93,13 @@ func TestScoreGroupColumn(t *testing.T) {
 	// The per-file median heuristic: both groups alike (the wrong answer).
 	perFile := map[string]float64{}
 	for name := range files {
-		_, out1, _ := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, name+".csv", files[name].String()), "--embedding-kernel", "rbf", "--q", "1", "--format", "csv"))
+		_, out1, _ := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			o.Items.Embeddings = testutil.WriteFile(t, dir, name+".csv", files[name].String())
+			o.Items.Emb.Kernel = "rbf"
+			o.Orders = vendi.Orders{1}
+			o.Format.Value = FormatCSV
+			o.Items.EmbFlags = []string{"embedding-kernel"}
+		}))
 		perFile[name] = lastVS(out1)
 	}
 	if math.Abs(perFile["spread"]-perFile["tight"]) > 1e-9 {
@@ -88,8 +107,16 @@ func TestScoreGroupColumn(t *testing.T) {
 	}
 
 	// JSON: one document with every group.
-	code, out, _ = exitOf(t, RunScore, scoreArgs(t, "--embeddings", path, "--id-column", "name", "--group-column", "kind", "--quality-column", "quality",
-		"--embedding-kernel", "rbf", "--q", "1", "--format", "json"))
+	code, out, _ = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = path
+		o.Items.IDColumn = "name"
+		o.Items.Emb.GroupColumn = "kind"
+		o.Items.Emb.QualityColumn = "quality"
+		o.Items.Emb.Kernel = "rbf"
+		o.Orders = vendi.Orders{1}
+		o.Format.Value = FormatJSON
+		o.Items.EmbFlags = []string{"group-column", "quality-column", "embedding-kernel"}
+	}))
 	var doc struct {
 		N      int     `json:"n"`
 		Scale  float64 `json:"length_scale"`
@@ -109,19 +136,41 @@ func TestScoreGroupColumn(t *testing.T) {
 	// Errors.
 	k := testutil.WriteFile(t, dir, "K.csv", testutil.Kernel3)
 	for _, tc := range []struct {
-		args []string
+		name string
+		set  func(*ScoreOptions)
 		code int
 		want string
 	}{
-		{[]string{"--kernel", k, "--group-column", "kind"}, 2, "--group-column applies to --embeddings"},
-		{[]string{"--embeddings", path, "--group-column", "cultivar"}, 1, `--group-column: no column "cultivar"`},
-		{[]string{"--embeddings", path, "--group-column", "name", "--id-column", "name"}, 1, `column "name" is both the id column and the group column`},
-		{[]string{"--embeddings", testutil.WriteFile(t, dir, "nohead.csv", "1,2\n3,4\n"), "--group-column", "g"}, 2, "--group-column names a header column, and"},
-		{[]string{"--embeddings", testutil.WriteFile(t, dir, "g.csv", "g,x\na,1\n,2\n"), "--group-column", "g"}, 1, `line 3: the group column "g" is empty`},
+		{"--kernel FILE --group-column kind", func(o *ScoreOptions) {
+			o.Items.Kernel = k
+			o.Items.Emb.GroupColumn = "kind"
+			o.Items.EmbFlags = []string{"group-column"}
+		}, 2, "--group-column applies to --embeddings"},
+		{"--embeddings FILE --group-column cultivar", func(o *ScoreOptions) {
+			o.Items.Embeddings = path
+			o.Items.Emb.GroupColumn = "cultivar"
+			o.Items.EmbFlags = []string{"group-column"}
+		}, 1, `--group-column: no column "cultivar"`},
+		{"--embeddings FILE --group-column name --id-column name", func(o *ScoreOptions) {
+			o.Items.Embeddings = path
+			o.Items.Emb.GroupColumn = "name"
+			o.Items.IDColumn = "name"
+			o.Items.EmbFlags = []string{"group-column"}
+		}, 1, `column "name" is both the id column and the group column`},
+		{"--embeddings nohead.csv --group-column g", func(o *ScoreOptions) {
+			o.Items.Embeddings = testutil.WriteFile(t, dir, "nohead.csv", "1,2\n3,4\n")
+			o.Items.Emb.GroupColumn = "g"
+			o.Items.EmbFlags = []string{"group-column"}
+		}, 2, "--group-column names a header column, and"},
+		{"--embeddings g.csv --group-column g", func(o *ScoreOptions) {
+			o.Items.Embeddings = testutil.WriteFile(t, dir, "g.csv", "g,x\na,1\n,2\n")
+			o.Items.Emb.GroupColumn = "g"
+			o.Items.EmbFlags = []string{"group-column"}
+		}, 1, `line 3: the group column "g" is empty`},
 	} {
-		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, tc.args...))
+		code, out, stderr := exitOf(t, RunScore, scoreOpts(tc.set))
 		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, stderr, tc.code, tc.want)
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d and %q", tc.name, code, out, stderr, tc.code, tc.want)
 		}
 	}
 }

@@ -21,24 +21,73 @@ func TestDenseEigNotice(t *testing.T) {
 	emb := testutil.WriteFile(t, dir, "X.csv", "1,0\n0,1\n1,1\n2,1\n") // 4 rows, 2 dimensions
 	for _, c := range []struct {
 		name string
-		args []string
+		run  func(*testing.T) (code int, stdout, msg string)
 		want string // "" = no notice
 	}{
-		{"kernel at the threshold", []string{"score", "--kernel", k3}, "eigendecomposing the 3 x 3 kernel (dense"},
-		{"kernel below", []string{"score", "--kernel", k2}, ""},
-		{"quiet", []string{"score", "--kernel", k3, "--quiet"}, ""},
-		{"rbf: n x n", []string{"score", "--embeddings", emb, "--embedding-kernel", "rbf", "--length-scale", "1"}, "eigendecomposing the 4 x 4 rbf kernel (dense"},
+		{"kernel at the threshold", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = k3 }))
+		}, "eigendecomposing the 3 x 3 kernel (dense"},
+		{"kernel below", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = k2 }))
+		}, ""},
+		{"quiet", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Kernel = k3 }), beQuiet)
+		}, ""},
+		{"rbf: n x n", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Embeddings = emb
+				o.Items.Emb.Kernel = "rbf"
+				o.Items.Emb.LengthScale = 1
+				o.Items.EmbFlags = []string{"embedding-kernel", "length-scale"}
+			}))
+		}, "eigendecomposing the 4 x 4 rbf kernel (dense"},
 		// cosine and linear use the d x d Gram of the 2 dimensions.
-		{"cosine: d x d", []string{"score", "--embeddings", emb}, ""},
-		{"linear: d x d", []string{"score", "--embeddings", emb, "--embedding-kernel", "linear"}, ""},
-		{"select k at the threshold", []string{"select", "--kernel", k3, "--k", "3"}, "of order up to 3 (dense"},
-		{"select k below", []string{"select", "--kernel", k3, "--k", "2"}, ""},
-		{"select prefix counts", []string{"select", "--kernel", k3, "--k", "1", "--prefix", "0,1"}, "of order up to 3 (dense"},
-		{"select quiet", []string{"select", "--kernel", k3, "--k", "3", "--quiet"}, ""},
-		{"select on a Gram", []string{"select", "--embeddings", emb, "--embedding-kernel", "linear", "--k", "3"}, ""},
+		{"cosine: d x d", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) { o.Items.Embeddings = emb }))
+		}, ""},
+		{"linear: d x d", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+				o.Items.Embeddings = emb
+				o.Items.Emb.Kernel = "linear"
+				o.Items.EmbFlags = []string{"embedding-kernel"}
+			}))
+		}, ""},
+		{"select k at the threshold", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.K = 3
+			}))
+		}, "of order up to 3 (dense"},
+		{"select k below", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.K = 2
+			}))
+		}, ""},
+		{"select prefix counts", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.K = 1
+				o.Prefix = "0,1"
+			}))
+		}, "of order up to 3 (dense"},
+		{"select quiet", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Kernel = k3
+				o.K = 3
+			}), beQuiet)
+		}, ""},
+		{"select on a Gram", func(t *testing.T) (int, string, string) {
+			return exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+				o.Items.Embeddings = emb
+				o.Items.Emb.Kernel = "linear"
+				o.K = 3
+				o.Items.EmbFlags = []string{"embedding-kernel"}
+			}))
+		}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := itemsCmd(t, c.args...)
+			code, stdout, stderr := c.run(t)
 			if code != ExitOK || stdout == "" {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}

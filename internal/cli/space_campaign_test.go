@@ -198,8 +198,17 @@ func TestBayesoptSuggestReadsRunRecords(t *testing.T) {
 			if err := os.WriteFile(head, []byte(b.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, errs := boSuggestCmd(t, "--space", sp, "--observed", head, "--init", "10", "--batch", "5",
-				"--method", run.method, "--q", "1", "--seed", "3", "--candidates", "60", "--minimize")
+			code, stdout, errs := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+				o.Continuous.Space = sp
+				o.Observed = head
+				o.Init, o.InitGiven = 10, true
+				o.Batch = 5
+				o.Method = run.method
+				o.Q = 1
+				o.Continuous.Candidates = 60
+				o.Continuous.Minimize = true
+				o.ContinuousFlags = []string{"candidates", "minimize"}
+			}), func(e *Env) { e.Seed, e.SeedSet = 3, true })
 			if code != ExitOK {
 				t.Fatalf("%s, N = %d: exit %d: %s", run.key, n, code, errs)
 			}

@@ -121,7 +121,10 @@ direction: minimize
 	}
 	// The records continue with suggest as a campaign's would: the space's
 	// direction applies there too (a run's records are read as maximised).
-	code, sug, errs := boSuggestCmd(t, "--space", filepath.Join(dir, "svc.yaml"), "--observed", filepath.Join(out, "runs", "qvs-q1-r00.csv"), "--seed", "1")
+	code, sug, errs := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+		o.Continuous.Space = filepath.Join(dir, "svc.yaml")
+		o.Observed = filepath.Join(out, "runs", "qvs-q1-r00.csv")
+	}), func(e *Env) { e.Seed, e.SeedSet = 1, true })
 	if code != ExitOK || !strings.HasPrefix(sug, "rank,kernel,degree,C,region\n") || strings.Count(sug, "\n") != 6 {
 		t.Errorf("suggest on the records: exit %d\n%s\n%s", code, sug, errs)
 	}
@@ -169,7 +172,10 @@ direction: minimize
 			b.WriteString(strings.Join(r, ",") + "\n")
 		}
 		head := testutil.WriteFile(t, dir, "head.csv", b.String())
-		code, stdout, errs := boSuggestCmd(t, "--space", sp, "--observed", head, "--seed", "3")
+		code, stdout, errs := exitOf(t, RunBOSuggest, boSuggestOpts(func(o *BOSuggestOptions) {
+			o.Continuous.Space = sp
+			o.Observed = head
+		}), func(e *Env) { e.Seed, e.SeedSet = 3, true })
 		if code != ExitOK {
 			t.Fatalf("N = %d: exit %d: %s", n, code, errs)
 		}

@@ -46,20 +46,36 @@ func TestScoreSelectTanimoto(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		args []string
+		set  func(*ItemsOptions) // after --embedding-kernel tanimoto --id-column name
 		sim  func(i, j int) float64
 	}{
-		{"bits", []string{"--embeddings", testutil.WriteFile(t, dir, "b.csv", bitsCSV.String()), "--fingerprint-column", "fp"}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
-		{"hex", []string{"--embeddings", testutil.WriteFile(t, dir, "h.csv", hexCSV.String()), "--fingerprint-column", "fp", "--fingerprint-format", "hex"}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
-		{"counts", []string{"--embeddings", testutil.WriteFile(t, dir, "c.csv", countCSV.String())}, func(i, j int) float64 { return minMax(counts[i], counts[j]) }},
+		{"bits", func(o *ItemsOptions) { // --embeddings b.csv --fingerprint-column fp
+			o.Embeddings, o.Emb.FingerprintColumn = testutil.WriteFile(t, dir, "b.csv", bitsCSV.String()), "fp"
+			o.EmbFlags = append(o.EmbFlags, "fingerprint-column")
+		}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
+		{"hex", func(o *ItemsOptions) { // --embeddings h.csv --fingerprint-column fp --fingerprint-format hex
+			o.Embeddings, o.Emb.FingerprintColumn, o.Emb.FingerprintFormat = testutil.WriteFile(t, dir, "h.csv", hexCSV.String()), "fp", "hex"
+			o.EmbFlags = append(o.EmbFlags, "fingerprint-column", "fingerprint-format")
+		}, func(i, j int) float64 { return testutil.TextTanimoto(fps[i], fps[j]) }},
+		{"counts", func(o *ItemsOptions) { // --embeddings c.csv
+			o.Embeddings = testutil.WriteFile(t, dir, "c.csv", countCSV.String())
+		}, func(i, j int) float64 { return minMax(counts[i], counts[j]) }},
 	} {
+		// --embedding-kernel tanimoto --id-column name, then c's flags.
+		items := func(o *ItemsOptions) {
+			o.Emb.Kernel, o.IDColumn, o.EmbFlags = "tanimoto", "name", []string{"embedding-kernel"}
+			c.set(o)
+		}
 		K := mat.NewSymDense(len(fps), nil)
 		for i := range fps {
 			for j := i; j < len(fps); j++ {
 				K.SetSym(i, j, c.sim(i, j))
 			}
 		}
-		code, out, stderr := exitOf(t, RunScore, scoreArgs(t, append([]string{"--embedding-kernel", "tanimoto", "--id-column", "name", "--q", "0.5,1,inf", "--format", "csv"}, c.args...)...))
+		code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+			items(&o.Items)
+			o.Orders, o.Format.Value = vendi.Orders{0.5, 1, vendi.OrderInf}, FormatCSV
+		}))
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
 		}
@@ -73,7 +89,10 @@ func TestScoreSelectTanimoto(t *testing.T) {
 		}
 		// select: the first pick of VS_1 ties (every singleton is 1) to
 		// row 0; the second is the item least similar to it.
-		code, out, stderr = exitOf(t, RunSelect, selectArgs(t, append([]string{"--embedding-kernel", "tanimoto", "--id-column", "name", "--k", "2", "--format", "csv"}, c.args...)...))
+		code, out, stderr = exitOf(t, RunSelect, selectOpts(func(o *SelectOptions) {
+			items(&o.Items)
+			o.K, o.Format.Value = 2, FormatCSV
+		}))
 		best, bestV := -1, math.Inf(-1)
 		for j := 1; j < len(fps); j++ {
 			sub := mat.NewSymDense(2, []float64{1, K.At(0, j), K.At(0, j), 1})
@@ -85,12 +104,23 @@ func TestScoreSelectTanimoto(t *testing.T) {
 			t.Errorf("%s select: exit %d, %q (want pick %d), %s", c.name, code, out, best, stderr)
 		}
 	}
-	code, out, stderr := exitOf(t, RunScore, scoreArgs(t, "--embeddings", testutil.WriteFile(t, dir, "b2.csv", bitsCSV.String()), "--id-column", "name", "--fingerprint-column", "fp"))
+	code, out, stderr := exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = testutil.WriteFile(t, dir, "b2.csv", bitsCSV.String())
+		o.Items.IDColumn = "name"
+		o.Items.Emb.FingerprintColumn = "fp"
+		o.Items.EmbFlags = []string{"fingerprint-column"}
+	}))
 	if code != 2 || out != "" || !strings.Contains(stderr, "--fingerprint-column: fingerprints are compared by Tanimoto similarity: add --embedding-kernel tanimoto") {
 		t.Errorf("no tanimoto: exit %d, %q, %q", code, out, stderr)
 	}
 	bad := testutil.WriteFile(t, dir, "bad.csv", "name,fp\na,0101\nb,01x1\n")
-	code, out, stderr = exitOf(t, RunScore, scoreArgs(t, "--embeddings", bad, "--id-column", "name", "--fingerprint-column", "fp", "--embedding-kernel", "tanimoto"))
+	code, out, stderr = exitOf(t, RunScore, scoreOpts(func(o *ScoreOptions) {
+		o.Items.Embeddings = bad
+		o.Items.IDColumn = "name"
+		o.Items.Emb.FingerprintColumn = "fp"
+		o.Items.Emb.Kernel = "tanimoto"
+		o.Items.EmbFlags = []string{"fingerprint-column", "embedding-kernel"}
+	}))
 	if code != 1 || out != "" || !strings.Contains(stderr, bad+`: line 3, column "fp" (--fingerprint-column), format bits: character 3 is "x"`) {
 		t.Errorf("bad fingerprint: exit %d, %q, %q", code, out, stderr)
 	}

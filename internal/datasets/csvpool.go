@@ -318,8 +318,8 @@ func (p *Pool) buildGraph(cfg CSVConfig, cacheDir string, opt knn.GraphOptions) 
 	if info.CacheNote != "" {
 		p.Notes = append(p.Notes, info.CacheNote)
 	}
-	if note := lowRecallNote(cfg.K, info); note != "" {
-		p.Notes = append(p.Notes, note)
+	if w := lowRecallNote(cfg.K, info); w != "" {
+		p.Warnings = append(p.Warnings, w)
 	}
 	return nil
 }

@@ -42,8 +42,12 @@ type Pool struct {
 
 	// Notes are what the loader decided about the input that the user
 	// should hear (an unnamed column read as the row index or the ids), one
-	// line each; commands print them on stderr.
+	// line each; commands print them on stderr, not under --quiet.
 	Notes []string
+	// Warnings say what may make the results wrong (an approximate kNN
+	// graph whose measured recall is below knn.MinApproxRecall), one line
+	// each; commands print them on stderr even under --quiet.
+	Warnings []string
 }
 
 // Len is the number of items.

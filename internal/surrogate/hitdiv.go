@@ -26,6 +26,13 @@ import (
 // p_c r_c): one kernel row per pick, as greedyQ2.
 const HistoryExpected = "expected"
 
+// HistoryGain: as HistoryExpected, but each pick is the candidate c of
+// largest quality_c · (VS_2^w(H ∪ S ∪ {c at weight 1}) − VS_2^w(H ∪ S)):
+// its quality times the gain in the expected hit set's VS_2 if c is a hit
+// (under HitPower 1 and quality 1, the expected gain p_c · ΔVS_2); c then
+// joins S at weight p_c.
+const HistoryGain = "gain"
+
 // hitWeights returns p_i = Pr(f_i ≥ τ) of the members under the GP
 // posterior (standardised τ = a.tau).
 func hitWeights(model *Model, a *acquirer, members []int) []float64 {
@@ -50,7 +57,7 @@ func expectedHitsBatch(model *Model, a *acquirer, members []int, quality []float
 			quality[t] *= math.Pow(w[t], req.HitPower)
 		}
 	}
-	picks, values := greedyHitsQ2(model.kern, members, quality, w, len(req.Pending), req.Batch, req.history)
+	picks, values := greedyHitsQ2(model.kern, members, quality, w, len(req.Pending), req.Batch, req.history, req.History == HistoryGain)
 	for t, c := range picks {
 		res.Picks = append(res.Picks, members[c])
 		res.Quality = append(res.Quality, quality[c])
@@ -63,7 +70,7 @@ func expectedHitsBatch(model *Model, a *acquirer, members []int, quality []float
 // candidate of largest J(S ∪ {c}), ties within vendi.TieTol to the lowest
 // member position; values are J after each pick. weight[m] is member m's
 // weight, hits (pool items, not members) weigh 1.
-func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, P, b int, hits []int) (picks []int, values []float64) {
+func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, P, b int, hits []int, gain bool) (picks []int, values []float64) {
 	L := len(members)
 	r := make([]float64, L) // Σ_{j∈T} w_j k(c, j)², T = hits ∪ S
 	in := make([]bool, L)
@@ -111,6 +118,14 @@ func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, 
 				vs = (W + w) * (W + w) / f
 			}
 			v := (Q + quality[c]) / float64(s+1) * vs
+			if gain {
+				// quality × the gain in VS_2^w if c is a hit
+				vs0 := 0.0
+				if F > 0 {
+					vs0 = W * W / F
+				}
+				v = quality[c] * ((W+1)*(W+1)/(F+1+2*r[c]) - vs0)
+			}
 			if best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
 				best, bestV = c, v
 			}

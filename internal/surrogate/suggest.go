@@ -226,7 +226,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	for t, v := range y {
 		if v >= tau {
 			res.Hits++
-			if req.History == historyHits || req.History == HistoryExpected {
+			if req.History == historyHits || req.History == HistoryExpected || req.History == HistoryGain {
 				req.history = append(req.history, obs[t])
 			}
 		}
@@ -302,7 +302,7 @@ func (req *Request) defaults() error {
 	}
 	switch req.History {
 	case "", historyNone, historyHits, historyAll:
-	case HistoryExpected:
+	case HistoryExpected, HistoryGain:
 		if req.Method == MethodQVS && (req.Q != 2 || req.Diversity != diversityDense) {
 			return fmt.Errorf("surrogate: history %q needs q = 2 and the dense diversity kernel", req.History)
 		}
@@ -542,7 +542,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		}
 		return nil
 	}
-	if req.History == HistoryExpected {
+	if req.History == HistoryExpected || req.History == HistoryGain {
 		expectedHitsBatch(model, a, members, quality, req, res)
 		return nil
 	}

@@ -168,6 +168,10 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 			s.GPKernel = v
 		case "diversity":
 			s.Diversity = v
+		case "history":
+			s.History = v
+		case "hit-power":
+			s.HitPower = num()
 		case "candidates":
 			s.Candidates, s.CandidatesGiven = integer(), true
 		default:
@@ -179,7 +183,7 @@ func asSuggestArgs(t *testing.T, env *Env, args ...string) *ASSuggestOptions {
 		switch f {
 		case "prior", "threshold", "beta", "lambda", "fantasy", "remaining":
 			o.LabelFlags = append(o.LabelFlags, f)
-		case "hit-threshold", "hit-top-fraction", "acquisition", "ucb-beta", "gp-kernel", "diversity", "candidates":
+		case "hit-threshold", "hit-top-fraction", "acquisition", "ucb-beta", "gp-kernel", "diversity", "history", "hit-power", "candidates":
 			o.ScoreFlags = append(o.ScoreFlags, f)
 		}
 	}

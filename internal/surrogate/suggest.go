@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -47,6 +48,10 @@ const (
 	historyHits = "hits"
 	historyAll  = "all"
 )
+
+// Histories lists Request.History's values in help order (HistoryExpected
+// and HistoryGain: hitdiv.go).
+var Histories = []string{historyNone, historyHits, historyAll, HistoryExpected, HistoryGain}
 
 // Defaults chosen by measurement (doc.go).
 const (
@@ -100,7 +105,9 @@ type Request struct {
 	QualityPower float64
 	QualityRank  bool
 	// History: scored items in the diversity term of MethodQVS (q = 2,
-	// dense): historyNone, historyHits (the scored hits) or historyAll.
+	// dense): historyNone, historyHits (the scored hits) or historyAll;
+	// or the diversity of the expected hit set, HistoryExpected or
+	// HistoryGain ("" = none).
 	History string
 	// HitPower a: under HistoryExpected, each quality times p^a, p the
 	// item's hit probability (0: the acquisition's quality alone).
@@ -307,7 +314,7 @@ func (req *Request) defaults() error {
 			return fmt.Errorf("surrogate: history %q needs q = 2 and the dense diversity kernel", req.History)
 		}
 	default:
-		return fmt.Errorf("surrogate: unknown history %q, expected none, hits, all or expected", req.History)
+		return fmt.Errorf("surrogate: unknown history %q, expected one of %s", req.History, strings.Join(Histories, ", "))
 	}
 	switch {
 	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):

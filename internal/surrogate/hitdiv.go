@@ -2,8 +2,6 @@ package surrogate
 
 import (
 	"math"
-
-	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // HistoryExpected is the History value aimed at the diversity of the hits
@@ -103,39 +101,21 @@ func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, 
 			r[c] += w * v * v
 		}
 	}
-	for m := 0; m < P; m++ {
-		add(m)
-	}
-	for t := 0; t < b; t++ {
-		best, bestV := -1, math.Inf(-1)
-		for c := P; c < L; c++ {
-			if in[c] {
-				continue
+	value := func(c int) float64 {
+		w := weight[c]
+		if gain {
+			// quality × the gain in VS_2^w if c is a hit
+			vs0 := 0.0
+			if F > 0 {
+				vs0 = W * W / F
 			}
-			w := weight[c]
-			vs := 0.0
-			if f := F + w*w + 2*w*r[c]; f > 0 {
-				vs = (W + w) * (W + w) / f
-			}
-			v := (Q + quality[c]) / float64(s+1) * vs
-			if gain {
-				// quality × the gain in VS_2^w if c is a hit
-				vs0 := 0.0
-				if F > 0 {
-					vs0 = W * W / F
-				}
-				v = quality[c] * ((W+1)*(W+1)/(F+1+2*r[c]) - vs0)
-			}
-			if best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
-				best, bestV = c, v
-			}
+			return quality[c] * ((W+1)*(W+1)/(F+1+2*r[c]) - vs0)
 		}
-		if best < 0 {
-			break
+		vs := 0.0
+		if f := F + w*w + 2*w*r[c]; f > 0 {
+			vs = (W + w) * (W + w) / f
 		}
-		add(best)
-		picks = append(picks, best)
-		values = append(values, bestV)
+		return (Q + quality[c]) / float64(s+1) * vs
 	}
-	return picks, values
+	return greedyLoop(L, P, b, in, value, add)
 }

@@ -74,16 +74,7 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 		hp        float64
 	}{{HistoryExpected, acqUCB, 0}, {HistoryExpected, acqUCB, 1}, {HistoryExpected, acqPHit, 0}, {HistoryExpected, acqUCB, 0.5}, {HistoryGain, acqUCB, 1}, {HistoryGain, acqPHit, 0}} {
 		pool, obs, y, _ := scoredPool(11, 40, 14)
-		scored := map[int]bool{}
-		for _, i := range obs {
-			scored[i] = true
-		}
-		var free []int
-		for i := 0; i < 40; i++ {
-			if !scored[i] {
-				free = append(free, i)
-			}
-		}
+		free := slices.DeleteFunc(seq(40), func(i int) bool { return slices.Contains(obs, i) })
 		pending := free[:2]
 		free = free[2:]
 		const b = 5
@@ -148,6 +139,15 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seq is 0, 1, ..., n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // greedyHitsQ2 with zero weights: an item of weight 0 leaves VS_2^w as it

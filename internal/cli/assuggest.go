@@ -71,6 +71,8 @@ type ScoreSettings struct {
 	UCBBeta             float64
 	GPKernel            string
 	Diversity           string
+	History             string
+	HitPower            float64
 	Candidates          int
 	CandidatesGiven     bool
 }
@@ -87,7 +89,7 @@ func defaultLabelSettings() LabelSettings {
 
 func defaultScoreSettings() ScoreSettings {
 	return ScoreSettings{HitTopFraction: surrogate.DefaultHitTopFraction, Acquisition: surrogate.DefaultAcquisition,
-		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity}
+		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity, History: "none"}
 }
 
 // onlyWith refuses the first of flags, given, that applies only with kind.
@@ -237,6 +239,12 @@ func (o *ASSuggestOptions) checkScored() error {
 		return Usagef("give --hit-threshold or --hit-top-fraction, not both")
 	case s.HitThresholdGiven && (math.IsNaN(s.HitThreshold) || math.IsInf(s.HitThreshold, 0)):
 		return Usagef("--hit-threshold %v: expected a finite number", s.HitThreshold)
+	case !slices.Contains(surrogate.Histories, s.History):
+		return Usagef("--history %q: expected one of %s", s.History, strings.Join(surrogate.Histories, ", "))
+	case !(s.HitPower >= 0) || math.IsInf(s.HitPower, 0):
+		return Usagef("--hit-power %v: expected a finite number >= 0", s.HitPower)
+	case s.History != "none" && o.Method == surrogate.MethodQVS && (s.Diversity != "dense" || (o.QGiven && o.Q != 2)):
+		return Usagef("--history %s: needs --q 2 and --diversity dense", s.History)
 	case s.Candidates < 0 || (s.CandidatesGiven && s.Candidates < o.Batch):
 		return Usagef("--candidates %d: expected at least --batch %d", s.Candidates, o.Batch)
 	}
@@ -296,7 +304,7 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 		Minimize: s.Minimize, Pending: pending, Batch: o.Batch, Method: o.Method,
 		Acquisition: s.Acquisition, Beta: s.UCBBeta, Q: o.Q, Seed: proto.Seed,
 		HitThreshold: s.HitThreshold, HasHitThreshold: s.HitThresholdGiven, HitTopFraction: s.HitTopFraction,
-		Kernel: s.GPKernel, Diversity: s.Diversity, Candidates: s.Candidates, Workers: e.Workers,
+		Kernel: s.GPKernel, Diversity: s.Diversity, History: s.History, HitPower: s.HitPower, Candidates: s.Candidates, Workers: e.Workers,
 	}
 	if !o.QGiven {
 		req.Q = surrogate.DefaultQ

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/search"
+	"github.com/qvs-dev/qvs/internal/surrogate"
 	"github.com/qvs-dev/qvs/internal/testutil"
 )
 
@@ -159,6 +161,63 @@ func TestASSuggestScored(t *testing.T) {
 	}
 }
 
+// --history and --hit-power reach surrogate.Request: the batch is
+// surrogate.Suggest's on the same pool, scores and settings, which differs
+// from the batch without them.
+func TestASSuggestScoredHistory(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	o := scoredOptions(pool, obs)
+	cfg, proto, err := o.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := datasets.LoadWith(cfg, "", "", knn.GraphOptions{FeaturesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := func(history string, hp float64) []string {
+		req := surrogate.Request{Batch: o.Batch, Seed: proto.Seed, History: history, HitPower: hp, Workers: 1}
+		for _, i := range items {
+			req.Observed, req.Values = append(req.Observed, i), append(req.Values, score[i])
+		}
+		res, err := surrogate.Suggest(context.Background(), p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, i := range res.Picks {
+			out = append(out, strconv.Itoa(i))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		history string
+		hp      float64
+	}{{"expected", 2}, {"gain", 0}} {
+		want := direct(c.history, c.hp)
+		if slices.Equal(want, direct("none", 0)) || slices.Equal(want, direct(c.history, 0.5)) {
+			t.Fatalf("%s: the batch does not depend on the history or the hit power here: the test cannot fail", c.history)
+		}
+		o := scoredOptions(pool, obs)
+		o.Scores.History, o.Scores.HitPower = c.history, c.hp
+		err, out, _ := runCmd(t, RunASSuggest, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs") {
+			got = append(got, r[1])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("--history %s --hit-power %v: batch %v, surrogate.Suggest %v", c.history, c.hp, got, want)
+		}
+	}
+}
+
 // Bad scored input: exit 1 (file contents) or 2 (command line), stdout
 // empty, the message naming the file, line and column.
 func TestASSuggestScoredBadInput(t *testing.T) {
@@ -182,6 +241,10 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"label flag", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.LabelFlags = []string{"prior"} }, 2, "--prior applies only with 0/1 labels"},
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
+		{"unknown history", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History = "some" }, 2, "--history \"some\": expected one of none, hits, all, expected, gain"},
+		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Q, o.QGiven = "expected", 1, true }, 2, "--history expected: needs --q 2 and --diversity dense"},
+		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.Diversity = "gain", "knn" }, 2, "--history gain: needs"},
+		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = -1 }, 2, "--hit-power -1: expected a finite number >= 0"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)
 		o := scoredOptions(pool, f)

@@ -41,5 +41,11 @@
 // Settings measured for the diversity of the hits and left off by default
 // (docs/results.md has the figures): Request.QualityPower and QualityRank
 // (flatter or sharper qualities), History (scored items in greedyQ2's
-// diversity term), larger Candidates.
+// diversity term), larger Candidates, and the two settings aimed at the
+// diversity of the hits found rather than of the batch (History
+// HistoryExpected and HistoryGain, with HitPower): greedy qVS_2 whose Vendi
+// score is that of the expected hit set, the scored hits at weight 1 and
+// each candidate at its posterior probability of being a hit (see
+// HistoryExpected for the objective, HistoryGain for its expected-gain
+// form).
 package surrogate

@@ -57,6 +57,18 @@ func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int, hi
 			r[c] += v * v
 		}
 	}
+	value := func(c int) float64 {
+		// h = 0: the factor (s+h+1)/(s+1) is exactly 1
+		return (Q + quality[c]) * float64(s+h+1) / (F + 1 + 2*r[c]) * (float64(s+h+1) / float64(s+1))
+	}
+	return greedyLoop(L, P, b, in, value, add)
+}
+
+// greedyLoop adds the members 0..P-1 (the prefix), then makes b greedy
+// picks among the members P..L-1 not in yet: each the member of largest
+// value, ties within vendi.TieTol to the lowest position, recorded by add
+// (which must set in). values are the picks' values.
+func greedyLoop(L, P, b int, in []bool, value func(c int) float64, add func(m int)) (picks []int, values []float64) {
 	for m := 0; m < P; m++ {
 		add(m)
 	}
@@ -66,9 +78,7 @@ func greedyQ2(kern featureKernel, members []int, quality []float64, P, b int, hi
 			if in[c] {
 				continue
 			}
-			// h = 0: the factor (s+h+1)/(s+1) is exactly 1
-			v := (Q + quality[c]) * float64(s+h+1) / (F + 1 + 2*r[c]) * (float64(s+h+1) / float64(s+1))
-			if best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
+			if v := value(c); best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
 				best, bestV = c, v
 			}
 		}

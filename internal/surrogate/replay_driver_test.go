@@ -16,8 +16,8 @@ package surrogate
 //	R_MIN=1   lower is better;  R_SEEDS=1,2,3
 //	R_CONFIGS "greedy;qvs;qvs,hist=all,p=0.5": a method, then key=value
 //	          settings: acq, beta, q, c (candidates per batch), p
-//	          (QualityPower), rank (QualityRank), hist (History), div,
-//	          exact (MaxExact)
+//	          (QualityPower), rank (QualityRank), hist (History), hp
+//	          (HitPower), tau (HitTopFraction), div, exact (MaxExact)
 import (
 	"context"
 	"fmt"
@@ -132,6 +132,10 @@ func TestReplay(t *testing.T) {
 					req.History = v
 				case "div":
 					req.Diversity = v
+				case "hp":
+					req.HitPower = x
+				case "tau":
+					req.HitTopFraction = x
 				case "exact":
 					req.MaxExact = int(x)
 				default:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/datasets"
@@ -47,6 +48,10 @@ const (
 	historyHits = "hits"
 	historyAll  = "all"
 )
+
+// Histories lists Request.History's values in help order (HistoryExpected
+// and HistoryGain: hitdiv.go).
+var Histories = []string{historyNone, historyHits, historyAll, HistoryExpected, HistoryGain}
 
 // Defaults chosen by measurement (doc.go).
 const (
@@ -100,8 +105,13 @@ type Request struct {
 	QualityPower float64
 	QualityRank  bool
 	// History: scored items in the diversity term of MethodQVS (q = 2,
-	// dense): historyNone, historyHits (the scored hits) or historyAll.
-	History   string
+	// dense): historyNone, historyHits (the scored hits) or historyAll;
+	// or the diversity of the expected hit set, HistoryExpected or
+	// HistoryGain ("" = none).
+	History string
+	// HitPower a: under HistoryExpected, each quality times p^a, p the
+	// item's hit probability (0: the acquisition's quality alone).
+	HitPower  float64
 	history   []int
 	MaxExact  int // 0 = defaultMaxExact
 	Inducing  int // 0 = defaultInducing
@@ -223,7 +233,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 	for t, v := range y {
 		if v >= tau {
 			res.Hits++
-			if req.History == historyHits {
+			if req.History == historyHits || req.History == HistoryExpected || req.History == HistoryGain {
 				req.history = append(req.history, obs[t])
 			}
 		}
@@ -299,12 +309,18 @@ func (req *Request) defaults() error {
 	}
 	switch req.History {
 	case "", historyNone, historyHits, historyAll:
+	case HistoryExpected, HistoryGain:
+		if req.Method == MethodQVS && (req.Q != 2 || req.Diversity != diversityDense) {
+			return fmt.Errorf("surrogate: history %q needs q = 2 and the dense diversity kernel", req.History)
+		}
 	default:
-		return fmt.Errorf("surrogate: unknown history %q, expected none, hits or all", req.History)
+		return fmt.Errorf("surrogate: unknown history %q, expected one of %s", req.History, strings.Join(Histories, ", "))
 	}
 	switch {
 	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):
 		return fmt.Errorf("surrogate: beta %v: expected a finite positive number", req.Beta)
+	case !(req.HitPower >= 0) || math.IsInf(req.HitPower, 0):
+		return fmt.Errorf("surrogate: hit power %v: expected a finite number >= 0", req.HitPower)
 	case !(req.HitTopFraction > 0 && req.HitTopFraction <= 1):
 		return fmt.Errorf("surrogate: hit top fraction %v: expected a number in (0, 1]", req.HitTopFraction)
 	case req.HasHitThreshold && (math.IsNaN(req.HitThreshold) || math.IsInf(req.HitThreshold, 0)):
@@ -531,6 +547,10 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		for _, i := range res.Picks {
 			res.Quality = append(res.Quality, quality[pos[i]])
 		}
+		return nil
+	}
+	if req.History == HistoryExpected || req.History == HistoryGain {
+		expectedHitsBatch(model, a, members, quality, req, res)
 		return nil
 	}
 	if req.Q == 2 && req.Diversity == diversityDense {

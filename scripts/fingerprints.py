@@ -15,15 +15,20 @@ with gzip's magic bytes) with a header row and writes:
   OUT_PREFIX.ids.txt     one id per line after the header `id`, one per row
                          of the .npy (`--ids OUT_PREFIX.ids.txt`);
   OUT_PREFIX.scores.csv  `id,value` (when the score column exists): the
-                         scores of the same rows, as written in the input.
+                         scores of the same rows, as written in the input;
+                         a molecule whose score cell is empty (not measured
+                         yet) is in the .npy and the ids but not here, and
+                         one whose score is nan or failed (any case: a
+                         failed measurement, as qvs reads it) is here as
+                         written.
 
 Ids are the --id-column's cells, else `m` and the molecule's data row
 number in the input (m1 is the first row after the header), so an id names
 the same molecule whatever rows were skipped. Fingerprints: `morgan` is
 RDKit's Morgan (ECFP-like) bit vector of --radius and --bits; `atompair`
 RDKit's hashed atom-pair bit vector of --bits. Rows whose SMILES RDKit
-cannot parse, or whose score is empty or not a number, are skipped and
-reported on stderr (their count and the first few, with row numbers); the
+cannot parse, or whose score is neither a finite number, empty, nan nor
+failed, are skipped and reported on stderr (their count and the first few, with row numbers); the
 exit status is 1 when no row is left, 2 for a bad command line or a missing
 column. RDKit's own parse warnings are silenced (the report replaces them).
 
@@ -136,11 +141,8 @@ def main(argv=None):
             score = None
             if vi >= 0:
                 score = cells[vi].strip()
-                try:
-                    if not math.isfinite(float(score)):
-                        raise ValueError
-                except ValueError:
-                    bad.append("row %d (line %d): score %r is not a finite number" % (r, line, score))
+                if not score_ok(score):
+                    bad.append("row %d (line %d): score %r is not a finite number, empty, nan or failed" % (r, line, score))
                     continue
             mol = chem.MolFromSmiles(smi) if smi else None
             if mol is None:
@@ -162,11 +164,26 @@ def main(argv=None):
     write_atomic(a.out_prefix + ".npy", lambda f: np.save(f, packed), binary=True)
     write_atomic(a.out_prefix + ".ids.txt", lambda f: f.write("id\n" + "".join(i + "\n" for i in ids)))
     if vi >= 0:
+        scored = [[i, v] for i, v in zip(ids, scores) if v != ""]
         write_atomic(a.out_prefix + ".scores.csv",
-                     lambda f: csv.writer(f, lineterminator="\n").writerows([["id", "value"]] + list(zip(ids, scores))))
+                     lambda f: csv.writer(f, lineterminator="\n").writerows([["id", "value"]] + scored))
+        if len(scored) < len(ids):
+            print("fingerprints: %d of %d molecules have no score yet (an empty cell): in the pool, not in %s.scores.csv"
+                  % (len(ids) - len(scored), len(ids), a.out_prefix), file=sys.stderr)
     print("fingerprints: %d molecules, %s %d bits%s -> %s.npy" %
           (len(rows), a.type, a.bits, " radius %d" % a.radius if a.type == "morgan" else "", a.out_prefix),
           file=sys.stderr)
+
+
+def score_ok(cell):
+    """Whether a score cell is kept: a finite number, empty (not measured
+    yet), or nan or failed in any case (a failed measurement)."""
+    if cell == "" or cell.lower() in ("nan", "failed"):
+        return True
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
 
 
 def write_atomic(path, fill, binary=False):

@@ -394,7 +394,7 @@ func (s *Space) checkActive(v []float64) (int, string) {
 	for j := range s.Parameters {
 		switch {
 		case on[j] && math.IsNaN(v[j]):
-			return j, "is missing: " + s.condition(j, v) + " holds"
+			return j, "is missing: it applies when " + s.condition(j, v)
 		case !on[j] && !math.IsNaN(v[j]):
 			return j, "must be empty: it applies only when " + s.condition(j, v)
 		}
@@ -522,7 +522,7 @@ func (s *Space) parseRecordX(cells []string) (x []float64, col int, why string) 
 				need = "one of the choices " + strings.Join(p.Choices, ", ")
 			}
 			if len(s.parents[j]) > 0 {
-				need += ": " + s.condition(j, v) + " holds"
+				need += ": it applies when " + s.condition(j, v)
 			}
 			return nil, j, fmt.Sprintf("%s is empty, expected %s", p.Name, need)
 		case !on && !empty[j]:

@@ -101,7 +101,7 @@ func TestMixedDecode(t *testing.T) {
 		{"linear,,,1,0.5", "line 2, column \"kernel\": \"linear\" is not one of the choices rbf, poly, sigmoid"},
 		{",,,1,0.5", "line 2, column \"kernel\": \"\" is missing; expected one of the choices"},
 		{"rbf,3,,1,0.5", "line 2, column \"degree\": must be empty: it applies only when kernel is poly (here rbf)"},
-		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: kernel is poly (here poly) holds"},
+		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: it applies when kernel is poly (here poly)"},
 		{"poly,7,0.5,1,0.5", "line 2, column \"degree\": \"7\" is outside [2, 5]"},
 	} {
 		_, err := decode("e.csv", []byte("kernel,degree,coef0,C,value\n"+c.row+"\n"), s, true, false)

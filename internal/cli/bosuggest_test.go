@@ -246,6 +246,9 @@ func TestContinuousSuggestBadInput(t *testing.T) {
 		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
 		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
 		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
+		// --minimize against the file's explicit direction: maximize used
+		// to minimise silently.
+		{"direction maximize and --minimize", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\ndirection: maximize\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Continuous.Minimize = true }, ExitUsage, []string{"s.yaml: direction: maximize, but minimize is set (--minimize)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()

@@ -199,6 +199,9 @@ type Space struct {
 	// Minimize is the space file's direction: minimize (values are
 	// negated, so the engine maximises).
 	Minimize bool
+	// Maximize is an explicit direction: maximize, which --minimize
+	// contradicts (ResolveMinimize).
+	Maximize bool
 	lo, hi   []float64 // engine bounds
 	// mixed: the space has a categorical or a conditional parameter
 	// (mixed.go); parents[j] are the indices of the parameters in
@@ -213,6 +216,18 @@ type spaceFile struct {
 	Parameters  []parameterFile `yaml:"parameters"`
 	LengthScale *float64        `yaml:"length_scale"`
 	Direction   string          `yaml:"direction"`
+}
+
+// ResolveMinimize is whether values are minimised, given a command
+// line's or config's minimize setting: the file's direction, or minimize
+// when the setting is; a setting that contradicts an explicit direction:
+// maximize in the file is an error naming the file (the setting used to
+// win silently).
+func (s *Space) ResolveMinimize(minimize bool) (bool, error) {
+	if minimize && s.Maximize {
+		return false, fmt.Errorf("%s: direction: maximize, but minimize is set (--minimize); drop one", s.Path)
+	}
+	return minimize || s.Minimize, nil
 }
 
 // Load reads and validates the space file at path.
@@ -257,7 +272,9 @@ func Parse(name string, b []byte) (*Space, error) {
 	s := &Space{Path: name, Parameters: make([]Parameter, len(f.Parameters)), LengthScale: 1}
 	nodes, top := parameterNodes(b)
 	switch f.Direction {
-	case "", DirectionMaximize:
+	case "":
+	case DirectionMaximize:
+		s.Maximize = true
 	case DirectionMinimize:
 		s.Minimize = true
 	default:

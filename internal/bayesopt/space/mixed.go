@@ -192,6 +192,9 @@ func (s *Space) checkWhen(i int, at func(path ...any) string, seen map[string]in
 	for len(s.parents) <= i {
 		s.parents = append(s.parents, nil)
 	}
+	if p.When != nil && len(p.When) == 0 {
+		return fmt.Errorf("%s: when: names no parameter; expected {parameter: choice}, or no when: for a parameter always active", at("when"))
+	}
 	keys := make([]string, 0, len(p.When))
 	for k := range p.When {
 		keys = append(keys, k)
@@ -209,9 +212,12 @@ func (s *Space) checkWhen(i int, at func(path ...any) string, seen map[string]in
 		case len(p.When[k]) == 0:
 			return fmt.Errorf("%s: when: %s: expected one of its choices %v", at("when", k), k, s.Parameters[c].Choices)
 		}
-		for _, v := range p.When[k] {
+		for n, v := range p.When[k] {
 			if !slices.Contains(s.Parameters[c].Choices, v) {
 				return fmt.Errorf("%s: when: %s: %q is not one of its choices %v", at("when", k, v), k, v, s.Parameters[c].Choices)
+			}
+			if slices.Contains(p.When[k][:n], v) {
+				return fmt.Errorf("%s: when: %s: %q is listed twice", at("when", k, n), k, v)
 			}
 		}
 		s.parents[i] = append(s.parents[i], c)

@@ -61,6 +61,8 @@ func TestMixedParseErrors(t *testing.T) {
 		{"parameters:\n  - {name: x, lower: 0, upper: 1, choices: [a, b]}\n", "line 2, column 44: parameter 1 (\"x\"): choices: is for type: categorical"},
 		{"parameters:\n  - {name: x, lower: 0, upper: 1}\ndirection: down\n", "line 3, column 12: direction \"down\": expected maximize or minimize"},
 		{"parameters:\n  - name: k\n    type: categorical\n    choices:\n      - a\n      - a\n", "line 6, column 9: parameter 1 (\"k\"): choice \"a\" is repeated"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {}}\n", "line 3, column 41: parameter 2 (\"x\"): when: names no parameter"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: [a, a]}}\n", "line 3, column 49: parameter 2 (\"x\"): when: k: \"a\" is listed twice"},
 		{"parameters:\n  - {name: x, lower: 0, upper: 1, type: real}\n", "line 2, column 41: parameter 1 (\"x\"): type \"real\": expected float, int or categorical"},
 	} {
 		_, err := Parse("s.yaml", []byte(c.text))

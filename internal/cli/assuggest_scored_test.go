@@ -159,6 +159,34 @@ func TestASSuggestScored(t *testing.T) {
 	}
 }
 
+// --acquisition mean: the acquisition is the posterior mean, so the
+// output has one mean column (CSV and JSON used to have two, a JSON row
+// object with the key "mean" twice), whose values are the top means, with
+// the quality and qvs columns after it as usual.
+func TestASSuggestScoredMeanAcquisition(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV([]int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31}, score, false))
+	o := scoredOptions(pool, obs)
+	o.Scores.Acquisition = "mean"
+	err, out, _ := runCmd(t, RunASSuggest, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := scoredRows(t, out, "rank,index,id,mean,sd,quality,qvs")
+	for _, r := range rows {
+		if len(r) != 7 {
+			t.Errorf("row %v: %d cells, want 7", r, len(r))
+		}
+	}
+	o.Format.Value = FormatJSON
+	err, out, _ = runCmd(t, RunASSuggest, o)
+	if err != nil || !strings.Contains(out, `"columns":["rank","index","id","mean","sd","quality","qvs"]`) || strings.Count(out, `"mean":`) != len(rows)+1 {
+		t.Errorf("json (%v): %s", err, out)
+	}
+}
+
 // Bad scored input: exit 1 (file contents) or 2 (command line), stdout
 // empty, the message naming the file, line and column.
 func TestASSuggestScoredBadInput(t *testing.T) {

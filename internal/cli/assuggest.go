@@ -117,6 +117,8 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	switch {
 	case o.Batch < 1 || o.Batch > maxASSuggestBatch:
 		return Usagef("--batch %d: expected 1 to %d (%s)", o.Batch, maxASSuggestBatch, "larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far")
+	case !slices.Contains(search.Methods, o.Method) && slices.Contains(surrogate.Methods, o.Method):
+		return Usagef("--method %q applies only with scores (a value column in --observed); with 0/1 labels expected one of %s", o.Method, strings.Join(search.Methods, ", "))
 	case !slices.Contains(search.Methods, o.Method):
 		return Usagef("--method %q: expected one of %s", o.Method, strings.Join(search.Methods, ", "))
 	case !o.PoolGiven:

@@ -207,6 +207,7 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"twice", "index,value\n4,1\n5,2\n4,3\n", nil, 1, "line 4, column 1 (index): item 4 (4) is listed twice"},
 		{"no item column", "name,value\nm00,1\n", nil, 1, "expected columns index,value or id,value"},
 		{"label method", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Method = "ens" }, 2, "--method \"ens\": with scores"},
+		{"score method with labels", "index,label\n0,1\n", func(o *ASSuggestOptions) { o.Method = "greedy" }, 2, "--method \"greedy\" applies only with scores (a value column in --observed); with 0/1 labels expected one of"},
 		{"label flag", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.LabelFlags = []string{"prior"} }, 2, "--prior applies only with 0/1 labels"},
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},

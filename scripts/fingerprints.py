@@ -2,8 +2,8 @@
 """Fingerprints of a SMILES table, packed for qvs, with ids and scores.
 
     fingerprints.py IN.csv[.gz] OUT_PREFIX [--smiles-column smiles]
-        [--score-column score] [--id-column COL] [--type morgan|atompair]
-        [--radius 2] [--bits 2048]
+        [--score-column score] [--scored-only] [--id-column COL]
+        [--type morgan|atompair] [--radius 2] [--bits 2048]
 
 Reads a CSV (gzip-compressed when the name ends in .gz or the file starts
 with gzip's magic bytes) with a header row and writes:
@@ -20,7 +20,9 @@ with gzip's magic bytes) with a header row and writes:
                          yet) is in the .npy and the ids but not here, and
                          one whose score is nan or failed (any case: a
                          failed measurement, as qvs reads it) is here as
-                         written.
+                         written. --scored-only leaves out of every file
+                         the molecules without a finite score, for `qvs as
+                         replay`, which needs every molecule's score.
 
 Ids are the --id-column's cells, else `m` and the molecule's data row
 number in the input (m1 is the first row after the header), so an id names
@@ -94,6 +96,8 @@ def main(argv=None):
     ap.add_argument("--smiles-column", default="smiles")
     ap.add_argument("--score-column", default="score",
                     help="written to OUT_PREFIX.scores.csv when the column exists (default score)")
+    ap.add_argument("--scored-only", action="store_true",
+                    help="skip molecules whose score is empty, nan or failed (a replay needs every score)")
     ap.add_argument("--id-column", default="")
     ap.add_argument("--type", choices=["morgan", "atompair"], default="morgan")
     ap.add_argument("--radius", type=int, default=2)
@@ -144,6 +148,9 @@ def main(argv=None):
                 if not score_ok(score):
                     bad.append("row %d (line %d): score %r is not a finite number, empty, nan or failed" % (r, line, score))
                     continue
+                if a.scored_only and not finite(score):
+                    bad.append("row %d (line %d): score %r is not a finite number (--scored-only)" % (r, line, score))
+                    continue
             mol = chem.MolFromSmiles(smi) if smi else None
             if mol is None:
                 bad.append("row %d (line %d): RDKit cannot parse SMILES %r" % (r, line, smi))
@@ -175,15 +182,18 @@ def main(argv=None):
           file=sys.stderr)
 
 
-def score_ok(cell):
-    """Whether a score cell is kept: a finite number, empty (not measured
-    yet), or nan or failed in any case (a failed measurement)."""
-    if cell == "" or cell.lower() in ("nan", "failed"):
-        return True
+def finite(cell):
+    """Whether a score cell is a finite number."""
     try:
         return math.isfinite(float(cell))
     except ValueError:
         return False
+
+
+def score_ok(cell):
+    """Whether a score cell is kept: a finite number, empty (not measured
+    yet), or nan or failed in any case (a failed measurement)."""
+    return cell == "" or cell.lower() in ("nan", "failed") or finite(cell)
 
 
 def write_atomic(path, fill, binary=False):

@@ -42,6 +42,19 @@ class PartlyScored(unittest.TestCase):
             want.append(np.packbits(bits))
         np.testing.assert_array_equal(np.load(out + ".npy"), np.stack(want))
 
+    def test_scored_only_keeps_the_finite_scores(self):
+        d = tempfile.mkdtemp()
+        src = os.path.join(d, "lib.csv")
+        with open(src, "w") as f:
+            f.write("smiles,score\nCCO,1.5\nc1ccccc1,\nCCN,nan\nCCC,-2\n")
+        out = os.path.join(d, "lib")
+        fingerprints.main([src, out, "--scored-only"])
+        with open(out + ".ids.txt") as f:
+            self.assertEqual(f.read(), "id\nm1\nm4\n")
+        with open(out + ".scores.csv") as f:
+            self.assertEqual(f.read(), "id,value\nm1,1.5\nm4,-2\n")
+        self.assertEqual(np.load(out + ".npy").shape, (2, 256))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -20,18 +20,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fingerprints  # noqa: E402
 
 
+def run(body, *flags):
+    """Runs fingerprints.py on a CSV of body; returns its ids file, its
+    scores file (text) and its packed fingerprints."""
+    d = tempfile.mkdtemp()
+    src, out = os.path.join(d, "lib.csv"), os.path.join(d, "lib")
+    with open(src, "w") as f:
+        f.write(body)
+    fingerprints.main([src, out] + list(flags))
+    with open(out + ".ids.txt") as f, open(out + ".scores.csv") as g:
+        return f.read(), g.read(), np.load(out + ".npy")
+
+
 class PartlyScored(unittest.TestCase):
     def test_unscored_molecules_stay_in_the_pool(self):
-        d = tempfile.mkdtemp()
-        src = os.path.join(d, "lib.csv")
-        with open(src, "w") as f:
-            f.write("name,smiles,ic50\na,CCO,1.5\nb,notasmiles,2\nc,c1ccccc1,\nd,CCN,nan\ne,CCC,FAILED\nf,CO,abc\n")
-        out = os.path.join(d, "lib")
-        fingerprints.main([src, out, "--id-column", "name", "--score-column", "ic50", "--bits", "64"])
-        with open(out + ".ids.txt") as f:
-            self.assertEqual(f.read(), "id\na\nc\nd\ne\n")
-        with open(out + ".scores.csv") as f:
-            self.assertEqual(f.read(), "id,value\na,1.5\nd,nan\ne,FAILED\n")
+        ids, scores, packed = run("name,smiles,ic50\na,CCO,1.5\nb,notasmiles,2\nc,c1ccccc1,\nd,CCN,nan\ne,CCC,FAILED\nf,CO,abc\n",
+                                  "--id-column", "name", "--score-column", "ic50", "--bits", "64")
+        self.assertEqual(ids, "id\na\nc\nd\ne\n")
+        self.assertEqual(scores, "id,value\na,1.5\nd,nan\ne,FAILED\n")
         from rdkit import Chem
         from rdkit.Chem import rdMolDescriptors
         want = []
@@ -40,21 +46,13 @@ class PartlyScored(unittest.TestCase):
             bits = np.zeros(64, dtype=np.uint8)
             bits[list(fp.GetOnBits())] = 1
             want.append(np.packbits(bits))
-        np.testing.assert_array_equal(np.load(out + ".npy"), np.stack(want))
+        np.testing.assert_array_equal(packed, np.stack(want))
 
     def test_scored_only_keeps_the_finite_scores(self):
-        d = tempfile.mkdtemp()
-        src = os.path.join(d, "lib.csv")
-        with open(src, "w") as f:
-            f.write("smiles,score\nCCO,1.5\nc1ccccc1,\nCCN,nan\nCCC,-2\n")
-        out = os.path.join(d, "lib")
-        fingerprints.main([src, out, "--scored-only"])
-        with open(out + ".ids.txt") as f:
-            self.assertEqual(f.read(), "id\nm1\nm4\n")
-        with open(out + ".scores.csv") as f:
-            self.assertEqual(f.read(), "id,value\nm1,1.5\nm4,-2\n")
-        self.assertEqual(np.load(out + ".npy").shape, (2, 256))
-
+        ids, scores, packed = run("smiles,score\nCCO,1.5\nc1ccccc1,\nCCN,nan\nCCC,-2\n", "--scored-only")
+        self.assertEqual(ids, "id\nm1\nm4\n")
+        self.assertEqual(scores, "id,value\nm1,1.5\nm4,-2\n")
+        self.assertEqual(packed.shape, (2, 256))
 
 if __name__ == "__main__":
     unittest.main()

@@ -144,8 +144,9 @@ improvement over the best score), phit (probability of a hit: a score beyond
 0.05), mean, or thompson (one joint draw from the posterior over the
 candidates, reproducible from --seed). Defaults chosen on photoswitch
 wavelengths and RDKit logP and QED of a screening library (docs/results.md).
-Columns: rank, index, id, the acquisition, the posterior mean and sd of the
-score (your units and sign), and for qvs the quality and the qvs column
+Columns: rank, index, id, the acquisition (none with --acquisition mean:
+it is the mean), the posterior mean and sd of the score (your units and
+sign), and for qvs the quality and the qvs column
 (qVS_Q of the pending items and the picks so far); stderr describes the
 fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,

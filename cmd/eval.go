@@ -30,8 +30,8 @@ resolved config.yaml written by qvs as / qvs bayesopt) and writes:
                                 not be made
 
 Cells are mean (standard error) over repeats with two decimals (distance
-columns: at least three significant digits, the standard error to the same
-decimals; "n/a" for the standard error of a single repeat); active-search
+columns, the values of a --space campaign and a replay's seconds a round: at
+least three significant digits, the standard error to the same decimals; "n/a" for the standard error of a single repeat); active-search
 tables start with the positives found; the best per column is bold (ties at
 the printed precision included); starred rows (ECI*, SELECT*) take the best hyperparameter setting
 per column. Missing or partial campaigns and figures the data cannot make

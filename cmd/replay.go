@@ -27,7 +27,7 @@ type replayOptions struct {
 func newASReplayCmd(g *GlobalOptions) *cobra.Command {
 	o := &replayOptions{}
 	c := &cobra.Command{
-		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods " + strings.Join(replay.Methods, ",") + "] [--q 1] [--repeats 3] [--out DIR] [--shard i/n]",
+		Use:   "replay --pool FILE.npy|FILE.csv[.gz] [--ids ids.txt] (--scores scores.csv | --score-column NAME) [--minimize] [--init 0.01] [--batch 0.01] [--budget 0.05] [--top 0.01] [--methods " + strings.Join(replay.Methods, ",") + "] [--q " + replay.DefaultProtocol().Q.String() + "] [--repeats 3] [--out DIR] [--shard i/n]",
 		Short: "Benchmark scored searches by replaying them on a fully scored library",
 		Args:  cobra.NoArgs,
 		Long: `Replays a screening campaign on a library whose every item is already scored
@@ -77,6 +77,7 @@ to resume); 2 bad command line.`,
 	o.table = t
 	cfg := &o.cfg
 	p := &cfg.Protocol
+	def := replay.DefaultProtocol() // the defaults, said in the help (the flags' own are unset: a config may give them)
 	cs := &cfg.Pool.CSV
 	configkeys.Bind(t, f.StringVar, "pool", "pool.csv.file", "", "the library: .npy fingerprints or features, or a CSV (.csv.gz too)", &cs.File)
 	configkeys.Bind(t, f.StringVar, "ids", "pool.csv.ids_file", "", ".npy pool: item ids, one per line (header id optional)", &cs.IDsFile)
@@ -87,13 +88,13 @@ to resume); 2 bad command line.`,
 	configkeys.Bind(t, f.StringVar, "scores", "scores", "", "every item's score: CSV id,value", &cfg.Scores)
 	configkeys.Bind(t, f.StringVar, "score-column", "score_column", "", "CSV pool: the column of scores, instead of --scores (never a feature)", &cfg.ScoreColumn)
 	configkeys.Bind(t, f.StringVar, "task", "task", "", "campaign name (default: the pool file's name)", &cfg.Task)
-	configkeys.BindList(t, "methods", "methods", checkReplayMethod, "comma-separated methods: "+strings.Join(replay.Methods, ","), &p.Methods)
-	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated orders of the qvs runs", &p.Q)
-	configkeys.Bind(t, f.IntVar, "repeats", "repeats", 0, "repeats per method", &p.Repeats)
-	configkeys.BindValue(t, "init", "init", replay.Amount{}, "random initial batch (count or fraction of the library)", &p.Init)
-	configkeys.BindValue(t, "batch", "batch", replay.Amount{}, "batch size after the initial batch", &p.Batch)
-	configkeys.BindValue(t, "budget", "budget", replay.Amount{}, "items acquired after the initial batch", &p.Budget)
-	configkeys.BindValue(t, "top", "top", replay.Amount{}, "hits: the library's top scores (count or fraction; ties included)", &p.Top)
+	configkeys.BindList(t, "methods", "methods", checkReplayMethod, "comma-separated methods: "+strings.Join(replay.Methods, ",")+" (default "+strings.Join(def.Methods, ",")+")", &p.Methods)
+	configkeys.BindValue(t, "q", "q", vendi.OrderList{}, "comma-separated orders of the qvs runs (default "+def.Q.String()+")", &p.Q)
+	configkeys.Bind(t, f.IntVar, "repeats", "repeats", 0, fmt.Sprintf("repeats per method (default %d)", def.Repeats), &p.Repeats)
+	configkeys.BindValue(t, "init", "init", replay.Amount{}, "random initial batch (count or fraction of the library; default "+def.Init.String()+")", &p.Init)
+	configkeys.BindValue(t, "batch", "batch", replay.Amount{}, "batch size after the initial batch (default "+def.Batch.String()+")", &p.Batch)
+	configkeys.BindValue(t, "budget", "budget", replay.Amount{}, "items acquired after the initial batch (default "+def.Budget.String()+")", &p.Budget)
+	configkeys.BindValue(t, "top", "top", replay.Amount{}, "hits: the library's top scores (count or fraction; ties included; default "+def.Top.String()+")", &p.Top)
 	configkeys.Bind(t, f.BoolVar, "minimize", "minimize", false, "lower scores are better", &p.Minimize)
 	configkeys.Bind(t, f.StringVar, "out", "out", "", "results directory (default results/TASK-replay)", &cfg.Out)
 	configkeys.BindFunc(t, "seed", "seed", func() { p.Seed = g.Seed })

@@ -156,3 +156,20 @@ func untimedTable(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// as replay's help states each protocol flag's default (the flags have
+// none of their own: a config may set them), from replay.DefaultProtocol;
+// the usage line's --q is the default order (it said 1; the default is 2).
+func TestReplayHelpDefaults(t *testing.T) {
+	code, out, _ := runQVS(t, "as", "replay", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"[--q 2]", "orders of the qvs runs (default 2)", "repeats per method (default 3)",
+		"fraction of the library; default 0.01)", "after the initial batch (default 0.01)", "after the initial batch (default 0.05)",
+		"ties included; default 0.01)", "(default qvs,greedy,random)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func TestStdinDash(t *testing.T) {
 
 	// Errors name stdin.
 	code, out, stderr := runQVSStdin(t, []byte("id,label\nm99,1\n"), append(base, "--pool", poolPath, "--observed", "-")...)
-	if code != 1 || out != "" || !strings.Contains(stderr, `stdin: line 2: id "m99"`) || strings.Contains(stderr, "qvs-stdin") {
+	if code != 1 || out != "" || !strings.Contains(stderr, `stdin: line 2, column 1 (id): id "m99"`) || strings.Contains(stderr, "qvs-stdin") {
 		t.Errorf("bad stdin: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	code, out, stderr = runQVSStdin(t, []byte(obs), append(base, "--pool", poolPath, "--observed", "-", "--pending", "-")...)

@@ -2,8 +2,8 @@
 """Fingerprints of a SMILES table, packed for qvs, with ids and scores.
 
     fingerprints.py IN.csv[.gz] OUT_PREFIX [--smiles-column smiles]
-        [--score-column score] [--id-column COL] [--type morgan|atompair]
-        [--radius 2] [--bits 2048]
+        [--score-column score] [--scored-only] [--id-column COL]
+        [--type morgan|atompair] [--radius 2] [--bits 2048]
 
 Reads a CSV (gzip-compressed when the name ends in .gz or the file starts
 with gzip's magic bytes) with a header row and writes:
@@ -15,15 +15,22 @@ with gzip's magic bytes) with a header row and writes:
   OUT_PREFIX.ids.txt     one id per line after the header `id`, one per row
                          of the .npy (`--ids OUT_PREFIX.ids.txt`);
   OUT_PREFIX.scores.csv  `id,value` (when the score column exists): the
-                         scores of the same rows, as written in the input.
+                         scores of the same rows, as written in the input;
+                         a molecule whose score cell is empty (not measured
+                         yet) is in the .npy and the ids but not here, and
+                         one whose score is nan or failed (any case: a
+                         failed measurement, as qvs reads it) is here as
+                         written. --scored-only leaves out of every file
+                         the molecules without a finite score, for `qvs as
+                         replay`, which needs every molecule's score.
 
 Ids are the --id-column's cells, else `m` and the molecule's data row
 number in the input (m1 is the first row after the header), so an id names
 the same molecule whatever rows were skipped. Fingerprints: `morgan` is
 RDKit's Morgan (ECFP-like) bit vector of --radius and --bits; `atompair`
 RDKit's hashed atom-pair bit vector of --bits. Rows whose SMILES RDKit
-cannot parse, or whose score is empty or not a number, are skipped and
-reported on stderr (their count and the first few, with row numbers); the
+cannot parse, or whose score is neither a finite number, empty, nan nor
+failed, are skipped and reported on stderr (their count and the first few, with row numbers); the
 exit status is 1 when no row is left, 2 for a bad command line or a missing
 column. RDKit's own parse warnings are silenced (the report replaces them).
 
@@ -89,6 +96,8 @@ def main(argv=None):
     ap.add_argument("--smiles-column", default="smiles")
     ap.add_argument("--score-column", default="score",
                     help="written to OUT_PREFIX.scores.csv when the column exists (default score)")
+    ap.add_argument("--scored-only", action="store_true",
+                    help="skip molecules whose score is empty, nan or failed (a replay needs every score)")
     ap.add_argument("--id-column", default="")
     ap.add_argument("--type", choices=["morgan", "atompair"], default="morgan")
     ap.add_argument("--radius", type=int, default=2)
@@ -136,11 +145,11 @@ def main(argv=None):
             score = None
             if vi >= 0:
                 score = cells[vi].strip()
-                try:
-                    if not math.isfinite(float(score)):
-                        raise ValueError
-                except ValueError:
-                    bad.append("row %d (line %d): score %r is not a finite number" % (r, line, score))
+                if not score_ok(score):
+                    bad.append("row %d (line %d): score %r is not a finite number, empty, nan or failed" % (r, line, score))
+                    continue
+                if a.scored_only and not finite(score):
+                    bad.append("row %d (line %d): score %r is not a finite number (--scored-only)" % (r, line, score))
                     continue
             mol = chem.MolFromSmiles(smi) if smi else None
             if mol is None:
@@ -162,11 +171,29 @@ def main(argv=None):
     write_atomic(a.out_prefix + ".npy", lambda f: np.save(f, packed), binary=True)
     write_atomic(a.out_prefix + ".ids.txt", lambda f: f.write("id\n" + "".join(i + "\n" for i in ids)))
     if vi >= 0:
+        scored = [[i, v] for i, v in zip(ids, scores) if v != ""]
         write_atomic(a.out_prefix + ".scores.csv",
-                     lambda f: csv.writer(f, lineterminator="\n").writerows([["id", "value"]] + list(zip(ids, scores))))
+                     lambda f: csv.writer(f, lineterminator="\n").writerows([["id", "value"]] + scored))
+        if len(scored) < len(ids):
+            print("fingerprints: %d of %d molecules have no score yet (an empty cell): in the pool, not in %s.scores.csv"
+                  % (len(ids) - len(scored), len(ids), a.out_prefix), file=sys.stderr)
     print("fingerprints: %d molecules, %s %d bits%s -> %s.npy" %
           (len(rows), a.type, a.bits, " radius %d" % a.radius if a.type == "morgan" else "", a.out_prefix),
           file=sys.stderr)
+
+
+def finite(cell):
+    """Whether a score cell is a finite number."""
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
+def score_ok(cell):
+    """Whether a score cell is kept: a finite number, empty (not measured
+    yet), or nan or failed in any case (a failed measurement)."""
+    return cell == "" or cell.lower() in ("nan", "failed") or finite(cell)
 
 
 def write_atomic(path, fill, binary=False):

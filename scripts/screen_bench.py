@@ -91,7 +91,7 @@ def load_library(a):
         if not os.path.exists(prefix + ".scores.csv"):
             subprocess.run([sys.executable, os.path.join(HERE, "fingerprints.py"), a.library, prefix,
                             "--type", a.type, "--smiles-column", a.smiles_column,
-                            "--score-column", a.score_column], check=True)
+                            "--score-column", a.score_column, "--scored-only"], check=True)
     packed = np.load(prefix + ".npy")
     with open(prefix + ".ids.txt") as f:
         ids = [line.rstrip("\n") for line in f][1:]

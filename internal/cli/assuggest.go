@@ -119,6 +119,8 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 	switch {
 	case o.Batch < 1 || o.Batch > maxASSuggestBatch:
 		return Usagef("--batch %d: expected 1 to %d (%s)", o.Batch, maxASSuggestBatch, "larger batches cost minutes: the exact greedy and the qvs column grow faster than the cube of the batch; ask for more in later calls with the labels observed so far")
+	case !slices.Contains(search.Methods, o.Method) && slices.Contains(surrogate.Methods, o.Method):
+		return Usagef("--method %q applies only with scores (a value column in --observed); with 0/1 labels expected one of %s", o.Method, strings.Join(search.Methods, ", "))
 	case !slices.Contains(search.Methods, o.Method):
 		return Usagef("--method %q: expected one of %s", o.Method, strings.Join(search.Methods, ", "))
 	case !o.PoolGiven:
@@ -354,7 +356,14 @@ func describeScored(w interface{ Write([]byte) (int, error) }, r *surrogate.Resu
 // column; the aligned table rounds them.
 func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) *table {
 	withQ := len(r.Quality) == len(r.Picks) && len(r.Values) == len(r.Picks) && len(r.Picks) > 0
+	// The acquisition mean is the posterior mean: one column, not two
+	// called mean.
+	acqCol := r.AcquisitionName != "mean"
 	head := []string{"rank", "index", "id", r.AcquisitionName, "mean", "sd"}
+	num := []int{3, 4, 5} // the acquisition, mean and sd
+	if !acqCol {
+		head, num = slices.Delete(head, 3, 4), num[:2]
+	}
 	if r.ColdStart {
 		head = head[:3]
 	}
@@ -370,7 +379,7 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 			{"minimize", o.Scores.Minimize}, {"scored", r.Scored}, {"failed", r.Failed},
 			{"pending", r.Pending}, {"hit_threshold", thr}, {"hits", r.Hits},
 			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
-	sig4 := roundColumns(rounded(4), 3, 4, 5)
+	sig4 := roundColumns(rounded(4), num...)
 	fix4 := roundColumns(fixed(4), len(head)-2, len(head)-1)
 	t.Round = func(row []string) {
 		if !r.ColdStart {
@@ -386,7 +395,10 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 	for k, x := range r.Picks {
 		row := []string{strconv.Itoa(k + 1), strconv.Itoa(x), poolID(pool, x)}
 		if !r.ColdStart {
-			row = append(row, Float(r.Acquisition[k]), Float(r.Mean[k]), Float(r.SD[k]))
+			if acqCol {
+				row = append(row, Float(r.Acquisition[k]))
+			}
+			row = append(row, Float(r.Mean[k]), Float(r.SD[k]))
 		}
 		if withQ {
 			row = append(row, Float(r.Quality[k]), Float(r.Values[k]))

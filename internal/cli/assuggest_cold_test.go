@@ -235,7 +235,7 @@ func TestASSuggestColdStart(t *testing.T) {
 		{"--batch 0", func(o *ASSuggestOptions) { o.Batch = 0 }, 2, "--batch 0: expected 1 to 500"},
 		{"--batch 25", func(o *ASSuggestOptions) { o.Batch = 25 }, 1, "--batch 25: pool X has 24 items, 0 labelled and 0 pending: ask for at most 24"},
 		{"--pending, --batch 23", func(o *ASSuggestOptions) { o.Pending, o.Batch = pending, 23 }, 1, "--batch 23: pool X has 24 items, 0 labelled and 2 pending: ask for at most 22"},
-		{"--observed unknown.csv", func(o *ASSuggestOptions) { o.Observed = testutil.WriteFile(t, dir, "unknown.csv", "id,label\n24,1\n") }, 1, `unknown.csv: line 2: id "24" is not in pool X`},
+		{"--observed unknown.csv", func(o *ASSuggestOptions) { o.Observed = testutil.WriteFile(t, dir, "unknown.csv", "id,label\n24,1\n") }, 1, `unknown.csv: line 2, column 1 (id): id "24" is not in pool X`},
 		{"--observed empty.csv", func(o *ASSuggestOptions) { o.Observed = testutil.WriteFile(t, dir, "empty.csv", "") }, 1, "empty.csv: empty file; expected a header index,label or id,label"},
 		{"--method best", func(o *ASSuggestOptions) { o.Method = "best" }, 2, `--method "best"`},
 	} {

@@ -121,9 +121,9 @@ func TestASSuggest(t *testing.T) {
 	for name, tc := range map[string]struct {
 		body, want string
 	}{
-		"bad label": {"index,label\n3,maybe\n", "line 2: label"},
-		"twice":     {"index,label\n3,1\n3,0\n", "line 3: item 3"},
-		"range":     {"index,label\n300,1\n", "line 2: index"},
+		"bad label": {"index,label\n3,maybe\n", "line 2, column 2 (label): label"},
+		"twice":     {"index,label\n3,1\n3,0\n", "line 3, column 1 (index): item 3"},
+		"range":     {"index,label\n300,1\n", "line 2, column 1 (index): index"},
 		"unknown":   {"id,label\nnone,1\n", `id "none"`},
 		"header":    {"item,label\n3,1\n", "header"},
 	} {

@@ -71,8 +71,8 @@ func TestASSuggestPending(t *testing.T) {
 		}
 	}
 	for name, tc := range map[string]struct{ body, want string }{
-		"unknown id": {"id\nm99\n", `pending.csv: line 2: id "m99" is not in pool pool`},
-		"twice":      {"id\nm01\nm01\n", "pending.csv: line 3: item 1 (m01) is listed twice"},
+		"unknown id": {"id\nm99\n", `pending.csv: line 2, column 1 (id): id "m99" is not in pool pool`},
+		"twice":      {"id\nm01\nm01\n", "pending.csv: line 3, column 1 (id): item 1 (m01) is listed twice"},
 		"observed":   {"index\n5\n30\n", "pending.csv: line 3: item 30 (30) is also labelled in " + obs},
 		"header":     {"item\nm01\n", `pending.csv: header "item": expected columns index or id`},
 	} {

@@ -218,6 +218,34 @@ func TestASSuggestScoredHistory(t *testing.T) {
 	}
 }
 
+// --acquisition mean: the acquisition is the posterior mean, so the
+// output has one mean column (CSV and JSON used to have two, a JSON row
+// object with the key "mean" twice), whose values are the top means, with
+// the quality and qvs columns after it as usual.
+func TestASSuggestScoredMeanAcquisition(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV([]int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31}, score, false))
+	o := scoredOptions(pool, obs)
+	o.Scores.Acquisition = "mean"
+	err, out, _ := runCmd(t, RunASSuggest, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := scoredRows(t, out, "rank,index,id,mean,sd,quality,qvs")
+	for _, r := range rows {
+		if len(r) != 7 {
+			t.Errorf("row %v: %d cells, want 7", r, len(r))
+		}
+	}
+	o.Format.Value = FormatJSON
+	err, out, _ = runCmd(t, RunASSuggest, o)
+	if err != nil || !strings.Contains(out, `"columns":["rank","index","id","mean","sd","quality","qvs"]`) || strings.Count(out, `"mean":`) != len(rows)+1 {
+		t.Errorf("json (%v): %s", err, out)
+	}
+}
+
 // Bad scored input: exit 1 (file contents) or 2 (command line), stdout
 // empty, the message naming the file, line and column.
 func TestASSuggestScoredBadInput(t *testing.T) {
@@ -234,10 +262,11 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"non-numeric", "index,value\n0,1\n1,abc\n", nil, 1, "line 3, column 2 (value): \"abc\": expected a finite number"},
 		{"infinite", "index,score\n0,inf\n", nil, 1, "line 2, column 2 (score)"},
 		{"value and label", "id,label,value\nm00,1,2\n", nil, 1, "line 1: columns 3 (value) and 2 (label)"},
-		{"unknown id", "id,value\nm00,1\nzz,2\n", nil, 1, "line 3: id \"zz\" is not in pool pool"},
-		{"twice", "index,value\n4,1\n5,2\n4,3\n", nil, 1, "line 4: item 4 (4) is listed twice"},
+		{"unknown id", "id,value\nm00,1\nzz,2\n", nil, 1, "line 3, column 1 (id): id \"zz\" is not in pool pool"},
+		{"twice", "index,value\n4,1\n5,2\n4,3\n", nil, 1, "line 4, column 1 (index): item 4 (4) is listed twice"},
 		{"no item column", "name,value\nm00,1\n", nil, 1, "expected columns index,value or id,value"},
 		{"label method", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Method = "ens" }, 2, "--method \"ens\": with scores"},
+		{"score method with labels", "index,label\n0,1\n", func(o *ASSuggestOptions) { o.Method = "greedy" }, 2, "--method \"greedy\" applies only with scores (a value column in --observed); with 0/1 labels expected one of"},
 		{"label flag", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.LabelFlags = []string{"prior"} }, 2, "--prior applies only with 0/1 labels"},
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},

@@ -75,7 +75,9 @@ func RunSolutions(e *Env, o *SolutionsOptions) error {
 		if o.Space.LengthScaleGiven {
 			sp.LengthScale = o.Space.LengthScale
 		}
-		minimize = minimize || sp.Minimize
+		if minimize, err = sp.ResolveMinimize(minimize); err != nil {
+			return Usagef("%v", err)
+		}
 		sign := 1.0 // the file's units from the maximised values
 		if minimize {
 			sign = -1

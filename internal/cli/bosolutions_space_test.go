@@ -97,3 +97,24 @@ func TestBayesoptSolutionsOneMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSolutionsDirection: the space file's direction: minimize ranks the
+// lowest value first without --minimize; --minimize against an explicit
+// direction: maximize is a usage error naming the file (it used to
+// minimise silently), stdout empty.
+func TestSolutionsDirection(t *testing.T) {
+	dir := t.TempDir()
+	evals := testutil.WriteFile(t, dir, "e.csv", "a,value\n0.1,1\n0.5,3\n0.9,2\n")
+	minSpace := testutil.WriteFile(t, dir, "min.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\ndirection: minimize\n")
+	code, stdout, msg := exitOf(t, RunSolutions, spaceSolutions(minSpace, evals, 1), beQuiet)
+	if code != ExitOK || !strings.Contains(stdout, "1,0.1,1,") {
+		t.Errorf("direction: minimize: exit %d, stdout %q, %s; want rank 1 = a 0.1, value 1", code, stdout, msg)
+	}
+	maxSpace := testutil.WriteFile(t, dir, "max.yaml", "parameters:\n  - {name: a, lower: 0, upper: 1}\ndirection: maximize\n")
+	o := spaceSolutions(maxSpace, evals, 1)
+	o.Minimize = true
+	code, stdout, msg = exitOf(t, RunSolutions, o)
+	if code != ExitUsage || stdout != "" || !strings.Contains(msg, "max.yaml: direction: maximize, but minimize is set (--minimize)") {
+		t.Errorf("direction: maximize with --minimize: exit %d, stdout %q, %q", code, stdout, msg)
+	}
+}

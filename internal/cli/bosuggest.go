@@ -140,6 +140,10 @@ func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 	if err != nil {
 		return err
 	}
+	minimize, err := sp.ResolveMinimize(c.Minimize)
+	if err != nil {
+		return Usagef("%v", err)
+	}
 	if c.LengthScaleGiven {
 		if !(c.LengthScale > 0) || math.IsInf(c.LengthScale, 0) {
 			return Usagef("--length-scale %v: must be a finite number > 0", c.LengthScale)
@@ -176,7 +180,7 @@ func runContinuousSuggest(e *Env, o *BOSuggestOptions) error {
 	}
 	var obs []space.Observation
 	if o.Observed != "" {
-		if obs, err = space.ReadObservations(o.Observed, sp, c.Minimize || sp.Minimize); err != nil {
+		if obs, err = space.ReadObservations(o.Observed, sp, minimize); err != nil {
 			return err
 		}
 	}

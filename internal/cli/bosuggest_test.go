@@ -242,10 +242,13 @@ func TestContinuousSuggestBadInput(t *testing.T) {
 		{"conditional given while false", map[string]string{"e.csv": "k,d,value\nrbf,3,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"d\": must be empty: it applies only when k is poly (here rbf)"}},
 		{"conditional missing while true", map[string]string{"e.csv": "k,d,value\npoly,,1\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Observed = "e.csv" }, ExitRuntime, []string{"e.csv", "line 2, column \"d\": is missing"}},
 		{"pending choice not in list", map[string]string{"p.csv": "k,d\nRBF,\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = mixed; o.Continuous.Pending = "p.csv" }, ExitRuntime, []string{"p.csv", `line 2, column "k": "RBF" is not one of the choices`}},
-		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3: parameter 2 (\"x\"): when: names \"kernel\""}},
+		{"when unknown parameter", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kernel: a}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3, column 42: parameter 2 (\"x\"): when: names \"kernel\""}},
 		{"when unknown value", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 3", `"c" is not one of its choices [a b]`}},
 		{"one choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", "at least two choices"}},
 		{"repeated choice", map[string]string{"s.yaml": "parameters:\n  - {name: k, type: categorical, choices: [a, b, b]}\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml" }, ExitRuntime, []string{"s.yaml: line 2", `choice "b" is repeated`}},
+		// --minimize against the file's explicit direction: maximize used
+		// to minimise silently.
+		{"direction maximize and --minimize", map[string]string{"s.yaml": "parameters:\n  - {name: a, lower: 0, upper: 1}\ndirection: maximize\n"}, func(o *BOSuggestOptions) { o.Continuous.Space = "s.yaml"; o.Continuous.Minimize = true }, ExitUsage, []string{"s.yaml: direction: maximize, but minimize is set (--minimize)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()

@@ -89,7 +89,9 @@ func (k *BayesoptCampaign) Plan() (*campaign.Plan, error) {
 		}
 		// direction: minimize in the space file is --minimize, recorded
 		// as such (tables and figures read minimize: from config.yaml).
-		cfg.Minimize = cfg.Minimize || sp.Minimize
+		if cfg.Minimize, err = sp.ResolveMinimize(cfg.Minimize); err != nil {
+			return nil, Usagef("%v", err)
+		}
 	} else if cfg.Own != (bayesopt.Own{}) {
 		return nil, Usagef("%s are for your own problem, not task %s", flagList(k.OwnFlags), task)
 	}

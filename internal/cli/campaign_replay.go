@@ -109,6 +109,15 @@ func (k *ReplayCampaign) Plan() (*campaign.Plan, error) {
 // Open implements campaign.Kind: the library's features and scores.
 func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	env, cfg := k.Env, k.Config
+	// The scores file is checked before the pool, whose features take
+	// minutes at library scale (the pool's own files: datasets.LoadWith).
+	if cfg.Scores != "" {
+		r, err := fileio.OpenInput(cfg.Scores)
+		if err != nil {
+			return nil, err
+		}
+		r.Close()
+	}
 	fmt.Fprintf(env.Chatter(), "loading pool %s ...\n", cfg.Pool.CSV.File)
 	poolCfg := cfg.Pool
 	if cfg.ScoreColumn != "" { // the scores are no feature
@@ -147,8 +156,8 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 		return nil, ConfigError(env.Config, err)
 	}
 	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
-	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %d rounds of %d; %d runs into %s\n",
-		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.Rounds, sz.Batch, len(k.camp.Runs), cfg.Out)
+	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %s; %d runs into %s\n",
+		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.RoundsText(), len(k.camp.Runs), cfg.Out)
 	run, err := k.camp.RunFunc(replay.Library{Pool: pool, Scores: scores}, cfg.Out, env.Workers)
 	if err != nil {
 		return nil, err

@@ -165,9 +165,9 @@ func TestASSuggestBadInput(t *testing.T) {
 		{Name: "pool has an empty id", In: suggest(obs, csvPool(w("empty-id.csv", "id,x1\nm10,1\n,2\nm12,4\n"), idColumn), 0),
 			Code: 1, Want: `empty-id.csv: line 3, column "id": empty id`},
 		{Name: "observed unknown id", In: suggest(w("unk.csv", "id,label\nzz,1\n"), csvPool(pool, idColumn, prefix), 0),
-			Code: 1, Want: `unk.csv: line 2: id "zz" is not in pool p`},
+			Code: 1, Want: `unk.csv: line 2, column 1 (id): id "zz" is not in pool p`},
 		{Name: "observed NaN label", In: suggest(w("nan.csv", "index,label\n3,NaN\n"), csvPool(pool, prefix), 0),
-			Code: 1, Want: `nan.csv: line 2: label "NaN"`},
+			Code: 1, Want: `nan.csv: line 2, column 2 (label): label "NaN"`},
 		{Name: "batch larger than the pool", In: suggest(obs, csvPool(pool, idColumn, prefix), 100),
 			Code: 1, Want: "--batch 100: pool p has 40 items, 1 labelled and 0 pending: ask for at most 39"},
 	})

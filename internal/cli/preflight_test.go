@@ -70,7 +70,7 @@ func TestInputsCheckedBeforeGraph(t *testing.T) {
 	}{
 		{"as suggest --observed nosuch.csv", suggest("", observed(missing)), "nosuch.csv: no such file"},
 		{"as suggest --observed bad_header.csv", suggest("", observed(badHeader)), `bad_header.csv: header`},
-		{"as suggest --observed bad_label.csv", suggest("", observed(badLabel)), "bad_label.csv: line 3: label"},
+		{"as suggest --observed bad_label.csv", suggest("", observed(badLabel)), "bad_label.csv: line 3, column 2 (label): label"},
 		{"as suggest --pending nosuch.csv", suggest("", func(o *ASSuggestOptions) { o.Observed, o.Pending = obs, missing }), "nosuch.csv: no such file"},
 		{"as suggest --pending bad_pending.csv", suggest("", func(o *ASSuggestOptions) { o.Observed, o.Pending = obs, badPending }), "bad_pending.csv: header"},
 		{"as suggest --ids nosuch.csv", suggest(missing, func(*ASSuggestOptions) {}), "nosuch.csv: no such file"},

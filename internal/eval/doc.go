@@ -22,7 +22,8 @@
 // Tables. Runs are grouped by (method, q, params); a cell is the mean over
 // the repeats and its standard error s/sqrt(n) (sample standard deviation,
 // n - 1 denominator), printed "mean (SE)" with two decimals; distance
-// columns print at least three significant digits (roundSig: 0.052 and
+// columns, a user space's values and a replay's seconds a round print at
+// least three significant digits (roundSig: 0.052 and
 // 0.011 must not both read 0.05 / 0.01), the SE to the same decimals. A row whose
 // method ran several hyperparameter settings (ECI thresholds, SELECT beta
 // and lambda) is starred and takes, per column, the setting with the best

@@ -67,7 +67,8 @@ var replayMethods = map[string]methodStyle{
 
 // replayColumns are a replay's columns: the hits found after each round
 // (hits_r0 ... in summary order, with the items acquired by then when
-// config.yaml says), VS_1 of the hits found, and the seconds a round.
+// config.yaml says), VS_1 of the hits found, and the seconds a round
+// (at least three significant digits).
 func replayColumns(c *Campaign) []Column {
 	var cols []Column
 	for _, h := range c.Header {
@@ -80,8 +81,10 @@ func replayColumns(c *Campaign) []Column {
 	}
 	return append(cols,
 		Column{Key: "vs_q1", Name: "VS_1 of hits", TeX: "VS$_1$ of hits", Better: 1},
-		Column{Key: "seconds_per_round", Name: "wall s/round", TeX: "wall s/round", Better: -1},
-		Column{Key: "cpu_seconds_per_round", Name: "CPU s/round", TeX: "CPU s/round", Better: -1})
+		// Seconds get significant digits: a small library's rounds take
+		// milliseconds, which two decimals print as 0.00 for every method.
+		Column{Key: "seconds_per_round", Name: "wall s/round", TeX: "wall s/round", Better: -1, SigDigits: distanceSigDigits},
+		Column{Key: "cpu_seconds_per_round", Name: "CPU s/round", TeX: "CPU s/round", Better: -1, SigDigits: distanceSigDigits})
 }
 
 // replayTable builds the table of a replay campaign (`qvs as replay`).

@@ -60,3 +60,34 @@ func TestReplayTable(t *testing.T) {
 		}
 	}
 }
+
+// A round's seconds print with significant digits: a small library's
+// rounds take milliseconds, and two decimals showed every method's
+// 0.0013 s and 0.0021 s as a bold 0.00 (0.00).
+func TestReplayTableSecondsDigits(t *testing.T) {
+	dir := t.TempDir()
+	summary := "key,method,q,params,repeat,hits_r0,hits,hits_total,vs_q1,seconds,seconds_per_round,cpu_seconds_per_round\n" +
+		"qvs-q1-r00,qvs,1,,0,3,3,10,2,0.01,0.0021,0.0027\n" +
+		"greedy-r00,greedy,,,0,3,3,10,2,0.01,0.0013,0.0018\n"
+	os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(summary), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("task: lib\nkind: replay\n"), 0o644)
+	c, err := LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := TableOf(c)
+	want := map[string][2]string{ // key: greedy's text, qvs's text
+		"seconds_per_round":     {"0.00130 (n/a)", "0.00210 (n/a)"},
+		"cpu_seconds_per_round": {"0.00180 (n/a)", "0.00270 (n/a)"},
+	}
+	for j, col := range tb.Columns {
+		w, ok := want[col.Key]
+		if !ok {
+			continue
+		}
+		g, q := tb.Rows[0].Cells[j], tb.Rows[1].Cells[j]
+		if g.Text() != w[0] || q.Text() != w[1] || !g.Bold || q.Bold {
+			t.Errorf("%s: greedy %q (bold %v), qvs %q (bold %v); want %q in bold, %q", col.Key, g.Text(), g.Bold, q.Text(), q.Bold, w[0], w[1])
+		}
+	}
+}

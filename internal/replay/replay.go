@@ -145,6 +145,9 @@ func (p Protocol) Sizes(n int) (Sizes, error) {
 		}
 	}
 	s.Rounds = (s.Budget + s.Batch - 1) / s.Batch
+	if s.Init > n {
+		return s, configkeys.Invalid("init", p.Init.String(), "an initial batch of %d items asked of a library of %d", s.Init, n)
+	}
 	if s.Init+s.Budget > n {
 		return s, configkeys.Invalid("budget", p.Budget.String(), "the initial batch (%d) and the budget (%d) need %d items; the library has %d", s.Init, s.Budget, s.Init+s.Budget, n)
 	}
@@ -152,6 +155,17 @@ func (p Protocol) Sizes(n int) (Sizes, error) {
 		return s, configkeys.Invalid("top", p.Top.String(), "%d hits asked of a library of %d items", s.Top, n)
 	}
 	return s, nil
+}
+
+// RoundsText says the rounds after the initial batch: "5 rounds of 10",
+// or "5 rounds of 10 (the last 2)" when the budget is no whole number of
+// batches.
+func (s Sizes) RoundsText() string {
+	t := fmt.Sprintf("%d rounds of %d", s.Rounds, s.Batch)
+	if last := s.BatchSize(s.Rounds); s.Rounds > 0 && last != s.Batch {
+		t += fmt.Sprintf(" (the last %d)", last)
+	}
+	return t
 }
 
 // BatchSize is the size of batch round (1-based) of s.

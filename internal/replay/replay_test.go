@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/qvs-dev/qvs/internal/campaign"
+	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/surrogate"
@@ -335,11 +337,22 @@ func TestPlanErrors(t *testing.T) {
 		t.Errorf("0.05 in batches of 0.01 of 1919: %+v, %v", sz, err)
 	}
 	p.Budget = mustAmount("0.049")
-	if sz, _ := p.Sizes(1919); sz.Budget != 94 || sz.Rounds != 5 || sz.BatchSize(5) != 18 {
-		t.Errorf("0.049 in batches of 0.01 of 1919: %+v", sz)
+	if sz, _ := p.Sizes(1919); sz.Budget != 94 || sz.Rounds != 5 || sz.BatchSize(5) != 18 || sz.RoundsText() != "5 rounds of 19 (the last 18)" {
+		t.Errorf("0.049 in batches of 0.01 of 1919: %+v, %q", sz, sz.RoundsText())
+	}
+	p.Budget = mustAmount("0.05")
+	if sz, _ := p.Sizes(1919); sz.RoundsText() != "5 rounds of 19" {
+		t.Errorf("0.05 in batches of 0.01 of 1919: %q", sz.RoundsText())
 	}
 	p.Budget = mustAmount("290")
 	if _, err := p.Sizes(300); err == nil || !strings.Contains(err.Error(), "need 302 items") {
 		t.Errorf("budget beyond the library: %v", err)
+	}
+	// An initial batch beyond the library is init's fault, not the budget's
+	// (--init 500 on 418 items was reported as budget = "0.05").
+	p.Init, p.Budget = mustAmount("500"), mustAmount("0.05")
+	var se *configkeys.SettingError
+	if _, err := p.Sizes(418); !errors.As(err, &se) || se.Key != "init" || !strings.Contains(err.Error(), "an initial batch of 500 items asked of a library of 418") {
+		t.Errorf("init beyond the library: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func ReadScores(path string, ids []string) ([]float64, error) {
 	scored := make([]bool, len(ids))
 	for _, e := range evals {
 		if e.Failed || scored[e.Index] {
-			return nil, fmt.Errorf("%s: item %q has a failed score: a replay needs every item's score", path, ids[e.Index])
+			return nil, fmt.Errorf("%s: item %q has a failed score: a replay needs every item's score%s", path, ids[e.Index], scoredOnlyHint)
 		}
 		scores[e.Index], scored[e.Index] = e.Value, true
 	}
@@ -37,7 +37,10 @@ func ReadScores(path string, ids []string) ([]float64, error) {
 		}
 	}
 	if missing > 0 {
-		return nil, fmt.Errorf("%s: %d of the pool's %d items have no score (the first: %q); a replay needs every item's score", path, missing, len(ids), ids[first])
+		return nil, fmt.Errorf("%s: %d of the pool's %d items have no score (the first: %q); a replay needs every item's score%s", path, missing, len(ids), ids[first], scoredOnlyHint)
 	}
 	return scores, nil
 }
+
+// scoredOnlyHint says how to make a pool of the scored molecules alone.
+const scoredOnlyHint = " (scripts/fingerprints.py --scored-only writes a pool of the molecules with a finite score)"

@@ -35,10 +35,10 @@ func TestReadScores(t *testing.T) {
 		"header":  {"id,score\na,1\n", "expected columns index,value or id,value"},
 		"unknown": {"id,value\na,1\nzz,2\n", `line 3, column "id": "zz" is not the id`},
 		"twice":   {"id,value\na,1\na,2\n", "already evaluated on line 2"},
-		"failed":  {"id,value\na,nan\nb,1\n=c,2\n", `item "a" has a failed score`},
+		"failed":  {"id,value\na,nan\nb,1\n=c,2\n", `item "a" has a failed score: a replay needs every item's score (scripts/fingerprints.py --scored-only`},
 		"word":    {"id,value\na,high\n", "line 2"},
 		"cells":   {"id,value\na,1,2\n", "3 cells"},
-		"missing": {"id,value\na,1\nb,2\n", `1 of the pool's 3 items have no score (the first: "=c")`},
+		"missing": {"id,value\na,1\nb,2\n", `1 of the pool's 3 items have no score (the first: "=c"); a replay needs every item's score (scripts/fingerprints.py --scored-only`},
 	} {
 		os.WriteFile(p, []byte(c.body), 0o644)
 		_, err := ReadScores(p, scoreIDs)

@@ -124,7 +124,7 @@ func headerHasScores(path string, head []string) (bool, error) {
 		}
 	}
 	if value >= 0 && label >= 0 {
-		return false, fmt.Errorf("%s line 1: columns %d (%s) and %d (%s): give scores (a value column) or 0/1 labels (a label column), not both", path, value+1, strings.TrimSpace(head[value]), label+1, strings.TrimSpace(head[label]))
+		return false, fileio.LineErrorf(path, 1, "columns %d (%s) and %d (%s): give scores (a value column) or 0/1 labels (a label column), not both", value+1, strings.TrimSpace(head[value]), label+1, strings.TrimSpace(head[label]))
 	}
 	return value >= 0, nil
 }
@@ -359,7 +359,7 @@ func parseItemData(path string, line int, head, rec []string, c itemCols, mode i
 		case "0", "false":
 			return false, 0, nil
 		}
-		return false, 0, fileio.LineErrorf(path, line, "label %s: expected 1 (positive) or 0 (negative)", fileio.Excerpt(rec[c.dataCol]))
+		return false, 0, cellErrorf(path, line, head, c.dataCol, "label %s: expected 1 (positive) or 0 (negative)", fileio.Excerpt(rec[c.dataCol]))
 	case withValue:
 		cell := rec[c.dataCol]
 		if bayesopt.IsFailedCell(cell) || (c.statusCol >= 0 && bayesopt.IsFailedStatus(rec[c.statusCol])) {
@@ -367,8 +367,7 @@ func parseItemData(path string, line int, head, rec []string, c itemCols, mode i
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-			return false, 0, &fileio.ReadError{File: path, Line: line, Column: c.dataCol + 1, Field: strings.TrimSpace(head[c.dataCol]),
-				Err: fmt.Errorf("%s: expected a finite number, or nan, failed or an empty cell for a failed measurement", fileio.Excerpt(cell))}
+			return false, 0, cellErrorf(path, line, head, c.dataCol, "%s: expected a finite number, or nan, failed or an empty cell for a failed measurement", fileio.Excerpt(cell))
 		}
 		return false, v, nil
 	}
@@ -396,34 +395,43 @@ func readItemFile(path string, pool *datasets.Pool, mode int) ([]itemRow, error)
 	for k, rec := range recs[1:] {
 		line := k + 2
 		key := strings.TrimSpace(rec[c.keyCol])
+		keyErr := func(format string, args ...any) error {
+			return cellErrorf(path, line, recs[0], c.keyCol, format, args...)
+		}
 		var i int
 		if c.byID {
 			var ok bool
 			var amb error
 			if i, _, ok, amb = fileio.LookupID(idIndex, rec[c.keyCol]); amb != nil {
-				return nil, fileio.LineErrorf(path, line, "%w", amb)
+				return nil, keyErr("%w", amb)
 			} else if !ok {
-				return nil, fileio.LineErrorf(path, line, "id %q is not in pool %s", key, pool.Name)
+				return nil, keyErr("id %q is not in pool %s", key, pool.Name)
 			}
 		} else {
 			i, err = strconv.Atoi(key)
 			if err != nil || i < 0 || i >= pool.Len() {
-				return nil, fileio.LineErrorf(path, line, "index %q: expected an integer in [0, %d)", key, pool.Len())
+				return nil, keyErr("index %q: expected an integer in [0, %d)", key, pool.Len())
 			}
 			if c.idCol >= 0 {
 				if id := poolID(pool, i); !fileio.IDMatches(rec[c.idCol], id) {
-					return nil, fileio.LineErrorf(path, line, "index %d is item %q but column \"id\" says %q; correct one of them", i, id, rec[c.idCol])
+					return nil, cellErrorf(path, line, recs[0], c.idCol, "index %d is item %q but column \"id\" says %q; correct one of them", i, id, rec[c.idCol])
 				}
 			}
 		}
 		y, v, _ := parseItemData(path, line, recs[0], rec, c, mode) // checked by readItemRecords
 		if seen[i] {
-			return nil, fileio.LineErrorf(path, line, "item %d (%s) is listed twice", i, key)
+			return nil, keyErr("item %d (%s) is listed twice", i, key)
 		}
 		seen[i] = true
 		out = append(out, itemRow{line: line, key: key, index: i, positive: y, value: v})
 	}
 	return out, nil
+}
+
+// cellErrorf is a fileio.ReadError at line of path in column col
+// (0-based) of the header head, named by its number and name.
+func cellErrorf(path string, line int, head []string, col int, format string, args ...any) error {
+	return &fileio.ReadError{File: path, Line: line, Column: col + 1, Field: strings.TrimSpace(head[col]), Err: fmt.Errorf(format, args...)}
 }
 
 // poolID is item i's id: the pool's, or its index when it has none.

@@ -49,11 +49,11 @@ func TestReadObserved(t *testing.T) {
 		"empty":      {"", "empty file"},
 		"header":     {"item,label\n3,1\n", "expected columns index,label or id,label"},
 		"short row":  {"index,label\n3\n", "line 2: 1 fields, the header has 2"},
-		"bad label":  {"index,label\n3,maybe\n", `line 2: label "maybe"`},
-		"range":      {"index,label\n10,1\n", `line 2: index "10": expected an integer in [0, 10)`},
-		"not an int": {"index,label\nx,1\n", `line 2: index "x"`},
-		"twice":      {"index,label\n3,1\n3,0\n", "line 3: item 3 (3) is listed twice"},
-		"unknown id": {"id,label\nzz,1\n", `line 2: id "zz" is not in pool line`},
+		"bad label":  {"index,label\n3,maybe\n", `line 2, column 2 (label): label "maybe"`},
+		"range":      {"index,label\n10,1\n", `line 2, column 1 (index): index "10": expected an integer in [0, 10)`},
+		"not an int": {"index,label\nx,1\n", `line 2, column 1 (index): index "x"`},
+		"twice":      {"index,label\n3,1\n3,0\n", "line 3, column 1 (index): item 3 (3) is listed twice"},
+		"unknown id": {"label,id\n1,zz\n", `line 2, column 2 (id): id "zz" is not in pool line`},
 		// Binary files say what they are, not "header [\x93NUMPY ...]".
 		"npy":    {"\x93NUMPY\x01\x00v\x00{'descr': '<f8'}", "a NumPy .npy array, not CSV text"},
 		"utf-16": {"\xff\xfei\x00d\x00,\x00", "binary data (a NUL byte at offset 3)"},
@@ -76,8 +76,8 @@ func TestObservedIndexAndID(t *testing.T) {
 	pool.IDs = []string{"a", "=x", "'=x", "-y", "'-y", "f"}
 	write, model := obsFile(t), func() *Model { return testModelOf(t, pool) }
 	for name, tc := range map[string]struct{ body, want string }{
-		"mismatch":   {"index,id,label\n0,f,1\n", `line 2: index 0 is item "a" but column "id" says "f"`},
-		"ambiguous":  {"id,label\n'=x,1\n", `line 2: id "'=x" is ambiguous`},
+		"mismatch":   {"index,id,label\n0,f,1\n", `line 2, column 2 (id): index 0 is item "a" but column "id" says "f"`},
+		"ambiguous":  {"id,label\n'=x,1\n", `line 2, column 1 (id): id "'=x" is ambiguous`},
 		"ambiguous-": {"id,label\n'-y,1\n", `is ambiguous`},
 	} {
 		err := readObserved(write(tc.body), pool, model())
@@ -131,14 +131,37 @@ func TestParsePending(t *testing.T) {
 		"index and id differ": {"index,id\n5,zz\n", `index 5 is item "f" but column "id" says "zz"`},
 		"empty":               {"", "empty file; expected a header index or id"},
 		"header":              {"item\n3\n", "expected columns index or id"},
-		"twice":               {"id\nd\nd\n", "line 3: item 3 (d) is listed twice"},
-		"unknown id":          {"id\nzz\n", `line 2: id "zz" is not in pool line`},
-		"range":               {"index\n10\n", `line 2: index "10": expected an integer in [0, 10)`},
+		"twice":               {"id\nd\nd\n", "line 3, column 1 (id): item 3 (d) is listed twice"},
+		"unknown id":          {"id\nzz\n", `line 2, column 1 (id): id "zz" is not in pool line`},
+		"range":               {"index\n10\n", `line 2, column 1 (index): index "10": expected an integer in [0, 10)`},
 		"observed":            {"id\nd\nj\n", "line 3: item 9 (j) is also labelled in obs.csv"},
 	} {
 		_, err := ParsePending(write(tc.body), pool, observed, "obs.csv")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pending.csv") {
 			t.Errorf("%s: error %v, want one naming pending.csv and %q", name, err, tc.want)
+		}
+	}
+}
+
+// TestParseScoresBadInput: every bad scores file is an error naming the
+// file, the line and the column to blame (an unknown id used to name the
+// line alone).
+func TestParseScoresBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pool := linePool(rng, 10, 3)
+	pool.IDs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	write := obsFile(t)
+	for name, tc := range map[string]struct{ body, want string }{
+		"non-numeric":   {"id,value\na,1\nb,abc\n", `obs.csv: line 3, column 2 (value): "abc": expected a finite number`},
+		"infinite":      {"id,value\na,inf\n", `obs.csv: line 2, column 2 (value): "inf": expected a finite number`},
+		"unknown id":    {"value,id\n1,zz\n", `obs.csv: line 2, column 2 (id): id "zz" is not in pool`},
+		"unknown index": {"index,score\n10,1\n", `obs.csv: line 2, column 1 (index): index "10": expected an integer in [0, 10)`},
+		"twice":         {"id,value\na,1\na,2\n", "obs.csv: line 3, column 1 (id): item 0 (a) is listed twice"},
+		"wide row":      {"id,value\na,1,2\n", "obs.csv: line 2: 3 fields, the header has 2"},
+	} {
+		_, err := ParseScores(write(tc.body), pool)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", name, err, tc.want)
 		}
 	}
 }

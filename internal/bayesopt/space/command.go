@@ -146,6 +146,9 @@ func (c *Command) run(ctx context.Context, xs [][]float64) ([]float64, error) {
 	cmd.WaitDelay = 2 * time.Second // a grandchild holding stdout open cannot hang qvs
 	err = cmd.Run()
 	what := fmt.Sprintf("objective command %q (batch of %d points)", c.Line, len(xs))
+	if len(xs) == 1 {
+		what = fmt.Sprintf("objective command %q (one point)", c.Line)
+	}
 	tail := func() string {
 		t := strings.TrimSpace(errTail.String())
 		if t == "" {

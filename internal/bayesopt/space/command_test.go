@@ -209,7 +209,10 @@ func TestCommandPerPoint(t *testing.T) {
 			break
 		}
 	}
-	for _, s := range []string{"point 2 of 5 (0.8) recorded as failed", "exit status 7", "boom", "point 4 of 5 (0.6)", "nonsense", "point 5 of 5 (0.45)", "time limit"} {
+	if strings.Contains(warn.String(), "batch of 1 points") {
+		t.Errorf("warnings %q: a point's process is one point, not a batch of 1 points", warn.String())
+	}
+	for _, s := range []string{"point 2 of 5 (0.8) recorded as failed", `(one point): exit status 7`, "boom", "point 4 of 5 (0.6)", "nonsense", "point 5 of 5 (0.45)", "time limit"} {
 		if !strings.Contains(warn.String(), s) {
 			t.Errorf("warnings %q lack %q", warn.String(), s)
 		}

@@ -28,5 +28,5 @@ func ExampleParse() {
 	// Output:
 	// engine box: [0.0000, 6.9078] x [100, 900]
 	// [ppm rpm] [10.000000000000002 434]
-	// space.yaml: line 2: parameter 1 ("ppm"): scale: log needs lower > 0, got 0
+	// space.yaml: line 2, column 5: parameter 1 ("ppm"): scale: log needs lower > 0, got 0
 }

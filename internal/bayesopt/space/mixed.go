@@ -80,46 +80,99 @@ func (c *choiceList) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("line %d: a when: condition is a choice or a list of choices", n.Line)
 }
 
-// parameterLines returns the line of each item of the parameters: list
-// (nil if the file does not parse as expected; Parse reports that).
-func parameterLines(b []byte) []int {
+// parameterNodes returns the node of each item of the parameters: list
+// and the top-level mapping (nil if the file does not parse as expected;
+// Parse reports that).
+func parameterNodes(b []byte) (params []*yaml.Node, top *yaml.Node) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil || len(doc.Content) == 0 {
-		return nil
+		return nil, nil
 	}
-	top := doc.Content[0]
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Value == "parameters" && top.Content[i+1].Kind == yaml.SequenceNode {
-			var out []int
-			for _, p := range top.Content[i+1].Content {
-				out = append(out, p.Line)
+	top = doc.Content[0]
+	if n := nodeAt(top, "parameters"); n != top && n.Kind == yaml.SequenceNode {
+		params = n.Content
+	}
+	return params, top
+}
+
+// nodeAt walks from n along path: a string step is, in a mapping, the
+// value of that key and, in a sequence, the first element of that value;
+// a keyOf step is a mapping's key; an int step is a sequence's element of
+// that index. It stops where the
+// path leaves the tree and returns the last node reached, so an error
+// points at the deepest part of the path the file has.
+func nodeAt(n *yaml.Node, path ...any) *yaml.Node {
+	for _, step := range path {
+		next := (*yaml.Node)(nil)
+		switch k := step.(type) {
+		case keyOf:
+			for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == string(k) {
+					next = n.Content[i]
+					break
+				}
 			}
-			return out
+		case string:
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next = n.Content[i+1]
+						break
+					}
+				}
+			case yaml.SequenceNode:
+				for _, e := range n.Content {
+					if e.Kind == yaml.ScalarNode && e.Value == k {
+						next = e
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
+				next = n.Content[k]
+			}
 		}
+		if next == nil {
+			return n
+		}
+		n = next
 	}
-	return nil
+	return n
+}
+
+// keyOf is a step of nodeAt to a mapping's key itself, not its value.
+type keyOf string
+
+// position is "line L, column C" of n, "" for nil.
+func position(n *yaml.Node) string {
+	if n == nil || n.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("line %d, column %d", n.Line, n.Column)
 }
 
 // checkCategorical validates categorical parameter i (no bounds, scale or
 // int; at least two distinct, non-empty choices without surrounding spaces
 // or line breaks) and sets its Lower and Upper to its choice indices.
-func (s *Space) checkCategorical(i int, where string) error {
+func (s *Space) checkCategorical(i int, at func(path ...any) string) error {
 	p := &s.Parameters[i]
 	switch {
 	case p.Lower != 0 || p.Upper != 0 || p.Scale != "":
-		return fmt.Errorf("%s: type: categorical takes choices:, not lower, upper or scale", where)
+		return fmt.Errorf("%s: type: categorical takes choices:, not lower, upper or scale", at())
 	case len(p.Choices) < 2:
-		return fmt.Errorf("%s: type: categorical needs at least two choices, got %d", where, len(p.Choices))
+		return fmt.Errorf("%s: type: categorical needs at least two choices, got %d", at("choices"), len(p.Choices))
 	}
 	first := map[string]int{}
 	for k, c := range p.Choices {
 		switch {
 		case strings.TrimSpace(c) == "":
-			return fmt.Errorf("%s: choice %d is empty", where, k+1)
+			return fmt.Errorf("%s: choice %d is empty", at("choices", k), k+1)
 		case c != strings.TrimSpace(c) || strings.ContainsAny(c, "\n\r"):
-			return fmt.Errorf("%s: choice %q must not have surrounding spaces or line breaks", where, c)
+			return fmt.Errorf("%s: choice %q must not have surrounding spaces or line breaks", at("choices", k), c)
 		case first[c] > 0:
-			return fmt.Errorf("%s: choice %q is repeated (choices %d and %d)", where, c, first[c], k+1)
+			return fmt.Errorf("%s: choice %q is repeated (choices %d and %d)", at("choices", k), c, first[c], k+1)
 		}
 		first[c] = k + 1
 	}
@@ -131,13 +184,16 @@ func (s *Space) checkCategorical(i int, where string) error {
 // checkWhen validates parameter i's when: every key names a categorical
 // parameter declared before it (seen: name -> 1-based index), every choice
 // is one of its choices; it records the parents.
-func (s *Space) checkWhen(i int, where string, seen map[string]int) error {
+func (s *Space) checkWhen(i int, at func(path ...any) string, seen map[string]int) error {
 	p := s.Parameters[i]
 	if len(p.Choices) > 0 && !p.IsCategorical() {
-		return fmt.Errorf("%s: choices: is for type: categorical", where)
+		return fmt.Errorf("%s: choices: is for type: categorical", at("choices"))
 	}
 	for len(s.parents) <= i {
 		s.parents = append(s.parents, nil)
+	}
+	if p.When != nil && len(p.When) == 0 {
+		return fmt.Errorf("%s: when: names no parameter; expected {parameter: choice}, or no when: for a parameter always active", at("when"))
 	}
 	keys := make([]string, 0, len(p.When))
 	for k := range p.When {
@@ -148,17 +204,20 @@ func (s *Space) checkWhen(i int, where string, seen map[string]int) error {
 		c := seen[k] - 1
 		switch {
 		case k == p.Name:
-			return fmt.Errorf("%s: when: names the parameter itself", where)
+			return fmt.Errorf("%s: when: names the parameter itself", at("when", keyOf(k)))
 		case c < 0:
-			return fmt.Errorf("%s: when: names %q, which is no parameter declared before it", where, k)
+			return fmt.Errorf("%s: when: names %q, which is no parameter declared before it", at("when", keyOf(k)), k)
 		case !s.Parameters[c].IsCategorical():
-			return fmt.Errorf("%s: when: names %q, which is not type: categorical", where, k)
+			return fmt.Errorf("%s: when: names %q, which is not type: categorical", at("when", keyOf(k)), k)
 		case len(p.When[k]) == 0:
-			return fmt.Errorf("%s: when: %s: expected one of its choices %v", where, k, s.Parameters[c].Choices)
+			return fmt.Errorf("%s: when: %s: expected one of its choices %v", at("when", k), k, s.Parameters[c].Choices)
 		}
-		for _, v := range p.When[k] {
+		for n, v := range p.When[k] {
 			if !slices.Contains(s.Parameters[c].Choices, v) {
-				return fmt.Errorf("%s: when: %s: %q is not one of its choices %v", where, k, v, s.Parameters[c].Choices)
+				return fmt.Errorf("%s: when: %s: %q is not one of its choices %v", at("when", k, v), k, v, s.Parameters[c].Choices)
+			}
+			if slices.Contains(p.When[k][:n], v) {
+				return fmt.Errorf("%s: when: %s: %q is listed twice", at("when", k, n), k, v)
 			}
 		}
 		s.parents[i] = append(s.parents[i], c)
@@ -341,7 +400,7 @@ func (s *Space) checkActive(v []float64) (int, string) {
 	for j := range s.Parameters {
 		switch {
 		case on[j] && math.IsNaN(v[j]):
-			return j, "is missing: " + s.condition(j, v) + " holds"
+			return j, "is missing: it applies when " + s.condition(j, v)
 		case !on[j] && !math.IsNaN(v[j]):
 			return j, "must be empty: it applies only when " + s.condition(j, v)
 		}
@@ -469,7 +528,7 @@ func (s *Space) parseRecordX(cells []string) (x []float64, col int, why string) 
 				need = "one of the choices " + strings.Join(p.Choices, ", ")
 			}
 			if len(s.parents[j]) > 0 {
-				need += ": " + s.condition(j, v) + " holds"
+				need += ": it applies when " + s.condition(j, v)
 			}
 			return nil, j, fmt.Sprintf("%s is empty, expected %s", p.Name, need)
 		case !on && !empty[j]:

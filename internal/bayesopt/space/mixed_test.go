@@ -42,18 +42,28 @@ func TestMixedParse(t *testing.T) {
 	}
 }
 
+// TestMixedParseErrors: every bad mixed-space entry is an error naming
+// the file, the line and the column of the part to blame (the list of
+// choices, the repeated or empty choice, the when: key or choice), counted
+// by hand from the texts below.
 func TestMixedParseErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"parameters:\n  - {name: k, type: categorical, choices: [a]}\n", "line 2: parameter 1 (\"k\"): type: categorical needs at least two choices, got 1"},
-		{"parameters:\n  - {name: k, type: categorical, choices: [a, b, a]}\n", "line 2: parameter 1 (\"k\"): choice \"a\" is repeated (choices 1 and 3)"},
-		{"parameters:\n  - {name: k, type: categorical, choices: [a, '']}\n", "choice 2 is empty"},
-		{"parameters:\n  - {name: k, type: categorical, choices: [a, b], lower: 0, upper: 1}\n", "takes choices:, not lower, upper or scale"},
-		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kk: a}}\n", "line 3: parameter 2 (\"x\"): when: names \"kk\", which is no parameter declared before it"},
-		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n", "when: k: \"c\" is not one of its choices [a b]"},
-		{"parameters:\n  - {name: y, lower: 0, upper: 1}\n  - {name: x, lower: 0, upper: 1, when: {y: c}}\n", "when: names \"y\", which is not type: categorical"},
-		{"parameters:\n  - {name: x, lower: 0, upper: 1, when: {k: a}}\n  - {name: k, type: categorical, choices: [a, b]}\n", "line 2: parameter 1 (\"x\"): when: names \"k\", which is no parameter declared before it"},
-		{"parameters:\n  - {name: x, lower: 0, upper: 1, choices: [a, b]}\n", "choices: is for type: categorical"},
-		{"parameters:\n  - {name: x, lower: 0, upper: 1}\ndirection: down\n", "direction \"down\": expected maximize or minimize"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a]}\n", "line 2, column 43: parameter 1 (\"k\"): type: categorical needs at least two choices, got 1"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b, a]}\n", "line 2, column 50: parameter 1 (\"k\"): choice \"a\" is repeated (choices 1 and 3)"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, '']}\n", "line 2, column 47: parameter 1 (\"k\"): choice 2 is empty"},
+		{"parameters:\n  - {name: k, type: categorical}\n", "line 2, column 5: parameter 1 (\"k\"): type: categorical needs at least two choices, got 0"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b], lower: 0, upper: 1}\n", "line 2, column 5: parameter 1 (\"k\"): type: categorical takes choices:, not lower, upper or scale"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {kk: a}}\n", "line 3, column 42: parameter 2 (\"x\"): when: names \"kk\", which is no parameter declared before it"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: c}}\n", "line 3, column 45: parameter 2 (\"x\"): when: k: \"c\" is not one of its choices [a b]"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: [a, c]}}\n", "line 3, column 49: parameter 2 (\"x\"): when: k: \"c\" is not one of its choices [a b]"},
+		{"parameters:\n  - {name: y, lower: 0, upper: 1}\n  - {name: x, lower: 0, upper: 1, when: {y: c}}\n", "line 3, column 42: parameter 2 (\"x\"): when: names \"y\", which is not type: categorical"},
+		{"parameters:\n  - {name: x, lower: 0, upper: 1, when: {k: a}}\n  - {name: k, type: categorical, choices: [a, b]}\n", "line 2, column 42: parameter 1 (\"x\"): when: names \"k\", which is no parameter declared before it"},
+		{"parameters:\n  - {name: x, lower: 0, upper: 1, choices: [a, b]}\n", "line 2, column 44: parameter 1 (\"x\"): choices: is for type: categorical"},
+		{"parameters:\n  - {name: x, lower: 0, upper: 1}\ndirection: down\n", "line 3, column 12: direction \"down\": expected maximize or minimize"},
+		{"parameters:\n  - name: k\n    type: categorical\n    choices:\n      - a\n      - a\n", "line 6, column 9: parameter 1 (\"k\"): choice \"a\" is repeated"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {}}\n", "line 3, column 41: parameter 2 (\"x\"): when: names no parameter"},
+		{"parameters:\n  - {name: k, type: categorical, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: {k: [a, a]}}\n", "line 3, column 49: parameter 2 (\"x\"): when: k: \"a\" is listed twice"},
+		{"parameters:\n  - {name: x, lower: 0, upper: 1, type: real}\n", "line 2, column 41: parameter 1 (\"x\"): type \"real\": expected float, int or categorical"},
 	} {
 		_, err := Parse("s.yaml", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "s.yaml: ") {
@@ -93,7 +103,7 @@ func TestMixedDecode(t *testing.T) {
 		{"linear,,,1,0.5", "line 2, column \"kernel\": \"linear\" is not one of the choices rbf, poly, sigmoid"},
 		{",,,1,0.5", "line 2, column \"kernel\": \"\" is missing; expected one of the choices"},
 		{"rbf,3,,1,0.5", "line 2, column \"degree\": must be empty: it applies only when kernel is poly (here rbf)"},
-		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: kernel is poly (here poly) holds"},
+		{"poly,,0.5,1,0.5", "line 2, column \"degree\": is missing: it applies when kernel is poly (here poly)"},
 		{"poly,7,0.5,1,0.5", "line 2, column \"degree\": \"7\" is outside [2, 5]"},
 	} {
 		_, err := decode("e.csv", []byte("kernel,degree,coef0,C,value\n"+c.row+"\n"), s, true, false)

@@ -54,7 +54,7 @@ func TestMixedRecords(t *testing.T) {
 		{[]string{"linear", "", "", "0"}, 0, `kernel: "linear" is not one of the choices rbf, poly, sigmoid`},
 		{[]string{"1", "", "", "0"}, 0, `kernel: "1" is not one of the choices`}, // an index is no longer read
 		{[]string{"", "", "", "0"}, 0, "kernel is empty, expected one of the choices rbf, poly, sigmoid"},
-		{[]string{"poly", "", "0.5", "0"}, 1, "degree is empty, expected a number: kernel is poly (here poly) holds"},
+		{[]string{"poly", "", "0.5", "0"}, 1, "degree is empty, expected a number: it applies when kernel is poly (here poly)"},
 		{[]string{"rbf", "3", "", "0"}, 1, "degree must be empty: it applies only when kernel is poly (here rbf)"},
 		{[]string{"rbf", "", "", ""}, 3, "C is empty, expected a number"},
 		{[]string{"rbf", "", "", "x"}, 3, `C: "x" is not a number`},

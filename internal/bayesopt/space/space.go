@@ -199,6 +199,9 @@ type Space struct {
 	// Minimize is the space file's direction: minimize (values are
 	// negated, so the engine maximises).
 	Minimize bool
+	// Maximize is an explicit direction: maximize, which --minimize
+	// contradicts (ResolveMinimize).
+	Maximize bool
 	lo, hi   []float64 // engine bounds
 	// mixed: the space has a categorical or a conditional parameter
 	// (mixed.go); parents[j] are the indices of the parameters in
@@ -213,6 +216,18 @@ type spaceFile struct {
 	Parameters  []parameterFile `yaml:"parameters"`
 	LengthScale *float64        `yaml:"length_scale"`
 	Direction   string          `yaml:"direction"`
+}
+
+// ResolveMinimize is whether values are minimised, given a command
+// line's or config's minimize setting: the file's direction, or minimize
+// when the setting is; a setting that contradicts an explicit direction:
+// maximize in the file is an error naming the file (the setting used to
+// win silently).
+func (s *Space) ResolveMinimize(minimize bool) (bool, error) {
+	if minimize && s.Maximize {
+		return false, fmt.Errorf("%s: direction: maximize, but minimize is set (--minimize); drop one", s.Path)
+	}
+	return minimize || s.Minimize, nil
 }
 
 // Load reads and validates the space file at path.
@@ -255,14 +270,19 @@ func Parse(name string, b []byte) (*Space, error) {
 		return nil, fmt.Errorf("%s: %d parameters, at most %d", name, len(f.Parameters), maxParameters)
 	}
 	s := &Space{Path: name, Parameters: make([]Parameter, len(f.Parameters)), LengthScale: 1}
+	nodes, top := parameterNodes(b)
 	switch f.Direction {
-	case "", DirectionMaximize:
+	case "":
+	case DirectionMaximize:
+		s.Maximize = true
 	case DirectionMinimize:
 		s.Minimize = true
 	default:
+		if pos := position(nodeAt(top, "direction")); pos != "" {
+			return nil, fmt.Errorf("%s: %s: direction %q: expected maximize or minimize", name, pos, f.Direction)
+		}
 		return nil, fmt.Errorf("%s: direction %q: expected maximize or minimize", name, f.Direction)
 	}
-	lines := parameterLines(b)
 	if f.LengthScale != nil {
 		if !(*f.LengthScale > 0) || math.IsInf(*f.LengthScale, 0) {
 			return nil, fmt.Errorf("%s: length_scale = %v: must be a finite number > 0", name, *f.LengthScale)
@@ -271,17 +291,25 @@ func Parse(name string, b []byte) (*Space, error) {
 	}
 	seen := map[string]int{}
 	for i, pf := range f.Parameters {
-		where := fmt.Sprintf("%s: parameter %d (%q)", name, i+1, pf.Name)
-		if i < len(lines) && lines[i] > 0 {
-			where = fmt.Sprintf("%s: line %d: parameter %d (%q)", name, lines[i], i+1, pf.Name)
+		// at names the file, the line and column of path within the
+		// parameter's entry (nodeAt; none: the entry itself) and the
+		// parameter.
+		at := func(path ...any) string {
+			if i < len(nodes) {
+				if pos := position(nodeAt(nodes[i], path...)); pos != "" {
+					return fmt.Sprintf("%s: %s: parameter %d (%q)", name, pos, i+1, pf.Name)
+				}
+			}
+			return fmt.Sprintf("%s: parameter %d (%q)", name, i+1, pf.Name)
 		}
+		where := at()
 		p, err := pf.parameter(where)
 		if err != nil {
 			return nil, err
 		}
 		s.Parameters[i] = p
 		if p.IsCategorical() {
-			if err := s.checkCategorical(i, where); err != nil {
+			if err := s.checkCategorical(i, at); err != nil {
 				return nil, err
 			}
 			p = s.Parameters[i]
@@ -294,7 +322,7 @@ func Parse(name string, b []byte) (*Space, error) {
 		case reserved[strings.ToLower(p.Name)]:
 			return nil, fmt.Errorf("%s: name is reserved for a column of the evaluation files (value, iteration, region, rank)", where)
 		case seen[p.Name] > 0:
-			return nil, fmt.Errorf("%s: duplicate name, first used by parameter %d", where, seen[p.Name])
+			return nil, fmt.Errorf("%s: duplicate name, first used by parameter %d", at("name"), seen[p.Name])
 		case math.IsNaN(p.Lower) || math.IsInf(p.Lower, 0) || math.IsNaN(p.Upper) || math.IsInf(p.Upper, 0):
 			return nil, fmt.Errorf("%s: bounds [%v, %v] must be finite", where, p.Lower, p.Upper)
 		case !(p.Lower < p.Upper):
@@ -308,9 +336,9 @@ func Parse(name string, b []byte) (*Space, error) {
 				return nil, fmt.Errorf("%s: scale: log needs lower > 0, got %v", where, p.Lower)
 			}
 		default:
-			return nil, fmt.Errorf("%s: scale %q: expected linear or log", where, p.Scale)
+			return nil, fmt.Errorf("%s: scale %q: expected linear or log", at("scale"), p.Scale)
 		}
-		if err := s.checkWhen(i, where, seen); err != nil {
+		if err := s.checkWhen(i, at, seen); err != nil {
 			return nil, err
 		}
 		switch p.Type {
@@ -320,7 +348,7 @@ func Parse(name string, b []byte) (*Space, error) {
 				return nil, fmt.Errorf("%s: type: int but no integer lies in [%v, %v]", where, p.Lower, p.Upper)
 			}
 		default:
-			return nil, fmt.Errorf("%s: type %q: expected float, int or categorical", where, p.Type)
+			return nil, fmt.Errorf("%s: type %q: expected float, int or categorical", at("type"), p.Type)
 		}
 		lo, hi := p.Lower, p.Upper
 		if p.IsCategorical() { // choice index i is the middle of [i-0.5, i+0.5]

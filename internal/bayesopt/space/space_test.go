@@ -456,8 +456,8 @@ func TestParseOptunaWords(t *testing.T) {
 // for whole steps of int parameters, and not on a log scale.
 func TestParseOptunaWordErrors(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
-		{"lower and low", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, low: 0, upper: 1}\n", `line 3: parameter 2 ("b"): both lower and low`},
-		{"upper and high", "parameters:\n  - {name: b, low: 0, upper: 1, high: 2}\n", `line 2: parameter 1 ("b"): both upper and high`},
+		{"lower and low", "parameters:\n  - {name: a, lower: 0, upper: 1}\n  - {name: b, lower: 0, low: 0, upper: 1}\n", `line 3, column 5: parameter 2 ("b"): both lower and low`},
+		{"upper and high", "parameters:\n  - {name: b, low: 0, upper: 1, high: 2}\n", `line 2, column 5: parameter 1 ("b"): both upper and high`},
 		{"log and linear", "parameters:\n  - {name: b, low: 1, high: 2, log: true, scale: linear}\n", "log: true contradicts scale: linear"},
 		{"no log and log", "parameters:\n  - {name: b, low: 1, high: 2, log: false, scale: log}\n", "log: false contradicts scale: log"},
 		{"log not bool", "parameters:\n  - {name: b, low: 1, high: 2, log: yes please}\n", "space.yaml"},

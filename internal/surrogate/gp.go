@@ -90,6 +90,9 @@ type Model struct {
 	l2      blas64.Triangular // DTC: chol(r K_UU + K_UD K_DU)
 	ratio   float64
 	workers int
+	// activeBits: the active items' fingerprints gathered (Tanimoto
+	// only), for tanimotoKernel.fillBlock
+	activeBits *tanimotoKernel
 }
 
 // fitOptions are the sizes of the fit.
@@ -342,6 +345,7 @@ func (m *Model) conditionExact(obs []int, z []float64) error {
 		return fmt.Errorf("surrogate: K_DD + %g I is not positive definite", m.ratio)
 	}
 	m.Form, m.Active, m.l1 = formExact, append([]int(nil), obs...), L
+	m.gatherActive()
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = z[i] - m.Hyper.Mean
@@ -395,8 +399,17 @@ func (m *Model) conditionDTC(obs []int, z []float64, inducing []int) error {
 	v := make([]float64, M)
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: M, Cols: n, Stride: n, Data: Kud}, blas64.Vector{N: n, Inc: 1, Data: e}, 0, blas64.Vector{N: M, Inc: 1, Data: v})
 	m.Form, m.Active, m.l1, m.l2 = formDTC, U, L1, L2
+	m.gatherActive()
 	m.w = cholSolve(L2, v)
 	return nil
+}
+
+// gatherActive copies the active items' fingerprints into one block
+// (Tanimoto kernel only; Predict then fills kernel rows by tiles).
+func (m *Model) gatherActive() {
+	if tk, ok := m.kern.(*tanimotoKernel); ok {
+		m.activeBits = tk.gather(m.Active)
+	}
 }
 
 // cholSolve returns (L Lᵀ)⁻¹ b (b is overwritten).
@@ -424,13 +437,24 @@ func (m *Model) predictBound(items []int, mu, ub []float64) { m.predict(items, m
 
 func (m *Model) predict(items []int, mu, sd, ub []float64) {
 	M := len(m.Active)
-	parallel.Blocks(len(items), predictBlock, m.workers, func(_, lo, hi int) {
+	tk, tiled := m.kern.(*tanimotoKernel)
+	tiled = tiled && m.activeBits != nil
+	buf := make([][]float64, m.workers)
+	parallel.Blocks(len(items), predictBlock, m.workers, func(w, lo, hi int) {
 		nb := hi - lo
-		kx := make([]float64, nb*M)
+		if len(buf[w]) < nb*M {
+			buf[w] = make([]float64, predictBlock*M)
+		}
+		kx := buf[w][:nb*M]
+		if tiled {
+			tk.fillBlock(items[lo:hi], m.activeBits, kx)
+		}
 		var nearest []int
 		for t := lo; t < hi; t++ {
 			row := kx[(t-lo)*M : (t-lo+1)*M]
-			m.kern.Fill(items[t], m.Active, row)
+			if !tiled {
+				m.kern.Fill(items[t], m.Active, row)
+			}
 			var s float64
 			for a, v := range row {
 				s += v * m.w[a]
@@ -463,8 +487,12 @@ func (m *Model) predict(items []int, mu, sd, ub []float64) {
 	})
 }
 
-// solveBlock is the column block of solveRowsLT.
-const solveBlock = 256
+// solveBlock is the column block of solveRowsLT, gemmInner the slices of
+// its updates (gonum's Dgemm block size).
+const (
+	solveBlock = 256
+	gemmInner  = 64
+)
 
 // solveRowsLT overwrites the rows x of b (rows x L.N, row-major, stride
 // L.N) with the solutions of X Lᵀ = B (row t: L⁻¹ b_t) for lower
@@ -473,15 +501,23 @@ const solveBlock = 256
 // Trans) reordered so that each block of L is read once for all rows
 // instead of once a row (the unblocked solve streams all of L from memory
 // for every row: 3-4x slower at 3,000 labels); the result agrees with it
-// to rounding.
+// to rounding, and each row's result is the same whichever rows are
+// solved with it (shortlist relies on it: an item's sd is the same in
+// every chunk).
 func solveRowsLT(L blas64.Triangular, b []float64, rows int) {
 	n := L.N
 	for j0 := 0; j0 < n; j0 += solveBlock {
 		j1 := min(j0+solveBlock, n)
-		if j0 > 0 {
+		// the update by slices of at most gemmInner columns: each Gemm
+		// call then adds one dot product per entry whichever of its serial
+		// or parallel paths it takes (its parallel path slices by 64, its
+		// serial one does not, and it chooses by the number of rows), so
+		// a row's result does not depend on the rows solved with it
+		for k0 := 0; k0 < j0; k0 += gemmInner {
+			k1 := min(k0+gemmInner, j0)
 			blas64.Gemm(blas.NoTrans, blas.Trans, -1,
-				blas64.General{Rows: rows, Cols: j0, Stride: n, Data: b},
-				blas64.General{Rows: j1 - j0, Cols: j0, Stride: L.Stride, Data: L.Data[j0*L.Stride:]},
+				blas64.General{Rows: rows, Cols: k1 - k0, Stride: n, Data: b[k0:]},
+				blas64.General{Rows: j1 - j0, Cols: k1 - k0, Stride: L.Stride, Data: L.Data[j0*L.Stride+k0:]},
 				1, blas64.General{Rows: rows, Cols: j1 - j0, Stride: n, Data: b[j0:]})
 		}
 		blas64.Trsm(blas.Right, blas.Trans, 1,

@@ -182,7 +182,16 @@ func inducingSet(y []float64, m int, rng *rand.Rand) []int {
 func gram(k featureKernel, items []int, workers int) []float64 {
 	n := len(items)
 	g := make([]float64, n*n)
+	tk, tiled := k.(*tanimotoKernel)
+	var cols *tanimotoKernel
+	if tiled {
+		cols = tk.gather(items)
+	}
 	parallel.Blocks(n, 16, workers, func(_, lo, hi int) {
+		if tiled {
+			tk.fillBlock(items[lo:hi], cols, g[lo*n:hi*n])
+			return
+		}
 		for a := lo; a < hi; a++ {
 			k.Fill(items[a], items, g[a*n:(a+1)*n])
 		}

@@ -95,6 +95,21 @@ type Model struct {
 	// activeBits: the active items' fingerprints gathered (Tanimoto
 	// only), for tanimotoKernel.fillBlock
 	activeBits *tanimotoKernel
+	// known: posteriors already computed (remember), returned by Predict
+	// without recomputing when every item asked for is known
+	known map[int][2]float64
+}
+
+// remember keeps the posterior mean and sd of items (as Predict computed
+// them) for later Predict calls: an item's values do not depend on the
+// items predicted with it, so they are the values Predict would return.
+func (m *Model) remember(items []int, mu, sd []float64) {
+	if m.known == nil {
+		m.known = make(map[int][2]float64, len(items))
+	}
+	for t, i := range items {
+		m.known[i] = [2]float64{mu[t], sd[t]}
+	}
 }
 
 // fitOptions are the sizes of the fit.
@@ -439,7 +454,24 @@ const predictBlock = 128
 // and standard deviation of the latent f at items[t], in standardised
 // units (see Model): YMean + YScale·mu and YScale·sd are in the targets'
 // units.
-func (m *Model) Predict(items []int, mu, sd []float64) { m.predict(items, mu, sd, nil) }
+func (m *Model) Predict(items []int, mu, sd []float64) {
+	if sd != nil && len(m.known) > 0 {
+		all := true
+		for _, i := range items {
+			if _, ok := m.known[i]; !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			for t, i := range items {
+				mu[t], sd[t] = m.known[i][0], m.known[i][1]
+			}
+			return
+		}
+	}
+	m.predict(items, mu, sd, nil)
+}
 
 // predictBound sets mu[t] to the posterior mean at items[t], as Predict,
 // and ub[t] to an upper bound of its posterior sd (sdBound) from the same

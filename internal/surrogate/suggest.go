@@ -646,6 +646,7 @@ func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []flo
 			}
 		} else {
 			model.Predict(chunk, cm, cs)
+			model.remember(chunk, cm, cs) // the picks' posterior, reported by Suggest
 		}
 		for t, i := range chunk {
 			items = append(items, i)

@@ -96,14 +96,18 @@ func (k *tanimotoKernel) WithLengthScale(float64) featureKernel { return k }
 func (k *tanimotoKernel) Fill(i int, cols []int, dst []float64) {
 	a, pa := k.bits[i], k.pop[i]
 	for t, j := range cols {
-		c := knn.AndCount(a, k.bits[j])
-		or := int(pa) + int(k.pop[j]) - c
-		if or == 0 {
-			dst[t] = 1
-		} else {
-			dst[t] = float64(c) / float64(or)
-		}
+		dst[t] = tanimotoOf(knn.AndCount(a, k.bits[j]), pa, k.pop[j])
 	}
+}
+
+// tanimotoOf is the Tanimoto similarity of two fingerprints with pa and pb
+// bits set, c of them in common (1 for two empty ones).
+func tanimotoOf(c int, pa, pb int32) float64 {
+	or := int(pa) + int(pb) - c
+	if or == 0 {
+		return 1
+	}
+	return float64(c) / float64(or)
 }
 
 // gather returns the kernel over the rows cols of k, copied into one
@@ -140,13 +144,7 @@ func (k *tanimotoKernel) fillBlock(items []int, cols *tanimotoKernel, dst []floa
 			x, px := k.bits[i], k.pop[i]
 			row := dst[t*M : (t+1)*M]
 			for a := a0; a < a1; a++ {
-				c := knn.AndCount(x, cols.bits[a])
-				or := int(px) + int(cols.pop[a]) - c
-				if or == 0 {
-					row[a] = 1
-				} else {
-					row[a] = float64(c) / float64(or)
-				}
+				row[a] = tanimotoOf(knn.AndCount(x, cols.bits[a]), px, cols.pop[a])
 			}
 		}
 	}

@@ -149,9 +149,9 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 // shortlist returns the exact top C by acquisition, computing fewer sds
 // than items when the bound allows.
 func TestShortlistIsExactTop(t *testing.T) {
-	// 200 labels: one block of the sd's solve; 600: three (solveBlock),
+	// 200 labels: one block of the sd's solve; 601: three (solveBlock),
 	// whose per-row results must not depend on the rows solved together
-	for _, labels := range []int{200, 600} {
+	for _, labels := range []int{200, 601} {
 		testShortlistIsExactTop(t, labels)
 	}
 }

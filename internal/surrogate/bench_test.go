@@ -78,14 +78,14 @@ func seriesPool(n int, seed uint64) (*datasets.Pool, []float64) {
 
 // BenchmarkSuggestRound is one round of a scored search (fit, posterior
 // of every item, batch) on a 50,000-item library with 1,500 and 3,000
-// scores (exact up to defaultMaxExact, DTC beyond) and batches of 500.
+// scores (exact: defaultMaxExact) and 6,000 (DTC) and batches of 500.
 func BenchmarkSuggestRound(b *testing.B) {
 	const n = 50000
 	pool, score := seriesPool(n, 1)
 	for _, c := range []struct {
 		labels int
 		method string
-	}{{1500, MethodGreedy}, {1500, MethodQVS}, {3000, MethodQVS}} {
+	}{{1500, MethodGreedy}, {1500, MethodQVS}, {3000, MethodQVS}, {6000, MethodQVS}} {
 		obs := rand.New(rand.NewPCG(2, 2)).Perm(n)[:c.labels]
 		y := make([]float64, len(obs))
 		for k, i := range obs {

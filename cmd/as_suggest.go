@@ -125,7 +125,7 @@ Scores instead of labels (docking scores, IC50, yields): FILE with a value
 process to the scores on the pool's own features (--gp-kernel auto: Tanimoto
 for fingerprints, MinMax for counts with --metric tanimoto, else Matern-5/2;
 constant mean, signal and noise variance and length scale by maximum
-marginal likelihood on standardised scores; exact up to 1,000 scores, beyond
+marginal likelihood on standardised scores; exact up to 3,000 scores, beyond
 that the DTC approximation on 600 inducing scores, the best half and a random
 half) and needs no kNN graph. --minimize when lower is better. A row whose
 value is empty, nan or failed (any case), or whose status column says failed,

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -281,4 +283,122 @@ func standardised(y []float64) []float64 {
 		z[i] = (v - mean) / sd
 	}
 	return z
+}
+
+// solveRowsLT agrees with blas64.Trsm(Right, Trans) across several column
+// blocks, a partial last one included.
+func TestSolveRowsLTMatchesTrsm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n, rows = 2*solveBlock + 37, 5
+	A := mat.NewSymDense(n, nil)
+	G := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			G.Set(i, j, rng.NormFloat64())
+		}
+	}
+	A.SymOuterK(1.0/n, G)
+	for i := 0; i < n; i++ {
+		A.SetSym(i, i, A.At(i, i)+1)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(A) {
+		t.Fatal("not positive definite")
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	b := make([]float64, rows*n)
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	want := append([]float64(nil), b...)
+	blas64.Trsm(blas.Right, blas.Trans, 1, L.RawTriangular(), blas64.General{Rows: rows, Cols: n, Stride: n, Data: want})
+	solveRowsLT(L.RawTriangular(), b, rows)
+	for i := range b {
+		if math.Abs(b[i]-want[i]) > 1e-10*math.Max(1, math.Abs(want[i])) {
+			t.Fatalf("entry %d: %v, Trsm %v", i, b[i], want[i])
+		}
+	}
+}
+
+// exactModel is the exact posterior on obs with fixed hyperparameters
+// (mean 0.2, signal variance s2, noise ratio r) and targets z.
+func exactModel(t *testing.T, kern featureKernel, obs []int, z []float64, s2, r float64) *Model {
+	t.Helper()
+	m := &Model{Hyper: Hyper{Mean: 0.2, SignalVar: s2, NoiseVar: r * s2}, kern: kern, ratio: r, workers: 2}
+	if err := m.conditionExact(obs, z); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// predictBound's sd bound is at least the exact posterior sd of every
+// item, for every number of nearest labels, at noise ratios from nearly
+// noiseless to noisy, with near-duplicate fingerprints among the labels;
+// with a single label it is the closed form s² (1 - k²/(1 + r)) (plus the
+// slack), which is then the exact variance; with as many labels as the
+// bound conditions on it equals the exact sd.
+func TestSdBoundAboveExact(t *testing.T) {
+	defer func(b int) { boundLabels = b }(boundLabels)
+	rng := rand.New(rand.NewPCG(12, 12))
+	for trial := 0; trial < 4; trial++ {
+		pool := randomPool(rng, 300, 0.1+0.1*float64(trial))
+		for i := 0; i < 20; i++ { // near duplicates: item 2i+1 is item 2i with one bit flipped
+			w := append([]uint64(nil), pool.Bits[2*i]...)
+			w[0] ^= 1 << (i % 64)
+			pool.Bits[2*i+1] = w
+		}
+		kern := newTanimotoKernel(pool.Bits)
+		obs := rng.Perm(100)[:60] // duplicates among the labels and between labels and items
+		z := make([]float64, len(obs))
+		for i := range z {
+			z[i] = rng.NormFloat64()
+		}
+		all := make([]int, pool.Len())
+		for i := range all {
+			all[i] = i
+		}
+		for _, r := range []float64{1e-6, 1e-2, 0.5, 5} {
+			s2 := 0.3 + 2*rng.Float64()
+			m := exactModel(t, kern, obs, z, s2, r)
+			mu, sd := make([]float64, len(all)), make([]float64, len(all))
+			m.Predict(all, mu, sd)
+			for _, bl := range []int{1, 2, 4, 8} {
+				boundLabels = bl
+				mu2, ub := make([]float64, len(all)), make([]float64, len(all))
+				m.predictBound(all, mu2, ub)
+				for x := range all {
+					if mu2[x] != mu[x] {
+						t.Fatalf("predictBound's mean %v, Predict's %v", mu2[x], mu[x])
+					}
+					if ub[x] < sd[x] {
+						t.Fatalf("trial %d r=%g m=%d item %d: bound %v below the exact sd %v", trial, r, bl, x, ub[x], sd[x])
+					}
+				}
+			}
+			// one label: the closed form, and the exact sd
+			one := exactModel(t, kern, obs[:1], z[:1], s2, r)
+			one.Predict(all, mu, sd)
+			boundLabels = 1
+			ub := make([]float64, len(all))
+			one.predictBound(all, mu, ub)
+			for x := range all {
+				k := Tanimoto(pool.Bits[x], pool.Bits[obs[0]])
+				want := math.Sqrt(s2 * (1 - k*k/(1+r) + sdBoundSlack))
+				if math.Abs(ub[x]-want) > 1e-12 || math.Abs(ub[x]*ub[x]-sd[x]*sd[x]-sdBoundSlack*s2) > 1e-9 {
+					t.Fatalf("one label, item %d: bound %v, closed form %v, exact sd %v", x, ub[x], want, sd[x])
+				}
+			}
+			// four labels, bound on four: the exact posterior
+			four := exactModel(t, kern, obs[:4], z[:4], s2, r)
+			four.Predict(all, mu, sd)
+			boundLabels = 4
+			four.predictBound(all, mu, ub)
+			for x := range all {
+				if math.Abs(ub[x]*ub[x]-sd[x]*sd[x]-sdBoundSlack*s2) > 1e-9 {
+					t.Fatalf("four labels, item %d: bound %v, exact sd %v", x, ub[x], sd[x])
+				}
+			}
+		}
+	}
 }

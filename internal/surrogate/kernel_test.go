@@ -103,3 +103,26 @@ func TestChooseKernel(t *testing.T) {
 		t.Error("unknown kernel accepted")
 	}
 }
+
+// fillBlock's tiles give Fill's values exactly, over more columns than a
+// tile and items that are also columns.
+func TestFillBlockIsFill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	pool := randomPool(rng, 400, 0.2)
+	pool.Bits[5] = make([]uint64, 2) // an empty fingerprint: k = 1 with itself, 0 with the rest
+	k := newTanimotoKernel(pool.Bits)
+	cols := rng.Perm(400)[:2*fillTile+13]
+	cols[0] = 5
+	items := []int{5, 0, 1, 2, 3, 399, 250, cols[7]}
+	got := make([]float64, len(items)*len(cols))
+	k.fillBlock(items, k.gather(cols), got)
+	want := make([]float64, len(cols))
+	for r, i := range items {
+		k.Fill(i, cols, want)
+		for a := range cols {
+			if got[r*len(cols)+a] != want[a] {
+				t.Fatalf("item %d column %d: fillBlock %v, Fill %v", i, cols[a], got[r*len(cols)+a], want[a])
+			}
+		}
+	}
+}

@@ -18,6 +18,8 @@ package surrogate
 //	          settings: acq, beta, q, c (candidates per batch), p
 //	          (QualityPower), rank (QualityRank), hist (History), hp
 //	          (HitPower), tau (HitTopFraction), div, exact (MaxExact)
+//	R_VERBOSE=1  a line a round: labels, sds computed (Result.Evaluated),
+//	          candidates, CPU seconds
 import (
 	"context"
 	"fmt"
@@ -158,6 +160,9 @@ func TestReplay(t *testing.T) {
 					t.Fatal(c, err)
 				}
 				maxRound = max(maxRound, time.Since(t0))
+				if os.Getenv("R_VERBOSE") != "" {
+					fmt.Printf("  round %d labels %d evaluated %d cand %d cpu %.2f\n", r, res.Scored, res.Evaluated, res.Candidates, (cpuTime() - c0).Seconds())
+				}
 				obs = append(obs, res.Picks...)
 			}
 			var hits []int

@@ -405,13 +405,16 @@ func (a acquirer) value(mu, sd float64) float64 {
 // bound is an upper bound of value(mu, sd) over sd in [0, sdMax]: UCB and
 // EI grow with sd, phit grows with sd below the threshold and is at most 1
 // above it, the mean does not depend on sd.
-func (a acquirer) bound(mu float64) float64 {
+func (a acquirer) bound(mu float64) float64 { return a.boundAt(mu, a.sdMax) }
+
+// boundAt is an upper bound of value(mu, sd) over sd in [0, sdUB].
+func (a acquirer) boundAt(mu, sdUB float64) float64 {
 	if a.kind == acqPHit && mu >= a.tau {
 		return 1
 	}
 	// widened by a relative 1e-12: ei's value can exceed its value at
-	// sdMax by a rounding error where it is flat in sd
-	b := a.value(mu, a.sdMax)
+	// sdUB by a rounding error where it is flat in sd
+	b := a.value(mu, sdUB)
 	return b + 1e-12*math.Abs(b)
 }
 
@@ -592,8 +595,12 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 }
 
 // shortlistChunk is the number of items whose sd is computed per step of
-// shortlist.
-const shortlistChunk = 2048
+// shortlist when its bound is the prior sd (DTC form); shortlistStep when
+// it is the per-item bound of the exact form (first step: C items).
+const (
+	shortlistChunk = 2048
+	shortlistStep  = 256
+)
 
 // shortlistFactor bounds the items whose posterior sd MethodQVS computes:
 // at most max(shortlistFactor·C, minShortlist) for C candidates, in
@@ -607,19 +614,24 @@ const (
 // to the lowest index), in decreasing order, with their acquisition, and
 // the number of items whose posterior sd was computed. The mean is
 // computed for every item; the sd (the costly part: a triangular solve of
-// the active set's size per item) only in decreasing order of the
-// acquisition's upper bound at the prior sd (acquirer.bound), until the
-// bound of the next item falls below the C-th best acquisition found (then
-// the result is the exact top C) or limit items are done (then it is the
-// top C of those: the items of highest bound, so of highest mean for ucb
-// and ei).
+// the active set's size per item) only in decreasing order of an upper
+// bound of the acquisition (acquirer.boundAt at an upper bound of the sd:
+// Model.sdBound's, from the item's most similar labels, in the exact form;
+// the prior sd in the DTC form), until the bound of the next item falls
+// below the C-th best acquisition found (then the result is the exact top
+// C: every item not evaluated has an acquisition below it) or limit items
+// are done (then it is the top C of those: the items of highest bound).
 func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []float64, int) {
 	n := len(free)
-	mu := make([]float64, n)
-	model.Predict(free, mu, nil)
+	mu, sdUB := make([]float64, n), make([]float64, n)
+	model.predictBound(free, mu, sdUB)
 	ub := make([]float64, n)
 	for t := range mu {
-		ub[t] = a.bound(mu[t])
+		ub[t] = a.boundAt(mu[t], sdUB[t])
+	}
+	step := shortlistChunk
+	if model.Form == formExact {
+		step = shortlistStep
 	}
 	ord := make([]int, n)
 	for t := range ord {
@@ -639,7 +651,10 @@ func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []flo
 		if len(items) >= C && ub[ord[done]] < thr {
 			break
 		}
-		hi := min(done+max(shortlistChunk, C), n)
+		hi := min(done+step, n)
+		if done == 0 || step == shortlistChunk {
+			hi = min(done+max(step, C), n)
+		}
 		chunk := make([]int, hi-done)
 		for t := range chunk {
 			chunk[t] = free[ord[done+t]]
@@ -651,6 +666,7 @@ func shortlist(model *Model, a acquirer, free []int, C, limit int) ([]int, []flo
 			}
 		} else {
 			model.Predict(chunk, cm, cs)
+			model.remember(chunk, cm, cs) // the picks' posterior, reported by Suggest
 		}
 		for t, i := range chunk {
 			items = append(items, i)

@@ -149,11 +149,22 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 // shortlist returns the exact top C by acquisition, computing fewer sds
 // than items when the bound allows.
 func TestShortlistIsExactTop(t *testing.T) {
-	pool, obs, y, _ := scoredPool(11, 3000, 200)
+	// 200 labels: one block of the sd's solve; 601: three (solveBlock),
+	// whose per-row results must not depend on the rows solved together
+	for _, labels := range []int{200, 601} {
+		testShortlistIsExactTop(t, labels)
+	}
+}
+
+func testShortlistIsExactTop(t *testing.T, labels int) {
+	pool, obs, y, _ := scoredPool(11, 3000, labels)
 	kern := newTanimotoKernel(pool.Bits)
 	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: 1000, inducing: 100, fitSubset: 600, workers: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.Form != formExact {
+		t.Fatalf("form %s", m.Form)
 	}
 	scored := map[int]bool{}
 	for _, i := range obs {
@@ -175,9 +186,12 @@ func TestShortlistIsExactTop(t *testing.T) {
 		}
 		for _, C := range []int{1, 50, 400} {
 			want := topK(free, all, C)
-			got, vals, _ := shortlist(m, a, free, C, len(free))
+			got, vals, evaluated := shortlist(m, a, free, C, len(free))
 			if !slices.Equal(got, want) {
-				t.Errorf("%s C=%d: shortlist %v..., full ranking %v...", kind, C, got[:min(5, C)], want[:min(5, C)])
+				t.Errorf("%d labels %s C=%d: shortlist %v..., full ranking %v...", labels, kind, C, got[:min(5, C)], want[:min(5, C)])
+			}
+			if kind == acqUCB && C == 50 && evaluated > C+shortlistStep {
+				t.Errorf("%d labels ucb C=50: %d sds computed, the bound should stop within one step", labels, evaluated)
 			}
 			for t2, i := range got {
 				if k := slices.Index(free, i); vals[t2] != all[k] {

@@ -33,10 +33,10 @@ func (m *Model) Covariance(items []int) []float64 {
 	}
 	C := blas64.General{Rows: n, Cols: n, Stride: n, Data: cov}
 	// rows of kx L⁻ᵀ are (L⁻¹ k_x)ᵀ: cov -= (kx L⁻ᵀ)(kx L⁻ᵀ)ᵀ
-	blas64.Trsm(blas.Right, blas.Trans, 1, m.l1, g(kx))
+	solveRowsLT(m.l1, kx, n)
 	blas64.Gemm(blas.NoTrans, blas.Trans, -1, g(kx), g(kx), 1, C)
 	if k2 != nil {
-		blas64.Trsm(blas.Right, blas.Trans, 1, m.l2, g(k2))
+		solveRowsLT(m.l2, k2, n)
 		blas64.Gemm(blas.NoTrans, blas.Trans, m.ratio, g(k2), g(k2), 1, C)
 	}
 	s2 := m.Hyper.SignalVar

@@ -72,6 +72,7 @@ type ScoreSettings struct {
 	GPKernel            string
 	Diversity           string
 	History             string
+	HistoryGiven        bool
 	HitPower            float64
 	Candidates          int
 	CandidatesGiven     bool
@@ -89,7 +90,8 @@ func defaultLabelSettings() LabelSettings {
 
 func defaultScoreSettings() ScoreSettings {
 	return ScoreSettings{HitTopFraction: surrogate.DefaultHitTopFraction, Acquisition: surrogate.DefaultAcquisition,
-		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity, History: "none"}
+		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity,
+		History: surrogate.DefaultHistory, HitPower: surrogate.DefaultHitPower}
 }
 
 // onlyWith refuses the first of flags, given, that applies only with kind.
@@ -245,7 +247,7 @@ func (o *ASSuggestOptions) checkScored() error {
 		return Usagef("--history %q: expected one of %s", s.History, strings.Join(surrogate.Histories, ", "))
 	case !(s.HitPower >= 0) || math.IsInf(s.HitPower, 0):
 		return Usagef("--hit-power %v: expected a finite number >= 0", s.HitPower)
-	case s.History != "none" && o.Method == surrogate.MethodQVS && (s.Diversity != "dense" || (o.QGiven && o.Q != 2)):
+	case s.HistoryGiven && s.History != "none" && o.Method == surrogate.MethodQVS && (s.Diversity != "dense" || (o.QGiven && o.Q != 2)):
 		return Usagef("--history %s: needs --q 2 and --diversity dense", s.History)
 	case s.Candidates < 0 || (s.CandidatesGiven && s.Candidates < o.Batch):
 		return Usagef("--candidates %d: expected at least --batch %d", s.Candidates, o.Batch)
@@ -306,7 +308,13 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 		Minimize: s.Minimize, Pending: pending, Batch: o.Batch, Method: o.Method,
 		Acquisition: s.Acquisition, Beta: s.UCBBeta, Q: o.Q, Seed: proto.Seed,
 		HitThreshold: s.HitThreshold, HasHitThreshold: s.HitThresholdGiven, HitTopFraction: s.HitTopFraction,
-		Kernel: s.GPKernel, Diversity: s.Diversity, History: s.History, HitPower: s.HitPower, Candidates: s.Candidates, Workers: e.Workers,
+		Kernel: s.GPKernel, Diversity: s.Diversity, HitPower: s.HitPower, Candidates: s.Candidates, Workers: e.Workers,
+	}
+	if s.HistoryGiven {
+		req.History = s.History // else surrogate's default, which falls back to none off q = 2 on the dense kernel
+	}
+	if s.HitPower == 0 {
+		req.HitPower = surrogate.NoHitPower
 	}
 	if !o.QGiven {
 		req.Q = surrogate.DefaultQ

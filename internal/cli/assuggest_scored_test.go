@@ -181,6 +181,9 @@ func TestASSuggestScoredHistory(t *testing.T) {
 	}
 	direct := func(history string, hp float64) []string {
 		req := surrogate.Request{Batch: o.Batch, Seed: proto.Seed, History: history, HitPower: hp, Workers: 1}
+		if hp == 0 {
+			req.HitPower = surrogate.NoHitPower
+		}
 		for _, i := range items {
 			req.Observed, req.Values = append(req.Observed, i), append(req.Values, score[i])
 		}
@@ -203,7 +206,7 @@ func TestASSuggestScoredHistory(t *testing.T) {
 			t.Fatalf("%s: the batch does not depend on the history or the hit power here: the test cannot fail", c.history)
 		}
 		o := scoredOptions(pool, obs)
-		o.Scores.History, o.Scores.HitPower = c.history, c.hp
+		o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = c.history, true, c.hp
 		err, out, _ := runCmd(t, RunASSuggest, o)
 		if err != nil {
 			t.Fatal(err)
@@ -271,8 +274,8 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
 		{"unknown history", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History = "some" }, 2, "--history \"some\": expected one of none, hits, all, expected, gain"},
-		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Q, o.QGiven = "expected", 1, true }, 2, "--history expected: needs --q 2 and --diversity dense"},
-		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.Diversity = "gain", "knn" }, 2, "--history gain: needs"},
+		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.HistoryGiven, o.Q, o.QGiven = "expected", true, 1, true }, 2, "--history expected: needs --q 2 and --diversity dense"},
+		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.HistoryGiven, o.Scores.Diversity = "gain", true, "knn" }, 2, "--history gain: needs"},
 		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = -1 }, 2, "--hit-power -1: expected a finite number >= 0"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)
@@ -305,5 +308,49 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 	o.Pending = testutil.WriteFile(t, dir, "both.csv", "index\n1\n")
 	if err, out, _ := runCmd(t, RunASSuggest, o); ExitCode(err) != 1 || out != "" || !strings.Contains(err.Error(), "line 2: item 1 (1) is also scored in "+ok) {
 		t.Errorf("pending and scored: %v, %q", err, out)
+	}
+}
+
+// Without --history the scored batch takes surrogate's default, which
+// applies to q = 2 on the dense kernel only: --q 1 and --diversity knn run
+// (no usage error) with History none, and --hit-power 0 is no factor.
+func TestASSuggestScoredHistoryDefault(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	batch := func(set func(*ASSuggestOptions)) []string {
+		o := scoredOptions(pool, obs)
+		set(o)
+		err, out, _ := runCmd(t, RunASSuggest, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs") {
+			got = append(got, r[1])
+		}
+		return got
+	}
+	given := func(h string, hp float64) func(*ASSuggestOptions) {
+		return func(o *ASSuggestOptions) {
+			o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = h, true, hp
+		}
+	}
+	def := batch(func(*ASSuggestOptions) {})
+	if want := batch(given(surrogate.DefaultHistory, surrogate.DefaultHitPower)); !slices.Equal(def, want) {
+		t.Errorf("default batch %v, --history %s --hit-power %v %v", def, surrogate.DefaultHistory, surrogate.DefaultHitPower, want)
+	}
+	if none := batch(given("none", surrogate.DefaultHitPower)); slices.Equal(def, none) {
+		t.Errorf("default batch %v is --history none's: the test cannot tell them apart", def)
+	}
+	q1 := func(o *ASSuggestOptions) { o.Q, o.QGiven = 1, true }
+	if a, b := batch(q1), batch(func(o *ASSuggestOptions) { q1(o); given("none", surrogate.DefaultHitPower)(o) }); !slices.Equal(a, b) {
+		t.Errorf("--q 1: batch %v, with --history none %v", a, b)
+	}
+	knn := func(o *ASSuggestOptions) { o.Scores.Diversity = "knn" }
+	if a, b := batch(knn), batch(func(o *ASSuggestOptions) { knn(o); given("none", surrogate.DefaultHitPower)(o) }); !slices.Equal(a, b) {
+		t.Errorf("--diversity knn: batch %v, with --history none %v", a, b)
 	}
 }

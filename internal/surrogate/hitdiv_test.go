@@ -78,7 +78,11 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 		pending := free[:2]
 		free = free[2:]
 		const b = 5
-		req := Request{Observed: obs, Values: y, Pending: pending, Batch: b, Acquisition: c.acq, History: c.hist, HitPower: c.hp, HitTopFraction: 0.3, Candidates: len(free), Seed: 3, Workers: 2}
+		hp := c.hp
+		if hp == 0 {
+			hp = NoHitPower
+		}
+		req := Request{Observed: obs, Values: y, Pending: pending, Batch: b, Acquisition: c.acq, History: c.hist, HitPower: hp, HitTopFraction: 0.3, Candidates: len(free), Seed: 3, Workers: 2}
 		res, err := Suggest(context.Background(), pool, req)
 		if err != nil {
 			t.Fatal(err)
@@ -167,5 +171,39 @@ func TestGreedyHitsZeroWeights(t *testing.T) {
 	picks, values = greedyHitsQ2(kern, members, quality, make([]float64, 4), 0, 2, []int{5}, false)
 	if !slices.Equal(picks, []int{0, 2}) || values[0] != 1 || math.Abs(values[1]-0.95) > 1e-15 {
 		t.Errorf("one hit, zero weights: picks %v values %v, want [0 2] [1 0.95]", picks, values)
+	}
+}
+
+// The zero Request's History and HitPower are DefaultHistory and
+// DefaultHitPower under MethodQVS with q = 2 on the dense kernel (the same
+// picks as asking for them), none off it (q = 1: the same picks as
+// History none), and NoHitPower is the hit power 0 (the acquisition's
+// quality alone: the picks' qualities differ).
+func TestHistoryDefaults(t *testing.T) {
+	pool, obs, y, _ := scoredPool(11, 40, 14)
+	run := func(r Request) *Result {
+		r.Observed, r.Values, r.Batch, r.HitTopFraction, r.Seed, r.Workers = obs, y, 5, 0.3, 3, 2
+		res, err := Suggest(context.Background(), pool, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	suggest := func(r Request) []int { return run(r).Picks }
+	def := suggest(Request{})
+	if want := suggest(Request{History: DefaultHistory, HitPower: DefaultHitPower}); !slices.Equal(def, want) {
+		t.Errorf("default picks %v, History %s HitPower %v %v", def, DefaultHistory, DefaultHitPower, want)
+	}
+	if none := suggest(Request{History: historyNone}); slices.Equal(def, none) {
+		t.Errorf("the default's picks are History none's (%v): the test cannot tell them apart", def)
+	}
+	if a, b := run(Request{}).Quality, run(Request{HitPower: NoHitPower}).Quality; slices.Equal(a, b) {
+		t.Errorf("NoHitPower: the default's qualities %v", a)
+	}
+	if q1, none1 := suggest(Request{Q: 1}), suggest(Request{Q: 1, History: historyNone}); !slices.Equal(q1, none1) {
+		t.Errorf("q = 1: default picks %v, History none %v", q1, none1)
+	}
+	if _, err := Suggest(context.Background(), pool, Request{Observed: obs, Values: y, Batch: 5, Q: 1, History: HistoryExpected}); err == nil {
+		t.Error("History expected with q = 1: no error")
 	}
 }

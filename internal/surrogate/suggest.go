@@ -71,6 +71,15 @@ const (
 	DefaultHitTopFraction = 0.05
 	// defaultQualityPower: see Request.QualityPower.
 	defaultQualityPower = 1.0
+	// DefaultHistory and DefaultHitPower: MethodQVS's batch is greedy
+	// qVS_2 of the expected hit set with qualities times p^4 (hitdiv.go).
+	// Against History none on the tuning sets (photoswitch lambda-max,
+	// Enamine 10k logP and QED; docs/results.md) it finds more hits on
+	// all three, with more diverse hits.
+	DefaultHistory  = HistoryExpected
+	DefaultHitPower = 4.0
+	// NoHitPower is the HitPower of no hit-probability factor.
+	NoHitPower = -1.0
 )
 
 // Request is one round of a scored search: the items scored so far, the
@@ -107,10 +116,12 @@ type Request struct {
 	// History: scored items in the diversity term of MethodQVS (q = 2,
 	// dense): historyNone, historyHits (the scored hits) or historyAll;
 	// or the diversity of the expected hit set, HistoryExpected or
-	// HistoryGain ("" = none).
+	// HistoryGain. "" = DefaultHistory where it applies (MethodQVS with
+	// q = 2 on the dense kernel), none elsewhere.
 	History string
-	// HitPower a: under HistoryExpected, each quality times p^a, p the
-	// item's hit probability (0: the acquisition's quality alone).
+	// HitPower a: under HistoryExpected and HistoryGain, each quality
+	// times p^a, p the item's hit probability. 0 = DefaultHitPower;
+	// NoHitPower (any negative value): the acquisition's quality alone.
 	HitPower  float64
 	history   []int
 	MaxExact  int // 0 = defaultMaxExact
@@ -296,6 +307,16 @@ func (req *Request) defaults() error {
 	orDefault(&req.FitSubset, defaultFitSubset)
 	orDefault(&req.HitTopFraction, DefaultHitTopFraction)
 	orDefault(&req.QualityPower, defaultQualityPower)
+	orDefault(&req.HitPower, DefaultHitPower)
+	if req.HitPower < 0 {
+		req.HitPower = 0
+	}
+	if req.History == "" {
+		req.History = historyNone
+		if req.Method == MethodQVS && req.Q == 2 && req.Diversity == diversityDense {
+			req.History = DefaultHistory
+		}
+	}
 	req.Workers = max(req.Workers, 1)
 	switch req.Method {
 	case MethodQVS, MethodGreedy, methodTop, MethodRandom:
@@ -319,8 +340,8 @@ func (req *Request) defaults() error {
 	switch {
 	case !(req.Beta > 0) || math.IsInf(req.Beta, 0):
 		return fmt.Errorf("surrogate: beta %v: expected a finite positive number", req.Beta)
-	case !(req.HitPower >= 0) || math.IsInf(req.HitPower, 0):
-		return fmt.Errorf("surrogate: hit power %v: expected a finite number >= 0", req.HitPower)
+	case math.IsNaN(req.HitPower) || math.IsInf(req.HitPower, 0):
+		return fmt.Errorf("surrogate: hit power %v: expected a finite number", req.HitPower)
 	case !(req.HitTopFraction > 0 && req.HitTopFraction <= 1):
 		return fmt.Errorf("surrogate: hit top fraction %v: expected a number in (0, 1]", req.HitTopFraction)
 	case req.HasHitThreshold && (math.IsNaN(req.HitThreshold) || math.IsInf(req.HitThreshold, 0)):

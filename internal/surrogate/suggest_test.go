@@ -90,7 +90,7 @@ func TestQVSBatchMatchesBruteGreedy(t *testing.T) {
 		}
 		pending := free[:2]
 		free = free[2:]
-		req := Request{Observed: obs, Values: y, Pending: pending, Batch: 4, Acquisition: c.acq, Q: c.q, Diversity: c.div, DiversityK: 4, Candidates: len(free), Seed: 3, Workers: 2}
+		req := Request{Observed: obs, Values: y, Pending: pending, Batch: 4, Acquisition: c.acq, Q: c.q, Diversity: c.div, History: historyNone, DiversityK: 4, Candidates: len(free), Seed: 3, Workers: 2}
 		res, err := Suggest(context.Background(), pool, req)
 		if err != nil {
 			t.Fatal(err)

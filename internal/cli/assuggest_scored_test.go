@@ -274,8 +274,12 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
 		{"unknown history", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History = "some" }, 2, "--history \"some\": expected one of none, hits, all, expected, gain"},
-		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.HistoryGiven, o.Q, o.QGiven = "expected", true, 1, true }, 2, "--history expected: needs --q 2 and --diversity dense"},
-		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Scores.HistoryGiven, o.Scores.Diversity = "gain", true, "knn" }, 2, "--history gain: needs"},
+		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) {
+			o.Scores.History, o.Scores.HistoryGiven, o.Q, o.QGiven = "expected", true, 1, true
+		}, 2, "--history expected: needs --q 2 and --diversity dense"},
+		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) {
+			o.Scores.History, o.Scores.HistoryGiven, o.Scores.Diversity = "gain", true, "knn"
+		}, 2, "--history gain: needs"},
 		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = -1 }, 2, "--hit-power -1: expected a finite number >= 0"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)

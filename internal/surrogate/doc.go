@@ -34,14 +34,23 @@
 // form), until the next item's bound falls below the C-th best
 // acquisition. At Enamine 50k's last round (2,485 labels, C = 1,988) it
 // computes ~3,500 sds of the 47,000 items. It then maps the acquisition
-// to non-negative qualities (phit and ei
-// as they are, ucb and the mean by min-max over the candidates) and runs
-// vendi.Greedy with the GP's own kernel over the pending items (a fixed
-// prefix) and the candidates. The scored items are not in the set: at
-// library scale they outnumber the batch by orders of magnitude and their
-// qualities would swamp the mean quality of eq. 2. The diversity kernel is
-// the GP's base kernel (Tanimoto between fingerprints: the pool's
-// similarity), not its posterior covariance.
+// to non-negative qualities (phit and ei as they are, ucb and the mean by
+// min-max over the candidates) and runs a greedy qVS over the pending
+// items (a fixed prefix) and the candidates with the GP's own kernel. The
+// diversity kernel is the GP's base kernel (Tanimoto between fingerprints:
+// the pool's similarity), not its posterior covariance.
+//
+// By default (DefaultHistory, DefaultHitPower; q = 2 on that kernel) the
+// Vendi score of the greedy is that of the expected hit set: the scored
+// hits at weight 1 and each member at its posterior probability p of being
+// a hit (the probability-weighted VS_2, closed form), and each quality is
+// multiplied by p^4 (HistoryExpected has the objective). With History none
+// the set is the pending items and the picks alone: the scored items are
+// not in it, since at library scale they outnumber the batch by orders of
+// magnitude and their qualities would swamp the mean quality of eq. 2;
+// the expected hit set brings the scored hits into the Vendi score only,
+// not into the mean quality. Off q = 2 on the dense kernel the default
+// is History none and vendi.Greedy runs the batch.
 //
 // AcqThompson replaces the acquisition by one joint draw of f from the
 // posterior over the candidates (chosen by ucb) and the pending items: an
@@ -50,13 +59,9 @@
 // MaxCandidates), seeded by Request.Seed and the number of scored items.
 //
 // Settings measured for the diversity of the hits and left off by default
-// (docs/results.md has the figures): Request.QualityPower and QualityRank
-// (flatter or sharper qualities), History (scored items in greedyQ2's
-// diversity term), larger Candidates, and the two settings aimed at the
-// diversity of the hits found rather than of the batch (History
-// HistoryExpected and HistoryGain, with HitPower): greedy qVS_2 whose Vendi
-// score is that of the expected hit set, the scored hits at weight 1 and
-// each candidate at its posterior probability of being a hit (see
-// HistoryExpected for the objective, HistoryGain for its expected-gain
-// form).
+// (docs/results.md, "setting by setting", has the figures):
+// Request.QualityPower and QualityRank (flatter or sharper qualities),
+// History hits and all (scored items in greedyQ2's diversity term),
+// HistoryGain (the expected gain of the hit set's VS_2 per pick), other
+// hit powers, larger Candidates.
 package surrogate

@@ -205,16 +205,9 @@ func TestASSuggestScoredHistory(t *testing.T) {
 		if slices.Equal(want, direct("none", 0)) || slices.Equal(want, direct(c.history, 0.5)) {
 			t.Fatalf("%s: the batch does not depend on the history or the hit power here: the test cannot fail", c.history)
 		}
-		o := scoredOptions(pool, obs)
-		o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = c.history, true, c.hp
-		err, out, _ := runCmd(t, RunASSuggest, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs") {
-			got = append(got, r[1])
-		}
+		got := scoredBatch(t, pool, obs, func(o *ASSuggestOptions) {
+			o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = c.history, true, c.hp
+		})
 		if !slices.Equal(got, want) {
 			t.Errorf("--history %s --hit-power %v: batch %v, surrogate.Suggest %v", c.history, c.hp, got, want)
 		}
@@ -324,19 +317,7 @@ func TestASSuggestScoredHistoryDefault(t *testing.T) {
 	pool := testutil.WriteFile(t, dir, "pool.csv", body)
 	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
 	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
-	batch := func(set func(*ASSuggestOptions)) []string {
-		o := scoredOptions(pool, obs)
-		set(o)
-		err, out, _ := runCmd(t, RunASSuggest, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs") {
-			got = append(got, r[1])
-		}
-		return got
-	}
+	batch := func(set func(*ASSuggestOptions)) []string { return scoredBatch(t, pool, obs, set) }
 	given := func(h string, hp float64) func(*ASSuggestOptions) {
 		return func(o *ASSuggestOptions) {
 			o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = h, true, hp
@@ -357,4 +338,21 @@ func TestASSuggestScoredHistoryDefault(t *testing.T) {
 	if a, b := batch(knn), batch(func(o *ASSuggestOptions) { knn(o); given("none", surrogate.DefaultHitPower)(o) }); !slices.Equal(a, b) {
 		t.Errorf("--diversity knn: batch %v, with --history none %v", a, b)
 	}
+}
+
+// scoredBatch is the index column of as suggest's scored batch on pool and
+// the scores obs, with the options set changes.
+func scoredBatch(t *testing.T, pool, obs string, set func(*ASSuggestOptions)) []string {
+	t.Helper()
+	o := scoredOptions(pool, obs)
+	set(o)
+	err, out, _ := runCmd(t, RunASSuggest, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range scoredRows(t, out, "rank,index,id,ucb,mean,sd,quality,qvs") {
+		got = append(got, r[1])
+	}
+	return got
 }

@@ -89,7 +89,7 @@ func TestASSuggestFlagsFillOptions(t *testing.T) {
 		t.Errorf("shared settings: %+v", o)
 	case o.Labels.Fantasy != "optimistic" || o.Labels.Threshold != 0.5 || o.Labels.RemainingGiven || o.Labels.PriorGiven:
 		t.Errorf("label settings: %+v", o.Labels)
-	case !o.Scores.Minimize || o.Scores.HitThreshold != 3 || !o.Scores.HitThresholdGiven || o.Scores.Acquisition != "ei" || o.Scores.HitTopFractionGiven:
+	case !o.Scores.Minimize || o.Scores.HitThreshold == nil || *o.Scores.HitThreshold != 3 || o.Scores.Acquisition != "ei" || o.Scores.HitTopFraction != 0 || o.Scores.HitPower != nil:
 		t.Errorf("score settings: %+v", o.Scores)
 	case !slices.Equal(o.LabelFlags, []string{"fantasy"}) || !slices.Equal(o.ScoreFlags, []string{"minimize", "hit-threshold", "acquisition"}):
 		t.Errorf("one-kind flags: labels %q, scores %q", o.LabelFlags, o.ScoreFlags)

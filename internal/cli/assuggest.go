@@ -245,38 +245,45 @@ func (o *ASSuggestOptions) checkScored() error {
 	if !o.QGiven {
 		q = surrogate.DefaultQ
 	}
-	return o.Scores.Check(o.Method, q, o.Batch)
+	return o.Scores.Check(o.Method, q, o.Batch, nil)
 }
 
 // Check refuses bad values of s for a search by method at order q with
-// batches of batch items (usage errors naming the flag): the checks of
-// both `as suggest` and `as replay` (once per method and order).
-func (s *ScoreSettings) Check(method string, q vendi.Order, batch int) error {
+// batches of batch items (usage errors naming the setting by name(flag),
+// "--FLAG" if name is nil): the checks of both `as suggest` and `as
+// replay` (once per method and order).
+func (s *ScoreSettings) Check(method string, q vendi.Order, batch int, name func(flag string) string) error {
+	n := func(flag string) string {
+		if name == nil {
+			return "--" + flag
+		}
+		return name(flag)
+	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	kernels := append([]string{"auto"}, surrogate.Kernels...)
 	switch {
 	case s.Acquisition != "" && !slices.Contains(surrogate.Acquisitions, s.Acquisition):
-		return Usagef("--acquisition %q: expected one of %s", s.Acquisition, strings.Join(surrogate.Acquisitions, ", "))
+		return Usagef("%s %q: expected one of %s", n("acquisition"), s.Acquisition, strings.Join(surrogate.Acquisitions, ", "))
 	case s.GPKernel != "" && !slices.Contains(kernels, s.GPKernel):
-		return Usagef("--gp-kernel %q: expected one of %s", s.GPKernel, strings.Join(kernels, ", "))
+		return Usagef("%s %q: expected one of %s", n("gp-kernel"), s.GPKernel, strings.Join(kernels, ", "))
 	case s.Diversity != "" && !slices.Contains(surrogate.Diversities, s.Diversity):
-		return Usagef("--diversity %q: expected one of %s", s.Diversity, strings.Join(surrogate.Diversities, ", "))
+		return Usagef("%s %q: expected one of %s", n("diversity"), s.Diversity, strings.Join(surrogate.Diversities, ", "))
 	case s.UCBBeta < 0 || !finite(s.UCBBeta):
-		return Usagef("--ucb-beta %v: expected a finite number > 0", s.UCBBeta)
+		return Usagef("%s %v: expected a finite number > 0", n("ucb-beta"), s.UCBBeta)
 	case s.HitTopFraction < 0 || s.HitTopFraction > 1 || math.IsNaN(s.HitTopFraction):
-		return Usagef("--hit-top-fraction %v: expected a fraction in (0, 1]", s.HitTopFraction)
+		return Usagef("%s %v: expected a fraction in (0, 1]", n("hit-top-fraction"), s.HitTopFraction)
 	case s.HitThreshold != nil && s.HitTopFraction != 0:
-		return Usagef("give --hit-threshold or --hit-top-fraction, not both")
+		return Usagef("give %s or %s, not both", n("hit-threshold"), n("hit-top-fraction"))
 	case s.HitThreshold != nil && !finite(*s.HitThreshold):
-		return Usagef("--hit-threshold %v: expected a finite number", *s.HitThreshold)
+		return Usagef("%s %v: expected a finite number", n("hit-threshold"), *s.HitThreshold)
 	case s.History != "" && !slices.Contains(surrogate.Histories, s.History):
-		return Usagef("--history %q: expected one of %s", s.History, strings.Join(surrogate.Histories, ", "))
+		return Usagef("%s %q: expected one of %s", n("history"), s.History, strings.Join(surrogate.Histories, ", "))
 	case s.HitPower != nil && (!(*s.HitPower >= 0) || math.IsInf(*s.HitPower, 0)):
-		return Usagef("--hit-power %v: expected a finite number >= 0", *s.HitPower)
+		return Usagef("%s %v: expected a finite number >= 0", n("hit-power"), *s.HitPower)
 	case s.History != "" && s.History != "none" && method == surrogate.MethodQVS && ((s.Diversity != "" && s.Diversity != "dense") || q != 2):
-		return Usagef("--history %s: needs --q 2 and --diversity dense", s.History)
+		return Usagef("%s %s: needs --q 2 and %s dense", n("history"), s.History, n("diversity"))
 	case s.Candidates < 0 || (s.Candidates > 0 && s.Candidates < batch):
-		return Usagef("--candidates %d: expected at least --batch %d", s.Candidates, batch)
+		return Usagef("%s %d: expected at least --batch %d", n("candidates"), s.Candidates, batch)
 	}
 	return nil
 }

@@ -182,15 +182,19 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 
 // checkScored checks the scored settings for every method and order of
 // the replay (ScoreSettings.Check), with batches of batch items (0: not
-// known yet).
+// known yet). With a config file, errors name the key beside the flag.
 func (c *ReplayConfig) checkScored(configPath string, batch int) error {
+	var name func(string) string
+	if configPath != "" {
+		name = func(flag string) string { return "--" + flag + " (key " + strings.ReplaceAll(flag, "-", "_") + ")" }
+	}
 	for _, m := range c.Methods {
 		orders := []vendi.Order{0}
 		if m == surrogate.MethodQVS {
 			orders = c.Q.Orders()
 		}
 		for _, q := range orders {
-			if err := c.Scored.Check(m, q, batch); err != nil {
+			if err := c.Scored.Check(m, q, batch, name); err != nil {
 				return ConfigError(configPath, err)
 			}
 		}

@@ -131,6 +131,10 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
 		return err
 	}
+	if optionsHook != nil {
+		optionsHook(&o.cfg)
+		return nil
+	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {
 		return cli.Usagef("%w", err)

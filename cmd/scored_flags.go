@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,15 +32,32 @@ func bindScoreSettings(t *configkeys.Table, f *pflag.FlagSet, s *cli.ScoreSettin
 		pre, hit = "", " (the model's hits; the benchmark's hits are --top)"
 	}
 	configkeys.Bind(t, optFloatVar(f), "hit-threshold", key("hit-threshold"), nil, pre+"a hit scores at least T (at most T with --minimize); used by --acquisition phit and --history expected|gain, and reported"+hit, &s.HitThreshold)
-	configkeys.Bind(t, f.Float64Var, "hit-top-fraction", key("hit-top-fraction"), surrogate.DefaultHitTopFraction, pre+"without --hit-threshold, a hit is in the best fraction f of the scored items"+hit, &s.HitTopFraction)
+	configkeys.Bind(t, floatVar(f, fractionIn01), "hit-top-fraction", key("hit-top-fraction"), surrogate.DefaultHitTopFraction, pre+"without --hit-threshold, a hit is in the best fraction f of the scored items"+hit, &s.HitTopFraction)
 	configkeys.BindChoice(t, "acquisition", key("acquisition"), surrogate.DefaultAcquisition, surrogate.Acquisitions, pre+"quality of qvs and ranking of top: "+strings.Join(surrogate.Acquisitions, "|"), &s.Acquisition)
-	configkeys.Bind(t, f.Float64Var, "ucb-beta", key("ucb-beta"), surrogate.DefaultBeta, pre+"exploration weight of ucb, mean + sqrt(beta) sd", &s.UCBBeta)
+	configkeys.Bind(t, floatVar(f, positive), "ucb-beta", key("ucb-beta"), surrogate.DefaultBeta, pre+"exploration weight of ucb, mean + sqrt(beta) sd", &s.UCBBeta)
 	configkeys.BindChoice(t, "gp-kernel", key("gp-kernel"), "auto", append([]string{"auto"}, surrogate.Kernels...), pre+"GP kernel on the pool's features: auto|"+strings.Join(surrogate.Kernels, "|")+" (auto: tanimoto for fingerprints, minmax for counts with --metric tanimoto, else matern52)", &s.GPKernel)
 	configkeys.BindChoice(t, "diversity", key("diversity"), surrogate.DefaultDiversity, surrogate.Diversities, pre+"diversity kernel of qvs over the candidates: dense (the GP kernel; with q = 2 a closed-form greedy) or knn (symmetrised 20-nearest-neighbour graph of the GP kernel)", &s.Diversity)
 	configkeys.BindChoice(t, "history", key("history"), surrogate.DefaultHistory, surrogate.Histories, pre+"what qvs's diversity term (q = 2, dense) counts beside the batch: "+strings.Join(surrogate.Histories, "|")+"; hits and all: the scored hits or all scored items; expected: the expected hit set (the scored hits, and each candidate weighted by its probability of being a hit), gain: its expected gain per pick (docs/results.md, \"setting by setting\", has the trade-offs); the default applies with --q 2 and --diversity dense, none otherwise", &s.History)
 	hp := surrogate.DefaultHitPower
 	configkeys.Bind(t, optFloatVar(f), "hit-power", key("hit-power"), &hp, pre+"with --history expected or gain, each quality times p^a, p the candidate's probability of being a hit (0: none)", &s.HitPower)
-	configkeys.Bind(t, f.IntVar, "candidates", key("candidates"), 0, pre+"items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
+	configkeys.BindMinInt(t, "candidates", key("candidates"), 0, 1, pre+"items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
+}
+
+// positive and fractionIn01 check --ucb-beta and --hit-top-fraction when
+// they are parsed: their zero is the default's field value, never a value
+// to give (ScoreSettings.Check refuses the others a config gives).
+func positive(v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return errors.New("expected a finite number > 0")
+	}
+	return nil
+}
+
+func fractionIn01(v float64) error {
+	if !(v > 0 && v <= 1) {
+		return errors.New("expected a fraction in (0, 1]")
+	}
+	return nil
 }
 
 // optFloat is a float64 flag value whose field is a pointer, nil until

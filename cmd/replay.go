@@ -111,11 +111,11 @@ func replayScoredHelp(flags []string) string {
 Scored settings, those of 'qvs as suggest' with scores:
 --` + strings.Join(flags, ", --") + `.
 They apply to every round of every run, so a replay of your library with
-the settings you consider tells which to use. Given ones
-are recorded in config.yaml (keys with _ for -, e.g. ucb_beta) and a rerun
-with different ones is refused; --hit-threshold and --hit-top-fraction are
-the model's hits (--acquisition phit, --history expected|gain), not the
-benchmark's --top.`
+the settings you consider tells which to use. Given ones are recorded in
+config.yaml (keys with _ for -, e.g. ucb_beta; a default value is not) and
+a rerun with different ones is refused; --hit-threshold and
+--hit-top-fraction are the model's hits (--acquisition phit, --history
+expected|gain), not the benchmark's --top.`
 }
 
 // checkReplayMethod checks one item of --methods.

@@ -288,6 +288,32 @@ func (s *ScoreSettings) Check(method string, q vendi.Order, batch int, name func
 	return nil
 }
 
+// recorded is s with each setting that equals its default, whatever the
+// method and order, set to zero (not recorded): a replay given
+// --acquisition ucb records what one given nothing does. History is kept:
+// its default depends on the method and the order.
+func (s ScoreSettings) recorded() ScoreSettings {
+	zero := func(v *float64, def float64) {
+		if *v == def {
+			*v = 0
+		}
+	}
+	zero(&s.UCBBeta, surrogate.DefaultBeta)
+	zero(&s.HitTopFraction, surrogate.DefaultHitTopFraction)
+	if s.HitPower != nil && *s.HitPower == surrogate.DefaultHitPower {
+		s.HitPower = nil
+	}
+	for _, d := range []struct {
+		v   *string
+		def string
+	}{{&s.Acquisition, surrogate.DefaultAcquisition}, {&s.GPKernel, "auto"}, {&s.Diversity, surrogate.DefaultDiversity}} {
+		if *d.v == d.def {
+			*d.v = ""
+		}
+	}
+	return s
+}
+
 // Request is the surrogate.Request of s: the settings alone, which the
 // command completes with the scores, the batch, the method, the order and
 // the seed.

@@ -103,6 +103,7 @@ func (k *ReplayCampaign) Plan() (*campaign.Plan, error) {
 	if err := cfg.checkScored(configPath, 0); err != nil { // the batch is known once the library is
 		return nil, err
 	}
+	cfg.Scored = cfg.Scored.recorded()
 	camp.Request = cfg.Scored.Request()
 	k.camp = camp
 	recorded := *cfg

@@ -241,8 +241,11 @@ func TestReplayScoredSettingsRefused(t *testing.T) {
 	if after := mustReadFile(t, filepath.Join(cfg.Out, "runs", "qvs-q2-r00.csv")); string(after) != string(before) {
 		t.Errorf("the refused reruns changed the records")
 	}
-	// The same settings resume (nothing new to run).
-	if code, msg := runReplay(t, cfg); code != 0 {
+	// The same settings resume (nothing new to run), given defaults
+	// included: they are recorded as absent.
+	same := cfg
+	same.Scored.Acquisition, same.Scored.UCBBeta, same.Scored.GPKernel, same.Scored.Diversity = surrogate.DefaultAcquisition, surrogate.DefaultBeta, "auto", surrogate.DefaultDiversity
+	if code, msg := runReplay(t, same); code != 0 {
 		t.Errorf("resume with the same settings: %s", msg)
 	}
 }

@@ -106,10 +106,25 @@ to resume); 2 bad command line.`,
 // replayScoredHelp is the help's paragraph on the scored settings, the
 // flags bound to cli.ScoreSettings (bindScoreSettings).
 func replayScoredHelp(flags []string) string {
+	var lines []string
+	line := ""
+	for k, f := range flags {
+		w := "--" + f + ","
+		if k == len(flags)-1 {
+			w = "--" + f + "."
+		}
+		if line != "" && len(line)+1+len(w) > 74 {
+			lines, line = append(lines, line), ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
 	return `
 
 Scored settings, those of 'qvs as suggest' with scores:
---` + strings.Join(flags, ", --") + `.
+` + strings.Join(append(lines, line), "\n") + `
 They apply to every round of every run, so a replay of your library with
 the settings you consider tells which to use. Given ones are recorded in
 config.yaml (keys with _ for -, e.g. ucb_beta; a default value is not) and

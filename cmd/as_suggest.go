@@ -177,15 +177,7 @@ fitted GP and counts the hits.`,
 	configkeys.Bind(t, f.IntVar, "remaining", "", 0, "ENS: queries left including this batch (default: the config's budget)", &l.Remaining)
 	// ... and scores only (r.Scores).
 	configkeys.Bind(t, f.BoolVar, "minimize", "", false, "scores: lower is better (docking scores, IC50)", &s.Minimize)
-	configkeys.Bind(t, f.Float64Var, "hit-threshold", "", 0, "scores: a hit scores at least T (at most T with --minimize); used by --acquisition phit and --history expected|gain, and reported", &s.HitThreshold)
-	configkeys.Bind(t, f.Float64Var, "hit-top-fraction", "", s.HitTopFraction, "scores: without --hit-threshold, a hit is in the best fraction f of the scored items", &s.HitTopFraction)
-	configkeys.BindChoice(t, "acquisition", "", s.Acquisition, surrogate.Acquisitions, "scores: quality of qvs and ranking of top: "+strings.Join(surrogate.Acquisitions, "|"), &s.Acquisition)
-	configkeys.Bind(t, f.Float64Var, "ucb-beta", "", s.UCBBeta, "scores: exploration weight of ucb, mean + sqrt(beta) sd", &s.UCBBeta)
-	configkeys.BindChoice(t, "gp-kernel", "", s.GPKernel, append([]string{"auto"}, surrogate.Kernels...), "scores: GP kernel on the pool's features: auto|"+strings.Join(surrogate.Kernels, "|")+" (auto: tanimoto for fingerprints, minmax for counts with --metric tanimoto, else matern52)", &s.GPKernel)
-	configkeys.BindChoice(t, "diversity", "", s.Diversity, surrogate.Diversities, "scores: diversity kernel of qvs over the candidates: dense (the GP kernel; with q = 2 a closed-form greedy) or knn (symmetrised 20-nearest-neighbour graph of the GP kernel)", &s.Diversity)
-	configkeys.BindChoice(t, "history", "", s.History, surrogate.Histories, "scores: what qvs's diversity term (q = 2, dense) counts beside the batch: "+strings.Join(surrogate.Histories, "|")+"; hits and all: the scored hits or all scored items; expected: the expected hit set (the scored hits, and each candidate weighted by its probability of being a hit), gain: its expected gain per pick (docs/results.md, \"setting by setting\", has the trade-offs); the default applies with --q 2 and --diversity dense, none otherwise", &s.History)
-	configkeys.Bind(t, f.Float64Var, "hit-power", "", surrogate.DefaultHitPower, "scores: with --history expected or gain, each quality times p^a, p the candidate's probability of being a hit (0: none)", &s.HitPower)
-	configkeys.Bind(t, f.IntVar, "candidates", "", 0, "scores: items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
+	bindScoreSettings(t, f, s, false)
 	return c
 }
 
@@ -198,8 +190,6 @@ func runASSuggest(c *cobra.Command, g *GlobalOptions, o *asSuggestOptions) error
 	t.Apply()
 	r.LabelFlags, r.ScoreFlags = givenFlags(t, &r.Labels), givenFlags(t, &r.Scores)
 	r.QGiven, r.Labels.PriorGiven, r.Labels.RemainingGiven = t.Changed("q"), t.Changed("prior"), t.Changed("remaining")
-	r.Scores.HitThresholdGiven, r.Scores.HitTopFractionGiven, r.Scores.CandidatesGiven = t.Changed("hit-threshold"), t.Changed("hit-top-fraction"), t.Changed("candidates")
-	r.Scores.HistoryGiven = t.Changed("history")
 	r.OwnGraph = t.Changed("graph") || t.Changed("kernel")
 	r.PoolGiven = g.Config != "" || r.OwnGraph || t.Changed("pool-dir") || t.Changed("pool")
 	r.Resolve = func() (datasets.Config, search.Protocol, error) {

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -89,7 +91,7 @@ func TestASSuggestFlagsFillOptions(t *testing.T) {
 		t.Errorf("shared settings: %+v", o)
 	case o.Labels.Fantasy != "optimistic" || o.Labels.Threshold != 0.5 || o.Labels.RemainingGiven || o.Labels.PriorGiven:
 		t.Errorf("label settings: %+v", o.Labels)
-	case !o.Scores.Minimize || o.Scores.HitThreshold != 3 || !o.Scores.HitThresholdGiven || o.Scores.Acquisition != "ei" || o.Scores.HitTopFractionGiven:
+	case !o.Scores.Minimize || o.Scores.HitThreshold == nil || *o.Scores.HitThreshold != 3 || o.Scores.Acquisition != "ei" || o.Scores.HitTopFraction != 0 || o.Scores.HitPower != nil:
 		t.Errorf("score settings: %+v", o.Scores)
 	case !slices.Equal(o.LabelFlags, []string{"fantasy"}) || !slices.Equal(o.ScoreFlags, []string{"minimize", "hit-threshold", "acquisition"}):
 		t.Errorf("one-kind flags: labels %q, scores %q", o.LabelFlags, o.ScoreFlags)
@@ -127,5 +129,43 @@ func TestBadValuesAreFlagErrors(t *testing.T) {
 		if code != ExitUsage || out != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
+	}
+}
+
+// TestScoredFlagsFillSettings: the scored settings' flags, bound once
+// (bindScoreSettings), fill the same cli.ScoreSettings on as suggest and
+// as replay; a replay's config keys fill it too, and with none given it
+// stays zero (surrogate's defaults, recorded as absent).
+func TestScoredFlagsFillSettings(t *testing.T) {
+	flags := []string{"--acquisition", "ei", "--ucb-beta", "4", "--gp-kernel", "minmax", "--diversity", "knn", "--history", "none",
+		"--hit-power", "0", "--candidates", "300", "--hit-threshold", "-7"}
+	zero, threshold := 0.0, -7.0
+	want := cli.ScoreSettings{Acquisition: "ei", UCBBeta: 4, GPKernel: "minmax", Diversity: "knn", History: "none",
+		HitPower: &zero, Candidates: 300, HitThreshold: &threshold}
+	sug := parseOptions(t, append([]string{"as", "suggest", "--pool", "p.csv"}, flags...)...).(*cli.ASSuggestOptions)
+	if !reflect.DeepEqual(sug.Scores, want) {
+		t.Errorf("as suggest: %+v, want %+v", sug.Scores, want)
+	}
+	if wantFlags := []string{"hit-threshold", "acquisition", "ucb-beta", "gp-kernel", "diversity", "history", "hit-power", "candidates"}; !slices.Equal(sug.ScoreFlags, wantFlags) {
+		t.Errorf("as suggest's score-only flags %q, want %q", sug.ScoreFlags, wantFlags)
+	}
+	replay := []string{"as", "replay", "--pool", "p.csv", "--scores", "s.csv"}
+	rep := parseOptions(t, append(replay, flags...)...).(*cli.ReplayConfig)
+	if !reflect.DeepEqual(rep.Scored, want) {
+		t.Errorf("as replay: %+v, want %+v", rep.Scored, want)
+	}
+	if rep := parseOptions(t, replay...).(*cli.ReplayConfig); !reflect.DeepEqual(rep.Scored, cli.ScoreSettings{}) {
+		t.Errorf("as replay without the flags: %+v, want the zero settings", rep.Scored)
+	}
+	cfg := filepath.Join(t.TempDir(), "replay.yaml")
+	if err := os.WriteFile(cfg, []byte("acquisition: ei\nucb_beta: 4\ngp_kernel: minmax\ndiversity: knn\nhistory: none\nhit_power: 0\ncandidates: 300\nhit_threshold: -7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := parseOptions(t, append(replay, "--config", cfg)...).(*cli.ReplayConfig); !reflect.DeepEqual(rep.Scored, want) {
+		t.Errorf("as replay --config: %+v, want %+v", rep.Scored, want)
+	}
+	// --hit-top-fraction lands in its field (not given with --hit-threshold).
+	if rep := parseOptions(t, append(replay, "--hit-top-fraction", "0.2")...).(*cli.ReplayConfig); rep.Scored.HitTopFraction != 0.2 {
+		t.Errorf("--hit-top-fraction 0.2: %+v", rep.Scored)
 	}
 }

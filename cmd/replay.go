@@ -54,7 +54,7 @@ from --ids, one per line, as scripts/fingerprints.py writes them) or a CSV
 (.csv or .csv.gz) with --id-column and the features (--feature-prefix) or a
 fingerprint column (--fingerprint-column); or a config (--config: task,
 pool.kind csv, pool.csv.*, scores, methods, q, repeats, init, batch,
-budget, top, minimize). --scores is a CSV id,value (or index,value) with
+budget, top, minimize and the scored settings below). --scores is a CSV id,value (or index,value) with
 one row per item; or --score-column NAME takes them from a column of a CSV
 pool (never a feature).
 
@@ -98,7 +98,39 @@ to resume); 2 bad command line.`,
 	configkeys.Bind(t, f.BoolVar, "minimize", "minimize", false, "lower scores are better", &p.Minimize)
 	configkeys.Bind(t, f.StringVar, "out", "out", "", "results directory (default results/TASK-replay)", &cfg.Out)
 	configkeys.BindFunc(t, "seed", "seed", func() { p.Seed = g.Seed })
+	bindScoreSettings(t, f, &cfg.Scored, true)
+	c.Long += replayScoredHelp(t.FlagsInside(&cfg.Scored))
 	return c
+}
+
+// replayScoredHelp is the help's paragraph on the scored settings, the
+// flags bound to cli.ScoreSettings (bindScoreSettings).
+func replayScoredHelp(flags []string) string {
+	var lines []string
+	line := ""
+	for k, f := range flags {
+		w := "--" + f + ","
+		if k == len(flags)-1 {
+			w = "--" + f + "."
+		}
+		if line != "" && len(line)+1+len(w) > 74 {
+			lines, line = append(lines, line), ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return `
+
+Scored settings, those of 'qvs as suggest' with scores:
+` + strings.Join(append(lines, line), "\n") + `
+They apply to every round of every run, so a replay of your library with
+the settings you consider tells which to use. Given ones are recorded in
+config.yaml (keys with _ for -, e.g. ucb_beta; a default value is not) and
+a rerun with different ones is refused; --hit-threshold and
+--hit-top-fraction are the model's hits (--acquisition phit, --history
+expected|gain), not the benchmark's --top.`
 }
 
 // checkReplayMethod checks one item of --methods.
@@ -113,6 +145,10 @@ func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	o.cfg = cli.DefaultReplayConfig()
 	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
 		return err
+	}
+	if optionsHook != nil {
+		optionsHook(&o.cfg)
+		return nil
 	}
 	shard, err := campaign.ParseShard(o.shard)
 	if err != nil {

@@ -126,6 +126,10 @@ func TestASReplay(t *testing.T) {
 		"both scores": {[]string{"as", "replay", "--pool", pool, "--scores", scores, "--score-column", "x"}, 2, "give one"},
 		"npy column":  {[]string{"as", "replay", "--pool", filepath.Join(dir, "p.npy"), "--score-column", "x"}, 2, "a .npy pool takes --scores"},
 		"scores file": {append(append([]string{}, args[:8]...), "--scores", pool, "--out", filepath.Join(dir, "y")), 1, "or id,value"},
+		"ucb-beta":    {append(append([]string{}, args...), "--ucb-beta", "0"), 2, `invalid argument "0" for "--ucb-beta" flag: expected a finite number > 0`},
+		"acquisition": {append(append([]string{}, args...), "--acquisition", "pi"), 2, `"--acquisition" flag: expected ucb, ei, phit, mean or thompson`},
+		"history q 1": {append(append([]string{}, args[:len(args)-4]...), "--q", "1,2", "--history", "gain", "--out", filepath.Join(dir, "z")), 2, "--history gain: needs --q 2 and --diversity dense"},
+		"settings":    {append(append([]string{}, args...), "--hit-power", "2"), 1, "hit_power: (absent) recorded, 2 now"},
 	} {
 		code, stdout, stderr := runQVS(t, c.args...)
 		if code != c.code || stdout != "" || !strings.Contains(stderr, c.want) {
@@ -167,9 +171,14 @@ func TestReplayHelpDefaults(t *testing.T) {
 	}
 	for _, want := range []string{"[--q 2]", "orders of the qvs runs (default 2)", "repeats per method (default 3)",
 		"fraction of the library; default 0.01)", "after the initial batch (default 0.01)", "after the initial batch (default 0.05)",
-		"ties included; default 0.01)", "(default qvs,greedy,random)"} {
+		"ties included; default 0.01)", "(default qvs,greedy,random)",
+		// the scored settings of as suggest, listed from their bindings
+		"(the model's hits; the benchmark's hits are --top)", "exploration weight of ucb, mean + sqrt(beta) sd (default 1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+	if want := "with scores: --hit-threshold, --hit-top-fraction, --acquisition, --ucb-beta, --gp-kernel, --diversity, --history, --hit-power, --candidates. They apply"; !strings.Contains(strings.ReplaceAll(out, "\n", " "), want) {
+		t.Errorf("help lacks %q", want)
 	}
 }

@@ -60,38 +60,44 @@ type LabelSettings struct {
 	RemainingGiven          bool
 }
 
-// ScoreSettings are the settings of as suggest that apply to scores.
+// ScoreSettings are the settings of a scored search that configure the
+// GP, the acquisition and the batch: `qvs as suggest` with scores and
+// `qvs as replay` take them from the same flags (cmd binds them once),
+// check them with CheckScoreSettings and build the surrogate.Request from
+// them with Request. A zero field is the default (surrogate's), so a
+// replay records only the settings given (the YAML keys, omitted when
+// unset). HitThreshold and HitTopFraction are the model's own hit
+// definition (the acquisition phit, the histories expected and gain),
+// not a replay's --top.
 type ScoreSettings struct {
-	Minimize            bool
-	HitThreshold        float64
-	HitThresholdGiven   bool
-	HitTopFraction      float64
-	HitTopFractionGiven bool
-	Acquisition         string
-	UCBBeta             float64
-	GPKernel            string
-	Diversity           string
-	History             string
-	HistoryGiven        bool
-	HitPower            float64
-	Candidates          int
-	CandidatesGiven     bool
+	// Minimize: lower scores are better. Each command binds it itself
+	// (a replay records it as its protocol's minimize).
+	Minimize bool `yaml:"-"`
+	// HitThreshold (nil: none) makes a hit a score at least this (at most
+	// under Minimize); else a hit is in the best HitTopFraction of the
+	// scores (0: surrogate.DefaultHitTopFraction).
+	HitThreshold   *float64 `yaml:"hit_threshold,omitempty"`
+	HitTopFraction float64  `yaml:"hit_top_fraction,omitempty"`
+	Acquisition    string   `yaml:"acquisition,omitempty"` // surrogate.Acquisitions ("": the default)
+	UCBBeta        float64  `yaml:"ucb_beta,omitempty"`    // 0: surrogate.DefaultBeta
+	GPKernel       string   `yaml:"gp_kernel,omitempty"`   // surrogate.Kernels, "" or auto
+	Diversity      string   `yaml:"diversity,omitempty"`   // surrogate.Diversities ("": the default)
+	// History ("": surrogate's default, which applies to qvs at q = 2 on
+	// the dense kernel and is none elsewhere).
+	History string `yaml:"history,omitempty"`
+	// HitPower (nil: surrogate.DefaultHitPower; 0: no factor).
+	HitPower   *float64 `yaml:"hit_power,omitempty"`
+	Candidates int      `yaml:"candidates,omitempty"` // 0: by batch (surrogate.DefaultCandidateFactor)
 }
 
 // DefaultASSuggestOptions are the flags' defaults.
 func DefaultASSuggestOptions() ASSuggestOptions {
-	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: formats(FormatTable), Labels: defaultLabelSettings(), Scores: defaultScoreSettings()}
+	return ASSuggestOptions{Batch: 5, Method: "qvs", Q: 1, Format: formats(FormatTable), Labels: defaultLabelSettings()}
 }
 
-// defaultLabelSettings and defaultScoreSettings are the flags' defaults.
+// defaultLabelSettings are the flags' defaults.
 func defaultLabelSettings() LabelSettings {
 	return LabelSettings{Threshold: 0.5, Beta: 1, Lambda: 0.5, Fantasy: "pessimistic"}
-}
-
-func defaultScoreSettings() ScoreSettings {
-	return ScoreSettings{HitTopFraction: surrogate.DefaultHitTopFraction, Acquisition: surrogate.DefaultAcquisition,
-		UCBBeta: surrogate.DefaultBeta, GPKernel: "auto", Diversity: surrogate.DefaultDiversity,
-		History: surrogate.DefaultHistory, HitPower: surrogate.DefaultHitPower}
 }
 
 // onlyWith refuses the first of flags, given, that applies only with kind.
@@ -226,7 +232,6 @@ func poolID(p *datasets.Pool, i int) string {
 
 // checkScored refuses bad values of the scored settings (usage errors).
 func (o *ASSuggestOptions) checkScored() error {
-	s := &o.Scores
 	if err := onlyWith("0/1 labels (a label column in --observed)", o.LabelFlags); err != nil {
 		return err
 	}
@@ -235,24 +240,98 @@ func (o *ASSuggestOptions) checkScored() error {
 		return Usagef("--batch %d: expected 1 to %d", o.Batch, maxScoredBatch)
 	case !slices.Contains(surrogate.Methods, o.Method):
 		return Usagef("--method %q: with scores (a value column in --observed) expected one of %s", o.Method, strings.Join(surrogate.Methods, ", "))
-	case !(s.UCBBeta > 0) || math.IsInf(s.UCBBeta, 0):
-		return Usagef("--ucb-beta %v: expected a finite number > 0", s.UCBBeta)
-	case !(s.HitTopFraction > 0 && s.HitTopFraction <= 1):
-		return Usagef("--hit-top-fraction %v: expected a fraction in (0, 1]", s.HitTopFraction)
-	case s.HitThresholdGiven && s.HitTopFractionGiven:
-		return Usagef("give --hit-threshold or --hit-top-fraction, not both")
-	case s.HitThresholdGiven && (math.IsNaN(s.HitThreshold) || math.IsInf(s.HitThreshold, 0)):
-		return Usagef("--hit-threshold %v: expected a finite number", s.HitThreshold)
-	case !slices.Contains(surrogate.Histories, s.History):
-		return Usagef("--history %q: expected one of %s", s.History, strings.Join(surrogate.Histories, ", "))
-	case !(s.HitPower >= 0) || math.IsInf(s.HitPower, 0):
-		return Usagef("--hit-power %v: expected a finite number >= 0", s.HitPower)
-	case s.HistoryGiven && s.History != "none" && o.Method == surrogate.MethodQVS && (s.Diversity != "dense" || (o.QGiven && o.Q != 2)):
-		return Usagef("--history %s: needs --q 2 and --diversity dense", s.History)
-	case s.Candidates < 0 || (s.CandidatesGiven && s.Candidates < o.Batch):
-		return Usagef("--candidates %d: expected at least --batch %d", s.Candidates, o.Batch)
+	}
+	q := o.Q
+	if !o.QGiven {
+		q = surrogate.DefaultQ
+	}
+	return o.Scores.Check(o.Method, q, o.Batch, nil)
+}
+
+// Check refuses bad values of s for a search by method at order q with
+// batches of batch items (usage errors naming the setting by name(flag),
+// "--FLAG" if name is nil): the checks of both `as suggest` and `as
+// replay` (once per method and order).
+func (s *ScoreSettings) Check(method string, q vendi.Order, batch int, name func(flag string) string) error {
+	n := func(flag string) string {
+		if name == nil {
+			return "--" + flag
+		}
+		return name(flag)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	kernels := append([]string{"auto"}, surrogate.Kernels...)
+	switch {
+	case s.Acquisition != "" && !slices.Contains(surrogate.Acquisitions, s.Acquisition):
+		return Usagef("%s %q: expected one of %s", n("acquisition"), s.Acquisition, strings.Join(surrogate.Acquisitions, ", "))
+	case s.GPKernel != "" && !slices.Contains(kernels, s.GPKernel):
+		return Usagef("%s %q: expected one of %s", n("gp-kernel"), s.GPKernel, strings.Join(kernels, ", "))
+	case s.Diversity != "" && !slices.Contains(surrogate.Diversities, s.Diversity):
+		return Usagef("%s %q: expected one of %s", n("diversity"), s.Diversity, strings.Join(surrogate.Diversities, ", "))
+	case s.UCBBeta < 0 || !finite(s.UCBBeta):
+		return Usagef("%s %v: expected a finite number > 0", n("ucb-beta"), s.UCBBeta)
+	case s.HitTopFraction < 0 || s.HitTopFraction > 1 || math.IsNaN(s.HitTopFraction):
+		return Usagef("%s %v: expected a fraction in (0, 1]", n("hit-top-fraction"), s.HitTopFraction)
+	case s.HitThreshold != nil && s.HitTopFraction != 0:
+		return Usagef("give %s or %s, not both", n("hit-threshold"), n("hit-top-fraction"))
+	case s.HitThreshold != nil && !finite(*s.HitThreshold):
+		return Usagef("%s %v: expected a finite number", n("hit-threshold"), *s.HitThreshold)
+	case s.History != "" && !slices.Contains(surrogate.Histories, s.History):
+		return Usagef("%s %q: expected one of %s", n("history"), s.History, strings.Join(surrogate.Histories, ", "))
+	case s.HitPower != nil && (!(*s.HitPower >= 0) || math.IsInf(*s.HitPower, 0)):
+		return Usagef("%s %v: expected a finite number >= 0", n("hit-power"), *s.HitPower)
+	case s.History != "" && s.History != "none" && method == surrogate.MethodQVS && ((s.Diversity != "" && s.Diversity != "dense") || q != 2):
+		return Usagef("%s %s: needs --q 2 and %s dense", n("history"), s.History, n("diversity"))
+	case s.Candidates < 0 || (s.Candidates > 0 && s.Candidates < batch):
+		return Usagef("%s %d: expected at least --batch %d", n("candidates"), s.Candidates, batch)
 	}
 	return nil
+}
+
+// recorded is s with each setting that equals its default, whatever the
+// method and order, set to zero (not recorded): a replay given
+// --acquisition ucb records what one given nothing does. History is kept:
+// its default depends on the method and the order.
+func (s ScoreSettings) recorded() ScoreSettings {
+	zero := func(v *float64, def float64) {
+		if *v == def {
+			*v = 0
+		}
+	}
+	zero(&s.UCBBeta, surrogate.DefaultBeta)
+	zero(&s.HitTopFraction, surrogate.DefaultHitTopFraction)
+	if s.HitPower != nil && *s.HitPower == surrogate.DefaultHitPower {
+		s.HitPower = nil
+	}
+	for _, d := range []struct {
+		v   *string
+		def string
+	}{{&s.Acquisition, surrogate.DefaultAcquisition}, {&s.GPKernel, "auto"}, {&s.Diversity, surrogate.DefaultDiversity}} {
+		if *d.v == d.def {
+			*d.v = ""
+		}
+	}
+	return s
+}
+
+// Request is the surrogate.Request of s: the settings alone, which the
+// command completes with the scores, the batch, the method, the order and
+// the seed.
+func (s *ScoreSettings) Request() surrogate.Request {
+	req := surrogate.Request{
+		Minimize: s.Minimize, Acquisition: s.Acquisition, Beta: s.UCBBeta, HitTopFraction: s.HitTopFraction,
+		Kernel: s.GPKernel, Diversity: s.Diversity, History: s.History, Candidates: s.Candidates,
+	}
+	if s.HitThreshold != nil {
+		req.HitThreshold, req.HasHitThreshold = *s.HitThreshold, true
+	}
+	if s.HitPower != nil {
+		req.HitPower = *s.HitPower
+		if req.HitPower == 0 {
+			req.HitPower = surrogate.NoHitPower
+		}
+	}
+	return req
 }
 
 // runASSuggestScored is `qvs as suggest` with scores in --observed: a GP
@@ -304,18 +383,8 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 	if free := pool.Len() - len(scores) - len(pending); o.Batch > free {
 		return fmt.Errorf("--batch %d: pool %s has %s, %d scored and %d pending: ask for at most %d", o.Batch, pool.Name, fileio.Count(pool.Len(), "item"), len(scores), len(pending), free)
 	}
-	req := surrogate.Request{
-		Minimize: s.Minimize, Pending: pending, Batch: o.Batch, Method: o.Method,
-		Acquisition: s.Acquisition, Beta: s.UCBBeta, Q: o.Q, Seed: proto.Seed,
-		HitThreshold: s.HitThreshold, HasHitThreshold: s.HitThresholdGiven, HitTopFraction: s.HitTopFraction,
-		Kernel: s.GPKernel, Diversity: s.Diversity, HitPower: s.HitPower, Candidates: s.Candidates, Workers: e.Workers,
-	}
-	if s.HistoryGiven {
-		req.History = s.History // else surrogate's default, which falls back to none off q = 2 on the dense kernel
-	}
-	if s.HitPower == 0 {
-		req.HitPower = surrogate.NoHitPower
-	}
+	req := s.Request()
+	req.Pending, req.Batch, req.Method, req.Q, req.Seed, req.Workers = pending, o.Batch, o.Method, o.Q, proto.Seed, e.Workers
 	if !o.QGiven {
 		req.Q = surrogate.DefaultQ
 	}

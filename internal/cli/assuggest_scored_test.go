@@ -154,7 +154,7 @@ func TestASSuggestScored(t *testing.T) {
 	}
 	// JSON says what was fitted.
 	err, out, _ = suggest(obs, "", func(o *ASSuggestOptions) {
-		o.Format.Value, o.Method, o.Scores.Acquisition, o.Scores.HitThreshold, o.Scores.HitThresholdGiven = FormatJSON, "top", "phit", 2, true
+		o.Format.Value, o.Method, o.Scores.Acquisition, o.Scores.HitThreshold = FormatJSON, "top", "phit", ptr(2.0)
 	})
 	if err != nil || !strings.Contains(out, `"acquisition":"phit"`) || !strings.Contains(out, `"hit_threshold":2,`) || !strings.Contains(out, `"kernel":"tanimoto"`) || !strings.Contains(out, `"columns":["rank","index","id","phit","mean","sd"]`) {
 		t.Errorf("json (%v): %s", err, out)
@@ -206,7 +206,7 @@ func TestASSuggestScoredHistory(t *testing.T) {
 			t.Fatalf("%s: the batch does not depend on the history or the hit power here: the test cannot fail", c.history)
 		}
 		got := scoredBatch(t, pool, obs, func(o *ASSuggestOptions) {
-			o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = c.history, true, c.hp
+			o.Scores.History, o.Scores.HitPower = c.history, ptr(c.hp)
 		})
 		if !slices.Equal(got, want) {
 			t.Errorf("--history %s --hit-power %v: batch %v, surrogate.Suggest %v", c.history, c.hp, got, want)
@@ -264,16 +264,16 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"label method", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Method = "ens" }, 2, "--method \"ens\": with scores"},
 		{"score method with labels", "index,label\n0,1\n", func(o *ASSuggestOptions) { o.Method = "greedy" }, 2, "--method \"greedy\" applies only with scores (a value column in --observed); with 0/1 labels expected one of"},
 		{"label flag", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.LabelFlags = []string{"prior"} }, 2, "--prior applies only with 0/1 labels"},
-		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThresholdGiven, o.Scores.HitTopFractionGiven = true, true }, 2, "not both"},
+		{"both hit flags", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitThreshold, o.Scores.HitTopFraction = ptr(1.0), 0.1 }, 2, "not both"},
 		{"graph pool", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.OwnGraph = true }, 2, "scores are fitted by a GP on the pool's features"},
 		{"unknown history", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History = "some" }, 2, "--history \"some\": expected one of none, hits, all, expected, gain"},
 		{"history q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) {
-			o.Scores.History, o.Scores.HistoryGiven, o.Q, o.QGiven = "expected", true, 1, true
+			o.Scores.History, o.Q, o.QGiven = "expected", 1, true
 		}, 2, "--history expected: needs --q 2 and --diversity dense"},
 		{"history knn", "index,value\n0,1\n", func(o *ASSuggestOptions) {
-			o.Scores.History, o.Scores.HistoryGiven, o.Scores.Diversity = "gain", true, "knn"
+			o.Scores.History, o.Scores.Diversity = "gain", "knn"
 		}, 2, "--history gain: needs"},
-		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = -1 }, 2, "--hit-power -1: expected a finite number >= 0"},
+		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = ptr(-1.0) }, 2, "--hit-power -1: expected a finite number >= 0"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)
 		o := scoredOptions(pool, f)
@@ -320,7 +320,7 @@ func TestASSuggestScoredHistoryDefault(t *testing.T) {
 	batch := func(set func(*ASSuggestOptions)) []string { return scoredBatch(t, pool, obs, set) }
 	given := func(h string, hp float64) func(*ASSuggestOptions) {
 		return func(o *ASSuggestOptions) {
-			o.Scores.History, o.Scores.HistoryGiven, o.Scores.HitPower = h, true, hp
+			o.Scores.History, o.Scores.HitPower = h, ptr(hp)
 		}
 	}
 	def := batch(func(*ASSuggestOptions) {})

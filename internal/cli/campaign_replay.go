@@ -14,21 +14,25 @@ import (
 	"github.com/qvs-dev/qvs/internal/fileio"
 	"github.com/qvs-dev/qvs/internal/knn"
 	"github.com/qvs-dev/qvs/internal/replay"
+	"github.com/qvs-dev/qvs/internal/surrogate"
+	"github.com/qvs-dev/qvs/internal/vendi"
 )
 
 // ReplayConfig is the YAML config of `qvs as replay`: the task name, the
 // pool (kind csv: a CSV or .npy file of features or fingerprints), the
-// scores (a file, or a column of a CSV pool) and the replay's protocol
-// (keys inline). Every key that changes results is recorded in
-// DIR/config.yaml.
+// scores (a file, or a column of a CSV pool), the replay's protocol and
+// the scored settings of every round (`as suggest`'s, keys inline, each
+// recorded only when given). Every key that changes results is recorded
+// in DIR/config.yaml.
 type ReplayConfig struct {
 	Task            string          `yaml:"task"`
 	Pool            datasets.Config `yaml:"pool"`
 	Scores          string          `yaml:"scores"`
 	ScoreColumn     string          `yaml:"score_column"`
 	replay.Protocol `yaml:",inline"`
-	Out             string `yaml:"out,omitempty"`
-	Kind            string `yaml:"kind,omitempty"`
+	Scored          ScoreSettings `yaml:",inline"`
+	Out             string        `yaml:"out,omitempty"`
+	Kind            string        `yaml:"kind,omitempty"`
 }
 
 // MarshalYAML records c without out and kind (read from a config only).
@@ -96,6 +100,11 @@ func (k *ReplayCampaign) Plan() (*campaign.Plan, error) {
 	if err != nil {
 		return nil, ConfigError(configPath, err)
 	}
+	if err := cfg.checkScored(configPath, 0); err != nil { // the batch is known once the library is
+		return nil, err
+	}
+	cfg.Scored = cfg.Scored.recorded()
+	camp.Request = cfg.Scored.Request()
 	k.camp = camp
 	recorded := *cfg
 	recorded.Out = ""
@@ -155,6 +164,9 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	if err != nil {
 		return nil, ConfigError(env.Config, err)
 	}
+	if err := cfg.checkScored(env.Config, sz.Batch); err != nil {
+		return nil, err
+	}
 	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
 	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %s; %d runs into %s\n",
 		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.RoundsText(), len(k.camp.Runs), cfg.Out)
@@ -167,6 +179,28 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 		Inputs: campaignInputs(env.DataDir, append(datasets.InputFiles(cfg.Pool, env.DataDir), cfg.Scores)...), // "" is skipped
 		Steps:  sz.Init + sz.Budget,
 	}, nil
+}
+
+// checkScored checks the scored settings for every method and order of
+// the replay (ScoreSettings.Check), with batches of batch items (0: not
+// known yet). With a config file, errors name the key beside the flag.
+func (c *ReplayConfig) checkScored(configPath string, batch int) error {
+	var name func(string) string
+	if configPath != "" {
+		name = func(flag string) string { return "--" + flag + " (key " + strings.ReplaceAll(flag, "-", "_") + ")" }
+	}
+	for _, m := range c.Methods {
+		orders := []vendi.Order{0}
+		if m == surrogate.MethodQVS {
+			orders = c.Q.Orders()
+		}
+		for _, q := range orders {
+			if err := c.Scored.Check(m, q, batch, name); err != nil {
+				return ConfigError(configPath, err)
+			}
+		}
+	}
+	return nil
 }
 
 // readScoreColumn reads the scores of a CSV pool from its column col, one

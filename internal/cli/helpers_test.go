@@ -153,3 +153,7 @@ func writeNPY32(t *testing.T, dir, name string, rows, cols int, data []float32) 
 	}
 	return testutil.WriteFile(t, dir, name, b.String())
 }
+
+// ptr is a pointer to v (a setting given: ScoreSettings.HitThreshold,
+// HitPower).
+func ptr[T any](v T) *T { return &v }

@@ -70,7 +70,13 @@ var GrowableKeys = []string{"repeats", "methods", "q"}
 type Campaign struct {
 	Protocol Protocol
 	Runs     []campaign.Run // repeat-major; keys METHOD[-qQ]-rRR
-	orders   map[string]vendi.Order
+	// Request holds the scored settings (acquisition, kernel, diversity,
+	// history, hits, candidates) every round's surrogate.Request starts
+	// from; its Observed, Values, Pending, Minimize, Batch, Method, Q,
+	// Seed and Workers are the replay's own. The zero Request is
+	// surrogate's defaults.
+	Request surrogate.Request
+	orders  map[string]vendi.Order
 }
 
 // Plan checks p and lists its runs: per repeat, one run per method (qvs
@@ -363,11 +369,11 @@ func (c *Campaign) RunFunc(lib Library, dir string, workers int) (campaign.RunFu
 				values[k] = lib.Scores[i]
 			}
 			t0, c0 := time.Now(), parallel.CPUSeconds()
-			res, err := surrogate.Suggest(ctx, lib.Pool, surrogate.Request{
-				Observed: acquired, Values: values, Minimize: p.Minimize,
-				Batch: sz.BatchSize(round), Method: run.Method, Q: order,
-				Seed: rng.Seed(p.Seed, run.Key, round), Workers: workers,
-			})
+			req := c.Request
+			req.Observed, req.Values, req.Pending, req.Minimize = acquired, values, nil, p.Minimize
+			req.Batch, req.Method, req.Q = sz.BatchSize(round), run.Method, order
+			req.Seed, req.Workers = rng.Seed(p.Seed, run.Key, round), workers
+			res, err := surrogate.Suggest(ctx, lib.Pool, req)
 			if err != nil {
 				return nil, fmt.Errorf("round %d: %w", round, err)
 			}

@@ -189,7 +189,7 @@ func TestBayesoptSpaceCampaignName(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	folder := filepath.Join("results", "my-reactor")
-	if !strings.Contains(errs, "qvs bayesopt: my-reactor, 1 runs") || !strings.Contains(errs, "into "+folder) {
+	if !strings.Contains(errs, "qvs bayesopt: my-reactor, 1 run (") || !strings.Contains(errs, "into "+folder) {
 		t.Errorf("progress line: %s", errs)
 	}
 	if !strings.Contains(out, "in the my-reactor BayesOpt campaign") {

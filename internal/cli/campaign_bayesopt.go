@@ -16,6 +16,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/configkeys"
 	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // BayesoptDefaultOut is the default results folder of a BayesOpt task:
@@ -143,7 +144,7 @@ func (k *BayesoptCampaign) Open(context.Context) (*campaign.Opened, error) {
 	if k.Task == campaign.SpaceTask {
 		name = campaign.SpaceName(cfg.Space)
 	}
-	fmt.Fprintf(env.Chatter(), "qvs bayesopt: %s, %d runs (budget %d, batch %d, M = %d) into %s\n", name, len(runs), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
+	fmt.Fprintf(env.Chatter(), "qvs bayesopt: %s, %s (budget %d, batch %d, M = %d) into %s\n", name, fileio.Count(len(runs), "run"), cfg.Budget, cfg.Batch, cfg.Regions, cfg.Out)
 	return &campaign.Opened{
 		Run: k.camp.RunFunc(k.obj, inner, warn),
 		// A space campaign's results depend on the space file's contents,

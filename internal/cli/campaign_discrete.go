@@ -10,6 +10,7 @@ import (
 	"github.com/qvs-dev/qvs/internal/bayesopt/discrete"
 	"github.com/qvs-dev/qvs/internal/campaign"
 	"github.com/qvs-dev/qvs/internal/eval"
+	"github.com/qvs-dev/qvs/internal/fileio"
 )
 
 // DefaultDiscreteConfig is the built-in protocol of a discrete task
@@ -92,8 +93,8 @@ func (k *DiscreteCampaign) Open(context.Context) (*campaign.Opened, error) {
 		fmt.Fprintf(env.Err, "qvs bayesopt: warning: batch %d is more than the %d evaluations after the initial design; each run makes one batch of %d\n", cfg.Batch, after, after)
 	}
 	base.Workers = campaign.InnerWorkers(env.Workers, len(k.runs))
-	fmt.Fprintf(env.Chatter(), "%s: %d candidates, %d good (%s >= %g); %d runs into %s\n",
-		cfg.SetName(), set.Len(), loaded.Good, set.ObjectiveName, cfg.GoodThreshold, len(k.runs), cfg.Out)
+	fmt.Fprintf(env.Chatter(), "%s: %d candidates, %d good (%s >= %g); %s into %s\n",
+		cfg.SetName(), set.Len(), loaded.Good, set.ObjectiveName, cfg.GoodThreshold, fileio.Count(len(k.runs), "run"), cfg.Out)
 	if err := loaded.ComputeMDS(env.CacheDir); err != nil {
 		return nil, err
 	}

@@ -168,8 +168,8 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 		return nil, err
 	}
 	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
-	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %s; %d runs into %s\n",
-		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.RoundsText(), len(k.camp.Runs), cfg.Out)
+	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %s; %s into %s\n",
+		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.RoundsText(), fileio.Count(len(k.camp.Runs), "run"), cfg.Out)
 	run, err := k.camp.RunFunc(replay.Library{Pool: pool, Scores: scores}, cfg.Out, env.Workers)
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ func TestBayesoptCampaignWithoutAProcess(t *testing.T) {
 	if err := RunCampaign(env, k, campaign.Shard{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(errs.String(), "qvs bayesopt: synthetic, 1 runs (budget 12, batch 4, M = 3) into "+k.Config.Out) ||
+	if !strings.Contains(errs.String(), "qvs bayesopt: synthetic, 1 run (budget 12, batch 4, M = 3) into "+k.Config.Out) ||
 		!strings.Contains(errs.String(), "qvs bayesopt: 1 of 1 run(s) finished (1 new)") {
 		t.Errorf("stderr %q", errs)
 	}

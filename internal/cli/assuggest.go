@@ -245,7 +245,52 @@ func (o *ASSuggestOptions) checkScored() error {
 	if !o.QGiven {
 		q = surrogate.DefaultQ
 	}
-	return o.Scores.Check(o.Method, q, o.Batch, nil)
+	if err := o.Scores.Check(o.Method, q, o.Batch, nil); err != nil {
+		return err
+	}
+	return o.Scores.checkUsed([]scoredRun{{o.Method, q}}, nil)
+}
+
+// scoredRun is a method and order of a scored search (the order matters
+// to MethodQVS alone).
+type scoredRun struct {
+	method string
+	q      vendi.Order
+}
+
+// checkUsed refuses a history or hit power that no run uses (a usage
+// error naming the setting by name(flag), "--FLAG" if name is nil): a
+// history other than none applies to MethodQVS alone, a hit power to the
+// runs whose history is expected or gain (given, or the default at q = 2
+// on the dense kernel).
+func (s *ScoreSettings) checkUsed(runs []scoredRun, name func(flag string) string) error {
+	n := func(flag string) string {
+		if name == nil {
+			return "--" + flag
+		}
+		return name(flag)
+	}
+	history, power := s.History == "" || s.History == "none", s.HitPower == nil
+	for _, r := range runs {
+		if r.method != surrogate.MethodQVS {
+			continue
+		}
+		history = true
+		h := s.History
+		if h == "" && r.q == 2 && (s.Diversity == "" || s.Diversity == surrogate.DefaultDiversity) {
+			h = surrogate.DefaultHistory
+		}
+		if h == surrogate.HistoryExpected || h == surrogate.HistoryGain {
+			power = true
+		}
+	}
+	switch {
+	case !history:
+		return Usagef("%s %s applies only to the method qvs", n("history"), s.History)
+	case !power:
+		return Usagef("%s %v applies only with %s expected or gain (the default of the method qvs at --q 2 on %s dense)", n("hit-power"), *s.HitPower, n("history"), n("diversity"))
+	}
+	return nil
 }
 
 // Check refuses bad values of s for a search by method at order q with

@@ -274,6 +274,13 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 			o.Scores.History, o.Scores.Diversity = "gain", "knn"
 		}, 2, "--history gain: needs"},
 		{"negative hit power", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower = ptr(-1.0) }, 2, "--hit-power -1: expected a finite number >= 0"},
+		// a history or hit power the batch does not use
+		{"history greedy", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Method = "expected", "greedy" }, 2, "--history expected applies only to the method qvs"},
+		{"history random", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.History, o.Method = "hits", "random" }, 2, "--history hits applies only to the method qvs"},
+		{"hit power top", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Method = ptr(2.0), "top" }, 2, "--hit-power 2 applies only with --history expected or gain"},
+		{"hit power history none", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Scores.History = ptr(0.0), "hits" }, 2, "--hit-power 0 applies only with"},
+		{"hit power q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Q, o.QGiven = ptr(2.0), 1, true }, 2, "--hit-power 2 applies only with"},
+		{"hit power knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Scores.Diversity = ptr(2.0), "knn" }, 2, "--hit-power 2 applies only with"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)
 		o := scoredOptions(pool, f)
@@ -320,7 +327,10 @@ func TestASSuggestScoredHistoryDefault(t *testing.T) {
 	batch := func(set func(*ASSuggestOptions)) []string { return scoredBatch(t, pool, obs, set) }
 	given := func(h string, hp float64) func(*ASSuggestOptions) {
 		return func(o *ASSuggestOptions) {
-			o.Scores.History, o.Scores.HitPower = h, ptr(hp)
+			o.Scores.History = h
+			if h != "none" { // a hit power is refused where no history uses it
+				o.Scores.HitPower = ptr(hp)
+			}
 		}
 	}
 	def := batch(func(*ASSuggestOptions) {})

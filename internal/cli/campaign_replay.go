@@ -189,6 +189,7 @@ func (c *ReplayConfig) checkScored(configPath string, batch int) error {
 	if configPath != "" {
 		name = func(flag string) string { return "--" + flag + " (key " + strings.ReplaceAll(flag, "-", "_") + ")" }
 	}
+	var runs []scoredRun
 	for _, m := range c.Methods {
 		orders := []vendi.Order{0}
 		if m == surrogate.MethodQVS {
@@ -198,7 +199,11 @@ func (c *ReplayConfig) checkScored(configPath string, batch int) error {
 			if err := c.Scored.Check(m, q, batch, name); err != nil {
 				return ConfigError(configPath, err)
 			}
+			runs = append(runs, scoredRun{m, q})
 		}
+	}
+	if err := c.Scored.checkUsed(runs, name); err != nil {
+		return ConfigError(configPath, err)
 	}
 	return nil
 }

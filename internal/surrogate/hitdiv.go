@@ -67,7 +67,8 @@ func expectedHitsBatch(model *Model, a *acquirer, members []int, quality []float
 // members after the first P (the prefix, always in S): b picks, each the
 // candidate of largest J(S ∪ {c}), ties within vendi.TieTol to the lowest
 // member position; values are J after each pick. weight[m] is member m's
-// weight, hits (pool items, not members) weigh 1.
+// weight, hits (pool items, not members) weigh 1. Under gain the picks
+// maximise HistoryGain's value, and values are J after each pick too.
 func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, P, b int, hits []int, gain bool) (picks []int, values []float64) {
 	L := len(members)
 	r := make([]float64, L) // Σ_{j∈T} w_j k(c, j)², T = hits ∪ S
@@ -117,5 +118,22 @@ func greedyHitsQ2(kern featureKernel, members []int, quality, weight []float64, 
 		}
 		return (Q + quality[c]) / float64(s+1) * vs
 	}
-	return greedyLoop(L, P, b, in, value, add)
+	if !gain {
+		return greedyLoop(L, P, b, in, value, add)
+	}
+	// the values reported are J after each pick, as HistoryExpected's
+	// (the pick's gain is no qVS, and may be negative)
+	var js []float64
+	addJ := func(m int) {
+		add(m)
+		if s > P {
+			j := 0.0
+			if F > 0 {
+				j = Q / float64(s) * (W * W / F)
+			}
+			js = append(js, j)
+		}
+	}
+	picks, _ = greedyLoop(L, P, b, in, value, addJ)
+	return picks, js
 }

@@ -138,7 +138,7 @@ type Result struct {
 	Acquisition []float64 // ucb and mean in value units, ei in value units, phit a probability
 	Quality     []float64 // the non-negative qVS quality of each pick (qvs and top; nil otherwise)
 	Mean, SD    []float64 // posterior mean and sd of the latent score
-	Values      []float64 // qVS_q of the pending items and the picks up to this one (MethodQVS)
+	Values      []float64 // qVS_q of the pending items and the picks up to this one (MethodQVS; J of HistoryExpected under HistoryExpected and HistoryGain)
 
 	Method, AcquisitionName string
 	Q                       vendi.Order // the order used

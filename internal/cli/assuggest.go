@@ -475,7 +475,7 @@ func describeScored(w interface{ Write([]byte) (int, error) }, r *surrogate.Resu
 
 // scoredTable is the batch: rank, index, id, the acquisition, posterior
 // mean and sd (the scores' units), and for qvs the quality and the qvs
-// column; the aligned table rounds them.
+// column; the aligned table rounds them to 4 significant digits.
 func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) *table {
 	withQ := len(r.Quality) == len(r.Picks) && len(r.Values) == len(r.Picks) && len(r.Picks) > 0
 	// The acquisition mean is the posterior mean: one column, not two
@@ -502,13 +502,15 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 			{"pending", r.Pending}, {"hit_threshold", thr}, {"hits", r.Hits},
 			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
 	sig4 := roundColumns(rounded(4), num...)
-	fix4 := roundColumns(fixed(4), len(head)-2, len(head)-1)
+	// quality and qvs to significant digits too: under the default
+	// history a quality is the acquisition's times p^4, often tiny
+	sig4Q := roundColumns(rounded(4), len(head)-2, len(head)-1)
 	t.Round = func(row []string) {
 		if !r.ColdStart {
 			sig4(row)
 		}
 		if withQ {
-			fix4(row)
+			sig4Q(row)
 		}
 	}
 	if withQ {

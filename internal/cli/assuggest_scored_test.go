@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -365,4 +366,43 @@ func scoredBatch(t *testing.T, pool, obs string, set func(*ASSuggestOptions)) []
 		got = append(got, r[1])
 	}
 	return got
+}
+
+// The aligned table rounds the quality and qvs columns to 4 significant
+// digits, as the posterior's: under the default history a quality is the
+// acquisition's times p^4, tiny when hits are unlikely (a hit threshold
+// beyond every score here), and 4 decimals printed 0.0000 for every pick.
+func TestASSuggestScoredTableSmallQualities(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV([]int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31}, score, false))
+	run := func(format string) string {
+		o := scoredOptions(pool, obs)
+		o.Scores.HitThreshold = ptr(1.9)
+		o.Format.Value = format
+		err, out, _ := runCmd(t, RunASSuggest, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	exact := scoredRows(t, run(FormatCSV), "rank,index,id,ucb,mean,sd,quality,qvs")
+	lines := strings.Split(strings.TrimSpace(run(FormatTable)), "\n")
+	if len(lines) != len(exact)+1 || strings.Join(strings.Fields(lines[0]), ",") != "rank,index,id,ucb,mean,sd,quality,qVS_2" {
+		t.Fatalf("table %q, want a header and %d rows", lines, len(exact))
+	}
+	for k, r := range exact {
+		cells := strings.Fields(lines[k+1])
+		for _, c := range []int{6, 7} {
+			want, _ := strconv.ParseFloat(r[c], 64)
+			got, err := strconv.ParseFloat(cells[c], 64)
+			if !(want > 0 && want < 1e-4) {
+				t.Fatalf("row %d column %d: %v, want a small positive value for the test to tell", k, c, want)
+			}
+			if err != nil || math.Abs(got-want) > 5e-4*want || len(strings.TrimLeft(strings.Split(cells[c], "e")[0], "0.")) > 5 {
+				t.Errorf("row %d column %d: table %q, exact %v: want 4 significant digits", k, c, cells[c], want)
+			}
+		}
+	}
 }

@@ -260,7 +260,16 @@ func Parse(name string, b []byte) (*Space, error) {
 		msg := strings.NewReplacer(
 			"in type space.parameterFile", "in a parameter (keys: name, lower, upper, scale, type, choices, when; Optuna's low, high, log, step)",
 			"in type space.spaceFile", "at the top level (keys: parameters, length_scale, direction)",
-			"yaml: unmarshal errors:\n  ", "").Replace(err.Error())
+			"yaml: unmarshal errors:\n  ", "",
+			// a value of the wrong kind, in words (not Go's types)
+			"cannot unmarshal ", "cannot read ",
+			"!!str ", "the text ", "!!int ", "the number ", "!!float ", "the number ", "!!bool ", "the boolean ",
+			"!!seq", "a list", "!!map", "a mapping",
+			" into map[string]space.choiceList", " as when: {parameter: choice}",
+			" into []space.parameterFile", " as a list of parameters",
+			" into []string", " as a list of choices",
+			" into float64", " as a number",
+			" into bool", " as true or false", " into string", " as text").Replace(err.Error())
 		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	if len(f.Parameters) == 0 {

@@ -63,6 +63,14 @@ func TestParseErrors(t *testing.T) {
 		{"infinite", "parameters:\n  - {name: a, lower: 0, upper: .inf}\n", "finite"},
 		{"length scale", "parameters:\n  - {name: a, lower: 0, upper: 1}\nlength_scale: 0\n", "length_scale"},
 		{"not yaml", "parameters: [\n", "space.yaml"},
+		// a value of the wrong kind is said in words, not Go's types
+		{"text bound", "parameters:\n  - {name: a, lower: abc, upper: 1}\n", "line 2: cannot read the text `abc` as a number"},
+		{"when scalar", "parameters:\n  - {name: k, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: k}\n", "line 3: cannot read the text `k` as when: {parameter: choice}"},
+		{"when list", "parameters:\n  - {name: k, choices: [a, b]}\n  - {name: x, lower: 0, upper: 1, when: [k]}\n", "line 3: cannot read a list as when: {parameter: choice}"},
+		{"parameters mapping", "parameters: {name: x}\n", "line 1: cannot read a mapping as a list of parameters"},
+		{"choices text", "parameters:\n  - {name: k, choices: a}\n", "line 2: cannot read the text `a` as a list of choices"},
+		{"name list", "parameters:\n  - {name: [x], lower: 0, upper: 1}\n", "line 2: cannot read a list as text"},
+		{"log number", "parameters:\n  - {name: a, lower: 1, upper: 2, log: 3}\n", "line 2: cannot read the number `3` as true or false"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("space.yaml", []byte(c.text))

@@ -167,6 +167,15 @@ func (k *ReplayCampaign) Open(context.Context) (*campaign.Opened, error) {
 	if err := cfg.checkScored(env.Config, sz.Batch); err != nil {
 		return nil, err
 	}
+	// a GP kernel the pool's features do not fit fails every run at its
+	// first round: refused before any is written
+	if err := surrogate.CheckKernel(pool, cfg.Scored.GPKernel); err != nil {
+		flag := "--gp-kernel"
+		if env.Config != "" {
+			flag += " (key gp_kernel)"
+		}
+		return nil, ConfigError(env.Config, fmt.Errorf("%s %s: %w", flag, cfg.Scored.GPKernel, err))
+	}
 	_, hits := replay.HitSet(scores, sz.Top, cfg.Minimize)
 	fmt.Fprintf(env.Chatter(), "%s: %d items, %d hits (top %d, ties included); initial batch %d, %s; %s into %s\n",
 		cfg.Task, sz.N, hits, sz.Top, sz.Init, sz.RoundsText(), fileio.Count(len(k.camp.Runs), "run"), cfg.Out)

@@ -276,6 +276,15 @@ func (r rowsKernel) medianDistance(items []int) float64 {
 // or "auto": Tanimoto for packed fingerprints (Pool.Bits), minMax for
 // dense features when the pool's metric is tanimoto (count fingerprints),
 // else Matern-5/2. The length scale of RBF and Matern-5/2 is set by the fit.
+// CheckKernel returns the error Suggest returns for the GP kernel name
+// (Kernels, "" or auto) on pool: nil when it applies to the pool's
+// features (tanimoto to packed fingerprints, the others to dense rows;
+// minmax to non-negative ones).
+func CheckKernel(pool *datasets.Pool, name string) error {
+	_, err := chooseKernel(pool, name)
+	return err
+}
+
 func chooseKernel(pool *datasets.Pool, name string) (featureKernel, error) {
 	rows := rowsKernel{dense: pool.Dense, dense32: pool.Dense32}
 	hasRows := pool.Dense != nil || pool.Dense32.Data != nil

@@ -258,11 +258,11 @@ type scoredRun struct {
 	q      vendi.Order
 }
 
-// checkUsed refuses a history or hit power that no run uses (a usage
-// error naming the setting by name(flag), "--FLAG" if name is nil): a
-// history other than none applies to MethodQVS alone, a hit power to the
-// runs whose history is expected or gain (given, or the default at q = 2
-// on the dense kernel).
+// checkUsed refuses a history, hit power or candidates that no run uses
+// (a usage error naming the setting by name(flag), "--FLAG" if name is
+// nil): a history other than none applies to MethodQVS alone, a hit power
+// to the runs whose history is expected or gain (given, or the default at
+// q = 2 on the dense kernel), candidates to MethodQVS and MethodTop.
 func (s *ScoreSettings) checkUsed(runs []scoredRun, name func(flag string) string) error {
 	n := func(flag string) string {
 		if name == nil {
@@ -270,8 +270,11 @@ func (s *ScoreSettings) checkUsed(runs []scoredRun, name func(flag string) strin
 		}
 		return name(flag)
 	}
-	history, power := s.History == "" || s.History == "none", s.HitPower == nil
+	history, power, candidates := s.History == "" || s.History == "none", s.HitPower == nil, s.Candidates == 0
 	for _, r := range runs {
+		if r.method == surrogate.MethodQVS || r.method == surrogate.MethodTop {
+			candidates = true
+		}
 		if r.method != surrogate.MethodQVS {
 			continue
 		}
@@ -287,6 +290,8 @@ func (s *ScoreSettings) checkUsed(runs []scoredRun, name func(flag string) strin
 	switch {
 	case !history:
 		return Usagef("%s %s applies only to the method qvs", n("history"), s.History)
+	case !candidates:
+		return Usagef("%s %d applies only to the methods qvs and top", n("candidates"), s.Candidates)
 	case !power:
 		return Usagef("%s %v applies only with %s expected or gain (the default of the method qvs at --q 2 on %s dense)", n("hit-power"), *s.HitPower, n("history"), n("diversity"))
 	}
@@ -327,6 +332,8 @@ func (s *ScoreSettings) Check(method string, q vendi.Order, batch int, name func
 		return Usagef("%s %v: expected a finite number >= 0", n("hit-power"), *s.HitPower)
 	case s.History != "" && s.History != "none" && method == surrogate.MethodQVS && ((s.Diversity != "" && s.Diversity != "dense") || q != 2):
 		return Usagef("%s %s: needs --q 2 and %s dense", n("history"), s.History, n("diversity"))
+	case s.UCBBeta != 0 && s.Acquisition != "" && s.Acquisition != surrogate.DefaultAcquisition && s.Acquisition != surrogate.AcquisitionThompson:
+		return Usagef("%s %v applies only with %s ucb or thompson (its candidates), not %s", n("ucb-beta"), s.UCBBeta, n("acquisition"), s.Acquisition)
 	case s.Candidates < 0 || (s.Candidates > 0 && s.Candidates < batch):
 		return Usagef("%s %d: expected at least --batch %d", n("candidates"), s.Candidates, batch)
 	}

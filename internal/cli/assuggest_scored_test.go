@@ -281,6 +281,8 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 		{"hit power top", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Method = ptr(2.0), "top" }, 2, "--hit-power 2 applies only with --history expected or gain"},
 		{"hit power history none", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Scores.History = ptr(0.0), "hits" }, 2, "--hit-power 0 applies only with"},
 		{"hit power q 1", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Q, o.QGiven = ptr(2.0), 1, true }, 2, "--hit-power 2 applies only with"},
+		{"ucb-beta with ei", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.UCBBeta, o.Scores.Acquisition = 4, "ei" }, 2, "--ucb-beta 4 applies only with --acquisition ucb or thompson (its candidates), not ei"},
+		{"candidates greedy", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.Candidates, o.Method = 40, "greedy" }, 2, "--candidates 40 applies only to the methods qvs and top"},
 		{"hit power knn", "index,value\n0,1\n", func(o *ASSuggestOptions) { o.Scores.HitPower, o.Scores.Diversity = ptr(2.0), "knn" }, 2, "--hit-power 2 applies only with"},
 	} {
 		f := testutil.WriteFile(t, dir, "obs.csv", c.file)

@@ -206,6 +206,8 @@ func TestReplayScoredSettingsRefused(t *testing.T) {
 		// settings no run uses (with qvs in the methods, or a q = 2 run, they apply)
 		{"history without qvs", "", func(c *ReplayConfig) { c.Scored.History, c.Methods = "expected", []string{"greedy", "random"} }, "--history expected applies only to the method qvs"},
 		{"hit power without qvs", "", func(c *ReplayConfig) { c.Scored.HitPower, c.Methods = ptr(2.0), []string{"top"} }, "--hit-power 2 applies only with --history expected or gain"},
+		{"candidates without qvs or top", "", func(c *ReplayConfig) { c.Scored.Candidates, c.Methods = 40, []string{"greedy", "random"} }, "--candidates 40 applies only to the methods qvs and top"},
+		{"ucb-beta with mean", "c.yaml", func(c *ReplayConfig) { c.Scored.UCBBeta, c.Scored.Acquisition = 2, "mean" }, "--ucb-beta (key ucb_beta) 2 applies only with --acquisition (key acquisition) ucb or thompson"},
 		{"hit power at q 1", "", func(c *ReplayConfig) { c.Scored.HitPower, c.Q = ptr(2.0), vendi.NewOrderList(1) }, "--hit-power 2 applies only with"},
 		{"hit power, history none", "c.yaml", func(c *ReplayConfig) { c.Scored.HitPower, c.Scored.History = ptr(0.0), "none" }, "config c.yaml: --hit-power (key hit_power) 0 applies only with --history (key history) expected or gain"},
 		{"config key", "c.yaml", func(c *ReplayConfig) { c.Scored.Acquisition = "pi" }, `config c.yaml: --acquisition (key acquisition) "pi": expected one of ucb, ei`},

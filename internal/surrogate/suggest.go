@@ -18,12 +18,12 @@ import (
 const (
 	MethodQVS    = "qvs"    // greedy qVS_q over the top candidates by acquisition (Algorithm 3)
 	MethodGreedy = "greedy" // the top posterior means: the plain GP greedy
-	methodTop    = "top"    // the top acquisitions: diversity-blind BayesOpt (qVS with q = 0)
+	MethodTop    = "top"    // the top acquisitions: diversity-blind BayesOpt (qVS with q = 0)
 	MethodRandom = "random" // uniform over the items neither scored nor pending
 )
 
 // Methods lists the methods in help order.
-var Methods = []string{MethodQVS, MethodGreedy, methodTop, MethodRandom}
+var Methods = []string{MethodQVS, MethodGreedy, MethodTop, MethodRandom}
 
 // Acquisitions (qualities of MethodQVS).
 const (
@@ -38,6 +38,9 @@ const (
 	// items, so a replay draws the same values.
 	acqThompson = "thompson"
 )
+
+// AcquisitionThompson is acqThompson, for the commands' checks.
+const AcquisitionThompson = acqThompson
 
 // Acquisitions lists the acquisitions in help order.
 var Acquisitions = []string{acqUCB, acqEI, acqPHit, acqMean, acqThompson}
@@ -263,7 +266,7 @@ func Suggest(ctx context.Context, pool *datasets.Pool, req Request) (*Result, er
 		res.Evaluated = 0
 		top := topK(free, mu, req.Batch)
 		res.Picks = top
-	case MethodQVS, methodTop:
+	case MethodQVS, MethodTop:
 		if err := qvsBatch(ctx, model, &a, free, req, res); err != nil {
 			return nil, err
 		}
@@ -319,7 +322,7 @@ func (req *Request) defaults() error {
 	}
 	req.Workers = max(req.Workers, 1)
 	switch req.Method {
-	case MethodQVS, MethodGreedy, methodTop, MethodRandom:
+	case MethodQVS, MethodGreedy, MethodTop, MethodRandom:
 	default:
 		return fmt.Errorf("surrogate: unknown method %q, expected qvs, greedy, top or random", req.Method)
 	}
@@ -559,7 +562,7 @@ func qvsBatch(ctx context.Context, model *Model, a *acquirer, free []int, req Re
 		copy(acq, f[P:])
 	}
 	quality := a.quality(vals)
-	if req.Method == methodTop {
+	if req.Method == MethodTop {
 		// VS_0 counts items: the batch is the top acquisitions.
 		// (cand is in decreasing acquisition order, except under thompson:
 		// ordered by ucb, ranked by the draw)

@@ -222,7 +222,7 @@ func TestMinimizeIsNegation(t *testing.T) {
 	for i, v := range y {
 		neg[i] = -v
 	}
-	for _, method := range []string{MethodQVS, MethodGreedy, methodTop} {
+	for _, method := range []string{MethodQVS, MethodGreedy, MethodTop} {
 		a, err := Suggest(context.Background(), pool, Request{Observed: obs, Values: y, Batch: 5, Method: method, Seed: 1})
 		if err != nil {
 			t.Fatal(err)

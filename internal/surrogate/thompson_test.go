@@ -150,7 +150,7 @@ func TestThompsonReproducible(t *testing.T) {
 	}
 	// method top under thompson: the picks are the largest draws (lowest
 	// values under Minimize), in order, with qualities the min-max of the draw
-	req.Method = methodTop
+	req.Method = MethodTop
 	top, err := Suggest(context.Background(), pool, req)
 	if err != nil {
 		t.Fatal(err)

@@ -150,7 +150,7 @@ sign), and for qvs the quality (the acquisition's, times p^a, p the
 probability of a hit, under --history expected or gain) and the qvs column
 (qVS_Q of the pending items and the picks so far; under --history expected
 or gain, the default, qVS_2 of the expected hit set: their mean quality
-times VS_2 of the scored hits and them, each weighted by its p); stderr
+times VS_2 of the scored hits, weight 1, and of them, weight p); stderr
 describes the fitted GP and counts the hits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runASSuggest(c, g, o) },

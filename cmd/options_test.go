@@ -164,6 +164,21 @@ func TestScoredFlagsFillSettings(t *testing.T) {
 	if rep := parseOptions(t, append(replay, "--config", cfg)...).(*cli.ReplayConfig); !reflect.DeepEqual(rep.Scored, want) {
 		t.Errorf("as replay --config: %+v, want %+v", rep.Scored, want)
 	}
+	// A config's 0 for ucb_beta, hit_top_fraction or candidates is refused
+	// (the fields' zero is the default: it was taken for the key left out).
+	for _, c := range []struct{ key, want string }{
+		{"ucb_beta: 0", "--ucb-beta (key ucb_beta) 0: expected a finite number > 0"},
+		{"hit_top_fraction: 0.0", "--hit-top-fraction (key hit_top_fraction) 0.0: expected a fraction in (0, 1]"},
+		{"candidates: 0", "--candidates (key candidates) 0: expected at least 1"},
+	} {
+		if err := os.WriteFile(cfg, []byte(c.key+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runQVS(t, append(replay, "--config", cfg)...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "config "+cfg+": "+c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.key, code, out, stderr, c.want)
+		}
+	}
 	// --hit-top-fraction lands in its field (not given with --hit-threshold).
 	if rep := parseOptions(t, append(replay, "--hit-top-fraction", "0.2")...).(*cli.ReplayConfig); rep.Scored.HitTopFraction != 0.2 {
 		t.Errorf("--hit-top-fraction 0.2: %+v", rep.Scored)

@@ -143,6 +143,9 @@ func checkReplayMethod(m string) error {
 
 func runReplay(c *cobra.Command, g *GlobalOptions, o *replayOptions) error {
 	o.cfg = cli.DefaultReplayConfig()
+	if err := checkConfigZeros(g); err != nil {
+		return err
+	}
 	if err := resolveSettings(g, o.table, &o.cfg, nil); err != nil {
 		return err
 	}

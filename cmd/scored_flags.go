@@ -43,6 +43,28 @@ func bindScoreSettings(t *configkeys.Table, f *pflag.FlagSet, s *cli.ScoreSettin
 	configkeys.BindMinInt(t, "candidates", key("candidates"), 0, 1, pre+"items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
 }
 
+// checkConfigZeros refuses a replay config whose ucb_beta,
+// hit_top_fraction or candidates is 0: the field's zero is the default,
+// so the value would be taken for a key left out (the flags refuse it when
+// parsed: positive, fractionIn01, BindMinInt).
+func checkConfigZeros(g *GlobalOptions) error {
+	for _, k := range []struct{ flag, want string }{
+		{"ucb-beta", "expected a finite number > 0"},
+		{"hit-top-fraction", "expected a fraction in (0, 1]"},
+		{"candidates", "expected at least 1"},
+	} {
+		key := strings.ReplaceAll(k.flag, "-", "_")
+		v, err := peekConfig(g, key)
+		if err != nil {
+			return err
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f == 0 {
+			return cli.Usagef("config %s: --%s (key %s) %s: %s", g.Config, k.flag, key, v, k.want)
+		}
+	}
+	return nil
+}
+
 // positive and fractionIn01 check --ucb-beta and --hit-top-fraction when
 // they are parsed: their zero is the default's field value, never a value
 // to give (ScoreSettings.Check refuses the others a config gives).

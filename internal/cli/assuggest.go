@@ -334,7 +334,9 @@ func (s *ScoreSettings) Check(method string, q vendi.Order, batch int, name func
 		return Usagef("%s %s: needs --q 2 and %s dense", n("history"), s.History, n("diversity"))
 	case s.UCBBeta != 0 && s.Acquisition != "" && s.Acquisition != surrogate.DefaultAcquisition && s.Acquisition != surrogate.AcquisitionThompson:
 		return Usagef("%s %v applies only with %s ucb or thompson (its candidates), not %s", n("ucb-beta"), s.UCBBeta, n("acquisition"), s.Acquisition)
-	case s.Candidates < 0 || (s.Candidates > 0 && s.Candidates < batch):
+	case s.Candidates < 0:
+		return Usagef("%s %d: expected at least 1", n("candidates"), s.Candidates)
+	case s.Candidates > 0 && s.Candidates < batch:
 		return Usagef("%s %d: expected at least --batch %d", n("candidates"), s.Candidates, batch)
 	}
 	return nil

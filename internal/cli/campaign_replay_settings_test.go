@@ -202,6 +202,7 @@ func TestReplayScoredSettingsRefused(t *testing.T) {
 		{"history at q 1", "", func(c *ReplayConfig) { c.Scored.History, c.Q = "gain", vendi.NewOrderList(2, 1) }, "--history gain: needs --q 2 and --diversity dense"},
 		{"history random only", "", func(c *ReplayConfig) { c.Scored.History, c.Methods = "nope", []string{"random"} }, `--history "nope": expected one of`},
 		{"candidates below batch", "", func(c *ReplayConfig) { c.Scored.Candidates = 5 }, "--candidates 5: expected at least --batch 6"},
+		{"negative candidates", "c.yaml", func(c *ReplayConfig) { c.Scored.Candidates = -5 }, "--candidates (key candidates) -5: expected at least 1"},
 		{"kernel of dense features", "", func(c *ReplayConfig) { c.Scored.GPKernel = "rbf" }, "--gp-kernel rbf: surrogate: kernel rbf needs dense features; pool pool has packed fingerprints"},
 		// settings no run uses (with qvs in the methods, or a q = 2 run, they apply)
 		{"history without qvs", "", func(c *ReplayConfig) { c.Scored.History, c.Methods = "expected", []string{"greedy", "random"} }, "--history expected applies only to the method qvs"},

@@ -125,8 +125,10 @@ func replayScoredHelp(flags []string) string {
 
 Scored settings, those of 'qvs as suggest' with scores:
 ` + strings.Join(append(lines, line), "\n") + `
-They apply to every round of every run, so a replay of your library with
-the settings you consider tells which to use. Given ones are recorded in
+They apply to every round of every run that uses them (--history and
+--hit-power: the qvs runs; --candidates: qvs and top; a setting no run
+uses is refused), so a replay of your library with the settings you
+consider tells which to use. Given ones are recorded in
 config.yaml (keys with _ for -, e.g. ucb_beta; a default value is not) and
 a rerun with different ones is refused; --hit-threshold and
 --hit-top-fraction are the model's hits (--acquisition phit, --history

@@ -94,8 +94,9 @@ def main(argv=None):
     ap.add_argument("input")
     ap.add_argument("out_prefix")
     ap.add_argument("--smiles-column", default="smiles")
-    ap.add_argument("--score-column", default="score",
-                    help="written to OUT_PREFIX.scores.csv when the column exists (default score)")
+    ap.add_argument("--score-column", default=None,
+                    help="written to OUT_PREFIX.scores.csv (default score, when the column exists; "
+                         "a column named here, or with --scored-only, must exist)")
     ap.add_argument("--scored-only", action="store_true",
                     help="skip molecules whose score is empty, nan or failed (a replay needs every score)")
     ap.add_argument("--id-column", default="")
@@ -126,7 +127,8 @@ def main(argv=None):
 
         si = col(a.smiles_column, "--smiles-column", True)
         ii = col(a.id_column, "--id-column", True) if a.id_column else -1
-        vi = col(a.score_column, "--score-column", False) if a.score_column else -1
+        # the default column is optional, unless --scored-only needs it
+        vi = col(a.score_column or "score", "--score-column", a.score_column is not None or a.scored_only)
 
         rows, ids, scores, bad = [], [], [], []
         seen = {}

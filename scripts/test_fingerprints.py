@@ -54,5 +54,19 @@ class PartlyScored(unittest.TestCase):
         self.assertEqual(scores, "id,value\nm1,1.5\nm4,-2\n")
         self.assertEqual(packed.shape, (2, 256))
 
+    def test_a_missing_score_column_is_an_error_when_needed(self):
+        # named by --score-column, or needed by --scored-only: exit 2 (the
+        # molecules were kept without scores); the default column is optional
+        for flags in (["--score-column", "ic50"], ["--scored-only"]):
+            with self.assertRaises(SystemExit) as e:
+                run("smiles,score_\nCCO,1.5\n", *flags)
+            self.assertEqual(e.exception.code, 2, flags)
+        d = tempfile.mkdtemp()
+        src, out = os.path.join(d, "lib.csv"), os.path.join(d, "lib")
+        with open(src, "w") as f:
+            f.write("smiles\nCCO\n")
+        fingerprints.main([src, out])
+        self.assertFalse(os.path.exists(out + ".scores.csv"))
+
 if __name__ == "__main__":
     unittest.main()

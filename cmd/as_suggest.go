@@ -146,8 +146,9 @@ candidates, reproducible from --seed). Defaults chosen on photoswitch
 wavelengths and RDKit logP and QED of a screening library (docs/results.md).
 Columns: rank, index, id, the acquisition (none with --acquisition mean:
 it is the mean), the posterior mean and sd of the score (your units and
-sign), and for qvs the quality (the acquisition's, times p^a, p the
-probability of a hit, under --history expected or gain) and the qvs column
+sign), and for qvs the quality (the acquisition's, times (p/p_max)^a, p the
+probability of a hit and p_max the largest among the candidates, under
+--history expected or gain) and the qvs column
 (qVS_Q of the pending items and the picks so far; under --history expected
 or gain, the default, qVS_2 of the expected hit set: their mean quality
 times VS_2 of the scored hits, weight 1, and of them, weight p); stderr

@@ -39,7 +39,7 @@ func bindScoreSettings(t *configkeys.Table, f *pflag.FlagSet, s *cli.ScoreSettin
 	configkeys.BindChoice(t, "diversity", key("diversity"), surrogate.DefaultDiversity, surrogate.Diversities, pre+"diversity kernel of qvs over the candidates: dense (the GP kernel; with q = 2 a closed-form greedy) or knn (symmetrised 20-nearest-neighbour graph of the GP kernel)", &s.Diversity)
 	configkeys.BindChoice(t, "history", key("history"), surrogate.DefaultHistory, surrogate.Histories, pre+"what qvs's diversity term (q = 2, dense) counts beside the batch: "+strings.Join(surrogate.Histories, "|")+"; hits and all: the scored hits or all scored items; expected: the expected hit set (the scored hits, and each candidate weighted by its probability of being a hit), gain: its expected gain per pick (docs/results.md, \"setting by setting\", has the trade-offs); the default applies with --q 2 and --diversity dense, none otherwise", &s.History)
 	hp := surrogate.DefaultHitPower
-	configkeys.Bind(t, optFloatVar(f), "hit-power", key("hit-power"), &hp, pre+"with --history expected or gain, each quality times p^a, p the candidate's probability of being a hit (0: none)", &s.HitPower)
+	configkeys.Bind(t, optFloatVar(f), "hit-power", key("hit-power"), &hp, pre+"with --history expected or gain, each quality times (p/p_max)^a, p the candidate's probability of being a hit, p_max the largest (0: none)", &s.HitPower)
 	configkeys.BindMinInt(t, "candidates", key("candidates"), 0, 1, pre+"items of highest acquisition the qvs greedy chooses among (default "+strconv.Itoa(surrogate.DefaultCandidateFactor)+" x batch, "+strconv.Itoa(surrogate.MinCandidates)+" to "+strconv.Itoa(surrogate.MaxCandidates)+")", &s.Candidates)
 }
 

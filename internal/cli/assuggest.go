@@ -512,7 +512,7 @@ func scoredTable(pool *datasets.Pool, r *surrogate.Result, o *ASSuggestOptions) 
 			{"cold_start", r.ColdStart}, {"gp", gpJSON(r)}}}
 	sig4 := roundColumns(rounded(4), num...)
 	// quality and qvs to significant digits too: under the default
-	// history a quality is the acquisition's times p^4, often tiny
+	// history a quality is the acquisition's times (p/p_max)^4, often tiny
 	sig4Q := roundColumns(rounded(4), len(head)-2, len(head)-1)
 	t.Round = func(row []string) {
 		if !r.ColdStart {

@@ -44,7 +44,8 @@
 // Vendi score of the greedy is that of the expected hit set: the scored
 // hits at weight 1 and each member at its posterior probability p of being
 // a hit (the probability-weighted VS_2, closed form), and each quality is
-// multiplied by p^4 (HistoryExpected has the objective). With History none
+// multiplied by (p/p_max)^4, p_max the largest p among them
+// (HistoryExpected has the objective). With History none
 // the set is the pending items and the picks alone: the scored items are
 // not in it, since at library scale they outnumber the batch by orders of
 // magnitude and their qualities would swamp the mean quality of eq. 2;

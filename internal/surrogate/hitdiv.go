@@ -18,8 +18,12 @@ import (
 // the hit set with its probability of being a hit. VS_2^w is VS_2 with
 // probability weights w/Σw (the eigenvalues of diag(√π) K diag(√π), π =
 // w/Σw: Σλ² = Σ_{ij} π_i π_j k_ij²), 0 when every weight is 0; the quality
-// is the acquisition's (Request.Acquisition), times p_i^HitPower when
-// HitPower > 0. Adding item c at weight p_c to a set with Σw = W, Σ w_i w_j
+// is the acquisition's (Request.Acquisition), times (p_i/p_max)^HitPower
+// when HitPower > 0, p_max the largest p of the members (the same argmax
+// as p_i^HitPower, which is a constant factor p_max^HitPower away, but
+// without its underflow to 0 when every p is tiny, as under a hit
+// threshold beyond every score: the factors of p^4 at p ~ 1e-80 are 0 in
+// float64; when every p is 0 the factor is 1). Adding item c at weight p_c to a set with Σw = W, Σ w_i w_j
 // k_ij² = F and Σ_{j} w_j k(c, j)² = r_c gives (W + p_c)² / (F + p_c² + 2
 // p_c r_c): one kernel row per pick, as greedyQ2.
 const HistoryExpected = "expected"
@@ -49,10 +53,10 @@ func hitWeights(model *Model, a *acquirer, members []int) []float64 {
 // factor of their qualities), then greedyHitsQ2 with the scored hits.
 func expectedHitsBatch(model *Model, a *acquirer, members []int, quality []float64, req Request, res *Result) {
 	w := hitWeights(model, a, members)
-	if req.HitPower > 0 {
+	if pmax := maxOf(w); req.HitPower > 0 && pmax > 0 {
 		quality = append([]float64(nil), quality...)
 		for t := range quality {
-			quality[t] *= math.Pow(w[t], req.HitPower)
+			quality[t] *= math.Pow(w[t]/pmax, req.HitPower)
 		}
 	}
 	picks, values := greedyHitsQ2(model.kern, members, quality, w, len(req.Pending), req.Batch, req.history, req.History == HistoryGain)

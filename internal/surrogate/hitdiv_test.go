@@ -1,6 +1,7 @@
 package surrogate
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -112,8 +113,9 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 			w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
 		}
 		quality := a.quality(acq)
+		pmax := slices.Max(w)
 		for i := range quality {
-			quality[i] *= math.Pow(w[i], c.hp)
+			quality[i] *= math.Pow(w[i]/pmax, c.hp)
 		}
 		set := []int{0, 1}
 		var want []int
@@ -206,5 +208,75 @@ func TestHistoryDefaults(t *testing.T) {
 	}
 	if _, err := Suggest(context.Background(), pool, Request{Observed: obs, Values: y, Batch: 5, Q: 1, History: HistoryExpected}); err == nil {
 		t.Error("History expected with q = 1: no error")
+	}
+}
+
+// A hit threshold beyond every score makes every hit probability tiny
+// (here below 1e-80, whose 4th power is 0 in float64): the batch is still
+// the greedy of J with the qualities times (p/p_max)^4 (brute force), not
+// the members in order, which is what qualities that all underflow to 0
+// would give.
+func TestExpectedHitsFarThreshold(t *testing.T) {
+	pool, obs, y, _ := scoredPool(11, 40, 14)
+	free := slices.DeleteFunc(seq(40), func(i int) bool { return slices.Contains(obs, i) })
+	const b = 5
+	thr := slices.Max(y) + 80
+	res, err := Suggest(context.Background(), pool, Request{Observed: obs, Values: y, Batch: b, HitThreshold: thr, HasHitThreshold: true, Candidates: len(free), Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kern := newTanimotoKernel(pool.Bits)
+	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 14, fitSubset: defaultFitSubset, seed: 3, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := acquirer{kind: acqUCB, sqrtBeta: 1, tau: (thr - m.YMean) / m.YScale, sdMax: math.Sqrt(m.Hyper.SignalVar)}
+	mu, sd := make([]float64, len(free)), make([]float64, len(free))
+	m.Predict(free, mu, sd)
+	acq, w := make([]float64, len(free)), make([]float64, len(free))
+	for i := range acq {
+		acq[i] = a.value(mu[i], sd[i])
+		w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
+	}
+	pmax := slices.Max(w)
+	if !(pmax > 0 && math.Pow(pmax, DefaultHitPower) == 0) {
+		t.Fatalf("largest hit probability %v: the test needs p > 0 with p^%v = 0", pmax, DefaultHitPower)
+	}
+	quality := a.quality(acq)
+	for i := range quality {
+		quality[i] *= math.Pow(w[i]/pmax, DefaultHitPower)
+	}
+	// the members in the order Suggest ranks them (decreasing ucb)
+	order := seq(len(free))
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(acq[j], acq[i]) })
+	members := make([]int, len(free))
+	q, ww := make([]float64, len(free)), make([]float64, len(free))
+	for k, i := range order {
+		members[k], q[k], ww[k] = free[i], quality[i], w[i]
+	}
+	var set, want []int
+	for step := 0; step < b; step++ {
+		best, bestV := -1, math.Inf(-1)
+		for c := range members {
+			if slices.Contains(set, c) {
+				continue
+			}
+			if v := bruteStep(HistoryExpected, kern, members, q, ww, set, c, nil); best < 0 || v > bestV+vendi.TieTol*math.Abs(bestV) {
+				best, bestV = c, v
+			}
+		}
+		set = append(set, best)
+		want = append(want, members[best])
+	}
+	if !slices.Equal(res.Picks, want) {
+		t.Errorf("picks %v, brute force %v", res.Picks, want)
+	}
+	if slices.Equal(res.Picks, members[:b]) {
+		t.Errorf("picks %v are the members in ucb order: no diversity", res.Picks)
+	}
+	for k, v := range res.Quality {
+		if !(v > 0) {
+			t.Errorf("pick %d: quality %v", k, v)
+		}
 	}
 }

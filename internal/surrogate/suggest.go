@@ -75,7 +75,7 @@ const (
 	// defaultQualityPower: see Request.QualityPower.
 	defaultQualityPower = 1.0
 	// DefaultHistory and DefaultHitPower: MethodQVS's batch is greedy
-	// qVS_2 of the expected hit set with qualities times p^4 (hitdiv.go).
+	// qVS_2 of the expected hit set with qualities times (p/p_max)^4 (hitdiv.go).
 	// Against History none on the tuning sets (photoswitch lambda-max,
 	// Enamine 10k logP and QED; docs/results.md) it finds more hits on
 	// all three, with more diverse hits.
@@ -123,7 +123,8 @@ type Request struct {
 	// q = 2 on the dense kernel), none elsewhere.
 	History string
 	// HitPower a: under HistoryExpected and HistoryGain, each quality
-	// times p^a, p the item's hit probability. 0 = DefaultHitPower;
+	// times (p/p_max)^a, p the item's hit probability, p_max the largest
+	// among the members (hitdiv.go). 0 = DefaultHitPower;
 	// NoHitPower (any negative value): the acquisition's quality alone.
 	HitPower  float64
 	history   []int

@@ -177,7 +177,7 @@ func RunASSuggest(e *Env, o *ASSuggestOptions) error {
 		}
 	}
 	if free := pool.Len() - len(observed) - len(pending); o.Batch > free {
-		return fmt.Errorf("--batch %d: pool %s has %s, %d labelled and %d pending: ask for at most %d", o.Batch, pool.Name, fileio.Count(pool.Len(), "item"), len(observed), len(pending), free)
+		return batchTooLarge(o.Batch, pool.Name, pool.Len(), len(observed), len(pending), "labelled")
 	}
 	remaining := proto.Budget
 	if l.RemainingGiven {
@@ -435,7 +435,7 @@ func runASSuggestScored(e *Env, o *ASSuggestOptions) error {
 		}
 	}
 	if free := pool.Len() - len(scores) - len(pending); o.Batch > free {
-		return fmt.Errorf("--batch %d: pool %s has %s, %d scored and %d pending: ask for at most %d", o.Batch, pool.Name, fileio.Count(pool.Len(), "item"), len(scores), len(pending), free)
+		return batchTooLarge(o.Batch, pool.Name, pool.Len(), len(scores), len(pending), "scored")
 	}
 	req := s.Request()
 	req.Pending, req.Batch, req.Method, req.Q, req.Seed, req.Workers = pending, o.Batch, o.Method, o.Q, proto.Seed, e.Workers
@@ -551,4 +551,14 @@ func gpJSON(r *surrogate.Result) any {
 		"mean": r.Hyper.Mean, "signal_variance": r.Hyper.SignalVar, "noise_variance": r.Hyper.NoiseVar,
 		"length_scale": r.Hyper.LengthScale, "log_marginal_likelihood": r.Hyper.LogML,
 	}
+}
+
+// batchTooLarge is the error of a --batch larger than the items neither
+// measured (labelled or scored: done) nor pending.
+func batchTooLarge(batch int, name string, n, done, pending int, measured string) error {
+	head := fmt.Sprintf("--batch %d: pool %s has %s, %d %s and %d pending", batch, name, fileio.Count(n, "item"), done, measured, pending)
+	if free := n - done - pending; free > 0 {
+		return fmt.Errorf("%s: ask for at most %d", head, free)
+	}
+	return fmt.Errorf("%s: every item is %s or pending, nothing is left to suggest", head, measured)
 }

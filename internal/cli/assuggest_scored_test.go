@@ -413,3 +413,29 @@ func TestASSuggestScoredTableSmallQualities(t *testing.T) {
 		t.Fatalf("no quality or qvs below 1e-4 (%v): the test cannot tell", exact)
 	}
 }
+
+// Every item scored (or pending): the message says nothing is left, not
+// "ask for at most 0"; one left: "ask for at most 1".
+func TestASSuggestScoredNothingLeft(t *testing.T) {
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool := testutil.WriteFile(t, dir, "pool.csv", body)
+	all := make([]int, len(score))
+	for i := range all {
+		all[i] = i
+	}
+	for _, c := range []struct {
+		items []int
+		want  string
+	}{
+		{all, "every item is scored or pending, nothing is left to suggest"},
+		{all[1:], "ask for at most 1"},
+	} {
+		o := scoredOptions(pool, testutil.WriteFile(t, dir, "obs.csv", scoresCSV(c.items, score, false)))
+		o.Batch = 2
+		err, out, _ := runCmd(t, RunASSuggest, o)
+		if err == nil || !strings.Contains(err.Error(), c.want) || out != "" || ExitCode(err) != 1 {
+			t.Errorf("%d of %d scored: error %v, stdout %q; want exit 1 and %q", len(c.items), len(score), err, out, c.want)
+		}
+	}
+}

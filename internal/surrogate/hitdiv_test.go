@@ -105,13 +105,7 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 		}
 		a := acquirer{kind: c.acq, sqrtBeta: 1, tau: (tau - m.YMean) / m.YScale, sdMax: math.Sqrt(m.Hyper.SignalVar)}
 		members := append(append([]int(nil), pending...), free...)
-		mu, sd := make([]float64, len(members)), make([]float64, len(members))
-		m.Predict(members, mu, sd)
-		acq, w := make([]float64, len(members)), make([]float64, len(members))
-		for i := range acq {
-			acq[i] = a.value(mu[i], sd[i])
-			w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
-		}
+		acq, w := bruteAcquisition(m, a, members)
 		quality := a.quality(acq)
 		pmax := slices.Max(w)
 		for i := range quality {
@@ -231,13 +225,7 @@ func TestExpectedHitsFarThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := acquirer{kind: acqUCB, sqrtBeta: 1, tau: (thr - m.YMean) / m.YScale, sdMax: math.Sqrt(m.Hyper.SignalVar)}
-	mu, sd := make([]float64, len(free)), make([]float64, len(free))
-	m.Predict(free, mu, sd)
-	acq, w := make([]float64, len(free)), make([]float64, len(free))
-	for i := range acq {
-		acq[i] = a.value(mu[i], sd[i])
-		w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
-	}
+	acq, w := bruteAcquisition(m, a, free)
 	pmax := slices.Max(w)
 	if !(pmax > 0 && math.Pow(pmax, DefaultHitPower) == 0) {
 		t.Fatalf("largest hit probability %v: the test needs p > 0 with p^%v = 0", pmax, DefaultHitPower)
@@ -279,4 +267,17 @@ func TestExpectedHitsFarThreshold(t *testing.T) {
 			t.Errorf("pick %d: quality %v", k, v)
 		}
 	}
+}
+
+// bruteAcquisition is a's acquisition of items under m's posterior, and
+// their hit probabilities Pr(f >= a.tau) from the normal CDF.
+func bruteAcquisition(m *Model, a acquirer, items []int) (acq, w []float64) {
+	mu, sd := make([]float64, len(items)), make([]float64, len(items))
+	m.Predict(items, mu, sd)
+	acq, w = make([]float64, len(items)), make([]float64, len(items))
+	for i := range acq {
+		acq[i] = a.value(mu[i], sd[i])
+		w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
+	}
+	return acq, w
 }

@@ -166,11 +166,7 @@ func TestASSuggestScored(t *testing.T) {
 // surrogate.Suggest's on the same pool, scores and settings, which differs
 // from the batch without them.
 func TestASSuggestScoredHistory(t *testing.T) {
-	dir := t.TempDir()
-	body, score := bitPoolCSV()
-	pool := testutil.WriteFile(t, dir, "pool.csv", body)
-	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
-	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	pool, obs, items, score := historyFixture(t)
 	o := scoredOptions(pool, obs)
 	cfg, proto, err := o.Resolve()
 	if err != nil {
@@ -320,13 +316,9 @@ func TestASSuggestScoredBadInput(t *testing.T) {
 
 // Without --history the scored batch takes surrogate's default, which
 // applies to q = 2 on the dense kernel only: --q 1 and --diversity knn run
-// (no usage error) with History none, and --hit-power 0 is no factor.
+// (no usage error) with History none. (--hit-power 0: TestASSuggestScoredHistory.)
 func TestASSuggestScoredHistoryDefault(t *testing.T) {
-	dir := t.TempDir()
-	body, score := bitPoolCSV()
-	pool := testutil.WriteFile(t, dir, "pool.csv", body)
-	items := []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
-	obs := testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false))
+	pool, obs, _, _ := historyFixture(t)
 	batch := func(set func(*ASSuggestOptions)) []string { return scoredBatch(t, pool, obs, set) }
 	given := func(h string, hp float64) func(*ASSuggestOptions) {
 		return func(o *ASSuggestOptions) {
@@ -438,4 +430,15 @@ func TestASSuggestScoredNothingLeft(t *testing.T) {
 			t.Errorf("%d of %d scored: error %v, stdout %q; want exit 1 and %q", len(c.items), len(score), err, out, c.want)
 		}
 	}
+}
+
+// historyFixture writes bitPoolCSV's pool and the scores of 12 of its
+// items (the history tests' fixture).
+func historyFixture(t *testing.T) (pool, obs string, items []int, score []float64) {
+	t.Helper()
+	dir := t.TempDir()
+	body, score := bitPoolCSV()
+	pool = testutil.WriteFile(t, dir, "pool.csv", body)
+	items = []int{0, 3, 5, 8, 12, 17, 20, 22, 25, 31, 33, 36}
+	return pool, testutil.WriteFile(t, dir, "obs.csv", scoresCSV(items, score, false)), items, score
 }

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/qvs-dev/qvs/internal/datasets"
 	"github.com/qvs-dev/qvs/internal/testutil"
 	"github.com/qvs-dev/qvs/internal/vendi"
 )
@@ -88,11 +89,7 @@ func TestExpectedHitsMatchesBrute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kern := newTanimotoKernel(pool.Bits)
-		m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 14, fitSubset: defaultFitSubset, seed: 3, workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		kern, m := suggestModel(t, pool, obs, y)
 		tau := hitThreshold(y, Request{HitTopFraction: 0.3})
 		var hits []int
 		for k, v := range y {
@@ -219,11 +216,7 @@ func TestExpectedHitsFarThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kern := newTanimotoKernel(pool.Bits)
-	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 14, fitSubset: defaultFitSubset, seed: 3, workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kern, m := suggestModel(t, pool, obs, y)
 	a := acquirer{kind: acqUCB, sqrtBeta: 1, tau: (thr - m.YMean) / m.YScale, sdMax: math.Sqrt(m.Hyper.SignalVar)}
 	acq, w := bruteAcquisition(m, a, free)
 	pmax := slices.Max(w)
@@ -280,4 +273,16 @@ func bruteAcquisition(m *Model, a acquirer, items []int) (acq, w []float64) {
 		w[i] = 0.5 * math.Erfc(-(mu[i]-a.tau)/sd[i]/math.Sqrt2)
 	}
 	return acq, w
+}
+
+// suggestModel is the Tanimoto kernel of pool and the GP Suggest fits to
+// the scores y of obs under Seed 3 (what the brute-force tests rebuild).
+func suggestModel(t *testing.T, pool *datasets.Pool, obs []int, y []float64) (featureKernel, *Model) {
+	t.Helper()
+	kern := newTanimotoKernel(pool.Bits)
+	m, err := fit(context.Background(), kern, obs, y, fitOptions{maxExact: defaultMaxExact, inducing: 14, fitSubset: defaultFitSubset, seed: 3, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kern, m
 }
